@@ -1,0 +1,31 @@
+// The bridge's own log record: what the mapper produces, what the spool stores (as JSON) and what
+// the exporter turns into an OTLP LogRecord. Plain JSON-able data so it survives the spool unchanged.
+
+/** A JSON value as it appears in event data; becomes an OTLP AnyValue (objects → kvlist). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Attribute values allowed by OTLP attributes (homogeneous primitive arrays included). */
+export type AttributeValue = string | number | boolean | string[] | number[] | boolean[];
+
+export interface BridgeLogRecord {
+  /** Event time, Unix microseconds (the envelope's `ts`); time_unix_nano = ts × 1000 exactly. */
+  tsMicros: number;
+  /** When the bridge received the frame, Unix microseconds. */
+  observedMicros: number;
+  /** `browser.<type>`, or `browser.telemetry_gap`. */
+  eventName: string;
+  severityNumber: number;
+  severityText: string;
+  /** The event's data after redaction: a structured map, or its JSON text when body format is `json`. */
+  body: JsonValue | undefined;
+  attributes: Record<string, AttributeValue>;
+}
+
+/** Per-session facts the mapper adds to every record of the session. */
+export interface SessionContext {
+  sessionId: string;
+  /** Extra attributes configured for the session, and pool attributes once the pool is known. */
+  attributes: Record<string, AttributeValue>;
+  /** Service epoch (0 until the service restarted its sequence); part of log.record.uid when > 0. */
+  epoch: number;
+}
