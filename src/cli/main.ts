@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// Entry point of the `browser-telemetry-bridge` binary: dispatches to one command per file.
+// Exit codes: 0 success, 1 runtime failure, 2 invalid configuration or usage.
+import { ConfigError } from '../config/errors.js';
+import { UsageError } from './usage.js';
+import { BRIDGE_VERSION } from '../util/version.js';
+
+interface Command {
+  summary: string;
+  load(): Promise<{ main(argv: string[]): Promise<number> }>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  run: { summary: 'follow the configured sessions and deliver their telemetry (the daemon)', load: () => import('./run-command.js') },
+  demo: { summary: 'the whole pipeline against the bundled simulator and a local OTLP receiver', load: () => import('./demo-command.js') },
+};
+
+export function registerCommand(name: string, cmd: Command): void {
+  COMMANDS[name] = cmd;
+}
+
+function help(): string {
+  const names = Object.keys(COMMANDS);
+  const width = Math.max(...names.map((n) => n.length));
+  return [
+    `browser-telemetry-bridge ${BRIDGE_VERSION}`,
+    'Delivers the telemetry of cloud browser sessions to an OpenTelemetry (OTLP) collector.',
+    '',
+    'Usage: browser-telemetry-bridge <command> [options]',
+    '',
+    'Commands:',
+    ...names.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n]!.summary}`),
+    '',
+    'Run `browser-telemetry-bridge <command> --help` for the options and examples of a command.',
+    'Configuration: --config FILE or BRIDGE_CONFIG, plus environment variables (see README).',
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(help() + '\n');
+    return name ? 0 : 2;
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(BRIDGE_VERSION + '\n');
+    return 0;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    process.stderr.write(`unknown command "${name}"\n\n${help()}\n`);
+    return 2;
+  }
+  try {
+    return await (await cmd.load()).main(rest);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`invalid configuration: ${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`error: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`fatal: ${String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,176 @@
+// Builds the BridgeConfig from the YAML file and the environment, once, at start. The environment
+// overrides the file (operator contract in DESIGN.md). Every problem is a ConfigError naming its key;
+// the CLI prints it and exits with code 2.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from './errors.js';
+import type { BridgeConfig, OtlpProtocol, SessionSpec, StartPosition } from './schema.js';
+import {
+  isRecord, onlyKeys, optBytes, optDurationMs, optEnum, optInt, optString, optStringMap, optUrl,
+  parseKeyValueList, section, type Raw,
+} from './readers.js';
+import { parseSessions, parseSessionList } from './sessions.js';
+import { defaultMappingOptions, parseMappingOptions } from '../mapping/options.js';
+
+export type Env = Record<string, string | undefined>;
+
+const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'spool', 'listen', 'controlToken', 'exporter', 'service', 'shutdown', 'mapping'] as const;
+const PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
+const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
+
+/** Reads and validates the file named by `path` (or BRIDGE_CONFIG), then applies the environment. */
+export function loadConfig(path: string | undefined, env: Env = process.env): BridgeConfig {
+  const configPath = path ?? (env.BRIDGE_CONFIG || undefined);
+  let raw: Raw = {};
+  if (configPath) {
+    let text: string;
+    try {
+      text = readFileSync(configPath, 'utf8');
+    } catch (err) {
+      throw new ConfigError('config', `cannot read ${configPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+    let doc: unknown;
+    try {
+      doc = parseYaml(text);
+    } catch (err) {
+      throw new ConfigError('config', `${configPath} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    }
+    if (doc !== null && doc !== undefined && !isRecord(doc)) throw new ConfigError('config', `${configPath} must contain a YAML mapping`);
+    raw = (doc as Raw | null) ?? {};
+  }
+  return buildConfig(raw, env, configPath);
+}
+
+/** Pure: file contents (already parsed) + environment → config. */
+export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConfig {
+  onlyKeys(raw, TOP_KEYS, '');
+  const up = section(raw, 'upstream', 'upstream');
+  onlyKeys(up, ['url', 'apiKey', 'apiKeyFile', 'idleTimeout', 'connectTimeout', 'backoff', 'poolRefresh'], 'upstream');
+  const upBackoff = section(up, 'backoff', 'upstream.backoff');
+  onlyKeys(upBackoff, ['initial', 'max', 'auth'], 'upstream.backoff');
+
+  const url = optUrl(env.BROWSER_API_URL, 'BROWSER_API_URL') ?? optUrl(up.url, 'upstream.url');
+  if (!url) throw new ConfigError('upstream.url', 'is required (or set BROWSER_API_URL)');
+  const apiKey = optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.apiKey, 'upstream.apiKey');
+  const apiKeyFile = optString(env.BROWSER_API_KEY_FILE, 'BROWSER_API_KEY_FILE') ?? optString(up.apiKeyFile, 'upstream.apiKeyFile');
+  if (!apiKey && !apiKeyFile) throw new ConfigError('upstream.apiKey', 'an API key is required: set BROWSER_API_KEY or BROWSER_API_KEY_FILE');
+  if (apiKeyFile && !apiKey) {
+    try {
+      readFileSync(apiKeyFile, 'utf8');
+    } catch (err) {
+      const key = env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.apiKeyFile';
+      throw new ConfigError(key, `cannot read ${apiKeyFile}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+  }
+
+  const start = optEnum(env.BRIDGE_START, STARTS, 'BRIDGE_START') ?? optEnum(raw.start, STARTS, 'start') ?? 'oldest';
+  const sessions: SessionSpec[] = parseSessions(raw.sessions, 'sessions');
+  if (env.BRIDGE_SESSIONS) {
+    for (const s of parseSessionList(env.BRIDGE_SESSIONS, 'BRIDGE_SESSIONS')) {
+      if (!sessions.some((x) => x.id === s.id)) sessions.push(s);
+    }
+  }
+
+  const state = section(raw, 'state', 'state');
+  onlyKeys(state, ['dir'], 'state');
+  const stateDir = optString(env.BRIDGE_STATE_DIR, 'BRIDGE_STATE_DIR') ?? optString(state.dir, 'state.dir') ?? './state';
+
+  const spool = section(raw, 'spool', 'spool');
+  onlyKeys(spool, ['maxBytes', 'commitMaxRecords', 'commitInterval'], 'spool');
+
+  const listenText = env.BRIDGE_LISTEN ?? (raw.listen === undefined ? '127.0.0.1:9464' : raw.listen);
+  const listen = parseListen(listenText, env.BRIDGE_LISTEN !== undefined ? 'BRIDGE_LISTEN' : 'listen');
+
+  const exporter = buildExporter(section(raw, 'exporter', 'exporter'), env);
+
+  const svc = section(raw, 'service', 'service');
+  onlyKeys(svc, ['name', 'resourceAttributes'], 'service');
+  const resourceAttributes = {
+    ...optStringMap(svc.resourceAttributes, 'service.resourceAttributes'),
+    ...(env.OTEL_RESOURCE_ATTRIBUTES ? parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES') : {}),
+  };
+  const serviceName = optString(env.OTEL_SERVICE_NAME, 'OTEL_SERVICE_NAME') ?? optString(svc.name, 'service.name')
+    ?? resourceAttributes['service.name'] ?? 'browser-telemetry-bridge';
+
+  const shutdown = section(raw, 'shutdown', 'shutdown');
+  onlyKeys(shutdown, ['grace'], 'shutdown');
+
+  return {
+    configPath,
+    upstream: {
+      url, apiKey, apiKeyFile,
+      idleTimeoutMs: optDurationMs(up.idleTimeout, 'upstream.idleTimeout', 100) ?? 45_000,
+      connectTimeoutMs: optDurationMs(up.connectTimeout, 'upstream.connectTimeout', 100) ?? 10_000,
+      backoff: {
+        initialMs: optDurationMs(upBackoff.initial, 'upstream.backoff.initial', 1) ?? 500,
+        maxMs: optDurationMs(upBackoff.max, 'upstream.backoff.max', 1) ?? 30_000,
+        authMs: optDurationMs(upBackoff.auth, 'upstream.backoff.auth', 1) ?? 300_000,
+      },
+      poolRefreshMs: optDurationMs(up.poolRefresh, 'upstream.poolRefresh', 1000) ?? 300_000,
+    },
+    sessions,
+    start,
+    stateDir,
+    spool: {
+      maxBytes: optBytes(spool.maxBytes, 'spool.maxBytes', 1024 * 1024) ?? 256 * 1024 * 1024,
+      commitMaxRecords: optInt(spool.commitMaxRecords, 'spool.commitMaxRecords', 1, 100_000) ?? 2000,
+      commitIntervalMs: optDurationMs(spool.commitInterval, 'spool.commitInterval', 1) ?? 50,
+    },
+    listen,
+    controlToken: optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.controlToken, 'controlToken'),
+    exporter,
+    resource: { serviceName, attributes: resourceAttributes },
+    shutdownGraceMs: optDurationMs(shutdown.grace, 'shutdown.grace', 0) ?? 10_000,
+    mapping: raw.mapping === undefined ? defaultMappingOptions : parseMappingOptions(raw.mapping, 'mapping'),
+  };
+}
+
+function parseListen(v: unknown, key: string): { host: string; port: number } | null {
+  if (v === false || v === 'off' || v === 'none' || v === '') return null;
+  if (typeof v !== 'string') throw new ConfigError(key, 'must be host:port, or "off"');
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(v.trim());
+  if (!m) throw new ConfigError(key, `must be host:port, e.g. 127.0.0.1:9464 (got "${v}")`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
+  return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
+}
+
+function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
+  onlyKeys(ex, ['endpoint', 'protocol', 'headers', 'compression', 'timeout', 'batchMaxRecords', 'concurrency', 'backoff'], 'exporter');
+  const backoff = section(ex, 'backoff', 'exporter.backoff');
+  onlyKeys(backoff, ['initial', 'max'], 'exporter.backoff');
+  // Signal-specific variables win over the generic ones (OpenTelemetry exporter specification);
+  // OTEL_EXPORTER_OTLP_ENDPOINT is a base URL that gets /v1/logs appended, the LOGS one is used as is.
+  const logsEndpoint = optUrl(env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT');
+  const baseEndpoint = optUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const fileEndpoint = optUrl(ex.endpoint, 'exporter.endpoint');
+  const url = logsEndpoint ?? (baseEndpoint ? `${baseEndpoint}/v1/logs` : undefined)
+    ?? (fileEndpoint ? (fileEndpoint.endsWith('/v1/logs') ? fileEndpoint : `${fileEndpoint}/v1/logs`) : 'http://localhost:4318/v1/logs');
+  const protocol = optEnum(env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL, [...PROTOCOLS, 'grpc'] as const, 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL')
+    ?? optEnum(env.OTEL_EXPORTER_OTLP_PROTOCOL, [...PROTOCOLS, 'grpc'] as const, 'OTEL_EXPORTER_OTLP_PROTOCOL')
+    ?? optEnum(ex.protocol, PROTOCOLS, 'exporter.protocol') ?? 'http/protobuf';
+  if (protocol === 'grpc') {
+    const key = env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL ? 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+    throw new ConfigError(key, 'grpc is not supported; use http/protobuf (default) or http/json');
+  }
+  const compression = optEnum(env.OTEL_EXPORTER_OTLP_LOGS_COMPRESSION, ['gzip', 'none'] as const, 'OTEL_EXPORTER_OTLP_LOGS_COMPRESSION')
+    ?? optEnum(env.OTEL_EXPORTER_OTLP_COMPRESSION, ['gzip', 'none'] as const, 'OTEL_EXPORTER_OTLP_COMPRESSION')
+    ?? optEnum(ex.compression, ['gzip', 'none'] as const, 'exporter.compression') ?? 'none';
+  const headers = {
+    ...optStringMap(ex.headers, 'exporter.headers'),
+    ...(env.OTEL_EXPORTER_OTLP_HEADERS ? parseKeyValueList(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS') : {}),
+    ...(env.OTEL_EXPORTER_OTLP_LOGS_HEADERS ? parseKeyValueList(env.OTEL_EXPORTER_OTLP_LOGS_HEADERS, 'OTEL_EXPORTER_OTLP_LOGS_HEADERS') : {}),
+  };
+  const timeoutMs = optInt(env.OTEL_EXPORTER_OTLP_LOGS_TIMEOUT, 'OTEL_EXPORTER_OTLP_LOGS_TIMEOUT', 1)
+    ?? optInt(env.OTEL_EXPORTER_OTLP_TIMEOUT, 'OTEL_EXPORTER_OTLP_TIMEOUT', 1)
+    ?? optDurationMs(ex.timeout, 'exporter.timeout', 1) ?? 10_000;
+  return {
+    url, protocol: protocol as OtlpProtocol, headers, compression, timeoutMs,
+    batchMaxRecords: optInt(ex.batchMaxRecords, 'exporter.batchMaxRecords', 1, 50_000) ?? 1000,
+    concurrency: optInt(ex.concurrency, 'exporter.concurrency', 1, 64) ?? 4,
+    backoff: {
+      initialMs: optDurationMs(backoff.initial, 'exporter.backoff.initial', 1) ?? 250,
+      maxMs: optDurationMs(backoff.max, 'exporter.backoff.max', 1) ?? 30_000,
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// Small typed readers for untrusted configuration values. Each names the full key in its error,
+// so an operator sees exactly which line of the file or which variable is wrong.
+import { ConfigError } from './errors.js';
+
+export type Raw = Record<string, unknown>;
+
+export function isRecord(v: unknown): v is Raw {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A section of the file; absent → empty. */
+export function section(parent: Raw, name: string, key: string): Raw {
+  const v = parent[name];
+  if (v === undefined || v === null) return {};
+  if (!isRecord(v)) throw new ConfigError(key, 'must be a mapping');
+  return v;
+}
+
+/** Rejects keys the schema does not know, so a typo is an error instead of a silently ignored line. */
+export function onlyKeys(obj: Raw, allowed: readonly string[], prefix: string): void {
+  for (const k of Object.keys(obj)) {
+    if (!allowed.includes(k)) {
+      const p = prefix ? `${prefix}.${k}` : k;
+      throw new ConfigError(p, `unknown key (expected one of: ${allowed.join(', ')})`);
+    }
+  }
+}
+
+export function optString(v: unknown, key: string): string | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw new ConfigError(key, 'must be a string');
+  return v;
+}
+
+export function optEnum<T extends string>(v: unknown, allowed: readonly T[], key: string): T | undefined {
+  const s = optString(v, key);
+  if (s === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(s)) {
+    throw new ConfigError(key, `must be one of ${allowed.join(', ')} (got "${s}")`);
+  }
+  return s as T;
+}
+
+export function optInt(v: unknown, key: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const n = typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw new ConfigError(key, 'must be an integer');
+  if (n < min || n > max) throw new ConfigError(key, `must be between ${min} and ${max} (got ${n})`);
+  return n;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+
+/** A byte size: an integer or a string like "256MiB". */
+export function optBytes(v: unknown, key: string, min: number): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'number') return optInt(v, key, min);
+  if (typeof v !== 'string') throw new ConfigError(key, 'must be a size such as 268435456 or "256MiB"');
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(v);
+  const unit = m ? SIZE_UNITS[(m[2] ?? '').toLowerCase()] : undefined;
+  if (!m || unit === undefined) throw new ConfigError(key, `must be a size such as 268435456 or "256MiB" (got "${v}")`);
+  const n = Math.floor(Number(m[1]) * unit);
+  if (n < min) throw new ConfigError(key, `must be at least ${min} bytes`);
+  return n;
+}
+
+/** A duration: milliseconds as a number, or a string like "45s", "500ms", "5m". */
+export function optDurationMs(v: unknown, key: string, min: number): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'number') return optInt(v, key, min);
+  if (typeof v !== 'string') throw new ConfigError(key, 'must be a duration such as "45s" or 45000');
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(v);
+  if (!m) throw new ConfigError(key, `must be a duration such as "45s", "500ms" or "5m" (got "${v}")`);
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+  const n = Math.round(Number(m[1]) * factor);
+  if (n < min) throw new ConfigError(key, `must be at least ${min} ms`);
+  return n;
+}
+
+export function optUrl(v: unknown, key: string): string | undefined {
+  const s = optString(v, key);
+  if (s === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    throw new ConfigError(key, `is not a valid URL (got "${s}")`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(key, 'must be an http or https URL');
+  return s.replace(/\/+$/, '');
+}
+
+/** A map of string values (YAML mapping), e.g. headers or resource attributes. */
+export function optStringMap(v: unknown, key: string): Record<string, string> {
+  if (v === undefined || v === null) return {};
+  if (!isRecord(v)) throw new ConfigError(key, 'must be a mapping of names to values');
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(v)) {
+    if (typeof val !== 'string' && typeof val !== 'number' && typeof val !== 'boolean') {
+      throw new ConfigError(`${key}.${k}`, 'must be a string, number or boolean');
+    }
+    out[k] = String(val);
+  }
+  return out;
+}
+
+/** `k1=v1,k2=v2` as used by OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES (values URL-encoded). */
+export function parseKeyValueList(text: string, key: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of text.split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new ConfigError(key, 'must be a comma-separated list of name=value pairs');
+    const name = part.slice(0, eq).trim();
+    let value = part.slice(eq + 1).trim();
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      throw new ConfigError(key, `value of "${name}" is not valid percent-encoding`);
+    }
+    out[name] = value;
+  }
+  return out;
+}

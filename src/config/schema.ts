@@ -1,0 +1,74 @@
+// The validated configuration the rest of the bridge reads. Built once at start by load-config.ts
+// from the YAML file and the environment (the operator contract in DESIGN.md).
+import type { MappingOptions } from '../mapping/options.js';
+import type { AttributeValue } from '../mapping/log-record.js';
+
+export type StartPosition = 'oldest' | 'latest';
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+/** One session to follow. */
+export interface SessionSpec {
+  id: string;
+  /** Pool id or name, for enrichment and telemetry-off warnings. */
+  pool?: string;
+  /** Where a session without a checkpoint starts; defaults to the global `start`. */
+  start?: StartPosition | number;
+  /** Extra attributes added to every record of the session. */
+  attributes: Record<string, AttributeValue>;
+}
+
+export interface UpstreamConfig {
+  url: string;
+  apiKey?: string;
+  apiKeyFile?: string;
+  /** No bytes (not even a keepalive) for this long means a dead connection (spec: keepalive every 15 s). */
+  idleTimeoutMs: number;
+  connectTimeoutMs: number;
+  backoff: BackoffConfig;
+  /** Pools are looked up again this often. */
+  poolRefreshMs: number;
+}
+
+export interface BackoffConfig {
+  initialMs: number;
+  maxMs: number;
+  /** Long wait after 401/403: retrying fast cannot fix a bad key or a missing permission. */
+  authMs: number;
+}
+
+export interface SpoolConfig {
+  /** Upper bound of spooled record bytes; the subscribers stop reading at it (back-pressure). */
+  maxBytes: number;
+  /** A spool transaction commits after this many records or this many ms, whichever comes first. */
+  commitMaxRecords: number;
+  commitIntervalMs: number;
+}
+
+export interface ExporterConfig {
+  /** Full URL of the logs endpoint (…/v1/logs). */
+  url: string;
+  protocol: OtlpProtocol;
+  headers: Record<string, string>;
+  compression: 'gzip' | 'none';
+  timeoutMs: number;
+  batchMaxRecords: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+  backoff: { initialMs: number; maxMs: number };
+}
+
+export interface BridgeConfig {
+  configPath?: string;
+  upstream: UpstreamConfig;
+  sessions: SessionSpec[];
+  start: StartPosition;
+  stateDir: string;
+  spool: SpoolConfig;
+  /** HTTP surface (health, metrics, control); null disables it. */
+  listen: { host: string; port: number } | null;
+  controlToken?: string;
+  exporter: ExporterConfig;
+  resource: { serviceName: string; attributes: Record<string, string> };
+  shutdownGraceMs: number;
+  mapping: MappingOptions;
+}

@@ -1,0 +1,166 @@
+// Owns the set of followed sessions and the shared machinery (store, spool writer, exporter).
+//
+// Lifecycle: start() → running: config sessions and sessions stored by earlier runs (added through
+// the control API) are followed; PUT/DELETE add and remove at run time; a session whose stream
+// answers 404 is marked ended → shutdown(grace): stop reading every stream, commit what was read,
+// deliver the spool until it is empty or the grace period is over, close the store. Whatever was not
+// delivered stays spooled for the next start. shutdown() is idempotent.
+import type { Logger } from 'pino';
+import type { BridgeConfig, SessionSpec } from '../config/schema.js';
+import type { Mapper } from '../mapping/mapper.js';
+import type { BridgeMetrics } from '../server/metrics.js';
+import { SpoolWriter } from '../store/spool-writer.js';
+import type { SessionRow, SessionSource, SpooledRecord, Store } from '../store/store.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import type { Delivery } from '../export/delivery.js';
+import { SessionPipeline, type SessionStatus } from './session.js';
+
+export interface SupervisorDeps {
+  config: BridgeConfig;
+  store: Store;
+  writer: SpoolWriter;
+  client: UpstreamClient;
+  mapper: Mapper;
+  metrics: BridgeMetrics;
+  log: Logger;
+  delivery: Delivery;
+}
+
+export class Supervisor {
+  private readonly active = new Map<string, SessionPipeline>();
+  /** Final status of sessions that ended or were removed during this run. */
+  private readonly finished = new Map<string, SessionStatus>();
+  private stopping = false;
+  private endedWaiters: Array<() => void> = [];
+
+  constructor(private readonly d: SupervisorDeps) {
+    d.metrics.setSources({
+      spool: () => d.store.spoolStats(),
+      pendingRecords: () => d.writer.pendingRecords,
+      sessionsByState: () => {
+        const out: Record<string, number> = {};
+        for (const p of this.active.values()) {
+          const s = p.status().state;
+          out[s] = (out[s] ?? 0) + 1;
+        }
+        return out;
+      },
+    });
+  }
+
+  /** Records the collector acknowledged: advances per-session delivered seq, frees room in the spool. */
+  onDelivered(rows: readonly SpooledRecord[]): void {
+    for (const r of rows) this.active.get(r.sessionId)?.delivered(r.seq);
+    this.d.writer.recheck();
+    this.checkAllEnded();
+  }
+
+  start(): void {
+    const stored = new Map(this.d.store.sessions().map((r) => [r.spec.id, r]));
+    for (const spec of this.d.config.sessions) {
+      const row = stored.get(spec.id);
+      // A config session that ended, or was removed through the API, stays so across restarts.
+      if (row && row.lifecycle !== 'active') continue;
+      stored.set(spec.id, this.d.store.putSession(spec, row?.source ?? 'config'));
+    }
+    for (const row of stored.values()) {
+      if (row.lifecycle === 'active') this.follow(row);
+    }
+    this.d.log.info({ sessions: this.active.size }, 'following sessions');
+  }
+
+  private follow(row: SessionRow): SessionPipeline {
+    const c = this.d.config;
+    const p = new SessionPipeline(row, {
+      client: this.d.client, mapper: this.d.mapper, writer: this.d.writer, metrics: this.d.metrics,
+      log: this.d.log, idleTimeoutMs: c.upstream.idleTimeoutMs, backoff: c.upstream.backoff, defaultStart: c.start,
+      onEnded: (id) => this.onEnded(id),
+    });
+    this.active.set(row.spec.id, p);
+    this.finished.delete(row.spec.id);
+    p.start();
+    return p;
+  }
+
+  /** PUT /v1/sessions/{id}: follow (or re-follow) a session; it survives restarts. */
+  async add(spec: SessionSpec, source: SessionSource = 'api'): Promise<{ created: boolean; status: SessionStatus }> {
+    if (this.stopping) throw new Error('shutting down');
+    const existing = this.active.get(spec.id);
+    if (existing) {
+      this.d.store.putSession(spec, source);
+      existing.setAttributes(spec.attributes);
+      return { created: false, status: existing.status() };
+    }
+    const row = this.d.store.putSession(spec, source);
+    return { created: true, status: this.follow(row).status() };
+  }
+
+  /** DELETE /v1/sessions/{id}: stop following. Records already read are still delivered. */
+  async remove(id: string): Promise<boolean> {
+    const p = this.active.get(id);
+    if (!p) return false;
+    this.active.delete(id);
+    await p.stop();
+    this.d.writer.flush();
+    this.d.store.setLifecycle(id, 'removed');
+    this.finished.set(id, p.status());
+    this.checkAllEnded();
+    return true;
+  }
+
+  private onEnded(id: string): void {
+    const p = this.active.get(id);
+    // Commit the session's last records and checkpoint before recording the end.
+    this.d.writer.flush();
+    this.d.store.setLifecycle(id, 'ended');
+    if (p) {
+      this.active.delete(id);
+      this.finished.set(id, { ...p.status(), state: 'ended' });
+    }
+    this.checkAllEnded();
+  }
+
+  status(): SessionStatus[] {
+    const out = [...this.active.values()].map((p) => p.status());
+    for (const s of this.finished.values()) out.push(s);
+    return out.sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  session(id: string): SessionStatus | undefined {
+    return this.active.get(id)?.status() ?? this.finished.get(id);
+  }
+
+  get followedCount(): number {
+    return this.active.size;
+  }
+
+  /** Resolves once no session is followed any more and everything read was delivered (`run --until-ended`). */
+  untilAllEnded(): Promise<void> {
+    return new Promise((resolve) => {
+      this.endedWaiters.push(resolve);
+      this.checkAllEnded();
+    });
+  }
+
+  private checkAllEnded(): void {
+    if (this.endedWaiters.length === 0) return;
+    if (this.active.size > 0 || this.d.writer.pendingRecords > 0 || !this.d.delivery.idle) return;
+    const w = this.endedWaiters;
+    this.endedWaiters = [];
+    for (const r of w) r();
+  }
+
+  /** Stops reading, commits, then delivers for at most `graceMs`. Returns whether the spool emptied. */
+  async shutdown(graceMs: number): Promise<boolean> {
+    if (this.stopping) return false;
+    this.stopping = true;
+    const deadline = Date.now() + graceMs;
+    await Promise.all([...this.active.values()].map((p) => p.stop()));
+    this.d.writer.close();
+    const drained = await this.d.delivery.drain(deadline);
+    await this.d.delivery.stop();
+    const left = this.d.store.spoolStats().records;
+    this.d.log.info({ drained, leftInSpool: left }, drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start');
+    return drained;
+  }
+}

@@ -1,0 +1,157 @@
+// The bridge's HTTP surface on BRIDGE_LISTEN (DESIGN.md "Operator contract"):
+//   GET /healthz            the process is alive and its event loop turns
+//   GET /readyz             the store is writable and the configuration loaded (503 + reasons otherwise)
+//   GET /metrics            Prometheus text
+//   GET /v1/sessions        per-session state
+//   GET /v1/sessions/{id}   one session
+//   PUT /v1/sessions/{id}   follow a session (JSON body: {pool?, start?, attributes?}); survives restarts
+//   DELETE /v1/sessions/{id}
+// /v1/* requires `Authorization: Bearer <BRIDGE_CONTROL_TOKEN>` when a token is configured.
+// Errors use the session service's Error shape {code, message}.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config/errors.js';
+import { parseSessionSpec, validSessionId } from '../config/sessions.js';
+import type { Bridge } from '../pipeline/bridge.js';
+
+const MAX_BODY = 64 * 1024;
+
+export interface HttpSurface {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startHttpServer(bridge: Bridge, listen: { host: string; port: number }, log: Logger): Promise<HttpSurface> {
+  const token = bridge.config.controlToken;
+  const server: Server = createServer((req, res) => {
+    handle(bridge, token, req, res).catch((err: unknown) => {
+      log.error({ error: (err as Error).message, path: req.url }, 'control request failed');
+      if (!res.headersSent) send(res, 500, { code: 'internal_error', message: 'internal error' });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => resolve());
+  });
+  const a = server.address() as AddressInfo;
+  const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  return {
+    url: `http://${host}:${a.port}`,
+    close: () => new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
+  const text = type === 'application/json' ? JSON.stringify(body, null, 2) + '\n' : String(body);
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(text);
+}
+
+function authorized(token: string | undefined, req: IncomingMessage): boolean {
+  if (!token) return true;
+  const got = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+  const a = Buffer.from(got);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY) throw new HttpError(413, 'body_too_large', `request body exceeds ${MAX_BODY} bytes`);
+    chunks.push(c as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'request body is not valid JSON');
+  }
+}
+
+class HttpError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+async function handle(bridge: Bridge, token: string | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://bridge');
+  const path = url.pathname;
+  const method = req.method ?? 'GET';
+  try {
+    if (path === '/healthz' && method === 'GET') return send(res, 200, { status: 'ok' });
+    if (path === '/readyz' && method === 'GET') return ready(bridge, res);
+    if (path === '/metrics' && method === 'GET') {
+      return send(res, 200, await bridge.metrics.registry.metrics(), bridge.metrics.registry.contentType);
+    }
+    if (path === '/v1/sessions' || path.startsWith('/v1/sessions/')) {
+      if (!authorized(token, req)) {
+        res.setHeader('www-authenticate', 'Bearer');
+        return send(res, 401, { code: 'unauthorized', message: 'missing or invalid control token' });
+      }
+      return await sessions(bridge, req, res, method, path);
+    }
+    return send(res, 404, { code: 'not_found', message: `no route for ${method} ${path}` });
+  } catch (err) {
+    if (err instanceof HttpError) return send(res, err.status, { code: err.code, message: err.message });
+    if (err instanceof ConfigError) return send(res, 400, { code: 'invalid_input', message: err.message });
+    throw err;
+  }
+}
+
+function ready(bridge: Bridge, res: ServerResponse): void {
+  const problems: string[] = [];
+  try {
+    bridge.store.probeWritable();
+  } catch (err) {
+    problems.push(`store not writable: ${(err as Error).message}`);
+  }
+  // A failing collector does not make the bridge unready: it still reads and spools safely. It is
+  // reported here (and in bridge_export_requests_total) so an operator sees it.
+  const body = {
+    status: problems.length === 0 ? 'ready' : 'not_ready',
+    problems,
+    exporter: bridge.delivery.exportFailing ? { failing: true, lastError: bridge.delivery.lastError } : { failing: false },
+    spool: bridge.store.spoolStats(),
+  };
+  send(res, problems.length === 0 ? 200 : 503, body);
+}
+
+async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerResponse, method: string, path: string): Promise<void> {
+  const sup = bridge.supervisor;
+  if (path === '/v1/sessions') {
+    if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET on /v1/sessions, PUT/DELETE on /v1/sessions/{id}');
+    return send(res, 200, { sessions: sup.status(), spool: bridge.store.spoolStats() });
+  }
+  const id = decodeURIComponent(path.slice('/v1/sessions/'.length));
+  if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', 'session id must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');
+  if (method === 'GET') {
+    const s = sup.session(id);
+    if (!s) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
+    return send(res, 200, s);
+  }
+  if (method === 'PUT') {
+    const body = await readJson(req);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'invalid_input', 'body must be a JSON object');
+    const spec = parseSessionSpec({ ...(body as Record<string, unknown>), id }, 'body');
+    const r = await sup.add(spec, 'api');
+    return send(res, r.created ? 201 : 200, r.status);
+  }
+  if (method === 'DELETE') {
+    if (!(await sup.remove(id))) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
+    res.writeHead(204).end();
+    return;
+  }
+  throw new HttpError(405, 'method_not_allowed', `${method} is not supported on /v1/sessions/{id}`);
+}

@@ -1,0 +1,195 @@
+// Follows one session's telemetry stream for as long as the session lives.
+//
+// State machine (spec "Stream telemetry events"; DESIGN.md "Stream rules"):
+//
+//   connecting ──200 text/event-stream──▶ streaming ──body ends / reset / idle 45 s──▶ backoff ─┐
+//      ▲  │                                                                                     │
+//      │  ├─404──────────────────────────▶ ended   (the session does not exist: it ended)      │
+//      │  ├─401──▶ unauthorized (key re-read, long wait)                                        │
+//      │  ├─403──▶ forbidden    (long wait)                                                     │
+//      │  ├─429──▶ backoff for Retry-After                                                      │
+//      │  └─5xx, network error, wrong content type──▶ backoff (exponential, jittered)           │
+//      └─────────────────────────────────────────────────────────────────────────────────────────┘
+//   any state ──stop()──▶ stopped
+//
+// A closed stream is not the end: the session may have ended, or a proxy cut the connection. The
+// subscriber reconnects with Last-Event-ID and lets the 404 confirm the end. The backoff attempt
+// counter resets once a connection delivered frames, so a healthy stream that is cut reconnects fast.
+// While the handler applies back-pressure (the spool is full) reading pauses and the idle watchdog
+// is off: silence we caused is not a dead connection.
+import type { BackoffConfig } from '../config/schema.js';
+import type { StreamPosition, UpstreamClient } from '../upstream/client.js';
+import { describeApiError } from '../upstream/api-error.js';
+import { backoffDelay } from './backoff.js';
+import { createFrameDecoder, type Frame } from './frame-decoder.js';
+
+export type SubscriberState = 'idle' | 'connecting' | 'streaming' | 'backoff' | 'unauthorized' | 'forbidden' | 'ended' | 'stopped';
+export type ReconnectReason = 'closed' | 'idle' | 'network' | 'server_error' | 'rate_limited' | 'unauthorized'
+  | 'forbidden' | 'bad_content_type' | 'frame_too_large' | 'http_error';
+
+export interface SubscriberHandler {
+  position(): StreamPosition;
+  onConnected(): void;
+  /** Frames of one chunk. A returned promise pauses reading until it settles (back-pressure). */
+  onFrames(frames: Frame[], observedMicros: number): void | Promise<void>;
+  onState(state: SubscriberState, detail?: string): void;
+  onReconnect(reason: ReconnectReason, delayMs: number, detail?: string): void;
+  onEnded(): void | Promise<void>;
+}
+
+export interface SubscriberOptions {
+  idleTimeoutMs: number;
+  backoff: BackoffConfig;
+  random?: () => number;
+}
+
+export class Subscriber {
+  private state: SubscriberState = 'idle';
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private controller: AbortController | undefined;
+  private wake: (() => void) | undefined;
+  private attempt = 0;
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly client: UpstreamClient,
+    private readonly handler: SubscriberHandler,
+    private readonly opts: SubscriberOptions,
+  ) {}
+
+  get currentState(): SubscriberState {
+    return this.state;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.loop = this.run().catch((err: unknown) => {
+      // A bug, not a peer's fault: surface it in status rather than crashing every other session.
+      this.setState('backoff', `internal error: ${(err as Error).message}`);
+    });
+  }
+
+  /** Idempotent: aborts the connection or the wait, and resolves when the loop has exited. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.controller?.abort();
+    this.wake?.();
+    await this.loop;
+    if (this.state !== 'ended') this.setState('stopped');
+  }
+
+  private setState(s: SubscriberState, detail?: string): void {
+    this.state = s;
+    this.handler.onState(s, detail);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      this.setState('connecting');
+      const ac = new AbortController();
+      this.controller = ac;
+      let result;
+      try {
+        result = await this.client.openStream(this.sessionId, this.handler.position(), ac.signal);
+      } catch (err) {
+        if (this.stopped) break;
+        await this.retry('network', this.nextDelay(), networkMessage(err));
+        continue;
+      }
+      if (result.kind === 'stream') {
+        const outcome = await this.read(result.body, ac);
+        if (this.stopped) break;
+        await this.retry(outcome.reason, this.nextDelay(), outcome.detail);
+        continue;
+      }
+      if (result.kind === 'bad-content-type') {
+        await this.retry('bad_content_type', this.nextDelay(), `200 with content type ${result.contentType}, not text/event-stream`);
+        continue;
+      }
+      const detail = describeApiError(result.status, result.error);
+      switch (result.status) {
+        case 404:
+          await this.handler.onEnded();
+          this.setState('ended', detail);
+          return;
+        case 401:
+          // The key may have been rotated in its file: re-read it; retry soon once, then slowly.
+          this.client.invalidateKey();
+          await this.retry('unauthorized', this.attempt++ === 0 ? this.opts.backoff.initialMs : this.opts.backoff.authMs, detail, 'unauthorized');
+          break;
+        case 403:
+          await this.retry('forbidden', this.opts.backoff.authMs, detail, 'forbidden');
+          break;
+        case 429:
+          await this.retry('rate_limited', result.retryAfterMs ?? this.nextDelay(), detail);
+          break;
+        default:
+          await this.retry(result.status >= 500 ? 'server_error' : 'http_error', this.nextDelay(), detail);
+      }
+    }
+  }
+
+  private nextDelay(): number {
+    return backoffDelay(this.opts.backoff, this.attempt++, this.opts.random);
+  }
+
+  private async retry(reason: ReconnectReason, delayMs: number, detail?: string, state: SubscriberState = 'backoff'): Promise<void> {
+    if (this.stopped) return;
+    this.setState(state, detail);
+    this.handler.onReconnect(reason, delayMs, detail);
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, delayMs);
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    this.wake = undefined;
+  }
+
+  private async read(body: AsyncIterable<Buffer> & { destroy(): void }, ac: AbortController): Promise<{ reason: ReconnectReason; detail?: string }> {
+    let why: ReconnectReason | undefined;
+    const decoder = createFrameDecoder(() => {
+      why = 'frame_too_large';
+      ac.abort();
+    });
+    const onIdle = (): void => {
+      why = 'idle';
+      ac.abort();
+    };
+    // refresh() does not re-arm a cleared timer, so pausing replaces the timer instead.
+    let watchdog = setTimeout(onIdle, this.opts.idleTimeoutMs);
+    this.setState('streaming');
+    this.handler.onConnected();
+    try {
+      for await (const chunk of body) {
+        watchdog.refresh();
+        const frames: Frame[] = [];
+        decoder.feed(chunk, frames);
+        if (frames.length === 0) continue;
+        this.attempt = 0;
+        const pause = this.handler.onFrames(frames, Date.now() * 1000);
+        if (pause) {
+          clearTimeout(watchdog);
+          await pause;
+          watchdog = setTimeout(onIdle, this.opts.idleTimeoutMs);
+        }
+        if (this.stopped) break;
+      }
+      return { reason: 'closed', detail: 'the service closed the stream' };
+    } catch (err) {
+      if (why === 'idle') return { reason: 'idle', detail: `no bytes for ${this.opts.idleTimeoutMs} ms` };
+      if (why === 'frame_too_large') return { reason: 'frame_too_large', detail: 'a frame exceeded the size limit' };
+      return { reason: 'network', detail: networkMessage(err) };
+    } finally {
+      clearTimeout(watchdog);
+      body.destroy();
+    }
+  }
+}
+
+function networkMessage(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  return e.cause?.code ?? e.code ?? e.cause?.message ?? e.message ?? String(err);
+}

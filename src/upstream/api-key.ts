@@ -1,0 +1,35 @@
+// Where the bearer token comes from: BROWSER_API_KEY, or BROWSER_API_KEY_FILE re-read after a 401
+// (a mounted Kubernetes secret is rotated in place; re-reading picks up the new key without a restart).
+import { readFileSync } from 'node:fs';
+
+export interface ApiKeyProvider {
+  get(): string;
+  /** Called after a 401: a file-backed key is read again on the next get(). */
+  invalidate(): void;
+}
+
+export function createApiKeyProvider(opts: { apiKey?: string; apiKeyFile?: string }): ApiKeyProvider {
+  if (opts.apiKey) {
+    const key = opts.apiKey;
+    return { get: () => key, invalidate: () => {} };
+  }
+  const file = opts.apiKeyFile;
+  if (!file) throw new Error('no API key configured');
+  let cached: string | undefined;
+  return {
+    get() {
+      if (cached === undefined) {
+        try {
+          cached = readFileSync(file, 'utf8').trim();
+        } catch (err) {
+          // Keep the error free of contents; the path is configuration, not a secret.
+          throw new Error(`cannot read API key file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+        }
+      }
+      return cached;
+    },
+    invalidate() {
+      cached = undefined;
+    },
+  };
+}

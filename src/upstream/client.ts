@@ -1,0 +1,101 @@
+// HTTP client of the session service (undici). Two operations (spec "Endpoints"):
+// streamBrowserTelemetry and the browser pool lookup. Results at this boundary are values, not
+// exceptions, except for network failures (connection refused, reset, timeout), which throw.
+import { Agent, request, type Dispatcher } from 'undici';
+import type { ApiKeyProvider } from './api-key.js';
+import { parseApiError, type ApiErrorBody } from './api-error.js';
+import { parseRetryAfter } from '../stream/backoff.js';
+
+export interface StreamPosition {
+  /** Resume strictly after this seq (Last-Event-ID); wins over replayAll (spec rule 6). */
+  lastEventId?: number;
+  /** replay=all: start from the oldest retained event (spec rule 5). */
+  replayAll: boolean;
+}
+
+export type OpenStreamResult =
+  | { kind: 'stream'; body: Dispatcher.ResponseData['body'] }
+  | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number }
+  | { kind: 'bad-content-type'; status: number; contentType: string };
+
+export type GetResult<T> =
+  | { kind: 'ok'; value: T }
+  | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number };
+
+export interface UpstreamClientOptions {
+  baseUrl: string;
+  apiKey: ApiKeyProvider;
+  connectTimeoutMs: number;
+  userAgent?: string;
+}
+
+export class UpstreamClient {
+  private readonly dispatcher: Agent;
+
+  constructor(private readonly opts: UpstreamClientOptions) {
+    // bodyTimeout 0: the subscriber runs its own idle watchdog, which must not fire while it pauses
+    // reading on purpose (back-pressure).
+    this.dispatcher = new Agent({
+      connect: { timeout: opts.connectTimeoutMs },
+      headersTimeout: opts.connectTimeoutMs,
+      bodyTimeout: 0,
+      keepAliveTimeout: 30_000,
+    });
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      authorization: `Bearer ${this.opts.apiKey.get()}`,
+      'user-agent': this.opts.userAgent ?? 'browser-telemetry-bridge',
+      ...extra,
+    };
+  }
+
+  /** GET /browsers/{id}/telemetry/stream */
+  async openStream(sessionId: string, pos: StreamPosition, signal: AbortSignal): Promise<OpenStreamResult> {
+    const url = new URL(`${this.opts.baseUrl}/browsers/${encodeURIComponent(sessionId)}/telemetry/stream`);
+    const extra: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
+    if (pos.lastEventId !== undefined && pos.lastEventId > 0) extra['last-event-id'] = String(pos.lastEventId);
+    else if (pos.replayAll) url.searchParams.set('replay', 'all');
+    const res = await request(url, { method: 'GET', headers: this.headers(extra), signal, dispatcher: this.dispatcher });
+    if (res.statusCode !== 200) {
+      const text = await res.body.text().catch(() => '');
+      const out: OpenStreamResult = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
+      const ra = parseRetryAfter(res.headers['retry-after']);
+      if (ra !== undefined) out.retryAfterMs = ra;
+      return out;
+    }
+    const ct = String(res.headers['content-type'] ?? '');
+    if (!/^text\/event-stream\b/i.test(ct)) {
+      res.body.destroy();
+      return { kind: 'bad-content-type', status: res.statusCode, contentType: ct || '(none)' };
+    }
+    return { kind: 'stream', body: res.body };
+  }
+
+  /** GET /browser_pools/{id_or_name} */
+  async getPool(idOrName: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
+    const url = `${this.opts.baseUrl}/browser_pools/${encodeURIComponent(idOrName)}`;
+    const res = await request(url, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
+    const text = await res.body.text();
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      try {
+        return { kind: 'ok', value: JSON.parse(text) as unknown };
+      } catch {
+        return { kind: 'error', status: res.statusCode, error: { code: 'invalid_response', message: 'pool response is not JSON' } };
+      }
+    }
+    const out: GetResult<unknown> = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
+    const ra = parseRetryAfter(res.headers['retry-after']);
+    if (ra !== undefined) out.retryAfterMs = ra;
+    return out;
+  }
+
+  invalidateKey(): void {
+    this.opts.apiKey.invalidate();
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.destroy();
+  }
+}
