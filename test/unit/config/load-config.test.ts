@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { buildConfig } from '../../../src/config/load-config.js';
+import { ConfigError } from '../../../src/config/errors.js';
+
+const base = { BROWSER_API_URL: 'http://svc.test', BROWSER_API_KEY: 'k' };
+
+function err(raw: Record<string, unknown>, env: Record<string, string> = base): string {
+  try {
+    buildConfig(raw, env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as ConfigError).key;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('defaults', () => {
+    const c = buildConfig({}, base);
+    expect(c.exporter).toMatchObject({ url: 'http://localhost:4318/v1/logs', protocol: 'http/protobuf', compression: 'none' });
+    expect(c.listen).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(c.start).toBe('oldest');
+    expect(c.resource.serviceName).toBe('browser-telemetry-bridge');
+  });
+
+  it('environment overrides the file', () => {
+    const c = buildConfig(
+      { upstream: { url: 'http://file.test', apiKey: 'filekey' }, start: 'latest', exporter: { endpoint: 'http://file-collector:4318', protocol: 'http/json' }, sessions: ['a', { id: 'b', pool: 'p1', attributes: { team: 'x' } }] },
+      {
+        BROWSER_API_URL: 'http://env.test/', BRIDGE_START: 'oldest', BRIDGE_SESSIONS: 'b, c', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env-collector:4318/',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=acme,authorization=Bearer%20secret', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+        OTEL_SERVICE_NAME: 'bridge-a', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod', BRIDGE_LISTEN: '0.0.0.0:8080',
+      },
+    );
+    expect(c.upstream.url).toBe('http://env.test');
+    expect(c.upstream.apiKey).toBe('filekey');
+    expect(c.start).toBe('oldest');
+    expect(c.sessions.map((s) => s.id)).toEqual(['a', 'b', 'c']);
+    expect(c.sessions[1]).toEqual({ id: 'b', pool: 'p1', attributes: { team: 'x' } });
+    expect(c.exporter.url).toBe('http://env-collector:4318/v1/logs');
+    expect(c.exporter.protocol).toBe('http/json');
+    expect(c.exporter.headers).toEqual({ 'x-tenant': 'acme', authorization: 'Bearer secret' });
+    expect(c.exporter.compression).toBe('gzip');
+    expect(c.resource).toEqual({ serviceName: 'bridge-a', attributes: { 'deployment.environment': 'prod' } });
+    expect(c.listen).toEqual({ host: '0.0.0.0', port: 8080 });
+  });
+
+  it('the signal-specific logs endpoint is used as is', () => {
+    const c = buildConfig({}, { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'http://b:9999/custom' });
+    expect(c.exporter.url).toBe('http://b:9999/custom');
+  });
+
+  it('sizes and durations accept units', () => {
+    const c = buildConfig({ spool: { maxBytes: '64MiB', commitInterval: '20ms' }, upstream: { idleTimeout: '30s' }, shutdown: { grace: '1m' } }, base);
+    expect(c.spool.maxBytes).toBe(64 * 1024 * 1024);
+    expect(c.spool.commitIntervalMs).toBe(20);
+    expect(c.upstream.idleTimeoutMs).toBe(30_000);
+    expect(c.shutdownGraceMs).toBe(60_000);
+  });
+
+  it.each<[string, Record<string, unknown>, Record<string, string>]>([
+    ['upstream.url', {}, { BROWSER_API_KEY: 'k' }],
+    ['upstream.apiKey', {}, { BROWSER_API_URL: 'http://x' }],
+    ['BROWSER_API_URL', {}, { BROWSER_API_URL: 'ftp://x', BROWSER_API_KEY: 'k' }],
+    ['BROWSER_API_KEY_FILE', {}, { BROWSER_API_URL: 'http://x', BROWSER_API_KEY_FILE: '/nonexistent/key' }],
+    ['BRIDGE_START', {}, { ...base, BRIDGE_START: 'newest' }],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', {}, { ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }],
+    ['OTEL_EXPORTER_OTLP_HEADERS', {}, { ...base, OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }],
+    ['BRIDGE_LISTEN', {}, { ...base, BRIDGE_LISTEN: 'localhost' }],
+    ['BRIDGE_SESSIONS', {}, { ...base, BRIDGE_SESSIONS: 'ok,bad id' }],
+    ['exporter.concurrency', { exporter: { concurrency: 0 } }, base],
+    ['spool.maxBytes', { spool: { maxBytes: 'lots' } }, base],
+    ['sessions[1].id', { sessions: ['a', 'a'] }, base],
+    ['sessions[0].start', { sessions: [{ id: 'a', start: 'yesterday' }] }, base],
+    ['exporterr', { exporterr: {} }, base],
+    ['upstream.urll', { upstream: { urll: 'x' } }, base],
+  ])('names the key %s', (key, raw, env) => {
+    expect(err(raw, env)).toBe(key);
+  });
+});

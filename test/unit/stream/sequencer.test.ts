@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { Sequencer, type SeqDecision } from '../../../src/stream/sequencer.js';
+
+type Step = [seq: number, expected: SeqDecision] | 'reconnect';
+
+const cases: Array<{ name: string; start: 'oldest' | 'latest' | number; last: number; epoch?: number; steps: Step[] }> = [
+  { name: 'contiguous from 1', start: 'oldest', last: 0, steps: [[1, { kind: 'accept' }], [2, { kind: 'accept' }]] },
+  { name: 'oldest: first seq > 1 is a gap (evicted before we saw them)', start: 'oldest', last: 0, steps: [[5, { kind: 'accept', gapFirst: 1, gapLast: 4 }]] },
+  { name: 'latest: first seq is the baseline', start: 'latest', last: 0, steps: [[500, { kind: 'accept' }], [502, { kind: 'accept', gapFirst: 501, gapLast: 501 }]] },
+  { name: 'resume after checkpoint, jump is a gap', start: 'oldest', last: 10, steps: [[11, { kind: 'accept' }], [15, { kind: 'accept', gapFirst: 12, gapLast: 14 }]] },
+  { name: 'replayed duplicates at connection start are dropped', start: 'oldest', last: 10, steps: ['reconnect', [9, { kind: 'duplicate' }], [10, { kind: 'duplicate' }], [11, { kind: 'accept' }]] },
+  { name: 'seq backwards within one connection is a new epoch', start: 'oldest', last: 0, steps: ['reconnect', [1, { kind: 'accept' }], [2, { kind: 'accept' }], [1, { kind: 'accept', newEpoch: true }], [2, { kind: 'accept' }]] },
+  { name: 'new epoch starting above 1 reports the gap in the new epoch', start: 'oldest', last: 0, steps: ['reconnect', [7, { kind: 'accept', gapFirst: 1, gapLast: 6 }], [3, { kind: 'accept', newEpoch: true, gapFirst: 1, gapLast: 2 }]] },
+  { name: 'numeric start resumes after that seq', start: 40, last: 40, steps: [[41, { kind: 'accept' }]] },
+];
+
+describe('Sequencer', () => {
+  for (const c of cases) {
+    it(c.name, () => {
+      const s = new Sequencer({ lastSeq: c.last, epoch: c.epoch ?? 0 }, c.start);
+      s.newConnection();
+      for (const step of c.steps) {
+        if (step === 'reconnect') {
+          s.newConnection();
+          continue;
+        }
+        expect(s.decide(step[0]), `seq ${step[0]}`).toEqual(step[1]);
+      }
+    });
+  }
+
+  it('counts epochs', () => {
+    const s = new Sequencer({ lastSeq: 0, epoch: 0 }, 'oldest');
+    s.newConnection();
+    s.decide(1);
+    s.decide(1);
+    expect(s.epoch).toBe(1);
+    expect(s.lastSeq).toBe(1);
+  });
+});
