@@ -20,7 +20,9 @@ function encode(request: Json, format: OtlpFormat): Uint8Array {
 
 function requestWith(logRecords: Json[], extra: { resource?: Json; scope?: Json } = {}): Json {
   return {
-    resourceLogs: [{ resource: extra.resource ?? { attributes: [] }, scopeLogs: [{ scope: extra.scope ?? { name: 's' }, logRecords }] }],
+    resourceLogs: [
+      { resource: extra.resource ?? { attributes: [] }, scopeLogs: [{ scope: extra.scope ?? { name: 's' }, logRecords }] },
+    ],
   };
 }
 
@@ -58,7 +60,14 @@ const ANY_VALUE_CASES: Array<[string, Json, unknown]> = [
     {
       kvlistValue: {
         values: [
-          { key: 'a', value: { kvlistValue: { values: [{ key: 'b', value: { arrayValue: { values: [{ doubleValue: 0.5 }, { kvlistValue: { values: [] } }] } } }] } } },
+          {
+            key: 'a',
+            value: {
+              kvlistValue: {
+                values: [{ key: 'b', value: { arrayValue: { values: [{ doubleValue: 0.5 }, { kvlistValue: { values: [] } }] } } }],
+              },
+            },
+          },
           { key: 'n', value: {} },
           { key: 'missing value' },
         ],
@@ -149,7 +158,10 @@ describe('log record fields, both encodings', () => {
     it(`${format}: records are flattened in request order across resources and scopes`, () => {
       const rl = (service: string, scopes: string[][]): Json => ({
         resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
-        scopeLogs: scopes.map((names, i) => ({ scope: { name: `scope-${i}` }, logRecords: names.map((eventName) => ({ eventName })) })),
+        scopeLogs: scopes.map((names, i) => ({
+          scope: { name: `scope-${i}` },
+          logRecords: names.map((eventName) => ({ eventName })),
+        })),
       });
       const request = { resourceLogs: [rl('one', [['a', 'b'], ['c']]), rl('two', [['d']])] };
       const records = decodeLogsRequest(encode(request, format), format);
@@ -178,13 +190,18 @@ describe('OTLP/JSON specifics', () => {
     ['double as a string', { body: { doubleValue: '1.25' } }, { body: 1.25 }],
     ['URL-safe base64 bytes', { body: { bytesValue: '-_8' } }, { body: new Uint8Array([0xfb, 0xff]) }],
     ['null stands for an absent field', { severityText: null, body: { stringValue: null } }, { severityText: '', body: null }],
-    ['proto field names (snake_case) are accepted', { time_unix_nano: '5', event_name: 'e', body: { int_value: '1' } }, { timeUnixNano: 5n, eventName: 'e', body: 1 }],
+    [
+      'proto field names (snake_case) are accepted',
+      { time_unix_nano: '5', event_name: 'e', body: { int_value: '1' } },
+      { timeUnixNano: 5n, eventName: 'e', body: 1 },
+    ],
   ])('%s', (_name, record, expected) => {
     expect(decodeOne(record)).toMatchObject(expected);
   });
 
   it('hex trace and span ids (OTLP/JSON deviates from proto3 there) do not disturb decoding', () => {
-    expect(decodeOne({ traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', eventName: 'e' })).toMatchObject({ eventName: 'e' });
+    const record = decodeOne({ traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', eventName: 'e' });
+    expect(record).toMatchObject({ eventName: 'e' });
   });
 
   it('accepts a string body as well as bytes', () => {
@@ -205,7 +222,11 @@ describe('invalid bodies', () => {
   const recordError = (record: Json): string => jsonError(requestWith([record]));
 
   it.each<[string, Json, string]>([
-    ['non-numeric timestamp', { timeUnixNano: 'soon' }, 'resourceLogs[0].scopeLogs[0].logRecords[0]: timeUnixNano must be an integer, got "soon"'],
+    [
+      'non-numeric timestamp',
+      { timeUnixNano: 'soon' },
+      'resourceLogs[0].scopeLogs[0].logRecords[0]: timeUnixNano must be an integer, got "soon"',
+    ],
     ['negative timestamp', { timeUnixNano: '-1' }, 'timeUnixNano is out of the uint64 range'],
     ['timestamp beyond uint64', { timeUnixNano: '18446744073709551616' }, 'timeUnixNano is out of the uint64 range'],
     ['fractional int', { body: { intValue: 1.5 } }, 'logRecords[0].body: intValue must be an integer, got 1.5'],
@@ -219,7 +240,11 @@ describe('invalid bodies', () => {
       { body: { kvlistValue: { values: [{ key: 'a', value: { arrayValue: { values: [{ stringValue: 1 }] } } }] } } },
       'logRecords[0].body.kvlistValue[0]("a").value.arrayValue.values[0]: stringValue must be a string',
     ],
-    ['bad attribute value names its key', { attributes: [{ key: 'k', value: { doubleValue: 'lots' } }] }, 'attributes[0]("k").value: doubleValue must be a number'],
+    [
+      'bad attribute value names its key',
+      { attributes: [{ key: 'k', value: { doubleValue: 'lots' } }] },
+      'attributes[0]("k").value: doubleValue must be a number',
+    ],
   ])('%s', (_name, record, message) => {
     expect(recordError(record)).toContain(message);
   });
@@ -236,7 +261,9 @@ describe('invalid bodies', () => {
 
   it('rejects bytes that are not a protobuf ExportLogsServiceRequest', () => {
     // Field 1, length-delimited, claiming 100 bytes that are not there.
-    expect(() => decodeProtobufLogsRequest(new Uint8Array([0x0a, 0x64, 0x01]))).toThrow(/^invalid protobuf ExportLogsServiceRequest: /);
+    expect(() => decodeProtobufLogsRequest(new Uint8Array([0x0a, 0x64, 0x01]))).toThrow(
+      /^invalid protobuf ExportLogsServiceRequest: /,
+    );
     // A wire type that does not exist (7).
     expect(() => decodeProtobufLogsRequest(new Uint8Array([0x0f]))).toThrow(OtlpDecodeError);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReceivedLogRecord } from '../../../src/receiver/decode.js';
-import { describeReceiver, type ReceivedRequest } from '../../../src/receiver/receiver-summary.js';
+import type { ReceivedRequest } from '../../../src/receiver/receiver.js';
+import { describeReceiver } from '../../../src/receiver/receiver-summary.js';
 
 const record = (eventName: string): ReceivedLogRecord => ({
   resource: {},

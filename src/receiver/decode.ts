@@ -1,0 +1,158 @@
+// Decoding an OTLP logs export request (POST /v1/logs body) into flat, normalized records.
+// Pure functions: bytes in, records out, OtlpDecodeError on anything that is not a valid request.
+// Both encodings end in the same walk (resource_logs → scope_logs → log_records), see otlp-value.ts
+// for how their scalar representations differ.
+import { anyValueToJs, keyValuesToObject } from './any-value.js';
+import { otlpSchema } from './otlp-schema.js';
+import {
+  OtlpDecodeError,
+  asEnum,
+  asList,
+  asObject,
+  asString,
+  asUint64,
+  field,
+  rethrowAt,
+  type WireObject,
+} from './otlp-value.js';
+
+export { OtlpDecodeError } from './otlp-value.js';
+
+/** One log record as the receiver got it, with its resource and scope flattened in. */
+export interface ReceivedLogRecord {
+  /** Resource attributes as plain JS (shared by all records of one ResourceLogs). */
+  resource: Record<string, unknown>;
+  scope: { name: string; version?: string };
+  timeUnixNano: bigint;
+  observedTimeUnixNano: bigint;
+  severityNumber: number;
+  severityText: string;
+  eventName: string;
+  /** AnyValue → JS (see any-value.ts); null for an empty AnyValue and for no body at all. */
+  body: unknown;
+  attributes: Record<string, unknown>;
+}
+
+/** The two OTLP/HTTP encodings. */
+export type OtlpFormat = 'protobuf' | 'json';
+
+/** Decodes a request body in the given encoding. */
+export function decodeLogsRequest(body: Uint8Array, format: OtlpFormat): ReceivedLogRecord[] {
+  return format === 'protobuf' ? decodeProtobufLogsRequest(body) : decodeJsonLogsRequest(body);
+}
+
+/** Decodes a binary protobuf ExportLogsServiceRequest. */
+export function decodeProtobufLogsRequest(body: Uint8Array): ReceivedLogRecord[] {
+  let message: unknown;
+  try {
+    message = otlpSchema().exportLogsRequest.decode(body);
+  } catch (err) {
+    throw new OtlpDecodeError(`invalid protobuf ExportLogsServiceRequest: ${(err as Error).message}`);
+  }
+  return requestToRecords(message);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Decodes an OTLP/JSON ExportLogsServiceRequest (UTF-8 bytes or text). */
+export function decodeJsonLogsRequest(body: Uint8Array | string): ReceivedLogRecord[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof body === 'string' ? body : utf8.decode(body));
+  } catch (err) {
+    throw new OtlpDecodeError(`invalid JSON: ${(err as Error).message}`);
+  }
+  return requestToRecords(parsed);
+}
+
+/** Walks a decoded request (either encoding) and flattens it into records, in request order. */
+export function requestToRecords(request: unknown): ReceivedLogRecord[] {
+  const records: ReceivedLogRecord[] = [];
+  const resourceLogs = asList(field(asObject(request, 'request'), 'resourceLogs', 'resource_logs'), 'resourceLogs');
+  for (let i = 0; i < resourceLogs.length; i++) {
+    try {
+      appendResourceLogs(records, asObject(resourceLogs[i], 'ResourceLogs'));
+    } catch (err) {
+      rethrowAt(err, `resourceLogs[${i}]`);
+    }
+  }
+  return records;
+}
+
+function appendResourceLogs(records: ReceivedLogRecord[], resourceLogs: WireObject): void {
+  const resourceWire = field(resourceLogs, 'resource');
+  let resource: Record<string, unknown> = {};
+  if (resourceWire !== undefined) {
+    try {
+      resource = keyValuesToObject(field(asObject(resourceWire, 'Resource'), 'attributes'));
+    } catch (err) {
+      rethrowAt(err, 'resource.attributes');
+    }
+  }
+  const scopeLogs = asList(field(resourceLogs, 'scopeLogs', 'scope_logs'), 'scopeLogs');
+  for (let j = 0; j < scopeLogs.length; j++) {
+    try {
+      appendScopeLogs(records, resource, asObject(scopeLogs[j], 'ScopeLogs'));
+    } catch (err) {
+      rethrowAt(err, `scopeLogs[${j}]`);
+    }
+  }
+}
+
+function appendScopeLogs(records: ReceivedLogRecord[], resource: Record<string, unknown>, scopeLogs: WireObject): void {
+  const scope = toScope(field(scopeLogs, 'scope'));
+  const logRecords = asList(field(scopeLogs, 'logRecords', 'log_records'), 'logRecords');
+  const { severityNumbers } = otlpSchema();
+  for (let k = 0; k < logRecords.length; k++) {
+    try {
+      records.push(toRecord(asObject(logRecords[k], 'LogRecord'), resource, scope, severityNumbers));
+    } catch (err) {
+      rethrowAt(err, `logRecords[${k}]`);
+    }
+  }
+}
+
+function toScope(wire: unknown): ReceivedLogRecord['scope'] {
+  if (wire === undefined) return { name: '' };
+  const scope = asObject(wire, 'scope');
+  const name = asString(field(scope, 'name'), 'scope.name');
+  const version = asString(field(scope, 'version'), 'scope.version');
+  // proto3 cannot tell an empty version from none; the exporter leaves the field out when unset.
+  return version === '' ? { name } : { name, version };
+}
+
+function toRecord(
+  wire: WireObject,
+  resource: Record<string, unknown>,
+  scope: ReceivedLogRecord['scope'],
+  severityNumbers: Readonly<Record<string, number>>,
+): ReceivedLogRecord {
+  let body: unknown;
+  let attributes: Record<string, unknown>;
+  try {
+    // No body and an empty one mean the same in OTLP, and the JSON exporter cannot tell them apart
+    // (it sends {} for an undefined body): both become null so results do not depend on the protocol.
+    body = anyValueToJs(field(wire, 'body'));
+  } catch (err) {
+    rethrowAt(err, 'body');
+  }
+  try {
+    attributes = keyValuesToObject(field(wire, 'attributes'));
+  } catch (err) {
+    rethrowAt(err, 'attributes');
+  }
+  return {
+    resource,
+    scope,
+    timeUnixNano: asUint64(field(wire, 'timeUnixNano', 'time_unix_nano'), 'timeUnixNano'),
+    observedTimeUnixNano: asUint64(
+      field(wire, 'observedTimeUnixNano', 'observed_time_unix_nano'),
+      'observedTimeUnixNano',
+    ),
+    severityNumber: asEnum(field(wire, 'severityNumber', 'severity_number'), severityNumbers, 'severityNumber'),
+    severityText: asString(field(wire, 'severityText', 'severity_text'), 'severityText'),
+    eventName: asString(field(wire, 'eventName', 'event_name'), 'eventName'),
+    body,
+    attributes,
+  };
+}

@@ -1,0 +1,72 @@
+// The receiver's contract: what tests and the demo see of it. The implementation is server.ts.
+import type { ReceivedLogRecord } from './decode.js';
+
+/** One answered request to the receiver. */
+export interface ReceivedRequest {
+  /** The Content-Type header as sent ('' when missing). */
+  contentType: string;
+  /** The Content-Encoding header as sent, when present. */
+  contentEncoding?: string;
+  /** Body size on the wire (before decompression). */
+  bytes: number;
+  /** Records the body carried (0 when it could not be decoded), accepted or not. */
+  records: number;
+  /** Of those, the ones rejected through partial_success. */
+  rejected: number;
+  /** Request headers, names lower-cased, repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The HTTP status the receiver answered with. */
+  status: number;
+}
+
+/** How the receiver answers; read afresh for every request, so tests may change it at any time. */
+export interface ReceiverBehaviour {
+  /** Answer every request with this status and keep nothing (e.g. 503; a 2xx makes a black hole). */
+  status?: number;
+  /** Answer the next N requests with 503 (decremented per request). */
+  failNext?: number;
+  /** Sent as Retry-After with forced failures. */
+  retryAfterSeconds?: number;
+  /** Records for which this returns true are rejected via partial_success and not kept. */
+  rejectRecords?: (record: ReceivedLogRecord) => boolean;
+  /** Wait this long before answering (and accepting). */
+  delayMs?: number;
+  /** Answer 413 when the body, on the wire or decompressed, is larger. Default 64 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** Options of startReceiver. */
+export interface ReceiverOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Called for every accepted record, in arrival order (the standalone receiver prints them). */
+  onRecord?: (record: ReceivedLogRecord) => void;
+  /** Keep records and requests in memory (default true); false for a long-running sink. */
+  retain?: boolean;
+}
+
+/** A running OTLP/HTTP logs receiver (implementation: server.ts). */
+export interface Receiver {
+  /** Base URL, e.g. http://127.0.0.1:PORT. */
+  readonly url: string;
+  /** `${url}/v1/logs`, the exporter's endpoint. */
+  readonly logsUrl: string;
+  /** Every accepted record (not the rejected ones), in arrival order. */
+  readonly records: ReceivedLogRecord[];
+  /** Every answered request, in answer order. */
+  readonly requests: ReceivedRequest[];
+  behaviour: ReceiverBehaviour;
+  /** Resolves once `predicate(records)` holds; rejects after `timeoutMs` (default 10 s) with counts. */
+  waitFor(predicate: (records: ReceivedLogRecord[]) => boolean, timeoutMs?: number): Promise<void>;
+  /**
+   * Stops listening and destroys open sockets (a down collector): once it resolves, in-process
+   * clients get ECONNREFUSED. Idempotent.
+   */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  start(): Promise<void>;
+  /** Stops for good. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,269 @@
+// A real OTLP/HTTP logs receiver (POST /v1/logs, protobuf or JSON, optionally gzipped) for the
+// integration tests and the `demo` sink. It decodes what the exporter really sent and can be made
+// to misbehave like a collector does: fail, throttle, reject part of a batch, stall, go down.
+//
+// Lifecycle: listening ⇄ stopped (stop() / start(), same port) → closed (close(), final).
+// stop() is "the collector died": the listener closes AND every open socket is destroyed, so
+// keep-alive clients see their connection drop and new connections get ECONNREFUSED. Requests that
+// were still being delayed at that moment are neither answered nor accepted.
+//
+// Per request: path → method → content type → encoding → body (size limit) → decode →
+// delay → forced failure (status / failNext) → 400 if undecodable → partial rejection → 200.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { decodeLogsRequest, type OtlpFormat, type ReceivedLogRecord } from './decode.js';
+import { readBody } from './read-body.js';
+import type { ReceivedRequest, Receiver, ReceiverBehaviour, ReceiverOptions } from './receiver.js';
+import { describeReceiver } from './receiver-summary.js';
+import { encodeExportResponse, encodeStatus, encodeText, type EncodedBody } from './response.js';
+
+export type { ReceivedLogRecord } from './decode.js';
+export type { ReceivedRequest, Receiver, ReceiverBehaviour, ReceiverOptions } from './receiver.js';
+
+/** Starts a receiver listening on `host:port`. */
+export async function startReceiver(opts: ReceiverOptions = {}): Promise<Receiver> {
+  const receiver = new OtlpLogsReceiver(opts);
+  await receiver.start();
+  return receiver;
+}
+
+const LOGS_PATH = '/v1/logs';
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+// Two turns suffice in practice (measured); the margin costs microseconds.
+const SETTLE_TURNS = 4;
+const FORMATS: Readonly<Record<string, OtlpFormat>> = {
+  'application/x-protobuf': 'protobuf',
+  'application/json': 'json',
+};
+
+interface Answer extends EncodedBody {
+  status: number;
+  headers?: Record<string, string>;
+}
+
+class OtlpLogsReceiver implements Receiver {
+  readonly records: ReceivedLogRecord[] = [];
+  readonly requests: ReceivedRequest[] = [];
+  behaviour: ReceiverBehaviour = {};
+
+  readonly #server = createServer((req, res) => void this.#handle(req, res));
+  readonly #sockets = new Set<Socket>();
+  readonly #waiters = new Set<() => void>();
+  readonly #host: string;
+  readonly #onRecord: ((record: ReceivedLogRecord) => void) | undefined;
+  readonly #retain: boolean;
+  #port: number;
+  #closed = false;
+  // Aborted by stop(): requests in flight belong to the listener generation that died.
+  #generation = new AbortController();
+  // start/stop/close run one at a time, in call order.
+  #lifecycle: Promise<void> = Promise.resolve();
+
+  constructor(opts: ReceiverOptions) {
+    this.#host = opts.host ?? '127.0.0.1';
+    this.#port = opts.port ?? 0;
+    this.#onRecord = opts.onRecord;
+    this.#retain = opts.retain ?? true;
+    // Clients (the exporter's agent) keep sockets alive without an idle limit; the server closing an
+    // idle socket just as a request goes out is the classic ECONNRESET race. A long server-side idle
+    // timeout makes that rare enough not to show up as spurious retries in tests.
+    this.#server.keepAliveTimeout = 60_000;
+    this.#server.on('connection', (socket) => {
+      this.#sockets.add(socket);
+      socket.once('close', () => this.#sockets.delete(socket));
+    });
+  }
+
+  get url(): string {
+    // A wildcard bind is reachable on loopback; IPv6 literals need brackets in a URL.
+    const host = this.#host === '0.0.0.0' ? '127.0.0.1' : this.#host === '::' ? '::1' : this.#host;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${this.#port}`;
+  }
+
+  get logsUrl(): string {
+    return `${this.url}${LOGS_PATH}`;
+  }
+
+  start(): Promise<void> {
+    return this.#enqueue(async () => {
+      if (this.#closed) throw new Error('receiver is closed');
+      if (this.#server.listening) return;
+      await new Promise<void>((resolve, reject) => {
+        const onError = (err: Error): void => reject(err);
+        this.#server.once('error', onError);
+        this.#server.listen({ host: this.#host, port: this.#port }, () => {
+          this.#server.off('error', onError);
+          resolve();
+        });
+      });
+      this.#port = (this.#server.address() as AddressInfo).port;
+    });
+  }
+
+  stop(): Promise<void> {
+    return this.#enqueue(() => this.#stopNow());
+  }
+
+  close(): Promise<void> {
+    return this.#enqueue(async () => {
+      this.#closed = true;
+      await this.#stopNow();
+    });
+  }
+
+  waitFor(predicate: (records: ReceivedLogRecord[]) => boolean, timeoutMs = 10_000): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (err?: unknown): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(check);
+        if (err === undefined) resolve();
+        else reject(err instanceof Error ? err : new Error(String(err)));
+      };
+      const check = (): boolean => {
+        let done: boolean;
+        try {
+          done = predicate(this.records);
+        } catch (err) {
+          settle(err);
+          return true;
+        }
+        if (done) settle();
+        return done;
+      };
+      if (check()) return;
+      this.#waiters.add(check);
+      timer = setTimeout(() => {
+        settle(new Error(`waitFor timed out after ${timeoutMs} ms: ${describeReceiver(this.records, this.requests)}`));
+      }, timeoutMs);
+    });
+  }
+
+  #enqueue(op: () => Promise<void>): Promise<void> {
+    const next = this.#lifecycle.then(op);
+    this.#lifecycle = next.catch(() => undefined);
+    return next;
+  }
+
+  async #stopNow(): Promise<void> {
+    this.#generation.abort();
+    this.#generation = new AbortController();
+    if (!this.#server.listening) return;
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const socket of this.#sockets) socket.destroy();
+    await closed;
+    // Let in-process clients notice: their keep-alive sockets see the FIN on the next event-loop turn
+    // and leave the agent's pool a turn or two later. Resolving earlier lets a request that follows
+    // stop() immediately reuse such a socket and fail with ECONNRESET instead of ECONNREFUSED.
+    for (let turn = 0; turn < SETTLE_TURNS; turn++) await nextTurn();
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const signal = this.#generation.signal;
+    const entry: ReceivedRequest = {
+      contentType: req.headers['content-type'] ?? '',
+      bytes: 0,
+      records: 0,
+      rejected: 0,
+      headers: flattenHeaders(req),
+      status: 0,
+    };
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined) entry.contentEncoding = encoding;
+    let answer: Answer;
+    try {
+      answer = await this.#process(req, entry, signal);
+    } catch (err) {
+      if (signal.aborted || req.destroyed) return; // stopped, or the client went away mid-body
+      answer = { status: 500, ...encodeText(`receiver error: ${(err as Error).message}`) };
+    }
+    if (signal.aborted) return;
+    entry.status = answer.status;
+    if (this.#retain) this.requests.push(entry);
+    res.writeHead(answer.status, {
+      'content-type': answer.contentType,
+      'content-length': String(answer.body.byteLength),
+      ...answer.headers,
+    });
+    res.end(answer.body);
+  }
+
+  async #process(req: IncomingMessage, entry: ReceivedRequest, signal: AbortSignal): Promise<Answer> {
+    const path = new URL(req.url ?? '/', 'http://receiver').pathname;
+    if (path !== LOGS_PATH) return { status: 404, ...encodeText(`not found: ${path} (only POST ${LOGS_PATH})`) };
+    if (req.method !== 'POST') {
+      return { status: 405, headers: { allow: 'POST' }, ...encodeText(`method ${req.method ?? ''} not allowed`) };
+    }
+    const mediaType = (entry.contentType.split(';')[0] ?? '').trim().toLowerCase();
+    const format = FORMATS[mediaType];
+    if (format === undefined) {
+      return {
+        status: 415,
+        ...encodeText(`unsupported content type "${entry.contentType}": use application/x-protobuf or application/json`),
+      };
+    }
+    const encoding = (entry.contentEncoding ?? '').trim().toLowerCase();
+    if (encoding !== '' && encoding !== 'identity' && encoding !== 'gzip') {
+      return { status: 415, ...encodeText(`unsupported content encoding "${encoding}": use gzip or none`) };
+    }
+
+    const behaviour = this.behaviour;
+    const body = await readBody(req, behaviour.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, encoding === 'gzip');
+    entry.bytes = body.wireBytes;
+    if (!body.ok) return { status: body.status, ...encodeStatus(format, body.status, body.message) };
+
+    let records: ReceivedLogRecord[] | undefined;
+    let decodeError: string | undefined;
+    try {
+      records = decodeLogsRequest(body.body, format);
+      entry.records = records.length;
+    } catch (err) {
+      decodeError = (err as Error).message;
+    }
+
+    if (behaviour.delayMs !== undefined && behaviour.delayMs > 0) await sleep(behaviour.delayMs, undefined, { signal });
+
+    const forced = this.#forcedStatus();
+    if (forced !== undefined) return forcedAnswer(format, forced, behaviour.retryAfterSeconds);
+    if (records === undefined) return { status: 400, ...encodeStatus(format, 400, decodeError ?? 'undecodable body') };
+
+    const reject = behaviour.rejectRecords;
+    const accepted = reject === undefined ? records : records.filter((r) => !reject(r));
+    entry.rejected = records.length - accepted.length;
+    this.#accept(accepted);
+    const message = entry.rejected > 0 ? `${entry.rejected} log record(s) rejected by the receiver's behaviour` : '';
+    return { status: 200, ...encodeExportResponse(format, entry.rejected, message) };
+  }
+
+  /** The status a failure injection imposes on this request, consuming one `failNext`. */
+  #forcedStatus(): number | undefined {
+    const { status, failNext } = this.behaviour;
+    if (status !== undefined) return status;
+    if (failNext !== undefined && failNext > 0) {
+      this.behaviour.failNext = failNext - 1;
+      return 503;
+    }
+    return undefined;
+  }
+
+  #accept(accepted: ReceivedLogRecord[]): void {
+    if (this.#retain) for (const record of accepted) this.records.push(record);
+    if (this.#onRecord !== undefined) for (const record of accepted) this.#onRecord(record);
+    if (accepted.length > 0) for (const check of [...this.#waiters]) check();
+  }
+}
+
+function forcedAnswer(format: OtlpFormat, status: number, retryAfterSeconds: number | undefined): Answer {
+  if (status >= 200 && status < 300) return { status, ...encodeExportResponse(format) };
+  const headers = retryAfterSeconds === undefined ? undefined : { 'retry-after': String(retryAfterSeconds) };
+  return { status, ...(headers && { headers }), ...encodeStatus(format, status, `receiver answers ${status} (injected failure)`) };
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
