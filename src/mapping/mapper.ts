@@ -1,8 +1,103 @@
-// PLACEHOLDER CONTRACT — replaced by the mapping work (issue 3); the signatures below are fixed.
+// Event → log record (DESIGN.md "Log record contract"; docs/mapping.md is the full table).
+//
+// Per event, in order: filters → body (one walk: y normalization, redaction, size estimate) →
+// base attributes → screenshot policy → promotions and severity from the catalogue → size limit →
+// body format. Everything configurable is compiled once in createMapper; map() allocates only the
+// record and what it changes (copy-on-write), and never modifies the envelope.
 import type { Envelope } from '../stream/envelope.js';
-import type { BridgeLogRecord, SessionContext } from './log-record.js';
+import { baseAttributes } from './attributes.js';
+import { createBodyTransformer, type WalkState } from './body-transform.js';
+import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from './catalogue.js';
+import { compileFilter } from './filters.js';
+import type { BridgeLogRecord, JsonValue, SessionContext } from './log-record.js';
+import { compileNameMatcher } from './name-matcher.js';
+import type { MappingOptions } from './options.js';
+import { createHeaderRedactor } from './redact-headers.js';
+import { createUrlRedactor, identityUrlRedactor } from './redact-url.js';
+import { createScreenshotHandler, type ScreenshotSink } from './screenshots.js';
+import { severityText } from './severity-levels.js';
+import { createSizeLimiter } from './size-limit.js';
+import { noopStats, type MappingStats } from './stats.js';
+
+export type { MappingStats, OversizeAction, RedactionKind } from './stats.js';
+export type { ScreenshotSink } from './screenshots.js';
 
 export interface Mapper {
   /** Maps one validated envelope; returns null when a filter excludes it (it still advances the checkpoint). */
   map(envelope: Envelope, ctx: SessionContext, observedMicros: number): BridgeLogRecord | null;
+}
+
+export interface MapperDeps {
+  /** Counters (filtered, oversized, redacted, screenshots); no-ops when absent. */
+  stats?: MappingStats;
+  /** Where the `directory` screenshot policy writes; default: synchronous files under screenshots.directory. */
+  screenshots?: ScreenshotSink;
+}
+
+type JsonObject = { [key: string]: JsonValue };
+
+const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
+
+const isObject = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Builds a mapper from validated options; all lookup tables are compiled here, once. */
+export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Mapper {
+  const stats = deps.stats ?? noopStats;
+  const r = options.redaction;
+  const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
+  const headers = r.enabled ? createHeaderRedactor(compileNameMatcher(r.headers), urls ?? identityUrlRedactor) : undefined;
+  const transformer = createBodyTransformer(r, headers, urls);
+  const filter = compileFilter(options.filters);
+  const screenshots = createScreenshotHandler(options.screenshots, options.maxRecordBytes, stats, deps.screenshots);
+  const limiter = createSizeLimiter(options.maxRecordBytes);
+  const asJson = options.bodyFormat === 'json';
+  // map() is synchronous, so one scratch state serves every call.
+  const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false };
+
+  return {
+    map(envelope, ctx, observedMicros) {
+      const ev = envelope.event;
+      const entry = CATALOGUE_BY_TYPE.get(ev.type) ?? UNKNOWN_TYPE;
+      if (filter !== undefined && !filter.accepts(ev.type, ev.category, entry.category)) {
+        stats.filtered(ev.type, ev.category);
+        return null;
+      }
+
+      state.chars = 0;
+      state.nodes = 0;
+      state.headersRedacted = false;
+      state.urlsRedacted = false;
+      const data = ev.data as JsonValue | undefined;
+      let body: JsonValue | undefined = isObject(data) ? transformer.transform(ev.type, data, state) : data;
+      if (stats.redacted !== undefined) {
+        if (state.headersRedacted) stats.redacted(ev.type, 'header');
+        if (state.urlsRedacted) stats.redacted(ev.type, 'url');
+        if (transformer.lastDropped !== undefined && isObject(data)) stats.redacted(ev.type, transformer.lastDropped);
+      }
+
+      const attributes = baseAttributes(envelope, ctx);
+      if (ev.type === 'monitor_screenshot' && isObject(body)) {
+        const before = body;
+        body = screenshots.apply(body, envelope.seq, ctx, attributes);
+        if (body !== before && typeof before.png === 'string') state.chars -= before.png.length;
+      }
+      const view = isObject(body) ? body : EMPTY;
+      entry.promote(view, attributes);
+      const severityNumber = entry.severity(ev.type, view);
+
+      const record: BridgeLogRecord = {
+        tsMicros: ev.ts,
+        observedMicros,
+        eventName: `browser.${ev.type}`,
+        severityNumber,
+        severityText: severityText(severityNumber),
+        body,
+        attributes,
+      };
+      const actions = limiter.enforce(record, state);
+      for (const action of actions) stats.oversized(ev.type, action);
+      if (asJson && record.body !== undefined && typeof record.body !== 'string') record.body = JSON.stringify(record.body);
+      return record;
+    },
+  };
 }

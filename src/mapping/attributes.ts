@@ -1,0 +1,149 @@
+// Attribute names of the log record contract (DESIGN.md "Log record contract") and the base
+// attributes every event record carries. Semantic-convention names where one exists, `browser.*`
+// otherwise.
+import type { Envelope } from '../stream/envelope.js';
+import type { AttributeValue, SessionContext } from './log-record.js';
+
+export const ATTR = {
+  sessionId: 'browser.session.id',
+  seq: 'browser.telemetry.seq',
+  eventType: 'browser.event.type',
+  eventCategory: 'browser.event.category',
+  sourceKind: 'browser.event.source.kind',
+  sourceEvent: 'browser.event.source.event',
+  /** Prefix of `browser.event.source.metadata.<key>`. */
+  sourceMetadataPrefix: 'browser.event.source.metadata.',
+  /** Metadata keys whose attribute holds JSON text (non-scalar values), so rebuild can decode them. */
+  sourceMetadataJsonKeys: 'browser.event.source.metadata_json_keys',
+  /** JSON text of source members the attributes above cannot carry (rare; kept for the round trip). */
+  sourceExtra: 'browser.event.source.extra',
+  truncated: 'browser.event.truncated',
+  uid: 'log.record.uid',
+  gapFirst: 'browser.telemetry.gap.first_seq',
+  gapLast: 'browser.telemetry.gap.last_seq',
+  gapCount: 'browser.telemetry.gap.count',
+  // Set by the bridge when it had to shrink a record (size-limit.ts).
+  recordTruncated: 'browser.record.truncated',
+  recordOriginalBytes: 'browser.record.original_size',
+  // Semantic conventions.
+  urlFull: 'url.full',
+  urlScheme: 'url.scheme',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  httpMethod: 'http.request.method',
+  httpMethodOriginal: 'http.request.method_original',
+  httpStatus: 'http.response.status_code',
+  errorType: 'error.type',
+  exceptionType: 'exception.type',
+  exceptionMessage: 'exception.message',
+  exceptionStacktrace: 'exception.stacktrace',
+  codeFilePath: 'code.file.path',
+  codeLine: 'code.line.number',
+  codeColumn: 'code.column.number',
+  codeFunction: 'code.function.name',
+  // browser.* where no convention exists.
+  consoleLevel: 'browser.console.level',
+  networkRequestId: 'browser.network.request.id',
+  networkResourceType: 'browser.network.resource_type',
+  layoutShiftValue: 'browser.page.layout_shift.value',
+  layoutShiftHadRecentInput: 'browser.page.layout_shift.had_recent_input',
+  lcpValue: 'browser.page.lcp.value',
+  lcpRenderTime: 'browser.page.lcp.render_time',
+  lcpLoadTime: 'browser.page.lcp.load_time',
+  lcpSize: 'browser.page.lcp.size',
+  cdpMethod: 'browser.cdp.method',
+  connectionReason: 'browser.connection.reason',
+  apiOperationId: 'browser.api_call.operation_id',
+  captchaType: 'browser.captcha.type',
+  captchaStatus: 'browser.captcha.status',
+  monitorReason: 'browser.monitor.reason',
+  screenshotBytes: 'browser.screenshot.bytes',
+  screenshotPath: 'browser.screenshot.path',
+  screenshotDisposition: 'browser.screenshot.disposition',
+} as const;
+
+/**
+ * Promoted attributes that are measurements (milliseconds, scores, square pixels): the exporter
+ * should always encode them as doubleValue, because JSON cannot tell 1020 from 1020.0 and a backend
+ * sees one attribute change type between records otherwise.
+ */
+export const DOUBLE_ATTRIBUTES: ReadonlySet<string> = new Set([
+  ATTR.layoutShiftValue,
+  ATTR.lcpValue,
+  ATTR.lcpRenderTime,
+  ATTR.lcpLoadTime,
+  ATTR.lcpSize,
+]);
+
+/** Sets an own property even for the key `__proto__` (JSON.parse creates such keys; `=` would not). */
+export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
+/** `<session>:<seq>`, or `<session>:e<epoch>:<seq>` once the service restarted its sequence. */
+export function recordUid(ctx: SessionContext, seq: number): string {
+  return ctx.epoch === 0 ? `${ctx.sessionId}:${seq}` : `${ctx.sessionId}:e${ctx.epoch}:${seq}`;
+}
+
+/** JSON text that cannot throw: frames can nest deeper than JSON.stringify's recursion allows. */
+function jsonText(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? 'null';
+  } catch {
+    return '"[nesting too deep]"';
+  }
+}
+
+function isScalar(v: unknown): v is string | number | boolean {
+  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+}
+
+/**
+ * Encodes `event.source` (BrowserEventSource: structure not shown in the spec) so that rebuild.ts
+ * can restore it exactly: string kind/event and scalar metadata as plain attributes, non-scalar
+ * metadata as JSON text (listed in metadata_json_keys), anything else as JSON in source.extra.
+ */
+function addSource(attrs: Record<string, AttributeValue>, source: Envelope['event']['source']): void {
+  let extra: Record<string, unknown> | undefined;
+  for (const key of Object.keys(source)) {
+    const value = source[key];
+    if (key === 'kind' && typeof value === 'string') attrs[ATTR.sourceKind] = value;
+    else if (key === 'event' && typeof value === 'string') attrs[ATTR.sourceEvent] = value;
+    else if (key === 'metadata' && isPlainObject(value) && Object.keys(value).length > 0) {
+      let jsonKeys: string[] | undefined;
+      for (const mk of Object.keys(value)) {
+        const mv = value[mk];
+        if (isScalar(mv)) setOwn(attrs, ATTR.sourceMetadataPrefix + mk, mv);
+        else {
+          setOwn(attrs, ATTR.sourceMetadataPrefix + mk, jsonText(mv));
+          (jsonKeys ??= []).push(mk);
+        }
+      }
+      if (jsonKeys !== undefined) attrs[ATTR.sourceMetadataJsonKeys] = jsonKeys;
+    } else {
+      extra ??= {};
+      setOwn(extra, key, value);
+    }
+  }
+  if (extra !== undefined) attrs[ATTR.sourceExtra] = jsonText(extra);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The attributes every event record carries; ctx.attributes first so the contract's own names win. */
+export function baseAttributes(envelope: Envelope, ctx: SessionContext): Record<string, AttributeValue> {
+  const attrs: Record<string, AttributeValue> = {};
+  for (const key of Object.keys(ctx.attributes)) setOwn(attrs, key, ctx.attributes[key] as AttributeValue);
+  const ev = envelope.event;
+  attrs[ATTR.sessionId] = ctx.sessionId;
+  attrs[ATTR.seq] = envelope.seq;
+  attrs[ATTR.eventType] = ev.type;
+  attrs[ATTR.eventCategory] = ev.category;
+  addSource(attrs, ev.source);
+  if (ev.truncated === true) attrs[ATTR.truncated] = true;
+  attrs[ATTR.uid] = recordUid(ctx, envelope.seq);
+  return attrs;
+}

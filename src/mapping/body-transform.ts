@@ -1,0 +1,141 @@
+// One walk over an event's `data` that turns it into the record body: y normalization, redaction
+// (headers, URLs, dropped members) and a size estimate, in a single pass so the hot path never
+// serializes a record just to learn its size. Copy-on-write: the envelope is never modified, and
+// unchanged subtrees are shared with it rather than copied.
+import { setOwn } from './attributes.js';
+import type { JsonValue } from './log-record.js';
+import { REDACTED, type RedactionOptions } from './options.js';
+import type { HeaderRedactor } from './redact-headers.js';
+import type { UrlRedactor } from './redact-url.js';
+
+/**
+ * Subtrees nested deeper than this are replaced by their JSON text: the OTLP encoders and the
+ * collector recurse per level, and real events nest a handful of levels (call stacks with async
+ * parents are the deepest).
+ */
+export const MAX_BODY_DEPTH = 48;
+
+/** Per-event scratch, reused by one mapper (map() is synchronous) to avoid an allocation per event. */
+export interface WalkState {
+  /**
+   * Sum of string and key lengths in UTF-16 units: a lower bound of the JSON size. Non-ASCII and
+   * escaped characters are not counted separately; size-limit.ts bounds them by a factor.
+   */
+  chars: number;
+  /** Number of values: each costs framing in JSON and more in OTLP/JSON kvlists. */
+  nodes: number;
+  headersRedacted: boolean;
+  urlsRedacted: boolean;
+}
+
+type JsonObject = { [key: string]: JsonValue };
+
+const isUrlKey = (key: string): boolean => key === 'url' || key.endsWith('_url') || key.endsWith('Url');
+
+/** Members replaced by the mask when the matching switch is on, per event type. */
+interface DropRule {
+  type: string;
+  member: string;
+  enabled: (r: RedactionOptions) => boolean;
+  kind: 'post_data' | 'response_body' | 'api_call_code';
+}
+export const DROP_RULES: readonly DropRule[] = [
+  { type: 'network_request', member: 'post_data', enabled: (r) => r.dropPostData, kind: 'post_data' },
+  { type: 'network_response', member: 'body', enabled: (r) => r.dropResponseBody, kind: 'response_body' },
+  { type: 'api_call', member: 'code', enabled: (r) => r.dropApiCallCode, kind: 'api_call_code' },
+];
+
+export interface BodyTransformer {
+  /** The body for `data`; adds to `state` (reset by the caller). */
+  transform(type: string, data: JsonObject, state: WalkState): JsonObject;
+  /** The kind of the member dropped by the last transform(), if any. */
+  lastDropped: DropRule['kind'] | undefined;
+}
+
+function deepJson(value: JsonValue): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return '"[nesting too deep]"';
+  }
+}
+
+export function createBodyTransformer(
+  redaction: RedactionOptions,
+  headers: HeaderRedactor | undefined,
+  urls: UrlRedactor | undefined,
+): BodyTransformer {
+  // Precomputed: type → member to mask (only the switches that are on).
+  const drops = new Map<string, DropRule>();
+  if (redaction.enabled) for (const rule of DROP_RULES) if (rule.enabled(redaction)) drops.set(rule.type, rule);
+
+  function walk(value: JsonValue, key: string, depth: number, state: WalkState): JsonValue {
+    state.nodes++;
+    if (typeof value === 'string') {
+      state.chars += value.length;
+      if (urls !== undefined && isUrlKey(key)) {
+        const redacted = urls.redact(value);
+        if (redacted !== value) state.urlsRedacted = true;
+        return redacted;
+      }
+      return value;
+    }
+    if (typeof value !== 'object' || value === null) {
+      state.chars += 4;
+      return value;
+    }
+    if (depth >= MAX_BODY_DEPTH) {
+      const text = deepJson(value);
+      state.chars += text.length;
+      return text;
+    }
+    if (Array.isArray(value)) {
+      let out: JsonValue[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i] as JsonValue;
+        const next = walk(item, '', depth + 1, state);
+        if (next !== item) (out ??= value.slice())[i] = next;
+      }
+      return out ?? value;
+    }
+    let obj: JsonObject = value;
+    if (headers !== undefined && key === 'headers') {
+      obj = headers.redact(obj);
+      if (obj !== value) state.headersRedacted = true;
+    }
+    let out: JsonObject | undefined;
+    for (const k of Object.keys(obj)) {
+      state.chars += k.length;
+      const child = obj[k] as JsonValue;
+      const next = walk(child, k, depth + 1, state);
+      if (next !== child) setOwn((out ??= { ...obj }), k, next);
+    }
+    return out ?? obj;
+  }
+
+  const transformer: BodyTransformer = {
+    lastDropped: undefined,
+    transform(type, data, state) {
+      transformer.lastDropped = undefined;
+      let body = data;
+      // The spec carries the y coordinate in a member named `true` (a YAML artefact, DESIGN.md
+      // "Notes on the event catalogue"); the live service sends `y`. Export `y` either way.
+      if (Object.hasOwn(data, 'true') && !Object.hasOwn(data, 'y')) body = renameKey(data, 'true', 'y');
+      const rule = drops.get(type);
+      if (rule !== undefined && Object.hasOwn(body, rule.member) && body[rule.member] !== REDACTED) {
+        body = body === data ? { ...data } : body;
+        body[rule.member] = REDACTED;
+        transformer.lastDropped = rule.kind;
+      }
+      return walk(body, '', 0, state) as JsonObject;
+    },
+  };
+  return transformer;
+}
+
+/** A copy of obj with one key renamed, keeping member order. */
+function renameKey(obj: JsonObject, from: string, to: string): JsonObject {
+  const out: JsonObject = {};
+  for (const k of Object.keys(obj)) setOwn(out, k === from ? to : k, obj[k] as JsonValue);
+  return out;
+}

@@ -1,0 +1,121 @@
+// The event catalogue (spec "Events": "Event types and categories", and the types it names without
+// detail) as the mapper's lookup table: per type, the category the spec assigns, the severity rule
+// and the promotions. docs/mapping.md is the same table in prose; test/unit/mapping holds them equal.
+import type { AttributeValue } from './log-record.js';
+import { promoteConsoleError, promoteConsoleLog } from './promote-console.js';
+import {
+  promoteApiCall,
+  promoteCaptcha,
+  promoteCdpCommand,
+  promoteCdpDisconnect,
+  promoteGeneric,
+  promoteLoadingFailed,
+  promoteMonitorReason,
+  promoteNetworkRequest,
+  promoteNetworkResponse,
+  promoteUrl,
+} from './promote-http.js';
+import { promoteLayoutShift, promoteLcp } from './promote-page.js';
+import { consoleLevelSeverity, genericSeverity, httpStatusSeverity } from './severity.js';
+import { SEVERITY } from './severity-levels.js';
+
+type Data = Record<string, unknown>;
+type Attrs = Record<string, AttributeValue>;
+
+export interface CatalogueEntry {
+  type: string;
+  /** The category the spec assigns; undefined for types it names without detail. */
+  category: string | undefined;
+  /** Severity number from the (redacted) body; `{}` when the event has no data. */
+  severity(type: string, data: Data): number;
+  /** Adds promoted attributes read from the (redacted) body. */
+  promote(data: Data, attrs: Attrs): void;
+}
+
+const fixed =
+  (n: number) =>
+  (): number =>
+    n;
+const none = (): void => {};
+
+/** network_loading_failed: a cancelled load is routine (navigation away, aborted fetch); a failed one is not. */
+const loadingFailedSeverity = (_t: string, d: Data): number => (d.canceled === true ? SEVERITY.INFO : SEVERITY.ERROR);
+
+
+/**
+ * cdp_disconnect: `upstream_error` means the browser side failed under the client (WARN); so does
+ * any telemetry_dropped above 0 (commands went unrecorded). Other reasons are ordinary closes.
+ */
+const cdpDisconnectSeverity = (_t: string, d: Data): number =>
+  d.reason === 'upstream_error' || (typeof d.telemetry_dropped === 'number' && d.telemetry_dropped > 0)
+    ? SEVERITY.WARN
+    : SEVERITY.INFO;
+
+/** captcha_solve_result: failure ERROR, timeout WARN, success/abandoned (and unknown outcomes) INFO. */
+const CAPTCHA_SEVERITY: ReadonlyMap<unknown, number> = new Map([
+  ['success', SEVERITY.INFO],
+  ['failure', SEVERITY.ERROR],
+  ['timeout', SEVERITY.WARN],
+  ['abandoned', SEVERITY.INFO],
+]);
+const captchaSeverity = (_t: string, d: Data): number => CAPTCHA_SEVERITY.get(d.status) ?? SEVERITY.INFO;
+
+const entry = (
+  type: string,
+  category: string | undefined,
+  severity: CatalogueEntry['severity'],
+  promote: CatalogueEntry['promote'],
+): CatalogueEntry => ({ type, category, severity, promote });
+
+const INFO = fixed(SEVERITY.INFO);
+
+/** Every type of the spec's table, in its order. */
+export const CATALOGUE: readonly CatalogueEntry[] = [
+  entry('console_log', 'console', (_t, d) => consoleLevelSeverity(d.level), promoteConsoleLog),
+  // console.error calls and uncaught exceptions alike; the latter are told apart by exception.*.
+  entry('console_error', 'console', fixed(SEVERITY.ERROR), promoteConsoleError),
+  entry('network_request', 'network', INFO, promoteNetworkRequest),
+  entry('network_response', 'network', (_t, d) => httpStatusSeverity(d.status), promoteNetworkResponse),
+  entry('network_loading_failed', 'network', loadingFailedSeverity, promoteLoadingFailed),
+  entry('network_idle', 'network', INFO, promoteUrl),
+  entry('page_dom_content_loaded', 'page', INFO, promoteUrl),
+  entry('page_load', 'page', INFO, promoteUrl),
+  entry('page_layout_shift', 'page', INFO, promoteLayoutShift),
+  entry('page_lcp', 'page', INFO, promoteLcp),
+  entry('page_layout_settled', 'page', INFO, promoteUrl),
+  entry('page_crashed', 'page', fixed(SEVERITY.ERROR), promoteUrl),
+  entry('interaction_click', 'interaction', INFO, promoteUrl),
+  entry('interaction_key', 'interaction', INFO, promoteUrl),
+  entry('interaction_scroll_settled', 'interaction', INFO, promoteUrl),
+  entry('monitor_screenshot', 'screenshot', INFO, none),
+  entry('monitor_disconnected', 'monitor', fixed(SEVERITY.WARN), promoteMonitorReason),
+  entry('monitor_reconnected', 'monitor', INFO, none),
+  entry('monitor_reconnect_failed', 'monitor', fixed(SEVERITY.ERROR), promoteMonitorReason),
+  entry('monitor_init_failed', 'monitor', fixed(SEVERITY.ERROR), none),
+  entry('api_call', 'control', (_t, d) => httpStatusSeverity(d.status), promoteApiCall),
+  entry('cdp_command', 'control', INFO, promoteCdpCommand),
+  entry('cdp_connect', 'connection', INFO, none),
+  entry('cdp_disconnect', 'connection', cdpDisconnectSeverity, promoteCdpDisconnect),
+  entry('live_view_connect', 'connection', INFO, none),
+  entry('live_view_disconnect', 'connection', INFO, none),
+  entry('captcha_solve_result', 'captcha', captchaSeverity, promoteCaptcha),
+];
+
+/** Types the spec names without category or data: mapped by the rule for unknown types. */
+export const NAMED_WITHOUT_DETAIL: readonly string[] = [
+  'page_navigation',
+  'page_navigation_settled',
+  'page_tab_opened',
+  'platform_api_call',
+  'proxy_error',
+  'service_crashed',
+  'system_oom_kill',
+];
+
+/** The rule for any type not in the table, including future ones: data passes through intact. */
+export const UNKNOWN_TYPE: CatalogueEntry = entry('*', undefined, genericSeverity, promoteGeneric);
+
+export const CATALOGUE_BY_TYPE: ReadonlyMap<string, CatalogueEntry> = new Map([
+  ...CATALOGUE.map((e) => [e.type, e] as const),
+  ...NAMED_WITHOUT_DETAIL.map((t) => [t, { ...UNKNOWN_TYPE, type: t }] as const),
+]);

@@ -1,0 +1,36 @@
+// Promotions for page performance events: values people chart and filter on, as numbers
+// (issue 3, item 3). Context members (frame_id, loader_id, nav_seq, …) stay in the body.
+import { ATTR } from './attributes.js';
+import type { AttributeValue } from './log-record.js';
+import { promoteUrl } from './promote-http.js';
+
+type Attrs = Record<string, AttributeValue>;
+type Data = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** page_layout_shift: the shift's score and whether user input preceded it (such shifts do not count toward CLS). */
+export function promoteLayoutShift(data: Data, attrs: Attrs): void {
+  promoteUrl(data, attrs);
+  const d = data.layout_shift_details;
+  if (!isObject(d)) return;
+  if (isNumber(d.value)) attrs[ATTR.layoutShiftValue] = d.value;
+  if (typeof d.had_recent_input === 'boolean') attrs[ATTR.layoutShiftHadRecentInput] = d.had_recent_input;
+}
+
+/**
+ * page_lcp: render and load time, element size, and the LCP value itself — render_time, or
+ * load_time when render_time is 0 (cross-origin images without Timing-Allow-Origin, per the spec),
+ * or `time` when neither is given.
+ */
+export function promoteLcp(data: Data, attrs: Attrs): void {
+  promoteUrl(data, attrs);
+  const d = isObject(data.lcp_details) ? data.lcp_details : {};
+  if (isNumber(d.render_time)) attrs[ATTR.lcpRenderTime] = d.render_time;
+  if (isNumber(d.load_time)) attrs[ATTR.lcpLoadTime] = d.load_time;
+  if (isNumber(d.size)) attrs[ATTR.lcpSize] = d.size;
+  const value = isNumber(d.render_time) && d.render_time > 0 ? d.render_time : isNumber(d.load_time) ? d.load_time : data.time;
+  if (isNumber(value)) attrs[ATTR.lcpValue] = value;
+}

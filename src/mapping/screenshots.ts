@@ -1,0 +1,101 @@
+// monitor_screenshot policies (issue 3, item 6). A viewport PNG is typically 100 KiB–1 MiB of
+// base64, larger than any sensible record, so besides `inline` the PNG can be dropped or written to
+// a directory and referenced from the record. In every case the record says what happened
+// (browser.screenshot.disposition) and how large the PNG was (browser.screenshot.bytes).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ATTR } from './attributes.js';
+import type { AttributeValue, JsonValue, SessionContext } from './log-record.js';
+import type { ScreenshotOptions } from './options.js';
+import type { MappingStats } from './stats.js';
+
+/** Room left for attributes when deciding whether an inline PNG fits max_record_bytes. */
+const INLINE_RESERVE = 4096;
+
+/** Where the `directory` policy puts PNGs; returns the reference stored in the record. */
+export interface ScreenshotSink {
+  write(sessionId: string, epoch: number, seq: number, png: Buffer): string;
+}
+
+/** Session ids become one path segment: anything but [A-Za-z0-9_-] is %-escaped, so `..` and `/` cannot escape. */
+export function safeSegment(id: string): string {
+  return id.replace(/[^A-Za-z0-9_-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/** `<directory>/<session>/<seq>.png` (`e<epoch>-<seq>.png` once the epoch is above 0), written synchronously. */
+export function createDirectorySink(directory: string): ScreenshotSink {
+  const root = resolve(directory);
+  return {
+    write(sessionId, epoch, seq, png) {
+      const dir = join(root, safeSegment(sessionId));
+      mkdirSync(dir, { recursive: true });
+      const path = join(dir, epoch === 0 ? `${seq}.png` : `e${epoch}-${seq}.png`);
+      writeFileSync(path, png);
+      return path;
+    },
+  };
+}
+
+/** Decoded size of base64 text without decoding it. */
+export function base64Bytes(text: string): number {
+  let pad = 0;
+  if (text.endsWith('==')) pad = 2;
+  else if (text.endsWith('=')) pad = 1;
+  return Math.max(0, Math.floor((text.length * 3) / 4) - pad);
+}
+
+export interface ScreenshotHandler {
+  /** The body to export for a monitor_screenshot body; sets the screenshot attributes. */
+  apply(
+    body: { [key: string]: JsonValue },
+    seq: number,
+    ctx: SessionContext,
+    attrs: Record<string, AttributeValue>,
+  ): { [key: string]: JsonValue };
+}
+
+function withoutPng(body: { [key: string]: JsonValue }): { [key: string]: JsonValue } {
+  const { png: _png, ...rest } = body;
+  return rest;
+}
+
+export function createScreenshotHandler(
+  options: ScreenshotOptions,
+  maxRecordBytes: number,
+  stats: MappingStats,
+  sink: ScreenshotSink | undefined,
+): ScreenshotHandler {
+  const target = options.policy === 'directory' ? (sink ?? createDirectorySink(options.directory ?? '.')) : undefined;
+  return {
+    apply(body, seq, ctx, attrs) {
+      const png = body.png;
+      if (typeof png !== 'string') return body;
+      attrs[ATTR.screenshotBytes] = base64Bytes(png);
+      if (options.policy === 'inline') {
+        if (png.length <= maxRecordBytes - INLINE_RESERVE) {
+          attrs[ATTR.screenshotDisposition] = 'inline';
+          return body;
+        }
+        // Cutting base64 would leave a broken image: drop it whole instead, and count it.
+        stats.oversized('monitor_screenshot', 'screenshot_dropped');
+        attrs[ATTR.screenshotDisposition] = 'oversized';
+        return withoutPng(body);
+      }
+      if (target === undefined) {
+        attrs[ATTR.screenshotDisposition] = 'dropped';
+        return withoutPng(body);
+      }
+      try {
+        const bytes = Buffer.from(png, 'base64');
+        attrs[ATTR.screenshotPath] = target.write(ctx.sessionId, ctx.epoch, seq, bytes);
+        attrs[ATTR.screenshotDisposition] = 'file';
+        stats.screenshotWritten?.(bytes.length);
+      } catch {
+        // Disk full or unwritable: the event still goes out, without its picture (never a crash).
+        attrs[ATTR.screenshotDisposition] = 'write_failed';
+        stats.screenshotFailed?.();
+      }
+      return withoutPng(body);
+    },
+  };
+}

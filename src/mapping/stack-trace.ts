@@ -1,0 +1,81 @@
+// BrowserCallStack (spec "BrowserCallStack (in console events)") rendered the way browsers print an
+// uncaught exception, for exception.stacktrace:
+//
+//   TypeError: x is not a function
+//       at inner (https://shop.example/app.js:3:5)
+//       at https://shop.example/app.js:9:1
+//       --- setTimeout (async) ---
+//       at schedule (https://shop.example/app.js:12:3)
+//
+// The spec lists callFrames "outermost first", while browsers print the innermost frame first, so
+// the order is reversed; line and column numbers are zero-based in the spec and printed one-based.
+// Async parents follow after a separator naming their `description`, as the DevTools console does.
+
+/** Bounds for hostile or runaway stacks: a stack trace attribute is for people, not for archives. */
+const MAX_FRAMES = 100;
+const MAX_PARENTS = 16;
+
+export interface SourceLocation {
+  functionName?: string;
+  url?: string;
+  /** One-based. */
+  line?: number;
+  /** One-based. */
+  column?: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function framesOf(stack: unknown): unknown[] | undefined {
+  return isObject(stack) && Array.isArray(stack.callFrames) ? stack.callFrames : undefined;
+}
+
+function locationOf(frame: unknown): SourceLocation | undefined {
+  if (!isObject(frame)) return undefined;
+  const loc: SourceLocation = {};
+  if (typeof frame.functionName === 'string' && frame.functionName !== '') loc.functionName = frame.functionName;
+  if (typeof frame.url === 'string' && frame.url !== '') loc.url = frame.url;
+  if (typeof frame.lineNumber === 'number' && Number.isInteger(frame.lineNumber)) loc.line = frame.lineNumber + 1;
+  if (typeof frame.columnNumber === 'number' && Number.isInteger(frame.columnNumber)) loc.column = frame.columnNumber + 1;
+  return loc;
+}
+
+/** The innermost frame of a call stack (where the console call or throw happened). */
+export function innermostFrame(stack: unknown): SourceLocation | undefined {
+  const frames = framesOf(stack);
+  if (frames === undefined || frames.length === 0) return undefined;
+  return locationOf(frames[frames.length - 1]);
+}
+
+function renderFrame(loc: SourceLocation): string {
+  let where = loc.url ?? '<anonymous>';
+  if (loc.line !== undefined) where += `:${loc.line}`;
+  if (loc.line !== undefined && loc.column !== undefined) where += `:${loc.column}`;
+  return loc.functionName === undefined ? `    at ${where}` : `    at ${loc.functionName} (${where})`;
+}
+
+/** `header` followed by the frames of `stack` and its async parents; undefined when there are no frames. */
+export function renderStackTrace(header: string, stack: unknown): string | undefined {
+  const lines = [header];
+  let frames = 0;
+  let current: unknown = stack;
+  for (let level = 0; level <= MAX_PARENTS && isObject(current); level++) {
+    const callFrames = framesOf(current) ?? [];
+    if (level > 0) {
+      const description = typeof current.description === 'string' && current.description !== '' ? current.description : 'async';
+      lines.push(`    --- ${description} (async) ---`);
+    }
+    for (let i = callFrames.length - 1; i >= 0; i--) {
+      const loc = locationOf(callFrames[i]);
+      if (loc === undefined) continue;
+      if (frames++ === MAX_FRAMES) {
+        lines.push('    ...');
+        return lines.join('\n');
+      }
+      lines.push(renderFrame(loc));
+    }
+    current = current.parent;
+  }
+  return frames === 0 ? undefined : lines.join('\n');
+}

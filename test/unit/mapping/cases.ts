@@ -1,0 +1,301 @@
+// Table-driven mapping cases: at least one per row of docs/mapping.md (event types, the unknown-type
+// rule `*`, and every cdp_command method). docs-agreement.test.ts checks the rows and these cases
+// cover each other; mapping-table.test.ts runs them.
+import type { AttributeValue, JsonValue } from '../../../src/mapping/log-record.js';
+import type { MappingOptions } from '../../../src/mapping/options.js';
+import { CDP_METHODS } from '../../../src/mapping/cdp-methods.js';
+import { SEVERITY } from '../../../src/mapping/severity-levels.js';
+
+export interface MappingCase {
+  name: string;
+  /** The docs/mapping.md row this case pins: a type, `*`, or a cdp_command method. */
+  row: string;
+  type: string;
+  category: string;
+  data?: Record<string, unknown>;
+  options?: (o: MappingOptions) => MappingOptions;
+  severity: number;
+  /** Promoted attributes expected (subset check; docs-agreement checks the full set). */
+  attributes?: Record<string, AttributeValue>;
+  /** Expected body, when the case pins it. */
+  body?: JsonValue;
+}
+
+const { TRACE, DEBUG, INFO, WARN, ERROR } = SEVERITY;
+const PAGE = 'https://shop.example:8443/checkout?step=2';
+const PAGE_ATTRS = { 'url.full': PAGE, 'url.scheme': 'https', 'server.address': 'shop.example', 'server.port': 8443 };
+const ctx = { url: PAGE, frame_id: 'F1', loader_id: 'L1' };
+const STACK = {
+  callFrames: [
+    { functionName: 'main', scriptId: '7', url: 'https://shop.example/app.js', lineNumber: 40, columnNumber: 2 },
+    { functionName: 'pay', scriptId: '7', url: 'https://shop.example/app.js', lineNumber: 9, columnNumber: 14 },
+  ],
+};
+const LOC = {
+  'code.function.name': 'pay',
+  'code.file.path': 'https://shop.example/app.js',
+  'code.line.number': 10,
+  'code.column.number': 15,
+};
+
+const c = (row: string, name: string, rest: Omit<MappingCase, 'row' | 'name' | 'type'> & { type?: string }): MappingCase => ({
+  row,
+  name,
+  type: rest.type ?? row,
+  ...rest,
+});
+
+export const TYPE_CASES: MappingCase[] = [
+  c('console_log', 'log level with stack', {
+    category: 'console',
+    data: { ...ctx, level: 'log', text: 'hi', args: ['hi'], stack_trace: STACK },
+    severity: INFO,
+    attributes: { ...PAGE_ATTRS, 'browser.console.level': 'log', ...LOC },
+  }),
+  c('console_log', 'debug', { category: 'console', data: { level: 'debug', text: 'd' }, severity: DEBUG }),
+  c('console_log', 'verbose', { category: 'console', data: { level: 'verbose' }, severity: DEBUG }),
+  c('console_log', 'trace', { category: 'console', data: { level: 'trace' }, severity: TRACE }),
+  c('console_log', 'warning', { category: 'console', data: { level: 'warning' }, severity: WARN }),
+  c('console_log', 'assert', { category: 'console', data: { level: 'assert' }, severity: ERROR }),
+  c('console_log', 'error routed here anyway', { category: 'console', data: { level: 'error' }, severity: ERROR }),
+  c('console_log', 'table', { category: 'console', data: { level: 'table' }, severity: INFO }),
+  c('console_log', 'no level', { category: 'console', data: { text: 'x' }, severity: INFO }),
+  c('console_error', 'console.error call', {
+    category: 'console',
+    data: { ...ctx, level: 'error', text: 'bad', args: ['bad'], stack_trace: STACK },
+    severity: ERROR,
+    attributes: { ...PAGE_ATTRS, 'browser.console.level': 'error', ...LOC },
+  }),
+  c('console_error', 'uncaught exception', {
+    category: 'console',
+    data: { ...ctx, text: 'Uncaught TypeError: x is not a function', line: 9, column: 14, source_url: 'https://shop.example/app.js', stack_trace: STACK },
+    severity: ERROR,
+    attributes: {
+      'exception.type': 'TypeError',
+      'exception.message': 'x is not a function',
+      'exception.stacktrace':
+        'Uncaught TypeError: x is not a function\n    at pay (https://shop.example/app.js:10:15)\n    at main (https://shop.example/app.js:41:3)',
+      'code.file.path': 'https://shop.example/app.js',
+      'code.line.number': 9,
+      'code.column.number': 14,
+    },
+  }),
+  c('network_request', 'GET with secrets', {
+    category: 'network',
+    data: {
+      ...ctx,
+      url: 'https://u:p@api.example/v1/items?X-Amz-Signature=abc&page=2',
+      method: 'GET',
+      request_id: 'R1',
+      resource_type: 'Fetch',
+      document_url: PAGE,
+      headers: { Authorization: 'Bearer s3cr3t', Accept: 'application/json' },
+    },
+    severity: INFO,
+    attributes: {
+      'url.full': 'https://REDACTED:REDACTED@api.example/v1/items?X-Amz-Signature=REDACTED&page=2',
+      'url.scheme': 'https',
+      'server.address': 'api.example',
+      'http.request.method': 'GET',
+      'browser.network.request.id': 'R1',
+      'browser.network.resource_type': 'Fetch',
+    },
+  }),
+  c('network_request', 'non-standard method on a port', {
+    category: 'network',
+    data: { url: 'http://127.0.0.1:9000/', method: 'PROPFIND' },
+    severity: INFO,
+    attributes: { 'http.request.method': '_OTHER', 'http.request.method_original': 'PROPFIND', 'server.port': 9000 },
+  }),
+  ...[200, 304, 404, 503].map((status) =>
+    c('network_response', `status ${status}`, {
+      category: 'network',
+      data: { url: 'https://api.example:444/x', method: 'POST', status, status_text: 'x', request_id: 'R2', resource_type: 'XHR', headers: { 'set-cookie': 'sid=1' } },
+      severity: status >= 500 ? ERROR : status >= 400 ? WARN : INFO,
+      attributes: {
+        'http.response.status_code': status,
+        'http.request.method': 'POST',
+        'url.full': 'https://api.example:444/x',
+        'url.scheme': 'https',
+        'server.address': 'api.example',
+        'server.port': 444,
+        'browser.network.request.id': 'R2',
+        'browser.network.resource_type': 'XHR',
+      },
+    }),
+  ),
+  c('network_response', 'unusual method', {
+    category: 'network',
+    data: { method: 'purge', status: 200 },
+    severity: INFO,
+    attributes: { 'http.request.method': '_OTHER', 'http.request.method_original': 'purge' },
+  }),
+  c('network_loading_failed', 'failed', {
+    category: 'network',
+    data: { ...ctx, canceled: false, error_text: 'net::ERR_NAME_NOT_RESOLVED', request_id: 'R3', resource_type: 'Script' },
+    severity: ERROR,
+    attributes: { ...PAGE_ATTRS, 'error.type': 'net::ERR_NAME_NOT_RESOLVED', 'browser.network.request.id': 'R3', 'browser.network.resource_type': 'Script' },
+  }),
+  c('network_loading_failed', 'canceled', { category: 'network', data: { canceled: true, error_text: 'net::ERR_ABORTED' }, severity: INFO }),
+  c('network_loading_failed', 'in flight before attach', { category: 'network', data: { canceled: false, error_text: 'x', request_id: 'R4' }, severity: ERROR }),
+  c('network_idle', 'context only', { category: 'network', data: { ...ctx }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('page_dom_content_loaded', 'with cdp_timestamp', { category: 'page', data: { ...ctx, cdp_timestamp: 1234.5 }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('page_load', 'with cdp_timestamp', { category: 'page', data: { ...ctx, cdp_timestamp: 1235.25 }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('page_layout_shift', 'shift', {
+    category: 'page',
+    data: { ...ctx, duration: 0, layout_shift_details: { had_recent_input: false, value: 0.1375 }, source_frame_id: 'F1', time: 812.4 },
+    severity: INFO,
+    attributes: { ...PAGE_ATTRS, 'browser.page.layout_shift.value': 0.1375, 'browser.page.layout_shift.had_recent_input': false },
+  }),
+  c('page_lcp', 'same-origin image', {
+    category: 'page',
+    data: { ...ctx, lcp_details: { element_id: 'hero', load_time: 900.5, node_id: 12, render_time: 1020.25, size: 48000, url: 'https://cdn.example/hero.png?token=t' }, source_frame_id: 'F1', time: 1020.25 },
+    severity: INFO,
+    attributes: { ...PAGE_ATTRS, 'browser.page.lcp.value': 1020.25, 'browser.page.lcp.render_time': 1020.25, 'browser.page.lcp.load_time': 900.5, 'browser.page.lcp.size': 48000 },
+  }),
+  c('page_lcp', 'cross-origin image without timing header', {
+    category: 'page',
+    data: { lcp_details: { load_time: 700.5, render_time: 0, size: 10 }, time: 700.5 },
+    severity: INFO,
+    attributes: { 'browser.page.lcp.value': 700.5 },
+  }),
+  c('page_layout_settled', 'context only', { category: 'page', data: { ...ctx }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('page_crashed', 'renderer crash', { category: 'page', data: { target_id: 'T1', target_type: 'page', url: PAGE }, severity: ERROR, attributes: PAGE_ATTRS }),
+  c('interaction_click', 'y sent as `true`', {
+    category: 'interaction',
+    data: { ...ctx, selector: 'button#pay', tag: 'BUTTON', text: 'Pay', x: 10, true: 20 },
+    severity: INFO,
+    attributes: PAGE_ATTRS,
+    body: { ...ctx, selector: 'button#pay', tag: 'BUTTON', text: 'Pay', x: 10, y: 20 },
+  }),
+  c('interaction_click', 'y sent as `y`', { category: 'interaction', data: { x: 1, y: 2 }, severity: INFO, body: { x: 1, y: 2 } }),
+  c('interaction_key', 'key', { category: 'interaction', data: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('interaction_scroll_settled', 'scroll', {
+    category: 'interaction',
+    data: { ...ctx, from_x: 0, from_y: 0, to_x: 0, to_y: 900, target_selector: 'html' },
+    severity: INFO,
+    attributes: PAGE_ATTRS,
+  }),
+  c('monitor_screenshot', 'inline', {
+    category: 'screenshot',
+    data: { png: 'iVBORw0KGgo=' },
+    severity: INFO,
+    attributes: { 'browser.screenshot.bytes': 8, 'browser.screenshot.disposition': 'inline' },
+    body: { png: 'iVBORw0KGgo=' },
+  }),
+  c('monitor_screenshot', 'directory', {
+    category: 'screenshot',
+    data: { png: 'iVBORw0KGgo=' },
+    options: (o) => ({ ...o, screenshots: { policy: 'directory', directory: '/unused' } }),
+    severity: INFO,
+    attributes: { 'browser.screenshot.disposition': 'file', 'browser.screenshot.path': '/fake/s-1/1.png' },
+    body: {},
+  }),
+  c('monitor_disconnected', 'chrome restarted', { category: 'monitor', data: { reason: 'chrome_restarted' }, severity: WARN, attributes: { 'browser.monitor.reason': 'chrome_restarted' } }),
+  c('monitor_disconnected', 'sent under system', { category: 'system', data: { reason: 'chrome_restarted' }, severity: WARN }),
+  c('monitor_reconnected', 'reconnected', { category: 'monitor', data: { reconnect_duration_ms: 1500 }, severity: INFO }),
+  c('monitor_reconnect_failed', 'exhausted', { category: 'monitor', data: { reason: 'reconnect_exhausted' }, severity: ERROR, attributes: { 'browser.monitor.reason': 'reconnect_exhausted' } }),
+  c('monitor_init_failed', 'step', { category: 'monitor', data: { step: 'Network.enable' }, severity: ERROR }),
+  ...[200, 422, 500].map((status) =>
+    c('api_call', `status ${status}`, {
+      category: 'control',
+      data: { request_id: 'A1', operation_id: 'ExecutePlaywright', status, duration_ms: 12.5, code: 'await page.click("x")' },
+      severity: status >= 500 ? ERROR : status >= 400 ? WARN : INFO,
+      attributes: { 'http.response.status_code': status, 'browser.api_call.operation_id': 'ExecutePlaywright' },
+    }),
+  ),
+  c('cdp_command', 'Page.navigate', {
+    category: 'control',
+    data: { method: 'Page.navigate', command_id: 4, connection_id: 'C1', session_id: 'S1', url_scheme: 'HTTPS', transition_type: 'other' },
+    severity: INFO,
+    attributes: { 'browser.cdp.method': 'Page.navigate', 'url.scheme': 'https' },
+  }),
+  c('cdp_connect', 'connect', { category: 'connection', data: { connection_id: 'C1' }, severity: INFO }),
+  c('cdp_disconnect', 'client close', {
+    category: 'connection',
+    data: { connection_id: 'C1', duration_ms: 1000, message_count: 20, reason: 'client_close', telemetry_dropped: 0, telemetry_excluded: 3 },
+    severity: INFO,
+    attributes: { 'browser.connection.reason': 'client_close' },
+  }),
+  c('cdp_disconnect', 'upstream error', { category: 'connection', data: { duration_ms: 5, message_count: 1, reason: 'upstream_error' }, severity: WARN }),
+  c('cdp_disconnect', 'telemetry dropped', { category: 'connection', data: { duration_ms: 5, message_count: 1, reason: 'client_close', telemetry_dropped: 2 }, severity: WARN }),
+  c('cdp_disconnect', 'older image without telemetry_dropped', { category: 'connection', data: { duration_ms: 5, message_count: 1, reason: 'context_cancelled' }, severity: INFO }),
+  c('live_view_connect', 'connect', { category: 'connection', data: { session_id: 'LV1' }, severity: INFO }),
+  c('live_view_disconnect', 'disconnect', { category: 'connection', data: { session_id: 'LV1', duration_ms: 60000 }, severity: INFO }),
+  ...(
+    [
+      ['success', INFO],
+      ['failure', ERROR],
+      ['timeout', WARN],
+      ['abandoned', INFO],
+    ] as const
+  ).map(([status, severity]) =>
+    c('captcha_solve_result', status, {
+      category: 'captcha',
+      data: { captcha_type: 'turnstile', status, duration_ms: 4200, error_code: 'ERROR_CAPTCHA_UNSOLVABLE', task_id: 'T9', website_host: 'shop.example', website_path: '/login' },
+      severity,
+      attributes: { 'browser.captcha.type': 'turnstile', 'browser.captcha.status': status, 'error.type': 'ERROR_CAPTCHA_UNSOLVABLE', 'server.address': 'shop.example' },
+    }),
+  ),
+  c('page_navigation', 'url', { category: 'page', data: { url: PAGE, nav_seq: 3 }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('page_navigation_settled', 'url', { category: 'page', data: { url: PAGE }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('page_tab_opened', 'url', { category: 'page', data: { url: PAGE, target_id: 'T2' }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('platform_api_call', 'ok', {
+    category: 'platform',
+    data: { method: 'DELETE', url: 'https://api.example/browsers/x', status: 204 },
+    severity: INFO,
+    attributes: { 'http.request.method': 'DELETE', 'http.response.status_code': 204, 'url.full': 'https://api.example/browsers/x', 'url.scheme': 'https', 'server.address': 'api.example' },
+  }),
+  c('platform_api_call', 'server error', { category: 'platform', data: { status: 502 }, severity: ERROR }),
+  c('proxy_error', 'upstream', {
+    category: 'connection',
+    data: { url: 'https://blocked.example/', status: 407, error: 'proxy auth' },
+    severity: ERROR,
+    attributes: { 'url.full': 'https://blocked.example/', 'url.scheme': 'https', 'server.address': 'blocked.example', 'http.response.status_code': 407 },
+  }),
+  c('service_crashed', 'no data', { category: 'system', severity: ERROR }),
+  c('system_oom_kill', 'process', { category: 'system', data: { process: 'chrome', rss_bytes: 4294967296 }, severity: ERROR }),
+  c('*', 'future info type', {
+    type: 'widget_rendered',
+    category: 'future',
+    data: { url: 'https://w.example:8080/a', method: 'GET', status: 200, nested: [[], {}, null] },
+    severity: INFO,
+    attributes: { 'url.full': 'https://w.example:8080/a', 'url.scheme': 'https', 'server.address': 'w.example', 'server.port': 8080, 'http.request.method': 'GET', 'http.response.status_code': 200 },
+  }),
+  c('*', 'future type, odd method', { type: 'widget_fetched', category: 'future', data: { method: 'Get' }, severity: INFO, attributes: { 'http.request.method_original': 'Get' } }),
+  c('*', 'future failure by name', { type: 'widget_load_failed', category: 'future', severity: ERROR }),
+  c('*', 'future warning by name', { type: 'widget_timeout', category: 'future', severity: WARN }),
+  c('*', 'future type with 4xx status', { type: 'widget_call', category: 'future', data: { status: 404 }, severity: WARN }),
+  c('*', 'future type with console level', { type: 'widget_log', category: 'future', data: { level: 'debug' }, severity: INFO }),
+  c('*', 'no false positive for zoom', { type: 'page_zoom', category: 'page', severity: INFO }),
+];
+
+/** Sample members per cdp_command method: every required and optional member, enums as `other`. */
+function sampleMember(name: string): unknown {
+  if (name.endsWith('_present') || ['accept', 'auto_repeat', 'is_keypad', 'is_system_key', 'prevent_fling', 'ignore_cache', 'landscape', 'background', 'focus', 'hidden', 'new_window'].includes(name)) return true;
+  if (name === 'drag_mime_categories') return ['text', 'other'];
+  if (['event_type', 'button', 'pointer_type', 'gesture_source_type', 'format', 'referrer_policy', 'transition_type', 'state', 'window_state', 'transfer_mode'].includes(name)) return 'other';
+  if (name === 'mode') return 'address';
+  if (name === 'named_key') return 'Enter';
+  if (name === 'url_scheme') return 'https';
+  if (name.endsWith('_id') && !['window_id', 'field_id', 'entry_id', 'node_id', 'backend_node_id'].includes(name)) return `${name}-1`;
+  if (['force', 'scale_factor', 'scale', 'tangential_pressure'].includes(name)) return 0.5;
+  return 3;
+}
+
+export const CDP_CASES: MappingCase[] = CDP_METHODS.map((m) => {
+  const data: Record<string, unknown> = { method: m.method, command_id: 7, connection_id: 'C1', session_id: 'S1' };
+  for (const name of [...m.required, ...m.optional]) data[name] = sampleMember(name);
+  if (m.coordinates) {
+    data.x = 100.5;
+    data.true = 200;
+  }
+  const body: Record<string, unknown> = { ...data };
+  if (m.coordinates) {
+    delete body.true;
+    body.y = 200;
+  }
+  const attributes: Record<string, AttributeValue> = { 'browser.cdp.method': m.method };
+  if (typeof data.url_scheme === 'string') attributes['url.scheme'] = data.url_scheme;
+  return { row: m.method, name: m.method, type: 'cdp_command', category: 'control', data, severity: INFO, attributes, body: body as JsonValue };
+});

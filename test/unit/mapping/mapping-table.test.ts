@@ -1,0 +1,36 @@
+// Runs every case of cases.ts: one or more per row of docs/mapping.md.
+import { describe, expect, it } from 'vitest';
+import { severityText } from '../../../src/mapping/severity-levels.js';
+import { CDP_CASES, TYPE_CASES, type MappingCase } from './cases.js';
+import { CTX, TS, mapCase } from './helpers.js';
+
+function check(k: MappingCase): void {
+  const record = mapCase(k);
+  expect(record.eventName).toBe(`browser.${k.type}`);
+  expect(record.severityNumber).toBe(k.severity);
+  expect(record.severityText).toBe(severityText(k.severity));
+  expect(record.tsMicros).toBe(TS);
+  expect(record.observedMicros).toBe(TS + 5);
+  expect(record.attributes).toMatchObject({
+    'browser.session.id': CTX.sessionId,
+    'browser.telemetry.seq': 1,
+    'browser.event.type': k.type,
+    'browser.event.category': k.category,
+    'browser.event.source.kind': 'cdp',
+    'browser.event.source.event': 'Some.event',
+    'log.record.uid': 's-1:1',
+    'browser.pool.id': 'pool-1',
+    ...k.attributes,
+  });
+  expect(record.attributes['browser.event.truncated']).toBeUndefined();
+  if (k.body !== undefined) expect(record.body).toEqual(k.body);
+  if (k.data === undefined) expect(record.body).toBeUndefined();
+}
+
+describe('event types (docs/mapping.md "Event types")', () => {
+  for (const k of TYPE_CASES) it(`${k.row}: ${k.name}`, () => check(k));
+});
+
+describe('cdp_command methods (docs/mapping.md "cdp_command methods")', () => {
+  for (const k of CDP_CASES) it(k.name, () => check(k));
+});

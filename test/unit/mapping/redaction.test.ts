@@ -1,0 +1,160 @@
+// Redaction (issue 3, item 5): header values, URL user-info and signature-like parameters, dropped
+// members; secrets must be absent from the record's JSON (the form the spool and logs see).
+import { describe, expect, it } from 'vitest';
+import { createMapper, type MappingStats } from '../../../src/mapping/mapper.js';
+import { compileNameMatcher } from '../../../src/mapping/name-matcher.js';
+import { defaultMappingOptions, parseMappingOptions, type MappingOptions } from '../../../src/mapping/options.js';
+import { addUrlAttributes, createUrlRedactor } from '../../../src/mapping/redact-url.js';
+import { CTX, envelopeOf } from './helpers.js';
+
+const redactor = createUrlRedactor(compileNameMatcher(defaultMappingOptions.redaction.queryParams), true);
+
+describe('URL redaction', () => {
+  it.each([
+    ['https://shop.example/a?b=1', 'https://shop.example/a?b=1'],
+    ['https://shop.example/', 'https://shop.example/'],
+    ['https://user@shop.example/', 'https://REDACTED@shop.example/'],
+    ['https://user:pw@shop.example:8443/p', 'https://REDACTED:REDACTED@shop.example:8443/p'],
+    ['https://u:p@w@shop.example/', 'https://REDACTED:REDACTED@shop.example/'],
+    ['//user:pw@cdn.example/x', '//REDACTED:REDACTED@cdn.example/x'],
+    ['https://shop.example/@home?x=1', 'https://shop.example/@home?x=1'],
+    ['https://shop.example/?q=a@b', 'https://shop.example/?q=a@b'],
+    ['https://b.s3.example/k?X-Amz-Algorithm=AWS4&X-Amz-Credential=AK%2F1&X-Amz-Signature=ff&X-Amz-Security-Token=tt', 'https://b.s3.example/k?X-Amz-Algorithm=AWS4&X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&X-Amz-Security-Token=REDACTED'],
+    ['https://a.blob.example/c?sv=2020&sig=abc%2B&se=2030', 'https://a.blob.example/c?sv=2020&sig=REDACTED&se=2030'],
+    ['wss://proxy.example/devtools?jwt=eyJ.x.y', 'wss://proxy.example/devtools?jwt=REDACTED'],
+    ['https://app.example/cb#access_token=t&state=s', 'https://app.example/cb#access_token=REDACTED&state=s'],
+    ['https://app.example/cb?code=c1&state=s#frag', 'https://app.example/cb?code=REDACTED&state=s#frag'],
+    ['https://maps.example/api?KEY=AIza&callback=f', 'https://maps.example/api?KEY=REDACTED&callback=f'],
+    ['https://x.example/?%74oken=zz', 'https://x.example/?%74oken=REDACTED'],
+    ['https://x.example/?token=&a', 'https://x.example/?token=&a'],
+    ['https://x.example/?keyboard=1&monkey=2', 'https://x.example/?keyboard=1&monkey=2'],
+    ['/relative/path?api_key=1', '/relative/path?api_key=REDACTED'],
+    ['data:text/plain,token=abc', 'data:text/plain,token=abc'],
+    ['not a url', 'not a url'],
+    ['', ''],
+  ])('%s', (input, output) => expect(redactor.redact(input)).toBe(output));
+
+  it('returns the very same string when nothing changes (no copy on the hot path)', () => {
+    const url = 'https://shop.example/a?page=2#top';
+    expect(redactor.redact(url)).toBe(url);
+  });
+
+  it('user-info masking can be switched off', () => {
+    const r = createUrlRedactor(compileNameMatcher([]), false);
+    expect(r.redact('https://u:p@h.example/?sig=1')).toBe('https://u:p@h.example/?sig=1');
+  });
+});
+
+describe('URL attributes', () => {
+  it.each([
+    ['https://Shop.Example:8443/a?b', { 'url.full': 'https://Shop.Example:8443/a?b', 'url.scheme': 'https', 'server.address': 'Shop.Example', 'server.port': 8443 }],
+    ['HTTP://[::1]:80/', { 'url.scheme': 'http', 'server.address': '::1', 'server.port': 80 }],
+    ['https://REDACTED:REDACTED@h.example/', { 'server.address': 'h.example' }],
+    ['about:blank', { 'url.full': 'about:blank', 'url.scheme': 'about' }],
+    ['/relative', { 'url.full': '/relative' }],
+  ])('%s', (url, expected) => {
+    const attrs = {};
+    addUrlAttributes(attrs, url);
+    expect(attrs).toMatchObject(expected);
+  });
+  it('data: URLs promote only the scheme', () => {
+    const attrs = {};
+    addUrlAttributes(attrs, `data:image/png;base64,${'A'.repeat(100)}`);
+    expect(attrs).toEqual({ 'url.scheme': 'data' });
+  });
+});
+
+function mapOne(options: MappingOptions, type: string, data: Record<string, unknown>, stats?: MappingStats) {
+  const record = createMapper(options, stats === undefined ? {} : { stats }).map(envelopeOf(type, 'network', data), CTX, 1);
+  if (record === null) throw new Error('filtered');
+  return record;
+}
+
+const SECRETS = ['Bearer-SECRET-1', 'sid=SECRET-2', 'SECRET-3', 'SECRET-4', 'SECRET-5', 'SECRET-6', 'SECRET-7', 'SECRET-8'];
+
+describe('headers and bodies', () => {
+  const request = {
+    url: 'https://alice:SECRET-6@api.example/v1?X-Goog-Signature=SECRET-7&page=1',
+    method: 'POST',
+    headers: {
+      Authorization: SECRETS[0],
+      Cookie: SECRETS[1],
+      'X-API-Key': SECRETS[2],
+      'x-amz-security-token': SECRETS[3],
+      'Proxy-Authorization': [SECRETS[4]],
+      Referer: 'https://shop.example/?session_token=SECRET-8',
+      Accept: 'application/json',
+    },
+    post_data: 'user=alice&password=hunter2',
+    document_url: 'https://shop.example/',
+  };
+
+  it('masks every sensitive header and URL secret by default; none reaches the record JSON', () => {
+    const record = mapOne(defaultMappingOptions, 'network_request', request);
+    const text = JSON.stringify(record);
+    for (const s of SECRETS) expect(text).not.toContain(s);
+    expect(record.body).toMatchObject({
+      headers: {
+        Authorization: 'REDACTED',
+        Cookie: 'REDACTED',
+        'X-API-Key': 'REDACTED',
+        'x-amz-security-token': 'REDACTED',
+        'Proxy-Authorization': 'REDACTED',
+        Referer: 'https://shop.example/?session_token=REDACTED',
+        Accept: 'application/json',
+      },
+      url: 'https://REDACTED:REDACTED@api.example/v1?X-Goog-Signature=REDACTED&page=1',
+      post_data: 'user=alice&password=hunter2',
+    });
+    expect(record.attributes['url.full']).toBe('https://REDACTED:REDACTED@api.example/v1?X-Goog-Signature=REDACTED&page=1');
+  });
+
+  it('masks set-cookie in responses and nested headers of unknown types', () => {
+    const r1 = mapOne(defaultMappingOptions, 'network_response', { status: 200, headers: { 'Set-Cookie': 'a=SECRET-2' } });
+    expect(JSON.stringify(r1)).not.toContain('SECRET');
+    const r2 = mapOne(defaultMappingOptions, 'proxy_error', { upstream: { headers: { authorization: 'SECRET-1' }, target_url: 'https://u:SECRET-3@x.example/' } });
+    expect(JSON.stringify(r2)).not.toContain('SECRET');
+  });
+
+  it('drops post_data, response body and api_call.code when switched on', () => {
+    const options = parseMappingOptions({ redaction: { drop_post_data: true, drop_response_body: true, drop_api_call_code: true } }, 'mapping');
+    expect(mapOne(options, 'network_request', request).body).toMatchObject({ post_data: 'REDACTED' });
+    expect(mapOne(options, 'network_response', { status: 200, body: '{"ssn":"123"}' }).body).toMatchObject({ body: 'REDACTED' });
+    expect(mapOne(options, 'api_call', { status: 200, code: 'const pw = "x"' }).body).toMatchObject({ code: 'REDACTED' });
+    // Only on their own types: a `body` of another type is data, not a response body.
+    expect(mapOne(options, 'proxy_error', { body: 'kept' }).body).toEqual({ body: 'kept' });
+  });
+
+  it('configurable lists: additional headers and parameters, or replaced lists', () => {
+    const options = parseMappingOptions({ redaction: { additional_headers: ['x-tenant'], additional_query_params: ['tenant'] } }, 'mapping');
+    const r = mapOne(options, 'network_request', { url: 'https://h.example/?tenant=t1&sig=s', headers: { 'X-Tenant': 't1', authorization: 'a' } });
+    expect(r.body).toMatchObject({ url: 'https://h.example/?tenant=REDACTED&sig=REDACTED', headers: { 'X-Tenant': 'REDACTED', authorization: 'REDACTED' } });
+    const replaced = parseMappingOptions({ redaction: { headers: ['x-only'] } }, 'mapping');
+    expect(mapOne(replaced, 'network_request', { headers: { authorization: 'a' } }).body).toEqual({ headers: { authorization: 'a' } });
+  });
+
+  it('redaction off passes everything through', () => {
+    const options = parseMappingOptions({ redaction: { enabled: false, drop_post_data: true } }, 'mapping');
+    const r = mapOne(options, 'network_request', request);
+    expect(r.body).toEqual(request);
+  });
+
+  it('counts redactions by kind, once per event, never with values', () => {
+    const calls: unknown[][] = [];
+    const stats: MappingStats = { filtered: () => {}, oversized: () => {}, redacted: (...args) => calls.push(args) };
+    const options = parseMappingOptions({ redaction: { drop_post_data: true } }, 'mapping');
+    mapOne(options, 'network_request', request, stats);
+    expect(calls).toEqual([
+      ['network_request', 'header'],
+      ['network_request', 'url'],
+      ['network_request', 'post_data'],
+    ]);
+  });
+
+  it('never modifies the envelope it maps', () => {
+    const env = envelopeOf('network_request', 'network', structuredClone(request));
+    const before = JSON.stringify(env);
+    createMapper(defaultMappingOptions).map(env, CTX, 1);
+    expect(JSON.stringify(env)).toBe(before);
+  });
+});

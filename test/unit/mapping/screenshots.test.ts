@@ -1,0 +1,78 @@
+// monitor_screenshot policies (docs/mapping.md "Screenshots"), with a real directory.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMapper, type MappingStats } from '../../../src/mapping/mapper.js';
+import { defaultMappingOptions, type MappingOptions } from '../../../src/mapping/options.js';
+import { createDirectorySink, safeSegment } from '../../../src/mapping/screenshots.js';
+import { CTX, envelopeOf } from './helpers.js';
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+const dir = mkdtempSync(join(tmpdir(), 'bridge-shots-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const withPolicy = (screenshots: MappingOptions['screenshots'], max = 65536): MappingOptions => ({ ...defaultMappingOptions, screenshots, maxRecordBytes: max });
+const shot = (png: string, seq = 5) => envelopeOf('monitor_screenshot', 'screenshot', { png }, seq);
+
+describe('screenshots', () => {
+  it('inline keeps the PNG', () => {
+    const r = createMapper(withPolicy({ policy: 'inline' })).map(shot(PNG.toString('base64')), CTX, 1)!;
+    expect(r.body).toEqual({ png: PNG.toString('base64') });
+    expect(r.attributes).toMatchObject({ 'browser.screenshot.disposition': 'inline', 'browser.screenshot.bytes': PNG.length });
+  });
+
+  it('inline drops a PNG too large for the record whole, and counts it', () => {
+    const oversized: string[] = [];
+    const stats: MappingStats = { filtered: () => {}, oversized: (_t, a) => oversized.push(a) };
+    const big = Buffer.alloc(100_000, 7).toString('base64');
+    const r = createMapper(withPolicy({ policy: 'inline' }), { stats }).map(shot(big), CTX, 1)!;
+    expect(r.body).toEqual({});
+    expect(r.attributes).toMatchObject({ 'browser.screenshot.disposition': 'oversized', 'browser.screenshot.bytes': 100_000 });
+    expect(oversized).toEqual(['screenshot_dropped']);
+    expect(r.attributes['browser.record.truncated']).toBeUndefined();
+  });
+
+  it('drop removes the PNG and keeps the event', () => {
+    const r = createMapper(withPolicy({ policy: 'drop' })).map(shot(PNG.toString('base64')), CTX, 1)!;
+    expect(r.body).toEqual({});
+    expect(r.attributes).toMatchObject({ 'browser.screenshot.disposition': 'dropped', 'browser.screenshot.bytes': PNG.length });
+  });
+
+  it('directory writes <session>/<seq>.png and references it', () => {
+    const written: number[] = [];
+    const stats: MappingStats = { filtered: () => {}, oversized: () => {}, screenshotWritten: (n) => written.push(n) };
+    const mapper = createMapper(withPolicy({ policy: 'directory', directory: dir }), { stats });
+    const r = mapper.map(shot(PNG.toString('base64'), 12), CTX, 1)!;
+    const path = join(dir, 's-1', '12.png');
+    expect(r.attributes).toMatchObject({ 'browser.screenshot.disposition': 'file', 'browser.screenshot.path': path });
+    expect(readFileSync(path)).toEqual(PNG);
+    expect(r.body).toEqual({});
+    expect(written).toEqual([PNG.length]);
+    const r2 = mapper.map(shot(PNG.toString('base64'), 12), { ...CTX, epoch: 2 }, 1)!;
+    expect(r2.attributes['browser.screenshot.path']).toBe(join(dir, 's-1', 'e2-12.png'));
+  });
+
+  it('session ids cannot escape the directory', () => {
+    expect(safeSegment('../../etc')).toBe('%2e%2e%2f%2e%2e%2fetc');
+    const path = createDirectorySink(dir).write('../x', 0, 1, PNG);
+    expect(path.startsWith(dir)).toBe(true);
+  });
+
+  it('a failed write still exports the event, counted', () => {
+    const blocker = join(dir, 'file-not-dir');
+    writeFileSync(blocker, 'x');
+    let failed = 0;
+    const stats: MappingStats = { filtered: () => {}, oversized: () => {}, screenshotFailed: () => failed++ };
+    const r = createMapper(withPolicy({ policy: 'directory', directory: blocker }), { stats }).map(shot(PNG.toString('base64')), CTX, 1)!;
+    expect(r.attributes['browser.screenshot.disposition']).toBe('write_failed');
+    expect(r.attributes['browser.screenshot.path']).toBeUndefined();
+    expect(r.body).toEqual({});
+    expect(failed).toBe(1);
+  });
+
+  it('a non-string png is left alone', () => {
+    const r = createMapper(withPolicy({ policy: 'drop' })).map(envelopeOf('monitor_screenshot', 'screenshot', { png: 5 }), CTX, 1)!;
+    expect(r.body).toEqual({ png: 5 });
+  });
+});
