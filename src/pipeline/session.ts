@@ -54,6 +54,8 @@ export interface SessionStatus {
 
 export class SessionPipeline {
   readonly id: string;
+  readonly spec: SessionSpec;
+  readonly source: SessionSource;
   private readonly seq: Sequencer;
   private readonly ctx: SessionContext;
   private readonly subscriber: Subscriber;
@@ -64,6 +66,8 @@ export class SessionPipeline {
 
   constructor(row: SessionRow, private readonly deps: SessionDeps) {
     const spec = row.spec;
+    this.spec = spec;
+    this.source = row.source;
     this.id = spec.id;
     this.startPos = spec.start ?? deps.defaultStart;
     const initial = row.checkpoint > 0 ? row.checkpoint : typeof this.startPos === 'number' ? this.startPos : 0;

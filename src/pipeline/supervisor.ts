@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { Mapper } from '../mapping/mapper.js';
+import type { AttributeValue } from '../mapping/log-record.js';
 import type { BridgeMetrics } from '../server/metrics.js';
 import { SpoolWriter } from '../store/spool-writer.js';
 import type { SessionRow, SessionSource, SpooledRecord, Store } from '../store/store.js';
@@ -118,6 +119,19 @@ export class Supervisor {
       this.finished.set(id, { ...p.status(), state: 'ended' });
     }
     this.checkAllEnded();
+  }
+
+  /** Adds attributes (e.g. pool enrichment) to every later record of a followed session. */
+  setSessionAttributes(id: string, attrs: Record<string, AttributeValue>): boolean {
+    const p = this.active.get(id);
+    if (!p) return false;
+    p.setAttributes(attrs);
+    return true;
+  }
+
+  /** Specs of the followed sessions, with where each came from (for reload and pool lookup). */
+  followed(): Array<{ spec: SessionSpec; source: SessionSource }> {
+    return [...this.active.values()].map((p) => ({ spec: p.spec, source: p.source }));
   }
 
   status(): SessionStatus[] {
