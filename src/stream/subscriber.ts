@@ -17,8 +17,9 @@
 // counter resets once a connection delivered frames, so a healthy stream that is cut reconnects fast.
 // While the handler applies back-pressure (the spool is full) reading pauses and the idle watchdog
 // is off: silence we caused is not a dead connection.
+import type { Dispatcher } from 'undici';
 import type { BackoffConfig } from '../config/schema.js';
-import type { StreamPosition, UpstreamClient } from '../upstream/client.js';
+import { discard, type StreamPosition, type UpstreamClient } from '../upstream/client.js';
 import { describeApiError } from '../upstream/api-error.js';
 import { backoffDelay } from './backoff.js';
 import { createFrameDecoder, type Frame } from './frame-decoder.js';
@@ -148,7 +149,7 @@ export class Subscriber {
     this.wake = undefined;
   }
 
-  private async read(body: AsyncIterable<Buffer> & { destroy(): void }, ac: AbortController): Promise<{ reason: ReconnectReason; detail?: string }> {
+  private async read(body: Dispatcher.ResponseData['body'], ac: AbortController): Promise<{ reason: ReconnectReason; detail?: string }> {
     let why: ReconnectReason | undefined;
     const decoder = createFrameDecoder(() => {
       why = 'frame_too_large';
@@ -184,7 +185,7 @@ export class Subscriber {
       return { reason: 'network', detail: networkMessage(err) };
     } finally {
       clearTimeout(watchdog);
-      body.destroy();
+      discard(body);
     }
   }
 }

@@ -67,7 +67,7 @@ export class UpstreamClient {
     }
     const ct = String(res.headers['content-type'] ?? '');
     if (!/^text\/event-stream\b/i.test(ct)) {
-      res.body.destroy();
+      discard(res.body);
       return { kind: 'bad-content-type', status: res.statusCode, contentType: ct || '(none)' };
     }
     return { kind: 'stream', body: res.body };
@@ -98,4 +98,13 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await this.dispatcher.destroy();
   }
+}
+
+/**
+ * Drops a response body we will not read. Destroying an undici body emits an AbortError; without a
+ * listener that error would be uncaught and take the whole process (every session) down.
+ */
+export function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
 }
