@@ -31,6 +31,8 @@ export interface DeliveryOptions {
   log: Logger;
   /** Called for every acknowledged record (per-session delivered seq) and after each ack. */
   onDelivered(records: readonly SpooledRecord[]): void;
+  /** Called after a batch is finished (delivered or rejected) and no longer counted in flight. */
+  onSettled?(): void;
 }
 
 type Outcome = { ok: true } | { ok: false; status?: number; message: string };
@@ -109,6 +111,8 @@ export class Delivery {
       } finally {
         this.inFlight--;
       }
+      // Only now is `idle` able to turn true: waiters for "everything delivered" look here.
+      this.o.onSettled?.();
     }
   }
 

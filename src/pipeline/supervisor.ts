@@ -53,6 +53,10 @@ export class Supervisor {
   onDelivered(rows: readonly SpooledRecord[]): void {
     for (const r of rows) this.active.get(r.sessionId)?.delivered(r.seq);
     this.d.writer.recheck();
+  }
+
+  /** A delivery batch finished: the spool may just have become empty. */
+  onDeliverySettled(): void {
     this.checkAllEnded();
   }
 

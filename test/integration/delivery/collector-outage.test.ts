@@ -1,0 +1,84 @@
+// The collector answers 503, then refuses connections, then recovers: nothing is lost, and while
+// the spool is full the bridge stops reading instead of growing memory (DESIGN.md "Delivery
+// semantics" 1 and 5).
+import { afterEach, describe, expect, it } from 'vitest';
+import { FAST, exited, harness, sleep, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+
+let h: Harness;
+afterEach(async () => h?.close());
+
+describe('collector outage', () => {
+  it('503, then connection refused, then recovery: everything arrives', async () => {
+    h = await harness({ bufferSize: 100_000 });
+    const ids = ['o1', 'o2'];
+    for (const id of ids) h.sim.createSession(id).emit(200);
+    h.receiver.behaviour.status = 503;
+    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: ids.join(',') });
+    await until(() => bridge.delivery.exportFailing, 'exports to fail');
+    expect(h.receiver.records).toHaveLength(0);
+    await h.receiver.stop();
+    for (const id of ids) h.sim.session(id)!.emit(200);
+    await sleep(500);
+    expect(bridge.store.spoolStats().records).toBeGreaterThan(0);
+    delete h.receiver.behaviour.status;
+    await h.receiver.start();
+    await until(() => h.receiver.records.length >= 800, '800 records', 30_000);
+    for (const id of ids) h.sim.session(id)!.end();
+    await bridge.supervisor.untilAllEnded();
+    for (const t of h.tally(ids)) expect(t).toMatchObject({ unique: 400, missing: 0, gapRecords: 0 });
+    expect(bridge.delivery.exportFailing).toBe(false);
+  }, 60_000);
+
+  it('kill -9 while the collector is down: the spool keeps everything for the next start', async () => {
+    h = await harness({ bufferSize: 100_000 });
+    const s = h.sim.createSession('kd');
+    s.emit(500);
+    h.receiver.behaviour.status = 503;
+    const env = h.env({ BRIDGE_SESSIONS: 'kd' });
+    const first = spawnDaemon(env);
+    await until(() => h.receiver.requests.length >= 3, 'export attempts against the failing collector', 30_000);
+    await h.receiver.stop();
+    await sleep(300);
+    first.kill('SIGKILL');
+    await exited(first);
+    delete h.receiver.behaviour.status;
+    await h.receiver.start();
+    s.end();
+    const second = spawnDaemon(env, ['run', '--until-ended']);
+    expect(await exited(second), second.output()).toBe(0);
+    expect(h.tally(['kd'])[0]).toMatchObject({ unique: 500, missing: 0, gapRecords: 0 });
+  }, 60_000);
+
+  it('a full spool pauses reading (back-pressure) and resumes without loss', async () => {
+    h = await harness({ bufferSize: 100_000 });
+    const s = h.sim.createSession('bp');
+    // ~1 KiB per record with a 1 MiB spool: the spool fills after roughly a thousand records.
+    const bridge = h.startBridge({ ...FAST, spool: { maxBytes: '1MiB', commitInterval: '10ms', commitMaxRecords: 100 } }, { BRIDGE_SESSIONS: 'bp' });
+    await h.receiver.stop();
+    s.emit(4000);
+    await until(() => bridge.writer.full, 'the spool to fill', 20_000);
+    await sleep(300);
+    const read = bridge.supervisor.status()[0]!.received;
+    expect(read).toBeLessThan(4000);
+    expect(bridge.store.spoolStats().bytes).toBeLessThan(1024 * 1024 + 400 * 1024);
+    await h.receiver.start();
+    await until(() => h.receiver.records.length >= 4000, 'all 4000 records', 40_000);
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    expect(h.tally(['bp'])[0]).toMatchObject({ unique: 4000, missing: 0, gapRecords: 0 });
+  }, 90_000);
+
+  it('counts records rejected in a partial-success answer and deletes them from the spool', async () => {
+    h = await harness();
+    const s = h.sim.createSession('ps');
+    s.emit(100);
+    h.receiver.behaviour.rejectRecords = (r) => Number(r.attributes['browser.telemetry.seq']) % 10 === 0;
+    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'ps' });
+    await until(() => h.receiver.records.length >= 90, '90 accepted records');
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    const metrics = await bridge.metrics.registry.getSingleMetricAsString('bridge_events_rejected_total');
+    expect(metrics).toMatch(/bridge_events_rejected_total\{reason="partial_success"\} 10/);
+    expect(bridge.store.spoolStats().records).toBe(0);
+  });
+});
