@@ -14,7 +14,7 @@ import { defaultMappingOptions, parseMappingOptions } from '../mapping/options.j
 
 export type Env = Record<string, string | undefined>;
 
-const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'spool', 'listen', 'controlToken', 'exporter', 'service', 'shutdown', 'mapping'] as const;
+const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping'] as const;
 const PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
@@ -45,20 +45,20 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
 export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConfig {
   onlyKeys(raw, TOP_KEYS, '');
   const up = section(raw, 'upstream', 'upstream');
-  onlyKeys(up, ['url', 'apiKey', 'apiKeyFile', 'idleTimeout', 'connectTimeout', 'backoff', 'poolRefresh'], 'upstream');
+  onlyKeys(up, ['url', 'api_key', 'api_key_file', 'idle_timeout', 'connect_timeout', 'backoff', 'pool_refresh'], 'upstream');
   const upBackoff = section(up, 'backoff', 'upstream.backoff');
   onlyKeys(upBackoff, ['initial', 'max', 'auth'], 'upstream.backoff');
 
   const url = optUrl(env.BROWSER_API_URL, 'BROWSER_API_URL') ?? optUrl(up.url, 'upstream.url');
   if (!url) throw new ConfigError('upstream.url', 'is required (or set BROWSER_API_URL)');
-  const apiKey = optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.apiKey, 'upstream.apiKey');
-  const apiKeyFile = optString(env.BROWSER_API_KEY_FILE, 'BROWSER_API_KEY_FILE') ?? optString(up.apiKeyFile, 'upstream.apiKeyFile');
-  if (!apiKey && !apiKeyFile) throw new ConfigError('upstream.apiKey', 'an API key is required: set BROWSER_API_KEY or BROWSER_API_KEY_FILE');
+  const apiKey = optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.api_key, 'upstream.api_key');
+  const apiKeyFile = optString(env.BROWSER_API_KEY_FILE, 'BROWSER_API_KEY_FILE') ?? optString(up.api_key_file, 'upstream.api_key_file');
+  if (!apiKey && !apiKeyFile) throw new ConfigError('upstream.api_key', 'an API key is required: set BROWSER_API_KEY or BROWSER_API_KEY_FILE');
   if (apiKeyFile && !apiKey) {
     try {
       readFileSync(apiKeyFile, 'utf8');
     } catch (err) {
-      const key = env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.apiKeyFile';
+      const key = env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file';
       throw new ConfigError(key, `cannot read ${apiKeyFile}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
   }
@@ -76,7 +76,7 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
   const stateDir = optString(env.BRIDGE_STATE_DIR, 'BRIDGE_STATE_DIR') ?? optString(state.dir, 'state.dir') ?? './state';
 
   const spool = section(raw, 'spool', 'spool');
-  onlyKeys(spool, ['maxBytes', 'commitMaxRecords', 'commitInterval'], 'spool');
+  onlyKeys(spool, ['max_bytes', 'commit_max_records', 'commit_interval'], 'spool');
 
   const listenText = env.BRIDGE_LISTEN ?? (raw.listen === undefined ? '127.0.0.1:9464' : raw.listen);
   const listen = parseListen(listenText, env.BRIDGE_LISTEN !== undefined ? 'BRIDGE_LISTEN' : 'listen');
@@ -84,9 +84,9 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
   const exporter = buildExporter(section(raw, 'exporter', 'exporter'), env);
 
   const svc = section(raw, 'service', 'service');
-  onlyKeys(svc, ['name', 'resourceAttributes'], 'service');
+  onlyKeys(svc, ['name', 'resource_attributes'], 'service');
   const resourceAttributes = {
-    ...optStringMap(svc.resourceAttributes, 'service.resourceAttributes'),
+    ...optStringMap(svc.resource_attributes, 'service.resource_attributes'),
     ...(env.OTEL_RESOURCE_ATTRIBUTES ? parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES') : {}),
   };
   const serviceName = optString(env.OTEL_SERVICE_NAME, 'OTEL_SERVICE_NAME') ?? optString(svc.name, 'service.name')
@@ -99,25 +99,25 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     configPath,
     upstream: {
       url, apiKey, apiKeyFile,
-      idleTimeoutMs: optDurationMs(up.idleTimeout, 'upstream.idleTimeout', 100) ?? 45_000,
-      connectTimeoutMs: optDurationMs(up.connectTimeout, 'upstream.connectTimeout', 100) ?? 10_000,
+      idleTimeoutMs: optDurationMs(up.idle_timeout, 'upstream.idle_timeout', 100) ?? 45_000,
+      connectTimeoutMs: optDurationMs(up.connect_timeout, 'upstream.connect_timeout', 100) ?? 10_000,
       backoff: {
         initialMs: optDurationMs(upBackoff.initial, 'upstream.backoff.initial', 1) ?? 500,
         maxMs: optDurationMs(upBackoff.max, 'upstream.backoff.max', 1) ?? 30_000,
         authMs: optDurationMs(upBackoff.auth, 'upstream.backoff.auth', 1) ?? 300_000,
       },
-      poolRefreshMs: optDurationMs(up.poolRefresh, 'upstream.poolRefresh', 1000) ?? 300_000,
+      poolRefreshMs: optDurationMs(up.pool_refresh, 'upstream.pool_refresh', 1000) ?? 300_000,
     },
     sessions,
     start,
     stateDir,
     spool: {
-      maxBytes: optBytes(spool.maxBytes, 'spool.maxBytes', 1024 * 1024) ?? 256 * 1024 * 1024,
-      commitMaxRecords: optInt(spool.commitMaxRecords, 'spool.commitMaxRecords', 1, 100_000) ?? 2000,
-      commitIntervalMs: optDurationMs(spool.commitInterval, 'spool.commitInterval', 1) ?? 50,
+      maxBytes: optBytes(spool.max_bytes, 'spool.max_bytes', 1024 * 1024) ?? 256 * 1024 * 1024,
+      commitMaxRecords: optInt(spool.commit_max_records, 'spool.commit_max_records', 1, 100_000) ?? 2000,
+      commitIntervalMs: optDurationMs(spool.commit_interval, 'spool.commit_interval', 1) ?? 50,
     },
     listen,
-    controlToken: optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.controlToken, 'controlToken'),
+    controlToken: optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.control_token, 'control_token'),
     exporter,
     resource: { serviceName, attributes: resourceAttributes },
     shutdownGraceMs: optDurationMs(shutdown.grace, 'shutdown.grace', 0) ?? 10_000,
@@ -136,7 +136,7 @@ function parseListen(v: unknown, key: string): { host: string; port: number } | 
 }
 
 function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
-  onlyKeys(ex, ['endpoint', 'protocol', 'headers', 'compression', 'timeout', 'batchMaxRecords', 'concurrency', 'backoff'], 'exporter');
+  onlyKeys(ex, ['endpoint', 'protocol', 'headers', 'compression', 'timeout', 'batch_max_records', 'concurrency', 'backoff'], 'exporter');
   const backoff = section(ex, 'backoff', 'exporter.backoff');
   onlyKeys(backoff, ['initial', 'max'], 'exporter.backoff');
   // Signal-specific variables win over the generic ones (OpenTelemetry exporter specification);
@@ -166,7 +166,7 @@ function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
     ?? optDurationMs(ex.timeout, 'exporter.timeout', 1) ?? 10_000;
   return {
     url, protocol: protocol as OtlpProtocol, headers, compression, timeoutMs,
-    batchMaxRecords: optInt(ex.batchMaxRecords, 'exporter.batchMaxRecords', 1, 50_000) ?? 1000,
+    batchMaxRecords: optInt(ex.batch_max_records, 'exporter.batch_max_records', 1, 50_000) ?? 1000,
     concurrency: optInt(ex.concurrency, 'exporter.concurrency', 1, 64) ?? 4,
     backoff: {
       initialMs: optDurationMs(backoff.initial, 'exporter.backoff.initial', 1) ?? 250,

@@ -28,9 +28,9 @@ export interface Harness {
 
 /** Fast timings for tests: quick commits and retries, small batches so several requests are in flight. */
 export const FAST: Record<string, unknown> = {
-  spool: { commitInterval: '10ms' },
-  upstream: { idleTimeout: '3s', backoff: { initial: '20ms', max: '200ms', auth: '300ms' } },
-  exporter: { timeout: '2s', batchMaxRecords: 200, concurrency: 3, backoff: { initial: '20ms', max: '300ms' } },
+  spool: { commit_interval: '10ms' },
+  upstream: { idle_timeout: '3s', backoff: { initial: '20ms', max: '200ms', auth: '300ms' } },
+  exporter: { timeout: '2s', batch_max_records: 200, concurrency: 3, backoff: { initial: '20ms', max: '300ms' } },
   shutdown: { grace: '5s' },
 };
 

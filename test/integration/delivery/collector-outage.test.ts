@@ -53,7 +53,7 @@ describe('collector outage', () => {
     h = await harness({ bufferSize: 100_000 });
     const s = h.sim.createSession('bp');
     // ~1 KiB per record with a 1 MiB spool: the spool fills after roughly a thousand records.
-    const bridge = h.startBridge({ ...FAST, spool: { maxBytes: '1MiB', commitInterval: '10ms', commitMaxRecords: 100 } }, { BRIDGE_SESSIONS: 'bp' });
+    const bridge = h.startBridge({ ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } }, { BRIDGE_SESSIONS: 'bp' });
     await h.receiver.stop();
     s.emit(4000);
     await until(() => bridge.writer.full, 'the spool to fill', 20_000);

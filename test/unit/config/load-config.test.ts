@@ -25,7 +25,7 @@ describe('configuration', () => {
 
   it('environment overrides the file', () => {
     const c = buildConfig(
-      { upstream: { url: 'http://file.test', apiKey: 'filekey' }, start: 'latest', exporter: { endpoint: 'http://file-collector:4318', protocol: 'http/json' }, sessions: ['a', { id: 'b', pool: 'p1', attributes: { team: 'x' } }] },
+      { upstream: { url: 'http://file.test', api_key: 'filekey' }, start: 'latest', exporter: { endpoint: 'http://file-collector:4318', protocol: 'http/json' }, sessions: ['a', { id: 'b', pool: 'p1', attributes: { team: 'x' } }] },
       {
         BROWSER_API_URL: 'http://env.test/', BRIDGE_START: 'oldest', BRIDGE_SESSIONS: 'b, c', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env-collector:4318/',
         OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=acme,authorization=Bearer%20secret', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
@@ -51,7 +51,7 @@ describe('configuration', () => {
   });
 
   it('sizes and durations accept units', () => {
-    const c = buildConfig({ spool: { maxBytes: '64MiB', commitInterval: '20ms' }, upstream: { idleTimeout: '30s' }, shutdown: { grace: '1m' } }, base);
+    const c = buildConfig({ spool: { max_bytes: '64MiB', commit_interval: '20ms' }, upstream: { idle_timeout: '30s' }, shutdown: { grace: '1m' } }, base);
     expect(c.spool.maxBytes).toBe(64 * 1024 * 1024);
     expect(c.spool.commitIntervalMs).toBe(20);
     expect(c.upstream.idleTimeoutMs).toBe(30_000);
@@ -60,7 +60,7 @@ describe('configuration', () => {
 
   it.each<[string, Record<string, unknown>, Record<string, string>]>([
     ['upstream.url', {}, { BROWSER_API_KEY: 'k' }],
-    ['upstream.apiKey', {}, { BROWSER_API_URL: 'http://x' }],
+    ['upstream.api_key', {}, { BROWSER_API_URL: 'http://x' }],
     ['BROWSER_API_URL', {}, { BROWSER_API_URL: 'ftp://x', BROWSER_API_KEY: 'k' }],
     ['BROWSER_API_KEY_FILE', {}, { BROWSER_API_URL: 'http://x', BROWSER_API_KEY_FILE: '/nonexistent/key' }],
     ['BRIDGE_START', {}, { ...base, BRIDGE_START: 'newest' }],
@@ -69,7 +69,7 @@ describe('configuration', () => {
     ['BRIDGE_LISTEN', {}, { ...base, BRIDGE_LISTEN: 'localhost' }],
     ['BRIDGE_SESSIONS', {}, { ...base, BRIDGE_SESSIONS: 'ok,bad id' }],
     ['exporter.concurrency', { exporter: { concurrency: 0 } }, base],
-    ['spool.maxBytes', { spool: { maxBytes: 'lots' } }, base],
+    ['spool.max_bytes', { spool: { max_bytes: 'lots' } }, base],
     ['sessions[1].id', { sessions: ['a', 'a'] }, base],
     ['sessions[0].start', { sessions: [{ id: 'a', start: 'yesterday' }] }, base],
     ['exporterr', { exporterr: {} }, base],
