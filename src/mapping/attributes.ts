@@ -62,19 +62,6 @@ export const ATTR = {
   screenshotDisposition: 'browser.screenshot.disposition',
 } as const;
 
-/**
- * Promoted attributes that are measurements (milliseconds, scores, square pixels): the exporter
- * should always encode them as doubleValue, because JSON cannot tell 1020 from 1020.0 and a backend
- * sees one attribute change type between records otherwise.
- */
-export const DOUBLE_ATTRIBUTES: ReadonlySet<string> = new Set([
-  ATTR.layoutShiftValue,
-  ATTR.lcpValue,
-  ATTR.lcpRenderTime,
-  ATTR.lcpLoadTime,
-  ATTR.lcpSize,
-]);
-
 /** Sets an own property even for the key `__proto__` (JSON.parse creates such keys; `=` would not). */
 export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
   if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
