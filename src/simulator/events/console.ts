@@ -1,0 +1,81 @@
+// console_log and console_error (spec: Events → Event types; BrowserCallStack).
+import type { GenResult, GenState } from './context.js';
+import { LONG_TEXT, UNICODE_TEXTS, cdpSource, pageContext, pageOrigin } from './context.js';
+
+const LEVELS = ['log', 'info', 'warning', 'debug', 'dir', 'table', 'trace', 'assert', 'count', 'timeEnd'];
+const FUNCTIONS = ['handleClick', 'render', 'fetchData', '', 'onMessage', 'Module.load', 'anonymous'];
+const SCRIPTS = ['/static/js/main.8f3a1c.js', '/assets/vendor.js', '/app.bundle.js', '/sw.js'];
+
+interface CallStack {
+  callFrames: Array<{ functionName: string; scriptId: string; url: string; lineNumber: number; columnNumber: number }>;
+  description?: string;
+  parent?: CallStack;
+}
+
+/** A BrowserCallStack; `asyncDepth` > 0 nests async parents (e.g. a Promise.then inside a setTimeout). */
+export function stackTrace(g: GenState, asyncDepth: number): CallStack {
+  const { rng } = g;
+  const origin = pageOrigin(g);
+  const frames = Array.from({ length: rng.int(1, 4) }, () => ({
+    functionName: rng.pick(FUNCTIONS),
+    scriptId: String(rng.int(10, 400)),
+    url: origin + rng.pick(SCRIPTS),
+    lineNumber: rng.int(0, 5000),
+    columnNumber: rng.int(0, 200),
+  }));
+  const stack: CallStack = { callFrames: frames };
+  if (asyncDepth > 0) {
+    stack.parent = { ...stackTrace(g, asyncDepth - 1), description: rng.pick(['Promise.then', 'setTimeout', 'await']) };
+  }
+  return stack;
+}
+
+export function consoleLog(g: GenState): GenResult {
+  const { rng } = g;
+  const text = rng.pick(UNICODE_TEXTS);
+  const data: Record<string, unknown> = {
+    ...pageContext(g),
+    level: rng.pick(LEVELS),
+    text,
+    args: [text, String(rng.int(0, 999)), rng.chance(0.5) ? '[object Object]' : 'undefined'],
+  };
+  if (rng.chance(0.4)) data.stack_trace = stackTrace(g, rng.chance(0.3) ? 1 : 0);
+  let truncated: true | undefined;
+  if (rng.chance(0.03)) {
+    // Capture rule 4: the first argument was over 8192 bytes.
+    data.text = LONG_TEXT;
+    data.args = [LONG_TEXT];
+    truncated = true;
+  }
+  return { data, source: cdpSource(g, 'Runtime.consoleAPICalled'), ...(truncated ? { truncated } : {}) };
+}
+
+export function consoleError(g: GenState): GenResult {
+  const { rng } = g;
+  if (rng.chance(0.5)) {
+    // From a console.error call: level, text, args, stack_trace.
+    const text = rng.pick(['Failed to load resource', 'Ошибка: неверный ответ сервера', 'TypeError in handler 💥']);
+    return {
+      data: { ...pageContext(g), level: 'error', text, args: [text, '{"status":500}'], stack_trace: stackTrace(g, 0) },
+      source: cdpSource(g, 'Runtime.consoleAPICalled'),
+    };
+  }
+  // From an uncaught exception: text, line, column, source_url and a stack with async parents.
+  const sourceUrl = pageOrigin(g) + rng.pick(SCRIPTS);
+  return {
+    data: {
+      ...pageContext(g),
+      text: rng.pick([
+        "Uncaught TypeError: Cannot read properties of undefined (reading 'id')",
+        'Uncaught (in promise) Error: Request failed with status 503',
+        'Uncaught ReferenceError: gtag is not defined',
+        'Uncaught RangeError: Maximum call stack size exceeded — 再帰',
+      ]),
+      line: rng.int(1, 4000),
+      column: rng.int(1, 120),
+      source_url: sourceUrl,
+      stack_trace: stackTrace(g, rng.int(1, 2)),
+    },
+    source: cdpSource(g, 'Runtime.exceptionThrown'),
+  };
+}

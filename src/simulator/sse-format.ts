@@ -1,0 +1,44 @@
+// Text of SSE frames (spec: Stream telemetry events, rules 1-2). Frames are stored in the default
+// form `id: <seq>\ndata: <json>\n\n` (never an `event:` field); the fault variants are derived from
+// it only when a fault asks for them, so the common path does no extra work.
+import type { Faults } from './types.js';
+
+const DATA_MARK = '\ndata: ';
+
+/** The default frame; `data` must be one line (JSON.stringify output always is). */
+export function formatFrame(seq: number, data: string): string {
+  return 'id: ' + seq + DATA_MARK + data + '\n\n';
+}
+
+/** The `data` text of a default frame. */
+export function frameData(frame: string): string {
+  return frame.slice(frame.indexOf(DATA_MARK) + DATA_MARK.length, -2);
+}
+
+/** A comment frame; clients ignore it, it only keeps the connection visibly alive (rule 2). */
+export function keepaliveFrame(crlf: boolean): string {
+  return crlf ? ': keepalive\r\n\r\n' : ': keepalive\n\n';
+}
+
+/**
+ * Applies the text faults to a stored frame. splitData pretty-prints the envelope over several
+ * `data:` lines: a client joining them with \n gets JSON equal in value to the original. Data that is
+ * not JSON (an injected malformed frame) stays on one line.
+ */
+export function applyTextFaults(frame: string, faults: Faults): string {
+  let f = frame;
+  if (faults.splitData) {
+    const i = f.indexOf(DATA_MARK);
+    const data = frameData(f);
+    let pretty: string | undefined;
+    try {
+      pretty = JSON.stringify(JSON.parse(data), null, 2);
+    } catch {
+      pretty = undefined;
+    }
+    if (pretty !== undefined) f = f.slice(0, i) + DATA_MARK + pretty.split('\n').join(DATA_MARK) + '\n\n';
+  }
+  // Safe: JSON never contains a raw newline (it is escaped inside strings), so every \n is a line end.
+  if (faults.crlf) f = f.replaceAll('\n', '\r\n');
+  return f;
+}

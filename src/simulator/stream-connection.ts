@@ -1,0 +1,165 @@
+// One open telemetry stream (spec: Stream telemetry events).
+//
+// State machine:
+//   open ──(caught up)──▶ open, idle: a keepalive comment every keepaliveMs without writes (rule 2)
+//   open ──(res.write returned false)──▶ draining ──('drain')──▶ open, continue from the cursor
+//   open ──(session ended and everything up to lastSeq written)──▶ closed (res.end: clean close, rule 3)
+//   open ──(cutAfterFrames reached)──▶ cut: part of one frame written, then the socket destroyed
+//   any ──(socket closed by either side, or simulator closed)──▶ closed
+//
+// The connection keeps a cursor (the last seq written) instead of a queue: frames are read from the
+// session's replay buffer when the socket can take them. A consumer that stops reading therefore
+// costs no memory here; if it falls behind further than the buffer holds, the evicted seqs are
+// skipped, and the consumer sees a gap (spec rule 8), just as with the real service. A service
+// restart (new epoch) sends the cursor back to 0: the live connection sees seq go backwards.
+import type { ServerResponse } from 'node:http';
+import type { ReplayBuffer } from './replay-buffer.js';
+import { applyTextFaults, keepaliveFrame } from './sse-format.js';
+import type { Faults } from './types.js';
+
+/** The session as a connection sees it. */
+export interface StreamSource {
+  readonly buffer: ReplayBuffer;
+  readonly epoch: number;
+  readonly ended: boolean;
+  detach(conn: StreamConnection): void;
+}
+
+export interface ConnectionDeps {
+  faults(): Faults;
+  keepaliveMs: number;
+  onClose(): void;
+}
+
+// One write per batch; a batch stops at whichever limit comes first, so a slow consumer holds at
+// most one batch in the socket's buffer.
+const MAX_BATCH_FRAMES = 256;
+const MAX_BATCH_CHARS = 64 * 1024;
+
+export class StreamConnection {
+  private state: 'open' | 'draining' | 'closed' = 'open';
+  private cursor: number;
+  private epoch: number;
+  private framesSent = 0;
+  private released = false;
+  private readonly keepalive: NodeJS.Timeout;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly source: StreamSource,
+    /** Frames with seq > startAfter are sent. */
+    startAfter: number,
+    private readonly deps: ConnectionDeps,
+  ) {
+    this.cursor = startAfter;
+    this.epoch = source.epoch;
+    this.keepalive = setTimeout(() => this.onIdle(), deps.keepaliveMs);
+    this.keepalive.unref();
+    res.on('drain', () => {
+      if (this.state !== 'draining') return;
+      this.state = 'open';
+      this.pump();
+    });
+    res.on('close', () => this.onClosed());
+  }
+
+  /** Writes whatever the buffer holds beyond the cursor; called on connect and after each batch. */
+  pump(): void {
+    if (this.state !== 'open') return;
+    const { buffer } = this.source;
+    if (this.epoch !== this.source.epoch) {
+      this.epoch = this.source.epoch;
+      this.cursor = 0;
+    }
+    for (;;) {
+      // Evicted while this consumer was behind: skip to the oldest retained (a gap, rule 8).
+      const from = Math.max(this.cursor + 1, buffer.oldestSeq);
+      const last = buffer.lastSeq;
+      if (from > last) break;
+      const faults = this.deps.faults();
+      let to = Math.min(last, from + MAX_BATCH_FRAMES - 1);
+      let cutSeq = 0;
+      const cutAfter = faults.cutAfterFrames;
+      if (cutAfter !== undefined && cutAfter > 0 && this.framesSent + (to - from + 1) > cutAfter) {
+        cutSeq = from + Math.max(0, cutAfter - this.framesSent);
+        to = cutSeq - 1;
+      }
+      const plain = !faults.crlf && !faults.splitData;
+      let text = '';
+      let seq = from;
+      for (; seq <= to && text.length < MAX_BATCH_CHARS; seq++) {
+        const frame = buffer.get(seq) as string;
+        text += plain ? frame : applyTextFaults(frame, faults);
+      }
+      this.framesSent += seq - from;
+      this.cursor = seq - 1;
+      if (cutSeq > 0 && seq > to) {
+        const frame = applyTextFaults(buffer.get(cutSeq) as string, faults);
+        this.cut(text + frame.slice(0, Math.max(1, frame.length >> 1)), faults);
+        return;
+      }
+      if (!this.write(text, faults)) {
+        this.state = 'draining';
+        return;
+      }
+    }
+    if (this.source.ended) this.close();
+  }
+
+  /** The session ended: finish sending what the buffer holds, then close cleanly (rule 3). */
+  sessionEnded(): void {
+    this.pump();
+  }
+
+  /** Drops the connection without a clean end (simulator shutdown). */
+  destroy(): void {
+    this.res.destroy();
+    this.onClosed();
+  }
+
+  private write(text: string, faults: Faults, done?: () => void): boolean {
+    this.keepalive.refresh();
+    const size = faults.chunkSize;
+    if (size === undefined || size <= 0) return done ? this.res.write(text, done) : this.res.write(text);
+    // Tiny chunks split anywhere: inside a multi-byte UTF-8 sequence, between \r and \n. Each write
+    // is its own HTTP chunk, so the client really receives the pieces separately.
+    const bytes = Buffer.from(text, 'utf8');
+    let ok = true;
+    for (let i = 0; i < bytes.length; i += size) {
+      const piece = bytes.subarray(i, i + size);
+      ok = done && i + size >= bytes.length ? this.res.write(piece, done) : this.res.write(piece);
+    }
+    return ok;
+  }
+
+  /** Writes `text` (ending inside a frame) and destroys the socket once it has been flushed. */
+  private cut(text: string, faults: Faults): void {
+    this.state = 'closed';
+    this.write(text, faults, () => this.res.destroy());
+  }
+
+  private onIdle(): void {
+    if (this.state === 'closed') return;
+    if (this.state === 'open') {
+      const faults = this.deps.faults();
+      if (!this.write(keepaliveFrame(faults.crlf), faults)) this.state = 'draining';
+    }
+    this.keepalive.refresh();
+  }
+
+  private close(): void {
+    this.state = 'closed';
+    clearTimeout(this.keepalive);
+    this.res.end();
+  }
+
+  /** Runs once, whichever way the connection ended ('close' always follows end and destroy). */
+  private onClosed(): void {
+    if (this.released) return;
+    this.released = true;
+    this.state = 'closed';
+    clearTimeout(this.keepalive);
+    this.source.detach(this);
+    this.deps.onClose();
+  }
+}
