@@ -71,6 +71,7 @@ export function startBridge(config: BridgeConfig, log: Logger, overrides: Bridge
     concurrency: config.exporter.concurrency,
     backoff: config.exporter.backoff,
     onDelivered: (rows) => supervisor?.onDelivered(rows),
+    onSettled: () => supervisor?.onDeliverySettled(),
   });
   writer.onCommitted(() => delivery.wake());
   supervisor = new Supervisor({ config, store, writer, client, mapper, metrics, log, delivery });
