@@ -51,13 +51,18 @@ export class Subscriber {
   private controller: AbortController | undefined;
   private wake: (() => void) | undefined;
   private attempt = 0;
+  /** Resolves when stop() is called: a read paused for back-pressure must not outlive a stop. */
+  private readonly stopSignal: Promise<void>;
+  private signalStop!: () => void;
 
   constructor(
     private readonly sessionId: string,
     private readonly client: UpstreamClient,
     private readonly handler: SubscriberHandler,
     private readonly opts: SubscriberOptions,
-  ) {}
+  ) {
+    this.stopSignal = new Promise((resolve) => (this.signalStop = resolve));
+  }
 
   get currentState(): SubscriberState {
     return this.state;
@@ -74,6 +79,7 @@ export class Subscriber {
   /** Idempotent: aborts the connection or the wait, and resolves when the loop has exited. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.signalStop();
     this.controller?.abort();
     this.wake?.();
     await this.loop;
@@ -173,7 +179,7 @@ export class Subscriber {
         const pause = this.handler.onFrames(frames, Date.now() * 1000);
         if (pause) {
           clearTimeout(watchdog);
-          await pause;
+          await Promise.race([pause, this.stopSignal]);
           watchdog = setTimeout(onIdle, this.opts.idleTimeoutMs);
         }
         if (this.stopped) break;

@@ -82,3 +82,25 @@ describe('collector outage', () => {
     expect(bridge.store.spoolStats().records).toBe(0);
   });
 });
+
+describe('shutdown while the spool is full', () => {
+  it('stops promptly and keeps everything read for the next start', async () => {
+    h = await harness({ bufferSize: 100_000 });
+    const s = h.sim.createSession('sf');
+    await h.receiver.stop();
+    const bridge = h.startBridge({ ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } }, { BRIDGE_SESSIONS: 'sf' });
+    s.emit(3000);
+    await until(() => bridge.writer.full, 'the spool to fill', 20_000);
+    await sleep(200);
+    expect(bridge.supervisor.status()[0]!.received).toBeLessThan(3000);
+    const started = Date.now();
+    expect(await bridge.shutdown(200)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await h.receiver.start();
+    const again = h.startBridge(FAST, { BRIDGE_SESSIONS: 'sf' });
+    await until(() => h.receiver.records.length >= 3000, 'all 3000 records', 40_000);
+    s.end();
+    await again.supervisor.untilAllEnded();
+    expect(h.tally(['sf'])[0]).toMatchObject({ unique: 3000, missing: 0, gapRecords: 0 });
+  }, 60_000);
+});
