@@ -1,0 +1,143 @@
+// `check`: "is telemetry going to flow, and if not, why?" answered before starting the daemon.
+// Order: configuration → service (reachable, key accepted) → each configured session (its stream
+// opens) → each configured pool (lookup, telemetry findings) → collector (an empty export) → state
+// directory. The first request to the service doubles as the reachability and authentication
+// check; when it cannot connect or the key is refused, the per-session and per-pool checks are
+// skipped (they would all fail for the same reason). Exit codes: 0 all ✓, 1 any ✗, 2 invalid
+// configuration. Secrets never appear: no headers, no keys, URLs with credentials masked.
+import { loadConfig } from '../config/load-config.js';
+import { ConfigError } from '../config/errors.js';
+import type { BridgeConfig } from '../config/schema.js';
+import { paint, useColor } from './ansi.js';
+import { displayUrl, probeAuth, probeCollector, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
+import { formatCheckItem, formatChecklistFooter, type CheckItem } from './checklist.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import { createUpstreamClient } from './upstream-config.js';
+import { parseCommand } from './usage.js';
+
+const HELP = `Usage: browser-telemetry-bridge check [--config FILE]
+
+Checks, without starting the daemon, everything delivery depends on, and prints a ✓/✗ list with
+the reason for each ✗:
+  configuration   the file and environment are valid (the same rules as run)
+  service         the session service is reachable and accepts the API key
+  session <id>    each configured session's stream opens (404: not found or ended)
+  pool <ref>      each configured pool can be looked up; warns when its telemetry is off or it
+                  exports OTLP itself
+  collector       the OTLP endpoint accepts an empty export with the configured protocol,
+                  headers and compression
+  state dir       the state directory is writable (or can be created)
+Exit codes: 0 all passed, 1 something failed, 2 invalid configuration. No secret is printed.
+
+Options:
+  -c, --config FILE       YAML configuration (default: $BRIDGE_CONFIG); environment variables override it
+      --color, --no-color force colours on or off (default: on a terminal, unless NO_COLOR is set)
+  -h, --help              show this help
+
+Examples:
+  browser-telemetry-bridge check --config bridge.yaml
+  BROWSER_API_URL=https://api.example.com BROWSER_API_KEY_FILE=/run/secrets/key \\
+    BRIDGE_SESSIONS=sess_123 OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 browser-telemetry-bridge check
+  browser-telemetry-bridge check && browser-telemetry-bridge run    # in a container entrypoint`;
+
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  color: { type: 'boolean' },
+  'no-color': { type: 'boolean' },
+} as const;
+
+/** Sessions are probed this many at a time: a thousand configured sessions must not mean a thousand sockets. */
+const CONCURRENCY = 8;
+
+type Target = { kind: 'session'; id: string } | { kind: 'pool'; ref: string };
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parseCommand(argv, OPTIONS, HELP);
+  if (!args) return 0;
+  const p = paint(useColor(process.stdout, { color: args.values.color === true, noColor: args.values['no-color'] === true }));
+  const print = (line: string): void => void process.stdout.write(line + '\n');
+
+  let config: BridgeConfig;
+  try {
+    config = loadConfig(args.values.config);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    print(formatCheckItem({ label: 'configuration', status: 'fail', detail: err.message }, 13, p));
+    return 2;
+  }
+
+  const pools = [...new Set(config.sessions.map((s) => s.pool).filter((x): x is string => x !== undefined))];
+  const targets: Target[] = [...config.sessions.map((s) => ({ kind: 'session' as const, id: s.id })), ...pools.map((ref) => ({ kind: 'pool' as const, ref }))];
+  const labels = ['configuration', 'service', 'collector', 'state dir', ...targets.map(label)];
+  const width = Math.max(...labels.map((l) => l.length));
+  const items: CheckItem[] = [];
+  const emit = (item: CheckItem): void => {
+    items.push(item);
+    print(formatCheckItem(item, width, p));
+  };
+
+  const source = config.configPath ? `${config.configPath} + environment` : 'environment';
+  emit({ label: 'configuration', status: 'ok', detail: `${source}: ${count(config.sessions.length, 'session')}, ${count(pools.length, 'pool')}` });
+
+  const client = createUpstreamClient(config, 'check');
+  try {
+    await checkService(client, config, targets, emit);
+  } finally {
+    await client.close();
+  }
+  emit(await probeCollector(config.exporter));
+  emit(probeStateDir(config.stateDir));
+
+  print('');
+  print(formatChecklistFooter(items, p));
+  return items.some((i) => i.status === 'fail') ? 1 : 0;
+}
+
+async function checkService(client: UpstreamClient, config: BridgeConfig, targets: Target[], emit: (i: CheckItem) => void): Promise<void> {
+  const where = displayUrl(config.upstream.url);
+  const first = targets[0];
+  const firstAnswer = first ? await probe(client, first) : await probeAuth(client);
+  if (firstAnswer.kind === 'network') {
+    emit({ label: 'service', status: 'fail', detail: `cannot reach ${where}: ${firstAnswer.message}` });
+    for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: the service is unreachable' });
+    return;
+  }
+  if (firstAnswer.kind === 'http' && firstAnswer.status === 401) {
+    emit({ label: 'service', status: 'fail', detail: `${where} rejected the API key: ${firstAnswer.error.code}: ${firstAnswer.error.message} (check BROWSER_API_KEY / BROWSER_API_KEY_FILE)` });
+    for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: the API key was rejected' });
+    return;
+  }
+  if (!first && firstAnswer.kind === 'http') {
+    // Only the authentication probe ran, and it failed otherwise (5xx, 429, ...).
+    emit({ label: 'service', status: 'fail', detail: `${where}: ${firstAnswer.item.detail}` });
+    return;
+  }
+  emit({ label: 'service', status: 'ok', detail: `${where} reachable, API key accepted` });
+  const rest = await mapLimit(targets.slice(1), CONCURRENCY, (t) => probe(client, t));
+  for (const answer of [firstAnswer, ...rest].slice(0, targets.length)) emit(answer.item);
+}
+
+function probe(client: UpstreamClient, t: Target): Promise<ServiceAnswer> {
+  return t.kind === 'session' ? probeSession(client, t.id) : probePool(client, t.ref);
+}
+
+function label(t: Target): string {
+  return t.kind === 'session' ? `session ${t.id}` : `pool ${t.ref}`;
+}
+
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Runs fn over items with at most `limit` in flight; results in input order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+

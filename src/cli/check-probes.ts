@@ -1,0 +1,178 @@
+// The probes behind `check`, each one request or one file operation, each returning a CheckItem-ready
+// verdict rather than throwing. Nothing here prints headers, keys or full URLs with credentials.
+import { randomBytes } from 'node:crypto';
+import { rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { makeDirs } from '../util/make-dirs.js';
+import { STATUS_CODES } from 'node:http';
+import { dirname, join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { request } from 'undici';
+import type { ExporterConfig } from '../config/schema.js';
+import { compileNameMatcher } from '../mapping/name-matcher.js';
+import { DEFAULT_REDACTED_QUERY_PARAMS } from '../mapping/options.js';
+import { createUrlRedactor } from '../mapping/redact-url.js';
+import { describeApiError, type ApiErrorBody } from '../upstream/api-error.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import { parsePool, poolFindings, enabledCategories, TELEMETRY_CATEGORIES } from '../upstream/pool.js';
+import { BRIDGE_VERSION } from '../util/version.js';
+import type { CheckItem } from './checklist.js';
+
+/** Outcome of one request to the session service. */
+export type ServiceAnswer =
+  | { kind: 'ok'; item: CheckItem }
+  | { kind: 'http'; status: number; error: ApiErrorBody; item: CheckItem }
+  | { kind: 'network'; message: string; item: CheckItem };
+
+const safeUrls = createUrlRedactor(compileNameMatcher(DEFAULT_REDACTED_QUERY_PARAMS), true);
+/** A URL as it may be printed: user-info and credential-like parameters masked. */
+export const displayUrl = (url: string): string => safeUrls.redact(url);
+
+export function networkMessage(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.cause?.code ?? e.code;
+  if (code === 'ECONNREFUSED') return 'connection refused (nothing listening there?)';
+  if (code === 'ENOTFOUND') return 'host not found';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timed out';
+  return code ?? e.cause?.message ?? e.message ?? String(err);
+}
+
+const AUTH_HINT: Record<number, string> = {
+  401: 'the API key was rejected: check BROWSER_API_KEY / BROWSER_API_KEY_FILE',
+  403: 'the API key lacks the permission or plan for this',
+};
+
+function refused(label: string, status: number, error: ApiErrorBody, what: string): CheckItem {
+  const hint = status === 404 ? what : AUTH_HINT[status] ?? (status === 429 ? 'rate limited; try again later' : 'the service failed');
+  return { label, status: 'fail', detail: `${hint} (${describeApiError(status, error)})` };
+}
+
+/** Opens the session's stream and closes it at once: proves the session exists and the key may read it. */
+export async function probeSession(client: UpstreamClient, id: string): Promise<ServiceAnswer> {
+  const label = `session ${id}`;
+  const ac = new AbortController();
+  try {
+    const res = await client.openStream(id, { replayAll: false }, ac.signal);
+    if (res.kind === 'stream') {
+      res.body.destroy();
+      return { kind: 'ok', item: { label, status: 'ok', detail: 'stream opens (200 text/event-stream)' } };
+    }
+    if (res.kind === 'bad-content-type') {
+      return { kind: 'ok', item: { label, status: 'fail', detail: `200 with content type ${res.contentType}, not text/event-stream (a proxy in between?)` } };
+    }
+    return { kind: 'http', status: res.status, error: res.error, item: refused(label, res.status, res.error, 'session not found or ended') };
+  } catch (err) {
+    const message = networkMessage(err);
+    return { kind: 'network', message, item: { label, status: 'fail', detail: message } };
+  } finally {
+    ac.abort();
+  }
+}
+
+/** Looks the pool up and reports what its telemetry configuration means for the bridge. */
+export async function probePool(client: UpstreamClient, ref: string): Promise<ServiceAnswer> {
+  const label = `pool ${ref}`;
+  try {
+    const res = await client.getPool(ref);
+    if (res.kind === 'error') return { kind: 'http', status: res.status, error: res.error, item: refused(label, res.status, res.error, 'pool not found') };
+    const parsed = parsePool(res.value);
+    if (!parsed.ok) return { kind: 'ok', item: { label, status: 'fail', detail: `the answer is not a browser pool: ${parsed.reason}` } };
+    const pool = parsed.pool;
+    const name = pool.name !== undefined && pool.name !== pool.id ? `${pool.name} (${pool.id})` : pool.id;
+    const t = pool.telemetry;
+    let categories = '';
+    if (t?.hasBrowserSection) {
+      const on = enabledCategories(t).length;
+      const unstated = TELEMETRY_CATEGORIES.filter((c) => t.categories[c] === undefined).length;
+      categories = unstated === 0
+        ? `, ${on} of ${TELEMETRY_CATEGORIES.length} telemetry categories on`
+        : `, telemetry categories: ${on} on, ${TELEMETRY_CATEGORIES.length - on - unstated} off, ${unstated} not stated`;
+    }
+    const notes = poolFindings(pool).map((f) => ({ level: f.level, text: f.message }));
+    return { kind: 'ok', item: { label, status: 'ok', detail: `${name}, ${pool.region ?? 'region ?'}${categories}`, notes } };
+  } catch (err) {
+    const message = networkMessage(err);
+    return { kind: 'network', message, item: { label, status: 'fail', detail: message } };
+  }
+}
+
+/**
+ * Authentication alone, when no session or pool is configured: a pool lookup of a name that cannot
+ * exist. The service checks the bearer token before the lookup, so 404 means "key accepted".
+ */
+export async function probeAuth(client: UpstreamClient): Promise<ServiceAnswer> {
+  const answer = await probePool(client, `bridge-check-${randomBytes(6).toString('hex')}`);
+  if (answer.kind === 'http' && (answer.status === 404 || answer.status === 403)) {
+    return { kind: 'ok', item: { label: 'auth', status: 'ok', detail: '' } };
+  }
+  return answer;
+}
+
+/**
+ * An empty export: an ExportLogsServiceRequest without records, sent like the exporter sends
+ * (URL, protocol, configured headers, compression). Protobuf encodes a message without fields as
+ * zero bytes; OTLP/JSON as an empty resourceLogs list. A direct request rather than the exporter
+ * itself: the exporter retries a refused connection for its whole timeout and reports less.
+ */
+export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
+  const label = 'collector';
+  const json = cfg.protocol === 'http/json';
+  const plain = json ? Buffer.from('{"resourceLogs":[]}') : Buffer.alloc(0);
+  const gzip = cfg.compression === 'gzip';
+  const headers: Record<string, string> = {
+    ...cfg.headers,
+    'content-type': json ? 'application/json' : 'application/x-protobuf',
+    'user-agent': `browser-telemetry-bridge/${BRIDGE_VERSION} (check)`,
+  };
+  if (gzip) headers['content-encoding'] = 'gzip';
+  const where = displayUrl(cfg.url);
+  const how = `${cfg.protocol}${gzip ? ', gzip' : ''}`;
+  try {
+    const res = await request(cfg.url, {
+      method: 'POST', headers, body: gzip ? gzipSync(plain) : plain,
+      headersTimeout: cfg.timeoutMs, bodyTimeout: cfg.timeoutMs, signal: AbortSignal.timeout(cfg.timeoutMs),
+    });
+    const text = await res.body.text().catch(() => '');
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      return { label, status: 'ok', detail: `${where} accepted an empty export (${res.statusCode}, ${how})` };
+    }
+    return { label, status: 'fail', detail: `${where} answered ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${how}): ${collectorHint(res.statusCode, text, String(res.headers['content-type'] ?? ''))}` };
+  } catch (err) {
+    const e = err as { name?: string };
+    const message = e.name === 'TimeoutError' ? `no answer within ${cfg.timeoutMs} ms` : networkMessage(err);
+    return { label, status: 'fail', detail: `${where}: ${message}` };
+  }
+}
+
+function collectorHint(status: number, body: string, contentType: string): string {
+  if (status === 401 || status === 403) return 'the collector refused the credentials in the configured headers (OTEL_EXPORTER_OTLP_HEADERS)';
+  if (status === 404) return 'no OTLP logs endpoint at this URL (OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/logs appended; OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is used as is)';
+  if (status === 415) return 'the collector does not accept this protocol or compression';
+  // Only readable bodies are quoted, and briefly: a protobuf Status is binary.
+  if (/^(text\/|application\/json)/.test(contentType) && body.trim() !== '') return body.trim().replace(/\s+/g, ' ').slice(0, 200);
+  return status >= 500 ? 'the collector failed; the daemon would retry' : 'the collector refused the request';
+}
+
+/**
+ * The state directory takes a file. When it does not exist yet (the daemon creates it), it is
+ * created for the test and removed again: a permission check alone passes for root on read-only
+ * mounts.
+ */
+export function probeStateDir(dir: string): CheckItem {
+  const label = 'state dir';
+  const abs = resolve(dir);
+  let created: string | undefined;
+  try {
+    const st = statSync(abs, { throwIfNoEntry: false });
+    if (st && !st.isDirectory()) return { label, status: 'fail', detail: `${abs} exists but is not a directory` };
+    if (!st) created = makeDirs(abs);
+    const probe = join(abs, `.bridge-check-${process.pid}-${randomBytes(4).toString('hex')}`);
+    writeFileSync(probe, '');
+    unlinkSync(probe);
+    return { label, status: 'ok', detail: created ? `${abs} can be created and written (it does not exist yet; the daemon creates it)` : `${abs} is writable` };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    return { label, status: 'fail', detail: `${abs} is not writable (${code})` };
+  } finally {
+    if (created) rmSync(created, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,31 @@
+// The ✓/✗ list `check` prints: one line per check with the reason for each ✗, optional indented
+// notes (warnings that do not fail the check), and a closing count. Pure.
+import type { Paint } from './ansi.js';
+
+export type CheckStatus = 'ok' | 'fail' | 'skip';
+
+export interface CheckItem {
+  label: string;
+  status: CheckStatus;
+  detail: string;
+  notes?: Array<{ level: 'warn' | 'info'; text: string }>;
+}
+
+const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', skip: '–' };
+
+/** One item; `width` aligns the labels of a list. */
+export function formatCheckItem(item: CheckItem, width: number, p: Paint): string {
+  const color = item.status === 'ok' ? p.green : item.status === 'fail' ? p.red : p.dim;
+  const lines = [`${color(MARK[item.status])} ${item.label.padEnd(width)}  ${item.status === 'skip' ? p.dim(item.detail) : item.detail}`];
+  for (const n of item.notes ?? []) {
+    lines.push(`  ${' '.repeat(width)}  ${n.level === 'warn' ? p.yellow(`⚠ ${n.text}`) : p.dim(`· ${n.text}`)}`);
+  }
+  return lines.join('\n');
+}
+
+export function formatChecklistFooter(items: readonly CheckItem[], p: Paint): string {
+  const failed = items.filter((i) => i.status === 'fail').length;
+  const run = items.filter((i) => i.status !== 'skip').length;
+  if (failed === 0) return p.green(`all ${run} checks passed`);
+  return p.red(`${failed} of ${run} checks failed`);
+}

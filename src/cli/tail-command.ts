@@ -1,0 +1,224 @@
+// `tail <session>`: a session's telemetry, live, one line per event. It reuses the daemon's
+// Subscriber (reconnect, backoff, idle watchdog, Last-Event-ID resume) and Sequencer (duplicates
+// after a resume are dropped, gaps are shown), so it survives cuts and service restarts by itself.
+//
+// Lifecycle: connecting → streaming ⇄ reconnecting → done. Done, with its exit code:
+//   0  the session ended (the service answered 404), Ctrl-C / SIGTERM, or stdout closed (| head)
+//   1  401/403: printed once, no retry; a person at a terminal is better served by the service's
+//      message than by a process that waits five minutes and asks again
+// stdout carries only events (pretty lines, or envelopes with -o json); notes go to stderr.
+import type { BridgeConfig } from '../config/schema.js';
+import { validSessionId } from '../config/sessions.js';
+import { CATALOGUE_BY_TYPE } from '../mapping/catalogue.js';
+import { compileFilter, type EventFilter } from '../mapping/filters.js';
+import { parseEnvelope } from '../stream/envelope.js';
+import type { Frame } from '../stream/frame-decoder.js';
+import { Sequencer } from '../stream/sequencer.js';
+import { Subscriber, type ReconnectReason } from '../stream/subscriber.js';
+import type { StreamPosition, UpstreamClient } from '../upstream/client.js';
+import { paint, useColor, type Paint } from './ansi.js';
+import { formatDelay, formatEventLine, formatGap, formatNote, type NoteKind } from './tail-format.js';
+import { createTailView, type TailView } from './tail-view.js';
+import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
+import { parseCommand, UsageError } from './usage.js';
+
+const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
+
+Follows one browser session's telemetry live: one line per event with its local time, severity,
+type and essentials. Reconnects by itself and resumes where it left off (Last-Event-ID); gaps and
+reconnects are shown as notes on stderr. Exits 0 when the session ends or on Ctrl-C.
+On 401/403 it prints the service's message and exits 1 instead of retrying: a bad key or a
+missing permission does not fix itself while you wait.
+
+Options:
+      --categories LIST   only these categories (comma-separated), e.g. console,network
+      --types LIST        only these event types, e.g. console_error,network_response
+                          (with both, an event matching either list is shown)
+      --from POS          latest (default: new events only), oldest (everything the service
+                          still retains) or a sequence number N (events from #N on)
+  -o, --output FORMAT     pretty (default) or json: one envelope per line as received, for jq
+      --no-redact         show header and URL secrets unmasked (masked as in exported records by default)
+      --color, --no-color force colours on or off (default: on a terminal, unless NO_COLOR is set)
+  -c, --config FILE       configuration file (default: $BRIDGE_CONFIG); only the service URL and key
+                          are needed: BROWSER_API_URL and BROWSER_API_KEY or BROWSER_API_KEY_FILE
+  -h, --help              show this help
+
+Examples:
+  browser-telemetry-bridge tail sess_123
+  browser-telemetry-bridge tail sess_123 --from oldest --types console_error,network_loading_failed
+  browser-telemetry-bridge tail sess_123 --categories network -o json | jq -c 'select(.event.data.status >= 500)'
+  BROWSER_API_URL=https://api.example.com BROWSER_API_KEY_FILE=~/.config/browser/key \\
+    browser-telemetry-bridge tail sess_123 --from 1200`;
+
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  categories: { type: 'string' },
+  types: { type: 'string' },
+  from: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  color: { type: 'boolean' },
+  'no-color': { type: 'boolean' },
+  'no-redact': { type: 'boolean' },
+} as const;
+
+export type TailStart = 'oldest' | 'latest' | number;
+
+export interface TailOptions {
+  sessionId: string;
+  from: TailStart;
+  json: boolean;
+  filter: EventFilter | undefined;
+  view: TailView;
+  out: Paint;
+  err: Paint;
+}
+
+const REASONS: Record<ReconnectReason, string> = {
+  closed: 'the stream closed',
+  idle: 'no data or keepalive for too long',
+  network: 'network error',
+  server_error: 'the service failed',
+  rate_limited: 'rate limited',
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  bad_content_type: 'unexpected answer',
+  frame_too_large: 'a frame was too large',
+  http_error: 'unexpected status',
+};
+
+const list = (v: string | undefined): string[] | undefined => {
+  const items = v?.split(',').map((s) => s.trim()).filter(Boolean);
+  return items && items.length > 0 ? items : undefined;
+};
+
+export function parseFrom(v: string | undefined): TailStart {
+  if (v === undefined || v === 'latest') return 'latest';
+  if (v === 'oldest') return 'oldest';
+  if (/^\d+$/.test(v) && Number(v) >= 1 && Number.isSafeInteger(Number(v))) return Number(v);
+  throw new UsageError(`--from must be oldest, latest or a sequence number ≥ 1 (got "${v}")`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parseCommand(argv, OPTIONS, HELP, 1);
+  if (!args) return 0;
+  const v = args.values;
+  const sessionId = args.positionals[0];
+  if (sessionId === undefined) throw new UsageError(`tail needs a session id\n\n${HELP}`);
+  if (!validSessionId(sessionId)) throw new UsageError(`"${sessionId}" is not a valid session id`);
+  const output = v.output ?? 'pretty';
+  if (output !== 'pretty' && output !== 'json') throw new UsageError(`-o must be pretty or json (got "${output}")`);
+  const from = parseFrom(v.from);
+  const includeCategories = list(v.categories);
+  const includeTypes = list(v.types);
+  const config: BridgeConfig = loadUpstreamConfig(v.config);
+  const flags = { color: v.color === true, noColor: v['no-color'] === true };
+  const filters = { ...(includeCategories ? { includeCategories } : {}), ...(includeTypes ? { includeTypes } : {}) };
+  const client = createUpstreamClient(config, 'tail');
+  return runTail(client, config, {
+    sessionId, from, json: output === 'json',
+    filter: compileFilter(filters),
+    view: createTailView(config.mapping.redaction, v['no-redact'] !== true),
+    out: paint(output === 'pretty' && useColor(process.stdout, flags)),
+    err: paint(useColor(process.stderr, flags)),
+  });
+}
+
+/** Follows the session until it ends, a signal arrives or the key is refused; resolves to the exit code. */
+export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOptions): Promise<number> {
+  const stdout = process.stdout;
+  const stderr = process.stderr;
+  const seq = new Sequencer({ lastSeq: typeof o.from === 'number' ? o.from - 1 : 0, epoch: 0 }, o.from);
+  const note = (kind: NoteKind, text: string): void => void stderr.write(formatNote(kind, text, o.err) + '\n');
+  const fromText = o.from === 'latest' ? 'new events' : o.from === 'oldest' ? 'the oldest retained event' : `#${o.from}`;
+
+  return new Promise<number>((resolve) => {
+    let connects = 0;
+    let done = false;
+    let releasePause: (() => void) | undefined;
+    let malformedNoted = 0;
+
+    const finish = (code: number): void => {
+      if (done) return;
+      done = true;
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      releasePause?.();
+      // Deferred: the subscriber arms its retry timer right after onReconnect returns, and stop()
+      // must find that timer to cancel it.
+      setImmediate(() => {
+        void subscriber.stop().then(() => client.close()).finally(() => resolve(code));
+      });
+    };
+    const onSignal = (): void => finish(0);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    // `tail ... | head`: the reader went away; that is a normal way to stop.
+    stdout.on('error', (err: NodeJS.ErrnoException) => finish(err.code === 'EPIPE' ? 0 : 1));
+
+    const position = (): StreamPosition => {
+      if (seq.lastSeq > 0) return { lastEventId: seq.lastSeq, replayAll: false };
+      return { replayAll: o.from !== 'latest' };
+    };
+
+    const onFrames = (frames: Frame[]): void | Promise<void> => {
+      let text = '';
+      for (const frame of frames) {
+        const parsed = parseEnvelope(frame.data);
+        if (!parsed.ok) {
+          // Its seq shows up as a gap once the next event arrives; the payload is never echoed. A
+          // resume replays it: say so once.
+          const id = frame.id !== undefined && /^\d+$/.test(frame.id) ? Number(frame.id) : undefined;
+          if (id === undefined || id > malformedNoted) note('warn', `skipped an undecodable frame (id ${frame.id ?? 'none'}): ${parsed.reason}`);
+          if (id !== undefined) malformedNoted = Math.max(malformedNoted, id);
+          continue;
+        }
+        const env = parsed.envelope;
+        const d = seq.decide(env.seq);
+        if (d.kind === 'duplicate') continue;
+        if (d.newEpoch) note('warn', `the service restarted its sequence (now at #${env.seq}); continuing`);
+        if (d.gapFirst !== undefined && d.gapLast !== undefined) stderr.write(formatGap(d.gapFirst, d.gapLast, o.err) + '\n');
+        const ev = env.event;
+        if (o.filter && !o.filter.accepts(ev.type, ev.category, CATALOGUE_BY_TYPE.get(ev.type)?.category)) continue;
+        text += (o.json ? o.view.json(env, frame.data) : formatEventLine(env, o.view.view(env), o.out)) + '\n';
+      }
+      if (text === '' || done) return;
+      // Back-pressure from a slow reader (a pager, a pipe): stop reading until stdout drains.
+      if (!stdout.write(text)) {
+        return new Promise<void>((r) => {
+          releasePause = r;
+          stdout.once('drain', () => r());
+        });
+      }
+    };
+
+    const subscriber = new Subscriber(o.sessionId, client, {
+      position,
+      onConnected: () => {
+        seq.newConnection();
+        connects++;
+        if (connects === 1) note('info', `following ${o.sessionId} from ${fromText}; Ctrl-C to stop`);
+        else note('info', seq.lastSeq > 0 ? `reconnected; resuming after #${seq.lastSeq}` : 'reconnected');
+      },
+      onFrames,
+      onState: () => {},
+      onReconnect: (reason, delayMs, detail) => {
+        if (done) return;
+        if (reason === 'unauthorized' || reason === 'forbidden') {
+          const hint = reason === 'unauthorized'
+            ? 'check BROWSER_API_KEY / BROWSER_API_KEY_FILE (or upstream.apiKey in the configuration)'
+            : 'the key is valid but may not read this session\'s telemetry';
+          note('error', `${detail ?? reason}: ${hint}`);
+          finish(1);
+          return;
+        }
+        const why = detail ? `${REASONS[reason]} (${detail})` : REASONS[reason];
+        note(reason === 'closed' ? 'info' : 'warn', `${why}; reconnecting in ${formatDelay(delayMs)}`);
+      },
+      onEnded: () => {
+        note('info', connects === 0 ? `session ${o.sessionId} not found: it does not exist or has ended` : `session ${o.sessionId} ended`);
+        finish(0);
+      },
+    }, { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff });
+    subscriber.start();
+  });
+}

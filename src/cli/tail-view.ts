@@ -1,0 +1,78 @@
+// What `tail` shows of an envelope, computed with the mapping's own rules so the terminal and the
+// collector agree: the severity of the catalogue (mapping/catalogue.ts) and the header and URL masks
+// of the mapping's redaction (DESIGN.md "Secrets"). Dropping bodies (post_data, response bodies,
+// api_call code) is an export policy and does not apply here: a person following a session live is
+// entitled to what the service shows them.
+import { createBodyTransformer, type WalkState } from '../mapping/body-transform.js';
+import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from '../mapping/catalogue.js';
+import type { JsonValue } from '../mapping/log-record.js';
+import { compileNameMatcher } from '../mapping/name-matcher.js';
+import type { RedactionOptions } from '../mapping/options.js';
+import { createHeaderRedactor } from '../mapping/redact-headers.js';
+import { createUrlRedactor, identityUrlRedactor } from '../mapping/redact-url.js';
+import type { Envelope } from '../stream/envelope.js';
+
+type JsonObject = { [key: string]: JsonValue };
+
+export interface EventView {
+  severity: number;
+  /** The event's data with secrets masked (and the `true` member read as `y`). */
+  data: Record<string, unknown> | undefined;
+}
+
+export interface TailView {
+  view(envelope: Envelope): EventView;
+  /**
+   * The envelope for `-o json`: the frame text exactly as received when nothing is masked (and it
+   * is one line), otherwise the envelope re-serialized with the masks applied.
+   */
+  json(envelope: Envelope, frameText: string): string;
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function createTailView(redaction: RedactionOptions, redact: boolean): TailView {
+  const r: RedactionOptions = { ...redaction, enabled: redact && redaction.enabled, dropPostData: false, dropResponseBody: false, dropApiCallCode: false };
+  const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
+  const headers = r.enabled ? createHeaderRedactor(compileNameMatcher(r.headers), urls ?? identityUrlRedactor) : undefined;
+  const transformer = createBodyTransformer(r, headers, urls);
+  const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false };
+
+  const transform = (type: string, data: JsonObject): JsonObject => {
+    state.chars = 0;
+    state.nodes = 0;
+    state.headersRedacted = false;
+    state.urlsRedacted = false;
+    return transformer.transform(type, data, state);
+  };
+
+  return {
+    view(envelope) {
+      const ev = envelope.event;
+      const raw = ev.data as JsonValue | undefined;
+      const data = isObject(raw) ? transform(ev.type, raw) : undefined;
+      const entry = CATALOGUE_BY_TYPE.get(ev.type) ?? UNKNOWN_TYPE;
+      return { severity: entry.severity(ev.type, data ?? {}), data };
+    },
+    json(envelope, frameText) {
+      const ev = envelope.event;
+      const raw = ev.data as JsonValue | undefined;
+      if (isObject(raw)) {
+        const masked = transform(ev.type, raw);
+        if (state.headersRedacted || state.urlsRedacted) {
+          // The transformer also renames the spec's `true` member to `y`; JSON output keeps the wire name.
+          const data = Object.hasOwn(raw, 'true') && !Object.hasOwn(raw, 'y') ? renameKey(masked, 'y', 'true') : masked;
+          return JSON.stringify({ ...envelope, event: { ...ev, data } });
+        }
+      }
+      // Data split over several `data:` lines rejoins with "\n": keep one envelope per line.
+      return frameText.includes('\n') ? JSON.stringify(envelope) : frameText;
+    },
+  };
+}
+
+function renameKey(obj: JsonObject, from: string, to: string): JsonObject {
+  const out: JsonObject = {};
+  for (const k of Object.keys(obj)) Object.defineProperty(out, k === from ? to : k, { value: obj[k], enumerable: true, writable: true, configurable: true });
+  return out;
+}

@@ -1,0 +1,126 @@
+// `check` as a child process against the simulator and a real OTLP receiver, with the collector up
+// and down, and the failures an operator meets first (missing session, bad key, bad config).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '../../../src/receiver/server.js';
+import { makePool, startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { runCli } from './cli-process.js';
+
+const KEY = 'sk-check-test-never-printed';
+const HEADER_SECRET = 'collector-token-never-printed';
+
+let sim: Simulator;
+let receiver: Receiver;
+let dir: string;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  sim = await startSimulator({ apiKeys: [KEY] });
+  receiver = await startReceiver();
+  dir = mkdtempSync(join(tmpdir(), 'check-test-'));
+  sim.addPool(makePool({ id: 'pool_1', name: 'scrapers', region: 'eu-west' }));
+  sim.createSession('s1');
+  sim.createSession('s2', { pool: 'scrapers' });
+  env = {
+    BROWSER_API_URL: sim.url, BROWSER_API_KEY: KEY, BRIDGE_SESSIONS: 's1,s2', BRIDGE_STATE_DIR: join(dir, 'state'),
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer ${HEADER_SECRET}`,
+  };
+});
+
+afterEach(async () => {
+  await sim.close();
+  await receiver.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const mark = (stdout: string, label: string): string | undefined =>
+  stdout.split('\n').find((l) => l.slice(2).startsWith(label))?.slice(0, 1);
+
+describe('check', () => {
+  it('all ✓ with the service, the sessions and the collector up: exit 0, no secret printed', async () => {
+    const res = await runCli(['check'], env);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^✓ configuration\s+environment: 2 sessions, 0 pools$/m);
+    expect(res.stdout).toMatch(new RegExp(`^✓ service\\s+${sim.url} reachable, API key accepted$`, 'm'));
+    expect(res.stdout).toMatch(/^✓ session s1\s+stream opens \(200 text\/event-stream\)$/m);
+    expect(res.stdout).toMatch(/^✓ session s2\s+stream opens/m);
+    expect(res.stdout).toMatch(new RegExp(`^✓ collector\\s+${receiver.logsUrl} accepted an empty export \\(200, http/protobuf\\)$`, 'm'));
+    expect(res.stdout).toMatch(/^✓ state dir\s+.*can be created and written/m);
+    expect(res.stdout).toMatch(/all 6 checks passed\n$/);
+    expect(res.stdout + res.stderr).not.toContain(KEY);
+    expect(res.stdout + res.stderr).not.toContain(HEADER_SECRET);
+    // The empty export reached the collector as a real, empty OTLP request with the configured headers.
+    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests[0]).toMatchObject({ status: 200, records: 0, contentType: 'application/x-protobuf' });
+    expect(receiver.requests[0]?.headers.authorization).toBe(`Bearer ${HEADER_SECRET}`);
+    // The probes closed their streams at once.
+    expect(sim.stats.activeStreams).toBe(0);
+  });
+
+  it('✗ collector with the reason when it is down: exit 1', async () => {
+    await receiver.stop();
+    const res = await runCli(['check'], env);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(new RegExp(`^✗ collector\\s+${receiver.logsUrl}: connection refused`, 'm'));
+    expect(mark(res.stdout, 'service')).toBe('✓');
+    expect(res.stdout).toMatch(/1 of 6 checks failed\n$/);
+  });
+
+  it('uses the configured protocol, compression and headers; a refused credential is explained', async () => {
+    const json = await runCli(['check'], { ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' });
+    expect(json.code).toBe(0);
+    expect(json.stdout).toContain('(200, http/json, gzip)');
+    expect(receiver.requests[0]).toMatchObject({ contentType: 'application/json', contentEncoding: 'gzip', records: 0, status: 200 });
+
+    receiver.behaviour = { status: 401 };
+    const refused = await runCli(['check'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/^✗ collector\s+.* answered 401 Unauthorized \(http\/protobuf\): the collector refused the credentials/m);
+    expect(refused.stdout).not.toContain(HEADER_SECRET);
+  });
+
+  it('✗ for a session that does not exist, with the reason', async () => {
+    const res = await runCli(['check'], { ...env, BRIDGE_SESSIONS: 's1,gone' });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^✗ session gone\s+session not found or ended \(404 not_found: browser session gone not found\)$/m);
+    expect(mark(res.stdout, 'session s1')).toBe('✓');
+  });
+
+  it('looks up each configured pool: found (with its telemetry), not found', async () => {
+    const cfg = join(dir, 'bridge.yaml');
+    writeFileSync(cfg, 'sessions:\n  - id: s2\n    pool: scrapers\n  - id: s1\n    pool: no-such-pool\n');
+    const res = await runCli(['check', '--config', cfg], { ...env, BRIDGE_SESSIONS: '' });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^✓ configuration\s+.*bridge\.yaml \+ environment: 2 sessions, 2 pools$/m);
+    expect(res.stdout).toMatch(/^✓ pool scrapers\s+scrapers \(pool_1\), eu-west, 10 of 10 telemetry categories on$/m);
+    expect(res.stdout).toMatch(/^✗ pool no-such-pool\s+pool not found \(404 not_found/m);
+  });
+
+  it('a rejected API key fails the service check and skips what depends on it', async () => {
+    const res = await runCli(['check'], { ...env, BROWSER_API_KEY: 'wrong-key' });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^✗ service\s+.* rejected the API key: unauthorized: Missing or invalid authorization token/m);
+    expect(res.stdout).toMatch(/^– session s1\s+skipped: the API key was rejected$/m);
+    expect(res.stdout).not.toContain('wrong-key');
+  });
+
+  it('without sessions or pools, authentication is checked with a lookup', async () => {
+    const ok = await runCli(['check'], { ...env, BRIDGE_SESSIONS: '' });
+    expect(ok.code).toBe(0);
+    expect(mark(ok.stdout, 'service')).toBe('✓');
+    const down = await runCli(['check'], { ...env, BRIDGE_SESSIONS: '', BROWSER_API_URL: 'http://127.0.0.1:9' });
+    expect(down.code).toBe(1);
+    expect(down.stdout).toMatch(/^✗ service\s+cannot reach http:\/\/127\.0\.0\.1:9: connection refused/m);
+  });
+
+  it('invalid configuration: ✗ with the key, exit 2', async () => {
+    const res = await runCli(['check'], { ...env, BRIDGE_START: 'yesterday' });
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('✗ configuration  BRIDGE_START: must be one of oldest, latest (got "yesterday")\n');
+    const help = await runCli(['check', '--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+  });
+});

@@ -1,0 +1,183 @@
+// `tail` as a child process against the simulator: -o json equals the envelopes, the pretty output
+// (fixed events, TZ=UTC, no colour), filters, --from, resume after a cut, exit codes.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator, type SimSession, type Simulator } from '../../../src/simulator/index.js';
+import type { Envelope } from '../../../src/stream/envelope.js';
+import { runCli, startCli, type CliProcess } from './cli-process.js';
+
+let sim: Simulator;
+let dir: string;
+let env: Record<string, string>;
+const running: CliProcess[] = [];
+
+beforeEach(async () => {
+  sim = await startSimulator({ seed: 11, keepaliveMs: 500 });
+  dir = mkdtempSync(join(tmpdir(), 'tail-test-'));
+  // Quick reconnects keep the tests short; everything else comes from the environment.
+  writeFileSync(join(dir, 'bridge.yaml'), 'upstream:\n  backoff:\n    initial: 20ms\n    max: 200ms\n');
+  env = { BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key', BRIDGE_CONFIG: join(dir, 'bridge.yaml') };
+});
+
+afterEach(async () => {
+  for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function tail(args: string[], extraEnv: Record<string, string> = {}): CliProcess {
+  const p = startCli(['tail', ...args], { ...env, ...extraEnv });
+  running.push(p);
+  return p;
+}
+
+const lines = (text: string): string[] => text.split('\n').filter(Boolean);
+
+/** Waits for `n` lines on stdout, then ends the session; resolves with the finished process. */
+async function readThenEnd(p: CliProcess, session: SimSession, n: number) {
+  await p.waitFor(new RegExp(`(?:.*\\n){${n}}`), 'stdout');
+  session.end();
+  return p.done;
+}
+
+const TS = 1732100000123456; // 2024-11-20T10:53:20.123456Z
+
+function fixedEvents(s: SimSession): void {
+  s.emitEvent({ type: 'console_log', ts: TS, data: { level: 'log', text: 'page ready', args: ['page ready'] } });
+  s.emitEvent({ type: 'network_response', ts: TS + 1000, data: { method: 'GET', url: 'https://shop.example/api/cart?token=abc123', status: 404, status_text: 'Not Found', mime_type: 'application/json' } });
+  s.emitEvent({ type: 'interaction_click', ts: TS + 2000, data: { selector: 'button#buy', tag: 'BUTTON', text: 'Buy now', x: 320, true: 188 } });
+  s.injectMalformed('json');
+  s.emitEvent({ type: 'captcha_solve_result', ts: TS + 4000, data: { captcha_type: 'turnstile', status: 'timeout', duration_ms: 30000, website_host: 'shop.example' } });
+  s.emitEvent({ type: 'console_error', ts: TS + 5000, data: { text: 'Uncaught TypeError: x is undefined', source_url: 'https://shop.example/app.js', line: 12, column: 5 } });
+  s.emitEvent({ type: 'cdp_command', ts: TS + 6000, data: { method: 'Page.navigate', url_scheme: 'https', transition_type: 'typed' } });
+  s.emitEvent({ type: 'page_navigation', ts: TS + 7000, data: { url: 'https://shop.example/checkout' } });
+}
+
+describe('tail', () => {
+  it('-o json prints every envelope exactly as the service sent it, one per line, and exits 0 when the session ends', async () => {
+    const s = sim.createSession('s1');
+    const sent = s.emit(60);
+    const res = await readThenEnd(tail(['s1', '--from', 'oldest', '-o', 'json', '--no-redact']), s, 60);
+    expect(res.code).toBe(0);
+    expect(lines(res.stdout)).toEqual(sent.map((e) => JSON.stringify(e)));
+    expect(res.stderr).toContain('session s1 ended');
+  });
+
+  it('-o json masks secrets by default and leaves every other envelope byte for byte', async () => {
+    const s = sim.createSession('s1');
+    const sent = s.emit(120);
+    const res = await readThenEnd(tail(['s1', '--from', 'oldest', '-o', 'json']), s, 120);
+    const got = lines(res.stdout);
+    expect(got).toHaveLength(120);
+    let maskedCount = 0;
+    got.forEach((line, i) => {
+      const original = JSON.stringify(sent[i]);
+      if (line === original) return;
+      maskedCount++;
+      expect(line).toContain('REDACTED');
+      expect((JSON.parse(line) as Envelope).seq).toBe(sent[i]!.seq);
+    });
+    expect(maskedCount).toBeGreaterThan(0);
+    // URL user-info, signed-URL parameters and API-key headers are masked (post bodies are not: see tail-view.ts).
+    expect(got.filter((l) => /s3cr3t-p|pa55w0rd|sk_live_|sig=Zm9v/.test(l))).toEqual([]);
+  });
+
+  it('pretty output: one readable line per event, gaps and notes on stderr', async () => {
+    const s = sim.createSession('s1');
+    fixedEvents(s);
+    const res = await readThenEnd(tail(['s1', '--from', 'oldest']), s, 7);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe([
+      '10:53:20.123 INFO  console_log                page ready  #1',
+      '10:53:20.124 WARN  network_response           GET https://shop.example/api/cart?token=REDACTED → 404 Not Found (application/json)  #2',
+      '10:53:20.125 INFO  interaction_click          button#buy (320,188) "Buy now"  #3',
+      '10:53:20.127 WARN  captcha_solve_result       turnstile timeout shop.example 30.0s  #5',
+      '10:53:20.128 ERROR console_error              Uncaught TypeError: x is undefined at https://shop.example/app.js:12:5  #6',
+      '10:53:20.129 INFO  cdp_command                Page.navigate https:  #7',
+      '10:53:20.130 INFO  page_navigation            https://shop.example/checkout  #8',
+      '',
+    ].join('\n'));
+    expect(lines(res.stderr)).toEqual([
+      '· following s1 from the oldest retained event; Ctrl-C to stop',
+      '⚠ skipped an undecodable frame (id 4): data is not valid JSON',
+      '⚠ gap: event #4 was not received (evicted by the service or undecodable)',
+      expect.stringMatching(/^· the stream closed \(the service closed the stream\); reconnecting in \d+ ms$/),
+      '· session s1 ended',
+    ]);
+  });
+
+  it('--types and --categories filter; an event matching either list is shown', async () => {
+    const s = sim.createSession('s1');
+    fixedEvents(s);
+    const byType = await readThenEnd(tail(['s1', '--from', 'oldest', '--types', 'console_error,page_navigation']), s, 2);
+    expect(lines(byType.stdout).map((l) => l.split(/\s+/)[2])).toEqual(['console_error', 'page_navigation']);
+
+    const s2 = sim.createSession('s2');
+    fixedEvents(s2);
+    const both = await readThenEnd(tail(['s2', '--from', 'oldest', '--categories', 'console', '--types', 'cdp_command']), s2, 3);
+    expect(lines(both.stdout).map((l) => l.split(/\s+/)[2])).toEqual(['console_log', 'console_error', 'cdp_command']);
+  });
+
+  it('--from N starts at sequence number N; the default shows only new events', async () => {
+    const s = sim.createSession('s1');
+    s.emit(10);
+    const from = await readThenEnd(tail(['s1', '--from', '6', '-o', 'json']), s, 5);
+    expect(lines(from.stdout).map((l) => (JSON.parse(l) as Envelope).seq)).toEqual([6, 7, 8, 9, 10]);
+
+    const s2 = sim.createSession('s2');
+    s2.emit(10);
+    const latest = tail(['s2', '-o', 'json']);
+    await latest.waitFor(/following s2 from new events/);
+    await new Promise((r) => setTimeout(r, 100));
+    s2.emit(3);
+    const res = await readThenEnd(latest, s2, 3);
+    expect(lines(res.stdout).map((l) => (JSON.parse(l) as Envelope).seq)).toEqual([11, 12, 13]);
+  });
+
+  it('reconnects after a cut and resumes with Last-Event-ID: nothing lost, nothing twice', async () => {
+    const s = sim.createSession('s1');
+    const p = tail(['s1', '--from', 'oldest', '-o', 'json', '--no-redact']);
+    await p.waitFor(/following s1/);
+    sim.faults.cutAfterFrames = 7;
+    const sent = [...s.emit(10), ...s.emit(10)];
+    await p.waitFor(/reconnect/);
+    delete sim.faults.cutAfterFrames;
+    const res = await readThenEnd(p, s, 20);
+    expect(lines(res.stdout)).toEqual(sent.map((e) => JSON.stringify(e)));
+    expect(res.stderr).toMatch(/reconnected; resuming after #\d+/);
+  });
+
+  it('exits 1 with the service message on 401, without retrying', async () => {
+    sim.createSession('s1');
+    const res = await runCli(['tail', 's1'], { ...env, BROWSER_API_KEY: 'wrong' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('401 unauthorized: Missing or invalid authorization token');
+    expect(res.stderr).not.toContain('wrong');
+    expect(sim.stats.byStatus[401]).toBe(1);
+  });
+
+  it('exits 0 when the session does not exist (404: not found or ended), and on Ctrl-C', async () => {
+    const missing = await runCli(['tail', 'nope'], env);
+    expect(missing.code).toBe(0);
+    expect(missing.stderr).toContain('session nope not found: it does not exist or has ended');
+
+    sim.createSession('s1');
+    const p = tail(['s1']);
+    await p.waitFor(/following s1/);
+    p.child.kill('SIGINT');
+    expect((await p.done).code).toBe(0);
+  });
+
+  it('bad usage exits 2 with the help', async () => {
+    const res = await runCli(['tail'], env);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('Usage: browser-telemetry-bridge tail <session>');
+    expect((await runCli(['tail', 's1', '--from', 'yesterday'], env)).code).toBe(2);
+    const help = await runCli(['tail', '--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+    expect(help.stdout).toContain('401/403');
+  });
+});
