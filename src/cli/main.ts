@@ -3,6 +3,7 @@
 // Exit codes: 0 success, 1 runtime failure, 2 invalid configuration or usage.
 import { ConfigError } from '../config/errors.js';
 import { UsageError } from './usage.js';
+import { StoreOpenError } from '../store/sqlite-store.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 
 interface Command {
@@ -12,6 +13,9 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   run: { summary: 'follow the configured sessions and deliver their telemetry (the daemon)', load: () => import('./run-command.js') },
+  tail: { summary: 'follow one session\'s telemetry live, one readable line per event (or -o json)', load: () => import('./tail-command.js') },
+  pool: { summary: 'show a browser pool: region, capacity, telemetry configuration (or -o json)', load: () => import('./pool-command.js') },
+  check: { summary: 'check configuration, service, sessions, pools, collector and state dir; ✓/✗ list', load: () => import('./check-command.js') },
   demo: { summary: 'the whole pipeline against the bundled simulator and a local OTLP receiver', load: () => import('./demo-command.js') },
 };
 
@@ -57,6 +61,10 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) {
       process.stderr.write(`invalid configuration: ${err.message}\n`);
       return 2;
+    }
+    if (err instanceof StoreOpenError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
     }
     if (err instanceof UsageError) {
       process.stderr.write(`${err.message}\n`);

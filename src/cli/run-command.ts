@@ -3,6 +3,8 @@
 // semantics" 6). With --until-ended it exits 0 once every followed session ended and was delivered.
 import { loadConfig } from '../config/load-config.js';
 import { startBridge } from '../pipeline/bridge.js';
+import { watchConfigFile } from '../pipeline/config-watcher.js';
+import { createReloader } from '../pipeline/reload.js';
 import { startHttpServer, type HttpSurface } from '../server/http-server.js';
 import { createLogger } from '../util/logger.js';
 import { parseCommand } from './usage.js';
@@ -12,6 +14,7 @@ const HELP = `Usage: browser-telemetry-bridge run [--config FILE] [--until-ended
 
 Follows every configured session's telemetry stream and delivers each event to the OTLP collector.
 Resumes where it left off after any restart; SIGTERM/SIGINT flush the spool within the grace period.
+SIGHUP, or saving the configuration file, reloads the session list and the mapping options.
 
 Options:
   -c, --config FILE   YAML configuration (default: $BRIDGE_CONFIG); environment variables override it
@@ -42,6 +45,14 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
   const reporter = startStatusReporter(bridge, log);
+  // Reload: SIGHUP (and a changed file) re-reads the session list and mapping options; an invalid
+  // file is logged and ignored. The handler stays installed until exit: SIGHUP's default action
+  // would otherwise kill the daemon in the middle of its shutdown.
+  const reloader = createReloader(bridge);
+  process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
+  const watcher = config.configPath
+    ? watchConfigFile(config.configPath, () => void reloader.reload('configuration file changed'), { log })
+    : undefined;
 
   const done = new Promise<number>((resolve) => {
     let signals = 0;
@@ -65,6 +76,8 @@ export async function main(argv: string[]): Promise<number> {
     }
   });
   const code = await done;
+  reloader.close();
+  watcher?.close();
   reporter.stop();
   await http?.close();
   await bridge.shutdown();

@@ -15,11 +15,17 @@ import { createOtlpExporter, type LogExporter } from '../export/otlp-exporter.js
 import { buildResource } from '../export/resource.js';
 import { createMappingStats } from './mapping-stats.js';
 import { Supervisor } from './supervisor.js';
+import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
+import { SwappableMapper } from './swappable-mapper.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 
 export interface Bridge {
   config: BridgeConfig;
   supervisor: Supervisor;
+  /** Pool lookup and enrichment; poolStatus() for status surfaces. */
+  pools: PoolResolver;
+  /** The mapper every session uses; a configuration reload swaps its options. */
+  mapper: SwappableMapper;
   delivery: Delivery;
   store: Store;
   writer: SpoolWriter;
@@ -57,7 +63,8 @@ export function startBridge(config: BridgeConfig, log: Logger, overrides: Bridge
     connectTimeoutMs: config.upstream.connectTimeoutMs,
     userAgent: `browser-telemetry-bridge/${BRIDGE_VERSION}`,
   });
-  const mapper = createMapper(config.mapping, { stats: createMappingStats(metrics) });
+  const stats = createMappingStats(metrics);
+  const mapper = new SwappableMapper((options) => createMapper(options, { stats }), config.mapping);
   const exporter = overrides.exporter ?? createOtlpExporter(config.exporter);
   installDiagBridge(log, (p) => {
     metrics.eventsRejected.inc({ reason: 'partial_success' }, p.rejected);
@@ -77,13 +84,15 @@ export function startBridge(config: BridgeConfig, log: Logger, overrides: Bridge
   supervisor = new Supervisor({ config, store, writer, client, mapper, metrics, log, delivery });
   delivery.start();
   supervisor.start();
+  const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });
 
   let closing: Promise<boolean> | undefined;
   const sup = supervisor;
   return {
-    config, supervisor: sup, delivery, store, writer, metrics, client, log,
+    config, supervisor: sup, pools, mapper, delivery, store, writer, metrics, client, log,
     shutdown(graceMs = config.shutdownGraceMs) {
       closing ??= (async () => {
+        await pools.stop();
         const drained = await sup.shutdown(graceMs);
         await Promise.race([exporter.shutdown(), new Promise((r) => setTimeout(r, 1000))]);
         await client.close();

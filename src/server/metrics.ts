@@ -18,7 +18,10 @@ export interface GaugeSources {
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
-  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'bridge_process_' });
+  // Process and runtime metrics under their standard names (process_cpu_seconds_total,
+  // process_resident_memory_bytes, nodejs_eventloop_lag_seconds, …): the ones dashboards and alert
+  // rules expect. A prefix would only double up ("bridge_process_process_…").
+  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const r = [registry];
   let sources: GaugeSources | undefined;
 
@@ -39,6 +42,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
       name: 'bridge_export_duration_seconds', help: 'OTLP export request latency.', labelNames: ['outcome'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: r,
     }),
+    configReloads: new Counter({ name: 'bridge_config_reloads_total', help: 'Configuration reloads (SIGHUP or file change) by outcome: applied, or rejected as invalid.', labelNames: ['outcome'], registers: r }),
     spoolCommitErrors: new Counter({ name: 'bridge_spool_commit_errors_total', help: 'Failed spool transactions (disk full, I/O error); retried.', registers: r }),
     oversized: new Counter({ name: 'bridge_records_oversized_total', help: 'Records above the maximum record size, by action taken.', labelNames: ['action'], registers: r }),
     screenshots: new Counter({ name: 'bridge_screenshots_total', help: 'monitor_screenshot events by policy outcome.', labelNames: ['outcome'], registers: r }),

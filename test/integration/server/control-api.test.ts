@@ -1,0 +1,187 @@
+// The control API on real sockets: bearer token, the Error shape, bad input, PUT/DELETE semantics.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually, followedIds, startInProcess, startWorld, type RunningBridge, type World } from './bridge-harness.js';
+
+let world: World;
+let running: RunningBridge | undefined;
+
+beforeEach(async () => {
+  world = await startWorld();
+});
+
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+  await world.close();
+});
+
+const TOKEN = 'control-token-for-tests';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+async function call(path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown; headers: Headers }> {
+  const res = await fetch(`${running!.url}${path}`, init);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+/** The session service's Error shape: exactly {code, message}, both non-empty strings. */
+function expectError(body: unknown, code: string, message?: RegExp): void {
+  expect(Object.keys(body as object).sort()).toEqual(['code', 'message']);
+  const e = body as { code: string; message: string };
+  expect(e.code).toBe(code);
+  expect(e.message.length).toBeGreaterThan(0);
+  if (message) expect(e.message).toMatch(message);
+}
+
+describe('control API with a token', () => {
+  beforeEach(async () => {
+    running = await startInProcess(world, {}, { BRIDGE_CONTROL_TOKEN: TOKEN });
+  });
+
+  it('answers 401 in the Error shape without the token or with a wrong one, for every /v1 method', async () => {
+    for (const [path, init] of [
+      ['/v1/sessions', {}],
+      ['/v1/sessions/s1', { method: 'PUT', body: '{}' }],
+      ['/v1/sessions/s1', { method: 'DELETE' }],
+    ] as const) {
+      const r = await call(path, init);
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe('Bearer');
+      expect(r.headers.get('content-type')).toBe('application/json');
+      expectError(r.body, 'unauthorized');
+    }
+    const wrong = await call('/v1/sessions', { headers: { authorization: `Bearer ${TOKEN}x` } });
+    expect(wrong.status).toBe(401);
+    const basic = await call('/v1/sessions', { headers: { authorization: `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}` } });
+    expect(basic.status).toBe(401);
+    // A refused PUT must not have followed anything.
+    expect(await followedIds(running!.url, TOKEN)).toEqual([]);
+  });
+
+  it('accepts the bearer token; health and metrics stay open for probes and scrapers', async () => {
+    const ok = await call('/v1/sessions', { headers: auth });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ sessions: [], spool: { records: 0 } });
+    expect((await call('/v1/sessions', { headers: { authorization: `bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await fetch(`${running!.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${running!.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${running!.url}/metrics`)).status).toBe(200);
+  });
+});
+
+describe('control API without a token', () => {
+  beforeEach(async () => {
+    running = await startInProcess(world);
+  });
+
+  it('rejects bad input with 400 and a message naming the problem', async () => {
+    const put = (path: string, body: string): Promise<{ status: number; body: unknown }> =>
+      call(path, { method: 'PUT', body, headers: { 'content-type': 'application/json' } });
+
+    const badId = await put('/v1/sessions/has%20space', '{}');
+    expect(badId.status).toBe(400);
+    expectError(badId.body, 'invalid_input', /session id/);
+    expect((await call('/v1/sessions/' + 'x'.repeat(129), { method: 'DELETE' })).status).toBe(400);
+
+    const badJson = await put('/v1/sessions/s1', '{"pool": ');
+    expect(badJson.status).toBe(400);
+    expectError(badJson.body, 'invalid_json', /JSON/);
+
+    const unknownKey = await put('/v1/sessions/s1', '{"pol": "p"}');
+    expect(unknownKey.status).toBe(400);
+    expectError(unknownKey.body, 'invalid_input', /body\.pol: unknown key/);
+
+    const badStart = await put('/v1/sessions/s1', '{"start": "yesterday"}');
+    expect(badStart.status).toBe(400);
+    expectError(badStart.body, 'invalid_input', /body\.start/);
+
+    const badAttr = await put('/v1/sessions/s1', '{"attributes": {"team": {"nested": true}}}');
+    expect(badAttr.status).toBe(400);
+    expectError(badAttr.body, 'invalid_input', /body\.attributes\.team/);
+
+    const notObject = await put('/v1/sessions/s1', '["s1"]');
+    expect(notObject.status).toBe(400);
+    expectError(notObject.body, 'invalid_input', /JSON object/);
+
+    const tooBig = await put('/v1/sessions/s1', JSON.stringify({ attributes: { big: 'x'.repeat(70_000) } }));
+    expect(tooBig.status).toBe(413);
+    expectError(tooBig.body, 'body_too_large');
+
+    const wrongMethod = await call('/v1/sessions', { method: 'POST', body: '{}' });
+    expect(wrongMethod.status).toBe(405);
+    expectError(wrongMethod.body, 'method_not_allowed');
+    expectError((await call('/nowhere')).body, 'not_found');
+
+    // None of the refused requests followed anything.
+    expect(await followedIds(running!.url)).toEqual([]);
+  });
+
+  it('PUT creates (201), PUT again updates in place (200), DELETE stops (204) and then 404', async () => {
+    const s = world.sim.createSession('s1');
+    const created = await call('/v1/sessions/s1', { method: 'PUT', body: JSON.stringify({ start: 'oldest', attributes: { team: 'a' } }) });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: 's1', source: 'api' });
+
+    s.emit(5);
+    await world.receiver.waitFor((rs) => rs.filter((r) => r.attributes['team'] === 'a').length === 5);
+
+    const updated = await call('/v1/sessions/s1', { method: 'PUT', body: JSON.stringify({ attributes: { team: 'b' } }) });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ id: 's1', source: 'api' });
+    s.emit(5);
+    // The new attributes apply to later records; the stream was not reconnected for it.
+    await world.receiver.waitFor((rs) => rs.filter((r) => r.attributes['team'] === 'b').length === 5);
+    expect(world.sim.stats.connections).toBe(1);
+
+    const one = await call('/v1/sessions/s1');
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id: 's1', state: 'streaming', lastReceivedSeq: 10, lastDeliveredSeq: 10, received: 10 });
+
+    const list = await call('/v1/sessions');
+    expect((list.body as { sessions: unknown[] }).sessions).toHaveLength(1);
+
+    const del = await call('/v1/sessions/s1', { method: 'DELETE' });
+    expect(del.status).toBe(204);
+    expect(del.body).toBeUndefined();
+    expect((await call('/v1/sessions/s1')).body).toMatchObject({ id: 's1', state: 'stopped' });
+    const again = await call('/v1/sessions/s1', { method: 'DELETE' });
+    expect(again.status).toBe(404);
+    expectError(again.body, 'not_found', /s1/);
+    expectError((await call('/v1/sessions/never-seen')).body, 'not_found');
+  });
+
+  it('PUT with start "latest" skips what the service retained before', async () => {
+    const s = world.sim.createSession('late');
+    s.emit(20);
+    expect((await call('/v1/sessions/late', { method: 'PUT', body: '{"start": "latest"}' })).status).toBe(201);
+    await eventually(async () => ((await call('/v1/sessions/late')).body as { state: string }).state === 'streaming' || undefined, 'stream open');
+    s.emit(3);
+    await world.receiver.waitFor((rs) => rs.length === 3);
+    expect(world.receiver.records.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([21, 22, 23]);
+  });
+});
+
+describe('sessions added at run time', () => {
+  it('survive a restart from the same state directory; a deleted one does not come back', async () => {
+    const keep = world.sim.createSession('keep');
+    world.sim.createSession('drop');
+    running = await startInProcess(world);
+    expect((await call('/v1/sessions/keep', { method: 'PUT', body: '{"attributes": {"added": "at-run-time"}}' })).status).toBe(201);
+    expect((await call('/v1/sessions/drop', { method: 'PUT' })).status).toBe(201);
+    keep.emit(4);
+    await world.receiver.waitFor((rs) => rs.length === 4);
+    expect((await call('/v1/sessions/drop', { method: 'DELETE' })).status).toBe(204);
+    await running.stop();
+
+    // Same state dir, same (session-less) configuration: only the store knows about "keep".
+    running = await startInProcess(world);
+    await eventually(async () => ((await call('/v1/sessions/keep')).body as { state: string }).state === 'streaming' || undefined, 'keep followed again');
+    expect(await followedIds(running.url)).toEqual(['keep']);
+    expect((await call('/v1/sessions/keep')).body).toMatchObject({ source: 'api', lastDeliveredSeq: 4 });
+    keep.emit(3);
+    await world.receiver.waitFor((rs) => rs.length === 7);
+    // Resumed after its checkpoint with the attributes it was added with: no replay, no loss.
+    expect(world.receiver.records.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(world.receiver.records.every((r) => r.attributes['added'] === 'at-run-time')).toBe(true);
+  });
+});

@@ -1,0 +1,87 @@
+// config/bridge.example.yaml: it loads through loadConfig, it mentions every key the schema accepts,
+// and the values it shows as defaults are the defaults. Also the configuration embedded in the
+// Kubernetes example's ConfigMap.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { buildConfig, loadConfig } from '../../../src/config/load-config.js';
+import type { BridgeConfig } from '../../../src/config/schema.js';
+
+const file = resolve(fileURLToPath(import.meta.url), '../../../../config/bridge.example.yaml');
+const text = readFileSync(file, 'utf8');
+const dir = mkdtempSync(join(tmpdir(), 'bridge-example-'));
+const keyFile = join(dir, 'key');
+writeFileSync(keyFile, 'k\n');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Every key load-config.ts and mapping/options.ts accept, as paths.
+const ALL_KEYS = [
+  'upstream.url', 'upstream.api_key', 'upstream.api_key_file', 'upstream.idle_timeout', 'upstream.connect_timeout',
+  'upstream.backoff.initial', 'upstream.backoff.max', 'upstream.backoff.auth', 'upstream.pool_refresh',
+  'sessions', 'start', 'state.dir', 'spool.max_bytes', 'spool.commit_max_records', 'spool.commit_interval',
+  'listen', 'control_token',
+  'exporter.endpoint', 'exporter.protocol', 'exporter.headers', 'exporter.compression', 'exporter.timeout',
+  'exporter.batch_max_records', 'exporter.concurrency', 'exporter.backoff.initial', 'exporter.backoff.max',
+  'service.name', 'service.resource_attributes', 'shutdown.grace',
+  'mapping.body_format', 'mapping.max_record_bytes', 'mapping.redaction.enabled', 'mapping.redaction.headers',
+  'mapping.redaction.additional_headers', 'mapping.redaction.query_params', 'mapping.redaction.additional_query_params',
+  'mapping.redaction.url_userinfo', 'mapping.redaction.drop_post_data', 'mapping.redaction.drop_response_body',
+  'mapping.redaction.drop_api_call_code', 'mapping.screenshots.policy', 'mapping.screenshots.directory',
+  'mapping.filters.include_categories', 'mapping.filters.exclude_categories', 'mapping.filters.include_types',
+  'mapping.filters.exclude_types',
+];
+
+function has(doc: unknown, path: string): boolean {
+  let node = doc;
+  for (const part of path.split('.')) {
+    if (typeof node !== 'object' || node === null || !(part in node)) return false;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return true;
+}
+
+/** Empty filter lists mean "not set" (mapping/filters.ts); compare them as absent. */
+function normalized(c: BridgeConfig): unknown {
+  const filters = Object.fromEntries(Object.entries(c.mapping.filters).filter(([, v]) => (v as string[]).length > 0));
+  return { ...c, configPath: undefined, mapping: { ...c.mapping, filters } };
+}
+
+describe('config/bridge.example.yaml', () => {
+  it('loads through loadConfig (with the key file it names replaced by one that exists)', () => {
+    const c = loadConfig(file, { BROWSER_API_KEY_FILE: keyFile });
+    expect(c.upstream.url).toBe('https://api.example.com');
+    expect(c.sessions.map((s) => s.id)).toEqual(['sess_0123456789abcdef', 'sess_fedcba9876543210']);
+    expect(c.sessions[1]).toMatchObject({ pool: 'checkout-agents', start: 'oldest', attributes: { 'agent.name': 'checkout-bot' } });
+  });
+
+  it('shows every key of the schema, set or as a commented line', () => {
+    const doc = parse(text) as unknown;
+    const missing = ALL_KEYS.filter((path) => {
+      if (has(doc, path)) return false;
+      const leaf = path.split('.').at(-1)!;
+      return !new RegExp(`^\\s*#\\s*${leaf}:`, 'm').test(text);
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it('states the defaults truthfully: apart from the example values, loading it equals loading nothing', () => {
+    const env = { BROWSER_API_KEY_FILE: keyFile };
+    const example = loadConfig(file, env);
+    const defaults = buildConfig({ upstream: { url: 'https://api.example.com' }, sessions: parse(text).sessions as unknown }, env);
+    expect(normalized(example)).toEqual(normalized(defaults));
+  });
+
+  it('the Kubernetes sidecar ConfigMap holds a configuration that loads', () => {
+    const manifest = readFileSync(resolve(file, '../kubernetes/sidecar.yaml'), 'utf8');
+    const docs = parseAllDocuments(manifest).map((d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null);
+    const embedded = docs.find((d) => d?.kind === 'ConfigMap')?.data?.['bridge.yaml'];
+    expect(embedded).toBeDefined();
+    const path = join(dir, 'sidecar-bridge.yaml');
+    writeFileSync(path, embedded!);
+    const c = loadConfig(path, { BROWSER_API_URL: 'https://api.example.com', BROWSER_API_KEY_FILE: keyFile });
+    expect(c.shutdownGraceMs).toBe(20_000);
+  });
+});
