@@ -54,8 +54,11 @@ export interface SessionStatus {
 
 export class SessionPipeline {
   readonly id: string;
-  readonly spec: SessionSpec;
+  /** The current spec; a PUT or reload replaces it (pool, attributes). The start position only matters before the first event. */
+  spec: SessionSpec;
   readonly source: SessionSource;
+  /** Attributes the bridge learnt (the pool's), kept apart from the configured ones so either can change. */
+  private enrichment: Record<string, AttributeValue> = {};
   private readonly seq: Sequencer;
   private readonly ctx: SessionContext;
   private readonly subscriber: Subscriber;
@@ -91,9 +94,23 @@ export class SessionPipeline {
     }, { idleTimeoutMs: deps.idleTimeoutMs, backoff: deps.backoff });
   }
 
-  /** Attributes added to every later record (pool enrichment); records already spooled keep theirs. */
-  setAttributes(attrs: Record<string, AttributeValue>): void {
-    Object.assign(this.ctx.attributes, attrs);
+  /** Replaces the spec; later records carry the new attributes (records already spooled keep theirs). */
+  updateSpec(spec: SessionSpec): void {
+    this.spec = spec;
+    if (spec.pool) this.stats.pool = spec.pool;
+    else delete this.stats.pool;
+    this.applyAttributes();
+  }
+
+  /** Pool enrichment for every later record. */
+  setEnrichment(attrs: Record<string, AttributeValue>): void {
+    this.enrichment = { ...attrs };
+    this.applyAttributes();
+  }
+
+  private applyAttributes(): void {
+    // A new object rather than a mutation: the mapper reads ctx.attributes per event.
+    this.ctx.attributes = { ...this.enrichment, ...this.spec.attributes };
   }
 
   start(): void {

@@ -60,12 +60,24 @@ export class Supervisor {
     this.checkAllEnded();
   }
 
+  /**
+   * Follows what the configuration lists now plus what the control API added in earlier runs. The
+   * configuration is the truth for its own sessions: one it no longer lists is not followed (a
+   * DELETE of a listed session lasts until the next restart; unlisting it is permanent),
+   * one it lists again is followed again from its checkpoint. Ended sessions stay ended.
+   */
   start(): void {
     const stored = new Map(this.d.store.sessions().map((r) => [r.spec.id, r]));
+    const listed = new Set(this.d.config.sessions.map((s) => s.id));
+    for (const row of stored.values()) {
+      if (row.source === 'config' && !listed.has(row.spec.id) && row.lifecycle === 'active') {
+        this.d.store.setLifecycle(row.spec.id, 'removed');
+        row.lifecycle = 'removed';
+      }
+    }
     for (const spec of this.d.config.sessions) {
       const row = stored.get(spec.id);
-      // A config session that ended, or was removed through the API, stays so across restarts.
-      if (row && row.lifecycle !== 'active') continue;
+      if (row?.lifecycle === 'ended') continue;
       stored.set(spec.id, this.d.store.putSession(spec, row?.source ?? 'config'));
     }
     for (const row of stored.values()) {
@@ -93,7 +105,7 @@ export class Supervisor {
     const existing = this.active.get(spec.id);
     if (existing) {
       this.d.store.putSession(spec, source);
-      existing.setAttributes(spec.attributes);
+      existing.updateSpec(spec);
       return { created: false, status: existing.status() };
     }
     const row = this.d.store.putSession(spec, source);
@@ -125,11 +137,11 @@ export class Supervisor {
     this.checkAllEnded();
   }
 
-  /** Adds attributes (e.g. pool enrichment) to every later record of a followed session. */
+  /** Sets the enrichment attributes (pool) of every later record of a followed session. */
   setSessionAttributes(id: string, attrs: Record<string, AttributeValue>): boolean {
     const p = this.active.get(id);
     if (!p) return false;
-    p.setAttributes(attrs);
+    p.setEnrichment(attrs);
     return true;
   }
 

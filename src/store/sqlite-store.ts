@@ -5,14 +5,19 @@
 // checkpoints roll back together, the service replays what was lost (DESIGN.md "Gap-free resume").
 // Statements are prepared once; commits are batched by the SpoolWriter, never one per event.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { makeDirs } from '../util/make-dirs.js';
 import type { SessionSpec } from '../config/schema.js';
 import type {
   CheckpointUpdate, SessionLifecycle, SessionRow, SessionSource, SpoolEntry, SpoolStats, SpooledRecord, Store,
 } from './store.js';
 
 const SCHEMA_VERSION = 1;
+
+/** The state directory cannot be used (missing permissions, read-only file system, not a directory). */
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -44,11 +49,15 @@ export class SqliteStore implements Store {
   /** Opens (creating if needed) `<dir>/bridge.db`; `:memory:` for tests. */
   constructor(dirOrMemory: string) {
     let file = dirOrMemory;
-    if (dirOrMemory !== ':memory:') {
-      mkdirSync(dirOrMemory, { recursive: true });
-      file = join(dirOrMemory, 'bridge.db');
+    try {
+      if (dirOrMemory !== ':memory:') {
+        makeDirs(resolve(dirOrMemory));
+        file = join(dirOrMemory, 'bridge.db');
+      }
+      this.db = new Database(file);
+    } catch (err) {
+      throw new StoreOpenError(`cannot open the state database in ${dirOrMemory}: ${(err as Error).message}`);
     }
-    this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
