@@ -2,7 +2,7 @@
 //   GET /healthz            the process is alive and its event loop turns
 //   GET /readyz             the store is writable and the configuration loaded (503 + reasons otherwise)
 //   GET /metrics            Prometheus text
-//   GET /v1/sessions        per-session state
+//   GET /v1/sessions        per-session state, pool lookups, spool
 //   GET /v1/sessions/{id}   one session
 //   PUT /v1/sessions/{id}   follow a session (JSON body: {pool?, start?, attributes?}); survives restarts
 //   DELETE /v1/sessions/{id}
@@ -132,7 +132,7 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
   const sup = bridge.supervisor;
   if (path === '/v1/sessions') {
     if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET on /v1/sessions, PUT/DELETE on /v1/sessions/{id}');
-    return send(res, 200, { sessions: sup.status(), spool: bridge.store.spoolStats() });
+    return send(res, 200, { sessions: sup.status(), pools: bridge.pools.poolStatus(), spool: bridge.store.spoolStats() });
   }
   const id = decodeURIComponent(path.slice('/v1/sessions/'.length));
   if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', 'session id must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');
