@@ -25,8 +25,12 @@ describe('kill -9', () => {
       d.kill('SIGKILL');
       expect(await exited(d)).toBe(null);
     }
+    const perSession = (id: string) => h.receiver.records.filter((r) => r.attributes['browser.session.id'] === id).length;
+    const before = new Map(ids.map((id) => [id, perSession(id)]));
     const last = spawnDaemon(env, ['run', '--until-ended']);
-    await until(() => h.receiver.records.length > 0, 'the last daemon to deliver', 30_000);
+    // A session that ends while no bridge reads it answers 404 and its unread tail is gone (spec:
+    // stream rule 3 and errors rule 2), so end them only once the last daemon streams every one.
+    await until(() => ids.every((id) => perSession(id) > before.get(id)!), 'the last daemon to stream every session', 30_000);
     for (const id of ids) {
       h.sim.session(id)!.produce(0);
       h.sim.session(id)!.end();
