@@ -75,7 +75,7 @@ export async function main(argv: string[]): Promise<number> {
   for (const id of ids) sim.session(id)!.produce(rate);
 
   let crashed = !crash;
-  let deliveredAtRestart = 0;
+  let deliveredAtRestart = new Map<string, number>();
   let exitCode: number | null = null;
   const started = Date.now();
   const deadline = started + Math.max(60_000, (perSession / rate) * 1000 * 4 + 30_000);
@@ -83,15 +83,15 @@ export async function main(argv: string[]): Promise<number> {
   while (Date.now() < deadline) {
     await sleep(500);
     const delivered = receiver.records.length;
-    // A real session outlives a daemon restart; ending it while no daemon runs would lose its tail
-    // for good (the service answers 404 once a session ended), so sessions end only once the
-    // (restarted) daemon is delivering again.
-    const daemonFollowing = crashed && delivered > deliveredAtRestart;
+    const perSession = countBySession(receiver, ids);
     for (const id of ids) {
       const s = sim.session(id)!;
       if (s.emitted >= producedTarget && !s.ended) {
         s.produce(0);
-        if (daemonFollowing) s.end();
+        // A real session outlives a daemon restart; ending it while no daemon reads it would lose
+        // its unread tail for good (the service answers 404 once a session ended), so a session
+        // ends only once the (restarted) daemon delivers from it again.
+        if (crashed && (perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0)) s.end();
       }
     }
     if (!injected && ids[1] && sim.session(ids[1])!.emitted > producedTarget / 4) {
@@ -101,13 +101,13 @@ export async function main(argv: string[]): Promise<number> {
     const tallies = tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq);
     printProgress(out, tallies, sim, ids);
     if (!crashed && delivered >= (producedTarget * ids.length) * 0.35) {
-      out(`\n>>> kill -9 ${daemon.pid}  (the daemon dies mid-stream; what it read but did not deliver is in its spool)\n`);
+      say(out, `\n>>> kill -9 ${daemon.pid}  (the daemon dies mid-stream; what it read but did not deliver is in its spool)\n`);
       daemon.kill('SIGKILL');
       await waitExit(daemon);
       await sleep(1000);
-      deliveredAtRestart = receiver.records.length;
+      deliveredAtRestart = countBySession(receiver, ids);
       daemon = startDaemon(env);
-      out(`>>> daemon restarted, pid ${daemon.pid}: it resumes from its checkpoints with Last-Event-ID\n`);
+      say(out, `>>> daemon restarted, pid ${daemon.pid}: it resumes from its checkpoints with Last-Event-ID\n`);
       crashed = true;
     }
     if (daemon.exitCode !== null) {
@@ -122,7 +122,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   const tallies = tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq);
-  out('');
+  say(out, '\nFinal:');
+  lastTable = '';
   printProgress(out, tallies, sim, ids);
   out('\nA few records as the collector received them:\n');
   for (const r of pickSamples(receiver)) out(formatReceivedRecord(r) + '\n');
@@ -162,13 +163,40 @@ function totalEmitted(sim: Simulator, ids: string[]): number {
   return ids.reduce((n, id) => n + sim.session(id)!.emitted, 0);
 }
 
+/** Lines of the live table on screen, so a terminal can redraw it in place (0 after other output). */
+let drawn = 0;
+let lastTable = '';
+
 function printProgress(out: (s: string) => void, tallies: SessionTally[], sim: Simulator, ids: string[]): void {
+  const table = renderTable(tallies, sim, ids);
+  if (table === lastTable) return;
+  lastTable = table;
+  if (process.stdout.isTTY && drawn > 0) process.stdout.write(`\x1b[${drawn}A\x1b[0J`);
+  out(table);
+  drawn = table.split('\n').length;
+}
+
+function say(out: (s: string) => void, text: string): void {
+  out(text);
+  drawn = 0;
+}
+
+function renderTable(tallies: SessionTally[], sim: Simulator, ids: string[]): string {
   const rows = tallies.map((t, i) => {
     const s = sim.session(ids[i]!)!;
     return `  ${t.sessionId.padEnd(16)} emitted ${String(s.lastSeq).padStart(6)}  delivered ${String(t.unique).padStart(6)}  ` +
       `gaps ${String(t.gapRecords).padStart(2)} (${t.gapEvents} ev)  dup ${String(t.duplicates).padStart(4)}  ${s.ended ? 'ended' : 'live'}`;
   });
-  out(rows.join('\n'));
+  return rows.join('\n');
+}
+
+function countBySession(receiver: Receiver, ids: string[]): Map<string, number> {
+  const out = new Map(ids.map((id) => [id, 0]));
+  for (const r of receiver.records) {
+    const id = r.attributes['browser.session.id'] as string;
+    out.set(id, (out.get(id) ?? 0) + 1);
+  }
+  return out;
 }
 
 function pickSamples(receiver: Receiver): Receiver['records'] {
