@@ -78,11 +78,22 @@ export class Delivery {
     return this.idle;
   }
 
-  /** Idempotent. Requests in flight are abandoned; their records stay spooled for the next start. */
-  async stop(): Promise<void> {
+  /**
+   * Idempotent. Requests in flight are abandoned (their records stay spooled for the next start);
+   * waits for the workers at most until `deadline`, so a collector that never answers cannot hold
+   * shutdown past its grace period.
+   */
+  async stop(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     this.stopped = true;
     this.wake();
-    await Promise.all(this.workers);
+    const wait = deadline - Date.now();
+    if (!Number.isFinite(wait)) {
+      await Promise.all(this.workers);
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.workers), new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, wait))))]);
+    clearTimeout(timer);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -99,7 +110,14 @@ export class Delivery {
 
   private async work(): Promise<void> {
     while (!this.stopped) {
-      const rows = this.o.store.readBatch(this.cursor, this.o.batchMaxRecords);
+      let rows: SpooledRecord[];
+      try {
+        rows = this.o.store.readBatch(this.cursor, this.o.batchMaxRecords);
+      } catch (err) {
+        this.o.log.error({ error: (err as Error).message }, 'cannot read the spool; retrying');
+        await this.sleep(this.o.backoff.maxMs);
+        continue;
+      }
       if (rows.length === 0) {
         await this.sleep(1000);
         continue;
@@ -107,7 +125,9 @@ export class Delivery {
       this.cursor = rows[rows.length - 1]!.id;
       this.inFlight++;
       try {
-        await this.deliver(rows, this.decode(rows));
+        const { records, corrupt } = this.decode(rows);
+        if (corrupt.length > 0) await this.reject(corrupt, 'corrupt', 'spooled record is not valid JSON');
+        await this.deliver(rows, records);
       } finally {
         this.inFlight--;
       }
@@ -116,18 +136,24 @@ export class Delivery {
     }
   }
 
-  /** Parses spooled payloads once per batch (kept across retries). A corrupt row is rejected, not retried. */
-  private decode(rows: SpooledRecord[]): ReadableLogRecord[] {
-    const out: ReadableLogRecord[] = [];
-    for (let i = rows.length - 1; i >= 0; i--) {
+  /**
+   * Parses spooled payloads once per batch (kept across retries). A corrupt row is taken out of
+   * `rows` and returned apart, to be rejected rather than retried.
+   */
+  private decode(rows: SpooledRecord[]): { records: ReadableLogRecord[]; corrupt: SpooledRecord[] } {
+    const records: ReadableLogRecord[] = [];
+    const corrupt: SpooledRecord[] = [];
+    const kept: SpooledRecord[] = [];
+    for (const row of rows) {
       try {
-        out.unshift(toReadable(JSON.parse(rows[i]!.payload) as BridgeLogRecord, this.o.resource));
+        records.push(toReadable(JSON.parse(row.payload) as BridgeLogRecord, this.o.resource));
+        kept.push(row);
       } catch {
-        this.reject([rows[i]!], 'corrupt', 'spooled record is not valid JSON');
-        rows.splice(i, 1);
+        corrupt.push(row);
       }
     }
-    return out;
+    if (corrupt.length > 0) rows.splice(0, rows.length, ...kept);
+    return { records, corrupt };
   }
 
   private async deliver(rows: SpooledRecord[], records: ReadableLogRecord[]): Promise<void> {
@@ -143,7 +169,7 @@ export class Delivery {
         this.o.metrics.exportRequests.inc({ outcome: 'success' });
         this.o.metrics.eventsDelivered.inc(rows.length);
         this.deliveredTotal += rows.length;
-        this.o.store.ack(rows);
+        await this.forget(rows);
         this.o.onDelivered(rows);
         if (this.failing) this.o.log.info({ records: rows.length }, 'collector accepts exports again');
         this.failing = false;
@@ -154,7 +180,7 @@ export class Delivery {
       this.o.metrics.exportRequests.inc({ outcome: result.status === undefined ? 'error' : `http_${result.status}` });
       if (result.status === 400 || result.status === 413 || result.status === -1) {
         if (rows.length === 1) {
-          this.reject(rows, result.status === 413 ? 'too_large' : 'invalid', result.message);
+          await this.reject(rows, result.status === 413 ? 'too_large' : 'invalid', result.message);
           return;
         }
         const mid = rows.length >> 1;
@@ -172,11 +198,28 @@ export class Delivery {
     }
   }
 
-  private reject(rows: SpooledRecord[], reason: string, message: string): void {
+  private async reject(rows: SpooledRecord[], reason: string, message: string): Promise<void> {
     this.o.metrics.eventsRejected.inc({ reason }, rows.length);
     this.o.log.error({ records: rows.map((r) => `${r.sessionId}:${r.seq}`), reason, error: message }, 'collector refused a record; it is dropped and counted as rejected');
-    this.o.store.ack(rows);
+    await this.forget(rows);
     this.o.onDelivered([]);
+  }
+
+  /**
+   * Deletes settled records from the spool. Deleting writes too (WAL), so on a full disk it can fail:
+   * then the batch is NOT exported again (that would duplicate it without bound); the delete alone
+   * is retried until it succeeds, or until shutdown (the next start then re-sends only this batch).
+   */
+  private async forget(rows: SpooledRecord[]): Promise<void> {
+    for (let attempt = 0; !this.stopped; attempt++) {
+      try {
+        this.o.store.ack(rows);
+        return;
+      } catch (err) {
+        if (attempt === 0) this.o.log.error({ records: rows.length, error: (err as Error).message }, 'cannot delete delivered records from the spool (disk full?); retrying');
+        await this.sleep(backoffDelay(this.o.backoff, attempt));
+      }
+    }
   }
 
   private exportOnce(records: ReadableLogRecord[]): Promise<Outcome> {
