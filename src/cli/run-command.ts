@@ -55,6 +55,14 @@ export async function main(argv: string[]): Promise<number> {
     : undefined;
 
   const done = new Promise<number>((resolve) => {
+    // Last resort: a bug that escapes every handler ends the process cleanly (stop reading, commit,
+    // deliver what the grace period allows) instead of killing it mid-write; the spool keeps the rest.
+    const onFatal = (err: unknown): void => {
+      log.fatal({ error: (err as Error)?.stack ?? String(err) }, 'unexpected error; shutting down');
+      resolve(1);
+    };
+    process.on('unhandledRejection', onFatal);
+    process.on('uncaughtException', onFatal);
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals): void => {
       signals++;
@@ -81,6 +89,9 @@ export async function main(argv: string[]): Promise<number> {
   reporter.stop();
   await http?.close();
   await bridge.shutdown();
-  log.flush?.();
+  log.flush();
+  // Everything durable is closed; an abandoned request to a collector that never answers must not
+  // keep the process alive past the grace period (the timer is unref'd: a clean exit is not delayed).
+  setTimeout(() => process.exit(code), 500).unref();
   return code;
 }

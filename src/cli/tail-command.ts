@@ -205,7 +205,7 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
         if (done) return;
         if (reason === 'unauthorized' || reason === 'forbidden') {
           const hint = reason === 'unauthorized'
-            ? 'check BROWSER_API_KEY / BROWSER_API_KEY_FILE (or upstream.apiKey in the configuration)'
+            ? 'check BROWSER_API_KEY / BROWSER_API_KEY_FILE (or upstream.api_key in the configuration)'
             : 'the key is valid but may not read this session\'s telemetry';
           note('error', `${detail ?? reason}: ${hint}`);
           finish(1);
@@ -213,6 +213,11 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
         }
         const why = detail ? `${REASONS[reason]} (${detail})` : REASONS[reason];
         note(reason === 'closed' ? 'info' : 'warn', `${why}; reconnecting in ${formatDelay(delayMs)}`);
+      },
+      onFrameTooLarge: () => {
+        // Same rule as the daemon: the unfinished frame is the next seq; skip it or it replays forever.
+        seq.lastSeq++;
+        note('warn', `event #${seq.lastSeq} is larger than the frame limit; skipped`);
       },
       onEnded: () => {
         note('info', connects === 0 ? `session ${o.sessionId} not found: it does not exist or has ended` : `session ${o.sessionId} ended`);

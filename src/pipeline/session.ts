@@ -19,6 +19,9 @@ import { Sequencer } from '../stream/sequencer.js';
 import { Subscriber, type ReconnectReason, type SubscriberState } from '../stream/subscriber.js';
 import type { StreamPosition, UpstreamClient } from '../upstream/client.js';
 
+/** Tolerated clock difference between the service and this host for `start: latest` (see position()). */
+const LATEST_SKEW_MS = 5000;
+
 export interface SessionDeps {
   client: UpstreamClient;
   mapper: Mapper;
@@ -85,17 +88,23 @@ export class SessionPipeline {
       position: () => this.position(),
       onConnected: () => {
         this.seq.newConnection();
+        if (this.startPos === 'latest' && this.seq.lastSeq === 0 && this.latestSinceMicros === undefined) {
+          this.latestSinceMicros = (Date.now() - LATEST_SKEW_MS) * 1000;
+        }
         this.stats.connectedSince = new Date().toISOString();
       },
       onFrames: (frames, observed) => this.onFrames(frames, observed),
       onState: (state, detail) => this.onState(state, detail),
       onReconnect: (reason, delayMs, detail) => this.onReconnect(reason, delayMs, detail),
       onEnded: () => this.onEnded(),
+      onFrameTooLarge: () => this.onFrameTooLarge(),
     }, { idleTimeoutMs: deps.idleTimeoutMs, backoff: deps.backoff });
   }
 
   /** Replaces the spec; later records carry the new attributes (records already spooled keep theirs). */
   updateSpec(spec: SessionSpec): void {
+    // Another pool (or none): the old pool's attributes no longer describe this session.
+    if (spec.pool !== this.spec.pool) this.enrichment = {};
     this.spec = spec;
     if (spec.pool) this.stats.pool = spec.pool;
     else delete this.stats.pool;
@@ -132,8 +141,16 @@ export class SessionPipeline {
 
   private position(): StreamPosition {
     if (this.seq.lastSeq > 0) return { lastEventId: this.seq.lastSeq, replayAll: false };
-    return { replayAll: this.startPos === 'oldest' };
+    // `latest` before the first event: a second "from now" connection would silently skip what
+    // happened in between, so replay and drop what is older than the first connection instead.
+    return { replayAll: this.startPos === 'oldest' || this.latestSinceMicros !== undefined };
   }
+
+  /**
+   * `latest` with no event yet: events older than this (the first connection, less a margin for
+   * clock skew between the service and this host) are history to skip after a reconnect.
+   */
+  private latestSinceMicros: number | undefined;
 
   private onFrames(frames: Frame[], observedMicros: number): void | Promise<void> {
     const { writer, mapper, metrics } = this.deps;
@@ -145,6 +162,7 @@ export class SessionPipeline {
         continue;
       }
       const env = parsed.envelope;
+      if (this.seq.lastSeq === 0 && this.latestSinceMicros !== undefined && env.event.ts < this.latestSinceMicros) continue;
       const d = this.seq.decide(env.seq);
       if (d.kind === 'duplicate') {
         this.stats.duplicates++;
@@ -155,7 +173,15 @@ export class SessionPipeline {
       if (d.gapFirst !== undefined && d.gapLast !== undefined) {
         this.gap(d.gapFirst, d.gapLast, env.event.ts, observedMicros);
       }
-      const record = mapper.map(env, this.ctx, observedMicros);
+      let record;
+      try {
+        record = mapper.map(env, this.ctx, observedMicros);
+      } catch (err) {
+        // A mapping bug must not stop the session or lose the event silently: it becomes a gap.
+        this.deps.log.error({ session: this.id, seq: env.seq, type: env.event.type, error: (err as Error).message }, 'cannot map event; reported as a gap');
+        this.gap(env.seq, env.seq, env.event.ts, observedMicros);
+        continue;
+      }
       // The mapper counts filtered events in the metrics; the session keeps its own number for status.
       if (record === null) this.stats.filtered++;
       writer.enqueue(this.id, env.seq, this.seq.epoch, record);
@@ -186,6 +212,23 @@ export class SessionPipeline {
     if (id !== undefined && id > this.seq.lastSeq && id > this.malformedUpTo) this.malformedUpTo = id;
     // The payload is never logged: it may carry exactly the secrets redaction exists for.
     this.deps.log.warn({ session: this.id, frameId: frame.id, bytes: frame.data.length, reason }, 'malformed frame skipped; it will be reported in a gap record');
+  }
+
+  /**
+   * The frame that overflowed never completed, so its id is unknown. Frames come in seq order, so it
+   * is the one after the last accepted: report that seq as lost and resume after it, or the service
+   * would replay the same frame on every reconnect and the session would never move again. (Should
+   * the frame really carry a later seq, the next attempt skips one more, until it is passed.)
+   */
+  private onFrameTooLarge(): void {
+    const seq = this.seq.lastSeq + 1;
+    this.stats.malformedFrames++;
+    this.deps.metrics.malformedFrames.inc();
+    this.deps.log.error({ session: this.id, seq }, 'frame larger than the limit; skipped and reported as a gap');
+    const now = Date.now() * 1000;
+    this.gap(seq, seq, now, now);
+    this.seq.lastSeq = seq;
+    if (this.malformedUpTo <= seq) this.malformedUpTo = 0;
   }
 
   private onNewEpoch(seq: number): void {

@@ -16,6 +16,9 @@ import type { UpstreamClient } from '../upstream/client.js';
 import type { Delivery } from '../export/delivery.js';
 import { SessionPipeline, type SessionStatus } from './session.js';
 
+/** Finished sessions whose last status stays visible in GET /v1/sessions (oldest forgotten first). */
+const MAX_FINISHED = 1000;
+
 export interface SupervisorDeps {
   config: BridgeConfig;
   store: Store;
@@ -33,6 +36,8 @@ export class Supervisor {
   private readonly finished = new Map<string, SessionStatus>();
   private stopping = false;
   private endedWaiters: Array<() => void> = [];
+  /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
+  private readonly ops = new Map<string, Promise<unknown>>();
 
   constructor(private readonly d: SupervisorDeps) {
     d.metrics.setSources({
@@ -100,7 +105,21 @@ export class Supervisor {
   }
 
   /** PUT /v1/sessions/{id}: follow (or re-follow) a session; it survives restarts. */
-  async add(spec: SessionSpec, source: SessionSource = 'api'): Promise<{ created: boolean; status: SessionStatus }> {
+  private serial<T>(id: string, op: () => Promise<T>): Promise<T> {
+    const run = (this.ops.get(id) ?? Promise.resolve()).then(op, op);
+    const tail = run.then(() => undefined, () => undefined);
+    this.ops.set(id, tail);
+    void tail.then(() => {
+      if (this.ops.get(id) === tail) this.ops.delete(id);
+    });
+    return run;
+  }
+
+  add(spec: SessionSpec, source: SessionSource = 'api'): Promise<{ created: boolean; status: SessionStatus }> {
+    return this.serial(spec.id, () => this.addNow(spec, source));
+  }
+
+  private async addNow(spec: SessionSpec, source: SessionSource): Promise<{ created: boolean; status: SessionStatus }> {
     if (this.stopping) throw new Error('shutting down');
     const existing = this.active.get(spec.id);
     if (existing) {
@@ -113,14 +132,18 @@ export class Supervisor {
   }
 
   /** DELETE /v1/sessions/{id}: stop following. Records already read are still delivered. */
-  async remove(id: string): Promise<boolean> {
+  remove(id: string): Promise<boolean> {
+    return this.serial(id, () => this.removeNow(id));
+  }
+
+  private async removeNow(id: string): Promise<boolean> {
     const p = this.active.get(id);
     if (!p) return false;
     this.active.delete(id);
     await p.stop();
     this.d.writer.flush();
     this.d.store.setLifecycle(id, 'removed');
-    this.finished.set(id, p.status());
+    this.remember(p.status());
     this.checkAllEnded();
     return true;
   }
@@ -129,10 +152,15 @@ export class Supervisor {
     const p = this.active.get(id);
     // Commit the session's last records and checkpoint before recording the end.
     this.d.writer.flush();
-    this.d.store.setLifecycle(id, 'ended');
+    try {
+      this.d.store.setLifecycle(id, 'ended');
+    } catch (err) {
+      // Harmless to lose: after a restart the stream answers 404 again and the session ends again.
+      this.d.log.error({ session: id, error: (err as Error).message }, 'cannot record the end of a session in the store');
+    }
     if (p) {
       this.active.delete(id);
-      this.finished.set(id, { ...p.status(), state: 'ended' });
+      this.remember({ ...p.status(), state: 'ended' });
     }
     this.checkAllEnded();
   }
@@ -148,6 +176,13 @@ export class Supervisor {
   /** Specs of the followed sessions, with where each came from (for reload and pool lookup). */
   followed(): Array<{ spec: SessionSpec; source: SessionSource }> {
     return [...this.active.values()].map((p) => ({ spec: p.spec, source: p.source }));
+  }
+
+  /** Keeps the final status of a finished session for GET /v1/sessions; bounded so churn cannot grow it. */
+  private remember(status: SessionStatus): void {
+    this.finished.delete(status.id);
+    this.finished.set(status.id, status);
+    if (this.finished.size > MAX_FINISHED) this.finished.delete(this.finished.keys().next().value!);
   }
 
   status(): SessionStatus[] {
@@ -188,7 +223,7 @@ export class Supervisor {
     await Promise.all([...this.active.values()].map((p) => p.stop()));
     this.d.writer.close();
     const drained = await this.d.delivery.drain(deadline);
-    await this.d.delivery.stop();
+    await this.d.delivery.stop(Math.max(deadline, Date.now() + 100));
     const left = this.d.store.spoolStats().records;
     this.d.log.info({ drained, leftInSpool: left }, drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start');
     return drained;

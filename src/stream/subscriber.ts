@@ -36,6 +36,8 @@ export interface SubscriberHandler {
   onState(state: SubscriberState, detail?: string): void;
   onReconnect(reason: ReconnectReason, delayMs: number, detail?: string): void;
   onEnded(): void | Promise<void>;
+  /** A frame exceeded the size limit and the connection was dropped; the next connection must skip it. */
+  onFrameTooLarge(): void;
 }
 
 export interface SubscriberOptions {
@@ -129,7 +131,8 @@ export class Subscriber {
           await this.retry('forbidden', this.opts.backoff.authMs, detail, 'forbidden');
           break;
         case 429:
-          await this.retry('rate_limited', result.retryAfterMs ?? this.nextDelay(), detail);
+          // Never below initial/2: a Retry-After of 0 or a date in the past must not become a busy loop.
+          await this.retry('rate_limited', Math.max(result.retryAfterMs ?? this.nextDelay(), this.opts.backoff.initialMs / 2), detail);
           break;
         default:
           await this.retry(result.status >= 500 ? 'server_error' : 'http_error', this.nextDelay(), detail);
@@ -187,7 +190,10 @@ export class Subscriber {
       return { reason: 'closed', detail: 'the service closed the stream' };
     } catch (err) {
       if (why === 'idle') return { reason: 'idle', detail: `no bytes for ${this.opts.idleTimeoutMs} ms` };
-      if (why === 'frame_too_large') return { reason: 'frame_too_large', detail: 'a frame exceeded the size limit' };
+      if (why === 'frame_too_large') {
+        this.handler.onFrameTooLarge();
+        return { reason: 'frame_too_large', detail: 'a frame exceeded the size limit' };
+      }
       return { reason: 'network', detail: networkMessage(err) };
     } finally {
       clearTimeout(watchdog);

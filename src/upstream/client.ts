@@ -59,7 +59,7 @@ export class UpstreamClient {
     else if (pos.replayAll) url.searchParams.set('replay', 'all');
     const res = await request(url, { method: 'GET', headers: this.headers(extra), signal, dispatcher: this.dispatcher });
     if (res.statusCode !== 200) {
-      const text = await res.body.text().catch(() => '');
+      const text = await readCapped(res.body, this.opts.connectTimeoutMs);
       const out: OpenStreamResult = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
       const ra = parseRetryAfter(res.headers['retry-after']);
       if (ra !== undefined) out.retryAfterMs = ra;
@@ -77,7 +77,7 @@ export class UpstreamClient {
   async getPool(idOrName: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
     const url = `${this.opts.baseUrl}/browser_pools/${encodeURIComponent(idOrName)}`;
     const res = await request(url, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
-    const text = await res.body.text();
+    const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_POOL_BODY);
     if (res.statusCode >= 200 && res.statusCode < 300) {
       try {
         return { kind: 'ok', value: JSON.parse(text) as unknown };
@@ -98,6 +98,32 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await this.dispatcher.destroy();
   }
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+const MAX_POOL_BODY = 4 * 1024 * 1024;
+
+/**
+ * Reads a (small) response body as text, giving up after `timeoutMs` or `maxBytes`: an error answer
+ * whose body stalls or never ends must not hold a session in "connecting" forever.
+ */
+export async function readCapped(body: Dispatcher.ResponseData['body'], timeoutMs: number, maxBytes = MAX_ERROR_BODY): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const timer = setTimeout(() => discard(body), timeoutMs);
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      chunks.push(chunk as Buffer);
+      if (size >= maxBytes) break;
+    }
+  } catch {
+    // timed out or reset: keep what arrived
+  } finally {
+    clearTimeout(timer);
+    discard(body);
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, maxBytes);
 }
 
 /**

@@ -1,0 +1,104 @@
+// Defects an independent review found, each held by a test that fails without its fix.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FAST, harness, sleep, until, type Harness } from '../../helpers/harness.js';
+
+let h: Harness | undefined;
+let extra: Server | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  await new Promise<void>((r) => (extra ? extra.close(() => r()) : r()));
+  extra = undefined;
+});
+
+describe('hardening', () => {
+  it('start: latest does not lose events emitted while it reconnects before its first event', async () => {
+    h = await harness({ keepaliveMs: 60_000 });
+    const s = h.sim.createSession('lt');
+    // History from a minute ago: skipped by `latest` (events within the 5 s clock-skew margin of the
+    // first connection would be kept, by design: a little history beats losing new events).
+    for (let i = 0; i < 10; i++) s.emitEvent({ type: 'console_log', ts: (Date.now() - 60_000) * 1000 + i });
+    const bridge = h.startBridge({ ...FAST, upstream: { idle_timeout: '400ms', backoff: { initial: '100ms', max: '100ms' } } }, { BRIDGE_SESSIONS: 'lt', BRIDGE_START: 'latest' });
+    await until(() => bridge.supervisor.status()[0]?.state === 'streaming', 'streaming');
+    // The idle watchdog will drop this silent connection; the next attempts fail for a while.
+    h.sim.faults.failNext.push({ status: 503 }, { status: 503 }, { status: 503 });
+    await until(() => (bridge.supervisor.status()[0]?.reconnects.server_error ?? 0) >= 1, 'a failed reconnect', 10_000);
+    s.emit(5); // emitted while the bridge is not connected
+    await until(() => h!.receiver.records.length >= 5, 'the 5 events emitted during the reconnect', 10_000);
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    expect(h.receiver.records.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([11, 12, 13, 14, 15]);
+  });
+
+  it('a frame above the size limit is skipped as a gap instead of wedging the session', async () => {
+    h = await harness();
+    const s = h.sim.createSession('big');
+    s.emit(1);
+    s.emitEvent({ type: 'console_log', category: 'console', data: { text: 'x'.repeat(33 * 1024 * 1024) } });
+    s.emit(2);
+    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'big' });
+    await until(() => h!.receiver.records.length >= 4, 'events 1, 3, 4 and a gap record for 2', 20_000);
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    const gaps = h.receiver.records.filter((r) => r.eventName === 'browser.telemetry_gap');
+    expect(gaps.map((g) => [g.attributes['browser.telemetry.gap.first_seq'], g.attributes['browser.telemetry.gap.last_seq']])).toEqual([[2, 2]]);
+    expect(h.tally(['big'])[0]).toMatchObject({ unique: 3, missing: 0 });
+    expect(bridge.supervisor.status()[0]!.reconnects.frame_too_large).toBe(1);
+  }, 60_000);
+
+  it('an error answer whose body never ends does not hold the session in connecting', async () => {
+    h = await harness();
+    let requests = 0;
+    extra = createServer((_req, res) => {
+      requests++;
+      res.writeHead(503, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"code":"unavail'); // and never the rest
+    });
+    await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(extra.address() as AddressInfo).port}`;
+    const bridge = h.startBridge({ ...FAST, upstream: { connect_timeout: '300ms', backoff: { initial: '20ms', max: '50ms' } } }, { BRIDGE_SESSIONS: 'st', BROWSER_API_URL: url });
+    await until(() => requests >= 3, 'the bridge to give up on the stalled body and retry', 10_000);
+    expect(bridge.supervisor.status()[0]!.reconnects.server_error).toBeGreaterThanOrEqual(2);
+  });
+
+  it('shutdown keeps to its grace period when the collector never answers', async () => {
+    h = await harness();
+    h.sim.createSession('hang').emit(50);
+    h.receiver.behaviour.delayMs = 60_000;
+    const bridge = h.startBridge({ ...FAST, exporter: { timeout: '30s' } }, { BRIDGE_SESSIONS: 'hang' });
+    await until(() => h!.receiver.requests.length + (bridge.delivery as unknown as { inFlight: number }).inFlight > 0, 'an export in flight');
+    const started = Date.now();
+    expect(await bridge.shutdown(500)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('a PUT racing a DELETE of the same session ends with the session followed and stored as active', async () => {
+    h = await harness();
+    h.sim.createSession('race').emit(3);
+    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'race' });
+    await until(() => h!.receiver.records.length >= 3, '3 records');
+    const removed = bridge.supervisor.remove('race');
+    const added = bridge.supervisor.add({ id: 'race', attributes: {} }, 'api');
+    await Promise.all([removed, added]);
+    expect(bridge.supervisor.followedCount).toBe(1);
+    expect(bridge.store.sessions().find((r) => r.spec.id === 'race')!.lifecycle).toBe('active');
+  });
+
+  it('a PUT that drops the pool drops the pool attributes from later records', async () => {
+    h = await harness();
+    const s = h.sim.createSession('pl', { pool: 'pool-a' });
+    const bridge = h.startBridge(FAST, {});
+    await bridge.supervisor.add({ id: 'pl', pool: 'pool-a', attributes: {} }, 'api');
+    await until(() => bridge.pools.poolStatus().some((p) => p.state === 'resolved'), 'the pool lookup', 10_000);
+    s.emit(1);
+    await until(() => h!.receiver.records.length >= 1, 'a record');
+    expect(h.receiver.records[0]!.attributes['browser.pool.name']).toBe('pool-a');
+    await bridge.supervisor.add({ id: 'pl', attributes: {} }, 'api');
+    s.emit(1);
+    await until(() => h!.receiver.records.length >= 2, 'a second record');
+    await sleep(50);
+    expect(h.receiver.records[1]!.attributes['browser.pool.name']).toBeUndefined();
+  });
+});
