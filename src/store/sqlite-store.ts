@@ -42,6 +42,8 @@ CREATE TABLE IF NOT EXISTS spool (
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
+  /** Held for the life of the store: the OS releases it when the process dies, even by kill -9. */
+  private readonly lock: Database.Database | undefined;
   private readonly stmts;
   private records = 0;
   private bytes = 0;
@@ -53,6 +55,7 @@ export class SqliteStore implements Store {
       if (dirOrMemory !== ':memory:') {
         makeDirs(resolve(dirOrMemory));
         file = join(dirOrMemory, 'bridge.db');
+        this.lock = lockStateDir(dirOrMemory);
       }
       this.db = new Database(file);
     } catch (err) {
@@ -156,6 +159,30 @@ export class SqliteStore implements Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+    if (this.lock?.open) this.lock.close();
+  }
+}
+
+/**
+ * Two bridges on one state directory (overlapping pods in a rolling update, a second `run` by hand)
+ * would deliver the same spool twice and overwrite each other's checkpoints. An open exclusive
+ * transaction on a small lock database holds an OS file lock for as long as this process lives.
+ */
+function lockStateDir(dir: string): Database.Database {
+  const lock = new Database(join(dir, 'bridge.lock'), { timeout: 0 });
+  try {
+    lock.pragma('journal_mode = DELETE');
+    lock.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER)');
+    lock.exec('BEGIN EXCLUSIVE');
+    lock.prepare('DELETE FROM owner').run();
+    lock.prepare('INSERT INTO owner (pid) VALUES (?)').run(process.pid);
+    return lock;
+  } catch (err) {
+    lock.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new StoreOpenError(`the state directory ${dir} is in use by another bridge process; two bridges must not share one`);
+    }
+    throw err;
   }
 }
 

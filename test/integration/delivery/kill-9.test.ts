@@ -44,4 +44,21 @@ describe('kill -9', () => {
       expect(t.unique).toBe(h.sim.session(t.sessionId)!.lastSeq);
     }
   }, 90_000);
+
+  it('a second daemon on the same state directory refuses to start; after kill -9 of the first, one can', async () => {
+    h = await harness();
+    h.sim.createSession('lock1');
+    const env = h.env({ BRIDGE_SESSIONS: 'lock1' });
+    const first = spawnDaemon(env);
+    await until(() => h.sim.stats.activeStreams > 0, 'the first daemon to stream', 30_000);
+    const second = spawnDaemon(env);
+    expect(await exited(second)).toBe(1);
+    expect(second.output()).toMatch(/in use by another bridge process/);
+    first.kill('SIGKILL');
+    await exited(first);
+    const third = spawnDaemon(env);
+    await until(() => h.sim.stats.activeStreams > 0 && third.exitCode === null, 'the third daemon to stream', 30_000);
+    third.kill('SIGTERM');
+    expect(await exited(third)).toBe(0);
+  }, 60_000);
 });

@@ -99,3 +99,14 @@ for (const [name, make] of impls) {
     });
   });
 }
+
+describe('SqliteStore state directory lock', () => {
+  it('refuses a second store on the same directory until the first is closed', () => {
+    const dir = tmp();
+    const first = new SqliteStore(dir);
+    expect(() => new SqliteStore(dir)).toThrow(/in use by another bridge process/);
+    first.close();
+    const second = new SqliteStore(dir);
+    second.close();
+  });
+});
