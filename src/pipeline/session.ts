@@ -69,6 +69,7 @@ export class SessionPipeline {
   /** Highest id: of an undecodable frame beyond lastSeq; covered by a gap when the session ends. */
   private malformedUpTo = 0;
   private readonly stats: SessionStatus;
+  private lastEventMicros = 0;
 
   constructor(row: SessionRow, private readonly deps: SessionDeps) {
     const spec = row.spec;
@@ -131,7 +132,8 @@ export class SessionPipeline {
   }
 
   status(): SessionStatus {
-    return { ...this.stats, state: this.subscriber.currentState, lastReceivedSeq: this.seq.lastSeq, epoch: this.seq.epoch, reconnects: { ...this.stats.reconnects } };
+    const lastEventAt = this.lastEventMicros ? { lastEventAt: new Date(this.lastEventMicros / 1000).toISOString() } : {};
+    return { ...this.stats, ...lastEventAt, state: this.subscriber.currentState, lastReceivedSeq: this.seq.lastSeq, epoch: this.seq.epoch, reconnects: { ...this.stats.reconnects } };
   }
 
   /** The exporter acknowledged a record of this session. */
@@ -186,9 +188,10 @@ export class SessionPipeline {
       if (record === null) this.stats.filtered++;
       writer.enqueue(this.id, env.seq, this.seq.epoch, record);
       received++;
-      this.stats.lastEventAt = new Date(observedMicros / 1000).toISOString();
     }
     if (received > 0) {
+      // Once per chunk, and formatted only when status is read: not per-event work.
+      this.lastEventMicros = observedMicros;
       this.stats.received += received;
       metrics.eventsReceived.inc(received);
     }
