@@ -66,6 +66,11 @@ export class SpoolWriter {
     return this.entries.length;
   }
 
+  /** Readers currently paused in waitForRoom() (back-pressure in effect). */
+  get pausedReaders(): number {
+    return this.waiters.length;
+  }
+
   /** Resolves once the writer has room (after a commit that freed memory, or after the exporter acked). */
   waitForRoom(): Promise<void> {
     if (!this.full || this.closed) return Promise.resolve();

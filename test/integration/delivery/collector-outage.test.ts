@@ -90,8 +90,9 @@ describe('shutdown while the spool is full', () => {
     await h.receiver.stop();
     const bridge = h.startBridge({ ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } }, { BRIDGE_SESSIONS: 'sf' });
     s.emit(3000);
-    await until(() => bridge.writer.full, 'the spool to fill', 20_000);
-    await sleep(200);
+    // Shut down while the reader is really paused by back-pressure, not merely while the spool is full.
+    // (A reader also pauses briefly while a commit is pending; only a spool over its byte limit keeps it paused.)
+    await until(() => bridge.writer.pausedReaders > 0 && bridge.store.spoolBytes() >= 1024 * 1024, 'the reader to pause on the full spool', 20_000);
     expect(bridge.supervisor.status()[0]!.received).toBeLessThan(3000);
     const started = Date.now();
     expect(await bridge.shutdown(200)).toBe(false);
