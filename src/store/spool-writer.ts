@@ -42,8 +42,10 @@ export class SpoolWriter {
   enqueue(sessionId: string, seq: number, epoch: number, record: BridgeLogRecord | null): void {
     if (record) {
       const payload = JSON.stringify(record);
-      this.entries.push({ sessionId, seq, tsMicros: record.tsMicros, payload });
-      this.pendingBytes += payload.length;
+      // UTF-8 bytes, not UTF-16 units: the limit is about the disk, and non-ASCII text is common.
+      const bytes = Buffer.byteLength(payload);
+      this.entries.push({ sessionId, seq, tsMicros: record.tsMicros, payload, bytes });
+      this.pendingBytes += bytes;
     }
     const cp = this.checkpoints.get(sessionId);
     if (cp) {

@@ -112,10 +112,8 @@ export class SqliteStore implements Store {
     let added = 0;
     this.db.transaction(() => {
       for (const e of entries) {
-        // Buffer.byteLength is what the size limit is about: bytes on disk, not UTF-16 units.
-        const size = Buffer.byteLength(e.payload);
-        this.stmts.insert.run(e.sessionId, e.seq, e.tsMicros, size, e.payload);
-        added += size;
+        this.stmts.insert.run(e.sessionId, e.seq, e.tsMicros, e.bytes, e.payload);
+        added += e.bytes;
       }
       for (const c of checkpoints) this.stmts.checkpoint.run(c.checkpoint, c.epoch, c.sessionId);
     })();

@@ -23,6 +23,8 @@ export interface SpoolEntry {
   seq: number;
   tsMicros: number;
   payload: string;
+  /** UTF-8 size of `payload`, measured once by the writer; what the spool's size limit counts. */
+  bytes: number;
 }
 
 export interface CheckpointUpdate {

@@ -13,7 +13,7 @@ function setup(records: number) {
   const store = new SqliteStore(':memory:');
   store.putSession({ id: 's', attributes: {} }, 'config');
   const payload = (seq: number) => JSON.stringify({ tsMicros: seq, observedMicros: seq, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: null, attributes: { 'browser.telemetry.seq': seq } });
-  store.commit(Array.from({ length: records }, (_, i) => ({ sessionId: 's', seq: i + 1, tsMicros: i + 1, payload: payload(i + 1) })), []);
+  store.commit(Array.from({ length: records }, (_, i) => ({ sessionId: 's', seq: i + 1, tsMicros: i + 1, payload: payload(i + 1), bytes: Buffer.byteLength(payload(i + 1)) })), []);
   const exported: ReadableLogRecord[][] = [];
   const exporter: LogExporter = {
     export: (batch, cb) => {

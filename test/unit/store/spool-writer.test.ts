@@ -52,6 +52,15 @@ describe('SpoolWriter', () => {
     expect(woke).toBe(true);
   });
 
+  it('counts pending bytes as UTF-8, as the spool does (non-ASCII text takes more room)', () => {
+    const { writer } = setup({ maxBytes: 1024 * 1024 });
+    const text = (seq: number): BridgeLogRecord => ({ ...rec(seq), body: { text: 'ü'.repeat(300_000) } });
+    writer.enqueue('s', 1, 0, text(1));
+    writer.enqueue('s', 2, 0, text(2));
+    // 1.2 MB in UTF-8, 0.6 M in UTF-16 units: only the former is over the limit.
+    expect(writer.full).toBe(true);
+  });
+
   it('keeps records pending and reports full while commits fail, then recovers', () => {
     const { store, writer } = setup();
     const errors: number[] = [];

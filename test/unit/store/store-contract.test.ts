@@ -24,7 +24,10 @@ const impls: Array<[string, () => { open(): Store }]> = [
   }],
 ];
 
-const entry = (sessionId: string, seq: number) => ({ sessionId, seq, tsMicros: 1_700_000_000_000_000 + seq, payload: JSON.stringify({ seq, s: 'ü' }) });
+const entry = (sessionId: string, seq: number) => {
+  const payload = JSON.stringify({ seq, s: 'ü' });
+  return { sessionId, seq, tsMicros: 1_700_000_000_000_000 + seq, payload, bytes: Buffer.byteLength(payload) };
+};
 
 for (const [name, make] of impls) {
   describe(`Store contract: ${name}`, () => {
