@@ -19,10 +19,6 @@ const COMMANDS: Record<string, Command> = {
   demo: { summary: 'the whole pipeline against the bundled simulator and a local OTLP receiver', load: () => import('./demo-command.js') },
 };
 
-export function registerCommand(name: string, cmd: Command): void {
-  COMMANDS[name] = cmd;
-}
-
 function help(): string {
   const names = Object.keys(COMMANDS);
   const width = Math.max(...names.map((n) => n.length));

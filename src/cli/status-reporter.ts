@@ -28,17 +28,11 @@ export function summarize(bridge: Bridge): StatusSummary {
   const spool = bridge.store.spoolStats();
   return {
     sessions, received, gaps, malformed,
-    delivered: delivered(bridge),
+    delivered: bridge.delivery.deliveredTotal,
     spoolRecords: spool.records + bridge.writer.pendingRecords,
     spoolBytes: spool.bytes,
     exportFailing: bridge.delivery.exportFailing,
   };
-}
-
-function delivered(bridge: Bridge): number {
-  // prom-client keeps the value internally; reading it through the public API is async, so the
-  // counter is mirrored by the delivery loop instead.
-  return bridge.delivery.deliveredTotal;
 }
 
 export function startStatusReporter(bridge: Bridge, log: Logger, intervalMs = process.stderr.isTTY ? 5000 : 60_000): { stop(): void } {

@@ -90,18 +90,23 @@ export function optUrl(v: unknown, key: string): string | undefined {
   return s.replace(/\/+$/, '');
 }
 
-/** A map of string values (YAML mapping), e.g. headers or resource attributes. */
-export function optStringMap(v: unknown, key: string): Record<string, string> {
+/** A mapping whose values are strings, numbers or booleans (attributes, headers), kept as they are. */
+export function optScalarMap(v: unknown, key: string): Record<string, string | number | boolean> {
   if (v === undefined || v === null) return {};
   if (!isRecord(v)) throw new ConfigError(key, 'must be a mapping of names to values');
-  const out: Record<string, string> = {};
+  const out: Record<string, string | number | boolean> = {};
   for (const [k, val] of Object.entries(v)) {
     if (typeof val !== 'string' && typeof val !== 'number' && typeof val !== 'boolean') {
       throw new ConfigError(`${key}.${k}`, 'must be a string, number or boolean');
     }
-    out[k] = String(val);
+    out[k] = val;
   }
   return out;
+}
+
+/** A map of string values (YAML mapping), e.g. headers or resource attributes. */
+export function optStringMap(v: unknown, key: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(optScalarMap(v, key)).map(([k, val]) => [k, String(val)]));
 }
 
 /** `k1=v1,k2=v2` as used by OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES (values URL-encoded). */

@@ -1,8 +1,7 @@
 // Session specs from the `sessions:` list of the file and from BRIDGE_SESSIONS.
 import { ConfigError } from './errors.js';
-import { isRecord, onlyKeys, optString } from './readers.js';
+import { isRecord, onlyKeys, optScalarMap, optString } from './readers.js';
 import type { SessionSpec } from './schema.js';
-import type { AttributeValue } from '../mapping/log-record.js';
 
 // Session ids go into a URL path segment and into log.record.uid; keep them to a safe alphabet.
 const ID_RE = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -29,7 +28,7 @@ export function parseSessionSpec(item: unknown, key: string): SessionSpec {
   onlyKeys(item, ['id', 'pool', 'start', 'attributes'], key);
   const id = optString(item.id, `${key}.id`);
   if (!id || !validSessionId(id)) throw new ConfigError(`${key}.id`, 'must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');
-  const spec: SessionSpec = { id, attributes: parseAttributes(item.attributes, `${key}.attributes`) };
+  const spec: SessionSpec = { id, attributes: optScalarMap(item.attributes, `${key}.attributes`) };
   const pool = optString(item.pool, `${key}.pool`);
   if (pool) spec.pool = pool;
   if (item.start !== undefined) spec.start = parseStart(item.start, `${key}.start`);
@@ -43,18 +42,6 @@ export function parseStart(v: unknown, key: string): SessionSpec['start'] {
   throw new ConfigError(key, 'must be "oldest", "latest" or a sequence number to resume after');
 }
 
-function parseAttributes(v: unknown, key: string): Record<string, AttributeValue> {
-  if (v === undefined || v === null) return {};
-  if (!isRecord(v)) throw new ConfigError(key, 'must be a mapping of attribute names to values');
-  const out: Record<string, AttributeValue> = {};
-  for (const [k, val] of Object.entries(v)) {
-    if (typeof val !== 'string' && typeof val !== 'number' && typeof val !== 'boolean') {
-      throw new ConfigError(`${key}.${k}`, 'must be a string, number or boolean');
-    }
-    out[k] = val;
-  }
-  return out;
-}
 
 /** BRIDGE_SESSIONS: a comma-separated list of ids. */
 export function parseSessionList(text: string, key: string): SessionSpec[] {
