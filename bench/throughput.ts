@@ -43,7 +43,7 @@ async function run(name: string, sc: Scenario): Promise<void> {
   let peakRss = rssBefore;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const bridge = startBridge(config, silentLogger());
+  const bridge = await startBridge(config, silentLogger());
   let firstAllReceived = 0;
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {

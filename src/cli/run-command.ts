@@ -32,7 +32,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!args) return 0;
   const config = loadConfig(args.values.config as string | undefined);
   const log = createLogger();
-  const bridge = startBridge(config, log);
+  const bridge = await startBridge(config, log);
   let http: HttpSurface | undefined;
   if (config.listen) {
     try {

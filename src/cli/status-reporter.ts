@@ -25,11 +25,11 @@ export function summarize(bridge: Bridge): StatusSummary {
     gaps += s.gaps;
     malformed += s.malformedFrames;
   }
-  const spool = bridge.store.spoolStats();
+  const spool = bridge.spool.spooled;
   return {
     sessions, received, gaps, malformed,
     delivered: bridge.delivery.deliveredTotal,
-    spoolRecords: spool.records + bridge.writer.pendingRecords,
+    spoolRecords: spool.records + bridge.spool.pendingCount,
     spoolBytes: spool.bytes,
     exportFailing: bridge.delivery.exportFailing,
   };

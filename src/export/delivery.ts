@@ -1,48 +1,45 @@
-// Moves records from the spool to the collector: pending → in flight → acknowledged (deleted).
+// Moves segments from the spool to the collector: claimed → in flight → acknowledged (deleted).
 //
-// `concurrency` workers each claim the next batch of spooled records (id order; a shared cursor so
-// no record is claimed twice), export it and delete it only after the collector answered success
-// (DESIGN.md "Delivery semantics" 1). A failed batch stays with its worker and is retried with
-// jittered backoff, forever: 5xx, timeouts, refused connections and 401/403 (a wrong header is a
-// configuration problem the operator fixes while the spool holds the data). A batch the collector
-// refuses as invalid (400) or too large (413) is split in halves until the culprit stands alone; a
-// single refused record is dropped, logged and counted as rejected, so one bad record cannot block
-// delivery forever. After a crash, records that were in flight are sent again: duplicates are
-// bounded by concurrency × batch size and carry log.record.uid for deduplication.
+// `concurrency` workers each claim the next segments (the spool serializes claims, so nothing is
+// claimed twice), build one request from their payloads as they are, send it, and acknowledge the
+// claim only after the collector answered success (DESIGN.md "Delivery semantics" 1). This is the
+// one retry layer:
+//   - success: acknowledged; a partial success counts the records the collector rejected;
+//   - retryable (429, 502, 503, 504, network, timeout): waits max(Retry-After, backoff), then again;
+//   - 400 or 413: the batch is split in halves until the culprit stands alone; a single refused
+//     record is dropped, logged and counted as rejected, so one bad record cannot block delivery;
+//   - any other failure (401, 403, 404, 500, …): a configuration or collector problem the operator
+//     fixes while the spool holds the data: retried with backoff, forever.
+// A worker's backoff is its own: new data never cuts it short. After a crash, claims that were in
+// flight are sent again: duplicates are bounded by concurrency × batch size and carry
+// log.record.uid for deduplication.
 import type { Logger } from 'pino';
-import type { Resource } from '@opentelemetry/resources';
-import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import type { BridgeLogRecord } from '../mapping/log-record.js';
 import type { BridgeMetrics } from '../server/metrics.js';
-import type { SpooledRecord, Store } from '../store/store.js';
+import type { Claim, Spool } from '../store/spool.js';
+import { splitRecords, type Segment } from '../store/segment.js';
 import { backoffDelay, type BackoffPolicy } from '../stream/backoff.js';
-import type { LogExporter } from './otlp-exporter.js';
-import { toReadable } from './to-readable.js';
+import type { RequestBuilder } from './otlp-request.js';
+import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
 
 export interface DeliveryOptions {
-  store: Store;
-  exporter: LogExporter;
-  resource: Resource;
+  spool: Spool;
+  transport: OtlpTransport;
+  requests: RequestBuilder;
   batchMaxRecords: number;
   concurrency: number;
   backoff: BackoffPolicy;
   metrics: BridgeMetrics;
   log: Logger;
-  /** Called for every acknowledged record (per-session delivered seq) and after each ack. */
-  onDelivered(records: readonly SpooledRecord[]): void;
-  /** Called after a batch is finished (delivered or rejected) and no longer counted in flight. */
+  /** Segments the collector acknowledged (per-session delivered seq). */
+  onDelivered?(segments: readonly Segment[]): void;
+  /** A claim finished (delivered or rejected): "everything delivered" may have become true. */
   onSettled?(): void;
 }
 
-type Outcome = { ok: true } | { ok: false; status?: number; message: string };
-
 export class Delivery {
-  private cursor = 0;
   private stopped = false;
   private workers: Promise<void>[] = [];
-  private sleepers = new Set<() => void>();
-  private inFlight = 0;
+  private readonly sleepers = new Set<() => void>();
   private failing = false;
   /** Last export failure, for status and readiness. */
   lastError: string | undefined;
@@ -55,47 +52,40 @@ export class Delivery {
     for (let i = 0; i < this.o.concurrency; i++) this.workers.push(this.work());
   }
 
-  /** New records were committed: wake idle workers. */
-  wake(): void {
-    for (const s of this.sleepers) s();
-    this.sleepers.clear();
-  }
-
-  /** True when nothing is spooled and nothing in flight. */
-  get idle(): boolean {
-    return this.inFlight === 0 && this.o.store.spoolStats().records === 0;
-  }
-
   get exportFailing(): boolean {
     return this.failing;
   }
 
-  /** Delivers until the spool is empty or the deadline passes; returns whether it emptied. */
+  /** Delivers until the spool is idle or the deadline passes; returns whether everything went out. */
   async drain(deadline: number): Promise<boolean> {
-    while (!this.idle && Date.now() < deadline && !this.stopped) {
+    while (!this.o.spool.idle && Date.now() < deadline && !this.stopped) {
       await new Promise((r) => setTimeout(r, 25));
     }
-    return this.idle;
+    return this.o.spool.idle;
   }
 
   /**
-   * Idempotent. Requests in flight are abandoned (their records stay spooled for the next start);
+   * Idempotent. Requests in flight are abandoned (their segments stay spooled for the next start);
    * waits for the workers at most until `deadline`, so a collector that never answers cannot hold
    * shutdown past its grace period.
    */
-  async stop(deadline = Number.POSITIVE_INFINITY): Promise<void> {
+  async shutdown(deadline = Number.POSITIVE_INFINITY): Promise<void> {
     this.stopped = true;
-    this.wake();
+    this.signalStop();
+    for (const s of this.sleepers) s();
+    this.sleepers.clear();
     const wait = deadline - Date.now();
     if (!Number.isFinite(wait)) {
       await Promise.all(this.workers);
-      return;
+    } else {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(this.workers), new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, wait))))]);
+      clearTimeout(timer);
     }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(this.workers), new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, wait))))]);
-    clearTimeout(timer);
+    await this.o.transport.close();
   }
 
+  /** Sleeps `ms`; only shutdown cuts it short (a backoff must hold whatever else happens). */
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {
@@ -109,140 +99,131 @@ export class Delivery {
   }
 
   private async work(): Promise<void> {
+    const spool = this.o.spool;
     while (!this.stopped) {
-      let rows: SpooledRecord[];
+      let claim: Claim | null;
       try {
-        rows = this.o.store.readBatch(this.cursor, this.o.batchMaxRecords);
+        claim = await spool.claim(this.o.batchMaxRecords);
       } catch (err) {
         this.o.log.error({ error: (err as Error).message }, 'cannot read the spool; retrying');
         await this.sleep(this.o.backoff.maxMs);
         continue;
       }
-      if (rows.length === 0) {
-        await this.sleep(1000);
+      if (!claim) {
+        await Promise.race([spool.waitForData(), this.stopSignal]);
         continue;
       }
-      this.cursor = rows[rows.length - 1]!.id;
-      this.inFlight++;
+      let acked = false;
       try {
-        const { records, corrupt } = this.decode(rows);
-        if (corrupt.length > 0) await this.reject(corrupt, 'corrupt', 'spooled record is not valid JSON');
-        await this.deliver(rows, records);
+        const delivered = await this.deliver(claim);
+        if (delivered) acked = await this.forget(claim);
       } finally {
-        this.inFlight--;
+        if (!acked) spool.settle();
       }
-      // Only now is `idle` able to turn true: waiters for "everything delivered" look here.
+      if (acked) this.o.onDelivered?.(claim.segments);
       this.o.onSettled?.();
     }
   }
 
-  /**
-   * Parses spooled payloads once per batch (kept across retries). A corrupt row is taken out of
-   * `rows` and returned apart, to be rejected rather than retried.
-   */
-  private decode(rows: SpooledRecord[]): { records: ReadableLogRecord[]; corrupt: SpooledRecord[] } {
-    const records: ReadableLogRecord[] = [];
-    const corrupt: SpooledRecord[] = [];
-    const kept: SpooledRecord[] = [];
-    for (const row of rows) {
-      try {
-        records.push(toReadable(JSON.parse(row.payload) as BridgeLogRecord, this.o.resource));
-        kept.push(row);
-      } catch {
-        corrupt.push(row);
-      }
-    }
-    if (corrupt.length > 0) rows.splice(0, rows.length, ...kept);
-    return { records, corrupt };
+  private signalStop!: () => void;
+  /** Resolves at shutdown: a worker waiting for data must not outlive it. */
+  private readonly stopSignal = new Promise<void>((resolve) => (this.signalStop = resolve));
+
+  /** Exports a claim until it is settled; false only when shutdown interrupted it. */
+  private async deliver(claim: Claim): Promise<boolean> {
+    const payloads = claim.segments.map((s) => s.payload);
+    return this.exportParts(payloads, claim.records, claim.segments);
   }
 
-  private async deliver(rows: SpooledRecord[], records: ReadableLogRecord[]): Promise<void> {
-    if (rows.length === 0) return;
-    let attempt = 0;
-    while (!this.stopped) {
+  private async exportParts(payloads: Buffer[], records: number, segments: readonly Segment[]): Promise<boolean> {
+    const { metrics, log } = this.o;
+    for (let attempt = 0; !this.stopped; ) {
+      let body: Buffer;
+      try {
+        body = this.o.requests.build(payloads);
+      } catch (err) {
+        // A damaged spooled record (it cannot be transcoded): find it like a refused one.
+        return this.split(payloads, records, segments, { kind: 'failure', message: `cannot encode: ${(err as Error).message}` });
+      }
       const started = performance.now();
-      const result = await this.exportOnce(records);
+      const outcome = await this.o.transport.send(body, this.o.requests.contentType);
       const seconds = (performance.now() - started) / 1000;
-      if (this.stopped) return;
-      if (result.ok) {
-        this.o.metrics.exportDuration.observe({ outcome: 'success' }, seconds);
-        this.o.metrics.exportRequests.inc({ outcome: 'success' });
-        this.o.metrics.eventsDelivered.inc(rows.length);
-        this.deliveredTotal += rows.length;
-        await this.forget(rows);
-        this.o.onDelivered(rows);
-        if (this.failing) this.o.log.info({ records: rows.length }, 'collector accepts exports again');
+      if (this.stopped && outcome.kind !== 'success') return false;
+      const label = outcomeLabel(outcome);
+      metrics.exportDuration.observe({ outcome: outcome.kind === 'success' ? 'success' : 'failure' }, seconds);
+      metrics.exportRequests.inc({ outcome: label });
+      if (outcome.kind === 'success') {
+        const accepted = records - Math.min(records, outcome.rejected);
+        metrics.eventsDelivered.inc(accepted);
+        this.deliveredTotal += accepted;
+        if (outcome.rejected > 0) {
+          metrics.eventsRejected.inc({ reason: 'partial_success' }, outcome.rejected);
+          log.error({ endpoint: this.o.transport.url, rejected: outcome.rejected, error: outcome.message }, 'collector rejected records in a partial-success answer');
+        }
+        if (this.failing) log.info({ endpoint: this.o.transport.url, records }, 'collector accepts exports again');
         this.failing = false;
         this.lastError = undefined;
-        return;
+        return true;
       }
-      this.o.metrics.exportDuration.observe({ outcome: 'failure' }, seconds);
-      this.o.metrics.exportRequests.inc({ outcome: result.status === undefined ? 'error' : `http_${result.status}` });
-      if (result.status === 400 || result.status === 413 || result.status === -1) {
-        if (rows.length === 1) {
-          await this.reject(rows, result.status === 413 ? 'too_large' : 'invalid', result.message);
-          return;
-        }
-        const mid = rows.length >> 1;
-        await this.deliver(rows.slice(0, mid), records.slice(0, mid));
-        await this.deliver(rows.slice(mid), records.slice(mid));
-        return;
+      if (outcome.kind === 'failure' && (outcome.status === 400 || outcome.status === 413)) {
+        return this.split(payloads, records, segments, outcome);
       }
-      this.lastError = result.message;
-      const delay = backoffDelay(this.o.backoff, attempt++);
+      this.lastError = `${label}: ${outcome.message}`;
+      const backoff = backoffDelay(this.o.backoff, attempt++);
+      const delay = outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined ? Math.max(outcome.retryAfterMs, backoff) : backoff;
       if (!this.failing || attempt % 20 === 1) {
-        this.o.log.warn({ records: rows.length, attempt, delayMs: delay, error: result.message }, 'export failed; the batch stays spooled and is retried');
+        log.warn({ endpoint: this.o.transport.url, status: outcome.status, records, attempt, delayMs: delay, error: outcome.message }, 'export failed; the batch stays spooled and is retried');
       }
       this.failing = true;
       await this.sleep(delay);
     }
+    return false;
   }
 
-  private async reject(rows: SpooledRecord[], reason: string, message: string): Promise<void> {
-    this.o.metrics.eventsRejected.inc({ reason }, rows.length);
-    this.o.log.error({ records: rows.map((r) => `${r.sessionId}:${r.seq}`), reason, error: message }, 'collector refused a record; it is dropped and counted as rejected');
-    await this.forget(rows);
-    this.o.onDelivered([]);
+  /** 400/413: halves until the refused record stands alone; it is dropped and counted. */
+  private async split(payloads: Buffer[], records: number, segments: readonly Segment[], outcome: ExportOutcome): Promise<boolean> {
+    let parts: Buffer[];
+    try {
+      parts = records === payloads.length ? payloads : payloads.flatMap((p) => splitRecords(p));
+    } catch {
+      parts = payloads.length > 1 ? payloads : [];
+    }
+    if (parts.length <= 1) {
+      const status = outcome.kind === 'success' ? undefined : outcome.status;
+      const reason = status === 413 ? 'too_large' : status === 400 ? 'invalid' : 'corrupt';
+      const count = parts.length === 0 ? records : 1;
+      this.o.metrics.eventsRejected.inc({ reason }, count);
+      const where = segments.map((s) => `${s.sessionId}:${s.firstSeq}-${s.lastSeq}`);
+      this.o.log.error({ endpoint: this.o.transport.url, segments: where, reason, error: outcome.kind === 'success' ? '' : outcome.message }, 'collector refused a record; it is dropped and counted as rejected');
+      return true;
+    }
+    const mid = parts.length >> 1;
+    if (!(await this.exportParts(parts.slice(0, mid), mid, segments))) return false;
+    return this.exportParts(parts.slice(mid), parts.length - mid, segments);
   }
 
   /**
-   * Deletes settled records from the spool. Deleting writes too (WAL), so on a full disk it can fail:
-   * then the batch is NOT exported again (that would duplicate it without bound); the delete alone
-   * is retried until it succeeds, or until shutdown (the next start then re-sends only this batch).
+   * Deletes a settled claim. Deleting writes too, so on a full disk it can fail: then the batch is
+   * NOT exported again (that would duplicate it without bound); the delete alone is retried until
+   * it succeeds, or until shutdown (the next start then re-sends only this batch).
    */
-  private async forget(rows: SpooledRecord[]): Promise<void> {
+  private async forget(claim: Claim): Promise<boolean> {
     for (let attempt = 0; !this.stopped; attempt++) {
       try {
-        this.o.store.ack(rows);
-        return;
+        await this.o.spool.acknowledge(claim);
+        return true;
       } catch (err) {
-        if (attempt === 0) this.o.log.error({ records: rows.length, error: (err as Error).message }, 'cannot delete delivered records from the spool (disk full?); retrying');
+        if (attempt === 0) this.o.log.error({ segments: claim.segments.length, error: (err as Error).message }, 'cannot delete delivered records from the spool (disk full?); retrying');
         await this.sleep(backoffDelay(this.o.backoff, attempt));
       }
     }
-  }
-
-  private exportOnce(records: ReadableLogRecord[]): Promise<Outcome> {
-    return new Promise((resolve) => {
-      try {
-        this.o.exporter.export(records, (r: ExportResult) => {
-          if (r.code === ExportResultCode.SUCCESS) resolve({ ok: true });
-          else resolve(describeFailure(r.error));
-        });
-      } catch (err) {
-        // The serializer throws synchronously on a record it cannot encode: treat like a 400.
-        resolve({ ok: false, status: -1, message: `cannot encode: ${(err as Error).message}` });
-      }
-    });
+    return false;
   }
 }
 
-function describeFailure(err: Error | undefined): Outcome {
-  const e = err as (Error & { code?: unknown; data?: unknown; cause?: { code?: string } }) | undefined;
-  const status = typeof e?.code === 'number' ? e.code : undefined;
-  const netCode = typeof e?.code === 'string' ? e.code : e?.cause?.code;
-  const message = status !== undefined
-    ? `HTTP ${status}${e?.message ? ` ${e.message}` : ''}${typeof e?.data === 'string' && e.data ? `: ${e.data.slice(0, 200)}` : ''}`
-    : netCode ?? e?.message ?? 'export failed';
-  return status !== undefined ? { ok: false, status, message } : { ok: false, message };
+/** Outcome label for bridge_export_requests_total: success, http_<status>, timeout or network. */
+export function outcomeLabel(o: ExportOutcome): string {
+  if (o.kind === 'success') return 'success';
+  if (o.status !== undefined) return `http_${o.status}`;
+  return o.message === 'timeout' ? 'timeout' : 'network';
 }

@@ -1,7 +1,7 @@
-// The OTLP resource and instrumentation scope, built once per process and shared by every record:
-// the exporter groups records by object identity, so one object means one ResourceLogs per request.
+// The OTLP resource and instrumentation scope of every record, built once per process and encoded
+// once (otlp-request.ts): `service.name`, `service.version`, `service.instance.id`, plus
+// OTEL_RESOURCE_ATTRIBUTES.
 import { randomUUID } from 'node:crypto';
-import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { BRIDGE_VERSION } from '../util/version.js';
 
 export interface ResourceOptions {
@@ -10,13 +10,13 @@ export interface ResourceOptions {
   instanceId?: string;
 }
 
-export function buildResource(opts: ResourceOptions): Resource {
-  return resourceFromAttributes({
+export function resourceAttributes(opts: ResourceOptions): Record<string, string> {
+  return {
     ...opts.attributes,
     'service.name': opts.serviceName,
     'service.version': opts.attributes['service.version'] ?? BRIDGE_VERSION,
     'service.instance.id': opts.attributes['service.instance.id'] ?? opts.instanceId ?? randomUUID(),
-  });
+  };
 }
 
 export const SCOPE = Object.freeze({ name: 'browser-telemetry-bridge', version: BRIDGE_VERSION });

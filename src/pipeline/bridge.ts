@@ -1,23 +1,30 @@
 // The composition root: builds every component of the pipeline from the configuration and wires
-// them together. `run`, `demo` and the integration tests all start the bridge through here.
+// them together, and owns their lifecycle: started source-ward last (store → spool → delivery →
+// sessions) and stopped in pipeline order (sessions stop reading → spool commits → delivery drains
+// → exporter → store). `run`, `demo` and the integration tests all start the bridge through here.
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/schema.js';
 import { createMapper } from '../mapping/mapper.js';
+import type { BridgeLogRecord } from '../mapping/log-record.js';
 import { createMetrics, type BridgeMetrics } from '../server/metrics.js';
-import { SqliteStore } from '../store/sqlite-store.js';
-import { SpoolWriter } from '../store/spool-writer.js';
+import { openSqliteStore } from '../store/sqlite-store.js';
+import { Spool } from '../store/spool.js';
 import type { Store } from '../store/store.js';
 import { createApiKeyProvider } from '../upstream/api-key.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { Delivery } from '../export/delivery.js';
-import { installDiagBridge } from '../export/diag-bridge.js';
-import { createOtlpExporter, type LogExporter } from '../export/otlp-exporter.js';
-import { buildResource } from '../export/resource.js';
+import { createRecordEncoder } from '../export/encode-record.js';
+import { createRequestBuilder } from '../export/otlp-request.js';
+import { createOtlpTransport, type OtlpTransport } from '../export/otlp-transport.js';
+import { resourceAttributes, SCOPE } from '../export/resource.js';
 import { createMappingStats } from './mapping-stats.js';
 import { Supervisor } from './supervisor.js';
 import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
 import { SwappableMapper } from './swappable-mapper.js';
 import { BRIDGE_VERSION } from '../util/version.js';
+
+/** Committed segments handed to delivery from memory; beyond this a backlog is read back from disk. */
+const MEMORY_MAX_BYTES = 16 * 1024 * 1024;
 
 export interface Bridge {
   config: BridgeConfig;
@@ -28,7 +35,7 @@ export interface Bridge {
   mapper: SwappableMapper;
   delivery: Delivery;
   store: Store;
-  writer: SpoolWriter;
+  spool: Spool;
   metrics: BridgeMetrics;
   client: UpstreamClient;
   log: Logger;
@@ -37,16 +44,21 @@ export interface Bridge {
 }
 
 export interface BridgeOverrides {
-  exporter?: LogExporter;
+  transport?: OtlpTransport;
   metrics?: BridgeMetrics;
 }
 
-export function startBridge(config: BridgeConfig, log: Logger, overrides: BridgeOverrides = {}): Bridge {
+export async function startBridge(config: BridgeConfig, log: Logger, overrides: BridgeOverrides = {}): Promise<Bridge> {
   const metrics = overrides.metrics ?? createMetrics();
-  const store = new SqliteStore(config.stateDir);
-  const writer = new SpoolWriter({
+  const encode = createRecordEncoder();
+  const store = await openSqliteStore(config.stateDir, {
+    migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
+    onMigrated: (r) => log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),
+  });
+  const spool = await Spool.open({
     store,
     maxBytes: config.spool.maxBytes,
+    memoryMaxBytes: Math.min(MEMORY_MAX_BYTES, Math.max(1024 * 1024, config.spool.maxBytes >> 2)),
     commitMaxRecords: config.spool.commitMaxRecords,
     commitIntervalMs: config.spool.commitIntervalMs,
     onCommitError: (err, streak) => {
@@ -65,38 +77,36 @@ export function startBridge(config: BridgeConfig, log: Logger, overrides: Bridge
   });
   const stats = createMappingStats(metrics);
   const mapper = new SwappableMapper((options) => createMapper(options, { stats }), config.mapping);
-  const exporter = overrides.exporter ?? createOtlpExporter(config.exporter);
-  installDiagBridge(log, (p) => {
-    metrics.eventsRejected.inc({ reason: 'partial_success' }, p.rejected);
-    log.error({ rejected: p.rejected, error: p.message }, 'collector rejected records in a partial-success answer');
+  const ex = config.exporter;
+  const transport = overrides.transport ?? createOtlpTransport({
+    url: ex.url, headers: ex.headers, compression: ex.compression, timeoutMs: ex.timeoutMs,
+    connections: ex.concurrency, userAgent: `browser-telemetry-bridge/${BRIDGE_VERSION}`,
   });
-  const resource = buildResource(config.resource);
+  const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
   let supervisor: Supervisor | undefined;
   const delivery = new Delivery({
-    store, exporter, resource, metrics, log,
-    batchMaxRecords: config.exporter.batchMaxRecords,
-    concurrency: config.exporter.concurrency,
-    backoff: config.exporter.backoff,
-    onDelivered: (rows) => supervisor?.onDelivered(rows),
+    spool, transport, requests, metrics, log,
+    batchMaxRecords: ex.batchMaxRecords,
+    concurrency: ex.concurrency,
+    backoff: ex.backoff,
+    onDelivered: (segments) => supervisor?.onDelivered(segments),
     onSettled: () => supervisor?.onDeliverySettled(),
   });
-  writer.onCommitted(() => delivery.wake());
-  supervisor = new Supervisor({ config, store, writer, client, mapper, metrics, log, delivery });
+  supervisor = new Supervisor({ config, store, spool, encode, client, mapper, metrics, log, delivery });
   delivery.start();
-  supervisor.start();
+  await supervisor.start();
   const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });
 
   let closing: Promise<boolean> | undefined;
   const sup = supervisor;
   return {
-    config, supervisor: sup, pools, mapper, delivery, store, writer, metrics, client, log,
+    config, supervisor: sup, pools, mapper, delivery, store, spool, metrics, client, log,
     shutdown(graceMs = config.shutdownGraceMs) {
       closing ??= (async () => {
         await pools.stop();
         const drained = await sup.shutdown(graceMs);
-        await Promise.race([exporter.shutdown(), new Promise((r) => setTimeout(r, 1000))]);
         await client.close();
-        store.close();
+        await store.close();
         return drained;
       })();
       return closing;

@@ -1,4 +1,4 @@
-// One followed session: subscriber → envelope validation → sequencer → mapper → spool writer.
+// One followed session: subscriber → envelope validation → sequencer → mapper → encoder → spool.
 //
 // Lifecycle: created from its stored row (checkpoint, epoch) → start() → following (the
 // subscriber's own state machine, see stream/subscriber.ts) → ended (404; trailing undecodable
@@ -11,7 +11,8 @@ import { gapRecord } from '../mapping/gap-record.js';
 import type { AttributeValue, SessionContext } from '../mapping/log-record.js';
 import type { Mapper } from '../mapping/mapper.js';
 import type { BridgeMetrics } from '../server/metrics.js';
-import type { SpoolWriter } from '../store/spool-writer.js';
+import type { RecordEncoder } from '../export/encode-record.js';
+import type { Spool } from '../store/spool.js';
 import type { SessionRow, SessionSource } from '../store/store.js';
 import { parseEnvelope } from '../stream/envelope.js';
 import type { Frame } from '../stream/frame-decoder.js';
@@ -25,13 +26,15 @@ const LATEST_SKEW_MS = 5000;
 export interface SessionDeps {
   client: UpstreamClient;
   mapper: Mapper;
-  writer: SpoolWriter;
+  spool: Spool;
+  /** Encodes a record once, into the bytes it is spooled and sent as. */
+  encode: RecordEncoder;
   metrics: BridgeMetrics;
   log: Logger;
   idleTimeoutMs: number;
   backoff: BackoffConfig;
   defaultStart: StartPosition;
-  onEnded(sessionId: string): void;
+  onEnded(sessionId: string): Promise<void>;
 }
 
 /** What GET /v1/sessions shows for one session. */
@@ -155,7 +158,7 @@ export class SessionPipeline {
   private latestSinceMicros: number | undefined;
 
   private onFrames(frames: Frame[], observedMicros: number): void | Promise<void> {
-    const { writer, mapper, metrics } = this.deps;
+    const { spool, encode, mapper, metrics } = this.deps;
     let received = 0;
     for (const frame of frames) {
       const parsed = parseEnvelope(frame.data);
@@ -176,8 +179,10 @@ export class SessionPipeline {
         this.gap(d.gapFirst, d.gapLast, env.event.ts, observedMicros);
       }
       let record;
+      let bytes: Buffer | null = null;
       try {
         record = mapper.map(env, this.ctx, observedMicros);
+        if (record !== null) bytes = encode(record);
       } catch (err) {
         // A mapping bug must not stop the session or lose the event silently: it becomes a gap.
         this.deps.log.error({ session: this.id, seq: env.seq, type: env.event.type, error: (err as Error).message }, 'cannot map event; reported as a gap');
@@ -186,7 +191,7 @@ export class SessionPipeline {
       }
       // The mapper counts filtered events in the metrics; the session keeps its own number for status.
       if (record === null) this.stats.filtered++;
-      writer.enqueue(this.id, env.seq, this.seq.epoch, record);
+      spool.append(this.id, env.seq, this.seq.epoch, env.event.ts, bytes);
       received++;
     }
     if (received > 0) {
@@ -195,12 +200,12 @@ export class SessionPipeline {
       this.stats.received += received;
       metrics.eventsReceived.inc(received);
     }
-    if (writer.full) return writer.waitForRoom();
+    if (spool.full) return spool.waitForRoom();
   }
 
   private gap(first: number, last: number, tsMicros: number, observedMicros: number): void {
     const count = last - first + 1;
-    this.deps.writer.enqueue(this.id, last, this.seq.epoch, gapRecord(this.ctx, first, last, tsMicros, observedMicros));
+    this.deps.spool.append(this.id, last, this.seq.epoch, tsMicros, this.deps.encode(gapRecord(this.ctx, first, last, tsMicros, observedMicros)));
     this.stats.gaps++;
     this.stats.missingEvents += count;
     this.deps.metrics.gapRecords.inc();
@@ -256,7 +261,7 @@ export class SessionPipeline {
     this.deps.log[level]({ session: this.id, reason, delayMs, detail }, 'stream reconnect scheduled');
   }
 
-  private onEnded(): void {
+  private onEnded(): Promise<void> {
     // Undecodable frames after the last good one would otherwise vanish with the session.
     if (this.malformedUpTo > this.seq.lastSeq) {
       const now = Date.now() * 1000;
@@ -264,6 +269,6 @@ export class SessionPipeline {
       this.seq.lastSeq = this.malformedUpTo;
     }
     this.deps.log.info({ session: this.id, lastSeq: this.seq.lastSeq }, 'session ended (the service answered 404)');
-    this.deps.onEnded(this.id);
+    return this.deps.onEnded(this.id);
   }
 }

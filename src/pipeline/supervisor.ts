@@ -10,8 +10,9 @@ import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { Mapper } from '../mapping/mapper.js';
 import type { AttributeValue } from '../mapping/log-record.js';
 import type { BridgeMetrics } from '../server/metrics.js';
-import { SpoolWriter } from '../store/spool-writer.js';
-import type { SessionRow, SessionSource, SpooledRecord, Store } from '../store/store.js';
+import type { RecordEncoder } from '../export/encode-record.js';
+import type { Spool } from '../store/spool.js';
+import type { Segment, SessionRow, SessionSource, Store } from '../store/store.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { Delivery } from '../export/delivery.js';
 import { SessionPipeline, type SessionStatus } from './session.js';
@@ -22,7 +23,8 @@ const MAX_FINISHED = 1000;
 export interface SupervisorDeps {
   config: BridgeConfig;
   store: Store;
-  writer: SpoolWriter;
+  spool: Spool;
+  encode: RecordEncoder;
   client: UpstreamClient;
   mapper: Mapper;
   metrics: BridgeMetrics;
@@ -42,7 +44,7 @@ export class Supervisor {
   constructor(private readonly d: SupervisorDeps) {
     d.metrics.setSources({
       spool: () => d.store.spoolStats(),
-      pendingRecords: () => d.writer.pendingRecords,
+      pendingRecords: () => d.spool.pendingCount,
       sessionsByState: () => {
         const out: Record<string, number> = {};
         for (const p of this.active.values()) {
@@ -54,10 +56,9 @@ export class Supervisor {
     });
   }
 
-  /** Records the collector acknowledged: advances per-session delivered seq, frees room in the spool. */
-  onDelivered(rows: readonly SpooledRecord[]): void {
-    for (const r of rows) this.active.get(r.sessionId)?.delivered(r.seq);
-    this.d.writer.recheck();
+  /** Segments the collector acknowledged: advances per-session delivered seq. */
+  onDelivered(segments: readonly Segment[]): void {
+    for (const s of segments) this.active.get(s.sessionId)?.delivered(s.lastSeq);
   }
 
   /** A delivery batch finished: the spool may just have become empty. */
@@ -71,19 +72,19 @@ export class Supervisor {
    * DELETE of a listed session lasts until the next restart; unlisting it is permanent),
    * one it lists again is followed again from its checkpoint. Ended sessions stay ended.
    */
-  start(): void {
-    const stored = new Map(this.d.store.sessions().map((r) => [r.spec.id, r]));
+  async start(): Promise<void> {
+    const stored = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
     const listed = new Set(this.d.config.sessions.map((s) => s.id));
     for (const row of stored.values()) {
       if (row.source === 'config' && !listed.has(row.spec.id) && row.lifecycle === 'active') {
-        this.d.store.setLifecycle(row.spec.id, 'removed');
+        await this.d.store.setLifecycle(row.spec.id, 'removed');
         row.lifecycle = 'removed';
       }
     }
     for (const spec of this.d.config.sessions) {
       const row = stored.get(spec.id);
       if (row?.lifecycle === 'ended') continue;
-      stored.set(spec.id, this.d.store.putSession(spec, row?.source ?? 'config'));
+      stored.set(spec.id, await this.d.store.putSession(spec, row?.source ?? 'config'));
     }
     for (const row of stored.values()) {
       if (row.lifecycle === 'active') this.follow(row);
@@ -94,7 +95,7 @@ export class Supervisor {
   private follow(row: SessionRow): SessionPipeline {
     const c = this.d.config;
     const p = new SessionPipeline(row, {
-      client: this.d.client, mapper: this.d.mapper, writer: this.d.writer, metrics: this.d.metrics,
+      client: this.d.client, mapper: this.d.mapper, spool: this.d.spool, encode: this.d.encode, metrics: this.d.metrics,
       log: this.d.log, idleTimeoutMs: c.upstream.idleTimeoutMs, backoff: c.upstream.backoff, defaultStart: c.start,
       onEnded: (id) => this.onEnded(id),
     });
@@ -123,11 +124,12 @@ export class Supervisor {
     if (this.stopping) throw new Error('shutting down');
     const existing = this.active.get(spec.id);
     if (existing) {
-      this.d.store.putSession(spec, source);
+      await this.d.store.putSession(spec, source);
       existing.updateSpec(spec);
       return { created: false, status: existing.status() };
     }
-    const row = this.d.store.putSession(spec, source);
+    const row = await this.d.store.putSession(spec, source);
+    if (this.stopping) throw new Error('shutting down');
     return { created: true, status: this.follow(row).status() };
   }
 
@@ -141,19 +143,19 @@ export class Supervisor {
     if (!p) return false;
     this.active.delete(id);
     await p.stop();
-    this.d.writer.flush();
-    this.d.store.setLifecycle(id, 'removed');
+    await this.d.spool.flush();
+    await this.d.store.setLifecycle(id, 'removed');
     this.remember(p.status());
     this.checkAllEnded();
     return true;
   }
 
-  private onEnded(id: string): void {
+  private async onEnded(id: string): Promise<void> {
     const p = this.active.get(id);
     // Commit the session's last records and checkpoint before recording the end.
-    this.d.writer.flush();
+    await this.d.spool.flush();
     try {
-      this.d.store.setLifecycle(id, 'ended');
+      await this.d.store.setLifecycle(id, 'ended');
     } catch (err) {
       // Harmless to lose: after a restart the stream answers 404 again and the session ends again.
       this.d.log.error({ session: id, error: (err as Error).message }, 'cannot record the end of a session in the store');
@@ -209,7 +211,7 @@ export class Supervisor {
 
   private checkAllEnded(): void {
     if (this.endedWaiters.length === 0) return;
-    if (this.active.size > 0 || this.d.writer.pendingRecords > 0 || !this.d.delivery.idle) return;
+    if (this.active.size > 0 || !this.d.spool.idle) return;
     const w = this.endedWaiters;
     this.endedWaiters = [];
     for (const r of w) r();
@@ -221,10 +223,10 @@ export class Supervisor {
     this.stopping = true;
     const deadline = Date.now() + graceMs;
     await Promise.all([...this.active.values()].map((p) => p.stop()));
-    this.d.writer.close();
+    await this.d.spool.close();
     const drained = await this.d.delivery.drain(deadline);
-    await this.d.delivery.stop(Math.max(deadline, Date.now() + 100));
-    const left = this.d.store.spoolStats().records;
+    await this.d.delivery.shutdown(Math.max(deadline, Date.now() + 100));
+    const left = this.d.spool.spooled.records;
     this.d.log.info({ drained, leftInSpool: left }, drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start');
     return drained;
   }

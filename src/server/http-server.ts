@@ -110,10 +110,10 @@ async function handle(bridge: Bridge, token: string | undefined, req: IncomingMe
   }
 }
 
-function ready(bridge: Bridge, res: ServerResponse): void {
+async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
   const problems: string[] = [];
   try {
-    bridge.store.probeWritable();
+    await bridge.store.probeWritable();
   } catch (err) {
     problems.push(`store not writable: ${(err as Error).message}`);
   }
@@ -123,7 +123,7 @@ function ready(bridge: Bridge, res: ServerResponse): void {
     status: problems.length === 0 ? 'ready' : 'not_ready',
     problems,
     exporter: bridge.delivery.exportFailing ? { failing: true, lastError: bridge.delivery.lastError } : { failing: false },
-    spool: bridge.store.spoolStats(),
+    spool: await bridge.store.spoolStats(),
   };
   send(res, problems.length === 0 ? 200 : 503, body);
 }
@@ -132,7 +132,7 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
   const sup = bridge.supervisor;
   if (path === '/v1/sessions') {
     if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET on /v1/sessions, PUT/DELETE on /v1/sessions/{id}');
-    return send(res, 200, { sessions: sup.status(), pools: bridge.pools.poolStatus(), spool: bridge.store.spoolStats() });
+    return send(res, 200, { sessions: sup.status(), pools: bridge.pools.poolStatus(), spool: await bridge.store.spoolStats() });
   }
   const id = decodeURIComponent(path.slice('/v1/sessions/'.length));
   if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', 'session id must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');

@@ -11,7 +11,7 @@ export function categoryLabel(category: string): string {
 }
 
 export interface GaugeSources {
-  spool(): { records: number; bytes: number; oldestTsMicros: number | null };
+  spool(): Promise<{ records: number; bytes: number; oldestTsMicros: number | null }>;
   sessionsByState(): Record<string, number>;
   pendingRecords(): number;
 }
@@ -46,13 +46,13 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
     spoolCommitErrors: new Counter({ name: 'bridge_spool_commit_errors_total', help: 'Failed spool transactions (disk full, I/O error); retried.', registers: r }),
     oversized: new Counter({ name: 'bridge_records_oversized_total', help: 'Records above the maximum record size, by action taken.', labelNames: ['action'], registers: r }),
     screenshots: new Counter({ name: 'bridge_screenshots_total', help: 'monitor_screenshot events by policy outcome.', labelNames: ['outcome'], registers: r }),
-    spoolRecords: new Gauge({ name: 'bridge_spool_records', help: 'Records waiting in the spool.', registers: r, collect() { if (sources) this.set(sources.spool().records + sources.pendingRecords()); } }),
-    spoolBytes: new Gauge({ name: 'bridge_spool_bytes', help: 'Bytes of records waiting in the spool.', registers: r, collect() { if (sources) this.set(sources.spool().bytes); } }),
+    spoolRecords: new Gauge({ name: 'bridge_spool_records', help: 'Records waiting in the spool.', registers: r, async collect() { if (sources) this.set((await sources.spool()).records + sources.pendingRecords()); } }),
+    spoolBytes: new Gauge({ name: 'bridge_spool_bytes', help: 'Bytes of records waiting in the spool.', registers: r, async collect() { if (sources) this.set((await sources.spool()).bytes); } }),
     oldestAge: new Gauge({
       name: 'bridge_oldest_undelivered_age_seconds', help: 'Age (by event time) of the oldest undelivered record; 0 when none.', registers: r,
-      collect() {
+      async collect() {
         if (!sources) return;
-        const ts = sources.spool().oldestTsMicros;
+        const ts = (await sources.spool()).oldestTsMicros;
         this.set(ts === null ? 0 : Math.max(0, Date.now() / 1000 - ts / 1e6));
       },
     }),

@@ -1,22 +1,39 @@
 // SQLite implementation of the Store (better-sqlite3, WAL).
 //
 // Durability: WAL with synchronous=NORMAL. A committed transaction survives a killed process
-// (kill -9); after a power loss the last transactions may roll back, and because spool rows and
+// (kill -9); after a power loss the last transactions may roll back, and because segments and
 // checkpoints roll back together, the service replays what was lost (DESIGN.md "Gap-free resume").
-// Statements are prepared once; commits are batched by the SpoolWriter, never one per event.
+// Statements are prepared once; one row per session per commit (a segment), never one per event.
+//
+// The file is marked as the bridge's own (application_id) and carries its schema version, so a
+// database of another application, or one from a newer bridge, is refused rather than adopted.
+// Schema 1 (one JSON row per record) is migrated on open: its rows become segments in batches, each
+// batch one transaction, so a crash mid-migration resumes where it stopped.
 import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import { makeDirs } from '../util/make-dirs.js';
 import type { SessionSpec } from '../config/schema.js';
+import type { NewSegment, Segment } from './segment.js';
 import type {
-  CheckpointUpdate, SessionLifecycle, SessionRow, SessionSource, SpoolEntry, SpoolStats, SpooledRecord, Store,
+  CheckpointUpdate, SessionLifecycle, SessionRow, SessionSource, SpoolStats, SpoolTotals, Store,
 } from './store.js';
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
+/** "BTB1": marks the file as a browser-telemetry-bridge state database. */
+const APPLICATION_ID = 0x42544231;
+const READ_MAX_SEGMENTS = 256;
+const MIGRATE_BATCH_ROWS = 5000;
 
-/** The state directory cannot be used (missing permissions, read-only file system, not a directory). */
+/** The state directory or database cannot be used; the message is one line for the operator. */
 export class StoreOpenError extends Error {
   override name = 'StoreOpenError';
+}
+
+export interface SqliteStoreOptions {
+  /** Turns a schema-1 spool row (the record as JSON) into a framed record; needed only to migrate. */
+  migrateRecord?: (json: string) => Buffer;
+  /** Told how a schema-1 spool was migrated. */
+  onMigrated?: (report: { records: number; segments: number; unreadable: number }) => void;
 }
 
 const SCHEMA = `
@@ -30,26 +47,30 @@ CREATE TABLE IF NOT EXISTS sessions (
   epoch INTEGER NOT NULL DEFAULT 0,
   added_at INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS spool (
+CREATE TABLE IF NOT EXISTS spool_segments (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   session_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  ts INTEGER NOT NULL,
+  first_seq INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  records INTEGER NOT NULL,
   bytes INTEGER NOT NULL,
-  payload TEXT NOT NULL
+  oldest_ts INTEGER NOT NULL,
+  payload BLOB NOT NULL
 );
 `;
+
+/** Opens (creating if needed) `<dir>/bridge.db`; `:memory:` for tests. */
+export async function openSqliteStore(dirOrMemory: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
+  return new SqliteStore(dirOrMemory, opts);
+}
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   /** Held for the life of the store: the OS releases it when the process dies, even by kill -9. */
   private readonly lock: Database.Database | undefined;
   private readonly stmts;
-  private records = 0;
-  private bytes = 0;
 
-  /** Opens (creating if needed) `<dir>/bridge.db`; `:memory:` for tests. */
-  constructor(dirOrMemory: string) {
+  constructor(dirOrMemory: string, opts: SqliteStoreOptions = {}) {
     let file = dirOrMemory;
     try {
       if (dirOrMemory !== ':memory:') {
@@ -59,13 +80,21 @@ export class SqliteStore implements Store {
       }
       this.db = new Database(file);
     } catch (err) {
+      if (err instanceof StoreOpenError) throw err;
       throw new StoreOpenError(`cannot open the state database in ${dirOrMemory}: ${(err as Error).message}`);
     }
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(SCHEMA);
-    this.checkVersion();
+    try {
+      this.adopt(file);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('busy_timeout = 5000');
+      this.db.exec(SCHEMA);
+      this.migrate(opts);
+    } catch (err) {
+      this.closeNow();
+      if (err instanceof StoreOpenError) throw err;
+      throw new StoreOpenError(`cannot use the state database ${file}: ${(err as Error).message}`);
+    }
     const db = this.db;
     this.stmts = {
       sessions: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch FROM sessions ORDER BY added_at, id'),
@@ -73,90 +102,175 @@ export class SqliteStore implements Store {
       upsert: db.prepare(`INSERT INTO sessions (id, spec, source, lifecycle, added_at) VALUES (@id, @spec, @source, 'active', @now)
         ON CONFLICT(id) DO UPDATE SET spec = excluded.spec, source = CASE WHEN sessions.source = 'api' THEN 'api' ELSE excluded.source END, lifecycle = 'active'`),
       lifecycle: db.prepare('UPDATE sessions SET lifecycle = ? WHERE id = ?'),
-      insert: db.prepare('INSERT INTO spool (session_id, seq, ts, bytes, payload) VALUES (?, ?, ?, ?, ?)'),
+      insert: db.prepare('INSERT INTO spool_segments (session_id, first_seq, last_seq, records, bytes, oldest_ts, payload) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       checkpoint: db.prepare('UPDATE sessions SET checkpoint = ?, epoch = ? WHERE id = ?'),
-      read: db.prepare('SELECT id, session_id AS sessionId, seq, payload, bytes FROM spool WHERE id > ? ORDER BY id LIMIT ?'),
-      del: db.prepare('DELETE FROM spool WHERE id = ?'),
-      totals: db.prepare('SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b FROM spool'),
-      oldest: db.prepare('SELECT ts FROM spool ORDER BY id LIMIT 1'),
+      read: db.prepare(`SELECT id, session_id AS sessionId, first_seq AS firstSeq, last_seq AS lastSeq, records, oldest_ts AS oldestTsMicros, payload
+        FROM spool_segments WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`),
+      del: db.prepare('DELETE FROM spool_segments WHERE id = ? RETURNING records, bytes'),
+      totals: db.prepare('SELECT coalesce(sum(records), 0) AS records, coalesce(sum(bytes), 0) AS bytes, coalesce(max(id), 0) AS maxId FROM spool_segments'),
+      oldest: db.prepare('SELECT oldest_ts AS ts FROM spool_segments ORDER BY id LIMIT 1'),
       probe: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?)"),
     };
-    const t = this.stmts.totals.get() as { n: number; b: number };
-    this.records = t.n;
-    this.bytes = t.b;
+    this.totals = this.stmts.totals.get() as SpoolTotals;
   }
 
-  private checkVersion(): void {
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
-    if (!row) {
-      this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
-    } else if (Number(row.value) > SCHEMA_VERSION) {
-      throw new Error(`state database schema version ${row.value} is newer than this bridge understands (${SCHEMA_VERSION}); upgrade the bridge or use another state directory`);
+  /** Running totals, kept exact without a table scan. */
+  private totals: SpoolTotals;
+
+  /**
+   * Refuses a file that is not the bridge's: a foreign application id, or tables without the
+   * bridge's meta. A fresh file is marked; a schema-1 file (no id yet, but the bridge's tables) too.
+   */
+  private adopt(file: string): void {
+    const appId = this.db.pragma('application_id', { simple: true }) as number;
+    const tables = (this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
+    if (appId !== 0 && appId !== APPLICATION_ID) {
+      throw new StoreOpenError(`${file} belongs to another application (application_id ${appId}); refusing to use it as the bridge's state: point BRIDGE_STATE_DIR at the bridge's own directory`);
     }
+    if (appId === 0 && tables.length > 0) {
+      const version = tables.includes('meta')
+        ? (this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)
+        : undefined;
+      if (!version || !tables.includes('sessions')) {
+        throw new StoreOpenError(`${file} is a SQLite database of another application (tables: ${tables.slice(0, 5).join(', ')}); refusing to use it as the bridge's state`);
+      }
+    }
+    if (appId === 0) this.db.pragma(`application_id = ${APPLICATION_ID}`);
   }
 
-  sessions(): SessionRow[] {
+  private migrate(opts: SqliteStoreOptions): void {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+    const version = row ? Number(row.value) : SCHEMA_VERSION;
+    if (version > SCHEMA_VERSION) {
+      throw new StoreOpenError(`state database schema version ${version} is newer than this bridge understands (${SCHEMA_VERSION}); upgrade the bridge or use another state directory`);
+    }
+    if (version < 2) this.migrateFromV1(opts);
+    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+  }
+
+  /** Schema 1 kept one JSON row per record in `spool`: each run of one session's rows becomes a segment. */
+  private migrateFromV1(opts: SqliteStoreOptions): void {
+    const hasOld = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'spool'").get();
+    if (!hasOld) return;
+    if (!opts.migrateRecord) throw new StoreOpenError('the state database holds a schema-1 spool and no record converter was given');
+    const convert = opts.migrateRecord;
+    const read = this.db.prepare('SELECT id, session_id AS sessionId, seq, ts, payload FROM spool ORDER BY id LIMIT ?');
+    const delUpTo = this.db.prepare('DELETE FROM spool WHERE id <= ?');
+    const insert = this.db.prepare('INSERT INTO spool_segments (session_id, first_seq, last_seq, records, bytes, oldest_ts, payload) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const report = { records: 0, segments: 0, unreadable: 0 };
+    const step = this.db.transaction((rows: Array<{ id: number; sessionId: string; seq: number; ts: number; payload: string }>) => {
+      let run: { seg: NewSegment; parts: Buffer[] } | undefined;
+      const emit = (): void => {
+        if (!run) return;
+        const payload = Buffer.concat(run.parts);
+        insert.run(run.seg.sessionId, run.seg.firstSeq, run.seg.lastSeq, run.seg.records, payload.length, run.seg.oldestTsMicros, payload);
+        report.segments++;
+        run = undefined;
+      };
+      for (const r of rows) {
+        let framed: Buffer;
+        try {
+          framed = convert(r.payload);
+        } catch {
+          report.unreadable++;
+          continue;
+        }
+        if (run && (run.seg.sessionId !== r.sessionId || run.seg.records >= 1000)) emit();
+        if (!run) run = { seg: { sessionId: r.sessionId, payload: Buffer.alloc(0), records: 0, firstSeq: r.seq, lastSeq: r.seq, oldestTsMicros: r.ts }, parts: [] };
+        run.parts.push(framed);
+        run.seg.records++;
+        run.seg.lastSeq = r.seq;
+        if (r.ts < run.seg.oldestTsMicros) run.seg.oldestTsMicros = r.ts;
+        report.records++;
+      }
+      emit();
+      delUpTo.run(rows[rows.length - 1]!.id);
+    });
+    for (;;) {
+      const rows = read.all(MIGRATE_BATCH_ROWS) as Array<{ id: number; sessionId: string; seq: number; ts: number; payload: string }>;
+      if (rows.length === 0) break;
+      step(rows);
+    }
+    this.db.exec('DROP TABLE spool');
+    opts.onMigrated?.(report);
+  }
+
+  async sessions(): Promise<SessionRow[]> {
     return (this.stmts.sessions.all() as RawSession[]).map(toRow);
   }
 
-  putSession(spec: SessionSpec, source: SessionSource): SessionRow {
+  async putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow> {
     this.stmts.upsert.run({ id: spec.id, spec: JSON.stringify(spec), source, now: Date.now() });
     return toRow(this.stmts.session.get(spec.id) as RawSession);
   }
 
-  setLifecycle(sessionId: string, lifecycle: SessionLifecycle): void {
+  async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
     this.stmts.lifecycle.run(lifecycle, sessionId);
   }
 
-  commit = (entries: readonly SpoolEntry[], checkpoints: readonly CheckpointUpdate[]): void => {
-    let added = 0;
+  async commit(segments: readonly NewSegment[], checkpoints: readonly CheckpointUpdate[]): Promise<number[]> {
+    const ids: number[] = [];
+    let records = 0;
+    let bytes = 0;
     this.db.transaction(() => {
-      for (const e of entries) {
-        this.stmts.insert.run(e.sessionId, e.seq, e.tsMicros, e.bytes, e.payload);
-        added += e.bytes;
+      for (const s of segments) {
+        const r = this.stmts.insert.run(s.sessionId, s.firstSeq, s.lastSeq, s.records, s.payload.length, s.oldestTsMicros, s.payload);
+        ids.push(Number(r.lastInsertRowid));
+        records += s.records;
+        bytes += s.payload.length;
       }
       for (const c of checkpoints) this.stmts.checkpoint.run(c.checkpoint, c.epoch, c.sessionId);
     })();
-    this.records += entries.length;
-    this.bytes += added;
-  };
-
-  readBatch(afterId: number, limit: number): SpooledRecord[] {
-    return this.stmts.read.all(afterId, limit) as SpooledRecord[];
+    this.totals.records += records;
+    this.totals.bytes += bytes;
+    if (ids.length > 0) this.totals.maxId = ids[ids.length - 1]!;
+    return ids;
   }
 
-  ack(records: readonly Pick<SpooledRecord, 'id' | 'bytes'>[]): void {
-    if (records.length === 0) return;
-    let freed = 0;
-    let deleted = 0;
+  async readSegments(afterId: number, upToId: number, maxRecords: number): Promise<Segment[]> {
+    const rows = this.stmts.read.all(afterId, upToId, READ_MAX_SEGMENTS) as Segment[];
+    let records = 0;
+    let n = 0;
+    while (n < rows.length && (n === 0 || records + rows[n]!.records <= maxRecords)) records += rows[n++]!.records;
+    return rows.slice(0, n);
+  }
+
+  async deleteSegments(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    let records = 0;
+    let bytes = 0;
     this.db.transaction(() => {
-      for (const r of records) {
-        // changes is 0 for an id acked twice (a retried request after a split); keep the totals exact.
-        if (this.stmts.del.run(r.id).changes > 0) {
-          freed += r.bytes;
-          deleted++;
-        }
+      for (const id of ids) {
+        const row = this.stmts.del.get(id) as { records: number; bytes: number } | undefined;
+        if (!row) continue;
+        records += row.records;
+        bytes += row.bytes;
       }
     })();
-    this.records -= deleted;
-    this.bytes -= freed;
+    // Only after the commit: a failed transaction (disk full) deleted nothing.
+    this.totals.records -= records;
+    this.totals.bytes -= bytes;
   }
 
-  spoolStats(): SpoolStats {
-    const oldest = this.records > 0 ? (this.stmts.oldest.get() as { ts: number } | undefined) : undefined;
-    return { records: this.records, bytes: this.bytes, oldestTsMicros: oldest ? oldest.ts : null };
+  async spoolTotals(): Promise<SpoolTotals> {
+    return { ...this.totals };
   }
 
-  spoolBytes(): number {
-    return this.bytes;
+  async spoolStats(): Promise<SpoolStats> {
+    const oldest = this.totals.records > 0 ? (this.stmts.oldest.get() as { ts: number } | undefined) : undefined;
+    return { records: this.totals.records, bytes: this.totals.bytes, oldestTsMicros: oldest ? oldest.ts : null };
   }
 
-  probeWritable(): void {
+  async probeWritable(): Promise<void> {
     this.stmts.probe.run(String(Date.now()));
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
+  async close(): Promise<void> {
+    this.closeNow();
+  }
+
+  private closeNow(): void {
+    if (this.db?.open) this.db.close();
     if (this.lock?.open) this.lock.close();
   }
 }

@@ -1,7 +1,11 @@
-// The durable state of the bridge, behind an interface so a shared implementation (several replicas
-// following one set of sessions) can replace SQLite without touching the pipeline (DESIGN.md,
-// "Performance envelope"). One contract test suite runs against every implementation.
+// The durable state of the bridge behind an asynchronous interface, so a networked implementation
+// (several replicas following one set of sessions) can replace the embedded SQLite store without
+// touching the pipeline (DESIGN.md "Scale beyond one machine"). One contract test suite runs against
+// every implementation.
 import type { SessionSpec } from '../config/schema.js';
+import type { NewSegment, Segment } from './segment.js';
+
+export type { NewSegment, Segment } from './segment.js';
 
 export type SessionSource = 'config' | 'api';
 /** active: followed; ended: the service answered 404; removed: stopped by DELETE /v1/sessions/{id}. */
@@ -17,52 +21,46 @@ export interface SessionRow {
   epoch: number;
 }
 
-/** One record to spool: the mapped log record as JSON. */
-export interface SpoolEntry {
-  sessionId: string;
-  seq: number;
-  tsMicros: number;
-  payload: string;
-  /** UTF-8 size of `payload`, measured once by the writer; what the spool's size limit counts. */
-  bytes: number;
-}
-
 export interface CheckpointUpdate {
   sessionId: string;
   checkpoint: number;
   epoch: number;
 }
 
-export interface SpooledRecord {
-  id: number;
-  sessionId: string;
-  seq: number;
-  payload: string;
-  bytes: number;
-}
-
 export interface SpoolStats {
+  /** Records in spooled segments. */
   records: number;
+  /** Payload bytes of spooled segments: what the spool's size limit counts. */
   bytes: number;
   /** Event time of the oldest undelivered record, Unix microseconds. */
   oldestTsMicros: number | null;
 }
 
+export interface SpoolTotals {
+  records: number;
+  bytes: number;
+  /** Highest segment id spooled (0 when empty): everything up to it is backlog at start. */
+  maxId: number;
+}
+
 export interface Store {
-  sessions(): SessionRow[];
+  sessions(): Promise<SessionRow[]>;
   /** Inserts a session or replaces its spec; a re-added session becomes active again, keeping its checkpoint. */
-  putSession(spec: SessionSpec, source: SessionSource): SessionRow;
-  setLifecycle(sessionId: string, lifecycle: SessionLifecycle): void;
-  /** Spools entries and moves checkpoints in ONE transaction: a checkpoint never runs ahead of the spool. */
-  commit(entries: readonly SpoolEntry[], checkpoints: readonly CheckpointUpdate[]): void;
-  /** Oldest spooled records with id > afterId, in id order. */
-  readBatch(afterId: number, limit: number): SpooledRecord[];
-  /** Deletes delivered records (their sizes keep the byte total exact without a table scan). */
-  ack(records: readonly Pick<SpooledRecord, 'id' | 'bytes'>[]): void;
-  spoolStats(): SpoolStats;
-  /** Bytes spooled now; cheap (no query), called on the hot path for back-pressure. */
-  spoolBytes(): number;
-  /** Throws when the store cannot be written (readiness probe). */
-  probeWritable(): void;
-  close(): void;
+  putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow>;
+  setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void>;
+  /**
+   * Spools segments and moves checkpoints in ONE transaction: a checkpoint never runs ahead of the
+   * spool. Returns the ids given to the segments, in order.
+   */
+  commit(segments: readonly NewSegment[], checkpoints: readonly CheckpointUpdate[]): Promise<number[]>;
+  /** Segments with afterId < id ≤ upToId in id order, at most `maxRecords` records (always at least one segment). */
+  readSegments(afterId: number, upToId: number, maxRecords: number): Promise<Segment[]>;
+  /** Deletes delivered segments; ids already gone are ignored. */
+  deleteSegments(ids: readonly number[]): Promise<void>;
+  /** Counts at open, to seed the spool's room accounting. */
+  spoolTotals(): Promise<SpoolTotals>;
+  spoolStats(): Promise<SpoolStats>;
+  /** Rejects when the store cannot be written (readiness probe). */
+  probeWritable(): Promise<void>;
+  close(): Promise<void>;
 }

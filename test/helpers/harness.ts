@@ -21,7 +21,7 @@ export interface Harness {
   /** Environment for a bridge pointed at this simulator and receiver. */
   env(extra?: Env): Env;
   config(raw?: Record<string, unknown>, extra?: Env): BridgeConfig;
-  startBridge(raw?: Record<string, unknown>, extra?: Env): Bridge;
+  startBridge(raw?: Record<string, unknown>, extra?: Env): Promise<Bridge>;
   tally(ids: string[]): SessionTally[];
   close(): Promise<void>;
 }
@@ -46,8 +46,8 @@ export async function harness(simOpts: SimulatorOptions = {}): Promise<Harness> 
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...extra,
     }),
     config: (raw = FAST, extra = {}) => buildConfig(raw, h.env(extra)),
-    startBridge(raw = FAST, extra = {}) {
-      const b = startBridge(h.config(raw, extra), silentLogger());
+    async startBridge(raw = FAST, extra = {}) {
+      const b = await startBridge(h.config(raw, extra), silentLogger());
       bridges.push(b);
       return b;
     },

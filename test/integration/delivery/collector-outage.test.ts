@@ -13,13 +13,13 @@ describe('collector outage', () => {
     const ids = ['o1', 'o2'];
     for (const id of ids) h.sim.createSession(id).emit(200);
     h.receiver.behaviour.status = 503;
-    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: ids.join(',') });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: ids.join(',') });
     await until(() => bridge.delivery.exportFailing, 'exports to fail');
     expect(h.receiver.records).toHaveLength(0);
     await h.receiver.stop();
     for (const id of ids) h.sim.session(id)!.emit(200);
     await sleep(500);
-    expect(bridge.store.spoolStats().records).toBeGreaterThan(0);
+    expect(bridge.spool.spooled.records).toBeGreaterThan(0);
     delete h.receiver.behaviour.status;
     await h.receiver.start();
     await until(() => h.receiver.records.length >= 800, '800 records', 30_000);
@@ -53,14 +53,14 @@ describe('collector outage', () => {
     h = await harness({ bufferSize: 100_000 });
     const s = h.sim.createSession('bp');
     // ~1 KiB per record with a 1 MiB spool: the spool fills after roughly a thousand records.
-    const bridge = h.startBridge({ ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } }, { BRIDGE_SESSIONS: 'bp' });
+    const bridge = await h.startBridge({ ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } }, { BRIDGE_SESSIONS: 'bp' });
     await h.receiver.stop();
     s.emit(4000);
-    await until(() => bridge.writer.full, 'the spool to fill', 20_000);
+    await until(() => bridge.spool.full, 'the spool to fill', 20_000);
     await sleep(300);
     const read = bridge.supervisor.status()[0]!.received;
     expect(read).toBeLessThan(4000);
-    expect(bridge.store.spoolStats().bytes).toBeLessThan(1024 * 1024 + 400 * 1024);
+    expect(bridge.spool.spooled.bytes).toBeLessThan(1024 * 1024 + 400 * 1024);
     await h.receiver.start();
     await until(() => h.receiver.records.length >= 4000, 'all 4000 records', 40_000);
     s.end();
@@ -73,13 +73,13 @@ describe('collector outage', () => {
     const s = h.sim.createSession('ps');
     s.emit(100);
     h.receiver.behaviour.rejectRecords = (r) => Number(r.attributes['browser.telemetry.seq']) % 10 === 0;
-    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'ps' });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ps' });
     await until(() => h.receiver.records.length >= 90, '90 accepted records');
     s.end();
     await bridge.supervisor.untilAllEnded();
     const metrics = await bridge.metrics.registry.getSingleMetricAsString('bridge_events_rejected_total');
     expect(metrics).toMatch(/bridge_events_rejected_total\{reason="partial_success"\} 10/);
-    expect(bridge.store.spoolStats().records).toBe(0);
+    expect(bridge.spool.spooled.records).toBe(0);
   });
 });
 
@@ -88,17 +88,17 @@ describe('shutdown while the spool is full', () => {
     h = await harness({ bufferSize: 100_000 });
     const s = h.sim.createSession('sf');
     await h.receiver.stop();
-    const bridge = h.startBridge({ ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } }, { BRIDGE_SESSIONS: 'sf' });
+    const bridge = await h.startBridge({ ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } }, { BRIDGE_SESSIONS: 'sf' });
     s.emit(3000);
     // Shut down while the reader is really paused by back-pressure, not merely while the spool is full.
     // (A reader also pauses briefly while a commit is pending; only a spool over its byte limit keeps it paused.)
-    await until(() => bridge.writer.pausedReaders > 0 && bridge.store.spoolBytes() >= 1024 * 1024, 'the reader to pause on the full spool', 20_000);
+    await until(() => bridge.spool.pausedReaders > 0 && bridge.spool.spooled.bytes >= 1024 * 1024, 'the reader to pause on the full spool', 20_000);
     expect(bridge.supervisor.status()[0]!.received).toBeLessThan(3000);
     const started = Date.now();
     expect(await bridge.shutdown(200)).toBe(false);
     expect(Date.now() - started).toBeLessThan(5000);
     await h.receiver.start();
-    const again = h.startBridge(FAST, { BRIDGE_SESSIONS: 'sf' });
+    const again = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'sf' });
     await until(() => h.receiver.records.length >= 3000, 'all 3000 records', 40_000);
     s.end();
     await again.supervisor.untilAllEnded();

@@ -22,11 +22,11 @@ describe('gap records', () => {
     h = await harness({ bufferSize: 50 });
     const s = h.sim.createSession('ev');
     s.emit(20);
-    let bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'ev' });
+    let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ev' });
     await until(() => h.receiver.records.length >= 20, '20 records');
     await bridge.shutdown(5000);
     s.emit(200); // seq 21..220; the service keeps only 171..220
-    bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'ev' });
+    bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ev' });
     await until(() => h.receiver.records.length >= 20 + 1 + 50, 'the gap record and the retained events');
     s.end();
     await bridge.supervisor.untilAllEnded();
@@ -38,7 +38,7 @@ describe('gap records', () => {
   it('a first connection to a session whose oldest events were evicted reports them (start: oldest)', async () => {
     h = await harness({ bufferSize: 30 });
     h.sim.createSession('old').emit(100);
-    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'old' });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'old' });
     await until(() => h.receiver.records.length >= 31, 'gap + 30 retained');
     h.sim.session('old')!.end();
     await bridge.supervisor.untilAllEnded();
@@ -49,7 +49,7 @@ describe('gap records', () => {
     h = await harness();
     const s = h.sim.createSession('lat');
     s.emit(100);
-    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'lat', BRIDGE_START: 'latest' });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'lat', BRIDGE_START: 'latest' });
     await until(() => bridge.supervisor.status()[0]?.state === 'streaming', 'streaming');
     s.emit(10);
     await until(() => h.receiver.records.length >= 10, '10 new records');
@@ -69,7 +69,7 @@ describe('gap records', () => {
     const bad3 = s.injectMalformed('json');
     s.emit(50);
     const tail = s.injectMalformed('json'); // the very last frame: reported when the session ends
-    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'mf' });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'mf' });
     await until(() => h.receiver.records.length >= 152, '150 events + 2 gap records');
     s.end();
     await bridge.supervisor.untilAllEnded();
@@ -83,7 +83,7 @@ describe('gap records', () => {
     h = await harness();
     const s = h.sim.createSession('ep');
     s.emit(30);
-    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'ep' });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ep' });
     await until(() => h.receiver.records.length >= 30, '30 records');
     s.restartService();
     s.emit(10);

@@ -20,7 +20,7 @@ describe('hardening', () => {
     // History from a minute ago: skipped by `latest` (events within the 5 s clock-skew margin of the
     // first connection would be kept, by design: a little history beats losing new events).
     for (let i = 0; i < 10; i++) s.emitEvent({ type: 'console_log', ts: (Date.now() - 60_000) * 1000 + i });
-    const bridge = h.startBridge({ ...FAST, upstream: { idle_timeout: '400ms', backoff: { initial: '100ms', max: '100ms' } } }, { BRIDGE_SESSIONS: 'lt', BRIDGE_START: 'latest' });
+    const bridge = await h.startBridge({ ...FAST, upstream: { idle_timeout: '400ms', backoff: { initial: '100ms', max: '100ms' } } }, { BRIDGE_SESSIONS: 'lt', BRIDGE_START: 'latest' });
     await until(() => bridge.supervisor.status()[0]?.state === 'streaming', 'streaming');
     // The idle watchdog will drop this silent connection; the next attempts fail for a while.
     h.sim.faults.failNext.push({ status: 503 }, { status: 503 }, { status: 503 });
@@ -38,7 +38,7 @@ describe('hardening', () => {
     s.emit(1);
     s.emitEvent({ type: 'console_log', category: 'console', data: { text: 'x'.repeat(33 * 1024 * 1024) } });
     s.emit(2);
-    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'big' });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'big' });
     await until(() => h!.receiver.records.length >= 4, 'events 1, 3, 4 and a gap record for 2', 20_000);
     s.end();
     await bridge.supervisor.untilAllEnded();
@@ -58,7 +58,7 @@ describe('hardening', () => {
     });
     await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(extra.address() as AddressInfo).port}`;
-    const bridge = h.startBridge({ ...FAST, upstream: { connect_timeout: '300ms', backoff: { initial: '20ms', max: '50ms' } } }, { BRIDGE_SESSIONS: 'st', BROWSER_API_URL: url });
+    const bridge = await h.startBridge({ ...FAST, upstream: { connect_timeout: '300ms', backoff: { initial: '20ms', max: '50ms' } } }, { BRIDGE_SESSIONS: 'st', BROWSER_API_URL: url });
     await until(() => requests >= 3, 'the bridge to give up on the stalled body and retry', 10_000);
     expect(bridge.supervisor.status()[0]!.reconnects.server_error).toBeGreaterThanOrEqual(2);
   });
@@ -67,8 +67,8 @@ describe('hardening', () => {
     h = await harness();
     h.sim.createSession('hang').emit(50);
     h.receiver.behaviour.delayMs = 60_000;
-    const bridge = h.startBridge({ ...FAST, exporter: { timeout: '30s' } }, { BRIDGE_SESSIONS: 'hang' });
-    await until(() => h!.receiver.requests.length + (bridge.delivery as unknown as { inFlight: number }).inFlight > 0, 'an export in flight');
+    const bridge = await h.startBridge({ ...FAST, exporter: { timeout: '30s' } }, { BRIDGE_SESSIONS: 'hang' });
+    await until(() => h!.receiver.requests.length + bridge.spool.claimsInFlight > 0, 'an export in flight');
     const started = Date.now();
     expect(await bridge.shutdown(500)).toBe(false);
     expect(Date.now() - started).toBeLessThan(3000);
@@ -77,19 +77,19 @@ describe('hardening', () => {
   it('a PUT racing a DELETE of the same session ends with the session followed and stored as active', async () => {
     h = await harness();
     h.sim.createSession('race').emit(3);
-    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'race' });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'race' });
     await until(() => h!.receiver.records.length >= 3, '3 records');
     const removed = bridge.supervisor.remove('race');
     const added = bridge.supervisor.add({ id: 'race', attributes: {} }, 'api');
     await Promise.all([removed, added]);
     expect(bridge.supervisor.followedCount).toBe(1);
-    expect(bridge.store.sessions().find((r) => r.spec.id === 'race')!.lifecycle).toBe('active');
+    expect((await bridge.store.sessions()).find((r) => r.spec.id === 'race')!.lifecycle).toBe('active');
   });
 
   it('a PUT that drops the pool drops the pool attributes from later records', async () => {
     h = await harness();
     const s = h.sim.createSession('pl', { pool: 'pool-a' });
-    const bridge = h.startBridge(FAST, {});
+    const bridge = await h.startBridge(FAST, {});
     await bridge.supervisor.add({ id: 'pl', pool: 'pool-a', attributes: {} }, 'api');
     await until(() => bridge.pools.poolStatus().some((p) => p.state === 'resolved'), 'the pool lookup', 10_000);
     s.emit(1);

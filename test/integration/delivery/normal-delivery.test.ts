@@ -17,7 +17,7 @@ describe('normal delivery', () => {
         const s = h.sim.createSession(id);
         for (const env of s.emit(300)) sent.set(`${id}:${env.seq}`, env);
       }
-      const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: ids.join(','), OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' });
+      const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: ids.join(','), OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' });
       // Live events after the replay.
       for (const id of ids) for (const env of h.sim.session(id)!.emit(200)) sent.set(`${id}:${env.seq}`, env);
       await h.receiver.waitFor((r) => r.length >= 1500, 20_000);
@@ -48,11 +48,11 @@ describe('normal delivery', () => {
     h = await harness();
     const s = h.sim.createSession('r1');
     s.emit(100);
-    let bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'r1' });
+    let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'r1' });
     await until(() => h.receiver.records.length >= 100, '100 records');
     expect(await bridge.shutdown(5000)).toBe(true);
     s.emit(100);
-    bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'r1' });
+    bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'r1' });
     await until(() => h.receiver.records.length >= 200, '200 records');
     s.end();
     await bridge.supervisor.untilAllEnded();
@@ -66,7 +66,7 @@ describe('normal delivery', () => {
     Object.assign(h.sim.faults, { crlf: true, splitData: true, chunkSize: 3, cutAfterFrames: 40 });
     h.sim.faults.failNext.push({ status: 503 }, { status: 429, retryAfterSeconds: 0 }, { status: 500 });
     h.sim.faults.wrongContentType = 1;
-    const bridge = h.startBridge(FAST, { BRIDGE_SESSIONS: 'f1' });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'f1' });
     await until(() => h.receiver.records.length >= 150, '150 records', 30_000);
     s.emit(150);
     await until(() => h.receiver.records.length >= 300, '300 records', 30_000);

@@ -33,7 +33,7 @@ export async function startInProcess(world: World, raw: Record<string, unknown> 
   const fullEnv = worldEnv(world, env);
   const config = fullEnv.BRIDGE_CONFIG ? loadConfig(undefined, fullEnv) : buildConfig({ ...FAST, ...raw }, fullEnv);
   const log = silentLogger();
-  const bridge = startBridge(config, log);
+  const bridge = await startBridge(config, log);
   const http = await startHttpServer(bridge, config.listen ?? { host: '127.0.0.1', port: 0 }, log);
   let stopped: Promise<void> | undefined;
   return {

@@ -1,60 +1,121 @@
-// The delivery loop against an in-memory exporter and a real SQLite store whose deletes can fail.
-import { ExportResultCode } from '@opentelemetry/core';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+// The delivery loop against a scripted transport and a real SQLite spool whose deletes can fail.
 import { describe, expect, it } from 'vitest';
 import { Delivery } from '../../../src/export/delivery.js';
-import type { LogExporter } from '../../../src/export/otlp-exporter.js';
+import { createRecordEncoder } from '../../../src/export/encode-record.js';
+import { createRequestBuilder } from '../../../src/export/otlp-request.js';
+import type { ExportOutcome, OtlpTransport } from '../../../src/export/otlp-transport.js';
+import { decodeProtobufLogsRequest } from '../../../src/receiver/decode.js';
 import { createMetrics } from '../../../src/server/metrics.js';
-import { SqliteStore } from '../../../src/store/sqlite-store.js';
+import { openSqliteStore } from '../../../src/store/sqlite-store.js';
+import { Spool } from '../../../src/store/spool.js';
 import { silentLogger } from '../../../src/util/logger.js';
 
-function setup(records: number) {
-  const store = new SqliteStore(':memory:');
-  store.putSession({ id: 's', attributes: {} }, 'config');
-  const payload = (seq: number) => JSON.stringify({ tsMicros: seq, observedMicros: seq, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: null, attributes: { 'browser.telemetry.seq': seq } });
-  store.commit(Array.from({ length: records }, (_, i) => ({ sessionId: 's', seq: i + 1, tsMicros: i + 1, payload: payload(i + 1), bytes: Buffer.byteLength(payload(i + 1)) })), []);
-  const exported: ReadableLogRecord[][] = [];
-  const exporter: LogExporter = {
-    export: (batch, cb) => {
-      exported.push(batch);
-      setImmediate(() => cb({ code: ExportResultCode.SUCCESS }));
+const encode = createRecordEncoder();
+const requests = createRequestBuilder('http/protobuf', { resource: { 'service.name': 't' }, scope: { name: 't', version: '1' } });
+
+async function setup(records: number, answer: (seqs: number[], call: number) => ExportOutcome | Promise<ExportOutcome>) {
+  const store = await openSqliteStore(':memory:');
+  await store.putSession({ id: 's', attributes: {} }, 'config');
+  const spool = await Spool.open({ store, maxBytes: 1 << 24, memoryMaxBytes: 1 << 20, commitMaxRecords: 1000, commitIntervalMs: 5 });
+  for (let seq = 1; seq <= records; seq++) {
+    spool.append('s', seq, 0, seq, encode({ tsMicros: seq, observedMicros: seq, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { seq } }));
+  }
+  await spool.flush();
+  const calls: number[][] = [];
+  const transport: OtlpTransport = {
+    url: 'http://collector.test/v1/logs',
+    send: async (body) => {
+      const seqs = decodeProtobufLogsRequest(body).map((r) => Number(r.attributes.seq));
+      calls.push(seqs);
+      return answer(seqs, calls.length);
     },
-    shutdown: async () => {},
+    close: async () => {},
   };
+  const metrics = createMetrics({ defaultMetrics: false });
   const delivery = new Delivery({
-    store, exporter, resource: resourceFromAttributes({}), batchMaxRecords: 10, concurrency: 1,
-    backoff: { initialMs: 5, maxMs: 20 }, metrics: createMetrics({ defaultMetrics: false }), log: silentLogger(), onDelivered: () => {},
+    spool, transport, requests, batchMaxRecords: 10, concurrency: 1,
+    backoff: { initialMs: 5, maxMs: 20 }, metrics, log: silentLogger(),
   });
-  return { store, delivery, exported };
+  return { store, spool, delivery, calls, metrics };
+}
+
+async function until(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+  expect(cond()).toBe(true);
 }
 
 describe('Delivery', () => {
   it('a failing delete (disk full) is retried alone: no crash, no second export of the batch', async () => {
-    const { store, delivery, exported } = setup(10);
-    const realAck = store.ack.bind(store);
+    const { store, spool, delivery, calls } = await setup(10, () => ({ kind: 'success', rejected: 0 }));
+    const realDelete = store.deleteSegments.bind(store);
     let failures = 3;
-    store.ack = (rows) => {
+    store.deleteSegments = async (ids) => {
       if (failures-- > 0) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-      realAck(rows);
+      return realDelete(ids);
     };
     delivery.start();
-    const end = Date.now() + 5000;
-    while (store.spoolStats().records > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-    await delivery.stop();
-    expect(store.spoolStats().records).toBe(0);
-    expect(exported).toHaveLength(1);
+    await until(() => spool.idle);
+    await delivery.shutdown();
+    expect((await store.spoolStats()).records).toBe(0);
+    expect(calls).toHaveLength(1);
     expect(delivery.deliveredTotal).toBe(10);
   });
 
-  it('stop(deadline) returns by the deadline even when the collector never answers', async () => {
-    const { store, delivery } = setup(5);
-    (delivery as unknown as { o: { exporter: LogExporter } }).o.exporter = { export: () => {}, shutdown: async () => {} };
+  it('shutdown(deadline) returns by the deadline even when the collector never answers', async () => {
+    const { spool, delivery } = await setup(5, () => new Promise<ExportOutcome>(() => {}));
     delivery.start();
     await new Promise((r) => setTimeout(r, 50));
     const started = Date.now();
-    await delivery.stop(Date.now() + 200);
+    await delivery.shutdown(Date.now() + 200);
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(store.spoolStats().records).toBe(5);
+    expect(spool.spooled.records).toBe(5);
+  });
+
+  it('a 400 splits the batch until the bad record stands alone; only it is dropped and counted', async () => {
+    const { delivery, calls, metrics, spool } = await setup(10, (seqs) => (seqs.includes(7) ? { kind: 'failure', status: 400, message: 'HTTP 400' } : { kind: 'success', rejected: 0 }));
+    delivery.start();
+    await until(() => spool.idle);
+    await delivery.shutdown();
+    const accepted = calls.filter((c) => !c.includes(7)).flat().sort((a, b) => a - b);
+    expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 8, 9, 10]);
+    expect(calls.at(-1)).not.toContain(7);
+    expect(calls.some((c) => c.length === 1 && c[0] === 7)).toBe(true);
+    expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 1/);
+  });
+
+  it('honours Retry-After, and counts failures by status', async () => {
+    const { delivery, calls, metrics, spool } = await setup(3, (_s, call) => (call === 1 ? { kind: 'retryable', status: 503, retryAfterMs: 300, message: 'HTTP 503' } : { kind: 'success', rejected: 0 }));
+    const started = Date.now();
+    delivery.start();
+    await until(() => spool.idle);
+    const waited = Date.now() - started;
+    await delivery.shutdown();
+    expect(calls).toHaveLength(2);
+    expect(waited).toBeGreaterThanOrEqual(290);
+    expect(await metrics.registry.getSingleMetricAsString('bridge_export_requests_total')).toMatch(/outcome="http_503"\} 1/);
+  });
+
+  it('new data does not cut a backoff short', async () => {
+    const { delivery, calls, spool } = await setup(2, (_s, call) => (call === 1 ? { kind: 'retryable', status: 503, retryAfterMs: 400, message: 'HTTP 503' } : { kind: 'success', rejected: 0 }));
+    delivery.start();
+    await until(() => calls.length === 1);
+    for (let i = 0; i < 5; i++) {
+      spool.append('s', 100 + i, 0, 1, encode({ tsMicros: 1, observedMicros: 1, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { seq: 100 + i } }));
+      await spool.flush();
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(calls).toHaveLength(1);
+    await until(() => spool.idle);
+    await delivery.shutdown();
+  });
+
+  it('counts records a partial success rejected', async () => {
+    const { delivery, metrics, spool } = await setup(4, () => ({ kind: 'success', rejected: 2, message: 'bad attributes' }));
+    delivery.start();
+    await until(() => spool.idle);
+    await delivery.shutdown();
+    expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="partial_success"\} 2/);
+    expect(delivery.deliveredTotal).toBe(2);
   });
 });

@@ -1,9 +1,11 @@
 // One contract suite, run against every Store implementation (today: SQLite on disk and in memory).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../../src/store/sqlite-store.js';
+import { openSqliteStore } from '../../../src/store/sqlite-store.js';
+import { splitRecords, type NewSegment } from '../../../src/store/segment.js';
 import type { Store } from '../../../src/store/store.js';
 
 const dirs: string[] = [];
@@ -17,99 +19,183 @@ function tmp(): string {
   return d;
 }
 
-const impls: Array<[string, () => { open(): Store }]> = [
+const impls: Array<[string, () => { open(): Promise<Store> }]> = [
   ['sqlite on disk', () => {
     const dir = tmp();
-    return { open: () => new SqliteStore(dir) };
+    return { open: () => openSqliteStore(dir) };
+  }],
+  ['sqlite in memory', () => {
+    let s: Store | undefined;
+    // One database for the life of the factory: "reopen" hands back the same store.
+    return { open: async () => (s ??= await openSqliteStore(':memory:')) };
   }],
 ];
 
-const entry = (sessionId: string, seq: number) => {
-  const payload = JSON.stringify({ seq, s: 'ü' });
-  return { sessionId, seq, tsMicros: 1_700_000_000_000_000 + seq, payload, bytes: Buffer.byteLength(payload) };
+/** A framed record carrying `text` (its content is opaque to the store). */
+function framed(text: string): Buffer {
+  const body = Buffer.from(text);
+  return Buffer.concat([Buffer.from([0x12, body.length]), body]);
+}
+
+const segment = (sessionId: string, firstSeq: number, lastSeq: number): NewSegment => {
+  const parts = [];
+  for (let s = firstSeq; s <= lastSeq; s++) parts.push(framed(`${sessionId}:${s}:ü`));
+  return { sessionId, payload: Buffer.concat(parts), records: parts.length, firstSeq, lastSeq, oldestTsMicros: 1_700_000_000_000_000 + firstSeq };
 };
 
 for (const [name, make] of impls) {
   describe(`Store contract: ${name}`, () => {
-    it('stores sessions and keeps their checkpoint across reopen', () => {
+    it('stores sessions and keeps their checkpoint and spool across reopen', async () => {
       const f = make();
-      let s = f.open();
-      s.putSession({ id: 'a', attributes: { team: 'x' } }, 'api');
-      s.commit([entry('a', 1), entry('a', 2)], [{ sessionId: 'a', checkpoint: 2, epoch: 0 }]);
-      s.close();
-      s = f.open();
-      expect(s.sessions()).toEqual([{ spec: { id: 'a', attributes: { team: 'x' } }, source: 'api', lifecycle: 'active', checkpoint: 2, epoch: 0 }]);
-      expect(s.spoolStats().records).toBe(2);
-      s.close();
+      let s = await f.open();
+      await s.putSession({ id: 'a', attributes: { team: 'x' } }, 'api');
+      await s.commit([segment('a', 1, 2)], [{ sessionId: 'a', checkpoint: 2, epoch: 0 }]);
+      if (name.includes('disk')) {
+        await s.close();
+        s = await f.open();
+      }
+      expect(await s.sessions()).toEqual([{ spec: { id: 'a', attributes: { team: 'x' } }, source: 'api', lifecycle: 'active', checkpoint: 2, epoch: 0 }]);
+      expect((await s.spoolStats()).records).toBe(2);
+      expect(await s.spoolTotals()).toMatchObject({ records: 2, maxId: expect.any(Number) });
+      await s.close();
     });
 
-    it('commits records and checkpoints together, and reads in id order after a cursor', () => {
-      const s = make().open();
-      s.putSession({ id: 'a', attributes: {} }, 'config');
-      s.putSession({ id: 'b', attributes: {} }, 'config');
-      s.commit([entry('a', 1), entry('b', 1), entry('a', 2)], [{ sessionId: 'a', checkpoint: 2, epoch: 0 }, { sessionId: 'b', checkpoint: 1, epoch: 0 }]);
-      const all = s.readBatch(0, 10);
-      expect(all.map((r) => `${r.sessionId}:${r.seq}`)).toEqual(['a:1', 'b:1', 'a:2']);
-      expect(s.readBatch(all[0]!.id, 1).map((r) => r.seq)).toEqual([1]);
-      expect(s.readBatch(all[0]!.id, 1)[0]!.sessionId).toBe('b');
-      s.close();
+    it('commits segments and checkpoints together and reads them back in id order, bytes intact', async () => {
+      const s = await make().open();
+      await s.putSession({ id: 'a', attributes: {} }, 'config');
+      await s.putSession({ id: 'b', attributes: {} }, 'config');
+      const segs = [segment('a', 1, 3), segment('b', 1, 1), segment('a', 4, 5)];
+      const ids = await s.commit(segs, [{ sessionId: 'a', checkpoint: 5, epoch: 0 }, { sessionId: 'b', checkpoint: 1, epoch: 0 }]);
+      expect(ids).toHaveLength(3);
+      expect(ids[0]! < ids[1]! && ids[1]! < ids[2]!).toBe(true);
+      const all = await s.readSegments(0, ids[2]!, 100);
+      expect(all.map((r) => `${r.sessionId}:${r.firstSeq}-${r.lastSeq}/${r.records}`)).toEqual(['a:1-3/3', 'b:1-1/1', 'a:4-5/2']);
+      expect(Buffer.compare(all[0]!.payload, segs[0]!.payload)).toBe(0);
+      expect(splitRecords(all[2]!.payload).map((b) => b.subarray(2).toString())).toEqual(['a:4:ü', 'a:5:ü']);
+      // After a cursor, up to a bound, and limited by records (but never fewer than one segment).
+      expect((await s.readSegments(ids[0]!, ids[2]!, 100)).map((r) => r.id)).toEqual([ids[1], ids[2]]);
+      expect((await s.readSegments(0, ids[1]!, 100)).map((r) => r.id)).toEqual([ids[0], ids[1]]);
+      expect((await s.readSegments(0, ids[2]!, 4)).map((r) => r.id)).toEqual([ids[0], ids[1]]);
+      expect((await s.readSegments(0, ids[2]!, 1)).map((r) => r.id)).toEqual([ids[0]]);
+      await s.close();
     });
 
-    it('a failed transaction moves neither records nor checkpoints', () => {
-      const s = make().open();
-      s.putSession({ id: 'a', attributes: {} }, 'config');
-      const bad = { ...entry('a', 3), payload: null as unknown as string };
-      expect(() => s.commit([entry('a', 2), bad], [{ sessionId: 'a', checkpoint: 3, epoch: 0 }])).toThrow();
-      expect(s.spoolStats().records).toBe(0);
-      expect(s.spoolBytes()).toBe(0);
-      expect(s.sessions()[0]!.checkpoint).toBe(0);
-      s.close();
+    it('a failed transaction moves neither segments nor checkpoints', async () => {
+      const s = await make().open();
+      await s.putSession({ id: 'a', attributes: {} }, 'config');
+      const bad = { ...segment('a', 3, 3), payload: null as unknown as Buffer };
+      await expect(s.commit([segment('a', 1, 2), bad], [{ sessionId: 'a', checkpoint: 3, epoch: 0 }])).rejects.toThrow();
+      expect(await s.spoolStats()).toMatchObject({ records: 0, bytes: 0 });
+      expect((await s.sessions())[0]!.checkpoint).toBe(0);
+      await s.close();
     });
 
-    it('ack deletes and keeps the byte total exact, also for an id acked twice', () => {
-      const s = make().open();
-      s.putSession({ id: 'a', attributes: {} }, 'config');
-      s.commit([entry('a', 1), entry('a', 2)], []);
-      const rows = s.readBatch(0, 10);
-      const total = rows.reduce((n, r) => n + r.bytes, 0);
-      expect(s.spoolBytes()).toBe(total);
-      expect(rows[0]!.bytes).toBe(Buffer.byteLength(rows[0]!.payload));
-      s.ack([rows[0]!]);
-      s.ack([rows[0]!]);
-      expect(s.spoolStats()).toMatchObject({ records: 1, bytes: rows[1]!.bytes });
-      s.ack([rows[1]!]);
-      expect(s.spoolStats()).toEqual({ records: 0, bytes: 0, oldestTsMicros: null });
-      s.close();
+    it('deleting keeps the totals exact, also for a segment deleted twice', async () => {
+      const s = await make().open();
+      await s.putSession({ id: 'a', attributes: {} }, 'config');
+      const segs = [segment('a', 1, 2), segment('a', 3, 3)];
+      const ids = await s.commit(segs, []);
+      expect((await s.spoolStats()).bytes).toBe(segs[0]!.payload.length + segs[1]!.payload.length);
+      await s.deleteSegments([ids[0]!]);
+      await s.deleteSegments([ids[0]!]);
+      expect(await s.spoolStats()).toMatchObject({ records: 1, bytes: segs[1]!.payload.length });
+      await s.deleteSegments([ids[1]!]);
+      expect(await s.spoolStats()).toEqual({ records: 0, bytes: 0, oldestTsMicros: null });
+      await s.close();
     });
 
-    it('lifecycle: ended and removed stick, re-adding makes a session active with its checkpoint', () => {
-      const s = make().open();
-      s.putSession({ id: 'a', attributes: {} }, 'config');
-      s.commit([], [{ sessionId: 'a', checkpoint: 9, epoch: 1 }]);
-      s.setLifecycle('a', 'removed');
-      expect(s.sessions()[0]!.lifecycle).toBe('removed');
-      const row = s.putSession({ id: 'a', attributes: { x: 1 } }, 'api');
+    it('lifecycle: ended and removed stick, re-adding makes a session active with its checkpoint', async () => {
+      const s = await make().open();
+      await s.putSession({ id: 'a', attributes: {} }, 'config');
+      await s.commit([], [{ sessionId: 'a', checkpoint: 9, epoch: 1 }]);
+      await s.setLifecycle('a', 'removed');
+      expect((await s.sessions())[0]!.lifecycle).toBe('removed');
+      const row = await s.putSession({ id: 'a', attributes: { x: 1 } }, 'api');
       expect(row).toMatchObject({ lifecycle: 'active', checkpoint: 9, epoch: 1, source: 'api' });
-      s.close();
+      await s.close();
     });
 
-    it('reports the oldest undelivered event time', () => {
-      const s = make().open();
-      s.putSession({ id: 'a', attributes: {} }, 'config');
-      s.commit([entry('a', 5), entry('a', 6)], []);
-      expect(s.spoolStats().oldestTsMicros).toBe(1_700_000_000_000_005);
-      s.close();
+    it('reports the oldest undelivered event time', async () => {
+      const s = await make().open();
+      await s.putSession({ id: 'a', attributes: {} }, 'config');
+      await s.commit([segment('a', 5, 6)], []);
+      expect((await s.spoolStats()).oldestTsMicros).toBe(1_700_000_000_000_005);
+      await s.close();
     });
   });
 }
 
-describe('SqliteStore state directory lock', () => {
-  it('refuses a second store on the same directory until the first is closed', () => {
+describe('SqliteStore state directory', () => {
+  it('refuses a second store on the same directory until the first is closed', async () => {
     const dir = tmp();
-    const first = new SqliteStore(dir);
-    expect(() => new SqliteStore(dir)).toThrow(/in use by another bridge process/);
-    first.close();
-    const second = new SqliteStore(dir);
-    second.close();
+    const first = await openSqliteStore(dir);
+    await expect(openSqliteStore(dir)).rejects.toThrow(/in use by another bridge process/);
+    await first.close();
+    const second = await openSqliteStore(dir);
+    await second.close();
+  });
+
+  it('refuses a file that is not a database, in one line', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'bridge.db'), Buffer.alloc(8192, 0x5a));
+    const err = await openSqliteStore(dir).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).name).toBe('StoreOpenError');
+    expect((err as Error).message).not.toContain('\n');
+  });
+
+  it('refuses a SQLite database of another application instead of adopting it', async () => {
+    const dir = tmp();
+    const other = new Database(join(dir, 'bridge.db'));
+    other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
+    other.close();
+    await expect(openSqliteStore(dir)).rejects.toThrow(/another application/);
+    const marked = new Database(join(dir, 'bridge.db'));
+    expect(marked.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual([{ name: 'invoices' }]);
+    marked.close();
+  });
+
+  it('refuses a database with a foreign application id', async () => {
+    const dir = tmp();
+    const other = new Database(join(dir, 'bridge.db'));
+    other.pragma('application_id = 1234');
+    other.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    other.close();
+    await expect(openSqliteStore(dir)).rejects.toThrow(/application_id 1234/);
+  });
+
+  it('migrates a schema-1 state directory written by the previous version, keeping every record and checkpoint', async () => {
+    const dir = tmp();
+    copyFileSync(resolve(import.meta.dirname, '../../fixtures/state-v1/bridge.db'), join(dir, 'bridge.db'));
+    const converted: string[] = [];
+    let report: unknown;
+    const store = await openSqliteStore(dir, {
+      migrateRecord: (json) => {
+        const r = JSON.parse(json) as { attributes: Record<string, unknown> };
+        converted.push(String(r.attributes['log.record.uid']));
+        return framed(String(r.attributes['log.record.uid']));
+      },
+      onMigrated: (r) => (report = r),
+    });
+    expect(report).toEqual({ records: 300, segments: expect.any(Number), unreadable: 0 });
+    expect(converted).toHaveLength(300);
+    const sessions = await store.sessions();
+    expect(sessions.map((s) => [s.spec.id, s.checkpoint])).toEqual([['v1-a', 150], ['v1-b', 150]]);
+    const totals = await store.spoolTotals();
+    expect(totals.records).toBe(300);
+    const segs = await store.readSegments(0, totals.maxId, 100_000);
+    const uids = segs.flatMap((s) => splitRecords(s.payload).map((b) => b.subarray(2).toString()));
+    expect(uids).toEqual(converted);
+    await store.close();
+    // Reopening finds schema 2: nothing to migrate again.
+    const again = await openSqliteStore(dir);
+    expect((await again.spoolTotals()).records).toBe(300);
+    await again.close();
+  });
+
+  it('a schema-1 spool without a converter is an error, not a silent fresh start', async () => {
+    const dir = tmp();
+    copyFileSync(resolve(import.meta.dirname, '../../fixtures/state-v1/bridge.db'), join(dir, 'bridge.db'));
+    await expect(openSqliteStore(dir)).rejects.toThrow(/schema-1 spool/);
   });
 });

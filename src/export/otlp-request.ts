@@ -1,0 +1,68 @@
+// Builds the body of one OTLP/HTTP logs request from spooled record payloads. The resource and the
+// instrumentation scope are encoded once per process; a request is
+//   ExportLogsServiceRequest{ resource_logs(1): ResourceLogs{ resource(1), scope_logs(2):
+//     ScopeLogs{ scope(1), log_records(2)… } } }
+// where the log_records are the spooled payloads as they are (they are framed as field 2 already).
+// For http/json the framed protobuf records are transcoded to OTLP/JSON here (record-json.ts).
+import type { OtlpProtocol } from '../config/schema.js';
+import { encodeResource, encodeScope } from './encode-record.js';
+import { varintSize, writeVarint } from './proto-writer.js';
+import { recordToJson } from './record-json.js';
+
+export interface RequestBuilder {
+  readonly contentType: string;
+  /** One request body carrying every record of `payloads` (each a run of framed records). */
+  build(payloads: readonly Buffer[]): Buffer;
+}
+
+export interface ResourceScope {
+  resource: Record<string, string>;
+  scope: { name: string; version: string };
+}
+
+export function createRequestBuilder(protocol: OtlpProtocol, rs: ResourceScope): RequestBuilder {
+  return protocol === 'http/json' ? jsonBuilder(rs) : protobufBuilder(rs);
+}
+
+function protobufBuilder(rs: ResourceScope): RequestBuilder {
+  const resource = encodeResource(rs.resource);
+  const scope = encodeScope(rs.scope.name, rs.scope.version);
+  const resourceField = 1 + varintSize(resource.length) + resource.length;
+  const scopeField = 1 + varintSize(scope.length) + scope.length;
+  return {
+    contentType: 'application/x-protobuf',
+    build(payloads) {
+      let records = 0;
+      for (const p of payloads) records += p.length;
+      const scopeLogs = scopeField + records;
+      const resourceLogs = resourceField + 1 + varintSize(scopeLogs) + scopeLogs;
+      const head = Buffer.allocUnsafe(1 + varintSize(resourceLogs) + resourceField + 1 + varintSize(scopeLogs) + scopeField);
+      let p = 0;
+      head[p++] = 0x0a;
+      p = writeVarint(head, p, resourceLogs);
+      head[p++] = 0x0a;
+      p = writeVarint(head, p, resource.length);
+      p += resource.copy(head, p);
+      head[p++] = 0x12;
+      p = writeVarint(head, p, scopeLogs);
+      head[p++] = 0x0a;
+      p = writeVarint(head, p, scope.length);
+      scope.copy(head, p);
+      return Buffer.concat([head, ...payloads], head.length + records);
+    },
+  };
+}
+
+function jsonBuilder(rs: ResourceScope): RequestBuilder {
+  const attributes = Object.entries(rs.resource).map(([key, value]) => ({ key, value: { stringValue: value } }));
+  const prefix = `{"resourceLogs":[{"resource":${JSON.stringify({ attributes, droppedAttributesCount: 0 })},"scopeLogs":[{"scope":${JSON.stringify(rs.scope)},"logRecords":[`;
+  const suffix = ']}]}]}';
+  return {
+    contentType: 'application/json',
+    build(payloads) {
+      const parts: string[] = [];
+      for (const p of payloads) recordToJson(p, parts);
+      return Buffer.from(prefix + parts.join(',') + suffix, 'utf8');
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// Sends one OTLP/HTTP logs request and says what happened as a value (CONVENTIONS.md: results at
+// I/O boundaries are values): success (with the partial-success count read from the response),
+// retryable (with the server's Retry-After), or failure (with its status). There is no retry here:
+// delivery owns the one retry layer.
+//
+// Why not the exporter library's transport: it reports a retryable answer without its status code
+// (metrics and status must say http_503, not "error"), has no proxy support, and reports partial
+// success only in a diagnostic log line. Endpoint, headers, compression and timeout come from the
+// configuration, which already reads the OTEL_EXPORTER_OTLP_* variables.
+//
+// Retryable, as the OTLP specification lists them: 429, 502, 503, 504, and network errors or
+// timeouts (the request may never have arrived).
+import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { Agent, request, type Dispatcher } from 'undici';
+import { parseRetryAfter } from '../stream/backoff.js';
+import { decodePartialSuccess } from './partial-success.js';
+
+const gzipAsync = promisify(gzip);
+const RETRYABLE = new Set([429, 502, 503, 504]);
+/** Error bodies are read only this far: enough for a message, never a memory risk. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export type ExportOutcome =
+  | { kind: 'success'; rejected: number; message?: string }
+  | { kind: 'retryable'; status?: number; retryAfterMs?: number; message: string }
+  | { kind: 'failure'; status?: number; message: string };
+
+export interface TransportOptions {
+  url: string;
+  headers: Record<string, string>;
+  compression: 'gzip' | 'none';
+  timeoutMs: number;
+  /** Requests in flight at once: the connection pool is sized to it. */
+  connections: number;
+  userAgent: string;
+  dispatcher?: Dispatcher;
+}
+
+export interface OtlpTransport {
+  readonly url: string;
+  send(body: Buffer, contentType: string): Promise<ExportOutcome>;
+  close(): Promise<void>;
+}
+
+export function createOtlpTransport(o: TransportOptions): OtlpTransport {
+  const dispatcher = o.dispatcher ?? new Agent({ connections: o.connections, keepAliveTimeout: 30_000, pipelining: 1 });
+  const baseHeaders: Record<string, string> = { ...o.headers, 'user-agent': o.userAgent };
+  if (o.compression === 'gzip') baseHeaders['content-encoding'] = 'gzip';
+  return {
+    url: o.url,
+    async send(body, contentType) {
+      const payload = o.compression === 'gzip' ? await gzipAsync(body) : body;
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(o.url, {
+          method: 'POST',
+          headers: { ...baseHeaders, 'content-type': contentType },
+          body: payload,
+          dispatcher,
+          headersTimeout: o.timeoutMs,
+          bodyTimeout: o.timeoutMs,
+          signal: AbortSignal.timeout(o.timeoutMs),
+        });
+      } catch (err) {
+        return { kind: 'retryable', message: networkMessage(err) };
+      }
+      let data: Buffer;
+      try {
+        data = await readCapped(res.body);
+      } catch (err) {
+        if (res.statusCode >= 200 && res.statusCode < 300) return { kind: 'success', rejected: 0 };
+        return { kind: 'retryable', status: res.statusCode, message: networkMessage(err) };
+      }
+      const status = res.statusCode;
+      if (status >= 200 && status < 300) {
+        const partial = decodePartialSuccess(data, String(res.headers['content-type'] ?? contentType));
+        return partial ? { kind: 'success', rejected: partial.rejected, message: partial.message } : { kind: 'success', rejected: 0 };
+      }
+      const text = data.toString('utf8', 0, Math.min(data.length, 300)).replace(/\s+/g, ' ').trim();
+      const message = `HTTP ${status}${text && isText(res.headers['content-type']) ? `: ${text}` : ''}`;
+      if (RETRYABLE.has(status)) {
+        const retryAfterMs = parseRetryAfter(res.headers['retry-after'] as string | string[] | undefined);
+        return retryAfterMs === undefined ? { kind: 'retryable', status, message } : { kind: 'retryable', status, retryAfterMs, message };
+      }
+      return { kind: 'failure', status, message };
+    },
+    async close() {
+      // destroy, not close: close waits for requests in flight, and a collector that never answers
+      // must not hold shutdown past its grace period (their records stay spooled).
+      if (!o.dispatcher) await (dispatcher as Agent).destroy().catch(() => undefined);
+    },
+  };
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const c = chunk as Buffer;
+    if (size + c.length > MAX_RESPONSE_BYTES) {
+      chunks.push(c.subarray(0, MAX_RESPONSE_BYTES - size));
+      size = MAX_RESPONSE_BYTES;
+      body.destroy();
+      break;
+    }
+    chunks.push(c);
+    size += c.length;
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function isText(contentType: unknown): boolean {
+  const t = String(contentType ?? '');
+  return t.startsWith('text/') || t.includes('json');
+}
+
+function networkMessage(err: unknown): string {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  return e.cause?.code ?? e.code ?? e.cause?.message ?? e.message ?? String(err);
+}

@@ -1,0 +1,81 @@
+// The partial-success part of an ExportLogsServiceResponse (OTLP: a 2xx answer may say that some
+// records were rejected). Read per request, so every rejected record is counted (DESIGN.md
+// "Delivery semantics": loss is never silent). Protobuf: ExportLogsServiceResponse{1 partial_success:
+// {1 rejected_log_records int64, 2 error_message string}}; JSON: {"partialSuccess": {...}}.
+import { readVarint } from './proto-writer.js';
+
+export interface PartialSuccess {
+  rejected: number;
+  message: string;
+}
+
+/** Null when the response reports no rejection (or is empty, or cannot be read). */
+export function decodePartialSuccess(body: Buffer, contentType: string): PartialSuccess | null {
+  if (body.length === 0) return null;
+  return contentType.includes('json') ? fromJson(body) : fromProtobuf(body);
+}
+
+function fromJson(body: Buffer): PartialSuccess | null {
+  try {
+    const v = JSON.parse(body.toString('utf8')) as { partialSuccess?: { rejectedLogRecords?: string | number; errorMessage?: string } };
+    const p = v.partialSuccess;
+    if (!p) return null;
+    const rejected = Number(p.rejectedLogRecords ?? 0);
+    const message = typeof p.errorMessage === 'string' ? p.errorMessage : '';
+    return rejected > 0 || message ? { rejected: Number.isFinite(rejected) ? rejected : 0, message } : null;
+  } catch {
+    return null;
+  }
+}
+
+function fromProtobuf(body: Buffer): PartialSuccess | null {
+  let pos = 0;
+  while (pos < body.length) {
+    const [tag, next] = readVarint(body, pos);
+    if (tag < 0) return null;
+    if (tag === 0x0a) {
+      const [len, start] = readVarint(body, next);
+      if (len < 0 || start + len > body.length) return null;
+      return fromPartial(body.subarray(start, start + len));
+    }
+    pos = skip(body, tag & 7, next);
+    if (pos < 0) return null;
+  }
+  return null;
+}
+
+function fromPartial(b: Buffer): PartialSuccess | null {
+  let rejected = 0;
+  let message = '';
+  let pos = 0;
+  while (pos < b.length) {
+    const [tag, next] = readVarint(b, pos);
+    if (tag < 0) return null;
+    if (tag === 0x08) {
+      const [v, after] = readVarint(b, next);
+      if (v < 0) return null;
+      rejected = v;
+      pos = after;
+    } else if (tag === 0x12) {
+      const [len, start] = readVarint(b, next);
+      if (len < 0 || start + len > b.length) return null;
+      message = b.toString('utf8', start, start + len);
+      pos = start + len;
+    } else {
+      pos = skip(b, tag & 7, next);
+      if (pos < 0) return null;
+    }
+  }
+  return rejected > 0 || message ? { rejected, message } : null;
+}
+
+function skip(b: Buffer, wire: number, pos: number): number {
+  if (wire === 0) return readVarint(b, pos)[1];
+  if (wire === 1) return pos + 8;
+  if (wire === 5) return pos + 4;
+  if (wire === 2) {
+    const [len, start] = readVarint(b, pos);
+    return len < 0 ? -1 : start + len;
+  }
+  return -1;
+}

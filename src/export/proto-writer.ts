@@ -1,0 +1,199 @@
+// A minimal protobuf writer for the OTLP messages the bridge sends, tuned for its hot path: one
+// growable buffer reused for every record, strings written with native UTF-8 (buf.write) instead of
+// a character loop, and nested lengths back-patched in place. A nested message reserves one length
+// byte (most KeyValue/AnyValue messages are under 128 bytes); a longer one shifts its content right
+// by the extra varint bytes, which costs one memmove per long message instead of a sizing pass.
+
+const WIRE_VARINT = 0;
+const WIRE_FIXED64 = 1;
+const WIRE_LEN = 2;
+
+/** Strings up to this many UTF-16 units are at most 127 UTF-8 bytes: one length byte is enough. */
+const SHORT_STRING = 42;
+const TWO_32 = 4294967296;
+
+export class ProtoWriter {
+  buf: Buffer;
+  pos = 0;
+
+  constructor(initialBytes = 64 * 1024) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+
+  /** Makes room for `n` more bytes (amortized doubling; the old content is kept). */
+  ensure(n: number): void {
+    const need = this.pos + n;
+    if (need <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < need) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** The bytes written since `start`, copied out (the writer's buffer is reused). */
+  copy(start = 0): Buffer {
+    const out = Buffer.allocUnsafe(this.pos - start);
+    this.buf.copy(out, 0, start, this.pos);
+    return out;
+  }
+
+  tag(field: number, wire: number): void {
+    this.varint((field << 3) | wire);
+  }
+
+  /** Unsigned varint of a non-negative safe integer. */
+  varint(n: number): void {
+    this.ensure(10);
+    const b = this.buf;
+    let p = this.pos;
+    while (n >= 0x80) {
+      b[p++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    b[p++] = n;
+    this.pos = p;
+  }
+
+  /** int64 as protobuf writes it: negative values are their 64-bit two's complement (10 bytes). */
+  int64(n: number): void {
+    if (n >= 0) {
+      this.varint(n);
+      return;
+    }
+    const v = BigInt.asUintN(64, BigInt(n));
+    this.ensure(10);
+    let x = v;
+    for (let i = 0; i < 9; i++) {
+      this.buf[this.pos++] = Number(x & 0x7fn) | 0x80;
+      x >>= 7n;
+    }
+    this.buf[this.pos++] = Number(x);
+  }
+
+  /**
+   * fixed64 nanoseconds from Unix microseconds, exactly: us × 1000 exceeds 2^53, so the product is
+   * built from 32-bit halves (every intermediate stays below 2^53).
+   */
+  fixed64NanosFromMicros(field: number, us: number): void {
+    this.tag(field, WIRE_FIXED64);
+    this.ensure(8);
+    const hiUs = Math.floor(us / TWO_32);
+    const loNs = (us - hiUs * TWO_32) * 1000; // < 2^42
+    const carry = Math.floor(loNs / TWO_32);
+    this.buf.writeUInt32LE(loNs - carry * TWO_32, this.pos);
+    this.buf.writeUInt32LE(hiUs * 1000 + carry, this.pos + 4);
+    this.pos += 8;
+  }
+
+  double(field: number, v: number): void {
+    this.tag(field, WIRE_FIXED64);
+    this.ensure(8);
+    this.buf.writeDoubleLE(v, this.pos);
+    this.pos += 8;
+  }
+
+  uintField(field: number, n: number): void {
+    this.tag(field, WIRE_VARINT);
+    this.varint(n);
+  }
+
+  int64Field(field: number, n: number): void {
+    this.tag(field, WIRE_VARINT);
+    this.int64(n);
+  }
+
+  boolField(field: number, v: boolean): void {
+    this.tag(field, WIRE_VARINT);
+    this.ensure(1);
+    this.buf[this.pos++] = v ? 1 : 0;
+  }
+
+  string(field: number, s: string): void {
+    this.tag(field, WIRE_LEN);
+    if (s.length <= SHORT_STRING) {
+      this.ensure(1 + s.length * 3);
+      const n = this.buf.write(s, this.pos + 1, 'utf8');
+      this.buf[this.pos] = n;
+      this.pos += 1 + n;
+      return;
+    }
+    const n = Buffer.byteLength(s, 'utf8');
+    this.varint(n);
+    this.ensure(n);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  bytes(field: number, data: Uint8Array): void {
+    this.tag(field, WIRE_LEN);
+    this.varint(data.length);
+    this.ensure(data.length);
+    this.buf.set(data, this.pos);
+    this.pos += data.length;
+  }
+
+  /** Starts a nested message; returns the position to pass to end(). */
+  begin(field: number): number {
+    this.tag(field, WIRE_LEN);
+    this.ensure(1);
+    const at = this.pos;
+    this.pos++;
+    return at;
+  }
+
+  /** Ends the nested message started at `at`, writing its length. */
+  end(at: number): void {
+    const len = this.pos - at - 1;
+    if (len < 0x80) {
+      this.buf[at] = len;
+      return;
+    }
+    const extra = varintSize(len) - 1;
+    this.ensure(extra);
+    this.buf.copyWithin(at + 1 + extra, at + 1, this.pos);
+    this.pos += extra;
+    let p = at;
+    let n = len;
+    while (n >= 0x80) {
+      this.buf[p++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    this.buf[p] = n;
+  }
+}
+
+export function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    size++;
+  }
+  return size;
+}
+
+/** Writes a varint into `buf` at `pos`; returns the position after it. */
+export function writeVarint(buf: Uint8Array, pos: number, n: number): number {
+  while (n >= 0x80) {
+    buf[pos++] = (n % 0x80) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  buf[pos++] = n;
+  return pos;
+}
+
+/** Reads a varint (up to 2^53) from `buf` at `pos`; returns [value, next position], or [-1, pos] when cut. */
+export function readVarint(buf: Uint8Array, pos: number): [number, number] {
+  let value = 0;
+  let mul = 1;
+  for (let i = 0; i < 8 && pos < buf.length; i++) {
+    const b = buf[pos++]!;
+    value += (b & 0x7f) * mul;
+    if (b < 0x80) return [value, pos];
+    mul *= 0x80;
+  }
+  return [-1, pos];
+}

@@ -1,0 +1,344 @@
+// The spool: the durable queue between the sessions (which append encoded records) and delivery
+// (which claims segments, exports them and acknowledges them). It owns its room and back-pressure.
+//
+// A record's life: appended → pending (memory, per session) → committed (one transaction for every
+// session's segment and checkpoint) → claimed (in flight) → acknowledged (deleted).
+//
+// Commits run when `commitMaxRecords` are pending or `commitIntervalMs` after the first pending
+// record, one at a time. A failed commit (disk full, I/O error) keeps everything pending, is reported
+// and retried with backoff. Freshly committed segments are handed to delivery from memory (the
+// "ready" queue), so the common path never reads the disk back; only a backlog — what was spooled
+// before this process started, or what piled up beyond `memoryMaxBytes` during an outage — is read
+// from the store, in id order, up to `backlogUpTo`. Claims are serialized and always move forward in
+// id order, so the ready queue and the backlog never overlap.
+//
+// Room: the spool is full while a commit is failing, while pending records pass their bound, or
+// while spooled + pending bytes reach `maxBytes`; then appenders wait in waitForRoom() (the service
+// buffers meanwhile; what it evicts becomes a gap record). Commits and acknowledgements wake them.
+import type { CheckpointUpdate, Store } from './store.js';
+import type { NewSegment, Segment } from './segment.js';
+
+export interface SpoolOptions {
+  store: Store;
+  maxBytes: number;
+  /** Committed segments kept in memory for delivery; beyond it they are read back from the store. */
+  memoryMaxBytes: number;
+  commitMaxRecords: number;
+  commitIntervalMs: number;
+  onCommitError?: (err: Error, streak: number) => void;
+  onCommitRecovered?: () => void;
+}
+
+/** Segments claimed together for one export request. */
+export interface Claim {
+  segments: Segment[];
+  records: number;
+  bytes: number;
+}
+
+interface Pending {
+  sessionId: string;
+  parts: Buffer[];
+  records: number;
+  bytes: number;
+  firstSeq: number;
+  lastSeq: number;
+  oldestTsMicros: number;
+  checkpoint: number;
+  epoch: number;
+}
+
+export class Spool {
+  private pending = new Map<string, Pending>();
+  private pendingRecords = 0;
+  private pendingBytes = 0;
+  private readonly maxPending: number;
+  private timer: NodeJS.Timeout | undefined;
+  private committing: Promise<boolean> | undefined;
+  private failStreak = 0;
+  private closed = false;
+  private roomWaiters: Array<() => void> = [];
+  private dataWaiters: Array<() => void> = [];
+
+  private ready: Segment[] = [];
+  private readyHead = 0;
+  private readyBytes = 0;
+  /** Segments with id ≤ this exist only in the store; claims read them back first. */
+  private backlogUpTo = 0;
+  /** Highest segment id claimed so far. */
+  private cursor = 0;
+  private claiming: Promise<unknown> = Promise.resolve();
+
+  /** Records and bytes committed and not yet acknowledged (what the size limit counts). */
+  private spooledRecords = 0;
+  private spooledBytes = 0;
+  private inFlight = 0;
+
+  private constructor(private readonly o: SpoolOptions) {
+    this.maxPending = o.commitMaxRecords * 4;
+  }
+
+  /** Opens the spool over a store; what the store already holds is the backlog. */
+  static async open(o: SpoolOptions): Promise<Spool> {
+    const s = new Spool(o);
+    const t = await o.store.spoolTotals();
+    s.spooledRecords = t.records;
+    s.spooledBytes = t.bytes;
+    s.backlogUpTo = t.maxId;
+    return s;
+  }
+
+  /**
+   * Appends one encoded record of a session (or, with `record` null, only moves its checkpoint: a
+   * filtered event). The checkpoint becomes durable with the transaction that carries the record.
+   */
+  append(sessionId: string, seq: number, epoch: number, tsMicros: number, record: Buffer | null): void {
+    let p = this.pending.get(sessionId);
+    if (!p) {
+      p = { sessionId, parts: [], records: 0, bytes: 0, firstSeq: seq, lastSeq: seq, oldestTsMicros: tsMicros, checkpoint: seq, epoch };
+      this.pending.set(sessionId, p);
+    }
+    p.checkpoint = seq;
+    p.epoch = epoch;
+    if (record) {
+      if (p.records === 0) {
+        p.firstSeq = seq;
+        p.oldestTsMicros = tsMicros;
+      } else if (tsMicros < p.oldestTsMicros) p.oldestTsMicros = tsMicros;
+      p.lastSeq = seq;
+      p.parts.push(record);
+      p.records++;
+      p.bytes += record.length;
+      this.pendingRecords++;
+      this.pendingBytes += record.length;
+    }
+    this.schedule();
+  }
+
+  /** True when appenders must stop reading. */
+  get full(): boolean {
+    if (this.failStreak > 0) return true;
+    if (this.pendingRecords >= this.maxPending) return true;
+    return this.spooledBytes + this.pendingBytes >= this.o.maxBytes;
+  }
+
+  /** Resolves once there is room (or the spool closed). */
+  waitForRoom(): Promise<void> {
+    if (!this.full || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** Appenders currently paused in waitForRoom() (back-pressure in effect). */
+  get pausedReaders(): number {
+    return this.roomWaiters.length;
+  }
+
+  get pendingCount(): number {
+    return this.pendingRecords;
+  }
+
+  /** Records committed and not yet acknowledged, with their bytes; in-flight ones included. */
+  get spooled(): { records: number; bytes: number } {
+    return { records: this.spooledRecords, bytes: this.spooledBytes };
+  }
+
+  /** Claims handed to delivery and not yet settled. */
+  get claimsInFlight(): number {
+    return this.inFlight;
+  }
+
+  get maxBytes(): number {
+    return this.o.maxBytes;
+  }
+
+  /** Nothing pending, nothing spooled, nothing in flight: everything read was delivered. */
+  get idle(): boolean {
+    return this.pendingRecords === 0 && this.spooledRecords === 0 && this.inFlight === 0 && this.committing === undefined;
+  }
+
+  private recheckRoom(): void {
+    if (this.roomWaiters.length === 0 || (this.full && !this.closed)) return;
+    const w = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const resolve of w) resolve();
+  }
+
+  private schedule(): void {
+    if (this.closed && this.pending.size === 0) return;
+    if (this.pendingRecords >= this.o.commitMaxRecords) {
+      this.clearTimer();
+      // Let the current burst of frames finish being parsed, then commit them together.
+      this.timer = setTimeout(() => void this.flush(), 0);
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), this.o.commitIntervalMs);
+    }
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Commits everything pending now (after a commit in progress). Resolves false when it failed (it is retried). */
+  flush(): Promise<boolean> {
+    this.clearTimer();
+    const run = (this.committing ?? Promise.resolve(true)).then(() => this.commitNow());
+    const tracked: Promise<boolean> = run.finally(() => {
+      if (this.committing === tracked) this.committing = undefined;
+    });
+    this.committing = tracked;
+    return tracked;
+  }
+
+  private async commitNow(): Promise<boolean> {
+    if (this.pending.size === 0) return true;
+    const batch = this.pending;
+    const records = this.pendingRecords;
+    const bytes = this.pendingBytes;
+    this.pending = new Map();
+    const segments: NewSegment[] = [];
+    const checkpoints: CheckpointUpdate[] = [];
+    for (const p of batch.values()) {
+      checkpoints.push({ sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch });
+      if (p.records === 0) continue;
+      segments.push({
+        sessionId: p.sessionId, payload: p.parts.length === 1 ? p.parts[0]! : Buffer.concat(p.parts, p.bytes),
+        records: p.records, firstSeq: p.firstSeq, lastSeq: p.lastSeq, oldestTsMicros: p.oldestTsMicros,
+      });
+    }
+    let ids: number[];
+    try {
+      ids = await this.o.store.commit(segments, checkpoints);
+    } catch (err) {
+      this.restore(batch);
+      this.failStreak++;
+      this.o.onCommitError?.(err as Error, this.failStreak);
+      if (!this.closed) {
+        this.clearTimer();
+        const delay = Math.min(100 * 2 ** Math.min(this.failStreak, 6), 5000);
+        this.timer = setTimeout(() => void this.flush(), delay);
+      }
+      return false;
+    }
+    if (this.failStreak > 0) this.o.onCommitRecovered?.();
+    this.failStreak = 0;
+    this.pendingRecords -= records;
+    this.pendingBytes -= bytes;
+    this.spooledRecords += records;
+    this.spooledBytes += bytes;
+    this.handOver(segments, ids);
+    this.recheckRoom();
+    return true;
+  }
+
+  /** Puts a failed commit's records back in front of what was appended since, keeping seq order. */
+  private restore(failed: Map<string, Pending>): void {
+    for (const [id, old] of failed) {
+      const newer = this.pending.get(id);
+      if (newer) {
+        if (old.records > 0) {
+          newer.firstSeq = old.firstSeq;
+          if (newer.records === 0) {
+            newer.lastSeq = old.lastSeq;
+            newer.oldestTsMicros = old.oldestTsMicros;
+          } else newer.oldestTsMicros = Math.min(old.oldestTsMicros, newer.oldestTsMicros);
+        }
+        newer.parts = old.parts.concat(newer.parts);
+        newer.records += old.records;
+        newer.bytes += old.bytes;
+      } else this.pending.set(id, old);
+    }
+  }
+
+  /** Committed segments go to the ready queue while it has room; otherwise they become backlog. */
+  private handOver(segments: NewSegment[], ids: number[]): void {
+    if (segments.length === 0) return;
+    let bytes = 0;
+    for (const s of segments) bytes += s.payload.length;
+    if (this.readyBytes + bytes > this.o.memoryMaxBytes) {
+      // Everything unclaimed is in the store: read it back in order instead of holding it here.
+      this.ready = [];
+      this.readyHead = 0;
+      this.readyBytes = 0;
+      this.backlogUpTo = ids[ids.length - 1]!;
+    } else {
+      for (let i = 0; i < segments.length; i++) this.ready.push({ ...segments[i]!, id: ids[i]! });
+      this.readyBytes += bytes;
+    }
+    const w = this.dataWaiters;
+    this.dataWaiters = [];
+    for (const resolve of w) resolve();
+  }
+
+  /**
+   * Claims the next segments (at least one, at most `maxRecords` records unless one segment alone
+   * is larger) for one export, or null when nothing is waiting. Serialized: claims never overlap.
+   */
+  claim(maxRecords: number): Promise<Claim | null> {
+    const run = this.claiming.then(() => this.claimNow(maxRecords));
+    this.claiming = run.catch(() => undefined);
+    return run;
+  }
+
+  private async claimNow(maxRecords: number): Promise<Claim | null> {
+    let segments: Segment[] = [];
+    if (this.cursor < this.backlogUpTo) {
+      segments = await this.o.store.readSegments(this.cursor, this.backlogUpTo, maxRecords);
+      if (segments.length === 0) this.cursor = this.backlogUpTo;
+    }
+    if (segments.length === 0) {
+      let records = 0;
+      while (this.readyHead < this.ready.length) {
+        const s = this.ready[this.readyHead]!;
+        if (segments.length > 0 && records + s.records > maxRecords) break;
+        segments.push(s);
+        records += s.records;
+        this.readyBytes -= s.payload.length;
+        this.ready[this.readyHead++] = undefined as unknown as Segment;
+      }
+      if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
+        this.ready = this.ready.slice(this.readyHead);
+        this.readyHead = 0;
+      }
+    }
+    if (segments.length === 0) return null;
+    this.cursor = segments[segments.length - 1]!.id;
+    let records = 0;
+    let bytes = 0;
+    for (const s of segments) {
+      records += s.records;
+      bytes += s.payload.length;
+    }
+    this.inFlight++;
+    return { segments, records, bytes };
+  }
+
+  /** Resolves when segments were committed since, or at once when some are waiting to be claimed. */
+  waitForData(): Promise<void> {
+    if (this.readyHead < this.ready.length || this.cursor < this.backlogUpTo) return Promise.resolve();
+    return new Promise((resolve) => this.dataWaiters.push(resolve));
+  }
+
+  /** Deletes a delivered (or rejected) claim. Throws when the store cannot delete (the caller retries). */
+  async acknowledge(claim: Claim): Promise<void> {
+    await this.o.store.deleteSegments(claim.segments.map((s) => s.id));
+    this.spooledRecords -= claim.records;
+    this.spooledBytes -= claim.bytes;
+    this.settle();
+    this.recheckRoom();
+  }
+
+  /** A claim that will not be acknowledged in this process (shutdown): it stays in the store. */
+  settle(): void {
+    this.inFlight--;
+  }
+
+  /** Final commit; wakes every reader waiting for room so it can exit. Delivery may go on draining. */
+  async close(): Promise<boolean> {
+    const ok = await this.flush();
+    this.closed = true;
+    this.clearTimer();
+    this.recheckRoom();
+    return ok;
+  }
+}
