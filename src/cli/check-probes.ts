@@ -8,14 +8,12 @@ import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import type { ExporterConfig } from '../config/schema.js';
-import { compileNameMatcher } from '../mapping/name-matcher.js';
-import { DEFAULT_REDACTED_QUERY_PARAMS } from '../mapping/options.js';
-import { createUrlRedactor } from '../mapping/redact-url.js';
 import { describeApiError, type ApiErrorBody } from '../upstream/api-error.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { parsePool, poolFindings, enabledCategories, TELEMETRY_CATEGORIES } from '../upstream/pool.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import type { CheckItem } from './checklist.js';
+import { displayUrl } from './display-url.js';
 
 /** Outcome of one request to the session service. */
 export type ServiceAnswer =
@@ -23,9 +21,7 @@ export type ServiceAnswer =
   | { kind: 'http'; status: number; error: ApiErrorBody; item: CheckItem }
   | { kind: 'network'; message: string; item: CheckItem };
 
-const safeUrls = createUrlRedactor(compileNameMatcher(DEFAULT_REDACTED_QUERY_PARAMS), true);
-/** A URL as it may be printed: user-info and credential-like parameters masked. */
-export const displayUrl = (url: string): string => safeUrls.redact(url);
+export { displayUrl };
 
 export function networkMessage(err: unknown): string {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
