@@ -5,11 +5,15 @@
 // check; when it cannot connect or the key is refused, the per-session and per-pool checks are
 // skipped (they would all fail for the same reason). Exit codes: 0 all ✓, 1 any ✗, 2 invalid
 // configuration. Secrets never appear: no headers, no keys, URLs with credentials masked.
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/load-config.js';
 import { ConfigError } from '../config/errors.js';
 import type { BridgeConfig } from '../config/schema.js';
 import { paint, useColor } from './ansi.js';
-import { displayUrl, probeAuth, probeCollector, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
+import { displayUrl, probeCollector, probeNoRoute, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
+import { answersLikeNoRoute, lacksErrorShape } from './service-identity.js';
+import { createApiKeyProvider } from '../upstream/api-key.js';
+import { describeApiError } from '../upstream/api-error.js';
 import { formatCheckItem, formatChecklistFooter, type CheckItem } from './checklist.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { createUpstreamClient } from './upstream-config.js';
@@ -96,7 +100,10 @@ export async function main(argv: string[]): Promise<number> {
 async function checkService(client: UpstreamClient, config: BridgeConfig, targets: Target[], emit: (i: CheckItem) => void): Promise<void> {
   const where = displayUrl(config.upstream.url);
   const first = targets[0];
-  const firstAnswer = first ? await probe(client, first) : await probeAuth(client);
+  // Without a session or pool, authentication is checked with the lookup of a pool that cannot exist:
+  // the service checks the bearer token first, so its 404 (or 403) means "key accepted".
+  const authRef = `bridge-check-${randomBytes(6).toString('hex')}`;
+  const firstAnswer = first ? await probe(client, first) : await probePool(client, authRef);
   if (firstAnswer.kind === 'network') {
     emit({ label: 'service', status: 'fail', detail: `cannot reach ${where}: ${firstAnswer.message}` });
     for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: the service is unreachable' });
@@ -107,7 +114,23 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
     for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: the API key was rejected' });
     return;
   }
-  if (!first && firstAnswer.kind === 'http') {
+  const route = routeOf(first ?? { kind: 'pool', ref: authRef });
+  if (firstAnswer.kind === 'http' && lacksErrorShape(firstAnswer)) {
+    emit({ label: 'service', status: 'fail', detail: `this is not the session service: ${where} answered ${route} with ${firstAnswer.status} without the service's Error shape {code, message} (${firstAnswer.error.message.replace(/\s+/g, ' ').slice(0, 120)}); BROWSER_API_URL must be the session service's API root` });
+    for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: this is not the session service' });
+    return;
+  }
+  if (firstAnswer.kind === 'http' && firstAnswer.status === 404) {
+    // A 404 from a known route: the session (or pool) is missing, or the route is not here at all.
+    const names = [first ? (first.kind === 'session' ? first.id : first.ref) : authRef];
+    const noRoute = await probeNoRoute(config.upstream.url, createApiKeyProvider(config.upstream).get(), config.upstream.connectTimeoutMs);
+    if (noRoute && answersLikeNoRoute(firstAnswer, noRoute, names)) {
+      emit({ label: 'service', status: 'fail', detail: `wrong base path: at ${where}, ${route} answers like a route that does not exist (${describeApiError(firstAnswer.status, firstAnswer.error)}); BROWSER_API_URL must be the API root that /browsers/{id}/telemetry/stream hangs off` });
+      for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: wrong base path' });
+      return;
+    }
+  }
+  if (!first && firstAnswer.kind === 'http' && firstAnswer.status !== 404 && firstAnswer.status !== 403) {
     // Only the authentication probe ran, and it failed otherwise (5xx, 429, ...).
     emit({ label: 'service', status: 'fail', detail: `${where}: ${firstAnswer.item.detail}` });
     return;
@@ -115,6 +138,10 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
   emit({ label: 'service', status: 'ok', detail: `${where} reachable, API key accepted` });
   const rest = await mapLimit(targets.slice(1), CONCURRENCY, (t) => probe(client, t));
   for (const answer of [firstAnswer, ...rest].slice(0, targets.length)) emit(answer.item);
+}
+
+function routeOf(t: Target): string {
+  return t.kind === 'session' ? `GET /browsers/${t.id}/telemetry/stream` : `GET /browser_pools/${t.ref}`;
 }
 
 function probe(client: UpstreamClient, t: Target): Promise<ServiceAnswer> {
