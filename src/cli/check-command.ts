@@ -24,13 +24,14 @@ const HELP = `Usage: browser-telemetry-bridge check [--config FILE]
 Checks, without starting the daemon, everything delivery depends on, and prints a ✓/✗ list with
 the reason for each ✗:
   configuration   the file and environment are valid (the same rules as run)
-  service         the session service is reachable and accepts the API key
+  service         the session service is reachable, answers as the session service at this base
+                  path (not another program, not a wrong path prefix) and accepts the API key
   session <id>    each configured session's stream opens (404: not found or ended)
   pool <ref>      each configured pool can be looked up; warns when its telemetry is off or it
                   exports OTLP itself
   collector       the OTLP endpoint accepts an empty export with the configured protocol,
                   headers and compression
-  state dir       the state directory is writable (or can be created)
+  state dir       the state directory is writable (or can be created) and no running bridge holds it
 Exit codes: 0 all passed, 1 something failed, 2 invalid configuration. No secret is printed.
 
 Options:
