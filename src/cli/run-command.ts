@@ -101,7 +101,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (http) {
     http.attach(bridge);
-    const line = `HTTP surface on ${http.url}: /healthz /readyz /metrics open; ${describeControlAccess(http.control)}`;
+    const line = `HTTP surface listening on ${http.url}: /healthz /readyz /metrics open; ${describeControlAccess(http.control)}`;
     if (http.control.mode === 'open-insecure') log.warn({ url: http.url, control: http.control.mode }, line);
     else log.info({ url: http.url, control: http.control.mode }, line);
   } else {

@@ -55,7 +55,7 @@ describe('run start-up', () => {
       service: h.sim.url, collector: `${h.receiver.url}/v1/logs`, protocol: 'http/json', stateDir: h.stateDir, store: 'sqlite',
     });
     const surface = lines.find((l) => String(l.msg).includes('control API'));
-    expect(surface?.msg).toMatch(/^HTTP surface on http:\/\/0\.0\.0\.0:\d+: \/healthz \/readyz \/metrics open; control API \(\/v1\/sessions\) disabled/);
+    expect(surface?.msg).toMatch(/^HTTP surface listening on http:\/\/0\.0\.0\.0:\d+: \/healthz \/readyz \/metrics open; control API \(\/v1\/sessions\) disabled/);
     p.child.kill('SIGTERM');
     expect((await p.done).code).toBe(0);
   });
