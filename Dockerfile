@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # browser-telemetry-bridge as a container: the daemon (`run`) by default, any other command with
-# `docker run IMAGE <command> …` (tail, pool, check, demo).
+# `docker run IMAGE <command> …` (tail, pool, check, demo, simulate, receive).
 #
 #   docker build -t browser-telemetry-bridge .
 #   docker run --rm -v bridge-state:/var/lib/bridge -p 127.0.0.1:9464:9464 \
@@ -29,9 +29,21 @@ COPY proto ./proto
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && npm cache clean --force
+# The runtime needs better-sqlite3's compiled addon and its lib/, not the ~30 MB the native build
+# leaves behind (object files, the static library, the SQLite amalgamation and C++ sources, a test
+# extension). The addon stays where `bindings` looks for it.
+RUN b=node_modules/better-sqlite3 \
+ && cp $b/build/Release/better_sqlite3.node /tmp/better_sqlite3.node \
+ && rm -rf $b/build $b/deps $b/src $b/binding.gyp \
+ && mkdir -p $b/build/Release \
+ && mv /tmp/better_sqlite3.node $b/build/Release/better_sqlite3.node \
+ && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 
 # ---- runtime: production dependencies, compiled code, the receiver's .proto files ----
 FROM ${NODE_IMAGE} AS runtime
+# The HTTP surface listens on every interface so probes and scrapers reach /healthz, /readyz and
+# /metrics. The control API (/v1/sessions) is then closed unless BRIDGE_CONTROL_TOKEN is set (or the
+# BRIDGE_CONTROL_INSECURE=true opt-out); the daemon says at start which it is.
 ENV NODE_ENV=production \
     BRIDGE_STATE_DIR=/var/lib/bridge \
     BRIDGE_LISTEN=0.0.0.0:9464
@@ -47,9 +59,12 @@ RUN mkdir -p /var/lib/bridge && chown node:node /var/lib/bridge
 USER node
 VOLUME ["/var/lib/bridge"]
 EXPOSE 9464
-# Slim images have no curl: ask /healthz with Node's own fetch, on the port BRIDGE_LISTEN names.
+# Slim images have no curl: a small Node script asks /healthz where BRIDGE_LISTEN says (a wildcard
+# on loopback). With BRIDGE_LISTEN=off there is nothing to ask and it passes: node is PID 1, so the
+# container's running state already is the daemon's liveness. Set BRIDGE_LISTEN even when a
+# configuration file also sets `listen:`; the health check reads only the variable.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + ((process.env.BRIDGE_LISTEN || '').split(':').pop() || '9464') + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "dist/cli/healthcheck.js"]
 # SIGTERM goes straight to node (PID 1 is node itself, no shell): the daemon flushes its spool
 # within shutdown.grace — give `docker stop -t` / terminationGracePeriodSeconds more than that.
 ENTRYPOINT ["node", "dist/cli/main.js"]

@@ -5,11 +5,15 @@
 // check; when it cannot connect or the key is refused, the per-session and per-pool checks are
 // skipped (they would all fail for the same reason). Exit codes: 0 all ✓, 1 any ✗, 2 invalid
 // configuration. Secrets never appear: no headers, no keys, URLs with credentials masked.
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/load-config.js';
 import { ConfigError } from '../config/errors.js';
 import type { BridgeConfig } from '../config/schema.js';
 import { paint, useColor } from './ansi.js';
-import { displayUrl, probeAuth, probeCollector, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
+import { displayUrl, probeCollector, probeNoRoute, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
+import { answersLikeNoRoute, lacksErrorShape } from './service-identity.js';
+import { createApiKeyProvider } from '../upstream/api-key.js';
+import { describeApiError } from '../upstream/api-error.js';
 import { formatCheckItem, formatChecklistFooter, type CheckItem } from './checklist.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { createUpstreamClient } from './upstream-config.js';
@@ -20,13 +24,14 @@ const HELP = `Usage: browser-telemetry-bridge check [--config FILE]
 Checks, without starting the daemon, everything delivery depends on, and prints a ✓/✗ list with
 the reason for each ✗:
   configuration   the file and environment are valid (the same rules as run)
-  service         the session service is reachable and accepts the API key
+  service         the session service is reachable, answers as the session service at this base
+                  path (not another program, not a wrong path prefix) and accepts the API key
   session <id>    each configured session's stream opens (404: not found or ended)
   pool <ref>      each configured pool can be looked up; warns when its telemetry is off or it
                   exports OTLP itself
   collector       the OTLP endpoint accepts an empty export with the configured protocol,
                   headers and compression
-  state dir       the state directory is writable (or can be created)
+  state dir       the state directory is writable (or can be created) and no running bridge holds it
 Exit codes: 0 all passed, 1 something failed, 2 invalid configuration. No secret is printed.
 
 Options:
@@ -96,7 +101,10 @@ export async function main(argv: string[]): Promise<number> {
 async function checkService(client: UpstreamClient, config: BridgeConfig, targets: Target[], emit: (i: CheckItem) => void): Promise<void> {
   const where = displayUrl(config.upstream.url);
   const first = targets[0];
-  const firstAnswer = first ? await probe(client, first) : await probeAuth(client);
+  // Without a session or pool, authentication is checked with the lookup of a pool that cannot exist:
+  // the service checks the bearer token first, so its 404 (or 403) means "key accepted".
+  const authRef = `bridge-check-${randomBytes(6).toString('hex')}`;
+  const firstAnswer = first ? await probe(client, first) : await probePool(client, authRef);
   if (firstAnswer.kind === 'network') {
     emit({ label: 'service', status: 'fail', detail: `cannot reach ${where}: ${firstAnswer.message}` });
     for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: the service is unreachable' });
@@ -107,7 +115,23 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
     for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: the API key was rejected' });
     return;
   }
-  if (!first && firstAnswer.kind === 'http') {
+  const route = routeOf(first ?? { kind: 'pool', ref: authRef });
+  if (firstAnswer.kind === 'http' && lacksErrorShape(firstAnswer)) {
+    emit({ label: 'service', status: 'fail', detail: `this is not the session service: ${where} answered ${route} with ${firstAnswer.status} without the service's Error shape {code, message} (${firstAnswer.error.message.replace(/\s+/g, ' ').slice(0, 120)}); BROWSER_API_URL must be the session service's API root` });
+    for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: this is not the session service' });
+    return;
+  }
+  if (firstAnswer.kind === 'http' && firstAnswer.status === 404) {
+    // A 404 from a known route: the session (or pool) is missing, or the route is not here at all.
+    const names = [first ? (first.kind === 'session' ? first.id : first.ref) : authRef];
+    const noRoute = await probeNoRoute(config.upstream.url, createApiKeyProvider(config.upstream).get(), config.upstream.connectTimeoutMs);
+    if (noRoute && answersLikeNoRoute(firstAnswer, noRoute, names)) {
+      emit({ label: 'service', status: 'fail', detail: `wrong base path: at ${where}, ${route} answers like a route that does not exist (${describeApiError(firstAnswer.status, firstAnswer.error)}); BROWSER_API_URL must be the API root that /browsers/{id}/telemetry/stream hangs off` });
+      for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: wrong base path' });
+      return;
+    }
+  }
+  if (!first && firstAnswer.kind === 'http' && firstAnswer.status !== 404 && firstAnswer.status !== 403) {
     // Only the authentication probe ran, and it failed otherwise (5xx, 429, ...).
     emit({ label: 'service', status: 'fail', detail: `${where}: ${firstAnswer.item.detail}` });
     return;
@@ -115,6 +139,10 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
   emit({ label: 'service', status: 'ok', detail: `${where} reachable, API key accepted` });
   const rest = await mapLimit(targets.slice(1), CONCURRENCY, (t) => probe(client, t));
   for (const answer of [firstAnswer, ...rest].slice(0, targets.length)) emit(answer.item);
+}
+
+function routeOf(t: Target): string {
+  return t.kind === 'session' ? `GET /browsers/${t.id}/telemetry/stream` : `GET /browser_pools/${t.ref}`;
 }
 
 function probe(client: UpstreamClient, t: Target): Promise<ServiceAnswer> {

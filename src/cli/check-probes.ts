@@ -8,14 +8,14 @@ import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import type { ExporterConfig } from '../config/schema.js';
-import { compileNameMatcher } from '../mapping/name-matcher.js';
-import { DEFAULT_REDACTED_QUERY_PARAMS } from '../mapping/options.js';
-import { createUrlRedactor } from '../mapping/redact-url.js';
-import { describeApiError, type ApiErrorBody } from '../upstream/api-error.js';
+import { describeApiError, parseApiError, type ApiErrorBody } from '../upstream/api-error.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { parsePool, poolFindings, enabledCategories, TELEMETRY_CATEGORIES } from '../upstream/pool.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import type { CheckItem } from './checklist.js';
+import { displayUrl } from './display-url.js';
+import type { RouteAnswer } from './service-identity.js';
+import { stateDirBusy, stateDirShapeProblem } from './state-dir.js';
 
 /** Outcome of one request to the session service. */
 export type ServiceAnswer =
@@ -23,9 +23,7 @@ export type ServiceAnswer =
   | { kind: 'http'; status: number; error: ApiErrorBody; item: CheckItem }
   | { kind: 'network'; message: string; item: CheckItem };
 
-const safeUrls = createUrlRedactor(compileNameMatcher(DEFAULT_REDACTED_QUERY_PARAMS), true);
-/** A URL as it may be printed: user-info and credential-like parameters masked. */
-export const displayUrl = (url: string): string => safeUrls.redact(url);
+export { displayUrl };
 
 export function networkMessage(err: unknown): string {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
@@ -96,15 +94,23 @@ export async function probePool(client: UpstreamClient, ref: string): Promise<Se
 }
 
 /**
- * Authentication alone, when no session or pool is configured: a pool lookup of a name that cannot
- * exist. The service checks the bearer token before the lookup, so 404 means "key accepted".
+ * A request to a route that cannot exist under the base URL, with the configured key: what "no such
+ * route" looks like here, to compare with the answers of the known routes (service-identity.ts).
  */
-export async function probeAuth(client: UpstreamClient): Promise<ServiceAnswer> {
-  const answer = await probePool(client, `bridge-check-${randomBytes(6).toString('hex')}`);
-  if (answer.kind === 'http' && (answer.status === 404 || answer.status === 403)) {
-    return { kind: 'ok', item: { label: 'auth', status: 'ok', detail: '' } };
+export async function probeNoRoute(baseUrl: string, apiKey: string, timeoutMs: number): Promise<RouteAnswer | undefined> {
+  const marker = `bridge-check-${randomBytes(6).toString('hex')}`;
+  try {
+    const res = await request(`${baseUrl}/${marker}/no-such-route`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': `browser-telemetry-bridge/${BRIDGE_VERSION} (check)` },
+      headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = (await res.body.text().catch(() => '')).slice(0, 4096);
+    return { status: res.statusCode, error: parseApiError(res.statusCode, text) };
+  } catch {
+    // Unreachable now although it answered a moment ago: no verdict on the base path.
+    return undefined;
   }
-  return answer;
 }
 
 /**
@@ -162,9 +168,11 @@ export function probeStateDir(dir: string): CheckItem {
   const abs = resolve(dir);
   let created: string | undefined;
   try {
+    const shape = stateDirShapeProblem(abs);
+    if (shape) return { label, status: 'fail', detail: shape.replace(/^the state directory /, '') };
     const st = statSync(abs, { throwIfNoEntry: false });
-    if (st && !st.isDirectory()) return { label, status: 'fail', detail: `${abs} exists but is not a directory` };
     if (!st) created = makeDirs(abs);
+    else if (stateDirBusy(abs)) return { label, status: 'fail', detail: `${abs} is busy: another bridge process holds it, and a second one here would refuse to start` };
     const probe = join(abs, `.bridge-check-${process.pid}-${randomBytes(4).toString('hex')}`);
     writeFileSync(probe, '');
     unlinkSync(probe);

@@ -17,6 +17,8 @@ const COMMANDS: Record<string, Command> = {
   pool: { summary: 'show a browser pool: region, capacity, telemetry configuration (or -o json)', load: () => import('./pool-command.js') },
   check: { summary: 'check configuration, service, sessions, pools, collector and state dir; ✓/✗ list', load: () => import('./check-command.js') },
   demo: { summary: 'the whole pipeline against the bundled simulator and a local OTLP receiver', load: () => import('./demo-command.js') },
+  simulate: { summary: 'run the bundled simulator of the session service (try tail, check, run against it)', load: () => import('../simulator/main.js') },
+  receive: { summary: 'run a local OTLP/HTTP logs receiver that prints every record it decodes', load: () => import('../receiver/main.js') },
 };
 
 function help(): string {

@@ -1,14 +1,23 @@
 // `run`: the daemon. Follows the sessions, serves the HTTP surface, and on SIGTERM/SIGINT stops
 // reading, delivers the spool within the grace period and closes the store (DESIGN.md "Delivery
 // semantics" 6). With --until-ended it exits 0 once every followed session ended and was delivered.
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load-config.js';
-import { startBridge } from '../pipeline/bridge.js';
+import type { BridgeConfig } from '../config/schema.js';
+import { startBridge, type Bridge } from '../pipeline/bridge.js';
 import { watchConfigFile } from '../pipeline/config-watcher.js';
 import { createReloader } from '../pipeline/reload.js';
-import { startHttpServer, type HttpSurface } from '../server/http-server.js';
-import { createLogger } from '../util/logger.js';
+import { describeControlAccess, INSECURE_ENV, parseInsecure } from '../server/control-access.js';
+import { listenHttp, type HttpSurface } from '../server/http-server.js';
+import { createLogger, type Logger } from '../util/logger.js';
+import { BRIDGE_VERSION } from '../util/version.js';
+import { displayUrl } from './display-url.js';
+import { stateDirShapeProblem } from './state-dir.js';
 import { parseCommand } from './usage.js';
-import { startStatusReporter } from './status-reporter.js';
+import { startStatusReporter, summarize } from './status-reporter.js';
+
+type Reloader = ReturnType<typeof createReloader>;
 
 const HELP = `Usage: browser-telemetry-bridge run [--config FILE] [--until-ended]
 
@@ -31,58 +40,85 @@ export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, { config: { type: 'string', short: 'c' }, 'until-ended': { type: 'boolean' } }, HELP);
   if (!args) return 0;
   const config = loadConfig(args.values.config as string | undefined);
+  let insecure: boolean;
+  try {
+    insecure = parseInsecure(process.env[INSECURE_ENV]);
+  } catch (err) {
+    throw new ConfigError(INSECURE_ENV, (err as Error).message.replace(`${INSECURE_ENV}: `, ''));
+  }
   const log = createLogger();
-  const bridge = await startBridge(config, log);
+
+  // Signals first: a SIGTERM that arrives while the store opens or the port binds must still mean
+  // "shut down cleanly", not Node's default of dying mid-write.
+  let resolveDone!: (code: number) => void;
+  const done = new Promise<number>((r) => (resolveDone = r));
+  // Last resort: a bug that escapes every handler ends the process cleanly (stop reading, commit,
+  // deliver what the grace period allows) instead of killing it mid-write; the spool keeps the rest.
+  const onFatal = (err: unknown): void => {
+    log.fatal({ error: (err as Error)?.stack ?? String(err) }, 'unexpected error; shutting down');
+    resolveDone(1);
+  };
+  process.on('unhandledRejection', onFatal);
+  process.on('uncaughtException', onFatal);
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    signals++;
+    if (signals > 1) {
+      // A second signal means "now": everything unsent is still safely spooled.
+      log.warn({ signal: sig }, 'second signal: exiting without waiting for delivery');
+      process.exit(130);
+    }
+    log.info({ signal: sig, graceMs: config.shutdownGraceMs }, 'shutting down: stop reading, deliver the spool');
+    resolveDone(0);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  // Reload: SIGHUP (and a changed file) re-reads the session list and mapping options. Installed
+  // now, before anything starts, and kept until exit: SIGHUP's default action would otherwise kill
+  // the daemon during start-up or in the middle of its shutdown.
+  let reloader: Reloader | undefined;
+  process.on('SIGHUP', () => void reloader?.reload('SIGHUP'));
+
+  const shape = stateDirShapeProblem(config.stateDir);
+  if (shape) return fail(shape);
+
+  // The port before the sessions: a port in use must stop start-up before any stream is opened.
   let http: HttpSurface | undefined;
   if (config.listen) {
     try {
-      http = await startHttpServer(bridge, config.listen, log);
-      log.info({ url: http.url }, 'HTTP surface listening (/healthz /readyz /metrics /v1/sessions)');
+      http = await listenHttp(config.listen, log, { token: config.controlToken, insecure });
     } catch (err) {
-      log.error({ error: (err as Error).message, listen: config.listen }, 'cannot listen for the HTTP surface');
-      await bridge.shutdown(0);
-      return 1;
+      return fail(`cannot listen on ${config.listen.host}:${config.listen.port} (BRIDGE_LISTEN): ${listenError(err)}`);
     }
   }
-  const reporter = startStatusReporter(bridge, log);
-  // Reload: SIGHUP (and a changed file) re-reads the session list and mapping options; an invalid
-  // file is logged and ignored. The handler stays installed until exit: SIGHUP's default action
-  // would otherwise kill the daemon in the middle of its shutdown.
-  const reloader = createReloader(bridge);
-  process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
-  const watcher = config.configPath
-    ? watchConfigFile(config.configPath, () => void reloader.reload('configuration file changed'), { log })
-    : undefined;
+  logStartup(log, config);
+  let bridge: Bridge;
+  try {
+    bridge = await startBridge(config, log);
+  } catch (err) {
+    await http?.close();
+    throw err;
+  }
+  if (http) {
+    http.attach(bridge);
+    const line = `HTTP surface listening on ${http.url}: /healthz /readyz /metrics open; ${describeControlAccess(http.control)}`;
+    if (http.control.mode === 'open-insecure') log.warn({ url: http.url, control: http.control.mode }, line);
+    else log.info({ url: http.url, control: http.control.mode }, line);
+  } else {
+    log.info('HTTP surface off (BRIDGE_LISTEN=off): no health, metrics or control endpoints');
+  }
 
-  const done = new Promise<number>((resolve) => {
-    // Last resort: a bug that escapes every handler ends the process cleanly (stop reading, commit,
-    // deliver what the grace period allows) instead of killing it mid-write; the spool keeps the rest.
-    const onFatal = (err: unknown): void => {
-      log.fatal({ error: (err as Error)?.stack ?? String(err) }, 'unexpected error; shutting down');
-      resolve(1);
-    };
-    process.on('unhandledRejection', onFatal);
-    process.on('uncaughtException', onFatal);
-    let signals = 0;
-    const onSignal = (sig: NodeJS.Signals): void => {
-      signals++;
-      if (signals > 1) {
-        // A second signal means "now": everything unsent is still safely spooled.
-        log.warn({ signal: sig }, 'second signal: exiting without waiting for delivery');
-        process.exit(130);
-      }
-      log.info({ signal: sig, graceMs: config.shutdownGraceMs }, 'shutting down: stop reading, deliver the spool');
-      resolve(0);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-    if (args.values['until-ended']) {
-      void bridge.supervisor.untilAllEnded().then(() => {
-        log.info('every followed session ended and everything was delivered');
-        resolve(0);
-      });
-    }
-  });
+  const reporter = startStatusReporter(() => summarize(bridge), log);
+  reloader = createReloader(bridge);
+  const watcher = config.configPath
+    ? watchConfigFile(config.configPath, () => void reloader?.reload('configuration file changed'), { log })
+    : undefined;
+  if (args.values['until-ended']) {
+    void bridge.supervisor.untilAllEnded().then(() => {
+      log.info('every followed session ended and everything was delivered');
+      resolveDone(0);
+    });
+  }
   const code = await done;
   reloader.close();
   watcher?.close();
@@ -94,4 +130,34 @@ export async function main(argv: string[]): Promise<number> {
   // keep the process alive past the grace period (the timer is unref'd: a clean exit is not delayed).
   setTimeout(() => process.exit(code), 500).unref();
   return code;
+}
+
+/** One line on stderr, exit code 1: start-up could not begin. */
+function fail(message: string): number {
+  process.stderr.write(`error: ${message}\n`);
+  return 1;
+}
+
+function listenError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'EADDRINUSE') return 'the address is already in use (another bridge or program has this port)';
+  if (e.code === 'EACCES') return 'permission denied (ports below 1024 need privileges)';
+  if (e.code === 'EADDRNOTAVAIL') return 'this host has no such address';
+  return e.code ?? e.message;
+}
+
+/** What this daemon is and where it talks to, once, before it starts following sessions. */
+function logStartup(log: Logger, config: BridgeConfig): void {
+  const stateDir = resolve(config.stateDir);
+  log.info({
+    version: BRIDGE_VERSION,
+    service: displayUrl(config.upstream.url),
+    collector: displayUrl(config.exporter.url),
+    protocol: config.exporter.protocol,
+    compression: config.exporter.compression,
+    stateDir,
+    store: 'sqlite',
+    sessions: config.sessions.length,
+    config: config.configPath ?? 'environment',
+  }, `browser-telemetry-bridge ${BRIDGE_VERSION}: ${config.sessions.length} configured session(s) from ${displayUrl(config.upstream.url)} to ${displayUrl(config.exporter.url)} (${config.exporter.protocol}); state in ${join(stateDir, 'bridge.db')} (sqlite)`);
 }

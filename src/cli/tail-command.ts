@@ -3,9 +3,10 @@
 // after a resume are dropped, gaps are shown), so it survives cuts and service restarts by itself.
 //
 // Lifecycle: connecting → streaming ⇄ reconnecting → done. Done, with its exit code:
-//   0  the session ended (the service answered 404), Ctrl-C / SIGTERM, or stdout closed (| head)
-//   1  401/403: printed once, no retry; a person at a terminal is better served by the service's
-//      message than by a process that waits five minutes and asks again
+//   0  the session ended while followed, Ctrl-C / SIGTERM, or stdout closed (| head)
+//   1  the session was not found at the first request (a typo must fail a script), or 401/403:
+//      printed once, no retry; a person at a terminal is better served by the service's message
+//      than by a process that waits five minutes and asks again
 // stdout carries only events (pretty lines, or envelopes with -o json); notes go to stderr.
 import type { BridgeConfig } from '../config/schema.js';
 import { validSessionId } from '../config/sessions.js';
@@ -26,9 +27,10 @@ const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
 
 Follows one browser session's telemetry live: one line per event with its local time, severity,
 type and essentials. Reconnects by itself and resumes where it left off (Last-Event-ID); gaps and
-reconnects are shown as notes on stderr. Exits 0 when the session ends or on Ctrl-C.
-On 401/403 it prints the service's message and exits 1 instead of retrying: a bad key or a
-missing permission does not fix itself while you wait.
+reconnects are shown as notes on stderr. Exits 0 when the session ends or on Ctrl-C; exits 1
+when the session does not exist (or had already ended), and on 401/403 it prints the service's
+message and exits 1 instead of retrying: a bad key or a missing permission does not fix itself
+while you wait. With --from N beyond the session's latest event it says so and waits for #N.
 
 Options:
       --categories LIST   only these categories (comma-separated), e.g. console,network
@@ -71,6 +73,8 @@ export interface TailOptions {
   view: TailView;
   out: Paint;
   err: Paint;
+  /** With --from N: how long without an event before saying that it waits for #N. */
+  waitingNoteMs?: number;
 }
 
 const REASONS: Record<ReconnectReason, string> = {
@@ -137,9 +141,14 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
     let releasePause: (() => void) | undefined;
     let malformedNoted = 0;
 
+    // --from N: the service resumes after N-1 and sends nothing until #N exists, which looks like a
+    // hang. Say so once when nothing has come a little while after connecting.
+    let received = false;
+    let waitingTimer: NodeJS.Timeout | undefined;
     const finish = (code: number): void => {
       if (done) return;
       done = true;
+      clearTimeout(waitingTimer);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       releasePause?.();
@@ -173,6 +182,7 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
           continue;
         }
         const env = parsed.envelope;
+        received = true;
         const d = seq.decide(env.seq);
         if (d.kind === 'duplicate') continue;
         if (d.newEpoch) note('warn', `the service restarted its sequence (now at #${env.seq}); continuing`);
@@ -196,7 +206,16 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
       onConnected: () => {
         seq.newConnection();
         connects++;
-        if (connects === 1) note('info', `following ${o.sessionId} from ${fromText}; Ctrl-C to stop`);
+        if (connects === 1) {
+          note('info', `following ${o.sessionId} from ${fromText}; Ctrl-C to stop`);
+          const from = o.from;
+          if (typeof from === 'number') {
+            waitingTimer = setTimeout(() => {
+              if (!received && !done) note('info', `nothing at or after #${from} yet: the session has not reached #${from}; waiting for it`);
+            }, o.waitingNoteMs ?? 2000);
+            waitingTimer.unref();
+          }
+        }
         else note('info', seq.lastSeq > 0 ? `reconnected; resuming after #${seq.lastSeq}` : 'reconnected');
       },
       onFrames,
@@ -220,7 +239,12 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
         note('warn', `event #${seq.lastSeq} is larger than the frame limit; skipped`);
       },
       onEnded: () => {
-        note('info', connects === 0 ? `session ${o.sessionId} not found: it does not exist or has ended` : `session ${o.sessionId} ended`);
+        if (connects === 0) {
+          note('error', `session ${o.sessionId} not found: it does not exist or has ended`);
+          finish(1);
+          return;
+        }
+        note('info', `session ${o.sessionId} ended`);
         finish(0);
       },
     }, { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff });

@@ -6,27 +6,45 @@
 //   GET /v1/sessions/{id}   one session
 //   PUT /v1/sessions/{id}   follow a session (JSON body: {pool?, start?, attributes?}); survives restarts
 //   DELETE /v1/sessions/{id}
-// /v1/* requires `Authorization: Bearer <BRIDGE_CONTROL_TOKEN>` when a token is configured.
+// Who may use /v1/* is decided once at start (control-access.ts): the bearer token when one is set,
+// open on loopback, closed beyond loopback unless the documented opt-out is set.
 // Errors use the session service's Error shape {code, message}.
+//
+// Lifecycle: listening (before the bridge exists) → attached → closed. `run` binds the port first,
+// so a port in use fails start-up before any session is followed; until the bridge is attached,
+// /healthz answers 200 and everything else 503 "starting".
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
 import { parseSessionSpec, validSessionId } from '../config/sessions.js';
 import type { Bridge } from '../pipeline/bridge.js';
+import { bearerToken, decideControlAccess, tokenMatches, type ControlAccess } from './control-access.js';
 
 const MAX_BODY = 64 * 1024;
 
 export interface HttpSurface {
   readonly url: string;
+  /** What the control API is at this address (for the start-up log). */
+  readonly control: ControlAccess;
+  /** Starts serving readiness, metrics and control from this bridge. */
+  attach(bridge: Bridge): void;
   close(): Promise<void>;
 }
 
-export async function startHttpServer(bridge: Bridge, listen: { host: string; port: number }, log: Logger): Promise<HttpSurface> {
-  const token = bridge.config.controlToken;
+export interface HttpOptions {
+  /** BRIDGE_CONTROL_TOKEN. */
+  token?: string | undefined;
+  /** The opt-out: serve the control API beyond loopback without a token. */
+  insecure?: boolean;
+}
+
+/** Binds the port; rejects (EADDRINUSE, EACCES, …) before anything else has started. */
+export async function listenHttp(listen: { host: string; port: number }, log: Logger, opts: HttpOptions = {}): Promise<HttpSurface> {
+  const control = decideControlAccess(listen.host, opts.token, opts.insecure === true);
+  let bridge: Bridge | undefined;
   const server: Server = createServer((req, res) => {
-    handle(bridge, token, req, res).catch((err: unknown) => {
+    handle(bridge, control, req, res).catch((err: unknown) => {
       log.error({ error: (err as Error).message, path: req.url }, 'control request failed');
       if (!res.headersSent) send(res, 500, { code: 'internal_error', message: 'internal error' });
       else res.destroy();
@@ -35,17 +53,31 @@ export async function startHttpServer(bridge: Bridge, listen: { host: string; po
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(listen.port, listen.host, () => resolve());
+    server.listen(listen.port, listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const a = server.address() as AddressInfo;
   const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
   return {
     url: `http://${host}:${a.port}`,
+    control,
+    attach: (b) => {
+      bridge = b;
+    },
     close: () => new Promise((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
     }),
   };
+}
+
+/** listenHttp + attach, for callers that already have a bridge (tests, demo). */
+export async function startHttpServer(bridge: Bridge, listen: { host: string; port: number }, log: Logger, opts: HttpOptions = { token: bridge.config.controlToken }): Promise<HttpSurface> {
+  const surface = await listenHttp(listen, log, opts);
+  surface.attach(bridge);
+  return surface;
 }
 
 function send(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
@@ -54,12 +86,19 @@ function send(res: ServerResponse, status: number, body: unknown, type = 'applic
   res.end(text);
 }
 
-function authorized(token: string | undefined, req: IncomingMessage): boolean {
-  if (!token) return true;
-  const got = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-  const a = Buffer.from(got);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** Null when the request may use the control API, else the refusal to send. */
+function refusal(control: ControlAccess, req: IncomingMessage): HttpError | null {
+  switch (control.mode) {
+    case 'open-loopback':
+    case 'open-insecure':
+      return null;
+    case 'closed':
+      return new HttpError(403, 'forbidden', 'the control API is disabled: the bridge listens beyond loopback and no BRIDGE_CONTROL_TOKEN is set (set one, or BRIDGE_CONTROL_INSECURE=true to open it anyway)');
+    case 'token':
+      return tokenMatches(bearerToken(req.headers.authorization), control.token)
+        ? null
+        : new HttpError(401, 'unauthorized', 'missing or invalid control token');
+  }
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -85,20 +124,22 @@ class HttpError extends Error {
   }
 }
 
-async function handle(bridge: Bridge, token: string | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(bridge: Bridge | undefined, control: ControlAccess, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://bridge');
   const path = url.pathname;
   const method = req.method ?? 'GET';
   try {
-    if (path === '/healthz' && method === 'GET') return send(res, 200, { status: 'ok' });
+    if (path === '/healthz' && method === 'GET') return send(res, 200, { status: bridge ? 'ok' : 'starting' });
+    if (!bridge) throw new HttpError(503, 'unavailable', 'the bridge is starting');
     if (path === '/readyz' && method === 'GET') return ready(bridge, res);
     if (path === '/metrics' && method === 'GET') {
       return send(res, 200, await bridge.metrics.registry.metrics(), bridge.metrics.registry.contentType);
     }
     if (path === '/v1/sessions' || path.startsWith('/v1/sessions/')) {
-      if (!authorized(token, req)) {
-        res.setHeader('www-authenticate', 'Bearer');
-        return send(res, 401, { code: 'unauthorized', message: 'missing or invalid control token' });
+      const refused = refusal(control, req);
+      if (refused) {
+        if (refused.status === 401) res.setHeader('www-authenticate', 'Bearer');
+        throw refused;
       }
       return await sessions(bridge, req, res, method, path);
     }
@@ -134,7 +175,7 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
     if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET on /v1/sessions, PUT/DELETE on /v1/sessions/{id}');
     return send(res, 200, { sessions: sup.status(), pools: bridge.pools.poolStatus(), spool: await bridge.store.spoolStats() });
   }
-  const id = decodeURIComponent(path.slice('/v1/sessions/'.length));
+  const id = decodeId(path.slice('/v1/sessions/'.length));
   if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', 'session id must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');
   if (method === 'GET') {
     const s = sup.session(id);
@@ -154,4 +195,13 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
     return;
   }
   throw new HttpError(405, 'method_not_allowed', `${method} is not supported on /v1/sessions/{id}`);
+}
+
+function decodeId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    // A malformed percent-encoding (%zz, a lone %) is the client's mistake, not the bridge's.
+    throw new HttpError(400, 'invalid_input', 'session id is not valid percent-encoding');
+  }
 }

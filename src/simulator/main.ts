@@ -1,26 +1,52 @@
-// Standalone simulator process, for tests and tools that need the service in another process:
-//   npx tsx src/simulator/main.ts --port 0 --sessions a,b,c --rate 100 --buffer 1000
-// Prints one JSON line {"url": ...} on stdout once listening; drive it further through /_sim/.
-// SIGTERM / SIGINT close the server and exit 0.
+// The simulator of the session service as a process: `browser-telemetry-bridge simulate …`, or
+// directly (tests, bench): npx tsx src/simulator/main.ts --port 0 --sessions a,b,c --rate 100
+// Prints one JSON line {"url": ...} on stdout once listening (what scripts read) and a readable
+// hint on stderr; drive it further through /_sim/. SIGTERM / SIGINT close the server and exit 0.
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startSimulator } from './simulator.js';
 
-function fail(message: string): never {
-  process.stderr.write(`simulator: ${message}\n`);
-  process.exit(2);
-}
+export const HELP = `Usage: browser-telemetry-bridge simulate [options]
+
+Runs a simulator of the browser session service: the telemetry stream (SSE, keepalives, bounded
+replay buffer, Last-Event-ID resume, session end then 404), pool lookups and realistic events of
+every type. Point tail, check, run or top at it to try them without an account. It accepts the API
+key "sim-key" unless --api-key says otherwise. Drive it further through its control API (/_sim/).
+
+Options:
+      --host HOST          listen address (default 127.0.0.1)
+      --port PORT          listen port (default 0: any free port; the URL is printed)
+      --sessions LIST      sessions to create, comma-separated, e.g. demo-1,demo-2
+      --rate N             events per second each session produces (default 0: none)
+      --buffer N           replay buffer size in events
+      --keepalive-ms MS    keepalive comment interval
+      --seed N             seed of the event generator (same seed, same events)
+      --api-key KEY        accepted bearer token (repeatable or comma-separated)
+      --pool NAME          pool of the created sessions
+  -h, --help               show this help
+
+Prints {"url": "http://…"} on stdout once listening. Ctrl-C stops it.
+
+Example:
+  browser-telemetry-bridge simulate --port 8080 --sessions demo-1 --rate 5 &
+  BROWSER_API_URL=http://127.0.0.1:8080 BROWSER_API_KEY=sim-key browser-telemetry-bridge tail demo-1`;
+
+class ArgError extends Error {}
 
 function num(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) fail(`--${name} must be a non-negative number`);
+  if (!Number.isFinite(n) || n < 0) throw new ArgError(`--${name} must be a non-negative number`);
   return n;
 }
 
-async function main(): Promise<void> {
+/** Runs until SIGTERM/SIGINT; resolves to the exit code (2 for bad options). */
+export async function main(argv: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
+      args: argv,
       options: {
         host: { type: 'string' },
         port: { type: 'string' },
@@ -31,17 +57,29 @@ async function main(): Promise<void> {
         seed: { type: 'string' },
         'api-key': { type: 'string', multiple: true },
         pool: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }));
   } catch (err) {
-    fail(err instanceof Error ? err.message : String(err));
+    process.stderr.write(`simulator: ${(err as Error).message}\n`);
+    return 2;
   }
-  const port = num('port', values.port);
-  const bufferSize = num('buffer', values.buffer);
-  const keepaliveMs = num('keepalive-ms', values['keepalive-ms']);
-  const seed = num('seed', values.seed);
-  const rate = num('rate', values.rate) ?? 0;
+  if (values.help) {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  let port, bufferSize, keepaliveMs, seed, rate;
+  try {
+    port = num('port', values.port);
+    bufferSize = num('buffer', values.buffer);
+    keepaliveMs = num('keepalive-ms', values['keepalive-ms']);
+    seed = num('seed', values.seed);
+    rate = num('rate', values.rate) ?? 0;
+  } catch (err) {
+    process.stderr.write(`simulator: ${(err as Error).message}\n`);
+    return 2;
+  }
   const apiKeys = values['api-key']?.flatMap((k) => k.split(',')).filter(Boolean);
 
   const sim = await startSimulator({
@@ -52,23 +90,41 @@ async function main(): Promise<void> {
     ...(seed !== undefined ? { seed } : {}),
     ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
   });
-  for (const id of (values.sessions ?? '').split(',').filter(Boolean)) {
+  const ids = (values.sessions ?? '').split(',').filter(Boolean);
+  for (const id of ids) {
     const s = sim.createSession(id, values.pool !== undefined ? { pool: values.pool } : {});
     if (rate > 0) s.produce(rate);
   }
-
-  let stopping = false;
-  const stop = (): void => {
-    if (stopping) return;
-    stopping = true;
-    sim.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
   process.stdout.write(JSON.stringify({ url: sim.url }) + '\n');
+  process.stderr.write(`session service simulator on ${sim.url} (API key: ${apiKeys?.[0] ?? 'sim-key'}; sessions: ${ids.join(', ') || 'none'}); Ctrl-C stops it\n`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      sim.close().then(() => resolve(0), () => resolve(1));
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
 }
 
-main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));
+/** True when this file is the process's entry point (not imported by the CLI). */
+function isEntryPoint(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`simulator: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../../../src/receiver/server.js';
 import { makePool, startSimulator, type Simulator } from '../../../src/simulator/index.js';
-import { runCli } from './cli-process.js';
+import { until } from '../../helpers/harness.js';
+import { runCli, startCli } from './cli-process.js';
 
 const KEY = 'sk-check-test-never-printed';
 const HEADER_SECRET = 'collector-token-never-printed';
@@ -113,6 +114,49 @@ describe('check', () => {
     const down = await runCli(['check'], { ...env, BRIDGE_SESSIONS: '', BROWSER_API_URL: 'http://127.0.0.1:9' });
     expect(down.code).toBe(1);
     expect(down.stdout).toMatch(/^✗ service\s+cannot reach http:\/\/127\.0\.0\.1:9: connection refused/m);
+  });
+
+  it('pointed at the OTLP receiver: "this is not the session service", not a green service', async () => {
+    for (const sessions of ['s1', '']) {
+      const res = await runCli(['check'], { ...env, BRIDGE_SESSIONS: sessions, BROWSER_API_URL: receiver.url });
+      expect(res.code).toBe(1);
+      expect(res.stdout).toMatch(new RegExp(`^✗ service\\s+this is not the session service: ${receiver.url} answered GET /(browsers/s1/telemetry/stream|browser_pools/bridge-check-\\w+) with 404 without the service's Error shape`, 'm'));
+      if (sessions) expect(res.stdout).toMatch(/^– session s1\s+skipped: this is not the session service$/m);
+    }
+  });
+
+  it('a wrong base path: "wrong base path", with or without sessions; a missing session at the right one is not', async () => {
+    for (const sessions of ['s1,s2', '']) {
+      const res = await runCli(['check'], { ...env, BRIDGE_SESSIONS: sessions, BROWSER_API_URL: `${sim.url}/api/v1` });
+      expect(res.code).toBe(1);
+      expect(res.stdout).toMatch(new RegExp(`^✗ service\\s+wrong base path: at ${sim.url}/api/v1, GET /\\S+ answers like a route that does not exist \\(404 not_found: no route for /api/v1/`, 'm'));
+      expect(mark(res.stdout, 'service')).toBe('✗');
+    }
+    const missing = await runCli(['check'], { ...env, BRIDGE_SESSIONS: 'gone' });
+    expect(mark(missing.stdout, 'service')).toBe('✓');
+    expect(mark(missing.stdout, 'session gone')).toBe('✗');
+  });
+
+  it('state dir: a file is "a file, not a directory"; one a running bridge holds is busy', async () => {
+    const file = join(dir, 'plain-file');
+    writeFileSync(file, '');
+    const asFile = await runCli(['check'], { ...env, BRIDGE_STATE_DIR: file });
+    expect(asFile.stdout).toMatch(new RegExp(`^✗ state dir\\s+${file} is a file, not a directory$`, 'm'));
+
+    const stateDir = join(dir, 'held');
+    const daemon = startCli(['run'], { ...env, BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off', LOG_LEVEL: 'info' });
+    try {
+      await daemon.waitFor(/HTTP surface off/);
+      await until(() => sim.stats.activeStreams >= 2, 'the daemon to stream');
+      const busy = await runCli(['check'], { ...env, BRIDGE_STATE_DIR: stateDir });
+      expect(busy.code).toBe(1);
+      expect(busy.stdout).toMatch(new RegExp(`^✗ state dir\\s+${stateDir} is busy: another bridge process holds it`, 'm'));
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.done;
+    }
+    const free = await runCli(['check'], { ...env, BRIDGE_STATE_DIR: stateDir });
+    expect(free.stdout).toMatch(new RegExp(`^✓ state dir\\s+${stateDir} is writable$`, 'm'));
   });
 
   it('invalid configuration: ✗ with the key, exit 2', async () => {

@@ -22,7 +22,7 @@ export interface CliProcess {
   waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<void>;
 }
 
-export function startCli(args: string[], env: Record<string, string>): CliProcess {
+export function startCli(args: string[], env: Record<string, string | undefined>): CliProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: REPO,
     // Fixed time zone and no colour: pretty output is deterministic.
@@ -73,7 +73,7 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
 }
 
 /** Runs to completion; kills the process if it takes longer than `timeoutMs`. */
-export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliResult> {
+export async function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<CliResult> {
   const p = startCli(args, env);
   const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
   try {

@@ -158,15 +158,28 @@ describe('tail', () => {
     expect(sim.stats.byStatus[401]).toBe(1);
   });
 
-  it('exits 0 when the session does not exist (404: not found or ended), and on Ctrl-C', async () => {
+  it('exits 1 when the session does not exist (404: not found or ended); 0 on Ctrl-C', async () => {
     const missing = await runCli(['tail', 'nope'], env);
-    expect(missing.code).toBe(0);
+    expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('session nope not found: it does not exist or has ended');
 
     sim.createSession('s1');
     const p = tail(['s1']);
     await p.waitFor(/following s1/);
     p.child.kill('SIGINT');
+    expect((await p.done).code).toBe(0);
+  });
+
+  it('--from N beyond the latest event says it waits for #N, then shows #N when it comes', async () => {
+    const s = sim.createSession('s1');
+    for (let i = 0; i < 5; i++) s.emitEvent({ type: 'console_log', ts: TS + i, data: { level: 'log', text: `early ${i}`, args: [] } });
+    const p = tail(['s1', '--from', '8', '-o', 'json']);
+    await p.waitFor(/nothing at or after #8 yet: the session has not reached #8; waiting for it/);
+    expect(p.stdout()).toBe('');
+    for (let i = 5; i < 8; i++) s.emitEvent({ type: 'console_log', ts: TS + i, data: { level: 'log', text: `late ${i}`, args: [] } });
+    await p.waitFor(/\n/, 'stdout');
+    expect((JSON.parse(lines(p.stdout())[0]!) as Envelope).seq).toBe(8);
+    s.end();
     expect((await p.done).code).toBe(0);
   });
 

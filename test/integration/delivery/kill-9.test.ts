@@ -7,8 +7,23 @@ import { exited, harness, sleep, spawnDaemon, until, type Harness } from '../../
 let h: Harness;
 afterEach(async () => h?.close());
 
+/** mulberry32: a tiny seeded generator, so a failing run's kill moments can be replayed. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 describe('kill -9', () => {
-  it('loses nothing when the daemon is killed at random moments while sessions stream', async () => {
+  it('loses nothing when the daemon is killed at random moments while sessions stream', async ({ onTestFailed }) => {
+    // KILL9_SEED=<n> replays the kill moments of a failed run; the seed is printed when it fails.
+    const seed = process.env.KILL9_SEED ? Number(process.env.KILL9_SEED) : Math.floor(Math.random() * 2 ** 31);
+    const random = seeded(seed);
     h = await harness({ bufferSize: 100_000 });
     const ids = ['k1', 'k2', 'k3'];
     for (const id of ids) h.sim.createSession(id).produce(400);
@@ -18,7 +33,8 @@ describe('kill -9', () => {
     });
     // Random but reproducible-enough moments: each kill lands somewhere in a 300-1500 ms window,
     // i.e. sometimes during start-up, sometimes mid-batch, sometimes mid-commit.
-    const kills = [0, 1, 2].map(() => 300 + Math.floor(Math.random() * 1200));
+    const kills = [0, 1, 2].map(() => 300 + Math.floor(random() * 1200));
+    onTestFailed(() => console.error(`kill -9 moments ${kills.join(', ')} ms: replay with KILL9_SEED=${seed}`));
     for (const delay of kills) {
       const d = spawnDaemon(env);
       await sleep(delay);
@@ -56,9 +72,14 @@ describe('kill -9', () => {
     expect(second.output()).toMatch(/in use by another bridge process/);
     first.kill('SIGKILL');
     await exited(first);
-    const third = spawnDaemon(env);
-    await until(() => h.sim.stats.activeStreams > 0 && third.exitCode === null, 'the third daemon to stream', 30_000);
+    // The dead daemon's stream may still count as active in the simulator for a while, so readiness
+    // is the third daemon's own: its start-up line (logged once its signal handlers are installed)
+    // and a stream request made after the first one died.
+    const requestsBefore = h.sim.stats.requests;
+    const third = spawnDaemon({ ...env, LOG_LEVEL: 'info' });
+    await until(() => /"version"/.test(third.output()) && h.sim.stats.requests > requestsBefore, 'the third daemon to start and request the stream', 30_000);
+    expect(third.exitCode, third.output()).toBe(null);
     third.kill('SIGTERM');
-    expect(await exited(third)).toBe(0);
+    expect(await exited(third), third.output()).toBe(0);
   }, 60_000);
 });

@@ -4,7 +4,7 @@
 import { buildConfig, loadConfig, type Env } from '../../../src/config/load-config.js';
 import type { BridgeConfig } from '../../../src/config/schema.js';
 import { startBridge, type Bridge } from '../../../src/pipeline/bridge.js';
-import { startHttpServer, type HttpSurface } from '../../../src/server/http-server.js';
+import { startHttpServer, type HttpOptions, type HttpSurface } from '../../../src/server/http-server.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { FAST, harness, type Harness } from '../../helpers/harness.js';
 
@@ -29,12 +29,12 @@ export interface RunningBridge {
 }
 
 /** Starts from `raw` (FAST merged in) — or, when `env` names BRIDGE_CONFIG, from that file as `run` does. */
-export async function startInProcess(world: World, raw: Record<string, unknown> = {}, env: Env = {}): Promise<RunningBridge> {
+export async function startInProcess(world: World, raw: Record<string, unknown> = {}, env: Env = {}, httpOpts?: Omit<HttpOptions, 'token'>): Promise<RunningBridge> {
   const fullEnv = worldEnv(world, env);
   const config = fullEnv.BRIDGE_CONFIG ? loadConfig(undefined, fullEnv) : buildConfig({ ...FAST, ...raw }, fullEnv);
   const log = silentLogger();
   const bridge = await startBridge(config, log);
-  const http = await startHttpServer(bridge, config.listen ?? { host: '127.0.0.1', port: 0 }, log);
+  const http = await startHttpServer(bridge, config.listen ?? { host: '127.0.0.1', port: 0 }, log, { token: config.controlToken, ...httpOpts });
   let stopped: Promise<void> | undefined;
   return {
     bridge, http, url: http.url, config,

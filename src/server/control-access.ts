@@ -1,0 +1,72 @@
+// Who may use the control API (/v1/sessions…): the routes that make the bridge read any session with
+// its API key, or stop following one. Health, readiness and metrics are always open: probes and
+// scrapers carry no token, and those routes change nothing.
+//
+// The decision, taken once at start from where the surface listens:
+//   a token is set                         → every control request must carry it (Bearer)
+//   no token, loopback address             → open: only processes on this host can reach it
+//   no token, beyond loopback, opt-out set → open to the network, with a warning at start
+//   no token, beyond loopback              → closed: control routes answer 403 and say why
+// GET /v1/sessions is a control route too: it lists the session ids, pools and the service's error
+// messages, which is exactly the map someone needs to aim PUT/DELETE; the numbers an operator
+// alerts on are in /metrics, which stays open.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+
+/** The environment variable that opens the control API beyond loopback without a token. */
+export const INSECURE_ENV = 'BRIDGE_CONTROL_INSECURE';
+
+export type ControlAccess =
+  | { mode: 'token'; token: string }
+  | { mode: 'open-loopback' }
+  | { mode: 'open-insecure' }
+  | { mode: 'closed' };
+
+/** True for addresses only this host can reach: 127.0.0.0/8, ::1, localhost. A wildcard is not. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1') return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  // IPv4-mapped loopback (::ffff:127.0.0.1).
+  return /^::ffff:127\./.test(h);
+}
+
+export function decideControlAccess(host: string, token: string | undefined, insecure: boolean): ControlAccess {
+  if (token !== undefined && token !== '') return { mode: 'token', token };
+  if (isLoopback(host)) return { mode: 'open-loopback' };
+  return insecure ? { mode: 'open-insecure' } : { mode: 'closed' };
+}
+
+/** Parses the opt-out's value; anything but a clear yes/no is a configuration error (thrown as a message). */
+export function parseInsecure(value: string | undefined): boolean {
+  if (value === undefined || value === '') return false;
+  const v = value.trim().toLowerCase();
+  if (v === 'true' || v === '1' || v === 'yes') return true;
+  if (v === 'false' || v === '0' || v === 'no') return false;
+  throw new Error(`${INSECURE_ENV}: must be true or false (got "${value}")`);
+}
+
+/**
+ * Compares a presented token with the configured one in constant time. Both sides are hashed first
+ * so that neither the content nor the length of the secret shows in the comparison's timing.
+ */
+export function tokenMatches(presented: string, expected: string): boolean {
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b) && presented.length > 0;
+}
+
+/** The bearer token of an Authorization header, or '' when there is none. */
+export function bearerToken(header: string | undefined): string {
+  return /^Bearer[ \t]+(.+?)[ \t]*$/i.exec(header ?? '')?.[1] ?? '';
+}
+
+/** One sentence for the start-up log: what the control API is, at this address. */
+export function describeControlAccess(a: ControlAccess): string {
+  switch (a.mode) {
+    case 'token': return 'control API (/v1/sessions) requires the bearer token (BRIDGE_CONTROL_TOKEN)';
+    case 'open-loopback': return 'control API (/v1/sessions) open without a token: loopback only';
+    case 'open-insecure': return `control API (/v1/sessions) OPEN TO THE NETWORK without a token (${INSECURE_ENV}=true): anyone who reaches this port can make the bridge read sessions with its key`;
+    case 'closed': return `control API (/v1/sessions) disabled: this address is reachable beyond loopback and no BRIDGE_CONTROL_TOKEN is set (or set ${INSECURE_ENV}=true to open it anyway)`;
+  }
+}

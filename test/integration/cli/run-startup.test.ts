@@ -1,0 +1,71 @@
+// `run` start-up as a child process: the HTTP port is bound before any session is followed, a
+// start-up failure is one line and exit 1, the first log lines say what the daemon is and where it
+// talks, and a signal during start-up is a clean shutdown.
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { harness, type Harness } from '../../helpers/harness.js';
+import { runCli, startCli } from './cli-process.js';
+
+let h: Harness;
+let blocker: Server | undefined;
+
+beforeEach(async () => {
+  h = await harness();
+  h.sim.createSession('s1').produce(50);
+});
+
+afterEach(async () => {
+  blocker?.close();
+  blocker = undefined;
+  await h.close();
+});
+
+function occupyPort(): Promise<number> {
+  blocker = createServer();
+  return new Promise((resolve) => blocker!.listen(0, '127.0.0.1', () => resolve((blocker!.address() as { port: number }).port)));
+}
+
+describe('run start-up', () => {
+  it('a port in use: one line, exit 1, and no stream was ever opened', async () => {
+    const port = await occupyPort();
+    const res = await runCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_LISTEN: `127.0.0.1:${port}`, LOG_LEVEL: 'info' }));
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(`error: cannot listen on 127.0.0.1:${port} (BRIDGE_LISTEN): the address is already in use (another bridge or program has this port)\n`);
+    expect(h.sim.stats.connections).toBe(0);
+    expect(h.sim.stats.requests).toBe(0);
+  });
+
+  it('a state directory that is a file: one line naming it, exit 1', async () => {
+    const file = join(h.stateDir, 'not-a-dir');
+    writeFileSync(file, 'x');
+    const res = await runCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_STATE_DIR: file }));
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(`error: the state directory ${file} is a file, not a directory\n`);
+    expect(h.sim.stats.requests).toBe(0);
+  });
+
+  it('logs version, service, collector and protocol, state and store, and what the HTTP surface exposes', async () => {
+    const p = startCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_LISTEN: '0.0.0.0:0', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }));
+    await p.waitFor(/control API/);
+    const lines = p.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const start = lines.find((l) => typeof l.version === 'string');
+    expect(start).toMatchObject({
+      service: h.sim.url, collector: `${h.receiver.url}/v1/logs`, protocol: 'http/json', stateDir: h.stateDir, store: 'sqlite',
+    });
+    const surface = lines.find((l) => String(l.msg).includes('control API'));
+    expect(surface?.msg).toMatch(/^HTTP surface listening on http:\/\/0\.0\.0\.0:\d+: \/healthz \/readyz \/metrics open; control API \(\/v1\/sessions\) disabled/);
+    p.child.kill('SIGTERM');
+    expect((await p.done).code).toBe(0);
+  });
+
+  it('a SIGTERM that arrives during start-up is a clean shutdown, not a kill', async () => {
+    const p = startCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', LOG_LEVEL: 'info' }));
+    // The first line is logged before the store opens and the sessions start.
+    await p.waitFor(/"version"/);
+    p.child.kill('SIGTERM');
+    const res = await p.done;
+    expect(res.code).toBe(0);
+  });
+});

@@ -1,0 +1,65 @@
+// `simulate` and `receive` as commands of the CLI, used the way the README suggests: start both,
+// then point `check` and `tail` at them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, startCli, type CliProcess } from './cli-process.js';
+
+const running: CliProcess[] = [];
+let dir: string | undefined;
+
+afterEach(() => {
+  for (const p of running.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function start(args: string[]): CliProcess {
+  const p = startCli(args, {});
+  running.push(p);
+  return p;
+}
+
+describe('simulate and receive', () => {
+  it('are listed in the help and have their own', async () => {
+    const help = await runCli(['--help'], {});
+    expect(help.stdout).toMatch(/^ {2}simulate +run the bundled simulator/m);
+    expect(help.stdout).toMatch(/^ {2}receive +run a local OTLP\/HTTP logs receiver/m);
+    expect((await runCli(['simulate', '--help'], {})).stdout).toContain('Usage: browser-telemetry-bridge simulate');
+    expect((await runCli(['receive', '--help'], {})).stdout).toContain('Usage: browser-telemetry-bridge receive');
+    const bad = await runCli(['simulate', '--rate', 'fast'], {});
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('simulator: --rate must be a non-negative number\n');
+  });
+
+  it('a person can try check and tail against them, and Ctrl-C stops both with exit 0', async () => {
+    const sim = start(['simulate', '--port', '0', '--sessions', 'demo-1', '--rate', '50']);
+    const recv = start(['receive', '--port', '0']);
+    await sim.waitFor(/\{"url":"[^"]+"\}\n/, 'stdout');
+    await recv.waitFor(/listening on \S+/);
+    await sim.waitFor(/Ctrl-C stops it/);
+    const simUrl = (JSON.parse(sim.stdout()) as { url: string }).url;
+    const logsUrl = /listening on (\S+)/.exec(recv.stderr())![1]!;
+    expect(sim.stderr()).toContain(`session service simulator on ${simUrl} (API key: sim-key; sessions: demo-1)`);
+    dir = mkdtempSync(join(tmpdir(), 'simrecv-'));
+
+    const env = {
+      BROWSER_API_URL: simUrl, BROWSER_API_KEY: 'sim-key', BRIDGE_SESSIONS: 'demo-1',
+      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: logsUrl, BRIDGE_STATE_DIR: join(dir, 'state'),
+    };
+    const check = await runCli(['check'], env);
+    expect(check.stdout).toMatch(/all 5 checks passed/);
+    expect(check.code).toBe(0);
+
+    const t = startCli(['tail', 'demo-1', '--from', 'oldest', '-o', 'json'], { BROWSER_API_URL: simUrl, BROWSER_API_KEY: 'sim-key' });
+    running.push(t);
+    await t.waitFor(/"seq":1,/, 'stdout');
+    t.child.kill('SIGINT');
+    expect((await t.done).code).toBe(0);
+
+    sim.child.kill('SIGINT');
+    recv.child.kill('SIGINT');
+    expect((await sim.done).code).toBe(0);
+    expect((await recv.done).code).toBe(0);
+  });
+});
