@@ -15,6 +15,7 @@ const COMMANDS: Record<string, Command> = {
   run: { summary: 'follow the configured sessions and deliver their telemetry (the daemon)', load: () => import('./run-command.js') },
   tail: { summary: 'follow one session\'s telemetry live, one readable line per event (or -o json)', load: () => import('./tail-command.js') },
   pool: { summary: 'show a browser pool: region, capacity, telemetry configuration (or -o json)', load: () => import('./pool-command.js') },
+  validate: { summary: 'validate the configuration offline (no network); same messages as run', load: () => import('./validate-command.js') },
   check: { summary: 'check configuration, service, sessions, pools, collector and state dir; ✓/✗ list', load: () => import('./check-command.js') },
   demo: { summary: 'the whole pipeline against the bundled simulator and a local OTLP receiver', load: () => import('./demo-command.js') },
 };

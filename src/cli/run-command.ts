@@ -2,6 +2,7 @@
 // reading, delivers the spool within the grace period and closes the store (DESIGN.md "Delivery
 // semantics" 6). With --until-ended it exits 0 once every followed session ended and was delivered.
 import { loadConfig } from '../config/load-config.js';
+import { configWarnings } from '../config/warnings.js';
 import { startBridge } from '../pipeline/bridge.js';
 import { watchConfigFile } from '../pipeline/config-watcher.js';
 import { createReloader } from '../pipeline/reload.js';
@@ -32,6 +33,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!args) return 0;
   const config = loadConfig(args.values.config as string | undefined);
   const log = createLogger();
+  for (const warning of configWarnings(config)) log.warn(warning);
   const bridge = startBridge(config, log);
   let http: HttpSurface | undefined;
   if (config.listen) {

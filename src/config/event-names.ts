@@ -6,12 +6,11 @@
 // is accepted with a warning naming the closest known type, which catches a typo without refusing a
 // type newer than this bridge.
 import { CATALOGUE_BY_TYPE } from '../mapping/catalogue.js';
+import { TELEMETRY_CATEGORIES } from '../upstream/pool.js';
 import { ConfigError } from './errors.js';
 
-/** Every category the service sends (spec "Events" rules 1 and 2). */
-export const CATEGORIES: readonly string[] = [
-  'captcha', 'connection', 'console', 'control', 'interaction', 'monitor', 'network', 'page', 'platform', 'screenshot', 'system',
-];
+/** Every category the service sends (spec "Events" rules 1 and 2): the configurable ones and `monitor`. */
+export const CATEGORIES: readonly string[] = [...TELEMETRY_CATEGORIES, 'monitor'].sort();
 
 /** Types the real service sends that neither the spec's table nor its list names (DESIGN.md, kernel-images). */
 const OBSERVED_TYPES = ['captcha_solve_started', 'captcha_challenge_result'];
