@@ -25,6 +25,7 @@ export interface HttpSurface {
 
 export async function startHttpServer(bridge: Bridge, listen: { host: string; port: number }, log: Logger): Promise<HttpSurface> {
   const token = bridge.config.controlToken;
+  bridge.metrics.setSpoolCapacity(bridge.config.spool.maxBytes);
   const server: Server = createServer((req, res) => {
     handle(bridge, token, req, res).catch((err: unknown) => {
       log.error({ error: (err as Error).message, path: req.url }, 'control request failed');
