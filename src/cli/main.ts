@@ -17,6 +17,7 @@ const COMMANDS: Record<string, Command> = {
   pool: { summary: 'show a browser pool: region, capacity, telemetry configuration (or -o json)', load: () => import('./pool-command.js') },
   validate: { summary: 'validate the configuration offline (no network); same messages as run', load: () => import('./validate-command.js') },
   check: { summary: 'check configuration, service, sessions, pools, collector and state dir; ✓/✗ list', load: () => import('./check-command.js') },
+  top: { summary: 'a live view of a running bridge: sessions, rates, lag, gaps, errors, exporter, spool', load: () => import('./top-command.js') },
   demo: { summary: 'the whole pipeline against the bundled simulator and a local OTLP receiver', load: () => import('./demo-command.js') },
 };
 
