@@ -24,6 +24,7 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
   const configPath = path ?? (env.BRIDGE_CONFIG || undefined);
   let raw: Raw = {};
   if (configPath) {
+    // A file that cannot be read is named by what pointed at it; problems inside it by key.
     const fileKey = path !== undefined ? '--config' : 'BRIDGE_CONFIG';
     let text: string;
     try {
@@ -35,9 +36,9 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
     try {
       doc = parseYaml(text);
     } catch (err) {
-      throw new ConfigError(fileKey, `${configPath} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+      throw new ConfigError('config', `${configPath} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
     }
-    if (doc !== null && doc !== undefined && !isRecord(doc)) throw new ConfigError(fileKey, `${configPath} must contain a YAML mapping`);
+    if (doc !== null && doc !== undefined && !isRecord(doc)) throw new ConfigError('config', `${configPath} must contain a YAML mapping`);
     raw = substituteEnv(doc ?? {}, env) as Raw;
   }
   return buildConfig(raw, env, configPath);
