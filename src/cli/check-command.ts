@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/load-config.js';
 import { ConfigError } from '../config/errors.js';
 import type { BridgeConfig } from '../config/schema.js';
+import { configWarnings } from '../config/warnings.js';
 import { paint, useColor } from './ansi.js';
 import { displayUrl, probeCollector, probeNoRoute, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
 import { answersLikeNoRoute, lacksErrorShape } from './service-identity.js';
@@ -82,7 +83,8 @@ export async function main(argv: string[]): Promise<number> {
   };
 
   const source = config.configPath ? `${config.configPath} + environment` : 'environment';
-  emit({ label: 'configuration', status: 'ok', detail: `${source}: ${count(config.sessions.length, 'session')}, ${count(pools.length, 'pool')}` });
+  const notes = configWarnings(config).map((text) => ({ level: 'warn' as const, text }));
+  emit({ label: 'configuration', status: 'ok', detail: `${source}: ${count(config.sessions.length, 'session')}, ${count(pools.length, 'pool')}`, notes });
 
   const client = createUpstreamClient(config, 'check');
   try {

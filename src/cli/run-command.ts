@@ -4,6 +4,7 @@
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load-config.js';
+import { configWarnings } from '../config/warnings.js';
 import type { BridgeConfig } from '../config/schema.js';
 import { startBridge, type Bridge } from '../pipeline/bridge.js';
 import { watchConfigFile } from '../pipeline/config-watcher.js';
@@ -47,6 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new ConfigError(INSECURE_ENV, (err as Error).message.replace(`${INSECURE_ENV}: `, ''));
   }
   const log = createLogger();
+  for (const warning of configWarnings(config)) log.warn(warning);
 
   // Signals first: a SIGTERM that arrives while the store opens or the port binds must still mean
   // "shut down cleanly", not Node's default of dying mid-write.

@@ -9,6 +9,7 @@
 //      than by a process that waits five minutes and asks again
 // stdout carries only events (pretty lines, or envelopes with -o json); notes go to stderr.
 import type { BridgeConfig } from '../config/schema.js';
+import { categoryProblem, typeWarnings } from '../config/event-names.js';
 import { validSessionId } from '../config/sessions.js';
 import { CATALOGUE_BY_TYPE } from '../mapping/catalogue.js';
 import { compileFilter, type EventFilter } from '../mapping/filters.js';
@@ -114,8 +115,14 @@ export async function main(argv: string[]): Promise<number> {
   const from = parseFrom(v.from);
   const includeCategories = list(v.categories);
   const includeTypes = list(v.types);
-  const config: BridgeConfig = loadUpstreamConfig(v.config);
+  // A category that does not exist would show nothing forever; a type may be newer than this build.
+  for (const c of includeCategories ?? []) {
+    const problem = categoryProblem(c);
+    if (problem) throw new UsageError(`--categories: ${problem}`);
+  }
   const flags = { color: v.color === true, noColor: v['no-color'] === true };
+  for (const w of typeWarnings(includeTypes ?? [], '--types')) process.stderr.write(formatNote('warn', w, paint(useColor(process.stderr, flags))) + '\n');
+  const config: BridgeConfig = loadUpstreamConfig(v.config);
   const filters = { ...(includeCategories ? { includeCategories } : {}), ...(includeTypes ? { includeTypes } : {}) };
   const client = createUpstreamClient(config, 'tail');
   return runTail(client, config, {

@@ -3,6 +3,7 @@
 // the CLI prints it and exits with code 2.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { substituteEnv } from './env-substitution.js';
 import { ConfigError } from './errors.js';
 import type { BridgeConfig, OtlpProtocol, SessionSpec, StartPosition } from './schema.js';
 import {
@@ -23,11 +24,13 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
   const configPath = path ?? (env.BRIDGE_CONFIG || undefined);
   let raw: Raw = {};
   if (configPath) {
+    // A file that cannot be read is named by what pointed at it; problems inside it by key.
+    const fileKey = path !== undefined ? '--config' : 'BRIDGE_CONFIG';
     let text: string;
     try {
       text = readFileSync(configPath, 'utf8');
     } catch (err) {
-      throw new ConfigError('config', `cannot read ${configPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new ConfigError(fileKey, readProblem(configPath, err));
     }
     let doc: unknown;
     try {
@@ -36,7 +39,7 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
       throw new ConfigError('config', `${configPath} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
     }
     if (doc !== null && doc !== undefined && !isRecord(doc)) throw new ConfigError('config', `${configPath} must contain a YAML mapping`);
-    raw = (doc as Raw | null) ?? {};
+    raw = substituteEnv(doc ?? {}, env) as Raw;
   }
   return buildConfig(raw, env, configPath);
 }
@@ -59,7 +62,7 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
       readFileSync(apiKeyFile, 'utf8');
     } catch (err) {
       const key = env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file';
-      throw new ConfigError(key, `cannot read ${apiKeyFile}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new ConfigError(key, readProblem(apiKeyFile, err));
     }
   }
 
@@ -146,13 +149,9 @@ function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
   const fileEndpoint = optUrl(ex.endpoint, 'exporter.endpoint');
   const url = logsEndpoint ?? (baseEndpoint ? `${baseEndpoint}/v1/logs` : undefined)
     ?? (fileEndpoint ? (fileEndpoint.endsWith('/v1/logs') ? fileEndpoint : `${fileEndpoint}/v1/logs`) : 'http://localhost:4318/v1/logs');
-  const protocol = optEnum(env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL, [...PROTOCOLS, 'grpc'] as const, 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL')
-    ?? optEnum(env.OTEL_EXPORTER_OTLP_PROTOCOL, [...PROTOCOLS, 'grpc'] as const, 'OTEL_EXPORTER_OTLP_PROTOCOL')
-    ?? optEnum(ex.protocol, PROTOCOLS, 'exporter.protocol') ?? 'http/protobuf';
-  if (protocol === 'grpc') {
-    const key = env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL ? 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
-    throw new ConfigError(key, 'grpc is not supported; use http/protobuf (default) or http/json');
-  }
+  const protocol = protocolOf(env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL, 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL')
+    ?? protocolOf(env.OTEL_EXPORTER_OTLP_PROTOCOL, 'OTEL_EXPORTER_OTLP_PROTOCOL')
+    ?? protocolOf(ex.protocol, 'exporter.protocol') ?? 'http/protobuf';
   const compression = optEnum(env.OTEL_EXPORTER_OTLP_LOGS_COMPRESSION, ['gzip', 'none'] as const, 'OTEL_EXPORTER_OTLP_LOGS_COMPRESSION')
     ?? optEnum(env.OTEL_EXPORTER_OTLP_COMPRESSION, ['gzip', 'none'] as const, 'OTEL_EXPORTER_OTLP_COMPRESSION')
     ?? optEnum(ex.compression, ['gzip', 'none'] as const, 'exporter.compression') ?? 'none';
@@ -161,11 +160,12 @@ function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
     ...(env.OTEL_EXPORTER_OTLP_HEADERS ? parseKeyValueList(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS') : {}),
     ...(env.OTEL_EXPORTER_OTLP_LOGS_HEADERS ? parseKeyValueList(env.OTEL_EXPORTER_OTLP_LOGS_HEADERS, 'OTEL_EXPORTER_OTLP_LOGS_HEADERS') : {}),
   };
-  const timeoutMs = optInt(env.OTEL_EXPORTER_OTLP_LOGS_TIMEOUT, 'OTEL_EXPORTER_OTLP_LOGS_TIMEOUT', 1)
-    ?? optInt(env.OTEL_EXPORTER_OTLP_TIMEOUT, 'OTEL_EXPORTER_OTLP_TIMEOUT', 1)
+  // The specification documents these as plain milliseconds (default 10000); "10s" is accepted too.
+  const timeoutMs = optDurationMs(env.OTEL_EXPORTER_OTLP_LOGS_TIMEOUT, 'OTEL_EXPORTER_OTLP_LOGS_TIMEOUT', 1)
+    ?? optDurationMs(env.OTEL_EXPORTER_OTLP_TIMEOUT, 'OTEL_EXPORTER_OTLP_TIMEOUT', 1)
     ?? optDurationMs(ex.timeout, 'exporter.timeout', 1) ?? 10_000;
   return {
-    url, protocol: protocol as OtlpProtocol, headers, compression, timeoutMs,
+    url, protocol, headers, compression, timeoutMs,
     batchMaxRecords: optInt(ex.batch_max_records, 'exporter.batch_max_records', 1, 50_000) ?? 1000,
     concurrency: optInt(ex.concurrency, 'exporter.concurrency', 1, 64) ?? 4,
     backoff: {
@@ -173,4 +173,19 @@ function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
       maxMs: optDurationMs(backoff.max, 'exporter.backoff.max', 1) ?? 30_000,
     },
   };
+}
+
+/** The OTLP protocol; gRPC is a protocol this bridge does not speak, so it gets its own answer. */
+function protocolOf(v: unknown, key: string): OtlpProtocol | undefined {
+  if (v === 'grpc') throw new ConfigError(key, 'grpc is not supported; use http/protobuf (default) or http/json');
+  return optEnum(v, PROTOCOLS, key);
+}
+
+/** A file that cannot be read, in words rather than an errno. */
+function readProblem(path: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return `${path} does not exist`;
+  if (code === 'EISDIR') return `${path} is a directory, not a file`;
+  if (code === 'EACCES' || code === 'EPERM') return `${path} cannot be read: permission denied`;
+  return `cannot read ${path}: ${code ?? (err as Error).message}`;
 }

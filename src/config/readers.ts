@@ -64,17 +64,36 @@ export function optBytes(v: unknown, key: string, min: number): number | undefin
   return n;
 }
 
-/** A duration: milliseconds as a number, or a string like "45s", "500ms", "5m". */
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
+
+/**
+ * A duration: milliseconds as a number (or a string of digits, as the OTEL_*_TIMEOUT variables are
+ * documented), or a Go-style duration as Collector configurations write them: "45s", "500ms",
+ * "1m30s", "1.5h".
+ */
 export function optDurationMs(v: unknown, key: string, min: number): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v === 'number') return optInt(v, key, min);
   if (typeof v !== 'string') throw new ConfigError(key, 'must be a duration such as "45s" or 45000');
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(v);
-  if (!m) throw new ConfigError(key, `must be a duration such as "45s", "500ms" or "5m" (got "${v}")`);
-  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
-  const n = Math.round(Number(m[1]) * factor);
-  if (n < min) throw new ConfigError(key, `must be at least ${min} ms`);
-  return n;
+  const ms = parseDurationMs(v.trim());
+  if (ms === undefined) throw new ConfigError(key, `must be a duration such as "45s", "500ms", "1m30s" or a number of milliseconds (got "${v}")`);
+  if (ms < min) throw new ConfigError(key, `must be at least ${min} ms`);
+  return ms;
+}
+
+/** "1m30s" → 90000; digits alone are milliseconds; undefined when it is not a duration. */
+export function parseDurationMs(text: string): number | undefined {
+  if (/^\d+$/.test(text)) return Number(text);
+  if (text === '') return undefined;
+  let total = 0;
+  DURATION_PART.lastIndex = 0;
+  while (DURATION_PART.lastIndex < text.length) {
+    const m = DURATION_PART.exec(text);
+    if (!m) return undefined;
+    total += Number(m[1]) * DURATION_UNITS[m[2]!]!;
+  }
+  return Math.round(total);
 }
 
 export function optUrl(v: unknown, key: string): string | undefined {

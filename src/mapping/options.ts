@@ -2,6 +2,8 @@
 // filters. Parsed and validated once at start (CONVENTIONS: untrusted input is validated where it
 // enters); the mapper precomputes its lookup tables from the result.
 import { ConfigError } from '../config/errors.js';
+import { checkCategories } from '../config/event-names.js';
+import { optBytes } from '../config/readers.js';
 
 export type ScreenshotPolicy = 'inline' | 'drop' | 'directory';
 export type BodyFormat = 'map' | 'json';
@@ -188,11 +190,11 @@ function parseScreenshots(raw: unknown, key: string): ScreenshotOptions {
   return directory === undefined ? { policy } : { policy, directory };
 }
 
-function parseMaxRecordBytes(raw: unknown, key: string): number {
-  if (raw === undefined || raw === null) return DEFAULT_MAX_RECORD_BYTES;
-  if (typeof raw !== 'number' || !Number.isSafeInteger(raw)) throw new ConfigError(key, 'must be an integer number of bytes');
+function parseMaxRecordBytes(v: unknown, key: string): number {
+  const raw = optBytes(v, key, 0);
+  if (raw === undefined) return DEFAULT_MAX_RECORD_BYTES;
   if (raw < MIN_MAX_RECORD_BYTES || raw > MAX_MAX_RECORD_BYTES) {
-    throw new ConfigError(key, `must be between ${MIN_MAX_RECORD_BYTES} and ${MAX_MAX_RECORD_BYTES}`);
+    throw new ConfigError(key, `must be between ${MIN_MAX_RECORD_BYTES} and ${MAX_MAX_RECORD_BYTES} bytes (4KiB to 1MiB; got ${raw})`);
   }
   return raw;
 }
@@ -204,6 +206,10 @@ function parseFilters(raw: unknown, key: string): FilterOptions {
   const ec = names(s.exclude_categories, `${key}.exclude_categories`);
   const it = names(s.include_types, `${key}.include_types`);
   const et = names(s.exclude_types, `${key}.exclude_types`);
+  // A misspelt category would filter out everything (include) or nothing (exclude), silently, while
+  // the checkpoint moves on: refuse it. Unknown types are only warned about (config/warnings.ts).
+  checkCategories(ic ?? [], `${key}.include_categories`);
+  checkCategories(ec ?? [], `${key}.exclude_categories`);
   if (ic !== undefined) out.includeCategories = ic;
   if (ec !== undefined) out.excludeCategories = ec;
   if (it !== undefined) out.includeTypes = it;

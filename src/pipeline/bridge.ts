@@ -49,7 +49,7 @@ export interface BridgeOverrides {
 }
 
 export async function startBridge(config: BridgeConfig, log: Logger, overrides: BridgeOverrides = {}): Promise<Bridge> {
-  const metrics = overrides.metrics ?? createMetrics();
+  const metrics = overrides.metrics ?? createMetrics({ spoolCapacityBytes: config.spool.maxBytes });
   const encode = createRecordEncoder();
   const store = await openSqliteStore(config.stateDir, {
     migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),

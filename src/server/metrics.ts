@@ -1,9 +1,28 @@
 // The bridge's Prometheus metrics (prom-client), one registry per process. Label sets are bounded
 // by design: no per-session label (a thousand sessions would make a thousand series per metric);
-// per-session numbers live in GET /v1/sessions.
+// per-session numbers live in GET /v1/sessions. Every labelled series whose label values are known
+// in advance exists from the start at zero: `rate()` and `increase()` over a series that appears
+// with its first increment miss that increment, and an alert on a missing series never fires.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CATEGORIES } from '../config/event-names.js';
+import type { ReconnectReason, SubscriberState } from '../stream/subscriber.js';
+import { BRIDGE_VERSION } from '../util/version.js';
 
-const KNOWN_CATEGORIES = new Set(['captcha', 'connection', 'console', 'control', 'interaction', 'monitor', 'network', 'page', 'platform', 'screenshot', 'system']);
+const KNOWN_CATEGORIES = new Set(CATEGORIES);
+
+/** Label values known in advance, each created at zero when the registry is. */
+export const LABEL_VALUES = {
+  category: [...CATEGORIES, 'other'],
+  reconnectReason: ['closed', 'idle', 'network', 'server_error', 'rate_limited', 'unauthorized', 'forbidden', 'bad_content_type', 'frame_too_large', 'http_error'] satisfies ReconnectReason[],
+  sessionState: ['idle', 'connecting', 'streaming', 'backoff', 'unauthorized', 'forbidden', 'ended', 'stopped'] satisfies SubscriberState[],
+  rejectedReason: ['partial_success', 'invalid', 'too_large', 'corrupt'],
+  /** `http_<status>` outcomes appear as the collector answers them; the status set is open. */
+  exportOutcome: ['success', 'network', 'timeout', 'http_429', 'http_503'],
+  exportDurationOutcome: ['success', 'failure'],
+  oversizedAction: ['strings_truncated', 'attributes_cut', 'body_cut', 'screenshot_dropped'],
+  screenshotOutcome: ['written', 'write_failed'],
+  reloadOutcome: ['applied', 'rejected'],
+} as const;
 
 /** Category label value: the catalogue's categories, anything else folded into "other". */
 export function categoryLabel(category: string): string {
@@ -16,7 +35,7 @@ export interface GaugeSources {
   pendingRecords(): number;
 }
 
-export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
+export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityBytes?: number } = {}) {
   const registry = new Registry();
   // Process and runtime metrics under their standard names (process_cpu_seconds_total,
   // process_resident_memory_bytes, nodejs_eventloop_lag_seconds, …): the ones dashboards and alert
@@ -60,14 +79,33 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
       name: 'bridge_sessions', help: 'Followed sessions by state.', labelNames: ['state'], registers: r,
       collect() {
         if (!sources) return;
-        this.reset();
-        for (const [state, n] of Object.entries(sources.sessionsByState())) this.set({ state }, n);
+        const counts = sources.sessionsByState();
+        for (const state of new Set([...LABEL_VALUES.sessionState, ...Object.keys(counts)])) this.set({ state }, counts[state] ?? 0);
       },
     }),
+    buildInfo: new Gauge({ name: 'bridge_build_info', help: 'Always 1; the labels say which bridge and which Node.js runtime are running.', labelNames: ['version', 'node'], registers: r }),
+    spoolCapacity: new Gauge({ name: 'bridge_spool_capacity_bytes', help: 'spool.max_bytes: reading stops when bridge_spool_bytes reaches it (back-pressure).', registers: r }),
     setSources(s: GaugeSources): void {
       sources = s;
     },
+    setSpoolCapacity(bytes: number): void {
+      m.spoolCapacity.set(bytes);
+    },
   };
+  m.buildInfo.set({ version: BRIDGE_VERSION, node: process.versions.node }, 1);
+  if (opts.spoolCapacityBytes !== undefined) m.setSpoolCapacity(opts.spoolCapacityBytes);
+  const zero = <L extends string>(c: Counter<L>, label: L, values: readonly string[]): void => {
+    for (const v of values) c.inc({ [label]: v } as Record<L, string>, 0);
+  };
+  zero(m.eventsFiltered, 'category', LABEL_VALUES.category);
+  zero(m.eventsRejected, 'reason', LABEL_VALUES.rejectedReason);
+  zero(m.reconnects, 'reason', LABEL_VALUES.reconnectReason);
+  zero(m.exportRequests, 'outcome', LABEL_VALUES.exportOutcome);
+  zero(m.oversized, 'action', LABEL_VALUES.oversizedAction);
+  zero(m.screenshots, 'outcome', LABEL_VALUES.screenshotOutcome);
+  zero(m.configReloads, 'outcome', LABEL_VALUES.reloadOutcome);
+  for (const outcome of LABEL_VALUES.exportDurationOutcome) m.exportDuration.zero({ outcome });
+  for (const state of LABEL_VALUES.sessionState) m.sessions.set({ state }, 0);
   return m;
 }
 

@@ -19,7 +19,7 @@ const EVENTS: Array<[string, string]> = [
   ['network_idle', 'network'],
   ['monitor_disconnected', 'system'],
   ['monitor_screenshot', 'screenshot'],
-  ['future_thing', 'future'],
+  ['future_thing', 'platform'],
 ];
 
 describe('filters', () => {
@@ -46,7 +46,7 @@ describe('filters', () => {
   });
 
   it('unknown types are filtered by the category they are sent with', () => {
-    expect(run({ include_categories: ['future'] }, EVENTS).kept).toEqual(['future_thing']);
+    expect(run({ include_categories: ['platform'] }, EVENTS).kept).toEqual(['future_thing']);
   });
 
   it('empty lists count as unset', () => {

@@ -51,7 +51,7 @@ describe('parseMappingOptions', () => {
     ['not a mapping', 'mapping', 'must be a mapping'],
     [{ bogus: 1 }, 'mapping.bogus', 'unknown key'],
     [{ body_format: 'xml' }, 'mapping.body_format', 'one of: map, json'],
-    [{ max_record_bytes: '64k' }, 'mapping.max_record_bytes', 'integer'],
+    [{ max_record_bytes: '64 bananas' }, 'mapping.max_record_bytes', 'size'],
     [{ max_record_bytes: 100 }, 'mapping.max_record_bytes', 'between'],
     [{ max_record_bytes: 10 * 1024 * 1024 }, 'mapping.max_record_bytes', 'between'],
     [{ redaction: { enabled: 'yes' } }, 'mapping.redaction.enabled', 'true or false'],

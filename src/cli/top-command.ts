@@ -1,0 +1,186 @@
+// `top`: a live view of a running bridge, read from its HTTP surface (GET /v1/sessions with the
+// control token when one is set, GET /metrics), like `vector top`. Plain ANSI, no dependency, so it
+// works in any terminal and over SSH. On a terminal it takes the alternate screen and redraws in
+// place every --interval; keys sort and filter. Not on a terminal (a pipe, a log), or with --once,
+// it reads twice one interval apart (rates need two reads) and prints one plain table.
+//
+// Lifecycle (terminal): first read → draw → every interval: read, draw (a failed read keeps the last
+// frame and shows the error) → q / Ctrl-C / SIGTERM: restore the screen, exit 0.
+// Exit codes: 0 done; 1 the bridge cannot be read (once mode) or refused the token; 2 usage.
+import { parseDurationMs } from '../config/readers.js';
+import { paint, useColor } from './ansi.js';
+import { buildModel, parseMetrics, type SessionStatusView, type Snapshot } from './top-model.js';
+import { initialView, onKey, renderPlain, renderScreen, SORT_KEYS, type SortKey, type ViewState } from './top-render.js';
+import { parseCommand, UsageError } from './usage.js';
+
+const HELP = `Usage: browser-telemetry-bridge top [options]
+
+A live view of a running bridge: every session with its state, event rate, lag (received but not
+yet delivered), gaps, reconnects and last error; the exporter's delivery and failure rates; the
+spool's fill. Reads the bridge's HTTP surface (GET /v1/sessions and GET /metrics).
+
+Keys: i s r l g e sort by id, state, rate, lag, gaps, last error (the same key again reverses);
+      / filter (Enter keeps, Esc clears); q quit.
+Not on a terminal, or with --once, it prints one plain table and exits.
+
+Options:
+      --url URL           the bridge's HTTP surface (default: http://$BRIDGE_LISTEN, else
+                          http://127.0.0.1:9464)
+      --token TOKEN       control token (default: $BRIDGE_CONTROL_TOKEN)
+      --interval DURATION refresh period, e.g. 2s or 500ms (default 2s)
+      --sort KEY          id, state, rate, lag (default), gaps or error
+      --once              print one plain table and exit
+      --color, --no-color force colours on or off
+  -h, --help              show this help
+
+Examples:
+  browser-telemetry-bridge top
+  browser-telemetry-bridge top --url http://10.0.0.5:9464 --token "$BRIDGE_CONTROL_TOKEN"
+  ssh host browser-telemetry-bridge top --once --sort gaps`;
+
+const OPTIONS = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  interval: { type: 'string' },
+  sort: { type: 'string' },
+  once: { type: 'boolean' },
+  color: { type: 'boolean' },
+  'no-color': { type: 'boolean' },
+} as const;
+
+const SORTS = Object.values(SORT_KEYS);
+
+/** A read that failed, with one line for a person. */
+class ReadError extends Error {}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parseCommand(argv, OPTIONS, HELP);
+  if (!args) return 0;
+  const v = args.values;
+  const url = (v.url ?? defaultUrl(process.env.BRIDGE_LISTEN)).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL (got "${url}")`);
+  const token = v.token ?? (process.env.BRIDGE_CONTROL_TOKEN || undefined);
+  const intervalMs = v.interval === undefined ? 2000 : parseDurationMs(v.interval);
+  if (intervalMs === undefined || intervalMs < 100) throw new UsageError(`--interval must be a duration of at least 100ms, e.g. 2s (got "${v.interval}")`);
+  const sort = (v.sort ?? 'lag') as SortKey;
+  if (!SORTS.includes(sort)) throw new UsageError(`--sort must be one of ${SORTS.join(', ')} (got "${v.sort}")`);
+  const read = (): Promise<Snapshot> => readSnapshot(url, token);
+  const interactive = v.once !== true && process.stdout.isTTY === true && process.stdin.isTTY === true;
+  try {
+    if (!interactive) return await once(read, url, Math.min(intervalMs, 1000), initialView(sort));
+    const p = paint(useColor(process.stdout, { color: v.color === true, noColor: v['no-color'] === true }));
+    return await live(read, url, intervalMs, initialView(sort), p);
+  } catch (err) {
+    if (!(err instanceof ReadError)) throw err;
+    process.stderr.write(`error: ${err.message}\n`);
+    return 1;
+  }
+}
+
+/** BRIDGE_LISTEN as a URL the way `run` reads it: host:port, [v6]:port; `0.0.0.0` means this host. */
+export function defaultUrl(listen: string | undefined): string {
+  const m = listen ? /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen.trim()) : null;
+  if (!m) return 'http://127.0.0.1:9464';
+  const host = m[1] ?? m[2] ?? '';
+  const local = host === '' || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : m[1] !== undefined ? `[${host}]` : host;
+  return `http://${local}:${m[3]}`;
+}
+
+async function readSnapshot(url: string, token: string | undefined): Promise<Snapshot> {
+  const get = async (path: string, auth: boolean): Promise<string> => {
+    let res: Response;
+    try {
+      res = await fetch(`${url}${path}`, { headers: auth && token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(5000) });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new ReadError(`cannot reach the bridge at ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message} (is it running? --url or BRIDGE_LISTEN say where)`);
+    }
+    const text = await res.text();
+    if (res.status === 401) throw new ReadError(`the bridge at ${url} refused the control token: pass --token or set BRIDGE_CONTROL_TOKEN`);
+    if (res.status !== 200) throw new ReadError(`GET ${url}${path} answered ${res.status}: ${text.slice(0, 200).trim()}`);
+    return text;
+  };
+  const [sessionsText, metricsText] = await Promise.all([get('/v1/sessions', true), get('/metrics', false)]);
+  let sessions: SessionStatusView[];
+  try {
+    sessions = (JSON.parse(sessionsText) as { sessions: SessionStatusView[] }).sessions;
+    if (!Array.isArray(sessions)) throw new Error('no sessions list');
+  } catch {
+    throw new ReadError(`${url}/v1/sessions did not answer like a bridge (is --url the bridge's HTTP surface?)`);
+  }
+  return { atMs: Date.now(), sessions, metrics: parseMetrics(metricsText) };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function once(read: () => Promise<Snapshot>, url: string, gapMs: number, view: ViewState): Promise<number> {
+  const first = await read();
+  await sleep(gapMs);
+  process.stdout.write(renderPlain(buildModel(first, await read()), url, view));
+  return 0;
+}
+
+function live(read: () => Promise<Snapshot>, url: string, intervalMs: number, start: ViewState, p: ReturnType<typeof paint>): Promise<number> {
+  const out = process.stdout;
+  const stdin = process.stdin;
+  let view = start;
+  let prev: Snapshot | undefined;
+  let cur: Snapshot | undefined;
+  let error: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let done = false;
+
+  const draw = (): void => {
+    if (done || !cur) return;
+    const lines = renderScreen(buildModel(prev, cur), view, { url, width: out.columns || 80, height: out.rows || 24, error, p });
+    // Home, each line cleared to its end, the rest of the screen cleared: no flicker, no scroll.
+    out.write(`\u001b[H${lines.join('\u001b[K\n')}\u001b[K\u001b[J`);
+  };
+  const tick = async (): Promise<void> => {
+    try {
+      const next = await read();
+      prev = cur;
+      cur = next;
+      error = undefined;
+    } catch (err) {
+      if (!(err instanceof ReadError)) throw err;
+      error = err.message;
+      if (!cur) cur = { atMs: Date.now(), sessions: [], metrics: [] };
+    }
+    draw();
+    if (!done) timer = setTimeout(() => void tick(), intervalMs);
+  };
+
+  return new Promise<number>((resolve) => {
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      out.off('resize', draw);
+      process.off('SIGTERM', finish);
+      out.write('\u001b[?25h\u001b[?1049l'); // cursor back, main screen back
+      resolve(0);
+    };
+    const onData = (buf: Buffer): void => {
+      // One chunk may hold several keys (typing fast, pasting); arrow keys arrive as ESC sequences.
+      const text = buf.toString('utf8');
+      const keys = text.startsWith('\u001b[') || text.startsWith('\u001bO') ? [] : text === '\u001b' ? ['\u001b'] : [...text];
+      for (const key of keys) {
+        const next = onKey(view, key);
+        if (next === 'quit') return finish();
+        view = next;
+      }
+      draw();
+    };
+    out.write('\u001b[?1049h\u001b[?25l\u001b[H\u001b[2J'); // alternate screen, cursor hidden
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on('data', onData);
+    out.on('resize', draw);
+    process.on('SIGTERM', finish);
+    void tick();
+  });
+}

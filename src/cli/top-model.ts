@@ -1,0 +1,113 @@
+// What `top` shows, computed from two successive reads of the bridge's HTTP surface (GET
+// /v1/sessions and GET /metrics): per-session state, rate, lag, gaps and last error; the exporter's
+// delivery and failure rates and the spool's fill. Pure: the command does the fetching.
+
+/** The fields of one GET /v1/sessions entry that `top` reads (server/http-server.ts). */
+export interface SessionStatusView {
+  id: string;
+  state: string;
+  lastReceivedSeq: number;
+  lastDeliveredSeq: number;
+  received: number;
+  gaps: number;
+  missingEvents: number;
+  reconnects: Record<string, number>;
+  lastError?: string;
+}
+
+export interface PromSample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** One read of the surface, at `atMs`. */
+export interface Snapshot {
+  atMs: number;
+  sessions: SessionStatusView[];
+  metrics: PromSample[];
+}
+
+export interface SessionRow {
+  id: string;
+  state: string;
+  /** Events received per second since the previous read; undefined on the first read. */
+  rate: number | undefined;
+  /** Events received but not yet acknowledged by the collector (seq difference). */
+  lag: number;
+  gaps: number;
+  missing: number;
+  reconnects: number;
+  lastError: string;
+}
+
+export interface TopModel {
+  version: string | undefined;
+  sessions: SessionRow[];
+  exporter: {
+    deliveredRate: number | undefined;
+    receivedRate: number | undefined;
+    failureRate: number | undefined;
+    failures: number;
+    spoolBytes: number;
+    spoolCapacity: number | undefined;
+    spoolRecords: number;
+    oldestAgeSeconds: number;
+  };
+}
+
+/** Reads Prometheus text exposition into samples; comments and unreadable lines are skipped. */
+export function parseMetrics(text: string): PromSample[] {
+  const out: PromSample[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!m) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_x, c: string) => (c === 'n' ? '\n' : c));
+    out.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+/** Sum of the samples named `name` whose labels pass `keep`; undefined when there are none. */
+export function sum(samples: readonly PromSample[], name: string, keep: (labels: Record<string, string>) => boolean = () => true): number | undefined {
+  let total: number | undefined;
+  for (const s of samples) if (s.name === name && keep(s.labels)) total = (total ?? 0) + s.value;
+  return total;
+}
+
+const perSecond = (now: number | undefined, before: number | undefined, seconds: number): number | undefined =>
+  now === undefined || before === undefined || seconds <= 0 ? undefined : Math.max(0, (now - before) / seconds);
+
+const failed = (l: Record<string, string>): boolean => l.outcome !== 'success';
+
+export function buildModel(prev: Snapshot | undefined, cur: Snapshot): TopModel {
+  const seconds = prev ? (cur.atMs - prev.atMs) / 1000 : 0;
+  const before = new Map(prev?.sessions.map((s) => [s.id, s]));
+  const m = cur.metrics;
+  const pm = prev?.metrics ?? [];
+  const failures = sum(m, 'bridge_export_requests_total', failed) ?? 0;
+  return {
+    version: m.find((s) => s.name === 'bridge_build_info')?.labels.version,
+    sessions: cur.sessions.map((s) => ({
+      id: s.id,
+      state: s.state,
+      rate: perSecond(s.received, before.get(s.id)?.received, seconds),
+      lag: Math.max(0, s.lastReceivedSeq - s.lastDeliveredSeq),
+      gaps: s.gaps,
+      missing: s.missingEvents,
+      reconnects: Object.values(s.reconnects ?? {}).reduce((a, b) => a + b, 0),
+      lastError: s.lastError ?? '',
+    })),
+    exporter: {
+      deliveredRate: perSecond(sum(m, 'bridge_events_delivered_total'), prev && sum(pm, 'bridge_events_delivered_total'), seconds),
+      receivedRate: perSecond(sum(m, 'bridge_events_received_total'), prev && sum(pm, 'bridge_events_received_total'), seconds),
+      failureRate: perSecond(failures, prev && (sum(pm, 'bridge_export_requests_total', failed) ?? 0), seconds),
+      failures,
+      spoolBytes: sum(m, 'bridge_spool_bytes') ?? 0,
+      spoolCapacity: sum(m, 'bridge_spool_capacity_bytes') || undefined,
+      spoolRecords: sum(m, 'bridge_spool_records') ?? 0,
+      oldestAgeSeconds: sum(m, 'bridge_oldest_undelivered_age_seconds') ?? 0,
+    },
+  };
+}

@@ -1,0 +1,133 @@
+// Rendering of `top`: the model as lines of text, for a terminal (header, a sorted and filtered
+// session table cut to the screen, a key line) or as a plain table for a pipe. Pure: width,
+// height and the view state are arguments, so every layout is a table-driven test.
+import type { Paint } from './ansi.js';
+import type { SessionRow, TopModel } from './top-model.js';
+
+export type SortKey = 'id' | 'state' | 'rate' | 'lag' | 'gaps' | 'error';
+
+export interface ViewState {
+  sort: SortKey;
+  /** Largest first for numbers, A→Z for text; the same key again flips it. */
+  descending: boolean;
+  /** Sessions whose id, state or last error contain this text (case-insensitive). */
+  filter: string;
+  /** The filter is being typed (after `/`). */
+  editing: boolean;
+}
+
+/** The key that selects each sort, as shown on the key line. */
+export const SORT_KEYS: Record<string, SortKey> = { i: 'id', s: 'state', r: 'rate', l: 'lag', g: 'gaps', e: 'error' };
+
+export const initialView = (sort: SortKey = 'lag'): ViewState => ({ sort, descending: sort !== 'id' && sort !== 'state', filter: '', editing: false });
+
+/** Applies one key press to the view; returns 'quit' for q / Ctrl-C. */
+export function onKey(view: ViewState, key: string): ViewState | 'quit' {
+  if (key === '\u0003') return 'quit';
+  if (view.editing) {
+    if (key === '\r' || key === '\n') return { ...view, editing: false };
+    if (key === '\u001b') return { ...view, editing: false, filter: '' };
+    if (key === '\u007f' || key === '\b') return { ...view, filter: view.filter.slice(0, -1) };
+    return /^[\x20-\x7e]+$/.test(key) ? { ...view, filter: view.filter + key } : view;
+  }
+  if (key === 'q') return 'quit';
+  if (key === '/') return { ...view, editing: true };
+  if (key === '\u001b') return { ...view, filter: '' };
+  const sort = SORT_KEYS[key];
+  if (sort === undefined) return view;
+  return sort === view.sort ? { ...view, descending: !view.descending } : { ...initialView(sort), filter: view.filter };
+}
+
+const numeric = (r: SessionRow, key: SortKey): number =>
+  key === 'rate' ? r.rate ?? -1 : key === 'lag' ? r.lag : key === 'gaps' ? r.gaps : 0;
+
+/** The rows to show: filtered, then sorted (ties by id, so the order is stable between frames). */
+export function visibleRows(rows: readonly SessionRow[], view: ViewState): SessionRow[] {
+  const f = view.filter.toLowerCase();
+  const kept = f === '' ? [...rows] : rows.filter((r) => `${r.id} ${r.state} ${r.lastError}`.toLowerCase().includes(f));
+  const dir = view.descending ? -1 : 1;
+  return kept.sort((a, b) => {
+    let c: number;
+    if (view.sort === 'id') c = a.id.localeCompare(b.id);
+    else if (view.sort === 'state') c = a.state.localeCompare(b.state);
+    else if (view.sort === 'error') c = a.lastError.localeCompare(b.lastError);
+    else c = numeric(a, view.sort) - numeric(b, view.sort);
+    return c * dir || a.id.localeCompare(b.id);
+  });
+}
+
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return i === 0 ? `${n} B` : `${n.toFixed(n >= 100 ? 0 : 1)} ${units[i]}`;
+}
+
+export const formatRate = (r: number | undefined): string => (r === undefined ? '-' : r >= 100 ? r.toFixed(0) : r.toFixed(1));
+
+function formatAge(s: number): string {
+  if (s < 60) return `${Math.round(s)}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** The two summary lines: who and what overall, then the exporter and the spool. */
+export function summaryLines(model: TopModel, url: string): string[] {
+  const e = model.exporter;
+  const byState = new Map<string, number>();
+  for (const s of model.sessions) byState.set(s.state, (byState.get(s.state) ?? 0) + 1);
+  const states = [...byState].sort((a, b) => b[1] - a[1]).map(([s, n]) => `${n} ${s}`).join(', ');
+  const fill = e.spoolCapacity ? ` / ${formatBytes(e.spoolCapacity)} (${Math.round((100 * e.spoolBytes) / e.spoolCapacity)}%)` : '';
+  return [
+    `bridge ${model.version ?? '?'} at ${url}   sessions ${model.sessions.length}${states ? ` (${states})` : ''}   received ${formatRate(e.receivedRate)}/s`,
+    `exporter delivered ${formatRate(e.deliveredRate)}/s, failed ${formatRate(e.failureRate)}/s (${e.failures} failed requests)   `
+      + `spool ${formatBytes(e.spoolBytes)}${fill}, ${e.spoolRecords} records, oldest ${formatAge(e.oldestAgeSeconds)}`,
+  ];
+}
+
+const COLUMNS = ['SESSION', 'STATE', 'RATE/s', 'LAG', 'GAPS', 'MISSING', 'RECONN', 'LAST ERROR'] as const;
+const RIGHT = new Set<string>(['RATE/s', 'LAG', 'GAPS', 'MISSING', 'RECONN']);
+const SORT_COLUMN: Record<SortKey, string> = { id: 'SESSION', state: 'STATE', rate: 'RATE/s', lag: 'LAG', gaps: 'GAPS', error: 'LAST ERROR' };
+
+const cells = (r: SessionRow): string[] =>
+  [r.id, r.state, formatRate(r.rate), String(r.lag), String(r.gaps), String(r.missing), String(r.reconnects), r.lastError || '-'];
+
+/** Aligned table lines (header first); the last column is cut to `width` when one is given. */
+export function tableLines(rows: readonly SessionRow[], opts: { width?: number; sortColumn?: string } = {}): string[] {
+  const data = rows.map(cells);
+  const header = COLUMNS.map((c) => (c === opts.sortColumn ? `${c}*` : c));
+  const widths = header.map((h, i) => Math.max(h.length, ...data.map((d) => d[i]!.length)));
+  const line = (cols: readonly string[]): string => {
+    const text = cols.map((c, i) => (i === cols.length - 1 ? c : RIGHT.has(COLUMNS[i]!) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+    return opts.width !== undefined && text.length > opts.width ? `${text.slice(0, Math.max(0, opts.width - 1))}…` : text;
+  };
+  return [line(header), ...data.map(line)];
+}
+
+/** The plain table for a pipe or --once: summary, a blank line, every session sorted by the view. */
+export function renderPlain(model: TopModel, url: string, view: ViewState = initialView()): string {
+  return [...summaryLines(model, url), '', ...tableLines(visibleRows(model.sessions, view))].join('\n') + '\n';
+}
+
+/** A full terminal frame of exactly `height` lines (or fewer when the screen is tiny), each at most `width` wide. */
+export function renderScreen(model: TopModel, view: ViewState, o: { url: string; width: number; height: number; error?: string; p: Paint }): string[] {
+  const cut = (s: string): string => (s.length > o.width ? `${s.slice(0, Math.max(0, o.width - 1))}…` : s);
+  const rows = visibleRows(model.sessions, view);
+  const head = summaryLines(model, o.url).map(cut);
+  if (o.error) head.push(o.p.red(cut(`! ${o.error}`)));
+  const table = tableLines(rows, { width: o.width, sortColumn: SORT_COLUMN[view.sort] });
+  const keys = view.editing
+    ? `filter: ${view.filter}█   (Enter keep, Esc clear)`
+    : `sort: i id  s state  r rate  l lag  g gaps  e error (again: reverse)   / filter${view.filter ? ` [${view.filter}]` : ''}   q quit`;
+  const room = Math.max(0, o.height - head.length - 3); // blank line, table header, key line
+  const body = table.slice(1, 1 + room);
+  const hidden = rows.length - body.length;
+  if (hidden > 0 && body.length > 0) body[body.length - 1] = o.p.dim(cut(`… ${hidden + 1} more sessions (filter with /)`));
+  const out = [...head, '', o.p.bold(table[0]!), ...body];
+  while (out.length < o.height - 1) out.push('');
+  out.push(o.p.dim(cut(keys)));
+  return out.slice(0, Math.max(1, o.height));
+}

@@ -1,0 +1,87 @@
+// `validate` and the name checks as a person meets them: the real CLI in a child process. Nothing
+// here listens: the service and collector URLs point at a closed port, which proves `validate`
+// needs no network.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCli } from './cli-process.js';
+
+const NOWHERE = 'http://127.0.0.1:9';
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'validate-test-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function config(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const BASE = ['upstream:', '  url: ${env:SVC_URL}', '  api_key: ${env:SVC_KEY:-dev-key}', 'exporter:', '  endpoint: ${env:COLLECTOR}', '  timeout: 5s'];
+
+describe('validate', () => {
+  it('a valid configuration: exit 0 and a one-line summary, without any network', async () => {
+    const path = config('ok.yaml', [...BASE, 'sessions: [a, b]', 'spool:', '  max_bytes: 64MiB'].join('\n'));
+    const res = await runCli(['validate', '--config', path], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE, BRIDGE_STATE_DIR: join(dir, 'never-created') });
+    expect(res.stderr).toBe('');
+    expect(res.stdout).toBe(`configuration is valid (${path} + environment): 2 sessions from ${NOWHERE}, collector ${NOWHERE}/v1/logs (http/protobuf), state ${join(dir, 'never-created')}, listen 127.0.0.1:9464\n`);
+    expect(res.code).toBe(0);
+    expect(existsSync(join(dir, 'never-created'))).toBe(false);
+  });
+
+  it('an invalid configuration: exit 2 with the same line as run', async () => {
+    const path = config('bad.yaml', [...BASE, 'spool:', '  max_bytes: lots'].join('\n'));
+    const env = { SVC_URL: NOWHERE, COLLECTOR: NOWHERE, BRIDGE_LISTEN: 'off' };
+    const validate = await runCli(['validate', '-c', path], env);
+    const run = await runCli(['run', '-c', path], env);
+    expect(validate.code).toBe(2);
+    expect(validate.stderr).toBe('invalid configuration: spool.max_bytes: must be a size such as 268435456 or "256MiB" (got "lots")\n');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(validate.stderr);
+  });
+
+  it('a missing file and an unset variable are one line each', async () => {
+    const missing = await runCli(['validate', '--config', join(dir, 'nope.yaml')], {});
+    expect(missing).toMatchObject({ code: 2, stderr: `invalid configuration: --config: ${join(dir, 'nope.yaml')} does not exist\n` });
+    const path = config('unset.yaml', BASE.join('\n'));
+    const unset = await runCli(['validate', '--config', path], { COLLECTOR: NOWHERE });
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toMatch(/^invalid configuration: upstream\.url: environment variable SVC_URL is not set \(referenced as \$\{env:SVC_URL\}; write \$\{env:SVC_URL:-default\} to give a default\)\n$/);
+  });
+
+  it('a misspelt category is refused with the valid names; a misspelt type is a warning', async () => {
+    const badCategory = config('cat.yaml', [...BASE, 'mapping:', '  filters:', '    include_categories: [consol]'].join('\n'));
+    const res = await runCli(['validate', '--config', badCategory], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe('invalid configuration: mapping.filters.include_categories[0]: unknown category "consol" (did you mean "console"?); valid categories: captcha, connection, console, control, interaction, monitor, network, page, platform, screenshot, system\n');
+
+    const badType = config('type.yaml', [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror]'].join('\n'));
+    const ok = await runCli(['validate', '--config', badType], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('warning: mapping.filters.include_types: "console_eror" is not a known event type (did you mean "console_error"?)');
+
+    // check shows the same warning under its configuration line (and fails later: nothing listens).
+    const check = await runCli(['check', '--config', badType], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE, BRIDGE_STATE_DIR: join(dir, 'state') });
+    expect(check.stdout).toMatch(/^✓ configuration .*\n\s+⚠ mapping\.filters\.include_types: "console_eror" is not a known event type \(did you mean "console_error"\?\)/m);
+  });
+});
+
+describe('tail names', () => {
+  it('--categories with an unknown name exits 2 with the valid names, before any connection', async () => {
+    const res = await runCli(['tail', 's1', '--categories', 'network,consol'], { BROWSER_API_URL: NOWHERE, BROWSER_API_KEY: 'k' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/^--categories: unknown category "consol" \(did you mean "console"\?\); valid categories: captcha, .*, system\n$/);
+  });
+
+  it('--types with an unknown name warns with the closest type and keeps following', async () => {
+    const p = startCli(['tail', 's1', '--types', 'console_eror'], { BROWSER_API_URL: NOWHERE, BROWSER_API_KEY: 'k' });
+    await p.waitFor(/--types: "console_eror" is not a known event type \(did you mean "console_error"\?\)/);
+    await p.waitFor(/reconnecting/);
+    p.child.kill('SIGTERM');
+    expect((await p.done).code).toBe(0);
+  });
+});
