@@ -5,6 +5,8 @@
 //   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?}
 //   POST /_sim/sessions/{id}/emit?count=N[&types=a,b]
 //   POST /_sim/sessions/{id}/produce?rate=N
+//   POST /_sim/produce?rate=N                   every live session at once (the benchmark starts and
+//                                               stops a thousand sessions together)
 //   POST /_sim/sessions/{id}/end
 //   POST /_sim/sessions/{id}/restart            restartService()
 //   POST /_sim/sessions/{id}/malformed?kind=json|envelope
@@ -88,6 +90,17 @@ export async function handleControlRequest(sim: ControlTarget, req: IncomingMess
       default:
         return sendError(res, 404, `unknown action ${action}`);
     }
+  }
+  if (area === 'produce' && id === undefined && method === 'POST') {
+    const rate = Number(url.searchParams.get('rate') ?? '0');
+    if (!(rate >= 0) || !Number.isFinite(rate)) return sendError(res, 400, 'rate must be a non-negative number');
+    let sessions = 0;
+    for (const s of sim.sessions.values()) {
+      if (s.ended) continue;
+      s.produce(rate);
+      sessions++;
+    }
+    return sendJson(res, 200, { sessions, rate });
   }
   if (area === 'faults' && id === undefined && (method === 'GET' || method === 'PUT')) {
     if (method === 'PUT') {

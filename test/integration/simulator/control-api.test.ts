@@ -91,6 +91,21 @@ describe('control API', () => {
     expect((await call(sim.url, 'GET', '/_sim/stats')).json).toMatchObject({ requests: 0 });
   });
 
+  it('POST /_sim/produce sets the rate of every live session at once', async () => {
+    sim = await startSimulator({ seed: 5 });
+    for (const id of ['a', 'b', 'gone']) sim.createSession(id);
+    sim.session('gone')?.end();
+    expect((await call(sim.url, 'POST', '/_sim/produce?rate=400')).json).toEqual({ sessions: 2, rate: 400 });
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await call(sim.url, 'POST', '/_sim/produce?rate=0')).json).toEqual({ sessions: 2, rate: 0 });
+    const stopped = ['a', 'b'].map((id) => sim!.session(id)!.emitted);
+    for (const n of stopped) expect(n).toBeGreaterThan(20);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(['a', 'b'].map((id) => sim!.session(id)!.emitted)).toEqual(stopped);
+    expect(sim.session('gone')?.emitted).toBe(0);
+    expect((await call(sim.url, 'POST', '/_sim/produce?rate=-1')).status).toBe(400);
+  });
+
   it('PUT /_sim/faults merges and validates', async () => {
     sim = await startSimulator();
     sim.createSession('s1');
