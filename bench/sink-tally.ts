@@ -25,6 +25,8 @@ export interface SinkStats {
   /** Request body bytes as received (compressed when gzip). */
   bytes: number;
   latency: LatencySummary;
+  /** CPU seconds of the sink process so far: it must stay well below one core to measure the bridge. */
+  cpuSeconds: number;
 }
 
 export const nowMicros = (): number => (performance.timeOrigin + performance.now()) * 1000;
@@ -73,6 +75,7 @@ export class SinkTally {
       requests: this.requests, refused: this.refused, bad: this.bad, records: this.records,
       unique: this.seen.unique, duplicates: this.seen.duplicates, withoutUid: this.withoutUid, bytes: this.bytes,
       latency: this.histogram.summary(),
+      cpuSeconds: +((process.cpuUsage().user + process.cpuUsage().system) / 1e6).toFixed(2),
     };
   }
 }
