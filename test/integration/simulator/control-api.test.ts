@@ -104,6 +104,16 @@ describe('control API', () => {
     expect(['a', 'b'].map((id) => sim!.session(id)!.emitted)).toEqual(stopped);
     expect(sim.session('gone')?.emitted).toBe(0);
     expect((await call(sim.url, 'POST', '/_sim/produce?rate=-1')).status).toBe(400);
+    expect((await call(sim.url, 'POST', '/_sim/produce?rate=1&count=x')).status).toBe(400);
+  });
+
+  it('produce with a count stops by itself after exactly that many events', async () => {
+    sim = await startSimulator({ seed: 6 });
+    for (const id of ['a', 'b']) sim.createSession(id);
+    await call(sim.url, 'POST', '/_sim/produce?rate=1000&count=40');
+    await call(sim.url, 'POST', '/_sim/sessions/b/produce?rate=1000&count=70');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(['a', 'b'].map((id) => sim!.session(id)!.emitted)).toEqual([40, 70]);
   });
 
   it('PUT /_sim/faults merges and validates', async () => {
