@@ -2,7 +2,7 @@
 // a sink, and the bridge following all of them.
 import { BridgeUnderTest } from './bridge-under-test.js';
 import { formatPeerArgs, type ScenarioContext } from './scenario-context.js';
-import { simControl, simGet, startPeer, type Peer } from './peers.js';
+import { simControl, simGet, simProduced, startPeer, type Peer } from './peers.js';
 import { until } from './wait.js';
 
 export interface LiveSetup {
@@ -42,4 +42,14 @@ export async function startLive(ctx: ScenarioContext, sessions: number, bufferEv
     await stop();
     throw err;
   }
+}
+
+/**
+ * Every session produces `count` events at `rate`/s; the simulator stops each one by itself, so the
+ * total is exact even when this process (the bridge's) is too busy to say stop on time. Resolves
+ * once all are produced (→ true) or after `timeoutMs` (→ false).
+ */
+export async function produce(simUrl: string, sessions: number, rate: number, count: number, timeoutMs: number): Promise<boolean> {
+  await simControl(simUrl, `/produce?rate=${rate}&count=${count}`);
+  return until(async () => (await simProduced(simUrl)) >= sessions * count, timeoutMs, 500);
 }

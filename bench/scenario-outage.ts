@@ -3,10 +3,11 @@
 // back-pressure into the service's buffer) absorbs the outage, and everything must arrive after
 // recovery. Prints RSS, the bridge's spool gauge and the state directory's size over time.
 //
-// Phases: before (streaming, sink ok) → outage (sink 503) → after (sink ok, still streaming) →
-// drain (production stopped, until every produced event is at the sink or the deadline).
+// Phases: before (streaming, sink ok) → outage (sink 503) → after (sink ok, still streaming until
+// the simulator has produced rate × (before + outage + after) per session) → drain (until every
+// produced event is at the sink, or the deadline).
 import { simControl, simProduced, sinkFail, sinkOk, sinkStats } from './peers.js';
-import { startLive } from './live-sessions.js';
+import { produce, startLive } from './live-sessions.js';
 import { mib } from './rss-sampler.js';
 import type { ScenarioContext } from './scenario-context.js';
 import type { ScenarioResult } from './report.js';
@@ -26,7 +27,8 @@ export const SERIES_COLUMNS = ['t_s', 'rss_mib', 'spool_mib', 'state_dir_mib', '
 
 export async function runOutage(ctx: ScenarioContext, o: OutageOptions): Promise<ScenarioResult> {
   const producing = o.beforeSeconds + o.outageSeconds + o.afterSeconds;
-  const setup = await startLive(ctx, o.sessions, Math.ceil(o.ratePerSession * producing * 1.1) + 100);
+  const perSession = Math.round(o.ratePerSession * producing);
+  const setup = await startLive(ctx, o.sessions, perSession + 100);
   const { sim, sink, bridge } = setup;
   const series: number[][] = [];
   let sampling: NodeJS.Timeout | undefined;
@@ -42,7 +44,7 @@ export async function runOutage(ctx: ScenarioContext, o: OutageOptions): Promise
     };
     sampling = setInterval(() => void sample().catch(() => {}), o.sampleEverySeconds * 1000);
 
-    await simControl(sim.url, `/produce?rate=${o.ratePerSession}`);
+    const produced$ = produce(sim.url, o.sessions, o.ratePerSession, perSession, 2 * producing * 1000).catch(() => false);
     await sleep(o.beforeSeconds * 1000);
     const atOutage = await sample();
     const peakBeforeOutage = bridge.rss.peak;
@@ -53,8 +55,8 @@ export async function runOutage(ctx: ScenarioContext, o: OutageOptions): Promise
     await sinkOk(sink.url);
     const tRecovered = performance.now();
     const peakDuringOutage = bridge.rss.windowPeak;
-    await sleep(o.afterSeconds * 1000);
-    await simControl(sim.url, '/produce?rate=0');
+    // Production stops by itself after `producing` seconds' worth; give up waiting at twice that.
+    if (!(await produced$)) await simControl(sim.url, '/produce?rate=0');
     const tStopped = performance.now();
     const produced = await simProduced(sim.url);
     await until(async () => (await sinkStats(sink.url)).unique >= produced, o.drainTimeoutS * 1000, 100);

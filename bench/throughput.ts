@@ -9,8 +9,10 @@
 //   outage      200 sessions × 20 events/s; the collector answers 503 for 60 s, then recovers: RSS
 //               and spool over time, everything delivered after recovery
 // Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --outage-seconds S,
-//        --drain-timeout-s S (live and outage).
-// Output: one JSON line per scenario on stdout, then a short table.
+//        --outage-before-s S, --outage-after-s S, --drain-timeout-s S (live and outage).
+// Output: one JSON line per scenario on stdout, then a short table. Every line carries the machine's
+// 1-minute load average before and after the scenario: on a shared machine a figure taken at load
+// 9 on 2 cores says more about the neighbours than about the bridge.
 //
 // Each scenario runs in a child process of its own (this script again, with BENCH_RUN_ONE set):
 // its peak RSS is the bridge's alone, not left over from an earlier scenario, and a scenario that
@@ -18,7 +20,7 @@
 // and its temporary directory removed, and the next one still runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -43,6 +45,8 @@ try {
       'live-seconds': { type: 'string' },
       'live-sessions': { type: 'string' },
       'outage-seconds': { type: 'string' },
+      'outage-before-s': { type: 'string' },
+      'outage-after-s': { type: 'string' },
       'drain-timeout-s': { type: 'string' },
     },
   });
@@ -71,7 +75,7 @@ interface Scenario {
   deadlineS: number;
 }
 
-const outagePhases = { beforeSeconds: 10, outageSeconds, afterSeconds: 15 };
+const outagePhases = { beforeSeconds: positive('outage-before-s', 10), outageSeconds, afterSeconds: positive('outage-after-s', 15) };
 const SCENARIOS: Record<string, Scenario> = {
   burst: {
     run: (ctx) => runBurst(ctx, { sessions: 4, eventsPerSession: burstEvents, protocol: 'http/protobuf', ceilingRuns: 2, timeoutS: 240 }),
@@ -169,7 +173,8 @@ if (process.env.BENCH_RUN_ONE) {
 } else {
   const results: ScenarioResult[] = [];
   for (const name of names) {
-    const result = await spawnOne(name);
+    const loadBefore = loadavg()[0]!;
+    const result = { ...(await spawnOne(name)), load1m: [+loadBefore.toFixed(1), +loadavg()[0]!.toFixed(1)] };
     results.push(result);
     process.stdout.write(JSON.stringify(result) + '\n');
   }
