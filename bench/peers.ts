@@ -1,10 +1,17 @@
 // Starts the benchmark's peers as child processes (so they do not share the bridge's event loop):
-// the simulator of the session service and the OTLP sink. Each prints {"url":...} when ready.
+// the simulator of the session service, the OTLP sink and the parse-only ceiling reader. Each
+// prints one JSON line when ready ({"url": ...}) or, for the ceiling, when done. Every child is
+// killed when this process exits, whichever way it exits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
+import type { SinkStats } from './sink-tally.js';
 
 const REPO = resolve(import.meta.dirname, '..');
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
 
 export interface Peer {
   url: string;
@@ -12,35 +19,77 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
-export async function startPeer(script: string, args: string[] = []): Promise<Peer> {
+/** Runs `script` (a .ts file of this repository) under tsx; resolves with its first stdout line. */
+export function spawnScript(script: string, args: string[] = []): { child: ChildProcess; firstLine: Promise<string> } {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(REPO, script), ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   const rl = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((res, rej) => {
-    rl.once('line', (line) => {
-      try {
-        res((JSON.parse(line) as { url: string }).url);
-      } catch (err) {
-        rej(err as Error);
-      }
-    });
-    child.once('exit', (code) => rej(new Error(`${script} exited with ${code}`)));
+  const firstLine = new Promise<string>((res, rej) => {
+    rl.once('line', res);
+    child.once('exit', (code, signal) => rej(new Error(`${script} exited (${signal ?? code}) before answering`)));
   });
-  return {
-    url, child,
-    stop: () => new Promise((r) => {
-      if (child.exitCode !== null) return r();
-      child.once('exit', () => r());
-      child.kill('SIGTERM');
-    }),
-  };
+  return { child, firstLine };
 }
 
-export async function simControl(simUrl: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${simUrl}/_sim${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
+export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  return new Promise((r) => {
+    if (child.exitCode !== null || child.signalCode !== null) return r();
+    const hard = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(hard);
+      r();
+    });
+    child.kill('SIGTERM');
   });
-  if (!res.ok) throw new Error(`simulator control ${path}: ${res.status} ${await res.text()}`);
-  return res.json().catch(() => ({}));
+}
+
+export async function startPeer(script: string, args: string[] = []): Promise<Peer> {
+  const { child, firstLine } = spawnScript(script, args);
+  try {
+    const url = (JSON.parse(await firstLine) as { url: string }).url;
+    return { url, child, stop: () => stopChild(child) };
+  } catch (err) {
+    await stopChild(child);
+    throw err;
+  }
+}
+
+async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
+  const res = await fetch(url, {
+    method,
+    ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : {}) as T;
+}
+
+/** POST to the simulator's control API (/_sim/...). */
+export function simControl(simUrl: string, path: string, body?: unknown): Promise<unknown> {
+  return call('POST', `${simUrl}/_sim${path}`, body);
+}
+
+/** GET from the simulator's control API. */
+export function simGet<T>(simUrl: string, path: string): Promise<T> {
+  return call<T>('GET', `${simUrl}/_sim${path}`);
+}
+
+/** Events the simulator generated over all its sessions. */
+export async function simProduced(simUrl: string): Promise<number> {
+  const sessions = await simGet<Array<{ emitted: number }>>(simUrl, '/sessions');
+  return sessions.reduce((n, s) => n + s.emitted, 0);
+}
+
+export function sinkStats(sinkUrl: string): Promise<SinkStats> {
+  return call<SinkStats>('GET', `${sinkUrl}/_sink/stats`);
+}
+
+/** From now on the sink refuses every export request with `status` (an outage). */
+export async function sinkFail(sinkUrl: string, status = 503): Promise<void> {
+  await call('POST', `${sinkUrl}/_sink/fail?status=${status}`);
+}
+
+export async function sinkOk(sinkUrl: string): Promise<void> {
+  await call('POST', `${sinkUrl}/_sink/ok`);
 }

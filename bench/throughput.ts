@@ -1,89 +1,183 @@
-// `npm run bench`: how fast the bridge moves events from session streams into OTLP requests, and
-// how much memory it needs doing so. Scenarios (pick with `npm run bench -- <name>`; default all):
-//   burst     10 sessions with 20 000 events each waiting in the service's buffer (replay=all):
-//             end-to-end events/s (received, spooled, exported, acknowledged) and peak RSS
-//   sessions  1000 concurrent session streams, 20 events each: start-up and per-session memory
-// The simulator and the OTLP sink run in child processes; the bridge runs in this process, so the
-// numbers are the bridge's own (on a 2-core machine the peers take the other core).
+// `npm run bench [-- <scenario>…] [flags]`: how fast and how lean the bridge is. Scenarios (all by
+// default, in this order):
+//   burst       4 sessions × 50,000 realistic events waiting in the service, protobuf, spool on:
+//               end-to-end events/s, and the ratio to a parse-only reader of the same streams
+//               (bench/ceiling.ts) measured in the same run; zero loss checked by (session, seq)
+//   burst-json  the same with OTLP/JSON (4 × 12,500 events)
+//   live        1,000 sessions × 20 events/s for 60 s: event→collector latency p50/p99 (production
+//               in the simulator → decoded by the sink), peak RSS, CPU, missing after a drain
+//   outage      200 sessions × 20 events/s; the collector answers 503 for 60 s, then recovers: RSS
+//               and spool over time, everything delivered after recovery
+// Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --outage-seconds S,
+//        --outage-before-s S, --outage-after-s S, --drain-timeout-s S (live and outage).
+// Output: one JSON line per scenario on stdout, then a short table. Every line carries the machine's
+// 1-minute load average before and after the scenario: on a shared machine a figure taken at load
+// 9 on 2 cores says more about the neighbours than about the bridge.
+//
+// Each scenario runs in a child process of its own (this script again, with BENCH_RUN_ONE set):
+// its peak RSS is the bridge's alone, not left over from an earlier scenario, and a scenario that
+// fails or overruns its deadline is killed with its whole process group (simulator, sink, ceiling)
+// and its temporary directory removed, and the next one still runs.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildConfig } from '../src/config/load-config.js';
-import { startBridge } from '../src/pipeline/bridge.js';
-import { silentLogger } from '../src/util/logger.js';
-import { simControl, startPeer } from './peers.js';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { formatTable, type ScenarioResult } from './report.js';
+import type { ScenarioContext } from './scenario-context.js';
+import { runBurst } from './scenario-burst.js';
+import { runLive } from './scenario-live.js';
+import { runOutage } from './scenario-outage.js';
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    strict: true,
+    options: {
+      'burst-events': { type: 'string' },
+      'live-seconds': { type: 'string' },
+      'live-sessions': { type: 'string' },
+      'outage-seconds': { type: 'string' },
+      'outage-before-s': { type: 'string' },
+      'outage-after-s': { type: 'string' },
+      'drain-timeout-s': { type: 'string' },
+    },
+  });
+} catch (err) {
+  fail(err instanceof Error ? err.message : String(err));
+}
+const { values: flags, positionals } = parsed;
+
+function positive(name: keyof typeof flags, fallback: number): number {
+  const raw = flags[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer`);
+  return n;
+}
+
+const burstEvents = positive('burst-events', 50_000);
+const liveSeconds = positive('live-seconds', 60);
+const liveSessions = positive('live-sessions', 1000);
+const outageSeconds = positive('outage-seconds', 60);
+const drainTimeoutS = flags['drain-timeout-s'] !== undefined ? positive('drain-timeout-s', 0) : undefined;
 
 interface Scenario {
-  sessions: number;
-  eventsPerSession: number;
-  protocol: 'http/protobuf' | 'http/json';
+  run(ctx: ScenarioContext): Promise<ScenarioResult>;
+  /** After this the runner kills the scenario: generous, only a hang should reach it. */
+  deadlineS: number;
 }
 
+const outagePhases = { beforeSeconds: positive('outage-before-s', 10), outageSeconds, afterSeconds: positive('outage-after-s', 15) };
 const SCENARIOS: Record<string, Scenario> = {
-  burst: { sessions: 10, eventsPerSession: 20_000, protocol: 'http/protobuf' },
-  'burst-json': { sessions: 10, eventsPerSession: 10_000, protocol: 'http/json' },
-  sessions: { sessions: 1000, eventsPerSession: 20, protocol: 'http/protobuf' },
+  burst: {
+    run: (ctx) => runBurst(ctx, { sessions: 4, eventsPerSession: burstEvents, protocol: 'http/protobuf', ceilingRuns: 2, timeoutS: 240 }),
+    deadlineS: 420,
+  },
+  'burst-json': {
+    run: (ctx) => runBurst(ctx, { sessions: 4, eventsPerSession: Math.ceil(burstEvents / 4), protocol: 'http/json', ceilingRuns: 2, timeoutS: 240 }),
+    deadlineS: 420,
+  },
+  live: {
+    run: (ctx) => runLive(ctx, { sessions: liveSessions, ratePerSession: 20, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 60 }),
+    deadlineS: liveSeconds + (drainTimeoutS ?? 60) + 240,
+  },
+  outage: {
+    run: (ctx) => runOutage(ctx, { sessions: 200, ratePerSession: 20, ...outagePhases, drainTimeoutS: drainTimeoutS ?? 90, sampleEverySeconds: 5 }),
+    deadlineS: outagePhases.beforeSeconds + outageSeconds + outagePhases.afterSeconds + (drainTimeoutS ?? 90) + 240,
+  },
 };
 
-async function run(name: string, sc: Scenario): Promise<void> {
-  const total = sc.sessions * sc.eventsPerSession;
-  const sim = await startPeer('src/simulator/main.ts', ['--port', '0', '--buffer', String(sc.eventsPerSession + 10), '--keepalive-ms', '15000']);
-  const sink = await startPeer('bench/sink.ts');
-  const ids = Array.from({ length: sc.sessions }, (_, i) => `bench-${i}`);
-  for (const id of ids) {
-    await simControl(sim.url, `/sessions/${id}`, {});
-    await simControl(sim.url, `/sessions/${id}/emit?count=${sc.eventsPerSession}`);
+const names = positionals.length > 0 ? positionals : Object.keys(SCENARIOS);
+for (const name of names) if (!SCENARIOS[name]) fail(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+
+/** In the scenario's own process: run it, print its JSON line. */
+async function runOne(name: string): Promise<void> {
+  const ctx: ScenarioContext = { name, tmpRoot: process.env.BENCH_TMP ?? fail('BENCH_TMP is not set') };
+  let result: ScenarioResult;
+  try {
+    result = await SCENARIOS[name]!.run(ctx);
+  } catch (err) {
+    result = { scenario: name, error: errorText(err) };
   }
-  const stateDir = mkdtempSync(join(tmpdir(), 'bridge-bench-'));
-  const config = buildConfig({ sessions: ids, exporter: { protocol: sc.protocol } }, {
-    BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key', BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off',
-    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-  });
-  const rssBefore = process.memoryUsage().rss;
-  let peakRss = rssBefore;
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const bridge = await startBridge(config, silentLogger());
-  let firstAllReceived = 0;
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage().rss);
-      const received = bridge.supervisor.status().reduce((n, s) => n + s.received, 0);
-      if (!firstAllReceived && received >= total) firstAllReceived = performance.now();
-      if (bridge.delivery.deliveredTotal >= total) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 50);
-  });
-  const seconds = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  await bridge.shutdown(1000);
-  await sim.stop();
-  await sink.stop();
-  rmSync(stateDir, { recursive: true, force: true });
-  const line = {
-    scenario: name,
-    sessions: sc.sessions,
-    events: total,
-    protocol: sc.protocol,
-    seconds: +seconds.toFixed(2),
-    eventsPerSecond: Math.round(total / seconds),
-    readSeconds: +((firstAllReceived - t0) / 1000).toFixed(2),
-    cpuSecondsBridge: +((cpu.user + cpu.system) / 1e6).toFixed(2),
-    eventsPerCpuSecond: Math.round(total / ((cpu.user + cpu.system) / 1e6)),
-    peakRssMiB: +(peakRss / 1048576).toFixed(0),
-    rssGrowthMiB: +((peakRss - rssBefore) / 1048576).toFixed(0),
-  };
-  process.stdout.write(JSON.stringify(line) + '\n');
+  process.stdout.write(JSON.stringify(result) + '\n');
+  process.exit(result.error === undefined ? 0 : 1);
 }
 
-const wanted = process.argv.slice(2);
-for (const name of wanted.length ? wanted : Object.keys(SCENARIOS)) {
-  const sc = SCENARIOS[name];
-  if (!sc) {
-    process.stderr.write(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
-    process.exit(2);
+let current: { child: ChildProcess; tmpRoot: string } | undefined;
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  } catch {
+    // already gone
   }
-  await run(name, sc);
+}
+
+/** In the runner: the scenario in a child process group of its own, within its deadline. */
+function spawnOne(name: string): Promise<ScenarioResult> {
+  const tmpRoot = mkdtempSync(join(tmpdir(), `bridge-bench-${name}-`));
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, name, ...process.argv.slice(2).filter((a) => !names.includes(a))], {
+    env: { ...process.env, BENCH_RUN_ONE: '1', BENCH_TMP: tmpRoot },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
+  current = { child, tmpRoot };
+  let result: ScenarioResult | undefined;
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    try {
+      result = JSON.parse(line) as ScenarioResult;
+    } catch {
+      process.stderr.write(`${line}\n`);
+    }
+  });
+  const deadlineS = SCENARIOS[name]!.deadlineS;
+  let overran = false;
+  const deadline = setTimeout(() => {
+    overran = true;
+    killGroup(child, 'SIGTERM');
+    setTimeout(() => killGroup(child, 'SIGKILL'), 5000).unref();
+  }, deadlineS * 1000);
+  return new Promise((resolve) => {
+    child.once('close', (code, signal) => {
+      clearTimeout(deadline);
+      killGroup(child, 'SIGKILL'); // peers the scenario left behind, if any
+      current = undefined;
+      rmSync(tmpRoot, { recursive: true, force: true });
+      resolve(result ?? { scenario: name, error: overran ? `killed after its ${deadlineS} s deadline` : `exited (${signal ?? code}) without a result` });
+    });
+  });
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (current) {
+      killGroup(current.child, 'SIGKILL');
+      rmSync(current.tmpRoot, { recursive: true, force: true });
+    }
+    process.exit(130);
+  });
+}
+
+if (process.env.BENCH_RUN_ONE) {
+  await runOne(names[0]!);
+} else {
+  const results: ScenarioResult[] = [];
+  for (const name of names) {
+    const loadBefore = loadavg()[0]!;
+    const result = { ...(await spawnOne(name)), load1m: [+loadBefore.toFixed(1), +loadavg()[0]!.toFixed(1)] };
+    results.push(result);
+    process.stdout.write(JSON.stringify(result) + '\n');
+  }
+  process.stdout.write('\n' + formatTable(results));
+  process.exit(results.some((r) => r.error !== undefined) ? 1 : 0);
 }

@@ -4,7 +4,9 @@
 //   GET  /_sim/sessions                         list: id, lastSeq, ended, emitted, telemetry, pool, streams
 //   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?}
 //   POST /_sim/sessions/{id}/emit?count=N[&types=a,b]
-//   POST /_sim/sessions/{id}/produce?rate=N
+//   POST /_sim/sessions/{id}/produce?rate=N[&count=M]   M: stop by itself after M more events
+//   POST /_sim/produce?rate=N[&count=M]         every live session at once (the benchmark starts and
+//                                               stops a thousand sessions together)
 //   POST /_sim/sessions/{id}/end
 //   POST /_sim/sessions/{id}/restart            restartService()
 //   POST /_sim/sessions/{id}/malformed?kind=json|envelope
@@ -71,7 +73,9 @@ export async function handleControlRequest(sim: ControlTarget, req: IncomingMess
       case 'produce': {
         const rate = Number(url.searchParams.get('rate') ?? '0');
         if (!(rate >= 0) || !Number.isFinite(rate)) return sendError(res, 400, 'rate must be a non-negative number');
-        s.produce(rate);
+        const count = intParam(url, 'count', Infinity);
+        if (count === undefined) return sendError(res, 400, 'count must be a non-negative integer');
+        s.produce(rate, count);
         return sendJson(res, 200, summary(s));
       }
       case 'end':
@@ -88,6 +92,19 @@ export async function handleControlRequest(sim: ControlTarget, req: IncomingMess
       default:
         return sendError(res, 404, `unknown action ${action}`);
     }
+  }
+  if (area === 'produce' && id === undefined && method === 'POST') {
+    const rate = Number(url.searchParams.get('rate') ?? '0');
+    if (!(rate >= 0) || !Number.isFinite(rate)) return sendError(res, 400, 'rate must be a non-negative number');
+    const count = intParam(url, 'count', Infinity);
+    if (count === undefined) return sendError(res, 400, 'count must be a non-negative integer');
+    let sessions = 0;
+    for (const s of sim.sessions.values()) {
+      if (s.ended) continue;
+      s.produce(rate, count);
+      sessions++;
+    }
+    return sendJson(res, 200, { sessions, rate });
   }
   if (area === 'faults' && id === undefined && (method === 'GET' || method === 'PUT')) {
     if (method === 'PUT') {

@@ -104,9 +104,9 @@ export class Session implements SimSession, StreamSource {
     return seq;
   }
 
-  produce(ratePerSecond: number): void {
+  produce(ratePerSecond: number, count?: number): void {
     this.assertLive();
-    this.deps.producer.set(this, ratePerSecond);
+    this.deps.producer.set(this, ratePerSecond, count);
   }
 
   /** Called by the shared producer's timer; no Envelope objects are needed, so frames are built from JSON. */

@@ -54,8 +54,8 @@ export interface SimSession {
   emitEvent(event: Partial<TelemetryEvent> & { type: string }): Envelope;
   /** Consumes the next seq for a frame whose data is not JSON ('json') or not an envelope ('envelope'). */
   injectMalformed(kind?: 'json' | 'envelope'): number;
-  /** Starts steady background production at this rate; 0 stops it. */
-  produce(ratePerSecond: number): void;
+  /** Starts steady background production at this rate; 0 stops it; with `count`, it stops after that many events. */
+  produce(ratePerSecond: number, count?: number): void;
   /** The session terminates: live streams flush and close; later stream requests answer 404. */
   end(): void;
   /** The service process restarts: seq starts again at 1 and the buffer is emptied. */

@@ -91,6 +91,31 @@ describe('control API', () => {
     expect((await call(sim.url, 'GET', '/_sim/stats')).json).toMatchObject({ requests: 0 });
   });
 
+  it('POST /_sim/produce sets the rate of every live session at once', async () => {
+    sim = await startSimulator({ seed: 5 });
+    for (const id of ['a', 'b', 'gone']) sim.createSession(id);
+    sim.session('gone')?.end();
+    expect((await call(sim.url, 'POST', '/_sim/produce?rate=400')).json).toEqual({ sessions: 2, rate: 400 });
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await call(sim.url, 'POST', '/_sim/produce?rate=0')).json).toEqual({ sessions: 2, rate: 0 });
+    const stopped = ['a', 'b'].map((id) => sim!.session(id)!.emitted);
+    for (const n of stopped) expect(n).toBeGreaterThan(20);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(['a', 'b'].map((id) => sim!.session(id)!.emitted)).toEqual(stopped);
+    expect(sim.session('gone')?.emitted).toBe(0);
+    expect((await call(sim.url, 'POST', '/_sim/produce?rate=-1')).status).toBe(400);
+    expect((await call(sim.url, 'POST', '/_sim/produce?rate=1&count=x')).status).toBe(400);
+  });
+
+  it('produce with a count stops by itself after exactly that many events', async () => {
+    sim = await startSimulator({ seed: 6 });
+    for (const id of ['a', 'b']) sim.createSession(id);
+    await call(sim.url, 'POST', '/_sim/produce?rate=1000&count=40');
+    await call(sim.url, 'POST', '/_sim/sessions/b/produce?rate=1000&count=70');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(['a', 'b'].map((id) => sim!.session(id)!.emitted)).toEqual([40, 70]);
+  });
+
   it('PUT /_sim/faults merges and validates', async () => {
     sim = await startSimulator();
     sim.createSession('s1');

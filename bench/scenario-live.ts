@@ -1,0 +1,61 @@
+// Live: many sessions producing steadily (the simulator stamps each event's ts when it produces it)
+// for a fixed time, then a drain. Measures event→collector latency (production → decoded by the
+// sink), peak RSS, CPU, and that every produced event arrived. When the bridge cannot keep up the
+// drain is cut off at a deadline and the shortfall is reported as missing, rather than waiting on.
+import { simControl, simProduced, sinkStats } from './peers.js';
+import { produce, startLive } from './live-sessions.js';
+import { mib } from './rss-sampler.js';
+import type { ScenarioContext } from './scenario-context.js';
+import type { ScenarioResult } from './report.js';
+import { until } from './wait.js';
+
+export interface LiveOptions {
+  sessions: number;
+  ratePerSession: number;
+  seconds: number;
+  drainTimeoutS: number;
+}
+
+export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<ScenarioResult> {
+  const perSession = Math.round(o.ratePerSession * o.seconds);
+  const setup = await startLive(ctx, o.sessions, perSession + 100);
+  const { sim, sink, bridge } = setup;
+  try {
+    const rssConnected = bridge.rss.sample();
+    bridge.markCpu();
+    const t0 = performance.now();
+    // A simulator that cannot keep the rate (two cores shared with the bridge) takes longer; after
+    // twice the nominal time it is stopped and what it produced is what counts.
+    if (!(await produce(sim.url, o.sessions, o.ratePerSession, perSession, 2 * o.seconds * 1000))) await simControl(sim.url, '/produce?rate=0');
+    const t1 = performance.now();
+    const produced = await simProduced(sim.url);
+    const rssEndOfProduction = bridge.rss.sample();
+    await until(async () => (await sinkStats(sink.url)).unique >= produced, o.drainTimeoutS * 1000, 100);
+    const t2 = performance.now();
+    const cpuSeconds = bridge.cpuSeconds();
+    const stats = await sinkStats(sink.url);
+    return {
+      scenario: ctx.name,
+      sessions: o.sessions,
+      ratePerSession: o.ratePerSession,
+      productionSeconds: +((t1 - t0) / 1000).toFixed(1),
+      produced,
+      offeredPerSecond: Math.round(produced / ((t1 - t0) / 1000)),
+      delivered: stats.unique,
+      eventsPerSecond: Math.round(stats.unique / ((t2 - t0) / 1000)),
+      drainSeconds: +((t2 - t1) / 1000).toFixed(1),
+      drainTimedOut: stats.unique < produced,
+      missing: produced - stats.unique,
+      duplicates: stats.duplicates,
+      recordsWithoutUid: stats.withoutUid,
+      latency: stats.latency,
+      peakRssMiB: mib(bridge.rss.peak),
+      rssConnectedMiB: mib(rssConnected),
+      rssEndOfProductionMiB: mib(rssEndOfProduction),
+      cpuSecondsBridge: +cpuSeconds.toFixed(1),
+      cpuSecondsSink: stats.cpuSeconds,
+    };
+  } finally {
+    await setup.stop();
+  }
+}

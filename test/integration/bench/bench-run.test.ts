@@ -1,0 +1,44 @@
+// `npm run bench` end to end, every scenario shrunk to seconds: each must finish by itself, count
+// every event at the sink, print one JSON line with the figures the lead compares, then the table,
+// and leave no temporary directory behind. Nothing here asserts on speed (that is the benchmark's
+// job); it keeps the instrument working while the pipeline under it is rewritten.
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { expect, it } from 'vitest';
+
+const REPO = resolve(import.meta.dirname, '../../..');
+
+function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/throughput.ts', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
+}
+
+const benchDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('bridge-bench-'));
+
+it('runs every scenario small, with zero missing, one JSON line each and the table', async () => {
+  const before = benchDirs();
+  const res = await runBench(['--burst-events', '300', '--live-sessions', '20', '--live-seconds', '2', '--outage-seconds', '2', '--outage-before-s', '1', '--outage-after-s', '1', '--drain-timeout-s', '60']);
+  expect(res.code, res.stderr).toBe(0);
+  const lines = res.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(lines.map((l) => l.scenario)).toEqual(['burst', 'burst-json', 'live', 'outage']);
+  for (const l of lines) expect(l, JSON.stringify(l)).toMatchObject({ missing: 0, peakRssMiB: expect.any(Number), eventsPerSecond: expect.any(Number), load1m: [expect.any(Number), expect.any(Number)] });
+  const [burst, , live, outage] = lines as [Record<string, unknown>, unknown, Record<string, unknown>, Record<string, unknown>];
+  expect(burst).toMatchObject({ events: 1200, delivered: 1200, ratio: expect.any(Number), ceilingEventsPerSecond: expect.any(Number) });
+  expect(live).toMatchObject({ produced: 800, delivered: 800, latency: { count: 800, p99Ms: expect.any(Number) } });
+  expect(outage).toMatchObject({ produced: 16_000, refusedRequests: expect.any(Number), series: expect.any(Array) });
+  expect(outage.refusedRequests).toBeGreaterThan(0);
+  expect(res.stdout).toMatch(/scenario\s+events\/s\s+ratio\s+p50 \/ p99\s+peak RSS\s+missing/);
+  expect(benchDirs().filter((d) => !before.includes(d))).toEqual([]);
+}, 240_000);
+
+it('names the scenarios it knows when asked for another, exit 2', async () => {
+  const res = await runBench(['nope']);
+  expect(res.code).toBe(2);
+  expect(res.stderr.trim()).toBe('bench: unknown scenario nope; known: burst, burst-json, live, outage');
+});
