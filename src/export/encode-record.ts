@@ -15,6 +15,30 @@ export const RECORD_TAG = 0x12;
 
 export type RecordEncoder = (record: BridgeLogRecord) => Buffer;
 
+/**
+ * Attribute and body keys repeat from record to record (`browser.session.id`, `url`, `frame_id`…):
+ * each is encoded once, as its whole `KeyValue.key` field, and copied afterwards. Bounded, so keys
+ * that never repeat (a map keyed by ids) cannot grow it; past the bound keys are encoded each time.
+ */
+const KEY_CACHE_MAX = 4096;
+const keyCache = new Map<string, Buffer>();
+const keyWriter = new ProtoWriter(256);
+
+function writeKey(w: ProtoWriter, key: string): void {
+  let field = keyCache.get(key);
+  if (field === undefined) {
+    if (keyCache.size >= KEY_CACHE_MAX || key.length > 64) {
+      w.string(1, key);
+      return;
+    }
+    keyWriter.reset();
+    keyWriter.string(1, key);
+    field = keyWriter.copy();
+    keyCache.set(key, field);
+  }
+  w.raw(field);
+}
+
 /** An encoder with its own scratch buffer; the returned bytes are a fresh copy. */
 export function createRecordEncoder(): RecordEncoder {
   const w = new ProtoWriter();
@@ -34,7 +58,7 @@ export function writeFramedRecord(w: ProtoWriter, r: BridgeLogRecord): void {
   const attrs = r.attributes;
   for (const key in attrs) {
     const kv = w.begin(6);
-    w.string(1, key);
+    writeKey(w, key);
     writeAttributeValue(w, 2, attrs[key]!);
     w.end(kv);
   }
@@ -71,7 +95,7 @@ export function writeAnyValue(w: ProtoWriter, field: number, v: JsonValue): void
         const list = w.begin(6);
         for (const key in v) {
           const kv = w.begin(1);
-          w.string(1, key);
+          writeKey(w, key);
           writeAnyValue(w, 2, v[key] as JsonValue);
           w.end(kv);
         }

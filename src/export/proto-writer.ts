@@ -115,17 +115,32 @@ export class ProtoWriter {
 
   string(field: number, s: string): void {
     this.tag(field, WIRE_LEN);
-    if (s.length <= SHORT_STRING) {
-      this.ensure(1 + s.length * 3);
-      const n = this.buf.write(s, this.pos + 1, 'utf8');
-      this.buf[this.pos] = n;
-      this.pos += 1 + n;
+    const len = s.length;
+    if (len <= SHORT_STRING) {
+      this.ensure(1 + len * 3);
+      const b = this.buf;
+      const start = this.pos + 1;
+      // Short strings are mostly ASCII keys and values: a byte loop beats a native call per string.
+      const n = b.utf8Write(s, start);
+      b[this.pos] = n;
+      this.pos = start + n;
       return;
     }
     const n = Buffer.byteLength(s, 'utf8');
     this.varint(n);
     this.ensure(n);
-    this.pos += this.buf.write(s, this.pos, 'utf8');
+    this.pos += this.buf.utf8Write(s, this.pos);
+  }
+
+  /** Writes bytes encoded earlier (e.g. a cached field), as they are. */
+  raw(data: Uint8Array): void {
+    const n = data.length;
+    this.ensure(n);
+    const b = this.buf;
+    const p = this.pos;
+    // Cached fields are short: a loop beats a native copy call.
+    for (let i = 0; i < n; i++) b[p + i] = data[i]!;
+    this.pos = p + n;
   }
 
   bytes(field: number, data: Uint8Array): void {
@@ -163,6 +178,13 @@ export class ProtoWriter {
       n = Math.floor(n / 0x80);
     }
     this.buf[p] = n;
+  }
+}
+
+declare global {
+  interface Buffer {
+    /** Node's own UTF-8 write without Buffer#write's argument normalization. */
+    utf8Write(s: string, offset: number): number;
   }
 }
 

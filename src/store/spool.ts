@@ -54,6 +54,7 @@ export class Spool {
   private pendingBytes = 0;
   private readonly maxPending: number;
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private committing: Promise<boolean> | undefined;
   private failStreak = 0;
   private closed = false;
@@ -75,7 +76,10 @@ export class Spool {
   private inFlight = 0;
 
   private constructor(private readonly o: SpoolOptions) {
-    this.maxPending = o.commitMaxRecords * 4;
+    // Readers pause as soon as a full commit is due, until it is done: reading then runs at the pace
+    // of the commits and cannot flood the event loop (with a thousand sessions, each overshoots by
+    // at most the chunk it is parsing).
+    this.maxPending = o.commitMaxRecords;
   }
 
   /** Opens the spool over a store; what the store already holds is the backlog. */
@@ -166,9 +170,14 @@ export class Spool {
   private schedule(): void {
     if (this.closed && this.pending.size === 0) return;
     if (this.pendingRecords >= this.o.commitMaxRecords) {
-      this.clearTimer();
-      // Let the current burst of frames finish being parsed, then commit them together.
-      this.timer = setTimeout(() => void this.flush(), 0);
+      // Let the chunks already read in this turn of the event loop be parsed, then commit them
+      // together (setImmediate runs right after I/O; a timer would wait for the next loop turn).
+      if (!this.immediate) {
+        this.immediate = setImmediate(() => {
+          this.immediate = undefined;
+          void this.flush();
+        });
+      }
     } else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), this.o.commitIntervalMs);
     }
@@ -177,6 +186,8 @@ export class Spool {
   private clearTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.immediate) clearImmediate(this.immediate);
+    this.immediate = undefined;
   }
 
   /** Commits everything pending now (after a commit in progress). Resolves false when it failed (it is retried). */
@@ -321,7 +332,7 @@ export class Spool {
 
   /** Deletes a delivered (or rejected) claim. Throws when the store cannot delete (the caller retries). */
   async acknowledge(claim: Claim): Promise<void> {
-    await this.o.store.deleteSegments(claim.segments.map((s) => s.id));
+    await this.o.store.deleteSegments(claim.segments.map((s) => s.id), { records: claim.records, bytes: claim.bytes });
     this.spooledRecords -= claim.records;
     this.spooledBytes -= claim.bytes;
     this.settle();

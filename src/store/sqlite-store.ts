@@ -12,6 +12,7 @@
 import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import { makeDirs } from '../util/make-dirs.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import type { SessionSpec } from '../config/schema.js';
 import type { NewSegment, Segment } from './segment.js';
 import type {
@@ -22,6 +23,10 @@ const SCHEMA_VERSION = 2;
 /** "BTB1": marks the file as a browser-telemetry-bridge state database. */
 const APPLICATION_ID = 0x42544231;
 const READ_MAX_SEGMENTS = 256;
+const CHECKPOINT_INTERVAL_MS = 200;
+/** Rows per multi-row INSERT: with a thousand live sessions a commit holds a thousand small segments, and one statement per row costs more than the row. */
+const INSERT_ROWS = 32;
+const SEGMENT_COLUMNS = '(session_id, first_seq, last_seq, records, bytes, oldest_ts, payload)';
 const MIGRATE_BATCH_ROWS = 5000;
 
 /** The state directory or database cannot be used; the message is one line for the operator. */
@@ -95,6 +100,12 @@ export class SqliteStore implements Store {
       if (err instanceof StoreOpenError) throw err;
       throw new StoreOpenError(`cannot use the state database ${file}: ${(err as Error).message}`);
     }
+    if (file !== ':memory:') {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = startCheckpointer(file, CHECKPOINT_INTERVAL_MS, () => {
+        if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
+      });
+    }
     const db = this.db;
     this.stmts = {
       sessions: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch FROM sessions ORDER BY added_at, id'),
@@ -102,7 +113,9 @@ export class SqliteStore implements Store {
       upsert: db.prepare(`INSERT INTO sessions (id, spec, source, lifecycle, added_at) VALUES (@id, @spec, @source, 'active', @now)
         ON CONFLICT(id) DO UPDATE SET spec = excluded.spec, source = CASE WHEN sessions.source = 'api' THEN 'api' ELSE excluded.source END, lifecycle = 'active'`),
       lifecycle: db.prepare('UPDATE sessions SET lifecycle = ? WHERE id = ?'),
-      insert: db.prepare('INSERT INTO spool_segments (session_id, first_seq, last_seq, records, bytes, oldest_ts, payload) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insert: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      insertMany: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`),
+      delRange: db.prepare('DELETE FROM spool_segments WHERE id >= ? AND id <= ?'),
       checkpoint: db.prepare('UPDATE sessions SET checkpoint = ?, epoch = ? WHERE id = ?'),
       read: db.prepare(`SELECT id, session_id AS sessionId, first_seq AS firstSeq, last_seq AS lastSeq, records, oldest_ts AS oldestTsMicros, payload
         FROM spool_segments WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`),
@@ -113,6 +126,8 @@ export class SqliteStore implements Store {
     };
     this.totals = this.stmts.totals.get() as SpoolTotals;
   }
+
+  private readonly checkpointer: Checkpointer | undefined;
 
   /** Running totals, kept exact without a table scan. */
   private totals: SpoolTotals;
@@ -213,14 +228,26 @@ export class SqliteStore implements Store {
     let records = 0;
     let bytes = 0;
     this.db.transaction(() => {
-      for (const s of segments) {
-        const r = this.stmts.insert.run(s.sessionId, s.firstSeq, s.lastSeq, s.records, s.payload.length, s.oldestTsMicros, s.payload);
-        ids.push(Number(r.lastInsertRowid));
-        records += s.records;
-        bytes += s.payload.length;
+      let i = 0;
+      const params: unknown[] = [];
+      for (; i + INSERT_ROWS <= segments.length; i += INSERT_ROWS) {
+        params.length = 0;
+        for (let j = i; j < i + INSERT_ROWS; j++) pushSegment(params, segments[j]!);
+        // Rows of one statement get consecutive ids (one writer, AUTOINCREMENT).
+        const last = Number(this.stmts.insertMany.run(...params).lastInsertRowid);
+        for (let j = INSERT_ROWS - 1; j >= 0; j--) ids.push(last - j);
+      }
+      for (; i < segments.length; i++) {
+        params.length = 0;
+        pushSegment(params, segments[i]!);
+        ids.push(Number(this.stmts.insert.run(...params).lastInsertRowid));
       }
       for (const c of checkpoints) this.stmts.checkpoint.run(c.checkpoint, c.epoch, c.sessionId);
     })();
+    for (const s of segments) {
+      records += s.records;
+      bytes += s.payload.length;
+    }
     this.totals.records += records;
     this.totals.bytes += bytes;
     if (ids.length > 0) this.totals.maxId = ids[ids.length - 1]!;
@@ -235,10 +262,24 @@ export class SqliteStore implements Store {
     return rows.slice(0, n);
   }
 
-  async deleteSegments(ids: readonly number[]): Promise<void> {
+  async deleteSegments(ids: readonly number[], known?: { records: number; bytes: number }): Promise<void> {
     if (ids.length === 0) return;
     let records = 0;
     let bytes = 0;
+    const first = ids[0]!;
+    const last = ids[ids.length - 1]!;
+    // A claim is usually one run of consecutive ids: one range statement instead of one per segment.
+    if (known && last - first + 1 === ids.length && isAscending(ids)) {
+      const deleted = this.stmts.delRange.run(first, last).changes;
+      if (deleted === ids.length) {
+        this.totals.records -= known.records;
+        this.totals.bytes -= known.bytes;
+        return;
+      }
+      // Some were gone already (acknowledged twice): the totals cannot be known from the claim.
+      this.totals = this.stmts.totals.get() as SpoolTotals;
+      return;
+    }
     this.db.transaction(() => {
       for (const id of ids) {
         const row = this.stmts.del.get(id) as { records: number; bytes: number } | undefined;
@@ -266,6 +307,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.close();
     this.closeNow();
   }
 
@@ -273,6 +315,15 @@ export class SqliteStore implements Store {
     if (this.db?.open) this.db.close();
     if (this.lock?.open) this.lock.close();
   }
+}
+
+function pushSegment(params: unknown[], s: NewSegment): void {
+  params.push(s.sessionId, s.firstSeq, s.lastSeq, s.records, s.payload.length, s.oldestTsMicros, s.payload);
+}
+
+function isAscending(ids: readonly number[]): boolean {
+  for (let i = 1; i < ids.length; i++) if (ids[i]! <= ids[i - 1]!) return false;
+  return true;
 }
 
 /**

@@ -55,8 +55,11 @@ export interface Store {
   commit(segments: readonly NewSegment[], checkpoints: readonly CheckpointUpdate[]): Promise<number[]>;
   /** Segments with afterId < id ≤ upToId in id order, at most `maxRecords` records (always at least one segment). */
   readSegments(afterId: number, upToId: number, maxRecords: number): Promise<Segment[]>;
-  /** Deletes delivered segments; ids already gone are ignored. */
-  deleteSegments(ids: readonly number[]): Promise<void>;
+  /**
+   * Deletes delivered segments; ids already gone are ignored. `known` is what the caller knows the
+   * segments hold (a claim does), so the store need not read them back to keep its totals.
+   */
+  deleteSegments(ids: readonly number[], known?: { records: number; bytes: number }): Promise<void>;
   /** Counts at open, to seed the spool's room accounting. */
   spoolTotals(): Promise<SpoolTotals>;
   spoolStats(): Promise<SpoolStats>;

@@ -21,6 +21,7 @@ import type { Dispatcher } from 'undici';
 import type { BackoffConfig } from '../config/schema.js';
 import { discard, type StreamPosition, type UpstreamClient } from '../upstream/client.js';
 import { describeApiError } from '../upstream/api-error.js';
+import { yieldIfDue } from '../util/fair-share.js';
 import { backoffDelay } from './backoff.js';
 import { createFrameDecoder, type Frame } from './frame-decoder.js';
 
@@ -185,6 +186,8 @@ export class Subscriber {
           await Promise.race([pause, this.stopSignal]);
           watchdog = setTimeout(onIdle, this.opts.idleTimeoutMs);
         }
+        const turn = yieldIfDue();
+        if (turn) await turn;
         if (this.stopped) break;
       }
       return { reason: 'closed', detail: 'the service closed the stream' };

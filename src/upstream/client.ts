@@ -6,6 +6,9 @@ import type { ApiKeyProvider } from './api-key.js';
 import { parseApiError, type ApiErrorBody } from './api-error.js';
 import { parseRetryAfter } from '../stream/backoff.js';
 
+/** Bytes of a stream body buffered ahead of the parser (undici's default is 64 KiB). */
+const STREAM_HIGH_WATER_MARK = 16 * 1024;
+
 export interface StreamPosition {
   /** Resume strictly after this seq (Last-Event-ID); wins over replayAll (spec rule 6). */
   lastEventId?: number;
@@ -57,7 +60,8 @@ export class UpstreamClient {
     const extra: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
     if (pos.lastEventId !== undefined && pos.lastEventId > 0) extra['last-event-id'] = String(pos.lastEventId);
     else if (pos.replayAll) url.searchParams.set('replay', 'all');
-    const res = await request(url, { method: 'GET', headers: this.headers(extra), signal, dispatcher: this.dispatcher });
+    // A small high-water mark: a thousand streams may each hold this much read-ahead in memory.
+    const res = await request(url, { method: 'GET', headers: this.headers(extra), signal, dispatcher: this.dispatcher, highWaterMark: STREAM_HIGH_WATER_MARK });
     if (res.statusCode !== 200) {
       const text = await readCapped(res.body, this.opts.connectTimeoutMs);
       const out: OpenStreamResult = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };

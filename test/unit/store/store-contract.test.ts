@@ -104,6 +104,23 @@ for (const [name, make] of impls) {
       await s.close();
     });
 
+    it('a commit of many segments keeps their order and ids; a claimed run of ids is deleted at once, also twice', async () => {
+      const s = await make().open();
+      const segs = Array.from({ length: 75 }, (_, i) => segment(`s${i % 7}`, i + 1, i + 1));
+      const ids = await s.commit(segs, []);
+      expect(ids).toEqual(Array.from({ length: 75 }, (_, i) => ids[0]! + i));
+      const back = await s.readSegments(0, ids[74]!, 1000);
+      expect(back.map((b) => `${b.sessionId}:${b.firstSeq}`)).toEqual(segs.map((g) => `${g.sessionId}:${g.firstSeq}`));
+      const run = back.slice(10, 40);
+      const known = { records: 30, bytes: run.reduce((n, r) => n + r.payload.length, 0) };
+      const before = await s.spoolStats();
+      await s.deleteSegments(run.map((r) => r.id), known);
+      await s.deleteSegments(run.map((r) => r.id), known);
+      expect(await s.spoolStats()).toMatchObject({ records: before.records - 30, bytes: before.bytes - known.bytes });
+      expect((await s.readSegments(0, ids[74]!, 1000)).map((r) => r.firstSeq)).toEqual([...Array.from({ length: 10 }, (_, i) => i + 1), ...Array.from({ length: 35 }, (_, i) => i + 41)]);
+      await s.close();
+    });
+
     it('lifecycle: ended and removed stick, re-adding makes a session active with its checkpoint', async () => {
       const s = await make().open();
       await s.putSession({ id: 'a', attributes: {} }, 'config');
