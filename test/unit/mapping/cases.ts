@@ -19,16 +19,19 @@ export interface MappingCase {
   attributes?: Record<string, AttributeValue>;
   /** Expected body, when the case pins it. */
   body?: JsonValue;
+  /** Attributes that must not be set. */
+  absent?: string[];
 }
 
 const { TRACE, DEBUG, INFO, WARN, ERROR } = SEVERITY;
 const PAGE = 'https://shop.example:8443/checkout?step=2';
 const PAGE_ATTRS = { 'url.full': PAGE, 'url.scheme': 'https', 'server.address': 'shop.example', 'server.port': 8443 };
 const ctx = { url: PAGE, frame_id: 'F1', loader_id: 'L1' };
+// CDP Runtime.StackTrace as the service passes it on: innermost frame first, zero-based positions.
 const STACK = {
   callFrames: [
-    { functionName: 'main', scriptId: '7', url: 'https://shop.example/app.js', lineNumber: 40, columnNumber: 2 },
     { functionName: 'pay', scriptId: '7', url: 'https://shop.example/app.js', lineNumber: 9, columnNumber: 14 },
+    { functionName: 'main', scriptId: '7', url: 'https://shop.example/app.js', lineNumber: 40, columnNumber: 2 },
   ],
 };
 const LOC = {
@@ -75,10 +78,30 @@ export const TYPE_CASES: MappingCase[] = [
       'exception.message': 'x is not a function',
       'exception.stacktrace':
         'Uncaught TypeError: x is not a function\n    at pay (https://shop.example/app.js:10:15)\n    at main (https://shop.example/app.js:41:3)',
+      'code.function.name': 'pay',
       'code.file.path': 'https://shop.example/app.js',
-      'code.line.number': 9,
-      'code.column.number': 14,
+      'code.line.number': 10,
+      'code.column.number': 15,
     },
+  }),
+  c('console_error', 'uncaught exception at line 0, column 0 (zero-based: 1:1)', {
+    category: 'console',
+    data: { text: 'Uncaught Error: boom', line: 0, column: 0, source_url: 'https://shop.example/inline.js' },
+    severity: ERROR,
+    attributes: { 'exception.type': 'Error', 'exception.message': 'boom', 'code.file.path': 'https://shop.example/inline.js', 'code.line.number': 1, 'code.column.number': 1 },
+  }),
+  c('console_error', 'uncaught exception that also carries a level', {
+    category: 'console',
+    data: { level: 'error', text: 'Uncaught (in promise) TypeError: x is not a function', line: 3, column: 7, source_url: 'https://shop.example/app.js' },
+    severity: ERROR,
+    attributes: { 'exception.type': 'TypeError', 'exception.message': 'x is not a function', 'code.line.number': 4, 'code.column.number': 8 },
+  }),
+  c('console_error', 'console.error call without level (older or cut event) is no exception', {
+    category: 'console',
+    data: { text: 'TypeError: shown, not thrown', args: ['TypeError: shown, not thrown'], stack_trace: STACK },
+    severity: ERROR,
+    attributes: LOC,
+    absent: ['exception.type', 'exception.message', 'exception.stacktrace'],
   }),
   c('network_request', 'GET with secrets', {
     category: 'network',

@@ -125,8 +125,11 @@ describe('event catalogue', () => {
     expect(uncaught.length).toBeGreaterThan(0);
     for (const d of uncaught) {
       expect(d).toMatchObject({ text: expect.any(String), line: expect.any(Number), column: expect.any(Number) });
-      const st = d.stack_trace as { callFrames: unknown[]; parent?: { callFrames: unknown[]; description?: string } };
+      const st = d.stack_trace as { callFrames: Array<Record<string, unknown>>; parent?: { callFrames: unknown[]; description?: string } };
       expect(st.callFrames.length).toBeGreaterThan(0);
+      // CDP order: the throwing (innermost) frame first, at exceptionDetails' zero-based position.
+      expect(d.level).toBeUndefined();
+      expect(st.callFrames[0]).toMatchObject({ lineNumber: d.line, columnNumber: d.column, url: d.source_url });
       expect(st.parent?.callFrames.length).toBeGreaterThan(0);
       expect(st.parent?.description).toEqual(expect.any(String));
     }
