@@ -45,7 +45,8 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const stats = deps.stats ?? noopStats;
   const r = options.redaction;
   const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
-  const headers = r.enabled ? createHeaderRedactor(compileNameMatcher(r.headers), urls ?? identityUrlRedactor) : undefined;
+  const secretNames = r.enabled ? compileNameMatcher(r.headers) : undefined;
+  const headers = secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
   const transformer = createBodyTransformer(r, headers, urls);
   const filter = compileFilter(options.filters);
   const screenshots = createScreenshotHandler(options.screenshots, options.maxRecordBytes, stats, deps.screenshots);
@@ -75,7 +76,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
         if (transformer.lastDropped !== undefined && isObject(data)) stats.redacted(ev.type, transformer.lastDropped);
       }
 
-      const attributes = baseAttributes(envelope, ctx);
+      const attributes = baseAttributes(envelope, ctx, secretNames, () => stats.redacted?.(ev.type, 'source_metadata'));
       if (ev.type === 'monitor_screenshot' && isObject(body)) {
         const before = body;
         body = screenshots.apply(body, envelope.seq, ctx, attributes);

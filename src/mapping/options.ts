@@ -21,6 +21,8 @@ export interface RedactionOptions {
   dropResponseBody: boolean;
   /** Replace api_call.code (source submitted to the code-execution endpoint) by the mask. */
   dropApiCallCode: boolean;
+  /** Replace interaction_key.key by the mask unless it is a named key (Enter, Tab, ArrowDown, …). */
+  maskTypedKeys: boolean;
 }
 
 export interface ScreenshotOptions {
@@ -104,6 +106,7 @@ export const defaultMappingOptions: MappingOptions = Object.freeze({
     dropPostData: false,
     dropResponseBody: false,
     dropApiCallCode: false,
+    maskTypedKeys: true,
   }),
   screenshots: Object.freeze({ policy: 'inline' as ScreenshotPolicy }),
   maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
@@ -158,6 +161,7 @@ function parseRedaction(raw: unknown, key: string): RedactionOptions {
     'drop_post_data',
     'drop_response_body',
     'drop_api_call_code',
+    'mask_typed_keys',
   ]);
   const d = defaultMappingOptions.redaction;
   const headers = names(s.headers, `${key}.headers`) ?? [...d.headers];
@@ -172,6 +176,7 @@ function parseRedaction(raw: unknown, key: string): RedactionOptions {
     dropPostData: bool(s.drop_post_data, `${key}.drop_post_data`, d.dropPostData),
     dropResponseBody: bool(s.drop_response_body, `${key}.drop_response_body`, d.dropResponseBody),
     dropApiCallCode: bool(s.drop_api_call_code, `${key}.drop_api_call_code`, d.dropApiCallCode),
+    maskTypedKeys: bool(s.mask_typed_keys, `${key}.mask_typed_keys`, d.maskTypedKeys),
   };
 }
 

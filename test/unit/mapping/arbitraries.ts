@@ -124,6 +124,11 @@ const stack: G = fc
   }))
   .stack;
 const CONTEXT = { url, frame_id: S, loader_id: S, nav_seq: I };
+/** interaction_key.key: named keys pass, typed characters (anything else) are masked. */
+const typedKey: G = fc.oneof(
+  same(fc.constantFrom('Enter', 'Tab', 'ArrowDown', 'F5', 'Shift', 'Unidentified')),
+  fc.oneof(text, fc.constantFrom('a', 'Z', '7', ' ', 'é', '😀')).filter((k) => !/^[A-Z][A-Za-z0-9]+$/.test(k)).map((k): Pair => [k, 'REDACTED']),
+);
 const METHOD = E('GET', 'POST', 'get', 'PROPFIND');
 const RESOURCE = E('Document', 'Fetch', 'XHR', 'Script', 'Image');
 const STRINGS = same(fc.array(text, { maxLength: 3 }));
@@ -143,7 +148,7 @@ const SHAPES: Record<string, Record<string, G>> = {
   page_layout_settled: CONTEXT,
   page_crashed: { target_id: S, target_type: S, url },
   interaction_click: { ...CONTEXT, selector: S, tag: S, text: S, ...COORDS },
-  interaction_key: { ...CONTEXT, key: S, selector: S, tag: S },
+  interaction_key: { ...CONTEXT, key: typedKey, selector: S, tag: S },
   interaction_scroll_settled: { ...CONTEXT, from_x: I, from_y: I, to_x: I, to_y: I, target_selector: S },
   monitor_screenshot: { png: same(fc.base64String({ maxLength: 64 })) },
   monitor_disconnected: { reason: E('chrome_restarted') },

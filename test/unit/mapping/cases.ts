@@ -192,7 +192,8 @@ export const TYPE_CASES: MappingCase[] = [
     body: { ...ctx, selector: 'button#pay', tag: 'BUTTON', text: 'Pay', x: 10, y: 20 },
   }),
   c('interaction_click', 'y sent as `y`', { category: 'interaction', data: { x: 1, y: 2 }, severity: INFO, body: { x: 1, y: 2 } }),
-  c('interaction_key', 'key', { category: 'interaction', data: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('interaction_key', 'named key', { category: 'interaction', data: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' }, severity: INFO, attributes: PAGE_ATTRS, body: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' } }),
+  c('interaction_key', 'typed character', { category: 'interaction', data: { key: 'p', selector: 'input#password', tag: 'INPUT' }, severity: INFO, body: { key: 'REDACTED', selector: 'input#password', tag: 'INPUT' } }),
   c('interaction_scroll_settled', 'scroll', {
     category: 'interaction',
     data: { ...ctx, from_x: 0, from_y: 0, to_x: 0, to_y: 900, target_selector: 'html' },
