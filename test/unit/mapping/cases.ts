@@ -256,29 +256,113 @@ export const TYPE_CASES: MappingCase[] = [
   ).map(([status, severity]) =>
     c('captcha_solve_result', status, {
       category: 'captcha',
-      data: { captcha_type: 'turnstile', status, duration_ms: 4200, error_code: 'ERROR_CAPTCHA_UNSOLVABLE', task_id: 'T9', website_host: 'shop.example', website_path: '/login' },
+      data: { captcha_type: 'turnstile', status, duration_ms: 4200, error_code: 'ERROR_CAPTCHA_UNSOLVABLE', task_id: 'T9', challenge_id: 'ch_1', website_host: 'shop.example', website_path: '/login' },
       severity,
-      attributes: { 'browser.captcha.type': 'turnstile', 'browser.captcha.status': status, 'error.type': 'ERROR_CAPTCHA_UNSOLVABLE', 'server.address': 'shop.example' },
+      attributes: { 'browser.captcha.type': 'turnstile', 'browser.captcha.status': status, 'browser.captcha.challenge_id': 'ch_1', 'error.type': 'ERROR_CAPTCHA_UNSOLVABLE', 'server.address': 'shop.example' },
     }),
   ),
-  c('page_navigation', 'url', { category: 'page', data: { url: PAGE, nav_seq: 3 }, severity: INFO, attributes: PAGE_ATTRS }),
-  c('page_navigation_settled', 'url', { category: 'page', data: { url: PAGE }, severity: INFO, attributes: PAGE_ATTRS }),
-  c('page_tab_opened', 'url', { category: 'page', data: { url: PAGE, target_id: 'T2' }, severity: INFO, attributes: PAGE_ATTRS }),
-  c('platform_api_call', 'ok', {
-    category: 'platform',
-    data: { method: 'DELETE', url: 'https://api.example/browsers/x', status: 204 },
+  // Beyond the spec's table: the shapes the service's source shows (docs/mapping.md "Beyond the spec").
+  c('page_navigation', 'top-level navigation', {
+    category: 'page',
+    data: { session_id: 'S1', target_id: 'T1', target_type: 'page', url: PAGE, frame_id: 'F1', loader_id: 'L2' },
     severity: INFO,
-    attributes: { 'http.request.method': 'DELETE', 'http.response.status_code': 204, 'url.full': 'https://api.example/browsers/x', 'url.scheme': 'https', 'server.address': 'api.example' },
+    attributes: PAGE_ATTRS,
   }),
-  c('platform_api_call', 'server error', { category: 'platform', data: { status: 502 }, severity: ERROR }),
-  c('proxy_error', 'upstream', {
-    category: 'connection',
-    data: { url: 'https://blocked.example/', status: 407, error: 'proxy auth' },
+  c('page_navigation_settled', 'context', { category: 'page', data: { ...ctx, nav_seq: 3 }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('page_tab_opened', 'new tab', {
+    category: 'page',
+    data: { target_id: 'T2', target_type: 'page', url: PAGE, opener_id: 'T1', title: 'Checkout' },
+    severity: INFO,
+    attributes: PAGE_ATTRS,
+  }),
+  ...[200, 404, 500].map((status) =>
+    c('platform_api_call', `status ${status}`, {
+      category: 'platform',
+      data: { request_id: 'P1', operation_id: 'StartRecording', status, duration_ms: 3.25 },
+      severity: status >= 500 ? ERROR : status >= 400 ? WARN : INFO,
+      attributes: { 'http.response.status_code': status, 'browser.api_call.operation_id': 'StartRecording' },
+    }),
+  ),
+  ...(
+    [
+      ['Document', ERROR],
+      ['Script', WARN],
+      [undefined, WARN],
+    ] as const
+  ).map(([resourceType, severity]) =>
+    c('proxy_error', `resource ${resourceType ?? 'unknown'}`, {
+      category: 'network',
+      data: { ...ctx, url: PAGE, code: 'destination_blocked', request_id: 'R7', status: 502, method: 'GET', ...(resourceType === undefined ? {} : { resource_type: resourceType }) },
+      severity,
+      attributes: {
+        ...PAGE_ATTRS,
+        'error.type': 'destination_blocked',
+        'http.response.status_code': 502,
+        'http.request.method': 'GET',
+        'browser.network.request.id': 'R7',
+        ...(resourceType === undefined ? {} : { 'browser.network.resource_type': resourceType }),
+      },
+    }),
+  ),
+  c('service_crashed', 'running process died', {
+    category: 'system',
+    data: { service_name: 'chromium', phase: 'running', pid: 4242 },
     severity: ERROR,
-    attributes: { 'url.full': 'https://blocked.example/', 'url.scheme': 'https', 'server.address': 'blocked.example', 'http.response.status_code': 407 },
+    attributes: { 'browser.service.name': 'chromium', 'browser.service.crash_phase': 'running', 'browser.service.pid': 4242 },
   }),
-  c('service_crashed', 'no data', { category: 'system', severity: ERROR }),
-  c('system_oom_kill', 'process', { category: 'system', data: { process: 'chrome', rss_bytes: 4294967296 }, severity: ERROR }),
+  c('service_crashed', 'restarts given up (no pid)', {
+    category: 'system',
+    data: { service_name: 'kernel-images-api', phase: 'gave_up' },
+    severity: ERROR,
+    attributes: { 'browser.service.name': 'kernel-images-api', 'browser.service.crash_phase': 'gave_up' },
+    absent: ['browser.service.pid'],
+  }),
+  c('system_oom_kill', 'renderer killed in a memory cgroup', {
+    category: 'system',
+    data: {
+      pid: 3117,
+      process_name: 'chrome',
+      rss_kb: 1843200,
+      constraint: 'memcg',
+      mem_free_kb: 51200,
+      mem_total_kb: 4194304,
+      trigger_pid: 2001,
+      trigger_process_name: 'chrome',
+      top_tasks: [
+        { name: 'chrome', pid: 3117, rss_kb: 1843200 },
+        { name: 'Xvfb', pid: 88, rss_kb: 120000 },
+      ],
+    },
+    severity: ERROR,
+    attributes: { 'browser.oom.process_name': 'chrome', 'browser.oom.pid': 3117, 'browser.oom.rss_kb': 1843200, 'browser.oom.constraint': 'memcg' },
+  }),
+  c('captcha_solve_started', 'press and hold', {
+    category: 'captcha',
+    data: { captcha_type: 'press_and_hold', challenge_id: 'ch_1', task_id: 'T9', website_host: 'shop.example', website_path: '/login' },
+    severity: INFO,
+    attributes: { 'browser.captcha.type': 'press_and_hold', 'browser.captcha.challenge_id': 'ch_1', 'server.address': 'shop.example' },
+  }),
+  ...(
+    [
+      ['solved', INFO],
+      ['failure', ERROR],
+      ['timeout', WARN],
+      ['abandoned', INFO],
+    ] as const
+  ).map(([status, severity]) =>
+    c('captcha_challenge_result', status, {
+      category: 'captcha',
+      data: { captcha_type: 'recaptcha_v2', challenge_id: 'ch_1', status, duration_ms: 15300.5, website_host: 'shop.example', website_path: '/login' },
+      severity,
+      attributes: { 'browser.captcha.type': 'recaptcha_v2', 'browser.captcha.status': status, 'browser.captcha.challenge_id': 'ch_1', 'server.address': 'shop.example' },
+    }),
+  ),
+  c('captcha_challenge_result', 'inferred from a solved token task (task_id, no challenge_id)', {
+    category: 'captcha',
+    data: { captcha_type: 'turnstile', status: 'solved', duration_ms: 1234.5, inferred: true, task_id: 't1', website_host: 'shop.example', website_path: '/login' },
+    severity: INFO,
+    absent: ['browser.captcha.challenge_id'],
+  }),
   c('*', 'future info type', {
     type: 'widget_rendered',
     category: 'future',
