@@ -1,7 +1,7 @@
 // The event catalogue (spec: Events → Event types and categories): every type, its fixed category,
 // its generator and its weight in a realistic mix (network and cdp_command traffic dominate, crashes
 // and monitor failures are rare).
-import { captchaSolveResult } from './captcha.js';
+import { captchaChallengeResult, captchaSolveResult, captchaSolveStarted } from './captcha.js';
 import { CDP_METHODS, cdpCommand } from './cdp-command.js';
 import { cdpConnect, cdpDisconnect, liveViewConnect, liveViewDisconnect } from './connection.js';
 import { consoleError, consoleLog } from './console.js';
@@ -53,7 +53,7 @@ const LISTED: Record<string, CatalogueEntry> = {
   captcha_solve_result: entry('captcha', 0.5, captchaSolveResult),
 };
 
-/** Types the spec names without category or data; categories here are the simulator's choice. */
+/** Types the spec names without category or data; categories as the real service assigns them. */
 const UNLISTED: Record<string, CatalogueEntry> = {
   page_navigation: entry('page', 1.5, pageNavigation),
   page_navigation_settled: entry('page', 1, pageNavigationSettled),
@@ -64,9 +64,16 @@ const UNLISTED: Record<string, CatalogueEntry> = {
   system_oom_kill: entry('system', 0.05, systemOomKill),
 };
 
-export const CATALOGUE: Readonly<Record<string, CatalogueEntry>> = { ...LISTED, ...UNLISTED };
+/** Types the service sends that the spec does not name at all. */
+const BEYOND_SPEC: Record<string, CatalogueEntry> = {
+  captcha_solve_started: entry('captcha', 0.5, captchaSolveStarted),
+  captcha_challenge_result: entry('captcha', 0.3, captchaChallengeResult),
+};
+
+export const CATALOGUE: Readonly<Record<string, CatalogueEntry>> = { ...LISTED, ...UNLISTED, ...BEYOND_SPEC };
 export const LISTED_TYPES: readonly string[] = Object.keys(LISTED);
 export const UNLISTED_TYPES: readonly string[] = Object.keys(UNLISTED);
+export const BEYOND_SPEC_TYPES: readonly string[] = Object.keys(BEYOND_SPEC);
 /** Every type the simulator generates. */
 export const EVENT_TYPES: readonly string[] = Object.keys(CATALOGUE);
 export { CDP_METHODS };
