@@ -29,6 +29,11 @@ export interface ScreenshotOptions {
   policy: ScreenshotPolicy;
   /** Where `directory` writes `<session>/<seq>.png`; required for that policy. */
   directory?: string;
+  /**
+   * Size limit of a record that carries a PNG inline (the `inline` policy), instead of
+   * maxRecordBytes; DEFAULT_SCREENSHOT_RECORD_BYTES when absent. See largestRecordBytes().
+   */
+  maxRecordBytes?: number;
 }
 
 export interface FilterOptions {
@@ -96,6 +101,15 @@ export const DEFAULT_MAX_RECORD_BYTES = 64 * 1024;
 export const MIN_MAX_RECORD_BYTES = 4 * 1024;
 /** Well below the 4 MiB request limit common collectors apply. */
 export const MAX_MAX_RECORD_BYTES = 1024 * 1024;
+/**
+ * Records carrying an inline screenshot may be this large by default: the service sends PNGs of up
+ * to 729 KiB (it recaptures at a smaller scale above that), 972 KiB of base64, and a real screenshot
+ * must fit whole. The OTLP/HTTP receiver of the OpenTelemetry Collector accepts 20 MiB requests by
+ * default (confighttp max_request_body_size), so such a record never makes a request a collector
+ * refuses as long as the exporter bounds requests by bytes.
+ */
+export const DEFAULT_SCREENSHOT_RECORD_BYTES = 1024 * 1024;
+export const MAX_SCREENSHOT_RECORD_BYTES = 4 * 1024 * 1024;
 
 export const defaultMappingOptions: MappingOptions = Object.freeze({
   redaction: Object.freeze({
@@ -108,7 +122,7 @@ export const defaultMappingOptions: MappingOptions = Object.freeze({
     dropApiCallCode: false,
     maskTypedKeys: true,
   }),
-  screenshots: Object.freeze({ policy: 'inline' as ScreenshotPolicy }),
+  screenshots: Object.freeze({ policy: 'inline' as ScreenshotPolicy, maxRecordBytes: DEFAULT_SCREENSHOT_RECORD_BYTES }),
   maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
   bodyFormat: 'map' as BodyFormat,
   filters: Object.freeze({}),
@@ -181,7 +195,7 @@ function parseRedaction(raw: unknown, key: string): RedactionOptions {
 }
 
 function parseScreenshots(raw: unknown, key: string): ScreenshotOptions {
-  const s = section(raw, key, ['policy', 'directory']);
+  const s = section(raw, key, ['policy', 'directory', 'max_record_bytes']);
   const policy = oneOf(s.policy, `${key}.policy`, ['inline', 'drop', 'directory'] as const, 'inline');
   if (s.directory !== undefined && s.directory !== null && (typeof s.directory !== 'string' || s.directory === '')) {
     throw new ConfigError(`${key}.directory`, 'must be a non-empty path');
@@ -190,16 +204,31 @@ function parseScreenshots(raw: unknown, key: string): ScreenshotOptions {
   if (policy === 'directory' && directory === undefined) {
     throw new ConfigError(`${key}.directory`, 'is required when policy is directory');
   }
-  return directory === undefined ? { policy } : { policy, directory };
+  const maxRecordBytes = parseBytes(s.max_record_bytes, `${key}.max_record_bytes`, DEFAULT_SCREENSHOT_RECORD_BYTES, MAX_SCREENSHOT_RECORD_BYTES);
+  return directory === undefined ? { policy, maxRecordBytes } : { policy, directory, maxRecordBytes };
 }
 
-function parseMaxRecordBytes(raw: unknown, key: string): number {
-  if (raw === undefined || raw === null) return DEFAULT_MAX_RECORD_BYTES;
+function parseBytes(raw: unknown, key: string, fallback: number, max: number): number {
+  if (raw === undefined || raw === null) return fallback;
   if (typeof raw !== 'number' || !Number.isSafeInteger(raw)) throw new ConfigError(key, 'must be an integer number of bytes');
-  if (raw < MIN_MAX_RECORD_BYTES || raw > MAX_MAX_RECORD_BYTES) {
-    throw new ConfigError(key, `must be between ${MIN_MAX_RECORD_BYTES} and ${MAX_MAX_RECORD_BYTES}`);
-  }
+  if (raw < MIN_MAX_RECORD_BYTES || raw > max) throw new ConfigError(key, `must be between ${MIN_MAX_RECORD_BYTES} and ${max}`);
   return raw;
+}
+
+const parseMaxRecordBytes = (raw: unknown, key: string): number => parseBytes(raw, key, DEFAULT_MAX_RECORD_BYTES, MAX_MAX_RECORD_BYTES);
+
+/** The limit for records that carry an inline screenshot. */
+export function screenshotRecordBytes(options: MappingOptions): number {
+  return Math.max(options.maxRecordBytes, options.screenshots.maxRecordBytes ?? DEFAULT_SCREENSHOT_RECORD_BYTES);
+}
+
+/**
+ * The largest record the mapper can produce under these options (estimated encoded size): what a
+ * spool segment or an export request must have room for. Screenshot records are the large ones,
+ * and only under the `inline` policy.
+ */
+export function largestRecordBytes(options: MappingOptions): number {
+  return options.screenshots.policy === 'inline' ? screenshotRecordBytes(options) : options.maxRecordBytes;
 }
 
 function parseFilters(raw: unknown, key: string): FilterOptions {

@@ -38,7 +38,9 @@ const LISTED: Record<string, CatalogueEntry> = {
   interaction_click: entry('interaction', 3, interactionClick),
   interaction_key: entry('interaction', 3, interactionKey),
   interaction_scroll_settled: entry('interaction', 2, interactionScrollSettled),
-  monitor_screenshot: entry('screenshot', 1.5, monitorScreenshot),
+  // Weight 0: never drawn at random; the factory emits one after a page load or an uncaught
+  // exception, at most one per 2 s, as the service does. Requested by type, it comes on demand.
+  monitor_screenshot: entry('screenshot', 0, monitorScreenshot),
   monitor_disconnected: entry('monitor', 0.1, monitorDisconnected),
   monitor_reconnected: entry('monitor', 0.1, monitorReconnected),
   monitor_reconnect_failed: entry('monitor', 0.05, monitorReconnectFailed),

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CDP_METHODS, EVENT_TYPES, LISTED_TYPES, UNLISTED_TYPES, categoryOf } from '../../../src/simulator/index.js';
 import { BEYOND_SPEC_TYPES } from '../../../src/simulator/events/catalogue.js';
 import { EventFactory } from '../../../src/simulator/events/event-factory.js';
+import { SERVICE_PNG_MAX_BYTES, screenshotsBase64 } from '../../../src/simulator/events/png.js';
 import { createRng } from '../../../src/simulator/events/rng.js';
 import { CAPTURE_ALL, captureFilter, makePool, telemetryConfig } from '../../../src/simulator/pools.js';
 import type { TelemetryEvent } from '../../../src/stream/envelope.js';
@@ -137,11 +138,40 @@ describe('event catalogue', () => {
     }
   });
 
-  it('monitor_screenshot carries a real base64 PNG', () => {
-    const png = Buffer.from(dataOf(ofType('monitor_screenshot')[0] as TelemetryEvent).png as string, 'base64');
-    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-    expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR');
-    expect(png.subarray(-8, -4).toString('latin1')).toBe('IEND');
+  it('monitor_screenshot carries a real viewport PNG of a real size: 100 KiB up to the service downscale threshold', () => {
+    const sizes = new Set<number>();
+    for (const b64 of screenshotsBase64()) {
+      const png = Buffer.from(b64, 'base64');
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR');
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 720]);
+      expect(png.subarray(-8, -4).toString('latin1')).toBe('IEND');
+      expect(png.length).toBeGreaterThan(100 * 1024);
+      expect(png.length).toBeLessThanOrEqual(SERVICE_PNG_MAX_BYTES);
+      sizes.add(png.length);
+    }
+    expect(Math.max(...sizes)).toBeGreaterThan(600 * 1024);
+    const shot = ofType('monitor_screenshot')[0] as TelemetryEvent;
+    expect(screenshotsBase64()).toContain(dataOf(shot).png);
+    expect(shot.source).toMatchObject({ kind: 'local_process', event: expect.stringMatching(/^(Page\.loadEventFired|Runtime\.exceptionThrown)$/) });
+  });
+
+  it('screenshots follow a page load or an uncaught exception, at most one per 2 s of event time, and only when captured', () => {
+    const shots = events.flatMap((e, i) => (e.type === 'monitor_screenshot' ? [i] : []));
+    expect(shots.length).toBeGreaterThan(0);
+    for (const i of shots) {
+      const before = events[i - 1] as TelemetryEvent;
+      expect(before.type === 'page_load' || (before.type === 'console_error' && before.source.event === 'Runtime.exceptionThrown')).toBe(true);
+    }
+    for (let k = 1; k < shots.length; k++) {
+      expect((events[shots[k] as number] as TelemetryEvent).ts - (events[shots[k - 1] as number] as TelemetryEvent).ts).toBeGreaterThanOrEqual(2_000_000);
+    }
+    // Never drawn at random: far fewer screenshots than page loads in a burst of events.
+    expect(shots.length).toBeLessThan(ofType('page_load').length);
+    const pool = makePool();
+    pool.browser_pool_config.telemetry = telemetryConfig({ screenshot: false }, []);
+    const f = new EventFactory(createRng(3), 's', captureFilter(pool));
+    expect(Array.from({ length: 500 }, () => f.next()).some((e) => e?.type === 'monitor_screenshot')).toBe(false);
   });
 
   it('types beyond the spec table carry the shapes and categories of the real service', () => {
@@ -214,8 +244,9 @@ describe('event catalogue', () => {
     expect(cmds.filter((d) => d.method === 'Page.navigate').every((d) => typeof d.url_scheme === 'string' && !('url' in d))).toBe(true);
   });
 
-  it('is deterministic for a seed (apart from ts and connection durations)', () => {
-    const strip = (es: TelemetryEvent[]): string => JSON.stringify(es.map((e) => ({ ...e, ts: 0, data: { ...e.data, duration_ms: 0 } })));
+  it('is deterministic for a seed (apart from ts, connection durations and when screenshots fall due)', () => {
+    const strip = (es: TelemetryEvent[]): string =>
+      JSON.stringify(es.filter((e) => e.type !== 'monitor_screenshot').map((e) => ({ ...e, ts: 0, data: { ...e.data, duration_ms: 0 } })));
     expect(strip(generate(300, 9))).toBe(strip(generate(300, 9)));
     expect(strip(generate(300, 9))).not.toBe(strip(generate(300, 10)));
   });
