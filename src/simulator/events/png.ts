@@ -87,12 +87,15 @@ function viewport(noiseRows: number, tint: [number, number, number], seed: numbe
 let built: readonly string[] | undefined;
 
 /**
- * Base64 viewport PNGs of about 100 KiB, 335 KiB and 710 KiB (139 KB to 967 KB of base64): a text
- * page, a page with pictures, and one just under the service's downscale threshold. ~0.3 s to build.
+ * Base64 viewport PNGs, in the order a session's screenshots cycle through them: a page still
+ * blank (a new tab, a page before first paint: ~7 KB of base64), then about 100 KiB, 335 KiB and
+ * 710 KiB (139 KB to 967 KB of base64): a text page, a page with pictures, and one just under the
+ * service's downscale threshold. ~0.3 s to build, once.
  */
 export function screenshotsBase64(): readonly string[] {
   built ??= (
     [
+      [0, [255, 255, 255]],
       [26, [66, 133, 244]],
       [92, [52, 168, 83]],
       [198, [234, 67, 53]],

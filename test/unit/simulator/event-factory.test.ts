@@ -138,18 +138,18 @@ describe('event catalogue', () => {
     }
   });
 
-  it('monitor_screenshot carries a real viewport PNG of a real size: 100 KiB up to the service downscale threshold', () => {
-    const sizes = new Set<number>();
+  it('monitor_screenshot carries a real viewport PNG of a real size: a blank page, then 100 KiB up to the service downscale threshold', () => {
+    const sizes: number[] = [];
     for (const b64 of screenshotsBase64()) {
       const png = Buffer.from(b64, 'base64');
       expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
       expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR');
       expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 720]);
       expect(png.subarray(-8, -4).toString('latin1')).toBe('IEND');
-      expect(png.length).toBeGreaterThan(100 * 1024);
       expect(png.length).toBeLessThanOrEqual(SERVICE_PNG_MAX_BYTES);
-      sizes.add(png.length);
+      sizes.push(png.length);
     }
+    expect(sizes.slice(1).every((n) => n > 100 * 1024)).toBe(true);
     expect(Math.max(...sizes)).toBeGreaterThan(600 * 1024);
     const shot = ofType('monitor_screenshot')[0] as TelemetryEvent;
     expect(screenshotsBase64()).toContain(dataOf(shot).png);
