@@ -74,6 +74,7 @@ function viewport(noiseRows: number, tint: [number, number, number], seed: numbe
   };
   const [r, g, b] = tint;
   const top = 120;
+  if (noiseRows === 0) return encodePng(1280, 720, () => [255, 255, 255]); // nothing painted yet
   return encodePng(1280, 720, (x, y) => {
     if (y < 64) return [r, g, b]; // header bar
     if (y >= top && y < top + noiseRows && x >= 40 && x < 1240) {
@@ -88,7 +89,7 @@ let built: readonly string[] | undefined;
 
 /**
  * Base64 viewport PNGs, in the order a session's screenshots cycle through them: a page still
- * blank (a new tab, a page before first paint: ~7 KB of base64), then about 100 KiB, 335 KiB and
+ * blank (a new tab, a page before first paint: ~4 KB of base64), then about 100 KiB, 335 KiB and
  * 710 KiB (139 KB to 967 KB of base64): a text page, a page with pictures, and one just under the
  * service's downscale threshold. ~0.3 s to build, once.
  */
