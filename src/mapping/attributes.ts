@@ -3,6 +3,8 @@
 // otherwise.
 import type { Envelope } from '../stream/envelope.js';
 import type { AttributeValue, SessionContext } from './log-record.js';
+import type { NameMatcher } from './name-matcher.js';
+import { REDACTED as MASK } from './options.js';
 
 export const ATTR = {
   sessionId: 'browser.session.id',
@@ -56,6 +58,14 @@ export const ATTR = {
   apiOperationId: 'browser.api_call.operation_id',
   captchaType: 'browser.captcha.type',
   captchaStatus: 'browser.captcha.status',
+  captchaChallengeId: 'browser.captcha.challenge_id',
+  serviceName: 'browser.service.name',
+  serviceCrashPhase: 'browser.service.crash_phase',
+  servicePid: 'browser.service.pid',
+  oomProcessName: 'browser.oom.process_name',
+  oomPid: 'browser.oom.pid',
+  oomRssKb: 'browser.oom.rss_kb',
+  oomConstraint: 'browser.oom.constraint',
   monitorReason: 'browser.monitor.reason',
   screenshotBytes: 'browser.screenshot.bytes',
   screenshotPath: 'browser.screenshot.path',
@@ -90,8 +100,12 @@ function isScalar(v: unknown): v is string | number | boolean {
  * Encodes `event.source` (BrowserEventSource: structure not shown in the spec) so that rebuild.ts
  * can restore it exactly: string kind/event and scalar metadata as plain attributes, non-scalar
  * metadata as JSON text (listed in metadata_json_keys), anything else as JSON in source.extra.
+ * Metadata is producer-specific and free-form, so a key named like a credential (the header list:
+ * authorization, *token, cookie, …) has its value masked before it becomes an attribute.
+ * Returns whether a value was masked.
  */
-function addSource(attrs: Record<string, AttributeValue>, source: Envelope['event']['source']): void {
+function addSource(attrs: Record<string, AttributeValue>, source: Envelope['event']['source'], secretKeys: NameMatcher | undefined): boolean {
+  let masked = false;
   let extra: Record<string, unknown> | undefined;
   for (const key of Object.keys(source)) {
     const value = source[key];
@@ -101,7 +115,10 @@ function addSource(attrs: Record<string, AttributeValue>, source: Envelope['even
       let jsonKeys: string[] | undefined;
       for (const mk of Object.keys(value)) {
         const mv = value[mk];
-        if (isScalar(mv)) setOwn(attrs, ATTR.sourceMetadataPrefix + mk, mv);
+        if (secretKeys !== undefined && secretKeys.matches(mk)) {
+          setOwn(attrs, ATTR.sourceMetadataPrefix + mk, MASK);
+          if (mv !== MASK) masked = true;
+        } else if (isScalar(mv)) setOwn(attrs, ATTR.sourceMetadataPrefix + mk, mv);
         else {
           setOwn(attrs, ATTR.sourceMetadataPrefix + mk, jsonText(mv));
           (jsonKeys ??= []).push(mk);
@@ -113,15 +130,45 @@ function addSource(attrs: Record<string, AttributeValue>, source: Envelope['even
       setOwn(extra, key, value);
     }
   }
-  if (extra !== undefined) attrs[ATTR.sourceExtra] = jsonText(extra);
+  // Members beyond kind/event/metadata are not in BrowserEventSource; kept for the round trip, but
+  // their secrets-by-name are masked like metadata's.
+  if (extra !== undefined) {
+    const text = secretKeys === undefined ? { text: jsonText(extra), masked: false } : maskedJsonText(extra, secretKeys);
+    if (text.masked) masked = true;
+    attrs[ATTR.sourceExtra] = text.text;
+  }
+  return masked;
+}
+
+function maskedJsonText(v: unknown, secretKeys: NameMatcher): { text: string; masked: boolean } {
+  let masked = false;
+  try {
+    const text = JSON.stringify(v, (k: string, x: unknown) => {
+      if (k === '' || !secretKeys.matches(k) || x === MASK) return x;
+      masked = true;
+      return MASK;
+    });
+    return { text: text ?? 'null', masked };
+  } catch {
+    return { text: '"[nesting too deep]"', masked };
+  }
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The attributes every event record carries; ctx.attributes first so the contract's own names win. */
-export function baseAttributes(envelope: Envelope, ctx: SessionContext): Record<string, AttributeValue> {
+/**
+ * The attributes every event record carries; ctx.attributes first so the contract's own names win.
+ * `secretKeys` (the header list, when redaction is on) masks source metadata named like a
+ * credential; `onMasked` is told when it did.
+ */
+export function baseAttributes(
+  envelope: Envelope,
+  ctx: SessionContext,
+  secretKeys?: NameMatcher,
+  onMasked?: () => void,
+): Record<string, AttributeValue> {
   const attrs: Record<string, AttributeValue> = {};
   for (const key of Object.keys(ctx.attributes)) setOwn(attrs, key, ctx.attributes[key] as AttributeValue);
   const ev = envelope.event;
@@ -129,7 +176,7 @@ export function baseAttributes(envelope: Envelope, ctx: SessionContext): Record<
   attrs[ATTR.seq] = envelope.seq;
   attrs[ATTR.eventType] = ev.type;
   attrs[ATTR.eventCategory] = ev.category;
-  addSource(attrs, ev.source);
+  if (addSource(attrs, ev.source, secretKeys)) onMasked?.();
   if (ev.truncated === true) attrs[ATTR.truncated] = true;
   attrs[ATTR.uid] = recordUid(ctx, envelope.seq);
   return attrs;

@@ -32,17 +32,33 @@ type JsonObject = { [key: string]: JsonValue };
 
 const isUrlKey = (key: string): boolean => key === 'url' || key.endsWith('_url') || key.endsWith('Url');
 
-/** Members replaced by the mask when the matching switch is on, per event type. */
+/**
+ * A key name of the UI Events spec ("Enter", "ArrowDown", "F5", "Shift", "Unidentified"): what
+ * commands the page. Anything else — "a", "7", " ", "é", "😀" — is a character the user typed.
+ */
+const NAMED_KEY = /^[A-Z][A-Za-z0-9]+$/;
+
+/** Members replaced by the mask when the matching switch is on (and `applies`, when set), per event type. */
 interface DropRule {
   type: string;
   member: string;
   enabled: (r: RedactionOptions) => boolean;
-  kind: 'post_data' | 'response_body' | 'api_call_code';
+  applies?: (value: JsonValue | undefined) => boolean;
+  kind: 'post_data' | 'response_body' | 'api_call_code' | 'typed_key';
 }
 export const DROP_RULES: readonly DropRule[] = [
   { type: 'network_request', member: 'post_data', enabled: (r) => r.dropPostData, kind: 'post_data' },
   { type: 'network_response', member: 'body', enabled: (r) => r.dropResponseBody, kind: 'response_body' },
   { type: 'api_call', member: 'code', enabled: (r) => r.dropApiCallCode, kind: 'api_call_code' },
+  // interaction_key spells a typed password one keydown at a time. The service's own cdp_command
+  // keeps `named_key` and replaces typed characters by `text_length`; the same line here.
+  {
+    type: 'interaction_key',
+    member: 'key',
+    enabled: (r) => r.maskTypedKeys,
+    applies: (v) => typeof v === 'string' && !NAMED_KEY.test(v),
+    kind: 'typed_key',
+  },
 ];
 
 export interface BodyTransformer {
@@ -52,13 +68,7 @@ export interface BodyTransformer {
   lastDropped: DropRule['kind'] | undefined;
 }
 
-function deepJson(value: JsonValue): string {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return '"[nesting too deep]"';
-  }
-}
+
 
 export function createBodyTransformer(
   redaction: RedactionOptions,
@@ -69,40 +79,62 @@ export function createBodyTransformer(
   const drops = new Map<string, DropRule>();
   if (redaction.enabled) for (const rule of DROP_RULES) if (rule.enabled(redaction)) drops.set(rule.type, rule);
 
+  /** The masked form of one value under `key` (headers and URLs), or the value itself. */
+  function maskOne(value: JsonValue, key: string, state: WalkState): JsonValue {
+    if (typeof value === 'string') {
+      if (urls === undefined || !isUrlKey(key)) return value;
+      const redacted = urls.redact(value);
+      if (redacted !== value) state.urlsRedacted = true;
+      return redacted;
+    }
+    if (headers !== undefined && key === 'headers' && typeof value === 'object' && value !== null) {
+      const redacted = headers.redact(value);
+      if (redacted !== value) state.headersRedacted = true;
+      return redacted;
+    }
+    return value;
+  }
+
+  /**
+   * A subtree below MAX_BODY_DEPTH as JSON text, with the same masks as the walk: a replacer sees
+   * every member at any depth without recursing here, so a `headers` object or a signed URL
+   * nested deeper than the limit is masked too. Deeper than JSON.stringify itself can go, the
+   * text says so and carries nothing.
+   */
+  function deepJson(value: JsonValue, key: string, state: WalkState): string {
+    try {
+      return JSON.stringify(maskOne(value, key, state), (k: string, v: JsonValue) => (k === '' ? v : maskOne(v, k, state)));
+    } catch {
+      return '"[nesting too deep]"';
+    }
+  }
+
   function walk(value: JsonValue, key: string, depth: number, state: WalkState): JsonValue {
     state.nodes++;
     if (typeof value === 'string') {
       state.chars += value.length;
-      if (urls !== undefined && isUrlKey(key)) {
-        const redacted = urls.redact(value);
-        if (redacted !== value) state.urlsRedacted = true;
-        return redacted;
-      }
-      return value;
+      return maskOne(value, key, state);
     }
     if (typeof value !== 'object' || value === null) {
       state.chars += 4;
       return value;
     }
     if (depth >= MAX_BODY_DEPTH) {
-      const text = deepJson(value);
+      const text = deepJson(value, key, state);
       state.chars += text.length;
       return text;
     }
-    if (Array.isArray(value)) {
+    const masked = maskOne(value, key, state) as JsonObject | JsonValue[];
+    if (Array.isArray(masked)) {
       let out: JsonValue[] | undefined;
-      for (let i = 0; i < value.length; i++) {
-        const item = value[i] as JsonValue;
+      for (let i = 0; i < masked.length; i++) {
+        const item = masked[i] as JsonValue;
         const next = walk(item, '', depth + 1, state);
-        if (next !== item) (out ??= value.slice())[i] = next;
+        if (next !== item) (out ??= masked.slice())[i] = next;
       }
-      return out ?? value;
+      return out ?? masked;
     }
-    let obj: JsonObject = value;
-    if (headers !== undefined && key === 'headers') {
-      obj = headers.redact(obj);
-      if (obj !== value) state.headersRedacted = true;
-    }
+    const obj: JsonObject = masked;
     let out: JsonObject | undefined;
     for (const k of Object.keys(obj)) {
       state.chars += k.length;
@@ -122,7 +154,12 @@ export function createBodyTransformer(
       // "Notes on the event catalogue"); the live service sends `y`. Export `y` either way.
       if (Object.hasOwn(data, 'true') && !Object.hasOwn(data, 'y')) body = renameKey(data, 'true', 'y');
       const rule = drops.get(type);
-      if (rule !== undefined && Object.hasOwn(body, rule.member) && body[rule.member] !== REDACTED) {
+      if (
+        rule !== undefined &&
+        Object.hasOwn(body, rule.member) &&
+        body[rule.member] !== REDACTED &&
+        (rule.applies === undefined || rule.applies(body[rule.member]))
+      ) {
         body = body === data ? { ...data } : body;
         body[rule.member] = REDACTED;
         transformer.lastDropped = rule.kind;

@@ -1,11 +1,12 @@
-// The event catalogue (spec "Events": "Event types and categories", and the types it names without
-// detail) as the mapper's lookup table: per type, the category the spec assigns, the severity rule
-// and the promotions. docs/mapping.md is the same table in prose; test/unit/mapping holds them equal.
+// The event catalogue as the mapper's lookup table: the spec's table ("Events": "Event types and
+// categories"), then the types the service sends beyond it, with the categories and shapes its own
+// source shows (kernel/kernel-images server/lib/events, cdpmonitor; the Node SDK's
+// BrowserTelemetryEvent union). Per type: the category, the severity rule and the promotions.
+// docs/mapping.md is the same table in prose; test/unit/mapping holds them equal.
 import type { AttributeValue } from './log-record.js';
 import { promoteConsoleError, promoteConsoleLog } from './promote-console.js';
 import {
   promoteApiCall,
-  promoteCaptcha,
   promoteCdpCommand,
   promoteCdpDisconnect,
   promoteGeneric,
@@ -16,6 +17,7 @@ import {
   promoteUrl,
 } from './promote-http.js';
 import { promoteLayoutShift, promoteLcp } from './promote-page.js';
+import { promoteCaptchaChallenge, promoteOomKill, promotePlatformApiCall, promoteProxyError, promoteServiceCrashed } from './promote-service.js';
 import { consoleLevelSeverity, genericSeverity, httpStatusSeverity } from './severity.js';
 import { SEVERITY } from './severity-levels.js';
 
@@ -24,7 +26,7 @@ type Attrs = Record<string, AttributeValue>;
 
 export interface CatalogueEntry {
   type: string;
-  /** The category the spec assigns; undefined for types it names without detail. */
+  /** The category the spec (or, beyond its table, the service) assigns; undefined for unknown types. */
   category: string | undefined;
   /** Severity number from the (redacted) body; `{}` when the event has no data. */
   severity(type: string, data: Data): number;
@@ -59,6 +61,21 @@ const CAPTCHA_SEVERITY: ReadonlyMap<unknown, number> = new Map([
   ['abandoned', SEVERITY.INFO],
 ]);
 const captchaSeverity = (_t: string, d: Data): number => CAPTCHA_SEVERITY.get(d.status) ?? SEVERITY.INFO;
+
+/** captcha_challenge_result: the visible challenge's outcome; solved INFO, failure ERROR, timeout WARN, abandoned INFO. */
+const CHALLENGE_SEVERITY: ReadonlyMap<unknown, number> = new Map([
+  ['solved', SEVERITY.INFO],
+  ['failure', SEVERITY.ERROR],
+  ['timeout', SEVERITY.WARN],
+  ['abandoned', SEVERITY.INFO],
+]);
+const challengeSeverity = (_t: string, d: Data): number => CHALLENGE_SEVERITY.get(d.status) ?? SEVERITY.INFO;
+
+/**
+ * proxy_error: ERROR when the page itself (resource_type Document) could not be loaded through the
+ * proxy, WARN for a blocked subresource — the line the service's own OTLP export draws.
+ */
+const proxyErrorSeverity = (_t: string, d: Data): number => (d.resource_type === 'Document' ? SEVERITY.ERROR : SEVERITY.WARN);
 
 const entry = (
   type: string,
@@ -98,10 +115,10 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   entry('cdp_disconnect', 'connection', cdpDisconnectSeverity, promoteCdpDisconnect),
   entry('live_view_connect', 'connection', INFO, none),
   entry('live_view_disconnect', 'connection', INFO, none),
-  entry('captcha_solve_result', 'captcha', captchaSeverity, promoteCaptcha),
+  entry('captcha_solve_result', 'captcha', captchaSeverity, promoteCaptchaChallenge),
 ];
 
-/** Types the spec names without category or data: mapped by the rule for unknown types. */
+/** Types the spec names without category or data (their shapes are in SERVICE_TYPES). */
 export const NAMED_WITHOUT_DETAIL: readonly string[] = [
   'page_navigation',
   'page_navigation_settled',
@@ -112,10 +129,27 @@ export const NAMED_WITHOUT_DETAIL: readonly string[] = [
   'system_oom_kill',
 ];
 
-/** The rule for any type not in the table, including future ones: data passes through intact. */
+/**
+ * Types beyond the spec's table, as the service sends them: the seven it names without detail and
+ * the captcha task/challenge events it does not name at all.
+ */
+export const SERVICE_TYPES: readonly CatalogueEntry[] = [
+  entry('page_navigation', 'page', INFO, promoteUrl),
+  entry('page_navigation_settled', 'page', INFO, promoteUrl),
+  entry('page_tab_opened', 'page', INFO, promoteUrl),
+  // VM management the platform does on the session's behalf (profile saves, replays, recordings).
+  entry('platform_api_call', 'platform', (_t, d) => httpStatusSeverity(d.status), promotePlatformApiCall),
+  entry('proxy_error', 'network', proxyErrorSeverity, promoteProxyError),
+  // A managed service (chromium, the in-VM API, …) died; gave_up means it stays down.
+  entry('service_crashed', 'system', fixed(SEVERITY.ERROR), promoteServiceCrashed),
+  entry('system_oom_kill', 'system', fixed(SEVERITY.ERROR), promoteOomKill),
+  entry('captcha_solve_started', 'captcha', INFO, promoteCaptchaChallenge),
+  entry('captcha_challenge_result', 'captcha', challengeSeverity, promoteCaptchaChallenge),
+];
+
+/** The rule for any type not in the tables, including future ones: data passes through intact. */
 export const UNKNOWN_TYPE: CatalogueEntry = entry('*', undefined, genericSeverity, promoteGeneric);
 
-export const CATALOGUE_BY_TYPE: ReadonlyMap<string, CatalogueEntry> = new Map([
-  ...CATALOGUE.map((e) => [e.type, e] as const),
-  ...NAMED_WITHOUT_DETAIL.map((t) => [t, { ...UNKNOWN_TYPE, type: t }] as const),
-]);
+export const CATALOGUE_BY_TYPE: ReadonlyMap<string, CatalogueEntry> = new Map(
+  [...CATALOGUE, ...SERVICE_TYPES].map((e) => [e.type, e] as const),
+);

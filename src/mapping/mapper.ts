@@ -5,13 +5,13 @@
 // body format. Everything configurable is compiled once in createMapper; map() allocates only the
 // record and what it changes (copy-on-write), and never modifies the envelope.
 import type { Envelope } from '../stream/envelope.js';
-import { baseAttributes } from './attributes.js';
+import { ATTR, baseAttributes } from './attributes.js';
 import { createBodyTransformer, type WalkState } from './body-transform.js';
 import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from './catalogue.js';
 import { compileFilter } from './filters.js';
 import type { BridgeLogRecord, JsonValue, SessionContext } from './log-record.js';
 import { compileNameMatcher } from './name-matcher.js';
-import type { MappingOptions } from './options.js';
+import { screenshotRecordBytes, type MappingOptions } from './options.js';
 import { createHeaderRedactor } from './redact-headers.js';
 import { createUrlRedactor, identityUrlRedactor } from './redact-url.js';
 import { createScreenshotHandler, type ScreenshotSink } from './screenshots.js';
@@ -45,11 +45,15 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const stats = deps.stats ?? noopStats;
   const r = options.redaction;
   const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
-  const headers = r.enabled ? createHeaderRedactor(compileNameMatcher(r.headers), urls ?? identityUrlRedactor) : undefined;
+  const secretNames = r.enabled ? compileNameMatcher(r.headers) : undefined;
+  const headers = secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
   const transformer = createBodyTransformer(r, headers, urls);
   const filter = compileFilter(options.filters);
-  const screenshots = createScreenshotHandler(options.screenshots, options.maxRecordBytes, stats, deps.screenshots);
+  const shotLimit = screenshotRecordBytes(options);
+  const screenshots = createScreenshotHandler(options.screenshots, shotLimit, stats, deps.screenshots);
   const limiter = createSizeLimiter(options.maxRecordBytes);
+  // A record that carries a PNG inline is held to the screenshot limit: cutting it would break the image.
+  const shotLimiter = shotLimit === options.maxRecordBytes ? limiter : createSizeLimiter(shotLimit);
   const asJson = options.bodyFormat === 'json';
   // map() is synchronous, so one scratch state serves every call.
   const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false };
@@ -75,7 +79,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
         if (transformer.lastDropped !== undefined && isObject(data)) stats.redacted(ev.type, transformer.lastDropped);
       }
 
-      const attributes = baseAttributes(envelope, ctx);
+      const attributes = baseAttributes(envelope, ctx, secretNames, () => stats.redacted?.(ev.type, 'source_metadata'));
       if (ev.type === 'monitor_screenshot' && isObject(body)) {
         const before = body;
         body = screenshots.apply(body, envelope.seq, ctx, attributes);
@@ -94,7 +98,8 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
         body,
         attributes,
       };
-      const actions = limiter.enforce(record, state);
+      const inlineShot = attributes[ATTR.screenshotDisposition] === 'inline';
+      const actions = (inlineShot ? shotLimiter : limiter).enforce(record, state);
       for (const action of actions) stats.oversized(ev.type, action);
       if (asJson && record.body !== undefined && typeof record.body !== 'string') record.body = JSON.stringify(record.body);
       return record;

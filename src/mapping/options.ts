@@ -23,12 +23,19 @@ export interface RedactionOptions {
   dropResponseBody: boolean;
   /** Replace api_call.code (source submitted to the code-execution endpoint) by the mask. */
   dropApiCallCode: boolean;
+  /** Replace interaction_key.key by the mask unless it is a named key (Enter, Tab, ArrowDown, …). */
+  maskTypedKeys: boolean;
 }
 
 export interface ScreenshotOptions {
   policy: ScreenshotPolicy;
   /** Where `directory` writes `<session>/<seq>.png`; required for that policy. */
   directory?: string;
+  /**
+   * Size limit of a record that carries a PNG inline (the `inline` policy), instead of
+   * maxRecordBytes; DEFAULT_SCREENSHOT_RECORD_BYTES when absent. See largestRecordBytes().
+   */
+  maxRecordBytes?: number;
 }
 
 export interface FilterOptions {
@@ -96,6 +103,15 @@ export const DEFAULT_MAX_RECORD_BYTES = 64 * 1024;
 export const MIN_MAX_RECORD_BYTES = 4 * 1024;
 /** Well below the 4 MiB request limit common collectors apply. */
 export const MAX_MAX_RECORD_BYTES = 1024 * 1024;
+/**
+ * Records carrying an inline screenshot may be this large by default: the service sends PNGs of up
+ * to 729 KiB (it recaptures at a smaller scale above that), 972 KiB of base64, and a real screenshot
+ * must fit whole. The OTLP/HTTP receiver of the OpenTelemetry Collector accepts 20 MiB requests by
+ * default (confighttp max_request_body_size), so such a record never makes a request a collector
+ * refuses as long as the exporter bounds requests by bytes.
+ */
+export const DEFAULT_SCREENSHOT_RECORD_BYTES = 1024 * 1024;
+export const MAX_SCREENSHOT_RECORD_BYTES = 4 * 1024 * 1024;
 
 export const defaultMappingOptions: MappingOptions = Object.freeze({
   redaction: Object.freeze({
@@ -106,8 +122,9 @@ export const defaultMappingOptions: MappingOptions = Object.freeze({
     dropPostData: false,
     dropResponseBody: false,
     dropApiCallCode: false,
+    maskTypedKeys: true,
   }),
-  screenshots: Object.freeze({ policy: 'inline' as ScreenshotPolicy }),
+  screenshots: Object.freeze({ policy: 'inline' as ScreenshotPolicy, maxRecordBytes: DEFAULT_SCREENSHOT_RECORD_BYTES }),
   maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
   bodyFormat: 'map' as BodyFormat,
   filters: Object.freeze({}),
@@ -160,6 +177,7 @@ function parseRedaction(raw: unknown, key: string): RedactionOptions {
     'drop_post_data',
     'drop_response_body',
     'drop_api_call_code',
+    'mask_typed_keys',
   ]);
   const d = defaultMappingOptions.redaction;
   const headers = names(s.headers, `${key}.headers`) ?? [...d.headers];
@@ -174,11 +192,12 @@ function parseRedaction(raw: unknown, key: string): RedactionOptions {
     dropPostData: bool(s.drop_post_data, `${key}.drop_post_data`, d.dropPostData),
     dropResponseBody: bool(s.drop_response_body, `${key}.drop_response_body`, d.dropResponseBody),
     dropApiCallCode: bool(s.drop_api_call_code, `${key}.drop_api_call_code`, d.dropApiCallCode),
+    maskTypedKeys: bool(s.mask_typed_keys, `${key}.mask_typed_keys`, d.maskTypedKeys),
   };
 }
 
 function parseScreenshots(raw: unknown, key: string): ScreenshotOptions {
-  const s = section(raw, key, ['policy', 'directory']);
+  const s = section(raw, key, ['policy', 'directory', 'max_record_bytes']);
   const policy = oneOf(s.policy, `${key}.policy`, ['inline', 'drop', 'directory'] as const, 'inline');
   if (s.directory !== undefined && s.directory !== null && (typeof s.directory !== 'string' || s.directory === '')) {
     throw new ConfigError(`${key}.directory`, 'must be a non-empty path');
@@ -187,16 +206,33 @@ function parseScreenshots(raw: unknown, key: string): ScreenshotOptions {
   if (policy === 'directory' && directory === undefined) {
     throw new ConfigError(`${key}.directory`, 'is required when policy is directory');
   }
-  return directory === undefined ? { policy } : { policy, directory };
+  const maxRecordBytes = parseBytes(s.max_record_bytes, `${key}.max_record_bytes`, DEFAULT_SCREENSHOT_RECORD_BYTES, MAX_SCREENSHOT_RECORD_BYTES);
+  return directory === undefined ? { policy, maxRecordBytes } : { policy, directory, maxRecordBytes };
 }
 
-function parseMaxRecordBytes(v: unknown, key: string): number {
+function parseBytes(v: unknown, key: string, fallback: number, max: number): number {
   const raw = optBytes(v, key, 0);
-  if (raw === undefined) return DEFAULT_MAX_RECORD_BYTES;
-  if (raw < MIN_MAX_RECORD_BYTES || raw > MAX_MAX_RECORD_BYTES) {
-    throw new ConfigError(key, `must be between ${MIN_MAX_RECORD_BYTES} and ${MAX_MAX_RECORD_BYTES} bytes (4KiB to 1MiB; got ${raw})`);
+  if (raw === undefined) return fallback;
+  if (raw < MIN_MAX_RECORD_BYTES || raw > max) {
+    throw new ConfigError(key, `must be between ${MIN_MAX_RECORD_BYTES} and ${max} bytes (got ${raw})`);
   }
   return raw;
+}
+
+const parseMaxRecordBytes = (raw: unknown, key: string): number => parseBytes(raw, key, DEFAULT_MAX_RECORD_BYTES, MAX_MAX_RECORD_BYTES);
+
+/** The limit for records that carry an inline screenshot. */
+export function screenshotRecordBytes(options: MappingOptions): number {
+  return Math.max(options.maxRecordBytes, options.screenshots.maxRecordBytes ?? DEFAULT_SCREENSHOT_RECORD_BYTES);
+}
+
+/**
+ * The largest record the mapper can produce under these options (estimated encoded size): what a
+ * spool segment or an export request must have room for. Screenshot records are the large ones,
+ * and only under the `inline` policy.
+ */
+export function largestRecordBytes(options: MappingOptions): number {
+  return options.screenshots.policy === 'inline' ? screenshotRecordBytes(options) : options.maxRecordBytes;
 }
 
 function parseFilters(raw: unknown, key: string): FilterOptions {

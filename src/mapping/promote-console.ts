@@ -30,13 +30,17 @@ export function promoteConsoleLog(data: Data, attrs: Attrs): void {
 }
 
 /**
- * An uncaught exception is a console_error without `level` (spec: "From console.error calls:
- * level, text, args, stack_trace. From uncaught exceptions: text, line, column, source_url,
- * stack_trace").
+ * An uncaught exception (Runtime.exceptionThrown) is the console_error that carries `line`,
+ * `column` or `source_url`: the service sets all three for exceptions only, and `level` ("error")
+ * for console.error calls only. A missing `level` is no sign of an exception: a truncated or older
+ * event can lack it too.
  */
 export function isUncaughtException(data: Data): boolean {
-  return data.level === undefined;
+  return typeof data.line === 'number' || typeof data.column === 'number' || typeof data.source_url === 'string';
 }
+
+/** CDP's zero-based line or column number as OpenTelemetry's one-based one. */
+const oneBased = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v + 1 : undefined);
 
 /** console_error: as console_log; uncaught exceptions add exception.* and prefer source_url/line/column. */
 export function promoteConsoleError(data: Data, attrs: Attrs): void {
@@ -52,11 +56,15 @@ export function promoteConsoleError(data: Data, attrs: Attrs): void {
   }
   const stack = renderStackTrace(text === '' ? 'Uncaught exception' : text, data.stack_trace);
   if (stack !== undefined) attrs[ATTR.exceptionStacktrace] = stack;
-  // The exception's own location wins over the stack's innermost frame. The spec does not say
-  // whether line/column are zero-based (call frames are); they are promoted as sent.
+  // The exception's own location wins over the stack's innermost frame. `line`/`column` are
+  // exceptionDetails.lineNumber/columnNumber, zero-based like every CDP position.
   if (typeof data.source_url === 'string' && data.source_url !== '') {
     attrs[ATTR.codeFilePath] = data.source_url;
-    if (typeof data.line === 'number' && Number.isInteger(data.line)) attrs[ATTR.codeLine] = data.line;
-    if (typeof data.column === 'number' && Number.isInteger(data.column)) attrs[ATTR.codeColumn] = data.column;
+    const line = oneBased(data.line);
+    const column = oneBased(data.column);
+    if (line !== undefined) attrs[ATTR.codeLine] = line;
+    else delete attrs[ATTR.codeLine];
+    if (column !== undefined) attrs[ATTR.codeColumn] = column;
+    else delete attrs[ATTR.codeColumn];
   }
 }

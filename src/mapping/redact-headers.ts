@@ -1,8 +1,10 @@
 // Header masking (issue 3, item 5; DESIGN.md "Secrets"): values of authorization, cookie,
 // set-cookie, proxy-authorization and API-key/token style headers are replaced by `REDACTED` in
-// request and response headers (BrowserHttpHeaders: structure not shown, so any value type is
-// masked, and names compare case-insensitively). URL-carrying headers get URL redaction, because a
-// Referer or Location repeats the signed URL the body masks elsewhere.
+// request and response headers. BrowserHttpHeaders is "forwarded as-is from CDP without
+// normalization", so both shapes a header list takes in the wild are handled: an object of
+// name → value (CDP's Network.Headers; any value type is masked) and an array of `{name, value}`
+// entries (HAR and fetch-style lists). Names compare case-insensitively. URL-carrying headers get
+// URL redaction, because a Referer or Location repeats the signed URL the body masks elsewhere.
 import type { JsonValue } from './log-record.js';
 import { compileNameMatcher, type NameMatcher } from './name-matcher.js';
 import { REDACTED } from './options.js';
@@ -11,24 +13,40 @@ import { setOwn } from './attributes.js';
 
 const URL_HEADERS = compileNameMatcher(['referer', 'location', 'content-location', 'origin']);
 
+type JsonObject = { [key: string]: JsonValue };
+
 export interface HeaderRedactor {
-  /** The headers with secrets masked; the same object when nothing changed. */
-  redact(headers: { [key: string]: JsonValue }): { [key: string]: JsonValue };
+  /** The headers (object or `{name, value}` list) with secrets masked; the same value when nothing changed. */
+  redact(headers: JsonObject | JsonValue[]): JsonObject | JsonValue[];
 }
 
+const isObject = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 export function createHeaderRedactor(names: NameMatcher, urls: UrlRedactor): HeaderRedactor {
+  /** The masked value of one header, or the value itself. */
+  const one = (name: string, value: JsonValue): JsonValue => {
+    if (names.matches(name)) return value === REDACTED ? value : REDACTED;
+    if (typeof value === 'string' && URL_HEADERS.matches(name)) return urls.redact(value);
+    return value;
+  };
   return {
     redact(headers) {
-      let out: { [key: string]: JsonValue } | undefined;
+      if (Array.isArray(headers)) {
+        let out: JsonValue[] | undefined;
+        for (let i = 0; i < headers.length; i++) {
+          const entry = headers[i];
+          if (!isObject(entry) || typeof entry.name !== 'string' || !Object.hasOwn(entry, 'value')) continue;
+          const value = entry.value as JsonValue;
+          const next = one(entry.name, value);
+          if (next !== value) (out ??= headers.slice())[i] = { ...entry, value: next };
+        }
+        return out ?? headers;
+      }
+      let out: JsonObject | undefined;
       for (const name of Object.keys(headers)) {
         const value = headers[name] as JsonValue;
-        let next: JsonValue = value;
-        if (names.matches(name)) next = REDACTED;
-        else if (typeof value === 'string' && URL_HEADERS.matches(name)) next = urls.redact(value);
-        if (next !== value) {
-          out ??= { ...headers };
-          setOwn(out, name, next);
-        }
+        const next = one(name, value);
+        if (next !== value) setOwn((out ??= { ...headers }), name, next);
       }
       return out ?? headers;
     },

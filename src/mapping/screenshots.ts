@@ -1,7 +1,9 @@
-// monitor_screenshot policies (issue 3, item 6). A viewport PNG is typically 100 KiB–1 MiB of
-// base64, larger than any sensible record, so besides `inline` the PNG can be dropped or written to
-// a directory and referenced from the record. In every case the record says what happened
-// (browser.screenshot.disposition) and how large the PNG was (browser.screenshot.bytes).
+// monitor_screenshot policies. A real viewport PNG is 100–729 KiB (130–972 KB of base64), far
+// larger than any other record, so it gets a record size limit of its own (screenshots.
+// max_record_bytes, 1 MiB by default: every real screenshot fits whole). Besides `inline` the PNG
+// can be dropped or written to a directory and referenced from the record, for backends with small
+// line limits. In every case the record says what happened (browser.screenshot.disposition) and
+// how large the PNG was (browser.screenshot.bytes).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ATTR } from './attributes.js';
@@ -9,7 +11,7 @@ import type { AttributeValue, JsonValue, SessionContext } from './log-record.js'
 import type { ScreenshotOptions } from './options.js';
 import type { MappingStats } from './stats.js';
 
-/** Room left for attributes when deciding whether an inline PNG fits max_record_bytes. */
+/** Room left for attributes when deciding whether an inline PNG fits the screenshot record limit. */
 const INLINE_RESERVE = 4096;
 
 /** Where the `directory` policy puts PNGs; returns the reference stored in the record. */
@@ -61,6 +63,7 @@ function withoutPng(body: { [key: string]: JsonValue }): { [key: string]: JsonVa
 
 export function createScreenshotHandler(
   options: ScreenshotOptions,
+  /** The size limit of a record carrying an inline PNG (options.ts screenshotRecordBytes). */
   maxRecordBytes: number,
   stats: MappingStats,
   sink: ScreenshotSink | undefined,

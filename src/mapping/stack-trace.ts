@@ -7,9 +7,12 @@
 //       --- setTimeout (async) ---
 //       at schedule (https://shop.example/app.js:12:3)
 //
-// The spec lists callFrames "outermost first", while browsers print the innermost frame first, so
-// the order is reversed; line and column numbers are zero-based in the spec and printed one-based.
-// Async parents follow after a separator naming their `description`, as the DevTools console does.
+// callFrames are CDP's Runtime.StackTrace passed through unchanged by the service (cdpmonitor hands
+// `exceptionDetails.stackTrace` and `consoleAPICalled.stackTrace` over as they come), so they are
+// innermost first, the order browsers print; the SDK's "outermost first" comment is wrong (the
+// service's own Runtime.exceptionThrown test data has the throwing frame first). Line and column
+// numbers are zero-based in CDP and printed one-based. Async parents follow after a separator
+// naming their `description`, as the DevTools console does.
 
 /** Bounds for hostile or runaway stacks: a stack trace attribute is for people, not for archives. */
 const MAX_FRAMES = 100;
@@ -41,11 +44,11 @@ function locationOf(frame: unknown): SourceLocation | undefined {
   return loc;
 }
 
-/** The innermost frame of a call stack (where the console call or throw happened). */
+/** The innermost frame of a call stack (where the console call or throw happened): the first one. */
 export function innermostFrame(stack: unknown): SourceLocation | undefined {
   const frames = framesOf(stack);
   if (frames === undefined || frames.length === 0) return undefined;
-  return locationOf(frames[frames.length - 1]);
+  return locationOf(frames[0]);
 }
 
 function renderFrame(loc: SourceLocation): string {
@@ -66,8 +69,8 @@ export function renderStackTrace(header: string, stack: unknown): string | undef
       const description = typeof current.description === 'string' && current.description !== '' ? current.description : 'async';
       lines.push(`    --- ${description} (async) ---`);
     }
-    for (let i = callFrames.length - 1; i >= 0; i--) {
-      const loc = locationOf(callFrames[i]);
+    for (const frame of callFrames) {
+      const loc = locationOf(frame);
       if (loc === undefined) continue;
       if (frames++ === MAX_FRAMES) {
         lines.push('    ...');

@@ -5,7 +5,7 @@
 export type OversizeAction = 'strings_truncated' | 'body_cut' | 'attributes_cut' | 'screenshot_dropped';
 
 /** What kind of value redaction masked. */
-export type RedactionKind = 'header' | 'url' | 'post_data' | 'response_body' | 'api_call_code';
+export type RedactionKind = 'header' | 'url' | 'post_data' | 'response_body' | 'api_call_code' | 'typed_key' | 'source_metadata';
 
 export interface MappingStats {
   /** An event excluded by the configured filters (it still advances the checkpoint). */

@@ -1,7 +1,7 @@
 // The event catalogue (spec: Events → Event types and categories): every type, its fixed category,
 // its generator and its weight in a realistic mix (network and cdp_command traffic dominate, crashes
 // and monitor failures are rare).
-import { captchaSolveResult } from './captcha.js';
+import { captchaChallengeResult, captchaSolveResult, captchaSolveStarted } from './captcha.js';
 import { CDP_METHODS, cdpCommand } from './cdp-command.js';
 import { cdpConnect, cdpDisconnect, liveViewConnect, liveViewDisconnect } from './connection.js';
 import { consoleError, consoleLog } from './console.js';
@@ -38,7 +38,9 @@ const LISTED: Record<string, CatalogueEntry> = {
   interaction_click: entry('interaction', 3, interactionClick),
   interaction_key: entry('interaction', 3, interactionKey),
   interaction_scroll_settled: entry('interaction', 2, interactionScrollSettled),
-  monitor_screenshot: entry('screenshot', 1.5, monitorScreenshot),
+  // Weight 0: never drawn at random; the factory emits one after a page load or an uncaught
+  // exception, at most one per 2 s, as the service does. Requested by type, it comes on demand.
+  monitor_screenshot: entry('screenshot', 0, monitorScreenshot),
   monitor_disconnected: entry('monitor', 0.1, monitorDisconnected),
   monitor_reconnected: entry('monitor', 0.1, monitorReconnected),
   monitor_reconnect_failed: entry('monitor', 0.05, monitorReconnectFailed),
@@ -53,7 +55,7 @@ const LISTED: Record<string, CatalogueEntry> = {
   captcha_solve_result: entry('captcha', 0.5, captchaSolveResult),
 };
 
-/** Types the spec names without category or data; categories here are the simulator's choice. */
+/** Types the spec names without category or data; categories as the real service assigns them. */
 const UNLISTED: Record<string, CatalogueEntry> = {
   page_navigation: entry('page', 1.5, pageNavigation),
   page_navigation_settled: entry('page', 1, pageNavigationSettled),
@@ -64,9 +66,16 @@ const UNLISTED: Record<string, CatalogueEntry> = {
   system_oom_kill: entry('system', 0.05, systemOomKill),
 };
 
-export const CATALOGUE: Readonly<Record<string, CatalogueEntry>> = { ...LISTED, ...UNLISTED };
+/** Types the service sends that the spec does not name at all. */
+const BEYOND_SPEC: Record<string, CatalogueEntry> = {
+  captcha_solve_started: entry('captcha', 0.5, captchaSolveStarted),
+  captcha_challenge_result: entry('captcha', 0.3, captchaChallengeResult),
+};
+
+export const CATALOGUE: Readonly<Record<string, CatalogueEntry>> = { ...LISTED, ...UNLISTED, ...BEYOND_SPEC };
 export const LISTED_TYPES: readonly string[] = Object.keys(LISTED);
 export const UNLISTED_TYPES: readonly string[] = Object.keys(UNLISTED);
+export const BEYOND_SPEC_TYPES: readonly string[] = Object.keys(BEYOND_SPEC);
 /** Every type the simulator generates. */
 export const EVENT_TYPES: readonly string[] = Object.keys(CATALOGUE);
 export { CDP_METHODS };

@@ -12,7 +12,11 @@ interface CallStack {
   parent?: CallStack;
 }
 
-/** A BrowserCallStack; `asyncDepth` > 0 nests async parents (e.g. a Promise.then inside a setTimeout). */
+/**
+ * A BrowserCallStack as the service sends it: CDP's Runtime.StackTrace unchanged, innermost frame
+ * first, zero-based lineNumber/columnNumber. `asyncDepth` > 0 nests async parents (e.g. a
+ * Promise.then inside a setTimeout).
+ */
 export function stackTrace(g: GenState, asyncDepth: number): CallStack {
   const { rng } = g;
   const origin = pageOrigin(g);
@@ -60,8 +64,11 @@ export function consoleError(g: GenState): GenResult {
       source: cdpSource(g, 'Runtime.consoleAPICalled'),
     };
   }
-  // From an uncaught exception: text, line, column, source_url and a stack with async parents.
-  const sourceUrl = pageOrigin(g) + rng.pick(SCRIPTS);
+  // From an uncaught exception (Runtime.exceptionThrown): text, line, column, source_url and a
+  // stack with async parents; no level. line/column/source_url are exceptionDetails' own position,
+  // which is the throwing frame: the stack's first (innermost) one, zero-based like it.
+  const stack = stackTrace(g, rng.int(1, 2));
+  const top = stack.callFrames[0] as CallStack['callFrames'][number];
   return {
     data: {
       ...pageContext(g),
@@ -71,10 +78,10 @@ export function consoleError(g: GenState): GenResult {
         'Uncaught ReferenceError: gtag is not defined',
         'Uncaught RangeError: Maximum call stack size exceeded — 再帰',
       ]),
-      line: rng.int(1, 4000),
-      column: rng.int(1, 120),
-      source_url: sourceUrl,
-      stack_trace: stackTrace(g, rng.int(1, 2)),
+      line: top.lineNumber,
+      column: top.columnNumber,
+      source_url: top.url,
+      stack_trace: stack,
     },
     source: cdpSource(g, 'Runtime.exceptionThrown'),
   };

@@ -5,10 +5,16 @@
 // about twice the number of kinds is enough to see all of them; odd draws are weighted-random, so a
 // long run has a realistic mix. A pool's telemetry config narrows the kinds (Capture rules 1-2 and
 // control.cdp.excluded_methods).
+//
+// monitor_screenshot is no kind of its own: like the service, the factory takes one right after a
+// page load or an uncaught exception, when the screenshot category is captured and the session's
+// last screenshot is at least 2 s (of event time) old.
 import type { EventSource, TelemetryEvent } from '../../stream/envelope.js';
 import type { CaptureFilter } from '../pools.js';
 import { CATALOGUE, CDP_METHODS, EVENT_TYPES, categoryOf } from './catalogue.js';
 import { cdpCommand } from './cdp-command.js';
+import { SCREENSHOT_INTERVAL_MICROS, monitorScreenshot } from './monitor.js';
+import { screenshotsBase64 } from './png.js';
 import type { GenResult, GenState } from './context.js';
 import { initialState } from './context.js';
 import type { Rng } from './rng.js';
@@ -35,6 +41,10 @@ export class EventFactory {
   private typedKinds: { key: string; kinds: Kind[] } | undefined;
   /** Share of cdp_command methods the pool excludes. */
   private readonly excludedShare: number;
+  /** The CDP event that triggered a screenshot still to be emitted, if any. */
+  private screenshotTrigger: string | undefined;
+  private lastScreenshotTs = -Infinity;
+  private screenshots = 0;
 
   constructor(
     rng: Rng,
@@ -42,7 +52,7 @@ export class EventFactory {
     private readonly capture: CaptureFilter,
   ) {
     this.g = initialState(rng, sessionId);
-    this.kinds = this.kindsFor(EVENT_TYPES);
+    this.kinds = this.kindsFor(EVENT_TYPES).filter((k) => k.weight > 0);
     this.excludedShare = CDP_METHODS.filter((m) => !capture.cdpMethod(m)).length / CDP_METHODS.length;
     this.cumulative = [];
     let sum = 0;
@@ -56,6 +66,15 @@ export class EventFactory {
 
   /** The next generated event, or undefined when nothing (of `types`) is captured. */
   next(types?: readonly string[]): TelemetryEvent | undefined {
+    const trigger = this.screenshotTrigger;
+    if (trigger !== undefined) {
+      this.screenshotTrigger = undefined;
+      // The picture rotates by count, not by the session's rng: whether a screenshot is due depends
+      // on wall-clock time, and it must not change the rest of a seed's events.
+      const shots = screenshotsBase64();
+      const png = shots[this.screenshots++ % shots.length] as string;
+      if (!types || types.includes('monitor_screenshot')) return this.build('monitor_screenshot', monitorScreenshot(this.g, trigger, png));
+    }
     let kind: Kind | undefined;
     if (types) {
       const kinds = this.kindsForTypes(types);
@@ -84,6 +103,8 @@ export class EventFactory {
       const event = this.next();
       if (!event) return undefined;
       const json = JSON.stringify(event);
+      // A screenshot is never a template: reusing it would defeat the service's cadence.
+      if (event.type === 'monitor_screenshot') return json;
       // Everything after ts: `,"type":...}` (ts is the first key, see build()).
       const tail = json.slice(json.indexOf(',"type":'));
       if (this.templates.length < TEMPLATES) this.templates.push(tail);
@@ -119,7 +140,19 @@ export class EventFactory {
     const event: TelemetryEvent = { ts: this.nowMicros(), type, category: r.category ?? categoryOf(type), source: r.source };
     if (r.data) event.data = r.data;
     if (r.truncated) event.truncated = true;
+    if (type === 'monitor_screenshot') this.lastScreenshotTs = event.ts;
+    else this.maybeScreenshotAfter(event);
     return event;
+  }
+
+  /** The service's triggers: a (main-frame) load, an uncaught exception; rate-limited to one per 2 s. */
+  private maybeScreenshotAfter(event: TelemetryEvent): void {
+    const trigger =
+      event.type === 'page_load' ? 'Page.loadEventFired' : event.type === 'console_error' && event.source.event === 'Runtime.exceptionThrown' ? 'Runtime.exceptionThrown' : undefined;
+    if (trigger === undefined || !this.capture.category('screenshot')) return;
+    if (event.ts - this.lastScreenshotTs < SCREENSHOT_INTERVAL_MICROS) return;
+    this.screenshotTrigger = trigger;
+    this.lastScreenshotTs = event.ts;
   }
 
   /** kindsFor, cached for the last list asked for (emit(count, { types }) asks once per event). */

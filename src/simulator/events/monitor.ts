@@ -1,17 +1,28 @@
 // monitor_* events (spec: Events → Event types; States → Telemetry monitor connection) and the
-// periodic monitor_screenshot of the opt-in screenshot category (Capture rule 3).
+// monitor_screenshot of the opt-in screenshot category (Capture rule 3).
 import type { GenResult, GenState } from './context.js';
 import { monitorSource } from './context.js';
-import { SCREENSHOTS_BASE64 } from './png.js';
+import { screenshotsBase64 } from './png.js';
 
 /** Some service versions put monitor events under `system` (DESIGN.md: "Notes on the event catalogue"). */
 function legacyCategory(g: GenState): { category?: string } {
   return g.rng.chance(0.1) ? { category: 'system' } : {};
 }
 
-export function monitorScreenshot(g: GenState): GenResult {
-  return { data: { png: g.rng.pick(SCREENSHOTS_BASE64) }, source: monitorSource(g, 'Page.captureScreenshot') };
+/**
+ * The service does not take screenshots on a timer: a main-frame Page.loadEventFired or a
+ * Runtime.exceptionThrown triggers one, at most one per 2 s (event-factory.ts keeps that cadence).
+ * Its source is the capture process, named after the trigger, with the page's nav context.
+ */
+export function monitorScreenshot(g: GenState, trigger = 'Page.loadEventFired', png?: string): GenResult {
+  return {
+    data: { png: png ?? g.rng.pick(screenshotsBase64()) },
+    source: { kind: 'local_process', event: trigger, metadata: { target_id: g.page.targetId, frame_id: g.page.frameId, loader_id: g.page.loaderId, url: g.page.url } },
+  };
 }
+
+/** Least time between two screenshots of one session, in microseconds (the service's rate limit). */
+export const SCREENSHOT_INTERVAL_MICROS = 2_000_000;
 
 export function monitorDisconnected(g: GenState): GenResult {
   return { data: { reason: 'chrome_restarted' }, source: monitorSource(g, 'monitor_disconnected'), ...legacyCategory(g) };

@@ -1,6 +1,8 @@
-// Real, decodable PNG images for monitor_screenshot (spec: "png (string, base64-encoded PNG of the
-// viewport)"). Tiny on purpose: the benchmark pushes many of them. Built once at module load from
-// the PNG chunk layout (signature, IHDR, IDAT = zlib(filtered scanlines), IEND).
+// Real, decodable PNG images for monitor_screenshot, the size of the real ones. The service captures
+// the display with ffmpeg (x11grab) and, while the PNG is above 729 KiB, captures again at half,
+// quarter, … scale (kernel/kernel-images cdpmonitor/screenshot.go), so a real screenshot is a
+// viewport PNG of roughly 100–729 KiB: up to ~972 KB of base64. Built from the PNG chunk layout
+// (signature, IHDR, IDAT = zlib(filtered scanlines), IEND), lazily and once per process.
 import { deflateSync } from 'node:zlib';
 
 const CRC_TABLE = (() => {
@@ -54,14 +56,51 @@ export function encodePng(width: number, height: number, pixel: (x: number, y: n
   ]);
 }
 
-/** A handful of 16×10 "viewports" (a header bar over a tinted gradient), base64-encoded. */
-export const SCREENSHOTS_BASE64: readonly string[] = [
-  [66, 133, 244],
-  [52, 168, 83],
-  [234, 67, 53],
-  [251, 188, 5],
-].map(([r, g, b]) =>
-  encodePng(16, 10, (x, y) =>
-    y < 2 ? [r as number, g as number, b as number] : [255 - x * 6, 255 - y * 10, 240],
-  ).toString('base64'),
-);
+/** The service recaptures at a smaller scale above this many raw PNG bytes. */
+export const SERVICE_PNG_MAX_BYTES = 729 * 1024;
+
+/**
+ * A 1280×720 "viewport": flat page chrome (compresses to almost nothing) over a band of photo-like
+ * noise `noiseRows` high (does not compress), so the PNG's size is set by the band.
+ */
+function viewport(noiseRows: number, tint: [number, number, number], seed: number): Buffer {
+  let a = seed >>> 0;
+  const noise = (): number => {
+    // mulberry32, inline: the image has ~10^6 pixels.
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  const [r, g, b] = tint;
+  const top = 120;
+  if (noiseRows === 0) return encodePng(1280, 720, () => [255, 255, 255]); // nothing painted yet
+  return encodePng(1280, 720, (x, y) => {
+    if (y < 64) return [r, g, b]; // header bar
+    if (y >= top && y < top + noiseRows && x >= 40 && x < 1240) {
+      const n = noise();
+      return [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff];
+    }
+    return x % 320 < 8 ? [230, 230, 235] : [255, 255, 255];
+  });
+}
+
+let built: readonly string[] | undefined;
+
+/**
+ * Base64 viewport PNGs, in the order a session's screenshots cycle through them: a page still
+ * blank (a new tab, a page before first paint: ~4 KB of base64), then about 100 KiB, 335 KiB and
+ * 710 KiB (139 KB to 967 KB of base64): a text page, a page with pictures, and one just under the
+ * service's downscale threshold. ~0.3 s to build, once.
+ */
+export function screenshotsBase64(): readonly string[] {
+  built ??= (
+    [
+      [0, [255, 255, 255]],
+      [26, [66, 133, 244]],
+      [92, [52, 168, 83]],
+      [198, [234, 67, 53]],
+    ] as const
+  ).map(([rows, tint], i) => viewport(rows, [...tint], 0x5eed + i).toString('base64'));
+  return built;
+}

@@ -1,78 +1,115 @@
 // Event types the spec names without showing their category or data (spec: "Event types whose
-// category and data members ... : not shown"). The categories and members below are this
-// simulator's plausible guesses; the bridge must pass such events through with data intact.
+// category and data members ... : not shown"), generated with the shapes and categories the real
+// service gives them (kernel/kernel-images cdpmonitor handlers and the Node SDK's
+// BrowserTelemetryEvent union; docs/mapping.md "Beyond the spec").
 import type { GenResult, GenState } from './context.js';
 import { SECRET_URLS, SITES, cdpSource, newPage, pageContext } from './context.js';
 
+/** page_navigation (Page.frameNavigated): nav context inline, without nav_seq (it resets the epoch). */
 export function pageNavigation(g: GenState): GenResult {
   const { rng } = g;
-  const previous = g.page.url;
-  g.page = { ...g.page, url: rng.chance(0.15) ? rng.pick(SECRET_URLS) : rng.pick(SITES), loaderId: rng.hex(32).toUpperCase() };
-  g.scrollY = 0;
-  return {
-    data: { ...pageContext(g), previous_url: previous, transition_type: rng.pick(['link', 'typed', 'form_submit', 'reload']) },
-    source: cdpSource(g, 'Page.frameNavigated'),
+  const subframe = rng.chance(0.2);
+  const url = rng.chance(0.15) ? rng.pick(SECRET_URLS) : rng.pick(SITES);
+  const data: Record<string, unknown> = {
+    session_id: g.page.cdpSessionId,
+    target_id: g.page.targetId,
+    target_type: 'page',
+    url,
+    frame_id: subframe ? rng.hex(32).toUpperCase() : g.page.frameId,
+    loader_id: rng.hex(32).toUpperCase(),
   };
+  if (subframe) data.parent_frame_id = g.page.frameId;
+  else {
+    g.page = { ...g.page, url, loaderId: data.loader_id as string };
+    g.scrollY = 0;
+  }
+  return { data, source: cdpSource(g, 'Page.frameNavigated') };
 }
 
+/** page_navigation_settled: computed once DOMContentLoaded and layout-settled both held; context only. */
 export function pageNavigationSettled(g: GenState): GenResult {
-  return { data: { ...pageContext(g), duration_ms: g.rng.int(80, 6000) }, source: { kind: 'monitor', event: 'navigation_settled' } };
+  return { data: pageContext(g), source: cdpSource(g, 'page_navigation_settled') };
 }
 
+/** page_tab_opened (Target.attachedToTarget for a page): before a session exists, so no nav context. */
 export function pageTabOpened(g: GenState): GenResult {
+  const { rng } = g;
   const opener = g.page.targetId;
-  g.page = newPage(g.rng, g.rng.pick(SITES));
+  g.page = newPage(rng, rng.pick(SITES));
   return {
-    data: { ...pageContext(g), target_id: g.page.targetId, opener_target_id: opener },
-    source: cdpSource(g, 'Target.targetCreated'),
+    data: { target_id: g.page.targetId, target_type: 'page', url: g.page.url, opener_id: rng.chance(0.7) ? opener : '', title: rng.pick(['', 'New Tab', 'Checkout – Shop', 'ログイン']) },
+    source: { kind: 'cdp', event: 'Target.attachedToTarget', metadata: { cdp_session_id: g.page.cdpSessionId, target_id: g.page.targetId, target_type: 'page' } },
   };
 }
 
+/** platform_api_call (category platform): an in-VM API call that manages the VM, named by its handler. */
 export function platformApiCall(g: GenState): GenResult {
   const { rng } = g;
   return {
     data: {
       request_id: `req_${rng.hex(20)}`,
-      operation_id: rng.pick(['upload_file', 'spawn_process', 'get_replay', 'set_viewport', 'list_files']),
-      status: rng.pick([200, 200, 201, 404, 500]),
+      operation_id: rng.pick(['StartRecording', 'StopRecording', 'DownloadRecording', 'ProcessSpawn', 'ProcessStatus', 'UploadFile', 'ListFiles', 'PatchTelemetry']),
+      status: rng.pick([200, 200, 200, 201, 404, 409, 500]),
       duration_ms: rng.float(1, 1500, 3),
     },
-    source: { kind: 'api', event: 'platform' },
+    source: { kind: 'kernel_api', event: 'platform_api_call' },
   };
 }
 
+const PROXY_CODES = [
+  'destination_blocked',
+  'provider_blacklisted',
+  'provider_unreachable',
+  'provider_rejected',
+  'origin_tls_timeout',
+  'proxy_unavailable',
+  'upstream_timeout',
+  'upstream_dns_failure',
+  'upstream_connect_failed',
+];
+
+/** proxy_error (category network): the egress proxy served its branded 502 page with X-Kernel-Proxy-Error. */
 export function proxyError(g: GenState): GenResult {
   const { rng } = g;
-  return {
-    data: {
-      proxy_id: `proxy_${rng.hex(10)}`,
-      url: rng.pick(SECRET_URLS),
-      proxy_url: 'http://user:pa55w0rd@proxy.example.net:8080',
-      error: rng.pick(['ECONNREFUSED', 'ETIMEDOUT', 'proxy authentication required']),
-      status: rng.pick([407, 502, 504]),
-    },
-    source: { kind: 'proxy', event: 'error' },
+  const data: Record<string, unknown> = {
+    ...pageContext(g),
+    url: rng.chance(0.3) ? rng.pick(SECRET_URLS) : g.page.url,
+    code: rng.pick(PROXY_CODES),
+    request_id: `${g.requestCounter}.${rng.int(1, 40)}`,
+    status: 502,
   };
+  // Method and resource type "when known"; most branded errors are blocked subresources.
+  if (rng.chance(0.9)) data.method = rng.pick(['GET', 'GET', 'POST']);
+  if (rng.chance(0.9)) data.resource_type = rng.pick(['Document', 'Script', 'Image', 'Fetch', 'XHR', 'Stylesheet']);
+  return { data, source: cdpSource(g, 'Network.responseReceived') };
 }
 
+/** service_crashed (category system): a supervised service exited unexpectedly, or restarts were given up. */
 export function serviceCrashed(g: GenState): GenResult {
   const { rng } = g;
-  return {
-    data: {
-      service: rng.pick(['chromium', 'kernel-api', 'neko', 'xvfb']),
-      exit_code: rng.pick([1, 134, 139]),
-      signal: rng.pick(['SIGSEGV', 'SIGABRT', '']),
-      restart_count: rng.int(1, 5),
-    },
-    source: { kind: 'vm', event: 'supervisor' },
-  };
+  const phase = rng.pick(['startup', 'running', 'running', 'gave_up']);
+  const data: Record<string, unknown> = { service_name: rng.pick(['chromium', 'kernel-images-api', 'mutter', 'neko', 'xvfb']), phase };
+  // pid is absent when the process manager gave up.
+  if (phase !== 'gave_up') data.pid = rng.int(100, 65000);
+  return { data, source: { kind: 'local_process', event: 'supervisor' } };
 }
 
+/** system_oom_kill (category system): parsed from the kernel's OOM report; comms are at most 15 characters. */
 export function systemOomKill(g: GenState): GenResult {
   const { rng } = g;
-  const limit = rng.pick([2, 4, 8]) * 1024 ** 3;
-  return {
-    data: { process: rng.pick(['chrome', 'chrome --type=renderer', 'node']), pid: rng.int(100, 65000), rss_bytes: limit - rng.int(0, 1e6), memory_limit_bytes: limit },
-    source: { kind: 'vm', event: 'kernel' },
+  const victim = { name: rng.pick(['chrome', 'chrome', 'node', 'ffmpeg']), pid: rng.int(100, 65000), rss_kb: rng.int(400_000, 3_800_000) };
+  const others = Array.from({ length: rng.int(0, 4) }, () => ({ name: rng.pick(['chrome', 'Xvfb', 'kernel-images-a', 'mutter']), pid: rng.int(100, 65000), rss_kb: rng.int(10_000, 400_000) }));
+  const total = rng.pick([2, 4, 8]) * 1024 * 1024;
+  const data: Record<string, unknown> = {
+    pid: victim.pid,
+    process_name: victim.name,
+    rss_kb: victim.rss_kb,
+    constraint: rng.pick(['memcg', 'memcg', 'none']),
+    mem_free_kb: rng.int(20_000, 90_000),
+    mem_total_kb: total,
+    top_tasks: [victim, ...others].sort((a, b) => b.rss_kb - a.rss_kb).slice(0, 5),
+    trigger_pid: rng.chance(0.6) ? victim.pid : rng.int(100, 65000),
+    trigger_process_name: rng.pick([victim.name, 'chrome']),
   };
+  return { data, source: { kind: 'local_process', event: 'oom_kill' } };
 }

@@ -4,7 +4,7 @@
 // documented masks applied by an independent, deliberately simple oracle). Secrets carry the marker
 // `SECRET` so tests can search serialized records for leaks.
 import fc from 'fast-check';
-import { CATALOGUE, NAMED_WITHOUT_DETAIL } from '../../../src/mapping/catalogue.js';
+import { CATALOGUE, SERVICE_TYPES } from '../../../src/mapping/catalogue.js';
 import { CDP_COMMON_MEMBERS, CDP_METHODS } from '../../../src/mapping/cdp-methods.js';
 import type { Envelope } from '../../../src/stream/envelope.js';
 
@@ -124,6 +124,11 @@ const stack: G = fc
   }))
   .stack;
 const CONTEXT = { url, frame_id: S, loader_id: S, nav_seq: I };
+/** interaction_key.key: named keys pass, typed characters (anything else) are masked. */
+const typedKey: G = fc.oneof(
+  same(fc.constantFrom('Enter', 'Tab', 'ArrowDown', 'F5', 'Shift', 'Unidentified')),
+  fc.oneof(text, fc.constantFrom('a', 'Z', '7', ' ', 'é', '😀')).filter((k) => !/^[A-Z][A-Za-z0-9]+$/.test(k)).map((k): Pair => [k, 'REDACTED']),
+);
 const METHOD = E('GET', 'POST', 'get', 'PROPFIND');
 const RESOURCE = E('Document', 'Fetch', 'XHR', 'Script', 'Image');
 const STRINGS = same(fc.array(text, { maxLength: 3 }));
@@ -143,7 +148,7 @@ const SHAPES: Record<string, Record<string, G>> = {
   page_layout_settled: CONTEXT,
   page_crashed: { target_id: S, target_type: S, url },
   interaction_click: { ...CONTEXT, selector: S, tag: S, text: S, ...COORDS },
-  interaction_key: { ...CONTEXT, key: S, selector: S, tag: S },
+  interaction_key: { ...CONTEXT, key: typedKey, selector: S, tag: S },
   interaction_scroll_settled: { ...CONTEXT, from_x: I, from_y: I, to_x: I, to_y: I, target_selector: S },
   monitor_screenshot: { png: same(fc.base64String({ maxLength: 64 })) },
   monitor_disconnected: { reason: E('chrome_restarted') },
@@ -155,7 +160,20 @@ const SHAPES: Record<string, Record<string, G>> = {
   cdp_disconnect: { duration_ms: N, message_count: I, reason: E('client_close', 'upstream_changed', 'upstream_error', 'context_cancelled'), connection_id: S, telemetry_dropped: I, telemetry_excluded: I },
   live_view_connect: { session_id: S },
   live_view_disconnect: { session_id: S, duration_ms: N },
-  captcha_solve_result: { captcha_type: E('hcaptcha', 'turnstile'), status: E('success', 'failure', 'timeout', 'abandoned'), duration_ms: N, error_code: S, task_id: S, website_host: S, website_path: S },
+  captcha_solve_result: { captcha_type: E('hcaptcha', 'turnstile', 'press_and_hold'), status: E('success', 'failure', 'timeout', 'abandoned'), duration_ms: N, error_code: S, task_id: S, challenge_id: S, website_host: S, website_path: S },
+  // Beyond the spec's table, as the service sends them.
+  page_navigation: { url, frame_id: S, loader_id: S, parent_frame_id: S, session_id: S, target_id: S, target_type: E('page') },
+  page_navigation_settled: CONTEXT,
+  page_tab_opened: { url, opener_id: S, target_id: S, target_type: E('page'), title: S },
+  platform_api_call: { request_id: S, operation_id: S, status: I, duration_ms: N },
+  proxy_error: { ...CONTEXT, code: E('destination_blocked', 'upstream_timeout'), request_id: S, status: I, method: METHOD, resource_type: RESOURCE },
+  service_crashed: { phase: E('startup', 'running', 'gave_up'), service_name: S, pid: I },
+  system_oom_kill: {
+    pid: I, process_name: S, rss_kb: I, constraint: E('none', 'memcg'), mem_free_kb: I, mem_total_kb: I, trigger_pid: I, trigger_process_name: S,
+    top_tasks: fc.array(obj({ name: S, pid: I, rss_kb: I }, false), { maxLength: 5 }).map((ps): Pair => [ps.map((p) => p[0]), ps.map((p) => p[1])]),
+  },
+  captcha_solve_started: { captcha_type: E('press_and_hold', 'geetest'), challenge_id: S, task_id: S, website_host: S, website_path: S },
+  captcha_challenge_result: { captcha_type: E('recaptcha_v2', 'press_and_hold'), challenge_id: S, duration_ms: N, status: E('solved', 'failure', 'timeout', 'abandoned'), website_host: S, website_path: S },
 };
 const GENERIC = { url, method: METHOD, status: I, level: S, headers };
 
@@ -190,14 +208,14 @@ const source = fc.oneof(
   { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('kind', 'event', 'metadata', 'other', 'extra'), json, { maxKeys: 3 }) },
 );
 
-const TYPES = [...CATALOGUE.map((e) => e.type), 'cdp_command', ...NAMED_WITHOUT_DETAIL, 'future_widget_error', 'future_thing'];
+const TYPES = [...CATALOGUE.map((e) => e.type), 'cdp_command', ...SERVICE_TYPES.map((e) => e.type), 'future_widget_error', 'future_thing'];
 
 /** Envelopes of every type; data absent or null now and then (never for cdp_command, which requires it). */
 export const envelopes: fc.Arbitrary<GeneratedEnvelope> = fc.constantFrom(...TYPES).chain((type) => {
   const body = type === 'cdp_command' ? cdpData : obj(SHAPES[type] ?? GENERIC);
   const data: fc.Arbitrary<Pair | undefined | null> =
     type === 'cdp_command' ? body : fc.oneof({ weight: 8, arbitrary: body }, fc.constant(undefined), fc.constant(null));
-  const category = CATALOGUE.find((e) => e.type === type)?.category ?? 'other';
+  const category = [...CATALOGUE, ...SERVICE_TYPES].find((e) => e.type === type)?.category ?? 'other';
   return fc
     .record({
       seq: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),

@@ -19,16 +19,19 @@ export interface MappingCase {
   attributes?: Record<string, AttributeValue>;
   /** Expected body, when the case pins it. */
   body?: JsonValue;
+  /** Attributes that must not be set. */
+  absent?: string[];
 }
 
 const { TRACE, DEBUG, INFO, WARN, ERROR } = SEVERITY;
 const PAGE = 'https://shop.example:8443/checkout?step=2';
 const PAGE_ATTRS = { 'url.full': PAGE, 'url.scheme': 'https', 'server.address': 'shop.example', 'server.port': 8443 };
 const ctx = { url: PAGE, frame_id: 'F1', loader_id: 'L1' };
+// CDP Runtime.StackTrace as the service passes it on: innermost frame first, zero-based positions.
 const STACK = {
   callFrames: [
-    { functionName: 'main', scriptId: '7', url: 'https://shop.example/app.js', lineNumber: 40, columnNumber: 2 },
     { functionName: 'pay', scriptId: '7', url: 'https://shop.example/app.js', lineNumber: 9, columnNumber: 14 },
+    { functionName: 'main', scriptId: '7', url: 'https://shop.example/app.js', lineNumber: 40, columnNumber: 2 },
   ],
 };
 const LOC = {
@@ -75,10 +78,30 @@ export const TYPE_CASES: MappingCase[] = [
       'exception.message': 'x is not a function',
       'exception.stacktrace':
         'Uncaught TypeError: x is not a function\n    at pay (https://shop.example/app.js:10:15)\n    at main (https://shop.example/app.js:41:3)',
+      'code.function.name': 'pay',
       'code.file.path': 'https://shop.example/app.js',
-      'code.line.number': 9,
-      'code.column.number': 14,
+      'code.line.number': 10,
+      'code.column.number': 15,
     },
+  }),
+  c('console_error', 'uncaught exception at line 0, column 0 (zero-based: 1:1)', {
+    category: 'console',
+    data: { text: 'Uncaught Error: boom', line: 0, column: 0, source_url: 'https://shop.example/inline.js' },
+    severity: ERROR,
+    attributes: { 'exception.type': 'Error', 'exception.message': 'boom', 'code.file.path': 'https://shop.example/inline.js', 'code.line.number': 1, 'code.column.number': 1 },
+  }),
+  c('console_error', 'uncaught exception that also carries a level', {
+    category: 'console',
+    data: { level: 'error', text: 'Uncaught (in promise) TypeError: x is not a function', line: 3, column: 7, source_url: 'https://shop.example/app.js' },
+    severity: ERROR,
+    attributes: { 'exception.type': 'TypeError', 'exception.message': 'x is not a function', 'code.line.number': 4, 'code.column.number': 8 },
+  }),
+  c('console_error', 'console.error call without level (older or cut event) is no exception', {
+    category: 'console',
+    data: { text: 'TypeError: shown, not thrown', args: ['TypeError: shown, not thrown'], stack_trace: STACK },
+    severity: ERROR,
+    attributes: LOC,
+    absent: ['exception.type', 'exception.message', 'exception.stacktrace'],
   }),
   c('network_request', 'GET with secrets', {
     category: 'network',
@@ -169,7 +192,8 @@ export const TYPE_CASES: MappingCase[] = [
     body: { ...ctx, selector: 'button#pay', tag: 'BUTTON', text: 'Pay', x: 10, y: 20 },
   }),
   c('interaction_click', 'y sent as `y`', { category: 'interaction', data: { x: 1, y: 2 }, severity: INFO, body: { x: 1, y: 2 } }),
-  c('interaction_key', 'key', { category: 'interaction', data: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('interaction_key', 'named key', { category: 'interaction', data: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' }, severity: INFO, attributes: PAGE_ATTRS, body: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' } }),
+  c('interaction_key', 'typed character', { category: 'interaction', data: { key: 'p', selector: 'input#password', tag: 'INPUT' }, severity: INFO, body: { key: 'REDACTED', selector: 'input#password', tag: 'INPUT' } }),
   c('interaction_scroll_settled', 'scroll', {
     category: 'interaction',
     data: { ...ctx, from_x: 0, from_y: 0, to_x: 0, to_y: 900, target_selector: 'html' },
@@ -232,29 +256,113 @@ export const TYPE_CASES: MappingCase[] = [
   ).map(([status, severity]) =>
     c('captcha_solve_result', status, {
       category: 'captcha',
-      data: { captcha_type: 'turnstile', status, duration_ms: 4200, error_code: 'ERROR_CAPTCHA_UNSOLVABLE', task_id: 'T9', website_host: 'shop.example', website_path: '/login' },
+      data: { captcha_type: 'turnstile', status, duration_ms: 4200, error_code: 'ERROR_CAPTCHA_UNSOLVABLE', task_id: 'T9', challenge_id: 'ch_1', website_host: 'shop.example', website_path: '/login' },
       severity,
-      attributes: { 'browser.captcha.type': 'turnstile', 'browser.captcha.status': status, 'error.type': 'ERROR_CAPTCHA_UNSOLVABLE', 'server.address': 'shop.example' },
+      attributes: { 'browser.captcha.type': 'turnstile', 'browser.captcha.status': status, 'browser.captcha.challenge_id': 'ch_1', 'error.type': 'ERROR_CAPTCHA_UNSOLVABLE', 'server.address': 'shop.example' },
     }),
   ),
-  c('page_navigation', 'url', { category: 'page', data: { url: PAGE, nav_seq: 3 }, severity: INFO, attributes: PAGE_ATTRS }),
-  c('page_navigation_settled', 'url', { category: 'page', data: { url: PAGE }, severity: INFO, attributes: PAGE_ATTRS }),
-  c('page_tab_opened', 'url', { category: 'page', data: { url: PAGE, target_id: 'T2' }, severity: INFO, attributes: PAGE_ATTRS }),
-  c('platform_api_call', 'ok', {
-    category: 'platform',
-    data: { method: 'DELETE', url: 'https://api.example/browsers/x', status: 204 },
+  // Beyond the spec's table: the shapes the service's source shows (docs/mapping.md "Beyond the spec").
+  c('page_navigation', 'top-level navigation', {
+    category: 'page',
+    data: { session_id: 'S1', target_id: 'T1', target_type: 'page', url: PAGE, frame_id: 'F1', loader_id: 'L2' },
     severity: INFO,
-    attributes: { 'http.request.method': 'DELETE', 'http.response.status_code': 204, 'url.full': 'https://api.example/browsers/x', 'url.scheme': 'https', 'server.address': 'api.example' },
+    attributes: PAGE_ATTRS,
   }),
-  c('platform_api_call', 'server error', { category: 'platform', data: { status: 502 }, severity: ERROR }),
-  c('proxy_error', 'upstream', {
-    category: 'connection',
-    data: { url: 'https://blocked.example/', status: 407, error: 'proxy auth' },
+  c('page_navigation_settled', 'context', { category: 'page', data: { ...ctx, nav_seq: 3 }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('page_tab_opened', 'new tab', {
+    category: 'page',
+    data: { target_id: 'T2', target_type: 'page', url: PAGE, opener_id: 'T1', title: 'Checkout' },
+    severity: INFO,
+    attributes: PAGE_ATTRS,
+  }),
+  ...[200, 404, 500].map((status) =>
+    c('platform_api_call', `status ${status}`, {
+      category: 'platform',
+      data: { request_id: 'P1', operation_id: 'StartRecording', status, duration_ms: 3.25 },
+      severity: status >= 500 ? ERROR : status >= 400 ? WARN : INFO,
+      attributes: { 'http.response.status_code': status, 'browser.api_call.operation_id': 'StartRecording' },
+    }),
+  ),
+  ...(
+    [
+      ['Document', ERROR],
+      ['Script', WARN],
+      [undefined, WARN],
+    ] as const
+  ).map(([resourceType, severity]) =>
+    c('proxy_error', `resource ${resourceType ?? 'unknown'}`, {
+      category: 'network',
+      data: { ...ctx, url: PAGE, code: 'destination_blocked', request_id: 'R7', status: 502, method: 'GET', ...(resourceType === undefined ? {} : { resource_type: resourceType }) },
+      severity,
+      attributes: {
+        ...PAGE_ATTRS,
+        'error.type': 'destination_blocked',
+        'http.response.status_code': 502,
+        'http.request.method': 'GET',
+        'browser.network.request.id': 'R7',
+        ...(resourceType === undefined ? {} : { 'browser.network.resource_type': resourceType }),
+      },
+    }),
+  ),
+  c('service_crashed', 'running process died', {
+    category: 'system',
+    data: { service_name: 'chromium', phase: 'running', pid: 4242 },
     severity: ERROR,
-    attributes: { 'url.full': 'https://blocked.example/', 'url.scheme': 'https', 'server.address': 'blocked.example', 'http.response.status_code': 407 },
+    attributes: { 'browser.service.name': 'chromium', 'browser.service.crash_phase': 'running', 'browser.service.pid': 4242 },
   }),
-  c('service_crashed', 'no data', { category: 'system', severity: ERROR }),
-  c('system_oom_kill', 'process', { category: 'system', data: { process: 'chrome', rss_bytes: 4294967296 }, severity: ERROR }),
+  c('service_crashed', 'restarts given up (no pid)', {
+    category: 'system',
+    data: { service_name: 'kernel-images-api', phase: 'gave_up' },
+    severity: ERROR,
+    attributes: { 'browser.service.name': 'kernel-images-api', 'browser.service.crash_phase': 'gave_up' },
+    absent: ['browser.service.pid'],
+  }),
+  c('system_oom_kill', 'renderer killed in a memory cgroup', {
+    category: 'system',
+    data: {
+      pid: 3117,
+      process_name: 'chrome',
+      rss_kb: 1843200,
+      constraint: 'memcg',
+      mem_free_kb: 51200,
+      mem_total_kb: 4194304,
+      trigger_pid: 2001,
+      trigger_process_name: 'chrome',
+      top_tasks: [
+        { name: 'chrome', pid: 3117, rss_kb: 1843200 },
+        { name: 'Xvfb', pid: 88, rss_kb: 120000 },
+      ],
+    },
+    severity: ERROR,
+    attributes: { 'browser.oom.process_name': 'chrome', 'browser.oom.pid': 3117, 'browser.oom.rss_kb': 1843200, 'browser.oom.constraint': 'memcg' },
+  }),
+  c('captcha_solve_started', 'press and hold', {
+    category: 'captcha',
+    data: { captcha_type: 'press_and_hold', challenge_id: 'ch_1', task_id: 'T9', website_host: 'shop.example', website_path: '/login' },
+    severity: INFO,
+    attributes: { 'browser.captcha.type': 'press_and_hold', 'browser.captcha.challenge_id': 'ch_1', 'server.address': 'shop.example' },
+  }),
+  ...(
+    [
+      ['solved', INFO],
+      ['failure', ERROR],
+      ['timeout', WARN],
+      ['abandoned', INFO],
+    ] as const
+  ).map(([status, severity]) =>
+    c('captcha_challenge_result', status, {
+      category: 'captcha',
+      data: { captcha_type: 'recaptcha_v2', challenge_id: 'ch_1', status, duration_ms: 15300.5, website_host: 'shop.example', website_path: '/login' },
+      severity,
+      attributes: { 'browser.captcha.type': 'recaptcha_v2', 'browser.captcha.status': status, 'browser.captcha.challenge_id': 'ch_1', 'server.address': 'shop.example' },
+    }),
+  ),
+  c('captcha_challenge_result', 'inferred from a solved token task (task_id, no challenge_id)', {
+    category: 'captcha',
+    data: { captcha_type: 'turnstile', status: 'solved', duration_ms: 1234.5, inferred: true, task_id: 't1', website_host: 'shop.example', website_path: '/login' },
+    severity: INFO,
+    absent: ['browser.captcha.challenge_id'],
+  }),
   c('*', 'future info type', {
     type: 'widget_rendered',
     category: 'future',

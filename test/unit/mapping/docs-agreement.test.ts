@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, NAMED_WITHOUT_DETAIL } from '../../../src/mapping/catalogue.js';
+import { CATALOGUE, NAMED_WITHOUT_DETAIL, SERVICE_TYPES } from '../../../src/mapping/catalogue.js';
 import { CDP_METHODS } from '../../../src/mapping/cdp-methods.js';
 import { SEVERITY } from '../../../src/mapping/severity-levels.js';
 import { CDP_CASES, TYPE_CASES, type MappingCase } from './cases.js';
@@ -53,8 +53,8 @@ const typeRows = rows(doc, '## Event types');
 const methodRows = rows(doc, '## cdp_command methods');
 
 describe('docs/mapping.md "Event types"', () => {
-  it('lists exactly the catalogue, the types named without detail, and the unknown rule', () => {
-    const expected = [...CATALOGUE.map((e) => e.type), ...NAMED_WITHOUT_DETAIL, '*'];
+  it('lists exactly the catalogue, the types beyond the spec, and the unknown rule', () => {
+    const expected = [...CATALOGUE.map((e) => e.type), ...SERVICE_TYPES.map((e) => e.type), '*'];
     expect(typeRows.map((r) => r.key).sort()).toEqual(expected.sort());
   });
 
@@ -63,6 +63,10 @@ describe('docs/mapping.md "Event types"', () => {
     it(`${row.key}: has mapping cases`, () => expect(cases.length).toBeGreaterThan(0));
     it(`${row.key}: promoted attributes match the cases`, () => {
       expect([...promotedBy(cases)].sort()).toEqual([...new Set(attributeNames(row.cells[3] ?? ''))].sort());
+    });
+    it(`${row.key}: category as documented`, () => {
+      const entry = [...CATALOGUE, ...SERVICE_TYPES].find((e) => e.type === row.key);
+      expect(row.cells[1]).toBe(entry?.category ?? 'as sent');
     });
     const fixed = fixedSeverity(row.cells[2] ?? '');
     if (fixed !== undefined) {
@@ -112,7 +116,10 @@ describe.skipIf(!existsSync(specPath))('catalogue covers the service specificati
     }
     expect(table.length).toBe(CATALOGUE.length);
   });
-  it('every type named without detail is known', () => {
+  it('every type named without detail has its real shape beyond the spec table', () => {
+    expect(SERVICE_TYPES.map((e) => e.type)).toEqual(expect.arrayContaining([...NAMED_WITHOUT_DETAIL]));
+  });
+  it('the spec names exactly those types without detail', () => {
     const line = spec.split('\n').find((l) => l.startsWith('Event types whose category and data members:')) ?? '';
     for (const t of NAMED_WITHOUT_DETAIL) expect(line).toContain(t);
     expect(line.split(':')[1]?.split(',').length).toBe(NAMED_WITHOUT_DETAIL.length);

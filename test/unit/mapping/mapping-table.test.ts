@@ -23,6 +23,7 @@ function check(k: MappingCase): void {
     ...k.attributes,
   });
   expect(record.attributes['browser.event.truncated']).toBeUndefined();
+  for (const name of k.absent ?? []) expect(record.attributes[name], name).toBeUndefined();
   if (k.body !== undefined) expect(record.body).toEqual(k.body);
   if (k.data === undefined) expect(record.body).toBeUndefined();
 }

@@ -12,8 +12,8 @@ describe('parseMappingOptions', () => {
 
   it('defaults: redaction on, inline screenshots, 64 KiB records, map bodies, no filters', () => {
     expect(defaultMappingOptions).toMatchObject({
-      redaction: { enabled: true, urlUserinfo: true, dropPostData: false, dropResponseBody: false, dropApiCallCode: false },
-      screenshots: { policy: 'inline' },
+      redaction: { enabled: true, urlUserinfo: true, dropPostData: false, dropResponseBody: false, dropApiCallCode: false, maskTypedKeys: true },
+      screenshots: { policy: 'inline', maxRecordBytes: 1048576 },
       maxRecordBytes: 65536,
       bodyFormat: 'map',
       filters: {},
@@ -26,8 +26,8 @@ describe('parseMappingOptions', () => {
       {
         body_format: 'json',
         max_record_bytes: 8192,
-        redaction: { enabled: true, headers: ['a'], additional_headers: ['b'], query_params: ['c'], additional_query_params: ['d'], url_userinfo: false, drop_post_data: true, drop_response_body: true, drop_api_call_code: true },
-        screenshots: { policy: 'directory', directory: '/tmp/shots' },
+        redaction: { enabled: true, headers: ['a'], additional_headers: ['b'], query_params: ['c'], additional_query_params: ['d'], url_userinfo: false, drop_post_data: true, drop_response_body: true, drop_api_call_code: true, mask_typed_keys: false },
+        screenshots: { policy: 'directory', directory: '/tmp/shots', max_record_bytes: 2097152 },
         filters: { include_categories: ['console'], exclude_categories: ['screenshot'], include_types: ['api_call'], exclude_types: ['network_idle'] },
       },
       'mapping',
@@ -35,8 +35,8 @@ describe('parseMappingOptions', () => {
     expect(o).toEqual({
       bodyFormat: 'json',
       maxRecordBytes: 8192,
-      redaction: { enabled: true, headers: ['a', 'b'], queryParams: ['c', 'd'], urlUserinfo: false, dropPostData: true, dropResponseBody: true, dropApiCallCode: true },
-      screenshots: { policy: 'directory', directory: '/tmp/shots' },
+      redaction: { enabled: true, headers: ['a', 'b'], queryParams: ['c', 'd'], urlUserinfo: false, dropPostData: true, dropResponseBody: true, dropApiCallCode: true, maskTypedKeys: false },
+      screenshots: { policy: 'directory', directory: '/tmp/shots', maxRecordBytes: 2097152 },
       filters: { includeCategories: ['console'], excludeCategories: ['screenshot'], includeTypes: ['api_call'], excludeTypes: ['network_idle'] },
     });
   });
@@ -60,6 +60,8 @@ describe('parseMappingOptions', () => {
     [{ redaction: { headerz: [] } }, 'mapping.redaction.headerz', 'unknown key'],
     [{ screenshots: { policy: 'upload' } }, 'mapping.screenshots.policy', 'inline, drop, directory'],
     [{ screenshots: { policy: 'directory' } }, 'mapping.screenshots.directory', 'required'],
+    [{ screenshots: { max_record_bytes: 100 } }, 'mapping.screenshots.max_record_bytes', 'between'],
+    [{ screenshots: { max_record_bytes: 8 * 1024 * 1024 } }, 'mapping.screenshots.max_record_bytes', 'between'],
     [{ screenshots: { directory: 5 } }, 'mapping.screenshots.directory', 'path'],
     [{ filters: { include_types: [1] } }, 'mapping.filters.include_types[0]', 'non-empty'],
     [{ filters: [] }, 'mapping.filters', 'must be a mapping'],

@@ -1,6 +1,7 @@
 // Redaction (issue 3, item 5): header values, URL user-info and signature-like parameters, dropped
 // members; secrets must be absent from the record's JSON (the form the spool and logs see).
 import { describe, expect, it } from 'vitest';
+import { MAX_BODY_DEPTH } from '../../../src/mapping/body-transform.js';
 import { createMapper, type MappingStats } from '../../../src/mapping/mapper.js';
 import { compileNameMatcher } from '../../../src/mapping/name-matcher.js';
 import { defaultMappingOptions, parseMappingOptions, type MappingOptions } from '../../../src/mapping/options.js';
@@ -156,5 +157,96 @@ describe('headers and bodies', () => {
     const before = JSON.stringify(env);
     createMapper(defaultMappingOptions).map(env, CTX, 1);
     expect(JSON.stringify(env)).toBe(before);
+  });
+});
+
+describe('redaction holes', () => {
+  it('headers sent as a list of {name, value} entries are masked like a headers object', () => {
+    const r = mapOne(defaultMappingOptions, 'network_request', {
+      headers: [
+        { name: 'Authorization', value: 'Bearer SECRET-1' },
+        { name: 'cookie', value: ['sid=SECRET-2'] },
+        { name: 'Referer', value: 'https://shop.example/?access_token=SECRET-3' },
+        { name: 'Accept', value: 'text/html' },
+        'not an entry',
+      ],
+    });
+    expect(JSON.stringify(r)).not.toContain('SECRET');
+    expect(r.body).toEqual({
+      headers: [
+        { name: 'Authorization', value: 'REDACTED' },
+        { name: 'cookie', value: 'REDACTED' },
+        { name: 'Referer', value: 'https://shop.example/?access_token=REDACTED' },
+        { name: 'Accept', value: 'text/html' },
+        'not an entry',
+      ],
+    });
+  });
+
+  it('source.metadata (and unknown source members) named like credentials are masked; ids pass', () => {
+    const calls: unknown[][] = [];
+    const stats: MappingStats = { filtered: () => {}, oversized: () => {}, redacted: (...args) => calls.push(args) };
+    const env = envelopeOf('api_call', 'control', { status: 200 });
+    env.event.source = {
+      kind: 'kernel_api',
+      metadata: { authorization: 'Bearer SECRET-1', 'X-Api-Key': 'SECRET-2', refresh_token: 'SECRET-3', telemetry_session_id: 'tsid-1', cdp_session_id: 'C1' },
+      auth_token: 'SECRET-4',
+    };
+    const r = createMapper(defaultMappingOptions, { stats }).map(env, CTX, 1)!;
+    expect(JSON.stringify(r)).not.toContain('SECRET');
+    expect(r.attributes).toMatchObject({
+      'browser.event.source.metadata.authorization': 'REDACTED',
+      'browser.event.source.metadata.X-Api-Key': 'REDACTED',
+      'browser.event.source.metadata.refresh_token': 'REDACTED',
+      'browser.event.source.metadata.telemetry_session_id': 'tsid-1',
+      'browser.event.source.metadata.cdp_session_id': 'C1',
+      'browser.event.source.extra': '{"auth_token":"REDACTED"}',
+    });
+    expect(calls).toContainEqual(['api_call', 'source_metadata']);
+    const off = parseMappingOptions({ redaction: { enabled: false } }, 'mapping');
+    expect(createMapper(off).map(env, CTX, 1)!.attributes['browser.event.source.metadata.authorization']).toBe('Bearer SECRET-1');
+  });
+
+  it('headers and URLs nested deeper than the body depth limit are masked in the JSON text that replaces them', () => {
+    let deep: Record<string, unknown> = {
+      headers: { Authorization: 'SECRET-1', list: 1 },
+      more: [{ headers: [{ name: 'set-cookie', value: 'SECRET-2' }] }],
+      target_url: 'https://u:SECRET-3@x.example/?sig=SECRET-4',
+    };
+    for (let i = 0; i < MAX_BODY_DEPTH + 5; i++) deep = { nested: deep };
+    const r = mapOne(defaultMappingOptions, 'future_widget', { wrapper: deep });
+    const text = JSON.stringify(r);
+    expect(text).toContain('REDACTED');
+    expect(text).not.toContain('SECRET');
+    // A subtree that is itself a `headers` member below the limit is masked too.
+    let headersDeep: Record<string, unknown> = {};
+    let cursor = headersDeep;
+    for (let i = 0; i < MAX_BODY_DEPTH - 1; i++) cursor = (cursor.nested = {}) as Record<string, unknown>;
+    cursor.headers = { cookie: 'SECRET-5', nested: { deeper: 1 } };
+    headersDeep = { root: headersDeep };
+    expect(JSON.stringify(mapOne(defaultMappingOptions, 'future_widget', headersDeep))).not.toContain('SECRET');
+  });
+
+  it.each([
+    ['p', 'REDACTED'],
+    ['7', 'REDACTED'],
+    [' ', 'REDACTED'],
+    ['é', 'REDACTED'],
+    ['😀', 'REDACTED'],
+    ['Enter', 'Enter'],
+    ['ArrowDown', 'ArrowDown'],
+    ['F5', 'F5'],
+    ['Shift', 'Shift'],
+  ])('interaction_key.key %j → %j (typed characters masked, named keys kept)', (key, expected) => {
+    expect(mapOne(defaultMappingOptions, 'interaction_key', { key, tag: 'INPUT' }).body).toEqual({ key: expected, tag: 'INPUT' });
+  });
+
+  it('typed-key masking is counted and can be switched off', () => {
+    const calls: unknown[][] = [];
+    const stats: MappingStats = { filtered: () => {}, oversized: () => {}, redacted: (...args) => calls.push(args) };
+    mapOne(defaultMappingOptions, 'interaction_key', { key: 'x' }, stats);
+    expect(calls).toEqual([['interaction_key', 'typed_key']]);
+    const off = parseMappingOptions({ redaction: { mask_typed_keys: false } }, 'mapping');
+    expect(mapOne(off, 'interaction_key', { key: 'x' }).body).toEqual({ key: 'x' });
   });
 });

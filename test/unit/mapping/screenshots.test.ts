@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMapper, type MappingStats } from '../../../src/mapping/mapper.js';
-import { defaultMappingOptions, type MappingOptions } from '../../../src/mapping/options.js';
+import { defaultMappingOptions, largestRecordBytes, parseMappingOptions, type MappingOptions } from '../../../src/mapping/options.js';
+import { screenshotsBase64 } from '../../../src/simulator/events/png.js';
 import { createDirectorySink, safeSegment } from '../../../src/mapping/screenshots.js';
 import { CTX, envelopeOf } from './helpers.js';
 
@@ -14,6 +15,39 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const withPolicy = (screenshots: MappingOptions['screenshots'], max = 65536): MappingOptions => ({ ...defaultMappingOptions, screenshots, maxRecordBytes: max });
 const shot = (png: string, seq = 5) => envelopeOf('monitor_screenshot', 'screenshot', { png }, seq);
+
+/** The record's JSON size (the body holds the base64 text as is): a lower bound of what it costs. */
+const jsonSize = (r: unknown): number => Buffer.byteLength(JSON.stringify(r));
+
+describe('screenshots of real size under the defaults', () => {
+  it('every real-size screenshot (the simulator\'s, up to the service\'s 729 KiB threshold) goes out inline, whole, never as an error', () => {
+    const actions: string[] = [];
+    const stats: MappingStats = { filtered: () => {}, oversized: (_t, a) => actions.push(a) };
+    const mapper = createMapper(defaultMappingOptions, { stats });
+    for (const png of screenshotsBase64()) {
+      const env = shot(png);
+      env.event.source = { kind: 'local_process', event: 'Page.loadEventFired', metadata: { target_id: 'T'.repeat(32), url: 'https://shop.example/checkout?step=2' } };
+      const r = mapper.map(env, CTX, 1)!;
+      expect(r.body).toEqual({ png });
+      expect(r.attributes['browser.screenshot.disposition']).toBe('inline');
+      expect(r.attributes['browser.record.truncated']).toBeUndefined();
+      expect(jsonSize(r)).toBeLessThanOrEqual(largestRecordBytes(defaultMappingOptions));
+    }
+    expect(actions).toEqual([]);
+  });
+
+  it('the screenshot limit is for inline PNGs only: other records keep max_record_bytes', () => {
+    const r = createMapper(defaultMappingOptions).map(envelopeOf('network_response', 'network', { status: 200, body: 'x'.repeat(200_000) }), CTX, 1)!;
+    expect(r.attributes['browser.record.truncated']).toBe(true);
+    expect(jsonSize(r)).toBeLessThanOrEqual(defaultMappingOptions.maxRecordBytes);
+  });
+
+  it('largestRecordBytes: the screenshot limit under inline, max_record_bytes otherwise', () => {
+    expect(largestRecordBytes(defaultMappingOptions)).toBe(1024 * 1024);
+    expect(largestRecordBytes(parseMappingOptions({ screenshots: { policy: 'drop' } }, 'mapping'))).toBe(64 * 1024);
+    expect(largestRecordBytes(parseMappingOptions({ max_record_bytes: 1048576, screenshots: { max_record_bytes: 65536 } }, 'mapping'))).toBe(1048576);
+  });
+});
 
 describe('screenshots', () => {
   it('inline keeps the PNG', () => {
@@ -26,7 +60,7 @@ describe('screenshots', () => {
     const oversized: string[] = [];
     const stats: MappingStats = { filtered: () => {}, oversized: (_t, a) => oversized.push(a) };
     const big = Buffer.alloc(100_000, 7).toString('base64');
-    const r = createMapper(withPolicy({ policy: 'inline' }), { stats }).map(shot(big), CTX, 1)!;
+    const r = createMapper(withPolicy({ policy: 'inline', maxRecordBytes: 65536 }), { stats }).map(shot(big), CTX, 1)!;
     expect(r.body).toEqual({});
     expect(r.attributes).toMatchObject({ 'browser.screenshot.disposition': 'oversized', 'browser.screenshot.bytes': 100_000 });
     expect(oversized).toEqual(['screenshot_dropped']);

@@ -7,7 +7,7 @@ const frame = (functionName: string, lineNumber: number, columnNumber: number, u
 describe('stack traces', () => {
   it('innermost first, one-based, anonymous functions, async parents', () => {
     const stack = {
-      callFrames: [frame('main', 30, 0), frame('', 2, 4)],
+      callFrames: [frame('', 2, 4), frame('main', 30, 0)],
       parent: { description: 'setTimeout', callFrames: [frame('schedule', 11, 2)], parent: { callFrames: [frame('boot', 0, 0, '')] } },
     };
     expect(renderStackTrace('TypeError: boom', stack)).toBe(
@@ -34,8 +34,8 @@ describe('stack traces', () => {
     expect(lines.length).toBe(102);
     expect(lines.at(-1)).toBe('    ...');
   });
-  it('innermost frame is the last call frame (spec: outermost first)', () => {
-    expect(innermostFrame({ callFrames: [frame('outer', 9, 0), frame('inner', 1, 1)] })).toEqual({ functionName: 'inner', url: 'https://a.example/app.js', line: 2, column: 2 });
+  it('innermost frame is the first call frame (CDP order, as the service sends it)', () => {
+    expect(innermostFrame({ callFrames: [frame('inner', 1, 1), frame('outer', 9, 0)] })).toEqual({ functionName: 'inner', url: 'https://a.example/app.js', line: 2, column: 2 });
     expect(innermostFrame({ callFrames: [] })).toBeUndefined();
   });
 });

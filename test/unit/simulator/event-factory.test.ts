@@ -2,7 +2,9 @@
 // must handle (y vs `true`, secrets, truncation, unicode, async stacks, PNGs), determinism.
 import { describe, expect, it } from 'vitest';
 import { CDP_METHODS, EVENT_TYPES, LISTED_TYPES, UNLISTED_TYPES, categoryOf } from '../../../src/simulator/index.js';
+import { BEYOND_SPEC_TYPES } from '../../../src/simulator/events/catalogue.js';
 import { EventFactory } from '../../../src/simulator/events/event-factory.js';
+import { SERVICE_PNG_MAX_BYTES, screenshotsBase64 } from '../../../src/simulator/events/png.js';
 import { createRng } from '../../../src/simulator/events/rng.js';
 import { CAPTURE_ALL, captureFilter, makePool, telemetryConfig } from '../../../src/simulator/pools.js';
 import type { TelemetryEvent } from '../../../src/stream/envelope.js';
@@ -41,7 +43,8 @@ describe('event catalogue', () => {
     expect([...LISTED_TYPES].sort()).toEqual([...SPEC_TYPES].sort());
     expect([...UNLISTED_TYPES].sort()).toEqual([...SPEC_UNLISTED].sort());
     expect([...CDP_METHODS].sort()).toEqual([...SPEC_CDP_METHODS].sort());
-    expect(EVENT_TYPES).toHaveLength(SPEC_TYPES.length + SPEC_UNLISTED.length);
+    expect([...BEYOND_SPEC_TYPES].sort()).toEqual(['captcha_challenge_result', 'captcha_solve_started']);
+    expect(EVENT_TYPES).toHaveLength(SPEC_TYPES.length + SPEC_UNLISTED.length + BEYOND_SPEC_TYPES.length);
   });
 
   it('every type and every cdp_command method appears within a couple of hundred events, for any seed', () => {
@@ -125,18 +128,99 @@ describe('event catalogue', () => {
     expect(uncaught.length).toBeGreaterThan(0);
     for (const d of uncaught) {
       expect(d).toMatchObject({ text: expect.any(String), line: expect.any(Number), column: expect.any(Number) });
-      const st = d.stack_trace as { callFrames: unknown[]; parent?: { callFrames: unknown[]; description?: string } };
+      const st = d.stack_trace as { callFrames: Array<Record<string, unknown>>; parent?: { callFrames: unknown[]; description?: string } };
       expect(st.callFrames.length).toBeGreaterThan(0);
+      // CDP order: the throwing (innermost) frame first, at exceptionDetails' zero-based position.
+      expect(d.level).toBeUndefined();
+      expect(st.callFrames[0]).toMatchObject({ lineNumber: d.line, columnNumber: d.column, url: d.source_url });
       expect(st.parent?.callFrames.length).toBeGreaterThan(0);
       expect(st.parent?.description).toEqual(expect.any(String));
     }
   });
 
-  it('monitor_screenshot carries a real base64 PNG', () => {
-    const png = Buffer.from(dataOf(ofType('monitor_screenshot')[0] as TelemetryEvent).png as string, 'base64');
-    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-    expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR');
-    expect(png.subarray(-8, -4).toString('latin1')).toBe('IEND');
+  it('monitor_screenshot carries a real viewport PNG of a real size: a blank page, then 100 KiB up to the service downscale threshold', () => {
+    const sizes: number[] = [];
+    for (const b64 of screenshotsBase64()) {
+      const png = Buffer.from(b64, 'base64');
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR');
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 720]);
+      expect(png.subarray(-8, -4).toString('latin1')).toBe('IEND');
+      expect(png.length).toBeLessThanOrEqual(SERVICE_PNG_MAX_BYTES);
+      sizes.push(png.length);
+    }
+    expect(sizes.slice(1).every((n) => n > 100 * 1024)).toBe(true);
+    expect(Math.max(...sizes)).toBeGreaterThan(600 * 1024);
+    const shot = ofType('monitor_screenshot')[0] as TelemetryEvent;
+    expect(screenshotsBase64()).toContain(dataOf(shot).png);
+    expect(shot.source).toMatchObject({ kind: 'local_process', event: expect.stringMatching(/^(Page\.loadEventFired|Runtime\.exceptionThrown)$/) });
+  });
+
+  it('screenshots follow a page load or an uncaught exception, at most one per 2 s of event time, and only when captured', () => {
+    const shots = events.flatMap((e, i) => (e.type === 'monitor_screenshot' ? [i] : []));
+    expect(shots.length).toBeGreaterThan(0);
+    for (const i of shots) {
+      const before = events[i - 1] as TelemetryEvent;
+      expect(before.type === 'page_load' || (before.type === 'console_error' && before.source.event === 'Runtime.exceptionThrown')).toBe(true);
+    }
+    for (let k = 1; k < shots.length; k++) {
+      expect((events[shots[k] as number] as TelemetryEvent).ts - (events[shots[k - 1] as number] as TelemetryEvent).ts).toBeGreaterThanOrEqual(2_000_000);
+    }
+    // Never drawn at random: far fewer screenshots than page loads in a burst of events.
+    expect(shots.length).toBeLessThan(ofType('page_load').length);
+    const pool = makePool();
+    pool.browser_pool_config.telemetry = telemetryConfig({ screenshot: false }, []);
+    const f = new EventFactory(createRng(3), 's', captureFilter(pool));
+    expect(Array.from({ length: 500 }, () => f.next()).some((e) => e?.type === 'monitor_screenshot')).toBe(false);
+  });
+
+  it('types beyond the spec table carry the shapes and categories of the real service', () => {
+    const cats: Record<string, string> = {
+      page_navigation: 'page', page_navigation_settled: 'page', page_tab_opened: 'page', platform_api_call: 'platform', proxy_error: 'network',
+      service_crashed: 'system', system_oom_kill: 'system', captcha_solve_started: 'captcha', captcha_challenge_result: 'captcha',
+    };
+    for (const [type, category] of Object.entries(cats)) {
+      expect(ofType(type).length, type).toBeGreaterThan(0);
+      for (const e of ofType(type)) expect(e.category).toBe(category);
+    }
+    for (const d of ofType('proxy_error').map(dataOf)) {
+      expect(d).toMatchObject({ code: expect.stringMatching(/^[a-z_]+$/), request_id: expect.any(String), status: 502 });
+    }
+    expect(new Set(ofType('proxy_error').map((e) => dataOf(e).resource_type))).toContain('Document');
+    for (const d of ofType('service_crashed').map(dataOf)) {
+      expect(['startup', 'running', 'gave_up']).toContain(d.phase);
+      expect(typeof d.service_name).toBe('string');
+      expect(d.pid === undefined).toBe(d.phase === 'gave_up');
+    }
+    for (const d of ofType('system_oom_kill').map(dataOf)) {
+      expect(d).toMatchObject({ pid: expect.any(Number), process_name: expect.any(String), rss_kb: expect.any(Number) });
+      const top = d.top_tasks as Array<{ rss_kb: number; name: string }>;
+      expect(top.length).toBeGreaterThan(0);
+      expect(top.length).toBeLessThanOrEqual(5);
+      expect(top.map((t) => t.rss_kb)).toEqual([...top.map((t) => t.rss_kb)].sort((a, b) => b - a));
+      for (const t of top) expect(t.name.length).toBeLessThanOrEqual(15);
+    }
+    for (const d of ofType('platform_api_call').map(dataOf)) expect(d).toMatchObject({ request_id: expect.any(String), operation_id: expect.any(String), status: expect.any(Number), duration_ms: expect.any(Number) });
+    for (const d of ofType('page_tab_opened').map(dataOf)) expect(d.frame_id).toBeUndefined();
+    for (const d of ofType('page_navigation').map(dataOf)) expect(d.nav_seq).toBeUndefined();
+  });
+
+  it('captcha events correlate: challenge_id across tasks, task_id from started to result; outcomes and types as the service has them', () => {
+    const captcha = events.filter((e) => e.category === 'captcha').map((e) => ({ type: e.type, d: dataOf(e) }));
+    const started = captcha.filter((c) => c.type === 'captcha_solve_started');
+    const results = captcha.filter((c) => c.type === 'captcha_solve_result');
+    const challenges = captcha.filter((c) => c.type === 'captcha_challenge_result');
+    expect(started.length * results.length * challenges.length).toBeGreaterThan(0);
+    const startedTasks = new Set(started.map((c) => c.d.task_id));
+    expect(results.some((c) => startedTasks.has(c.d.task_id))).toBe(true);
+    for (const c of challenges) {
+      expect(['solved', 'failure', 'timeout', 'abandoned']).toContain(c.d.status);
+      // Exactly one of challenge_id (observed) and task_id (inferred).
+      expect((c.d.challenge_id === undefined) !== (c.d.task_id === undefined)).toBe(true);
+    }
+    const types = new Set(captcha.map((c) => c.d.captcha_type));
+    expect(types).toContain('press_and_hold');
+    for (const c of results) expect(['success', 'failure', 'timeout', 'abandoned']).toContain(c.d.status);
   });
 
   it('cdp_command data follows the per-method table', () => {
@@ -160,8 +244,9 @@ describe('event catalogue', () => {
     expect(cmds.filter((d) => d.method === 'Page.navigate').every((d) => typeof d.url_scheme === 'string' && !('url' in d))).toBe(true);
   });
 
-  it('is deterministic for a seed (apart from ts and connection durations)', () => {
-    const strip = (es: TelemetryEvent[]): string => JSON.stringify(es.map((e) => ({ ...e, ts: 0, data: { ...e.data, duration_ms: 0 } })));
+  it('is deterministic for a seed (apart from ts, connection durations and when screenshots fall due)', () => {
+    const strip = (es: TelemetryEvent[]): string =>
+      JSON.stringify(es.filter((e) => e.type !== 'monitor_screenshot').map((e) => ({ ...e, ts: 0, data: { ...e.data, duration_ms: 0 } })));
     expect(strip(generate(300, 9))).toBe(strip(generate(300, 9)));
     expect(strip(generate(300, 9))).not.toBe(strip(generate(300, 10)));
   });
