@@ -139,7 +139,7 @@ function parseListen(v: unknown, key: string): { host: string; port: number } | 
 }
 
 function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
-  onlyKeys(ex, ['endpoint', 'protocol', 'headers', 'compression', 'timeout', 'batch_max_records', 'concurrency', 'backoff'], 'exporter');
+  onlyKeys(ex, ['endpoint', 'protocol', 'headers', 'compression', 'timeout', 'batch_max_records', 'batch_max_bytes', 'concurrency', 'backoff'], 'exporter');
   const backoff = section(ex, 'backoff', 'exporter.backoff');
   onlyKeys(backoff, ['initial', 'max'], 'exporter.backoff');
   // Signal-specific variables win over the generic ones (OpenTelemetry exporter specification);
@@ -167,6 +167,8 @@ function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
   return {
     url, protocol, headers, compression, timeoutMs,
     batchMaxRecords: optInt(ex.batch_max_records, 'exporter.batch_max_records', 1, 50_000) ?? 1000,
+    // Below the OpenTelemetry Collector's default max_request_body_size (20 MiB).
+    batchMaxBytes: optBytes(ex.batch_max_bytes, 'exporter.batch_max_bytes', 64 * 1024) ?? 8 * 1024 * 1024,
     concurrency: optInt(ex.concurrency, 'exporter.concurrency', 1, 64) ?? 4,
     backoff: {
       initialMs: optDurationMs(backoff.initial, 'exporter.backoff.initial', 1) ?? 250,

@@ -52,6 +52,8 @@ export interface ExporterConfig {
   compression: 'gzip' | 'none';
   timeoutMs: number;
   batchMaxRecords: number;
+  /** Request body bytes (before compression) at most; a single larger record goes alone. */
+  batchMaxBytes: number;
   /** Requests in flight at once. */
   concurrency: number;
   backoff: { initialMs: number; maxMs: number };

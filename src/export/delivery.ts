@@ -26,6 +26,7 @@ export interface DeliveryOptions {
   transport: OtlpTransport;
   requests: RequestBuilder;
   batchMaxRecords: number;
+  batchMaxBytes: number;
   concurrency: number;
   backoff: BackoffPolicy;
   metrics: BridgeMetrics;
@@ -103,7 +104,7 @@ export class Delivery {
     while (!this.stopped) {
       let claim: Claim | null;
       try {
-        claim = await spool.claim(this.o.batchMaxRecords);
+        claim = await spool.claim(this.o.batchMaxRecords, this.o.batchMaxBytes);
       } catch (err) {
         this.o.log.error({ error: (err as Error).message }, 'cannot read the spool; retrying');
         await this.sleep(this.o.backoff.maxMs);
@@ -131,8 +132,26 @@ export class Delivery {
 
   /** Exports a claim until it is settled; false only when shutdown interrupted it. */
   private async deliver(claim: Claim): Promise<boolean> {
-    const payloads = claim.segments.map((s) => s.payload);
-    return this.exportParts(payloads, claim.records, claim.segments);
+    const { batchMaxRecords, batchMaxBytes } = this.o;
+    if (claim.records <= batchMaxRecords && claim.bytes <= batchMaxBytes) {
+      return this.exportParts(claim.segments.map((s) => s.payload), claim.records, claim.segments);
+    }
+    // One segment larger than a request may be (a commit of many records, or screenshots): its
+    // records go out in requests of allowed size, and the claim is acknowledged after the last.
+    let records: Buffer[];
+    try {
+      records = claim.segments.flatMap((s) => splitRecords(s.payload));
+    } catch {
+      return this.exportParts(claim.segments.map((s) => s.payload), claim.records, claim.segments);
+    }
+    for (let i = 0; i < records.length;) {
+      let bytes = 0;
+      let j = i;
+      while (j < records.length && (j === i || (j - i < batchMaxRecords && bytes + records[j]!.length <= batchMaxBytes))) bytes += records[j++]!.length;
+      if (!(await this.exportParts(records.slice(i, j), j - i, claim.segments))) return false;
+      i = j;
+    }
+    return true;
   }
 
   private async exportParts(payloads: Buffer[], records: number, segments: readonly Segment[]): Promise<boolean> {

@@ -87,6 +87,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const delivery = new Delivery({
     spool, transport, requests, metrics, log,
     batchMaxRecords: ex.batchMaxRecords,
+    batchMaxBytes: ex.batchMaxBytes,
     concurrency: ex.concurrency,
     backoff: ex.backoff,
     onDelivered: (segments) => supervisor?.onDelivered(segments),

@@ -18,6 +18,9 @@
 import type { CheckpointUpdate, Store } from './store.js';
 import type { NewSegment, Segment } from './segment.js';
 
+/** Pending bytes that make a commit due (and readers wait for it): memory stays bounded with large records. */
+const COMMIT_MAX_BYTES = 8 * 1024 * 1024;
+
 export interface SpoolOptions {
   store: Store;
   maxBytes: number;
@@ -122,7 +125,7 @@ export class Spool {
   /** True when appenders must stop reading. */
   get full(): boolean {
     if (this.failStreak > 0) return true;
-    if (this.pendingRecords >= this.maxPending) return true;
+    if (this.pendingRecords >= this.maxPending || this.pendingBytes >= COMMIT_MAX_BYTES) return true;
     return this.spooledBytes + this.pendingBytes >= this.o.maxBytes;
   }
 
@@ -169,7 +172,7 @@ export class Spool {
 
   private schedule(): void {
     if (this.closed && this.pending.size === 0) return;
-    if (this.pendingRecords >= this.o.commitMaxRecords) {
+    if (this.pendingRecords >= this.o.commitMaxRecords || this.pendingBytes >= COMMIT_MAX_BYTES) {
       // Let the chunks already read in this turn of the event loop be parsed, then commit them
       // together (setImmediate runs right after I/O; a timer would wait for the next loop turn).
       if (!this.immediate) {
@@ -285,25 +288,27 @@ export class Spool {
    * Claims the next segments (at least one, at most `maxRecords` records unless one segment alone
    * is larger) for one export, or null when nothing is waiting. Serialized: claims never overlap.
    */
-  claim(maxRecords: number): Promise<Claim | null> {
-    const run = this.claiming.then(() => this.claimNow(maxRecords));
+  claim(maxRecords: number, maxBytes = Number.POSITIVE_INFINITY): Promise<Claim | null> {
+    const run = this.claiming.then(() => this.claimNow(maxRecords, maxBytes));
     this.claiming = run.catch(() => undefined);
     return run;
   }
 
-  private async claimNow(maxRecords: number): Promise<Claim | null> {
+  private async claimNow(maxRecords: number, maxBytes: number): Promise<Claim | null> {
     let segments: Segment[] = [];
     if (this.cursor < this.backlogUpTo) {
-      segments = await this.o.store.readSegments(this.cursor, this.backlogUpTo, maxRecords);
+      segments = await this.o.store.readSegments(this.cursor, this.backlogUpTo, maxRecords, maxBytes);
       if (segments.length === 0) this.cursor = this.backlogUpTo;
     }
     if (segments.length === 0) {
       let records = 0;
+      let bytes = 0;
       while (this.readyHead < this.ready.length) {
         const s = this.ready[this.readyHead]!;
-        if (segments.length > 0 && records + s.records > maxRecords) break;
+        if (segments.length > 0 && (records + s.records > maxRecords || bytes + s.payload.length > maxBytes)) break;
         segments.push(s);
         records += s.records;
+        bytes += s.payload.length;
         this.readyBytes -= s.payload.length;
         this.ready[this.readyHead++] = undefined as unknown as Segment;
       }

@@ -254,11 +254,15 @@ export class SqliteStore implements Store {
     return ids;
   }
 
-  async readSegments(afterId: number, upToId: number, maxRecords: number): Promise<Segment[]> {
+  async readSegments(afterId: number, upToId: number, maxRecords: number, maxBytes = Number.POSITIVE_INFINITY): Promise<Segment[]> {
     const rows = this.stmts.read.all(afterId, upToId, READ_MAX_SEGMENTS) as Segment[];
     let records = 0;
+    let bytes = 0;
     let n = 0;
-    while (n < rows.length && (n === 0 || records + rows[n]!.records <= maxRecords)) records += rows[n++]!.records;
+    while (n < rows.length && (n === 0 || (records + rows[n]!.records <= maxRecords && bytes + rows[n]!.payload.length <= maxBytes))) {
+      records += rows[n]!.records;
+      bytes += rows[n++]!.payload.length;
+    }
     return rows.slice(0, n);
   }
 

@@ -53,8 +53,11 @@ export interface Store {
    * spool. Returns the ids given to the segments, in order.
    */
   commit(segments: readonly NewSegment[], checkpoints: readonly CheckpointUpdate[]): Promise<number[]>;
-  /** Segments with afterId < id ≤ upToId in id order, at most `maxRecords` records (always at least one segment). */
-  readSegments(afterId: number, upToId: number, maxRecords: number): Promise<Segment[]>;
+  /**
+   * Segments with afterId < id ≤ upToId in id order, at most `maxRecords` records and `maxBytes`
+   * payload bytes — but always at least one segment.
+   */
+  readSegments(afterId: number, upToId: number, maxRecords: number, maxBytes?: number): Promise<Segment[]>;
   /**
    * Deletes delivered segments; ids already gone are ignored. `known` is what the caller knows the
    * segments hold (a claim does), so the store need not read them back to keep its totals.

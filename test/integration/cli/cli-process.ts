@@ -19,7 +19,8 @@ export interface CliProcess {
   /** Resolves when the process exits. */
   done: Promise<CliResult>;
   /** Resolves once stderr (or stdout) matches. */
-  waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<void>;
+  /** Waits until the stream's text matches `pattern` (a RegExp, or a predicate for what a RegExp says slowly). */
+  waitFor(pattern: RegExp | ((text: string) => boolean), stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<void>;
 }
 
 export function startCli(args: string[], env: Record<string, string | undefined>): CliProcess {
@@ -48,7 +49,8 @@ export function startCli(args: string[], env: Record<string, string | undefined>
     waitFor(pattern, stream = 'stderr', timeoutMs = 20_000) {
       return new Promise<void>((resolvePromise, reject) => {
         const check = (): void => {
-          if (pattern.test(stream === 'stderr' ? err : out)) {
+          const text = stream === 'stderr' ? err : out;
+          if (typeof pattern === 'function' ? pattern(text) : pattern.test(text)) {
             listeners.delete(check);
             clearTimeout(timer);
             resolvePromise();

@@ -37,9 +37,16 @@ const lines = (text: string): string[] => text.split('\n').filter(Boolean);
 
 /** Waits for `n` lines on stdout, then ends the session; resolves with the finished process. */
 async function readThenEnd(p: CliProcess, session: SimSession, n: number) {
-  await p.waitFor(new RegExp(`(?:.*\\n){${n}}`), 'stdout');
+  // Count lines rather than match a repeated group: that regex grows slow on long lines (screenshots).
+  await p.waitFor((text) => countLines(text) >= n, 'stdout');
   session.end();
   return p.done;
+}
+
+function countLines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 const TS = 1732100000123456; // 2024-11-20T10:53:20.123456Z

@@ -29,7 +29,7 @@ const ALL_KEYS = [
   'mapping.body_format', 'mapping.max_record_bytes', 'mapping.redaction.enabled', 'mapping.redaction.headers',
   'mapping.redaction.additional_headers', 'mapping.redaction.query_params', 'mapping.redaction.additional_query_params',
   'mapping.redaction.url_userinfo', 'mapping.redaction.drop_post_data', 'mapping.redaction.drop_response_body',
-  'mapping.redaction.drop_api_call_code', 'mapping.screenshots.policy', 'mapping.screenshots.directory',
+  'mapping.redaction.drop_api_call_code', 'mapping.redaction.mask_typed_keys', 'mapping.screenshots.policy', 'mapping.screenshots.directory', 'mapping.screenshots.max_record_bytes',
   'mapping.filters.include_categories', 'mapping.filters.exclude_categories', 'mapping.filters.include_types',
   'mapping.filters.exclude_types',
 ];

@@ -13,7 +13,7 @@ import { silentLogger } from '../../../src/util/logger.js';
 const encode = createRecordEncoder();
 const requests = createRequestBuilder('http/protobuf', { resource: { 'service.name': 't' }, scope: { name: 't', version: '1' } });
 
-async function setup(records: number, answer: (seqs: number[], call: number) => ExportOutcome | Promise<ExportOutcome>) {
+async function setup(records: number, answer: (seqs: number[], call: number) => ExportOutcome | Promise<ExportOutcome>, batchMaxBytes = 1 << 30) {
   const store = await openSqliteStore(':memory:');
   await store.putSession({ id: 's', attributes: {} }, 'config');
   const spool = await Spool.open({ store, maxBytes: 1 << 24, memoryMaxBytes: 1 << 20, commitMaxRecords: 1000, commitIntervalMs: 5 });
@@ -22,9 +22,11 @@ async function setup(records: number, answer: (seqs: number[], call: number) => 
   }
   await spool.flush();
   const calls: number[][] = [];
+  const sizes: number[] = [];
   const transport: OtlpTransport = {
     url: 'http://collector.test/v1/logs',
     send: async (body) => {
+      sizes.push(body.length);
       const seqs = decodeProtobufLogsRequest(body).map((r) => Number(r.attributes.seq));
       calls.push(seqs);
       return answer(seqs, calls.length);
@@ -33,10 +35,10 @@ async function setup(records: number, answer: (seqs: number[], call: number) => 
   };
   const metrics = createMetrics({ defaultMetrics: false });
   const delivery = new Delivery({
-    spool, transport, requests, batchMaxRecords: 10, concurrency: 1,
+    spool, transport, requests, batchMaxRecords: 10, batchMaxBytes, concurrency: 1,
     backoff: { initialMs: 5, maxMs: 20 }, metrics, log: silentLogger(),
   });
-  return { store, spool, delivery, calls, metrics };
+  return { store, spool, delivery, calls, metrics, sizes };
 }
 
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
@@ -108,6 +110,18 @@ describe('Delivery', () => {
     expect(calls).toHaveLength(1);
     await until(() => spool.idle);
     await delivery.shutdown();
+  });
+
+  it('a segment larger than a request may be goes out in requests within the record and byte bounds', async () => {
+    const { delivery, calls, sizes, spool } = await setup(25, () => ({ kind: 'success', rejected: 0 }), 200);
+    delivery.start();
+    await until(() => spool.idle);
+    await delivery.shutdown();
+    expect(calls.flat()).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    for (const c of calls) expect(c.length).toBeLessThanOrEqual(10);
+    // Each request carries the resource and scope besides its records; records alone stay ≤ 200 bytes.
+    expect(Math.max(...sizes)).toBeLessThan(200 + 100);
+    expect(calls.length).toBeGreaterThan(3);
   });
 
   it('counts records a partial success rejected', async () => {
