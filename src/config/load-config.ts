@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { substituteEnv } from './env-substitution.js';
 import { ConfigError } from './errors.js';
+import { exporterTls, upstreamTls } from './tls.js';
 import type { BridgeConfig, OtlpProtocol, SessionSpec, StartPosition } from './schema.js';
 import {
   isRecord, onlyKeys, optBytes, optDurationMs, optEnum, optInt, optString, optStringMap, optUrl,
@@ -48,7 +49,7 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
 export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConfig {
   onlyKeys(raw, TOP_KEYS, '');
   const up = section(raw, 'upstream', 'upstream');
-  onlyKeys(up, ['url', 'api_key', 'api_key_file', 'idle_timeout', 'connect_timeout', 'backoff', 'pool_refresh'], 'upstream');
+  onlyKeys(up, ['url', 'api_key', 'api_key_file', 'idle_timeout', 'connect_timeout', 'backoff', 'pool_refresh', 'ca_file'], 'upstream');
   const upBackoff = section(up, 'backoff', 'upstream.backoff');
   onlyKeys(upBackoff, ['initial', 'max', 'auth'], 'upstream.backoff');
 
@@ -110,6 +111,7 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
         authMs: optDurationMs(upBackoff.auth, 'upstream.backoff.auth', 1) ?? 300_000,
       },
       poolRefreshMs: optDurationMs(up.pool_refresh, 'upstream.pool_refresh', 1000) ?? 300_000,
+      tls: upstreamTls(env, up),
     },
     sessions,
     start,
@@ -139,7 +141,16 @@ function parseListen(v: unknown, key: string): { host: string; port: number } | 
 }
 
 function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
-  onlyKeys(ex, ['endpoint', 'protocol', 'headers', 'compression', 'timeout', 'batch_max_records', 'batch_max_bytes', 'concurrency', 'backoff'], 'exporter');
+  onlyKeys(ex, ['endpoint', 'protocol', 'headers', 'compression', 'timeout', 'batch_max_records', 'batch_max_bytes', 'concurrency', 'backoff', 'tls', 'insecure'], 'exporter');
+  const tls = section(ex, 'tls', 'exporter.tls');
+  onlyKeys(tls, ['ca_file', 'cert_file', 'key_file'], 'exporter.tls');
+  // OTEL_EXPORTER_OTLP_INSECURE concerns gRPC only (OpenTelemetry specification); for OTLP/HTTP the
+  // endpoint's scheme decides. It is still validated, so a typo is not silently taken.
+  for (const key of ['OTEL_EXPORTER_OTLP_LOGS_INSECURE', 'OTEL_EXPORTER_OTLP_INSECURE']) {
+    const v = env[key]?.trim().toLowerCase();
+    if (v !== undefined && v !== '' && v !== 'true' && v !== 'false') throw new ConfigError(key, 'must be true or false');
+  }
+  if (ex.insecure !== undefined && typeof ex.insecure !== 'boolean') throw new ConfigError('exporter.insecure', 'must be true or false');
   const backoff = section(ex, 'backoff', 'exporter.backoff');
   onlyKeys(backoff, ['initial', 'max'], 'exporter.backoff');
   // Signal-specific variables win over the generic ones (OpenTelemetry exporter specification);
@@ -174,6 +185,7 @@ function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
       initialMs: optDurationMs(backoff.initial, 'exporter.backoff.initial', 1) ?? 250,
       maxMs: optDurationMs(backoff.max, 'exporter.backoff.max', 1) ?? 30_000,
     },
+    tls: exporterTls(env, tls),
   };
 }
 

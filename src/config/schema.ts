@@ -2,6 +2,7 @@
 // from the YAML file and the environment (the operator contract in DESIGN.md).
 import type { MappingOptions } from '../mapping/options.js';
 import type { AttributeValue } from '../mapping/log-record.js';
+import type { TlsFiles } from './tls.js';
 
 export type StartPosition = 'oldest' | 'latest';
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -27,6 +28,8 @@ export interface UpstreamConfig {
   backoff: BackoffConfig;
   /** Pools are looked up again this often. */
   poolRefreshMs: number;
+  /** A private CA for the service's certificate. */
+  tls: TlsFiles;
 }
 
 export interface BackoffConfig {
@@ -57,6 +60,8 @@ export interface ExporterConfig {
   /** Requests in flight at once. */
   concurrency: number;
   backoff: { initialMs: number; maxMs: number };
+  /** A private CA and/or a client certificate for the collector. */
+  tls: TlsFiles;
 }
 
 export interface BridgeConfig {

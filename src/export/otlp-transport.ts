@@ -12,7 +12,9 @@
 // timeouts (the request may never have arrived).
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import type { TlsFiles } from '../config/tls.js';
+import { createDispatcher } from '../util/http-dispatcher.js';
 import { parseRetryAfter } from '../stream/backoff.js';
 import { decodePartialSuccess } from './partial-success.js';
 
@@ -34,6 +36,8 @@ export interface TransportOptions {
   /** Requests in flight at once: the connection pool is sized to it. */
   connections: number;
   userAgent: string;
+  /** A private CA and/or client certificate for the collector. */
+  tls?: TlsFiles;
   dispatcher?: Dispatcher;
 }
 
@@ -44,7 +48,7 @@ export interface OtlpTransport {
 }
 
 export function createOtlpTransport(o: TransportOptions): OtlpTransport {
-  const dispatcher = o.dispatcher ?? new Agent({ connections: o.connections, keepAliveTimeout: 30_000, pipelining: 1 });
+  const dispatcher = o.dispatcher ?? createDispatcher({ tls: o.tls ?? {}, connectTimeoutMs: o.timeoutMs, connections: o.connections });
   const baseHeaders: Record<string, string> = { ...o.headers, 'user-agent': o.userAgent };
   if (o.compression === 'gzip') baseHeaders['content-encoding'] = 'gzip';
   return {
@@ -88,7 +92,7 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
     async close() {
       // destroy, not close: close waits for requests in flight, and a collector that never answers
       // must not hold shutdown past its grace period (their records stay spooled).
-      if (!o.dispatcher) await (dispatcher as Agent).destroy().catch(() => undefined);
+      if (!o.dispatcher) await dispatcher.destroy().catch(() => undefined);
     },
   };
 }

@@ -73,13 +73,14 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     baseUrl: config.upstream.url,
     apiKey: createApiKeyProvider(config.upstream),
     connectTimeoutMs: config.upstream.connectTimeoutMs,
+    tls: config.upstream.tls,
     userAgent: `browser-telemetry-bridge/${BRIDGE_VERSION}`,
   });
   const stats = createMappingStats(metrics);
   const mapper = new SwappableMapper((options) => createMapper(options, { stats }), config.mapping);
   const ex = config.exporter;
   const transport = overrides.transport ?? createOtlpTransport({
-    url: ex.url, headers: ex.headers, compression: ex.compression, timeoutMs: ex.timeoutMs,
+    url: ex.url, headers: ex.headers, compression: ex.compression, timeoutMs: ex.timeoutMs, tls: ex.tls,
     connections: ex.concurrency, userAgent: `browser-telemetry-bridge/${BRIDGE_VERSION}`,
   });
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });

@@ -1,7 +1,9 @@
 // HTTP client of the session service (undici). Two operations (spec "Endpoints"):
 // streamBrowserTelemetry and the browser pool lookup. Results at this boundary are values, not
 // exceptions, except for network failures (connection refused, reset, timeout), which throw.
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import type { TlsFiles } from '../config/tls.js';
+import { createDispatcher } from '../util/http-dispatcher.js';
 import type { ApiKeyProvider } from './api-key.js';
 import { parseApiError, type ApiErrorBody } from './api-error.js';
 import { parseRetryAfter } from '../stream/backoff.js';
@@ -30,19 +32,21 @@ export interface UpstreamClientOptions {
   apiKey: ApiKeyProvider;
   connectTimeoutMs: number;
   userAgent?: string;
+  /** A private CA for the service's certificate. */
+  tls?: TlsFiles;
 }
 
 export class UpstreamClient {
-  private readonly dispatcher: Agent;
+  private readonly dispatcher: Dispatcher;
 
   constructor(private readonly opts: UpstreamClientOptions) {
     // bodyTimeout 0: the subscriber runs its own idle watchdog, which must not fire while it pauses
     // reading on purpose (back-pressure).
-    this.dispatcher = new Agent({
-      connect: { timeout: opts.connectTimeoutMs },
+    this.dispatcher = createDispatcher({
+      tls: opts.tls ?? {},
+      connectTimeoutMs: opts.connectTimeoutMs,
       headersTimeout: opts.connectTimeoutMs,
       bodyTimeout: 0,
-      keepAliveTimeout: 30_000,
     });
   }
 

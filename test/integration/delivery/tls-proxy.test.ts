@@ -1,0 +1,134 @@
+// The collector behind TLS with a private CA and a client certificate (the standard
+// OTEL_EXPORTER_OTLP_* variables), and both peers reached through an HTTP CONNECT proxy
+// (HTTP_PROXY / NO_PROXY): real sockets on loopback, certificates made by openssl in the test.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { decodeProtobufLogsRequest } from '../../../src/receiver/decode.js';
+import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
+
+let h: Harness | undefined;
+const servers: Array<HttpServer | HttpsServer> = [];
+const sockets = new Set<Socket>();
+afterEach(async () => {
+  for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY']) delete process.env[k];
+  await h?.close();
+  h = undefined;
+  for (const s of sockets) s.destroy();
+  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+});
+
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'bridge-tls-'));
+  const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=bridge test CA');
+  for (const [name, cn, ext] of [['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1'], ['client', 'bridge', 'extendedKeyUsage=clientAuth']] as const) {
+    writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
+    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
+    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+  }
+  return () => rmSync(dir, { recursive: true, force: true });
+});
+
+/** An OTLP/HTTP logs receiver on TLS that requires a client certificate signed by the test CA. */
+async function tlsCollector(): Promise<{ url: string; records: () => number; clients: string[] }> {
+  let records = 0;
+  const clients: string[] = [];
+  const server = createHttpsServer({
+    key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')),
+    ca: readFileSync(join(dir, 'ca.pem')), requestCert: true, rejectUnauthorized: true,
+  }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      clients.push(String((req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }).getPeerCertificate().subject?.CN));
+      records += decodeProtobufLogsRequest(Buffer.concat(chunks)).length;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, records: () => records, clients };
+}
+
+/** A CONNECT proxy that records which authorities it tunnelled to. */
+async function connectProxy(): Promise<{ url: string; tunnels: string[] }> {
+  const tunnels: string[] = [];
+  const server = createHttpServer();
+  server.on('connect', (req, client: Socket, head: Buffer) => {
+    tunnels.push(String(req.url));
+    const [host, port] = String(req.url).split(':');
+    const upstream = connect(Number(port), host!, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tunnels };
+}
+
+describe('TLS to the collector', () => {
+  it('trusts a private CA and presents a client certificate from the standard variables', async () => {
+    h = await harness();
+    h.sim.createSession('t1').emit(50);
+    const collector = await tlsCollector();
+    const bridge = await h.startBridge(FAST, {
+      BRIDGE_SESSIONS: 't1', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_EXPORTER_OTLP_CERTIFICATE: join(dir, 'ca.pem'),
+      OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: join(dir, 'client.pem'),
+      OTEL_EXPORTER_OTLP_CLIENT_KEY: join(dir, 'client.key'),
+    });
+    await until(() => collector.records() >= 50, '50 records over TLS');
+    expect(collector.clients.every((cn) => cn === 'bridge')).toBe(true);
+    expect(bridge.delivery.exportFailing).toBe(false);
+  });
+
+  it('without the CA the export fails on the certificate and the records stay spooled', async () => {
+    h = await harness();
+    h.sim.createSession('t2').emit(20);
+    const collector = await tlsCollector();
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 't2', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
+    await until(() => bridge.delivery.exportFailing, 'the export to fail');
+    expect(bridge.delivery.lastError).toMatch(/CERT|certificate|SELF_SIGNED/i);
+    expect(collector.records()).toBe(0);
+    expect(bridge.spool.spooled.records).toBe(20);
+  });
+});
+
+describe('HTTP proxy', () => {
+  it('reaches the service and the collector through HTTP_PROXY, and not for NO_PROXY hosts', async () => {
+    h = await harness();
+    h.sim.createSession('p1').emit(30);
+    const proxy = await connectProxy();
+    process.env.HTTP_PROXY = proxy.url;
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'p1' });
+    await until(() => h!.receiver.records.length >= 30, '30 records through the proxy');
+    const sim = new URL(h.sim.url).host;
+    const receiver = new URL(h.receiver.url).host;
+    expect(proxy.tunnels).toContain(sim);
+    expect(proxy.tunnels).toContain(receiver);
+    await bridge.shutdown(1000);
+
+    const before = proxy.tunnels.length;
+    process.env.NO_PROXY = '127.0.0.1';
+    h.sim.session('p1')!.emit(10);
+    const again = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'p1' });
+    await until(() => h!.receiver.records.length >= 40, '10 more records, directly');
+    expect(proxy.tunnels.length).toBe(before);
+    await again.shutdown(1000);
+  });
+});
