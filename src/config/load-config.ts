@@ -16,7 +16,7 @@ import { defaultMappingOptions, parseMappingOptions } from '../mapping/options.j
 
 export type Env = Record<string, string | undefined>;
 
-const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping'] as const;
+const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit'] as const;
 const PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
@@ -126,6 +126,7 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     exporter,
     resource: { serviceName, attributes: resourceAttributes },
     shutdownGraceMs: optDurationMs(shutdown.grace, 'shutdown.grace', 0) ?? 10_000,
+    memoryLimitBytes: memoryLimit(env.BRIDGE_MEMORY_LIMIT, raw.memory_limit),
     mapping: raw.mapping === undefined ? defaultMappingOptions : parseMappingOptions(raw.mapping, 'mapping'),
   };
 }
@@ -187,6 +188,13 @@ function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
     },
     tls: exporterTls(env, tls),
   };
+}
+
+/** BRIDGE_MEMORY_LIMIT / memory_limit: a size, or "off"; unset means the container's limit, if any. */
+function memoryLimit(envValue: string | undefined, fileValue: unknown): number | 'off' | undefined {
+  const [v, key] = envValue !== undefined && envValue !== '' ? [envValue, 'BRIDGE_MEMORY_LIMIT'] : [fileValue, 'memory_limit'];
+  if (v === 'off' || v === false) return 'off';
+  return optBytes(v, key, 32 * 1024 * 1024);
 }
 
 /** The OTLP protocol; gRPC is a protocol this bridge does not speak, so it gets its own answer. */

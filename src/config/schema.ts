@@ -77,5 +77,7 @@ export interface BridgeConfig {
   exporter: ExporterConfig;
   resource: { serviceName: string; attributes: Record<string, string> };
   shutdownGraceMs: number;
+  /** The memory budget: bytes, 'off', or undefined for the container's limit (if any). */
+  memoryLimitBytes: number | 'off' | undefined;
   mapping: MappingOptions;
 }

@@ -22,6 +22,7 @@ import { Supervisor } from './supervisor.js';
 import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
 import { SwappableMapper } from './swappable-mapper.js';
 import { BRIDGE_VERSION } from '../util/version.js';
+import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
 
 /** Committed segments handed to delivery from memory; beyond this a backlog is read back from disk. */
 const MEMORY_MAX_BYTES = 16 * 1024 * 1024;
@@ -55,10 +56,21 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
     onMigrated: (r) => log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),
   });
+  const budget = config.memoryLimitBytes === 'off' ? undefined : config.memoryLimitBytes ?? containerMemoryLimit();
+  let spoolRef: Spool | undefined;
+  const memory = budget === undefined ? undefined : startMemoryGuard(budget, (over) => {
+    if (over) log.warn({ rssBytes: process.memoryUsage.rss(), budgetBytes: budget }, 'over the memory budget: reading is paused until memory is back under it');
+    else {
+      log.info({ rssBytes: process.memoryUsage.rss(), budgetBytes: budget }, 'memory back under the budget: reading resumes');
+      spoolRef?.recheckRoom();
+    }
+  });
   const spool = await Spool.open({
     store,
+    ...(memory ? { memoryPressure: () => memory.over } : {}),
     maxBytes: config.spool.maxBytes,
-    memoryMaxBytes: Math.min(MEMORY_MAX_BYTES, Math.max(1024 * 1024, config.spool.maxBytes >> 2)),
+    // A sixteenth of the memory budget at most: the rest is the heap, sockets and pending records.
+    memoryMaxBytes: Math.min(MEMORY_MAX_BYTES, Math.max(1024 * 1024, config.spool.maxBytes >> 2), budget === undefined ? Infinity : Math.max(1024 * 1024, budget >> 4)),
     commitMaxRecords: config.spool.commitMaxRecords,
     commitIntervalMs: config.spool.commitIntervalMs,
     onCommitError: (err, streak) => {
@@ -69,6 +81,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     },
     onCommitRecovered: () => log.info('spool writes succeed again'),
   });
+  spoolRef = spool;
   const client = new UpstreamClient({
     baseUrl: config.upstream.url,
     apiKey: createApiKeyProvider(config.upstream),
@@ -106,6 +119,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     shutdown(graceMs = config.shutdownGraceMs) {
       closing ??= (async () => {
         await pools.stop();
+        memory?.stop();
         const drained = await sup.shutdown(graceMs);
         await client.close();
         await store.close();

@@ -28,6 +28,8 @@ export interface SpoolOptions {
   memoryMaxBytes: number;
   commitMaxRecords: number;
   commitIntervalMs: number;
+  /** True while the process is over its memory budget: appenders wait as for a full spool. */
+  memoryPressure?: () => boolean;
   onCommitError?: (err: Error, streak: number) => void;
   onCommitRecovered?: () => void;
 }
@@ -125,6 +127,7 @@ export class Spool {
   /** True when appenders must stop reading. */
   get full(): boolean {
     if (this.failStreak > 0) return true;
+    if (this.o.memoryPressure?.()) return true;
     if (this.pendingRecords >= this.maxPending || this.pendingBytes >= COMMIT_MAX_BYTES) return true;
     return this.spooledBytes + this.pendingBytes >= this.o.maxBytes;
   }
@@ -163,7 +166,8 @@ export class Spool {
     return this.pendingRecords === 0 && this.spooledRecords === 0 && this.inFlight === 0 && this.committing === undefined;
   }
 
-  private recheckRoom(): void {
+  /** Wakes appenders if there is room now (after memory pressure ended, for one). */
+  recheckRoom(): void {
     if (this.roomWaiters.length === 0 || (this.full && !this.closed)) return;
     const w = this.roomWaiters;
     this.roomWaiters = [];

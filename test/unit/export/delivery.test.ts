@@ -133,3 +133,20 @@ describe('Delivery', () => {
     expect(delivery.deliveredTotal).toBe(2);
   });
 });
+
+describe('Spool room', () => {
+  it('is full under memory pressure, and wakes the waiting readers when it ends', async () => {
+    let pressure = true;
+    const store = await openSqliteStore(':memory:');
+    const spool = await Spool.open({ store, maxBytes: 1 << 24, memoryMaxBytes: 1 << 20, commitMaxRecords: 1000, commitIntervalMs: 5, memoryPressure: () => pressure });
+    expect(spool.full).toBe(true);
+    let woke = false;
+    const waiting = spool.waitForRoom().then(() => (woke = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(woke).toBe(false);
+    pressure = false;
+    spool.recheckRoom();
+    await waiting;
+    expect(woke).toBe(true);
+  });
+});

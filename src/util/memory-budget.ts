@@ -1,0 +1,57 @@
+// A memory budget the bridge keeps to, rather than hopes for. The budget is BRIDGE_MEMORY_LIMIT
+// (file key `memory_limit`), or else the container's limit read from the cgroup (v2 memory.max,
+// v1 memory.limit_in_bytes); with neither there is no budget. While the resident set is above
+// HIGH of the budget the spool counts as full, so the sessions stop reading (the service buffers,
+// as for a full spool) until it is back under LOW: reading more is what grows memory, and the
+// heap shrinks once in-flight work is delivered and collected.
+import { readFileSync } from 'node:fs';
+
+const HIGH = 0.85;
+const LOW = 0.75;
+
+/** The container's memory limit in bytes, or undefined when there is none (or it cannot be read). */
+export function containerMemoryLimit(read: (path: string) => string = (p) => readFileSync(p, 'utf8')): number | undefined {
+  for (const path of ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']) {
+    let text: string;
+    try {
+      text = read(path).trim();
+    } catch {
+      continue;
+    }
+    if (text === 'max') return undefined;
+    const n = Number(text);
+    // cgroup v1 reports "no limit" as a huge number (PAGE_COUNTER_MAX × page size).
+    if (Number.isSafeInteger(n) && n > 0 && n < 2 ** 60) return n;
+    return undefined;
+  }
+  return undefined;
+}
+
+export interface MemoryGuard {
+  readonly budgetBytes: number;
+  /** True while the resident set is above the high mark (and until it falls below the low one). */
+  readonly over: boolean;
+  stop(): void;
+}
+
+export function startMemoryGuard(budgetBytes: number, onChange: (over: boolean) => void, opts: { intervalMs?: number; rss?: () => number } = {}): MemoryGuard {
+  const rss = opts.rss ?? (() => process.memoryUsage.rss());
+  let over = false;
+  const check = (): void => {
+    const now = rss();
+    const next = over ? now > budgetBytes * LOW : now > budgetBytes * HIGH;
+    if (next !== over) {
+      over = next;
+      onChange(over);
+    }
+  };
+  const timer = setInterval(check, opts.intervalMs ?? 250);
+  timer.unref();
+  return {
+    budgetBytes,
+    get over() {
+      return over;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
