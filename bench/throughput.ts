@@ -129,7 +129,9 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 /** In the runner: the scenario in a child process group of its own, within its deadline. */
 function spawnOne(name: string): Promise<ScenarioResult> {
   const tmpRoot = mkdtempSync(join(tmpdir(), `bridge-bench-${name}-`));
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, name, ...process.argv.slice(2).filter((a) => !names.includes(a))], {
+  // The same flags, rebuilt from what was parsed (a flag's value may look like a scenario name).
+  const passOn = Object.entries(flags).flatMap(([k, v]) => (typeof v === 'string' ? [`--${k}`, v] : []));
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, name, ...passOn], {
     env: { ...process.env, BENCH_RUN_ONE: '1', BENCH_TMP: tmpRoot, ...(flags['cpu-prof'] !== undefined ? { BENCH_CPU_PROF: resolve(flags['cpu-prof']) } : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,
@@ -153,7 +155,8 @@ function spawnOne(name: string): Promise<ScenarioResult> {
   return new Promise((resolve) => {
     child.once('close', (code, signal) => {
       clearTimeout(deadline);
-      killGroup(child, 'SIGKILL'); // peers the scenario left behind, if any
+      // Peers the scenario left behind, if any: the group id stays reserved while members live.
+      killGroup(child, 'SIGKILL');
       current = undefined;
       rmSync(tmpRoot, { recursive: true, force: true });
       resolve(result ?? { scenario: name, error: overran ? `killed after its ${deadlineS} s deadline` : `exited (${signal ?? code}) without a result` });
