@@ -9,6 +9,7 @@ import { spawnScript, simControl, sinkStats, startPeer, stopChild, type Peer } f
 import { mib } from './rss-sampler.js';
 import type { ScenarioResult } from './report.js';
 import { until, within } from './wait.js';
+import { startCpuProfile } from './cpu-profile.js';
 import type { OtlpProtocol } from '../src/config/schema.js';
 
 export interface BurstOptions {
@@ -53,12 +54,14 @@ export async function runBurst(ctx: ScenarioContext, o: BurstOptions): Promise<S
     for (let i = 0; i < o.ceilingRuns; i++) ceilings.push(await runCeiling(sim.url, ids, o.eventsPerSession, o.timeoutS));
     const ceiling = Math.max(...ceilings.map((c) => c.eventsPerSecond));
 
+    const profile = await startCpuProfile();
     const t0 = performance.now();
     bridge = await BridgeUnderTest.start({ simUrl: sim.url, sinkUrl: sink.url, sessions: ids, protocol: o.protocol, tmpRoot: ctx.tmpRoot });
     let unique = 0;
     await until(async () => (unique = (await sinkStats(sink.url)).unique) >= total, o.timeoutS * 1000, 50);
     const seconds = (performance.now() - t0) / 1000;
     const cpuSeconds = bridge.cpuSeconds();
+    const cpuProfile = await profile.stop(ctx.name);
     const stats = await sinkStats(sink.url);
     const eventsPerSecond = Math.round(stats.unique / seconds);
     return {
@@ -82,6 +85,7 @@ export async function runBurst(ctx: ScenarioContext, o: BurstOptions): Promise<S
       eventsPerCpuSecond: Math.round(stats.unique / cpuSeconds),
       peakRssMiB: mib(bridge.rss.peak),
       timedOut: unique < total,
+      ...(cpuProfile ? { cpuProfile } : {}),
     };
   } finally {
     await bridge?.stop();

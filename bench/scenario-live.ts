@@ -8,6 +8,7 @@ import { mib } from './rss-sampler.js';
 import type { ScenarioContext } from './scenario-context.js';
 import type { ScenarioResult } from './report.js';
 import { until } from './wait.js';
+import { startCpuProfile } from './cpu-profile.js';
 
 export interface LiveOptions {
   sessions: number;
@@ -22,6 +23,7 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
   const { sim, sink, bridge } = setup;
   try {
     const rssConnected = bridge.rss.sample();
+    const profile = await startCpuProfile();
     bridge.markCpu();
     const t0 = performance.now();
     // A simulator that cannot keep the rate (two cores shared with the bridge) takes longer; after
@@ -33,6 +35,7 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     await until(async () => (await sinkStats(sink.url)).unique >= produced, o.drainTimeoutS * 1000, 100);
     const t2 = performance.now();
     const cpuSeconds = bridge.cpuSeconds();
+    const cpuProfile = await profile.stop(ctx.name);
     const stats = await sinkStats(sink.url);
     return {
       scenario: ctx.name,
@@ -54,6 +57,7 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
       rssEndOfProductionMiB: mib(rssEndOfProduction),
       cpuSecondsBridge: +cpuSeconds.toFixed(1),
       cpuSecondsSink: stats.cpuSeconds,
+      ...(cpuProfile ? { cpuProfile } : {}),
     };
   } finally {
     await setup.stop();

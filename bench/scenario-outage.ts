@@ -12,6 +12,7 @@ import { mib } from './rss-sampler.js';
 import type { ScenarioContext } from './scenario-context.js';
 import type { ScenarioResult } from './report.js';
 import { sleep, until } from './wait.js';
+import { startCpuProfile } from './cpu-profile.js';
 
 export interface OutageOptions {
   sessions: number;
@@ -33,6 +34,7 @@ export async function runOutage(ctx: ScenarioContext, o: OutageOptions): Promise
   const series: number[][] = [];
   let sampling: NodeJS.Timeout | undefined;
   try {
+    const profile = await startCpuProfile();
     bridge.markCpu();
     const t0 = performance.now();
     const sample = async (): Promise<number[]> => {
@@ -63,6 +65,7 @@ export async function runOutage(ctx: ScenarioContext, o: OutageOptions): Promise
     const tDone = performance.now();
     await sample();
     clearInterval(sampling);
+    const cpuProfile = await profile.stop(ctx.name);
     const stats = await sinkStats(sink.url);
     return {
       scenario: ctx.name,
@@ -88,6 +91,7 @@ export async function runOutage(ctx: ScenarioContext, o: OutageOptions): Promise
       cpuSecondsBridge: +bridge.cpuSeconds().toFixed(1),
       seriesColumns: SERIES_COLUMNS,
       series,
+      ...(cpuProfile ? { cpuProfile } : {}),
     };
   } finally {
     clearInterval(sampling);

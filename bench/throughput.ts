@@ -9,7 +9,9 @@
 //   outage      200 sessions × 20 events/s; the collector answers 503 for 60 s, then recovers: RSS
 //               and spool over time, everything delivered after recovery
 // Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --outage-seconds S,
-//        --outage-before-s S, --outage-after-s S, --drain-timeout-s S (live and outage).
+//        --outage-before-s S, --outage-after-s S, --drain-timeout-s S (live and outage),
+//        --cpu-prof DIR: V8 CPU profile of each scenario's measured phase (the bridge's process) into
+//        DIR/<scenario>.cpuprofile; summarise with `npx tsx bench/profile-summary.ts DIR/*.cpuprofile`.
 // Output: one JSON line per scenario on stdout, then a short table. Every line carries the machine's
 // 1-minute load average before and after the scenario: on a shared machine a figure taken at load
 // 9 on 2 cores says more about the neighbours than about the bridge.
@@ -21,7 +23,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { formatTable, type ScenarioResult } from './report.js';
@@ -48,6 +50,7 @@ try {
       'outage-before-s': { type: 'string' },
       'outage-after-s': { type: 'string' },
       'drain-timeout-s': { type: 'string' },
+      'cpu-prof': { type: 'string' },
     },
   });
 } catch (err) {
@@ -126,8 +129,10 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 /** In the runner: the scenario in a child process group of its own, within its deadline. */
 function spawnOne(name: string): Promise<ScenarioResult> {
   const tmpRoot = mkdtempSync(join(tmpdir(), `bridge-bench-${name}-`));
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, name, ...process.argv.slice(2).filter((a) => !names.includes(a))], {
-    env: { ...process.env, BENCH_RUN_ONE: '1', BENCH_TMP: tmpRoot },
+  // The same flags, rebuilt from what was parsed (a flag's value may look like a scenario name).
+  const passOn = Object.entries(flags).flatMap(([k, v]) => (typeof v === 'string' ? [`--${k}`, v] : []));
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, name, ...passOn], {
+    env: { ...process.env, BENCH_RUN_ONE: '1', BENCH_TMP: tmpRoot, ...(flags['cpu-prof'] !== undefined ? { BENCH_CPU_PROF: resolve(flags['cpu-prof']) } : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,
   });
@@ -150,7 +155,8 @@ function spawnOne(name: string): Promise<ScenarioResult> {
   return new Promise((resolve) => {
     child.once('close', (code, signal) => {
       clearTimeout(deadline);
-      killGroup(child, 'SIGKILL'); // peers the scenario left behind, if any
+      // Peers the scenario left behind, if any: the group id stays reserved while members live.
+      killGroup(child, 'SIGKILL');
       current = undefined;
       rmSync(tmpRoot, { recursive: true, force: true });
       resolve(result ?? { scenario: name, error: overran ? `killed after its ${deadlineS} s deadline` : `exited (${signal ?? code}) without a result` });

@@ -3,10 +3,11 @@
 // and leave no temporary directory behind. Nothing here asserts on speed (that is the benchmark's
 // job); it keeps the instrument working while the pipeline under it is rewritten.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
+import { summarise, type CpuProfile } from '../../../bench/profile-summary.js';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 
@@ -42,3 +43,19 @@ it('names the scenarios it knows when asked for another, exit 2', async () => {
   expect(res.code).toBe(2);
   expect(res.stderr.trim()).toBe('bench: unknown scenario nope; known: burst, burst-json, live, outage');
 });
+
+it("--cpu-prof writes a profile of the measured phase, in which the bridge's own code shows", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-prof-test-'));
+  try {
+    const res = await runBench(['burst', '--burst-events', '500', '--cpu-prof', dir]);
+    expect(res.code, res.stderr).toBe(0);
+    const line = JSON.parse(res.stdout.split('\n').find((l) => l.startsWith('{'))!) as { cpuProfile?: string };
+    expect(line.cpuProfile).toBe(join(dir, 'burst.cpuprofile'));
+    expect(existsSync(line.cpuProfile!)).toBe(true);
+    const summary = summarise(JSON.parse(readFileSync(line.cpuProfile!, 'utf8')) as CpuProfile, 1000);
+    expect(summary.busyMs).toBeGreaterThan(0);
+    expect(summary.places.map((p) => p.name)).toContain('src/mapping/mapper.ts');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
