@@ -114,14 +114,14 @@ export class Delivery {
         await Promise.race([spool.waitForData(), this.stopSignal]);
         continue;
       }
-      let acked = false;
+      let delivered = false;
       try {
-        const delivered = await this.deliver(claim);
-        if (delivered) acked = await this.forget(claim);
+        delivered = await this.deliver(claim);
       } finally {
-        if (!acked) spool.settle();
+        if (delivered) await spool.acknowledge(claim);
+        else spool.settle();
       }
-      if (acked) this.o.onDelivered?.(claim.segments);
+      if (delivered) this.o.onDelivered?.(claim.segments);
       this.o.onSettled?.();
     }
   }
@@ -219,24 +219,6 @@ export class Delivery {
     const mid = parts.length >> 1;
     if (!(await this.exportParts(parts.slice(0, mid), mid, segments))) return false;
     return this.exportParts(parts.slice(mid), parts.length - mid, segments);
-  }
-
-  /**
-   * Deletes a settled claim. Deleting writes too, so on a full disk it can fail: then the batch is
-   * NOT exported again (that would duplicate it without bound); the delete alone is retried until
-   * it succeeds, or until shutdown (the next start then re-sends only this batch).
-   */
-  private async forget(claim: Claim): Promise<boolean> {
-    for (let attempt = 0; !this.stopped; attempt++) {
-      try {
-        await this.o.spool.acknowledge(claim);
-        return true;
-      } catch (err) {
-        if (attempt === 0) this.o.log.error({ segments: claim.segments.length, error: (err as Error).message }, 'cannot delete delivered records from the spool (disk full?); retrying');
-        await this.sleep(backoffDelay(this.o.backoff, attempt));
-      }
-    }
-    return false;
   }
 }
 

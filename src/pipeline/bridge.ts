@@ -2,6 +2,7 @@
 // them together, and owns their lifecycle: started source-ward last (store → spool → delivery →
 // sessions) and stopped in pipeline order (sessions stop reading → spool commits → delivery drains
 // → exporter → store). `run`, `demo` and the integration tests all start the bridge through here.
+import { statfsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/schema.js';
 import { createMapper } from '../mapping/mapper.js';
@@ -49,6 +50,16 @@ export interface BridgeOverrides {
   metrics?: BridgeMetrics;
 }
 
+/** Free and total bytes of the state directory's volume, for the spool's size limit; undefined when unknown. */
+function freeBytesOf(dir: string): { free: number; total: number } | undefined {
+  try {
+    const s = statfsSync(dir);
+    return { free: s.bavail * s.bsize, total: s.blocks * s.bsize };
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startBridge(config: BridgeConfig, log: Logger, overrides: BridgeOverrides = {}): Promise<Bridge> {
   const metrics = overrides.metrics ?? createMetrics({ spoolCapacityBytes: config.spool.maxBytes });
   const encode = createRecordEncoder();
@@ -68,6 +79,13 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const spool = await Spool.open({
     store,
     ...(memory ? { memoryPressure: () => memory.over } : {}),
+    freeBytes: () => {
+      const v = freeBytesOf(config.stateDir);
+      return v && { free: v.free + store.reusableBytes(), total: v.total };
+    },
+    onDeleteError: (err, streak) => {
+      if (streak === 1 || streak % 50 === 0) log.error({ error: err.message, streak }, 'cannot delete delivered records from the spool (disk full?); delivery goes on and the delete is retried');
+    },
     maxBytes: config.spool.maxBytes,
     // A sixteenth of the memory budget at most: the rest is the heap, sockets and pending records.
     memoryMaxBytes: Math.min(MEMORY_MAX_BYTES, Math.max(1024 * 1024, config.spool.maxBytes >> 2), budget === undefined ? Infinity : Math.max(1024 * 1024, budget >> 4)),

@@ -158,13 +158,16 @@ async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
   } catch (err) {
     problems.push(`store not writable: ${(err as Error).message}`);
   }
+  // Delivered records that cannot be deleted mean the volume is full: the same fact the failed
+  // probe above shows, said even when the probe squeezed through.
+  if (bridge.spool.undeletedClaims > 0) problems.push(`spool cannot delete ${bridge.spool.undeletedClaims} delivered batches (disk full?); retrying`);
   // A failing collector does not make the bridge unready: it still reads and spools safely. It is
   // reported here (and in bridge_export_requests_total) so an operator sees it.
   const body = {
     status: problems.length === 0 ? 'ready' : 'not_ready',
     problems,
     exporter: bridge.delivery.exportFailing ? { failing: true, lastError: bridge.delivery.lastError } : { failing: false },
-    spool: await bridge.store.spoolStats(),
+    spool: { ...(await bridge.store.spoolStats()), limitedByDisk: bridge.spool.limitedByDisk },
   };
   send(res, problems.length === 0 ? 200 : 503, body);
 }

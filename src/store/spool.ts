@@ -20,6 +20,13 @@ import type { NewSegment, Segment } from './segment.js';
 
 /** Pending bytes that make a commit due (and readers wait for it): memory stays bounded with large records. */
 const COMMIT_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * Free space kept on the volume for SQLite's own needs (WAL, deletes, checkpoints): a spool that
+ * fills the disk cannot even delete, nor checkpoint. A sixth of the volume, between 8 and 64 MiB.
+ */
+const reserveFor = (total: number): number => Math.min(64 * 1024 * 1024, Math.max(8 * 1024 * 1024, total / 6));
+/** Free space is looked up at most this often (statfs is cheap, but not per event). */
+const FREE_SPACE_EVERY_MS = 1000;
 
 export interface SpoolOptions {
   store: Store;
@@ -30,6 +37,10 @@ export interface SpoolOptions {
   commitIntervalMs: number;
   /** True while the process is over its memory budget: appenders wait as for a full spool. */
   memoryPressure?: () => boolean;
+  /** Free and total bytes of the store's volume (undefined: unknown). The spool never plans to use more than the free space, less a reserve. */
+  freeBytes?: () => { free: number; total: number } | undefined;
+  /** Deleting delivered segments failed (disk full?); they are retried in the background. */
+  onDeleteError?: (err: Error, streak: number) => void;
   onCommitError?: (err: Error, streak: number) => void;
   onCommitRecovered?: () => void;
 }
@@ -129,7 +140,39 @@ export class Spool {
     if (this.failStreak > 0) return true;
     if (this.o.memoryPressure?.()) return true;
     if (this.pendingRecords >= this.maxPending || this.pendingBytes >= COMMIT_MAX_BYTES) return true;
-    return this.spooledBytes + this.pendingBytes >= this.o.maxBytes;
+    return this.spooledBytes + this.pendingBytes >= this.limitBytes();
+  }
+
+  private freeCheckedAt = 0;
+  private free: { free: number; total: number } | undefined;
+  private usedAtCheck = 0;
+
+  /**
+   * The spool's size limit: max_bytes, or less when the volume has less free space than that
+   * (a default larger than the volume must not fill it: then nothing, not even a delete, can be written).
+   */
+  private limitBytes(): number {
+    if (!this.o.freeBytes) return this.o.maxBytes;
+    const now = Date.now();
+    const used = this.spooledBytes + this.pendingBytes;
+    // Looked up once a second, and sooner when a burst has used a good part of what was free.
+    const stale = this.free === undefined || used - this.usedAtCheck > (this.free.free - reserveFor(this.free.total)) / 4;
+    if (now - this.freeCheckedAt >= FREE_SPACE_EVERY_MS || (stale && now !== this.freeCheckedAt)) {
+      this.freeCheckedAt = now;
+      this.usedAtCheck = used;
+      this.free = this.o.freeBytes();
+      if (this.free !== undefined && this.roomWaiters.length > 0) setTimeout(() => this.recheckRoom(), FREE_SPACE_EVERY_MS).unref();
+    }
+    if (this.free === undefined) return this.o.maxBytes;
+    // A third of what is free beyond the reserve: until the WAL is checkpointed a record takes its
+    // bytes twice (WAL and database), and a checkpoint needs room to grow the database meanwhile.
+    const usable = Math.max(0, this.free.free - reserveFor(this.free.total)) / 3;
+    return Math.min(this.o.maxBytes, this.spooledBytes + usable);
+  }
+
+  /** True when the volume's free space, not max_bytes, is what limits the spool now. */
+  get limitedByDisk(): boolean {
+    return this.limitBytes() < this.o.maxBytes;
   }
 
   /** Resolves once there is room (or the spool closed). */
@@ -339,13 +382,61 @@ export class Spool {
     return new Promise((resolve) => this.dataWaiters.push(resolve));
   }
 
-  /** Deletes a delivered (or rejected) claim. Throws when the store cannot delete (the caller retries). */
+  /**
+   * Deletes a delivered (or rejected) claim. A failed delete (disk full) does not hold delivery up:
+   * the claim is settled, and its deletion retried in the background until it succeeds. Its
+   * records stay counted in the spool until then; after a restart they would be sent once more.
+   */
   async acknowledge(claim: Claim): Promise<void> {
-    await this.o.store.deleteSegments(claim.segments.map((s) => s.id), { records: claim.records, bytes: claim.bytes });
+    this.settle();
+    try {
+      await this.o.store.deleteSegments(claim.segments.map((s) => s.id), { records: claim.records, bytes: claim.bytes });
+    } catch (err) {
+      this.undeleted.push(claim);
+      this.deleteFailed(err as Error);
+      return;
+    }
+    this.forget(claim);
+  }
+
+  private undeleted: Claim[] = [];
+  private deleteStreak = 0;
+  private deleteTimer: NodeJS.Timeout | undefined;
+
+  private forget(claim: Claim): void {
     this.spooledRecords -= claim.records;
     this.spooledBytes -= claim.bytes;
-    this.settle();
     this.recheckRoom();
+  }
+
+  private deleteFailed(err: Error): void {
+    this.deleteStreak++;
+    this.o.onDeleteError?.(err, this.deleteStreak);
+    if (this.deleteTimer) return;
+    const delay = Math.min(100 * 2 ** Math.min(this.deleteStreak, 6), 5000);
+    this.deleteTimer = setTimeout(() => void this.retryDeletes(), delay);
+    this.deleteTimer.unref();
+  }
+
+  private async retryDeletes(): Promise<void> {
+    this.deleteTimer = undefined;
+    while (this.undeleted.length > 0) {
+      const claim = this.undeleted[0]!;
+      try {
+        await this.o.store.deleteSegments(claim.segments.map((s) => s.id), { records: claim.records, bytes: claim.bytes });
+      } catch (err) {
+        this.deleteFailed(err as Error);
+        return;
+      }
+      this.undeleted.shift();
+      this.forget(claim);
+    }
+    this.deleteStreak = 0;
+  }
+
+  /** Delivered claims whose deletion still fails (disk full): readiness reports them. */
+  get undeletedClaims(): number {
+    return this.undeleted.length;
   }
 
   /** A claim that will not be acknowledged in this process (shutdown): it stays in the store. */
@@ -359,6 +450,10 @@ export class Spool {
     this.closed = true;
     this.clearTimer();
     this.recheckRoom();
+    // A last try for deletes that failed; what still fails is sent again after the next start.
+    if (this.deleteTimer) clearTimeout(this.deleteTimer);
+    if (this.undeleted.length > 0) await this.retryDeletes();
+    if (this.deleteTimer) clearTimeout(this.deleteTimer);
     return ok;
   }
 }

@@ -93,6 +93,8 @@ export class SqliteStore implements Store {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('busy_timeout = 5000');
+      // After a burst (an outage's backlog delivered) the WAL is cut back instead of keeping its size.
+      this.db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
       this.db.exec(SCHEMA);
       this.migrate(opts);
     } catch (err) {
@@ -304,6 +306,17 @@ export class SqliteStore implements Store {
   async spoolStats(): Promise<SpoolStats> {
     const oldest = this.totals.records > 0 ? (this.stmts.oldest.get() as { ts: number } | undefined) : undefined;
     return { records: this.totals.records, bytes: this.totals.bytes, oldestTsMicros: oldest ? oldest.ts : null };
+  }
+
+  /**
+   * Bytes inside the database file that deleted segments left free: SQLite reuses them, but the
+   * file does not shrink, so the volume's free space alone would never show a drained spool's room.
+   */
+  reusableBytes(): number {
+    if (!this.db.open) return 0;
+    const pages = this.db.pragma('freelist_count', { simple: true }) as number;
+    const size = this.db.pragma('page_size', { simple: true }) as number;
+    return pages * size;
   }
 
   async probeWritable(): Promise<void> {

@@ -48,6 +48,30 @@ async function until(cond: () => boolean, ms = 5000): Promise<void> {
 }
 
 describe('Delivery', () => {
+  it('failing deletes (disk full) do not hold delivery up, are retried in the background, and never re-export', async () => {
+    const { store, spool, delivery, calls } = await setup(30, () => ({ kind: 'success', rejected: 0 }));
+    const realDelete = store.deleteSegments.bind(store);
+    let failing = true;
+    store.deleteSegments = async (ids, known) => {
+      if (failing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      return realDelete(ids, known);
+    };
+    // More commits, so several claims are exported while no delete succeeds.
+    for (let seq = 31; seq <= 60; seq++) {
+      spool.append('s', seq, 0, seq, encode({ tsMicros: seq, observedMicros: seq, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { seq } }));
+      if (seq % 10 === 0) await spool.flush();
+    }
+    delivery.start();
+    await until(() => calls.flat().length === 60);
+    expect(spool.undeletedClaims).toBeGreaterThan(0);
+    expect(spool.idle).toBe(false);
+    failing = false;
+    await until(() => spool.idle);
+    await delivery.shutdown();
+    expect((await store.spoolStats()).records).toBe(0);
+    expect(calls.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+  });
+
   it('a failing delete (disk full) is retried alone: no crash, no second export of the batch', async () => {
     const { store, spool, delivery, calls } = await setup(10, () => ({ kind: 'success', rejected: 0 }));
     const realDelete = store.deleteSegments.bind(store);
@@ -135,6 +159,17 @@ describe('Delivery', () => {
 });
 
 describe('Spool room', () => {
+  it('is bounded by the free space of its volume, less a reserve, not only by max_bytes', async () => {
+    let free = 1 << 30;
+    const store = await openSqliteStore(':memory:');
+    const spool = await Spool.open({ store, maxBytes: 1 << 30, memoryMaxBytes: 1 << 20, commitMaxRecords: 1000, commitIntervalMs: 5, freeBytes: () => ({ free, total: 4 * 2 ** 30 }) });
+    expect(spool.full).toBe(false);
+    expect(spool.limitedByDisk).toBe(true);
+    free = 32 * 1024 * 1024;
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(spool.full).toBe(true);
+  });
+
   it('is full under memory pressure, and wakes the waiting readers when it ends', async () => {
     let pressure = true;
     const store = await openSqliteStore(':memory:');

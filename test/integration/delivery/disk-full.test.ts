@@ -1,0 +1,62 @@
+// A state directory on a small volume (a tmpfs of its own) with the default spool limit far above
+// the volume's size, while the collector is down: the spool stops at the free space instead of
+// filling the disk, readiness says so, and once the collector is back everything is delivered and
+// deleted without a restart. Mounting needs root; elsewhere the test says why it did not run.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
+
+function tryMount(dir: string, size: string): boolean {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const probe = mkdtempSync(join(tmpdir(), 'bridge-mount-probe-'));
+const canMount = process.getuid?.() === 0 && tryMount(probe, '1m');
+if (canMount) execFileSync('umount', [probe]);
+rmSync(probe, { recursive: true, force: true });
+
+let h: Harness | undefined;
+let volume: string | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  if (volume) {
+    execFileSync('umount', [volume]);
+    rmSync(volume, { recursive: true, force: true });
+    volume = undefined;
+  }
+});
+
+describe.skipIf(!canMount)('a small volume (needs root to mount a tmpfs)', () => {
+  it('the spool stops at the free space, and recovers by itself once the collector is back', async () => {
+    volume = mkdtempSync(join(tmpdir(), 'bridge-small-volume-'));
+    expect(tryMount(volume, '64m')).toBe(true);
+    h = await harness({ bufferSize: 200_000 });
+    const s = h.sim.createSession('df');
+    h.receiver.behaviour.status = 503;
+    // ~60k realistic records are well over the volume; the default spool limit (256 MiB) far more.
+    s.emit(60_000);
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'df', BRIDGE_STATE_DIR: join(volume, 'state') });
+    await until(() => bridge.spool.full && bridge.spool.pausedReaders > 0, 'reading to pause on the small volume', 60_000);
+    expect(bridge.spool.limitedByDisk).toBe(true);
+    const fs = statfsSync(volume);
+    // The reserve is left free: SQLite can still write its WAL and delete.
+    expect(fs.bavail * fs.bsize).toBeGreaterThan(4 * 1024 * 1024);
+    expect(bridge.supervisor.status()[0]!.received).toBeLessThan(60_000);
+
+    delete h.receiver.behaviour.status;
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    expect(h.tally(['df'])[0]).toMatchObject({ unique: 60_000, missing: 0, gapRecords: 0 });
+    expect(bridge.spool.spooled.records).toBe(0);
+    expect(bridge.spool.undeletedClaims).toBe(0);
+  }, 180_000);
+});
