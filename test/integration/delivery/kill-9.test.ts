@@ -34,7 +34,8 @@ describe('kill -9', () => {
     // Random but reproducible-enough moments: each kill lands somewhere in a 300-1500 ms window,
     // i.e. sometimes during start-up, sometimes mid-batch, sometimes mid-commit.
     const kills = [0, 1, 2].map(() => 300 + Math.floor(random() * 1200));
-    onTestFailed(() => console.error(`kill -9 moments ${kills.join(', ')} ms: replay with KILL9_SEED=${seed}`));
+    let lastOutput = (): string => '';
+    onTestFailed(() => console.error(`kill -9 moments ${kills.join(', ')} ms: replay with KILL9_SEED=${seed}\nlast daemon's output:\n${lastOutput()}`));
     for (const delay of kills) {
       const d = spawnDaemon(env);
       await sleep(delay);
@@ -44,13 +45,16 @@ describe('kill -9', () => {
     const perSession = (id: string) => h.receiver.records.filter((r) => r.attributes['browser.session.id'] === id).length;
     const before = new Map(ids.map((id) => [id, perSession(id)]));
     const last = spawnDaemon(env, ['run', '--until-ended']);
+    lastOutput = () => last.output();
     // A session that ends while no bridge reads it answers 404 and its unread tail is gone (spec:
     // stream rule 3 and errors rule 2), so end them only once the last daemon streams every one.
     await until(() => ids.every((id) => perSession(id) > before.get(id)!), 'the last daemon to stream every session', 30_000);
-    for (const id of ids) {
-      h.sim.session(id)!.produce(0);
-      h.sim.session(id)!.end();
-    }
+    // Stop producing, and end the sessions only once the last daemon has caught up with what they
+    // produced: on a loaded machine it may still be replaying seconds behind, and an ended session's
+    // unread tail is not replayed by the service.
+    for (const id of ids) h.sim.session(id)!.produce(0);
+    await until(() => ids.every((id) => perSession(id) >= h.sim.session(id)!.lastSeq), 'the last daemon to catch up', 60_000);
+    for (const id of ids) h.sim.session(id)!.end();
     const code = await exited(last);
     expect(code, last.output()).toBe(0);
     const tallies = h.tally(ids);
