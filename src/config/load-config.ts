@@ -118,8 +118,8 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     stateDir,
     spool: {
       maxBytes: optBytes(spool.max_bytes, 'spool.max_bytes', 1024 * 1024) ?? 256 * 1024 * 1024,
-      commitMaxRecords: optInt(spool.commit_max_records, 'spool.commit_max_records', 1, 100_000) ?? 2000,
-      commitIntervalMs: optDurationMs(spool.commit_interval, 'spool.commit_interval', 1) ?? 50,
+      commitMaxRecords: optInt(spool.commit_max_records, 'spool.commit_max_records', 1, 100_000) ?? 5000,
+      commitIntervalMs: optDurationMs(spool.commit_interval, 'spool.commit_interval', 1) ?? 200,
     },
     listen,
     controlToken: optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.control_token, 'control_token'),
