@@ -1,4 +1,4 @@
-// Include/exclude filters by category and type (issue 3, item 7), applied by the mapper before the
+// Include/exclude filters by category and type, applied by the mapper before the
 // spool; a filtered event still advances the checkpoint (the pipeline's job) and is counted.
 //
 // Rules: when any include list is set, an event must match one of them (its category is in

@@ -3,7 +3,7 @@
 // that everything except the masked parts reaches the collector exactly as the service sent it
 // (round-trip invariant), and it is several times slower on the per-event path.
 //
-// Masked (issue 3, item 5; semantic conventions for url.full): the user-info part becomes
+// Masked (semantic conventions for url.full): the user-info part becomes
 // `REDACTED` (`REDACTED:REDACTED` when it had a password), and the value of every query or
 // fragment parameter whose name matches the configured list becomes `REDACTED`. Fragments are
 // included because OAuth implicit flows put `access_token` there.

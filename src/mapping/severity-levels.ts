@@ -1,5 +1,5 @@
 // OpenTelemetry severity numbers (logs data model, "Field: SeverityNumber") and their short names;
-// severity_text always matches the number (issue 3, item 2).
+// severity_text always matches the number.
 
 export const SEVERITY = {
   TRACE: 1,

@@ -1,4 +1,4 @@
-// max_record_bytes (issue 3, item 6): no record may grow an OTLP request past what a collector
+// max_record_bytes: no record may grow an OTLP request past what a collector
 // accepts, and an oversized event must never crash the bridge. The measure is the record's
 // estimated encoded size:
 //

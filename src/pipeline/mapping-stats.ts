@@ -6,6 +6,7 @@ export function createMappingStats(metrics: BridgeMetrics): MappingStats {
   return {
     filtered: (_type, category) => metrics.eventsFiltered.inc({ category: categoryLabel(category) }),
     oversized: (_type, action) => metrics.oversized.inc({ action }),
+    redacted: (_type, kind) => metrics.redacted.inc({ kind }),
     screenshotWritten: () => metrics.screenshots.inc({ outcome: 'written' }),
     screenshotFailed: () => metrics.screenshots.inc({ outcome: 'write_failed' }),
   };

@@ -3,6 +3,7 @@
 // per-session numbers live in GET /v1/sessions. Every labelled series whose label values are known
 // in advance exists from the start at zero: `rate()` and `increase()` over a series that appears
 // with its first increment miss that increment, and an alert on a missing series never fires.
+import type { RedactionKind } from '../mapping/stats.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CATEGORIES } from '../config/event-names.js';
 import type { ReconnectReason, SubscriberState } from '../stream/subscriber.js';
@@ -21,6 +22,7 @@ export const LABEL_VALUES = {
   exportDurationOutcome: ['success', 'failure'],
   oversizedAction: ['strings_truncated', 'attributes_cut', 'body_cut', 'screenshot_dropped'],
   screenshotOutcome: ['written', 'write_failed'],
+  redactionKind: ['header', 'url', 'post_data', 'response_body', 'api_call_code', 'typed_key', 'source_metadata'] satisfies RedactionKind[],
   reloadOutcome: ['applied', 'rejected'],
 } as const;
 
@@ -65,6 +67,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     spoolCommitErrors: new Counter({ name: 'bridge_spool_commit_errors_total', help: 'Failed spool transactions (disk full, I/O error); retried.', registers: r }),
     oversized: new Counter({ name: 'bridge_records_oversized_total', help: 'Records above the maximum record size, by action taken.', labelNames: ['action'], registers: r }),
     screenshots: new Counter({ name: 'bridge_screenshots_total', help: 'monitor_screenshot events by policy outcome.', labelNames: ['outcome'], registers: r }),
+    redacted: new Counter({ name: 'bridge_records_redacted_total', help: 'Events in which redaction masked values, by kind (header, url, post_data, response_body, api_call_code, typed_key, source_metadata).', labelNames: ['kind'], registers: r }),
     spoolRecords: new Gauge({ name: 'bridge_spool_records', help: 'Records waiting in the spool.', registers: r, async collect() { if (sources) this.set((await sources.spool()).records + sources.pendingRecords()); } }),
     spoolBytes: new Gauge({ name: 'bridge_spool_bytes', help: 'Bytes of records waiting in the spool.', registers: r, async collect() { if (sources) this.set((await sources.spool()).bytes); } }),
     oldestAge: new Gauge({
@@ -103,6 +106,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
   zero(m.exportRequests, 'outcome', LABEL_VALUES.exportOutcome);
   zero(m.oversized, 'action', LABEL_VALUES.oversizedAction);
   zero(m.screenshots, 'outcome', LABEL_VALUES.screenshotOutcome);
+  zero(m.redacted, 'kind', LABEL_VALUES.redactionKind);
   zero(m.configReloads, 'outcome', LABEL_VALUES.reloadOutcome);
   for (const outcome of LABEL_VALUES.exportDurationOutcome) m.exportDuration.zero({ outcome });
   for (const state of LABEL_VALUES.sessionState) m.sessions.set({ state }, 0);

@@ -1,4 +1,4 @@
-// docs/mapping.md and the code must agree (issue 3, "Done when"): every type and cdp_command method
+// docs/mapping.md and the code must agree: every type and cdp_command method
 // the document lists has a mapping case, the promoted attributes a row lists are exactly those its
 // cases produce, fixed severities match, and the catalogue covers the spec's tables.
 import { existsSync, readFileSync } from 'node:fs';

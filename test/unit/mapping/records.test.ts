@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import { defaultMappingOptions } from '../../../src/mapping/options.js';
-import { rebuildEnvelope } from '../../../src/mapping/rebuild.js';
+import { rebuildEnvelope } from '../../helpers/rebuild-envelope.js';
 import { parseEnvelope, type Envelope } from '../../../src/stream/envelope.js';
 import { CTX, TS, envelopeOf } from './helpers.js';
 

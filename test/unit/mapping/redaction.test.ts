@@ -1,4 +1,4 @@
-// Redaction (issue 3, item 5): header values, URL user-info and signature-like parameters, dropped
+// Redaction: header values, URL user-info and signature-like parameters, dropped
 // members; secrets must be absent from the record's JSON (the form the spool and logs see).
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_DEPTH } from '../../../src/mapping/body-transform.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { BridgeLogRecord } from '../../../src/mapping/log-record.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import { defaultMappingOptions, MAX_MAX_RECORD_BYTES, type MappingOptions } from '../../../src/mapping/options.js';
-import { rebuildEnvelope } from '../../../src/mapping/rebuild.js';
+import { rebuildEnvelope } from '../../helpers/rebuild-envelope.js';
 import type { SessionContext } from '../../../src/mapping/log-record.js';
 import { envelopes } from './arbitraries.js';
 
