@@ -11,6 +11,7 @@ import type { RedactionOptions } from '../mapping/options.js';
 import { createHeaderRedactor } from '../mapping/redact-headers.js';
 import { createUrlRedactor, identityUrlRedactor } from '../mapping/redact-url.js';
 import type { Envelope } from '../stream/envelope.js';
+import { isJsonObject } from '../util/guards.js';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -29,7 +30,6 @@ export interface TailView {
   json(envelope: Envelope, frameText: string): string;
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function createTailView(redaction: RedactionOptions, redact: boolean): TailView {
   const r: RedactionOptions = { ...redaction, enabled: redact && redaction.enabled, dropPostData: false, dropResponseBody: false, dropApiCallCode: false };
@@ -50,14 +50,14 @@ export function createTailView(redaction: RedactionOptions, redact: boolean): Ta
     view(envelope) {
       const ev = envelope.event;
       const raw = ev.data as JsonValue | undefined;
-      const data = isObject(raw) ? transform(ev.type, raw) : undefined;
+      const data = isJsonObject(raw) ? transform(ev.type, raw) : undefined;
       const entry = CATALOGUE_BY_TYPE.get(ev.type) ?? UNKNOWN_TYPE;
       return { severity: entry.severity(ev.type, data ?? {}), data };
     },
     json(envelope, frameText) {
       const ev = envelope.event;
       const raw = ev.data as JsonValue | undefined;
-      if (isObject(raw)) {
+      if (isJsonObject(raw)) {
         const masked = transform(ev.type, raw);
         if (state.headersRedacted || state.urlsRedacted) {
           // The transformer also renames the spec's `true` member to `y`; JSON output keeps the wire name.

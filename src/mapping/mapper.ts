@@ -18,6 +18,7 @@ import { createScreenshotHandler, type ScreenshotSink } from './screenshots.js';
 import { severityText } from './severity-levels.js';
 import { createSizeLimiter } from './size-limit.js';
 import { noopStats, type MappingStats } from './stats.js';
+import { isJsonObject } from '../util/guards.js';
 
 export type { MappingStats, OversizeAction, RedactionKind } from './stats.js';
 export type { ScreenshotSink } from './screenshots.js';
@@ -38,7 +39,6 @@ type JsonObject = { [key: string]: JsonValue };
 
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
 
-const isObject = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Builds a mapper from validated options; all lookup tables are compiled here, once. */
 export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Mapper {
@@ -72,20 +72,20 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       state.headersRedacted = false;
       state.urlsRedacted = false;
       const data = ev.data as JsonValue | undefined;
-      let body: JsonValue | undefined = isObject(data) ? transformer.transform(ev.type, data, state) : data;
+      let body: JsonValue | undefined = isJsonObject(data) ? transformer.transform(ev.type, data, state) : data;
       if (stats.redacted !== undefined) {
         if (state.headersRedacted) stats.redacted(ev.type, 'header');
         if (state.urlsRedacted) stats.redacted(ev.type, 'url');
-        if (transformer.lastDropped !== undefined && isObject(data)) stats.redacted(ev.type, transformer.lastDropped);
+        if (transformer.lastDropped !== undefined && isJsonObject(data)) stats.redacted(ev.type, transformer.lastDropped);
       }
 
       const attributes = baseAttributes(envelope, ctx, secretNames, () => stats.redacted?.(ev.type, 'source_metadata'));
-      if (ev.type === 'monitor_screenshot' && isObject(body)) {
+      if (ev.type === 'monitor_screenshot' && isJsonObject(body)) {
         const before = body;
         body = screenshots.apply(body, envelope.seq, ctx, attributes);
         if (body !== before && typeof before.png === 'string') state.chars -= before.png.length;
       }
-      const view = isObject(body) ? body : EMPTY;
+      const view = isJsonObject(body) ? body : EMPTY;
       entry.promote(view, attributes);
       const severityNumber = entry.severity(ev.type, view);
 

@@ -4,6 +4,7 @@
 import { ConfigError } from '../config/errors.js';
 import { checkCategories } from '../config/event-names.js';
 import { optBytes } from '../config/readers.js';
+import { isRecord } from '../util/guards.js';
 
 export type ScreenshotPolicy = 'inline' | 'drop' | 'directory';
 export type BodyFormat = 'map' | 'json';
@@ -130,13 +131,11 @@ export const defaultMappingOptions: MappingOptions = Object.freeze({
   filters: Object.freeze({}),
 }) as MappingOptions;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads one YAML mapping section, rejecting keys it does not know (typos must not pass silently). */
 function section(raw: unknown, key: string, known: readonly string[]): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
-  if (!isObject(raw)) throw new ConfigError(key, 'must be a mapping');
+  if (!isRecord(raw)) throw new ConfigError(key, 'must be a mapping');
   for (const k of Object.keys(raw)) {
     if (!known.includes(k)) throw new ConfigError(`${key}.${k}`, `unknown key (expected one of: ${known.join(', ')})`);
   }

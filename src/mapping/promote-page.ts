@@ -3,19 +3,18 @@
 import { ATTR } from './attributes.js';
 import type { AttributeValue } from './log-record.js';
 import { promoteUrl } from './promote-http.js';
+import { isRecord } from '../util/guards.js';
 
 type Attrs = Record<string, AttributeValue>;
 type Data = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** page_layout_shift: the shift's score and whether user input preceded it (such shifts do not count toward CLS). */
 export function promoteLayoutShift(data: Data, attrs: Attrs): void {
   promoteUrl(data, attrs);
   const d = data.layout_shift_details;
-  if (!isObject(d)) return;
+  if (!isRecord(d)) return;
   if (isNumber(d.value)) attrs[ATTR.layoutShiftValue] = d.value;
   if (typeof d.had_recent_input === 'boolean') attrs[ATTR.layoutShiftHadRecentInput] = d.had_recent_input;
 }
@@ -27,7 +26,7 @@ export function promoteLayoutShift(data: Data, attrs: Attrs): void {
  */
 export function promoteLcp(data: Data, attrs: Attrs): void {
   promoteUrl(data, attrs);
-  const d = isObject(data.lcp_details) ? data.lcp_details : {};
+  const d = isRecord(data.lcp_details) ? data.lcp_details : {};
   if (isNumber(d.render_time)) attrs[ATTR.lcpRenderTime] = d.render_time;
   if (isNumber(d.load_time)) attrs[ATTR.lcpLoadTime] = d.load_time;
   if (isNumber(d.size)) attrs[ATTR.lcpSize] = d.size;

@@ -10,6 +10,7 @@ import { compileNameMatcher, type NameMatcher } from './name-matcher.js';
 import { REDACTED } from './options.js';
 import type { UrlRedactor } from './redact-url.js';
 import { setOwn } from './attributes.js';
+import { isJsonObject } from '../util/guards.js';
 
 const URL_HEADERS = compileNameMatcher(['referer', 'location', 'content-location', 'origin']);
 
@@ -20,7 +21,6 @@ export interface HeaderRedactor {
   redact(headers: JsonObject | JsonValue[]): JsonObject | JsonValue[];
 }
 
-const isObject = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function createHeaderRedactor(names: NameMatcher, urls: UrlRedactor): HeaderRedactor {
   /** The masked value of one header, or the value itself. */
@@ -35,7 +35,7 @@ export function createHeaderRedactor(names: NameMatcher, urls: UrlRedactor): Hea
         let out: JsonValue[] | undefined;
         for (let i = 0; i < headers.length; i++) {
           const entry = headers[i];
-          if (!isObject(entry) || typeof entry.name !== 'string' || !Object.hasOwn(entry, 'value')) continue;
+          if (!isJsonObject(entry) || typeof entry.name !== 'string' || !Object.hasOwn(entry, 'value')) continue;
           const value = entry.value as JsonValue;
           const next = one(entry.name, value);
           if (next !== value) (out ??= headers.slice())[i] = { ...entry, value: next };

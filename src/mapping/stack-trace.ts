@@ -13,6 +13,7 @@
 // service's own Runtime.exceptionThrown test data has the throwing frame first). Line and column
 // numbers are zero-based in CDP and printed one-based. Async parents follow after a separator
 // naming their `description`, as the DevTools console does.
+import { isRecord } from '../util/guards.js';
 
 /** Bounds for hostile or runaway stacks: a stack trace attribute is for people, not for archives. */
 const MAX_FRAMES = 100;
@@ -27,15 +28,13 @@ export interface SourceLocation {
   column?: number;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function framesOf(stack: unknown): unknown[] | undefined {
-  return isObject(stack) && Array.isArray(stack.callFrames) ? stack.callFrames : undefined;
+  return isRecord(stack) && Array.isArray(stack.callFrames) ? stack.callFrames : undefined;
 }
 
 function locationOf(frame: unknown): SourceLocation | undefined {
-  if (!isObject(frame)) return undefined;
+  if (!isRecord(frame)) return undefined;
   const loc: SourceLocation = {};
   if (typeof frame.functionName === 'string' && frame.functionName !== '') loc.functionName = frame.functionName;
   if (typeof frame.url === 'string' && frame.url !== '') loc.url = frame.url;
@@ -63,7 +62,7 @@ export function renderStackTrace(header: string, stack: unknown): string | undef
   const lines = [header];
   let frames = 0;
   let current: unknown = stack;
-  for (let level = 0; level <= MAX_PARENTS && isObject(current); level++) {
+  for (let level = 0; level <= MAX_PARENTS && isRecord(current); level++) {
     const callFrames = framesOf(current) ?? [];
     if (level > 0) {
       const description = typeof current.description === 'string' && current.description !== '' ? current.description : 'async';
