@@ -27,6 +27,8 @@ export interface UpstreamConfig {
   backoff: BackoffConfig;
   /** Pools are looked up again this often. */
   poolRefreshMs: number;
+  /** auto: repair gaps and unseen tails from the service's archive when it has one; off: never read it. */
+  archive: 'auto' | 'off';
 }
 
 export interface BackoffConfig {
