@@ -66,6 +66,12 @@ export interface SessionStatus {
   connectedSince?: string;
 }
 
+const EPOCH_MESSAGES = {
+  source_changed: 'the service restarted (telemetry_session_id changed): continuing in a new epoch',
+  seq_backwards: 'stream sequence went backwards on a live connection: the service restarted; continuing in a new epoch',
+  resume_ignored: 'the service answered a resume with events at or below Last-Event-ID: it restarted and numbers from 1 again; continuing in a new epoch',
+} as const;
+
 export class SessionPipeline implements StreamSink {
   readonly id: string;
   /** The current spec; a PUT or reload replaces it (pool, attributes). The start position only matters before the first event. */
@@ -221,9 +227,7 @@ export class SessionPipeline implements StreamSink {
             this.deps.metrics.epochs.inc();
             this.deps.log.warn(
               { session: this.id, epoch: item.epoch, seq: item.seq, why: item.change.why, previousEpoch: item.change.previous.epoch, previousLastSeq: item.change.previous.lastSeq },
-              item.change.why === 'source_changed'
-                ? 'the service restarted (telemetry_session_id changed): continuing in a new epoch'
-                : 'stream sequence went backwards on a live connection: the service restarted; continuing in a new epoch',
+              EPOCH_MESSAGES[item.change.why],
             );
             break;
         }

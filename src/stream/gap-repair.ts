@@ -25,39 +25,54 @@ export interface RepairResult {
 
 export async function repairGap(archive: ArchiveReader, sessionId: string, gap: GapItem, signal?: AbortSignal): Promise<RepairResult> {
   const sinceMicros = gap.nearTsMicros !== undefined ? Math.max(0, gap.nearTsMicros - SINCE_MARGIN_MICROS) : 0;
-  const ours = (env: Envelope): boolean => gap.sourceId === undefined || sourceIdOf(env) === gap.sourceId;
-  const found = new Map<number, Envelope>();
+  // Everything from the seq before the gap on, in archive order: which epoch is ours is decided
+  // after reading when the bridge does not know its source id (it restarted since it last saw one).
+  const seen: Envelope[] = [];
   const want = gap.last === undefined ? Infinity : gap.last - gap.first + 1;
-  // Later epochs, by source id in the order the archive shows them (only after a final tail).
-  const later = new Map<string, Map<number, Envelope>>();
-  let pastOurs = gap.sourceId !== undefined && gap.first === 1;
+  let wanted = 0;
   const read = await archive.scan(sessionId, {
     sinceMicros,
     onPage: (page) => {
       for (const env of page) {
         const sid = sourceIdOf(env);
-        if (ours(env)) {
-          if (env.seq === gap.first - 1) pastOurs = true;
-          if (env.seq >= gap.first && (gap.last === undefined || env.seq <= gap.last)) {
-            found.set(env.seq, env);
-            pastOurs = true;
-          }
-        } else if (gap.final && pastOurs && sid !== undefined && gap.sourceId !== undefined) {
-          let epoch = later.get(sid);
-          if (!epoch) later.set(sid, (epoch = new Map()));
-          epoch.set(env.seq, env);
-        }
+        const ours = gap.sourceId === undefined || sid === gap.sourceId;
+        if (ours && env.seq >= gap.first && (gap.last === undefined || env.seq <= gap.last)) wanted++;
+        if (env.seq >= gap.first - 1 || (gap.final && !ours)) seen.push(env);
       }
-      return gap.final || found.size < want;
+      // A closed range of a known epoch stops once complete; anything else reads to the end.
+      return gap.final || gap.sourceId === undefined || wanted < want;
     },
   }, signal);
   if (read.kind !== 'ok') return { items: [gap], repaired: 0, unavailable: read.kind === 'absent' ? 'no archive' : read.detail };
 
+  const sourceId = gap.sourceId ?? ownSourceId(seen, gap);
+  if (sourceId === null) return { items: [gap], repaired: 0, unavailable: 'the archive holds several epochs and the bridge cannot tell which is this one' };
+  const ours = (env: Envelope): boolean => sourceId === undefined || sourceIdOf(env) === sourceId;
+  const found = new Map<number, Envelope>();
+  // Later epochs, by source id in the order the archive shows them after our last event (final tails only).
+  const later = new Map<string, Map<number, Envelope>>();
+  let pastOurs = sourceId !== undefined && gap.first === 1;
+  for (const env of seen) {
+    const sid = sourceIdOf(env);
+    if (ours(env)) {
+      if (env.seq === gap.first - 1) pastOurs = true;
+      if (env.seq >= gap.first && (gap.last === undefined || env.seq <= gap.last)) {
+        found.set(env.seq, env);
+        pastOurs = true;
+      }
+    } else if (gap.final && pastOurs && sid !== undefined && sourceId !== undefined) {
+      let epoch = later.get(sid);
+      if (!epoch) later.set(sid, (epoch = new Map()));
+      epoch.set(env.seq, env);
+    }
+  }
+
+  const template: GapItem = sourceId === undefined ? gap : { ...gap, sourceId };
   const items: StreamItem[] = [];
   const last = gap.last ?? (found.size > 0 ? Math.max(...found.keys()) : gap.first - 1);
-  fill(items, found, gap.first, last, gap);
+  fill(items, found, gap.first, last, template);
   let epoch = gap.epoch;
-  let previous = { epoch: gap.epoch, lastSeq: last, ...(gap.sourceId !== undefined ? { sourceId: gap.sourceId } : {}) };
+  let previous = { epoch: gap.epoch, lastSeq: last, ...(sourceId !== undefined ? { sourceId } : {}) };
   for (const [sid, events] of later) {
     epoch++;
     const top = Math.max(...events.keys());
@@ -66,6 +81,29 @@ export async function repairGap(archive: ArchiveReader, sessionId: string, gap: 
     previous = { epoch, lastSeq: top, sourceId: sid };
   }
   return { items, repaired: found.size + [...later.values()].reduce((n, m) => n + m.size, 0) };
+}
+
+/**
+ * The epoch a gap belongs to when the bridge does not know its source id: the one whose event at
+ * the seq before the gap is archived. undefined: the archive's events carry no source id at all
+ * (match by seq alone); null: several epochs (or none) fit, and guessing could attribute another
+ * epoch's events to this one.
+ */
+function ownSourceId(seen: Envelope[], gap: GapItem): string | undefined | null {
+  if (seen.every((e) => sourceIdOf(e) === undefined)) return undefined;
+  const candidates = new Set<string>();
+  for (const e of seen) {
+    const sid = sourceIdOf(e);
+    if (sid !== undefined && e.seq === gap.first - 1) candidates.add(sid);
+  }
+  if (candidates.size === 0 && gap.first === 1) {
+    // Nothing seen of this session yet: one epoch in the archive can only be this one.
+    for (const e of seen) {
+      const sid = sourceIdOf(e);
+      if (sid !== undefined) candidates.add(sid);
+    }
+  }
+  return candidates.size === 1 ? ([...candidates][0] as string) : null;
 }
 
 /** Events first..last in seq order, with gap items (the template's reason) for the runs not found. */

@@ -9,6 +9,9 @@
 //   Last-Event-ID and when it replays from 1 (which would otherwise look like duplicates forever).
 // - Without a source id to go by, seq going backwards after at least one accepted event on the SAME
 //   connection is a new epoch too; at the start of a connection it is a replay (duplicates).
+// - After a restart of the bridge the epoch's source id is not known yet. A connection that resumed
+//   with Last-Event-ID N must only ever see seqs above N in the same epoch (spec rule 6), so a first
+//   event at or below N that carries a source id is the service numbering again from 1: a new epoch.
 // - seq ≤ last accepted (same epoch) → duplicate, dropped and counted;
 // - seq > last + 1 → the events in between are missing: a gap [last+1, seq-1] precedes the event;
 // - with no position yet: start `oldest` expects seq 1 (a later first seq is history evicted before
@@ -27,7 +30,7 @@ export type SeqDecision =
 
 export interface EpochChange {
   /** What showed the restart. */
-  why: 'source_changed' | 'seq_backwards';
+  why: 'source_changed' | 'seq_backwards' | 'resume_ignored';
   /** The epoch that ended, where the bridge left it. */
   previous: { epoch: number; lastSeq: number; sourceId?: string };
   /** The first frames after a reconnect: what the old epoch sent after lastSeq was not seen. */
@@ -40,6 +43,8 @@ export class Sequencer {
   sourceId: string | undefined;
   /** Frames accepted on the current connection; 0 means a backwards seq is a replay, not a restart. */
   private acceptedOnConnection = 0;
+  /** The Last-Event-ID the current connection resumed after (lastSeq when it opened), 0 for none. */
+  private resumedAfter = 0;
   /** Baseline rule for a session that has no position yet. */
   private baselineOnFirst: boolean;
 
@@ -53,6 +58,7 @@ export class Sequencer {
   /** Called when a new connection starts streaming. */
   newConnection(): void {
     this.acceptedOnConnection = 0;
+    this.resumedAfter = this.lastSeq;
   }
 
   /** True until the first event (or a baseline) gives the session a position. */
@@ -72,7 +78,11 @@ export class Sequencer {
       return this.accept(seq, sourceId, this.newEpoch('source_changed'));
     }
     if (seq <= this.lastSeq) {
-      if (this.acceptedOnConnection === 0) return { kind: 'duplicate' };
+      if (this.acceptedOnConnection === 0) {
+        const ignoredResume = this.resumedAfter > 0 && seq <= this.resumedAfter && this.sourceId === undefined && sourceId !== undefined;
+        if (!ignoredResume) return { kind: 'duplicate' };
+        return this.accept(seq, sourceId, this.newEpoch('resume_ignored'));
+      }
       return this.accept(seq, sourceId, this.newEpoch('seq_backwards'));
     }
     if (this.baselineOnFirst && this.unpositioned) {

@@ -127,6 +127,29 @@ describe('gaps repaired from the archive', () => {
     expect(bridge.supervisor.status()[0]).toMatchObject({ malformedFrames: 2, repaired: 2 });
   });
 
+  it('a session that ended while the bridge was down: its tail is read from the archive, or said to be unknown', async () => {
+    for (const [id, config] of [['down', FAST], ['down-na', NO_ARCHIVE]] as const) {
+      h = await harness();
+      const s = h.sim.createSession(id);
+      s.emit(10);
+      let bridge = await h.startBridge(config, { BRIDGE_SESSIONS: id });
+      await until(() => h.receiver.records.length >= 10, '10 records');
+      await bridge.shutdown(5000);
+      s.emit(10);
+      s.end();
+      bridge = await h.startBridge(config, { BRIDGE_SESSIONS: id });
+      await bridge.supervisor.untilAllEnded();
+      if (config === FAST) {
+        expect(seqs(h, id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+        expect(gaps(h, id)).toEqual([]);
+      } else {
+        expect(seqs(h, id)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+        expect(gaps(h, id)).toEqual([{ first: 11, last: undefined, count: undefined, reason: 'tail_unknown', severity: 'WARN' }]);
+      }
+      await h.close();
+    }
+  });
+
   it('the tail of a session that ended while the bridge was reconnecting is read from the archive', async () => {
     h = await harness();
     const s = h.sim.createSession('tl');

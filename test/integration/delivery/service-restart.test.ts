@@ -67,4 +67,21 @@ describe('service restart across a dropped connection', () => {
     expect(gaps).toEqual([['na:gap:31-', 'tail_unknown', undefined], ['na:e1:gap:1-30', 'service_restart', 30]]);
     expect(bridge.supervisor.status()[0]).toMatchObject({ epoch: 1, duplicates: 0 });
   });
+
+  it('a restart of the service while the bridge was down too: its replay from 1 is a new epoch, not duplicates', async () => {
+    h = await harness();
+    h.sim.faults.staleResume = 'replay';
+    const s = h.sim.createSession('bd');
+    s.emit(30);
+    let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'bd' });
+    await until(() => h.receiver.records.length >= 30, '30 records');
+    await bridge.shutdown(5000);
+    s.restartService();
+    s.emit(10);
+    // The bridge no longer knows the epoch's telemetry_session_id: it resumes after 30 and gets 1..10.
+    bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'bd' });
+    await until(() => uids(h, 'bd').length >= 40, 'the new epoch');
+    expect(uids(h, 'bd')).toEqual([...range('bd:', 1, 30), ...range('bd:e1:', 1, 10)]);
+    expect(bridge.supervisor.status()[0]).toMatchObject({ epoch: 1, duplicates: 0 });
+  });
 });

@@ -49,6 +49,16 @@ describe('Sequencer', () => {
     expect(s.decide(3, 'B')).toEqual({ kind: 'accept', gapFirst: 1, gapLast: 2, newEpoch: { why: 'source_changed', previous: { epoch: 0, lastSeq: 2, sourceId: 'A' }, acrossReconnect: true } });
   });
 
+  it('after a bridge restart (source id unknown), events at or below the resumed Last-Event-ID are a new epoch', () => {
+    const s = new Sequencer({ lastSeq: 40, epoch: 0 }, 'oldest');
+    s.newConnection();
+    expect(s.decide(1, 'B')).toEqual({ kind: 'accept', newEpoch: { why: 'resume_ignored', previous: { epoch: 0, lastSeq: 40 }, acrossReconnect: true } });
+    // Without a source id the same frame stays a duplicate (an older service): nothing to go by.
+    const t = new Sequencer({ lastSeq: 40, epoch: 0 }, 'oldest');
+    t.newConnection();
+    expect(t.decide(1)).toEqual({ kind: 'duplicate' });
+  });
+
   it('counts epochs', () => {
     const s = new Sequencer({ lastSeq: 0, epoch: 0 }, 'oldest');
     s.newConnection();
