@@ -4,6 +4,23 @@
 // restarts, and is how a client recognises a new epoch across a reconnect). The generators in
 // events/ describe sources in their own, older vocabulary; they are normalised here, once per
 // event, or once per template on the bulk path.
+//
+// `truncated: true` has one meaning on the real service: the whole envelope passed 1,000,000 bytes
+// and `data` became null. Long strings are cut with `...[truncated]` without the flag, so the flag
+// the generators set for a cut string is dropped here, and capEnvelope applies the real rule.
+
+/** Envelope size above which the service drops `data` and sets `truncated` (bytes of JSON). */
+export const ENVELOPE_CAP_BYTES = 1_000_000;
+
+/** The envelope JSON as the service would send it: over the cap, data null and truncated true. */
+export function capEnvelope(json: string): string {
+  // Characters never outnumber bytes: below the cap in characters may still be above it in bytes.
+  if (json.length <= ENVELOPE_CAP_BYTES / 4 || Buffer.byteLength(json) <= ENVELOPE_CAP_BYTES) return json;
+  const env = JSON.parse(json) as { seq: number; event: Record<string, unknown> };
+  env.event.data = null;
+  env.event.truncated = true;
+  return JSON.stringify(env);
+}
 
 const KINDS: Record<string, string> = {
   cdp: 'cdp',
@@ -19,7 +36,8 @@ const KINDS: Record<string, string> = {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Normalises `event.source` in place. */
-export function normaliseSource(event: { source?: unknown }, telemetrySessionId: string): void {
+export function normaliseSource(event: { source?: unknown; truncated?: boolean }, telemetrySessionId: string): void {
+  delete event.truncated;
   const src = isObject(event.source) ? event.source : {};
   const kind = KINDS[String(src.kind ?? '')] ?? 'kernel_api';
   const metadata: Record<string, string> = {};
@@ -55,7 +73,7 @@ export class SourceNormaliser {
     const tail = eventJson.slice(at);
     let norm = this.cache.get(tail);
     if (norm === undefined) {
-      const event = JSON.parse('{"ts":0' + tail) as { source?: unknown };
+      const event = JSON.parse('{"ts":0' + tail) as { source?: unknown; truncated?: boolean };
       normaliseSource(event, this.telemetrySessionId);
       const text = JSON.stringify(event);
       norm = text.slice(text.indexOf(',"type":'));

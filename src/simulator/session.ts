@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Envelope, TelemetryEvent } from '../stream/envelope.js';
 import { SessionArchive } from './archive.js';
-import { normaliseSource, SourceNormaliser } from './event-source.js';
+import { capEnvelope, normaliseSource, SourceNormaliser } from './event-source.js';
 import type { EventFactory } from './events/event-factory.js';
 import type { Producer } from './producer.js';
 import { ReplayBuffer } from './replay-buffer.js';
@@ -141,7 +141,7 @@ export class Session implements SimSession, StreamSource {
       if (eventJson === undefined) break;
       const seq = ++this.seq;
       // Same text JSON.stringify({ seq, event }) would give.
-      const frame = formatFrame(seq, '{"seq":' + seq + ',"event":' + this.sources.json(eventJson) + '}');
+      const frame = formatFrame(seq, capEnvelope('{"seq":' + seq + ',"event":' + this.sources.json(eventJson) + '}'));
       this.buffer.push(seq, frame);
       this.archive.push(frame);
       this.generated++;
@@ -189,7 +189,7 @@ export class Session implements SimSession, StreamSource {
     else if (event.source.metadata?.telemetry_session_id === undefined) event.source = { ...event.source, metadata: { ...event.source.metadata, telemetry_session_id: this.tsid } };
     const envelope: Envelope = { seq, event };
     // Serialised once here; every connection, every replay and the archive reuse the frame string.
-    const frame = formatFrame(seq, JSON.stringify(envelope));
+    const frame = formatFrame(seq, normalise ? capEnvelope(JSON.stringify(envelope)) : JSON.stringify(envelope));
     this.buffer.push(seq, frame);
     this.archive.push(frame);
     this.generated++;

@@ -113,3 +113,17 @@ describe('simulated events as the real service sends them', () => {
     }
   });
 });
+
+describe('truncation as the real service does it', () => {
+  it('cut strings end in ...[truncated] without the flag; only an envelope over 1,000,000 bytes has truncated: true and data null', async () => {
+    const { capEnvelope } = await import('../../../src/simulator/event-source.js');
+    sim = await startSimulator({ seed: 8 });
+    const events = sim.createSession('s', { categories: 'all' }).emit(3000);
+    expect(events.some((e) => JSON.stringify(e.event.data ?? {}).includes('...[truncated]'))).toBe(true);
+    expect(events.filter((e) => e.event.truncated !== undefined)).toEqual([]);
+    const small = JSON.stringify({ seq: 1, event: { ts: 1, type: 'console_log', category: 'console', source: {}, data: { text: 'x' } } });
+    expect(capEnvelope(small)).toBe(small);
+    const big = JSON.parse(capEnvelope(JSON.stringify({ seq: 2, event: { ts: 1, type: 'console_log', category: 'console', source: {}, data: { text: 'é'.repeat(600_000) } } }))) as { event: Record<string, unknown> };
+    expect([big.event.data, big.event.truncated]).toEqual([null, true]);
+  });
+});
