@@ -19,12 +19,16 @@ import type { BridgeMetrics } from '../server/metrics.js';
 import type { RecordEncoder } from '../export/encode-record.js';
 import type { Spool } from '../store/spool.js';
 import type { SessionRow, SessionSource } from '../store/store.js';
+import type { SessionStatus } from './session-status.js';
 import type { Envelope } from '../stream/envelope.js';
 import { repairGap } from '../stream/gap-repair.js';
-import { SequencedStream, sourceIdOf, type GapItem, type StreamItem } from '../stream/sequenced-stream.js';
+import { latestBaseline } from '../stream/latest-baseline.js';
+import { SequencedStream, type GapItem, type StreamItem } from '../stream/sequenced-stream.js';
 import { Subscriber, type ReconnectReason, type SubscriberEvent, type SubscriberState, type StreamSink } from '../stream/subscriber.js';
 import type { ArchiveReader } from '../upstream/archive.js';
 import type { UpstreamClient } from '../upstream/client.js';
+
+export type { SessionStatus } from './session-status.js';
 
 export interface SessionDeps {
   client: Pick<UpstreamClient, 'openStream' | 'invalidateKey'>;
@@ -41,29 +45,6 @@ export interface SessionDeps {
   onEnded(sessionId: string): Promise<void>;
   /** Wall clock in ms (injectable for tests). */
   now?: () => number;
-}
-
-/** What GET /v1/sessions shows for one session. */
-export interface SessionStatus {
-  id: string;
-  source: SessionSource;
-  pool?: string;
-  state: SubscriberState;
-  lastReceivedSeq: number;
-  lastDeliveredSeq: number;
-  epoch: number;
-  received: number;
-  filtered: number;
-  duplicates: number;
-  gaps: number;
-  missingEvents: number;
-  malformedFrames: number;
-  /** Events the stream did not deliver that were read from the service's archive. */
-  repaired: number;
-  reconnects: Partial<Record<ReconnectReason, number>>;
-  lastError?: string;
-  lastEventAt?: string;
-  connectedSince?: string;
 }
 
 const EPOCH_MESSAGES = {
@@ -88,6 +69,8 @@ export class SessionPipeline implements StreamSink {
   private readonly now: () => number;
   private starting: Promise<void> | undefined;
   private stopping = false;
+  /** Aborts archive reads in flight when the session stops. */
+  private readonly aborter = new AbortController();
 
   constructor(row: SessionRow, private readonly deps: SessionDeps) {
     const spec = row.spec;
@@ -139,6 +122,7 @@ export class SessionPipeline implements StreamSink {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.aborter.abort();
     await this.starting;
     return this.subscriber.stop();
   }
@@ -154,22 +138,15 @@ export class SessionPipeline implements StreamSink {
   }
 
   /**
-   * `start: latest` with no position: "now" is the newest event the archive has, decided by seq
-   * (never by ts, which is not ordered by seq), and persisted as the checkpoint at once so a restart
-   * before the first event keeps it. Without an archive the first connection asks for new events only.
+   * `start: latest` with no position: the archive's newest event is "now" (stream/latest-baseline.ts),
+   * persisted as the checkpoint at once so a restart before the first event keeps it.
    */
   private async baseline(): Promise<void> {
-    if (this.startPos !== 'latest' || !this.stream.unpositioned || !this.deps.archive.usable) return;
-    const newest = await this.deps.archive.newest(this.id).catch((err: unknown) => ({ kind: 'failed' as const, detail: (err as Error).message }));
-    if (newest.kind !== 'ok') {
-      if (newest.kind === 'failed') this.deps.log.warn({ session: this.id, detail: newest.detail }, 'start: latest could not read the archive for a baseline; following new events only');
-      return;
-    }
-    const env = newest.envelopes[0];
-    if (!env || !this.stream.unpositioned) return;
-    this.stream.setBaseline(env.seq, sourceIdOf(env));
-    this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, null);
-    this.deps.log.info({ session: this.id, baselineSeq: env.seq }, 'start: latest; history up to the newest archived event is skipped');
+    if (this.startPos !== 'latest' || !this.stream.unpositioned) return;
+    const b = await latestBaseline(this.deps.archive, this.id, this.deps.log);
+    if (!b || !this.stream.unpositioned || this.stopping) return;
+    this.stream.setBaseline(b.seq, b.sourceId);
+    this.deps.spool.append(this.id, b.seq, this.ctx.epoch, b.tsMicros, null);
   }
 
   // --- StreamSink ---
@@ -239,7 +216,9 @@ export class SessionPipeline implements StreamSink {
   }
 
   private async repairThenApply(gap: GapItem, items: StreamItem[], next: number, observedMicros: number): Promise<void> {
-    const r = await repairGap(this.deps.archive, this.id, gap).catch((err: unknown) => ({ items: [gap] as StreamItem[], repaired: 0, unavailable: (err as Error).message }));
+    const r = await repairGap(this.deps.archive, this.id, gap, this.aborter.signal).catch((err: unknown) => ({ items: [gap] as StreamItem[], repaired: 0, unavailable: (err as Error).message }));
+    // Stopped meanwhile: nothing more goes to the spool; the next start resumes from the checkpoint.
+    if (this.stopping) return;
     if (r.repaired > 0) {
       this.stats.repaired += r.repaired;
       this.deps.metrics.archiveRepaired.inc(r.repaired);
@@ -256,8 +235,10 @@ export class SessionPipeline implements StreamSink {
       } else if (item.kind === 'gap') this.gap(item, observedMicros);
       else if (item.kind === 'epoch') this.apply([item], 0, observedMicros);
       if (this.deps.spool.full) await this.deps.spool.waitForRoom();
+      if (this.stopping) break;
     }
     if (received > 0) this.countReceived(received, observedMicros);
+    if (this.stopping) return;
     const rest = this.apply(items, next, observedMicros);
     if (rest) await rest;
   }

@@ -36,8 +36,7 @@ const KINDS: Record<string, string> = {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Normalises `event.source` in place. */
-export function normaliseSource(event: { source?: unknown; truncated?: boolean }, telemetrySessionId: string): void {
-  delete event.truncated;
+export function normaliseSource(event: { source?: unknown }, telemetrySessionId: string): void {
   const src = isObject(event.source) ? event.source : {};
   const kind = KINDS[String(src.kind ?? '')] ?? 'kernel_api';
   const metadata: Record<string, string> = {};
@@ -75,6 +74,7 @@ export class SourceNormaliser {
     if (norm === undefined) {
       const event = JSON.parse('{"ts":0' + tail) as { source?: unknown; truncated?: boolean };
       normaliseSource(event, this.telemetrySessionId);
+      delete event.truncated;
       const text = JSON.stringify(event);
       norm = text.slice(text.indexOf(',"type":'));
       // Screenshots (~1 MB) never repeat: caching them would only hold memory.

@@ -109,9 +109,9 @@ export class Session implements SimSession, StreamSource {
 
   emitEvent(event: Partial<TelemetryEvent> & { type: string }): Envelope {
     this.assertLive();
-    // A source the caller wrote is kept as written (a test may want an odd one); it only gains the
-    // process id when it has none.
-    const envelope = this.append(this.deps.factory.complete(event), event.source === undefined);
+    // Delivered as the caller wrote it (a test may want an odd source, a flag or a huge frame); a
+    // missing source is filled in, and any source gains the process id when it has none.
+    const envelope = this.append(this.deps.factory.complete(event), false);
     this.notify();
     return envelope;
   }
@@ -183,13 +183,18 @@ export class Session implements SimSession, StreamSource {
     for (const c of [...this.connections]) c.destroy();
   }
 
-  private append(event: TelemetryEvent, normalise = true): Envelope {
+  /** `generated`: an event of the factory, given the real service's source and truncation rules. */
+  private append(event: TelemetryEvent, generated = true): Envelope {
     const seq = ++this.seq;
-    if (normalise) normaliseSource(event, this.tsid);
-    else if (event.source.metadata?.telemetry_session_id === undefined) event.source = { ...event.source, metadata: { ...event.source.metadata, telemetry_session_id: this.tsid } };
+    if (generated) {
+      normaliseSource(event, this.tsid);
+      delete event.truncated;
+    } else if (event.source.metadata?.telemetry_session_id === undefined) {
+      event.source = { ...event.source, metadata: { ...event.source.metadata, telemetry_session_id: this.tsid } };
+    }
     const envelope: Envelope = { seq, event };
     // Serialised once here; every connection, every replay and the archive reuse the frame string.
-    const frame = formatFrame(seq, normalise ? capEnvelope(JSON.stringify(envelope)) : JSON.stringify(envelope));
+    const frame = formatFrame(seq, generated ? capEnvelope(JSON.stringify(envelope)) : JSON.stringify(envelope));
     this.buffer.push(seq, frame);
     this.archive.push(frame);
     this.generated++;
