@@ -9,6 +9,8 @@ export interface SessionTally {
   duplicates: number;
   gapRecords: number;
   gapEvents: number;
+  /** Gap records that admit an unknown tail (no last seq): the session ended unseen. */
+  tailsUnknown: number;
   /** Seqs in 1..lastSeq neither delivered nor covered by a gap record. */
   missing: number;
   missingSample: number[];
@@ -20,6 +22,7 @@ export function tallyDelivery(records: readonly ReceivedLogRecord[], sessionIds:
     let duplicates = 0;
     let gapRecords = 0;
     let gapEvents = 0;
+    let tailsUnknown = 0;
     const covered = new Set<number>();
     const gapUids = new Set<string>();
     for (const r of records) {
@@ -28,9 +31,13 @@ export function tallyDelivery(records: readonly ReceivedLogRecord[], sessionIds:
         const uid = String(r.attributes['log.record.uid']);
         if (gapUids.has(uid)) continue;
         gapUids.add(uid);
+        gapRecords++;
+        if (r.attributes['browser.telemetry.gap.last_seq'] === undefined) {
+          tailsUnknown++;
+          continue;
+        }
         const first = Number(r.attributes['browser.telemetry.gap.first_seq']);
         const last = Number(r.attributes['browser.telemetry.gap.last_seq']);
-        gapRecords++;
         gapEvents += last - first + 1;
         for (let s = first; s <= last; s++) covered.add(s);
         continue;
@@ -48,6 +55,6 @@ export function tallyDelivery(records: readonly ReceivedLogRecord[], sessionIds:
         if (missingSample.length < 10) missingSample.push(s);
       }
     }
-    return { sessionId: id, unique: seen.size, duplicates, gapRecords, gapEvents, missing, missingSample };
+    return { sessionId: id, unique: seen.size, duplicates, gapRecords, gapEvents, tailsUnknown, missing, missingSample };
   });
 }

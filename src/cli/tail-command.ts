@@ -1,5 +1,5 @@
 // `tail <session>`: a session's telemetry, live, one line per event. It reuses the daemon's
-// Subscriber (reconnect, backoff, idle watchdog, Last-Event-ID resume) and Sequencer (duplicates
+// Subscriber (reconnect, backoff, idle watchdog, Last-Event-ID resume) and sequenced stream (duplicates
 // after a resume are dropped, gaps are shown), so it survives cuts and service restarts by itself.
 //
 // Lifecycle: connecting → streaming ⇄ reconnecting → done. Done, with its exit code:
@@ -13,11 +13,9 @@ import { categoryProblem, typeWarnings } from '../config/event-names.js';
 import { validSessionId } from '../config/sessions.js';
 import { CATALOGUE_BY_TYPE } from '../mapping/catalogue.js';
 import { compileFilter, type EventFilter } from '../mapping/filters.js';
-import { parseEnvelope } from '../stream/envelope.js';
-import type { Frame } from '../stream/frame-decoder.js';
-import { Sequencer } from '../stream/sequencer.js';
-import { Subscriber, type ReconnectReason } from '../stream/subscriber.js';
-import type { StreamPosition, UpstreamClient } from '../upstream/client.js';
+import { SequencedStream, type StreamItem } from '../stream/sequenced-stream.js';
+import { Subscriber, type ReconnectReason, type SubscriberEvent } from '../stream/subscriber.js';
+import type { UpstreamClient } from '../upstream/client.js';
 import { paint, useColor, type Paint } from './ansi.js';
 import { formatDelay, formatEventLine, formatGap, formatNote, type NoteKind } from './tail-format.js';
 import { createTailView, type TailView } from './tail-view.js';
@@ -138,7 +136,7 @@ export async function main(argv: string[]): Promise<number> {
 export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOptions): Promise<number> {
   const stdout = process.stdout;
   const stderr = process.stderr;
-  const seq = new Sequencer({ lastSeq: typeof o.from === 'number' ? o.from - 1 : 0, epoch: 0 }, o.from);
+  const seq = new SequencedStream({ lastSeq: typeof o.from === 'number' ? o.from - 1 : 0, epoch: 0 }, o.from);
   const note = (kind: NoteKind, text: string): void => void stderr.write(formatNote(kind, text, o.err) + '\n');
   const fromText = o.from === 'latest' ? 'new events' : o.from === 'oldest' ? 'the oldest retained event' : `#${o.from}`;
 
@@ -171,32 +169,32 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
     // `tail ... | head`: the reader went away; that is a normal way to stop.
     stdout.on('error', (err: NodeJS.ErrnoException) => finish(err.code === 'EPIPE' ? 0 : 1));
 
-    const position = (): StreamPosition => {
-      if (seq.lastSeq > 0) return { lastEventId: seq.lastSeq, replayAll: false };
-      return { replayAll: o.from !== 'latest' };
-    };
-
-    const onFrames = (frames: Frame[]): void | Promise<void> => {
+    const onItems = (items: StreamItem[]): void | Promise<void> => {
       let text = '';
-      for (const frame of frames) {
-        const parsed = parseEnvelope(frame.data);
-        if (!parsed.ok) {
+      for (const item of items) {
+        if (item.kind === 'malformed') {
           // Its seq shows up as a gap once the next event arrives; the payload is never echoed. A
           // resume replays it: say so once.
-          const id = frame.id !== undefined && /^\d+$/.test(frame.id) ? Number(frame.id) : undefined;
-          if (id === undefined || id > malformedNoted) note('warn', `skipped an undecodable frame (id ${frame.id ?? 'none'}): ${parsed.reason}`);
+          const id = item.frameId !== undefined && /^\d+$/.test(item.frameId) ? Number(item.frameId) : undefined;
+          if (id === undefined || id > malformedNoted) note('warn', `skipped an undecodable frame (id ${item.frameId ?? 'none'}): ${item.reason}`);
           if (id !== undefined) malformedNoted = Math.max(malformedNoted, id);
           continue;
         }
-        const env = parsed.envelope;
+        if (item.kind === 'epoch') {
+          note('warn', `the service restarted its sequence (now at #${item.seq}); continuing`);
+          continue;
+        }
+        if (item.kind === 'gap') {
+          if (item.reason === 'frame_too_large') note('warn', `event #${item.first} is larger than the frame limit; skipped`);
+          else if (item.last !== undefined) stderr.write(formatGap(item.first, item.last, o.err) + '\n');
+          continue;
+        }
+        if (item.kind !== 'event') continue;
         received = true;
-        const d = seq.decide(env.seq);
-        if (d.kind === 'duplicate') continue;
-        if (d.newEpoch) note('warn', `the service restarted its sequence (now at #${env.seq}); continuing`);
-        if (d.gapFirst !== undefined && d.gapLast !== undefined) stderr.write(formatGap(d.gapFirst, d.gapLast, o.err) + '\n');
+        const env = item.envelope;
         const ev = env.event;
         if (o.filter && !o.filter.accepts(ev.type, ev.category, CATALOGUE_BY_TYPE.get(ev.type)?.category)) continue;
-        text += (o.json ? o.view.json(env, frame.data) : formatEventLine(env, o.view.view(env), o.out)) + '\n';
+        text += (o.json ? o.view.json(env, JSON.stringify(env)) : formatEventLine(env, o.view.view(env), o.out)) + '\n';
       }
       if (text === '' || done) return;
       // Back-pressure from a slow reader (a pager, a pipe): stop reading until stdout drains.
@@ -208,44 +206,45 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
       }
     };
 
-    const subscriber = new Subscriber(o.sessionId, client, {
-      position,
-      onConnected: () => {
-        seq.newConnection();
-        connects++;
-        if (connects === 1) {
-          note('info', `following ${o.sessionId} from ${fromText}; Ctrl-C to stop`);
-          const from = o.from;
-          if (typeof from === 'number') {
-            waitingTimer = setTimeout(() => {
-              if (!received && !done) note('info', `nothing at or after #${from} yet: the session has not reached #${from}; waiting for it`);
-            }, o.waitingNoteMs ?? 2000);
-            waitingTimer.unref();
-          }
+    const onConnected = (): void => {
+      connects++;
+      if (connects === 1) {
+        note('info', `following ${o.sessionId} from ${fromText}; Ctrl-C to stop`);
+        const from = o.from;
+        if (typeof from === 'number') {
+          waitingTimer = setTimeout(() => {
+            if (!received && !done) note('info', `nothing at or after #${from} yet: the session has not reached #${from}; waiting for it`);
+          }, o.waitingNoteMs ?? 2000);
+          waitingTimer.unref();
         }
-        else note('info', seq.lastSeq > 0 ? `reconnected; resuming after #${seq.lastSeq}` : 'reconnected');
+      }
+      else note('info', seq.lastSeq > 0 ? `reconnected; resuming after #${seq.lastSeq}` : 'reconnected');
+    };
+
+    const onReconnect = (reason: ReconnectReason, delayMs: number, detail?: string): void => {
+      if (done) return;
+      if (reason === 'unauthorized' || reason === 'forbidden') {
+        const hint = reason === 'unauthorized'
+          ? 'check BROWSER_API_KEY / BROWSER_API_KEY_FILE (or upstream.api_key in the configuration)'
+          : 'the key is valid but may not read this session\'s telemetry';
+        note('error', `${detail ?? reason}: ${hint}`);
+        finish(1);
+        return;
+      }
+      const why = detail ? `${REASONS[reason]} (${detail})` : REASONS[reason];
+      note(reason === 'closed' ? 'info' : 'warn', `${why}; reconnecting in ${formatDelay(delayMs)}`);
+    };
+
+    const subscriber = new Subscriber(o.sessionId, client, seq, {
+      push: (items) => onItems(items),
+      report: (ev: SubscriberEvent) => {
+        if (ev.type === 'connected') onConnected();
+        else if (ev.type === 'reconnect') onReconnect(ev.reason, ev.delayMs, ev.detail);
       },
-      onFrames,
-      onState: () => {},
-      onReconnect: (reason, delayMs, detail) => {
-        if (done) return;
-        if (reason === 'unauthorized' || reason === 'forbidden') {
-          const hint = reason === 'unauthorized'
-            ? 'check BROWSER_API_KEY / BROWSER_API_KEY_FILE (or upstream.api_key in the configuration)'
-            : 'the key is valid but may not read this session\'s telemetry';
-          note('error', `${detail ?? reason}: ${hint}`);
-          finish(1);
-          return;
-        }
-        const why = detail ? `${REASONS[reason]} (${detail})` : REASONS[reason];
-        note(reason === 'closed' ? 'info' : 'warn', `${why}; reconnecting in ${formatDelay(delayMs)}`);
-      },
-      onFrameTooLarge: () => {
-        // Same rule as the daemon: the unfinished frame is the next seq; skip it or it replays forever.
-        seq.lastSeq++;
-        note('warn', `event #${seq.lastSeq} is larger than the frame limit; skipped`);
-      },
-      onEnded: () => {
+      ended: async (items) => {
+        // A person watching live saw the end as it happened: only undecodable trailing frames are worth a line.
+        const owed = items.filter((i) => i.kind === 'gap' && i.last !== undefined);
+        if (owed.length > 0) await onItems(owed);
         if (connects === 0) {
           note('error', `session ${o.sessionId} not found: it does not exist or has ended`);
           finish(1);
@@ -254,7 +253,7 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
         note('info', `session ${o.sessionId} ended`);
         finish(0);
       },
-    }, { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff });
+    }, { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff, start: o.from });
     subscriber.start();
   });
 }

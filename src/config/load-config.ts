@@ -49,7 +49,7 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
 export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConfig {
   onlyKeys(raw, TOP_KEYS, '');
   const up = section(raw, 'upstream', 'upstream');
-  onlyKeys(up, ['url', 'api_key', 'api_key_file', 'idle_timeout', 'connect_timeout', 'backoff', 'pool_refresh', 'ca_file'], 'upstream');
+  onlyKeys(up, ['url', 'api_key', 'api_key_file', 'idle_timeout', 'connect_timeout', 'backoff', 'pool_refresh', 'ca_file', 'archive'], 'upstream');
   const upBackoff = section(up, 'backoff', 'upstream.backoff');
   onlyKeys(upBackoff, ['initial', 'max', 'auth'], 'upstream.backoff');
 
@@ -112,6 +112,7 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
       },
       poolRefreshMs: optDurationMs(up.pool_refresh, 'upstream.pool_refresh', 1000) ?? 300_000,
       tls: upstreamTls(env, up),
+      archive: optEnum(up.archive, ['auto', 'off'] as const, 'upstream.archive') ?? 'auto',
     },
     sessions,
     start,

@@ -30,6 +30,8 @@ export interface UpstreamConfig {
   poolRefreshMs: number;
   /** A private CA for the service's certificate. */
   tls: TlsFiles;
+  /** auto: repair gaps and unseen tails from the service's archive when it has one; off: never read it. */
+  archive: 'auto' | 'off';
 }
 
 export interface BackoffConfig {

@@ -16,6 +16,7 @@ import type { Segment, SessionRow, SessionSource, Store } from '../store/store.j
 import type { UpstreamClient } from '../upstream/client.js';
 import type { Delivery } from '../export/delivery.js';
 import { SessionPipeline, type SessionStatus } from './session.js';
+import { ArchiveReader } from '../upstream/archive.js';
 
 /** Finished sessions whose last status stays visible in GET /v1/sessions (oldest forgotten first). */
 const MAX_FINISHED = 1000;
@@ -40,8 +41,11 @@ export class Supervisor {
   private endedWaiters: Array<() => void> = [];
   /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
   private readonly ops = new Map<string, Promise<unknown>>();
+  /** One archive reader for every session: a service without the archive route is asked once. */
+  private readonly archive: ArchiveReader;
 
   constructor(private readonly d: SupervisorDeps) {
+    this.archive = new ArchiveReader(d.client, d.log, { mode: d.config.upstream.archive });
     d.metrics.setSources({
       spool: () => d.store.spoolStats(),
       pendingRecords: () => d.spool.pendingCount,
@@ -97,6 +101,7 @@ export class Supervisor {
     const p = new SessionPipeline(row, {
       client: this.d.client, mapper: this.d.mapper, spool: this.d.spool, encode: this.d.encode, metrics: this.d.metrics,
       log: this.d.log, idleTimeoutMs: c.upstream.idleTimeoutMs, backoff: c.upstream.backoff, defaultStart: c.start,
+      archive: this.archive,
       onEnded: (id) => this.onEnded(id),
     });
     this.active.set(row.spec.id, p);

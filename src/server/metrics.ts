@@ -56,6 +56,8 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     gapRecords: new Counter({ name: 'bridge_gap_records_total', help: 'browser.telemetry_gap records emitted.', registers: r }),
     missingEvents: new Counter({ name: 'bridge_missing_events_total', help: 'Events covered by gap records (lost upstream or undecodable).', registers: r }),
     malformedFrames: new Counter({ name: 'bridge_malformed_frames_total', help: 'Frames that were not a valid envelope.', registers: r }),
+    tailsUnknown: new Counter({ name: 'bridge_tails_unknown_total', help: 'Sessions (or service epochs) that ended unseen with a tail neither the stream nor the archive could supply.', registers: r }),
+    archiveRepaired: new Counter({ name: 'bridge_archive_repaired_events_total', help: 'Events missing from the stream that were read from the service archive instead.', registers: r }),
     epochs: new Counter({ name: 'bridge_service_epochs_total', help: 'Times a stream restarted its sequence (service restart).', registers: r }),
     reconnects: new Counter({ name: 'bridge_reconnects_total', help: 'Stream reconnects by reason.', labelNames: ['reason'], registers: r }),
     exportRequests: new Counter({ name: 'bridge_export_requests_total', help: 'OTLP export requests by outcome.', labelNames: ['outcome'], registers: r }),

@@ -2,7 +2,8 @@
 // be driven by tests, the demo and the benchmark. Not part of the simulated service.
 //
 //   GET  /_sim/sessions                         list: id, lastSeq, ended, emitted, telemetry, pool, streams
-//   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?}
+//   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?, categories?}
+//                                               (categories: names to opt in to, or "all")
 //   POST /_sim/sessions/{id}/emit?count=N[&types=a,b]
 //   POST /_sim/sessions/{id}/produce?rate=N[&count=M]   M: stop by itself after M more events
 //   POST /_sim/produce?rate=N[&count=M]         every live session at once (the benchmark starts and
@@ -48,13 +49,20 @@ export async function handleControlRequest(sim: ControlTarget, req: IncomingMess
   if (area === 'sessions' && id !== undefined && action === undefined && method === 'POST') {
     const body = await readJson(req);
     if (body !== undefined && !isObject(body)) return sendError(res, 400, 'body must be a JSON object');
-    const { telemetry, pool, rate } = body ?? {};
+    const { telemetry, pool, rate, categories } = body ?? {};
+    if (categories !== undefined && categories !== 'all' && !(Array.isArray(categories) && categories.every((c) => typeof c === 'string'))) {
+      return sendError(res, 400, 'categories must be a list of category names or "all"');
+    }
     if (telemetry !== undefined && typeof telemetry !== 'boolean') return sendError(res, 400, 'telemetry must be a boolean');
     if (pool !== undefined && typeof pool !== 'string') return sendError(res, 400, 'pool must be a string');
     if (rate !== undefined && (typeof rate !== 'number' || !(rate >= 0))) return sendError(res, 400, 'rate must be a non-negative number');
     const existing = sim.sessions.get(id);
     if (existing && !existing.ended) return sendError(res, 409, `session ${id} already exists`);
-    const s = sim.createSession(id, { ...(telemetry !== undefined ? { telemetry } : {}), ...(pool !== undefined ? { pool } : {}) });
+    const s = sim.createSession(id, {
+      ...(telemetry !== undefined ? { telemetry } : {}),
+      ...(pool !== undefined ? { pool } : {}),
+      ...(categories !== undefined ? { categories: categories as string[] | 'all' } : {}),
+    });
     if (rate) s.produce(rate);
     return sendJson(res, 201, summary(s));
   }

@@ -2,7 +2,7 @@
 import type { Faults } from './types.js';
 
 export function defaultFaults(): Faults {
-  return { failNext: [], wrongContentType: 0, crlf: false, splitData: false };
+  return { failNext: [], wrongContentType: 0, crlf: false, splitData: false, crOnly: false, staleResume: 'wait', endedServerErrors: 1 };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -41,7 +41,16 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
         else if (!isCount(value) || (key === 'chunkSize' && value === 0)) return `${key} must be a positive integer or null`;
         else next[key] = value;
         break;
+      case 'staleResume':
+        if (value !== 'wait' && value !== 'replay') return 'staleResume must be wait or replay';
+        next.staleResume = value;
+        break;
+      case 'endedServerErrors':
+        if (!isCount(value)) return 'endedServerErrors must be a non-negative integer';
+        next.endedServerErrors = value;
+        break;
       case 'crlf':
+      case 'crOnly':
       case 'splitData':
         if (typeof value !== 'boolean') return `${key} must be a boolean`;
         next[key] = value;

@@ -10,8 +10,9 @@ import { startSimulator } from './simulator.js';
 export const HELP = `Usage: browser-telemetry-bridge simulate [options]
 
 Runs a simulator of the browser session service: the telemetry stream (SSE, keepalives, bounded
-replay buffer, Last-Event-ID resume, session end then 404), pool lookups and realistic events of
-every type. Point tail, check, run or top at it to try them without an account. It accepts the API
+replay buffer, Last-Event-ID resume, session end as a reset then 502 then 404, service restarts),
+the telemetry archive, pool lookups and realistic events of every type. Like the real service, a
+session captures control, connection, system and captcha events unless --categories opts in to more. Point tail, check, run or top at it to try them without an account. It accepts the API
 key "sim-key" unless --api-key says otherwise. Drive it further through its control API (/_sim/).
 
 Options:
@@ -19,7 +20,9 @@ Options:
       --port PORT          listen port (default 0: any free port; the URL is printed)
       --sessions LIST      sessions to create, comma-separated, e.g. demo-1,demo-2
       --rate N             events per second each session produces (default 0: none)
-      --buffer N           replay buffer size in events
+      --buffer N           replay buffer size in events (default 8192)
+      --archive N          events each session's archive keeps (default 200000; 0: no archive route)
+      --categories LIST    categories the created sessions opt in to, comma-separated, or "all"
       --keepalive-ms MS    keepalive comment interval
       --seed N             seed of the event generator (same seed, same events)
       --api-key KEY        accepted bearer token (repeatable or comma-separated)
@@ -53,6 +56,8 @@ export async function main(argv: string[]): Promise<number> {
         sessions: { type: 'string' },
         rate: { type: 'string' },
         buffer: { type: 'string' },
+        archive: { type: 'string' },
+        categories: { type: 'string' },
         'keepalive-ms': { type: 'string' },
         seed: { type: 'string' },
         'api-key': { type: 'string', multiple: true },
@@ -69,10 +74,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return 0;
   }
-  let port, bufferSize, keepaliveMs, seed, rate;
+  let port, bufferSize, archiveSize, keepaliveMs, seed, rate;
   try {
     port = num('port', values.port);
     bufferSize = num('buffer', values.buffer);
+    archiveSize = num('archive', values.archive);
     keepaliveMs = num('keepalive-ms', values['keepalive-ms']);
     seed = num('seed', values.seed);
     rate = num('rate', values.rate) ?? 0;
@@ -86,13 +92,15 @@ export async function main(argv: string[]): Promise<number> {
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(port !== undefined ? { port } : {}),
     ...(bufferSize !== undefined ? { bufferSize } : {}),
+    ...(archiveSize !== undefined ? { archiveSize } : {}),
     ...(keepaliveMs !== undefined ? { keepaliveMs } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
   });
   const ids = (values.sessions ?? '').split(',').filter(Boolean);
   for (const id of ids) {
-    const s = sim.createSession(id, values.pool !== undefined ? { pool: values.pool } : {});
+    const categories = values.categories === undefined ? undefined : values.categories === 'all' ? 'all' as const : values.categories.split(',').filter(Boolean);
+    const s = sim.createSession(id, { ...(values.pool !== undefined ? { pool: values.pool } : {}), ...(categories !== undefined ? { categories } : {}) });
     if (rate > 0) s.produce(rate);
   }
   process.stdout.write(JSON.stringify({ url: sim.url }) + '\n');

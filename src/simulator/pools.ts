@@ -95,7 +95,13 @@ export function makePool(overrides: Partial<SimPool> = {}): SimPool {
   };
 }
 
-/** Capture decision derived from a pool's telemetry config; absent config or flag means enabled. */
+/**
+ * What the real service captures when nothing says otherwise: the operational categories. The CDP
+ * categories (console, network, page, interaction), screenshot and platform are opt-in.
+ */
+export const DEFAULT_CATEGORIES: readonly TelemetryCategory[] = ['control', 'connection', 'system', 'captcha'];
+
+/** Capture decision derived from a telemetry config; an absent config or flag means the category's default. */
 export interface CaptureFilter {
   category(category: string): boolean;
   cdpMethod(method: string): boolean;
@@ -103,14 +109,18 @@ export interface CaptureFilter {
 
 export const CAPTURE_ALL: CaptureFilter = { category: () => true, cdpMethod: () => true };
 
-export function captureFilter(pool: SimPool | undefined): CaptureFilter {
+/**
+ * The capture rules of a session: its pool's telemetry config if any, with `enable` (the categories
+ * a test or the control API opts in to, or 'all') layered on top, as a session's own config is.
+ */
+export function captureFilter(pool: SimPool | undefined, enable: readonly string[] | 'all' = []): CaptureFilter {
+  if (enable === 'all') return CAPTURE_ALL;
   const browser = pool?.browser_pool_config.telemetry?.browser;
-  if (!browser) return CAPTURE_ALL;
-  const on = (c: TelemetryCategory): boolean => browser[c]?.enabled !== false;
+  const on = (c: TelemetryCategory): boolean => enable.includes(c) || (browser?.[c]?.enabled ?? DEFAULT_CATEGORIES.includes(c));
   // Capture rule 2: monitor is not configurable; it flows whenever console, network, page or
   // interaction is captured, and is silent otherwise.
   const monitor = on('console') || on('network') || on('page') || on('interaction');
-  const excluded = new Set(browser.control?.cdp?.excluded_methods ?? []);
+  const excluded = new Set(browser?.control?.cdp?.excluded_methods ?? []);
   return {
     category: (c) => (c === 'monitor' ? monitor : (TELEMETRY_CATEGORIES as readonly string[]).includes(c) ? on(c as TelemetryCategory) : true),
     cdpMethod: (m) => !excluded.has(m),

@@ -1,6 +1,9 @@
-// The two service operations the bridge uses (spec: Endpoints): GET /browsers/{id}/telemetry/stream
-// and GET /browser_pools/{id_or_name}. Order of checks on the stream, by design: bearer auth first
-// (spec: Authentication 3), then injected faults, then the session lookup (404), then the stream.
+// The service operations the bridge uses: GET /browsers/{id}/telemetry/stream and
+// GET /browser_pools/{id_or_name} (spec: Endpoints), and the archive the real service also has,
+// GET /browsers/{id}/telemetry/events (DESIGN.md "Notes on the real service"; absent when the
+// simulator runs with archiveSize 0, as an older service). Order of checks on the stream, by
+// design: bearer auth first (spec: Authentication 3), then injected faults, then the session lookup
+// (502 while an ended session's VM goes away, then 404), then the stream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson } from './http-util.js';
 import type { SimPool } from './pools.js';
@@ -16,9 +19,12 @@ export interface ServiceContext {
   sessions: Map<string, Session>;
   pools: Map<string, SimPool>;
   stats: SimStats;
+  /** Whether the archive route exists. */
+  archive: boolean;
 }
 
 const STREAM_PATH = /^\/browsers\/([^/]+)\/telemetry\/stream$/;
+const ARCHIVE_PATH = /^\/browsers\/([^/]+)\/telemetry\/events$/;
 const POOL_PATH = /^\/browser_pools\/([^/]+)$/;
 
 export function handleServiceRequest(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, url: URL): void {
@@ -37,8 +43,9 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, u
     return;
   }
   const stream = STREAM_PATH.exec(url.pathname);
-  const pool = stream ? null : POOL_PATH.exec(url.pathname);
-  if (!stream && !pool) {
+  const archive = stream || !ctx.archive ? null : ARCHIVE_PATH.exec(url.pathname);
+  const pool = stream || archive ? null : POOL_PATH.exec(url.pathname);
+  if (!stream && !archive && !pool) {
     sendError(res, 404, `no route for ${url.pathname}`);
     return;
   }
@@ -46,9 +53,10 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, u
     sendError(res, 405, `${req.method ?? ''} not allowed`, undefined, { Allow: 'GET' });
     return;
   }
-  const id = safeDecode(((stream ?? pool) as RegExpExecArray)[1] as string);
+  const id = safeDecode(((stream ?? archive ?? pool) as RegExpExecArray)[1] as string);
   if (id === undefined) sendError(res, 400, 'malformed path parameter');
   else if (stream) openStream(ctx, req, res, url, id);
+  else if (archive) listEvents(ctx, res, url, id);
   else getPool(ctx, res, id);
 }
 
@@ -83,22 +91,34 @@ function openStream(ctx: ServiceContext, req: IncomingMessage, res: ServerRespon
     return;
   }
   const session = ctx.sessions.get(id);
+  if (session?.ended && session.serverErrorsLeft > 0) {
+    // The VM is going away: the proxy in front of it still routes there for a moment.
+    session.serverErrorsLeft--;
+    sendError(res, 502, `browser session ${id} is unavailable`, 'bad_gateway');
+    return;
+  }
   if (!session || session.ended) {
     sendError(res, 404, `browser session ${id} not found`);
     return;
   }
 
   // Start position (rules 4-6): Last-Event-ID wins over replay=all; without either, only new events.
+  // Last-Event-ID 0 names no event: from now, as the real service does. One beyond the current seq
+  // comes from a client that knew an earlier epoch (faults.staleResume: wait for seq to pass it, or
+  // replay from the oldest retained event).
   const lastEventId = parseLastEventId(req.headers['last-event-id']);
   let startAfter: number;
-  if (lastEventId !== undefined) startAfter = lastEventId;
-  else if (url.searchParams.get('replay') === 'all') startAfter = 0;
+  if (lastEventId !== undefined && lastEventId > 0) {
+    startAfter = lastEventId > session.lastSeq && faults.staleResume === 'replay' ? 0 : lastEventId;
+  } else if (lastEventId === undefined && url.searchParams.get('replay') === 'all') startAfter = 0;
   else startAfter = session.lastSeq;
 
   res.writeHead(200, {
     'Content-Type': 'text/event-stream',
     'Cache-Control': 'no-cache',
     Connection: 'keep-alive',
+    // The real service asks proxies (nginx) not to buffer the stream.
+    'X-Accel-Buffering': 'no',
     'X-SSE-Content-Type': 'application/json',
   });
   // Headers go out now, so a client sees the 200 even when no event follows (rule 7).
@@ -121,6 +141,24 @@ function parseLastEventId(value: string | string[] | undefined): number | undefi
   if (v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
   const n = Number(v.trim());
   return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** GET /browsers/{id}/telemetry/events: a page of the archive; an empty list when there is no data. */
+function listEvents(ctx: ServiceContext, res: ServerResponse, url: URL, id: string): void {
+  const session = ctx.sessions.get(id);
+  if (!session) {
+    sendJson(res, 200, [], { 'X-Has-More': 'false' });
+    return;
+  }
+  const r = session.archive.query(url.searchParams, Date.now() * 1000);
+  if (!r.ok) {
+    sendError(res, 400, r.message, 'invalid_input');
+    return;
+  }
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(r.page.body)), 'X-Has-More': String(r.page.hasMore) };
+  if (r.page.nextOffset !== undefined) headers['X-Next-Offset'] = r.page.nextOffset;
+  res.writeHead(200, headers);
+  res.end(r.page.body);
 }
 
 function getPool(ctx: ServiceContext, res: ServerResponse, idOrName: string): void {

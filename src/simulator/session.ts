@@ -2,26 +2,33 @@
 //
 // State machine:
 //   live ──end()──▶ ended (final). While live, every generated event takes the next seq, is
-//   serialised once into a frame, appended to the bounded replay buffer and offered to every open
-//   connection. end() stops production and lets each connection flush what it has not sent, then
-//   close; new stream requests for an ended session answer 404 (spec: Errors, rule 2).
-//   restartService() keeps the session live but starts a new epoch: seq restarts at 1 and the
-//   buffer is emptied, as when the service process restarts and loses its memory.
+//   serialised once into a frame, appended to the bounded replay buffer and to the archive, and
+//   offered to every open connection. end() stops production and resets every connection (the VM
+//   goes away; the last unsent frame may be cut in half); the next stream requests answer 502
+//   (faults.endedServerErrors), then 404 (spec: Errors). The archive outlives the session.
+//   restartService() keeps the session live but starts a new epoch, as when the in-VM API process
+//   restarts and loses its memory: connections drop, seq restarts at 1, the buffer is emptied and
+//   events carry a new telemetry_session_id.
 // produce() is the bulk path: its events mostly reuse the data of recent events with a fresh ts and
 // seq (see EventFactory.nextJson), so the benchmark measures the bridge, not the generator.
 // Telemetry disabled (or a pool config that captures nothing): emit() generates nothing, the stream
 // opens and stays empty (rule 7). emitEvent() and injectMalformed() are explicit test hooks and
 // deliver regardless.
+import { randomUUID } from 'node:crypto';
 import type { Envelope, TelemetryEvent } from '../stream/envelope.js';
+import { SessionArchive } from './archive.js';
+import { capEnvelope, normaliseSource, SourceNormaliser } from './event-source.js';
 import type { EventFactory } from './events/event-factory.js';
 import type { Producer } from './producer.js';
 import { ReplayBuffer } from './replay-buffer.js';
 import { formatFrame } from './sse-format.js';
 import type { StreamConnection, StreamSource } from './stream-connection.js';
-import type { SimSession } from './types.js';
+import type { Faults, SimSession } from './types.js';
 
 export interface SessionDeps {
   bufferSize: number;
+  archiveSize: number;
+  faults(): Faults;
   factory: EventFactory;
   producer: Producer;
   telemetry: boolean;
@@ -42,7 +49,12 @@ const MALFORMED = {
 
 export class Session implements SimSession, StreamSource {
   readonly buffer: ReplayBuffer;
+  readonly archive: SessionArchive;
   epoch = 0;
+  /** Stream requests of the ended session still answered 502 before the 404s. */
+  serverErrorsLeft = 0;
+  private tsid = randomUUID();
+  private readonly sources: SourceNormaliser;
   private seq = 0;
   private generated = 0;
   private isEnded = false;
@@ -54,6 +66,12 @@ export class Session implements SimSession, StreamSource {
     private readonly deps: SessionDeps,
   ) {
     this.buffer = new ReplayBuffer(deps.bufferSize);
+    this.archive = new SessionArchive(Math.max(1, deps.archiveSize));
+    this.sources = new SourceNormaliser(this.tsid);
+  }
+
+  get telemetrySessionId(): string {
+    return this.tsid;
   }
 
   get lastSeq(): number {
@@ -91,7 +109,9 @@ export class Session implements SimSession, StreamSource {
 
   emitEvent(event: Partial<TelemetryEvent> & { type: string }): Envelope {
     this.assertLive();
-    const envelope = this.append(this.deps.factory.complete(event));
+    // Delivered as the caller wrote it (a test may want an odd source, a flag or a huge frame); a
+    // missing source is filled in, and any source gains the process id when it has none.
+    const envelope = this.append(this.deps.factory.complete(event), false);
     this.notify();
     return envelope;
   }
@@ -100,6 +120,10 @@ export class Session implements SimSession, StreamSource {
     this.assertLive();
     const seq = ++this.seq;
     this.buffer.push(seq, formatFrame(seq, MALFORMED[kind](seq, this.malformedCount++)));
+    // The frame broke on the wire; the service itself had a proper event, and archived it.
+    const event = this.deps.factory.next() ?? this.deps.factory.complete({ type: 'api_call', category: 'control' });
+    normaliseSource(event, this.tsid);
+    this.archive.push(formatFrame(seq, JSON.stringify({ seq, event })));
     this.notify();
     return seq;
   }
@@ -117,7 +141,9 @@ export class Session implements SimSession, StreamSource {
       if (eventJson === undefined) break;
       const seq = ++this.seq;
       // Same text JSON.stringify({ seq, event }) would give.
-      this.buffer.push(seq, formatFrame(seq, '{"seq":' + seq + ',"event":' + eventJson + '}'));
+      const frame = formatFrame(seq, capEnvelope('{"seq":' + seq + ',"event":' + this.sources.json(eventJson) + '}'));
+      this.buffer.push(seq, frame);
+      this.archive.push(frame);
       this.generated++;
     }
     this.notify();
@@ -126,6 +152,7 @@ export class Session implements SimSession, StreamSource {
   end(): void {
     if (this.isEnded) return;
     this.isEnded = true;
+    this.serverErrorsLeft = this.deps.faults().endedServerErrors;
     this.deps.producer.delete(this);
     for (const c of [...this.connections]) c.sessionEnded();
   }
@@ -134,7 +161,10 @@ export class Session implements SimSession, StreamSource {
     this.assertLive();
     this.epoch++;
     this.seq = 0;
+    this.tsid = randomUUID();
+    this.sources.reset(this.tsid);
     this.buffer.reset(1);
+    // Every open connection sees the epoch change and drops.
     this.notify();
   }
 
@@ -153,11 +183,20 @@ export class Session implements SimSession, StreamSource {
     for (const c of [...this.connections]) c.destroy();
   }
 
-  private append(event: TelemetryEvent): Envelope {
+  /** `generated`: an event of the factory, given the real service's source and truncation rules. */
+  private append(event: TelemetryEvent, generated = true): Envelope {
     const seq = ++this.seq;
+    if (generated) {
+      normaliseSource(event, this.tsid);
+      delete event.truncated;
+    } else if (event.source.metadata?.telemetry_session_id === undefined) {
+      event.source = { ...event.source, metadata: { ...event.source.metadata, telemetry_session_id: this.tsid } };
+    }
     const envelope: Envelope = { seq, event };
-    // Serialised once here; every connection and every replay reuses the frame string.
-    this.buffer.push(seq, formatFrame(seq, JSON.stringify(envelope)));
+    // Serialised once here; every connection, every replay and the archive reuse the frame string.
+    const frame = formatFrame(seq, generated ? capEnvelope(JSON.stringify(envelope)) : JSON.stringify(envelope));
+    this.buffer.push(seq, frame);
+    this.archive.push(frame);
     this.generated++;
     return envelope;
   }

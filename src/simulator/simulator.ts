@@ -14,7 +14,7 @@ import { createRng, hashString } from './events/rng.js';
 import { defaultFaults } from './faults.js';
 import { sendError } from './http-util.js';
 import type { SimPool } from './pools.js';
-import { CAPTURE_ALL, captureFilter, findPool, makePool } from './pools.js';
+import { captureFilter, findPool, makePool } from './pools.js';
 import { Producer } from './producer.js';
 import { handleServiceRequest } from './service-api.js';
 import type { ServiceContext } from './service-api.js';
@@ -32,11 +32,13 @@ class SimulatorImpl implements Simulator {
   private readonly sockets = new Set<Socket>();
   private readonly seed: number;
   private readonly bufferSize: number;
+  private readonly archiveSize: number;
   private closing: Promise<void> | undefined;
 
   constructor(opts: SimulatorOptions) {
     this.seed = opts.seed ?? randomInt(0, 2 ** 31);
-    this.bufferSize = opts.bufferSize ?? 1000;
+    this.bufferSize = opts.bufferSize ?? 8192;
+    this.archiveSize = opts.archiveSize ?? 200_000;
     const ctx: ServiceContext = {
       apiKeys: new Set(opts.apiKeys ?? ['sim-key']),
       keepaliveMs: opts.keepaliveMs ?? 15_000, // spec: Limits, keepalive every 15 seconds
@@ -44,6 +46,7 @@ class SimulatorImpl implements Simulator {
       sessions: this.sessions,
       pools: this.pools,
       stats: this.stats,
+      archive: this.archiveSize > 0,
     };
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://simulator');
@@ -83,7 +86,9 @@ class SimulatorImpl implements Simulator {
     const rng = createRng(hashString(id, this.seed));
     const session = new Session(id, {
       bufferSize: this.bufferSize,
-      factory: new EventFactory(rng, id, pool ? captureFilter(pool) : CAPTURE_ALL),
+      archiveSize: this.archiveSize,
+      faults: () => this.faults,
+      factory: new EventFactory(rng, id, captureFilter(pool, opts.categories ?? [])),
       producer: this.producer,
       telemetry: opts.telemetry ?? true,
       ...(pool ? { poolId: pool.id } : {}),

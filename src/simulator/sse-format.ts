@@ -15,9 +15,9 @@ export function frameData(frame: string): string {
   return frame.slice(frame.indexOf(DATA_MARK) + DATA_MARK.length, -2);
 }
 
-/** A comment frame; clients ignore it, it only keeps the connection visibly alive (rule 2). */
-export function keepaliveFrame(crlf: boolean): string {
-  return crlf ? ': keepalive\r\n\r\n' : ': keepalive\n\n';
+/** A comment frame, a bare `:` as the real service writes it; clients ignore it, it only keeps the connection visibly alive (rule 2). */
+export function keepaliveFrame(faults: Pick<Faults, 'crlf' | 'crOnly'>): string {
+  return faults.crOnly ? ':\r\r' : faults.crlf ? ':\r\n\r\n' : ':\n\n';
 }
 
 /**
@@ -39,6 +39,7 @@ export function applyTextFaults(frame: string, faults: Faults): string {
     if (pretty !== undefined) f = f.slice(0, i) + DATA_MARK + pretty.split('\n').join(DATA_MARK) + '\n\n';
   }
   // Safe: JSON never contains a raw newline (it is escaped inside strings), so every \n is a line end.
-  if (faults.crlf) f = f.replaceAll('\n', '\r\n');
+  if (faults.crOnly) f = f.replaceAll('\n', '\r');
+  else if (faults.crlf) f = f.replaceAll('\n', '\r\n');
   return f;
 }

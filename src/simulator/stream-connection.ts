@@ -3,15 +3,18 @@
 // State machine:
 //   open ──(caught up)──▶ open, idle: a keepalive comment every keepaliveMs without writes (rule 2)
 //   open ──(res.write returned false)──▶ draining ──('drain')──▶ open, continue from the cursor
-//   open ──(session ended and everything up to lastSeq written)──▶ closed (res.end: clean close, rule 3)
+//   open ──(session ended)──▶ cut: what was unsent is written with its last frame cut in half, then
+//         the socket is reset — the real service's connection dies with the VM, it is never closed
+//         cleanly, so a client cannot tell from the stream that it saw everything
+//   open ──(service restart: the source's epoch changed)──▶ reset at once (seq goes back to 1 for
+//         the next connection, never on this one)
 //   open ──(cutAfterFrames reached)──▶ cut: part of one frame written, then the socket destroyed
 //   any ──(socket closed by either side, or simulator closed)──▶ closed
 //
 // The connection keeps a cursor (the last seq written) instead of a queue: frames are read from the
 // session's replay buffer when the socket can take them. A consumer that stops reading therefore
 // costs no memory here; if it falls behind further than the buffer holds, the evicted seqs are
-// skipped, and the consumer sees a gap (spec rule 8), just as with the real service. A service
-// restart (new epoch) sends the cursor back to 0: the live connection sees seq go backwards.
+// skipped, and the consumer sees a gap (spec rule 8), just as with the real service.
 import type { ServerResponse } from 'node:http';
 import type { ReplayBuffer } from './replay-buffer.js';
 import { applyTextFaults, keepaliveFrame } from './sse-format.js';
@@ -67,9 +70,10 @@ export class StreamConnection {
   pump(): void {
     if (this.state !== 'open') return;
     const { buffer } = this.source;
-    if (this.epoch !== this.source.epoch) {
-      this.epoch = this.source.epoch;
-      this.cursor = 0;
+    if (this.epoch !== this.source.epoch || this.source.ended) {
+      // The process behind this connection is gone (restart) or the session is over.
+      this.endAbruptly();
+      return;
     }
     for (;;) {
       // Evicted while this consumer was behind: skip to the oldest retained (a gap, rule 8).
@@ -84,7 +88,7 @@ export class StreamConnection {
         cutSeq = from + Math.max(0, cutAfter - this.framesSent);
         to = cutSeq - 1;
       }
-      const plain = !faults.crlf && !faults.splitData;
+      const plain = !faults.crlf && !faults.crOnly && !faults.splitData;
       let text = '';
       let seq = from;
       for (; seq <= to && text.length < MAX_BATCH_CHARS; seq++) {
@@ -103,12 +107,29 @@ export class StreamConnection {
         return;
       }
     }
-    if (this.source.ended) this.close();
   }
 
-  /** The session ended: finish sending what the buffer holds, then close cleanly (rule 3). */
+  /** The session ended or the service restarted: the connection dies (see the state machine). */
   sessionEnded(): void {
-    this.pump();
+    this.endAbruptly();
+  }
+
+  private endAbruptly(): void {
+    if (this.state === 'closed') return;
+    const { buffer } = this.source;
+    const from = Math.max(this.cursor + 1, buffer.oldestSeq);
+    const last = this.epoch === this.source.epoch ? buffer.lastSeq : 0;
+    const faults = this.deps.faults();
+    let text = '';
+    if (from <= last) {
+      for (let seq = from; seq < last && text.length < MAX_BATCH_CHARS; seq++) text += applyTextFaults(buffer.get(seq) as string, faults);
+      const frame = applyTextFaults(buffer.get(last) as string, faults);
+      text += frame.slice(0, Math.max(1, frame.length >> 1));
+    }
+    // What was written reaches the client, then the reset; a reader that does not read gets the
+    // reset anyway, a moment later.
+    this.cut(text, faults);
+    setTimeout(() => this.res.destroy(), 1000).unref();
   }
 
   /** Drops the connection without a clean end (simulator shutdown). */
@@ -120,7 +141,7 @@ export class StreamConnection {
   private write(text: string, faults: Faults, done?: () => void): boolean {
     this.keepalive.refresh();
     const size = faults.chunkSize;
-    if (size === undefined || size <= 0) return done ? this.res.write(text, done) : this.res.write(text);
+    if (size === undefined || size <= 0 || text === '') return done ? this.res.write(text, done) : this.res.write(text);
     // Tiny chunks split anywhere: inside a multi-byte UTF-8 sequence, between \r and \n. Each write
     // is its own HTTP chunk, so the client really receives the pieces separately.
     const bytes = Buffer.from(text, 'utf8');
@@ -142,15 +163,9 @@ export class StreamConnection {
     if (this.state === 'closed') return;
     if (this.state === 'open') {
       const faults = this.deps.faults();
-      if (!this.write(keepaliveFrame(faults.crlf), faults)) this.state = 'draining';
+      if (!this.write(keepaliveFrame(faults), faults)) this.state = 'draining';
     }
     this.keepalive.refresh();
-  }
-
-  private close(): void {
-    this.state = 'closed';
-    clearTimeout(this.keepalive);
-    this.res.end();
   }
 
   /** Runs once, whichever way the connection ended ('close' always follows end and destroy). */

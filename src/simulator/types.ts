@@ -10,8 +10,13 @@ export interface SimulatorOptions {
   port?: number;
   /** Accepted bearer tokens; default ['sim-key']. */
   apiKeys?: string[];
-  /** Per-session replay buffer (events retained), default 1000; the oldest is evicted. */
+  /** Per-session replay buffer (events retained), default 8192 as in current images; the oldest is evicted. */
   bufferSize?: number;
+  /**
+   * Events each session keeps in its archive (GET /browsers/{id}/telemetry/events), default 200,000;
+   * 0 serves no archive route at all (404), as an older service.
+   */
+  archiveSize?: number;
   /** Idle time before a keepalive comment frame, default 15000 (spec: Limits). */
   keepaliveMs?: number;
   /** Seed for deterministic event generation; random when absent. */
@@ -32,6 +37,15 @@ export interface Faults {
   splitData: boolean;
   /** Write frames in chunks of this many bytes, split anywhere (inside UTF-8 sequences, between \r and \n). */
   chunkSize?: number;
+  /** Use \r alone as the line end (legal SSE; the last frame then ends in a bare CR). */
+  crOnly: boolean;
+  /**
+   * A Last-Event-ID beyond the current seq (the client knew an earlier epoch): 'wait' sends nothing
+   * until seq passes it; 'replay' starts from the oldest retained event. Real services differ.
+   */
+  staleResume: 'wait' | 'replay';
+  /** Stream requests of an ended session answered 502 before the 404s start (the VM going away). */
+  endedServerErrors: number;
 }
 
 export interface SimSessionOptions {
@@ -39,6 +53,11 @@ export interface SimSessionOptions {
   telemetry?: boolean;
   /** Pool id or name; an unknown name creates a default pool with that name. */
   pool?: string;
+  /**
+   * Categories captured on top of the defaults (control, connection, system, captcha) and the
+   * pool's config, as a session's own telemetry config opts in; 'all' captures everything.
+   */
+  categories?: string[] | 'all';
 }
 
 export interface SimSession {
@@ -56,10 +75,19 @@ export interface SimSession {
   injectMalformed(kind?: 'json' | 'envelope'): number;
   /** Starts steady background production at this rate; 0 stops it; with `count`, it stops after that many events. */
   produce(ratePerSecond: number, count?: number): void;
-  /** The session terminates: live streams flush and close; later stream requests answer 404. */
+  /**
+   * The session terminates as the real one does: live connections are reset (the last frame cut in
+   * half when one was still unsent), the next stream requests answer 502 (faults.endedServerErrors),
+   * then 404. The archive keeps every event.
+   */
   end(): void;
-  /** The service process restarts: seq starts again at 1 and the buffer is emptied. */
+  /**
+   * The in-VM service process restarts: live connections drop, seq starts again at 1, the buffer
+   * is emptied and events carry a new telemetry_session_id. The archive keeps the old epoch.
+   */
   restartService(): void;
+  /** The telemetry_session_id events carry now (changes with restartService). */
+  readonly telemetrySessionId: string;
 }
 
 export interface SimStats {

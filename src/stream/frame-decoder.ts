@@ -2,6 +2,13 @@
 // (a multi-byte character split across chunks is held back; a leading BOM is stripped, as the
 // EventSource spec requires), and eventsource-parser handles CRLF/CR/LF line ends, `data:` fields
 // split over several lines (joined with "\n") and comment frames (the service's keepalives).
+//
+// CR alone is a line end, but a CR at the very end of what arrived may still be followed by an LF,
+// so the parser holds it back: a stream whose last frame ends in CR would never dispatch it. end()
+// settles that when the stream ends: a trailing CR was a line end (an LF after it is fed, which
+// makes the pair one line end and adds nothing). eventsource-parser's reset({consume: true}) does
+// not help here: it parses the held-back "\r" as a line of its own. A frame cut in the middle has
+// no blank line after it and is still not dispatched, as the EventSource spec wants at end of stream.
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 
 export interface Frame {
@@ -13,6 +20,8 @@ export interface Frame {
 export interface FrameDecoder {
   /** Decodes a chunk; complete frames are appended to `out`. */
   feed(chunk: Uint8Array, out: Frame[]): void;
+  /** The stream ended: frames that were complete but held back (a trailing CR) are appended to `out`. */
+  end(out: Frame[]): void;
   /** Comments seen so far (keepalives). */
   readonly comments: number;
 }
@@ -24,6 +33,7 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
   const decoder = new TextDecoder('utf-8');
   let sink: Frame[] = [];
   let comments = 0;
+  let endsInCR = false;
   const parser: EventSourceParser = createParser({
     onEvent: (ev) => {
       sink.push({ id: ev.id, data: ev.data });
@@ -40,7 +50,21 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
   return {
     feed(chunk, out) {
       sink = out;
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      const text = decoder.decode(chunk, { stream: true });
+      if (text === '') return;
+      endsInCR = text.charCodeAt(text.length - 1) === 13;
+      parser.feed(text);
+    },
+    end(out) {
+      sink = out;
+      const rest = decoder.decode();
+      if (rest !== '') {
+        endsInCR = rest.charCodeAt(rest.length - 1) === 13;
+        parser.feed(rest);
+      }
+      if (endsInCR) parser.feed('\n');
+      endsInCR = false;
+      parser.reset();
     },
     get comments() {
       return comments;

@@ -1,65 +1,119 @@
-// Per-session sequence bookkeeping, pure: decides for each frame whether it is new, a duplicate,
+// Per-session sequence bookkeeping, pure: decides for each envelope whether it is new, a duplicate,
 // preceded by a gap, or the start of a new service epoch.
 //
-// Rules (spec "Stream telemetry events" 1, 5, 6, 8; DESIGN.md "Delivery semantics" 3):
-// - seq ≤ last accepted → duplicate (a replay after reconnect), dropped and counted;
-// - seq > last + 1 → the events in between were lost (evicted from the service's buffer, or
-//   frames that did not decode): a gap [last+1, seq-1] is reported before the event;
-// - with no position yet: start `oldest` expects seq 1 (a later first seq is a gap: those events were
-//   evicted before the bridge saw them); start `latest` takes the first seq as the baseline;
-// - seq going backwards after at least one accepted frame on the SAME connection means the service
-//   process restarted and numbers from 1 again: a new epoch begins (log.record.uid then carries it).
+// Rules (spec "Stream telemetry events"; DESIGN.md "Stream rules" and "Notes on the real service"):
+// - `seq` is counted in memory by the in-VM API process and restarts at 1 with it; every event
+//   carries `source.metadata.telemetry_session_id`, which changes with the process. A different
+//   source id than the epoch's is therefore a new epoch, whatever the seq: this catches a restart
+//   across a dropped connection both when the service stays silent until seq passes the old
+//   Last-Event-ID and when it replays from 1 (which would otherwise look like duplicates forever).
+// - Without a source id to go by, seq going backwards after at least one accepted event on the SAME
+//   connection is a new epoch too; at the start of a connection it is a replay (duplicates).
+// - After a restart of the bridge the epoch's source id is not known yet. A connection that resumed
+//   with Last-Event-ID N must only ever see seqs above N in the same epoch (spec rule 6), so a first
+//   event at or below N that carries a source id is the service numbering again from 1: a new epoch.
+// - seq ≤ last accepted (same epoch) → duplicate, dropped and counted;
+// - seq > last + 1 → the events in between are missing: a gap [last+1, seq-1] precedes the event;
+// - with no position yet: start `oldest` expects seq 1 (a later first seq is history evicted before
+//   the bridge followed); start `latest` takes the first seq as the baseline.
 
 export interface SequencerState {
   lastSeq: number;
   epoch: number;
+  /** The telemetry_session_id of the current epoch, when known. */
+  sourceId?: string;
 }
 
 export type SeqDecision =
-  | { kind: 'accept'; gapFirst?: number; gapLast?: number; newEpoch?: boolean }
+  | { kind: 'accept'; gapFirst?: number; gapLast?: number; newEpoch?: EpochChange }
   | { kind: 'duplicate' };
+
+export interface EpochChange {
+  /** What showed the restart. */
+  why: 'source_changed' | 'seq_backwards' | 'resume_ignored';
+  /** The epoch that ended, where the bridge left it. */
+  previous: { epoch: number; lastSeq: number; sourceId?: string };
+  /** The first frames after a reconnect: what the old epoch sent after lastSeq was not seen. */
+  acrossReconnect: boolean;
+}
 
 export class Sequencer {
   lastSeq: number;
   epoch: number;
+  sourceId: string | undefined;
   /** Frames accepted on the current connection; 0 means a backwards seq is a replay, not a restart. */
   private acceptedOnConnection = 0;
+  /** The Last-Event-ID the current connection resumed after (lastSeq when it opened), 0 for none. */
+  private resumedAfter = 0;
   /** Baseline rule for a session that has no position yet. */
-  private readonly baselineOnFirst: boolean;
+  private baselineOnFirst: boolean;
 
   constructor(state: SequencerState, start: 'oldest' | 'latest' | number) {
     this.lastSeq = state.lastSeq;
     this.epoch = state.epoch;
+    this.sourceId = state.sourceId;
     this.baselineOnFirst = state.lastSeq === 0 && start === 'latest';
   }
 
   /** Called when a new connection starts streaming. */
   newConnection(): void {
     this.acceptedOnConnection = 0;
+    this.resumedAfter = this.lastSeq;
   }
 
-  decide(seq: number): SeqDecision {
-    if (seq <= this.lastSeq) {
-      if (this.acceptedOnConnection === 0) return { kind: 'duplicate' };
-      this.epoch++;
-      this.lastSeq = 0;
-      return this.accept(seq, true);
+  /** True until the first event (or a baseline) gives the session a position. */
+  get unpositioned(): boolean {
+    return this.lastSeq === 0 && this.epoch === 0;
+  }
+
+  /** `latest`: the position "now" is known (e.g. from the archive) before any event arrived. */
+  setBaseline(seq: number, sourceId?: string): void {
+    this.lastSeq = seq;
+    if (sourceId !== undefined) this.sourceId = sourceId;
+    this.baselineOnFirst = false;
+  }
+
+  decide(seq: number, sourceId?: string): SeqDecision {
+    if (sourceId !== undefined && this.sourceId !== undefined && sourceId !== this.sourceId) {
+      return this.accept(seq, sourceId, this.newEpoch('source_changed'));
     }
-    if (this.lastSeq === 0 && this.baselineOnFirst && this.epoch === 0) {
+    if (seq <= this.lastSeq) {
+      if (this.acceptedOnConnection === 0) {
+        const ignoredResume = this.resumedAfter > 0 && seq <= this.resumedAfter && this.sourceId === undefined && sourceId !== undefined;
+        if (!ignoredResume) return { kind: 'duplicate' };
+        return this.accept(seq, sourceId, this.newEpoch('resume_ignored'));
+      }
+      return this.accept(seq, sourceId, this.newEpoch('seq_backwards'));
+    }
+    if (this.baselineOnFirst && this.unpositioned) {
       // `latest`: whatever came before the first event we see is history we were told to skip.
       this.lastSeq = seq - 1;
     }
-    return this.accept(seq, false);
+    this.baselineOnFirst = false;
+    return this.accept(seq, sourceId, undefined);
   }
 
-  private accept(seq: number, newEpoch: boolean): SeqDecision {
+  private newEpoch(why: EpochChange['why']): EpochChange {
+    const change: EpochChange = {
+      why,
+      previous: { epoch: this.epoch, lastSeq: this.lastSeq, ...(this.sourceId !== undefined ? { sourceId: this.sourceId } : {}) },
+      acrossReconnect: this.acceptedOnConnection === 0,
+    };
+    this.epoch++;
+    this.lastSeq = 0;
+    this.sourceId = undefined;
+    return change;
+  }
+
+  private accept(seq: number, sourceId: string | undefined, newEpoch: EpochChange | undefined): SeqDecision {
     const d: SeqDecision = { kind: 'accept' };
     if (seq > this.lastSeq + 1) {
       d.gapFirst = this.lastSeq + 1;
       d.gapLast = seq - 1;
     }
-    if (newEpoch) d.newEpoch = true;
+    if (newEpoch) d.newEpoch = newEpoch;
     this.lastSeq = seq;
+    if (sourceId !== undefined) this.sourceId = sourceId;
     this.acceptedOnConnection++;
     return d;
   }

@@ -4,7 +4,7 @@
 //
 //   connecting ──200 text/event-stream──▶ streaming ──body ends / reset / idle 45 s──▶ backoff ─┐
 //      ▲  │                                                                                     │
-//      │  ├─404──────────────────────────▶ ended   (the session does not exist: it ended)      │
+//      │  ├─404 / 410────────────────────▶ ended   (the session does not exist: it ended)      │
 //      │  ├─401──▶ unauthorized (key re-read, long wait)                                        │
 //      │  ├─403──▶ forbidden    (long wait)                                                     │
 //      │  ├─429──▶ backoff for Retry-After                                                      │
@@ -17,6 +17,10 @@
 // counter resets once a connection delivered frames, so a healthy stream that is cut reconnects fast.
 // While the handler applies back-pressure (the spool is full) reading pauses and the idle watchdog
 // is off: silence we caused is not a dead connection.
+//
+// The subscriber owns the session's SequencedStream: it hands out sequenced items (events, gaps,
+// duplicates, malformed frames, epoch changes), never raw frames, and tells the stream how each
+// connection ended (a clean close means nothing was cut off; the real service resets instead).
 import type { Dispatcher } from 'undici';
 import type { BackoffConfig } from '../config/schema.js';
 import { discard, type StreamPosition, type UpstreamClient } from '../upstream/client.js';
@@ -24,27 +28,34 @@ import { describeApiError } from '../upstream/api-error.js';
 import { yieldIfDue } from '../util/fair-share.js';
 import { backoffDelay } from './backoff.js';
 import { createFrameDecoder, type Frame } from './frame-decoder.js';
+import type { SequencedStream, StreamItem } from './sequenced-stream.js';
 
 export type SubscriberState = 'idle' | 'connecting' | 'streaming' | 'backoff' | 'unauthorized' | 'forbidden' | 'ended' | 'stopped';
 export type ReconnectReason = 'closed' | 'idle' | 'network' | 'server_error' | 'rate_limited' | 'unauthorized'
   | 'forbidden' | 'bad_content_type' | 'frame_too_large' | 'http_error';
 
-export interface SubscriberHandler {
-  position(): StreamPosition;
-  onConnected(): void;
-  /** Frames of one chunk. A returned promise pauses reading until it settles (back-pressure). */
-  onFrames(frames: Frame[], observedMicros: number): void | Promise<void>;
-  onState(state: SubscriberState, detail?: string): void;
-  onReconnect(reason: ReconnectReason, delayMs: number, detail?: string): void;
-  onEnded(): void | Promise<void>;
-  /** A frame exceeded the size limit and the connection was dropped; the next connection must skip it. */
-  onFrameTooLarge(): void;
+/** One fact about the connection, reported once. */
+export type SubscriberEvent =
+  | { type: 'state'; state: SubscriberState; detail?: string }
+  | { type: 'reconnect'; reason: ReconnectReason; delayMs: number; detail?: string }
+  | { type: 'connected' };
+
+export interface StreamSink {
+  /** Items of one chunk, in order. A returned promise pauses reading until it settles (back-pressure, repair). */
+  push(items: StreamItem[], observedMicros: number): void | Promise<void>;
+  /** The session is over (404 or 410); `items` is what the stream still owes (gaps, an unknown tail). */
+  ended(items: StreamItem[], detail: string): Promise<void>;
+  report(ev: SubscriberEvent): void;
 }
 
 export interface SubscriberOptions {
   idleTimeoutMs: number;
   backoff: BackoffConfig;
+  /** Where a session with no position starts: `oldest` replays the service's buffer. */
+  start: 'oldest' | 'latest' | number;
   random?: () => number;
+  /** Wall clock in ms (injectable for tests). */
+  now?: () => number;
 }
 
 export class Subscriber {
@@ -60,8 +71,9 @@ export class Subscriber {
 
   constructor(
     private readonly sessionId: string,
-    private readonly client: UpstreamClient,
-    private readonly handler: SubscriberHandler,
+    private readonly client: Pick<UpstreamClient, 'openStream' | 'invalidateKey'>,
+    private readonly stream: SequencedStream,
+    private readonly sink: StreamSink,
     private readonly opts: SubscriberOptions,
   ) {
     this.stopSignal = new Promise((resolve) => (this.signalStop = resolve));
@@ -91,7 +103,15 @@ export class Subscriber {
 
   private setState(s: SubscriberState, detail?: string): void {
     this.state = s;
-    this.handler.onState(s, detail);
+    this.sink.report(detail === undefined ? { type: 'state', state: s } : { type: 'state', state: s, detail });
+  }
+
+  /** Last-Event-ID once the session has a position (spec rule 6); before that the start rule decides. */
+  private position(): StreamPosition {
+    if (this.stream.lastSeq > 0) return { lastEventId: this.stream.lastSeq, replayAll: false };
+    // A new epoch with nothing accepted yet, or `oldest`: from the oldest retained event. `latest`
+    // with no baseline asks for new events only, again after a reconnect (history stays skipped).
+    return { replayAll: this.opts.start !== 'latest' || this.stream.epoch > 0 };
   }
 
   private async run(): Promise<void> {
@@ -101,7 +121,7 @@ export class Subscriber {
       this.controller = ac;
       let result;
       try {
-        result = await this.client.openStream(this.sessionId, this.handler.position(), ac.signal);
+        result = await this.client.openStream(this.sessionId, this.position(), ac.signal);
       } catch (err) {
         if (this.stopped) break;
         await this.retry('network', this.nextDelay(), networkMessage(err));
@@ -120,9 +140,14 @@ export class Subscriber {
       const detail = describeApiError(result.status, result.error);
       switch (result.status) {
         case 404:
-          await this.handler.onEnded();
+        case 410: {
+          // Both mean the session does not exist any more (spec "Errors"): it ended.
+          const owed: StreamItem[] = [];
+          this.stream.sessionEnded(owed);
+          await this.sink.ended(owed, detail);
           this.setState('ended', detail);
           return;
+        }
         case 401:
           // The key may have been rotated in its file: re-read it; retry soon once, then slowly.
           this.client.invalidateKey();
@@ -148,7 +173,7 @@ export class Subscriber {
   private async retry(reason: ReconnectReason, delayMs: number, detail?: string, state: SubscriberState = 'backoff'): Promise<void> {
     if (this.stopped) return;
     this.setState(state, detail);
-    this.handler.onReconnect(reason, delayMs, detail);
+    this.sink.report(detail === undefined ? { type: 'reconnect', reason, delayMs } : { type: 'reconnect', reason, delayMs, detail });
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, delayMs);
       this.wake = () => {
@@ -172,7 +197,10 @@ export class Subscriber {
     // refresh() does not re-arm a cleared timer, so pausing replaces the timer instead.
     let watchdog = setTimeout(onIdle, this.opts.idleTimeoutMs);
     this.setState('streaming');
-    this.handler.onConnected();
+    this.stream.newConnection();
+    this.sink.report({ type: 'connected' });
+    const now = this.opts.now ?? Date.now;
+    let clean = false;
     try {
       for await (const chunk of body) {
         watchdog.refresh();
@@ -180,7 +208,7 @@ export class Subscriber {
         decoder.feed(chunk, frames);
         if (frames.length === 0) continue;
         this.attempt = 0;
-        const pause = this.handler.onFrames(frames, Date.now() * 1000);
+        const pause = this.deliver(frames, now() * 1000);
         if (pause) {
           clearTimeout(watchdog);
           await Promise.race([pause, this.stopSignal]);
@@ -188,20 +216,39 @@ export class Subscriber {
         }
         const turn = yieldIfDue();
         if (turn) await turn;
-        if (this.stopped) break;
+        if (this.stopped) return { reason: 'closed', detail: 'stopped' };
       }
+      // The body ended without an error: flush what the parser held back (a last frame ending in CR).
+      const frames: Frame[] = [];
+      decoder.end(frames);
+      if (frames.length > 0) {
+        clearTimeout(watchdog);
+        const pause = this.deliver(frames, now() * 1000);
+        if (pause) await Promise.race([pause, this.stopSignal]);
+      }
+      clean = true;
       return { reason: 'closed', detail: 'the service closed the stream' };
     } catch (err) {
       if (why === 'idle') return { reason: 'idle', detail: `no bytes for ${this.opts.idleTimeoutMs} ms` };
       if (why === 'frame_too_large') {
-        this.handler.onFrameTooLarge();
+        const items: StreamItem[] = [];
+        this.stream.frameTooLarge(items);
+        const pause = this.sink.push(items, now() * 1000);
+        if (pause) await Promise.race([pause, this.stopSignal]);
         return { reason: 'frame_too_large', detail: 'a frame exceeded the size limit' };
       }
       return { reason: 'network', detail: networkMessage(err) };
     } finally {
+      this.stream.connectionEnded(clean);
       clearTimeout(watchdog);
       discard(body);
     }
+  }
+
+  private deliver(frames: Frame[], observedMicros: number): void | Promise<void> {
+    const items: StreamItem[] = [];
+    for (const f of frames) this.stream.push(f, items);
+    return this.sink.push(items, observedMicros);
   }
 }
 

@@ -1,5 +1,6 @@
-// HTTP client of the session service (undici). Two operations (spec "Endpoints"):
-// streamBrowserTelemetry and the browser pool lookup. Results at this boundary are values, not
+// HTTP client of the session service (undici). Three operations: streamBrowserTelemetry and the
+// browser pool lookup (spec "Endpoints"), and the telemetry archive the real service also has
+// (DESIGN.md "Notes on the real service"; see upstream/archive.ts). Results at this boundary are values, not
 // exceptions, except for network failures (connection refused, reset, timeout), which throw.
 import { request, type Dispatcher } from 'undici';
 import type { TlsFiles } from '../config/tls.js';
@@ -25,6 +26,19 @@ export type OpenStreamResult =
 
 export type GetResult<T> =
   | { kind: 'ok'; value: T }
+  | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number };
+
+export interface ArchivePageQuery {
+  /** 1..100 (the service's bound). */
+  limit: number;
+  offset?: string;
+  /** RFC 3339; the service defaults to 5 minutes ago, so a reader of older history must say. */
+  since?: string;
+  order?: 'asc' | 'desc';
+}
+
+export type ArchivePageResult =
+  | { kind: 'ok'; items: unknown[]; hasMore: boolean; nextOffset?: string }
   | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number };
 
 export interface UpstreamClientOptions {
@@ -81,6 +95,37 @@ export class UpstreamClient {
     return { kind: 'stream', body: res.body };
   }
 
+  /**
+   * GET /browsers/{id}/telemetry/events: one page of the archive. `offset` is the opaque cursor of
+   * the previous page's X-Next-Offset, passed back as it came.
+   */
+  async listEvents(sessionId: string, q: ArchivePageQuery, signal?: AbortSignal): Promise<ArchivePageResult> {
+    const url = new URL(`${this.opts.baseUrl}/browsers/${encodeURIComponent(sessionId)}/telemetry/events`);
+    url.searchParams.set('limit', String(q.limit));
+    if (q.offset !== undefined) url.searchParams.set('offset', q.offset);
+    else if (q.since !== undefined) url.searchParams.set('since', q.since);
+    if (q.order !== undefined) url.searchParams.set('order', q.order);
+    const res = await request(url, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
+    const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_ARCHIVE_BODY);
+    if (res.statusCode !== 200) {
+      const out: ArchivePageResult = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
+      const ra = parseRetryAfter(res.headers['retry-after']);
+      if (ra !== undefined) out.retryAfterMs = ra;
+      return out;
+    }
+    let items: unknown;
+    try {
+      items = JSON.parse(text);
+    } catch {
+      return { kind: 'error', status: 200, error: { code: 'invalid_response', message: 'archive page is not JSON' } };
+    }
+    if (!Array.isArray(items)) return { kind: 'error', status: 200, error: { code: 'invalid_response', message: 'archive page is not a list' } };
+    const more = String(res.headers['x-has-more'] ?? '').trim().toLowerCase() === 'true';
+    const next = res.headers['x-next-offset'];
+    const nextOffset = Array.isArray(next) ? next[0] : next;
+    return { kind: 'ok', items, hasMore: more && nextOffset !== undefined && nextOffset !== '', ...(nextOffset ? { nextOffset } : {}) };
+  }
+
   /** GET /browser_pools/{id_or_name} */
   async getPool(idOrName: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
     const url = `${this.opts.baseUrl}/browser_pools/${encodeURIComponent(idOrName)}`;
@@ -110,6 +155,8 @@ export class UpstreamClient {
 
 const MAX_ERROR_BODY = 64 * 1024;
 const MAX_POOL_BODY = 4 * 1024 * 1024;
+/** 100 events of up to ~1 MB each (screenshots). */
+const MAX_ARCHIVE_BODY = 128 * 1024 * 1024;
 
 /**
  * Reads a (small) response body as text, giving up after `timeoutMs` or `maxBytes`: an error answer

@@ -13,6 +13,12 @@ export const TELEMETRY_CATEGORIES = [
 ] as const;
 export type TelemetryCategory = (typeof TELEMETRY_CATEGORIES)[number];
 
+/**
+ * What the real service captures when a flag is unstated (its own docs and SDK): the operational
+ * categories are opt-out, the CDP ones, screenshot and platform opt-in.
+ */
+export const DEFAULT_ON_CATEGORIES: readonly TelemetryCategory[] = ['control', 'connection', 'system', 'captcha'];
+
 export interface PoolTelemetry {
   /** `telemetry.browser.<category>.enabled` as the pool states it; a category it does not mention is absent. */
   categories: Partial<Record<TelemetryCategory, boolean>>;
@@ -194,9 +200,9 @@ export interface PoolFinding {
 
 /**
  * The conditions of DESIGN.md's pool resolver: every category off (an empty stream), the pool
- * exporting OTLP itself (double delivery), excluded cdp_command methods. "Every category off" means
- * every flag is stated and false: the spec does not say what an unstated flag means, and the
- * simulator captures such categories, so an unstated flag is not taken as off.
+ * exporting OTLP itself (double delivery), excluded cdp_command methods. An unstated flag means the
+ * real service's default for that category (DEFAULT_ON_CATEGORIES): "every category off" needs the
+ * operational ones stated false and no opt-in one stated true.
  */
 export function poolFindings(pool: BrowserPool): PoolFinding[] {
   const t = pool.telemetry;
@@ -204,7 +210,7 @@ export function poolFindings(pool: BrowserPool): PoolFinding[] {
     return [{ key: 'telemetry-unknown', level: 'info', message: 'the pool shows no telemetry configuration; cannot tell whether its sessions capture telemetry' }];
   }
   const out: PoolFinding[] = [];
-  if (t.hasBrowserSection && TELEMETRY_CATEGORIES.every((c) => t.categories[c] === false)) {
+  if (t.hasBrowserSection && TELEMETRY_CATEGORIES.every((c) => !(t.categories[c] ?? DEFAULT_ON_CATEGORIES.includes(c)))) {
     out.push({ key: 'telemetry-off', level: 'warn', message: 'every telemetry category is off in the pool configuration: the streams of its sessions will stay empty' });
   }
   if (t.otlpExport.enabled === true) {

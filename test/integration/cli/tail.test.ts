@@ -73,7 +73,8 @@ describe('tail', () => {
   });
 
   it('-o json masks secrets by default and leaves every other envelope byte for byte', async () => {
-    const s = sim.createSession('s1');
+    // Network and page events carry the secrets; they are opt-in, as on the real service.
+    const s = sim.createSession('s1', { categories: 'all' });
     const sent = s.emit(120);
     const res = await readThenEnd(tail(['s1', '--from', 'oldest', '-o', 'json']), s, 120);
     const got = lines(res.stdout);
@@ -110,7 +111,9 @@ describe('tail', () => {
       '· following s1 from the oldest retained event; Ctrl-C to stop',
       '⚠ skipped an undecodable frame (id 4): data is not valid JSON',
       '⚠ gap: event #4 was not received (evicted by the service or undecodable)',
-      expect.stringMatching(/^· the stream closed \(the service closed the stream\); reconnecting in \d+ ms$/),
+      // The session ends as the real one does: the connection is reset, the next request gets 502, then 404.
+      expect.stringMatching(/^⚠ network error \(\w+\); reconnecting in \d+ ms$/),
+      expect.stringMatching(/^⚠ the service failed \(502 bad_gateway: browser session s1 is unavailable\); reconnecting in \d+ ms$/),
       '· session s1 ended',
     ]);
   });

@@ -1,10 +1,14 @@
-// Loss is never silent (DESIGN.md "Delivery semantics" 3): events evicted from the service's
-// buffer while the bridge was down, and frames that do not decode, become exact gap records.
+// Loss is repaired where possible and never silent (DESIGN.md "Delivery semantics" 3): events the
+// stream did not deliver (evicted from the service's buffer, frames that did not decode, a service
+// restart) are read from the service's archive; what it cannot supply (no archive, `archive: off`)
+// becomes an exact gap record that says why.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());
+
+const NO_ARCHIVE = { ...FAST, upstream: { ...(FAST.upstream as object), archive: 'off' } };
 
 const gaps = (h: Harness, id: string) =>
   h.receiver.records
@@ -13,53 +17,49 @@ const gaps = (h: Harness, id: string) =>
       first: r.attributes['browser.telemetry.gap.first_seq'],
       last: r.attributes['browser.telemetry.gap.last_seq'],
       count: r.attributes['browser.telemetry.gap.count'],
+      reason: r.attributes['browser.telemetry.gap.reason'],
       severity: r.severityText,
-      severityNumber: r.severityNumber,
     }));
 
-describe('gap records', () => {
-  it('eviction while the bridge is down yields one exact gap record', async () => {
+const seqs = (h: Harness, id: string): number[] =>
+  h.receiver.records
+    .filter((r) => r.eventName !== 'browser.telemetry_gap' && r.attributes['browser.session.id'] === id)
+    .map((r) => Number(r.attributes['browser.telemetry.seq']));
+
+describe('gaps without an archive: exact records that say why', () => {
+  it('eviction while the bridge is down yields one exact gap record (evicted)', async () => {
     h = await harness({ bufferSize: 50 });
     const s = h.sim.createSession('ev');
     s.emit(20);
-    let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ev' });
+    let bridge = await h.startBridge(NO_ARCHIVE, { BRIDGE_SESSIONS: 'ev' });
     await until(() => h.receiver.records.length >= 20, '20 records');
     await bridge.shutdown(5000);
     s.emit(200); // seq 21..220; the service keeps only 171..220
-    bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ev' });
+    bridge = await h.startBridge(NO_ARCHIVE, { BRIDGE_SESSIONS: 'ev' });
     await until(() => h.receiver.records.length >= 20 + 1 + 50, 'the gap record and the retained events');
     s.end();
     await bridge.supervisor.untilAllEnded();
-    expect(gaps(h, 'ev')).toEqual([{ first: 21, last: 170, count: 150, severity: 'WARN', severityNumber: 13 }]);
-    expect(h.tally(['ev'])[0]).toMatchObject({ unique: 70, missing: 0, gapEvents: 150, duplicates: 0 });
-    expect(bridge.supervisor.status()[0]).toMatchObject({ gaps: 1, missingEvents: 150 });
+    expect(gaps(h, 'ev')).toEqual([
+      { first: 21, last: 170, count: 150, reason: 'evicted', severity: 'WARN' },
+      // The session ended with a reset, as the real one does: without an archive its tail is unknown.
+      { first: 221, last: undefined, count: undefined, reason: 'tail_unknown', severity: 'WARN' },
+    ]);
+    expect(h.tally(['ev'])[0]).toMatchObject({ unique: 70, missing: 0, gapEvents: 150, tailsUnknown: 1, duplicates: 0 });
+    expect(bridge.supervisor.status()[0]).toMatchObject({ gaps: 2, missingEvents: 150 });
+    expect(await bridge.metrics.registry.getSingleMetricAsString('bridge_tails_unknown_total')).toMatch(/ 1$/m);
   });
 
-  it('a first connection to a session whose oldest events were evicted reports them (start: oldest)', async () => {
+  it('history evicted before the bridge first followed the session is INFO, not a loss (start: oldest)', async () => {
     h = await harness({ bufferSize: 30 });
     h.sim.createSession('old').emit(100);
-    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'old' });
+    const bridge = await h.startBridge(NO_ARCHIVE, { BRIDGE_SESSIONS: 'old' });
     await until(() => h.receiver.records.length >= 31, 'gap + 30 retained');
     h.sim.session('old')!.end();
     await bridge.supervisor.untilAllEnded();
-    expect(gaps(h, 'old')).toEqual([{ first: 1, last: 70, count: 70, severity: 'WARN', severityNumber: 13 }]);
+    expect(gaps(h, 'old')[0]).toEqual({ first: 1, last: 70, count: 70, reason: 'evicted_before_follow', severity: 'INFO' });
   });
 
-  it('start: latest skips history without reporting it as lost', async () => {
-    h = await harness();
-    const s = h.sim.createSession('lat');
-    s.emit(100);
-    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'lat', BRIDGE_START: 'latest' });
-    await until(() => bridge.supervisor.status()[0]?.state === 'streaming', 'streaming');
-    s.emit(10);
-    await until(() => h.receiver.records.length >= 10, '10 new records');
-    s.end();
-    await bridge.supervisor.untilAllEnded();
-    expect(gaps(h, 'lat')).toEqual([]);
-    expect(h.receiver.records.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([101, 102, 103, 104, 105, 106, 107, 108, 109, 110]);
-  });
-
-  it('malformed frames are counted, become gap records, and everything else arrives', async () => {
+  it('malformed frames are counted and become gap records with reason malformed', async () => {
     h = await harness();
     const s = h.sim.createSession('mf');
     s.emit(50);
@@ -69,27 +69,103 @@ describe('gap records', () => {
     const bad3 = s.injectMalformed('json');
     s.emit(50);
     const tail = s.injectMalformed('json'); // the very last frame: reported when the session ends
-    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'mf' });
+    const bridge = await h.startBridge(NO_ARCHIVE, { BRIDGE_SESSIONS: 'mf' });
     await until(() => h.receiver.records.length >= 152, '150 events + 2 gap records');
     s.end();
     await bridge.supervisor.untilAllEnded();
-    expect(gaps(h, 'mf').map((g) => [g.first, g.last, g.count])).toEqual([[bad1, bad1, 1], [bad2, bad3, 2], [tail, tail, 1]]);
+    const g = gaps(h, 'mf');
+    expect(g.filter((x) => x.reason === 'malformed').map((x) => [x.first, x.last, x.count])).toEqual([[bad1, bad1, 1], [bad2, bad3, 2], [tail, tail, 1]]);
     expect(h.tally(['mf'])[0]).toMatchObject({ unique: 150, missing: 0, gapEvents: 4 });
     expect(bridge.supervisor.status()[0]!.malformedFrames).toBe(4);
     expect(await bridge.metrics.registry.getSingleMetricAsString('bridge_malformed_frames_total')).toMatch(/ 4$/m);
   });
+});
 
-  it('a service restart (seq going backwards on one connection) starts a new epoch instead of dropping events', async () => {
+describe('gaps repaired from the archive', () => {
+  it('events evicted while the bridge was down are read from the archive: no gap, nothing lost', async () => {
+    h = await harness({ bufferSize: 50 });
+    const s = h.sim.createSession('ev');
+    s.emit(20);
+    let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ev' });
+    await until(() => h.receiver.records.length >= 20, '20 records');
+    await bridge.shutdown(5000);
+    s.emit(200);
+    bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ev' });
+    await until(() => h.receiver.records.length >= 220, 'all 220 events');
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    expect(gaps(h, 'ev')).toEqual([]);
+    expect(h.tally(['ev'])[0]).toMatchObject({ unique: 220, missing: 0, gapRecords: 0, duplicates: 0 });
+    expect(seqs(h, 'ev')).toEqual(Array.from({ length: 220 }, (_, i) => i + 1));
+    expect(bridge.supervisor.status()[0]).toMatchObject({ repaired: 150, gaps: 0 });
+  });
+
+  it('history evicted before the first connection is read from the archive too', async () => {
+    h = await harness({ bufferSize: 30 });
+    h.sim.createSession('old').emit(100);
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'old' });
+    await until(() => h.receiver.records.length >= 100, '100 events');
+    h.sim.session('old')!.end();
+    await bridge.supervisor.untilAllEnded();
+    expect(gaps(h, 'old')).toEqual([]);
+    expect(seqs(h, 'old')).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+  });
+
+  it('frames that did not decode are replaced by the archived events', async () => {
     h = await harness();
-    const s = h.sim.createSession('ep');
-    s.emit(30);
-    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ep' });
-    await until(() => h.receiver.records.length >= 30, '30 records');
-    s.restartService();
+    const s = h.sim.createSession('mf');
     s.emit(10);
-    await until(() => h.receiver.records.length >= 40, '40 records');
-    const uids = h.receiver.records.slice(30).map((r) => r.attributes['log.record.uid']);
-    expect(uids).toEqual(Array.from({ length: 10 }, (_, i) => `ep:e1:${i + 1}`));
-    expect(bridge.supervisor.status()[0]!.epoch).toBe(1);
+    s.injectMalformed('json');
+    s.emit(10);
+    s.injectMalformed('envelope');
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'mf' });
+    await until(() => h.receiver.records.length >= 21, 'the first 21');
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    expect(gaps(h, 'mf')).toEqual([]);
+    expect(seqs(h, 'mf')).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
+    expect(bridge.supervisor.status()[0]).toMatchObject({ malformedFrames: 2, repaired: 2 });
+  });
+
+  it('a session that ended while the bridge was down: its tail is read from the archive, or said to be unknown', async () => {
+    for (const [id, config] of [['down', FAST], ['down-na', NO_ARCHIVE]] as const) {
+      h = await harness();
+      const s = h.sim.createSession(id);
+      s.emit(10);
+      let bridge = await h.startBridge(config, { BRIDGE_SESSIONS: id });
+      await until(() => h.receiver.records.length >= 10, '10 records');
+      await bridge.shutdown(5000);
+      s.emit(10);
+      s.end();
+      bridge = await h.startBridge(config, { BRIDGE_SESSIONS: id });
+      await bridge.supervisor.untilAllEnded();
+      if (config === FAST) {
+        expect(seqs(h, id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+        expect(gaps(h, id)).toEqual([]);
+      } else {
+        expect(seqs(h, id)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+        expect(gaps(h, id)).toEqual([{ first: 11, last: undefined, count: undefined, reason: 'tail_unknown', severity: 'WARN' }]);
+      }
+      await h.close();
+    }
+  });
+
+  it('the tail of a session that ended while the bridge was reconnecting is read from the archive', async () => {
+    h = await harness();
+    const s = h.sim.createSession('tl');
+    s.emit(10);
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'tl' });
+    await until(() => h.receiver.records.length >= 10, '10 records');
+    h.sim.faults.failNext = Array(5).fill({ status: 503 });
+    h.sim.faults.cutAfterFrames = 0;
+    s.emit(5);
+    await until(() => bridge.supervisor.status()[0]!.lastReceivedSeq >= 15, 'the live 5');
+    // The connection dies with the next frames; the session ends before the bridge is back.
+    h.sim.faults.cutAfterFrames = 1;
+    s.emit(5);
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    expect(gaps(h, 'tl')).toEqual([]);
+    expect(seqs(h, 'tl')).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 });

@@ -32,18 +32,85 @@ describe('hardening', () => {
     expect(h.receiver.records.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([11, 12, 13, 14, 15]);
   });
 
+  it('start: latest decides by seq, not ts: history with late times is skipped, new events with early times are kept', async () => {
+    h = await harness();
+    const s = h.sim.createSession('ls');
+    // History stamped a minute in the future (a forwarding time), then nothing new yet.
+    for (let i = 0; i < 10; i++) s.emitEvent({ type: 'api_call', category: 'control', ts: (Date.now() + 60_000) * 1000 + i });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ls', BRIDGE_START: 'latest' });
+    await until(() => bridge.supervisor.status()[0]?.state === 'streaming', 'streaming');
+    // New events stamped a minute in the past (an OOM kill carries the kernel's earlier time).
+    for (let i = 0; i < 3; i++) s.emitEvent({ type: 'system_oom_kill', category: 'system', ts: (Date.now() - 60_000) * 1000 + i });
+    await until(() => h!.receiver.records.length >= 3, 'the 3 new events');
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    expect(h.receiver.records.filter((r) => r.eventName !== 'browser.telemetry_gap').map((r) => r.attributes['browser.telemetry.seq'])).toEqual([11, 12, 13]);
+  });
+
+  it('start: latest keeps its baseline across a restart of the bridge before the first event', async () => {
+    h = await harness();
+    const s = h.sim.createSession('lb');
+    s.emit(10);
+    let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'lb', BRIDGE_START: 'latest' });
+    await until(() => bridge.supervisor.status()[0]?.state === 'streaming', 'streaming');
+    await bridge.shutdown(5000);
+    s.emit(5); // after the baseline: these belong to the followed part of the session
+    bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'lb', BRIDGE_START: 'latest' });
+    await until(() => h!.receiver.records.length >= 5, 'the 5 events emitted while the bridge was down');
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    expect(h.receiver.records.filter((r) => r.eventName !== 'browser.telemetry_gap').map((r) => r.attributes['browser.telemetry.seq'])).toEqual([11, 12, 13, 14, 15]);
+  });
+
+  it('hostile framing: CR-only line ends deliver the last frame, and an id: that disagrees with seq is malformed, not a restart', async () => {
+    h = await harness();
+    const env = (seq: number) => JSON.stringify({ seq, event: { ts: Date.now() * 1000, type: 'api_call', category: 'control', source: { kind: 'kernel_api' }, data: {} } });
+    let streams = 0;
+    extra = createServer((req, res) => {
+      if (!req.url?.includes('/telemetry/stream') || streams++ > 0) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"code":"not_found","message":"gone"}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // Frame 3 says id 3 but carries seq 1000; the stream closes cleanly right after a bare CR.
+      res.end(`id: 1\rdata: ${env(1)}\r\rid: 2\rdata: ${env(2)}\r\rid: 3\rdata: ${env(1000)}\r\rid: 4\rdata: ${env(4)}\r\r`);
+    });
+    await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(extra.address() as AddressInfo).port}`;
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'cr', BROWSER_API_URL: url });
+    await bridge.supervisor.untilAllEnded();
+    await until(() => h!.receiver.records.length >= 4, 'events 1, 2, 4 and the gap for 3');
+    const recs = h.receiver.records.map((r) => r.eventName === 'browser.telemetry_gap'
+      ? `gap ${r.attributes['browser.telemetry.gap.first_seq']}-${r.attributes['browser.telemetry.gap.last_seq']} ${r.attributes['browser.telemetry.gap.reason']}`
+      : String(r.attributes['log.record.uid']));
+    expect(recs).toEqual(['cr:1', 'cr:2', 'gap 3-3 malformed', 'cr:4']);
+    expect(bridge.supervisor.status()[0]).toMatchObject({ epoch: 0, malformedFrames: 1, missingEvents: 1 });
+  });
+
+  it('410 Gone ends the session like 404', async () => {
+    h = await harness();
+    h.sim.createSession('gone');
+    h.sim.faults.failNext.push({ status: 410, code: 'gone' });
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'gone' });
+    await bridge.supervisor.untilAllEnded();
+    expect(bridge.supervisor.status()[0]).toMatchObject({ state: 'ended' });
+    expect(bridge.supervisor.status()[0]!.reconnects.http_error).toBeUndefined();
+  });
+
   it('a frame above the size limit is skipped as a gap instead of wedging the session', async () => {
     h = await harness();
     const s = h.sim.createSession('big');
     s.emit(1);
     s.emitEvent({ type: 'console_log', category: 'console', data: { text: 'x'.repeat(33 * 1024 * 1024) } });
     s.emit(2);
-    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'big' });
+    // Without the archive, which would otherwise supply the event the stream could not carry.
+    const bridge = await h.startBridge({ ...FAST, upstream: { ...(FAST.upstream as object), archive: 'off' } }, { BRIDGE_SESSIONS: 'big' });
     await until(() => h!.receiver.records.length >= 4, 'events 1, 3, 4 and a gap record for 2', 20_000);
     s.end();
     await bridge.supervisor.untilAllEnded();
-    const gaps = h.receiver.records.filter((r) => r.eventName === 'browser.telemetry_gap');
-    expect(gaps.map((g) => [g.attributes['browser.telemetry.gap.first_seq'], g.attributes['browser.telemetry.gap.last_seq']])).toEqual([[2, 2]]);
+    const gaps = h.receiver.records.filter((r) => r.eventName === 'browser.telemetry_gap' && r.attributes['browser.telemetry.gap.reason'] !== 'tail_unknown');
+    expect(gaps.map((g) => [g.attributes['browser.telemetry.gap.first_seq'], g.attributes['browser.telemetry.gap.last_seq'], g.attributes['browser.telemetry.gap.reason']])).toEqual([[2, 2, 'frame_too_large']]);
     expect(h.tally(['big'])[0]).toMatchObject({ unique: 3, missing: 0 });
     expect(bridge.supervisor.status()[0]!.reconnects.frame_too_large).toBe(1);
   }, 60_000);

@@ -73,8 +73,9 @@ describe('configuration reload', () => {
   });
 
   it('applies new filters from the next event on, and drops nothing that was read before the reload', async () => {
-    const a = world.sim.createSession('a');
-    const b = world.sim.createSession('b');
+    // Console and page are opt-in, as on the real service.
+    const a = world.sim.createSession('a', { categories: ['console', 'page'] });
+    const b = world.sim.createSession('b', { categories: ['console', 'page'] });
     await start({ sessions: ['a', 'b'] });
     await eventually(streaming('a'), 'a streaming');
     await eventually(streaming('b'), 'b streaming');

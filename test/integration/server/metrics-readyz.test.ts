@@ -46,6 +46,7 @@ describe('/metrics', () => {
       ['bridge_events_filtered_total', 'counter'], ['bridge_events_rejected_total', 'counter'],
       ['bridge_events_duplicate_total', 'counter'], ['bridge_gap_records_total', 'counter'],
       ['bridge_missing_events_total', 'counter'], ['bridge_malformed_frames_total', 'counter'],
+      ['bridge_tails_unknown_total', 'counter'], ['bridge_archive_repaired_events_total', 'counter'],
       ['bridge_reconnects_total', 'counter'], ['bridge_export_requests_total', 'counter'],
       ['bridge_export_duration_seconds', 'histogram'], ['bridge_spool_records', 'gauge'],
       ['bridge_spool_bytes', 'gauge'], ['bridge_oldest_undelivered_age_seconds', 'gauge'],
@@ -60,15 +61,16 @@ describe('/metrics', () => {
     s.emit(40);
     s.injectMalformed('json');
     s.emit(9);
-    await world.receiver.waitFor((rs) => rs.length === 50); // 49 events + 1 gap record for the bad frame
+    await world.receiver.waitFor((rs) => rs.length === 50); // 49 events + the bad frame's event, read from the archive
     const after = await eventually(async () => {
       const m = await scrape();
       return value(m, 'bridge_events_delivered_total') === 50 ? m : undefined;
     }, 'delivered counter');
-    expect(value(after, 'bridge_events_received_total')).toBe(49);
+    expect(value(after, 'bridge_events_received_total')).toBe(50);
     expect(value(after, 'bridge_malformed_frames_total')).toBe(1);
-    expect(value(after, 'bridge_gap_records_total')).toBe(1);
-    expect(value(after, 'bridge_missing_events_total')).toBe(1);
+    expect(value(after, 'bridge_archive_repaired_events_total')).toBe(1);
+    expect(value(after, 'bridge_gap_records_total')).toBe(0);
+    expect(value(after, 'bridge_missing_events_total')).toBe(0);
     expect(value(after, 'bridge_export_requests_total')).toBeGreaterThan(0);
     expect(value(after, 'bridge_export_duration_seconds_count')).toBe(value(after, 'bridge_export_requests_total'));
     expect(value(after, 'bridge_sessions', { state: 'streaming' })).toBe(1);

@@ -156,7 +156,7 @@ describe('simulator faults', () => {
   it('faults can be replaced as a whole object and are read per request', async () => {
     sim = await startSimulator();
     sim.createSession('s1');
-    sim.faults = { failNext: [{ status: 503, retryAfterSeconds: 2 }], wrongContentType: 0, crlf: false, splitData: false };
+    sim.faults = { failNext: [{ status: 503, retryAfterSeconds: 2 }], wrongContentType: 0, crlf: false, crOnly: false, splitData: false, staleResume: 'wait', endedServerErrors: 1 };
     const a = await openStream(sim.url, 's1');
     expect(a.status).toBe(503);
     expect(a.headers['retry-after']).toBe('2');

@@ -61,12 +61,13 @@ describe('simulated telemetry stream', () => {
     s.emit(10);
     const a = await openStream(sim.url, 's1', { lastEventId: '6' });
     const b = await openStream(sim.url, 's1', { lastEventId: '6', replay: 'all' });
+    // Last-Event-ID 0 names no event: the real service then streams from now.
     const c = await openStream(sim.url, 's1', { lastEventId: '0' });
     expect(ids(await a.waitFrames(4))).toEqual([7, 8, 9, 10]);
     expect(ids(await b.waitFrames(4))).toEqual([7, 8, 9, 10]);
-    expect(ids(await c.waitFrames(10))[0]).toBe(1);
     s.emit(1);
     expect(ids(await a.waitFrames(5))[4]).toBe(11);
+    expect(ids(await c.waitFrames(1))).toEqual([11]);
     for (const x of [a, b, c]) x.close();
   });
 
@@ -82,11 +83,12 @@ describe('simulated telemetry stream', () => {
     old.close();
   });
 
-  it('sends keepalive comment frames when idle', async () => {
+  it('sends bare keepalive comment frames when idle, and asks proxies not to buffer', async () => {
     sim = await startSimulator({ keepaliveMs: 50 });
     sim.createSession('s1');
     const st = await openStream(sim.url, 's1');
-    expect(await st.waitComments(2, 2000)).toEqual(['keepalive', 'keepalive']);
+    expect(st.headers['x-accel-buffering']).toBe('no');
+    expect(await st.waitComments(2, 2000)).toEqual(['', '']);
     expect(st.frames).toHaveLength(0);
     st.close();
   });
@@ -118,35 +120,75 @@ describe('simulated telemetry stream', () => {
     expect(JSON.parse(await bodyText(st))).toMatchObject({ code: 'not_found', message: expect.any(String) });
   });
 
-  it('end() flushes, closes the live stream cleanly, and later requests answer 404', async () => {
+  it('end() resets the live stream (never a clean close); the next request answers 502, later ones 404', async () => {
     sim = await startSimulator({ seed: 6 });
     const s = sim.createSession('s1');
     const st = await openStream(sim.url, 's1');
     s.emit(3);
+    await st.waitFrames(3);
+    st.pause();
+    s.emit(2);
     s.end();
-    expect(await st.done).toEqual({ clean: true });
-    expect(ids(st.frames)).toEqual([1, 2, 3]);
+    expect(await st.done).toEqual({ clean: false });
     expect(s.ended).toBe(true);
+    const first = await openStream(sim.url, 's1', { lastEventId: '3' });
+    expect(first.status).toBe(502);
+    await bodyText(first);
     const again = await openStream(sim.url, 's1', { lastEventId: '3' });
     expect(again.status).toBe(404);
     expect(JSON.parse(await bodyText(again)).code).toBe('not_found');
     expect(() => s.emit(1)).toThrow(/ended/);
   });
 
-  it('restartService: seq restarts at 1 on the live connection and the buffer is cleared', async () => {
+  it('end() while the reader lags: what arrives is in order (evictions aside), and the stream is reset', async () => {
+    sim = await startSimulator({ seed: 16 });
+    const s = sim.createSession('s1');
+    const st = await openStream(sim.url, 's1');
+    st.pause();
+    for (let i = 0; i < 20; i++) s.emit(1000);
+    s.end();
+    st.resume();
+    expect((await st.done).clean).toBe(false);
+    const got = ids(st.frames);
+    expect(got.every((v, i) => i === 0 || v > (got[i - 1] as number))).toBe(true);
+    expect(got.at(-1)).toBeLessThan(20_000);
+  });
+
+  it('restartService drops the connection; the next one sees seq from 1 with a new telemetry_session_id', async () => {
     sim = await startSimulator({ seed: 7 });
     const s = sim.createSession('s1');
     s.emit(5);
+    const before = s.telemetrySessionId;
     const st = await openStream(sim.url, 's1', { replay: 'all' });
-    await st.waitFrames(5);
+    const old = await st.waitFrames(5);
     s.restartService();
+    expect((await st.done).clean).toBe(false);
     expect(s.lastSeq).toBe(0);
+    expect(s.telemetrySessionId).not.toBe(before);
     s.emit(2);
-    expect(ids(await st.waitFrames(7))).toEqual([1, 2, 3, 4, 5, 1, 2]);
     const fresh = await openStream(sim.url, 's1', { replay: 'all' });
-    expect(ids(await fresh.waitFrames(2))).toEqual([1, 2]);
-    st.close();
+    const now = await fresh.waitFrames(2);
+    expect(ids(now)).toEqual([1, 2]);
+    const sid = (f: { data?: string }) => (JSON.parse(f.data ?? '') as { event: { source: { metadata: Record<string, string> } } }).event.source.metadata.telemetry_session_id;
+    expect(old.map(sid)).toEqual(Array(5).fill(before));
+    expect(now.map(sid)).toEqual([s.telemetrySessionId, s.telemetrySessionId]);
     fresh.close();
+  });
+
+  it('a Last-Event-ID from an earlier epoch: nothing until seq passes it (wait), or a replay from the oldest (replay)', async () => {
+    sim = await startSimulator({ seed: 17 });
+    const s = sim.createSession('s1');
+    s.emit(5);
+    s.restartService();
+    s.emit(3);
+    const waiting = await openStream(sim.url, 's1', { lastEventId: '5' });
+    sim.faults.staleResume = 'replay';
+    const replaying = await openStream(sim.url, 's1', { lastEventId: '5' });
+    expect(ids(await replaying.waitFrames(3))).toEqual([1, 2, 3]);
+    s.emit(3);
+    expect(ids(await waiting.waitFrames(1))).toEqual([6]);
+    waiting.close();
+    replaying.close();
   });
 
   it('serves many events to several connections in order, and counts stats', async () => {
@@ -194,7 +236,7 @@ describe('simulated telemetry stream', () => {
 
   it('every catalogue type and every cdp_command method arrives over the stream', async () => {
     sim = await startSimulator({ seed: 21 });
-    const s = sim.createSession('s1');
+    const s = sim.createSession('s1', { categories: 'all' });
     s.emit(400);
     const st = await openStream(sim.url, 's1', { replay: 'all' });
     const envs = (await st.waitFrames(400)).map((f) => JSON.parse(f.data ?? '') as { event: { type: string; data?: { method?: string } } });

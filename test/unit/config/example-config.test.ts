@@ -20,7 +20,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // Every key load-config.ts and mapping/options.ts accept, as paths.
 const ALL_KEYS = [
   'upstream.url', 'upstream.api_key', 'upstream.api_key_file', 'upstream.idle_timeout', 'upstream.connect_timeout',
-  'upstream.backoff.initial', 'upstream.backoff.max', 'upstream.backoff.auth', 'upstream.pool_refresh', 'upstream.ca_file',
+  'upstream.backoff.initial', 'upstream.backoff.max', 'upstream.backoff.auth', 'upstream.pool_refresh', 'upstream.ca_file', 'upstream.archive',
   'sessions', 'start', 'state.dir', 'spool.max_bytes', 'spool.commit_max_records', 'spool.commit_interval',
   'listen', 'control_token',
   'exporter.endpoint', 'exporter.protocol', 'exporter.headers', 'exporter.compression', 'exporter.timeout',

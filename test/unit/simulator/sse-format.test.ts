@@ -11,9 +11,10 @@ describe('SSE frame text', () => {
     expect(frameData(f)).toBe(json);
   });
 
-  it('keepalive is a comment frame', () => {
-    expect(keepaliveFrame(false)).toBe(': keepalive\n\n');
-    expect(keepaliveFrame(true)).toBe(': keepalive\r\n\r\n');
+  it('keepalive is a bare comment frame, as the real service writes it', () => {
+    expect(keepaliveFrame({ crlf: false, crOnly: false })).toBe(':\n\n');
+    expect(keepaliveFrame({ crlf: true, crOnly: false })).toBe(':\r\n\r\n');
+    expect(keepaliveFrame({ crlf: false, crOnly: true })).toBe(':\r\r');
   });
 
   it('crlf and splitData: lines rejoined with \\n give the same JSON value', () => {

@@ -57,4 +57,31 @@ describe('frame decoder', () => {
     d.feed(enc.encode('\n'), out);
     expect(out).toHaveLength(1);
   });
+
+  it('CR-only line ends: the last frame is dispatched when the stream ends (its final CR may not be followed by LF)', () => {
+    const d = createFrameDecoder(() => {});
+    const out: Frame[] = [];
+    d.feed(enc.encode(`id: 1\rdata: ${json}\r\rid: 2\rdata: ${json}\r\r`), out);
+    expect(out.map((f) => f.id)).toEqual(['1']);
+    d.end(out);
+    expect(out).toEqual([{ id: '1', data: json }, { id: '2', data: json }]);
+  });
+
+  it('CR-only frames in 1-byte chunks, flushed at the end', () => {
+    const d = createFrameDecoder(() => {});
+    const out: Frame[] = [];
+    for (const c of splitAt(enc.encode(`:\r\rid: 1\rdata: ${json}\r\r`), 1)) d.feed(c, out);
+    d.end(out);
+    expect(out).toEqual([{ id: '1', data: json }]);
+  });
+
+  it('end() does not dispatch a frame cut before its blank line', () => {
+    for (const tail of [`id: 3\ndata: ${json}\n`, `id: 3\ndata: ${json.slice(0, 20)}`, `id: 3\rdata: ${json}\r`]) {
+      const d = createFrameDecoder(() => {});
+      const out: Frame[] = [];
+      d.feed(enc.encode(tail), out);
+      d.end(out);
+      expect(out, JSON.stringify(tail)).toEqual([]);
+    }
+  });
 });

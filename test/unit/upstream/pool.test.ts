@@ -81,9 +81,13 @@ describe('poolFindings', () => {
     expect(f[0]?.message).toContain('will stay empty');
   });
 
-  it('one category on is enough; unstated flags are not taken as off', () => {
+  it('one category on is enough; an unstated flag means the service default', () => {
     expect(poolFindings(withTelemetry(telemetryConfig({ ...allOff, control: true })))).toEqual([]);
     expect(poolFindings(withTelemetry({ browser: { console: { enabled: false } } }))).toEqual([]);
+    // The operational categories off, the opt-in ones unstated: nothing is captured.
+    const opsOff = { control: { enabled: false }, connection: { enabled: false }, system: { enabled: false }, captcha: { enabled: false } };
+    expect(poolFindings(withTelemetry({ browser: opsOff })).map((x) => x.key)).toEqual(['telemetry-off']);
+    expect(poolFindings(withTelemetry({ browser: { ...opsOff, network: { enabled: true } } }))).toEqual([]);
   });
 
   it('warns about double delivery when the pool exports OTLP itself', () => {
