@@ -3,7 +3,7 @@
 // spooled, exported, acknowledged: counted by the sink) against the parse-only ceiling of the same
 // streams in the same run, and checks that every event arrived exactly as counted by
 // (session, seq).
-import { formatPeerArgs, type ScenarioContext } from './scenario-context.js';
+import { BENCH_SESSION, formatPeerArgs, type ScenarioContext } from './scenario-context.js';
 import { BridgeUnderTest } from './bridge-under-test.js';
 import { spawnScript, simControl, sinkStats, startPeer, stopChild, type Peer } from './peers.js';
 import { mib } from './rss-sampler.js';
@@ -41,7 +41,7 @@ export async function runBurst(ctx: ScenarioContext, o: BurstOptions): Promise<S
     const sink = await startPeer('bench/sink.ts');
     peers.push(sink);
     for (const id of ids) {
-      await simControl(sim.url, `/sessions/${id}`, {});
+      await simControl(sim.url, `/sessions/${id}`, BENCH_SESSION);
       await simControl(sim.url, `/sessions/${id}/emit?count=${o.eventsPerSession}`);
     }
 

@@ -11,3 +11,12 @@ export interface ScenarioContext {
 export function formatPeerArgs(flags: Record<string, string | number>): string[] {
   return Object.entries(flags).flatMap(([k, v]) => [`--${k}`, String(v)]);
 }
+
+/**
+ * How benchmark sessions are created in the simulator: every category a realistic agent session
+ * produces (the service captures control, connection, system and captcha by default; console,
+ * network, page, interaction and platform are opted in here, as a team exporting telemetry would),
+ * but not screenshots: those are opt-in in the service too, and at a thousand sessions their PNGs
+ * would measure the network, not the bridge.
+ */
+export const BENCH_SESSION = { categories: ['console', 'network', 'page', 'interaction', 'platform'] };

@@ -80,7 +80,7 @@ export class SessionPipeline implements StreamSink {
     this.now = deps.now ?? Date.now;
     this.startPos = spec.start ?? deps.defaultStart;
     const initial = row.checkpoint > 0 ? row.checkpoint : typeof this.startPos === 'number' ? this.startPos : 0;
-    this.stream = new SequencedStream({ lastSeq: initial, epoch: row.epoch }, this.startPos);
+    this.stream = new SequencedStream(row.sourceId === undefined ? { lastSeq: initial, epoch: row.epoch } : { lastSeq: initial, epoch: row.epoch, sourceId: row.sourceId }, this.startPos);
     this.ctx = { sessionId: spec.id, attributes: { ...spec.attributes }, epoch: row.epoch };
     this.stats = {
       id: spec.id, source: row.source, state: 'idle', lastReceivedSeq: initial, lastDeliveredSeq: row.checkpoint,
@@ -264,7 +264,7 @@ export class SessionPipeline implements StreamSink {
     }
     // The mapper counts filtered events in the metrics; the session keeps its own number for status.
     if (record === null) this.stats.filtered++;
-    this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, bytes);
+    this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, bytes, this.stream.sourceId);
   }
 
   private gap(g: GapItem, observedMicros: number): void {

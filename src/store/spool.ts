@@ -62,6 +62,7 @@ interface Pending {
   oldestTsMicros: number;
   checkpoint: number;
   epoch: number;
+  sourceId: string | undefined;
 }
 
 export class Spool {
@@ -112,14 +113,15 @@ export class Spool {
    * Appends one encoded record of a session (or, with `record` null, only moves its checkpoint: a
    * filtered event). The checkpoint becomes durable with the transaction that carries the record.
    */
-  append(sessionId: string, seq: number, epoch: number, tsMicros: number, record: Buffer | null): void {
+  append(sessionId: string, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId?: string): void {
     let p = this.pending.get(sessionId);
     if (!p) {
-      p = { sessionId, parts: [], records: 0, bytes: 0, firstSeq: seq, lastSeq: seq, oldestTsMicros: tsMicros, checkpoint: seq, epoch };
+      p = { sessionId, parts: [], records: 0, bytes: 0, firstSeq: seq, lastSeq: seq, oldestTsMicros: tsMicros, checkpoint: seq, epoch, sourceId };
       this.pending.set(sessionId, p);
     }
     p.checkpoint = seq;
     p.epoch = epoch;
+    if (sourceId !== undefined) p.sourceId = sourceId;
     if (record) {
       if (p.records === 0) {
         p.firstSeq = seq;
@@ -260,7 +262,7 @@ export class Spool {
     const segments: NewSegment[] = [];
     const checkpoints: CheckpointUpdate[] = [];
     for (const p of batch.values()) {
-      checkpoints.push({ sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch });
+      checkpoints.push(p.sourceId === undefined ? { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch } : { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch, sourceId: p.sourceId });
       if (p.records === 0) continue;
       segments.push({
         sessionId: p.sessionId, payload: p.parts.length === 1 ? p.parts[0]! : Buffer.concat(p.parts, p.bytes),
@@ -305,6 +307,7 @@ export class Spool {
           } else newer.oldestTsMicros = Math.min(old.oldestTsMicros, newer.oldestTsMicros);
         }
         newer.parts = old.parts.concat(newer.parts);
+        newer.sourceId ??= old.sourceId;
         newer.records += old.records;
         newer.bytes += old.bytes;
       } else this.pending.set(id, old);

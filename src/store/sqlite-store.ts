@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   lifecycle TEXT NOT NULL DEFAULT 'active',
   checkpoint INTEGER NOT NULL DEFAULT 0,
   epoch INTEGER NOT NULL DEFAULT 0,
-  added_at INTEGER NOT NULL
+  added_at INTEGER NOT NULL,
+  source_id TEXT
 );
 CREATE TABLE IF NOT EXISTS spool_segments (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -110,15 +111,15 @@ export class SqliteStore implements Store {
     }
     const db = this.db;
     this.stmts = {
-      sessions: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch FROM sessions ORDER BY added_at, id'),
-      session: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch FROM sessions WHERE id = ?'),
+      sessions: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions ORDER BY added_at, id'),
+      session: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions WHERE id = ?'),
       upsert: db.prepare(`INSERT INTO sessions (id, spec, source, lifecycle, added_at) VALUES (@id, @spec, @source, 'active', @now)
         ON CONFLICT(id) DO UPDATE SET spec = excluded.spec, source = CASE WHEN sessions.source = 'api' THEN 'api' ELSE excluded.source END, lifecycle = 'active'`),
       lifecycle: db.prepare('UPDATE sessions SET lifecycle = ? WHERE id = ?'),
       insert: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?)`),
       insertMany: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`),
       delRange: db.prepare('DELETE FROM spool_segments WHERE id >= ? AND id <= ?'),
-      checkpoint: db.prepare('UPDATE sessions SET checkpoint = ?, epoch = ? WHERE id = ?'),
+      checkpoint: db.prepare('UPDATE sessions SET checkpoint = ?, epoch = ?, source_id = coalesce(?, source_id) WHERE id = ?'),
       read: db.prepare(`SELECT id, session_id AS sessionId, first_seq AS firstSeq, last_seq AS lastSeq, records, oldest_ts AS oldestTsMicros, payload
         FROM spool_segments WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`),
       del: db.prepare('DELETE FROM spool_segments WHERE id = ? RETURNING records, bytes'),
@@ -162,6 +163,8 @@ export class SqliteStore implements Store {
       throw new StoreOpenError(`state database schema version ${version} is newer than this bridge understands (${SCHEMA_VERSION}); upgrade the bridge or use another state directory`);
     }
     if (version < 2) this.migrateFromV1(opts);
+    const columns = (this.db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name);
+    if (!columns.includes('source_id')) this.db.exec('ALTER TABLE sessions ADD COLUMN source_id TEXT');
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
   }
 
@@ -244,7 +247,7 @@ export class SqliteStore implements Store {
         pushSegment(params, segments[i]!);
         ids.push(Number(this.stmts.insert.run(...params).lastInsertRowid));
       }
-      for (const c of checkpoints) this.stmts.checkpoint.run(c.checkpoint, c.epoch, c.sessionId);
+      for (const c of checkpoints) this.stmts.checkpoint.run(c.checkpoint, c.epoch, c.sourceId ?? null, c.sessionId);
     })();
     for (const s of segments) {
       records += s.records;
@@ -366,8 +369,10 @@ function lockStateDir(dir: string): Database.Database {
   }
 }
 
-interface RawSession { id: string; spec: string; source: SessionSource; lifecycle: SessionLifecycle; checkpoint: number; epoch: number }
+interface RawSession { id: string; spec: string; source: SessionSource; lifecycle: SessionLifecycle; checkpoint: number; epoch: number; sourceId: string | null }
 
 function toRow(r: RawSession): SessionRow {
-  return { spec: JSON.parse(r.spec) as SessionSpec, source: r.source, lifecycle: r.lifecycle, checkpoint: r.checkpoint, epoch: r.epoch };
+  const row: SessionRow = { spec: JSON.parse(r.spec) as SessionSpec, source: r.source, lifecycle: r.lifecycle, checkpoint: r.checkpoint, epoch: r.epoch };
+  if (r.sourceId !== null) row.sourceId = r.sourceId;
+  return row;
 }

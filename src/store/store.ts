@@ -17,14 +17,20 @@ export interface SessionRow {
   lifecycle: SessionLifecycle;
   /** Highest seq durably handled (spooled, filtered or covered by a gap record); 0 = none yet. */
   checkpoint: number;
-  /** Service epoch: bumped when seq went backwards inside one connection (service restart). */
+  /** Service epoch: bumped when the service restarted (its sequence began again at 1). */
   epoch: number;
+  /**
+   * The service process the checkpoint belongs to (`source.metadata.telemetry_session_id`): after a
+   * restart of the bridge, events of another one are a new epoch even when their seq looks resumable.
+   */
+  sourceId?: string;
 }
 
 export interface CheckpointUpdate {
   sessionId: string;
   checkpoint: number;
   epoch: number;
+  sourceId?: string;
 }
 
 export interface SpoolStats {

@@ -84,4 +84,22 @@ describe('service restart across a dropped connection', () => {
     expect(uids(h, 'bd')).toEqual([...range('bd:', 1, 30), ...range('bd:e1:', 1, 10)]);
     expect(bridge.supervisor.status()[0]).toMatchObject({ epoch: 1, duplicates: 0 });
   });
+
+  it('a restart of the service while the bridge was down, then silence until seq passes: the stored telemetry_session_id tells the new epoch', async () => {
+    h = await harness();
+    const s = h.sim.createSession('sd');
+    s.emit(30);
+    let bridge = await h.startBridge(NO_ARCHIVE, { BRIDGE_SESSIONS: 'sd' });
+    await until(() => h.receiver.records.length >= 30, '30 records');
+    await bridge.shutdown(5000);
+    s.restartService();
+    s.emit(40); // 1..40 of the new epoch; the stream resumes after 30 and shows only 31..40
+    bridge = await h.startBridge(NO_ARCHIVE, { BRIDGE_SESSIONS: 'sd' });
+    await until(() => uids(h, 'sd').length >= 40, 'the visible part of the new epoch');
+    // Without the stored source id these would be taken for 31..40 of the old epoch.
+    expect(uids(h, 'sd')).toEqual([...range('sd:', 1, 30), ...range('sd:e1:', 31, 40)]);
+    // The old epoch may have gone on after 30 while no bridge read it: its tail is unknown.
+    expect(uids(h, 'sd', false)).toEqual(['sd:gap:31-', 'sd:e1:gap:1-30']);
+    expect(bridge.supervisor.status()[0]).toMatchObject({ epoch: 1 });
+  });
 });

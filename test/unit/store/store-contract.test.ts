@@ -121,6 +121,16 @@ for (const [name, make] of impls) {
       await s.close();
     });
 
+    it('keeps the service source id with the checkpoint, and an update without one keeps the last', async () => {
+      const s = await make().open();
+      await s.putSession({ id: 'a', attributes: {} }, 'config');
+      expect((await s.sessions())[0]!.sourceId).toBeUndefined();
+      await s.commit([], [{ sessionId: 'a', checkpoint: 3, epoch: 0, sourceId: 'tsid-1' }]);
+      await s.commit([], [{ sessionId: 'a', checkpoint: 4, epoch: 0 }]);
+      expect((await s.sessions())[0]).toMatchObject({ checkpoint: 4, sourceId: 'tsid-1' });
+      await s.close();
+    });
+
     it('lifecycle: ended and removed stick, re-adding makes a session active with its checkpoint', async () => {
       const s = await make().open();
       await s.putSession({ id: 'a', attributes: {} }, 'config');
