@@ -12,7 +12,6 @@
 import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import { makeDirs } from '../util/make-dirs.js';
-import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import type { SessionSpec } from '../config/schema.js';
 import type { NewSegment, Segment } from './segment.js';
 import type {
@@ -23,7 +22,6 @@ const SCHEMA_VERSION = 2;
 /** "BTB1": marks the file as a browser-telemetry-bridge state database. */
 const APPLICATION_ID = 0x42544231;
 const READ_MAX_SEGMENTS = 256;
-const CHECKPOINT_INTERVAL_MS = 200;
 /** Rows per multi-row INSERT: with a thousand live sessions a commit holds a thousand small segments, and one statement per row costs more than the row. */
 const INSERT_ROWS = 32;
 const SEGMENT_COLUMNS = '(session_id, first_seq, last_seq, records, bytes, oldest_ts, payload)';
@@ -103,12 +101,6 @@ export class SqliteStore implements Store {
       if (err instanceof StoreOpenError) throw err;
       throw new StoreOpenError(`cannot use the state database ${file}: ${(err as Error).message}`);
     }
-    if (file !== ':memory:') {
-      this.db.pragma('wal_autocheckpoint = 0');
-      this.checkpointer = startCheckpointer(file, CHECKPOINT_INTERVAL_MS, () => {
-        if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
-      });
-    }
     const db = this.db;
     this.stmts = {
       sessions: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions ORDER BY added_at, id'),
@@ -129,8 +121,6 @@ export class SqliteStore implements Store {
     };
     this.totals = this.stmts.totals.get() as SpoolTotals;
   }
-
-  private readonly checkpointer: Checkpointer | undefined;
 
   /** Running totals, kept exact without a table scan. */
   private totals: SpoolTotals;
@@ -327,7 +317,6 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.checkpointer?.close();
     this.closeNow();
   }
 
