@@ -8,6 +8,8 @@ import { createMapper } from '../mapping/mapper.js';
 import type { BridgeLogRecord } from '../mapping/log-record.js';
 import { createMetrics, type BridgeMetrics } from '../server/metrics.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
+import { openPgStore, type PgStore } from '../store/pg-store.js';
+import { displayStoreUrl } from '../config/store-config.js';
 import { Spool } from '../store/spool.js';
 import type { Store } from '../store/store.js';
 import { createApiKeyProvider } from '../upstream/api-key.js';
@@ -52,7 +54,18 @@ export interface BridgeOverrides {
 export async function startBridge(config: BridgeConfig, log: Logger, overrides: BridgeOverrides = {}): Promise<Bridge> {
   const metrics = overrides.metrics ?? createMetrics({ spoolCapacityBytes: config.spool.maxBytes });
   const encode = createRecordEncoder();
-  const store = await openSqliteStore(config.stateDir, {
+  let shared: PgStore | undefined;
+  const sc = config.store;
+  if (sc.kind === 'postgres') {
+    shared = await openPgStore({
+      url: sc.url, password: sc.password, replicaId: config.replicaId,
+      // A query may not outlive a third of the lease: a cut connection is noticed while the lease holds.
+      queryTimeoutMs: Math.max(1000, Math.floor(sc.leaseMs / 3)),
+      onFenced: (ids) => log.warn({ sessions: ids.length, sample: ids.slice(0, 5) }, 'the shared store refused a write: another replica owns these sessions now'),
+    });
+    log.info({ store: displayStoreUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs }, 'using the shared PostgreSQL store');
+  }
+  const store: Store = shared ?? await openSqliteStore(config.stateDir, {
     migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
     onMigrated: (r) => log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),
   });
@@ -80,6 +93,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
       }
     },
     onCommitRecovered: () => log.info('spool writes succeed again'),
+    onFenced: (ids) => metrics.fencedWrites.inc(ids.length),
   });
   spoolRef = spool;
   const client = new UpstreamClient({
@@ -107,7 +121,10 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     onDelivered: (segments) => supervisor?.onDelivered(segments),
     onSettled: () => supervisor?.onDeliverySettled(),
   });
-  supervisor = new Supervisor({ config, store, spool, encode, client, mapper, metrics, log, delivery });
+  supervisor = new Supervisor({
+    config, store, spool, encode, client, mapper, metrics, log, delivery,
+    ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
+  });
   delivery.start();
   await supervisor.start();
   const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });

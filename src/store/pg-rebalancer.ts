@@ -21,6 +21,8 @@ export interface RebalancerHooks {
   finished(ids: string[]): Promise<void>;
   /** Sessions that prefer another live replica: stop reading, commit, release. */
   handOver(ids: string[]): Promise<void>;
+  /** After every pass: how many sessions are active in the store. */
+  ticked?(activeSessions: number): void;
 }
 
 export interface RebalancerOptions {
@@ -94,6 +96,7 @@ export class Rebalancer {
       const got = await store.claim(claim);
       if (got.sessions.length > 0) await hooks.acquired(got);
     }
+    hooks.ticked?.(view.filter((r) => r.lifecycle === 'active').length);
   }
 
   /** Stops ticking; waits for a tick under way. */

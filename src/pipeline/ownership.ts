@@ -1,0 +1,137 @@
+// The shared-store side of the supervisor: turns the ownership loop's decisions (pg-rebalancer.ts)
+// into following and stopping sessions, moving their spool with them, and keeps the counters.
+//
+//   claimed     → the spool adopts the moved backlog, then the session is followed from its checkpoint
+//   handed over → stop reading, commit what was read, release (no owner, new epoch), drop from memory
+//   finished    → (removed or ended through any replica) the same as a hand-over
+//   lost        → another replica owns it (our lease ran out): stop reading; nothing more can be
+//                 written for it (fenced), what was pending is dropped, its spool stays with it
+//   lease expired (local deadline) → every session is treated as lost; claimed afresh, at a new
+//                 epoch, once the lease is renewed and placement gives them back
+import type { Logger } from 'pino';
+import type { BridgeMetrics } from '../server/metrics.js';
+import { Lease } from '../store/pg-lease.js';
+import { Rebalancer } from '../store/pg-rebalancer.js';
+import type { Claimed, PgStore } from '../store/pg-store.js';
+import type { Spool } from '../store/spool.js';
+import type { SessionRow } from '../store/store.js';
+
+export interface OwnedSessionsHost {
+  follow(row: SessionRow): void;
+  /** Stops reading the session (if followed here) and forgets its pipeline. */
+  unfollow(id: string): Promise<void>;
+  /** After every ownership pass. */
+  ticked?(): void;
+}
+
+export interface OwnershipOptions {
+  store: PgStore;
+  spool: Spool;
+  leaseMs: number;
+  metrics: BridgeMetrics;
+  log: Logger;
+  host: OwnedSessionsHost;
+}
+
+export class Ownership {
+  readonly lease: Lease;
+  private readonly rebalancer: Rebalancer;
+  /** Active sessions in the store at the last tick (for `run --until-ended`); -1 before the first. */
+  activeSessions = -1;
+  private stopped = false;
+
+  constructor(private readonly o: OwnershipOptions) {
+    const { metrics, log } = o;
+    let failing = false;
+    this.lease = new Lease({
+      pool: o.store.pool, replicaId: o.store.replicaId, leaseMs: o.leaseMs,
+      onRenewed: () => {
+        metrics.leaseRenewals.inc({ outcome: 'success' });
+        if (failing) log.info('lease renewed again');
+        failing = false;
+      },
+      onRenewFailed: (err) => {
+        metrics.leaseRenewals.inc({ outcome: 'failure' });
+        if (!failing) log.warn({ error: err.message }, 'cannot renew the lease in the shared store; sessions are given up if it does not recover in time');
+        failing = true;
+      },
+      onExpired: () => void this.expired(),
+    });
+    this.rebalancer = new Rebalancer({
+      store: o.store, lease: this.lease, intervalMs: Math.max(200, Math.floor(o.leaseMs / 5)), orphanGraceMs: o.leaseMs,
+      hooks: {
+        acquired: (c) => this.acquired(c),
+        lost: (ids) => this.lost(ids, 'another replica owns them now'),
+        finished: (ids) => this.release(ids, 'finished'),
+        handOver: (ids) => this.release(ids, 'handed_over'),
+        ticked: (n) => {
+          this.activeSessions = n;
+          o.host.ticked?.();
+        },
+      },
+      onError: (err) => log.warn({ error: err.message }, 'ownership pass failed; retried'),
+    });
+  }
+
+  /** Live replicas at the last pass. */
+  get replicas(): string[] {
+    return this.rebalancer.replicas;
+  }
+
+  start(): void {
+    this.lease.start();
+    this.rebalancer.start();
+  }
+
+  private async acquired(c: Claimed): Promise<void> {
+    if (this.stopped) {
+      for (const r of c.sessions) await this.o.store.release(r.spec.id).catch(() => undefined);
+      return;
+    }
+    await this.o.spool.adopt(c);
+    for (const row of c.sessions) this.o.host.follow(row);
+    this.o.metrics.handovers.inc({ kind: 'claimed' }, c.sessions.length);
+    this.o.log.info({ sessions: c.sessions.length, backlogRecords: c.records, replica: this.o.store.replicaId }, 'claimed sessions');
+  }
+
+  private async lost(ids: string[], why: string): Promise<void> {
+    for (const id of ids) this.o.store.forget(id);
+    await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
+    this.o.spool.forget(ids);
+    await this.o.spool.resync().catch(() => undefined);
+    this.o.metrics.handovers.inc({ kind: 'lost' }, ids.length);
+    this.o.log.warn({ sessions: ids.length, sample: ids.slice(0, 5) }, `stopped following sessions: ${why}`);
+  }
+
+  /** Flushed hand-over: stop reading, commit, release; the spool goes with the session. */
+  private async release(ids: string[], kind: 'handed_over' | 'finished'): Promise<void> {
+    await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
+    await this.o.spool.flush();
+    for (const id of ids) await this.o.store.release(id);
+    this.o.spool.forget(ids);
+    await this.o.spool.resync();
+    if (kind === 'handed_over') {
+      this.o.metrics.handovers.inc({ kind }, ids.length);
+      this.o.log.info({ sessions: ids.length }, 'handed sessions over to their preferred replica');
+    }
+  }
+
+  private async expired(): Promise<void> {
+    this.o.metrics.leaseExpirations.inc();
+    const ids = this.o.store.forgetAll();
+    this.o.log.warn({ sessions: ids.length }, 'lease not renewed within its safety margin: stopped reading every session until it is');
+    if (ids.length > 0) await this.lost(ids, 'the lease ran out');
+  }
+
+  /** Stops claiming; then (after the spool was delivered) gives every session and the lease up. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.rebalancer.stop();
+    this.lease.stop();
+  }
+
+  async releaseAll(): Promise<void> {
+    for (const id of [...this.o.store.ownedSessions().keys()]) await this.o.store.release(id).catch(() => undefined);
+    await this.lease.drop().catch(() => undefined);
+  }
+}

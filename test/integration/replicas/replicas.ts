@@ -1,0 +1,69 @@
+// Several real bridge processes (`run`) sharing one PostgreSQL store, one simulator and one
+// receiver: start and kill replicas, read who owns what straight from the database, and measure
+// when a session streams again.
+import pg from 'pg';
+import { spawnDaemon, exited, type Harness } from '../../helpers/harness.js';
+import type { Env } from '../../../src/config/load-config.js';
+
+export type Replica = ReturnType<typeof spawnDaemon> & { id: string };
+
+export interface Cluster {
+  replicas: Map<string, Replica>;
+  start(id: string, extra?: Env): Replica;
+  /** Session id → owner (null: none), from the database. */
+  owners(): Promise<Map<string, string | null>>;
+  /** Records the receiver holds for a session. */
+  count(session: string): number;
+  /** Highest seq the receiver holds for a session. */
+  maxSeq(session: string): number;
+  stopAll(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function cluster(h: Harness, url: string, sessions: string[], base: Env = {}): Cluster {
+  const db = new pg.Pool({ connectionString: url, max: 2 });
+  db.on('error', () => undefined);
+  const replicas = new Map<string, Replica>();
+  const counts = (session: string): { n: number; max: number } => {
+    let n = 0;
+    let max = 0;
+    for (const r of h.receiver.records) {
+      if (r.attributes['browser.session.id'] !== session) continue;
+      n++;
+      const seq = Number(r.attributes['browser.telemetry.seq'] ?? 0);
+      if (seq > max) max = seq;
+    }
+    return { n, max };
+  };
+  return {
+    replicas,
+    start(id, extra = {}) {
+      const r = Object.assign(spawnDaemon(h.env({
+        BRIDGE_CONFIG: '', BRIDGE_SESSIONS: sessions.join(','), BRIDGE_STORE_URL: url, BRIDGE_REPLICA_ID: id,
+        BRIDGE_STORE_LEASE: '3s', LOG_LEVEL: 'info', ...base, ...extra,
+      })), { id });
+      replicas.set(id, r);
+      return r;
+    },
+    async owners() {
+      // Before the first replica created the schema there is nothing to own.
+      const rows = (await db.query<{ id: string; owner: string | null }>("SELECT id, owner FROM bridge_sessions WHERE lifecycle = 'active'").catch(() => ({ rows: [] }))).rows;
+      return new Map(rows.map((r) => [r.id, r.owner]));
+    },
+    count: (s) => counts(s).n,
+    maxSeq: (s) => counts(s).max,
+    async stopAll() {
+      for (const r of replicas.values()) {
+        if (r.exitCode === null && r.signalCode === null) r.kill('SIGTERM');
+      }
+      for (const r of replicas.values()) await exited(r);
+    },
+    async close() {
+      for (const r of replicas.values()) {
+        if (r.exitCode === null && r.signalCode === null) r.kill('SIGKILL');
+      }
+      for (const r of replicas.values()) await exited(r);
+      await db.end();
+    },
+  };
+}
