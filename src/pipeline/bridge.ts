@@ -8,7 +8,7 @@ import { createMapper } from '../mapping/mapper.js';
 import type { BridgeLogRecord } from '../mapping/log-record.js';
 import { createMetrics, type BridgeMetrics } from '../server/metrics.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
-import { openPgStore, type PgStore } from '../store/pg-store.js';
+import type { PgStore } from '../store/pg-store.js';
 import { displayStoreUrl } from '../config/store-config.js';
 import { Spool } from '../store/spool.js';
 import type { Store } from '../store/store.js';
@@ -57,6 +57,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   let shared: PgStore | undefined;
   const sc = config.store;
   if (sc.kind === 'postgres') {
+    // Loaded only when used: one machine on SQLite never loads the PostgreSQL client.
+    const { openPgStore } = await import('../store/pg-store.js');
     shared = await openPgStore({
       url: sc.url, password: sc.password, replicaId: config.replicaId,
       // A query may not outlive a third of the lease: a cut connection is noticed while the lease holds.
