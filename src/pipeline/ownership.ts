@@ -12,9 +12,13 @@ import type { Logger } from 'pino';
 import type { BridgeMetrics } from '../server/metrics.js';
 import { Lease } from '../store/pg-lease.js';
 import { Rebalancer } from '../store/pg-rebalancer.js';
+import { truncateDrainedGenerations } from '../store/pg-spool-rotation.js';
 import type { Claimed, PgStore } from '../store/pg-store.js';
 import type { Spool } from '../store/spool.js';
 import type { SessionRow } from '../store/store.js';
+
+/** How often drained spool generations are looked for. */
+const ROTATION_INTERVAL_MS = 15_000;
 
 export interface OwnedSessionsHost {
   follow(row: SessionRow): void;
@@ -39,6 +43,7 @@ export class Ownership {
   /** Active sessions in the store at the last tick (for `run --until-ended`); -1 before the first. */
   activeSessions = -1;
   private stopped = false;
+  private rotation: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: OwnershipOptions) {
     const { metrics, log } = o;
@@ -81,6 +86,13 @@ export class Ownership {
   start(): void {
     this.lease.start();
     this.rebalancer.start();
+    // Every replica tries; the partition lock makes concurrent attempts harmless.
+    this.rotation = setInterval(() => {
+      truncateDrainedGenerations(this.o.store.pool).then((gs) => {
+        if (gs.length > 0) this.o.log.debug({ generations: gs }, 'truncated drained spool generations');
+      }, () => undefined);
+    }, ROTATION_INTERVAL_MS);
+    this.rotation.unref();
   }
 
   private async acquired(c: Claimed): Promise<void> {
@@ -126,6 +138,7 @@ export class Ownership {
   /** Stops claiming; then (after the spool was delivered) gives every session and the lease up. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.rotation) clearInterval(this.rotation);
     await this.rebalancer.stop();
     this.lease.stop();
   }
