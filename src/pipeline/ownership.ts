@@ -24,6 +24,8 @@ export interface OwnedSessionsHost {
   follow(row: SessionRow): void;
   /** Stops reading the session (if followed here) and forgets its pipeline. */
   unfollow(id: string): Promise<void>;
+  /** Applies a spec changed through another replica (attributes, pool) to a followed session. */
+  respecify(row: SessionRow): void;
   /** After every ownership pass. */
   ticked?(): void;
 }
@@ -69,6 +71,9 @@ export class Ownership {
         lost: (ids) => this.lost(ids, 'another replica owns them now'),
         finished: (ids) => this.release(ids, 'finished'),
         handOver: (ids) => this.release(ids, 'handed_over'),
+        respecified: async (ids) => {
+          for (const row of await o.store.specs(ids)) o.host.respecify(row);
+        },
         ticked: (n) => {
           this.activeSessions = n;
           o.host.ticked?.();

@@ -21,6 +21,8 @@ export interface RebalancerHooks {
   finished(ids: string[]): Promise<void>;
   /** Sessions that prefer another live replica: stop reading, commit, release. */
   handOver(ids: string[]): Promise<void>;
+  /** Owned sessions whose spec was changed (a PUT on any replica): apply the new one. */
+  respecified(ids: string[]): Promise<void>;
   /** After every pass: how many sessions are active in the store. */
   ticked?(activeSessions: number): void;
 }
@@ -40,6 +42,8 @@ export class Rebalancer {
   private stopped = false;
   /** Live replicas seen at the last tick (for status surfaces). */
   replicas: string[] = [];
+  /** Spec revision of every owned session as last applied. */
+  private readonly specRevs = new Map<string, number>();
 
   constructor(private readonly o: RebalancerOptions) {}
 
@@ -72,6 +76,7 @@ export class Rebalancer {
     const finished: string[] = [];
     const handOver: string[] = [];
     const claim: string[] = [];
+    const respecified: string[] = [];
     for (const row of view) {
       const epoch = owned.get(row.id);
       owned.delete(row.id);
@@ -80,6 +85,10 @@ export class Rebalancer {
         if (row.owner !== me || row.leaseEpoch !== epoch) lost.push(row.id);
         else if (row.lifecycle !== 'active') finished.push(row.id);
         else if (preferred !== me) handOver.push(row.id);
+        else if (this.specRevs.get(row.id) !== row.specRev) {
+          respecified.push(row.id);
+          this.specRevs.set(row.id, row.specRev);
+        }
       } else if (row.lifecycle === 'active' && (row.owner === null || row.owner === me || !row.ownerLive)) {
         if (preferred === me || row.orphanMs > this.o.orphanGraceMs) claim.push(row.id);
       }
@@ -92,8 +101,11 @@ export class Rebalancer {
     }
     if (finished.length > 0) await hooks.finished(finished);
     if (handOver.length > 0) await hooks.handOver(handOver);
+    if (respecified.length > 0) await hooks.respecified(respecified);
+    for (const id of this.specRevs.keys()) if (!store.ownedSessions().has(id)) this.specRevs.delete(id);
     if (claim.length > 0 && lease.valid) {
       const got = await store.claim(claim);
+      for (const [id, rev] of got.specRevs) this.specRevs.set(id, rev);
       if (got.sessions.length > 0) await hooks.acquired(got);
     }
     hooks.ticked?.(view.filter((r) => r.lifecycle === 'active').length);

@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS bridge_sessions (
   owner text,
   lease_epoch bigint NOT NULL DEFAULT 0,
   released_at timestamptz,
+  spec_rev bigint NOT NULL DEFAULT 0,
   added_at timestamptz NOT NULL DEFAULT clock_timestamp(),
   added_order bigserial
 );

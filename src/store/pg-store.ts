@@ -43,6 +43,8 @@ export interface Claimed {
   bytes: number;
   /** Highest (renumbered) segment id of the moved backlog; 0 when none. */
   maxId: number;
+  /** Revision of each claimed session's spec (a PUT anywhere bumps it). */
+  specRevs: Map<string, number>;
 }
 
 /** A session as the placement loop sees it. */
@@ -55,6 +57,8 @@ export interface OwnershipRow {
   ownerLive: boolean;
   /** How long the session has had no live owner, ms (database clock); 0 while it has one. */
   orphanMs: number;
+  /** Bumped by every PUT: the owner re-reads the spec when it changes. */
+  specRev: number;
 }
 
 /** Creates the connection pool the store, the lease and the placement loop share. */
@@ -122,10 +126,16 @@ export class PgStore implements Store {
   async putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow> {
     const r = await this.pool.query<RawSession>(
       `INSERT INTO bridge_sessions (id, spec, source) VALUES ($1, $2, $3)
-       ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, lifecycle = 'active',
+       ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, lifecycle = 'active', spec_rev = bridge_sessions.spec_rev + 1,
          source = CASE WHEN bridge_sessions.source = 'api' THEN 'api' ELSE excluded.source END
        RETURNING ${SESSION_COLUMNS}`, [spec.id, JSON.stringify(spec), source]);
     return toRow(r.rows[0]!);
+  }
+
+  /** The current specs of some sessions (the owner re-reads them after a PUT elsewhere). */
+  async specs(ids: readonly string[]): Promise<SessionRow[]> {
+    const r = await this.pool.query<RawSession>(`SELECT ${SESSION_COLUMNS} FROM bridge_sessions WHERE id = ANY($1::text[])`, [ids]);
+    return r.rows.map(toRow);
   }
 
   async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
@@ -249,7 +259,7 @@ export class PgStore implements Store {
    * Rows another replica is claiming or writing right now are skipped (SKIP LOCKED).
    */
   async claim(ids: readonly string[]): Promise<Claimed> {
-    const none: Claimed = { sessions: [], records: 0, bytes: 0, maxId: 0 };
+    const none: Claimed = { sessions: [], records: 0, bytes: 0, maxId: 0, specRevs: new Map() };
     if (ids.length === 0) return none;
     const c = await this.pool.connect();
     try {
@@ -264,9 +274,9 @@ export class PgStore implements Store {
         await c.query('ROLLBACK');
         return none;
       }
-      const rows = await c.query<RawSession & { lease_epoch: string }>(
+      const rows = await c.query<RawSession & { lease_epoch: string; spec_rev: string }>(
         `UPDATE bridge_sessions SET owner = $2, lease_epoch = lease_epoch + 1, released_at = NULL
-         WHERE id = ANY($1::text[]) RETURNING ${SESSION_COLUMNS}, lease_epoch`, [got, this.replicaId]);
+         WHERE id = ANY($1::text[]) RETURNING ${SESSION_COLUMNS}, lease_epoch, spec_rev`, [got, this.replicaId]);
       // Renumber in id order: nextval runs over the ordered inner query, row by row.
       await c.query(
         `WITH moved AS (DELETE FROM bridge_segments WHERE session_id = ANY($1::text[]) RETURNING *)
@@ -278,7 +288,10 @@ export class PgStore implements Store {
       await c.query('COMMIT');
       for (const r of rows.rows) this.owned.set(r.id, Number(r.lease_epoch));
       const row = t.rows[0]!;
-      return { sessions: rows.rows.map(toRow), records: Number(row.records), bytes: Number(row.bytes), maxId: Number(row.m) };
+      return {
+        sessions: rows.rows.map(toRow), records: Number(row.records), bytes: Number(row.bytes), maxId: Number(row.m),
+        specRevs: new Map(rows.rows.map((r) => [r.id, Number(r.spec_rev)])),
+      };
     } catch (err) {
       await c.query('ROLLBACK').catch(() => undefined);
       throw err;
@@ -310,8 +323,8 @@ export class PgStore implements Store {
 
   /** Every active session and every session this replica owns, as the placement loop needs them. */
   async ownershipView(): Promise<OwnershipRow[]> {
-    const r = await this.pool.query<{ id: string; owner: string | null; lease_epoch: string; lifecycle: SessionLifecycle; owner_live: boolean; orphan_ms: number }>(
-      `SELECT s.id, s.owner, s.lease_epoch, s.lifecycle, (live.id IS NOT NULL) AS owner_live,
+    const r = await this.pool.query<{ id: string; owner: string | null; lease_epoch: string; lifecycle: SessionLifecycle; owner_live: boolean; orphan_ms: number; spec_rev: string }>(
+      `SELECT s.id, s.owner, s.lease_epoch, s.lifecycle, s.spec_rev, (live.id IS NOT NULL) AS owner_live,
          CASE WHEN live.id IS NOT NULL THEN 0
            ELSE floor(extract(epoch FROM now() - coalesce(s.released_at, any_r.lease_until, s.added_at)) * 1000)::float8 END AS orphan_ms
        FROM bridge_sessions s
@@ -319,7 +332,7 @@ export class PgStore implements Store {
        LEFT JOIN bridge_replicas any_r ON any_r.id = s.owner
        WHERE s.lifecycle = 'active' OR s.owner = $1`, [this.replicaId]);
     return r.rows.map((x) => ({
-      id: x.id, owner: x.owner, leaseEpoch: Number(x.lease_epoch), lifecycle: x.lifecycle, ownerLive: x.owner_live, orphanMs: Math.max(0, x.orphan_ms),
+      id: x.id, owner: x.owner, leaseEpoch: Number(x.lease_epoch), lifecycle: x.lifecycle, ownerLive: x.owner_live, orphanMs: Math.max(0, x.orphan_ms), specRev: Number(x.spec_rev),
     }));
   }
 

@@ -10,6 +10,10 @@ export type Replica = ReturnType<typeof spawnDaemon> & { id: string };
 export interface Cluster {
   replicas: Map<string, Replica>;
   start(id: string, extra?: Env): Replica;
+  /** The replica's HTTP surface, once it logged where it listens. */
+  httpUrl(id: string): Promise<string>;
+  /** (service epoch, checkpoint) of every session, from the database. */
+  checkpoints(): Promise<Map<string, [number, number]>>;
   /** Session id → owner (null: none), from the database. */
   owners(): Promise<Map<string, string | null>>;
   /** Records the receiver holds for a session. */
@@ -49,6 +53,20 @@ export function cluster(h: Harness, url: string, sessions: string[], base: Env =
       // Before the first replica created the schema there is nothing to own.
       const rows = (await db.query<{ id: string; owner: string | null }>("SELECT id, owner FROM bridge_sessions WHERE lifecycle = 'active'").catch(() => ({ rows: [] }))).rows;
       return new Map(rows.map((r) => [r.id, r.owner]));
+    },
+    async httpUrl(id) {
+      const r = replicas.get(id)!;
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const m = /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(r.output());
+        if (m) return m[1]!;
+        if (Date.now() > deadline) throw new Error(`replica ${id} never listened:\n${r.output()}`);
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    },
+    async checkpoints() {
+      const rows = (await db.query<{ id: string; epoch: number; checkpoint: string }>('SELECT id, epoch, checkpoint FROM bridge_sessions').catch(() => ({ rows: [] }))).rows;
+      return new Map(rows.map((r) => [r.id, [r.epoch, Number(r.checkpoint)] as [number, number]]));
     },
     count: (s) => counts(s).n,
     maxSeq: (s) => counts(s).max,
