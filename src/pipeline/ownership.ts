@@ -69,8 +69,8 @@ export class Ownership {
       hooks: {
         acquired: (c) => this.acquired(c),
         lost: (ids) => this.lost(ids, 'another replica owns them now'),
-        finished: (ids) => this.release(ids, 'finished'),
-        handOver: (ids) => this.release(ids, 'handed_over'),
+        finished: (ids) => this.finished(ids),
+        handOver: (ids) => this.release(ids),
         respecified: async (ids) => {
           for (const row of await o.store.specs(ids)) o.host.respecify(row);
         },
@@ -106,7 +106,8 @@ export class Ownership {
       return;
     }
     await this.o.spool.adopt(c);
-    for (const row of c.sessions) this.o.host.follow(row);
+    // An ended or removed session came only for its undelivered spool: nothing to read.
+    for (const row of c.sessions) if (row.lifecycle === 'active') this.o.host.follow(row);
     this.o.metrics.handovers.inc({ kind: 'claimed' }, c.sessions.length);
     this.o.log.info({ sessions: c.sessions.length, backlogRecords: c.records, replica: this.o.store.replicaId }, 'claimed sessions');
   }
@@ -121,16 +122,27 @@ export class Ownership {
   }
 
   /** Flushed hand-over: stop reading, commit, release; the spool goes with the session. */
-  private async release(ids: string[], kind: 'handed_over' | 'finished'): Promise<void> {
+  private async release(ids: string[]): Promise<void> {
     await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
     await this.o.spool.flush();
     for (const id of ids) await this.o.store.release(id);
     this.o.spool.forget(ids);
     await this.o.spool.resync();
-    if (kind === 'handed_over') {
-      this.o.metrics.handovers.inc({ kind }, ids.length);
-      this.o.log.info({ sessions: ids.length }, 'handed sessions over to their preferred replica');
-    }
+    this.o.metrics.handovers.inc({ kind: 'handed_over' }, ids.length);
+    this.o.log.info({ sessions: ids.length }, 'handed sessions over to their preferred replica');
+  }
+
+  /**
+   * Removed or ended: stop reading at once, but keep owning the session until its spool is
+   * delivered — released earlier, its segments would belong to nobody (nobody claims a session
+   * that is not active unless it has a spool, and then only to deliver it).
+   */
+  private async finished(ids: string[]): Promise<void> {
+    await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
+    await this.o.spool.flush();
+    const undelivered = await this.o.store.withSpool(ids);
+    const done = ids.filter((id) => !undelivered.has(id));
+    for (const id of done) await this.o.store.release(id);
   }
 
   private async expired(): Promise<void> {

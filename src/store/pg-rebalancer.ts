@@ -2,7 +2,8 @@
 //   1. renew the lease (a failed renewal ends the tick; the lease's local deadline stops reading);
 //   2. read the live replicas and the active sessions with their owners (database clock);
 //   3. for each session this replica owns: lost (another owner or epoch: stop following it),
-//      no longer active (removed or ended through any replica: stop following it and release it),
+//      no longer active (removed or ended through any replica: stop following it, and release it
+//      once its spool is delivered — until then it stays owned, so its segments stay readable here),
 //      or preferred elsewhere (hand it over: stop reading, commit, release);
 //   4. claim the sessions with no live owner that prefer this replica, and orphans that nobody
 //      claimed within `orphanGraceMs` (their preferred replica may be unable to), FOR UPDATE SKIP
@@ -17,7 +18,7 @@ export interface RebalancerHooks {
   acquired(claimed: Claimed): Promise<void>;
   /** Sessions another replica took: stop following them (their writes are fenced already). */
   lost(ids: string[]): Promise<void>;
-  /** Sessions removed or ended (possibly through another replica): stop following and release. */
+  /** Sessions removed or ended (possibly through another replica): stop following; release once their spool is delivered. */
   finished(ids: string[]): Promise<void>;
   /** Sessions that prefer another live replica: stop reading, commit, release. */
   handOver(ids: string[]): Promise<void>;
@@ -89,7 +90,8 @@ export class Rebalancer {
           respecified.push(row.id);
           this.specRevs.set(row.id, row.specRev);
         }
-      } else if (row.lifecycle === 'active' && (row.owner === null || row.owner === me || !row.ownerLive)) {
+      } else if ((row.lifecycle === 'active' || row.hasSpool) && (row.owner === null || row.owner === me || !row.ownerLive)) {
+        // An ended or removed session with undelivered segments is claimed only to deliver them.
         if (preferred === me || row.orphanMs > this.o.orphanGraceMs) claim.push(row.id);
       }
     }

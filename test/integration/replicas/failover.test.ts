@@ -40,6 +40,7 @@ describe('replicas sharing a PostgreSQL store', () => {
       await sleep(200);
     }
     // Exported as the replica that read it.
+    await until(() => new Set(hh.receiver.records.map((r) => r.resource['service.instance.id'])).size === 3, 'records from every replica', 10_000);
     const instances = new Set(hh.receiver.records.map((r) => r.resource['service.instance.id']));
     expect([...instances].sort()).toEqual(['r1', 'r2', 'r3']);
 

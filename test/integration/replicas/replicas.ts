@@ -1,6 +1,8 @@
 // Several real bridge processes (`run`) sharing one PostgreSQL store, one simulator and one
 // receiver: start and kill replicas, read who owns what straight from the database, and measure
 // when a session streams again.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { spawnDaemon, exited, type Harness } from '../../helpers/harness.js';
 import type { Env } from '../../../src/config/load-config.js';
@@ -28,6 +30,9 @@ export function cluster(h: Harness, url: string, sessions: string[], base: Env =
   const db = new pg.Pool({ connectionString: url, max: 2 });
   db.on('error', () => undefined);
   const replicas = new Map<string, Replica>();
+  // Quick retries: a test that takes the collector away waits seconds, not the default 30 s backoff.
+  const configFile = join(h.stateDir, 'replicas.yaml');
+  writeFileSync(configFile, 'exporter:\n  batch_max_records: 100\n  concurrency: 2\n  backoff: { initial: 50ms, max: 1s }\nupstream:\n  backoff: { initial: 50ms, max: 1s }\n');
   const counts = (session: string): { n: number; max: number } => {
     let n = 0;
     let max = 0;
@@ -43,7 +48,7 @@ export function cluster(h: Harness, url: string, sessions: string[], base: Env =
     replicas,
     start(id, extra = {}) {
       const r = Object.assign(spawnDaemon(h.env({
-        BRIDGE_CONFIG: '', BRIDGE_SESSIONS: sessions.join(','), BRIDGE_STORE_URL: url, BRIDGE_REPLICA_ID: id,
+        BRIDGE_CONFIG: configFile, BRIDGE_SESSIONS: sessions.join(','), BRIDGE_STORE_URL: url, BRIDGE_REPLICA_ID: id,
         BRIDGE_STORE_LEASE: '3s', LOG_LEVEL: 'info', ...base, ...extra,
       })), { id });
       replicas.set(id, r);
