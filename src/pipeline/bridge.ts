@@ -95,7 +95,11 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
       }
     },
     onCommitRecovered: () => log.info('spool writes succeed again'),
-    onFenced: (ids) => metrics.fencedWrites.inc(ids.length),
+    onFenced: (ids) => {
+      metrics.fencedWrites.inc(ids.length);
+      // Stop reading what we may no longer write.
+      supervisor?.ownership?.fenced(ids);
+    },
   });
   spoolRef = spool;
   const client = new UpstreamClient({

@@ -8,6 +8,9 @@
 //                 written for it (fenced), what was pending is dropped, its spool stays with it
 //   lease expired (local deadline) → every session is treated as lost; claimed afresh, at a new
 //                 epoch, once the lease is renewed and placement gives them back
+//   fenced write  → the store refused a commit for a session: lost, as above
+// These steps run one at a time (a queue): a session is never stopped for one reason while it is
+// being started for another, so there is at most one reader per session in this process.
 import type { Logger } from 'pino';
 import type { BridgeMetrics } from '../server/metrics.js';
 import { Lease } from '../store/pg-lease.js';
@@ -24,6 +27,7 @@ export interface OwnedSessionsHost {
   follow(row: SessionRow): void;
   /** Stops reading the session (if followed here) and forgets its pipeline. */
   unfollow(id: string): Promise<void>;
+  isFollowed(id: string): boolean;
   /** Applies a spec changed through another replica (attributes, pool) to a followed session. */
   respecify(row: SessionRow): void;
   /** After every ownership pass. */
@@ -62,18 +66,19 @@ export class Ownership {
         if (!failing) log.warn({ error: err.message }, 'cannot renew the lease in the shared store; sessions are given up if it does not recover in time');
         failing = true;
       },
-      onExpired: () => void this.expired(),
+      onExpired: () => void this.serial(() => this.expired()),
     });
     this.rebalancer = new Rebalancer({
       store: o.store, lease: this.lease, intervalMs: Math.max(200, Math.floor(o.leaseMs / 5)), orphanGraceMs: o.leaseMs,
       hooks: {
-        acquired: (c) => this.acquired(c),
-        lost: (ids) => this.lost(ids, 'another replica owns them now'),
-        finished: (ids) => this.finished(ids),
-        handOver: (ids) => this.release(ids),
-        respecified: async (ids) => {
+        acquired: (c) => this.serial(() => this.acquired(c)),
+        lost: (ids) => this.serial(() => this.lost(ids, 'another replica owns them now')),
+        finished: (ids) => this.serial(() => this.finished(ids)),
+        handOver: (ids) => this.serial(() => this.release(ids)),
+        kept: (ids) => this.serial(() => this.kept(ids)),
+        respecified: (ids) => this.serial(async () => {
           for (const row of await o.store.specs(ids)) o.host.respecify(row);
-        },
+        }),
         ticked: (n) => {
           this.activeSessions = n;
           o.host.ticked?.();
@@ -81,6 +86,19 @@ export class Ownership {
       },
       onError: (err) => log.warn({ error: err.message }, 'ownership pass failed; retried'),
     });
+  }
+
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private serial(fn: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The store refused writes for these sessions: another replica owns them now. */
+  fenced(ids: readonly string[]): void {
+    void this.serial(() => this.lost([...ids], 'the store refused a write: another replica owns them now')).catch(() => undefined);
   }
 
   /** Live replicas at the last pass. */
@@ -106,10 +124,20 @@ export class Ownership {
       return;
     }
     await this.o.spool.adopt(c);
-    // An ended or removed session came only for its undelivered spool: nothing to read.
-    for (const row of c.sessions) if (row.lifecycle === 'active') this.o.host.follow(row);
+    // An ended or removed session came only for its undelivered spool: nothing to read. One lost
+    // again meanwhile (the lease ran out) is not ours to read either.
+    const owned = this.o.store.ownedSessions();
+    for (const row of c.sessions) if (row.lifecycle === 'active' && owned.has(row.spec.id)) this.o.host.follow(row);
     this.o.metrics.handovers.inc({ kind: 'claimed' }, c.sessions.length);
     this.o.log.info({ sessions: c.sessions.length, backlogRecords: c.records, replica: this.o.store.replicaId }, 'claimed sessions');
+  }
+
+  /** Owned, active and preferred here: followed (again, after a hand-over that could not finish). */
+  private async kept(ids: string[]): Promise<void> {
+    const missing = ids.filter((id) => !this.o.host.isFollowed(id));
+    if (missing.length === 0 || this.stopped) return;
+    const owned = this.o.store.ownedSessions();
+    for (const row of await this.o.store.specs(missing)) if (row.lifecycle === 'active' && owned.has(row.spec.id)) this.o.host.follow(row);
   }
 
   private async lost(ids: string[], why: string): Promise<void> {

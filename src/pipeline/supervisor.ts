@@ -64,6 +64,7 @@ export class Supervisor {
             if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
           },
           unfollow: (id) => this.unfollow(id),
+          isFollowed: (id) => this.active.has(id),
           respecify: (row) => this.active.get(row.spec.id)?.updateSpec(row.spec),
           ticked: () => this.checkAllEnded(),
         },

@@ -22,6 +22,8 @@ export interface RebalancerHooks {
   finished(ids: string[]): Promise<void>;
   /** Sessions that prefer another live replica: stop reading, commit, release. */
   handOver(ids: string[]): Promise<void>;
+  /** Owned, active sessions preferred here: they must be followed. */
+  kept(ids: string[]): Promise<void>;
   /** Owned sessions whose spec was changed (a PUT on any replica): apply the new one. */
   respecified(ids: string[]): Promise<void>;
   /** After every pass: how many sessions are active in the store. */
@@ -78,6 +80,7 @@ export class Rebalancer {
     const handOver: string[] = [];
     const claim: string[] = [];
     const respecified: string[] = [];
+    const kept: string[] = [];
     for (const row of view) {
       const epoch = owned.get(row.id);
       owned.delete(row.id);
@@ -86,9 +89,12 @@ export class Rebalancer {
         if (row.owner !== me || row.leaseEpoch !== epoch) lost.push(row.id);
         else if (row.lifecycle !== 'active') finished.push(row.id);
         else if (preferred !== me) handOver.push(row.id);
-        else if (this.specRevs.get(row.id) !== row.specRev) {
-          respecified.push(row.id);
-          this.specRevs.set(row.id, row.specRev);
+        else {
+          kept.push(row.id);
+          if (this.specRevs.get(row.id) !== row.specRev) {
+            respecified.push(row.id);
+            this.specRevs.set(row.id, row.specRev);
+          }
         }
       } else if ((row.lifecycle === 'active' || row.hasSpool) && (row.owner === null || row.owner === me || !row.ownerLive)) {
         // An ended or removed session with undelivered segments is claimed only to deliver them.
@@ -103,6 +109,7 @@ export class Rebalancer {
     }
     if (finished.length > 0) await hooks.finished(finished);
     if (handOver.length > 0) await hooks.handOver(handOver);
+    if (kept.length > 0) await hooks.kept(kept);
     if (respecified.length > 0) await hooks.respecified(respecified);
     for (const id of this.specRevs.keys()) if (!store.ownedSessions().has(id)) this.specRevs.delete(id);
     if (claim.length > 0 && lease.valid) {

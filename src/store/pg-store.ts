@@ -79,6 +79,9 @@ export function createPgPool(url: string, opts: { password?: string | undefined;
   // An idle connection dropped by the server (restart, failover) is an event, not a crash: the
   // next query opens a new one.
   pool.on('error', () => undefined);
+  // The same for a connection checked out for a transaction: the query under way fails and is
+  // retried; the event itself must not take the process down (an unhandled 'error' event would).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

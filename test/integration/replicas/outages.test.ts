@@ -69,7 +69,10 @@ describe('replicas sharing a PostgreSQL store, through outages', () => {
     const back = Date.now();
     const cl = c;
     const seqAt = new Map(ids.map((id) => [id, cl.maxSeq(id)]));
-    await until(() => ids.every((id) => cl.maxSeq(id) > seqAt.get(id)! + 40), 'every session to stream again after the restart', 30_000);
+    await until(() => ids.every((id) => cl.maxSeq(id) > seqAt.get(id)! + 40), 'every session to stream again after the restart', 30_000).catch(async (err: Error) => {
+      const o = await cl.owners().catch(() => new Map());
+      throw new Error(`${err.message}: ${JSON.stringify(ids.map((id) => [id, o.get(id), seqAt.get(id), cl.maxSeq(id)]))}\n${[...cl.replicas.values()].map((r) => r.output().split('\n').filter((l) => !/"msg":"(export|HTTP)/.test(l)).slice(-25).join('\n')).join('\n----\n')}`);
+    });
     console.log(`PostgreSQL -m immediate restart: every session streaming again ${Date.now() - back} ms after the server was back`);
     await endAndCount(h, ids, 'PostgreSQL restart');
     await c.stopAll();
@@ -103,7 +106,9 @@ describe('replicas sharing a PostgreSQL store, through outages', () => {
     console.log(`partition: r2 owned the ${cutOff.length} sessions of the cut-off replica ${tookMs} ms after the cut`);
     proxy.restore();
     // Back: r1 renews and gets its preferred sessions handed back.
-    await until(() => /lease renewed again/.test(cl.replicas.get('r1')!.output()), 'the replica to renew its lease again', 20_000);
+    await until(() => /lease renewed again/.test(cl.replicas.get('r1')!.output()), 'the replica to renew its lease again', 20_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${cl.replicas.get('r1')!.output().split('\n').filter((l) => !/"msg":"(export|HTTP)/.test(l)).slice(-30).join('\n')}`);
+    });
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline && !cutOff.some((id) => cl.replicas.get('r1') && owners.get(id) === 'r1')) await sleep(200);
     await sleep(2000);
