@@ -21,7 +21,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const ALL_KEYS = [
   'upstream.url', 'upstream.api_key', 'upstream.api_key_file', 'upstream.idle_timeout', 'upstream.connect_timeout',
   'upstream.backoff.initial', 'upstream.backoff.max', 'upstream.backoff.auth', 'upstream.pool_refresh', 'upstream.ca_file',
-  'sessions', 'start', 'state.dir', 'spool.max_bytes', 'spool.commit_max_records', 'spool.commit_interval',
+  'sessions', 'start', 'state.dir', 'store.url', 'store.password_file', 'store.lease', 'spool.max_bytes', 'spool.commit_max_records', 'spool.commit_interval',
   'listen', 'control_token',
   'exporter.endpoint', 'exporter.protocol', 'exporter.headers', 'exporter.compression', 'exporter.timeout',
   'exporter.batch_max_records', 'exporter.batch_max_bytes', 'exporter.tls', 'exporter.tls.ca_file', 'exporter.tls.cert_file', 'exporter.tls.key_file', 'exporter.insecure', 'exporter.concurrency', 'memory_limit', 'exporter.backoff.initial', 'exporter.backoff.max',
