@@ -84,4 +84,18 @@ describe('config/bridge.example.yaml', () => {
     const c = loadConfig(path, { BROWSER_API_URL: 'https://api.example.com', BROWSER_API_KEY_FILE: keyFile });
     expect(c.shutdownGraceMs).toBe(20_000);
   });
+
+  it('the Kubernetes replicas ConfigMap holds a configuration that loads and selects the shared store', () => {
+    const manifest = readFileSync(resolve(file, '../kubernetes/replicas.yaml'), 'utf8');
+    const docs = parseAllDocuments(manifest).map((d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null);
+    const embedded = docs.find((d) => d?.kind === 'ConfigMap')?.data?.['bridge.yaml'];
+    expect(embedded).toBeDefined();
+    const path = join(dir, 'replicas-bridge.yaml');
+    const pw = join(dir, 'db-password');
+    writeFileSync(pw, 'pw\n');
+    writeFileSync(path, embedded!.replace('/etc/bridge-secrets/db-password', pw));
+    const c = loadConfig(path, { BROWSER_API_URL: 'https://api.example.com', BROWSER_API_KEY_FILE: keyFile, BRIDGE_REPLICA_ID: 'bridge-abc' });
+    expect(c.store).toEqual({ kind: 'postgres', url: 'postgres://bridge@bridge-postgres:5432/bridge', password: 'pw', leaseMs: 10_000 });
+    expect(c.resource.instanceId).toBe('bridge-abc');
+  });
 });
