@@ -52,7 +52,8 @@ function asUser(cmd: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr || r.stdout || r.error?.message}`);
 }
 
-export async function startPostgres(): Promise<PgServer> {
+/** `durable`: fsync on (a benchmark); tests run without it. */
+export async function startPostgres(opts: { durable?: boolean } = {}): Promise<PgServer> {
   const bin = pgBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (initdb/pg_ctl not found); .ci/run installs it with apt-get');
   const dir = mkdtempSync(join(tmpdir(), 'bridge-pg-'));
@@ -61,9 +62,10 @@ export async function startPostgres(): Promise<PgServer> {
   asUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
   // Durability is not what these tests measure; fsync off keeps them fast on a shared machine.
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const fast = opts.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
   const ctl = (args: string[]): void => asUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), ...args]);
-  const start = (): void => ctl(['-o', opts, '-w', '-t', '60', 'start']);
+  const start = (): void => ctl(['-o', serverOpts, '-w', '-t', '60', 'start']);
   const stop = (mode: 'fast' | 'immediate' = 'fast'): void => ctl(['-m', mode, '-w', 'stop']);
   start();
   let running = true;
