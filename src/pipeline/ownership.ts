@@ -17,6 +17,7 @@ import { Lease } from '../store/pg-lease.js';
 import { Rebalancer } from '../store/pg-rebalancer.js';
 import { truncateDrainedGenerations } from '../store/pg-spool-rotation.js';
 import type { Claimed, PgStore } from '../store/pg-store.js';
+import { sessionsWithSpool } from '../store/pg-ownership-view.js';
 import type { Spool } from '../store/spool.js';
 import type { SessionRow } from '../store/store.js';
 
@@ -66,7 +67,12 @@ export class Ownership {
         if (!failing) log.warn({ error: err.message }, 'cannot renew the lease in the shared store; sessions are given up if it does not recover in time');
         failing = true;
       },
-      onExpired: () => void this.serial(() => this.expired()),
+      onExpired: () => {
+        // Said at once; the sessions are stopped in turn with the other ownership steps.
+        metrics.leaseExpirations.inc();
+        log.warn({ sessions: o.store.ownedSessions().size }, 'lease not renewed within its safety margin: stopped reading every session until it is');
+        void this.serial(() => this.expired());
+      },
     });
     this.rebalancer = new Rebalancer({
       store: o.store, lease: this.lease, intervalMs: Math.max(200, Math.floor(o.leaseMs / 5)), orphanGraceMs: o.leaseMs,
@@ -168,15 +174,15 @@ export class Ownership {
   private async finished(ids: string[]): Promise<void> {
     await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
     await this.o.spool.flush();
-    const undelivered = await this.o.store.withSpool(ids);
+    const undelivered = await sessionsWithSpool(this.o.store.pool, ids);
     const done = ids.filter((id) => !undelivered.has(id));
     for (const id of done) await this.o.store.release(id);
   }
 
   private async expired(): Promise<void> {
-    this.o.metrics.leaseExpirations.inc();
+    // Renewed again meanwhile: what is still owned here was claimed afresh, at a new epoch.
+    if (this.lease.valid) return;
     const ids = this.o.store.forgetAll();
-    this.o.log.warn({ sessions: ids.length }, 'lease not renewed within its safety margin: stopped reading every session until it is');
     if (ids.length > 0) await this.lost(ids, 'the lease ran out');
   }
 

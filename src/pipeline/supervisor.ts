@@ -21,6 +21,7 @@ import type { Segment, SessionRow, SessionSource, Store } from '../store/store.j
 import type { UpstreamClient } from '../upstream/client.js';
 import type { Delivery } from '../export/delivery.js';
 import type { PgStore } from '../store/pg-store.js';
+import { readOwners } from '../store/pg-ownership-view.js';
 import { Ownership } from './ownership.js';
 import { SessionPipeline, type SessionStatus } from './session.js';
 
@@ -166,7 +167,7 @@ export class Supervisor {
     }
     if (this.d.shared) {
       // Followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass.
-      const before = (await this.d.shared.store.owners()).get(spec.id);
+      const before = (await readOwners(this.d.shared.store.pool)).get(spec.id);
       const row = await this.d.store.putSession(spec, source);
       return { created: before?.lifecycle !== 'active', status: { ...idleStatus(row), owner: before?.owner ?? null } };
     }
@@ -184,7 +185,7 @@ export class Supervisor {
     const p = this.active.get(id);
     if (!p && this.d.shared) {
       // Owned elsewhere (or by nobody yet): the owner stops at its next pass.
-      const row = (await this.d.shared.store.owners()).get(id);
+      const row = (await readOwners(this.d.shared.store.pool)).get(id);
       if (row?.lifecycle !== 'active') return false;
       await this.d.store.setLifecycle(id, 'removed');
       return true;
@@ -228,7 +229,7 @@ export class Supervisor {
   /** Every session with its owner (shared store): GET /v1/sessions. */
   async statusWithOwners(): Promise<OwnedStatus[]> {
     if (!this.d.shared) return this.status();
-    const owners = await this.d.shared.store.owners();
+    const owners = await readOwners(this.d.shared.store.pool);
     const me = this.d.shared.store.replicaId;
     const out: OwnedStatus[] = [...this.active.values()].map((p) => ({ ...p.status(), owner: me }));
     const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));

@@ -12,6 +12,7 @@
 import { preferredOwner } from './pg-placement.js';
 import type { Lease } from './pg-lease.js';
 import type { Claimed, PgStore } from './pg-store.js';
+import { readOwnershipView } from './pg-ownership-view.js';
 
 export interface RebalancerHooks {
   /** Sessions claimed: adopt their spool, follow them. */
@@ -73,7 +74,7 @@ export class Rebalancer {
     if (!live.includes(me)) live.push(me);
     live.sort();
     this.replicas = live;
-    const view = await store.ownershipView();
+    const view = await readOwnershipView(store.pool, store.replicaId);
     const owned = new Map(store.ownedSessions());
     const lost: string[] = [];
     const finished: string[] = [];

@@ -47,22 +47,6 @@ export interface Claimed {
   specRevs: Map<string, number>;
 }
 
-/** A session as the placement loop sees it. */
-export interface OwnershipRow {
-  id: string;
-  owner: string | null;
-  leaseEpoch: number;
-  lifecycle: SessionLifecycle;
-  /** The owner holds a valid lease (database clock). */
-  ownerLive: boolean;
-  /** How long the session has had no live owner, ms (database clock); 0 while it has one. */
-  orphanMs: number;
-  /** Bumped by every PUT: the owner re-reads the spec when it changes. */
-  specRev: number;
-  /** A session no longer active still has undelivered segments: someone must own it until they are delivered. */
-  hasSpool: boolean;
-}
-
 /** Creates the connection pool the store, the lease and the placement loop share. */
 export function createPgPool(url: string, opts: { password?: string | undefined; queryTimeoutMs: number; replicaId: string }): pg.Pool {
   const pool = new pg.Pool({
@@ -120,12 +104,6 @@ export class PgStore implements Store {
   async sessions(): Promise<SessionRow[]> {
     const r = await this.pool.query<RawSession>(`SELECT ${SESSION_COLUMNS} FROM bridge_sessions ORDER BY added_order`);
     return r.rows.map(toRow);
-  }
-
-  /** Session id → owning replica (null: none), for GET /v1/sessions. */
-  async owners(): Promise<Map<string, { owner: string | null; lifecycle: SessionLifecycle }>> {
-    const r = await this.pool.query<{ id: string; owner: string | null; lifecycle: SessionLifecycle }>('SELECT id, owner, lifecycle FROM bridge_sessions');
-    return new Map(r.rows.map((x) => [x.id, { owner: x.owner, lifecycle: x.lifecycle }]));
   }
 
   async putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow> {
@@ -306,12 +284,6 @@ export class PgStore implements Store {
     }
   }
 
-  /** Which of these sessions still have undelivered segments in the store. */
-  async withSpool(ids: readonly string[]): Promise<Set<string>> {
-    const r = await this.pool.query<{ session_id: string }>('SELECT DISTINCT session_id FROM bridge_segments WHERE session_id = ANY($1::text[])', [ids]);
-    return new Set(r.rows.map((x) => x.session_id));
-  }
-
   /** Gives a session up (after flushing it): no owner, epoch + 1, so the preferred replica claims it at once. */
   async release(sessionId: string): Promise<void> {
     const epoch = this.owned.get(sessionId);
@@ -331,22 +303,6 @@ export class PgStore implements Store {
     const ids = [...this.owned.keys()];
     this.owned.clear();
     return ids;
-  }
-
-  /** Every active session and every session this replica owns, as the placement loop needs them. */
-  async ownershipView(): Promise<OwnershipRow[]> {
-    const r = await this.pool.query<{ id: string; owner: string | null; lease_epoch: string; lifecycle: SessionLifecycle; owner_live: boolean; orphan_ms: number; spec_rev: string; has_spool: boolean }>(
-      `SELECT s.id, s.owner, s.lease_epoch, s.lifecycle, s.spec_rev, (live.id IS NOT NULL) AS owner_live,
-         (s.lifecycle <> 'active' AND EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)) AS has_spool,
-         CASE WHEN live.id IS NOT NULL THEN 0
-           ELSE floor(extract(epoch FROM now() - coalesce(s.released_at, any_r.lease_until, s.added_at)) * 1000)::float8 END AS orphan_ms
-       FROM bridge_sessions s
-       LEFT JOIN bridge_replicas live ON live.id = s.owner AND live.lease_until > now()
-       LEFT JOIN bridge_replicas any_r ON any_r.id = s.owner
-       WHERE s.lifecycle = 'active' OR s.owner = $1 OR EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)`, [this.replicaId]);
-    return r.rows.map((x) => ({
-      id: x.id, owner: x.owner, leaseEpoch: Number(x.lease_epoch), lifecycle: x.lifecycle, ownerLive: x.owner_live, orphanMs: Math.max(0, x.orphan_ms), specRev: Number(x.spec_rev), hasSpool: x.has_spool,
-    }));
   }
 
   async close(): Promise<void> {

@@ -123,7 +123,9 @@ describe('replicas sharing a PostgreSQL store', () => {
     await sleep(2000);
     r1.kill('SIGCONT');
     // The zombie notices (its lease deadline passed long ago) and stops reading what it held.
-    await until(() => /lease not renewed within its safety margin|another replica owns them now/.test(r1.output()), 'the thawed replica to give its sessions up', 10_000);
+    await until(() => /lease not renewed within its safety margin|another replica owns them now/.test(r1.output()), 'the thawed replica to give its sessions up', 10_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${r1.output().split('\n').filter((l) => !/"msg":"(export|HTTP)/.test(l)).slice(-20).join('\n')}`);
+    });
     console.log(`SIGSTOP: r2 owned the ${frozen.length} frozen sessions after ${tookMs} ms; fenced writes seen by the zombie: ${/the shared store refused a write/.test(r1.output()) ? 'yes' : 'none in flight'}`);
     await sleep(3000);
 
@@ -131,8 +133,8 @@ describe('replicas sharing a PostgreSQL store', () => {
       hh.sim.session(id)!.produce(0);
       hh.sim.session(id)!.end();
     }
-    await until(() => hh.tally(ids).every((t) => t.missing === 0), 'every event delivered', 30_000).catch((err: Error) => {
-      throw new Error(`${err.message}: ${JSON.stringify(hh.tally(ids).map((t) => [t.sessionId, t.missing, t.missingSample.slice(0, 5)]))}`);
+    await until(() => hh.tally(ids).every((t) => t.missing === 0), 'every event delivered', 30_000).catch(async (err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify(hh.tally(ids).map((t) => [t.sessionId, t.missing, t.missingSample.slice(0, 5)]))} owners ${JSON.stringify([...await cl.owners()])}\n${[...cl.replicas.values()].map((r) => r.output().split('\n').filter((l) => !/"msg":"(export|HTTP)/.test(l)).slice(-20).join('\n')).join('\n----\n')}`);
     });
     watching = false;
     await watcher;
