@@ -99,7 +99,10 @@ export class Rebalancer {
         }
       } else if ((row.lifecycle === 'active' || row.hasSpool) && (row.owner === null || row.owner === me || !row.ownerLive)) {
         // An ended or removed session with undelivered segments is claimed only to deliver them.
-        if (preferred === me || row.orphanMs > this.o.orphanGraceMs) claim.push(row.id);
+        // A row naming this replica that it does not hold (a previous incarnation with the same
+        // name, or a release whose answer was lost) is claimed whatever the placement says: no
+        // other replica would take it while this one is live; a hand-over follows if it prefers another.
+        if (preferred === me || row.owner === me || row.orphanMs > this.o.orphanGraceMs) claim.push(row.id);
       }
     }
     // Owned here but gone from the view: the row is no longer ours (or no longer exists).

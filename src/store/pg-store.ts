@@ -287,11 +287,12 @@ export class PgStore implements Store {
   /** Gives a session up (after flushing it): no owner, epoch + 1, so the preferred replica claims it at once. */
   async release(sessionId: string): Promise<void> {
     const epoch = this.owned.get(sessionId);
-    this.owned.delete(sessionId);
     if (epoch === undefined) return;
     await this.pool.query(
       'UPDATE bridge_sessions SET owner = NULL, lease_epoch = lease_epoch + 1, released_at = now() WHERE id = $1 AND owner = $2 AND lease_epoch = $3',
       [sessionId, this.replicaId, epoch]);
+    // Only now: a release that failed leaves the session ours, and the next pass hands it over again.
+    if (this.owned.get(sessionId) === epoch) this.owned.delete(sessionId);
   }
 
   /** Forgets a session locally (lost to another replica, or our lease ran out): its writes are refused here. */
