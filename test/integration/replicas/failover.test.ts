@@ -91,4 +91,28 @@ describe('replicas sharing a PostgreSQL store', () => {
     expect(duplicates).toBeLessThan(produced / 4);
     await cl.stopAll();
   });
+
+  it('run --until-ended on every replica: each exits 0 once no session anywhere is active and its spool is delivered', async () => {
+    await c?.close();
+    await h?.close();
+    const url = await server.createDatabase('until_ended');
+    h = await harness({ bufferSize: 100_000 });
+    const hh = h;
+    const ids = ['u1', 'u2', 'u3', 'u4'];
+    for (const id of ids) h.sim.createSession(id).produce(50);
+    c = cluster(h, url, ids);
+    const cl = c;
+    const rs = ['r1', 'r2'].map((r) => cl.start(r, {}, ['run', '--until-ended']));
+    await until(() => ids.every((id) => cl.count(id) > 0), 'every session to stream', 20_000);
+    await sleep(1000);
+    // Still running while sessions are active anywhere (a replica owning none must not exit).
+    expect(rs.every((r) => r.exitCode === null)).toBe(true);
+    for (const id of ids) {
+      hh.sim.session(id)!.produce(0);
+      hh.sim.session(id)!.end();
+    }
+    const codes = await Promise.all(rs.map((r) => exited(r)));
+    expect(codes, rs.map((r) => r.output()).join('\n')).toEqual([0, 0]);
+    for (const t of hh.tally(ids)) expect(t.missing).toBe(0);
+  });
 });

@@ -11,7 +11,7 @@ export type Replica = ReturnType<typeof spawnDaemon> & { id: string };
 
 export interface Cluster {
   replicas: Map<string, Replica>;
-  start(id: string, extra?: Env): Replica;
+  start(id: string, extra?: Env, args?: string[]): Replica;
   /** The replica's HTTP surface, once it logged where it listens. */
   httpUrl(id: string): Promise<string>;
   /** (service epoch, checkpoint) of every session, from the database. */
@@ -46,11 +46,11 @@ export function cluster(h: Harness, url: string, sessions: string[], base: Env =
   };
   return {
     replicas,
-    start(id, extra = {}) {
+    start(id, extra = {}, args = ['run']) {
       const r = Object.assign(spawnDaemon(h.env({
         BRIDGE_CONFIG: configFile, BRIDGE_SESSIONS: sessions.join(','), BRIDGE_STORE_URL: url, BRIDGE_REPLICA_ID: id,
         BRIDGE_STORE_LEASE: '3s', LOG_LEVEL: 'info', ...base, ...extra,
-      })), { id });
+      }), args), { id });
       replicas.set(id, r);
       return r;
     },
