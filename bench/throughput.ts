@@ -31,6 +31,7 @@ import type { ScenarioContext } from './scenario-context.js';
 import { runBurst } from './scenario-burst.js';
 import { runLive } from './scenario-live.js';
 import { runOutage } from './scenario-outage.js';
+import { runPg } from './scenario-pg.js';
 
 function fail(message: string): never {
   process.stderr.write(`bench: ${message}\n`);
@@ -96,6 +97,7 @@ const SCENARIOS: Record<string, Scenario> = {
     run: (ctx) => runOutage(ctx, { sessions: 200, ratePerSession: 20, ...outagePhases, drainTimeoutS: drainTimeoutS ?? 90, sampleEverySeconds: 5 }),
     deadlineS: outagePhases.beforeSeconds + outageSeconds + outagePhases.afterSeconds + (drainTimeoutS ?? 90) + 240,
   },
+  pg: { run: (ctx) => runPg(ctx, { sessions: 4, eventsPerSession: burstEvents, timeoutS: 240 }), deadlineS: 600 },
 };
 
 const names = positionals.length > 0 ? positionals : Object.keys(SCENARIOS);

@@ -11,6 +11,7 @@ import { ConfigError } from '../config/errors.js';
 import type { BridgeConfig } from '../config/schema.js';
 import { configWarnings } from '../config/warnings.js';
 import { paint, useColor } from './ansi.js';
+import { probeSharedStore } from './check-store.js';
 import { displayUrl, probeCollector, probeNoRoute, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
 import { answersLikeNoRoute, lacksErrorShape } from './service-identity.js';
 import { createApiKeyProvider } from '../upstream/api-key.js';
@@ -93,7 +94,7 @@ export async function main(argv: string[]): Promise<number> {
     await client.close();
   }
   emit(await probeCollector(config.exporter));
-  emit(probeStateDir(config.stateDir));
+  emit(config.store.kind === 'postgres' ? await probeSharedStore(config.store) : probeStateDir(config.stateDir));
 
   print('');
   print(formatChecklistFooter(items, p));

@@ -12,11 +12,12 @@ import {
   parseKeyValueList, section, type Raw,
 } from './readers.js';
 import { parseSessions, parseSessionList } from './sessions.js';
+import { parseStoreConfig, replicaId } from './store-config.js';
 import { defaultMappingOptions, parseMappingOptions } from '../mapping/options.js';
 
 export type Env = Record<string, string | undefined>;
 
-const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit'] as const;
+const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'store', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit'] as const;
 const PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
@@ -96,6 +97,9 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
   const serviceName = optString(env.OTEL_SERVICE_NAME, 'OTEL_SERVICE_NAME') ?? optString(svc.name, 'service.name')
     ?? resourceAttributes['service.name'] ?? 'browser-telemetry-bridge';
 
+  const store = parseStoreConfig(raw, env);
+  const replica = replicaId(env);
+
   const shutdown = section(raw, 'shutdown', 'shutdown');
   onlyKeys(shutdown, ['grace'], 'shutdown');
 
@@ -117,6 +121,8 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     sessions,
     start,
     stateDir,
+    store,
+    replicaId: replica.id,
     spool: {
       maxBytes: optBytes(spool.max_bytes, 'spool.max_bytes', 1024 * 1024) ?? 256 * 1024 * 1024,
       commitMaxRecords: optInt(spool.commit_max_records, 'spool.commit_max_records', 1, 100_000) ?? 5000,
@@ -125,7 +131,8 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     listen,
     controlToken: optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.control_token, 'control_token'),
     exporter,
-    resource: { serviceName, attributes: resourceAttributes },
+    // A named replica (or one of several sharing a store) is who exported a record.
+    resource: { serviceName, attributes: resourceAttributes, ...(replica.explicit || store.kind === 'postgres' ? { instanceId: replica.id } : {}) },
     shutdownGraceMs: optDurationMs(shutdown.grace, 'shutdown.grace', 0) ?? 10_000,
     memoryLimitBytes: memoryLimit(env.BRIDGE_MEMORY_LIMIT, raw.memory_limit),
     mapping: raw.mapping === undefined ? defaultMappingOptions : parseMappingOptions(raw.mapping, 'mapping'),

@@ -3,6 +3,9 @@
 import type { MappingOptions } from '../mapping/options.js';
 import type { AttributeValue } from '../mapping/log-record.js';
 import type { TlsFiles } from './tls.js';
+import type { StoreConfig } from './store-config.js';
+
+export type { StoreConfig } from './store-config.js';
 
 export type StartPosition = 'oldest' | 'latest';
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -72,12 +75,16 @@ export interface BridgeConfig {
   sessions: SessionSpec[];
   start: StartPosition;
   stateDir: string;
+  /** SQLite in stateDir (default), or the shared PostgreSQL store. */
+  store: StoreConfig;
+  /** This process's name among replicas sharing a store (BRIDGE_REPLICA_ID). */
+  replicaId: string;
   spool: SpoolConfig;
   /** HTTP surface (health, metrics, control); null disables it. */
   listen: { host: string; port: number } | null;
   controlToken?: string;
   exporter: ExporterConfig;
-  resource: { serviceName: string; attributes: Record<string, string> };
+  resource: { serviceName: string; attributes: Record<string, string>; instanceId?: string };
   shutdownGraceMs: number;
   /** The memory budget: bytes, 'off', or undefined for the container's limit (if any). */
   memoryLimitBytes: number | 'off' | undefined;

@@ -8,7 +8,9 @@ import type { BridgeConfig } from '../config/schema.js';
 import { createMapper } from '../mapping/mapper.js';
 import type { BridgeLogRecord } from '../mapping/log-record.js';
 import { createMetrics, type BridgeMetrics } from '../server/metrics.js';
-import { openSqliteStore } from '../store/sqlite-store.js';
+import { openSqliteStore, SqliteStore } from '../store/sqlite-store.js';
+import type { PgStore } from '../store/pg-store.js';
+import { displayStoreUrl } from '../config/store-config.js';
 import { Spool } from '../store/spool.js';
 import type { Store } from '../store/store.js';
 import { createApiKeyProvider } from '../upstream/api-key.js';
@@ -63,7 +65,20 @@ function freeBytesOf(dir: string): { free: number; total: number } | undefined {
 export async function startBridge(config: BridgeConfig, log: Logger, overrides: BridgeOverrides = {}): Promise<Bridge> {
   const metrics = overrides.metrics ?? createMetrics({ spoolCapacityBytes: config.spool.maxBytes });
   const encode = createRecordEncoder();
-  const store = await openSqliteStore(config.stateDir, {
+  let shared: PgStore | undefined;
+  const sc = config.store;
+  if (sc.kind === 'postgres') {
+    // Loaded only when used: one machine on SQLite never loads the PostgreSQL client.
+    const { openPgStore } = await import('../store/pg-store.js');
+    shared = await openPgStore({
+      url: sc.url, password: sc.password, replicaId: config.replicaId,
+      // A query may not outlive a third of the lease: a cut connection is noticed while the lease holds.
+      queryTimeoutMs: Math.max(1000, Math.floor(sc.leaseMs / 3)),
+      onFenced: (ids) => log.warn({ sessions: ids.length, sample: ids.slice(0, 5) }, 'the shared store refused a write: another replica owns these sessions now'),
+    });
+    log.info({ store: displayStoreUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs }, 'using the shared PostgreSQL store');
+  }
+  const store: Store = shared ?? await openSqliteStore(config.stateDir, {
     migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
     onMigrated: (r) => log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),
   });
@@ -79,10 +94,13 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const spool = await Spool.open({
     store,
     ...(memory ? { memoryPressure: () => memory.over } : {}),
-    freeBytes: () => {
-      const v = freeBytesOf(config.stateDir);
-      return v && { free: v.free + store.reusableBytes(), total: v.total };
-    },
+    // The local volume bounds only the local store: the shared one lives on the database's disk.
+    ...(store instanceof SqliteStore ? {
+      freeBytes: () => {
+        const v = freeBytesOf(config.stateDir);
+        return v && { free: v.free + store.reusableBytes(), total: v.total };
+      },
+    } : {}),
     onDeleteError: (err, streak) => {
       if (streak === 1 || streak % 50 === 0) log.error({ error: err.message, streak }, 'cannot delete delivered records from the spool (disk full?); delivery goes on and the delete is retried');
     },
@@ -98,6 +116,11 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
       }
     },
     onCommitRecovered: () => log.info('spool writes succeed again'),
+    onFenced: (ids) => {
+      metrics.fencedWrites.inc(ids.length);
+      // Stop reading what we may no longer write.
+      supervisor?.ownership?.fenced(ids);
+    },
   });
   spoolRef = spool;
   const client = new UpstreamClient({
@@ -125,7 +148,10 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     onDelivered: (segments) => supervisor?.onDelivered(segments),
     onSettled: () => supervisor?.onDeliverySettled(),
   });
-  supervisor = new Supervisor({ config, store, spool, encode, client, mapper, metrics, log, delivery });
+  supervisor = new Supervisor({
+    config, store, spool, encode, client, mapper, metrics, log, delivery,
+    ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
+  });
   delivery.start();
   await supervisor.start();
   const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });

@@ -5,6 +5,11 @@
 // answers 404 is marked ended → shutdown(grace): stop reading every stream, commit what was read,
 // deliver the spool until it is empty or the grace period is over, close the store. Whatever was not
 // delivered stays spooled for the next start. shutdown() is idempotent.
+//
+// With the shared (PostgreSQL) store the set of followed sessions is driven by ownership instead
+// (ownership.ts): every replica records the configured sessions and PUT/DELETE in the store, and
+// follows only the sessions it owns; a PUT or DELETE on a replica that does not own the session is
+// picked up by the owner at its next ownership pass (within a fifth of a lease).
 import type { Logger } from 'pino';
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { Mapper } from '../mapping/mapper.js';
@@ -15,8 +20,14 @@ import type { Spool } from '../store/spool.js';
 import type { Segment, SessionRow, SessionSource, Store } from '../store/store.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { Delivery } from '../export/delivery.js';
+import type { PgStore } from '../store/pg-store.js';
+import { readOwners } from '../store/pg-ownership-view.js';
+import { Ownership } from './ownership.js';
 import { SessionPipeline, type SessionStatus } from './session.js';
 import { ArchiveReader } from '../upstream/archive.js';
+
+/** A session's status with the replica that owns it (shared store; null: none right now). */
+export type OwnedStatus = SessionStatus & { owner?: string | null };
 
 /** Finished sessions whose last status stays visible in GET /v1/sessions (oldest forgotten first). */
 const MAX_FINISHED = 1000;
@@ -31,6 +42,8 @@ export interface SupervisorDeps {
   metrics: BridgeMetrics;
   log: Logger;
   delivery: Delivery;
+  /** The shared store: follow only the sessions this replica owns. */
+  shared?: { store: PgStore; leaseMs: number };
 }
 
 export class Supervisor {
@@ -43,10 +56,28 @@ export class Supervisor {
   private readonly ops = new Map<string, Promise<unknown>>();
   /** One archive reader for every session: a service without the archive route is asked once. */
   private readonly archive: ArchiveReader;
+  /** Present with the shared store. */
+  readonly ownership: Ownership | undefined;
 
   constructor(private readonly d: SupervisorDeps) {
     this.archive = new ArchiveReader(d.client, d.log, { mode: d.config.upstream.archive });
+    if (d.shared) {
+      this.ownership = new Ownership({
+        store: d.shared.store, spool: d.spool, leaseMs: d.shared.leaseMs, metrics: d.metrics, log: d.log,
+        host: {
+          follow: (row) => {
+            if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
+          },
+          unfollow: (id) => this.unfollow(id),
+          isFollowed: (id) => this.active.has(id),
+          respecify: (row) => this.active.get(row.spec.id)?.updateSpec(row.spec),
+          ticked: () => this.checkAllEnded(),
+        },
+      });
+    }
+    const shared = d.shared;
     d.metrics.setSources({
+      ...(shared ? { ownedSessions: () => shared.store.ownedSessions().size } : {}),
       spool: () => d.store.spoolStats(),
       pendingRecords: () => d.spool.pendingCount,
       sessionsByState: () => {
@@ -90,6 +121,12 @@ export class Supervisor {
       if (row?.lifecycle === 'ended') continue;
       stored.set(spec.id, await this.d.store.putSession(spec, row?.source ?? 'config'));
     }
+    if (this.ownership) {
+      this.ownership.start();
+      const active = [...stored.values()].filter((r) => r.lifecycle === 'active').length;
+      this.d.log.info({ sessions: active, replica: this.d.shared!.store.replicaId }, 'sharing sessions with the other replicas of the store');
+      return;
+    }
     for (const row of stored.values()) {
       if (row.lifecycle === 'active') this.follow(row);
     }
@@ -121,17 +158,23 @@ export class Supervisor {
     return run;
   }
 
-  add(spec: SessionSpec, source: SessionSource = 'api'): Promise<{ created: boolean; status: SessionStatus }> {
+  add(spec: SessionSpec, source: SessionSource = 'api'): Promise<{ created: boolean; status: OwnedStatus }> {
     return this.serial(spec.id, () => this.addNow(spec, source));
   }
 
-  private async addNow(spec: SessionSpec, source: SessionSource): Promise<{ created: boolean; status: SessionStatus }> {
+  private async addNow(spec: SessionSpec, source: SessionSource): Promise<{ created: boolean; status: OwnedStatus }> {
     if (this.stopping) throw new Error('shutting down');
     const existing = this.active.get(spec.id);
     if (existing) {
       await this.d.store.putSession(spec, source);
       existing.updateSpec(spec);
       return { created: false, status: existing.status() };
+    }
+    if (this.d.shared) {
+      // Followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass.
+      const before = (await readOwners(this.d.shared.store.pool)).get(spec.id);
+      const row = await this.d.store.putSession(spec, source);
+      return { created: before?.lifecycle !== 'active', status: { ...idleStatus(row), owner: before?.owner ?? null } };
     }
     const row = await this.d.store.putSession(spec, source);
     if (this.stopping) throw new Error('shutting down');
@@ -145,6 +188,13 @@ export class Supervisor {
 
   private async removeNow(id: string): Promise<boolean> {
     const p = this.active.get(id);
+    if (!p && this.d.shared) {
+      // Owned elsewhere (or by nobody yet): the owner stops at its next pass.
+      const row = (await readOwners(this.d.shared.store.pool)).get(id);
+      if (row?.lifecycle !== 'active') return false;
+      await this.d.store.setLifecycle(id, 'removed');
+      return true;
+    }
     if (!p) return false;
     this.active.delete(id);
     await p.stop();
@@ -170,6 +220,30 @@ export class Supervisor {
       this.remember({ ...p.status(), state: 'ended' });
     }
     this.checkAllEnded();
+  }
+
+  /** Stops reading a session given up by ownership (handed over, lost, finished elsewhere). */
+  private async unfollow(id: string): Promise<void> {
+    const p = this.active.get(id);
+    if (!p) return;
+    this.active.delete(id);
+    await p.stop();
+    this.remember(p.status());
+  }
+
+  /** Every session with its owner (shared store): GET /v1/sessions. */
+  async statusWithOwners(): Promise<OwnedStatus[]> {
+    if (!this.d.shared) return this.status();
+    const owners = await readOwners(this.d.shared.store.pool);
+    const me = this.d.shared.store.replicaId;
+    const out: OwnedStatus[] = [...this.active.values()].map((p) => ({ ...p.status(), owner: me }));
+    const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
+    for (const [id, o] of owners) {
+      if (this.active.has(id) || o.lifecycle !== 'active') continue;
+      const row = rows.get(id);
+      if (row) out.push({ ...idleStatus(row), owner: o.owner });
+    }
+    return out.sort((a, b) => a.id.localeCompare(b.id));
   }
 
   /** Sets the enrichment attributes (pool) of every later record of a followed session. */
@@ -217,6 +291,8 @@ export class Supervisor {
   private checkAllEnded(): void {
     if (this.endedWaiters.length === 0) return;
     if (this.active.size > 0 || !this.d.spool.idle) return;
+    // Shared store: done only once no session anywhere is active (not merely none owned here).
+    if (this.ownership && this.ownership.activeSessions !== 0) return;
     const w = this.endedWaiters;
     this.endedWaiters = [];
     for (const r of w) r();
@@ -227,12 +303,24 @@ export class Supervisor {
     if (this.stopping) return false;
     this.stopping = true;
     const deadline = Date.now() + graceMs;
+    await this.ownership?.stop();
     await Promise.all([...this.active.values()].map((p) => p.stop()));
     await this.d.spool.close();
     const drained = await this.d.delivery.drain(deadline);
     await this.d.delivery.shutdown(Math.max(deadline, Date.now() + 100));
+    // Delivered what it could: the sessions (and what is left of their spool) go to the others now.
+    await this.ownership?.releaseAll();
     const left = this.d.spool.spooled.records;
     this.d.log.info({ drained, leftInSpool: left }, drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start');
     return drained;
   }
+}
+
+/** The status of a session not followed by this replica (shared store). */
+function idleStatus(row: SessionRow): SessionStatus {
+  return {
+    id: row.spec.id, source: row.source, ...(row.spec.pool ? { pool: row.spec.pool } : {}), state: 'idle',
+    lastReceivedSeq: row.checkpoint, lastDeliveredSeq: 0, epoch: row.epoch, received: 0, filtered: 0, duplicates: 0,
+    gaps: 0, missingEvents: 0, malformedFrames: 0, repaired: 0, reconnects: {},
+  };
 }

@@ -167,7 +167,9 @@ async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
     status: problems.length === 0 ? 'ready' : 'not_ready',
     problems,
     exporter: bridge.delivery.exportFailing ? { failing: true, lastError: bridge.delivery.lastError } : { failing: false },
-    spool: { ...(await bridge.store.spoolStats()), limitedByDisk: bridge.spool.limitedByDisk },
+    // The shared store may be the very thing that is unreachable.
+    spool: await bridge.store.spoolStats().then((s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }), () => null),
+    ...(bridge.supervisor.ownership ? { replica: bridge.config.replicaId, lease: { valid: bridge.supervisor.ownership.lease.valid }, replicas: bridge.supervisor.ownership.replicas } : {}),
   };
   send(res, problems.length === 0 ? 200 : 503, body);
 }
@@ -176,12 +178,15 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
   const sup = bridge.supervisor;
   if (path === '/v1/sessions') {
     if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET on /v1/sessions, PUT/DELETE on /v1/sessions/{id}');
-    return send(res, 200, { sessions: sup.status(), pools: bridge.pools.poolStatus(), spool: await bridge.store.spoolStats() });
+    return send(res, 200, {
+      sessions: await sup.statusWithOwners(), pools: bridge.pools.poolStatus(), spool: await bridge.store.spoolStats(),
+      ...(sup.ownership ? { replica: bridge.config.replicaId } : {}),
+    });
   }
   const id = decodeId(path.slice('/v1/sessions/'.length));
   if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', 'session id must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');
   if (method === 'GET') {
-    const s = sup.session(id);
+    const s = sup.session(id) ?? (sup.ownership ? (await sup.statusWithOwners()).find((x) => x.id === id) : undefined);
     if (!s) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
     return send(res, 200, s);
   }

@@ -24,6 +24,8 @@ export const LABEL_VALUES = {
   screenshotOutcome: ['written', 'write_failed'],
   redactionKind: ['header', 'url', 'post_data', 'response_body', 'api_call_code', 'typed_key', 'source_metadata'] satisfies RedactionKind[],
   reloadOutcome: ['applied', 'rejected'],
+  leaseOutcome: ['success', 'failure'],
+  handoverKind: ['claimed', 'handed_over', 'lost'],
 } as const;
 
 /** Category label value: the catalogue's categories, anything else folded into "other". */
@@ -35,6 +37,8 @@ export interface GaugeSources {
   spool(): Promise<{ records: number; bytes: number; oldestTsMicros: number | null }>;
   sessionsByState(): Record<string, number>;
   pendingRecords(): number;
+  /** Sessions this replica owns in the shared store; absent with the embedded store. */
+  ownedSessions?(): number;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityBytes?: number } = {}) {
@@ -88,6 +92,11 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
         for (const state of new Set([...LABEL_VALUES.sessionState, ...Object.keys(counts)])) this.set({ state }, counts[state] ?? 0);
       },
     }),
+    ownedSessions: new Gauge({ name: 'bridge_owned_sessions', help: 'Sessions this replica owns in the shared store (0 with the embedded store).', registers: r, collect() { if (sources?.ownedSessions) this.set(sources.ownedSessions()); } }),
+    leaseRenewals: new Counter({ name: 'bridge_lease_renewals_total', help: 'Renewals of this replica\'s lease in the shared store, by outcome.', labelNames: ['outcome'], registers: r }),
+    leaseExpirations: new Counter({ name: 'bridge_lease_expirations_total', help: 'Times the lease was not renewed within its safety margin and every session was given up.', registers: r }),
+    handovers: new Counter({ name: 'bridge_session_handovers_total', help: 'Changes of ownership seen by this replica: claimed, handed_over (to the preferred replica), lost (taken by another).', labelNames: ['kind'], registers: r }),
+    fencedWrites: new Counter({ name: 'bridge_fenced_writes_total', help: 'Spool commits refused because another replica owns the session now (writes of a replica that lost its lease).', registers: r }),
     buildInfo: new Gauge({ name: 'bridge_build_info', help: 'Always 1; the labels say which bridge and which Node.js runtime are running.', labelNames: ['version', 'node'], registers: r }),
     spoolCapacity: new Gauge({ name: 'bridge_spool_capacity_bytes', help: 'spool.max_bytes: reading stops when bridge_spool_bytes reaches it (back-pressure).', registers: r }),
     setSources(s: GaugeSources): void {
@@ -110,6 +119,8 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
   zero(m.screenshots, 'outcome', LABEL_VALUES.screenshotOutcome);
   zero(m.redacted, 'kind', LABEL_VALUES.redactionKind);
   zero(m.configReloads, 'outcome', LABEL_VALUES.reloadOutcome);
+  zero(m.leaseRenewals, 'outcome', LABEL_VALUES.leaseOutcome);
+  zero(m.handovers, 'kind', LABEL_VALUES.handoverKind);
   for (const outcome of LABEL_VALUES.exportDurationOutcome) m.exportDuration.zero({ outcome });
   for (const state of LABEL_VALUES.sessionState) m.sessions.set({ state }, 0);
   return m;

@@ -15,7 +15,11 @@
 // Room: the spool is full while a commit is failing, while pending records pass their bound, or
 // while spooled + pending bytes reach `maxBytes`; then appenders wait in waitForRoom() (the service
 // buffers meanwhile; what it evicts becomes a gap record). Commits and acknowledgements wake them.
-import type { CheckpointUpdate, Store } from './store.js';
+//
+// With a shared store, sessions come and go at run time: a commit refused because another replica
+// owns some of its sessions now (FencedError) drops what was pending for those sessions and commits
+// the rest; forget() drops a session given up; adopt() makes a claimed session's spool backlog.
+import { FencedError, type CheckpointUpdate, type Store } from './store.js';
 import type { NewSegment, Segment } from './segment.js';
 
 /** Pending bytes that make a commit due (and readers wait for it): memory stays bounded with large records. */
@@ -43,6 +47,8 @@ export interface SpoolOptions {
   onDeleteError?: (err: Error, streak: number) => void;
   onCommitError?: (err: Error, streak: number) => void;
   onCommitRecovered?: () => void;
+  /** The store refused a commit for these sessions: another replica owns them now. */
+  onFenced?: (sessionIds: readonly string[]) => void;
 }
 
 /** Segments claimed together for one export request. */
@@ -274,6 +280,12 @@ export class Spool {
       ids = await this.o.store.commit(segments, checkpoints);
     } catch (err) {
       this.restore(batch);
+      if (err instanceof FencedError) {
+        // Not ours any more: what we read of them is the new owner's to read again from the checkpoint.
+        this.forget(err.sessionIds);
+        this.o.onFenced?.(err.sessionIds);
+        return this.commitNow();
+      }
       this.failStreak++;
       this.o.onCommitError?.(err as Error, this.failStreak);
       if (!this.closed) {
@@ -347,8 +359,10 @@ export class Spool {
   private async claimNow(maxRecords: number, maxBytes: number): Promise<Claim | null> {
     let segments: Segment[] = [];
     if (this.cursor < this.backlogUpTo) {
-      segments = await this.o.store.readSegments(this.cursor, this.backlogUpTo, maxRecords, maxBytes);
-      if (segments.length === 0) this.cursor = this.backlogUpTo;
+      // The bound as read: adopt() may raise it while the read is under way.
+      const upTo = this.backlogUpTo;
+      segments = await this.o.store.readSegments(this.cursor, upTo, maxRecords, maxBytes);
+      if (segments.length === 0) this.cursor = Math.max(this.cursor, upTo);
     }
     if (segments.length === 0) {
       let records = 0;
@@ -399,16 +413,17 @@ export class Spool {
       this.deleteFailed(err as Error);
       return;
     }
-    this.forget(claim);
+    this.deleted(claim);
   }
 
   private undeleted: Claim[] = [];
   private deleteStreak = 0;
   private deleteTimer: NodeJS.Timeout | undefined;
 
-  private forget(claim: Claim): void {
-    this.spooledRecords -= claim.records;
-    this.spooledBytes -= claim.bytes;
+  private deleted(claim: Claim): void {
+    // Never below zero: a claim of a session given up meanwhile was already taken off by resync().
+    this.spooledRecords = Math.max(0, this.spooledRecords - claim.records);
+    this.spooledBytes = Math.max(0, this.spooledBytes - claim.bytes);
     this.recheckRoom();
   }
 
@@ -432,7 +447,7 @@ export class Spool {
         return;
       }
       this.undeleted.shift();
-      this.forget(claim);
+      this.deleted(claim);
     }
     this.deleteStreak = 0;
   }
@@ -445,6 +460,74 @@ export class Spool {
   /** A claim that will not be acknowledged in this process (shutdown): it stays in the store. */
   settle(): void {
     this.inFlight--;
+  }
+
+  /**
+   * Drops what this spool holds in memory for sessions it no longer owns: pending records (never
+   * committed; the new owner reads them again from the checkpoint) and committed segments not yet
+   * claimed (they stay in the store and move to the new owner). Call resync() afterwards.
+   */
+  forget(sessionIds: readonly string[]): void {
+    const gone = new Set(sessionIds);
+    for (const id of gone) {
+      const p = this.pending.get(id);
+      if (!p) continue;
+      this.pending.delete(id);
+      this.pendingRecords -= p.records;
+      this.pendingBytes -= p.bytes;
+    }
+    const kept: Segment[] = [];
+    for (let i = this.readyHead; i < this.ready.length; i++) {
+      const s = this.ready[i]!;
+      if (!gone.has(s.sessionId)) kept.push(s);
+      else {
+        this.readyBytes -= s.payload.length;
+        this.spooledRecords = Math.max(0, this.spooledRecords - s.records);
+        this.spooledBytes = Math.max(0, this.spooledBytes - s.payload.length);
+      }
+    }
+    this.ready = kept;
+    this.readyHead = 0;
+    this.recheckRoom();
+  }
+
+  /** Recounts the spooled records from the store (after sessions came or went), between commits. */
+  resync(): Promise<void> {
+    return this.between(async () => {
+      const t = await this.o.store.spoolTotals();
+      this.spooledRecords = t.records;
+      this.spooledBytes = t.bytes;
+      this.recheckRoom();
+    });
+  }
+
+  /**
+   * A claimed session's spool came along (renumbered after every id this spool has seen): read it
+   * back as backlog. Everything unclaimed is in the store, so the ready queue is read back with it.
+   */
+  adopt(moved: { records: number; bytes: number; maxId: number }): Promise<void> {
+    return this.between(async () => {
+      const lastReady = this.ready.length > this.readyHead ? this.ready[this.ready.length - 1]!.id : 0;
+      this.ready = [];
+      this.readyHead = 0;
+      this.readyBytes = 0;
+      this.backlogUpTo = Math.max(this.backlogUpTo, moved.maxId, lastReady);
+      this.spooledRecords += moved.records;
+      this.spooledBytes += moved.bytes;
+      const w = this.dataWaiters;
+      this.dataWaiters = [];
+      for (const resolve of w) resolve();
+    });
+  }
+
+  /** Runs `fn` between commits: after the one in progress, before the next. */
+  private between(fn: () => Promise<void>): Promise<void> {
+    const run = (this.committing ?? Promise.resolve(true)).then(fn);
+    const tracked: Promise<boolean> = run.then(() => true, () => false).finally(() => {
+      if (this.committing === tracked) this.committing = undefined;
+    });
+    this.committing = tracked;
+    return run;
   }
 
   /** Final commit; wakes every reader waiting for room so it can exit. Delivery may go on draining. */

@@ -49,6 +49,19 @@ export interface SpoolTotals {
   maxId: number;
 }
 
+/**
+ * A commit refused because this process no longer owns some of its sessions at the epoch it
+ * holds (a shared store with leases): nothing of the commit was written. The caller drops what it
+ * had pending for those sessions (their new owner reads them again from the checkpoint) and commits
+ * the rest.
+ */
+export class FencedError extends Error {
+  override name = 'FencedError';
+  constructor(readonly sessionIds: readonly string[]) {
+    super(`no longer the owner of ${sessionIds.length} session(s): ${sessionIds.slice(0, 3).join(', ')}${sessionIds.length > 3 ? ', …' : ''}`);
+  }
+}
+
 export interface Store {
   sessions(): Promise<SessionRow[]>;
   /** Inserts a session or replaces its spec; a re-added session becomes active again, keeping its checkpoint. */

@@ -27,7 +27,7 @@ it('runs every scenario small, with zero missing, one JSON line each and the tab
   const res = await runBench(['--burst-events', '300', '--live-sessions', '20', '--live-seconds', '2', '--outage-seconds', '2', '--outage-before-s', '1', '--outage-after-s', '1', '--drain-timeout-s', '60']);
   expect(res.code, res.stderr).toBe(0);
   const lines = res.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-  expect(lines.map((l) => l.scenario)).toEqual(['burst', 'burst-json', 'live', 'outage']);
+  expect(lines.map((l) => l.scenario)).toEqual(['burst', 'burst-json', 'live', 'outage', 'pg']);
   for (const l of lines) expect(l, JSON.stringify(l)).toMatchObject({ missing: 0, peakRssMiB: expect.any(Number), eventsPerSecond: expect.any(Number), load1m: [expect.any(Number), expect.any(Number)] });
   const [burst, , live, outage] = lines as [Record<string, unknown>, unknown, Record<string, unknown>, Record<string, unknown>];
   expect(burst).toMatchObject({ events: 1200, delivered: 1200, ratio: expect.any(Number), ceilingEventsPerSecond: expect.any(Number) });
@@ -41,7 +41,7 @@ it('runs every scenario small, with zero missing, one JSON line each and the tab
 it('names the scenarios it knows when asked for another, exit 2', async () => {
   const res = await runBench(['nope']);
   expect(res.code).toBe(2);
-  expect(res.stderr.trim()).toBe('bench: unknown scenario nope; known: burst, burst-json, live, outage');
+  expect(res.stderr.trim()).toBe('bench: unknown scenario nope; known: burst, burst-json, live, outage, pg');
 });
 
 it("--cpu-prof writes a profile of the measured phase, in which the bridge's own code shows", async () => {

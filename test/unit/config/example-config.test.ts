@@ -21,7 +21,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const ALL_KEYS = [
   'upstream.url', 'upstream.api_key', 'upstream.api_key_file', 'upstream.idle_timeout', 'upstream.connect_timeout',
   'upstream.backoff.initial', 'upstream.backoff.max', 'upstream.backoff.auth', 'upstream.pool_refresh', 'upstream.ca_file', 'upstream.archive',
-  'sessions', 'start', 'state.dir', 'spool.max_bytes', 'spool.commit_max_records', 'spool.commit_interval',
+  'sessions', 'start', 'state.dir', 'store.url', 'store.password_file', 'store.lease', 'spool.max_bytes', 'spool.commit_max_records', 'spool.commit_interval',
   'listen', 'control_token',
   'exporter.endpoint', 'exporter.protocol', 'exporter.headers', 'exporter.compression', 'exporter.timeout',
   'exporter.batch_max_records', 'exporter.batch_max_bytes', 'exporter.tls', 'exporter.tls.ca_file', 'exporter.tls.cert_file', 'exporter.tls.key_file', 'exporter.insecure', 'exporter.concurrency', 'memory_limit', 'exporter.backoff.initial', 'exporter.backoff.max',
@@ -83,5 +83,19 @@ describe('config/bridge.example.yaml', () => {
     writeFileSync(path, embedded!);
     const c = loadConfig(path, { BROWSER_API_URL: 'https://api.example.com', BROWSER_API_KEY_FILE: keyFile });
     expect(c.shutdownGraceMs).toBe(20_000);
+  });
+
+  it('the Kubernetes replicas ConfigMap holds a configuration that loads and selects the shared store', () => {
+    const manifest = readFileSync(resolve(file, '../kubernetes/replicas.yaml'), 'utf8');
+    const docs = parseAllDocuments(manifest).map((d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null);
+    const embedded = docs.find((d) => d?.kind === 'ConfigMap')?.data?.['bridge.yaml'];
+    expect(embedded).toBeDefined();
+    const path = join(dir, 'replicas-bridge.yaml');
+    const pw = join(dir, 'db-password');
+    writeFileSync(pw, 'pw\n');
+    writeFileSync(path, embedded!.replace('/etc/bridge-secrets/db-password', pw));
+    const c = loadConfig(path, { BROWSER_API_URL: 'https://api.example.com', BROWSER_API_KEY_FILE: keyFile, BRIDGE_REPLICA_ID: 'bridge-abc' });
+    expect(c.store).toEqual({ kind: 'postgres', url: 'postgres://bridge@bridge-postgres:5432/bridge', password: 'pw', leaseMs: 10_000 });
+    expect(c.resource.instanceId).toBe('bridge-abc');
   });
 });

@@ -1,12 +1,16 @@
-// One contract suite, run against every Store implementation (today: SQLite on disk and in memory).
+// One contract suite, run against every Store implementation: SQLite on disk and in memory, and
+// PostgreSQL (a real server started for this file, one fresh database per store). The shared store
+// writes only sessions it owns, so its factory claims each session as it is put.
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
 import { splitRecords, type NewSegment } from '../../../src/store/segment.js';
 import type { Store } from '../../../src/store/store.js';
+import { openPgStore, type PgStore } from '../../../src/store/pg-store.js';
+import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -29,7 +33,42 @@ const impls: Array<[string, () => { open(): Promise<Store> }]> = [
     // One database for the life of the factory: "reopen" hands back the same store.
     return { open: async () => (s ??= await openSqliteStore(':memory:')) };
   }],
+  ['postgresql', () => {
+    let s: Store | undefined;
+    return {
+      open: async () => {
+        if (s) return s;
+        const url = await (await pgServer()).createDatabase(`contract_${++databases}`);
+        const store = await openPgStore({ url, replicaId: 'contract' });
+        s = ownEverything(store);
+        return s;
+      },
+    };
+  }],
 ];
+
+let server: Promise<PgServer> | undefined;
+let databases = 0;
+/** One server for the whole file, started on first use. */
+const pgServer = (): Promise<PgServer> => (server ??= startPostgres());
+afterAll(async () => (await server)?.close());
+
+/** The shared store as a single replica uses it: every session put is claimed by this replica. */
+function ownEverything(store: PgStore): Store {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'putSession') {
+        return async (...args: Parameters<Store['putSession']>) => {
+          const row = await target.putSession(...args);
+          if (!target.ownedSessions().has(row.spec.id)) await target.claim([row.spec.id]);
+          return row;
+        };
+      }
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
 
 /** A framed record carrying `text` (its content is opaque to the store). */
 function framed(text: string): Buffer {
@@ -106,6 +145,7 @@ for (const [name, make] of impls) {
 
     it('a commit of many segments keeps their order and ids; a claimed run of ids is deleted at once, also twice', async () => {
       const s = await make().open();
+      for (let i = 0; i < 7; i++) await s.putSession({ id: `s${i}`, attributes: {} }, 'config');
       const segs = Array.from({ length: 75 }, (_, i) => segment(`s${i % 7}`, i + 1, i + 1));
       const ids = await s.commit(segs, []);
       expect(ids).toEqual(Array.from({ length: 75 }, (_, i) => ids[0]! + i));

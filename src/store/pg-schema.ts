@@ -1,0 +1,114 @@
+// The PostgreSQL store's schema, created and migrated by the bridge itself. Replicas starting at
+// the same moment serialize on an advisory lock, so exactly one creates or migrates; the others
+// find it done. The database is marked as the bridge's (meta.application) and carries its schema
+// version: a database of another application, or one from a newer bridge, is refused.
+//
+// The spool (bridge_segments) is partitioned by a generation number derived from the segment id
+// (id >> GEN_SHIFT, modulo GENERATIONS), so a whole generation can be TRUNCATEd once it is drained:
+// steady insert + delete then leaves no dead tuples for autovacuum to chase (pg-spool-rotation.ts).
+import type pg from 'pg';
+
+export const PG_SCHEMA_VERSION = 1;
+export const PG_APPLICATION = 'browser-telemetry-bridge';
+/** Segment ids per generation: 2^14 commits of one replica-second each is hours at 1 commit/s… and minutes under load. */
+export const GEN_SHIFT = 14;
+export const GENERATIONS = 8;
+/** Arbitrary constant for pg_advisory_xact_lock: "bridge schema". */
+const SCHEMA_LOCK = 0x42544231;
+
+/** The database cannot be used as the bridge's store; the message is one line for the operator. */
+export class PgSchemaError extends Error {
+  override name = 'PgSchemaError';
+}
+
+const partitions = Array.from({ length: GENERATIONS }, (_, g) =>
+  `CREATE TABLE IF NOT EXISTS bridge_segments_g${g} PARTITION OF bridge_segments FOR VALUES IN (${g});`).join('\n');
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS bridge_replicas (
+  id text PRIMARY KEY,
+  lease_until timestamptz NOT NULL,
+  started_at timestamptz NOT NULL DEFAULT now(),
+  renewed_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS bridge_sessions (
+  id text PRIMARY KEY,
+  spec text NOT NULL,
+  source text NOT NULL,
+  lifecycle text NOT NULL DEFAULT 'active',
+  checkpoint bigint NOT NULL DEFAULT 0,
+  epoch integer NOT NULL DEFAULT 0,
+  owner text,
+  lease_epoch bigint NOT NULL DEFAULT 0,
+  released_at timestamptz,
+  spec_rev bigint NOT NULL DEFAULT 0,
+  added_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  added_order bigserial
+);
+CREATE INDEX IF NOT EXISTS bridge_sessions_owner ON bridge_sessions (owner);
+CREATE SEQUENCE IF NOT EXISTS bridge_segment_id;
+CREATE TABLE IF NOT EXISTS bridge_segments (
+  id bigint NOT NULL,
+  gen smallint NOT NULL,
+  session_id text NOT NULL,
+  first_seq bigint NOT NULL,
+  last_seq bigint NOT NULL,
+  records integer NOT NULL,
+  bytes integer NOT NULL,
+  oldest_ts bigint NOT NULL,
+  payload bytea NOT NULL
+) PARTITION BY LIST (gen);
+${partitions}
+CREATE INDEX IF NOT EXISTS bridge_segments_id ON bridge_segments (id);
+CREATE INDEX IF NOT EXISTS bridge_segments_session ON bridge_segments (session_id, id);
+`;
+
+/** The generation (partition) a segment id lives in. */
+export function generationOf(id: number): number {
+  return Math.floor(id / 2 ** GEN_SHIFT) % GENERATIONS;
+}
+
+/** Creates or migrates the schema; returns the version found before (0 for a fresh database). */
+export async function migratePg(pool: pg.Pool): Promise<number> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+    await c.query('CREATE TABLE IF NOT EXISTS bridge_meta (key text PRIMARY KEY, value text NOT NULL)');
+    const meta = new Map((await c.query<{ key: string; value: string }>('SELECT key, value FROM bridge_meta')).rows.map((r) => [r.key, r.value]));
+    const app = meta.get('application');
+    if (app !== undefined && app !== PG_APPLICATION) {
+      throw new PgSchemaError(`the database belongs to another application (${app}); refusing to use it as the bridge's store`);
+    }
+    if (app === undefined) {
+      const foreign = (await c.query<{ n: string }>(
+        "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE 'bridge\\_%' AND table_name <> 'bridge_meta'")).rows[0]!;
+      if (Number(foreign.n) > 0) throw new PgSchemaError('the database has bridge_* tables but no bridge schema marker; refusing to adopt them');
+    }
+    const found = Number(meta.get('schema_version') ?? 0);
+    if (found > PG_SCHEMA_VERSION) {
+      throw new PgSchemaError(`store schema version ${found} is newer than this bridge understands (${PG_SCHEMA_VERSION}); upgrade the bridge`);
+    }
+    if (found < PG_SCHEMA_VERSION) {
+      // Version 1 is the first; later versions add their steps here, each guarded by `found`.
+      await c.query(DDL);
+    }
+    await c.query("INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      [PG_APPLICATION, String(PG_SCHEMA_VERSION)]);
+    await c.query('COMMIT');
+    return found;
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    c.release();
+  }
+}
+
+/** Reads the schema version without changing anything (check); null when the database has none. */
+export async function readPgSchemaVersion(client: pg.ClientBase): Promise<number | null> {
+  const exists = (await client.query("SELECT to_regclass('bridge_meta') IS NOT NULL AS ok")).rows[0] as { ok: boolean };
+  if (!exists.ok) return null;
+  const row = (await client.query<{ value: string }>("SELECT value FROM bridge_meta WHERE key = 'schema_version'")).rows[0];
+  return row ? Number(row.value) : null;
+}

@@ -1,0 +1,117 @@
+// A real PostgreSQL server for tests: initdb + pg_ctl into a temporary directory on a free port,
+// started by the test file that needs it and stopped at its end (never a server left running).
+// Tests run as root here, and PostgreSQL refuses to run as root: the data directory belongs to an
+// unprivileged user (`nobody`) and the server runs as that user.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export interface PgServer {
+  port: number;
+  /** postgres://postgres@127.0.0.1:<port>/<db> */
+  url(db?: string): string;
+  /** Creates a fresh database and returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** pg_ctl stop with the given mode, then start again on the same port and data. */
+  restart(mode?: 'fast' | 'immediate'): void;
+  stop(mode?: 'fast' | 'immediate'): void;
+  start(): void;
+  close(): void;
+}
+
+/** The directory holding initdb and pg_ctl, or undefined when PostgreSQL is not installed. */
+export function pgBinDir(): string | undefined {
+  const candidates = ['/usr/local/bin', '/usr/bin'];
+  try {
+    for (const v of readdirSync('/usr/lib/postgresql').sort().reverse()) candidates.push(`/usr/lib/postgresql/${v}/bin`);
+  } catch {
+    // no Debian layout
+  }
+  return candidates.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'pg_ctl')));
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a command as the server's unprivileged user when we are root. */
+function asUser(cmd: string, args: string[]): void {
+  const root = process.getuid?.() === 0;
+  const [file, argv] = root ? ['runuser', ['-u', 'nobody', '--', cmd, ...args]] : [cmd, args];
+  const r = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr || r.stdout || r.error?.message}`);
+}
+
+/** `durable`: fsync on (a benchmark); tests run without it. */
+export async function startPostgres(opts: { durable?: boolean } = {}): Promise<PgServer> {
+  const bin = pgBinDir();
+  if (!bin) throw new Error('PostgreSQL is not installed (initdb/pg_ctl not found); .ci/run installs it with apt-get');
+  const dir = mkdtempSync(join(tmpdir(), 'bridge-pg-'));
+  const data = join(dir, 'data');
+  if (process.getuid?.() === 0) chownSync(dir, 65534, 65534);
+  asUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']);
+  const port = await freePort();
+  // Durability is not what these tests measure; fsync off keeps them fast on a shared machine.
+  const fast = opts.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
+  const ctl = (args: string[]): void => asUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), ...args]);
+  const start = (): void => ctl(['-o', serverOpts, '-w', '-t', '60', 'start']);
+  const stop = (mode: 'fast' | 'immediate' = 'fast'): void => ctl(['-m', mode, '-w', 'stop']);
+  start();
+  let running = true;
+  const url = (db = 'postgres'): string => `postgres://postgres@127.0.0.1:${port}/${db}`;
+  return {
+    port,
+    url,
+    async createDatabase(name) {
+      const c = new pg.Client({ connectionString: url() });
+      await c.connect();
+      try {
+        await c.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await c.end();
+      }
+      return url(name);
+    },
+    restart(mode = 'fast') {
+      stop(mode);
+      start();
+    },
+    stop(mode = 'fast') {
+      stop(mode);
+      running = false;
+    },
+    start() {
+      start();
+      running = true;
+    },
+    close() {
+      try {
+        if (running) stop('immediate');
+      } catch {
+        // already stopped
+      }
+      running = false;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Debug aid: the server log of a failed run. */
+export function tailServerLog(dir: string): string {
+  try {
+    return execFileSync('tail', ['-n', '50', join(dir, 'server.log')], { encoding: 'utf8' });
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,69 @@
+// The HTTP surface of a replica on the shared store: /readyz unready while the database is
+// unreachable (and ready again by itself), the ownership metrics, and the owner in GET /v1/sessions.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer } from '../../../src/server/http-server.js';
+import { silentLogger } from '../../../src/util/logger.js';
+import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
+import { startPostgres, type PgServer } from '../../helpers/postgres.js';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+
+let server: PgServer;
+let proxy: TcpProxy;
+let h: Harness;
+beforeAll(async () => {
+  server = await startPostgres();
+  proxy = await startTcpProxy(server.port);
+  h = await harness();
+});
+afterAll(async () => {
+  await h?.close();
+  await proxy?.close();
+  server?.close();
+});
+
+const metric = (text: string, series: string): number => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.split(' ')[1]) : NaN;
+};
+
+describe('a replica\'s HTTP surface on the shared store', () => {
+  it('is unready while the database is unreachable, ready again by itself; counts ownership; names owners', async () => {
+    const url = (await server.createDatabase('surface')).replace(`:${server.port}/`, `:${proxy.port}/`);
+    h.sim.createSession('hs1').produce(20);
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'hs1', BRIDGE_STORE_URL: url, BRIDGE_REPLICA_ID: 'solo', BRIDGE_STORE_LEASE: '3s' });
+    const http = await startHttpServer(bridge, { host: '127.0.0.1', port: 0 }, silentLogger());
+    try {
+      await until(() => h.receiver.records.length > 0, 'records from the replica', 15_000);
+      expect((await fetch(`${http.url}/readyz`)).status).toBe(200);
+      const m = await (await fetch(`${http.url}/metrics`)).text();
+      expect(metric(m, 'bridge_owned_sessions')).toBe(1);
+      expect(metric(m, 'bridge_lease_renewals_total{outcome="success"}')).toBeGreaterThan(0);
+      expect(metric(m, 'bridge_session_handovers_total{kind="claimed"}')).toBe(1);
+      expect(metric(m, 'bridge_fenced_writes_total')).toBe(0);
+      const list = await (await fetch(`${http.url}/v1/sessions`)).json() as { replica: string; sessions: Array<{ id: string; owner: string }> };
+      expect(list.replica).toBe('solo');
+      expect(list.sessions).toMatchObject([{ id: 'hs1', owner: 'solo', state: 'streaming' }]);
+      expect(h.receiver.records[0]!.resource['service.instance.id']).toBe('solo');
+
+      proxy.cut();
+      let body: { status: string; problems: string[] } | undefined;
+      for (let i = 0; i < 40 && body?.status !== 'not_ready'; i++) {
+        const res = await fetch(`${http.url}/readyz`);
+        body = await res.json() as typeof body;
+        if (res.status === 503) break;
+      }
+      expect(body).toMatchObject({ status: 'not_ready', problems: [expect.stringMatching(/^store not writable/)] });
+      proxy.restore();
+      let ready = 0;
+      for (let i = 0; i < 50 && ready !== 200; i++) {
+        ready = (await fetch(`${http.url}/readyz`)).status;
+        if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(ready).toBe(200);
+      const after = await (await fetch(`${http.url}/metrics`)).text();
+      expect(metric(after, 'bridge_lease_renewals_total{outcome="failure"}')).toBeGreaterThan(0);
+    } finally {
+      await http.close();
+    }
+  });
+});

@@ -1,0 +1,92 @@
+// Several real bridge processes (`run`) sharing one PostgreSQL store, one simulator and one
+// receiver: start and kill replicas, read who owns what straight from the database, and measure
+// when a session streams again.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { spawnDaemon, exited, type Harness } from '../../helpers/harness.js';
+import type { Env } from '../../../src/config/load-config.js';
+
+export type Replica = ReturnType<typeof spawnDaemon> & { id: string };
+
+export interface Cluster {
+  replicas: Map<string, Replica>;
+  start(id: string, extra?: Env, args?: string[]): Replica;
+  /** The replica's HTTP surface, once it logged where it listens. */
+  httpUrl(id: string): Promise<string>;
+  /** (service epoch, checkpoint) of every session, from the database. */
+  checkpoints(): Promise<Map<string, [number, number]>>;
+  /** Session id → owner (null: none), from the database. */
+  owners(): Promise<Map<string, string | null>>;
+  /** Records the receiver holds for a session. */
+  count(session: string): number;
+  /** Highest seq the receiver holds for a session. */
+  maxSeq(session: string): number;
+  stopAll(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function cluster(h: Harness, url: string, sessions: string[], base: Env = {}): Cluster {
+  const db = new pg.Pool({ connectionString: url, max: 2 });
+  db.on('error', () => undefined);
+  const replicas = new Map<string, Replica>();
+  // Quick retries: a test that takes the collector away waits seconds, not the default 30 s backoff.
+  const configFile = join(h.stateDir, 'replicas.yaml');
+  writeFileSync(configFile, 'exporter:\n  batch_max_records: 100\n  concurrency: 2\n  backoff: { initial: 50ms, max: 1s }\nupstream:\n  backoff: { initial: 50ms, max: 1s }\n');
+  const counts = (session: string): { n: number; max: number } => {
+    let n = 0;
+    let max = 0;
+    for (const r of h.receiver.records) {
+      if (r.attributes['browser.session.id'] !== session) continue;
+      n++;
+      const seq = Number(r.attributes['browser.telemetry.seq'] ?? 0);
+      if (seq > max) max = seq;
+    }
+    return { n, max };
+  };
+  return {
+    replicas,
+    start(id, extra = {}, args = ['run']) {
+      const r = Object.assign(spawnDaemon(h.env({
+        BRIDGE_CONFIG: configFile, BRIDGE_SESSIONS: sessions.join(','), BRIDGE_STORE_URL: url, BRIDGE_REPLICA_ID: id,
+        BRIDGE_STORE_LEASE: '3s', LOG_LEVEL: 'info', ...base, ...extra,
+      }), args), { id });
+      replicas.set(id, r);
+      return r;
+    },
+    async owners() {
+      // Before the first replica created the schema there is nothing to own.
+      const rows = (await db.query<{ id: string; owner: string | null }>("SELECT id, owner FROM bridge_sessions WHERE lifecycle = 'active'").catch(() => ({ rows: [] }))).rows;
+      return new Map(rows.map((r) => [r.id, r.owner]));
+    },
+    async httpUrl(id) {
+      const r = replicas.get(id)!;
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const m = /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(r.output());
+        if (m) return m[1]!;
+        if (Date.now() > deadline) throw new Error(`replica ${id} never listened:\n${r.output()}`);
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    },
+    async checkpoints() {
+      const rows = (await db.query<{ id: string; epoch: number; checkpoint: string }>('SELECT id, epoch, checkpoint FROM bridge_sessions').catch(() => ({ rows: [] }))).rows;
+      return new Map(rows.map((r) => [r.id, [r.epoch, Number(r.checkpoint)] as [number, number]]));
+    },
+    count: (s) => counts(s).n,
+    maxSeq: (s) => counts(s).max,
+    async stopAll() {
+      for (const r of replicas.values()) {
+        if (r.exitCode === null && r.signalCode === null) r.kill('SIGTERM');
+      }
+      for (const r of replicas.values()) await exited(r);
+    },
+    async close() {
+      for (const r of replicas.values()) {
+        if (r.exitCode === null && r.signalCode === null) r.kill('SIGKILL');
+      }
+      for (const r of replicas.values()) await exited(r);
+      await db.end();
+    },
+  };
+}
