@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS bridge_sessions (
   released_at timestamptz,
   spec_rev bigint NOT NULL DEFAULT 0,
   added_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-  added_order bigserial
+  added_order bigserial,
+  source_id text
 );
 CREATE INDEX IF NOT EXISTS bridge_sessions_owner ON bridge_sessions (owner);
 CREATE SEQUENCE IF NOT EXISTS bridge_segment_id;

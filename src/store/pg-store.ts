@@ -28,7 +28,7 @@ const READ_MAX_SEGMENTS = 256;
 /** Rows per multi-row INSERT (9 parameters each; PostgreSQL allows 65535 per statement). */
 const INSERT_ROWS = 500;
 const SEGMENT_COLUMNS = '(id, gen, session_id, first_seq, last_seq, records, bytes, oldest_ts, payload)';
-const SESSION_COLUMNS = 'id, spec, source, lifecycle, checkpoint, epoch';
+const SESSION_COLUMNS = 'id, spec, source, lifecycle, checkpoint, epoch, source_id';
 
 export interface PgStoreOptions {
   replicaId: string;
@@ -170,10 +170,10 @@ export class PgStore implements Store {
       if (checkpoints.length > 0) {
         // Forward only, in (service epoch, seq) order: a stale writer can never move it back.
         await c.query(
-          `UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep
-           FROM unnest($1::text[], $2::bigint[], $3::int[]) AS o(id, cp, ep)
+          `UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id)
+           FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[]) AS o(id, cp, ep, src)
            WHERE s.id = o.id AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp))`,
-          [checkpoints.map((x) => x.sessionId), checkpoints.map((x) => x.checkpoint), checkpoints.map((x) => x.epoch)]);
+          [checkpoints.map((x) => x.sessionId), checkpoints.map((x) => x.checkpoint), checkpoints.map((x) => x.epoch), checkpoints.map((x) => x.sourceId ?? null)]);
       }
       await c.query('COMMIT');
       return out;
@@ -311,9 +311,11 @@ export class PgStore implements Store {
   }
 }
 
-interface RawSession { id: string; spec: string; source: SessionSource; lifecycle: SessionLifecycle; checkpoint: string; epoch: number }
+interface RawSession { id: string; spec: string; source: SessionSource; lifecycle: SessionLifecycle; checkpoint: string; epoch: number; source_id: string | null }
 interface RawSegment { id: string; session_id: string; first_seq: string; last_seq: string; records: number; oldest_ts: string; payload: Buffer }
 
 function toRow(r: RawSession): SessionRow {
-  return { spec: JSON.parse(r.spec) as SessionSpec, source: r.source, lifecycle: r.lifecycle, checkpoint: Number(r.checkpoint), epoch: r.epoch };
+  const row: SessionRow = { spec: JSON.parse(r.spec) as SessionSpec, source: r.source, lifecycle: r.lifecycle, checkpoint: Number(r.checkpoint), epoch: r.epoch };
+  if (r.source_id !== null && r.source_id !== undefined) row.sourceId = r.source_id;
+  return row;
 }

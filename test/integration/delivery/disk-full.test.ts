@@ -42,20 +42,20 @@ describe.skipIf(!canMount)('a small volume (needs root to mount a tmpfs)', () =>
     h = await harness({ bufferSize: 200_000 });
     const s = h.sim.createSession('df');
     h.receiver.behaviour.status = 503;
-    // ~60k realistic records are well over the volume; the default spool limit (256 MiB) far more.
-    s.emit(60_000);
+    // ~100k realistic records are well over the volume; the default spool limit (256 MiB) far more.
+    s.emit(100_000);
     const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'df', BRIDGE_STATE_DIR: join(volume, 'state') });
     await until(() => bridge.spool.full && bridge.spool.pausedReaders > 0, 'reading to pause on the small volume', 60_000);
     expect(bridge.spool.limitedByDisk).toBe(true);
     const fs = statfsSync(volume);
     // The reserve is left free: SQLite can still write its WAL and delete.
     expect(fs.bavail * fs.bsize).toBeGreaterThan(4 * 1024 * 1024);
-    expect(bridge.supervisor.status()[0]!.received).toBeLessThan(60_000);
+    expect(bridge.supervisor.status()[0]!.received).toBeLessThan(100_000);
 
     delete h.receiver.behaviour.status;
     s.end();
     await bridge.supervisor.untilAllEnded();
-    expect(h.tally(['df'])[0]).toMatchObject({ unique: 60_000, missing: 0, gapRecords: 0 });
+    expect(h.tally(['df'])[0]).toMatchObject({ unique: 100_000, missing: 0, gapRecords: 0 });
     expect(bridge.spool.spooled.records).toBe(0);
     expect(bridge.spool.undeletedClaims).toBe(0);
   }, 180_000);
