@@ -12,25 +12,24 @@
 // from the store, in id order, up to `backlogUpTo`. Claims are serialized and always move forward in
 // id order, so the ready queue and the backlog never overlap.
 //
-// Room: the spool is full while a commit is failing, while pending records pass their bound, or
-// while spooled + pending bytes reach `maxBytes`; then appenders wait in waitForRoom() (the service
-// buffers meanwhile; what it evicts becomes a gap record). Commits and acknowledgements wake them.
+// Room: the spool is full while a commit is failing or due, while the process is over its memory
+// budget, or while spooled + pending bytes reach `maxBytes` or what the volume's free space allows
+// (disk-room.ts); then appenders wait in waitForRoom() (the service buffers meanwhile; what it
+// evicts becomes a gap record). Commits and acknowledgements wake them. Failed deletes are retried
+// in the background (deferred-deletes.ts) without holding delivery up.
 //
 // With a shared store, sessions come and go at run time: a commit refused because another replica
 // owns some of its sessions now (FencedError) drops what was pending for those sessions and commits
 // the rest; forget() drops a session given up; adopt() makes a claimed session's spool backlog.
-import { FencedError, type CheckpointUpdate, type Store } from './store.js';
+import { FencedError, type Store } from './store.js';
 import type { NewSegment, Segment } from './segment.js';
+import { DeferredDeletes } from './deferred-deletes.js';
+import { DiskRoom, type FreeSpace } from './disk-room.js';
+import { PendingSegments } from './pending-segments.js';
+import { ReadyQueue } from './ready-queue.js';
 
 /** Pending bytes that make a commit due (and readers wait for it): memory stays bounded with large records. */
 const COMMIT_MAX_BYTES = 8 * 1024 * 1024;
-/**
- * Free space kept on the volume for SQLite's own needs (WAL, deletes, checkpoints): a spool that
- * fills the disk cannot even delete, nor checkpoint. A sixth of the volume, between 8 and 64 MiB.
- */
-const reserveFor = (total: number): number => Math.min(64 * 1024 * 1024, Math.max(8 * 1024 * 1024, total / 6));
-/** Free space is looked up at most this often (statfs is cheap, but not per event). */
-const FREE_SPACE_EVERY_MS = 1000;
 
 export interface SpoolOptions {
   store: Store;
@@ -41,8 +40,8 @@ export interface SpoolOptions {
   commitIntervalMs: number;
   /** True while the process is over its memory budget: appenders wait as for a full spool. */
   memoryPressure?: () => boolean;
-  /** Free and total bytes of the store's volume (undefined: unknown). The spool never plans to use more than the free space, less a reserve. */
-  freeBytes?: () => { free: number; total: number } | undefined;
+  /** Free and total bytes of the store's volume (see disk-room.ts). */
+  freeBytes?: FreeSpace;
   /** Deleting delivered segments failed (disk full?); they are retried in the background. */
   onDeleteError?: (err: Error, streak: number) => void;
   onCommitError?: (err: Error, streak: number) => void;
@@ -58,24 +57,10 @@ export interface Claim {
   bytes: number;
 }
 
-interface Pending {
-  sessionId: string;
-  parts: Buffer[];
-  records: number;
-  bytes: number;
-  firstSeq: number;
-  lastSeq: number;
-  oldestTsMicros: number;
-  checkpoint: number;
-  epoch: number;
-  sourceId: string | undefined;
-}
-
 export class Spool {
-  private pending = new Map<string, Pending>();
-  private pendingRecords = 0;
-  private pendingBytes = 0;
-  private readonly maxPending: number;
+  private readonly pending = new PendingSegments();
+  private readonly disk: DiskRoom;
+  private readonly deletes: DeferredDeletes;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private committing: Promise<boolean> | undefined;
@@ -84,9 +69,7 @@ export class Spool {
   private roomWaiters: Array<() => void> = [];
   private dataWaiters: Array<() => void> = [];
 
-  private ready: Segment[] = [];
-  private readyHead = 0;
-  private readyBytes = 0;
+  private readonly ready = new ReadyQueue();
   /** Segments with id ≤ this exist only in the store; claims read them back first. */
   private backlogUpTo = 0;
   /** Highest segment id claimed so far. */
@@ -99,10 +82,8 @@ export class Spool {
   private inFlight = 0;
 
   private constructor(private readonly o: SpoolOptions) {
-    // Readers pause as soon as a full commit is due, until it is done: reading then runs at the pace
-    // of the commits and cannot flood the event loop (with a thousand sessions, each overshoots by
-    // at most the chunk it is parsing).
-    this.maxPending = o.commitMaxRecords;
+    this.disk = new DiskRoom(o.maxBytes, o.freeBytes);
+    this.deletes = new DeferredDeletes(o.store, (claim) => this.deleted(claim), o.onDeleteError);
   }
 
   /** Opens the spool over a store; what the store already holds is the backlog. */
@@ -120,62 +101,29 @@ export class Spool {
    * filtered event). The checkpoint becomes durable with the transaction that carries the record.
    */
   append(sessionId: string, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId?: string): void {
-    let p = this.pending.get(sessionId);
-    if (!p) {
-      p = { sessionId, parts: [], records: 0, bytes: 0, firstSeq: seq, lastSeq: seq, oldestTsMicros: tsMicros, checkpoint: seq, epoch, sourceId };
-      this.pending.set(sessionId, p);
-    }
-    p.checkpoint = seq;
-    p.epoch = epoch;
-    if (sourceId !== undefined) p.sourceId = sourceId;
-    if (record) {
-      if (p.records === 0) {
-        p.firstSeq = seq;
-        p.oldestTsMicros = tsMicros;
-      } else if (tsMicros < p.oldestTsMicros) p.oldestTsMicros = tsMicros;
-      p.lastSeq = seq;
-      p.parts.push(record);
-      p.records++;
-      p.bytes += record.length;
-      this.pendingRecords++;
-      this.pendingBytes += record.length;
-    }
+    this.pending.append(sessionId, seq, epoch, tsMicros, record, sourceId);
     this.schedule();
+  }
+
+  private get commitDue(): boolean {
+    return this.pending.records >= this.o.commitMaxRecords || this.pending.bytes >= COMMIT_MAX_BYTES;
   }
 
   /** True when appenders must stop reading. */
   get full(): boolean {
     if (this.failStreak > 0) return true;
     if (this.o.memoryPressure?.()) return true;
-    if (this.pendingRecords >= this.maxPending || this.pendingBytes >= COMMIT_MAX_BYTES) return true;
-    return this.spooledBytes + this.pendingBytes >= this.limitBytes();
+    // Readers pause as soon as a full commit is due, until it is done: reading then runs at the pace
+    // of the commits and cannot flood the event loop (with a thousand sessions, each overshoots by
+    // at most the chunk it is parsing).
+    if (this.commitDue) return true;
+    return this.spooledBytes + this.pending.bytes >= this.limitBytes();
   }
 
-  private freeCheckedAt = 0;
-  private free: { free: number; total: number } | undefined;
-  private usedAtCheck = 0;
-
-  /**
-   * The spool's size limit: max_bytes, or less when the volume has less free space than that
-   * (a default larger than the volume must not fill it: then nothing, not even a delete, can be written).
-   */
   private limitBytes(): number {
-    if (!this.o.freeBytes) return this.o.maxBytes;
-    const now = Date.now();
-    const used = this.spooledBytes + this.pendingBytes;
-    // Looked up once a second, and sooner when a burst has used a good part of what was free.
-    const stale = this.free === undefined || used - this.usedAtCheck > (this.free.free - reserveFor(this.free.total)) / 4;
-    if (now - this.freeCheckedAt >= FREE_SPACE_EVERY_MS || (stale && now !== this.freeCheckedAt)) {
-      this.freeCheckedAt = now;
-      this.usedAtCheck = used;
-      this.free = this.o.freeBytes();
-      if (this.free !== undefined && this.roomWaiters.length > 0) setTimeout(() => this.recheckRoom(), FREE_SPACE_EVERY_MS).unref();
-    }
-    if (this.free === undefined) return this.o.maxBytes;
-    // A third of what is free beyond the reserve: until the WAL is checkpointed a record takes its
-    // bytes twice (WAL and database), and a checkpoint needs room to grow the database meanwhile.
-    const usable = Math.max(0, this.free.free - reserveFor(this.free.total)) / 3;
-    return Math.min(this.o.maxBytes, this.spooledBytes + usable);
+    return this.disk.limit(this.spooledBytes, this.spooledBytes + this.pending.bytes, () => {
+      if (this.roomWaiters.length > 0) setTimeout(() => this.recheckRoom(), 1000).unref();
+    });
   }
 
   /** True when the volume's free space, not max_bytes, is what limits the spool now. */
@@ -195,7 +143,7 @@ export class Spool {
   }
 
   get pendingCount(): number {
-    return this.pendingRecords;
+    return this.pending.records;
   }
 
   /** Records committed and not yet acknowledged, with their bytes; in-flight ones included. */
@@ -208,13 +156,9 @@ export class Spool {
     return this.inFlight;
   }
 
-  get maxBytes(): number {
-    return this.o.maxBytes;
-  }
-
   /** Nothing pending, nothing spooled, nothing in flight: everything read was delivered. */
   get idle(): boolean {
-    return this.pendingRecords === 0 && this.spooledRecords === 0 && this.inFlight === 0 && this.committing === undefined;
+    return this.pending.records === 0 && this.spooledRecords === 0 && this.inFlight === 0 && this.committing === undefined;
   }
 
   /** Wakes appenders if there is room now (after memory pressure ended, for one). */
@@ -226,8 +170,8 @@ export class Spool {
   }
 
   private schedule(): void {
-    if (this.closed && this.pending.size === 0) return;
-    if (this.pendingRecords >= this.o.commitMaxRecords || this.pendingBytes >= COMMIT_MAX_BYTES) {
+    if (this.closed && this.pending.sessions === 0) return;
+    if (this.commitDue) {
       // Let the chunks already read in this turn of the event loop be parsed, then commit them
       // together (setImmediate runs right after I/O; a timer would wait for the next loop turn).
       if (!this.immediate) {
@@ -260,26 +204,13 @@ export class Spool {
   }
 
   private async commitNow(): Promise<boolean> {
-    if (this.pending.size === 0) return true;
-    const batch = this.pending;
-    const records = this.pendingRecords;
-    const bytes = this.pendingBytes;
-    this.pending = new Map();
-    const segments: NewSegment[] = [];
-    const checkpoints: CheckpointUpdate[] = [];
-    for (const p of batch.values()) {
-      checkpoints.push(p.sourceId === undefined ? { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch } : { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch, sourceId: p.sourceId });
-      if (p.records === 0) continue;
-      segments.push({
-        sessionId: p.sessionId, payload: p.parts.length === 1 ? p.parts[0]! : Buffer.concat(p.parts, p.bytes),
-        records: p.records, firstSeq: p.firstSeq, lastSeq: p.lastSeq, oldestTsMicros: p.oldestTsMicros,
-      });
-    }
+    if (this.pending.sessions === 0) return true;
+    const batch = this.pending.take();
     let ids: number[];
     try {
-      ids = await this.o.store.commit(segments, checkpoints);
+      ids = await this.o.store.commit(batch.segments, batch.checkpoints);
     } catch (err) {
-      this.restore(batch);
+      this.pending.restore(batch);
       if (err instanceof FencedError) {
         // Not ours any more: what we read of them is the new owner's to read again from the checkpoint.
         this.forget(err.sessionIds);
@@ -297,33 +228,12 @@ export class Spool {
     }
     if (this.failStreak > 0) this.o.onCommitRecovered?.();
     this.failStreak = 0;
-    this.pendingRecords -= records;
-    this.pendingBytes -= bytes;
-    this.spooledRecords += records;
-    this.spooledBytes += bytes;
-    this.handOver(segments, ids);
+    this.pending.committed(batch);
+    this.spooledRecords += batch.records;
+    this.spooledBytes += batch.bytes;
+    this.handOver(batch.segments, ids);
     this.recheckRoom();
     return true;
-  }
-
-  /** Puts a failed commit's records back in front of what was appended since, keeping seq order. */
-  private restore(failed: Map<string, Pending>): void {
-    for (const [id, old] of failed) {
-      const newer = this.pending.get(id);
-      if (newer) {
-        if (old.records > 0) {
-          newer.firstSeq = old.firstSeq;
-          if (newer.records === 0) {
-            newer.lastSeq = old.lastSeq;
-            newer.oldestTsMicros = old.oldestTsMicros;
-          } else newer.oldestTsMicros = Math.min(old.oldestTsMicros, newer.oldestTsMicros);
-        }
-        newer.parts = old.parts.concat(newer.parts);
-        newer.sourceId ??= old.sourceId;
-        newer.records += old.records;
-        newer.bytes += old.bytes;
-      } else this.pending.set(id, old);
-    }
   }
 
   /** Committed segments go to the ready queue while it has room; otherwise they become backlog. */
@@ -331,15 +241,12 @@ export class Spool {
     if (segments.length === 0) return;
     let bytes = 0;
     for (const s of segments) bytes += s.payload.length;
-    if (this.readyBytes + bytes > this.o.memoryMaxBytes) {
+    if (this.ready.bytes + bytes > this.o.memoryMaxBytes) {
       // Everything unclaimed is in the store: read it back in order instead of holding it here.
-      this.ready = [];
-      this.readyHead = 0;
-      this.readyBytes = 0;
+      this.ready.clear();
       this.backlogUpTo = ids[ids.length - 1]!;
     } else {
       for (let i = 0; i < segments.length; i++) this.ready.push({ ...segments[i]!, id: ids[i]! });
-      this.readyBytes += bytes;
     }
     const w = this.dataWaiters;
     this.dataWaiters = [];
@@ -364,23 +271,7 @@ export class Spool {
       segments = await this.o.store.readSegments(this.cursor, upTo, maxRecords, maxBytes);
       if (segments.length === 0) this.cursor = Math.max(this.cursor, upTo);
     }
-    if (segments.length === 0) {
-      let records = 0;
-      let bytes = 0;
-      while (this.readyHead < this.ready.length) {
-        const s = this.ready[this.readyHead]!;
-        if (segments.length > 0 && (records + s.records > maxRecords || bytes + s.payload.length > maxBytes)) break;
-        segments.push(s);
-        records += s.records;
-        bytes += s.payload.length;
-        this.readyBytes -= s.payload.length;
-        this.ready[this.readyHead++] = undefined as unknown as Segment;
-      }
-      if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
-        this.ready = this.ready.slice(this.readyHead);
-        this.readyHead = 0;
-      }
-    }
+    if (segments.length === 0) segments = this.ready.take(maxRecords, maxBytes);
     if (segments.length === 0) return null;
     this.cursor = segments[segments.length - 1]!.id;
     let records = 0;
@@ -395,7 +286,7 @@ export class Spool {
 
   /** Resolves when segments were committed since, or at once when some are waiting to be claimed. */
   waitForData(): Promise<void> {
-    if (this.readyHead < this.ready.length || this.cursor < this.backlogUpTo) return Promise.resolve();
+    if (!this.ready.empty || this.cursor < this.backlogUpTo) return Promise.resolve();
     return new Promise((resolve) => this.dataWaiters.push(resolve));
   }
 
@@ -406,19 +297,8 @@ export class Spool {
    */
   async acknowledge(claim: Claim): Promise<void> {
     this.settle();
-    try {
-      await this.o.store.deleteSegments(claim.segments.map((s) => s.id), { records: claim.records, bytes: claim.bytes });
-    } catch (err) {
-      this.undeleted.push(claim);
-      this.deleteFailed(err as Error);
-      return;
-    }
-    this.deleted(claim);
+    await this.deletes.delete(claim);
   }
-
-  private undeleted: Claim[] = [];
-  private deleteStreak = 0;
-  private deleteTimer: NodeJS.Timeout | undefined;
 
   private deleted(claim: Claim): void {
     // Never below zero: a claim of a session given up meanwhile was already taken off by resync().
@@ -427,34 +307,9 @@ export class Spool {
     this.recheckRoom();
   }
 
-  private deleteFailed(err: Error): void {
-    this.deleteStreak++;
-    this.o.onDeleteError?.(err, this.deleteStreak);
-    if (this.deleteTimer) return;
-    const delay = Math.min(100 * 2 ** Math.min(this.deleteStreak, 6), 5000);
-    this.deleteTimer = setTimeout(() => void this.retryDeletes(), delay);
-    this.deleteTimer.unref();
-  }
-
-  private async retryDeletes(): Promise<void> {
-    this.deleteTimer = undefined;
-    while (this.undeleted.length > 0) {
-      const claim = this.undeleted[0]!;
-      try {
-        await this.o.store.deleteSegments(claim.segments.map((s) => s.id), { records: claim.records, bytes: claim.bytes });
-      } catch (err) {
-        this.deleteFailed(err as Error);
-        return;
-      }
-      this.undeleted.shift();
-      this.deleted(claim);
-    }
-    this.deleteStreak = 0;
-  }
-
   /** Delivered claims whose deletion still fails (disk full): readiness reports them. */
   get undeletedClaims(): number {
-    return this.undeleted.length;
+    return this.deletes.size;
   }
 
   /** A claim that will not be acknowledged in this process (shutdown): it stays in the store. */
@@ -469,25 +324,11 @@ export class Spool {
    */
   forget(sessionIds: readonly string[]): void {
     const gone = new Set(sessionIds);
-    for (const id of gone) {
-      const p = this.pending.get(id);
-      if (!p) continue;
-      this.pending.delete(id);
-      this.pendingRecords -= p.records;
-      this.pendingBytes -= p.bytes;
+    this.pending.drop(gone);
+    for (const s of this.ready.drop(gone)) {
+      this.spooledRecords = Math.max(0, this.spooledRecords - s.records);
+      this.spooledBytes = Math.max(0, this.spooledBytes - s.payload.length);
     }
-    const kept: Segment[] = [];
-    for (let i = this.readyHead; i < this.ready.length; i++) {
-      const s = this.ready[i]!;
-      if (!gone.has(s.sessionId)) kept.push(s);
-      else {
-        this.readyBytes -= s.payload.length;
-        this.spooledRecords = Math.max(0, this.spooledRecords - s.records);
-        this.spooledBytes = Math.max(0, this.spooledBytes - s.payload.length);
-      }
-    }
-    this.ready = kept;
-    this.readyHead = 0;
     this.recheckRoom();
   }
 
@@ -507,10 +348,8 @@ export class Spool {
    */
   adopt(moved: { records: number; bytes: number; maxId: number }): Promise<void> {
     return this.between(async () => {
-      const lastReady = this.ready.length > this.readyHead ? this.ready[this.ready.length - 1]!.id : 0;
-      this.ready = [];
-      this.readyHead = 0;
-      this.readyBytes = 0;
+      const lastReady = this.ready.lastId;
+      this.ready.clear();
       this.backlogUpTo = Math.max(this.backlogUpTo, moved.maxId, lastReady);
       this.spooledRecords += moved.records;
       this.spooledBytes += moved.bytes;
@@ -536,10 +375,7 @@ export class Spool {
     this.closed = true;
     this.clearTimer();
     this.recheckRoom();
-    // A last try for deletes that failed; what still fails is sent again after the next start.
-    if (this.deleteTimer) clearTimeout(this.deleteTimer);
-    if (this.undeleted.length > 0) await this.retryDeletes();
-    if (this.deleteTimer) clearTimeout(this.deleteTimer);
+    await this.deletes.close();
     return ok;
   }
 }

@@ -1,0 +1,119 @@
+// What the sessions appended since the last commit: per session, the encoded records (becoming one
+// segment) and the checkpoint they move. Taken whole by a commit; put back in front of what was
+// appended meanwhile when that commit fails, so each session's records keep their seq order.
+import type { CheckpointUpdate } from './store.js';
+import type { NewSegment } from './segment.js';
+
+interface Pending {
+  sessionId: string;
+  parts: Buffer[];
+  records: number;
+  bytes: number;
+  firstSeq: number;
+  lastSeq: number;
+  oldestTsMicros: number;
+  checkpoint: number;
+  epoch: number;
+  sourceId: string | undefined;
+}
+
+/** One commit's worth: what to write, and what to put back if writing fails. */
+export interface PendingBatch {
+  segments: NewSegment[];
+  checkpoints: CheckpointUpdate[];
+  records: number;
+  bytes: number;
+  taken: Map<string, Pending>;
+}
+
+export class PendingSegments {
+  private bySession = new Map<string, Pending>();
+  records = 0;
+  bytes = 0;
+
+  get sessions(): number {
+    return this.bySession.size;
+  }
+
+  append(sessionId: string, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId: string | undefined): void {
+    let p = this.bySession.get(sessionId);
+    if (!p) {
+      p = { sessionId, parts: [], records: 0, bytes: 0, firstSeq: seq, lastSeq: seq, oldestTsMicros: tsMicros, checkpoint: seq, epoch, sourceId };
+      this.bySession.set(sessionId, p);
+    }
+    p.checkpoint = seq;
+    p.epoch = epoch;
+    if (sourceId !== undefined) p.sourceId = sourceId;
+    if (!record) return;
+    if (p.records === 0) {
+      p.firstSeq = seq;
+      p.oldestTsMicros = tsMicros;
+    } else if (tsMicros < p.oldestTsMicros) p.oldestTsMicros = tsMicros;
+    p.lastSeq = seq;
+    p.parts.push(record);
+    p.records++;
+    p.bytes += record.length;
+    this.records++;
+    this.bytes += record.length;
+  }
+
+  /** Takes everything for a commit; the counts stay until committed() or restore(). */
+  take(): PendingBatch {
+    const taken = this.bySession;
+    this.bySession = new Map();
+    const segments: NewSegment[] = [];
+    const checkpoints: CheckpointUpdate[] = [];
+    let records = 0;
+    let bytes = 0;
+    for (const p of taken.values()) {
+      checkpoints.push(p.sourceId === undefined ? { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch } : { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch, sourceId: p.sourceId });
+      if (p.records === 0) continue;
+      records += p.records;
+      bytes += p.bytes;
+      segments.push({
+        sessionId: p.sessionId, payload: p.parts.length === 1 ? p.parts[0]! : Buffer.concat(p.parts, p.bytes),
+        records: p.records, firstSeq: p.firstSeq, lastSeq: p.lastSeq, oldestTsMicros: p.oldestTsMicros,
+      });
+    }
+    return { segments, checkpoints, records, bytes, taken };
+  }
+
+  /** The batch is durable: it no longer counts as pending. */
+  committed(batch: PendingBatch): void {
+    this.records -= batch.records;
+    this.bytes -= batch.bytes;
+  }
+
+  /** The batch failed: its records go back in front of what was appended since, keeping seq order. */
+  restore(batch: PendingBatch): void {
+    for (const [id, old] of batch.taken) {
+      const newer = this.bySession.get(id);
+      if (!newer) {
+        this.bySession.set(id, old);
+        continue;
+      }
+      if (old.records > 0) {
+        newer.firstSeq = old.firstSeq;
+        if (newer.records === 0) {
+          newer.lastSeq = old.lastSeq;
+          newer.oldestTsMicros = old.oldestTsMicros;
+        } else newer.oldestTsMicros = Math.min(old.oldestTsMicros, newer.oldestTsMicros);
+      }
+      newer.parts = old.parts.concat(newer.parts);
+      newer.sourceId ??= old.sourceId;
+      newer.records += old.records;
+      newer.bytes += old.bytes;
+    }
+  }
+
+  /** Drops what is pending for sessions given up (their new owner reads them again from the checkpoint). */
+  drop(sessionIds: ReadonlySet<string>): void {
+    for (const id of sessionIds) {
+      const p = this.bySession.get(id);
+      if (!p) continue;
+      this.bySession.delete(id);
+      this.records -= p.records;
+      this.bytes -= p.bytes;
+    }
+  }
+}

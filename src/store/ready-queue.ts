@@ -1,0 +1,68 @@
+// Committed segments waiting in memory for delivery, in id order: the common path hands them over
+// without reading the store back. Bounded by bytes; the spool falls back to reading the store when
+// a commit would not fit (then everything unclaimed is read back from there, so the queue empties).
+import type { Segment } from './segment.js';
+
+export class ReadyQueue {
+  private items: Segment[] = [];
+  private head = 0;
+  bytes = 0;
+
+  get empty(): boolean {
+    return this.head >= this.items.length;
+  }
+
+  /** Id of the newest segment waiting, 0 when none. */
+  get lastId(): number {
+    return this.empty ? 0 : this.items[this.items.length - 1]!.id;
+  }
+
+  push(segment: Segment): void {
+    this.items.push(segment);
+    this.bytes += segment.payload.length;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+    this.bytes = 0;
+  }
+
+  /** Takes the oldest segments: at least one, then as many as fit `maxRecords` and `maxBytes`. */
+  take(maxRecords: number, maxBytes: number): Segment[] {
+    const out: Segment[] = [];
+    let records = 0;
+    let bytes = 0;
+    while (this.head < this.items.length) {
+      const s = this.items[this.head]!;
+      if (out.length > 0 && (records + s.records > maxRecords || bytes + s.payload.length > maxBytes)) break;
+      out.push(s);
+      records += s.records;
+      bytes += s.payload.length;
+      this.bytes -= s.payload.length;
+      this.items[this.head++] = undefined as unknown as Segment;
+    }
+    // Compact now and then, not on every take: the array only grows at its end.
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return out;
+  }
+
+  /** Removes the segments of these sessions; returns them. */
+  drop(sessionIds: ReadonlySet<string>): Segment[] {
+    const kept: Segment[] = [];
+    const dropped: Segment[] = [];
+    for (let i = this.head; i < this.items.length; i++) {
+      const s = this.items[i]!;
+      if (sessionIds.has(s.sessionId)) {
+        dropped.push(s);
+        this.bytes -= s.payload.length;
+      } else kept.push(s);
+    }
+    this.items = kept;
+    this.head = 0;
+    return dropped;
+  }
+}
