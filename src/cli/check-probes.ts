@@ -16,6 +16,7 @@ import type { CheckItem } from './checklist.js';
 import { displayUrl } from './display-url.js';
 import type { RouteAnswer } from './service-identity.js';
 import { stateDirBusy, stateDirShapeProblem } from './state-dir.js';
+import { networkCode, networkMessage } from '../util/network-message.js';
 
 /** Outcome of one request to the session service. */
 export type ServiceAnswer =
@@ -25,13 +26,13 @@ export type ServiceAnswer =
 
 export { displayUrl };
 
-export function networkMessage(err: unknown): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e.cause?.code ?? e.code;
+/** A failed request in words a person reads in a checklist. */
+export function describeNetworkError(err: unknown): string {
+  const code = networkCode(err);
   if (code === 'ECONNREFUSED') return 'connection refused (nothing listening there?)';
   if (code === 'ENOTFOUND') return 'host not found';
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timed out';
-  return code ?? e.cause?.message ?? e.message ?? String(err);
+  return networkMessage(err);
 }
 
 const AUTH_HINT: Record<number, string> = {
@@ -59,7 +60,7 @@ export async function probeSession(client: UpstreamClient, id: string): Promise<
     }
     return { kind: 'http', status: res.status, error: res.error, item: refused(label, res.status, res.error, 'session not found or ended') };
   } catch (err) {
-    const message = networkMessage(err);
+    const message = describeNetworkError(err);
     return { kind: 'network', message, item: { label, status: 'fail', detail: message } };
   } finally {
     ac.abort();
@@ -88,7 +89,7 @@ export async function probePool(client: UpstreamClient, ref: string): Promise<Se
     const notes = poolFindings(pool).map((f) => ({ level: f.level, text: f.message }));
     return { kind: 'ok', item: { label, status: 'ok', detail: `${name}, ${pool.region ?? 'region ?'}${categories}`, notes } };
   } catch (err) {
-    const message = networkMessage(err);
+    const message = describeNetworkError(err);
     return { kind: 'network', message, item: { label, status: 'fail', detail: message } };
   }
 }
@@ -144,7 +145,7 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
     return { label, status: 'fail', detail: `${where} answered ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${how}): ${collectorHint(res.statusCode, text, String(res.headers['content-type'] ?? ''))}` };
   } catch (err) {
     const e = err as { name?: string };
-    const message = e.name === 'TimeoutError' ? `no answer within ${cfg.timeoutMs} ms` : networkMessage(err);
+    const message = e.name === 'TimeoutError' ? `no answer within ${cfg.timeoutMs} ms` : describeNetworkError(err);
     return { label, status: 'fail', detail: `${where}: ${message}` };
   }
 }

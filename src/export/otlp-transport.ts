@@ -17,6 +17,7 @@ import type { TlsFiles } from '../config/tls.js';
 import { createDispatcher } from '../util/http-dispatcher.js';
 import { parseRetryAfter } from '../stream/backoff.js';
 import { decodePartialSuccess } from './partial-success.js';
+import { networkCode, networkMessage } from '../util/network-message.js';
 
 const gzipAsync = promisify(gzip);
 const RETRYABLE = new Set([429, 502, 503, 504]);
@@ -67,14 +68,14 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
           signal: AbortSignal.timeout(o.timeoutMs),
         });
       } catch (err) {
-        return { kind: 'retryable', message: networkMessage(err) };
+        return { kind: 'retryable', message: failureMessage(err) };
       }
       let data: Buffer;
       try {
         data = await readCapped(res.body);
       } catch (err) {
         if (res.statusCode >= 200 && res.statusCode < 300) return { kind: 'success', rejected: 0 };
-        return { kind: 'retryable', status: res.statusCode, message: networkMessage(err) };
+        return { kind: 'retryable', status: res.statusCode, message: failureMessage(err) };
       }
       const status = res.statusCode;
       if (status >= 200 && status < 300) {
@@ -119,8 +120,9 @@ function isText(contentType: unknown): boolean {
   return t.startsWith('text/') || t.includes('json');
 }
 
-function networkMessage(err: unknown): string {
-  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
-  return e.cause?.code ?? e.code ?? e.cause?.message ?? e.message ?? String(err);
+/** 'timeout' for every way a request can time out (its own signal, undici's header/body timers), else the code. */
+function failureMessage(err: unknown): string {
+  const code = networkCode(err);
+  if ((err as { name?: string }).name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  return networkMessage(err);
 }

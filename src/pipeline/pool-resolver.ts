@@ -22,6 +22,7 @@ import { describeApiError } from '../upstream/api-error.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { parsePool, poolAttributes, poolFindings, type BrowserPool } from '../upstream/pool.js';
 import { backoffDelay } from '../stream/backoff.js';
+import { networkMessage } from '../util/network-message.js';
 
 /** The part of the supervisor the resolver needs. */
 export interface PoolSessions {
@@ -261,10 +262,6 @@ const HINTS: Record<number, string> = {
   429: 'rate limited; retrying after Retry-After, delivery continues',
 };
 
-function networkMessage(err: unknown): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  return e.cause?.code ?? e.code ?? e.cause?.message ?? e.message ?? String(err);
-}
 
 /** Creates and starts a resolver (the bridge calls this after supervisor.start()). */
 export function startPoolResolver(o: PoolResolverOptions): PoolResolver {

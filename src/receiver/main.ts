@@ -3,11 +3,10 @@
 // then point the bridge at it (OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318). Prints one JSON
 // line per received record on stdout (status lines go to stderr, so stdout stays machine-readable);
 // SIGTERM / SIGINT close it and exit 0.
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { recordToJsonLine } from './record-json.js';
 import { startReceiver } from './server.js';
+import { runIfEntryPoint } from '../util/entry-point.js';
 
 export const HELP = `Usage: browser-telemetry-bridge receive [--port 4318] [--host 127.0.0.1]
 
@@ -71,21 +70,4 @@ export async function main(argv: string[]): Promise<number> {
   });
 }
 
-/** True when this file is the process's entry point (not imported by the CLI). */
-function isEntryPoint(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`receiver failed: ${(err as Error).message}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfEntryPoint(import.meta.url, main, 'receiver');

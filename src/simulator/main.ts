@@ -2,10 +2,9 @@
 // directly (tests, bench): npx tsx src/simulator/main.ts --port 0 --sessions a,b,c --rate 100
 // Prints one JSON line {"url": ...} on stdout once listening (what scripts read) and a readable
 // hint on stderr; drive it further through /_sim/. SIGTERM / SIGINT close the server and exit 0.
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startSimulator } from './simulator.js';
+import { runIfEntryPoint } from '../util/entry-point.js';
 
 export const HELP = `Usage: browser-telemetry-bridge simulate [options]
 
@@ -118,21 +117,4 @@ export async function main(argv: string[]): Promise<number> {
   });
 }
 
-/** True when this file is the process's entry point (not imported by the CLI). */
-function isEntryPoint(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`simulator: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfEntryPoint(import.meta.url, main, 'simulator');

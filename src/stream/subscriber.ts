@@ -29,6 +29,7 @@ import { yieldIfDue } from '../util/fair-share.js';
 import { backoffDelay } from './backoff.js';
 import { createFrameDecoder, type Frame } from './frame-decoder.js';
 import type { SequencedStream, StreamItem } from './sequenced-stream.js';
+import { networkMessage } from '../util/network-message.js';
 
 export type SubscriberState = 'idle' | 'connecting' | 'streaming' | 'backoff' | 'unauthorized' | 'forbidden' | 'ended' | 'stopped';
 export type ReconnectReason = 'closed' | 'idle' | 'network' | 'server_error' | 'rate_limited' | 'unauthorized'
@@ -252,7 +253,3 @@ export class Subscriber {
   }
 }
 
-function networkMessage(err: unknown): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  return e.cause?.code ?? e.code ?? e.cause?.message ?? e.message ?? String(err);
-}
