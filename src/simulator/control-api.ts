@@ -22,6 +22,7 @@ import { makePool } from './pools.js';
 import { safeDecode } from './service-api.js';
 import type { Session } from './session.js';
 import type { Faults, SimSessionOptions, SimStats } from './types.js';
+import { isRecord } from '../util/guards.js';
 
 export interface ControlTarget {
   readonly sessions: Map<string, Session>;
@@ -31,7 +32,6 @@ export interface ControlTarget {
   addPool(pool: SimPool): void;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function summary(s: Session): Record<string, unknown> {
   return { id: s.id, lastSeq: s.lastSeq, ended: s.ended, emitted: s.emitted, telemetry: s.telemetry, pool: s.poolId ?? null, streams: s.streams };
@@ -48,7 +48,7 @@ export async function handleControlRequest(sim: ControlTarget, req: IncomingMess
   }
   if (area === 'sessions' && id !== undefined && action === undefined && method === 'POST') {
     const body = await readJson(req);
-    if (body !== undefined && !isObject(body)) return sendError(res, 400, 'body must be a JSON object');
+    if (body !== undefined && !isRecord(body)) return sendError(res, 400, 'body must be a JSON object');
     const { telemetry, pool, rate, categories } = body ?? {};
     if (categories !== undefined && categories !== 'all' && !(Array.isArray(categories) && categories.every((c) => typeof c === 'string'))) {
       return sendError(res, 400, 'categories must be a list of category names or "all"');
@@ -123,7 +123,7 @@ export async function handleControlRequest(sim: ControlTarget, req: IncomingMess
   }
   if (area === 'pools' && id === undefined && method === 'POST') {
     const body = await readJson(req);
-    if (!isObject(body)) return sendError(res, 400, 'body must be a JSON object');
+    if (!isRecord(body)) return sendError(res, 400, 'body must be a JSON object');
     const pool = makePool(body as Partial<SimPool>);
     sim.addPool(pool);
     return sendJson(res, 201, pool);

@@ -8,6 +8,7 @@
 // `truncated: true` has one meaning on the real service: the whole envelope passed 1,000,000 bytes
 // and `data` became null. Long strings are cut with `...[truncated]` without the flag, so the flag
 // the generators set for a cut string is dropped here, and capEnvelope applies the real rule.
+import { isRecord } from '../util/guards.js';
 
 /** Envelope size above which the service drops `data` and sets `truncated` (bytes of JSON). */
 export const ENVELOPE_CAP_BYTES = 1_000_000;
@@ -33,14 +34,13 @@ const KINDS: Record<string, string> = {
   local_process: 'local_process',
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Normalises `event.source` in place. */
 export function normaliseSource(event: { source?: unknown }, telemetrySessionId: string): void {
-  const src = isObject(event.source) ? event.source : {};
+  const src = isRecord(event.source) ? event.source : {};
   const kind = KINDS[String(src.kind ?? '')] ?? 'kernel_api';
   const metadata: Record<string, string> = {};
-  if (isObject(src.metadata)) {
+  if (isRecord(src.metadata)) {
     for (const [k, v] of Object.entries(src.metadata)) {
       if (v === undefined || v === null) continue;
       metadata[k] = typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);

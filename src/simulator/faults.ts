@@ -1,11 +1,11 @@
 // Fault injection settings: defaults and validated merging of a JSON patch (PUT /_sim/faults).
 import type { Faults } from './types.js';
+import { isRecord } from '../util/guards.js';
 
 export function defaultFaults(): Faults {
   return { failNext: [], wrongContentType: 0, crlf: false, splitData: false, crOnly: false, staleResume: 'wait', endedServerErrors: 1 };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 /**
@@ -13,7 +13,7 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isI
  * Returns an error message and changes nothing when the patch is invalid.
  */
 export function mergeFaults(faults: Faults, patch: unknown): string | undefined {
-  if (!isObject(patch)) return 'faults patch must be a JSON object';
+  if (!isRecord(patch)) return 'faults patch must be a JSON object';
   const next: Faults = { ...faults, failNext: [...faults.failNext] };
   for (const [key, value] of Object.entries(patch)) {
     switch (key) {
@@ -21,7 +21,7 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
         if (!Array.isArray(value)) return 'failNext must be an array';
         const list: Faults['failNext'] = [];
         for (const item of value) {
-          if (!isObject(item) || !Number.isInteger(item.status) || (item.status as number) < 100 || (item.status as number) > 599) {
+          if (!isRecord(item) || !Number.isInteger(item.status) || (item.status as number) < 100 || (item.status as number) > 599) {
             return 'failNext items need an HTTP status';
           }
           if (item.retryAfterSeconds !== undefined && !isCount(item.retryAfterSeconds)) return 'retryAfterSeconds must be a non-negative integer';

@@ -1,6 +1,7 @@
 // The wire format of one telemetry frame (spec: "Telemetry event envelope and event base").
 // Frames are untrusted input: they are validated once here, where they enter, and everything
 // downstream works with these types.
+import { isRecord } from '../util/guards.js';
 
 /** BrowserEventSource: its structure is "not shown" in the spec; these members are what the service sends. */
 export interface EventSource {
@@ -28,30 +29,28 @@ export interface Envelope {
 
 export type EnvelopeResult = { ok: true; envelope: Envelope } | { ok: false; reason: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Validates a parsed JSON value as an envelope. The reason never quotes the payload, so it can be
  * logged without leaking what the frame carried.
  */
 export function validateEnvelope(value: unknown): EnvelopeResult {
-  if (!isObject(value)) return { ok: false, reason: 'envelope is not an object' };
+  if (!isRecord(value)) return { ok: false, reason: 'envelope is not an object' };
   const { seq, event } = value;
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) {
     return { ok: false, reason: 'seq is not a positive integer' };
   }
-  if (!isObject(event)) return { ok: false, reason: 'event is not an object' };
+  if (!isRecord(event)) return { ok: false, reason: 'event is not an object' };
   if (typeof event.ts !== 'number' || !Number.isSafeInteger(event.ts) || event.ts < 0) {
     return { ok: false, reason: 'event.ts is not a non-negative integer (Unix microseconds)' };
   }
   if (typeof event.type !== 'string' || event.type === '') return { ok: false, reason: 'event.type is missing' };
   if (typeof event.category !== 'string') return { ok: false, reason: 'event.category is missing' };
-  if (!isObject(event.source)) return { ok: false, reason: 'event.source is not an object' };
-  if (event.data !== undefined && event.data !== null && !isObject(event.data)) {
+  if (!isRecord(event.source)) return { ok: false, reason: 'event.source is not an object' };
+  if (event.data !== undefined && event.data !== null && !isRecord(event.data)) {
     return { ok: false, reason: 'event.data is not an object' };
   }
-  if (event.type === 'cdp_command' && !isObject(event.data)) {
+  if (event.type === 'cdp_command' && !isRecord(event.data)) {
     return { ok: false, reason: 'cdp_command without data' };
   }
   if (event.truncated !== undefined && typeof event.truncated !== 'boolean') {

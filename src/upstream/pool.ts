@@ -6,6 +6,7 @@
 // pool cannot be named in attributes. A member present with the wrong type is ignored and named in
 // `ignored` (never its value), so a service version that changes a shape degrades to "unknown"
 // instead of failing the lookup.
+import { isRecord } from '../util/guards.js';
 
 /** The categories a pool's telemetry configuration has an enable flag for (spec "Capture rules" 1). */
 export const TELEMETRY_CATEGORIES = [
@@ -60,7 +61,6 @@ export interface BrowserPool {
 export type PoolParseResult = { ok: true; pool: BrowserPool } | { ok: false; reason: string };
 
 type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Typed readers that note a mistyped member instead of failing the whole pool. */
 class Reader {
@@ -93,7 +93,7 @@ class Reader {
   obj(o: Obj, key: string, path: string): Obj | undefined {
     const v = o[key];
     if (v === undefined || v === null) return undefined;
-    if (isObject(v)) return v;
+    if (isRecord(v)) return v;
     this.ignored.push(path);
     return undefined;
   }
@@ -109,7 +109,7 @@ class Reader {
 
 /** Validates a parsed JSON body as a browser pool. */
 export function parsePool(value: unknown): PoolParseResult {
-  if (!isObject(value)) return { ok: false, reason: 'the body is not a JSON object' };
+  if (!isRecord(value)) return { ok: false, reason: 'the body is not a JSON object' };
   if (typeof value.id !== 'string' || value.id === '') return { ok: false, reason: 'the pool has no id' };
   const r = new Reader();
   const cfg = r.obj(value, 'browser_pool_config', 'browser_pool_config') ?? {};
@@ -129,7 +129,7 @@ export function parsePool(value: unknown): PoolParseResult {
   const extensions = cfg.extensions;
   if (Array.isArray(extensions)) {
     extensions.forEach((e, i) => {
-      if (!isObject(e)) return void r.ignored.push(`browser_pool_config.extensions[${i}]`);
+      if (!isRecord(e)) return void r.ignored.push(`browser_pool_config.extensions[${i}]`);
       const ext: { id?: string; name?: string } = {};
       assign(ext, 'id', r.str(e, 'id', `browser_pool_config.extensions[${i}].id`));
       assign(ext, 'name', r.str(e, 'name', `browser_pool_config.extensions[${i}].name`));
