@@ -71,7 +71,7 @@ export class PendingSegments {
       records += p.records;
       bytes += p.bytes;
       segments.push({
-        sessionId: p.sessionId, payload: p.parts.length === 1 ? p.parts[0]! : Buffer.concat(p.parts, p.bytes),
+        sessionId: p.sessionId, payload: p.parts.length === 1 && standalone(p.parts[0]!) ? p.parts[0]! : Buffer.concat(p.parts, p.bytes),
         records: p.records, firstSeq: p.firstSeq, lastSeq: p.lastSeq, oldestTsMicros: p.oldestTsMicros,
       });
     }
@@ -116,4 +116,12 @@ export class PendingSegments {
       this.bytes -= p.bytes;
     }
   }
+}
+
+/**
+ * A record that is a view into a larger buffer (a worker's batch) is copied into a segment of its
+ * own: kept as it is, it would keep the whole batch in memory for as long as the segment lives.
+ */
+function standalone(b: Buffer): boolean {
+  return b.byteLength === b.buffer.byteLength || b.byteLength >= 4096;
 }

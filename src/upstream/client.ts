@@ -5,7 +5,9 @@
 import { request, type Dispatcher } from 'undici';
 import type { TlsFiles } from '../config/tls.js';
 import { createDispatcher } from '../util/http-dispatcher.js';
-import type { ApiKeyProvider } from './api-key.js';
+import { createApiKeyProvider, type ApiKeyProvider } from './api-key.js';
+import type { UpstreamConfig } from '../config/schema.js';
+import { BRIDGE_VERSION } from '../util/version.js';
 import { parseApiError, type ApiErrorBody } from './api-error.js';
 import { parseRetryAfter } from '../stream/backoff.js';
 
@@ -188,4 +190,15 @@ export async function readCapped(body: Dispatcher.ResponseData['body'], timeoutM
 export function discard(body: Dispatcher.ResponseData['body']): void {
   body.on('error', () => {});
   body.destroy();
+}
+
+/** The client for the configured service (the bridge and every ingest worker build theirs here). */
+export function createUpstreamClient(up: UpstreamConfig): UpstreamClient {
+  return new UpstreamClient({
+    baseUrl: up.url,
+    apiKey: createApiKeyProvider(up),
+    connectTimeoutMs: up.connectTimeoutMs,
+    tls: up.tls,
+    userAgent: `browser-telemetry-bridge/${BRIDGE_VERSION}`,
+  });
 }
