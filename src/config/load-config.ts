@@ -17,7 +17,8 @@ import { defaultMappingOptions, parseMappingOptions } from '../mapping/options.j
 
 export type Env = Record<string, string | undefined>;
 
-const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'store', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit'] as const;
+const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'store', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit', 'workers'] as const;
+const MAX_WORKERS = 64;
 const PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
@@ -134,9 +135,20 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     // A named replica (or one of several sharing a store) is who exported a record.
     resource: { serviceName, attributes: resourceAttributes, ...(replica.explicit || store.kind === 'postgres' ? { instanceId: replica.id } : {}) },
     shutdownGraceMs: optDurationMs(shutdown.grace, 'shutdown.grace', 0) ?? 10_000,
+    workers: parseWorkers(env.BRIDGE_WORKERS, raw.workers),
     memoryLimitBytes: memoryLimit(env.BRIDGE_MEMORY_LIMIT, raw.memory_limit),
     mapping: raw.mapping === undefined ? defaultMappingOptions : parseMappingOptions(raw.mapping, 'mapping'),
   };
+}
+
+/** `workers`: a count (0: none) or "auto" (one per core beyond the first; see resolveWorkers). */
+function parseWorkers(envValue: string | undefined, fileValue: unknown): number | 'auto' {
+  const key = envValue !== undefined ? 'BRIDGE_WORKERS' : 'workers';
+  const v = envValue ?? fileValue;
+  if (v === undefined || v === 'auto') return 'auto';
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > MAX_WORKERS) throw new ConfigError(key, `must be "auto" or a whole number from 0 to ${MAX_WORKERS} (got ${JSON.stringify(v)})`);
+  return n;
 }
 
 function parseListen(v: unknown, key: string): { host: string; port: number } | null {

@@ -86,6 +86,8 @@ export interface BridgeConfig {
   exporter: ExporterConfig;
   resource: { serviceName: string; attributes: Record<string, string>; instanceId?: string };
   shutdownGraceMs: number;
+  /** Ingest worker threads (reading, mapping, encoding); 0 does everything on the main thread. */
+  workers: number | 'auto';
   /** The memory budget: bytes, 'off', or undefined for the container's limit (if any). */
   memoryLimitBytes: number | 'off' | undefined;
   mapping: MappingOptions;

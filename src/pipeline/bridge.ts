@@ -13,8 +13,7 @@ import type { PgStore } from '../store/pg-store.js';
 import { displayStoreUrl } from '../config/store-config.js';
 import { Spool } from '../store/spool.js';
 import type { Store } from '../store/store.js';
-import { createApiKeyProvider } from '../upstream/api-key.js';
-import { UpstreamClient } from '../upstream/client.js';
+import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
 import { Delivery } from '../export/delivery.js';
 import { createRecordEncoder } from '../export/encode-record.js';
 import { createRequestBuilder } from '../export/otlp-request.js';
@@ -24,6 +23,7 @@ import { createMappingStats } from './mapping-stats.js';
 import { Supervisor } from './supervisor.js';
 import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
 import { SwappableMapper } from './swappable-mapper.js';
+import { IngestPool, resolveWorkers } from './ingest/pool.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
 
@@ -43,6 +43,8 @@ export interface Bridge {
   metrics: BridgeMetrics;
   client: UpstreamClient;
   log: Logger;
+  /** The ingest worker threads; absent when the sessions run on the main thread (`workers: 0`). */
+  ingest: IngestPool | undefined;
   /** Stops reading, delivers within the grace period, closes everything. Idempotent. */
   shutdown(graceMs?: number): Promise<boolean>;
 }
@@ -123,13 +125,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     },
   });
   spoolRef = spool;
-  const client = new UpstreamClient({
-    baseUrl: config.upstream.url,
-    apiKey: createApiKeyProvider(config.upstream),
-    connectTimeoutMs: config.upstream.connectTimeoutMs,
-    tls: config.upstream.tls,
-    userAgent: `browser-telemetry-bridge/${BRIDGE_VERSION}`,
-  });
+  const client = createUpstreamClient(config.upstream);
   const stats = createMappingStats(metrics);
   const mapper = new SwappableMapper((options) => createMapper(options, { stats }), config.mapping);
   const ex = config.exporter;
@@ -139,6 +135,18 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   });
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
   let supervisor: Supervisor | undefined;
+  const workers = resolveWorkers(config.workers);
+  const ingest = workers === 0 ? undefined : await IngestPool.start({
+    workers, config, log, logPretty: Boolean(process.stderr.isTTY), spool, metrics,
+    onEnded: (id) => supervisor?.onEnded(id) ?? Promise.resolve(),
+    onLost: (ids) => {
+      supervisor?.refollow(ids).catch((err: unknown) => log.error({ error: (err as Error).message }, 'cannot follow the sessions of a lost ingest worker again'));
+    },
+  });
+  if (ingest) {
+    mapper.onSwap((options) => ingest.setMapping(options));
+    log.info({ workers }, 'sessions are read, mapped and encoded in ingest worker threads');
+  }
   const delivery = new Delivery({
     spool, transport, requests, metrics, log,
     batchMaxRecords: ex.batchMaxRecords,
@@ -150,6 +158,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   });
   supervisor = new Supervisor({
     config, store, spool, encode, client, mapper, metrics, log, delivery,
+    ...(ingest ? { ingest } : {}),
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
   });
   delivery.start();
@@ -159,12 +168,13 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   let closing: Promise<boolean> | undefined;
   const sup = supervisor;
   return {
-    config, supervisor: sup, pools, mapper, delivery, store, spool, metrics, client, log,
+    config, supervisor: sup, pools, mapper, delivery, store, spool, metrics, client, log, ingest,
     shutdown(graceMs = config.shutdownGraceMs) {
       closing ??= (async () => {
         await pools.stop();
         memory?.stop();
         const drained = await sup.shutdown(graceMs);
+        await ingest?.close();
         await client.close();
         await store.close();
         return drained;

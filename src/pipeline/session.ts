@@ -11,7 +11,7 @@
 // promise returned to the subscriber), so records still reach the spool in seq order.
 import type { Logger } from 'pino';
 import type { SessionSpec, StartPosition } from '../config/schema.js';
-import type { BackoffConfig } from '../config/schema.js';
+import type { BackoffConfig, BridgeConfig } from '../config/schema.js';
 import { gapRecord } from '../mapping/gap-record.js';
 import type { AttributeValue, SessionContext } from '../mapping/log-record.js';
 import type { Mapper } from '../mapping/mapper.js';
@@ -47,13 +47,31 @@ export interface SessionDeps {
   now?: () => number;
 }
 
+/** What the supervisor holds for a followed session: this class in one thread, or ingest/remote-session.ts. */
+export interface FollowedSession {
+  readonly id: string;
+  readonly spec: SessionSpec;
+  readonly source: SessionSource;
+  updateSpec(spec: SessionSpec): void;
+  setEnrichment(attrs: Record<string, AttributeValue>): void;
+  start(): void;
+  stop(): Promise<void>;
+  status(): SessionStatus;
+  delivered(seq: number): void;
+}
+
+/** The settings of a session's stream from the configuration. */
+export function streamSettings(config: BridgeConfig): Pick<SessionDeps, 'idleTimeoutMs' | 'backoff' | 'defaultStart'> {
+  return { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff, defaultStart: config.start };
+}
+
 const EPOCH_MESSAGES = {
   source_changed: 'the service restarted (telemetry_session_id changed): continuing in a new epoch',
   seq_backwards: 'stream sequence went backwards on a live connection: the service restarted; continuing in a new epoch',
   resume_ignored: 'the service answered a resume with events at or below Last-Event-ID: it restarted and numbers from 1 again; continuing in a new epoch',
 } as const;
 
-export class SessionPipeline implements StreamSink {
+export class SessionPipeline implements StreamSink, FollowedSession {
   readonly id: string;
   /** The current spec; a PUT or reload replaces it (pool, attributes). The start position only matters before the first event. */
   spec: SessionSpec;

@@ -23,7 +23,8 @@ import type { Delivery } from '../export/delivery.js';
 import type { PgStore } from '../store/pg-store.js';
 import { readOwners } from '../store/pg-ownership-view.js';
 import { Ownership } from './ownership.js';
-import { SessionPipeline, type SessionStatus } from './session.js';
+import { SessionPipeline, streamSettings, type FollowedSession, type SessionStatus } from './session.js';
+import type { IngestPool } from './ingest/pool.js';
 import { ArchiveReader } from '../upstream/archive.js';
 
 /** A session's status with the replica that owns it (shared store; null: none right now). */
@@ -44,10 +45,12 @@ export interface SupervisorDeps {
   delivery: Delivery;
   /** The shared store: follow only the sessions this replica owns. */
   shared?: { store: PgStore; leaseMs: number };
+  /** Ingest workers: sessions are read, mapped and encoded there (absent: on this thread). */
+  ingest?: IngestPool;
 }
 
 export class Supervisor {
-  private readonly active = new Map<string, SessionPipeline>();
+  private readonly active = new Map<string, FollowedSession>();
   /** Final status of sessions that ended or were removed during this run. */
   private readonly finished = new Map<string, SessionStatus>();
   private stopping = false;
@@ -133,12 +136,10 @@ export class Supervisor {
     this.d.log.info({ sessions: this.active.size }, 'following sessions');
   }
 
-  private follow(row: SessionRow): SessionPipeline {
-    const c = this.d.config;
-    const p = new SessionPipeline(row, {
+  private follow(row: SessionRow): FollowedSession {
+    const p = this.d.ingest ? this.d.ingest.follow(row) : new SessionPipeline(row, {
       client: this.d.client, mapper: this.d.mapper, spool: this.d.spool, encode: this.d.encode, metrics: this.d.metrics,
-      log: this.d.log, idleTimeoutMs: c.upstream.idleTimeoutMs, backoff: c.upstream.backoff, defaultStart: c.start,
-      archive: this.archive,
+      log: this.d.log, archive: this.archive, ...streamSettings(this.d.config),
       onEnded: (id) => this.onEnded(id),
     });
     this.active.set(row.spec.id, p);
@@ -205,7 +206,23 @@ export class Supervisor {
     return true;
   }
 
-  private async onEnded(id: string): Promise<void> {
+  /**
+   * An ingest worker died with these sessions: what it posted is committed, and they are followed
+   * again from the checkpoints the store now holds (what it had read and not posted is read again).
+   */
+  async refollow(ids: readonly string[]): Promise<void> {
+    for (const id of ids) this.active.delete(id);
+    await this.d.spool.flush();
+    // Shared store: the next ownership pass follows again whichever of them this replica still owns.
+    if (this.ownership) return;
+    const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
+    for (const id of ids) {
+      const row = rows.get(id);
+      if (row?.lifecycle === 'active' && !this.stopping && !this.active.has(id)) this.follow(row);
+    }
+  }
+
+  async onEnded(id: string): Promise<void> {
     const p = this.active.get(id);
     // Commit the session's last records and checkpoint before recording the end.
     await this.d.spool.flush();

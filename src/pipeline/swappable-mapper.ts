@@ -12,6 +12,7 @@ import type { MappingOptions } from '../mapping/options.js';
 export class SwappableMapper implements Mapper {
   private current: Mapper;
   private currentOptions: MappingOptions;
+  private listeners: Array<(options: MappingOptions) => void> = [];
 
   /** `create` builds a mapper from options (with the bridge's stats); it is called again on every swap. */
   constructor(private readonly create: (options: MappingOptions) => Mapper, options: MappingOptions) {
@@ -35,5 +36,11 @@ export class SwappableMapper implements Mapper {
     const next = this.create(options);
     this.current = next;
     this.currentOptions = options;
+    for (const l of this.listeners) l(options);
+  }
+
+  /** Calls `listener` after every successful swap (ingest workers map with their own copy). */
+  onSwap(listener: (options: MappingOptions) => void): void {
+    this.listeners.push(listener);
   }
 }

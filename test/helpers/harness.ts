@@ -45,7 +45,9 @@ export async function harness(simOpts: SimulatorOptions = {}): Promise<Harness> 
       BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key', BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...extra,
     }),
-    config: (raw = FAST, extra = {}) => buildConfig(raw, h.env(extra)),
+    // In this process the sessions run on the test's thread unless a test asks for ingest workers:
+    // their status is then exact at any instant. Daemons spawned from h.env() keep the default.
+    config: (raw = FAST, extra = {}) => buildConfig(raw, { BRIDGE_WORKERS: '0', ...h.env(extra) }),
     async startBridge(raw = FAST, extra = {}) {
       const b = await startBridge(h.config(raw, extra), silentLogger());
       bridges.push(b);

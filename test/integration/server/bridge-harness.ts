@@ -30,7 +30,8 @@ export interface RunningBridge {
 
 /** Starts from `raw` (FAST merged in) — or, when `env` names BRIDGE_CONFIG, from that file as `run` does. */
 export async function startInProcess(world: World, raw: Record<string, unknown> = {}, env: Env = {}, httpOpts?: Omit<HttpOptions, 'token'>): Promise<RunningBridge> {
-  const fullEnv = worldEnv(world, env);
+  // Sessions on this thread unless the test asks for workers (see harness.ts).
+  const fullEnv: Env = { BRIDGE_WORKERS: '0', ...worldEnv(world, env) };
   const config = fullEnv.BRIDGE_CONFIG ? loadConfig(undefined, fullEnv) : buildConfig({ ...FAST, ...raw }, fullEnv);
   const log = silentLogger();
   const bridge = await startBridge(config, log);

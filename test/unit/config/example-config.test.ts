@@ -24,7 +24,7 @@ const ALL_KEYS = [
   'sessions', 'start', 'state.dir', 'store.url', 'store.password_file', 'store.lease', 'spool.max_bytes', 'spool.commit_max_records', 'spool.commit_interval',
   'listen', 'control_token',
   'exporter.endpoint', 'exporter.protocol', 'exporter.headers', 'exporter.compression', 'exporter.timeout',
-  'exporter.batch_max_records', 'exporter.batch_max_bytes', 'exporter.tls', 'exporter.tls.ca_file', 'exporter.tls.cert_file', 'exporter.tls.key_file', 'exporter.insecure', 'exporter.concurrency', 'memory_limit', 'exporter.backoff.initial', 'exporter.backoff.max',
+  'exporter.batch_max_records', 'exporter.batch_max_bytes', 'exporter.tls', 'exporter.tls.ca_file', 'exporter.tls.cert_file', 'exporter.tls.key_file', 'exporter.insecure', 'exporter.concurrency', 'memory_limit', 'workers', 'exporter.backoff.initial', 'exporter.backoff.max',
   'service.name', 'service.resource_attributes', 'shutdown.grace',
   'mapping.body_format', 'mapping.max_record_bytes', 'mapping.redaction.enabled', 'mapping.redaction.headers',
   'mapping.redaction.additional_headers', 'mapping.redaction.query_params', 'mapping.redaction.additional_query_params',

@@ -23,6 +23,16 @@ describe('configuration', () => {
     expect(c.resource.serviceName).toBe('browser-telemetry-bridge');
   });
 
+  it.each<[string, Record<string, unknown>, Record<string, string>, number | 'auto']>([
+    ['auto by default', {}, base, 'auto'],
+    ['a count in the file', { workers: 3 }, base, 3],
+    ['none', { workers: 0 }, base, 0],
+    ['the environment wins', { workers: 3 }, { ...base, BRIDGE_WORKERS: '0' }, 0],
+    ['auto in the environment', { workers: 2 }, { ...base, BRIDGE_WORKERS: 'auto' }, 'auto'],
+  ])('workers: %s', (_name, raw, env, expected) => {
+    expect(buildConfig(raw, env).workers).toBe(expected);
+  });
+
   it('environment overrides the file', () => {
     const c = buildConfig(
       { upstream: { url: 'http://file.test', api_key: 'filekey' }, start: 'latest', exporter: { endpoint: 'http://file-collector:4318', protocol: 'http/json' }, sessions: ['a', { id: 'b', pool: 'p1', attributes: { team: 'x' } }] },
@@ -73,6 +83,10 @@ describe('configuration', () => {
     ['sessions[1].id', { sessions: ['a', 'a'] }, base],
     ['sessions[0].start', { sessions: [{ id: 'a', start: 'yesterday' }] }, base],
     ['exporterr', { exporterr: {} }, base],
+    ['workers', { workers: -1 }, base],
+    ['workers', { workers: 'many' }, base],
+    ['BRIDGE_WORKERS', {}, { ...base, BRIDGE_WORKERS: '1.5' }],
+    ['BRIDGE_WORKERS', {}, { ...base, BRIDGE_WORKERS: '65' }],
     ['upstream.urll', { upstream: { urll: 'x' } }, base],
   ])('names the key %s', (key, raw, env) => {
     expect(err(raw, env)).toBe(key);

@@ -1,0 +1,118 @@
+// The worker's side of the spool: Spool.append, full and waitForRoom as the sessions in a worker
+// see them. Appends are packed into a batch (protocol.ts) that is posted once per turn of the event
+// loop, or sooner when it grows large; the main thread appends its records to the real spool.
+//
+// Back-pressure: the main thread acknowledges a batch only once the spool has room for more, so
+// the bytes posted but not acknowledged are bounded: at `limit` the outbox is full and the sessions
+// stop reading, exactly as they do for a full spool in one thread.
+import type { FromWorker } from './protocol.js';
+import { META_FIELDS } from './protocol.js';
+
+/** A batch is posted at once when its records reach this size: bounded copies, steady flow. */
+const FLUSH_BYTES = 256 * 1024;
+
+export class Outbox {
+  private meta: number[] = [];
+  private parts: Buffer[] = [];
+  private bytes = 0;
+  private sourceIds: string[] = [];
+  private sourceIndex = new Map<string, number>();
+  private scheduled = false;
+  private unacked = 0;
+  private waiters: Array<() => void> = [];
+  private readonly handles = new Map<string, number>();
+
+  constructor(private readonly post: (msg: FromWorker, transfer: ArrayBuffer[]) => void, private readonly limit: number) {}
+
+  /** Appends of `sessionId` are sent under handle `h`. */
+  bind(sessionId: string, h: number): void {
+    this.handles.set(sessionId, h);
+  }
+
+  unbind(sessionId: string): void {
+    this.handles.delete(sessionId);
+  }
+
+  append(sessionId: string, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId?: string): void {
+    const h = this.handles.get(sessionId);
+    if (h === undefined) throw new Error(`append for a session this worker does not follow: ${sessionId}`);
+    let s = -1;
+    if (sourceId !== undefined) {
+      s = this.sourceIndex.get(sourceId) ?? -1;
+      if (s < 0) {
+        s = this.sourceIds.push(sourceId) - 1;
+        this.sourceIndex.set(sourceId, s);
+      }
+    }
+    this.meta.push(h, seq, epoch, tsMicros, record ? record.length : -1, s);
+    if (record) {
+      this.parts.push(record);
+      this.bytes += record.length;
+    }
+    if (this.bytes >= FLUSH_BYTES) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  get full(): boolean {
+    return this.unacked >= this.limit;
+  }
+
+  waitForRoom(): Promise<void> {
+    if (!this.full) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Posts what was appended; call before any message that must come after it (stopped, ended). */
+  flush(): void {
+    this.scheduled = false;
+    if (this.meta.length === 0) return;
+    const meta = Float64Array.from(this.meta);
+    // A standalone buffer (not a slice of Node's pool) so that it can be transferred, not copied.
+    const bytes = new Uint8Array(this.bytes);
+    let off = 0;
+    for (const p of this.parts) {
+      bytes.set(p, off);
+      off += p.length;
+    }
+    const size = this.bytes + meta.byteLength;
+    const sourceIds = this.sourceIds;
+    this.meta = [];
+    this.parts = [];
+    this.bytes = 0;
+    this.sourceIds = [];
+    this.sourceIndex.clear();
+    this.unacked += size;
+    this.post({ t: 'batch', meta, bytes, sourceIds, size }, [meta.buffer as ArrayBuffer, bytes.buffer as ArrayBuffer]);
+  }
+
+  /** The main thread took `bytes` worth of batches into the spool. */
+  acked(bytes: number): void {
+    this.unacked -= bytes;
+    if (this.full || this.waiters.length === 0) return;
+    const w = this.waiters;
+    this.waiters = [];
+    for (const r of w) r();
+  }
+}
+
+/** Reads a packed batch back: calls `each` per append, records as views into `bytes` (no copy). */
+export function unpackBatch(
+  meta: Float64Array, bytes: Uint8Array, sourceIds: readonly string[],
+  each: (h: number, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId: string | undefined) => void,
+): void {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let off = 0;
+  for (let i = 0; i < meta.length; i += META_FIELDS) {
+    const len = meta[i + 4]!;
+    let record: Buffer | null = null;
+    if (len >= 0) {
+      record = buf.subarray(off, off + len);
+      off += len;
+    }
+    const s = meta[i + 5]!;
+    each(meta[i]!, meta[i + 1]!, meta[i + 2]!, meta[i + 3]!, record, s < 0 ? undefined : sourceIds[s]);
+  }
+}
