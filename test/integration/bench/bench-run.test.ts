@@ -11,8 +11,8 @@ import { summarise, type CpuProfile } from '../../../bench/profile-summary.js';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 
-function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/throughput.ts', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+function runBench(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/throughput.ts', ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -47,7 +47,8 @@ it('names the scenarios it knows when asked for another, exit 2', async () => {
 it("--cpu-prof writes a profile of the measured phase, in which the bridge's own code shows", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-prof-test-'));
   try {
-    const res = await runBench(['burst', '--burst-events', '500', '--cpu-prof', dir]);
+    // The profile is of the main thread: without ingest workers the whole pipeline runs there.
+    const res = await runBench(['burst', '--burst-events', '500', '--cpu-prof', dir], { ...process.env, BRIDGE_WORKERS: '0' });
     expect(res.code, res.stderr).toBe(0);
     const line = JSON.parse(res.stdout.split('\n').find((l) => l.startsWith('{'))!) as { cpuProfile?: string };
     expect(line.cpuProfile).toBe(join(dir, 'burst.cpuprofile'));
