@@ -10,7 +10,8 @@
 //               and spool over time, everything delivered after recovery
 // Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --outage-seconds S,
 //        --outage-before-s S, --outage-after-s S, --drain-timeout-s S (live and outage),
-//        --cpu-prof DIR: V8 CPU profile of each scenario's measured phase (the bridge's process) into
+//        --cpu-prof DIR: V8 CPU profile of each scenario's measured phase (the bridge's main thread;
+//        BRIDGE_WORKERS=0 puts the whole pipeline there) into
 //        DIR/<scenario>.cpuprofile; summarise with `npx tsx bench/profile-summary.ts DIR/*.cpuprofile`.
 // Output: one JSON line per scenario on stdout, then a short table. Every line carries the machine's
 // 1-minute load average before and after the scenario: on a shared machine a figure taken at load

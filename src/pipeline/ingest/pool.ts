@@ -28,12 +28,6 @@ import { RemoteSession } from './remote-session.js';
 const IN_FLIGHT_BYTES = 4 * 1024 * 1024;
 const REPORT_EVERY_MS = 250;
 const RESPAWN_DELAY_MS = 1000;
-/**
- * A worker allocates a short-lived object graph per event (JSON.parse, the mapped record): a young
- * generation larger than V8's default means fewer scavenges. Measured on the burst bench: about 8 %
- * more events per CPU-second than the default, for some 20 MiB more RSS with 1,000 live sessions.
- */
-const YOUNG_GENERATION_MB = 48;
 
 export interface IngestPoolOptions {
   workers: number;
@@ -112,7 +106,7 @@ export class IngestPool {
       inFlightBytes: IN_FLIGHT_BYTES,
       reportEveryMs: REPORT_EVERY_MS,
     };
-    const worker = new Worker(entry, { workerData: init, name: `ingest-${index}`, eval: evaluate, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    const worker = new Worker(entry, { workerData: init, name: `ingest-${index}`, eval: evaluate });
     const slot = new Slot(worker);
     return new Promise((resolve, reject) => {
       // Ready once its modules loaded and it listens: a worker that cannot load fails the start.
