@@ -162,7 +162,13 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
   });
   delivery.start();
-  await supervisor.start();
+  try {
+    await supervisor.start();
+  } catch (err) {
+    // The worker threads would keep a process that failed to start alive.
+    await ingest?.close();
+    throw err;
+  }
   const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });
 
   let closing: Promise<boolean> | undefined;
