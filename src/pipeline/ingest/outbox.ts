@@ -2,19 +2,28 @@
 // see them. Appends are packed into a batch (protocol.ts) that is posted once per turn of the event
 // loop, or sooner when it grows large; the main thread appends its records to the real spool.
 //
+// Records are encoded straight into the batch (encode()): the view it returns is what the session
+// appends, so a record is written once, where it travels, with no buffer of its own.
+//
 // Back-pressure: the main thread acknowledges a batch only once the spool has room for more, so
 // the bytes posted but not acknowledged are bounded: at `limit` the outbox is full and the sessions
 // stop reading, exactly as they do for a full spool in one thread.
+import type { BridgeLogRecord } from '../../mapping/log-record.js';
+import { writeFramedRecord } from '../../export/encode-record.js';
+import { ProtoWriter } from '../../export/proto-writer.js';
 import type { FromWorker } from './protocol.js';
 import { META_FIELDS } from './protocol.js';
 
 /** A batch is posted at once when its records reach this size: bounded copies, steady flow. */
 const FLUSH_BYTES = 256 * 1024;
+/** A batch's buffer starts at least this large (above Node's pool slices, so it can be transferred). */
+const MIN_BATCH_BYTES = 16 * 1024;
 
 export class Outbox {
   private meta: number[] = [];
-  private parts: Buffer[] = [];
-  private bytes = 0;
+  /** The batch's record bytes: [0, appended) belong to appended records, in order. */
+  private w = new ProtoWriter(MIN_BATCH_BYTES);
+  private appended = 0;
   private sourceIds: string[] = [];
   private sourceIndex = new Map<string, number>();
   private scheduled = false;
@@ -46,14 +55,28 @@ export class Outbox {
     }
     this.meta.push(h, seq, epoch, tsMicros, record ? record.length : -1, s);
     if (record) {
-      this.parts.push(record);
-      this.bytes += record.length;
+      // The record encode() just returned sits at `appended` already; anything else is copied in.
+      const w = this.w;
+      if (record.buffer !== w.buf.buffer || record.byteOffset !== w.buf.byteOffset + this.appended) {
+        w.pos = this.appended;
+        w.raw(record);
+      }
+      this.appended += record.length;
     }
-    if (this.bytes >= FLUSH_BYTES) this.flush();
+    if (this.appended >= FLUSH_BYTES) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
     }
+  }
+
+  /** Encodes a record into the batch; valid until the next encode() or flush(): append it at once. */
+  encode(record: BridgeLogRecord): Buffer {
+    const w = this.w;
+    // Bytes of a record encoded and never appended (its append threw) are written over.
+    w.pos = this.appended;
+    writeFramedRecord(w, record);
+    return w.buf.subarray(this.appended, w.pos);
   }
 
   get full(): boolean {
@@ -70,18 +93,15 @@ export class Outbox {
     this.scheduled = false;
     if (this.meta.length === 0) return;
     const meta = Float64Array.from(this.meta);
-    // A standalone buffer (not a slice of Node's pool) so that it can be transferred, not copied.
-    const bytes = new Uint8Array(this.bytes);
-    let off = 0;
-    for (const p of this.parts) {
-      bytes.set(p, off);
-      off += p.length;
-    }
-    const size = this.bytes + meta.byteLength;
+    // The writer's buffer is its own ArrayBuffer (never a slice of Node's pool: it is larger than
+    // the pool's slices), so it is transferred, not copied; the next batch gets a new one.
+    const bytes = new Uint8Array(this.w.buf.buffer, this.w.buf.byteOffset, this.appended);
+    const size = this.appended + meta.byteLength;
     const sourceIds = this.sourceIds;
     this.meta = [];
-    this.parts = [];
-    this.bytes = 0;
+    // Sized for a batch like this one: a busy worker's batches need no growing, a quiet one's stay small.
+    this.w = new ProtoWriter(Math.max(MIN_BATCH_BYTES, Math.min(FLUSH_BYTES + 64 * 1024, Math.ceil(this.appended * 1.25))));
+    this.appended = 0;
     this.sourceIds = [];
     this.sourceIndex.clear();
     this.unacked += size;

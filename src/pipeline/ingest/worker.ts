@@ -12,7 +12,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createMapper } from '../../mapping/mapper.js';
 import { createMetrics } from '../../server/metrics.js';
-import { createRecordEncoder } from '../../export/encode-record.js';
+import type { BridgeLogRecord } from '../../mapping/log-record.js';
 import { createUpstreamClient } from '../../upstream/client.js';
 import { ArchiveReader } from '../../upstream/archive.js';
 import { createLogger } from '../../util/logger.js';
@@ -31,13 +31,14 @@ const { config } = init;
 const log = createLogger({ level: init.log.level, pretty: init.log.pretty }).child(init.log.bindings);
 const metrics = createMetrics({ defaultMetrics: false });
 const counters = new CounterReader(metrics.registry);
-const encode = createRecordEncoder();
 const client = createUpstreamClient(config.upstream);
 const stats = createMappingStats(metrics);
 const mapper = new SwappableMapper((options) => createMapper(options, { stats }), config.mapping);
 const archive = new ArchiveReader(client, log, { mode: config.upstream.archive });
 const post = (msg: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(msg, transfer);
 const outbox = new Outbox(post, init.inFlightBytes);
+// Records are encoded straight into the batch that carries them to the main thread.
+const encode = (record: BridgeLogRecord): Buffer => outbox.encode(record);
 const sessions = new Map<number, SessionPipeline>();
 
 let nextReq = 1;

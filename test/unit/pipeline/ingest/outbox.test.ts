@@ -2,6 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { Outbox, unpackBatch } from '../../../../src/pipeline/ingest/outbox.js';
 import type { FromWorker } from '../../../../src/pipeline/ingest/protocol.js';
 import { resolveWorkers } from '../../../../src/pipeline/ingest/pool.js';
+import { createRecordEncoder } from '../../../../src/export/encode-record.js';
+import type { BridgeLogRecord } from '../../../../src/mapping/log-record.js';
+
+const record = (seq: number, text = 'x'): BridgeLogRecord => ({
+  tsMicros: 1_700_000_000_000_000 + seq, observedMicros: 1_700_000_000_000_500 + seq, eventName: 'browser.console_log',
+  severityNumber: 9, severityText: 'INFO', body: { text, n: seq }, attributes: { 'browser.telemetry.seq': seq, 'browser.session.id': 'a' },
+});
 
 type Batch = Extract<FromWorker, { t: 'batch' }>;
 
@@ -17,7 +24,7 @@ function capture(limit = 1 << 20): { outbox: Outbox; batches: Batch[]; transferr
 
 function unpack(b: Batch): Array<[number, number, number, number, string | null, string | undefined]> {
   const out: Array<[number, number, number, number, string | null, string | undefined]> = [];
-  unpackBatch(b.meta, b.bytes, b.sourceIds, (h, seq, epoch, ts, record, sourceId) => out.push([h, seq, epoch, ts, record ? record.toString() : null, sourceId]));
+  unpackBatch(b.meta, b.bytes, b.sourceIds, (h, seq, epoch, ts, record, sourceId) => out.push([h, seq, epoch, ts, record ? record.toString('latin1') : null, sourceId]));
   return out;
 }
 
@@ -74,6 +81,29 @@ describe('outbox: spool appends packed for the main thread', () => {
     await waiting;
     expect(resumed).toBe(true);
     expect(outbox.full).toBe(false);
+  });
+
+  it('records encoded into the batch travel byte for byte as the stand-alone encoder writes them', () => {
+    const { outbox, batches } = capture();
+    const reference = createRecordEncoder();
+    outbox.bind('a', 1);
+    const texts = ['short', 'ü'.repeat(5000), '', 'ok'];
+    texts.forEach((t, i) => outbox.append('a', i + 1, 0, i, outbox.encode(record(i + 1, t))));
+    // A record from elsewhere (a copy, not the view encode() returned) is copied in, in its place.
+    outbox.append('a', 5, 0, 5, Buffer.from(reference(record(5))));
+    outbox.flush();
+    const got = unpack(batches[0]!).map(([, seq, , , rec]) => [seq, rec]);
+    expect(got).toEqual([...texts.map((t, i) => [i + 1, reference(record(i + 1, t)).toString('latin1')]), [5, reference(record(5)).toString('latin1')]]);
+  });
+
+  it('a record encoded and never appended leaves nothing behind', () => {
+    const { outbox, batches } = capture();
+    const reference = createRecordEncoder();
+    outbox.bind('a', 1);
+    outbox.encode(record(1, 'orphan'));
+    outbox.append('a', 2, 0, 2, outbox.encode(record(2)));
+    outbox.flush();
+    expect(Buffer.from(batches[0]!.bytes).equals(reference(record(2)))).toBe(true);
   });
 
   it('refuses an append for a session it was not given', () => {
