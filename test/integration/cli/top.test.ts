@@ -1,38 +1,27 @@
 // `top` as a person runs it (a child process, not a terminal, so it prints one plain table) against a
 // real bridge on real sockets, following simulated sessions and delivering to a real receiver.
 import { createServer, type AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, startInProcess, startWorld, type RunningBridge, type World } from '../server/bridge-harness.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, startInProcess, worldPerTest } from '../server/bridge-harness.js';
 import { runCli } from './cli-process.js';
 
-let world: World;
-let running: RunningBridge | undefined;
-
-beforeEach(async () => {
-  world = await startWorld();
-});
-
-afterEach(async () => {
-  await running?.stop();
-  running = undefined;
-  await world.close();
-});
+const t = worldPerTest();
 
 const TOKEN = 'top-secret-token';
 
 describe('top', () => {
   it('prints the bridge, the exporter, the spool and every session in a plain table when not on a terminal', async () => {
-    const a = world.sim.createSession('sess_a');
-    world.sim.createSession('sess_b');
-    running = await startInProcess(world, { sessions: ['sess_a', 'sess_b'], control_token: TOKEN, spool: { max_bytes: '16MiB' } });
+    const a = t.world.sim.createSession('sess_a');
+    t.world.sim.createSession('sess_b');
+    t.running = await startInProcess(t.world, { sessions: ['sess_a', 'sess_b'], control_token: TOKEN, spool: { max_bytes: '16MiB' } });
     a.emit(25);
-    await eventually(() => (running!.bridge.supervisor.session('sess_a')?.lastDeliveredSeq ?? 0) >= 25 || undefined, 'delivery of sess_a');
+    await eventually(() => (t.running!.bridge.supervisor.session('sess_a')?.lastDeliveredSeq ?? 0) >= 25 || undefined, 'delivery of sess_a');
 
-    const res = await runCli(['top', '--url', running.url, '--sort', 'id'], { BRIDGE_CONTROL_TOKEN: TOKEN });
+    const res = await runCli(['top', '--url', t.running.url, '--sort', 'id'], { BRIDGE_CONTROL_TOKEN: TOKEN });
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     const lines = res.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(new RegExp(`^bridge \\d+\\.\\d+\\.\\d+\\S* at ${running.url.replace(/[.]/g, '\\.')}   sessions 2 \\(2 streaming\\)   received \\d`));
+    expect(lines[0]).toMatch(new RegExp(`^bridge \\d+\\.\\d+\\.\\d+\\S* at ${t.running.url.replace(/[.]/g, '\\.')}   sessions 2 \\(2 streaming\\)   received \\d`));
     expect(lines[1]).toMatch(/^exporter delivered \d+(\.\d)?\/s, failed 0\.0\/s \(0 failed requests\)   spool .* \/ 16\.0 MiB \(\d+%\), \d+ records, oldest \d+s$/);
     expect(lines[2]).toBe('');
     expect(lines[3]).toMatch(/^SESSION\s+STATE\s+RATE\/s\s+LAG\s+GAPS\s+MISSING\s+RECONN\s+LAST ERROR$/);
@@ -42,9 +31,9 @@ describe('top', () => {
   });
 
   it('a refused token, an unreachable bridge and bad options are one line each', async () => {
-    running = await startInProcess(world, { control_token: TOKEN });
-    const refused = await runCli(['top', '--url', running.url], { BRIDGE_CONTROL_TOKEN: 'wrong' });
-    expect(refused).toMatchObject({ code: 1, stdout: '', stderr: `error: the bridge at ${running.url} refused the control token: pass --token or set BRIDGE_CONTROL_TOKEN\n` });
+    t.running = await startInProcess(t.world, { control_token: TOKEN });
+    const refused = await runCli(['top', '--url', t.running.url], { BRIDGE_CONTROL_TOKEN: 'wrong' });
+    expect(refused).toMatchObject({ code: 1, stdout: '', stderr: `error: the bridge at ${t.running.url} refused the control token: pass --token or set BRIDGE_CONTROL_TOKEN\n` });
 
     const closed = await closedPort();
     const down = await runCli(['top', '--once', '--url', `http://127.0.0.1:${closed}`], {});

@@ -1,6 +1,7 @@
 // The bridge as `run` starts it — startBridge + startHttpServer — in this process, on real sockets
 // on port 0, against the shared harness's simulator, receiver and temporary state directory
 // (test/helpers/harness.ts). Used by the HTTP-surface and reload tests.
+import { afterEach, beforeEach } from 'vitest';
 import { buildConfig, loadConfig, type Env } from '../../../src/config/load-config.js';
 import type { BridgeConfig } from '../../../src/config/schema.js';
 import { startBridge, type Bridge } from '../../../src/pipeline/bridge.js';
@@ -13,6 +14,26 @@ export type World = Harness;
 
 /** Simulator + receiver + temporary state directory. */
 export const startWorld = (): Promise<World> => harness();
+
+/** A fresh world for every test of the file, and the bridge a test starts in it stopped after it. */
+export interface PerTest {
+  world: World;
+  running: RunningBridge | undefined;
+}
+
+/** Registers the hooks that give each test its own world (call at the top level of a test file). */
+export function worldPerTest(): PerTest {
+  const t = { running: undefined } as PerTest;
+  beforeEach(async () => {
+    t.world = await startWorld();
+  });
+  afterEach(async () => {
+    await t.running?.stop();
+    t.running = undefined;
+    await t.world.close();
+  });
+  return t;
+}
 
 /** The environment of a bridge of this world with its HTTP surface on an ephemeral loopback port. */
 export function worldEnv(world: World, extra: Env = {}): Env {

@@ -1,25 +1,14 @@
 // The control API on real sockets: bearer token, the Error shape, bad input, PUT/DELETE semantics.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, followedIds, startInProcess, startWorld, type RunningBridge, type World } from './bridge-harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { eventually, followedIds, startInProcess, worldPerTest } from './bridge-harness.js';
 
-let world: World;
-let running: RunningBridge | undefined;
-
-beforeEach(async () => {
-  world = await startWorld();
-});
-
-afterEach(async () => {
-  await running?.stop();
-  running = undefined;
-  await world.close();
-});
+const t = worldPerTest();
 
 const TOKEN = 'control-token-for-tests';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 async function call(path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown; headers: Headers }> {
-  const res = await fetch(`${running!.url}${path}`, init);
+  const res = await fetch(`${t.running!.url}${path}`, init);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
 }
@@ -35,7 +24,7 @@ function expectError(body: unknown, code: string, message?: RegExp): void {
 
 describe('control API with a token', () => {
   beforeEach(async () => {
-    running = await startInProcess(world, {}, { BRIDGE_CONTROL_TOKEN: TOKEN });
+    t.running = await startInProcess(t.world, {}, { BRIDGE_CONTROL_TOKEN: TOKEN });
   });
 
   it('answers 401 in the Error shape without the token or with a wrong one, for every /v1 method', async () => {
@@ -55,7 +44,7 @@ describe('control API with a token', () => {
     const basic = await call('/v1/sessions', { headers: { authorization: `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}` } });
     expect(basic.status).toBe(401);
     // A refused PUT must not have followed anything.
-    expect(await followedIds(running!.url, TOKEN)).toEqual([]);
+    expect(await followedIds(t.running!.url, TOKEN)).toEqual([]);
   });
 
   it('accepts the bearer token; health and metrics stay open for probes and scrapers', async () => {
@@ -63,15 +52,15 @@ describe('control API with a token', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ sessions: [], spool: { records: 0 } });
     expect((await call('/v1/sessions', { headers: { authorization: `bearer ${TOKEN}` } })).status).toBe(200);
-    expect((await fetch(`${running!.url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${running!.url}/readyz`)).status).toBe(200);
-    expect((await fetch(`${running!.url}/metrics`)).status).toBe(200);
+    expect((await fetch(`${t.running!.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${t.running!.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${t.running!.url}/metrics`)).status).toBe(200);
   });
 });
 
 describe('control API without a token', () => {
   beforeEach(async () => {
-    running = await startInProcess(world);
+    t.running = await startInProcess(t.world);
   });
 
   it('rejects bad input with 400 and a message naming the problem', async () => {
@@ -113,25 +102,25 @@ describe('control API without a token', () => {
     expectError((await call('/nowhere')).body, 'not_found');
 
     // None of the refused requests followed anything.
-    expect(await followedIds(running!.url)).toEqual([]);
+    expect(await followedIds(t.running!.url)).toEqual([]);
   });
 
   it('PUT creates (201), PUT again updates in place (200), DELETE stops (204) and then 404', async () => {
-    const s = world.sim.createSession('s1');
+    const s = t.world.sim.createSession('s1');
     const created = await call('/v1/sessions/s1', { method: 'PUT', body: JSON.stringify({ start: 'oldest', attributes: { team: 'a' } }) });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id: 's1', source: 'api' });
 
     s.emit(5);
-    await world.receiver.waitFor((rs) => rs.filter((r) => r.attributes['team'] === 'a').length === 5);
+    await t.world.receiver.waitFor((rs) => rs.filter((r) => r.attributes['team'] === 'a').length === 5);
 
     const updated = await call('/v1/sessions/s1', { method: 'PUT', body: JSON.stringify({ attributes: { team: 'b' } }) });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ id: 's1', source: 'api' });
     s.emit(5);
     // The new attributes apply to later records; the stream was not reconnected for it.
-    await world.receiver.waitFor((rs) => rs.filter((r) => r.attributes['team'] === 'b').length === 5);
-    expect(world.sim.stats.connections).toBe(1);
+    await t.world.receiver.waitFor((rs) => rs.filter((r) => r.attributes['team'] === 'b').length === 5);
+    expect(t.world.sim.stats.connections).toBe(1);
 
     const one = await call('/v1/sessions/s1');
     expect(one.status).toBe(200);
@@ -151,37 +140,37 @@ describe('control API without a token', () => {
   });
 
   it('PUT with start "latest" skips what the service retained before', async () => {
-    const s = world.sim.createSession('late');
+    const s = t.world.sim.createSession('late');
     s.emit(20);
     expect((await call('/v1/sessions/late', { method: 'PUT', body: '{"start": "latest"}' })).status).toBe(201);
     await eventually(async () => ((await call('/v1/sessions/late')).body as { state: string }).state === 'streaming' || undefined, 'stream open');
     s.emit(3);
-    await world.receiver.waitFor((rs) => rs.length === 3);
-    expect(world.receiver.records.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([21, 22, 23]);
+    await t.world.receiver.waitFor((rs) => rs.length === 3);
+    expect(t.world.receiver.records.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([21, 22, 23]);
   });
 });
 
 describe('sessions added at run time', () => {
   it('survive a restart from the same state directory; a deleted one does not come back', async () => {
-    const keep = world.sim.createSession('keep');
-    world.sim.createSession('drop');
-    running = await startInProcess(world);
+    const keep = t.world.sim.createSession('keep');
+    t.world.sim.createSession('drop');
+    t.running = await startInProcess(t.world);
     expect((await call('/v1/sessions/keep', { method: 'PUT', body: '{"attributes": {"added": "at-run-time"}}' })).status).toBe(201);
     expect((await call('/v1/sessions/drop', { method: 'PUT' })).status).toBe(201);
     keep.emit(4);
-    await world.receiver.waitFor((rs) => rs.length === 4);
+    await t.world.receiver.waitFor((rs) => rs.length === 4);
     expect((await call('/v1/sessions/drop', { method: 'DELETE' })).status).toBe(204);
-    await running.stop();
+    await t.running.stop();
 
     // Same state dir, same (session-less) configuration: only the store knows about "keep".
-    running = await startInProcess(world);
+    t.running = await startInProcess(t.world);
     await eventually(async () => ((await call('/v1/sessions/keep')).body as { state: string }).state === 'streaming' || undefined, 'keep followed again');
-    expect(await followedIds(running.url)).toEqual(['keep']);
+    expect(await followedIds(t.running.url)).toEqual(['keep']);
     expect((await call('/v1/sessions/keep')).body).toMatchObject({ source: 'api', lastDeliveredSeq: 4 });
     keep.emit(3);
-    await world.receiver.waitFor((rs) => rs.length === 7);
+    await t.world.receiver.waitFor((rs) => rs.length === 7);
     // Resumed after its checkpoint with the attributes it was added with: no replay, no loss.
-    expect(world.receiver.records.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(world.receiver.records.every((r) => r.attributes['added'] === 'at-run-time')).toBe(true);
+    expect(t.world.receiver.records.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(t.world.receiver.records.every((r) => r.attributes['added'] === 'at-run-time')).toBe(true);
   });
 });
