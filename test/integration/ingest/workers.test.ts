@@ -6,11 +6,12 @@ import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseMappingOptions } from '../../../src/mapping/options.js';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
+import { eventually } from '../server/bridge-harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());
 
-const counter = async (h: Harness, bridge: Awaited<ReturnType<Harness['startBridge']>>, name: string): Promise<number> => {
+const counter = async (bridge: Awaited<ReturnType<Harness['startBridge']>>, name: string): Promise<number> => {
   const text = await bridge.metrics.registry.getSingleMetricAsString(name);
   return Number(/ (\d+)$/m.exec(text)?.[1] ?? NaN);
 };
@@ -28,8 +29,8 @@ describe('ingest workers', () => {
     for (const t of h.tally(ids)) expect(t).toMatchObject({ unique: 400, missing: 0, duplicates: 0, gapRecords: 0 });
     // Their final status came from the workers; the delivered seq is known here.
     for (const s of bridge.supervisor.status()) expect(s).toMatchObject({ state: 'ended', received: 400, lastReceivedSeq: 400, lastDeliveredSeq: 400 });
-    expect(await counter(h, bridge, 'bridge_events_received_total')).toBe(2000);
-    expect(await counter(h, bridge, 'bridge_events_delivered_total')).toBe(2000);
+    expect(await counter(bridge, 'bridge_events_received_total')).toBe(2000);
+    expect(await counter(bridge, 'bridge_events_delivered_total')).toBe(2000);
   }, 60_000);
 
   it('status and counters of a running session reach the main thread within a report interval', async () => {
@@ -39,11 +40,7 @@ describe('ingest workers', () => {
     await until(() => bridge.supervisor.session('st')?.state === 'streaming' && bridge.supervisor.session('st')?.received === 50, 'the worker reports the session');
     expect(bridge.supervisor.session('st')).toMatchObject({ lastReceivedSeq: 50, epoch: 0 });
     await until(() => bridge.supervisor.session('st')?.lastDeliveredSeq === 50, 'delivered');
-    let received = 0;
-    await until(() => {
-      void counter(h, bridge, 'bridge_events_received_total').then((n) => (received = n));
-      return received === 50;
-    }, 'the counter');
+    await eventually(async () => ((await counter(bridge, 'bridge_events_received_total')) === 50 ? true : undefined), 'the counter');
   }, 30_000);
 
   it('DELETE stops the session in its worker: what it read is delivered, nothing after', async () => {
@@ -55,6 +52,8 @@ describe('ingest workers', () => {
     expect(await bridge.supervisor.remove('del')).toBe(true);
     const st = bridge.supervisor.session('del');
     expect(st).toMatchObject({ received: 30, state: 'stopped' });
+    // The worker let go of the stream (the main thread would not append its records anyway).
+    await until(() => h.sim.stats.activeStreams === 0, 'the stream closed');
     s.emit(10);
     await new Promise((r) => setTimeout(r, 300));
     expect(h.receiver.records).toHaveLength(30);
