@@ -113,7 +113,9 @@ export class Sequencer {
     }
     if (newEpoch) d.newEpoch = newEpoch;
     this.lastSeq = seq;
-    if (sourceId !== undefined) this.sourceId = sourceId;
+    // Every event carries its own copy of the same id: keeping the one held already lets the new
+    // copy die young instead of being promoted, at 1,000 sessions, as a long-lived string each time.
+    if (sourceId !== undefined && sourceId !== this.sourceId) this.sourceId = sourceId;
     this.acceptedOnConnection++;
     return d;
   }

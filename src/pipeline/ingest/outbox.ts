@@ -30,6 +30,12 @@ export class Outbox {
   private unacked = 0;
   private waiters: Array<() => void> = [];
   private readonly handles = new Map<string, number>();
+  /**
+   * The source id last sent for each handle: an append repeats it only when it changed. The spool
+   * keeps a session's source id until a new one comes, so "none" is the same as "unchanged"; and
+   * the main thread need not read a thousand copies of the same ids in every batch.
+   */
+  private readonly sentSource = new Map<number, string>();
 
   constructor(private readonly post: (msg: FromWorker, transfer: ArrayBuffer[]) => void, private readonly limit: number) {}
 
@@ -39,6 +45,8 @@ export class Outbox {
   }
 
   unbind(sessionId: string): void {
+    const h = this.handles.get(sessionId);
+    if (h !== undefined) this.sentSource.delete(h);
     this.handles.delete(sessionId);
   }
 
@@ -46,7 +54,8 @@ export class Outbox {
     const h = this.handles.get(sessionId);
     if (h === undefined) throw new Error(`append for a session this worker does not follow: ${sessionId}`);
     let s = -1;
-    if (sourceId !== undefined) {
+    if (sourceId !== undefined && this.sentSource.get(h) !== sourceId) {
+      this.sentSource.set(h, sourceId);
       s = this.sourceIndex.get(sourceId) ?? -1;
       if (s < 0) {
         s = this.sourceIds.push(sourceId) - 1;

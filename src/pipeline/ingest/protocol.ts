@@ -3,7 +3,8 @@
 //
 // A batch is two transferable buffers, never an array of objects: `meta` holds six numbers per
 // append (session handle, seq, epoch, event time, byte length or -1 for a checkpoint-only append,
-// index into `sourceIds` or -1) and `bytes` the encoded records back to back. Handles are numbers
+// index into `sourceIds`, or -1 when the session's source id is none or unchanged since the last
+// one sent) and `bytes` the encoded records back to back. Handles are numbers
 // the main thread gives each session when it hands it to a worker, so no session id is copied per
 // record. Structured cloning of the small control messages is fine: they are rare.
 import type { BridgeConfig, SessionSpec } from '../../config/schema.js';

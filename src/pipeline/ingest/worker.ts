@@ -45,9 +45,12 @@ let nextReq = 1;
 const replies = new Map<number, () => void>();
 
 async function report(): Promise<void> {
+  // The statuses are built after the await and posted at once: held across it, a thousand of them
+  // would outlive a young-generation collection every time and fill the old one with garbage.
+  const deltas = await counters.deltas();
   const statuses: Array<[number, SessionStatus]> = [];
   for (const [h, s] of sessions) statuses.push([h, s.status()]);
-  post({ t: 'report', statuses, counters: await counters.deltas() });
+  post({ t: 'report', statuses, counters: deltas });
 }
 
 async function onEnded(h: number): Promise<void> {

@@ -32,7 +32,7 @@ describe('outbox: spool appends packed for the main thread', () => {
   it.each([
     ['one record', [['a', 1, 0, 1_700_000_000_000_001, 'rec-1', undefined]]],
     ['a checkpoint-only append (filtered event) keeps its place', [['a', 1, 0, 5, 'x', undefined], ['a', 2, 0, 6, null, undefined], ['a', 3, 0, 7, 'yz', undefined]]],
-    ['two sessions interleaved, with source ids shared once', [['a', 7, 1, 9, 'p', 'src-1'], ['b', 1, 0, 9, 'qq', 'src-2'], ['a', 8, 1, 10, 'r', 'src-1']]],
+    ['two sessions interleaved, with source ids shared once', [['a', 7, 1, 9, 'p', 'src-1'], ['b', 1, 0, 9, 'qq', 'src-2'], ['a', 8, 1, 10, 'r', 'src-2']]],
     ['an empty record is not a checkpoint-only append', [['b', 4, 2, 11, '', undefined]]],
   ] as const)('%s: unpacks to exactly what was appended', (_name, appends) => {
     const { outbox, batches, transferred } = capture();
@@ -45,6 +45,24 @@ describe('outbox: spool appends packed for the main thread', () => {
     // Both buffers travel by transfer, not by copy.
     expect(transferred[0]).toEqual([batches[0]!.meta.buffer, batches[0]!.bytes.buffer]);
     expect(new Set(batches[0]!.sourceIds).size).toBe(batches[0]!.sourceIds.length);
+  });
+
+  it('a session\'s source id is sent when it changes, not with every append (the spool keeps the last one)', () => {
+    const { outbox, batches } = capture();
+    outbox.bind('a', 1);
+    outbox.append('a', 1, 0, 1, Buffer.from('r'), 'src-1');
+    outbox.append('a', 2, 0, 2, null, 'src-1');
+    outbox.flush();
+    outbox.append('a', 3, 0, 3, Buffer.from('r'), 'src-1');
+    outbox.append('a', 4, 1, 4, Buffer.from('r'), 'src-2');
+    outbox.flush();
+    // Followed again (a new handle after a stop): the first append names its source again.
+    outbox.unbind('a');
+    outbox.bind('a', 2);
+    outbox.append('a', 5, 1, 5, Buffer.from('r'), 'src-2');
+    outbox.flush();
+    expect(batches.flatMap((b) => unpack(b).map((x) => x[5]))).toEqual(['src-1', undefined, undefined, 'src-2', 'src-2']);
+    expect(batches.map((b) => b.sourceIds)).toEqual([['src-1'], ['src-2'], ['src-2']]);
   });
 
   it('posts once per turn of the event loop, and nothing when nothing was appended', async () => {
