@@ -1,25 +1,11 @@
 // Replicas sharing a PostgreSQL store, as an operator and a bad day see them: PUT and DELETE on a
 // replica that does not own the session; a replica frozen (SIGSTOP) beyond its lease and thawed
 // (SIGCONT) — its writes are refused, checkpoints only move forward, nothing is missing.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { harness, sleep, until, type Harness } from '../../helpers/harness.js';
-import { startPostgres, type PgServer } from '../../helpers/postgres.js';
-import { cluster, type Cluster } from './replicas.js';
+import { describe, expect, it } from 'vitest';
+import { sleep, until } from '../../helpers/harness.js';
+import { replicaWorld } from './replicas.js';
 
-let server: PgServer;
-let h: Harness | undefined;
-let c: Cluster | undefined;
-let dbs = 0;
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterEach(async () => {
-  await c?.close();
-  await h?.close();
-  c = undefined;
-  h = undefined;
-});
-afterAll(() => server?.close());
+const world = replicaWorld();
 
 async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(url, init);
@@ -29,13 +15,8 @@ async function json(url: string, init: RequestInit = {}): Promise<{ status: numb
 
 describe('replicas sharing a PostgreSQL store', () => {
   it('PUT and DELETE work on any replica: the owner picks the change up within seconds; GET /v1/sessions names the owner', async () => {
-    const url = await server.createDatabase(`control_${++dbs}`);
-    h = await harness({ bufferSize: 100_000 });
-    const hh = h;
     const ids = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
-    for (const id of ids) h.sim.createSession(id).produce(20);
-    c = cluster(h, url, [], { BRIDGE_LISTEN: '127.0.0.1:0', BRIDGE_SESSIONS: '' });
-    const cl = c;
+    const { h: hh, cl } = await world.setup('control', ids, 20, { follow: [], env: { BRIDGE_LISTEN: '127.0.0.1:0', BRIDGE_SESSIONS: '' } });
     cl.start('r1');
     cl.start('r2');
     const u1 = await cl.httpUrl('r1');
@@ -76,13 +57,8 @@ describe('replicas sharing a PostgreSQL store', () => {
   });
 
   it('a replica frozen beyond its lease loses its sessions, cannot write when it thaws, and checkpoints only move forward', async () => {
-    const url = await server.createDatabase(`zombie_${++dbs}`);
-    h = await harness({ bufferSize: 100_000 });
-    const hh = h;
     const ids = Array.from({ length: 6 }, (_, i) => `z${i + 1}`);
-    for (const id of ids) h.sim.createSession(id).produce(40);
-    c = cluster(h, url, ids);
-    const cl = c;
+    const { h: hh, cl } = await world.setup('zombie', ids, 40);
     cl.start('r1');
     cl.start('r2');
     await until(() => ids.every((id) => cl.count(id) > 0), 'every session to stream', 20_000);

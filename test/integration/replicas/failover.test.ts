@@ -1,33 +1,17 @@
 // Three real bridge replicas share one PostgreSQL store: the sessions are spread over them, and
 // when one is killed with SIGKILL mid-stream its sessions stream again on the others within the
 // failover bound — nothing missing, duplicates bounded by what was in flight, never a replay.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exited, harness, sleep, until, type Harness } from '../../helpers/harness.js';
-import { startPostgres, type PgServer } from '../../helpers/postgres.js';
-import { cluster, type Cluster } from './replicas.js';
+import { describe, expect, it } from 'vitest';
+import { exited, sleep, until } from '../../helpers/harness.js';
+import { replicaWorld } from './replicas.js';
 
-let server: PgServer;
-let h: Harness | undefined;
-let c: Cluster | undefined;
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterAll(async () => {
-  await c?.close();
-  await h?.close();
-  server?.close();
-});
+const world = replicaWorld();
 
 describe('replicas sharing a PostgreSQL store', () => {
   it('spreads the sessions, and after kill -9 of a replica its sessions stream again elsewhere within 30 s with nothing missing', async () => {
-    const url = await server.createDatabase('failover');
-    h = await harness({ bufferSize: 100_000 });
     const ids = Array.from({ length: 9 }, (_, i) => `f${i + 1}`);
-    for (const id of ids) h.sim.createSession(id).produce(40);
-    c = cluster(h, url, ids);
-    for (const r of ['r1', 'r2', 'r3']) c.start(r);
-    const cl = c;
-    const hh = h;
+    const { h: hh, cl } = await world.setup('failover', ids, 40);
+    for (const r of ['r1', 'r2', 'r3']) cl.start(r);
 
     // Every session owned, every replica owning some, and every session delivering.
     let owners = new Map<string, string | null>();
@@ -93,15 +77,8 @@ describe('replicas sharing a PostgreSQL store', () => {
   });
 
   it('run --until-ended on every replica: each exits 0 once no session anywhere is active and its spool is delivered', async () => {
-    await c?.close();
-    await h?.close();
-    const url = await server.createDatabase('until_ended');
-    h = await harness({ bufferSize: 100_000 });
-    const hh = h;
     const ids = ['u1', 'u2', 'u3', 'u4'];
-    for (const id of ids) h.sim.createSession(id).produce(50);
-    c = cluster(h, url, ids);
-    const cl = c;
+    const { h: hh, cl } = await world.setup('until_ended', ids, 50);
     const rs = ['r1', 'r2'].map((r) => cl.start(r, {}, ['run', '--until-ended']));
     await until(() => ids.every((id) => cl.count(id) > 0), 'every session to stream', 20_000);
     await sleep(1000);

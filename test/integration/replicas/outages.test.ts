@@ -1,29 +1,12 @@
 // Replicas sharing a PostgreSQL store through outages: the database restarted with -m immediate
 // (crash-like), one replica cut off from the database by a black-holing TCP proxy, and the
 // collector down while a replica fails over. Each ends with every event delivered.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { exited, harness, sleep, until, type Harness } from '../../helpers/harness.js';
-import { startPostgres, type PgServer } from '../../helpers/postgres.js';
-import { cluster, type Cluster } from './replicas.js';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { describe, expect, it } from 'vitest';
+import { exited, sleep, until, type Harness } from '../../helpers/harness.js';
+import { replicaWorld, type Cluster } from './replicas.js';
+import { startTcpProxy } from './tcp-proxy.js';
 
-let server: PgServer;
-let h: Harness | undefined;
-let c: Cluster | undefined;
-let proxy: TcpProxy | undefined;
-let dbs = 0;
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterEach(async () => {
-  await c?.close();
-  await h?.close();
-  await proxy?.close();
-  c = undefined;
-  h = undefined;
-  proxy = undefined;
-});
-afterAll(() => server?.close());
+const world = replicaWorld();
 
 async function streaming(cl: Cluster, ids: string[], replicas: number): Promise<Map<string, string | null>> {
   await until(() => ids.every((id) => cl.count(id) > 0), 'every session to stream', 20_000);
@@ -57,17 +40,13 @@ async function endAndCount(hh: Harness, ids: string[], label: string, ended = fa
 
 describe('replicas sharing a PostgreSQL store, through outages', () => {
   it('PostgreSQL restarted with -m immediate: reading pauses, then everything resumes by itself', async () => {
-    const url = await server.createDatabase(`restart_${++dbs}`);
-    h = await harness({ bufferSize: 100_000 });
     const ids = Array.from({ length: 6 }, (_, i) => `pr${i + 1}`);
-    for (const id of ids) h.sim.createSession(id).produce(40);
-    c = cluster(h, url, ids);
-    c.start('r1');
-    c.start('r2');
-    await streaming(c, ids, 2);
-    server.restart('immediate');
+    const { h, cl } = await world.setup('restart', ids, 40);
+    cl.start('r1');
+    cl.start('r2');
+    await streaming(cl, ids, 2);
+    world.server.restart('immediate');
     const back = Date.now();
-    const cl = c;
     const seqAt = new Map(ids.map((id) => [id, cl.maxSeq(id)]));
     await until(() => ids.every((id) => cl.maxSeq(id) > seqAt.get(id)! + 40), 'every session to stream again after the restart', 30_000).catch(async (err: Error) => {
       const o = await cl.owners().catch(() => new Map());
@@ -75,17 +54,15 @@ describe('replicas sharing a PostgreSQL store, through outages', () => {
     });
     console.log(`PostgreSQL -m immediate restart: every session streaming again ${Date.now() - back} ms after the server was back`);
     await endAndCount(h, ids, 'PostgreSQL restart');
-    await c.stopAll();
+    await cl.stopAll();
   });
 
   it('a replica cut off from the database stops reading; another takes its sessions; it rejoins when the link is back', async () => {
-    const url = await server.createDatabase(`cut_${++dbs}`);
-    proxy = await startTcpProxy(server.port);
-    h = await harness({ bufferSize: 100_000 });
     const ids = Array.from({ length: 6 }, (_, i) => `cu${i + 1}`);
-    for (const id of ids) h.sim.createSession(id).produce(40);
-    c = cluster(h, url, ids);
-    const cl = c;
+    const { url, h, cl } = await world.setup('cut', ids, 40);
+    const { server } = world;
+    const proxy = await startTcpProxy(server.port);
+    world.closeAfter(proxy);
     cl.start('r1', { BRIDGE_STORE_URL: url.replace(`:${server.port}/`, `:${proxy.port}/`) });
     cl.start('r2');
     const owners = await streaming(cl, ids, 2);
@@ -117,13 +94,8 @@ describe('replicas sharing a PostgreSQL store, through outages', () => {
   });
 
   it('the collector is down while a replica fails over: the new owner delivers the moved spool once it is back', async () => {
-    const url = await server.createDatabase(`collector_${++dbs}`);
-    h = await harness({ bufferSize: 100_000 });
-    const hh = h;
     const ids = Array.from({ length: 6 }, (_, i) => `co${i + 1}`);
-    for (const id of ids) h.sim.createSession(id).produce(40);
-    c = cluster(h, url, ids);
-    const cl = c;
+    const { h: hh, cl } = await world.setup('collector', ids, 40);
     cl.start('r1');
     cl.start('r2');
     const owners = await streaming(cl, ids, 2);
@@ -148,13 +120,8 @@ describe('replicas sharing a PostgreSQL store, through outages', () => {
   });
 
   it('sessions that fail over and end while the collector is down stay owned until their moved spool is delivered', async () => {
-    const url = await server.createDatabase(`ended_${++dbs}`);
-    h = await harness({ bufferSize: 100_000 });
-    const hh = h;
     const ids = Array.from({ length: 4 }, (_, i) => `en${i + 1}`);
-    for (const id of ids) h.sim.createSession(id).produce(100);
-    c = cluster(h, url, ids);
-    const cl = c;
+    const { h: hh, cl } = await world.setup('ended', ids, 100);
     cl.start('r1');
     cl.start('r2');
     const owners = await streaming(cl, ids, 2);

@@ -4,7 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { spawnDaemon, exited, type Harness } from '../../helpers/harness.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { harness, spawnDaemon, exited, type Harness } from '../../helpers/harness.js';
+import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 import type { Env } from '../../../src/config/load-config.js';
 
 export type Replica = ReturnType<typeof spawnDaemon> & { id: string };
@@ -89,4 +91,63 @@ export function cluster(h: Harness, url: string, sessions: string[], base: Env =
       await db.end();
     },
   };
+}
+
+export interface ReplicaTest {
+  /** The test's own database. */
+  url: string;
+  h: Harness;
+  cl: Cluster;
+}
+
+export interface ReplicaWorld {
+  /** The file's PostgreSQL server, started before its first test. */
+  readonly server: PgServer;
+  /**
+   * A fresh database, a harness whose simulator produces `events` per session of `ids`, and a
+   * cluster (no replica started) configured with `follow` (default: `ids`) and `env`; all of it is
+   * closed after the test.
+   */
+  setup(name: string, ids: string[], events: number, o?: { follow?: string[]; env?: Env }): Promise<ReplicaTest>;
+  /** Something more to close after the test, after the cluster and the harness (a TCP proxy). */
+  closeAfter(c: { close(): Promise<void> }): void;
+}
+
+/** The hooks every replica test file shares: one PostgreSQL server per file, one world per test. */
+export function replicaWorld(): ReplicaWorld {
+  let server: PgServer | undefined;
+  let dbs = 0;
+  let clusters: Cluster[] = [];
+  let harnesses: Harness[] = [];
+  let extras: Array<{ close(): Promise<void> }> = [];
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+  afterEach(async () => {
+    // Replicas first (they hold connections to both), then the simulator and receiver, then the rest.
+    for (const c of [...clusters, ...harnesses, ...extras]) await c.close();
+    clusters = [];
+    harnesses = [];
+    extras = [];
+  });
+  afterAll(() => server?.close());
+  const world: ReplicaWorld = {
+    get server(): PgServer {
+      if (!server) throw new Error('the PostgreSQL server is started before the first test');
+      return server;
+    },
+    async setup(name, ids, events, o = {}) {
+      const url = await world.server.createDatabase(`${name}_${++dbs}`);
+      const h = await harness({ bufferSize: 100_000 });
+      harnesses.push(h);
+      for (const id of ids) h.sim.createSession(id).produce(events);
+      const cl = cluster(h, url, o.follow ?? ids, o.env);
+      clusters.push(cl);
+      return { url, h, cl };
+    },
+    closeAfter(c) {
+      extras.push(c);
+    },
+  };
+  return world;
 }

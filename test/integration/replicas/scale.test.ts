@@ -1,33 +1,17 @@
 // Scaling a group of replicas 2 → 3 → 5 → 3 over one PostgreSQL store: after each step the
 // owners are exactly the rendezvous placement over the live replicas, only the sessions whose
 // preferred replica changed moved (about 1/N), and at the end nothing is missing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exited, harness, sleep, type Harness } from '../../helpers/harness.js';
-import { startPostgres, type PgServer } from '../../helpers/postgres.js';
+import { describe, expect, it } from 'vitest';
+import { exited, sleep } from '../../helpers/harness.js';
 import { preferredOwner } from '../../../src/store/pg-placement.js';
-import { cluster, type Cluster } from './replicas.js';
+import { replicaWorld } from './replicas.js';
 
-let server: PgServer;
-let h: Harness | undefined;
-let c: Cluster | undefined;
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterAll(async () => {
-  await c?.close();
-  await h?.close();
-  server?.close();
-});
+const world = replicaWorld();
 
 describe('replicas sharing a PostgreSQL store', () => {
   it('scales 2 → 3 → 5 → 3 moving only the sessions whose preferred replica changed, with no loss', async () => {
-    const url = await server.createDatabase('scale');
-    h = await harness({ bufferSize: 100_000 });
-    const hh = h;
     const ids = Array.from({ length: 24 }, (_, i) => `sc${i + 1}`);
-    for (const id of ids) h.sim.createSession(id).produce(10);
-    c = cluster(h, url, ids);
-    const cl = c;
+    const { h: hh, cl } = await world.setup('scale', ids, 10);
 
     /** Waits until the owners are the placement over `live`; returns how many sessions changed owner since `before`. */
     async function settle(live: string[], before: Map<string, string | null>): Promise<{ moved: number; ms: number; owners: Map<string, string | null> }> {
