@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import type { SinkStats } from './sink-tally.js';
+import { formatPeerArgs } from './scenario-context.js';
 
 const REPO = resolve(import.meta.dirname, '..');
 const live = new Set<ChildProcess>();
@@ -92,4 +93,21 @@ export async function sinkFail(sinkUrl: string, status = 503): Promise<void> {
 
 export async function sinkOk(sinkUrl: string): Promise<void> {
   await call('POST', `${sinkUrl}/_sink/ok`);
+}
+
+/**
+ * A simulator with `perSession` events already waiting in the replay buffer of each session of
+ * `ids` (created with `spec`), and a sink: the start of every burst. Both are pushed onto `peers`
+ * as they start, so the caller stops them however this ends.
+ */
+export async function startWaitingPeers(peers: Peer[], ids: string[], perSession: number, spec: object): Promise<{ sim: Peer; sink: Peer }> {
+  const sim = await startPeer('src/simulator/main.ts', formatPeerArgs({ port: 0, buffer: perSession + 10, 'keepalive-ms': 15_000 }));
+  peers.push(sim);
+  const sink = await startPeer('bench/sink.ts');
+  peers.push(sink);
+  for (const id of ids) {
+    await simControl(sim.url, `/sessions/${id}`, spec);
+    await simControl(sim.url, `/sessions/${id}/emit?count=${perSession}`);
+  }
+  return { sim, sink };
 }

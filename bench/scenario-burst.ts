@@ -3,9 +3,9 @@
 // spooled, exported, acknowledged: counted by the sink) against the parse-only ceiling of the same
 // streams in the same run, and checks that every event arrived exactly as counted by
 // (session, seq).
-import { BENCH_SESSION, formatPeerArgs, type ScenarioContext } from './scenario-context.js';
+import { BENCH_SESSION, type ScenarioContext } from './scenario-context.js';
 import { BridgeUnderTest } from './bridge-under-test.js';
-import { spawnScript, simControl, sinkStats, startPeer, stopChild, type Peer } from './peers.js';
+import { spawnScript, sinkStats, startWaitingPeers, stopChild, type Peer } from './peers.js';
 import { mib } from './rss-sampler.js';
 import type { ScenarioResult } from './report.js';
 import { until, within } from './wait.js';
@@ -36,14 +36,7 @@ export async function runBurst(ctx: ScenarioContext, o: BurstOptions): Promise<S
   const peers: Peer[] = [];
   let bridge: BridgeUnderTest | undefined;
   try {
-    const sim = await startPeer('src/simulator/main.ts', formatPeerArgs({ port: 0, buffer: o.eventsPerSession + 10, 'keepalive-ms': 15_000 }));
-    peers.push(sim);
-    const sink = await startPeer('bench/sink.ts');
-    peers.push(sink);
-    for (const id of ids) {
-      await simControl(sim.url, `/sessions/${id}`, BENCH_SESSION);
-      await simControl(sim.url, `/sessions/${id}/emit?count=${o.eventsPerSession}`);
-    }
+    const { sim, sink } = await startWaitingPeers(peers, ids, o.eventsPerSession, BENCH_SESSION);
 
     // The ceiling reads before the bridge, never beside it: on two cores two readers would halve
     // each other. Before rather than after, so both read a simulator in the same state (the whole

@@ -11,8 +11,8 @@ import { startBridge } from '../src/pipeline/bridge.js';
 import { silentLogger } from '../src/util/logger.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { BridgeUnderTest } from './bridge-under-test.js';
-import { formatPeerArgs, type ScenarioContext } from './scenario-context.js';
-import { simControl, sinkStats, startPeer, type Peer } from './peers.js';
+import type { ScenarioContext } from './scenario-context.js';
+import { sinkStats, startWaitingPeers, type Peer } from './peers.js';
 import type { ScenarioResult } from './report.js';
 import { until } from './wait.js';
 
@@ -49,14 +49,7 @@ async function run(label: string, o: PgOptions, start: (sim: string, sink: strin
   const total = o.sessions * o.eventsPerSession;
   let bridge: { stop(): Promise<void> } | undefined;
   try {
-    const sim = await startPeer('src/simulator/main.ts', formatPeerArgs({ port: 0, buffer: o.eventsPerSession + 10, 'keepalive-ms': 15_000 }));
-    peers.push(sim);
-    const sink = await startPeer('bench/sink.ts');
-    peers.push(sink);
-    for (const id of ids) {
-      await simControl(sim.url, `/sessions/${id}`, {});
-      await simControl(sim.url, `/sessions/${id}/emit?count=${o.eventsPerSession}`);
-    }
+    const { sim, sink } = await startWaitingPeers(peers, ids, o.eventsPerSession, {});
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     bridge = await start(sim.url, sink.url, ids);
