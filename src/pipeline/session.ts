@@ -200,7 +200,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
         const item = items[i] as StreamItem;
         switch (item.kind) {
           case 'event':
-            this.event(item.envelope, observedMicros);
+            this.event(item.envelope, item.sourceId, observedMicros);
             received++;
             break;
           case 'gap':
@@ -248,7 +248,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     let received = 0;
     for (const item of r.items) {
       if (item.kind === 'event') {
-        this.event(item.envelope, observedMicros);
+        this.event(item.envelope, item.sourceId, observedMicros);
         received++;
       } else if (item.kind === 'gap') this.gap(item, observedMicros);
       else if (item.kind === 'epoch') this.apply([item], 0, observedMicros);
@@ -268,7 +268,12 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     this.deps.metrics.eventsReceived.inc(n);
   }
 
-  private event(env: Envelope, observedMicros: number): void {
+  /**
+   * `sourceId` is the event's own, not the stream's current one: events of an earlier epoch read
+   * from the archive are applied after the stream already saw the next epoch's id, and a commit in
+   * between must not save their checkpoint under the new epoch's source.
+   */
+  private event(env: Envelope, sourceId: string | undefined, observedMicros: number): void {
     let record;
     let bytes: Buffer | null = null;
     try {
@@ -282,14 +287,14 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     }
     // The mapper counts filtered events in the metrics; the session keeps its own number for status.
     if (record === null) this.stats.filtered++;
-    this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, bytes, this.stream.sourceId);
+    this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, bytes, sourceId);
   }
 
   private gap(g: GapItem, observedMicros: number): void {
     const ts = g.nearTsMicros ?? observedMicros;
     const ctx = g.epoch === this.ctx.epoch ? this.ctx : { ...this.ctx, epoch: g.epoch };
     const record = gapRecord(ctx, g.first, g.last, ts, observedMicros, g.reason);
-    this.deps.spool.append(this.id, g.last ?? g.first, g.epoch, ts, this.deps.encode(record));
+    this.deps.spool.append(this.id, g.last ?? g.first, g.epoch, ts, this.deps.encode(record), g.sourceId);
     this.stats.gaps++;
     this.deps.metrics.gapRecords.inc();
     if (g.last === undefined) {

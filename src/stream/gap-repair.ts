@@ -122,7 +122,8 @@ function fill(items: StreamItem[], found: Map<number, Envelope>, first: number, 
       missingFrom = at;
       gapTo(seq - 1);
     }
-    items.push({ kind: 'event', envelope: found.get(seq) as Envelope });
+    const env = found.get(seq) as Envelope;
+    items.push({ kind: 'event', envelope: env, sourceId: sourceIdOf(env) });
     at = seq + 1;
   }
   if (at <= last) {

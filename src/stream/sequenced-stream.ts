@@ -16,7 +16,8 @@ import type { Frame } from './frame-decoder.js';
 import { Sequencer, type EpochChange, type SequencerState } from './sequencer.js';
 
 export type StreamItem =
-  | { kind: 'event'; envelope: Envelope }
+  /** sourceId: the event's own telemetry_session_id (an event repaired from an earlier epoch has that epoch's). */
+  | { kind: 'event'; envelope: Envelope; sourceId: string | undefined }
   | GapItem
   | { kind: 'epoch'; epoch: number; seq: number; change: EpochChange }
   | { kind: 'duplicate'; seq: number }
@@ -122,7 +123,7 @@ export class SequencedStream {
     }
     this.followed = true;
     this.lastTsMicros = env.event.ts;
-    out.push({ kind: 'event', envelope: env });
+    out.push({ kind: 'event', envelope: env, sourceId });
   }
 
   /**

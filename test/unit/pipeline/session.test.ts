@@ -51,7 +51,7 @@ function service(answers: Answer[], archive: Array<ReturnType<typeof env>> | 'no
 }
 
 function pipeline(svc: ReturnType<typeof service>, opts: { start?: 'oldest' | 'latest'; checkpoint?: number; archive?: 'auto' | 'off' } = {}) {
-  const appends: Array<{ seq: number; epoch: number; record: BridgeLogRecord | null }> = [];
+  const appends: Array<{ seq: number; epoch: number; sourceId: string | undefined; record: BridgeLogRecord | null }> = [];
   let ended = 0;
   const metrics = createMetrics({ defaultMetrics: false });
   const p = new SessionPipeline(
@@ -60,7 +60,7 @@ function pipeline(svc: ReturnType<typeof service>, opts: { start?: 'oldest' | 'l
       client: svc.client,
       mapper: createMapper(defaultMappingOptions),
       spool: {
-        append: (_id, seq, epoch, _ts, bytes) => void appends.push({ seq, epoch, record: bytes ? (JSON.parse(bytes.toString()) as BridgeLogRecord) : null }),
+        append: (_id, seq, epoch, _ts, bytes, sourceId) => void appends.push({ seq, epoch, sourceId, record: bytes ? (JSON.parse(bytes.toString()) as BridgeLogRecord) : null }),
         get full() {
           return false;
         },
@@ -145,6 +145,17 @@ describe('SessionPipeline', () => {
     expect(t.uids()).toEqual(['s:1', 's:2', 's:3', 's:e1:1', 's:e1:2']);
     expect(t.appends.map((a) => a.epoch)).toEqual([0, 0, 0, 1, 1]);
     expect(t.p.status()).toMatchObject({ epoch: 1, duplicates: 0 });
+  });
+
+  it('the tail of an epoch read from the archive after the next epoch began is spooled under its own source id', async () => {
+    // A checkpoint committed between the repaired tail and the new epoch must say (A's seq, epoch 0, A),
+    // never A's seq under B's source: a restart would then take B's replay for duplicates.
+    const svc = service([{ frames: [1, 2], end: 'reset' }, { frames: [1, 2], sid: 'B', end: 'clean' }], [1, 2, 3, 4].map((s) => env(s)).concat([1, 2].map((s) => env(s, 'B'))));
+    const t = pipeline(svc);
+    t.p.start();
+    await t.done;
+    expect(t.uids()).toEqual(['s:1', 's:2', 's:3', 's:4', 's:e1:1', 's:e1:2']);
+    expect(t.appends.map((a) => [a.epoch, a.sourceId])).toEqual([[0, 'A'], [0, 'A'], [0, 'A'], [0, 'A'], [1, 'B'], [1, 'B']]);
   });
 
   it('start: latest takes the archive newest seq as the baseline and persists it before streaming', async () => {
