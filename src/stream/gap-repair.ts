@@ -69,18 +69,29 @@ export async function repairGap(archive: ArchiveReader, sessionId: string, gap: 
 
   const template: GapItem = sourceId === undefined ? gap : { ...gap, sourceId };
   const items: StreamItem[] = [];
-  const last = gap.last ?? (found.size > 0 ? Math.max(...found.keys()) : gap.first - 1);
+  const last = gap.last ?? (found.size > 0 ? seqBounds(found).max : gap.first - 1);
   fill(items, found, gap.first, last, template);
   let epoch = gap.epoch;
   let previous = { epoch: gap.epoch, lastSeq: last, ...(sourceId !== undefined ? { sourceId } : {}) };
   for (const [sid, events] of later) {
     epoch++;
-    const top = Math.max(...events.keys());
-    items.push({ kind: 'epoch', epoch, seq: Math.min(...events.keys()), change: { why: 'source_changed', previous, acrossReconnect: true } });
+    const { min, max: top } = seqBounds(events);
+    items.push({ kind: 'epoch', epoch, seq: min, change: { why: 'source_changed', previous, acrossReconnect: true } });
     fill(items, events, 1, top, { ...gap, epoch, sourceId: sid, reason: 'service_restart' });
     previous = { epoch, lastSeq: top, sourceId: sid };
   }
   return { items, repaired: found.size + [...later.values()].reduce((n, m) => n + m.size, 0) };
+}
+
+/** Lowest and highest seq of a non-empty map, by a loop: spreading a long tail's seqs into Math.max overflows the stack. */
+function seqBounds(events: Map<number, Envelope>): { min: number; max: number } {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const seq of events.keys()) {
+    if (seq < min) min = seq;
+    if (seq > max) max = seq;
+  }
+  return { min, max };
 }
 
 /**

@@ -45,6 +45,12 @@ describe('repairGap', () => {
     });
   }
 
+  it('an unknown tail of 200,000 archived events is read whole (no stack overflow finding its end)', async () => {
+    const r = await repairGap(reader(seqs(1, 200_000, 'A')), 's', gap(3, undefined, { sourceId: 'A', reason: 'tail_unknown' }));
+    const lastItem = r.items.at(-1);
+    expect([r.repaired, r.items.length, lastItem?.kind === 'event' ? lastItem.envelope.seq : lastItem?.kind]).toEqual([199_998, 199_998, 200_000]);
+  });
+
   it('a 404 on the route is remembered: the archive is not asked again', async () => {
     let calls = 0;
     const r = new ArchiveReader({
