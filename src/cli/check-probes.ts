@@ -13,7 +13,7 @@ import type { UpstreamClient } from '../upstream/client.js';
 import { parsePool, poolFindings, enabledCategories, TELEMETRY_CATEGORIES } from '../upstream/pool.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import type { CheckItem } from './checklist.js';
-import { displayUrl } from './display-url.js';
+import { displayUrl } from '../config/display-url.js';
 import type { RouteAnswer } from './service-identity.js';
 import { stateDirBusy, stateDirShapeProblem } from './state-dir.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
@@ -24,7 +24,6 @@ export type ServiceAnswer =
   | { kind: 'http'; status: number; error: ApiErrorBody; item: CheckItem }
   | { kind: 'network'; message: string; item: CheckItem };
 
-export { displayUrl };
 
 /** A failed request in words a person reads in a checklist. */
 export function describeNetworkError(err: unknown): string {

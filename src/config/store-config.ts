@@ -59,14 +59,3 @@ export function parseStoreConfig(raw: Raw, env: Env): StoreConfig {
   }
   return { kind: 'postgres', url: urlText, ...(password !== undefined ? { password } : {}), leaseMs };
 }
-
-/** The URL without its password, for logs and check. */
-export function displayStoreUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(invalid URL)';
-  }
-}

@@ -33,6 +33,14 @@ describe('validate', () => {
     expect(existsSync(join(dir, 'never-created'))).toBe(false);
   });
 
+  it('with a shared store the summary names it, without its password, instead of a state directory', async () => {
+    const path = config('shared.yaml', [...BASE, 'sessions: [a]'].join('\n'));
+    const res = await runCli(['validate', '--config', path], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE, BRIDGE_STORE_URL: 'postgres://bridge@db.internal:5432/bridge?password=hunter2' });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/, shared store postgres:\/\/[^ ]*@db\.internal:5432\/bridge\?password=[^ ,]+, listen /);
+    expect(res.stdout).not.toContain('hunter2');
+  });
+
   it('an invalid configuration: exit 2 with the same line as run', async () => {
     const path = config('bad.yaml', [...BASE, 'spool:', '  max_bytes: lots'].join('\n'));
     const env = { SVC_URL: NOWHERE, COLLECTOR: NOWHERE, BRIDGE_LISTEN: 'off' };
