@@ -97,9 +97,10 @@ function isScalar(v: unknown): v is string | number | boolean {
 }
 
 /**
- * Encodes `event.source` (BrowserEventSource: structure not shown in the spec) so that rebuild.ts
- * can restore it exactly: string kind/event and scalar metadata as plain attributes, non-scalar
- * metadata as JSON text (listed in metadata_json_keys), anything else as JSON in source.extra.
+ * Encodes `event.source` (BrowserEventSource: structure not shown in the spec) so that it can be
+ * restored exactly (test/helpers/rebuild-envelope.ts does): string kind/event and scalar metadata
+ * as plain attributes, non-scalar metadata as JSON text (listed in metadata_json_keys), anything
+ * else as JSON in source.extra.
  * Metadata is producer-specific and free-form, so a key named like a credential (the header list:
  * authorization, *token, cookie, …) has its value masked before it becomes an attribute.
  * Returns whether a value was masked.

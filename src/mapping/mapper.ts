@@ -57,6 +57,9 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const asJson = options.bodyFormat === 'json';
   // map() is synchronous, so one scratch state serves every call.
   const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false };
+  // Made once, not per event: it reads the type of the event being mapped.
+  let currentType = '';
+  const onSourceMasked = (): void => stats.redacted?.(currentType, 'source_metadata');
 
   return {
     map(envelope, ctx, observedMicros) {
@@ -79,7 +82,8 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
         if (transformer.lastDropped !== undefined && isJsonObject(data)) stats.redacted(ev.type, transformer.lastDropped);
       }
 
-      const attributes = baseAttributes(envelope, ctx, secretNames, () => stats.redacted?.(ev.type, 'source_metadata'));
+      currentType = ev.type;
+      const attributes = baseAttributes(envelope, ctx, secretNames, onSourceMasked);
       if (ev.type === 'monitor_screenshot' && isJsonObject(body)) {
         const before = body;
         body = screenshots.apply(body, envelope.seq, ctx, attributes);

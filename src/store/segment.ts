@@ -2,6 +2,7 @@
 // travel as (CONVENTIONS.md 11). The payload is a run of framed records — tag 0x12, varint length,
 // an encoded OTLP LogRecord — which is exactly a run of `ScopeLogs.log_records` entries, so a request
 // is built by concatenating payloads, and the framing alone is enough to split a refused batch.
+import { RECORD_TAG } from '../export/encode-record.js';
 import { readVarint } from '../export/proto-writer.js';
 
 /** A segment before the store has given it an id. */
@@ -27,25 +28,11 @@ export function splitRecords(payload: Buffer): Buffer[] {
   const out: Buffer[] = [];
   let pos = 0;
   while (pos < payload.length) {
-    if (payload[pos] !== 0x12) throw new Error(`damaged spool segment: unexpected byte ${payload[pos]} at ${pos}`);
+    if (payload[pos] !== RECORD_TAG) throw new Error(`damaged spool segment: unexpected byte ${payload[pos]} at ${pos}`);
     const [len, body] = readVarint(payload, pos + 1);
     if (len < 0 || body + len > payload.length) throw new Error(`damaged spool segment: record at ${pos} runs past the end`);
     out.push(payload.subarray(pos, body + len));
     pos = body + len;
   }
   return out;
-}
-
-/** Counts framed records without copying; -1 when the payload is damaged. */
-export function countRecords(payload: Buffer): number {
-  let n = 0;
-  let pos = 0;
-  while (pos < payload.length) {
-    if (payload[pos] !== 0x12) return -1;
-    const [len, body] = readVarint(payload, pos + 1);
-    if (len < 0 || body + len > payload.length) return -1;
-    pos = body + len;
-    n++;
-  }
-  return n;
 }

@@ -41,7 +41,7 @@ export interface GapItem {
 /** Remembered malformed ids at most; beyond, only the highest is kept (memory stays bounded). */
 const MAX_MALFORMED_IDS = 4096;
 
-export const SOURCE_ID_KEY = 'telemetry_session_id';
+const SOURCE_ID_KEY = 'telemetry_session_id';
 
 /** The epoch's source id carried by an event, if any (metadata values are strings in the real service). */
 export function sourceIdOf(env: Envelope): string | undefined {
