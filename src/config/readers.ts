@@ -1,12 +1,11 @@
 // Small typed readers for untrusted configuration values. Each names the full key in its error,
 // so an operator sees exactly which line of the file or which variable is wrong.
 import { ConfigError } from './errors.js';
+import { isRecord } from '../util/guards.js';
+
+export { isRecord };
 
 export type Raw = Record<string, unknown>;
-
-export function isRecord(v: unknown): v is Raw {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A section of the file; absent → empty. */
 export function section(parent: Raw, name: string, key: string): Raw {

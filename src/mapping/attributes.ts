@@ -5,6 +5,7 @@ import type { Envelope } from '../stream/envelope.js';
 import type { AttributeValue, SessionContext } from './log-record.js';
 import type { NameMatcher } from './name-matcher.js';
 import { REDACTED as MASK } from './options.js';
+import { isRecord } from '../util/guards.js';
 
 export const ATTR = {
   sessionId: 'browser.session.id',
@@ -112,7 +113,7 @@ function addSource(attrs: Record<string, AttributeValue>, source: Envelope['even
     const value = source[key];
     if (key === 'kind' && typeof value === 'string') attrs[ATTR.sourceKind] = value;
     else if (key === 'event' && typeof value === 'string') attrs[ATTR.sourceEvent] = value;
-    else if (key === 'metadata' && isPlainObject(value) && Object.keys(value).length > 0) {
+    else if (key === 'metadata' && isRecord(value) && Object.keys(value).length > 0) {
       let jsonKeys: string[] | undefined;
       for (const mk of Object.keys(value)) {
         const mv = value[mk];
@@ -155,9 +156,6 @@ function maskedJsonText(v: unknown, secretKeys: NameMatcher): { text: string; ma
   }
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * The attributes every event record carries; ctx.attributes first so the contract's own names win.

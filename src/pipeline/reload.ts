@@ -26,6 +26,7 @@ import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { BridgeMetrics } from '../server/metrics.js';
 import type { SessionSource } from '../store/store.js';
 import type { SwappableMapper } from './swappable-mapper.js';
+import { isRecord } from '../util/guards.js';
 
 /** What a reload did; also logged. */
 export interface ReloadOutcome {
@@ -180,7 +181,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // BridgeConfig paths whose file key (load-config.ts) is not just the snake_case of the path.
 const FILE_KEYS: Readonly<Record<string, string>> = {
@@ -199,7 +199,7 @@ function fileKey(path: string): string {
 /** Keys under `key` whose values differ, one level deep (`exporter.url`, `exporter.headers`, `listen`). */
 function changedKeys(a: unknown, b: unknown, key: string): string[] {
   if (sameJson(a, b)) return [];
-  if (!isPlainObject(a) || !isPlainObject(b)) return [key];
+  if (!isRecord(a) || !isRecord(b)) return [key];
   const names = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...names].filter((k) => !sameJson(a[k], b[k])).map((k) => `${key}.${k}`);
 }
