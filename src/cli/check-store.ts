@@ -3,14 +3,14 @@
 // sessions have no live owner). Read-only: nothing is created or migrated by a check.
 import pg from 'pg';
 import type { StoreConfig } from '../config/schema.js';
-import { displayUrl } from '../config/display-url.js';
+import { displayStoreUrl } from '../config/display-url.js';
 import { PG_APPLICATION, PG_SCHEMA_VERSION, readPgSchemaVersion } from '../store/pg-schema.js';
 import type { CheckItem } from './checklist.js';
 
 const TIMEOUT_MS = 5000;
 
 export async function probeSharedStore(store: Extract<StoreConfig, { kind: 'postgres' }>): Promise<CheckItem> {
-  const label = `store ${displayUrl(store.url)}`;
+  const label = `store ${displayStoreUrl(store.url)}`;
   const client = new pg.Client({
     connectionString: store.url, ...(store.password !== undefined ? { password: store.password } : {}),
     connectionTimeoutMillis: TIMEOUT_MS, query_timeout: TIMEOUT_MS,

@@ -13,7 +13,7 @@ import { describeControlAccess, INSECURE_ENV, parseInsecure } from '../server/co
 import { listenHttp, type HttpSurface } from '../server/http-server.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import { BRIDGE_VERSION } from '../util/version.js';
-import { displayUrl } from '../config/display-url.js';
+import { displayStoreUrl, displayUrl } from '../config/display-url.js';
 import { stateDirShapeProblem } from './state-dir.js';
 import { parseCommand } from './usage.js';
 import { startStatusReporter, summarize } from './status-reporter.js';
@@ -151,7 +151,7 @@ function listenError(err: unknown): string {
 /** What this daemon is and where it talks to, once, before it starts following sessions. */
 function logStartup(log: Logger, config: BridgeConfig): void {
   const stateDir = resolve(config.stateDir);
-  const store = config.store.kind === 'postgres' ? `the shared PostgreSQL store ${displayUrl(config.store.url)}` : `${join(stateDir, 'bridge.db')} (sqlite)`;
+  const store = config.store.kind === 'postgres' ? `the shared PostgreSQL store ${displayStoreUrl(config.store.url)}` : `${join(stateDir, 'bridge.db')} (sqlite)`;
   log.info({
     version: BRIDGE_VERSION,
     service: displayUrl(config.upstream.url),

@@ -6,7 +6,7 @@
 import { loadConfig } from '../config/load-config.js';
 import type { BridgeConfig } from '../config/schema.js';
 import { configWarnings } from '../config/warnings.js';
-import { displayUrl } from '../config/display-url.js';
+import { displayStoreUrl, displayUrl } from '../config/display-url.js';
 import { parseCommand } from './usage.js';
 
 const HELP = `Usage: browser-telemetry-bridge validate [--config FILE]
@@ -38,7 +38,7 @@ export function summary(c: BridgeConfig): string {
   const source = c.configPath ? `${c.configPath} + environment` : 'environment';
   const sessions = `${c.sessions.length} session${c.sessions.length === 1 ? '' : 's'}`;
   const listen = c.listen ? `listen ${c.listen.host}:${c.listen.port}` : 'no HTTP surface';
-  const state = c.store.kind === 'postgres' ? `shared store ${displayUrl(c.store.url)}` : `state ${c.stateDir}`;
+  const state = c.store.kind === 'postgres' ? `shared store ${displayStoreUrl(c.store.url)}` : `state ${c.stateDir}`;
   return `configuration is valid (${source}): ${sessions} from ${displayUrl(c.upstream.url)}, `
     + `collector ${displayUrl(c.exporter.url)} (${c.exporter.protocol}), ${state}, ${listen}`;
 }

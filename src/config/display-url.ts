@@ -4,7 +4,24 @@ import { compileNameMatcher } from '../mapping/name-matcher.js';
 import { DEFAULT_REDACTED_QUERY_PARAMS } from '../mapping/options.js';
 import { createUrlRedactor } from '../mapping/redact-url.js';
 
-const safeUrls = createUrlRedactor(compileNameMatcher(DEFAULT_REDACTED_QUERY_PARAMS), true);
+const secretParams = compileNameMatcher(DEFAULT_REDACTED_QUERY_PARAMS);
+const safeUrls = createUrlRedactor(secretParams, true);
+const safeQueries = createUrlRedactor(secretParams, false);
 
 /** A URL as it may be printed: user-info and credential-like parameters masked. */
 export const displayUrl = (url: string): string => safeUrls.redact(url);
+
+/**
+ * A database URL as it may be printed: the user is kept (it says which role connects), the
+ * password masked, in the user-info and in the query string alike (pg accepts it in both).
+ */
+export function displayStoreUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return '(invalid URL)';
+  }
+  if (u.password) u.password = 'REDACTED';
+  return safeQueries.redact(u.toString());
+}

@@ -10,7 +10,7 @@ import type { BridgeLogRecord } from '../mapping/log-record.js';
 import { createMetrics, type BridgeMetrics } from '../server/metrics.js';
 import { openSqliteStore, SqliteStore } from '../store/sqlite-store.js';
 import type { PgStore } from '../store/pg-store.js';
-import { displayUrl } from '../config/display-url.js';
+import { displayStoreUrl } from '../config/display-url.js';
 import { Spool } from '../store/spool.js';
 import type { Store } from '../store/store.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
@@ -78,7 +78,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
       queryTimeoutMs: Math.max(1000, Math.floor(sc.leaseMs / 3)),
       onFenced: (ids) => log.warn({ sessions: ids.length, sample: ids.slice(0, 5) }, 'the shared store refused a write: another replica owns these sessions now'),
     });
-    log.info({ store: displayUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs }, 'using the shared PostgreSQL store');
+    log.info({ store: displayStoreUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs }, 'using the shared PostgreSQL store');
   }
   const store: Store = shared ?? await openSqliteStore(config.stateDir, {
     migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),

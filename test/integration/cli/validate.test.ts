@@ -37,7 +37,7 @@ describe('validate', () => {
     const path = config('shared.yaml', [...BASE, 'sessions: [a]'].join('\n'));
     const res = await runCli(['validate', '--config', path], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE, BRIDGE_STORE_URL: 'postgres://bridge@db.internal:5432/bridge?password=hunter2' });
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/, shared store postgres:\/\/[^ ]*@db\.internal:5432\/bridge\?password=[^ ,]+, listen /);
+    expect(res.stdout).toMatch(/, shared store postgres:\/\/bridge@db\.internal:5432\/bridge\?password=[^ ,]+, listen /);
     expect(res.stdout).not.toContain('hunter2');
   });
 
