@@ -29,9 +29,17 @@ export interface FrameDecoder {
 /** Frames larger than this end the connection: memory stays bounded whatever the peer sends. */
 export const MAX_FRAME_CHARS = 32 * 1024 * 1024;
 
+/**
+ * Where frames go between calls. The decoder must not keep the caller's array past a call: the
+ * frames' strings are slices of the whole decoded chunk, and with a thousand sessions each one held
+ * until its next chunk (tens of milliseconds) outlives a young-generation collection and fills the
+ * old generation. Nothing is pushed here: the parser only dispatches inside feed() and end().
+ */
+const DETACHED: Frame[] = [];
+
 export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
   const decoder = new TextDecoder('utf-8');
-  let sink: Frame[] = [];
+  let sink: Frame[] = DETACHED;
   let comments = 0;
   let endsInCR = false;
   const parser: EventSourceParser = createParser({
@@ -54,6 +62,7 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
       if (text === '') return;
       endsInCR = text.charCodeAt(text.length - 1) === 13;
       parser.feed(text);
+      sink = DETACHED;
     },
     end(out) {
       sink = out;
@@ -65,6 +74,7 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
       if (endsInCR) parser.feed('\n');
       endsInCR = false;
       parser.reset();
+      sink = DETACHED;
     },
     get comments() {
       return comments;

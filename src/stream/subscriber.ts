@@ -202,14 +202,19 @@ export class Subscriber {
     this.sink.report({ type: 'connected' });
     const now = this.opts.now ?? Date.now;
     let clean = false;
+    // One array for every chunk, emptied once its frames are delivered. An async function keeps its
+    // locals across an await whether or not they are used again, so a fresh array per chunk would
+    // hold the chunk's frames (slices of the whole decoded chunk) until the next chunk arrives: with
+    // a thousand sessions, long enough to be promoted to the old generation every time.
+    const frames: Frame[] = [];
     try {
       for await (const chunk of body) {
         watchdog.refresh();
-        const frames: Frame[] = [];
         decoder.feed(chunk, frames);
         if (frames.length === 0) continue;
         this.attempt = 0;
         const pause = this.deliver(frames, now() * 1000);
+        frames.length = 0;
         if (pause) {
           clearTimeout(watchdog);
           await Promise.race([pause, this.stopSignal]);
@@ -220,7 +225,6 @@ export class Subscriber {
         if (this.stopped) return { reason: 'closed', detail: 'stopped' };
       }
       // The body ended without an error: flush what the parser held back (a last frame ending in CR).
-      const frames: Frame[] = [];
       decoder.end(frames);
       if (frames.length > 0) {
         clearTimeout(watchdog);
