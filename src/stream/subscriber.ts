@@ -41,6 +41,8 @@ export type SubscriberEvent =
   | { type: 'reconnect'; reason: ReconnectReason; delayMs: number; detail?: string }
   | { type: 'connected' };
 
+type ReadOutcome = { reason: ReconnectReason; detail?: string };
+
 export interface StreamSink {
   /** Items of one chunk, in order. A returned promise pauses reading until it settles (back-pressure, repair). */
   push(items: StreamItem[], observedMicros: number): void | Promise<void>;
@@ -66,9 +68,12 @@ export class Subscriber {
   private controller: AbortController | undefined;
   private wake: (() => void) | undefined;
   private attempt = 0;
-  /** Resolves when stop() is called: a read paused for back-pressure must not outlive a stop. */
-  private readonly stopSignal: Promise<void>;
-  private signalStop!: () => void;
+  /**
+   * Ends the pending hold of a read (back-pressure, a repair): a read held must not outlive a stop.
+   * One hook, replaced per hold, rather than a race with a stop promise: every race would leave a
+   * reaction on that promise for as long as the session lives.
+   */
+  private releaseHold: (() => void) | undefined;
 
   constructor(
     private readonly sessionId: string,
@@ -76,9 +81,7 @@ export class Subscriber {
     private readonly stream: SequencedStream,
     private readonly sink: StreamSink,
     private readonly opts: SubscriberOptions,
-  ) {
-    this.stopSignal = new Promise((resolve) => (this.signalStop = resolve));
-  }
+  ) {}
 
   get currentState(): SubscriberState {
     return this.state;
@@ -95,7 +98,7 @@ export class Subscriber {
   /** Idempotent: aborts the connection or the wait, and resolves when the loop has exited. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.signalStop();
+    this.releaseHold?.();
     this.controller?.abort();
     this.wake?.();
     await this.loop;
@@ -185,7 +188,20 @@ export class Subscriber {
     this.wake = undefined;
   }
 
-  private async read(body: Dispatcher.ResponseData['body'], ac: AbortController): Promise<{ reason: ReconnectReason; detail?: string }> {
+  /**
+   * Reads one connection's body until it ends, fails or the subscriber stops.
+   *
+   * Driven by the body's `data` events rather than `for await`: an async iterator costs a chain of
+   * promises, closures and contexts per chunk that lives until the next chunk, and with a thousand
+   * live sessions that is tens of milliseconds, long enough to be promoted to the old generation
+   * every time. Here a chunk costs one callback.
+   *
+   * Reading is held (body paused) while a returned promise is pending: back-pressure from the spool,
+   * a gap repaired from the archive, or a turn given to other streams (fair-share.ts). Whatever
+   * happens to the connection meanwhile (an error, an abort) is acted on only once the hold is over,
+   * so the items of this connection are all handed out before the next connection's.
+   */
+  private read(body: Dispatcher.ResponseData['body'], ac: AbortController): Promise<ReadOutcome> {
     let why: ReconnectReason | undefined;
     const decoder = createFrameDecoder(() => {
       why = 'frame_too_large';
@@ -195,59 +211,124 @@ export class Subscriber {
       why = 'idle';
       ac.abort();
     };
-    // refresh() does not re-arm a cleared timer, so pausing replaces the timer instead.
+    // refresh() does not re-arm a cleared timer, so a hold replaces the timer instead.
     let watchdog = setTimeout(onIdle, this.opts.idleTimeoutMs);
     this.setState('streaming');
     this.stream.newConnection();
     this.sink.report({ type: 'connected' });
     const now = this.opts.now ?? Date.now;
-    let clean = false;
-    // One array for every chunk, emptied once its frames are delivered. An async function keeps its
-    // locals across an await whether or not they are used again, so a fresh array per chunk would
-    // hold the chunk's frames (slices of the whole decoded chunk) until the next chunk arrives: with
-    // a thousand sessions, long enough to be promoted to the old generation every time.
+    // One array for every chunk, emptied once its frames are delivered: nothing of a chunk stays
+    // reachable from here until the next one.
     const frames: Frame[] = [];
-    try {
-      for await (const chunk of body) {
-        watchdog.refresh();
-        decoder.feed(chunk, frames);
-        if (frames.length === 0) continue;
-        this.attempt = 0;
-        const pause = this.deliver(frames, now() * 1000);
-        frames.length = 0;
-        if (pause) {
-          clearTimeout(watchdog);
-          await Promise.race([pause, this.stopSignal]);
-          watchdog = setTimeout(onIdle, this.opts.idleTimeoutMs);
-        }
-        const turn = yieldIfDue();
-        if (turn) await turn;
-        if (this.stopped) return { reason: 'closed', detail: 'stopped' };
-      }
-      // The body ended without an error: flush what the parser held back (a last frame ending in CR).
-      decoder.end(frames);
-      if (frames.length > 0) {
+
+    return new Promise<ReadOutcome>((resolve) => {
+      let settled = false;
+      let holding = false;
+      /** The connection is over (end, error or close); later events of it are ignored. */
+      let over = false;
+      /** What ended the connection while a hold was pending; acted on when the hold is over. */
+      let afterHold: (() => void) | undefined;
+
+      const finish = (outcome: ReadOutcome, clean = false): void => {
+        if (settled) return;
+        settled = true;
+        body.off('data', onData);
+        this.stream.connectionEnded(clean);
         clearTimeout(watchdog);
-        const pause = this.deliver(frames, now() * 1000);
-        if (pause) await Promise.race([pause, this.stopSignal]);
-      }
-      clean = true;
-      return { reason: 'closed', detail: 'the service closed the stream' };
-    } catch (err) {
-      if (why === 'idle') return { reason: 'idle', detail: `no bytes for ${this.opts.idleTimeoutMs} ms` };
-      if (why === 'frame_too_large') {
-        const items: StreamItem[] = [];
-        this.stream.frameTooLarge(items);
-        const pause = this.sink.push(items, now() * 1000);
-        if (pause) await Promise.race([pause, this.stopSignal]);
-        return { reason: 'frame_too_large', detail: 'a frame exceeded the size limit' };
-      }
-      return { reason: 'network', detail: networkMessage(err) };
-    } finally {
-      this.stream.connectionEnded(clean);
-      clearTimeout(watchdog);
-      discard(body);
-    }
+        discard(body);
+        resolve(outcome);
+      };
+
+      /**
+       * Stops reading until `wait` settles (or stop() is called), then `then` goes on. A long wait
+       * (back-pressure, a repair) stops the idle watchdog too: silence we caused is not a dead peer.
+       */
+      const hold = (wait: Promise<void>, then: () => void, long: boolean): void => {
+        holding = true;
+        body.pause();
+        if (long) clearTimeout(watchdog);
+        const release = (): void => {
+          if (!holding) return;
+          holding = false;
+          this.releaseHold = undefined;
+          if (this.stopped) return finish({ reason: 'closed', detail: 'stopped' });
+          if (afterHold) return afterHold();
+          if (long) watchdog = setTimeout(onIdle, this.opts.idleTimeoutMs);
+          then();
+        };
+        this.releaseHold = release;
+        wait.then(release, (err: unknown) => {
+          if (!holding) return;
+          holding = false;
+          this.releaseHold = undefined;
+          finish({ reason: 'network', detail: `internal error: ${(err as Error).message}` });
+        });
+      };
+      const resume = (): void => void body.resume();
+
+      /** The connection is over: acted on at once, or when the hold is over. */
+      const ended = (act: () => void): void => {
+        if (settled || over) return;
+        over = true;
+        if (holding) afterHold = act;
+        else act();
+      };
+
+      const onData = (chunk: Buffer): void => {
+        // A paused body emits nothing: no chunk arrives while a hold is pending.
+        try {
+          watchdog.refresh();
+          decoder.feed(chunk, frames);
+          if (frames.length > 0) {
+            this.attempt = 0;
+            const pause = this.deliver(frames, now() * 1000);
+            frames.length = 0;
+            if (pause) return hold(pause, resume, true);
+          }
+          if (this.stopped) return finish({ reason: 'closed', detail: 'stopped' });
+          const turn = yieldIfDue();
+          if (turn) hold(turn, resume, false);
+        } catch (err) {
+          // A bug downstream, not the peer's fault: this connection ends and the next one resumes.
+          finish({ reason: 'network', detail: `internal error: ${(err as Error).message}` });
+        }
+      };
+
+      const onEnd = (): void =>
+        ended(() => {
+          // The body ended without an error: flush what the parser held back (a last frame ending in CR).
+          decoder.end(frames);
+          const done = (): void => finish({ reason: 'closed', detail: 'the service closed the stream' }, true);
+          if (frames.length === 0) return done();
+          const pause = this.deliver(frames, now() * 1000);
+          frames.length = 0;
+          if (pause) hold(pause, done, true);
+          else done();
+        });
+
+      const onError = (err: unknown): void =>
+        ended(() => {
+          if (why === 'idle') return finish({ reason: 'idle', detail: `no bytes for ${this.opts.idleTimeoutMs} ms` });
+          if (why === 'frame_too_large') {
+            const items: StreamItem[] = [];
+            this.stream.frameTooLarge(items);
+            const done = (): void => finish({ reason: 'frame_too_large', detail: 'a frame exceeded the size limit' });
+            const pause = this.sink.push(items, now() * 1000);
+            if (pause) return hold(pause, done, true);
+            return done();
+          }
+          finish({ reason: 'network', detail: networkMessage(err) });
+        });
+
+      // Destroyed without an error and before its end: cut off all the same.
+      const onClose = (): void => ended(() => finish({ reason: 'network', detail: 'the stream closed before its end' }));
+
+      body.on('data', onData);
+      body.on('end', onEnd);
+      body.on('error', onError);
+      body.on('close', onClose);
+      if (this.stopped) finish({ reason: 'closed', detail: 'stopped' });
+    });
   }
 
   private deliver(frames: Frame[], observedMicros: number): void | Promise<void> {
