@@ -4,11 +4,9 @@
 // killed when this process exits, whichever way it exits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { resolve } from 'node:path';
 import type { SinkStats } from './sink-tally.js';
 import { formatPeerArgs } from './scenario-context.js';
-
-const REPO = resolve(import.meta.dirname, '..');
+import { REPO, scriptArgs } from './compiled.js';
 const live = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL');
@@ -20,9 +18,12 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
-/** Runs `script` (a .ts file of this repository) under tsx; resolves with its first stdout line. */
+/**
+ * Runs `script` (a .ts file of this repository) as this process runs: compiled, or under tsx
+ * (compiled.ts); resolves with its first stdout line.
+ */
 export function spawnScript(script: string, args: string[] = []): { child: ChildProcess; firstLine: Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(REPO, script), ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...scriptArgs(script), ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
   live.add(child);
   child.once('exit', () => live.delete(child));
   const rl = createInterface({ input: child.stdout! });

@@ -13,11 +13,12 @@
 //        --cpu-prof DIR: V8 CPU profile of each scenario's measured phase (the bridge's main thread;
 //        BRIDGE_WORKERS=0 puts the whole pipeline there) into
 //        DIR/<scenario>.cpuprofile; summarise with `npx tsx bench/profile-summary.ts DIR/*.cpuprofile`.
+//        --from-source: run the scenarios under tsx instead of compiling them first (compiled.ts).
 // Output: one JSON line per scenario on stdout, then a short table. Every line carries the machine's
 // 1-minute load average before and after the scenario: on a shared machine a figure taken at load
 // 9 on 2 cores says more about the neighbours than about the bridge.
 //
-// Each scenario runs in a child process of its own (this script again, with BENCH_RUN_ONE set):
+// Each scenario runs in a child process of its own (this script again, compiled, with BENCH_RUN_ONE set):
 // its peak RSS is the bridge's alone, not left over from an earlier scenario, and a scenario that
 // fails or overruns its deadline is killed with its whole process group (simulator, sink, ceiling)
 // and its temporary directory removed, and the next one still runs.
@@ -33,6 +34,7 @@ import { runBurst } from './scenario-burst.js';
 import { runLive } from './scenario-live.js';
 import { runOutage } from './scenario-outage.js';
 import { runPg } from './scenario-pg.js';
+import { compileBench, removeBuild, RUNNING_COMPILED } from './compiled.js';
 
 function fail(message: string): never {
   process.stderr.write(`bench: ${message}\n`);
@@ -53,6 +55,7 @@ try {
       'outage-after-s': { type: 'string' },
       'drain-timeout-s': { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'from-source': { type: 'boolean' },
     },
   });
 } catch (err) {
@@ -115,10 +118,12 @@ async function runOne(name: string): Promise<void> {
   } catch (err) {
     result = { scenario: name, error: errorText(err) };
   }
-  process.stdout.write(JSON.stringify(result) + '\n');
+  process.stdout.write(JSON.stringify({ ...result, runtime: RUNNING_COMPILED ? 'compiled' : 'tsx' }) + '\n');
   process.exit(result.error === undefined ? 0 : 1);
 }
 
+/** The compiled copy the scenarios run from; undefined: they run under tsx. */
+let build: string | undefined;
 let current: { child: ChildProcess; tmpRoot: string } | undefined;
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -134,7 +139,8 @@ function spawnOne(name: string): Promise<ScenarioResult> {
   const tmpRoot = mkdtempSync(join(tmpdir(), `bridge-bench-${name}-`));
   // The same flags, rebuilt from what was parsed (a flag's value may look like a scenario name).
   const passOn = Object.entries(flags).flatMap(([k, v]) => (typeof v === 'string' ? [`--${k}`, v] : []));
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, name, ...passOn], {
+  const entry = build !== undefined ? [join(build, 'bench', 'throughput.js')] : ['--import', 'tsx', import.meta.filename];
+  const child = spawn(process.execPath, [...entry, name, ...passOn], {
     env: { ...process.env, BENCH_RUN_ONE: '1', BENCH_TMP: tmpRoot, ...(flags['cpu-prof'] !== undefined ? { BENCH_CPU_PROF: resolve(flags['cpu-prof']) } : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,
@@ -173,6 +179,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       killGroup(current.child, 'SIGKILL');
       rmSync(current.tmpRoot, { recursive: true, force: true });
     }
+    if (build !== undefined) removeBuild(build);
     process.exit(130);
   });
 }
@@ -180,6 +187,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 if (process.env.BENCH_RUN_ONE) {
   await runOne(names[0]!);
 } else {
+  if (!flags['from-source'] && !RUNNING_COMPILED) {
+    try {
+      build = compileBench();
+    } catch {
+      fail('cannot compile the benchmark (tsc reported why above); --from-source runs it under tsx');
+    }
+  }
   const results: ScenarioResult[] = [];
   for (const name of names) {
     const loadBefore = loadavg()[0]!;
@@ -188,5 +202,6 @@ if (process.env.BENCH_RUN_ONE) {
     process.stdout.write(JSON.stringify(result) + '\n');
   }
   process.stdout.write('\n' + formatTable(results));
+  if (build !== undefined) removeBuild(build);
   process.exit(results.some((r) => r.error !== undefined) ? 1 : 0);
 }

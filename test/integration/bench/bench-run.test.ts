@@ -21,14 +21,17 @@ function runBench(args: string[], env: NodeJS.ProcessEnv = process.env): Promise
 }
 
 const benchDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('bridge-bench-'));
+/** The compiled copies (bench/compiled.ts) present now. */
+const builds = (): string[] => (existsSync(join(REPO, '.bench-build')) ? readdirSync(join(REPO, '.bench-build')) : []);
 
-it('runs every scenario small, with zero missing, one JSON line each and the table', async () => {
+it('runs every scenario small and compiled, with zero missing, one JSON line each and the table', async () => {
   const before = benchDirs();
+  const buildsBefore = builds();
   const res = await runBench(['--burst-events', '300', '--live-sessions', '20', '--live-seconds', '2', '--outage-seconds', '2', '--outage-before-s', '1', '--outage-after-s', '1', '--drain-timeout-s', '60']);
   expect(res.code, res.stderr).toBe(0);
   const lines = res.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(lines.map((l) => l.scenario)).toEqual(['burst', 'burst-json', 'live', 'outage', 'pg']);
-  for (const l of lines) expect(l, JSON.stringify(l)).toMatchObject({ missing: 0, peakRssMiB: expect.any(Number), eventsPerSecond: expect.any(Number), load1m: [expect.any(Number), expect.any(Number)] });
+  for (const l of lines) expect(l, JSON.stringify(l)).toMatchObject({ missing: 0, peakRssMiB: expect.any(Number), eventsPerSecond: expect.any(Number), load1m: [expect.any(Number), expect.any(Number)], runtime: 'compiled' });
   const [burst, , live, outage] = lines as [Record<string, unknown>, unknown, Record<string, unknown>, Record<string, unknown>];
   expect(burst).toMatchObject({ events: 1200, delivered: 1200, ratio: expect.any(Number), ceilingEventsPerSecond: expect.any(Number) });
   expect(live).toMatchObject({ produced: 800, delivered: 800, latency: { count: 800, p99Ms: expect.any(Number) } });
@@ -36,6 +39,7 @@ it('runs every scenario small, with zero missing, one JSON line each and the tab
   expect(outage.refusedRequests).toBeGreaterThan(0);
   expect(res.stdout).toMatch(/scenario\s+events\/s\s+ratio\s+p50 \/ p99\s+peak RSS\s+missing/);
   expect(benchDirs().filter((d) => !before.includes(d))).toEqual([]);
+  expect(builds().filter((d) => !buildsBefore.includes(d))).toEqual([]);
 }, 240_000);
 
 it('names the scenarios it knows when asked for another, exit 2', async () => {
@@ -48,9 +52,11 @@ it("--cpu-prof writes a profile of the measured phase, in which the bridge's own
   const dir = mkdtempSync(join(tmpdir(), 'bench-prof-test-'));
   try {
     // The profile is of the main thread: without ingest workers the whole pipeline runs there.
-    const res = await runBench(['burst', '--burst-events', '500', '--cpu-prof', dir], { ...process.env, BRIDGE_WORKERS: '0' });
+    // --from-source: the scenarios run under tsx, without the build step.
+    const res = await runBench(['burst', '--burst-events', '500', '--cpu-prof', dir, '--from-source'], { ...process.env, BRIDGE_WORKERS: '0' });
     expect(res.code, res.stderr).toBe(0);
-    const line = JSON.parse(res.stdout.split('\n').find((l) => l.startsWith('{'))!) as { cpuProfile?: string };
+    const line = JSON.parse(res.stdout.split('\n').find((l) => l.startsWith('{'))!) as { cpuProfile?: string; runtime?: string };
+    expect(line.runtime).toBe('tsx');
     expect(line.cpuProfile).toBe(join(dir, 'burst.cpuprofile'));
     expect(existsSync(line.cpuProfile!)).toBe(true);
     const summary = summarise(JSON.parse(readFileSync(line.cpuProfile!, 'utf8')) as CpuProfile, 1000);
