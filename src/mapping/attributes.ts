@@ -106,6 +106,25 @@ function isScalar(v: unknown): v is string | number | boolean {
  * authorization, *token, cookie, …) has its value masked before it becomes an attribute.
  * Returns whether a value was masked.
  */
+/** Metadata names kept before the cache is cleared: bounds memory against hostile key variety. */
+const METADATA_NAMES_MAX = 1024;
+const metadataNames = new Map<string, string>();
+
+/**
+ * `browser.event.source.metadata.<key>`, built once per key. Metadata keys are a small vocabulary
+ * repeated by every event; concatenating them afresh made a new string per key per event, which
+ * V8 then had to flatten and look up before it could serve as a property name.
+ */
+function metadataName(key: string): string {
+  let name = metadataNames.get(key);
+  if (name === undefined) {
+    if (metadataNames.size >= METADATA_NAMES_MAX) metadataNames.clear();
+    name = ATTR.sourceMetadataPrefix + key;
+    metadataNames.set(key, name);
+  }
+  return name;
+}
+
 function addSource(attrs: Record<string, AttributeValue>, source: Envelope['event']['source'], secretKeys: NameMatcher | undefined): boolean {
   let masked = false;
   let extra: Record<string, unknown> | undefined;
@@ -118,11 +137,11 @@ function addSource(attrs: Record<string, AttributeValue>, source: Envelope['even
       for (const mk of Object.keys(value)) {
         const mv = value[mk];
         if (secretKeys !== undefined && secretKeys.matches(mk)) {
-          setOwn(attrs, ATTR.sourceMetadataPrefix + mk, MASK);
+          setOwn(attrs, metadataName(mk), MASK);
           if (mv !== MASK) masked = true;
-        } else if (isScalar(mv)) setOwn(attrs, ATTR.sourceMetadataPrefix + mk, mv);
+        } else if (isScalar(mv)) setOwn(attrs, metadataName(mk), mv);
         else {
-          setOwn(attrs, ATTR.sourceMetadataPrefix + mk, jsonText(mv));
+          setOwn(attrs, metadataName(mk), jsonText(mv));
           (jsonKeys ??= []).push(mk);
         }
       }

@@ -35,6 +35,16 @@ describe('source attributes', () => {
     expect(rebuildEnvelope(r)).toEqual(env);
   });
 
+  it('metadata names stay right past the bound of their cache (more distinct keys than it keeps)', () => {
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 1500; i++) {
+        const env = envelopeOf('page_crashed', 'page', { target_id: 't', target_type: 'page', url: 'about:blank' });
+        env.event.source = { kind: 'cdp', metadata: { [`k${i}`]: i } };
+        expect(map(env).attributes[`browser.event.source.metadata.k${i}`]).toBe(i);
+      }
+    }
+  });
+
   it('anything the attributes cannot carry goes to source.extra', () => {
     const env = envelopeOf('cdp_connect', 'connection', { connection_id: 'c' });
     env.event.source = { kind: 7, metadata: {}, region: 'eu' } as unknown as Envelope['event']['source'];
