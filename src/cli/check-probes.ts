@@ -7,7 +7,8 @@ import { STATUS_CODES } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
-import type { ExporterConfig } from '../config/schema.js';
+import type { ExporterConfig, UpstreamConfig } from '../config/schema.js';
+import { createDispatcher } from '../util/http-dispatcher.js';
 import { describeApiError, parseApiError, type ApiErrorBody } from '../upstream/api-error.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { parsePool, poolFindings, enabledCategories, TELEMETRY_CATEGORIES } from '../upstream/pool.js';
@@ -97,11 +98,14 @@ export async function probePool(client: UpstreamClient, ref: string): Promise<Se
  * A request to a route that cannot exist under the base URL, with the configured key: what "no such
  * route" looks like here, to compare with the answers of the known routes (service-identity.ts).
  */
-export async function probeNoRoute(baseUrl: string, apiKey: string, timeoutMs: number): Promise<RouteAnswer | undefined> {
+export async function probeNoRoute(up: UpstreamConfig, apiKey: string): Promise<RouteAnswer | undefined> {
   const marker = `bridge-check-${randomBytes(6).toString('hex')}`;
+  const timeoutMs = up.connectTimeoutMs;
+  // The service's CA and the proxy variables, as the daemon's own client uses them.
+  const dispatcher = createDispatcher({ tls: up.tls, connectTimeoutMs: timeoutMs, connections: 1 });
   try {
-    const res = await request(`${baseUrl}/${marker}/no-such-route`, {
-      method: 'GET',
+    const res = await request(`${up.url}/${marker}/no-such-route`, {
+      method: 'GET', dispatcher,
       headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': `browser-telemetry-bridge/${BRIDGE_VERSION} (check)` },
       headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs),
     });
@@ -110,6 +114,8 @@ export async function probeNoRoute(baseUrl: string, apiKey: string, timeoutMs: n
   } catch {
     // Unreachable now although it answered a moment ago: no verdict on the base path.
     return undefined;
+  } finally {
+    await dispatcher.destroy().catch(() => undefined);
   }
 }
 
@@ -117,7 +123,9 @@ export async function probeNoRoute(baseUrl: string, apiKey: string, timeoutMs: n
  * An empty export: an ExportLogsServiceRequest without records, sent like the exporter sends
  * (URL, protocol, configured headers, compression). Protobuf encodes a message without fields as
  * zero bytes; OTLP/JSON as an empty resourceLogs list. A direct request rather than the exporter
- * itself: the exporter retries a refused connection for its whole timeout and reports less.
+ * itself: the exporter retries a refused connection for its whole timeout and reports less. It goes
+ * through the same dispatcher as the exporter's (the collector's CA and client certificate, the
+ * proxy variables), so `check` passes exactly where `run` can deliver.
  */
 export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
   const label = 'collector';
@@ -132,9 +140,10 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
   if (gzip) headers['content-encoding'] = 'gzip';
   const where = displayUrl(cfg.url);
   const how = `${cfg.protocol}${gzip ? ', gzip' : ''}`;
+  const dispatcher = createDispatcher({ tls: cfg.tls, connectTimeoutMs: cfg.timeoutMs, connections: 1 });
   try {
     const res = await request(cfg.url, {
-      method: 'POST', headers, body: gzip ? gzipSync(plain) : plain,
+      method: 'POST', headers, body: gzip ? gzipSync(plain) : plain, dispatcher,
       headersTimeout: cfg.timeoutMs, bodyTimeout: cfg.timeoutMs, signal: AbortSignal.timeout(cfg.timeoutMs),
     });
     const text = await res.body.text().catch(() => '');
@@ -146,6 +155,8 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
     const e = err as { name?: string };
     const message = e.name === 'TimeoutError' ? `no answer within ${cfg.timeoutMs} ms` : describeNetworkError(err);
     return { label, status: 'fail', detail: `${where}: ${message}` };
+  } finally {
+    await dispatcher.destroy().catch(() => undefined);
   }
 }
 

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodeProtobufLogsRequest } from '../../../src/receiver/decode.js';
+import { probeCollector } from '../../../src/cli/check-probes.js';
+import { buildConfig } from '../../../src/config/load-config.js';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -106,6 +108,34 @@ describe('TLS to the collector', () => {
     expect(bridge.delivery.lastError).toMatch(/CERT|certificate|SELF_SIGNED/i);
     expect(collector.records()).toBe(0);
     expect(bridge.spool.spooled.records).toBe(20);
+  });
+});
+
+describe('check against a TLS collector behind a proxy', () => {
+  const env = (collector: string): NodeJS.ProcessEnv => ({
+    BROWSER_API_URL: 'http://127.0.0.1:9', BROWSER_API_KEY: 'k', BRIDGE_STATE_DIR: join(dir, 'state'), OTEL_EXPORTER_OTLP_ENDPOINT: collector,
+    OTEL_EXPORTER_OTLP_CERTIFICATE: join(dir, 'ca.pem'),
+    OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: join(dir, 'client.pem'),
+    OTEL_EXPORTER_OTLP_CLIENT_KEY: join(dir, 'client.key'),
+  });
+
+  it('the collector probe uses the configured CA, client certificate and proxy, as the exporter does', async () => {
+    const collector = await tlsCollector();
+    const proxy = await connectProxy();
+    process.env.HTTPS_PROXY = proxy.url;
+    const config = buildConfig({ sessions: ['s'] }, env(collector.url));
+    const item = await probeCollector(config.exporter);
+    expect(item, item.detail).toMatchObject({ status: 'ok' });
+    expect(collector.clients).toEqual(['bridge']);
+    expect(proxy.tunnels).toEqual([new URL(collector.url).host]);
+  });
+
+  it('without the CA the probe fails on the certificate, as the export would', async () => {
+    const collector = await tlsCollector();
+    const { OTEL_EXPORTER_OTLP_CERTIFICATE: _ca, ...withoutCa } = env(collector.url);
+    const item = await probeCollector(buildConfig({ sessions: ['s'] }, withoutCa).exporter);
+    expect(item.status).toBe('fail');
+    expect(item.detail).toMatch(/CERT|certificate|SELF_SIGNED/i);
   });
 });
 
