@@ -1,6 +1,7 @@
 // Attribute names of the log record contract (DESIGN.md "Log record contract") and the base
 // attributes every event record carries. Semantic-convention names where one exists, `browser.*`
 // otherwise.
+import { boundedMemo } from '../util/bounded-memo.js';
 import type { Envelope } from '../stream/envelope.js';
 import type { AttributeValue, SessionContext } from './log-record.js';
 import type { NameMatcher } from './name-matcher.js';
@@ -98,6 +99,13 @@ function isScalar(v: unknown): v is string | number | boolean {
 }
 
 /**
+ * `browser.event.source.metadata.<key>`, built once per key. Metadata keys are a small vocabulary
+ * repeated by every event; concatenating them afresh made a new string per key per event, which
+ * V8 then had to flatten and look up before it could serve as a property name.
+ */
+const metadataName = boundedMemo(1024, (key) => ATTR.sourceMetadataPrefix + key);
+
+/**
  * Encodes `event.source` (BrowserEventSource: structure not shown in the spec) so that it can be
  * restored exactly (test/helpers/rebuild-envelope.ts does): string kind/event and scalar metadata
  * as plain attributes, non-scalar metadata as JSON text (listed in metadata_json_keys), anything
@@ -106,25 +114,6 @@ function isScalar(v: unknown): v is string | number | boolean {
  * authorization, *token, cookie, …) has its value masked before it becomes an attribute.
  * Returns whether a value was masked.
  */
-/** Metadata names kept before the cache is cleared: bounds memory against hostile key variety. */
-const METADATA_NAMES_MAX = 1024;
-const metadataNames = new Map<string, string>();
-
-/**
- * `browser.event.source.metadata.<key>`, built once per key. Metadata keys are a small vocabulary
- * repeated by every event; concatenating them afresh made a new string per key per event, which
- * V8 then had to flatten and look up before it could serve as a property name.
- */
-function metadataName(key: string): string {
-  let name = metadataNames.get(key);
-  if (name === undefined) {
-    if (metadataNames.size >= METADATA_NAMES_MAX) metadataNames.clear();
-    name = ATTR.sourceMetadataPrefix + key;
-    metadataNames.set(key, name);
-  }
-  return name;
-}
-
 function addSource(attrs: Record<string, AttributeValue>, source: Envelope['event']['source'], secretKeys: NameMatcher | undefined): boolean {
   let masked = false;
   let extra: Record<string, unknown> | undefined;

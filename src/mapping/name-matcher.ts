@@ -1,6 +1,8 @@
 // Case-insensitive name lists with a `*` wildcard (header names, query parameter names), compiled
-// once. Lookups are cached by the name as sent: header and parameter names are a small vocabulary,
+// once. Lookups are memoized by the name as sent: header and parameter names are a small vocabulary,
 // so the per-event cost is one Map hit instead of lower-casing and regex tests.
+
+import { boundedMemo } from '../util/bounded-memo.js';
 
 /** Entries kept before the cache is cleared; bounds memory against hostile name variety. */
 const CACHE_LIMIT = 4096;
@@ -20,17 +22,10 @@ export function compileNameMatcher(patterns: readonly string[]): NameMatcher {
     else exact.add(lower);
   }
   const regex = wild.length > 0 ? new RegExp(`^(?:${wild.join('|')})$`, 's') : undefined;
-  const cache = new Map<string, boolean>();
   if (exact.size === 0 && regex === undefined) return { matches: () => false };
-  return {
-    matches(name: string): boolean {
-      const hit = cache.get(name);
-      if (hit !== undefined) return hit;
-      const lower = name.toLowerCase();
-      const result = exact.has(lower) || (regex !== undefined && regex.test(lower));
-      if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(name, result);
-      return result;
-    },
-  };
+  const matches = boundedMemo(CACHE_LIMIT, (name) => {
+    const lower = name.toLowerCase();
+    return exact.has(lower) || (regex !== undefined && regex.test(lower));
+  });
+  return { matches };
 }

@@ -1,5 +1,6 @@
 // Severity rules shared by the catalogue (docs/mapping.md, column "severity"). Rules read only
 // non-secret members (levels, statuses, enums), before or after redaction alike.
+import { boundedMemo } from '../util/bounded-memo.js';
 import { SEVERITY } from './severity-levels.js';
 
 /**
@@ -49,13 +50,8 @@ export function httpStatusSeverity(status: unknown): number {
 const ERROR_TOKENS = new Set(['error', 'errors', 'failed', 'failure', 'fail', 'exception', 'crash', 'crashed', 'oom', 'panic', 'fatal']);
 const WARN_TOKENS = new Set(['warning', 'warn', 'timeout', 'dropped', 'disconnected', 'lost', 'evicted']);
 
-// Types are a small vocabulary: memoize the name rule, bounded against hostile variety.
-const nameCache = new Map<string, number>();
-
 /** The name rule for types not in the catalogue: error-like tokens → ERROR, warning-like → WARN, else INFO. */
-export function typeNameSeverity(type: string): number {
-  const hit = nameCache.get(type);
-  if (hit !== undefined) return hit;
+export const typeNameSeverity = boundedMemo(1024, (type): number => {
   let result: number = SEVERITY.INFO;
   for (const token of type.toLowerCase().split('_')) {
     if (ERROR_TOKENS.has(token)) {
@@ -64,10 +60,8 @@ export function typeNameSeverity(type: string): number {
     }
     if (WARN_TOKENS.has(token)) result = SEVERITY.WARN;
   }
-  if (nameCache.size >= 1024) nameCache.clear();
-  nameCache.set(type, result);
   return result;
-}
+});
 
 /**
  * Types whose data shape the spec does not show (and future types): the highest of the name rule,
