@@ -57,9 +57,9 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
   });
   return {
     feed(chunk, out) {
-      sink = out;
       const text = decoder.decode(chunk, { stream: true });
       if (text === '') return;
+      sink = out;
       endsInCR = text.charCodeAt(text.length - 1) === 13;
       parser.feed(text);
       sink = DETACHED;

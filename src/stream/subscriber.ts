@@ -21,6 +21,7 @@
 // The subscriber owns the session's SequencedStream: it hands out sequenced items (events, gaps,
 // duplicates, malformed frames, epoch changes), never raw frames, and tells the stream how each
 // connection ended (a clean close means nothing was cut off; the real service resets instead).
+import { finished } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { BackoffConfig } from '../config/schema.js';
 import { discard, type StreamPosition, type UpstreamClient } from '../upstream/client.js';
@@ -223,56 +224,50 @@ export class Subscriber {
 
     return new Promise<ReadOutcome>((resolve) => {
       let settled = false;
-      let holding = false;
-      /** The connection is over (end, error or close); later events of it are ignored. */
-      let over = false;
-      /** What ended the connection while a hold was pending; acted on when the hold is over. */
-      let afterHold: (() => void) | undefined;
+      /** How the connection ended, when it ended during a hold: acted on once the hold is over. */
+      let endedDuringHold: (() => void) | undefined;
 
       const finish = (outcome: ReadOutcome, clean = false): void => {
         if (settled) return;
         settled = true;
         body.off('data', onData);
+        stopWatching();
         this.stream.connectionEnded(clean);
         clearTimeout(watchdog);
         discard(body);
         resolve(outcome);
       };
+      const stopped = (): void => finish({ reason: 'closed', detail: 'stopped' });
 
       /**
        * Stops reading until `wait` settles (or stop() is called), then `then` goes on. A long wait
        * (back-pressure, a repair) stops the idle watchdog too: silence we caused is not a dead peer.
        */
       const hold = (wait: Promise<void>, then: () => void, long: boolean): void => {
-        holding = true;
+        if (this.stopped) return stopped();
         body.pause();
         if (long) clearTimeout(watchdog);
-        const release = (): void => {
-          if (!holding) return;
-          holding = false;
+        /** Ends this hold; false when it was over already (released by stop(), or it failed). */
+        const end = (): boolean => {
+          if (this.releaseHold !== release) return false;
           this.releaseHold = undefined;
-          if (this.stopped) return finish({ reason: 'closed', detail: 'stopped' });
-          if (afterHold) return afterHold();
+          return true;
+        };
+        const release = (): void => {
+          if (!end()) return;
+          if (this.stopped) return stopped();
+          const ended = endedDuringHold;
+          endedDuringHold = undefined;
+          if (ended) return ended();
           if (long) watchdog = setTimeout(onIdle, this.opts.idleTimeoutMs);
           then();
         };
         this.releaseHold = release;
         wait.then(release, (err: unknown) => {
-          if (!holding) return;
-          holding = false;
-          this.releaseHold = undefined;
-          finish({ reason: 'network', detail: `internal error: ${(err as Error).message}` });
+          if (end()) finish({ reason: 'network', detail: `internal error: ${(err as Error).message}` });
         });
       };
       const resume = (): void => void body.resume();
-
-      /** The connection is over: acted on at once, or when the hold is over. */
-      const ended = (act: () => void): void => {
-        if (settled || over) return;
-        over = true;
-        if (holding) afterHold = act;
-        else act();
-      };
 
       const onData = (chunk: Buffer): void => {
         // A paused body emits nothing: no chunk arrives while a hold is pending.
@@ -285,7 +280,7 @@ export class Subscriber {
             frames.length = 0;
             if (pause) return hold(pause, resume, true);
           }
-          if (this.stopped) return finish({ reason: 'closed', detail: 'stopped' });
+          if (this.stopped) return stopped();
           const turn = yieldIfDue();
           if (turn) hold(turn, resume, false);
         } catch (err) {
@@ -294,40 +289,40 @@ export class Subscriber {
         }
       };
 
-      const onEnd = (): void =>
-        ended(() => {
-          // The body ended without an error: flush what the parser held back (a last frame ending in CR).
-          decoder.end(frames);
-          const done = (): void => finish({ reason: 'closed', detail: 'the service closed the stream' }, true);
-          if (frames.length === 0) return done();
-          const pause = this.deliver(frames, now() * 1000);
-          frames.length = 0;
-          if (pause) hold(pause, done, true);
-          else done();
-        });
+      const endedCleanly = (): void => {
+        // The body ended without an error: flush what the parser held back (a last frame ending in CR).
+        decoder.end(frames);
+        const done = (): void => finish({ reason: 'closed', detail: 'the service closed the stream' }, true);
+        if (frames.length === 0) return done();
+        const pause = this.deliver(frames, now() * 1000);
+        frames.length = 0;
+        if (pause) hold(pause, done, true);
+        else done();
+      };
 
-      const onError = (err: unknown): void =>
-        ended(() => {
-          if (why === 'idle') return finish({ reason: 'idle', detail: `no bytes for ${this.opts.idleTimeoutMs} ms` });
-          if (why === 'frame_too_large') {
-            const items: StreamItem[] = [];
-            this.stream.frameTooLarge(items);
-            const done = (): void => finish({ reason: 'frame_too_large', detail: 'a frame exceeded the size limit' });
-            const pause = this.sink.push(items, now() * 1000);
-            if (pause) return hold(pause, done, true);
-            return done();
-          }
-          finish({ reason: 'network', detail: networkMessage(err) });
-        });
-
-      // Destroyed without an error and before its end: cut off all the same.
-      const onClose = (): void => ended(() => finish({ reason: 'network', detail: 'the stream closed before its end' }));
+      const failed = (err: Error): void => {
+        if (why === 'idle') return finish({ reason: 'idle', detail: `no bytes for ${this.opts.idleTimeoutMs} ms` });
+        if (why === 'frame_too_large') {
+          const items: StreamItem[] = [];
+          this.stream.frameTooLarge(items);
+          const done = (): void => finish({ reason: 'frame_too_large', detail: 'a frame exceeded the size limit' });
+          const pause = this.sink.push(items, now() * 1000);
+          if (pause) return hold(pause, done, true);
+          return done();
+        }
+        finish({ reason: 'network', detail: networkMessage(err) });
+      };
 
       body.on('data', onData);
-      body.on('end', onEnd);
-      body.on('error', onError);
-      body.on('close', onClose);
-      if (this.stopped) finish({ reason: 'closed', detail: 'stopped' });
+      // finished() reports an end, an error or a close before the end exactly once, also when it
+      // happened before this read began (a body destroyed between the answer and here).
+      const stopWatching = finished(body, (err) => {
+        if (settled) return;
+        const ended = (): void => (err ? failed(err) : endedCleanly());
+        if (this.releaseHold !== undefined) endedDuringHold = ended;
+        else ended();
+      });
+      if (this.stopped) stopped();
     });
   }
 

@@ -77,7 +77,7 @@ describe('between two chunks', () => {
     const refs = seen;
     seen = [];
     expect(refs).toHaveLength(2);
-    // The stream is still open and waiting: the subscriber is suspended inside its read loop.
+    // The stream is still open and waiting for its next chunk.
     for (const ref of refs) expect(await collected(ref)).toBe(true);
   });
 });

@@ -1,0 +1,105 @@
+// The subscriber's read loop while reading is held (back-pressure, a repair, a turn) and when the
+// connection ends at an awkward moment: during a hold, before the read began, or with stop() called
+// from inside the sink. Fakes: a scripted service whose bodies are PassThrough streams that an abort
+// destroys (as undici's do), and a sink that records items and returns what the test tells it to.
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SequencedStream, type StreamItem } from '../../../src/stream/sequenced-stream.js';
+import { Subscriber, type StreamSink } from '../../../src/stream/subscriber.js';
+import type { OpenStreamResult } from '../../../src/upstream/client.js';
+import { MAX_FRAME_CHARS } from '../../../src/stream/frame-decoder.js';
+
+const frame = (seq: number) => `id: ${seq}\ndata: ${JSON.stringify({ seq, event: { ts: seq, type: 'console_log', category: 'console', source: {}, data: {} } })}\n\n`;
+
+/** Each call of openStream takes the next answer: a body to stream, or 404 (the session ended). */
+type Answer = PassThrough | 404;
+
+function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Promise<void>) {
+  const items: StreamItem[] = [];
+  let opened = 0;
+  let ended = false;
+  const client = {
+    invalidateKey() {},
+    openStream: async (_id: string, _pos: unknown, signal: AbortSignal): Promise<OpenStreamResult> => {
+      opened++;
+      const a = answers.shift() ?? 404;
+      if (a === 404) return { kind: 'error', status: 404, error: { code: 'not_found', message: 'gone' } };
+      signal.addEventListener('abort', () => a.destroy(Object.assign(new Error('aborted'), { name: 'AbortError' })));
+      return { kind: 'stream', body: a as never };
+    },
+  };
+  const sink: StreamSink = {
+    push(got) {
+      items.push(...got);
+      return push(got);
+    },
+    ended: async (owed) => {
+      items.push(...owed);
+      ended = true;
+    },
+    report() {},
+  };
+  const sub = new Subscriber('s', client, new SequencedStream({ lastSeq: 0, epoch: 0 }, 'oldest'), sink, {
+    idleTimeoutMs: 60_000, backoff: { initialMs: 1, maxMs: 2, authMs: 5 }, start: 'oldest',
+  });
+  return { sub, items, opened: () => opened, ended: () => ended };
+}
+
+async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const s of stops.splice(0)) await s();
+});
+
+describe('subscriber holds', () => {
+  it('a frame too large that ends the connection during a hold is one gap, then a reconnect', async () => {
+    const body = new PassThrough();
+    // Every push holds reading for a moment (the spool's back-pressure, say).
+    const t = subscriber([body], () => new Promise((r) => setTimeout(r, 10)));
+    stops.push(() => t.sub.stop());
+    t.sub.start();
+    // A good frame (its push holds reading), then a frame that overflows the decoder in the same chunk:
+    // the abort's error arrives while the first push still holds.
+    body.write(frame(1) + 'data: ' + 'x'.repeat(MAX_FRAME_CHARS + 16));
+    await until(t.ended, 'the session to end after the reconnect');
+    const gaps = t.items.filter((i) => i.kind === 'gap');
+    // One gap for the frame; the tail after it is unknown because the end (404) was not seen coming.
+    expect(gaps).toEqual([
+      expect.objectContaining({ first: 2, last: 2, reason: 'frame_too_large' }),
+      expect.objectContaining({ first: 3, last: undefined, reason: 'tail_unknown', final: true }),
+    ]);
+    expect(t.opened()).toBe(2);
+  });
+
+  it('a body destroyed before the read began is a cut connection: the subscriber reconnects', async () => {
+    const body = new PassThrough();
+    body.destroy();
+    await new Promise((r) => setImmediate(r));
+    const t = subscriber([body], () => undefined);
+    stops.push(() => t.sub.stop());
+    t.sub.start();
+    await until(t.ended, 'the reconnect (answered 404: ended)');
+    expect(t.opened()).toBe(2);
+  });
+
+  it('stop() called from inside the sink ends a hold that would never end by itself', async () => {
+    const body = new PassThrough();
+    let stopping: Promise<void> | undefined;
+    const t = subscriber([body], () => {
+      stopping = t.sub.stop();
+      return new Promise<void>(() => {}); // a spool that never has room again
+    });
+    t.sub.start();
+    body.write(frame(1));
+    await until(() => stopping !== undefined, 'the push');
+    await expect(Promise.race([stopping!.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('hung'), 2000))])).resolves.toBe('stopped');
+    expect(t.sub.currentState).toBe('stopped');
+  });
+});
