@@ -15,7 +15,6 @@ import { probeSharedStore } from './check-store.js';
 import { displayUrl } from '../config/display-url.js';
 import { probeCollector, probeNoRoute, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
 import { answersLikeNoRoute, lacksErrorShape } from './service-identity.js';
-import { createApiKeyProvider } from '../upstream/api-key.js';
 import { describeApiError } from '../upstream/api-error.js';
 import { formatCheckItem, formatChecklistFooter, type CheckItem } from './checklist.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -128,7 +127,7 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
   if (firstAnswer.kind === 'http' && firstAnswer.status === 404) {
     // A 404 from a known route: the session (or pool) is missing, or the route is not here at all.
     const names = [first ? (first.kind === 'session' ? first.id : first.ref) : authRef];
-    const noRoute = await probeNoRoute(config.upstream, createApiKeyProvider(config.upstream).get());
+    const noRoute = await probeNoRoute(client, config.upstream.connectTimeoutMs);
     if (noRoute && answersLikeNoRoute(firstAnswer, noRoute, names)) {
       emit({ label: 'service', status: 'fail', detail: `wrong base path: at ${where}, ${route} answers like a route that does not exist (${describeApiError(firstAnswer.status, firstAnswer.error)}); BROWSER_API_URL must be the API root that /browsers/{id}/telemetry/stream hangs off` });
       for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: wrong base path' });

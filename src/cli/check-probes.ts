@@ -4,12 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { makeDirs } from '../util/make-dirs.js';
 import { STATUS_CODES } from 'node:http';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
-import type { ExporterConfig, UpstreamConfig } from '../config/schema.js';
+import type { ExporterConfig } from '../config/schema.js';
 import { createDispatcher } from '../util/http-dispatcher.js';
-import { describeApiError, parseApiError, type ApiErrorBody } from '../upstream/api-error.js';
+import { describeApiError, type ApiErrorBody } from '../upstream/api-error.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { parsePool, poolFindings, enabledCategories, TELEMETRY_CATEGORIES } from '../upstream/pool.js';
 import { BRIDGE_VERSION } from '../util/version.js';
@@ -98,24 +98,14 @@ export async function probePool(client: UpstreamClient, ref: string): Promise<Se
  * A request to a route that cannot exist under the base URL, with the configured key: what "no such
  * route" looks like here, to compare with the answers of the known routes (service-identity.ts).
  */
-export async function probeNoRoute(up: UpstreamConfig, apiKey: string): Promise<RouteAnswer | undefined> {
+export async function probeNoRoute(client: Pick<UpstreamClient, 'probeRoute'>, timeoutMs: number): Promise<RouteAnswer | undefined> {
   const marker = `bridge-check-${randomBytes(6).toString('hex')}`;
-  const timeoutMs = up.connectTimeoutMs;
-  // The service's CA and the proxy variables, as the daemon's own client uses them.
-  const dispatcher = createDispatcher({ tls: up.tls, connectTimeoutMs: timeoutMs, connections: 1 });
   try {
-    const res = await request(`${up.url}/${marker}/no-such-route`, {
-      method: 'GET', dispatcher,
-      headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': `browser-telemetry-bridge/${BRIDGE_VERSION} (check)` },
-      headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = (await res.body.text().catch(() => '')).slice(0, 4096);
-    return { status: res.statusCode, error: parseApiError(res.statusCode, text) };
+    // Through the daemon's own client: its key, its dispatcher (the service's CA, the proxy variables).
+    return await client.probeRoute(`/${marker}/no-such-route`, AbortSignal.timeout(timeoutMs));
   } catch {
     // Unreachable now although it answered a moment ago: no verdict on the base path.
     return undefined;
-  } finally {
-    await dispatcher.destroy().catch(() => undefined);
   }
 }
 

@@ -146,6 +146,16 @@ export class UpstreamClient {
     return out;
   }
 
+  /**
+   * GET any path under the base URL, answered as its status and error body. `check` asks a route
+   * that cannot exist, to learn what "no such route" looks like at this base URL.
+   */
+  async probeRoute(path: string, signal?: AbortSignal): Promise<{ status: number; error: ApiErrorBody }> {
+    const res = await request(`${this.opts.baseUrl}${path}`, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
+    const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_ERROR_BODY);
+    return { status: res.statusCode, error: parseApiError(res.statusCode, text) };
+  }
+
   invalidateKey(): void {
     this.opts.apiKey.invalidate();
   }
