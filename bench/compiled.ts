@@ -28,12 +28,18 @@ export function scriptArgs(script: string): string[] {
   return RUNNING_COMPILED ? [join(TREE, script.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', join(REPO, script)];
 }
 
-/** Compiles src/ and bench/ into a fresh directory; returns it (remove it with removeBuild). */
+/** Compiles src/ and bench/ into a fresh directory; returns it (remove it with removeBuild). Throws, leaving nothing, when tsc fails. */
 export function compileBench(): string {
   const out = join(REPO, BUILD_DIR, `run-${process.pid}`);
   rmSync(out, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(REPO, 'tsconfig.bench.json'), '--outDir', out], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
+  try {
+    execFileSync(process.execPath, [tsc, '-p', join(REPO, 'tsconfig.bench.json'), '--outDir', out], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch (err) {
+    // What tsc emitted before it failed is no use to anyone.
+    removeBuild(out);
+    throw err;
+  }
   return out;
 }
 
