@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildConfig } from '../src/config/load-config.js';
 import type { OtlpProtocol } from '../src/config/schema.js';
-import { startBridge } from '../src/pipeline/bridge.js';
+import { startBridge } from '../src/daemon/bridge.js';
 import { silentLogger } from '../src/util/logger.js';
 import { RssSampler } from './rss-sampler.js';
 import { within } from './wait.js';

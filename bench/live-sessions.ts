@@ -28,7 +28,7 @@ export async function startLive(ctx: ScenarioContext, sessions: number, bufferEv
     for (const p of peers.reverse()) await p.stop();
   };
   try {
-    const sim = await startPeer('src/simulator/main.ts', formatPeerArgs({ port: 0, buffer: bufferEvents, 'keepalive-ms': 15_000 }));
+    const sim = await startPeer('src/devkit/simulator/main.ts', formatPeerArgs({ port: 0, buffer: bufferEvents, 'keepalive-ms': 15_000 }));
     peers.push(sim);
     const sink = await startPeer('bench/sink.ts');
     peers.push(sink);

@@ -102,7 +102,7 @@ export async function sinkOk(sinkUrl: string): Promise<void> {
  * as they start, so the caller stops them however this ends.
  */
 export async function startWaitingPeers(peers: Peer[], ids: string[], perSession: number, spec: object): Promise<{ sim: Peer; sink: Peer }> {
-  const sim = await startPeer('src/simulator/main.ts', formatPeerArgs({ port: 0, buffer: perSession + 10, 'keepalive-ms': 15_000 }));
+  const sim = await startPeer('src/devkit/simulator/main.ts', formatPeerArgs({ port: 0, buffer: perSession + 10, 'keepalive-ms': 15_000 }));
   peers.push(sim);
   const sink = await startPeer('bench/sink.ts');
   peers.push(sink);

@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildConfig } from '../src/config/load-config.js';
-import { startBridge } from '../src/pipeline/bridge.js';
+import { startBridge } from '../src/daemon/bridge.js';
 import { silentLogger } from '../src/util/logger.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { BridgeUnderTest } from './bridge-under-test.js';

@@ -6,7 +6,7 @@
 //   POST /_sink/ok                accept again
 //   GET  /_sink/stats             SinkStats as JSON
 //
-// The full receiver (src/receiver) decodes everything with protobufjs and would become the
+// The full receiver (src/devkit/receiver) decodes everything with protobufjs and would become the
 // bottleneck at 20k records/s; correctness of what is sent is the integration tests' job.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { SinkTally } from './sink-tally.js';

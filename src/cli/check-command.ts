@@ -12,7 +12,7 @@ import type { BridgeConfig } from '../config/schema.js';
 import { configWarnings } from '../config/warnings.js';
 import { paint, useColor } from './ansi.js';
 import { probeSharedStore } from './check-store.js';
-import { displayUrl } from '../config/display-url.js';
+import { displayUrl } from '../mapping/display-url.js';
 import { probeCollector, probeNoRoute, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
 import { answersLikeNoRoute, lacksErrorShape } from './service-identity.js';
 import { describeApiError } from '../upstream/api-error.js';

@@ -3,7 +3,7 @@
 // sessions have no live owner). Read-only: nothing is created or migrated by a check.
 import pg from 'pg';
 import type { StoreConfig } from '../config/schema.js';
-import { displayStoreUrl } from '../config/display-url.js';
+import { displayStoreUrl } from '../mapping/display-url.js';
 import { PG_APPLICATION, PG_SCHEMA_VERSION, readPgSchemaVersion } from '../store/pg-schema.js';
 import type { CheckItem } from './checklist.js';
 

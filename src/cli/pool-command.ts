@@ -3,7 +3,7 @@
 // Exit codes: 0 found, 1 the service said no (401, 403, 404, ...) or could not be reached, 2 bad
 // usage or configuration.
 import { describeApiError } from '../upstream/api-error.js';
-import { parsePool } from '../upstream/pool.js';
+import { parsePool } from '../upstream/browser-pool.js';
 import { paint, useColor } from './ansi.js';
 import { formatPoolSummary } from './pool-summary.js';
 import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';

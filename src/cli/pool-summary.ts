@@ -1,6 +1,6 @@
 // The readable summary `pool` prints: identity, capacity, telemetry configuration and what it means
 // for the bridge (the findings the pool resolver logs). Pure: the pool in, lines out.
-import { enabledCategories, poolFindings, TELEMETRY_CATEGORIES, type BrowserPool } from '../upstream/pool.js';
+import { enabledCategories, poolFindings, TELEMETRY_CATEGORIES, type BrowserPool } from '../upstream/browser-pool.js';
 import type { Paint } from './ansi.js';
 
 const yesNo = (v: boolean | undefined): string => (v === undefined ? '?' : v ? 'yes' : 'no');

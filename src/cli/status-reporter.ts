@@ -2,7 +2,7 @@
 // heartbeat for log pipelines, with every number as a field). On a terminal, where a person is
 // watching: one compact line every 5 s while something moves, nothing while it does not.
 import type { Logger } from 'pino';
-import type { Bridge } from '../pipeline/bridge.js';
+import type { Bridge } from '../daemon/bridge.js';
 
 export interface StatusSummary {
   sessions: Record<string, number>;

@@ -2,7 +2,7 @@
 // stderr so that stdout carries only events. Pure: time zone, colour and width come from outside.
 //
 //   14:03:07.412 WARN  network_response         GET https://example.com/api → 404 Not Found  #812
-import type { Envelope } from '../stream/envelope.js';
+import type { Envelope } from '../upstream/envelope.js';
 import { severityText, SEVERITY } from '../mapping/severity-levels.js';
 import type { Paint } from './ansi.js';
 import { eventEssentials, oneLine } from './tail-essentials.js';

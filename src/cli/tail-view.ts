@@ -5,12 +5,12 @@
 // entitled to what the service shows them.
 import { createBodyTransformer, type WalkState } from '../mapping/body-transform.js';
 import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from '../mapping/catalogue.js';
-import type { JsonValue } from '../mapping/log-record.js';
+import type { JsonValue } from '../vocabulary/log-record.js';
 import { compileNameMatcher } from '../mapping/name-matcher.js';
-import type { RedactionOptions } from '../mapping/options.js';
+import type { RedactionOptions } from '../config/mapping-section.js';
 import { createHeaderRedactor } from '../mapping/redact-headers.js';
 import { createUrlRedactor, identityUrlRedactor } from '../mapping/redact-url.js';
-import type { Envelope } from '../stream/envelope.js';
+import type { Envelope } from '../upstream/envelope.js';
 import { isJsonObject } from '../util/guards.js';
 
 type JsonObject = { [key: string]: JsonValue };

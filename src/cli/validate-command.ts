@@ -6,7 +6,7 @@
 import { loadConfig } from '../config/load-config.js';
 import type { BridgeConfig } from '../config/schema.js';
 import { configWarnings } from '../config/warnings.js';
-import { displayStoreUrl, displayUrl } from '../config/display-url.js';
+import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
 import { parseCommand } from './usage.js';
 
 const HELP = `Usage: browser-telemetry-bridge validate [--config FILE]

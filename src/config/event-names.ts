@@ -6,7 +6,7 @@
 // is accepted with a warning naming the closest known type, which catches a typo without refusing a
 // type newer than this bridge.
 import { CATALOGUE_BY_TYPE } from '../mapping/catalogue.js';
-import { TELEMETRY_CATEGORIES } from '../upstream/pool.js';
+import { TELEMETRY_CATEGORIES } from '../upstream/browser-pool.js';
 import { ConfigError } from './errors.js';
 
 /** Every category the service sends (spec "Events" rules 1 and 2): the configurable ones and `monitor`. */

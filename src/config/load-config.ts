@@ -13,7 +13,7 @@ import {
 } from './readers.js';
 import { parseSessions, parseSessionList } from './sessions.js';
 import { parseStoreConfig, replicaId } from './store-config.js';
-import { defaultMappingOptions, parseMappingOptions } from '../mapping/options.js';
+import { defaultMappingOptions, parseMappingOptions } from './mapping-section.js';
 
 export type Env = Record<string, string | undefined>;
 

@@ -1,7 +1,7 @@
 // The validated configuration the rest of the bridge reads. Built once at start by load-config.ts
 // from the YAML file and the environment (the operator contract in DESIGN.md).
-import type { MappingOptions } from '../mapping/options.js';
-import type { AttributeValue } from '../mapping/log-record.js';
+import type { MappingOptions } from './mapping-section.js';
+import type { AttributeValue } from '../vocabulary/log-record.js';
 import type { TlsFiles } from './tls.js';
 import type { StoreConfig } from './store-config.js';
 

@@ -14,11 +14,11 @@
 // flight are sent again: duplicates are bounded by concurrency × batch size and carry
 // log.record.uid for deduplication.
 import type { Logger } from 'pino';
-import type { BridgeMetrics } from '../server/metrics.js';
+import type { BridgeMetrics } from '../observe/metrics.js';
 import type { Claim, Spool } from '../store/spool.js';
-import { splitRecords, type Segment } from '../store/segment.js';
-import { backoffDelay, type BackoffPolicy } from '../stream/backoff.js';
-import type { RequestBuilder } from './otlp-request.js';
+import { splitRecords, type Segment } from '../wire/segment-framing.js';
+import { backoffDelay, type BackoffPolicy } from '../util/backoff.js';
+import type { RequestBuilder } from '../wire/otlp-request.js';
 import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
 
 export interface DeliveryOptions {

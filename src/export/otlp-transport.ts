@@ -15,8 +15,8 @@ import { promisify } from 'node:util';
 import { request, type Dispatcher } from 'undici';
 import type { TlsFiles } from '../config/tls.js';
 import { createDispatcher } from '../util/http-dispatcher.js';
-import { parseRetryAfter } from '../stream/backoff.js';
-import { decodePartialSuccess } from './partial-success.js';
+import { parseRetryAfter } from '../util/backoff.js';
+import { decodePartialSuccess } from '../wire/partial-success.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
 
 const gzipAsync = promisify(gzip);

@@ -2,10 +2,10 @@
 // attributes every event record carries. Semantic-convention names where one exists, `browser.*`
 // otherwise.
 import { boundedMemo } from '../util/bounded-memo.js';
-import type { Envelope } from '../stream/envelope.js';
-import type { AttributeValue, SessionContext } from './log-record.js';
+import type { Envelope } from '../upstream/envelope.js';
+import type { AttributeValue, SessionContext } from '../vocabulary/log-record.js';
 import type { NameMatcher } from './name-matcher.js';
-import { REDACTED as MASK } from './options.js';
+import { REDACTED as MASK } from '../config/mapping-section.js';
 import { isRecord } from '../util/guards.js';
 
 export const ATTR = {

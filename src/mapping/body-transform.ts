@@ -3,8 +3,8 @@
 // serializes a record just to learn its size. Copy-on-write: the envelope is never modified, and
 // unchanged subtrees are shared with it rather than copied.
 import { setOwn } from './attributes.js';
-import type { JsonValue } from './log-record.js';
-import { REDACTED, type RedactionOptions } from './options.js';
+import type { JsonValue } from '../vocabulary/log-record.js';
+import { REDACTED, type RedactionOptions } from '../config/mapping-section.js';
 import type { HeaderRedactor } from './redact-headers.js';
 import type { UrlRedactor } from './redact-url.js';
 

@@ -3,7 +3,7 @@
 // source shows (kernel/kernel-images server/lib/events, cdpmonitor; the Node SDK's
 // BrowserTelemetryEvent union). Per type: the category, the severity rule and the promotions.
 // docs/mapping.md is the same table in prose; test/unit/mapping holds them equal.
-import type { AttributeValue } from './log-record.js';
+import type { AttributeValue } from '../vocabulary/log-record.js';
 import { promoteConsoleError, promoteConsoleLog } from './promote-console.js';
 import {
   promoteApiCall,

@@ -6,7 +6,7 @@
 // wins). A category matches the category as sent or the one the catalogue assigns to the type, so
 // `monitor` also catches monitor events a service version sends under `system`. Empty lists count
 // as unset.
-import type { FilterOptions } from './options.js';
+import type { FilterOptions } from '../config/mapping-section.js';
 
 export interface EventFilter {
   accepts(type: string, category: string, catalogueCategory: string | undefined): boolean;

@@ -3,7 +3,7 @@
 // instead of silently continuing. A session whose end was not seen and whose tail the archive could
 // not supply gets one too, with an open range: its size is unknown, and saying so is the point.
 import { ATTR, setOwn } from './attributes.js';
-import type { AttributeValue, BridgeLogRecord, SessionContext } from './log-record.js';
+import type { AttributeValue, BridgeLogRecord, SessionContext } from '../vocabulary/log-record.js';
 import { SEVERITY, severityText } from './severity-levels.js';
 
 export const GAP_EVENT_NAME = 'browser.telemetry_gap';

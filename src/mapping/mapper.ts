@@ -4,14 +4,14 @@
 // base attributes → screenshot policy → promotions and severity from the catalogue → size limit →
 // body format. Everything configurable is compiled once in createMapper; map() allocates only the
 // record and what it changes (copy-on-write), and never modifies the envelope.
-import type { Envelope } from '../stream/envelope.js';
+import type { Envelope } from '../upstream/envelope.js';
 import { ATTR, baseAttributes } from './attributes.js';
 import { createBodyTransformer, type WalkState } from './body-transform.js';
 import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from './catalogue.js';
 import { compileFilter } from './filters.js';
-import type { BridgeLogRecord, JsonValue, SessionContext } from './log-record.js';
+import type { BridgeLogRecord, JsonValue, SessionContext } from '../vocabulary/log-record.js';
 import { compileNameMatcher } from './name-matcher.js';
-import { screenshotRecordBytes, type MappingOptions } from './options.js';
+import { screenshotRecordBytes, type MappingOptions } from '../config/mapping-section.js';
 import { createHeaderRedactor } from './redact-headers.js';
 import { createUrlRedactor, identityUrlRedactor } from './redact-url.js';
 import { createScreenshotHandler, type ScreenshotSink } from './screenshots.js';

@@ -1,7 +1,7 @@
 // Promotions for console events: the level, the source location as code.*, and for uncaught
 // exceptions the exception.* attributes (semantic conventions "Exceptions").
 import { ATTR } from './attributes.js';
-import type { AttributeValue } from './log-record.js';
+import type { AttributeValue } from '../vocabulary/log-record.js';
 import { promoteUrl } from './promote-http.js';
 import { innermostFrame, renderStackTrace, type SourceLocation } from './stack-trace.js';
 

@@ -1,6 +1,6 @@
 // Promotions for URLs and HTTP (semantic conventions: url.*, server.*, http.*, error.type).
 import { ATTR } from './attributes.js';
-import type { AttributeValue } from './log-record.js';
+import type { AttributeValue } from '../vocabulary/log-record.js';
 import { addUrlAttributes } from './redact-url.js';
 
 type Attrs = Record<string, AttributeValue>;

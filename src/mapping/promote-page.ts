@@ -1,7 +1,7 @@
 // Promotions for page performance events: values people chart and filter on, as numbers.
 // Context members (frame_id, loader_id, nav_seq, …) stay in the body.
 import { ATTR } from './attributes.js';
-import type { AttributeValue } from './log-record.js';
+import type { AttributeValue } from '../vocabulary/log-record.js';
 import { promoteUrl } from './promote-http.js';
 import { isRecord } from '../util/guards.js';
 

@@ -2,7 +2,7 @@
 // challenges, proxy errors, VM health), with the shapes its source shows (kernel/kernel-images
 // server/lib/events and cdpmonitor; the Node SDK's BrowserTelemetryEvent union).
 import { ATTR } from './attributes.js';
-import type { AttributeValue } from './log-record.js';
+import type { AttributeValue } from '../vocabulary/log-record.js';
 import { promoteCaptcha, promoteNetworkRequest, promoteStatus } from './promote-http.js';
 
 type Attrs = Record<string, AttributeValue>;

@@ -5,9 +5,9 @@
 // name → value (CDP's Network.Headers; any value type is masked) and an array of `{name, value}`
 // entries (HAR and fetch-style lists). Names compare case-insensitively. URL-carrying headers get
 // URL redaction, because a Referer or Location repeats the signed URL the body masks elsewhere.
-import type { JsonValue } from './log-record.js';
+import type { JsonValue } from '../vocabulary/log-record.js';
 import { compileNameMatcher, type NameMatcher } from './name-matcher.js';
-import { REDACTED } from './options.js';
+import { REDACTED } from '../config/mapping-section.js';
 import type { UrlRedactor } from './redact-url.js';
 import { setOwn } from './attributes.js';
 import { isJsonObject } from '../util/guards.js';

@@ -7,9 +7,9 @@
 // `REDACTED` (`REDACTED:REDACTED` when it had a password), and the value of every query or
 // fragment parameter whose name matches the configured list becomes `REDACTED`. Fragments are
 // included because OAuth implicit flows put `access_token` there.
-import type { AttributeValue } from './log-record.js';
+import type { AttributeValue } from '../vocabulary/log-record.js';
 import type { NameMatcher } from './name-matcher.js';
-import { REDACTED } from './options.js';
+import { REDACTED } from '../config/mapping-section.js';
 import { ATTR } from './attributes.js';
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;

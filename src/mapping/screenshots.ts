@@ -7,8 +7,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ATTR } from './attributes.js';
-import type { AttributeValue, JsonValue, SessionContext } from './log-record.js';
-import type { ScreenshotOptions } from './options.js';
+import type { AttributeValue, JsonValue, SessionContext } from '../vocabulary/log-record.js';
+import type { ScreenshotOptions } from '../config/mapping-section.js';
 import type { MappingStats } from './stats.js';
 
 /** Room left for attributes when deciding whether an inline PNG fits the screenshot record limit. */

@@ -20,7 +20,7 @@
 // The record then carries browser.record.truncated = true and browser.record.original_size.
 import { ATTR } from './attributes.js';
 import type { WalkState } from './body-transform.js';
-import type { AttributeValue, BridgeLogRecord, JsonValue } from './log-record.js';
+import type { AttributeValue, BridgeLogRecord, JsonValue } from '../vocabulary/log-record.js';
 import type { OversizeAction } from './stats.js';
 
 export const NODE_OVERHEAD = 24;

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
 import { parseSessionSpec, validSessionId } from '../config/sessions.js';
-import type { Bridge } from '../pipeline/bridge.js';
+import type { Bridge } from '../daemon/bridge.js';
 import { bearerToken, decideControlAccess, tokenMatches, type ControlAccess } from './control-access.js';
 
 const MAX_BODY = 64 * 1024;

@@ -2,7 +2,7 @@
 // retried here in the background, with backoff, until the store can delete again. Their records stay
 // counted in the spool until then, and after a restart they would be sent once more.
 import type { Store } from './store.js';
-import type { Segment } from './segment.js';
+import type { Segment } from '../wire/segment-framing.js';
 
 export interface Deletable {
   segments: Segment[];

@@ -2,7 +2,7 @@
 // segment) and the checkpoint they move. Taken whole by a commit; put back in front of what was
 // appended meanwhile when that commit fails, so each session's records keep their seq order.
 import type { CheckpointUpdate } from './store.js';
-import type { NewSegment } from './segment.js';
+import type { NewSegment } from '../wire/segment-framing.js';
 
 interface Pending {
   sessionId: string;

@@ -18,7 +18,7 @@
 import pg from 'pg';
 import type { SessionSpec } from '../config/schema.js';
 import { GEN_SHIFT, GENERATIONS, generationOf, migratePg } from './pg-schema.js';
-import type { NewSegment, Segment } from './segment.js';
+import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import {
   FencedError, type CheckpointUpdate, type SessionLifecycle, type SessionRow, type SessionSource,
   type SpoolStats, type SpoolTotals, type Store,

@@ -1,7 +1,7 @@
 // Committed segments waiting in memory for delivery, in id order: the common path hands them over
 // without reading the store back. Bounded by bytes; the spool falls back to reading the store when
 // a commit would not fit (then everything unclaimed is read back from there, so the queue empties).
-import type { Segment } from './segment.js';
+import type { Segment } from '../wire/segment-framing.js';
 
 export class ReadyQueue {
   private items: Segment[] = [];

@@ -22,7 +22,7 @@
 // owns some of its sessions now (FencedError) drops what was pending for those sessions and commits
 // the rest; forget() drops a session given up; adopt() makes a claimed session's spool backlog.
 import { FencedError, type Store } from './store.js';
-import type { NewSegment, Segment } from './segment.js';
+import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import { DeferredDeletes } from './deferred-deletes.js';
 import { DiskRoom, type FreeSpace } from './disk-room.js';
 import { PendingSegments } from './pending-segments.js';

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import { makeDirs } from '../util/make-dirs.js';
 import type { SessionSpec } from '../config/schema.js';
-import type { NewSegment, Segment } from './segment.js';
+import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import type {
   CheckpointUpdate, SessionLifecycle, SessionRow, SessionSource, SpoolStats, SpoolTotals, Store,
 } from './store.js';

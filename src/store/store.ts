@@ -3,9 +3,9 @@
 // touching the pipeline (DESIGN.md "Scale beyond one machine"). One contract test suite runs against
 // every implementation.
 import type { SessionSpec } from '../config/schema.js';
-import type { NewSegment, Segment } from './segment.js';
+import type { NewSegment, Segment } from '../wire/segment-framing.js';
 
-export type { NewSegment, Segment } from './segment.js';
+export type { NewSegment, Segment } from '../wire/segment-framing.js';
 
 export type SessionSource = 'config' | 'api';
 /** active: followed; ended: the service answered 404; removed: stopped by DELETE /v1/sessions/{id}. */

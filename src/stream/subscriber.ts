@@ -27,7 +27,7 @@ import type { BackoffConfig } from '../config/schema.js';
 import { discard, type StreamPosition, type UpstreamClient } from '../upstream/client.js';
 import { describeApiError } from '../upstream/api-error.js';
 import { yieldIfDue } from '../util/fair-share.js';
-import { backoffDelay } from './backoff.js';
+import { backoffDelay } from '../util/backoff.js';
 import { createFrameDecoder, type Frame } from './frame-decoder.js';
 import type { SequencedStream, StreamItem } from './sequenced-stream.js';
 import { networkMessage } from '../util/network-message.js';

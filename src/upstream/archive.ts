@@ -10,7 +10,7 @@
 // list) fail that one read after a few tries; the caller then reports the loss as it would without
 // an archive.
 import type { Logger } from 'pino';
-import { validateEnvelope, type Envelope } from '../stream/envelope.js';
+import { validateEnvelope, type Envelope } from './envelope.js';
 import type { UpstreamClient } from './client.js';
 
 export type ArchiveMode = 'auto' | 'off';

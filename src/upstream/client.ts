@@ -9,7 +9,7 @@ import { createApiKeyProvider, type ApiKeyProvider } from './api-key.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { parseApiError, type ApiErrorBody } from './api-error.js';
-import { parseRetryAfter } from '../stream/backoff.js';
+import { parseRetryAfter } from '../util/backoff.js';
 
 /** Bytes of a stream body buffered ahead of the parser (undici's default is 64 KiB). */
 const STREAM_HIGH_WATER_MARK = 16 * 1024;

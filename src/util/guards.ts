@@ -1,6 +1,6 @@
 // The one "is a plain object" check: untrusted input (frames, config, HTTP bodies) and mapped
 // event data are narrowed with it wherever they are walked.
-import type { JsonValue } from '../mapping/log-record.js';
+import type { JsonValue } from '../vocabulary/log-record.js';
 
 /** A non-null, non-array object. */
 export function isRecord(v: unknown): v is Record<string, unknown> {

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildConfig, type Env } from '../../src/config/load-config.js';
 import type { BridgeConfig } from '../../src/config/schema.js';
-import { startBridge, type Bridge } from '../../src/pipeline/bridge.js';
-import { startReceiver, type Receiver } from '../../src/receiver/server.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { startBridge, type Bridge } from '../../src/daemon/bridge.js';
+import { startReceiver, type Receiver } from '../../src/devkit/receiver/server.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/devkit/simulator/index.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { tallyDelivery, type SessionTally } from '../../src/cli/delivery-tally.js';
+import { tallyDelivery, type SessionTally } from '../../src/devkit/demo/delivery-tally.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 

@@ -4,9 +4,9 @@
 // ("Round trip"): masked values, `true` exported as `y`, `truncated: false` (absent), a PNG not
 // exported inline, subtrees nested deeper than 48 levels (their JSON text), and records the size
 // limit shrank (browser.record.truncated).
-import type { Envelope, EventSource, TelemetryEvent } from '../../src/stream/envelope.js';
+import type { Envelope, EventSource, TelemetryEvent } from '../../src/upstream/envelope.js';
 import { ATTR, setOwn } from '../../src/mapping/attributes.js';
-import type { AttributeValue, BridgeLogRecord } from '../../src/mapping/log-record.js';
+import type { AttributeValue, BridgeLogRecord } from '../../src/vocabulary/log-record.js';
 
 function rebuildSource(attrs: Record<string, AttributeValue>): EventSource {
   const extra = attrs[ATTR.sourceExtra];

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sinkFail, sinkOk, sinkStats, startPeer, type Peer } from '../../../bench/peers.js';
 import { nowMicros } from '../../../bench/sink-tally.js';
-import { otlpSchema } from '../../../src/receiver/otlp-schema.js';
+import { otlpSchema } from '../../../src/devkit/receiver/otlp-schema.js';
 
 let sink: Peer;
 beforeAll(async () => {

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from '../../../src/receiver/server.js';
-import { makePool, startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startReceiver, type Receiver } from '../../../src/devkit/receiver/server.js';
+import { makePool, startSimulator, type Simulator } from '../../../src/devkit/simulator/index.js';
 import { until } from '../../helpers/harness.js';
 import { runCli, startCli } from './cli-process.js';
 

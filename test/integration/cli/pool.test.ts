@@ -1,6 +1,6 @@
 // `pool` as a child process against the simulator's GET /browser_pools/{id_or_name}.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePool, startSimulator, telemetryConfig, TELEMETRY_CATEGORIES, type SimPool, type Simulator } from '../../../src/simulator/index.js';
+import { makePool, startSimulator, telemetryConfig, TELEMETRY_CATEGORIES, type SimPool, type Simulator } from '../../../src/devkit/simulator/index.js';
 import { runCli } from './cli-process.js';
 
 let sim: Simulator;

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimSession, type Simulator } from '../../../src/simulator/index.js';
-import type { Envelope } from '../../../src/stream/envelope.js';
+import { startSimulator, type SimSession, type Simulator } from '../../../src/devkit/simulator/index.js';
+import type { Envelope } from '../../../src/upstream/envelope.js';
 import { runCli, startCli, type CliProcess } from './cli-process.js';
 
 let sim: Simulator;

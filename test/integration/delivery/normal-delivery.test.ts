@@ -2,7 +2,7 @@
 // contract's attributes and the data as a structured body.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
-import type { Envelope } from '../../../src/stream/envelope.js';
+import type { Envelope } from '../../../src/upstream/envelope.js';
 
 let h: Harness;
 afterEach(async () => h?.close());

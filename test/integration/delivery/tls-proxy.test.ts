@@ -9,7 +9,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { decodeProtobufLogsRequest } from '../../../src/receiver/decode.js';
+import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
 import { probeCollector } from '../../../src/cli/check-probes.js';
 import { buildConfig } from '../../../src/config/load-config.js';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';

@@ -4,7 +4,7 @@
 // reload reaching the workers, and a worker that dies costing nothing but a re-read.
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseMappingOptions } from '../../../src/mapping/options.js';
+import { parseMappingOptions } from '../../../src/config/mapping-section.js';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
 import { eventually } from '../server/bridge-harness.js';
 

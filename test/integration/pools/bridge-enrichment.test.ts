@@ -2,7 +2,7 @@
 // attributes once the pool is resolved, and a pool that cannot be looked up does not stop delivery.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
-import { makePool } from '../../../src/simulator/index.js';
+import { makePool } from '../../../src/devkit/simulator/index.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -6,9 +6,9 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionSpec } from '../../../src/config/schema.js';
-import type { AttributeValue } from '../../../src/mapping/log-record.js';
-import { PoolResolver, type PoolSessions } from '../../../src/pipeline/pool-resolver.js';
-import { makePool, startSimulator, telemetryConfig, TELEMETRY_CATEGORIES, type Simulator } from '../../../src/simulator/index.js';
+import type { AttributeValue } from '../../../src/vocabulary/log-record.js';
+import { PoolResolver, type PoolSessions } from '../../../src/daemon/pool-resolver.js';
+import { makePool, startSimulator, telemetryConfig, TELEMETRY_CATEGORIES, type Simulator } from '../../../src/devkit/simulator/index.js';
 import { createApiKeyProvider } from '../../../src/upstream/api-key.js';
 import { UpstreamClient } from '../../../src/upstream/client.js';
 

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { watchConfigFile, type ConfigWatcher } from '../../../src/pipeline/config-watcher.js';
+import { watchConfigFile, type ConfigWatcher } from '../../../src/daemon/config-watcher.js';
 import { silentLogger } from '../../../src/util/logger.js';
 
 const DEBOUNCE = 100;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig, type Env } from '../../../src/config/load-config.js';
-import { createReloader, type Reloader } from '../../../src/pipeline/reload.js';
+import { createReloader, type Reloader } from '../../../src/daemon/reload.js';
 import { FAST, eventually, followedIds, startInProcess, startWorld, worldEnv, type RunningBridge, type World } from '../server/bridge-harness.js';
 import { parsePrometheusText, value } from '../server/prom-text.js';
 

@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from '../../../src/receiver/server.js';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startReceiver, type Receiver } from '../../../src/devkit/receiver/server.js';
+import { startSimulator, type Simulator } from '../../../src/devkit/simulator/index.js';
 import { openPgStore } from '../../../src/store/pg-store.js';
-import { Lease } from '../../../src/store/pg-lease.js';
+import { Lease } from '../../../src/cluster/lease.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 import { runCli } from '../cli/cli-process.js';
 

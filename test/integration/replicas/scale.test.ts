@@ -3,7 +3,7 @@
 // preferred replica changed moved (about 1/N), and at the end nothing is missing.
 import { describe, expect, it } from 'vitest';
 import { exited, sleep } from '../../helpers/harness.js';
-import { preferredOwner } from '../../../src/store/pg-placement.js';
+import { preferredOwner } from '../../../src/cluster/placement.js';
 import { replicaWorld } from './replicas.js';
 
 const world = replicaWorld();

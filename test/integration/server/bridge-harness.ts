@@ -4,7 +4,7 @@
 import { afterEach, beforeEach } from 'vitest';
 import { buildConfig, loadConfig, type Env } from '../../../src/config/load-config.js';
 import type { BridgeConfig } from '../../../src/config/schema.js';
-import { startBridge, type Bridge } from '../../../src/pipeline/bridge.js';
+import { startBridge, type Bridge } from '../../../src/daemon/bridge.js';
 import { startHttpServer, type HttpOptions, type HttpSurface } from '../../../src/server/http-server.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { FAST, harness, type Harness } from '../../helpers/harness.js';

@@ -2,7 +2,7 @@
 // the shipped .proto files (the same schema the receiver decodes with).
 import { describe, expect, it } from 'vitest';
 import { OtlpWalkError, walkJsonRequest, walkProtobufRequest } from '../../../bench/otlp-walk.js';
-import { otlpSchema } from '../../../src/receiver/otlp-schema.js';
+import { otlpSchema } from '../../../src/devkit/receiver/otlp-schema.js';
 
 const T = '1763900000123456789'; // above 2^53, as every real time_unix_nano is
 

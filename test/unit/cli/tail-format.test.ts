@@ -2,8 +2,8 @@
 // `-o json` byte-exact unless something is masked. Times are formatted in the process time zone,
 // so the expectations build them from the same Date the formatter uses.
 import { describe, expect, it } from 'vitest';
-import { defaultMappingOptions } from '../../../src/mapping/options.js';
-import type { Envelope, TelemetryEvent } from '../../../src/stream/envelope.js';
+import { defaultMappingOptions } from '../../../src/config/mapping-section.js';
+import type { Envelope, TelemetryEvent } from '../../../src/upstream/envelope.js';
 import { paint } from '../../../src/cli/ansi.js';
 import { eventEssentials, oneLine } from '../../../src/cli/tail-essentials.js';
 import { formatEventLine, formatGap, formatTime } from '../../../src/cli/tail-format.js';

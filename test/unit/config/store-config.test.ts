@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildConfig } from '../../../src/config/load-config.js';
 import { parseStoreConfig, replicaId } from '../../../src/config/store-config.js';
-import { displayStoreUrl } from '../../../src/config/display-url.js';
+import { displayStoreUrl } from '../../../src/mapping/display-url.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'store-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

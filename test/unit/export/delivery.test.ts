@@ -1,11 +1,11 @@
 // The delivery loop against a scripted transport and a real SQLite spool whose deletes can fail.
 import { describe, expect, it } from 'vitest';
 import { Delivery } from '../../../src/export/delivery.js';
-import { createRecordEncoder } from '../../../src/export/encode-record.js';
-import { createRequestBuilder } from '../../../src/export/otlp-request.js';
+import { createRecordEncoder } from '../../../src/wire/encode-record.js';
+import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import type { ExportOutcome, OtlpTransport } from '../../../src/export/otlp-transport.js';
-import { decodeProtobufLogsRequest } from '../../../src/receiver/decode.js';
-import { createMetrics } from '../../../src/server/metrics.js';
+import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
+import { createMetrics } from '../../../src/observe/metrics.js';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
 import { Spool } from '../../../src/store/spool.js';
 import { silentLogger } from '../../../src/util/logger.js';

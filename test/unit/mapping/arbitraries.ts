@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { CATALOGUE, SERVICE_TYPES } from '../../../src/mapping/catalogue.js';
 import { CDP_COMMON_MEMBERS, CDP_METHODS } from '../../../src/mapping/cdp-methods.js';
-import type { Envelope } from '../../../src/stream/envelope.js';
+import type { Envelope } from '../../../src/upstream/envelope.js';
 
 /** [as sent, as rebuilt after default redaction] */
 export type Pair = [unknown, unknown];

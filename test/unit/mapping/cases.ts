@@ -1,8 +1,8 @@
 // Table-driven mapping cases: at least one per row of docs/mapping.md (event types, the unknown-type
 // rule `*`, and every cdp_command method). docs-agreement.test.ts checks the rows and these cases
 // cover each other; mapping-table.test.ts runs them.
-import type { AttributeValue, JsonValue } from '../../../src/mapping/log-record.js';
-import type { MappingOptions } from '../../../src/mapping/options.js';
+import type { AttributeValue, JsonValue } from '../../../src/vocabulary/log-record.js';
+import type { MappingOptions } from '../../../src/config/mapping-section.js';
 import { CDP_METHODS } from '../../../src/mapping/cdp-methods.js';
 import { SEVERITY } from '../../../src/mapping/severity-levels.js';
 

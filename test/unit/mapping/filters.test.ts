@@ -2,7 +2,7 @@
 // counted and produce no record.
 import { describe, expect, it } from 'vitest';
 import { createMapper, type MappingStats } from '../../../src/mapping/mapper.js';
-import { defaultMappingOptions, parseMappingOptions } from '../../../src/mapping/options.js';
+import { defaultMappingOptions, parseMappingOptions } from '../../../src/config/mapping-section.js';
 import { CTX, envelopeOf } from './helpers.js';
 
 function run(filters: Record<string, string[]>, events: Array<[string, string]>) {

@@ -1,8 +1,8 @@
 // Shared fixtures for the mapping tests.
-import type { Envelope } from '../../../src/stream/envelope.js';
-import type { BridgeLogRecord, SessionContext } from '../../../src/mapping/log-record.js';
+import type { Envelope } from '../../../src/upstream/envelope.js';
+import type { BridgeLogRecord, SessionContext } from '../../../src/vocabulary/log-record.js';
 import { createMapper, type MapperDeps } from '../../../src/mapping/mapper.js';
-import { defaultMappingOptions, type MappingOptions } from '../../../src/mapping/options.js';
+import { defaultMappingOptions, type MappingOptions } from '../../../src/config/mapping-section.js';
 import type { MappingCase } from './cases.js';
 
 export const CTX: SessionContext = { sessionId: 's-1', attributes: { 'browser.pool.id': 'pool-1' }, epoch: 0 };

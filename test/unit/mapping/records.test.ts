@@ -2,9 +2,9 @@
 // or null, deep nesting.
 import { describe, expect, it } from 'vitest';
 import { createMapper } from '../../../src/mapping/mapper.js';
-import { defaultMappingOptions } from '../../../src/mapping/options.js';
+import { defaultMappingOptions } from '../../../src/config/mapping-section.js';
 import { rebuildEnvelope } from '../../helpers/rebuild-envelope.js';
-import { parseEnvelope, type Envelope } from '../../../src/stream/envelope.js';
+import { parseEnvelope, type Envelope } from '../../../src/upstream/envelope.js';
 import { CTX, TS, envelopeOf } from './helpers.js';
 
 const mapper = createMapper(defaultMappingOptions);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_BODY_DEPTH } from '../../../src/mapping/body-transform.js';
 import { createMapper, type MappingStats } from '../../../src/mapping/mapper.js';
 import { compileNameMatcher } from '../../../src/mapping/name-matcher.js';
-import { defaultMappingOptions, parseMappingOptions, type MappingOptions } from '../../../src/mapping/options.js';
+import { defaultMappingOptions, parseMappingOptions, type MappingOptions } from '../../../src/config/mapping-section.js';
 import { addUrlAttributes, createUrlRedactor } from '../../../src/mapping/redact-url.js';
 import { CTX, envelopeOf } from './helpers.js';
 

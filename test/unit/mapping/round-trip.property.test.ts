@@ -3,11 +3,11 @@
 // generated envelopes of every type and cdp_command method, through the spool's JSON form.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { BridgeLogRecord } from '../../../src/mapping/log-record.js';
+import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
-import { defaultMappingOptions, MAX_MAX_RECORD_BYTES, type MappingOptions } from '../../../src/mapping/options.js';
+import { defaultMappingOptions, MAX_MAX_RECORD_BYTES, type MappingOptions } from '../../../src/config/mapping-section.js';
 import { rebuildEnvelope } from '../../helpers/rebuild-envelope.js';
-import type { SessionContext } from '../../../src/mapping/log-record.js';
+import type { SessionContext } from '../../../src/vocabulary/log-record.js';
 import { envelopes } from './arbitraries.js';
 
 const RUNS = 600;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMapper, type MappingStats } from '../../../src/mapping/mapper.js';
-import { defaultMappingOptions, largestRecordBytes, parseMappingOptions, type MappingOptions } from '../../../src/mapping/options.js';
-import { screenshotsBase64 } from '../../../src/simulator/events/png.js';
+import { defaultMappingOptions, largestRecordBytes, parseMappingOptions, type MappingOptions } from '../../../src/config/mapping-section.js';
+import { screenshotsBase64 } from '../../../src/devkit/simulator/events/png.js';
 import { createDirectorySink, safeSegment } from '../../../src/mapping/screenshots.js';
 import { CTX, envelopeOf } from './helpers.js';
 

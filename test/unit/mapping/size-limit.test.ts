@@ -2,9 +2,9 @@
 // nothing throws, whatever the event.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { BridgeLogRecord } from '../../../src/mapping/log-record.js';
+import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import { createMapper, type MappingStats, type OversizeAction } from '../../../src/mapping/mapper.js';
-import { defaultMappingOptions, MIN_MAX_RECORD_BYTES, type MappingOptions } from '../../../src/mapping/options.js';
+import { defaultMappingOptions, MIN_MAX_RECORD_BYTES, type MappingOptions } from '../../../src/config/mapping-section.js';
 import { ATTRIBUTE_OVERHEAD, cutString, NODE_OVERHEAD, RECORD_OVERHEAD } from '../../../src/mapping/size-limit.js';
 import { json, text } from './arbitraries.js';
 import { CTX, envelopeOf } from './helpers.js';

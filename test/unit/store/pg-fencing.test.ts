@@ -3,10 +3,10 @@
 // replicas; a lease is "lost" by moving its database deadline into the past.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Lease } from '../../../src/store/pg-lease.js';
+import { Lease } from '../../../src/cluster/lease.js';
 import { PG_SCHEMA_VERSION, PgSchemaError, migratePg } from '../../../src/store/pg-schema.js';
 import { createPgPool, openPgStore, type PgStore } from '../../../src/store/pg-store.js';
-import type { NewSegment } from '../../../src/store/segment.js';
+import type { NewSegment } from '../../../src/wire/segment-framing.js';
 import { FencedError } from '../../../src/store/store.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 

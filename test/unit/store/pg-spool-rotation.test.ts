@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GEN_SHIFT } from '../../../src/store/pg-schema.js';
 import { spoolDiskBytes, truncateDrainedGenerations } from '../../../src/store/pg-spool-rotation.js';
 import { openPgStore, type PgStore } from '../../../src/store/pg-store.js';
-import type { NewSegment } from '../../../src/store/segment.js';
+import type { NewSegment } from '../../../src/wire/segment-framing.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 
 let server: PgServer;

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
-import { splitRecords, type NewSegment } from '../../../src/store/segment.js';
+import { splitRecords, type NewSegment } from '../../../src/wire/segment-framing.js';
 import type { Store } from '../../../src/store/store.js';
 import { openPgStore, type PgStore } from '../../../src/store/pg-store.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';

@@ -1,0 +1,201 @@
+// The shared-store side of the supervisor: turns the ownership loop's decisions (pg-rebalancer.ts)
+// into following and stopping sessions, moving their spool with them, and keeps the counters.
+//
+//   claimed     → the spool adopts the moved backlog, then the session is followed from its checkpoint
+//   handed over → stop reading, commit what was read, release (no owner, new epoch), drop from memory
+//   finished    → (removed or ended through any replica) the same as a hand-over
+//   lost        → another replica owns it (our lease ran out): stop reading; nothing more can be
+//                 written for it (fenced), what was pending is dropped, its spool stays with it
+//   lease expired (local deadline) → every session is treated as lost; claimed afresh, at a new
+//                 epoch, once the lease is renewed and placement gives them back
+//   fenced write  → the store refused a commit for a session: lost, as above
+// These steps run one at a time (a queue): a session is never stopped for one reason while it is
+// being started for another, so there is at most one reader per session in this process.
+import type { Logger } from 'pino';
+import type { BridgeMetrics } from '../observe/metrics.js';
+import { Lease } from './lease.js';
+import { Rebalancer } from './rebalancer.js';
+import { truncateDrainedGenerations } from '../store/pg-spool-rotation.js';
+import type { Claimed, PgStore } from '../store/pg-store.js';
+import { sessionsWithSpool } from './ownership-view.js';
+import type { Spool } from '../store/spool.js';
+import type { SessionRow } from '../store/store.js';
+
+/** How often drained spool generations are looked for. */
+const ROTATION_INTERVAL_MS = 15_000;
+
+export interface OwnedSessionsHost {
+  follow(row: SessionRow): void;
+  /** Stops reading the session (if followed here) and forgets its pipeline. */
+  unfollow(id: string): Promise<void>;
+  isFollowed(id: string): boolean;
+  /** Applies a spec changed through another replica (attributes, pool) to a followed session. */
+  respecify(row: SessionRow): void;
+  /** After every ownership pass. */
+  ticked?(): void;
+}
+
+export interface OwnershipOptions {
+  store: PgStore;
+  spool: Spool;
+  leaseMs: number;
+  metrics: BridgeMetrics;
+  log: Logger;
+  host: OwnedSessionsHost;
+}
+
+export class Ownership {
+  readonly lease: Lease;
+  private readonly rebalancer: Rebalancer;
+  /** Active sessions in the store at the last tick (for `run --until-ended`); -1 before the first. */
+  activeSessions = -1;
+  private stopped = false;
+  private rotation: NodeJS.Timeout | undefined;
+
+  constructor(private readonly o: OwnershipOptions) {
+    const { metrics, log } = o;
+    let failing = false;
+    this.lease = new Lease({
+      pool: o.store.pool, replicaId: o.store.replicaId, leaseMs: o.leaseMs,
+      onRenewed: () => {
+        metrics.leaseRenewals.inc({ outcome: 'success' });
+        if (failing) log.info('lease renewed again');
+        failing = false;
+      },
+      onRenewFailed: (err) => {
+        metrics.leaseRenewals.inc({ outcome: 'failure' });
+        if (!failing) log.warn({ error: err.message }, 'cannot renew the lease in the shared store; sessions are given up if it does not recover in time');
+        failing = true;
+      },
+      onExpired: () => {
+        // Said at once; the sessions are stopped in turn with the other ownership steps.
+        metrics.leaseExpirations.inc();
+        log.warn({ sessions: o.store.ownedSessions().size }, 'lease not renewed within its safety margin: stopped reading every session until it is');
+        void this.serial(() => this.expired());
+      },
+    });
+    this.rebalancer = new Rebalancer({
+      store: o.store, lease: this.lease, intervalMs: Math.max(200, Math.floor(o.leaseMs / 5)), orphanGraceMs: o.leaseMs,
+      hooks: {
+        acquired: (c) => this.serial(() => this.acquired(c)),
+        lost: (ids) => this.serial(() => this.lost(ids, 'another replica owns them now')),
+        finished: (ids) => this.serial(() => this.finished(ids)),
+        handOver: (ids) => this.serial(() => this.release(ids)),
+        kept: (ids) => this.serial(() => this.kept(ids)),
+        respecified: (ids) => this.serial(async () => {
+          for (const row of await o.store.specs(ids)) o.host.respecify(row);
+        }),
+        ticked: (n) => {
+          this.activeSessions = n;
+          o.host.ticked?.();
+        },
+      },
+      onError: (err) => log.warn({ error: err.message }, 'ownership pass failed; retried'),
+    });
+  }
+
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private serial(fn: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The store refused writes for these sessions: another replica owns them now. */
+  fenced(ids: readonly string[]): void {
+    void this.serial(() => this.lost([...ids], 'the store refused a write: another replica owns them now')).catch(() => undefined);
+  }
+
+  /** Live replicas at the last pass. */
+  get replicas(): string[] {
+    return this.rebalancer.replicas;
+  }
+
+  start(): void {
+    this.lease.start();
+    this.rebalancer.start();
+    // Every replica tries; the partition lock makes concurrent attempts harmless.
+    this.rotation = setInterval(() => {
+      truncateDrainedGenerations(this.o.store.pool).then((gs) => {
+        if (gs.length > 0) this.o.log.debug({ generations: gs }, 'truncated drained spool generations');
+      }, () => undefined);
+    }, ROTATION_INTERVAL_MS);
+    this.rotation.unref();
+  }
+
+  private async acquired(c: Claimed): Promise<void> {
+    if (this.stopped) {
+      for (const r of c.sessions) await this.o.store.release(r.spec.id).catch(() => undefined);
+      return;
+    }
+    await this.o.spool.adopt(c);
+    // An ended or removed session came only for its undelivered spool: nothing to read. One lost
+    // again meanwhile (the lease ran out) is not ours to read either.
+    const owned = this.o.store.ownedSessions();
+    for (const row of c.sessions) if (row.lifecycle === 'active' && owned.has(row.spec.id)) this.o.host.follow(row);
+    this.o.metrics.handovers.inc({ kind: 'claimed' }, c.sessions.length);
+    this.o.log.info({ sessions: c.sessions.length, backlogRecords: c.records, replica: this.o.store.replicaId }, 'claimed sessions');
+  }
+
+  /** Owned, active and preferred here: followed (again, after a hand-over that could not finish). */
+  private async kept(ids: string[]): Promise<void> {
+    const missing = ids.filter((id) => !this.o.host.isFollowed(id));
+    if (missing.length === 0 || this.stopped) return;
+    const owned = this.o.store.ownedSessions();
+    for (const row of await this.o.store.specs(missing)) if (row.lifecycle === 'active' && owned.has(row.spec.id)) this.o.host.follow(row);
+  }
+
+  private async lost(ids: string[], why: string): Promise<void> {
+    for (const id of ids) this.o.store.forget(id);
+    await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
+    this.o.spool.forget(ids);
+    await this.o.spool.resync().catch(() => undefined);
+    this.o.metrics.handovers.inc({ kind: 'lost' }, ids.length);
+    this.o.log.warn({ sessions: ids.length, sample: ids.slice(0, 5) }, `stopped following sessions: ${why}`);
+  }
+
+  /** Flushed hand-over: stop reading, commit, release; the spool goes with the session. */
+  private async release(ids: string[]): Promise<void> {
+    await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
+    await this.o.spool.flush();
+    for (const id of ids) await this.o.store.release(id);
+    this.o.spool.forget(ids);
+    await this.o.spool.resync();
+    this.o.metrics.handovers.inc({ kind: 'handed_over' }, ids.length);
+    this.o.log.info({ sessions: ids.length }, 'handed sessions over to their preferred replica');
+  }
+
+  /**
+   * Removed or ended: stop reading at once, but keep owning the session until its spool is
+   * delivered — released earlier, its segments would belong to nobody (nobody claims a session
+   * that is not active unless it has a spool, and then only to deliver it).
+   */
+  private async finished(ids: string[]): Promise<void> {
+    await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
+    await this.o.spool.flush();
+    const undelivered = await sessionsWithSpool(this.o.store.pool, ids);
+    const done = ids.filter((id) => !undelivered.has(id));
+    for (const id of done) await this.o.store.release(id);
+  }
+
+  private async expired(): Promise<void> {
+    // Renewed again meanwhile: what is still owned here was claimed afresh, at a new epoch.
+    if (this.lease.valid) return;
+    const ids = this.o.store.forgetAll();
+    if (ids.length > 0) await this.lost(ids, 'the lease ran out');
+  }
+
+  /** Stops claiming; then (after the spool was delivered) gives every session and the lease up. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.rotation) clearInterval(this.rotation);
+    await this.rebalancer.stop();
+    this.lease.stop();
+  }
+
+  async releaseAll(): Promise<void> {
+    for (const id of [...this.o.store.ownedSessions().keys()]) await this.o.store.release(id).catch(() => undefined);
+    await this.lease.drop().catch(() => undefined);
+  }
+}

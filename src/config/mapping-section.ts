@@ -1,0 +1,268 @@
+// The `mapping:` section of the configuration: redaction, screenshots, record size, body format and
+// filters. Parsed and validated once at start (CONVENTIONS: untrusted input is validated where it
+// enters); the mapper precomputes its lookup tables from the result.
+import { ConfigError } from './errors.js';
+import { checkCategories } from './event-names.js';
+import { optBytes } from './readers.js';
+import { isRecord } from '../util/guards.js';
+
+export type ScreenshotPolicy = 'inline' | 'drop' | 'directory';
+export type BodyFormat = 'map' | 'json';
+
+export interface RedactionOptions {
+  /** Master switch; when false nothing below is applied. */
+  enabled: boolean;
+  /** Header names (case-insensitive, `*` wildcard) whose values are masked in request and response headers. */
+  headers: string[];
+  /** Query parameter names (case-insensitive, `*` wildcard) whose values are masked in URLs. */
+  queryParams: string[];
+  /** Mask the user-info part (`user:password@`) of URLs. */
+  urlUserinfo: boolean;
+  /** Replace network_request.post_data by the mask. */
+  dropPostData: boolean;
+  /** Replace network_response.body by the mask. */
+  dropResponseBody: boolean;
+  /** Replace api_call.code (source submitted to the code-execution endpoint) by the mask. */
+  dropApiCallCode: boolean;
+  /** Replace interaction_key.key by the mask unless it is a named key (Enter, Tab, ArrowDown, …). */
+  maskTypedKeys: boolean;
+}
+
+export interface ScreenshotOptions {
+  policy: ScreenshotPolicy;
+  /** Where `directory` writes `<session>/<seq>.png`; required for that policy. */
+  directory?: string;
+  /**
+   * Size limit of a record that carries a PNG inline (the `inline` policy), instead of
+   * maxRecordBytes; DEFAULT_SCREENSHOT_RECORD_BYTES when absent. See largestRecordBytes().
+   */
+  maxRecordBytes?: number;
+}
+
+export interface FilterOptions {
+  includeCategories?: string[];
+  excludeCategories?: string[];
+  includeTypes?: string[];
+  excludeTypes?: string[];
+}
+
+export interface MappingOptions {
+  redaction: RedactionOptions;
+  screenshots: ScreenshotOptions;
+  /** Upper bound of one record's estimated encoded size, in bytes (see size-limit.ts). */
+  maxRecordBytes: number;
+  bodyFormat: BodyFormat;
+  filters: FilterOptions;
+}
+
+/** The value every masked secret is replaced by (the semantic conventions' choice for url.full). */
+export const REDACTED = 'REDACTED';
+
+/** Authorization, cookies and API-key/token style headers (DESIGN.md "Secrets"). */
+export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  '*api-key',
+  '*api_key',
+  '*apikey',
+  '*token',
+  '*secret',
+  '*password',
+  '*signature',
+  '*credential',
+  '*session-id',
+];
+
+/**
+ * Signature-like query parameters: the semantic conventions' list for url.full (AWSAccessKeyId,
+ * Signature, sig, X-Goog-Signature) widened to the usual cloud and OAuth names, and `jwt`, which the
+ * service itself puts on connection URLs (spec "Authentication" rule 6).
+ */
+export const DEFAULT_REDACTED_QUERY_PARAMS: readonly string[] = [
+  'awsaccesskeyid',
+  'sig',
+  '*signature',
+  '*credential',
+  '*token',
+  '*secret',
+  '*password',
+  'passwd',
+  '*api_key',
+  '*apikey',
+  'api-key',
+  'key',
+  'jwt',
+  'code',
+  'auth',
+  'authorization',
+];
+
+export const DEFAULT_MAX_RECORD_BYTES = 64 * 1024;
+/** Below this a record could not even hold its fixed attributes and a truncation note. */
+export const MIN_MAX_RECORD_BYTES = 4 * 1024;
+/** Well below the 4 MiB request limit common collectors apply. */
+export const MAX_MAX_RECORD_BYTES = 1024 * 1024;
+/**
+ * Records carrying an inline screenshot may be this large by default: the service sends PNGs of up
+ * to 729 KiB (it recaptures at a smaller scale above that), 972 KiB of base64, and a real screenshot
+ * must fit whole. The OTLP/HTTP receiver of the OpenTelemetry Collector accepts 20 MiB requests by
+ * default (confighttp max_request_body_size), so such a record never makes a request a collector
+ * refuses as long as the exporter bounds requests by bytes.
+ */
+export const DEFAULT_SCREENSHOT_RECORD_BYTES = 1024 * 1024;
+export const MAX_SCREENSHOT_RECORD_BYTES = 4 * 1024 * 1024;
+
+export const defaultMappingOptions: MappingOptions = Object.freeze({
+  redaction: Object.freeze({
+    enabled: true,
+    headers: [...DEFAULT_REDACTED_HEADERS],
+    queryParams: [...DEFAULT_REDACTED_QUERY_PARAMS],
+    urlUserinfo: true,
+    dropPostData: false,
+    dropResponseBody: false,
+    dropApiCallCode: false,
+    maskTypedKeys: true,
+  }),
+  screenshots: Object.freeze({ policy: 'inline' as ScreenshotPolicy, maxRecordBytes: DEFAULT_SCREENSHOT_RECORD_BYTES }),
+  maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
+  bodyFormat: 'map' as BodyFormat,
+  filters: Object.freeze({}),
+}) as MappingOptions;
+
+
+/** Reads one YAML mapping section, rejecting keys it does not know (typos must not pass silently). */
+function section(raw: unknown, key: string, known: readonly string[]): Record<string, unknown> {
+  if (raw === undefined || raw === null) return {};
+  if (!isRecord(raw)) throw new ConfigError(key, 'must be a mapping');
+  for (const k of Object.keys(raw)) {
+    if (!known.includes(k)) throw new ConfigError(`${key}.${k}`, `unknown key (expected one of: ${known.join(', ')})`);
+  }
+  return raw;
+}
+
+function bool(raw: unknown, key: string, fallback: boolean): boolean {
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof raw !== 'boolean') throw new ConfigError(key, 'must be true or false');
+  return raw;
+}
+
+function names(raw: unknown, key: string): string[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) throw new ConfigError(key, 'must be a list of names');
+  return raw.map((v, i) => {
+    if (typeof v !== 'string' || v.trim() === '') throw new ConfigError(`${key}[${i}]`, 'must be a non-empty string');
+    return v.trim();
+  });
+}
+
+function oneOf<T extends string>(raw: unknown, key: string, allowed: readonly T[], fallback: T): T {
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof raw !== 'string' || !(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(key, `must be one of: ${allowed.join(', ')}`);
+  }
+  return raw as T;
+}
+
+function parseRedaction(raw: unknown, key: string): RedactionOptions {
+  const s = section(raw, key, [
+    'enabled',
+    'headers',
+    'additional_headers',
+    'query_params',
+    'additional_query_params',
+    'url_userinfo',
+    'drop_post_data',
+    'drop_response_body',
+    'drop_api_call_code',
+    'mask_typed_keys',
+  ]);
+  const d = defaultMappingOptions.redaction;
+  const headers = names(s.headers, `${key}.headers`) ?? [...d.headers];
+  const queryParams = names(s.query_params, `${key}.query_params`) ?? [...d.queryParams];
+  headers.push(...(names(s.additional_headers, `${key}.additional_headers`) ?? []));
+  queryParams.push(...(names(s.additional_query_params, `${key}.additional_query_params`) ?? []));
+  return {
+    enabled: bool(s.enabled, `${key}.enabled`, d.enabled),
+    headers,
+    queryParams,
+    urlUserinfo: bool(s.url_userinfo, `${key}.url_userinfo`, d.urlUserinfo),
+    dropPostData: bool(s.drop_post_data, `${key}.drop_post_data`, d.dropPostData),
+    dropResponseBody: bool(s.drop_response_body, `${key}.drop_response_body`, d.dropResponseBody),
+    dropApiCallCode: bool(s.drop_api_call_code, `${key}.drop_api_call_code`, d.dropApiCallCode),
+    maskTypedKeys: bool(s.mask_typed_keys, `${key}.mask_typed_keys`, d.maskTypedKeys),
+  };
+}
+
+function parseScreenshots(raw: unknown, key: string): ScreenshotOptions {
+  const s = section(raw, key, ['policy', 'directory', 'max_record_bytes']);
+  const policy = oneOf(s.policy, `${key}.policy`, ['inline', 'drop', 'directory'] as const, 'inline');
+  if (s.directory !== undefined && s.directory !== null && (typeof s.directory !== 'string' || s.directory === '')) {
+    throw new ConfigError(`${key}.directory`, 'must be a non-empty path');
+  }
+  const directory = typeof s.directory === 'string' ? s.directory : undefined;
+  if (policy === 'directory' && directory === undefined) {
+    throw new ConfigError(`${key}.directory`, 'is required when policy is directory');
+  }
+  const maxRecordBytes = parseBytes(s.max_record_bytes, `${key}.max_record_bytes`, DEFAULT_SCREENSHOT_RECORD_BYTES, MAX_SCREENSHOT_RECORD_BYTES);
+  return directory === undefined ? { policy, maxRecordBytes } : { policy, directory, maxRecordBytes };
+}
+
+function parseBytes(v: unknown, key: string, fallback: number, max: number): number {
+  const raw = optBytes(v, key, 0);
+  if (raw === undefined) return fallback;
+  if (raw < MIN_MAX_RECORD_BYTES || raw > max) {
+    throw new ConfigError(key, `must be between ${MIN_MAX_RECORD_BYTES} and ${max} bytes (got ${raw})`);
+  }
+  return raw;
+}
+
+const parseMaxRecordBytes = (raw: unknown, key: string): number => parseBytes(raw, key, DEFAULT_MAX_RECORD_BYTES, MAX_MAX_RECORD_BYTES);
+
+/** The limit for records that carry an inline screenshot. */
+export function screenshotRecordBytes(options: MappingOptions): number {
+  return Math.max(options.maxRecordBytes, options.screenshots.maxRecordBytes ?? DEFAULT_SCREENSHOT_RECORD_BYTES);
+}
+
+/**
+ * The largest record the mapper can produce under these options (estimated encoded size): what a
+ * spool segment or an export request must have room for. Screenshot records are the large ones,
+ * and only under the `inline` policy.
+ */
+export function largestRecordBytes(options: MappingOptions): number {
+  return options.screenshots.policy === 'inline' ? screenshotRecordBytes(options) : options.maxRecordBytes;
+}
+
+function parseFilters(raw: unknown, key: string): FilterOptions {
+  const s = section(raw, key, ['include_categories', 'exclude_categories', 'include_types', 'exclude_types']);
+  const out: FilterOptions = {};
+  const ic = names(s.include_categories, `${key}.include_categories`);
+  const ec = names(s.exclude_categories, `${key}.exclude_categories`);
+  const it = names(s.include_types, `${key}.include_types`);
+  const et = names(s.exclude_types, `${key}.exclude_types`);
+  // A misspelt category would filter out everything (include) or nothing (exclude), silently, while
+  // the checkpoint moves on: refuse it. Unknown types are only warned about (config/warnings.ts).
+  checkCategories(ic ?? [], `${key}.include_categories`);
+  checkCategories(ec ?? [], `${key}.exclude_categories`);
+  if (ic !== undefined) out.includeCategories = ic;
+  if (ec !== undefined) out.excludeCategories = ec;
+  if (it !== undefined) out.includeTypes = it;
+  if (et !== undefined) out.excludeTypes = et;
+  return out;
+}
+
+/**
+ * Validates the `mapping:` section of the YAML configuration (snake_case keys). Absent keys take
+ * their defaults; a problem throws a ConfigError naming `<keyPrefix>.<key>`.
+ */
+export function parseMappingOptions(raw: unknown, keyPrefix: string): MappingOptions {
+  const s = section(raw, keyPrefix, ['redaction', 'screenshots', 'max_record_bytes', 'body_format', 'filters']);
+  return {
+    redaction: parseRedaction(s.redaction, `${keyPrefix}.redaction`),
+    screenshots: parseScreenshots(s.screenshots, `${keyPrefix}.screenshots`),
+    maxRecordBytes: parseMaxRecordBytes(s.max_record_bytes, `${keyPrefix}.max_record_bytes`),
+    bodyFormat: oneOf(s.body_format, `${keyPrefix}.body_format`, ['map', 'json'] as const, 'map'),
+    filters: parseFilters(s.filters, `${keyPrefix}.filters`),
+  };
+}

@@ -1,0 +1,191 @@
+// The composition root: builds every component of the pipeline from the configuration and wires
+// them together, and owns their lifecycle: started source-ward last (store → spool → delivery →
+// sessions) and stopped in pipeline order (sessions stop reading → spool commits → delivery drains
+// → exporter → store). `run`, `demo` and the integration tests all start the bridge through here.
+import { statfsSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { BridgeConfig } from '../config/schema.js';
+import { createMapper } from '../mapping/mapper.js';
+import type { BridgeLogRecord } from '../vocabulary/log-record.js';
+import { createMetrics, type BridgeMetrics } from '../observe/metrics.js';
+import { openSqliteStore, SqliteStore } from '../store/sqlite-store.js';
+import type { PgStore } from '../store/pg-store.js';
+import { displayStoreUrl } from '../mapping/display-url.js';
+import { Spool } from '../store/spool.js';
+import type { Store } from '../store/store.js';
+import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
+import { Delivery } from '../export/delivery.js';
+import { createRecordEncoder } from '../wire/encode-record.js';
+import { createRequestBuilder } from '../wire/otlp-request.js';
+import { createOtlpTransport, type OtlpTransport } from '../export/otlp-transport.js';
+import { resourceAttributes, SCOPE } from '../wire/resource.js';
+import { createMappingStats } from '../session/mapping-stats.js';
+import { Supervisor } from './supervisor.js';
+import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
+import { SwappableMapper } from '../session/swappable-mapper.js';
+import { IngestPool, resolveWorkers } from '../ingest/worker-group.js';
+import { BRIDGE_VERSION } from '../util/version.js';
+import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
+
+/** Committed segments handed to delivery from memory; beyond this a backlog is read back from disk. */
+const MEMORY_MAX_BYTES = 16 * 1024 * 1024;
+
+export interface Bridge {
+  config: BridgeConfig;
+  supervisor: Supervisor;
+  /** Pool lookup and enrichment; poolStatus() for status surfaces. */
+  pools: PoolResolver;
+  /** The mapper every session uses; a configuration reload swaps its options. */
+  mapper: SwappableMapper;
+  delivery: Delivery;
+  store: Store;
+  spool: Spool;
+  metrics: BridgeMetrics;
+  client: UpstreamClient;
+  log: Logger;
+  /** The ingest worker threads; absent when the sessions run on the main thread (`workers: 0`). */
+  ingest: IngestPool | undefined;
+  /** Stops reading, delivers within the grace period, closes everything. Idempotent. */
+  shutdown(graceMs?: number): Promise<boolean>;
+}
+
+export interface BridgeOverrides {
+  transport?: OtlpTransport;
+  metrics?: BridgeMetrics;
+}
+
+/** Free and total bytes of the state directory's volume, for the spool's size limit; undefined when unknown. */
+function freeBytesOf(dir: string): { free: number; total: number } | undefined {
+  try {
+    const s = statfsSync(dir);
+    return { free: s.bavail * s.bsize, total: s.blocks * s.bsize };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startBridge(config: BridgeConfig, log: Logger, overrides: BridgeOverrides = {}): Promise<Bridge> {
+  const metrics = overrides.metrics ?? createMetrics({ spoolCapacityBytes: config.spool.maxBytes });
+  const encode = createRecordEncoder();
+  let shared: PgStore | undefined;
+  const sc = config.store;
+  if (sc.kind === 'postgres') {
+    // Loaded only when used: one machine on SQLite never loads the PostgreSQL client.
+    const { openPgStore } = await import('../store/pg-store.js');
+    shared = await openPgStore({
+      url: sc.url, password: sc.password, replicaId: config.replicaId,
+      // A query may not outlive a third of the lease: a cut connection is noticed while the lease holds.
+      queryTimeoutMs: Math.max(1000, Math.floor(sc.leaseMs / 3)),
+      onFenced: (ids) => log.warn({ sessions: ids.length, sample: ids.slice(0, 5) }, 'the shared store refused a write: another replica owns these sessions now'),
+    });
+    log.info({ store: displayStoreUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs }, 'using the shared PostgreSQL store');
+  }
+  const store: Store = shared ?? await openSqliteStore(config.stateDir, {
+    migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
+    onMigrated: (r) => log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),
+  });
+  const budget = config.memoryLimitBytes === 'off' ? undefined : config.memoryLimitBytes ?? containerMemoryLimit();
+  let spoolRef: Spool | undefined;
+  const memory = budget === undefined ? undefined : startMemoryGuard(budget, (over) => {
+    if (over) log.warn({ rssBytes: process.memoryUsage.rss(), budgetBytes: budget }, 'over the memory budget: reading is paused until memory is back under it');
+    else {
+      log.info({ rssBytes: process.memoryUsage.rss(), budgetBytes: budget }, 'memory back under the budget: reading resumes');
+      spoolRef?.recheckRoom();
+    }
+  });
+  const spool = await Spool.open({
+    store,
+    ...(memory ? { memoryPressure: () => memory.over } : {}),
+    // The local volume bounds only the local store: the shared one lives on the database's disk.
+    ...(store instanceof SqliteStore ? {
+      freeBytes: () => {
+        const v = freeBytesOf(config.stateDir);
+        return v && { free: v.free + store.reusableBytes(), total: v.total };
+      },
+    } : {}),
+    onDeleteError: (err, streak) => {
+      if (streak === 1 || streak % 50 === 0) log.error({ error: err.message, streak }, 'cannot delete delivered records from the spool (disk full?); delivery goes on and the delete is retried');
+    },
+    maxBytes: config.spool.maxBytes,
+    // A sixteenth of the memory budget at most: the rest is the heap, sockets and pending records.
+    memoryMaxBytes: Math.min(MEMORY_MAX_BYTES, Math.max(1024 * 1024, config.spool.maxBytes >> 2), budget === undefined ? Infinity : Math.max(1024 * 1024, budget >> 4)),
+    commitMaxRecords: config.spool.commitMaxRecords,
+    commitIntervalMs: config.spool.commitIntervalMs,
+    onCommitError: (err, streak) => {
+      metrics.spoolCommitErrors.inc();
+      if (streak === 1 || streak % 50 === 0) {
+        log.error({ error: err.message, code: (err as { code?: string }).code, streak }, 'cannot write the spool (disk full?); reading is paused and the write is retried');
+      }
+    },
+    onCommitRecovered: () => log.info('spool writes succeed again'),
+    onFenced: (ids) => {
+      metrics.fencedWrites.inc(ids.length);
+      // Stop reading what we may no longer write.
+      supervisor?.ownership?.fenced(ids);
+    },
+  });
+  spoolRef = spool;
+  const client = createUpstreamClient(config.upstream);
+  const stats = createMappingStats(metrics);
+  const mapper = new SwappableMapper((options) => createMapper(options, { stats }), config.mapping);
+  const ex = config.exporter;
+  const transport = overrides.transport ?? createOtlpTransport({
+    url: ex.url, headers: ex.headers, compression: ex.compression, timeoutMs: ex.timeoutMs, tls: ex.tls,
+    connections: ex.concurrency, userAgent: `browser-telemetry-bridge/${BRIDGE_VERSION}`,
+  });
+  const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
+  let supervisor: Supervisor | undefined;
+  const workers = resolveWorkers(config.workers);
+  const ingest = workers === 0 ? undefined : await IngestPool.start({
+    workers, config, log, logPretty: Boolean(process.stderr.isTTY), spool, metrics,
+    onEnded: (id) => supervisor?.onEnded(id) ?? Promise.resolve(),
+    onLost: (ids) => {
+      supervisor?.refollow(ids).catch((err: unknown) => log.error({ error: (err as Error).message }, 'cannot follow the sessions of a lost ingest worker again'));
+    },
+  });
+  if (ingest) {
+    mapper.onSwap((options) => ingest.setMapping(options));
+    log.info({ workers }, 'sessions are read, mapped and encoded in ingest worker threads');
+  }
+  const delivery = new Delivery({
+    spool, transport, requests, metrics, log,
+    batchMaxRecords: ex.batchMaxRecords,
+    batchMaxBytes: ex.batchMaxBytes,
+    concurrency: ex.concurrency,
+    backoff: ex.backoff,
+    onDelivered: (segments) => supervisor?.onDelivered(segments),
+    onSettled: () => supervisor?.onDeliverySettled(),
+  });
+  supervisor = new Supervisor({
+    config, store, spool, encode, client, mapper, metrics, log, delivery,
+    ...(ingest ? { ingest } : {}),
+    ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
+  });
+  delivery.start();
+  try {
+    await supervisor.start();
+  } catch (err) {
+    // The worker threads would keep a process that failed to start alive.
+    await ingest?.close();
+    throw err;
+  }
+  const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });
+
+  let closing: Promise<boolean> | undefined;
+  const sup = supervisor;
+  return {
+    config, supervisor: sup, pools, mapper, delivery, store, spool, metrics, client, log, ingest,
+    shutdown(graceMs = config.shutdownGraceMs) {
+      closing ??= (async () => {
+        await pools.stop();
+        memory?.stop();
+        const drained = await sup.shutdown(graceMs);
+        await ingest?.close();
+        await client.close();
+        await store.close();
+        return drained;
+      })();
+      return closing;
+    },
+  };
+}

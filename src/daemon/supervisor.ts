@@ -1,0 +1,343 @@
+// Owns the set of followed sessions and the shared machinery (store, spool writer, exporter).
+//
+// Lifecycle: start() → running: config sessions and sessions stored by earlier runs (added through
+// the control API) are followed; PUT/DELETE add and remove at run time; a session whose stream
+// answers 404 is marked ended → shutdown(grace): stop reading every stream, commit what was read,
+// deliver the spool until it is empty or the grace period is over, close the store. Whatever was not
+// delivered stays spooled for the next start. shutdown() is idempotent.
+//
+// With the shared (PostgreSQL) store the set of followed sessions is driven by ownership instead
+// (ownership.ts): every replica records the configured sessions and PUT/DELETE in the store, and
+// follows only the sessions it owns; a PUT or DELETE on a replica that does not own the session is
+// picked up by the owner at its next ownership pass (within a fifth of a lease).
+import type { Logger } from 'pino';
+import type { BridgeConfig, SessionSpec } from '../config/schema.js';
+import type { Mapper } from '../mapping/mapper.js';
+import type { AttributeValue } from '../vocabulary/log-record.js';
+import type { BridgeMetrics } from '../observe/metrics.js';
+import type { RecordEncoder } from '../wire/encode-record.js';
+import type { Spool } from '../store/spool.js';
+import type { Segment, SessionRow, SessionSource, Store } from '../store/store.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import type { Delivery } from '../export/delivery.js';
+import type { PgStore } from '../store/pg-store.js';
+import { readOwners } from '../cluster/ownership-view.js';
+import { Ownership } from '../cluster/ownership.js';
+import { SessionPipeline, streamSettings, type FollowedSession, type SessionStatus } from '../session/session-pipeline.js';
+import type { IngestPool } from '../ingest/worker-group.js';
+import { ArchiveReader } from '../upstream/archive.js';
+
+/** A session's status with the replica that owns it (shared store; null: none right now). */
+export type OwnedStatus = SessionStatus & { owner?: string | null };
+
+/** Finished sessions whose last status stays visible in GET /v1/sessions (oldest forgotten first). */
+const MAX_FINISHED = 1000;
+
+export interface SupervisorDeps {
+  config: BridgeConfig;
+  store: Store;
+  spool: Spool;
+  encode: RecordEncoder;
+  client: UpstreamClient;
+  mapper: Mapper;
+  metrics: BridgeMetrics;
+  log: Logger;
+  delivery: Delivery;
+  /** The shared store: follow only the sessions this replica owns. */
+  shared?: { store: PgStore; leaseMs: number };
+  /** Ingest workers: sessions are read, mapped and encoded there (absent: on this thread). */
+  ingest?: IngestPool;
+}
+
+export class Supervisor {
+  private readonly active = new Map<string, FollowedSession>();
+  /** Final status of sessions that ended or were removed during this run. */
+  private readonly finished = new Map<string, SessionStatus>();
+  private stopping = false;
+  private endedWaiters: Array<() => void> = [];
+  /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
+  private readonly ops = new Map<string, Promise<unknown>>();
+  /** One archive reader for every session: a service without the archive route is asked once. */
+  private readonly archive: ArchiveReader;
+  /** Present with the shared store. */
+  readonly ownership: Ownership | undefined;
+
+  constructor(private readonly d: SupervisorDeps) {
+    this.archive = new ArchiveReader(d.client, d.log, { mode: d.config.upstream.archive });
+    if (d.shared) {
+      this.ownership = new Ownership({
+        store: d.shared.store, spool: d.spool, leaseMs: d.shared.leaseMs, metrics: d.metrics, log: d.log,
+        host: {
+          follow: (row) => {
+            if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
+          },
+          unfollow: (id) => this.unfollow(id),
+          isFollowed: (id) => this.active.has(id),
+          respecify: (row) => this.active.get(row.spec.id)?.updateSpec(row.spec),
+          ticked: () => this.checkAllEnded(),
+        },
+      });
+    }
+    const shared = d.shared;
+    d.metrics.setSources({
+      ...(shared ? { ownedSessions: () => shared.store.ownedSessions().size } : {}),
+      spool: () => d.store.spoolStats(),
+      pendingRecords: () => d.spool.pendingCount,
+      sessionsByState: () => {
+        const out: Record<string, number> = {};
+        for (const p of this.active.values()) {
+          const s = p.status().state;
+          out[s] = (out[s] ?? 0) + 1;
+        }
+        return out;
+      },
+    });
+  }
+
+  /** Segments the collector acknowledged: advances per-session delivered seq. */
+  onDelivered(segments: readonly Segment[]): void {
+    for (const s of segments) this.active.get(s.sessionId)?.delivered(s.lastSeq);
+  }
+
+  /** A delivery batch finished: the spool may just have become empty. */
+  onDeliverySettled(): void {
+    this.checkAllEnded();
+  }
+
+  /**
+   * Follows what the configuration lists now plus what the control API added in earlier runs. The
+   * configuration is the truth for its own sessions: one it no longer lists is not followed (a
+   * DELETE of a listed session lasts until the next restart; unlisting it is permanent),
+   * one it lists again is followed again from its checkpoint. Ended sessions stay ended.
+   */
+  async start(): Promise<void> {
+    const stored = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
+    const listed = new Set(this.d.config.sessions.map((s) => s.id));
+    for (const row of stored.values()) {
+      if (row.source === 'config' && !listed.has(row.spec.id) && row.lifecycle === 'active') {
+        await this.d.store.setLifecycle(row.spec.id, 'removed');
+        row.lifecycle = 'removed';
+      }
+    }
+    for (const spec of this.d.config.sessions) {
+      const row = stored.get(spec.id);
+      if (row?.lifecycle === 'ended') continue;
+      stored.set(spec.id, await this.d.store.putSession(spec, row?.source ?? 'config'));
+    }
+    if (this.ownership) {
+      this.ownership.start();
+      const active = [...stored.values()].filter((r) => r.lifecycle === 'active').length;
+      this.d.log.info({ sessions: active, replica: this.d.shared!.store.replicaId }, 'sharing sessions with the other replicas of the store');
+      return;
+    }
+    for (const row of stored.values()) {
+      if (row.lifecycle === 'active') this.follow(row);
+    }
+    this.d.log.info({ sessions: this.active.size }, 'following sessions');
+  }
+
+  private follow(row: SessionRow): FollowedSession {
+    const p = this.d.ingest ? this.d.ingest.follow(row) : new SessionPipeline(row, {
+      client: this.d.client, mapper: this.d.mapper, spool: this.d.spool, encode: this.d.encode, metrics: this.d.metrics,
+      log: this.d.log, archive: this.archive, ...streamSettings(this.d.config),
+      onEnded: (id) => this.onEnded(id),
+    });
+    this.active.set(row.spec.id, p);
+    this.finished.delete(row.spec.id);
+    p.start();
+    return p;
+  }
+
+  /** PUT /v1/sessions/{id}: follow (or re-follow) a session; it survives restarts. */
+  private serial<T>(id: string, op: () => Promise<T>): Promise<T> {
+    const run = (this.ops.get(id) ?? Promise.resolve()).then(op, op);
+    const tail = run.then(() => undefined, () => undefined);
+    this.ops.set(id, tail);
+    void tail.then(() => {
+      if (this.ops.get(id) === tail) this.ops.delete(id);
+    });
+    return run;
+  }
+
+  add(spec: SessionSpec, source: SessionSource = 'api'): Promise<{ created: boolean; status: OwnedStatus }> {
+    return this.serial(spec.id, () => this.addNow(spec, source));
+  }
+
+  private async addNow(spec: SessionSpec, source: SessionSource): Promise<{ created: boolean; status: OwnedStatus }> {
+    if (this.stopping) throw new Error('shutting down');
+    const existing = this.active.get(spec.id);
+    if (existing) {
+      await this.d.store.putSession(spec, source);
+      existing.updateSpec(spec);
+      return { created: false, status: existing.status() };
+    }
+    if (this.d.shared) {
+      // Followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass.
+      const before = (await readOwners(this.d.shared.store.pool)).get(spec.id);
+      const row = await this.d.store.putSession(spec, source);
+      return { created: before?.lifecycle !== 'active', status: { ...idleStatus(row), owner: before?.owner ?? null } };
+    }
+    const row = await this.d.store.putSession(spec, source);
+    if (this.stopping) throw new Error('shutting down');
+    return { created: true, status: this.follow(row).status() };
+  }
+
+  /** DELETE /v1/sessions/{id}: stop following. Records already read are still delivered. */
+  remove(id: string): Promise<boolean> {
+    return this.serial(id, () => this.removeNow(id));
+  }
+
+  private async removeNow(id: string): Promise<boolean> {
+    const p = this.active.get(id);
+    if (!p && this.d.shared) {
+      // Owned elsewhere (or by nobody yet): the owner stops at its next pass.
+      const row = (await readOwners(this.d.shared.store.pool)).get(id);
+      if (row?.lifecycle !== 'active') return false;
+      await this.d.store.setLifecycle(id, 'removed');
+      return true;
+    }
+    if (!p) return false;
+    this.active.delete(id);
+    await p.stop();
+    await this.d.spool.flush();
+    await this.d.store.setLifecycle(id, 'removed');
+    this.remember(p.status());
+    this.checkAllEnded();
+    return true;
+  }
+
+  /**
+   * An ingest worker died with these sessions: what it posted is committed, and they are followed
+   * again from the checkpoints the store now holds (what it had read and not posted is read again).
+   */
+  async refollow(ids: readonly string[]): Promise<void> {
+    for (const id of ids) this.active.delete(id);
+    await this.d.spool.flush();
+    // Shared store: the next ownership pass follows again whichever of them this replica still owns.
+    if (this.ownership) return;
+    const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
+    for (const id of ids) {
+      const row = rows.get(id);
+      if (row?.lifecycle === 'active' && !this.stopping && !this.active.has(id)) this.follow(row);
+    }
+  }
+
+  async onEnded(id: string): Promise<void> {
+    const p = this.active.get(id);
+    // Commit the session's last records and checkpoint before recording the end.
+    await this.d.spool.flush();
+    try {
+      await this.d.store.setLifecycle(id, 'ended');
+    } catch (err) {
+      // Harmless to lose: after a restart the stream answers 404 again and the session ends again.
+      this.d.log.error({ session: id, error: (err as Error).message }, 'cannot record the end of a session in the store');
+    }
+    if (p) {
+      this.active.delete(id);
+      this.remember({ ...p.status(), state: 'ended' });
+    }
+    this.checkAllEnded();
+  }
+
+  /** Stops reading a session given up by ownership (handed over, lost, finished elsewhere). */
+  private async unfollow(id: string): Promise<void> {
+    const p = this.active.get(id);
+    if (!p) return;
+    this.active.delete(id);
+    await p.stop();
+    this.remember(p.status());
+  }
+
+  /** Every session with its owner (shared store): GET /v1/sessions. */
+  async statusWithOwners(): Promise<OwnedStatus[]> {
+    if (!this.d.shared) return this.status();
+    const owners = await readOwners(this.d.shared.store.pool);
+    const me = this.d.shared.store.replicaId;
+    const out: OwnedStatus[] = [...this.active.values()].map((p) => ({ ...p.status(), owner: me }));
+    const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
+    for (const [id, o] of owners) {
+      if (this.active.has(id) || o.lifecycle !== 'active') continue;
+      const row = rows.get(id);
+      if (row) out.push({ ...idleStatus(row), owner: o.owner });
+    }
+    return out.sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** Sets the enrichment attributes (pool) of every later record of a followed session. */
+  setSessionAttributes(id: string, attrs: Record<string, AttributeValue>): boolean {
+    const p = this.active.get(id);
+    if (!p) return false;
+    p.setEnrichment(attrs);
+    return true;
+  }
+
+  /** Specs of the followed sessions, with where each came from (for reload and pool lookup). */
+  followed(): Array<{ spec: SessionSpec; source: SessionSource }> {
+    return [...this.active.values()].map((p) => ({ spec: p.spec, source: p.source }));
+  }
+
+  /** Keeps the final status of a finished session for GET /v1/sessions; bounded so churn cannot grow it. */
+  private remember(status: SessionStatus): void {
+    this.finished.delete(status.id);
+    this.finished.set(status.id, status);
+    if (this.finished.size > MAX_FINISHED) this.finished.delete(this.finished.keys().next().value!);
+  }
+
+  status(): SessionStatus[] {
+    const out = [...this.active.values()].map((p) => p.status());
+    for (const s of this.finished.values()) out.push(s);
+    return out.sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  session(id: string): SessionStatus | undefined {
+    return this.active.get(id)?.status() ?? this.finished.get(id);
+  }
+
+  get followedCount(): number {
+    return this.active.size;
+  }
+
+  /** Resolves once no session is followed any more and everything read was delivered (`run --until-ended`). */
+  untilAllEnded(): Promise<void> {
+    return new Promise((resolve) => {
+      this.endedWaiters.push(resolve);
+      this.checkAllEnded();
+    });
+  }
+
+  private checkAllEnded(): void {
+    if (this.endedWaiters.length === 0) return;
+    if (this.active.size > 0 || !this.d.spool.idle) return;
+    // Shared store: done only once no session anywhere is active (not merely none owned here).
+    if (this.ownership && this.ownership.activeSessions !== 0) return;
+    const w = this.endedWaiters;
+    this.endedWaiters = [];
+    for (const r of w) r();
+  }
+
+  /** Stops reading, commits, then delivers for at most `graceMs`. Returns whether the spool emptied. */
+  async shutdown(graceMs: number): Promise<boolean> {
+    if (this.stopping) return false;
+    this.stopping = true;
+    const deadline = Date.now() + graceMs;
+    await this.ownership?.stop();
+    await Promise.all([...this.active.values()].map((p) => p.stop()));
+    await this.d.spool.close();
+    const drained = await this.d.delivery.drain(deadline);
+    await this.d.delivery.shutdown(Math.max(deadline, Date.now() + 100));
+    // Delivered what it could: the sessions (and what is left of their spool) go to the others now.
+    await this.ownership?.releaseAll();
+    const left = this.d.spool.spooled.records;
+    this.d.log.info({ drained, leftInSpool: left }, drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start');
+    return drained;
+  }
+}
+
+/** The status of a session not followed by this replica (shared store). */
+function idleStatus(row: SessionRow): SessionStatus {
+  return {
+    id: row.spec.id, source: row.source, ...(row.spec.pool ? { pool: row.spec.pool } : {}), state: 'idle',
+    lastReceivedSeq: row.checkpoint, lastDeliveredSeq: 0, epoch: row.epoch, received: 0, filtered: 0, duplicates: 0,
+    gaps: 0, missingEvents: 0, malformedFrames: 0, repaired: 0, reconnects: {},
+  };
+}

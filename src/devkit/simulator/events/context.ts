@@ -1,0 +1,179 @@
+// Per-session generation state and the helpers every category generator shares. The state makes
+// consecutive events of one session hang together the way a real browser's do: a response answers
+// an earlier request id, a cdp_disconnect closes the connection a cdp_connect opened, interactions
+// happen on the page last navigated to.
+import type { EventSource } from '../../../upstream/envelope.js';
+import type { Rng } from './rng.js';
+
+/** What a category generator returns; the factory adds ts, type and category. */
+export interface GenResult {
+  data?: Record<string, unknown>;
+  source: EventSource;
+  truncated?: boolean;
+  /** Overrides the catalogue category (some service versions send monitor events as `system`). */
+  category?: string;
+}
+
+export interface PageState {
+  url: string;
+  frameId: string;
+  loaderId: string;
+  targetId: string;
+  cdpSessionId: string;
+}
+
+export interface GenState {
+  readonly rng: Rng;
+  readonly sessionId: string;
+  page: PageState;
+  /** Request ids sent and not yet answered (network_response / network_loading_failed use them). */
+  pendingRequests: string[];
+  requestCounter: number;
+  commandId: number;
+  /** Open remote-debugging proxy connection (cdp_connect … cdp_disconnect). */
+  connection?: { id: string; openedAt: number; messages: number; excluded: number };
+  liveView?: { id: string; openedAt: number };
+  /** Counts cdp_command events skipped because the pool excludes their method. */
+  excludedCommands: number;
+  scrollY: number;
+  /** Browser monotonic clock, seconds since process start (cdp_timestamp; not Unix time). */
+  cdpClock: number;
+}
+
+export const SITES: readonly string[] = [
+  'https://shop.example.com/cart',
+  'https://news.example.org/article/42?ref=home',
+  'https://app.example.io/dashboard#/reports',
+  'https://例え.jp/検索?q=テスト',
+  'https://www.example.de/größe/übersicht',
+  'http://localhost:3000/login',
+];
+
+/** URLs that carry user-info or signatures, so the bridge's redaction has something to do. */
+export const SECRET_URLS: readonly string[] = [
+  'https://alice:s3cr3t-p%40ss@api.example.com/private/report.csv',
+  'https://bucket.s3.amazonaws.com/img/cat.png?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20260101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=6e2f0b9c1d8a7e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f',
+  'https://cdn.example.net/video.mp4?token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1MSJ9.sig&sig=Zm9vYmFy&expires=1767225600',
+  'https://hooks.example.com/callback?access_token=ya29.a0Af_secret&api_key=sk_live_51Hxyz&state=ok',
+];
+
+export const UNICODE_TEXTS: readonly string[] = [
+  'Hello, world',
+  'Привет, мир 👋',
+  '注文が確定しました 🚀',
+  'Größe: 42 € — «ok»',
+  'مرحبا بالعالم',
+  'emoji 🧪🔥 and combining é',
+  'tab\tand\nnewline "quoted" \\ backslash',
+];
+
+export const SELECTORS: readonly string[] = [
+  'html > body > div#app > main > button.primary',
+  'form#login > input[name="email"]',
+  'nav > ul > li:nth-child(3) > a',
+  'div.modal > div.footer > button[type="submit"]',
+  'textarea#comment',
+];
+
+const CAP_BYTES = 8192;
+const TRUNC_SUFFIX = '...[truncated]';
+
+/**
+ * Capture rule 4: a string over 8192 bytes is cut on a character boundary and ends in
+ * `...[truncated]`; the result (suffix included) stays within the cap.
+ */
+export function capString(s: string): { value: string; truncated: boolean } {
+  if (Buffer.byteLength(s) <= CAP_BYTES) return { value: s, truncated: false };
+  const buf = Buffer.from(s);
+  let end = CAP_BYTES - TRUNC_SUFFIX.length;
+  // Back off over UTF-8 continuation bytes (10xxxxxx) so no code point is split.
+  while (end > 0 && ((buf[end] as number) & 0xc0) === 0x80) end--;
+  return { value: buf.subarray(0, end).toString('utf8') + TRUNC_SUFFIX, truncated: true };
+}
+
+/** Built once: generating 8 KiB strings per event would dominate the benchmark. */
+export const LONG_BODY = capString(
+  '<!doctype html><html><body>' + '<p>Lorem ipsum dolor sit amet, ünïcødé ✓ 数据</p>'.repeat(400),
+).value;
+export const LONG_TEXT = capString('Uncaught payload dump: ' + 'Ошибка данных 🐛 '.repeat(900)).value;
+
+export function newPage(rng: Rng, url: string): PageState {
+  return {
+    url,
+    frameId: rng.hex(32).toUpperCase(),
+    loaderId: rng.hex(32).toUpperCase(),
+    targetId: rng.hex(32).toUpperCase(),
+    cdpSessionId: rng.hex(32).toUpperCase(),
+  };
+}
+
+export function initialState(rng: Rng, sessionId: string): GenState {
+  return {
+    rng,
+    sessionId,
+    page: newPage(rng, rng.pick(SITES)),
+    pendingRequests: [],
+    requestCounter: 1000,
+    commandId: 1,
+    excludedCommands: 0,
+    scrollY: 0,
+    cdpClock: rng.float(50, 5000, 6),
+  };
+}
+
+/** BrowserEventContext members (url, frame_id, loader_id). */
+export function pageContext(g: GenState): Record<string, unknown> {
+  return { url: g.page.url, frame_id: g.page.frameId, loader_id: g.page.loaderId };
+}
+
+/** A source for an event derived from a browser-protocol event; the metadata varies on purpose. */
+export function cdpSource(g: GenState, event: string): EventSource {
+  const { rng, page } = g;
+  const metadata: Record<string, unknown> = { cdp_session_id: page.cdpSessionId, target_id: page.targetId };
+  if (rng.chance(0.3)) metadata.frame_id = page.frameId;
+  if (rng.chance(0.1)) delete metadata.cdp_session_id;
+  return { kind: 'cdp', event, metadata };
+}
+
+/** A source for an event the monitor computes itself (no single protocol event behind it). */
+export function monitorSource(g: GenState, event: string): EventSource {
+  return g.rng.chance(0.5)
+    ? { kind: 'monitor', event, metadata: { target_id: g.page.targetId } }
+    : { kind: 'monitor', event };
+}
+
+/**
+ * Sets the y coordinate. The live service sends `y`; the spec's text has a member literally named
+ * `true` (a YAML `y:` key read as boolean, see DESIGN.md). Both appear so the bridge handles both.
+ */
+export function setY(g: GenState, target: Record<string, unknown>, y: number): void {
+  if (g.rng.chance(0.85)) target.y = y;
+  else target['true'] = y;
+}
+
+export function nextRequestId(g: GenState): string {
+  g.requestCounter++;
+  return `${g.requestCounter}.${g.rng.int(1, 40)}`;
+}
+
+/** Takes an outstanding request id (oldest first) or makes one up when none is pending. */
+export function takeRequestId(g: GenState): string {
+  return g.pendingRequests.shift() ?? nextRequestId(g);
+}
+
+const origins = new Map<string, string>();
+
+/** Origin of the current page; cached because the page URLs come from small fixed lists. */
+export function pageOrigin(g: GenState): string {
+  const url = g.page.url;
+  let o = origins.get(url);
+  if (o === undefined) {
+    o = new URL(url).origin;
+    if (origins.size < 1000) origins.set(url, o);
+  }
+  return o;
+}
+
+export function clip128(s: string): string {
+  return s.length > 128 ? s.slice(0, 128) : s;
+}

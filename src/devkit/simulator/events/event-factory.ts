@@ -1,0 +1,194 @@
+// Turns the catalogue into a stream of realistic events for one session.
+//
+// Selection alternates between two modes so that both properties hold for any seed: even draws go
+// round-robin over every "kind" (each type, and each cdp_command method separately), so emitting
+// about twice the number of kinds is enough to see all of them; odd draws are weighted-random, so a
+// long run has a realistic mix. A pool's telemetry config narrows the kinds (Capture rules 1-2 and
+// control.cdp.excluded_methods).
+//
+// monitor_screenshot is no kind of its own: like the service, the factory takes one right after a
+// page load or an uncaught exception, when the screenshot category is captured and the session's
+// last screenshot is at least 2 s (of event time) old.
+import type { EventSource, TelemetryEvent } from '../../../upstream/envelope.js';
+import type { CaptureFilter } from '../pools.js';
+import { CATALOGUE, CDP_METHODS, EVENT_TYPES, categoryOf } from './catalogue.js';
+import { cdpCommand } from './cdp-command.js';
+import { SCREENSHOT_INTERVAL_MICROS, monitorScreenshot } from './monitor.js';
+import { screenshotsBase64 } from './png.js';
+import type { GenResult, GenState } from './context.js';
+import { initialState } from './context.js';
+import type { Rng } from './rng.js';
+
+/** Serialised events kept per session for bulk production, and how often a fresh one is made. */
+const TEMPLATES = 32;
+const REFRESH_EVERY = 8;
+
+interface Kind {
+  type: string;
+  method?: string;
+  weight: number;
+}
+
+export class EventFactory {
+  private readonly g: GenState;
+  private readonly kinds: Kind[];
+  private readonly cumulative: number[];
+  private rr = 0;
+  private draws = 0;
+  private lastTs = 0;
+  private readonly templates: string[] = [];
+  private templateSlot = 0;
+  private typedKinds: { key: string; kinds: Kind[] } | undefined;
+  /** Share of cdp_command methods the pool excludes. */
+  private readonly excludedShare: number;
+  /** The CDP event that triggered a screenshot still to be emitted, if any. */
+  private screenshotTrigger: string | undefined;
+  private lastScreenshotTs = -Infinity;
+  private screenshots = 0;
+
+  constructor(
+    rng: Rng,
+    sessionId: string,
+    private readonly capture: CaptureFilter,
+  ) {
+    this.g = initialState(rng, sessionId);
+    this.kinds = this.kindsFor(EVENT_TYPES).filter((k) => k.weight > 0);
+    this.excludedShare = CDP_METHODS.filter((m) => !capture.cdpMethod(m)).length / CDP_METHODS.length;
+    this.cumulative = [];
+    let sum = 0;
+    for (const k of this.kinds) this.cumulative.push((sum += k.weight));
+  }
+
+  /** False when the pool's config captures nothing at all (an empty stream, like telemetry off). */
+  get capturesAnything(): boolean {
+    return this.kinds.length > 0;
+  }
+
+  /** The next generated event, or undefined when nothing (of `types`) is captured. */
+  next(types?: readonly string[]): TelemetryEvent | undefined {
+    const trigger = this.screenshotTrigger;
+    if (trigger !== undefined) {
+      this.screenshotTrigger = undefined;
+      // The picture rotates by count, not by the session's rng: whether a screenshot is due depends
+      // on wall-clock time, and it must not change the rest of a seed's events.
+      const shots = screenshotsBase64();
+      const png = shots[this.screenshots++ % shots.length] as string;
+      if (!types || types.includes('monitor_screenshot')) return this.build('monitor_screenshot', monitorScreenshot(this.g, trigger, png));
+    }
+    let kind: Kind | undefined;
+    if (types) {
+      const kinds = this.kindsForTypes(types);
+      kind = kinds[this.rr++ % Math.max(1, kinds.length)];
+    } else if (this.draws++ % 2 === 0) {
+      kind = this.kinds[this.rr++ % Math.max(1, this.kinds.length)];
+    } else {
+      kind = this.weightedPick();
+    }
+    if (!kind) return undefined;
+    const result = kind.method ? cdpCommand(this.g, kind.method) : (CATALOGUE[kind.type]?.generate(this.g) as GenResult);
+    // Commands of excluded methods produce no event but are counted in cdp_disconnect.telemetry_excluded.
+    if (kind.method && this.excludedShare > 0 && this.g.rng.chance(this.excludedShare)) this.g.excludedCommands++;
+    return this.build(kind.type, result);
+  }
+
+  /**
+   * JSON of the next event for bulk production (SimSession.produce). Most draws reuse the data of
+   * a recently generated event of this session with a fresh ts: generating and serialising a new
+   * event costs ~10 µs, which would make the simulator, not the bridge, the bottleneck of the
+   * benchmark. One draw in REFRESH_EVERY is new, so the mix keeps changing.
+   */
+  nextJson(): string | undefined {
+    const fresh = this.templates.length < TEMPLATES || this.g.rng.next() < 1 / REFRESH_EVERY;
+    if (fresh) {
+      const event = this.next();
+      if (!event) return undefined;
+      const json = JSON.stringify(event);
+      // A screenshot is never a template: reusing it would defeat the service's cadence.
+      if (event.type === 'monitor_screenshot') return json;
+      // Everything after ts: `,"type":...}` (ts is the first key, see build()).
+      const tail = json.slice(json.indexOf(',"type":'));
+      if (this.templates.length < TEMPLATES) this.templates.push(tail);
+      else this.templates[this.templateSlot++ % TEMPLATES] = tail;
+      return json;
+    }
+    return '{"ts":' + this.nowMicros() + (this.templates[Math.floor(this.g.rng.next() * this.templates.length)] as string);
+  }
+
+  /** Fills ts, category and source of a caller-supplied event (SimSession.emitEvent). */
+  complete(partial: Partial<TelemetryEvent> & { type: string }): TelemetryEvent {
+    const source: EventSource = partial.source ?? { kind: 'cdp', event: 'Runtime.consoleAPICalled', metadata: { cdp_session_id: this.g.page.cdpSessionId, target_id: this.g.page.targetId } };
+    const event: TelemetryEvent = {
+      ts: partial.ts ?? this.nowMicros(),
+      type: partial.type,
+      category: partial.category ?? categoryOf(partial.type),
+      source,
+    };
+    if (partial.data !== undefined) event.data = partial.data;
+    if (partial.truncated !== undefined) event.truncated = partial.truncated;
+    return event;
+  }
+
+  /** Unix microseconds, strictly increasing per session so events of a batch keep their order. */
+  nowMicros(): number {
+    const now = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+    this.lastTs = now > this.lastTs ? now : this.lastTs + 1;
+    return this.lastTs;
+  }
+
+  private build(type: string, r: GenResult): TelemetryEvent {
+    // Key order mirrors the spec's field table; serialised once by the session.
+    const event: TelemetryEvent = { ts: this.nowMicros(), type, category: r.category ?? categoryOf(type), source: r.source };
+    if (r.data) event.data = r.data;
+    if (r.truncated) event.truncated = true;
+    if (type === 'monitor_screenshot') this.lastScreenshotTs = event.ts;
+    else this.maybeScreenshotAfter(event);
+    return event;
+  }
+
+  /** The service's triggers: a (main-frame) load, an uncaught exception; rate-limited to one per 2 s. */
+  private maybeScreenshotAfter(event: TelemetryEvent): void {
+    const trigger =
+      event.type === 'page_load' ? 'Page.loadEventFired' : event.type === 'console_error' && event.source.event === 'Runtime.exceptionThrown' ? 'Runtime.exceptionThrown' : undefined;
+    if (trigger === undefined || !this.capture.category('screenshot')) return;
+    if (event.ts - this.lastScreenshotTs < SCREENSHOT_INTERVAL_MICROS) return;
+    this.screenshotTrigger = trigger;
+    this.lastScreenshotTs = event.ts;
+  }
+
+  /** kindsFor, cached for the last list asked for (emit(count, { types }) asks once per event). */
+  private kindsForTypes(types: readonly string[]): Kind[] {
+    const key = types.join(',');
+    if (this.typedKinds?.key !== key) {
+      const unknown = types.filter((t) => !CATALOGUE[t]);
+      if (unknown.length > 0) throw new Error(`unknown event type(s): ${unknown.join(', ')}`);
+      this.typedKinds = { key, kinds: this.kindsFor(types) };
+    }
+    return this.typedKinds.kinds;
+  }
+
+  private kindsFor(types: readonly string[]): Kind[] {
+    const kinds: Kind[] = [];
+    for (const type of types) {
+      const entry = CATALOGUE[type];
+      if (!entry || !this.capture.category(entry.category)) continue;
+      if (type === 'cdp_command') {
+        const methods = CDP_METHODS.filter((m) => this.capture.cdpMethod(m));
+        for (const method of methods) kinds.push({ type, method, weight: entry.weight / methods.length });
+      } else kinds.push({ type, weight: entry.weight });
+    }
+    return kinds;
+  }
+
+  private weightedPick(): Kind | undefined {
+    const total = this.cumulative[this.cumulative.length - 1] ?? 0;
+    const r = this.g.rng.next() * total;
+    let lo = 0;
+    let hi = this.cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (r < (this.cumulative[mid] as number)) hi = mid;
+      else lo = mid + 1;
+    }
+    return this.kinds[lo];
+  }
+}

@@ -1,0 +1,66 @@
+// Fault injection settings: defaults and validated merging of a JSON patch (PUT /_sim/faults).
+import type { Faults } from './types.js';
+import { isRecord } from '../../util/guards.js';
+
+export function defaultFaults(): Faults {
+  return { failNext: [], wrongContentType: 0, crlf: false, splitData: false, crOnly: false, staleResume: 'wait', endedServerErrors: 1 };
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/**
+ * Merges `patch` into `faults` (JSON merge: present keys replace, null clears an optional one).
+ * Returns an error message and changes nothing when the patch is invalid.
+ */
+export function mergeFaults(faults: Faults, patch: unknown): string | undefined {
+  if (!isRecord(patch)) return 'faults patch must be a JSON object';
+  const next: Faults = { ...faults, failNext: [...faults.failNext] };
+  for (const [key, value] of Object.entries(patch)) {
+    switch (key) {
+      case 'failNext': {
+        if (!Array.isArray(value)) return 'failNext must be an array';
+        const list: Faults['failNext'] = [];
+        for (const item of value) {
+          if (!isRecord(item) || !Number.isInteger(item.status) || (item.status as number) < 100 || (item.status as number) > 599) {
+            return 'failNext items need an HTTP status';
+          }
+          if (item.retryAfterSeconds !== undefined && !isCount(item.retryAfterSeconds)) return 'retryAfterSeconds must be a non-negative integer';
+          if (item.code !== undefined && typeof item.code !== 'string') return 'code must be a string';
+          list.push({ status: item.status as number, ...(item.retryAfterSeconds !== undefined ? { retryAfterSeconds: item.retryAfterSeconds } : {}), ...(item.code !== undefined ? { code: item.code as string } : {}) });
+        }
+        next.failNext = list;
+        break;
+      }
+      case 'wrongContentType':
+        if (!isCount(value)) return 'wrongContentType must be a non-negative integer';
+        next.wrongContentType = value;
+        break;
+      case 'cutAfterFrames':
+      case 'chunkSize':
+        if (value === null) delete next[key];
+        else if (!isCount(value) || (key === 'chunkSize' && value === 0)) return `${key} must be a positive integer or null`;
+        else next[key] = value;
+        break;
+      case 'staleResume':
+        if (value !== 'wait' && value !== 'replay') return 'staleResume must be wait or replay';
+        next.staleResume = value;
+        break;
+      case 'endedServerErrors':
+        if (!isCount(value)) return 'endedServerErrors must be a non-negative integer';
+        next.endedServerErrors = value;
+        break;
+      case 'crlf':
+      case 'crOnly':
+      case 'splitData':
+        if (typeof value !== 'boolean') return `${key} must be a boolean`;
+        next[key] = value;
+        break;
+      default:
+        return `unknown fault ${key}`;
+    }
+  }
+  Object.assign(faults, next);
+  if (!('cutAfterFrames' in next)) delete faults.cutAfterFrames;
+  if (!('chunkSize' in next)) delete faults.chunkSize;
+  return undefined;
+}

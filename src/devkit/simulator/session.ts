@@ -1,0 +1,211 @@
+// One simulated browser session and its telemetry (spec: Events; Stream telemetry events).
+//
+// State machine:
+//   live ──end()──▶ ended (final). While live, every generated event takes the next seq, is
+//   serialised once into a frame, appended to the bounded replay buffer and to the archive, and
+//   offered to every open connection. end() stops production and resets every connection (the VM
+//   goes away; the last unsent frame may be cut in half); the next stream requests answer 502
+//   (faults.endedServerErrors), then 404 (spec: Errors). The archive outlives the session.
+//   restartService() keeps the session live but starts a new epoch, as when the in-VM API process
+//   restarts and loses its memory: connections drop, seq restarts at 1, the buffer is emptied and
+//   events carry a new telemetry_session_id.
+// produce() is the bulk path: its events mostly reuse the data of recent events with a fresh ts and
+// seq (see EventFactory.nextJson), so the benchmark measures the bridge, not the generator.
+// Telemetry disabled (or a pool config that captures nothing): emit() generates nothing, the stream
+// opens and stays empty (rule 7). emitEvent() and injectMalformed() are explicit test hooks and
+// deliver regardless.
+import { randomUUID } from 'node:crypto';
+import type { Envelope, TelemetryEvent } from '../../upstream/envelope.js';
+import { SessionArchive } from './archive.js';
+import { capEnvelope, normaliseSource, SourceNormaliser } from './event-source.js';
+import type { EventFactory } from './events/event-factory.js';
+import type { Producer } from './producer.js';
+import { ReplayBuffer } from './replay-buffer.js';
+import { formatFrame } from './sse-format.js';
+import type { StreamConnection, StreamSource } from './stream-connection.js';
+import type { Faults, SimSession } from './types.js';
+
+export interface SessionDeps {
+  bufferSize: number;
+  archiveSize: number;
+  faults(): Faults;
+  factory: EventFactory;
+  producer: Producer;
+  telemetry: boolean;
+  poolId?: string;
+}
+
+/** Data of a frame that is not JSON, and of one that is JSON but not an envelope. */
+const MALFORMED = {
+  json: (seq: number, variant: number): string =>
+    [`{"seq":${seq},"event":{"ts":`, `not json at all {{{`, `{"seq":${seq},"event":{"type":"console_log",}}`][variant % 3] as string,
+  envelope: (seq: number, variant: number): string =>
+    [
+      JSON.stringify({ seq, event: 'not an object' }),
+      JSON.stringify({ seq, event: { type: 'console_log', category: 'console', source: {}, ts: 'yesterday' } }),
+      JSON.stringify([seq, 'array instead of envelope']),
+    ][variant % 3] as string,
+};
+
+export class Session implements SimSession, StreamSource {
+  readonly buffer: ReplayBuffer;
+  readonly archive: SessionArchive;
+  epoch = 0;
+  /** Stream requests of the ended session still answered 502 before the 404s. */
+  serverErrorsLeft = 0;
+  private tsid = randomUUID();
+  private readonly sources: SourceNormaliser;
+  private seq = 0;
+  private generated = 0;
+  private isEnded = false;
+  private malformedCount = 0;
+  private readonly connections = new Set<StreamConnection>();
+
+  constructor(
+    readonly id: string,
+    private readonly deps: SessionDeps,
+  ) {
+    this.buffer = new ReplayBuffer(deps.bufferSize);
+    this.archive = new SessionArchive(Math.max(1, deps.archiveSize));
+    this.sources = new SourceNormaliser(this.tsid);
+  }
+
+  get telemetrySessionId(): string {
+    return this.tsid;
+  }
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+  get ended(): boolean {
+    return this.isEnded;
+  }
+  get emitted(): number {
+    return this.generated;
+  }
+  get telemetry(): boolean {
+    return this.deps.telemetry;
+  }
+  get poolId(): string | undefined {
+    return this.deps.poolId;
+  }
+  get streams(): number {
+    return this.connections.size;
+  }
+
+  emit(count = 1, opts?: { types?: string[] }): Envelope[] {
+    this.assertLive();
+    if (!Number.isInteger(count) || count < 0) throw new RangeError('count must be a non-negative integer');
+    const out: Envelope[] = [];
+    if (!this.deps.telemetry) return out;
+    for (let i = 0; i < count; i++) {
+      const event = this.deps.factory.next(opts?.types);
+      if (!event) break;
+      out.push(this.append(event));
+    }
+    this.notify();
+    return out;
+  }
+
+  emitEvent(event: Partial<TelemetryEvent> & { type: string }): Envelope {
+    this.assertLive();
+    // Delivered as the caller wrote it (a test may want an odd source, a flag or a huge frame); a
+    // missing source is filled in, and any source gains the process id when it has none.
+    const envelope = this.append(this.deps.factory.complete(event), false);
+    this.notify();
+    return envelope;
+  }
+
+  injectMalformed(kind: 'json' | 'envelope' = 'json'): number {
+    this.assertLive();
+    const seq = ++this.seq;
+    this.buffer.push(seq, formatFrame(seq, MALFORMED[kind](seq, this.malformedCount++)));
+    // The frame broke on the wire; the service itself had a proper event, and archived it.
+    const event = this.deps.factory.next() ?? this.deps.factory.complete({ type: 'api_call', category: 'control' });
+    normaliseSource(event, this.tsid);
+    this.archive.push(formatFrame(seq, JSON.stringify({ seq, event })));
+    this.notify();
+    return seq;
+  }
+
+  produce(ratePerSecond: number, count?: number): void {
+    this.assertLive();
+    this.deps.producer.set(this, ratePerSecond, count);
+  }
+
+  /** Called by the shared producer's timer; no Envelope objects are needed, so frames are built from JSON. */
+  produceBatch(count: number): void {
+    if (this.isEnded || !this.deps.telemetry) return;
+    for (let i = 0; i < count; i++) {
+      const eventJson = this.deps.factory.nextJson();
+      if (eventJson === undefined) break;
+      const seq = ++this.seq;
+      // Same text JSON.stringify({ seq, event }) would give.
+      const frame = formatFrame(seq, capEnvelope('{"seq":' + seq + ',"event":' + this.sources.json(eventJson) + '}'));
+      this.buffer.push(seq, frame);
+      this.archive.push(frame);
+      this.generated++;
+    }
+    this.notify();
+  }
+
+  end(): void {
+    if (this.isEnded) return;
+    this.isEnded = true;
+    this.serverErrorsLeft = this.deps.faults().endedServerErrors;
+    this.deps.producer.delete(this);
+    for (const c of [...this.connections]) c.sessionEnded();
+  }
+
+  restartService(): void {
+    this.assertLive();
+    this.epoch++;
+    this.seq = 0;
+    this.tsid = randomUUID();
+    this.sources.reset(this.tsid);
+    this.buffer.reset(1);
+    // Every open connection sees the epoch change and drops.
+    this.notify();
+  }
+
+  /** Registers an open stream and sends it what it should see right away. */
+  attach(conn: StreamConnection): void {
+    this.connections.add(conn);
+    conn.pump();
+  }
+
+  detach(conn: StreamConnection): void {
+    this.connections.delete(conn);
+  }
+
+  /** Drops every stream at once (simulator shutdown). */
+  destroyStreams(): void {
+    for (const c of [...this.connections]) c.destroy();
+  }
+
+  /** `generated`: an event of the factory, given the real service's source and truncation rules. */
+  private append(event: TelemetryEvent, generated = true): Envelope {
+    const seq = ++this.seq;
+    if (generated) {
+      normaliseSource(event, this.tsid);
+      delete event.truncated;
+    } else if (event.source.metadata?.telemetry_session_id === undefined) {
+      event.source = { ...event.source, metadata: { ...event.source.metadata, telemetry_session_id: this.tsid } };
+    }
+    const envelope: Envelope = { seq, event };
+    // Serialised once here; every connection, every replay and the archive reuse the frame string.
+    const frame = formatFrame(seq, generated ? capEnvelope(JSON.stringify(envelope)) : JSON.stringify(envelope));
+    this.buffer.push(seq, frame);
+    this.archive.push(frame);
+    this.generated++;
+    return envelope;
+  }
+
+  private notify(): void {
+    for (const c of this.connections) c.pump();
+  }
+
+  private assertLive(): void {
+    if (this.isEnded) throw new Error(`session ${this.id} has ended`);
+  }
+}

@@ -1,0 +1,147 @@
+// The worker's side of the spool: Spool.append, full and waitForRoom as the sessions in a worker
+// see them. Appends are packed into a batch (protocol.ts) that is posted once per turn of the event
+// loop, or sooner when it grows large; the main thread appends its records to the real spool.
+//
+// Records are encoded straight into the batch (encode()): the view it returns is what the session
+// appends, so a record is written once, where it travels, with no buffer of its own.
+//
+// Back-pressure: the main thread acknowledges a batch only once the spool has room for more, so
+// the bytes posted but not acknowledged are bounded: at `limit` the outbox is full and the sessions
+// stop reading, exactly as they do for a full spool in one thread.
+import type { BridgeLogRecord } from '../vocabulary/log-record.js';
+import { writeFramedRecord } from '../wire/encode-record.js';
+import { ProtoWriter } from '../wire/proto-writer.js';
+import type { FromWorker } from './protocol.js';
+import { META_FIELDS } from './protocol.js';
+
+/** A batch is posted at once when its records reach this size: bounded copies, steady flow. */
+const FLUSH_BYTES = 256 * 1024;
+/** A batch's buffer starts at least this large (above Node's pool slices, so it can be transferred). */
+const MIN_BATCH_BYTES = 16 * 1024;
+
+export class Outbox {
+  private meta: number[] = [];
+  /** The batch's record bytes: [0, appended) belong to appended records, in order. */
+  private w = new ProtoWriter(MIN_BATCH_BYTES);
+  private appended = 0;
+  private sourceIds: string[] = [];
+  private sourceIndex = new Map<string, number>();
+  private scheduled = false;
+  private unacked = 0;
+  private waiters: Array<() => void> = [];
+  private readonly handles = new Map<string, number>();
+  /**
+   * The source id last sent for each handle: an append repeats it only when it changed. The spool
+   * keeps a session's source id until a new one comes, so "none" is the same as "unchanged"; and
+   * the main thread need not read a thousand copies of the same ids in every batch.
+   */
+  private readonly sentSource = new Map<number, string>();
+
+  constructor(private readonly post: (msg: FromWorker, transfer: ArrayBuffer[]) => void, private readonly limit: number) {}
+
+  /** Appends of `sessionId` are sent under handle `h`. */
+  bind(sessionId: string, h: number): void {
+    this.handles.set(sessionId, h);
+  }
+
+  unbind(sessionId: string): void {
+    const h = this.handles.get(sessionId);
+    if (h !== undefined) this.sentSource.delete(h);
+    this.handles.delete(sessionId);
+  }
+
+  append(sessionId: string, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId?: string): void {
+    const h = this.handles.get(sessionId);
+    if (h === undefined) throw new Error(`append for a session this worker does not follow: ${sessionId}`);
+    let s = -1;
+    if (sourceId !== undefined && this.sentSource.get(h) !== sourceId) {
+      this.sentSource.set(h, sourceId);
+      s = this.sourceIndex.get(sourceId) ?? -1;
+      if (s < 0) {
+        s = this.sourceIds.push(sourceId) - 1;
+        this.sourceIndex.set(sourceId, s);
+      }
+    }
+    this.meta.push(h, seq, epoch, tsMicros, record ? record.length : -1, s);
+    if (record) {
+      // The record encode() just returned sits at `appended` already; anything else is copied in.
+      const w = this.w;
+      if (record.buffer !== w.buf.buffer || record.byteOffset !== w.buf.byteOffset + this.appended) {
+        w.pos = this.appended;
+        w.raw(record);
+      }
+      this.appended += record.length;
+    }
+    if (this.appended >= FLUSH_BYTES) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Encodes a record into the batch; valid until the next encode() or flush(): append it at once. */
+  encode(record: BridgeLogRecord): Buffer {
+    const w = this.w;
+    // Bytes of a record encoded and never appended (its append threw) are written over.
+    w.pos = this.appended;
+    writeFramedRecord(w, record);
+    return w.buf.subarray(this.appended, w.pos);
+  }
+
+  get full(): boolean {
+    return this.unacked >= this.limit;
+  }
+
+  waitForRoom(): Promise<void> {
+    if (!this.full) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Posts what was appended; call before any message that must come after it (stopped, ended). */
+  flush(): void {
+    this.scheduled = false;
+    if (this.meta.length === 0) return;
+    const meta = Float64Array.from(this.meta);
+    // The writer's buffer is its own ArrayBuffer (never a slice of Node's pool: it is larger than
+    // the pool's slices), so it is transferred, not copied; the next batch gets a new one.
+    const bytes = new Uint8Array(this.w.buf.buffer, this.w.buf.byteOffset, this.appended);
+    const size = this.appended + meta.byteLength;
+    const sourceIds = this.sourceIds;
+    this.meta = [];
+    // Sized for a batch like this one: a busy worker's batches need no growing, a quiet one's stay small.
+    this.w = new ProtoWriter(Math.max(MIN_BATCH_BYTES, Math.min(FLUSH_BYTES + 64 * 1024, Math.ceil(this.appended * 1.25))));
+    this.appended = 0;
+    this.sourceIds = [];
+    this.sourceIndex.clear();
+    this.unacked += size;
+    this.post({ t: 'batch', meta, bytes, sourceIds, size }, [meta.buffer as ArrayBuffer, bytes.buffer as ArrayBuffer]);
+  }
+
+  /** The main thread took `bytes` worth of batches into the spool. */
+  acked(bytes: number): void {
+    this.unacked -= bytes;
+    if (this.full || this.waiters.length === 0) return;
+    const w = this.waiters;
+    this.waiters = [];
+    for (const r of w) r();
+  }
+}
+
+/** Reads a packed batch back: calls `each` per append, records as views into `bytes` (no copy). */
+export function unpackBatch(
+  meta: Float64Array, bytes: Uint8Array, sourceIds: readonly string[],
+  each: (h: number, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId: string | undefined) => void,
+): void {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let off = 0;
+  for (let i = 0; i < meta.length; i += META_FIELDS) {
+    const len = meta[i + 4]!;
+    let record: Buffer | null = null;
+    if (len >= 0) {
+      record = buf.subarray(off, off + len);
+      off += len;
+    }
+    const s = meta[i + 5]!;
+    each(meta[i]!, meta[i + 1]!, meta[i + 2]!, meta[i + 3]!, record, s < 0 ? undefined : sourceIds[s]);
+  }
+}

@@ -1,0 +1,45 @@
+// The messages between the main thread and an ingest worker (worker.ts), and the packed form of a
+// batch of spool appends: the seam is the same one as in one thread (Spool.append), only batched.
+//
+// A batch is two transferable buffers, never an array of objects: `meta` holds six numbers per
+// append (session handle, seq, epoch, event time, byte length or -1 for a checkpoint-only append,
+// index into `sourceIds`, or -1 when the session's source id is none or unchanged since the last
+// one sent) and `bytes` the encoded records back to back. Handles are numbers
+// the main thread gives each session when it hands it to a worker, so no session id is copied per
+// record. Structured cloning of the small control messages is fine: they are rare.
+import type { BridgeConfig, SessionSpec } from '../config/schema.js';
+import type { MappingOptions } from '../config/mapping-section.js';
+import type { AttributeValue } from '../vocabulary/log-record.js';
+import type { SessionRow } from '../store/store.js';
+import type { SessionStatus } from '../session/session-status.js';
+
+export const META_FIELDS = 6;
+
+/** What a worker is started with. */
+export interface WorkerInit {
+  config: BridgeConfig;
+  log: { level: string; pretty: boolean; bindings: Record<string, unknown> };
+  /** Bytes of batches posted but not yet taken by the spool, at most: beyond, the worker's streams pause. */
+  inFlightBytes: number;
+  /** How often sessions' status and the worker's counters are sent to the main thread. */
+  reportEveryMs: number;
+}
+
+export type ToWorker =
+  | { t: 'follow'; h: number; row: SessionRow }
+  | { t: 'stop'; h: number; req: number }
+  | { t: 'spec'; h: number; spec: SessionSpec }
+  | { t: 'enrich'; h: number; attrs: Record<string, AttributeValue> }
+  | { t: 'mapping'; options: MappingOptions }
+  | { t: 'ack'; bytes: number }
+  | { t: 'reply'; req: number };
+
+/** Counter increments since the last report, by metric name and labels. */
+export type CounterDelta = [name: string, labels: Record<string, string | number>, delta: number];
+
+export type FromWorker =
+  | { t: 'ready' }
+  | { t: 'batch'; meta: Float64Array; bytes: Uint8Array; sourceIds: string[]; size: number }
+  | { t: 'ended'; h: number; req: number }
+  | { t: 'stopped'; req: number; status: SessionStatus | undefined }
+  | { t: 'report'; statuses: Array<[number, SessionStatus]>; counters: CounterDelta[] };

@@ -1,0 +1,231 @@
+// The ingest workers (worker.ts): threads that each follow a share of the sessions, so reading,
+// parsing, mapping and encoding use the machine's other cores while this thread keeps the spool,
+// the store and delivery.
+//
+// Placement: a new session goes to the worker with the fewest. Batches from a worker are appended
+// to the spool in the order they were posted and acknowledged once the spool has room again (the
+// worker's back-pressure, outbox.ts). A worker that dies (an exception nobody caught) is replaced
+// after a second, and its sessions are handed to `onLost`: the supervisor commits what reached the
+// spool and follows them again from their checkpoints, so what the dead worker had read and not
+// posted is read again, not lost.
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { BridgeConfig } from '../config/schema.js';
+import type { MappingOptions } from '../config/mapping-section.js';
+import type { BridgeMetrics } from '../observe/metrics.js';
+import type { Spool } from '../store/spool.js';
+import type { SessionRow } from '../store/store.js';
+import type { SessionStatus } from '../session/session-status.js';
+import { applyDeltas } from './counter-relay.js';
+import { unpackBatch } from './outbox.js';
+import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
+import { RemoteSession } from './remote-session.js';
+
+/** Bytes a worker may have posted and not yet had taken by the spool. */
+const IN_FLIGHT_BYTES = 4 * 1024 * 1024;
+const REPORT_EVERY_MS = 250;
+const RESPAWN_DELAY_MS = 1000;
+
+export interface IngestPoolOptions {
+  workers: number;
+  config: BridgeConfig;
+  log: Logger;
+  /** Whether the workers' logs are pretty-printed (as this thread's are). */
+  logPretty: boolean;
+  spool: Pick<Spool, 'append' | 'full' | 'waitForRoom'>;
+  metrics: BridgeMetrics;
+  /** A session's stream ended (404 or 410): the worker waits for this before it forgets the session. */
+  onEnded(sessionId: string): Promise<void>;
+  /** A worker died: these sessions are no longer read and must be followed again. */
+  onLost(sessionIds: string[]): void;
+}
+
+/**
+ * `auto`: one worker per core beyond the first (this thread needs one for the spool and delivery),
+ * at most four; none on a single core, where a worker would only add the cost of messages.
+ */
+export function resolveWorkers(configured: number | 'auto', cores = availableParallelism()): number {
+  return configured === 'auto' ? Math.max(0, Math.min(4, cores - 1)) : configured;
+}
+
+/**
+ * The worker's entry: compiled JavaScript next to this file (dist/), or from source when this file
+ * runs as TypeScript (tests, `npm run demo`). tsx's `--import` hook does not reach worker threads,
+ * so a source worker first registers tsx itself.
+ */
+function workerEntry(): { entry: string | URL; eval: boolean } {
+  if (!import.meta.url.endsWith('.ts')) return { entry: new URL('./worker.js', import.meta.url), eval: false };
+  const api = createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs');
+  const source = new URL('./worker.ts', import.meta.url).href;
+  return { entry: `import(${JSON.stringify(pathToFileURL(api).href)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`, eval: true };
+}
+
+class Slot {
+  readonly sessions = new Map<number, RemoteSession>();
+  readonly stops = new Map<number, (s: SessionStatus | undefined) => void>();
+  alive = true;
+  constructor(readonly worker: Worker) {}
+
+  post(msg: ToWorker): void {
+    if (this.alive) this.worker.postMessage(msg);
+  }
+}
+
+export class IngestPool {
+  private readonly slots: Slot[] = [];
+  private nextHandle = 1;
+  private nextReq = 1;
+  private closing = false;
+
+  private constructor(private readonly o: IngestPoolOptions) {}
+
+  /** Starts `o.workers` workers; rejects when one cannot start (a missing build, say). */
+  static async start(o: IngestPoolOptions): Promise<IngestPool> {
+    const pool = new IngestPool(o);
+    try {
+      for (let i = 0; i < o.workers; i++) pool.slots.push(await pool.spawn(i));
+    } catch (err) {
+      await pool.close();
+      throw err;
+    }
+    return pool;
+  }
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  private spawn(index: number): Promise<Slot> {
+    const { entry, eval: evaluate } = workerEntry();
+    const init: WorkerInit = {
+      config: this.o.config,
+      log: { level: this.o.log.level, pretty: this.o.logPretty, bindings: { ...this.o.log.bindings(), worker: index } },
+      inFlightBytes: IN_FLIGHT_BYTES,
+      reportEveryMs: REPORT_EVERY_MS,
+    };
+    const worker = new Worker(entry, { workerData: init, name: `ingest-${index}`, eval: evaluate });
+    const slot = new Slot(worker);
+    return new Promise((resolve, reject) => {
+      // Ready once its modules loaded and it listens: a worker that cannot load fails the start.
+      const failed = (err: Error): void => reject(new Error(`cannot start an ingest worker: ${err.message}`));
+      const gone = (code: number): void => reject(new Error(`cannot start an ingest worker: it exited with code ${code}`));
+      worker.once('error', failed);
+      worker.once('exit', gone);
+      worker.on('message', (m: FromWorker) => {
+        if (m.t !== 'ready') return this.received(slot, m);
+        worker.off('error', failed);
+        worker.off('exit', gone);
+        worker.on('error', (err) => this.o.log.error({ worker: index, error: err.stack ?? err.message }, 'an ingest worker failed'));
+        worker.once('exit', (code) => this.exited(slot, index, code));
+        resolve(slot);
+      });
+    });
+  }
+
+  private exited(slot: Slot, index: number, code: number): void {
+    slot.alive = false;
+    for (const resolve of slot.stops.values()) resolve(undefined);
+    slot.stops.clear();
+    if (this.closing) return;
+    const lost = [...slot.sessions.values()].map((s) => s.id);
+    slot.sessions.clear();
+    this.o.log.error({ worker: index, code, sessions: lost.length }, 'an ingest worker stopped; it is replaced and its sessions are followed again from their checkpoints');
+    this.respawn(slot, index, lost);
+  }
+
+  private respawn(dead: Slot, index: number, lost: string[]): void {
+    setTimeout(() => {
+      if (this.closing) return;
+      this.spawn(index).then((fresh) => {
+        if (this.closing) {
+          void fresh.worker.terminate();
+          return;
+        }
+        this.slots[this.slots.indexOf(dead)] = fresh;
+        this.o.onLost(lost);
+      }, (err: Error) => {
+        this.o.log.error({ worker: index, error: err.message }, 'cannot replace an ingest worker; trying again');
+        this.respawn(dead, index, lost);
+      });
+    }, RESPAWN_DELAY_MS).unref();
+  }
+
+  /** A session to follow, on the worker with the fewest; the supervisor starts it. */
+  follow(row: SessionRow): RemoteSession {
+    const slot = this.slots.filter((s) => s.alive).reduce<Slot | undefined>((a, b) => (a === undefined || b.sessions.size < a.sessions.size ? b : a), undefined);
+    if (!slot) throw new Error('no ingest worker is running');
+    const h = this.nextHandle++;
+    const session = new RemoteSession(h, row, {
+      post: (msg) => slot.post(msg),
+      stop: (handle) => new Promise((resolve) => {
+        if (!slot.alive) return resolve(undefined);
+        const req = this.nextReq++;
+        slot.stops.set(req, (s) => {
+          slot.sessions.delete(handle);
+          resolve(s);
+        });
+        slot.post({ t: 'stop', h: handle, req });
+      }),
+    });
+    slot.sessions.set(h, session);
+    return session;
+  }
+
+  /** A configuration reload changed the mapping options (already validated on this thread). */
+  setMapping(options: MappingOptions): void {
+    for (const s of this.slots) s.post({ t: 'mapping', options });
+  }
+
+  private received(slot: Slot, m: FromWorker): void {
+    switch (m.t) {
+      case 'batch': {
+        const { spool } = this.o;
+        let strays = 0;
+        unpackBatch(m.meta, m.bytes, m.sourceIds, (h, seq, epoch, ts, record, sourceId) => {
+          const s = slot.sessions.get(h);
+          if (s) spool.append(s.id, seq, epoch, ts, record, sourceId);
+          else strays++;
+        });
+        // A worker posts a session's last records before it answers a stop: this is a bug, not a
+        // loss (the checkpoint did not move, so the records are read again when it is followed).
+        if (strays > 0) this.o.log.error({ records: strays }, 'an ingest worker sent records of a session it no longer follows; they were not spooled');
+        const ack = (): void => slot.post({ t: 'ack', bytes: m.size });
+        if (spool.full) void spool.waitForRoom().then(ack);
+        else ack();
+        break;
+      }
+      case 'report':
+        for (const [h, status] of m.statuses) slot.sessions.get(h)?.reported(status);
+        applyDeltas(this.o.metrics.registry, m.counters);
+        break;
+      case 'stopped': {
+        const r = slot.stops.get(m.req);
+        slot.stops.delete(m.req);
+        r?.(m.status);
+        break;
+      }
+      case 'ready':
+        break;
+      case 'ended': {
+        const s = slot.sessions.get(m.h);
+        const done = s ? this.o.onEnded(s.id) : Promise.resolve();
+        void done
+          .catch((err: unknown) => this.o.log.error({ session: s?.id, error: (err as Error).message }, 'cannot record the end of a session'))
+          .then(() => {
+            slot.sessions.delete(m.h);
+            slot.post({ t: 'reply', req: m.req });
+          });
+        break;
+      }
+    }
+  }
+
+  /** Ends every worker; the supervisor has stopped their sessions first. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}

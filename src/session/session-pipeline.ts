@@ -1,0 +1,325 @@
+// One followed session: subscriber (sequenced items) → archive repair → mapper → encoder → spool.
+//
+// Lifecycle: created from its stored row (checkpoint, epoch) → start() (for `start: latest` with no
+// position, the archive's newest event is taken as the baseline first and persisted) → following
+// (the subscriber's own state machine, see stream/subscriber.ts) → ended (404 or 410: what the stream
+// still owes — undecodable trailing frames, an unseen tail — is repaired from the archive or
+// reported, and the session is marked ended in the store) or stopped (shutdown / DELETE).
+//
+// The per-event path is synchronous and allocation-light: map, encode, append. A gap switches to
+// an asynchronous path only when the archive may repair it; reading the stream pauses meanwhile (the
+// promise returned to the subscriber), so records still reach the spool in seq order.
+import type { Logger } from 'pino';
+import type { SessionSpec, StartPosition } from '../config/schema.js';
+import type { BackoffConfig, BridgeConfig } from '../config/schema.js';
+import { gapRecord } from '../mapping/gap-record.js';
+import type { AttributeValue, SessionContext } from '../vocabulary/log-record.js';
+import type { Mapper } from '../mapping/mapper.js';
+import type { BridgeMetrics } from '../observe/metrics.js';
+import type { RecordEncoder } from '../wire/encode-record.js';
+import type { Spool } from '../store/spool.js';
+import type { SessionRow, SessionSource } from '../store/store.js';
+import type { SessionStatus } from './session-status.js';
+import type { Envelope } from '../upstream/envelope.js';
+import { repairGap } from './gap-repair.js';
+import { latestBaseline } from './latest-baseline.js';
+import { SequencedStream, type GapItem, type StreamItem } from '../stream/sequenced-stream.js';
+import { Subscriber, type ReconnectReason, type SubscriberEvent, type SubscriberState, type StreamSink } from '../stream/subscriber.js';
+import type { ArchiveReader } from '../upstream/archive.js';
+import type { UpstreamClient } from '../upstream/client.js';
+
+export type { SessionStatus } from './session-status.js';
+
+export interface SessionDeps {
+  client: Pick<UpstreamClient, 'openStream' | 'invalidateKey'>;
+  mapper: Mapper;
+  spool: Pick<Spool, 'append' | 'full' | 'waitForRoom'>;
+  /** Encodes a record once, into the bytes it is spooled and sent as. */
+  encode: RecordEncoder;
+  metrics: BridgeMetrics;
+  log: Logger;
+  idleTimeoutMs: number;
+  backoff: BackoffConfig;
+  defaultStart: StartPosition;
+  archive: ArchiveReader;
+  onEnded(sessionId: string): Promise<void>;
+  /** Wall clock in ms (injectable for tests). */
+  now?: () => number;
+}
+
+/** What the supervisor holds for a followed session: this class in one thread, or ingest/remote-session.ts. */
+export interface FollowedSession {
+  readonly id: string;
+  readonly spec: SessionSpec;
+  readonly source: SessionSource;
+  updateSpec(spec: SessionSpec): void;
+  setEnrichment(attrs: Record<string, AttributeValue>): void;
+  start(): void;
+  stop(): Promise<void>;
+  status(): SessionStatus;
+  delivered(seq: number): void;
+}
+
+/** The settings of a session's stream from the configuration. */
+export function streamSettings(config: BridgeConfig): Pick<SessionDeps, 'idleTimeoutMs' | 'backoff' | 'defaultStart'> {
+  return { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff, defaultStart: config.start };
+}
+
+const EPOCH_MESSAGES = {
+  source_changed: 'the service restarted (telemetry_session_id changed): continuing in a new epoch',
+  seq_backwards: 'stream sequence went backwards on a live connection: the service restarted; continuing in a new epoch',
+  resume_ignored: 'the service answered a resume with events at or below Last-Event-ID: it restarted and numbers from 1 again; continuing in a new epoch',
+} as const;
+
+export class SessionPipeline implements StreamSink, FollowedSession {
+  readonly id: string;
+  /** The current spec; a PUT or reload replaces it (pool, attributes). The start position only matters before the first event. */
+  spec: SessionSpec;
+  readonly source: SessionSource;
+  /** Attributes the bridge learnt (the pool's), kept apart from the configured ones so either can change. */
+  private enrichment: Record<string, AttributeValue> = {};
+  private readonly stream: SequencedStream;
+  private readonly ctx: SessionContext;
+  private readonly subscriber: Subscriber;
+  private readonly startPos: StartPosition | number;
+  private readonly stats: SessionStatus;
+  private lastEventMicros = 0;
+  private readonly now: () => number;
+  private starting: Promise<void> | undefined;
+  private stopping = false;
+  /** Aborts archive reads in flight when the session stops. */
+  private readonly aborter = new AbortController();
+
+  constructor(row: SessionRow, private readonly deps: SessionDeps) {
+    const spec = row.spec;
+    this.spec = spec;
+    this.source = row.source;
+    this.id = spec.id;
+    this.now = deps.now ?? Date.now;
+    this.startPos = spec.start ?? deps.defaultStart;
+    const initial = row.checkpoint > 0 ? row.checkpoint : typeof this.startPos === 'number' ? this.startPos : 0;
+    this.stream = new SequencedStream(row.sourceId === undefined ? { lastSeq: initial, epoch: row.epoch } : { lastSeq: initial, epoch: row.epoch, sourceId: row.sourceId }, this.startPos);
+    this.ctx = { sessionId: spec.id, attributes: { ...spec.attributes }, epoch: row.epoch };
+    this.stats = {
+      id: spec.id, source: row.source, state: 'idle', lastReceivedSeq: initial, lastDeliveredSeq: row.checkpoint,
+      epoch: row.epoch, received: 0, filtered: 0, duplicates: 0, gaps: 0, missingEvents: 0, malformedFrames: 0, repaired: 0, reconnects: {},
+    };
+    if (spec.pool) this.stats.pool = spec.pool;
+    this.subscriber = new Subscriber(spec.id, deps.client, this.stream, this, {
+      idleTimeoutMs: deps.idleTimeoutMs, backoff: deps.backoff, start: this.startPos, now: this.now,
+    });
+  }
+
+  /** Replaces the spec; later records carry the new attributes (records already spooled keep theirs). */
+  updateSpec(spec: SessionSpec): void {
+    // Another pool (or none): the old pool's attributes no longer describe this session.
+    if (spec.pool !== this.spec.pool) this.enrichment = {};
+    this.spec = spec;
+    if (spec.pool) this.stats.pool = spec.pool;
+    else delete this.stats.pool;
+    this.applyAttributes();
+  }
+
+  /** Pool enrichment for every later record. */
+  setEnrichment(attrs: Record<string, AttributeValue>): void {
+    this.enrichment = { ...attrs };
+    this.applyAttributes();
+  }
+
+  private applyAttributes(): void {
+    // A new object rather than a mutation: the mapper reads ctx.attributes per event.
+    this.ctx.attributes = { ...this.enrichment, ...this.spec.attributes };
+  }
+
+  start(): void {
+    if (this.starting) return;
+    this.starting = this.baseline().then(() => {
+      if (!this.stopping) this.subscriber.start();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.aborter.abort();
+    await this.starting;
+    return this.subscriber.stop();
+  }
+
+  status(): SessionStatus {
+    const lastEventAt = this.lastEventMicros ? { lastEventAt: new Date(this.lastEventMicros / 1000).toISOString() } : {};
+    return { ...this.stats, ...lastEventAt, state: this.subscriber.currentState, lastReceivedSeq: this.stream.lastSeq, epoch: this.ctx.epoch, reconnects: { ...this.stats.reconnects } };
+  }
+
+  /** The exporter acknowledged a record of this session. */
+  delivered(seq: number): void {
+    if (seq > this.stats.lastDeliveredSeq) this.stats.lastDeliveredSeq = seq;
+  }
+
+  /**
+   * `start: latest` with no position: the archive's newest event is "now" (stream/latest-baseline.ts),
+   * persisted as the checkpoint at once so a restart before the first event keeps it.
+   */
+  private async baseline(): Promise<void> {
+    if (this.startPos !== 'latest' || !this.stream.unpositioned) return;
+    const b = await latestBaseline(this.deps.archive, this.id, this.deps.log);
+    if (!b || !this.stream.unpositioned || this.stopping) return;
+    this.stream.setBaseline(b.seq, b.sourceId);
+    this.deps.spool.append(this.id, b.seq, this.ctx.epoch, b.tsMicros, null);
+  }
+
+  // --- StreamSink ---
+
+  push(items: StreamItem[], observedMicros: number): void | Promise<void> {
+    const rest = this.apply(items, 0, observedMicros);
+    if (rest) return rest;
+    if (this.deps.spool.full) return this.deps.spool.waitForRoom();
+  }
+
+  async ended(items: StreamItem[], detail: string): Promise<void> {
+    const observed = this.now() * 1000;
+    const rest = this.apply(items, 0, observed);
+    if (rest) await rest;
+    this.deps.log.info({ session: this.id, lastSeq: this.stream.lastSeq, epoch: this.ctx.epoch, detail }, 'session ended');
+    return this.deps.onEnded(this.id);
+  }
+
+  report(ev: SubscriberEvent): void {
+    if (ev.type === 'state') this.onState(ev.state, ev.detail);
+    else if (ev.type === 'reconnect') this.onReconnect(ev.reason, ev.delayMs, ev.detail);
+    else this.stats.connectedSince = new Date(this.now()).toISOString();
+  }
+
+  /**
+   * Applies items from `from` on, synchronously, until a gap the archive may repair: the rest then
+   * continues after the repair, and the returned promise holds the stream until it is done.
+   */
+  private apply(items: StreamItem[], from: number, observedMicros: number): Promise<void> | undefined {
+    let received = 0;
+    try {
+      for (let i = from; i < items.length; i++) {
+        const item = items[i] as StreamItem;
+        switch (item.kind) {
+          case 'event':
+            this.event(item.envelope, item.sourceId, observedMicros);
+            received++;
+            break;
+          case 'gap':
+            if (this.deps.archive.usable) return this.repairThenApply(item, items, i + 1, observedMicros);
+            this.gap(item, observedMicros);
+            break;
+          case 'duplicate':
+            this.stats.duplicates++;
+            this.deps.metrics.duplicates.inc();
+            break;
+          case 'malformed':
+            this.stats.malformedFrames++;
+            this.deps.metrics.malformedFrames.inc();
+            // The payload is never logged: it may carry exactly the secrets redaction exists for.
+            this.deps.log.warn({ session: this.id, frameId: item.frameId, bytes: item.bytes, reason: item.reason }, 'malformed frame skipped; it will be reported in a gap record unless the archive has the event');
+            break;
+          case 'epoch':
+            this.ctx.epoch = item.epoch;
+            this.deps.metrics.epochs.inc();
+            this.deps.log.warn(
+              { session: this.id, epoch: item.epoch, seq: item.seq, why: item.change.why, previousEpoch: item.change.previous.epoch, previousLastSeq: item.change.previous.lastSeq },
+              EPOCH_MESSAGES[item.change.why],
+            );
+            break;
+        }
+      }
+      return undefined;
+    } finally {
+      if (received > 0) this.countReceived(received, observedMicros);
+    }
+  }
+
+  private async repairThenApply(gap: GapItem, items: StreamItem[], next: number, observedMicros: number): Promise<void> {
+    const r = await repairGap(this.deps.archive, this.id, gap, this.aborter.signal).catch((err: unknown) => ({ items: [gap] as StreamItem[], repaired: 0, unavailable: (err as Error).message }));
+    // Stopped meanwhile: nothing more goes to the spool; the next start resumes from the checkpoint.
+    if (this.stopping) return;
+    if (r.repaired > 0) {
+      this.stats.repaired += r.repaired;
+      this.deps.metrics.archiveRepaired.inc(r.repaired);
+      this.deps.log.info({ session: this.id, firstSeq: gap.first, lastSeq: gap.last, reason: gap.reason, repaired: r.repaired }, 'missing events read from the service archive');
+    } else if (r.unavailable !== undefined && r.unavailable !== 'no archive') {
+      this.deps.log.warn({ session: this.id, firstSeq: gap.first, lastSeq: gap.last, detail: r.unavailable }, 'the archive could not be read; the loss is reported instead');
+    }
+    // Repaired items are final: their gaps are what the archive could not supply.
+    let received = 0;
+    for (const item of r.items) {
+      if (item.kind === 'event') {
+        this.event(item.envelope, item.sourceId, observedMicros);
+        received++;
+      } else if (item.kind === 'gap') this.gap(item, observedMicros);
+      else if (item.kind === 'epoch') this.apply([item], 0, observedMicros);
+      if (this.deps.spool.full) await this.deps.spool.waitForRoom();
+      if (this.stopping) break;
+    }
+    if (received > 0) this.countReceived(received, observedMicros);
+    if (this.stopping) return;
+    const rest = this.apply(items, next, observedMicros);
+    if (rest) await rest;
+  }
+
+  private countReceived(n: number, observedMicros: number): void {
+    // Once per chunk, and formatted only when status is read: not per-event work.
+    this.lastEventMicros = observedMicros;
+    this.stats.received += n;
+    this.deps.metrics.eventsReceived.inc(n);
+  }
+
+  /**
+   * `sourceId` is the event's own, not the stream's current one: events of an earlier epoch read
+   * from the archive are applied after the stream already saw the next epoch's id, and a commit in
+   * between must not save their checkpoint under the new epoch's source.
+   */
+  private event(env: Envelope, sourceId: string | undefined, observedMicros: number): void {
+    let record;
+    let bytes: Buffer | null = null;
+    try {
+      record = this.deps.mapper.map(env, this.ctx, observedMicros);
+      if (record !== null) bytes = this.deps.encode(record);
+    } catch (err) {
+      // A mapping bug must not stop the session or lose the event silently: it becomes a gap.
+      this.deps.log.error({ session: this.id, seq: env.seq, type: env.event.type, error: (err as Error).message }, 'cannot map event; reported as a gap');
+      this.gap({ kind: 'gap', first: env.seq, last: env.seq, reason: 'mapping_error', epoch: this.ctx.epoch, nearTsMicros: env.event.ts }, observedMicros);
+      return;
+    }
+    // The mapper counts filtered events in the metrics; the session keeps its own number for status.
+    if (record === null) this.stats.filtered++;
+    this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, bytes, sourceId);
+  }
+
+  private gap(g: GapItem, observedMicros: number): void {
+    const ts = g.nearTsMicros ?? observedMicros;
+    const ctx = g.epoch === this.ctx.epoch ? this.ctx : { ...this.ctx, epoch: g.epoch };
+    const record = gapRecord(ctx, g.first, g.last, ts, observedMicros, g.reason);
+    this.deps.spool.append(this.id, g.last ?? g.first, g.epoch, ts, this.deps.encode(record), g.sourceId);
+    this.stats.gaps++;
+    this.deps.metrics.gapRecords.inc();
+    if (g.last === undefined) {
+      this.deps.metrics.tailsUnknown.inc();
+      this.deps.log.warn({ session: this.id, epoch: g.epoch, afterSeq: g.first - 1 }, 'the session (or service epoch) ended unseen and its tail cannot be read: reported as unknown');
+      return;
+    }
+    const count = g.last - g.first + 1;
+    this.stats.missingEvents += count;
+    this.deps.metrics.missingEvents.inc(count);
+    this.deps.log.warn({ session: this.id, firstSeq: g.first, lastSeq: g.last, count, reason: g.reason }, 'telemetry gap: events were lost upstream or could not be decoded');
+  }
+
+  private onState(state: SubscriberState, detail?: string): void {
+    this.stats.state = state;
+    if (state === 'unauthorized' || state === 'forbidden' || state === 'backoff') {
+      if (detail) this.stats.lastError = detail;
+    }
+    if (state !== 'streaming') delete this.stats.connectedSince;
+  }
+
+  private onReconnect(reason: ReconnectReason, delayMs: number, detail?: string): void {
+    this.stats.reconnects[reason] = (this.stats.reconnects[reason] ?? 0) + 1;
+    this.deps.metrics.reconnects.inc({ reason });
+    const level = reason === 'closed' ? 'debug' : reason === 'unauthorized' || reason === 'forbidden' ? 'error' : 'warn';
+    this.deps.log[level]({ session: this.id, reason, delayMs, detail }, 'stream reconnect scheduled');
+  }
+}

@@ -1,0 +1,129 @@
+// BridgeLogRecord → the bytes it travels as: an OTLP `LogRecord` in protobuf, framed as one
+// `ScopeLogs.log_records` entry (tag 2, length, message). A request is then the resource and scope,
+// encoded once, followed by the framed records as they were spooled: repeated fields concatenate
+// in protobuf, so records are never decoded or encoded again (DESIGN.md "Performance envelope").
+//
+// Numbers keep the stock exporter's choice: a safe integer is intValue, anything else doubleValue.
+// Fields: LogRecord{1 time fixed64, 2 severity_number, 3 severity_text, 5 body, 6 attributes,
+// 11 observed_time fixed64, 12 event_name}; AnyValue{1 string, 2 bool, 3 int, 4 double, 5 array,
+// 6 kvlist}; KeyValue{1 key, 2 value}.
+import type { AttributeValue, BridgeLogRecord, JsonValue } from '../vocabulary/log-record.js';
+import { ProtoWriter } from './proto-writer.js';
+
+/** ScopeLogs.log_records: the tag every framed record starts with. */
+export const RECORD_TAG = 0x12;
+
+export type RecordEncoder = (record: BridgeLogRecord) => Buffer;
+
+/**
+ * Attribute and body keys repeat from record to record (`browser.session.id`, `url`, `frame_id`…):
+ * each is encoded once, as its whole `KeyValue.key` field, and copied afterwards. Bounded, so keys
+ * that never repeat (a map keyed by ids) cannot grow it; past the bound keys are encoded each time.
+ */
+const KEY_CACHE_MAX = 4096;
+const keyCache = new Map<string, Buffer>();
+const keyWriter = new ProtoWriter(256);
+
+function writeKey(w: ProtoWriter, key: string): void {
+  let field = keyCache.get(key);
+  if (field === undefined) {
+    if (keyCache.size >= KEY_CACHE_MAX || key.length > 64) {
+      w.string(1, key);
+      return;
+    }
+    keyWriter.reset();
+    keyWriter.string(1, key);
+    field = keyWriter.copy();
+    keyCache.set(key, field);
+  }
+  w.raw(field);
+}
+
+/** An encoder with its own scratch buffer; the returned bytes are a fresh copy. */
+export function createRecordEncoder(): RecordEncoder {
+  const w = new ProtoWriter();
+  return (record) => {
+    w.reset();
+    writeFramedRecord(w, record);
+    return w.copy();
+  };
+}
+
+export function writeFramedRecord(w: ProtoWriter, r: BridgeLogRecord): void {
+  const at = w.begin(2);
+  w.fixed64NanosFromMicros(1, r.tsMicros);
+  if (r.severityNumber !== 0) w.uintField(2, r.severityNumber);
+  if (r.severityText !== '') w.string(3, r.severityText);
+  if (r.body !== undefined) writeAnyValue(w, 5, r.body);
+  const attrs = r.attributes;
+  for (const key in attrs) {
+    const kv = w.begin(6);
+    writeKey(w, key);
+    writeAttributeValue(w, 2, attrs[key]!);
+    w.end(kv);
+  }
+  w.fixed64NanosFromMicros(11, r.observedMicros);
+  if (r.eventName !== '') w.string(12, r.eventName);
+  w.end(at);
+}
+
+function writeAttributeValue(w: ProtoWriter, field: number, v: AttributeValue): void {
+  writeAnyValue(w, field, v as JsonValue);
+}
+
+/** AnyValue for a JSON value; null is an empty AnyValue, as the stock exporter sends it. */
+export function writeAnyValue(w: ProtoWriter, field: number, v: JsonValue): void {
+  const at = w.begin(field);
+  switch (typeof v) {
+    case 'string':
+      w.string(1, v);
+      break;
+    case 'boolean':
+      w.boolField(2, v);
+      break;
+    case 'number':
+      if (Number.isSafeInteger(v)) w.int64Field(3, v);
+      else w.double(4, v);
+      break;
+    case 'object':
+      if (v === null) break;
+      if (Array.isArray(v)) {
+        const arr = w.begin(5);
+        for (let i = 0; i < v.length; i++) writeAnyValue(w, 1, v[i] as JsonValue);
+        w.end(arr);
+      } else {
+        const list = w.begin(6);
+        for (const key in v) {
+          const kv = w.begin(1);
+          writeKey(w, key);
+          writeAnyValue(w, 2, v[key] as JsonValue);
+          w.end(kv);
+        }
+        w.end(list);
+      }
+      break;
+    default:
+      break;
+  }
+  w.end(at);
+}
+
+/** KeyValue list of string attributes (Resource.attributes, field 1), for the resource encoded once. */
+export function encodeResource(attributes: Record<string, string>): Buffer {
+  const w = new ProtoWriter(1024);
+  for (const key of Object.keys(attributes)) {
+    const kv = w.begin(1);
+    w.string(1, key);
+    writeAnyValue(w, 2, attributes[key]!);
+    w.end(kv);
+  }
+  return w.copy();
+}
+
+/** InstrumentationScope{1 name, 2 version}, encoded once. */
+export function encodeScope(name: string, version: string): Buffer {
+  const w = new ProtoWriter(256);
+  w.string(1, name);
+  w.string(2, version);
+  return w.copy();
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { defaultFaults } from '../../../../src/devkit/simulator/faults.js';
+import { applyTextFaults, formatFrame, frameData, keepaliveFrame } from '../../../../src/devkit/simulator/sse-format.js';
+
+const json = JSON.stringify({ seq: 12, event: { ts: 1, type: 't', category: 'c', source: {}, data: { s: 'a\nb "q" 🚀', n: [1, 2] } } });
+
+describe('SSE frame text', () => {
+  it('default frame: id line, one data line, blank line, no event field', () => {
+    const f = formatFrame(12, json);
+    expect(f).toBe(`id: 12\ndata: ${json}\n\n`);
+    expect(frameData(f)).toBe(json);
+  });
+
+  it('keepalive is a bare comment frame, as the real service writes it', () => {
+    expect(keepaliveFrame({ crlf: false, crOnly: false })).toBe(':\n\n');
+    expect(keepaliveFrame({ crlf: true, crOnly: false })).toBe(':\r\n\r\n');
+    expect(keepaliveFrame({ crlf: false, crOnly: true })).toBe(':\r\r');
+  });
+
+  it('crlf and splitData: lines rejoined with \\n give the same JSON value', () => {
+    const f = applyTextFaults(formatFrame(12, json), { ...defaultFaults(), crlf: true, splitData: true });
+    expect(f.endsWith('\r\n\r\n')).toBe(true);
+    const lines = f.split('\r\n');
+    expect(lines[0]).toBe('id: 12');
+    const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(6));
+    expect(data.length).toBeGreaterThan(3);
+    expect(JSON.parse(data.join('\n'))).toEqual(JSON.parse(json));
+  });
+
+  it('splitData leaves data that is not JSON on one line', () => {
+    const f = applyTextFaults(formatFrame(3, '{"seq":3,'), { ...defaultFaults(), splitData: true });
+    expect(f).toBe('id: 3\ndata: {"seq":3,\n\n');
+  });
+});
