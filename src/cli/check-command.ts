@@ -19,7 +19,7 @@ import { describeApiError } from '../upstream/api-error.js';
 import { formatCheckItem, formatChecklistFooter, type CheckItem } from './checklist.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { createUpstreamClient } from './upstream-config.js';
-import { parseCommand } from './usage.js';
+import { parseCommand } from '../util/command-line.js';
 
 const HELP = `Usage: browser-telemetry-bridge check [--config FILE]
 

@@ -2,7 +2,7 @@
 // Entry point of the `browser-telemetry-bridge` binary: dispatches to one command per file.
 // Exit codes: 0 success, 1 runtime failure, 2 invalid configuration or usage.
 import { ConfigError } from '../config/errors.js';
-import { UsageError } from './usage.js';
+import { UsageError } from '../util/command-line.js';
 import { StoreOpenError } from '../store/sqlite-store.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 

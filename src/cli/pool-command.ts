@@ -7,7 +7,7 @@ import { parsePool } from '../upstream/browser-pool.js';
 import { paint, useColor } from './ansi.js';
 import { formatPoolSummary } from './pool-summary.js';
 import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
-import { parseCommand, UsageError } from './usage.js';
+import { parseCommand, UsageError } from '../util/command-line.js';
 
 const HELP = `Usage: browser-telemetry-bridge pool <id_or_name> [options]
 

@@ -15,7 +15,7 @@ import { createLogger, type Logger } from '../util/logger.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
 import { stateDirShapeProblem } from './state-dir.js';
-import { parseCommand } from './usage.js';
+import { parseCommand } from '../util/command-line.js';
 import { startStatusReporter, summarize } from './status-reporter.js';
 
 type Reloader = ReturnType<typeof createReloader>;

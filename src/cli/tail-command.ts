@@ -20,7 +20,7 @@ import { paint, useColor, type Paint } from './ansi.js';
 import { formatDelay, formatEventLine, formatGap, formatNote, type NoteKind } from './tail-format.js';
 import { createTailView, type TailView } from './tail-view.js';
 import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
-import { parseCommand, UsageError } from './usage.js';
+import { parseCommand, UsageError } from '../util/command-line.js';
 
 const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
 

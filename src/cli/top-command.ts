@@ -11,7 +11,7 @@ import { parseDurationMs } from '../config/readers.js';
 import { paint, useColor } from './ansi.js';
 import { buildModel, parseMetrics, type SessionStatusView, type Snapshot } from './top-model.js';
 import { initialView, onKey, renderPlain, renderScreen, SORT_KEYS, type SortKey, type ViewState } from './top-render.js';
-import { parseCommand, UsageError } from './usage.js';
+import { parseCommand, UsageError } from '../util/command-line.js';
 
 const HELP = `Usage: browser-telemetry-bridge top [options]
 

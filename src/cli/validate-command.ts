@@ -7,7 +7,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { BridgeConfig } from '../config/schema.js';
 import { configWarnings } from '../config/warnings.js';
 import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
-import { parseCommand } from './usage.js';
+import { parseCommand } from '../util/command-line.js';
 
 const HELP = `Usage: browser-telemetry-bridge validate [--config FILE]
 

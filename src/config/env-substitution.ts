@@ -14,7 +14,8 @@
 // refuses to start; write `${env:NAME:-}` to ask for an empty value explicitly.
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './errors.js';
-import type { Env } from './load-config.js';
+/** The process environment, or a test's stand-in for it. */
+export type Env = Record<string, string | undefined>;
 
 const NAME = '[A-Za-z_][A-Za-z0-9_]*';
 /** `$$`, or a reference; anything else after a `$` is left as it is. */

@@ -2,28 +2,19 @@
 // checked against what the service sends (spec "Events"). Categories are a closed set: the ten the
 // telemetry configuration has a flag for, plus `monitor`, which has none but is sent; an unknown
 // category can never match, so it is an error listing the valid names. Event types are open: the
-// service adds new ones (DESIGN.md: types beyond the spec's table pass through), so an unknown type
+// service adds new ones (docs/upstream-differences.md: types beyond the table pass through), so an unknown type
 // is accepted with a warning naming the closest known type, which catches a typo without refusing a
 // type newer than this bridge.
-import { CATALOGUE_BY_TYPE } from '../mapping/catalogue.js';
-import { TELEMETRY_CATEGORIES } from '../upstream/browser-pool.js';
+import { CATEGORIES, KNOWN_EVENT_TYPES } from '../vocabulary/event-types.js';
 import { ConfigError } from './errors.js';
 
-/** Every category the service sends (spec "Events" rules 1 and 2): the configurable ones and `monitor`. */
-export const CATEGORIES: readonly string[] = [...TELEMETRY_CATEGORIES, 'monitor'].sort();
-
-/** Types the real service sends that neither the spec's table nor its list names (DESIGN.md, kernel-images). */
-const OBSERVED_TYPES = ['captcha_solve_started', 'captcha_challenge_result'];
+export { CATEGORIES } from '../vocabulary/event-types.js';
 
 const CATEGORY_SET = new Set(CATEGORIES);
-let knownTypesCache: readonly string[] | undefined;
 
-/**
- * Every event type this bridge knows by name. Built on first use: the mapping options import this
- * module while the catalogue may still be loading (options ← redact-url ← catalogue).
- */
+/** Every event type this bridge knows by name. */
 export function knownTypes(): readonly string[] {
-  return (knownTypesCache ??= [...new Set([...CATALOGUE_BY_TYPE.keys(), ...OBSERVED_TYPES])].sort());
+  return KNOWN_EVENT_TYPES;
 }
 
 /** Throws a ConfigError naming `key[i]` and the valid names for the first unknown category. */

@@ -15,7 +15,8 @@ import { parseSessions, parseSessionList } from './sessions.js';
 import { parseStoreConfig, replicaId } from './store-config.js';
 import { defaultMappingOptions, parseMappingOptions } from './mapping-section.js';
 
-export type Env = Record<string, string | undefined>;
+export type { Env } from './env-substitution.js';
+import type { Env } from './env-substitution.js';
 
 const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'store', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit', 'workers'] as const;
 const MAX_WORKERS = 64;

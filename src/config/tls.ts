@@ -6,14 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './errors.js';
 import { optString, type Raw } from './readers.js';
+import type { TlsFiles } from '../util/http-dispatcher.js';
 
-export interface TlsFiles {
-  /** PEM of the CA(s) that sign the peer's certificate, replacing the system roots. */
-  ca?: string;
-  /** PEM client certificate and key (mutual TLS). */
-  cert?: string;
-  key?: string;
-}
+export type { TlsFiles } from '../util/http-dispatcher.js';
 
 type Env = Record<string, string | undefined>;
 

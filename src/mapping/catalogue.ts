@@ -20,6 +20,7 @@ import { promoteLayoutShift, promoteLcp } from './promote-page.js';
 import { promoteCaptchaChallenge, promoteOomKill, promotePlatformApiCall, promoteProxyError, promoteServiceCrashed } from './promote-service.js';
 import { consoleLevelSeverity, genericSeverity, httpStatusSeverity } from './severity.js';
 import { SEVERITY } from './severity-levels.js';
+import { EVENT_CATEGORY } from '../vocabulary/event-types.js';
 
 type Data = Record<string, unknown>;
 type Attrs = Record<string, AttributeValue>;
@@ -77,45 +78,43 @@ const challengeSeverity = (_t: string, d: Data): number => CHALLENGE_SEVERITY.ge
  */
 const proxyErrorSeverity = (_t: string, d: Data): number => (d.resource_type === 'Document' ? SEVERITY.ERROR : SEVERITY.WARN);
 
-const entry = (
-  type: string,
-  category: string | undefined,
-  severity: CatalogueEntry['severity'],
-  promote: CatalogueEntry['promote'],
-): CatalogueEntry => ({ type, category, severity, promote });
+/** A type's rule; its category is the vocabulary's (undefined for the catch-all). */
+const entry = (type: string, severity: CatalogueEntry['severity'], promote: CatalogueEntry['promote']): CatalogueEntry => ({
+  type, category: EVENT_CATEGORY.get(type), severity, promote,
+});
 
 const INFO = fixed(SEVERITY.INFO);
 
 /** Every type of the spec's table, in its order. */
 export const CATALOGUE: readonly CatalogueEntry[] = [
-  entry('console_log', 'console', (_t, d) => consoleLevelSeverity(d.level), promoteConsoleLog),
+  entry('console_log', (_t, d) => consoleLevelSeverity(d.level), promoteConsoleLog),
   // console.error calls and uncaught exceptions alike; the latter are told apart by exception.*.
-  entry('console_error', 'console', fixed(SEVERITY.ERROR), promoteConsoleError),
-  entry('network_request', 'network', INFO, promoteNetworkRequest),
-  entry('network_response', 'network', (_t, d) => httpStatusSeverity(d.status), promoteNetworkResponse),
-  entry('network_loading_failed', 'network', loadingFailedSeverity, promoteLoadingFailed),
-  entry('network_idle', 'network', INFO, promoteUrl),
-  entry('page_dom_content_loaded', 'page', INFO, promoteUrl),
-  entry('page_load', 'page', INFO, promoteUrl),
-  entry('page_layout_shift', 'page', INFO, promoteLayoutShift),
-  entry('page_lcp', 'page', INFO, promoteLcp),
-  entry('page_layout_settled', 'page', INFO, promoteUrl),
-  entry('page_crashed', 'page', fixed(SEVERITY.ERROR), promoteUrl),
-  entry('interaction_click', 'interaction', INFO, promoteUrl),
-  entry('interaction_key', 'interaction', INFO, promoteUrl),
-  entry('interaction_scroll_settled', 'interaction', INFO, promoteUrl),
-  entry('monitor_screenshot', 'screenshot', INFO, none),
-  entry('monitor_disconnected', 'monitor', fixed(SEVERITY.WARN), promoteMonitorReason),
-  entry('monitor_reconnected', 'monitor', INFO, none),
-  entry('monitor_reconnect_failed', 'monitor', fixed(SEVERITY.ERROR), promoteMonitorReason),
-  entry('monitor_init_failed', 'monitor', fixed(SEVERITY.ERROR), none),
-  entry('api_call', 'control', (_t, d) => httpStatusSeverity(d.status), promoteApiCall),
-  entry('cdp_command', 'control', INFO, promoteCdpCommand),
-  entry('cdp_connect', 'connection', INFO, none),
-  entry('cdp_disconnect', 'connection', cdpDisconnectSeverity, promoteCdpDisconnect),
-  entry('live_view_connect', 'connection', INFO, none),
-  entry('live_view_disconnect', 'connection', INFO, none),
-  entry('captcha_solve_result', 'captcha', captchaSeverity, promoteCaptchaChallenge),
+  entry('console_error', fixed(SEVERITY.ERROR), promoteConsoleError),
+  entry('network_request', INFO, promoteNetworkRequest),
+  entry('network_response', (_t, d) => httpStatusSeverity(d.status), promoteNetworkResponse),
+  entry('network_loading_failed', loadingFailedSeverity, promoteLoadingFailed),
+  entry('network_idle', INFO, promoteUrl),
+  entry('page_dom_content_loaded', INFO, promoteUrl),
+  entry('page_load', INFO, promoteUrl),
+  entry('page_layout_shift', INFO, promoteLayoutShift),
+  entry('page_lcp', INFO, promoteLcp),
+  entry('page_layout_settled', INFO, promoteUrl),
+  entry('page_crashed', fixed(SEVERITY.ERROR), promoteUrl),
+  entry('interaction_click', INFO, promoteUrl),
+  entry('interaction_key', INFO, promoteUrl),
+  entry('interaction_scroll_settled', INFO, promoteUrl),
+  entry('monitor_screenshot', INFO, none),
+  entry('monitor_disconnected', fixed(SEVERITY.WARN), promoteMonitorReason),
+  entry('monitor_reconnected', INFO, none),
+  entry('monitor_reconnect_failed', fixed(SEVERITY.ERROR), promoteMonitorReason),
+  entry('monitor_init_failed', fixed(SEVERITY.ERROR), none),
+  entry('api_call', (_t, d) => httpStatusSeverity(d.status), promoteApiCall),
+  entry('cdp_command', INFO, promoteCdpCommand),
+  entry('cdp_connect', INFO, none),
+  entry('cdp_disconnect', cdpDisconnectSeverity, promoteCdpDisconnect),
+  entry('live_view_connect', INFO, none),
+  entry('live_view_disconnect', INFO, none),
+  entry('captcha_solve_result', captchaSeverity, promoteCaptchaChallenge),
 ];
 
 /** Types the spec names without category or data (their shapes are in SERVICE_TYPES). */
@@ -134,21 +133,21 @@ export const NAMED_WITHOUT_DETAIL: readonly string[] = [
  * the captcha task/challenge events it does not name at all.
  */
 export const SERVICE_TYPES: readonly CatalogueEntry[] = [
-  entry('page_navigation', 'page', INFO, promoteUrl),
-  entry('page_navigation_settled', 'page', INFO, promoteUrl),
-  entry('page_tab_opened', 'page', INFO, promoteUrl),
+  entry('page_navigation', INFO, promoteUrl),
+  entry('page_navigation_settled', INFO, promoteUrl),
+  entry('page_tab_opened', INFO, promoteUrl),
   // VM management the platform does on the session's behalf (profile saves, replays, recordings).
-  entry('platform_api_call', 'platform', (_t, d) => httpStatusSeverity(d.status), promotePlatformApiCall),
-  entry('proxy_error', 'network', proxyErrorSeverity, promoteProxyError),
+  entry('platform_api_call', (_t, d) => httpStatusSeverity(d.status), promotePlatformApiCall),
+  entry('proxy_error', proxyErrorSeverity, promoteProxyError),
   // A managed service (chromium, the in-VM API, …) died; gave_up means it stays down.
-  entry('service_crashed', 'system', fixed(SEVERITY.ERROR), promoteServiceCrashed),
-  entry('system_oom_kill', 'system', fixed(SEVERITY.ERROR), promoteOomKill),
-  entry('captcha_solve_started', 'captcha', INFO, promoteCaptchaChallenge),
-  entry('captcha_challenge_result', 'captcha', challengeSeverity, promoteCaptchaChallenge),
+  entry('service_crashed', fixed(SEVERITY.ERROR), promoteServiceCrashed),
+  entry('system_oom_kill', fixed(SEVERITY.ERROR), promoteOomKill),
+  entry('captcha_solve_started', INFO, promoteCaptchaChallenge),
+  entry('captcha_challenge_result', challengeSeverity, promoteCaptchaChallenge),
 ];
 
 /** The rule for any type not in the tables, including future ones: data passes through intact. */
-export const UNKNOWN_TYPE: CatalogueEntry = entry('*', undefined, genericSeverity, promoteGeneric);
+export const UNKNOWN_TYPE: CatalogueEntry = entry('*', genericSeverity, promoteGeneric);
 
 export const CATALOGUE_BY_TYPE: ReadonlyMap<string, CatalogueEntry> = new Map(
   [...CATALOGUE, ...SERVICE_TYPES].map((e) => [e.type, e] as const),

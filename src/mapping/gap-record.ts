@@ -5,6 +5,7 @@
 import { ATTR, setOwn } from './attributes.js';
 import type { AttributeValue, BridgeLogRecord, SessionContext } from '../vocabulary/log-record.js';
 import { SEVERITY, severityText } from './severity-levels.js';
+import type { GapReason } from '../vocabulary/gap-reason.js';
 
 export const GAP_EVENT_NAME = 'browser.telemetry_gap';
 export const GAP_REASON_ATTR = 'browser.telemetry.gap.reason';
@@ -20,7 +21,7 @@ export const GAP_REASON_ATTR = 'browser.telemetry.gap.reason';
  * - tail_unknown: the session ended unseen and the last events it sent cannot be read;
  * - mapping_error: the bridge could not map an event (a bug, reported rather than hidden).
  */
-export type GapReason = 'evicted_before_follow' | 'evicted' | 'malformed' | 'frame_too_large' | 'service_restart' | 'tail_unknown' | 'mapping_error';
+export type { GapReason } from '../vocabulary/gap-reason.js';
 
 /**
  * A gap record for the missing sequence numbers firstSeq..lastSeq (inclusive), or from firstSeq on

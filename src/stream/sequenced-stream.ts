@@ -10,7 +10,7 @@
 // would replay it on every reconnect. When the session ends, malformed frames after the last good
 // one become a gap, and an end that was not seen (no clean close before the 404) becomes an
 // open-ended `tail_unknown` gap for the archive to fill or the record to admit.
-import type { GapReason } from '../mapping/gap-record.js';
+import type { GapReason } from '../vocabulary/gap-reason.js';
 import { parseEnvelope, type Envelope } from '../upstream/envelope.js';
 import type { Frame } from './frame-decoder.js';
 import { Sequencer, type EpochChange, type SequencerState } from './sequencer.js';

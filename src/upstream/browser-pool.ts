@@ -8,11 +8,9 @@
 // instead of failing the lookup.
 import { isRecord } from '../util/guards.js';
 
-/** The categories a pool's telemetry configuration has an enable flag for (spec "Capture rules" 1). */
-export const TELEMETRY_CATEGORIES = [
-  'captcha', 'connection', 'console', 'control', 'interaction', 'network', 'page', 'platform', 'screenshot', 'system',
-] as const;
-export type TelemetryCategory = (typeof TELEMETRY_CATEGORIES)[number];
+import { TELEMETRY_CATEGORIES, type TelemetryCategory } from '../vocabulary/event-types.js';
+
+export { TELEMETRY_CATEGORIES, type TelemetryCategory } from '../vocabulary/event-types.js';
 
 /**
  * What the real service captures when a flag is unstated (its own docs and SDK): the operational

@@ -3,7 +3,14 @@
 // TLS material (a private CA, a client certificate) applies to direct connections and to
 // connections tunnelled through a proxy alike.
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
-import type { TlsFiles } from '../config/tls.js';
+
+export interface TlsFiles {
+  /** PEM of the CA(s) that sign the peer's certificate, replacing the system roots. */
+  ca?: string;
+  /** PEM client certificate and key (mutual TLS). */
+  cert?: string;
+  key?: string;
+}
 
 export interface DispatcherOptions {
   tls: TlsFiles;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../simulator/index.js';
 import { startReceiver, type Receiver } from '../receiver/server.js';
-import { parseCommand, UsageError } from '../../cli/usage.js';
+import { parseCommand, UsageError } from '../../util/command-line.js';
 import { tallyDelivery, type SessionTally } from './delivery-tally.js';
 import { formatReceivedRecord } from '../receiver/format-received.js';
 

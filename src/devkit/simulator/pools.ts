@@ -3,19 +3,9 @@
 // for event generation (spec: Events → Capture rules).
 import { randomBytes } from 'node:crypto';
 
-export const TELEMETRY_CATEGORIES = [
-  'captcha',
-  'connection',
-  'console',
-  'control',
-  'interaction',
-  'network',
-  'page',
-  'platform',
-  'screenshot',
-  'system',
-] as const;
-export type TelemetryCategory = (typeof TELEMETRY_CATEGORIES)[number];
+import { TELEMETRY_CATEGORIES, type TelemetryCategory } from '../../vocabulary/event-types.js';
+
+export { TELEMETRY_CATEGORIES, type TelemetryCategory };
 
 export interface SimTelemetryConfig {
   browser?: { [C in TelemetryCategory]?: { enabled: boolean } } & {
