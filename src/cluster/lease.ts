@@ -13,7 +13,7 @@
 import type pg from 'pg';
 
 export interface LeaseOptions {
-  pool: pg.Pool;
+  db: pg.Pool;
   replicaId: string;
   leaseMs: number;
   /** Fraction of the lease kept as a safety margin on the local side. */
@@ -60,7 +60,7 @@ export class Lease {
   async renew(): Promise<boolean> {
     const sent = this.now();
     try {
-      await this.o.pool.query(
+      await this.o.db.query(
         `INSERT INTO bridge_replicas (id, lease_until) VALUES ($1, now() + $2 * interval '1 millisecond')
          ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until, renewed_at = now()`,
         [this.o.replicaId, this.o.leaseMs]);
@@ -83,7 +83,7 @@ export class Lease {
 
   /** Replicas holding a valid lease by the database's clock, sorted. */
   async liveReplicas(): Promise<string[]> {
-    const r = await this.o.pool.query<{ id: string }>('SELECT id FROM bridge_replicas WHERE lease_until > now() ORDER BY id');
+    const r = await this.o.db.query<{ id: string }>('SELECT id FROM bridge_replicas WHERE lease_until > now() ORDER BY id');
     return r.rows.map((x) => x.id);
   }
 
@@ -91,7 +91,7 @@ export class Lease {
   async drop(): Promise<void> {
     this.stop();
     this.held = false;
-    await this.o.pool.query('DELETE FROM bridge_replicas WHERE id = $1', [this.o.replicaId]);
+    await this.o.db.query('DELETE FROM bridge_replicas WHERE id = $1', [this.o.replicaId]);
   }
 
   stop(): void {

@@ -21,8 +21,8 @@ export interface OwnershipRow {
 }
 
 /** Every active session and every session this replica owns, as the placement loop needs them. */
-export async function readOwnershipView(pool: pg.Pool, replicaId: string): Promise<OwnershipRow[]> {
-  const r = await pool.query<{ id: string; owner: string | null; lease_epoch: string; lifecycle: SessionLifecycle; owner_live: boolean; orphan_ms: number; spec_rev: string; has_spool: boolean }>(
+export async function readOwnershipView(db: pg.Pool, replicaId: string): Promise<OwnershipRow[]> {
+  const r = await db.query<{ id: string; owner: string | null; lease_epoch: string; lifecycle: SessionLifecycle; owner_live: boolean; orphan_ms: number; spec_rev: string; has_spool: boolean }>(
     `SELECT s.id, s.owner, s.lease_epoch, s.lifecycle, s.spec_rev, (live.id IS NOT NULL) AS owner_live,
        (s.lifecycle <> 'active' AND EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)) AS has_spool,
        CASE WHEN live.id IS NOT NULL THEN 0
@@ -37,13 +37,13 @@ export async function readOwnershipView(pool: pg.Pool, replicaId: string): Promi
 }
 
 /** Session id → owning replica (null: none), for GET /v1/sessions. */
-export async function readOwners(pool: pg.Pool): Promise<Map<string, { owner: string | null; lifecycle: SessionLifecycle }>> {
-  const r = await pool.query<{ id: string; owner: string | null; lifecycle: SessionLifecycle }>('SELECT id, owner, lifecycle FROM bridge_sessions');
+export async function readOwners(db: pg.Pool): Promise<Map<string, { owner: string | null; lifecycle: SessionLifecycle }>> {
+  const r = await db.query<{ id: string; owner: string | null; lifecycle: SessionLifecycle }>('SELECT id, owner, lifecycle FROM bridge_sessions');
   return new Map(r.rows.map((x) => [x.id, { owner: x.owner, lifecycle: x.lifecycle }]));
 }
 
 /** Which of these sessions still have undelivered segments in the store. */
-export async function sessionsWithSpool(pool: pg.Pool, ids: readonly string[]): Promise<Set<string>> {
-  const r = await pool.query<{ session_id: string }>('SELECT DISTINCT session_id FROM bridge_segments WHERE session_id = ANY($1::text[])', [ids]);
+export async function sessionsWithSpool(db: pg.Pool, ids: readonly string[]): Promise<Set<string>> {
+  const r = await db.query<{ session_id: string }>('SELECT DISTINCT session_id FROM bridge_segments WHERE session_id = ANY($1::text[])', [ids]);
   return new Set(r.rows.map((x) => x.session_id));
 }

@@ -12,7 +12,7 @@
 // These steps run one at a time (a queue): a session is never stopped for one reason while it is
 // being started for another, so there is at most one reader per session in this process.
 import type { Logger } from 'pino';
-import type { BridgeMetrics } from '../observe/metrics.js';
+import type { Emit } from '../vocabulary/facts.js';
 import { Lease } from './lease.js';
 import { Rebalancer } from './rebalancer.js';
 import { truncateDrainedGenerations } from '../store/pg-spool-rotation.js';
@@ -29,7 +29,7 @@ export interface OwnedSessionsHost {
   /** Stops reading the session (if followed here) and forgets its pipeline. */
   unfollow(id: string): Promise<void>;
   isFollowed(id: string): boolean;
-  /** Applies a spec changed through another replica (attributes, pool) to a followed session. */
+  /** Applies a spec changed through another replica (attributes, db) to a followed session. */
   respecify(row: SessionRow): void;
   /** After every ownership pass. */
   ticked?(): void;
@@ -39,7 +39,8 @@ export interface OwnershipOptions {
   store: PgStore;
   spool: Spool;
   leaseMs: number;
-  metrics: BridgeMetrics;
+  /** Where lease and hand-over facts go (metrics and log lines). */
+  emit: Emit;
   log: Logger;
   host: OwnedSessionsHost;
 }
@@ -53,24 +54,21 @@ export class Ownership {
   private rotation: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: OwnershipOptions) {
-    const { metrics, log } = o;
+    const { emit, log } = o;
     let failing = false;
     this.lease = new Lease({
-      pool: o.store.pool, replicaId: o.store.replicaId, leaseMs: o.leaseMs,
+      db: o.store.db, replicaId: o.store.replicaId, leaseMs: o.leaseMs,
       onRenewed: () => {
-        metrics.leaseRenewals.inc({ outcome: 'success' });
-        if (failing) log.info('lease renewed again');
+        emit({ f: 'lease_renewed', recovered: failing });
         failing = false;
       },
       onRenewFailed: (err) => {
-        metrics.leaseRenewals.inc({ outcome: 'failure' });
-        if (!failing) log.warn({ error: err.message }, 'cannot renew the lease in the shared store; sessions are given up if it does not recover in time');
+        emit({ f: 'lease_renewal_failed', error: err.message, first: !failing });
         failing = true;
       },
       onExpired: () => {
         // Said at once; the sessions are stopped in turn with the other ownership steps.
-        metrics.leaseExpirations.inc();
-        log.warn({ sessions: o.store.ownedSessions().size }, 'lease not renewed within its safety margin: stopped reading every session until it is');
+        emit({ f: 'lease_expired', sessions: o.store.ownedSessions().size });
         void this.serial(() => this.expired());
       },
     });
@@ -117,7 +115,7 @@ export class Ownership {
     this.rebalancer.start();
     // Every replica tries; the partition lock makes concurrent attempts harmless.
     this.rotation = setInterval(() => {
-      truncateDrainedGenerations(this.o.store.pool).then((gs) => {
+      truncateDrainedGenerations(this.o.store.db).then((gs) => {
         if (gs.length > 0) this.o.log.debug({ generations: gs }, 'truncated drained spool generations');
       }, () => undefined);
     }, ROTATION_INTERVAL_MS);
@@ -134,8 +132,7 @@ export class Ownership {
     // again meanwhile (the lease ran out) is not ours to read either.
     const owned = this.o.store.ownedSessions();
     for (const row of c.sessions) if (row.lifecycle === 'active' && owned.has(row.spec.id)) this.o.host.follow(row);
-    this.o.metrics.handovers.inc({ kind: 'claimed' }, c.sessions.length);
-    this.o.log.info({ sessions: c.sessions.length, backlogRecords: c.records, replica: this.o.store.replicaId }, 'claimed sessions');
+    this.o.emit({ f: 'sessions_claimed', sessions: c.sessions.length, backlogRecords: c.records, replica: this.o.store.replicaId });
   }
 
   /** Owned, active and preferred here: followed (again, after a hand-over that could not finish). */
@@ -151,8 +148,7 @@ export class Ownership {
     await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
     this.o.spool.forget(ids);
     await this.o.spool.resync().catch(() => undefined);
-    this.o.metrics.handovers.inc({ kind: 'lost' }, ids.length);
-    this.o.log.warn({ sessions: ids.length, sample: ids.slice(0, 5) }, `stopped following sessions: ${why}`);
+    this.o.emit({ f: 'sessions_lost', sessions: ids, why });
   }
 
   /** Flushed hand-over: stop reading, commit, release; the spool goes with the session. */
@@ -162,8 +158,7 @@ export class Ownership {
     for (const id of ids) await this.o.store.release(id);
     this.o.spool.forget(ids);
     await this.o.spool.resync();
-    this.o.metrics.handovers.inc({ kind: 'handed_over' }, ids.length);
-    this.o.log.info({ sessions: ids.length }, 'handed sessions over to their preferred replica');
+    this.o.emit({ f: 'sessions_handed_over', sessions: ids.length });
   }
 
   /**
@@ -174,7 +169,7 @@ export class Ownership {
   private async finished(ids: string[]): Promise<void> {
     await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
     await this.o.spool.flush();
-    const undelivered = await sessionsWithSpool(this.o.store.pool, ids);
+    const undelivered = await sessionsWithSpool(this.o.store.db, ids);
     const done = ids.filter((id) => !undelivered.has(id));
     for (const id of done) await this.o.store.release(id);
   }

@@ -74,7 +74,7 @@ export class Rebalancer {
     if (!live.includes(me)) live.push(me);
     live.sort();
     this.replicas = live;
-    const view = await readOwnershipView(store.pool, store.replicaId);
+    const view = await readOwnershipView(store.db, store.replicaId);
     const owned = new Map(store.ownedSessions());
     const lost: string[] = [];
     const finished: string[] = [];

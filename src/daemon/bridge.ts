@@ -19,11 +19,12 @@ import { createRecordEncoder } from '../wire/encode-record.js';
 import { createRequestBuilder } from '../wire/otlp-request.js';
 import { createOtlpTransport, type OtlpTransport } from '../export/otlp-transport.js';
 import { resourceAttributes, SCOPE } from '../wire/resource.js';
-import { createMappingStats } from '../session/mapping-stats.js';
+import { createFactSink } from '../observe/facts.js';
+import type { Emit } from '../vocabulary/facts.js';
 import { Supervisor } from './supervisor.js';
 import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
 import { SwappableMapper } from '../session/swappable-mapper.js';
-import { IngestPool, resolveWorkers } from '../ingest/worker-group.js';
+import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
 
@@ -41,10 +42,12 @@ export interface Bridge {
   store: Store;
   spool: Spool;
   metrics: BridgeMetrics;
+  /** Where every component's facts go: the metrics and the log, together. */
+  emit: Emit;
   client: UpstreamClient;
   log: Logger;
   /** The ingest worker threads; absent when the sessions run on the main thread (`workers: 0`). */
-  ingest: IngestPool | undefined;
+  ingest: IngestWorkers | undefined;
   /** Stops reading, delivers within the grace period, closes everything. Idempotent. */
   shutdown(graceMs?: number): Promise<boolean>;
 }
@@ -66,6 +69,7 @@ function freeBytesOf(dir: string): { free: number; total: number } | undefined {
 
 export async function startBridge(config: BridgeConfig, log: Logger, overrides: BridgeOverrides = {}): Promise<Bridge> {
   const metrics = overrides.metrics ?? createMetrics({ spoolCapacityBytes: config.spool.maxBytes });
+  const emit = createFactSink(metrics, log);
   const encode = createRecordEncoder();
   let shared: PgStore | undefined;
   const sc = config.store;
@@ -76,7 +80,6 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
       url: sc.url, password: sc.password, replicaId: config.replicaId,
       // A query may not outlive a third of the lease: a cut connection is noticed while the lease holds.
       queryTimeoutMs: Math.max(1000, Math.floor(sc.leaseMs / 3)),
-      onFenced: (ids) => log.warn({ sessions: ids.length, sample: ids.slice(0, 5) }, 'the shared store refused a write: another replica owns these sessions now'),
     });
     log.info({ store: displayStoreUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs }, 'using the shared PostgreSQL store');
   }
@@ -103,31 +106,23 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
         return v && { free: v.free + store.reusableBytes(), total: v.total };
       },
     } : {}),
-    onDeleteError: (err, streak) => {
-      if (streak === 1 || streak % 50 === 0) log.error({ error: err.message, streak }, 'cannot delete delivered records from the spool (disk full?); delivery goes on and the delete is retried');
-    },
+    onDeleteError: (err, streak) => emit({ f: 'delete_failed', error: err.message, streak }),
     maxBytes: config.spool.maxBytes,
     // A sixteenth of the memory budget at most: the rest is the heap, sockets and pending records.
     memoryMaxBytes: Math.min(MEMORY_MAX_BYTES, Math.max(1024 * 1024, config.spool.maxBytes >> 2), budget === undefined ? Infinity : Math.max(1024 * 1024, budget >> 4)),
     commitMaxRecords: config.spool.commitMaxRecords,
     commitIntervalMs: config.spool.commitIntervalMs,
-    onCommitError: (err, streak) => {
-      metrics.spoolCommitErrors.inc();
-      if (streak === 1 || streak % 50 === 0) {
-        log.error({ error: err.message, code: (err as { code?: string }).code, streak }, 'cannot write the spool (disk full?); reading is paused and the write is retried');
-      }
-    },
-    onCommitRecovered: () => log.info('spool writes succeed again'),
+    onCommitError: (err, streak) => emit({ f: 'commit_failed', error: err.message, code: (err as { code?: string }).code, streak }),
+    onCommitRecovered: () => emit({ f: 'commit_recovered' }),
     onFenced: (ids) => {
-      metrics.fencedWrites.inc(ids.length);
+      emit({ f: 'writes_fenced', sessions: ids });
       // Stop reading what we may no longer write.
       supervisor?.ownership?.fenced(ids);
     },
   });
   spoolRef = spool;
   const client = createUpstreamClient(config.upstream);
-  const stats = createMappingStats(metrics);
-  const mapper = new SwappableMapper((options) => createMapper(options, { stats }), config.mapping);
+  const mapper = new SwappableMapper((options) => createMapper(options, { emit }), config.mapping);
   const ex = config.exporter;
   const transport = overrides.transport ?? createOtlpTransport({
     url: ex.url, headers: ex.headers, compression: ex.compression, timeoutMs: ex.timeoutMs, tls: ex.tls,
@@ -136,8 +131,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
   let supervisor: Supervisor | undefined;
   const workers = resolveWorkers(config.workers);
-  const ingest = workers === 0 ? undefined : await IngestPool.start({
-    workers, config, log, logPretty: Boolean(process.stderr.isTTY), spool, metrics,
+  const ingest = workers === 0 ? undefined : await IngestWorkers.start({
+    workers, config, log, logPretty: Boolean(process.stderr.isTTY), spool, emit,
     onEnded: (id) => supervisor?.onEnded(id) ?? Promise.resolve(),
     onLost: (ids) => {
       supervisor?.refollow(ids).catch((err: unknown) => log.error({ error: (err as Error).message }, 'cannot follow the sessions of a lost ingest worker again'));
@@ -148,7 +143,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     log.info({ workers }, 'sessions are read, mapped and encoded in ingest worker threads');
   }
   const delivery = new Delivery({
-    spool, transport, requests, metrics, log,
+    spool, transport, requests, emit,
     batchMaxRecords: ex.batchMaxRecords,
     batchMaxBytes: ex.batchMaxBytes,
     concurrency: ex.concurrency,
@@ -157,9 +152,16 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     onSettled: () => supervisor?.onDeliverySettled(),
   });
   supervisor = new Supervisor({
-    config, store, spool, encode, client, mapper, metrics, log, delivery,
+    config, store, spool, encode, client, mapper, emit, log, delivery,
     ...(ingest ? { ingest } : {}),
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
+  });
+  const sup0 = supervisor;
+  metrics.setSources({
+    ...(shared ? { ownedSessions: () => shared.ownedSessions().size } : {}),
+    spool: () => store.spoolStats(),
+    pendingRecords: () => spool.pendingCount,
+    sessionsByState: () => sup0.sessionsByState(),
   });
   delivery.start();
   try {
@@ -174,7 +176,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   let closing: Promise<boolean> | undefined;
   const sup = supervisor;
   return {
-    config, supervisor: sup, pools, mapper, delivery, store, spool, metrics, client, log, ingest,
+    config, supervisor: sup, pools, mapper, delivery, store, spool, metrics, emit, client, log, ingest,
     shutdown(graceMs = config.shutdownGraceMs) {
       closing ??= (async () => {
         await pools.stop();

@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load-config.js';
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
-import type { BridgeMetrics } from '../observe/metrics.js';
+import type { Emit } from '../vocabulary/facts.js';
 import type { SessionSource } from '../store/store.js';
 import type { SwappableMapper } from '../session/swappable-mapper.js';
 import { isRecord } from '../util/guards.js';
@@ -52,7 +52,8 @@ export interface ReloadTarget {
     followed(): Array<{ spec: SessionSpec; source: SessionSource }>;
   };
   mapper: SwappableMapper;
-  metrics: Pick<BridgeMetrics, 'configReloads'>;
+  /** Where a reload's outcome is reported (metric and log lines). */
+  emit: Emit;
   log: Logger;
 }
 
@@ -101,12 +102,8 @@ export function createReloader(target: ReloadTarget, load: () => BridgeConfig = 
 
     const changed = outcome.added.length + outcome.removed.length + outcome.updated.length > 0 || outcome.mappingChanged || outcome.startChanged;
     outcome.status = changed ? 'applied' : 'unchanged';
-    target.metrics.configReloads.inc({ outcome: 'applied' });
-    const { added, removed, updated, mappingChanged, startChanged } = outcome;
-    log.info({ reason, added, removed, updated, mappingChanged, startChanged }, changed ? 'configuration reloaded' : 'configuration reloaded: nothing to change');
-    if (outcome.restartRequired.length > 0) {
-      log.warn({ keys: outcome.restartRequired }, 'changed settings require a restart to take effect; running on with the previous values');
-    }
+    const { added, removed, updated, mappingChanged, startChanged, restartRequired } = outcome;
+    target.emit({ f: 'config_reloaded', reason, added, removed, updated, mappingChanged, startChanged, restartRequired });
     return outcome;
   };
 
@@ -114,8 +111,7 @@ export function createReloader(target: ReloadTarget, load: () => BridgeConfig = 
     const message = err instanceof Error ? err.message : String(err);
     outcome.status = 'rejected';
     outcome.error = { key, message };
-    target.metrics.configReloads.inc({ outcome: 'rejected' });
-    target.log.error({ reason, key, error: message }, 'new configuration is invalid and was ignored; running on with the previous one');
+    target.emit({ f: 'config_rejected', reason, key, error: message });
     return outcome;
   };
 

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { Mapper } from '../mapping/mapper.js';
 import type { AttributeValue } from '../vocabulary/log-record.js';
-import type { BridgeMetrics } from '../observe/metrics.js';
+import type { Emit } from '../vocabulary/facts.js';
 import type { RecordEncoder } from '../wire/encode-record.js';
 import type { Spool } from '../store/spool.js';
 import type { Segment, SessionRow, SessionSource, Store } from '../store/store.js';
@@ -23,8 +23,9 @@ import type { Delivery } from '../export/delivery.js';
 import type { PgStore } from '../store/pg-store.js';
 import { readOwners } from '../cluster/ownership-view.js';
 import { Ownership } from '../cluster/ownership.js';
-import { SessionPipeline, streamSettings, type FollowedSession, type SessionStatus } from '../session/session-pipeline.js';
-import type { IngestPool } from '../ingest/worker-group.js';
+import { SessionPipeline, streamSettings, type FollowedSession } from '../session/session-pipeline.js';
+import { initialStatus, type SessionStatus } from '../session/session-status.js';
+import type { IngestWorkers } from '../ingest/worker-group.js';
 import { ArchiveReader } from '../upstream/archive.js';
 
 /** A session's status with the replica that owns it (shared store; null: none right now). */
@@ -40,13 +41,13 @@ export interface SupervisorDeps {
   encode: RecordEncoder;
   client: UpstreamClient;
   mapper: Mapper;
-  metrics: BridgeMetrics;
+  emit: Emit;
   log: Logger;
   delivery: Delivery;
   /** The shared store: follow only the sessions this replica owns. */
   shared?: { store: PgStore; leaseMs: number };
   /** Ingest workers: sessions are read, mapped and encoded there (absent: on this thread). */
-  ingest?: IngestPool;
+  ingest?: IngestWorkers;
 }
 
 export class Supervisor {
@@ -66,7 +67,7 @@ export class Supervisor {
     this.archive = new ArchiveReader(d.client, d.log, { mode: d.config.upstream.archive });
     if (d.shared) {
       this.ownership = new Ownership({
-        store: d.shared.store, spool: d.spool, leaseMs: d.shared.leaseMs, metrics: d.metrics, log: d.log,
+        store: d.shared.store, spool: d.spool, leaseMs: d.shared.leaseMs, emit: d.emit, log: d.log,
         host: {
           follow: (row) => {
             if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
@@ -78,20 +79,16 @@ export class Supervisor {
         },
       });
     }
-    const shared = d.shared;
-    d.metrics.setSources({
-      ...(shared ? { ownedSessions: () => shared.store.ownedSessions().size } : {}),
-      spool: () => d.store.spoolStats(),
-      pendingRecords: () => d.spool.pendingCount,
-      sessionsByState: () => {
-        const out: Record<string, number> = {};
-        for (const p of this.active.values()) {
-          const s = p.status().state;
-          out[s] = (out[s] ?? 0) + 1;
-        }
-        return out;
-      },
-    });
+  }
+
+  /** Followed sessions by state (the bridge_sessions gauge). */
+  sessionsByState(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const p of this.active.values()) {
+      const s = p.status().state;
+      out[s] = (out[s] ?? 0) + 1;
+    }
+    return out;
   }
 
   /** Segments the collector acknowledged: advances per-session delivered seq. */
@@ -138,7 +135,7 @@ export class Supervisor {
 
   private follow(row: SessionRow): FollowedSession {
     const p = this.d.ingest ? this.d.ingest.follow(row) : new SessionPipeline(row, {
-      client: this.d.client, mapper: this.d.mapper, spool: this.d.spool, encode: this.d.encode, metrics: this.d.metrics,
+      client: this.d.client, mapper: this.d.mapper, spool: this.d.spool, encode: this.d.encode, emit: this.d.emit,
       log: this.d.log, archive: this.archive, ...streamSettings(this.d.config),
       onEnded: (id) => this.onEnded(id),
     });
@@ -173,9 +170,9 @@ export class Supervisor {
     }
     if (this.d.shared) {
       // Followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass.
-      const before = (await readOwners(this.d.shared.store.pool)).get(spec.id);
+      const before = (await readOwners(this.d.shared.store.db)).get(spec.id);
       const row = await this.d.store.putSession(spec, source);
-      return { created: before?.lifecycle !== 'active', status: { ...idleStatus(row), owner: before?.owner ?? null } };
+      return { created: before?.lifecycle !== 'active', status: { ...initialStatus(row), owner: before?.owner ?? null } };
     }
     const row = await this.d.store.putSession(spec, source);
     if (this.stopping) throw new Error('shutting down');
@@ -191,7 +188,7 @@ export class Supervisor {
     const p = this.active.get(id);
     if (!p && this.d.shared) {
       // Owned elsewhere (or by nobody yet): the owner stops at its next pass.
-      const row = (await readOwners(this.d.shared.store.pool)).get(id);
+      const row = (await readOwners(this.d.shared.store.db)).get(id);
       if (row?.lifecycle !== 'active') return false;
       await this.d.store.setLifecycle(id, 'removed');
       return true;
@@ -251,14 +248,14 @@ export class Supervisor {
   /** Every session with its owner (shared store): GET /v1/sessions. */
   async statusWithOwners(): Promise<OwnedStatus[]> {
     if (!this.d.shared) return this.status();
-    const owners = await readOwners(this.d.shared.store.pool);
+    const owners = await readOwners(this.d.shared.store.db);
     const me = this.d.shared.store.replicaId;
     const out: OwnedStatus[] = [...this.active.values()].map((p) => ({ ...p.status(), owner: me }));
     const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
     for (const [id, o] of owners) {
       if (this.active.has(id) || o.lifecycle !== 'active') continue;
       const row = rows.get(id);
-      if (row) out.push({ ...idleStatus(row), owner: o.owner });
+      if (row) out.push({ ...initialStatus(row), owner: o.owner });
     }
     return out.sort((a, b) => a.id.localeCompare(b.id));
   }
@@ -331,13 +328,4 @@ export class Supervisor {
     this.d.log.info({ drained, leftInSpool: left }, drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start');
     return drained;
   }
-}
-
-/** The status of a session not followed by this replica (shared store). */
-function idleStatus(row: SessionRow): SessionStatus {
-  return {
-    id: row.spec.id, source: row.source, ...(row.spec.pool ? { pool: row.spec.pool } : {}), state: 'idle',
-    lastReceivedSeq: row.checkpoint, lastDeliveredSeq: 0, epoch: row.epoch, received: 0, filtered: 0, duplicates: 0,
-    gaps: 0, missingEvents: 0, malformedFrames: 0, repaired: 0, reconnects: {},
-  };
 }

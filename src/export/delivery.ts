@@ -2,7 +2,7 @@
 //
 // `concurrency` workers each claim the next segments (the spool serializes claims, so nothing is
 // claimed twice), build one request from their payloads as they are, send it, and acknowledge the
-// claim only after the collector answered success (DESIGN.md "Delivery semantics" 1). This is the
+// claim only after the collector answered success (docs/design.md "Delivery semantics" 1). This is the
 // one retry layer:
 //   - success: acknowledged; a partial success counts the records the collector rejected;
 //   - retryable (429, 502, 503, 504, network, timeout): waits max(Retry-After, backoff), then again;
@@ -13,8 +13,7 @@
 // A worker's backoff is its own: new data never cuts it short. After a crash, claims that were in
 // flight are sent again: duplicates are bounded by concurrency × batch size and carry
 // log.record.uid for deduplication.
-import type { Logger } from 'pino';
-import type { BridgeMetrics } from '../observe/metrics.js';
+import type { Emit } from '../vocabulary/facts.js';
 import type { Claim, Spool } from '../store/spool.js';
 import { splitRecords, type Segment } from '../wire/segment-framing.js';
 import { backoffDelay, type BackoffPolicy } from '../util/backoff.js';
@@ -29,8 +28,8 @@ export interface DeliveryOptions {
   batchMaxBytes: number;
   concurrency: number;
   backoff: BackoffPolicy;
-  metrics: BridgeMetrics;
-  log: Logger;
+  /** Where delivery's facts go: attempts, deliveries, rejections, failures (metrics and log lines). */
+  emit: Emit;
   /** Segments the collector acknowledged (per-session delivered seq). */
   onDelivered?(segments: readonly Segment[]): void;
   /** A claim finished (delivered or rejected): "everything delivered" may have become true. */
@@ -106,7 +105,7 @@ export class Delivery {
       try {
         claim = await spool.claim(this.o.batchMaxRecords, this.o.batchMaxBytes);
       } catch (err) {
-        this.o.log.error({ error: (err as Error).message }, 'cannot read the spool; retrying');
+        this.o.emit({ f: 'spool_unreadable', error: (err as Error).message });
         await this.sleep(this.o.backoff.maxMs);
         continue;
       }
@@ -155,7 +154,8 @@ export class Delivery {
   }
 
   private async exportParts(payloads: Buffer[], records: number, segments: readonly Segment[]): Promise<boolean> {
-    const { metrics, log } = this.o;
+    const { emit } = this.o;
+    const endpoint = this.o.transport.url;
     for (let attempt = 0; !this.stopped; ) {
       let body: Buffer;
       try {
@@ -169,17 +169,13 @@ export class Delivery {
       const seconds = (performance.now() - started) / 1000;
       if (this.stopped && outcome.kind !== 'success') return false;
       const label = outcomeLabel(outcome);
-      metrics.exportDuration.observe({ outcome: outcome.kind === 'success' ? 'success' : 'failure' }, seconds);
-      metrics.exportRequests.inc({ outcome: label });
+      emit({ f: 'export_attempted', outcome: label, success: outcome.kind === 'success', seconds });
       if (outcome.kind === 'success') {
         const accepted = records - Math.min(records, outcome.rejected);
-        metrics.eventsDelivered.inc(accepted);
+        emit({ f: 'records_delivered', count: accepted });
         this.deliveredTotal += accepted;
-        if (outcome.rejected > 0) {
-          metrics.eventsRejected.inc({ reason: 'partial_success' }, outcome.rejected);
-          log.error({ endpoint: this.o.transport.url, rejected: outcome.rejected, error: outcome.message }, 'collector rejected records in a partial-success answer');
-        }
-        if (this.failing) log.info({ endpoint: this.o.transport.url, records }, 'collector accepts exports again');
+        if (outcome.rejected > 0) emit({ f: 'records_rejected', reason: 'partial_success', count: outcome.rejected, endpoint, error: outcome.message ?? '' });
+        if (this.failing) emit({ f: 'export_recovered', endpoint, records });
         this.failing = false;
         this.lastError = undefined;
         return true;
@@ -190,9 +186,7 @@ export class Delivery {
       this.lastError = `${label}: ${outcome.message}`;
       const backoff = backoffDelay(this.o.backoff, attempt++);
       const delay = outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined ? Math.max(outcome.retryAfterMs, backoff) : backoff;
-      if (!this.failing || attempt % 20 === 1) {
-        log.warn({ endpoint: this.o.transport.url, status: outcome.status, records, attempt, delayMs: delay, error: outcome.message }, 'export failed; the batch stays spooled and is retried');
-      }
+      emit({ f: 'export_failed', endpoint, status: outcome.status, records, attempt, delayMs: delay, error: outcome.message });
       this.failing = true;
       await this.sleep(delay);
     }
@@ -211,9 +205,8 @@ export class Delivery {
       const status = outcome.kind === 'success' ? undefined : outcome.status;
       const reason = status === 413 ? 'too_large' : status === 400 ? 'invalid' : 'corrupt';
       const count = parts.length === 0 ? records : 1;
-      this.o.metrics.eventsRejected.inc({ reason }, count);
       const where = segments.map((s) => `${s.sessionId}:${s.firstSeq}-${s.lastSeq}`);
-      this.o.log.error({ endpoint: this.o.transport.url, segments: where, reason, error: outcome.kind === 'success' ? '' : outcome.message }, 'collector refused a record; it is dropped and counted as rejected');
+      this.o.emit({ f: 'records_rejected', reason, count, endpoint: this.o.transport.url, segments: where, error: outcome.kind === 'success' ? '' : outcome.message });
       return true;
     }
     const mid = parts.length >> 1;

@@ -12,6 +12,7 @@ import type { MappingOptions } from '../config/mapping-section.js';
 import type { AttributeValue } from '../vocabulary/log-record.js';
 import type { SessionRow } from '../store/store.js';
 import type { SessionStatus } from '../session/session-status.js';
+import type { Fact } from '../vocabulary/facts.js';
 
 export const META_FIELDS = 6;
 
@@ -21,7 +22,7 @@ export interface WorkerInit {
   log: { level: string; pretty: boolean; bindings: Record<string, unknown> };
   /** Bytes of batches posted but not yet taken by the spool, at most: beyond, the worker's streams pause. */
   inFlightBytes: number;
-  /** How often sessions' status and the worker's counters are sent to the main thread. */
+  /** How often sessions' status and the worker's facts are sent to the main thread. */
   reportEveryMs: number;
 }
 
@@ -34,12 +35,9 @@ export type ToWorker =
   | { t: 'ack'; bytes: number }
   | { t: 'reply'; req: number };
 
-/** Counter increments since the last report, by metric name and labels. */
-export type CounterDelta = [name: string, labels: Record<string, string | number>, delta: number];
-
 export type FromWorker =
   | { t: 'ready' }
   | { t: 'batch'; meta: Float64Array; bytes: Uint8Array; sourceIds: string[]; size: number }
   | { t: 'ended'; h: number; req: number }
   | { t: 'stopped'; req: number; status: SessionStatus | undefined }
-  | { t: 'report'; statuses: Array<[number, SessionStatus]>; counters: CounterDelta[] };
+  | { t: 'report'; statuses: Array<[number, SessionStatus]>; facts: Fact[] };

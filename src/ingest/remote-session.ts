@@ -7,7 +7,7 @@ import type { SessionSpec } from '../config/schema.js';
 import type { AttributeValue } from '../vocabulary/log-record.js';
 import type { SessionRow, SessionSource } from '../store/store.js';
 import type { FollowedSession } from '../session/session-pipeline.js';
-import type { SessionStatus } from '../session/session-status.js';
+import { initialStatus, type SessionStatus } from '../session/session-status.js';
 import type { ToWorker } from './protocol.js';
 
 export interface WorkerLink {
@@ -32,11 +32,7 @@ export class RemoteSession implements FollowedSession {
     this.spec = row.spec;
     this.source = row.source;
     this.deliveredSeq = row.checkpoint;
-    this.snapshot = {
-      id: row.spec.id, source: row.source, ...(row.spec.pool ? { pool: row.spec.pool } : {}), state: 'idle',
-      lastReceivedSeq: row.checkpoint, lastDeliveredSeq: row.checkpoint, epoch: row.epoch, received: 0, filtered: 0,
-      duplicates: 0, gaps: 0, missingEvents: 0, malformedFrames: 0, repaired: 0, reconnects: {},
-    };
+    this.snapshot = initialStatus(row);
   }
 
   start(): void {

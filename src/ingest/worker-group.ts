@@ -15,11 +15,10 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/schema.js';
 import type { MappingOptions } from '../config/mapping-section.js';
-import type { BridgeMetrics } from '../observe/metrics.js';
+import type { Emit } from '../vocabulary/facts.js';
 import type { Spool } from '../store/spool.js';
 import type { SessionRow } from '../store/store.js';
 import type { SessionStatus } from '../session/session-status.js';
-import { applyDeltas } from './counter-relay.js';
 import { unpackBatch } from './outbox.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
 import { RemoteSession } from './remote-session.js';
@@ -29,14 +28,15 @@ const IN_FLIGHT_BYTES = 4 * 1024 * 1024;
 const REPORT_EVERY_MS = 250;
 const RESPAWN_DELAY_MS = 1000;
 
-export interface IngestPoolOptions {
+export interface IngestWorkersOptions {
   workers: number;
   config: BridgeConfig;
   log: Logger;
   /** Whether the workers' logs are pretty-printed (as this thread's are). */
   logPretty: boolean;
   spool: Pick<Spool, 'append' | 'full' | 'waitForRoom'>;
-  metrics: BridgeMetrics;
+  /** Where the workers' facts go, as this thread's own do. */
+  emit: Emit;
   /** A session's stream ended (404 or 410): the worker waits for this before it forgets the session. */
   onEnded(sessionId: string): Promise<void>;
   /** A worker died: these sessions are no longer read and must be followed again. */
@@ -63,6 +63,16 @@ function workerEntry(): { entry: string | URL; eval: boolean } {
   return { entry: `import(${JSON.stringify(pathToFileURL(api).href)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`, eval: true };
 }
 
+/**
+ * What a worker's log lines carry besides what its own logger sets: this thread's bindings without
+ * `name`, which the worker's logger sets itself (twice, the line would have the key twice, which
+ * strict JSON readers refuse), and the worker's index.
+ */
+export function workerLogBindings(log: Logger, index: number): Record<string, unknown> {
+  const { name: _name, ...rest } = log.bindings();
+  return { ...rest, worker: index };
+}
+
 class Slot {
   readonly sessions = new Map<number, RemoteSession>();
   readonly stops = new Map<number, (s: SessionStatus | undefined) => void>();
@@ -74,17 +84,17 @@ class Slot {
   }
 }
 
-export class IngestPool {
+export class IngestWorkers {
   private readonly slots: Slot[] = [];
   private nextHandle = 1;
   private nextReq = 1;
   private closing = false;
 
-  private constructor(private readonly o: IngestPoolOptions) {}
+  private constructor(private readonly o: IngestWorkersOptions) {}
 
   /** Starts `o.workers` workers; rejects when one cannot start (a missing build, say). */
-  static async start(o: IngestPoolOptions): Promise<IngestPool> {
-    const pool = new IngestPool(o);
+  static async start(o: IngestWorkersOptions): Promise<IngestWorkers> {
+    const pool = new IngestWorkers(o);
     try {
       for (let i = 0; i < o.workers; i++) pool.slots.push(await pool.spawn(i));
     } catch (err) {
@@ -102,7 +112,7 @@ export class IngestPool {
     const { entry, eval: evaluate } = workerEntry();
     const init: WorkerInit = {
       config: this.o.config,
-      log: { level: this.o.log.level, pretty: this.o.logPretty, bindings: { ...this.o.log.bindings(), worker: index } },
+      log: { level: this.o.log.level, pretty: this.o.logPretty, bindings: workerLogBindings(this.o.log, index) },
       inFlightBytes: IN_FLIGHT_BYTES,
       reportEveryMs: REPORT_EVERY_MS,
     };
@@ -199,7 +209,7 @@ export class IngestPool {
       }
       case 'report':
         for (const [h, status] of m.statuses) slot.sessions.get(h)?.reported(status);
-        applyDeltas(this.o.metrics.registry, m.counters);
+        for (const f of m.facts) this.o.emit(f);
         break;
       case 'stopped': {
         const r = slot.stops.get(m.req);

@@ -6,21 +6,19 @@
 //
 // Lifecycle: started by pool.ts with the configuration → follow / spec / enrich / stop messages for
 // single sessions, `mapping` on a configuration reload → terminated by the main thread once every
-// session was stopped. Every `report` interval the worker sends its sessions' status and what its
-// counters grew by. An exception nobody catches ends the worker; the main thread then follows its
+// session was stopped. Every `report` interval the worker sends its sessions' status and the facts
+// its sessions and mapper emitted (fact-relay.ts). An exception nobody catches ends the worker; the main thread then follows its
 // sessions again from their checkpoints (pool.ts), so nothing read and not spooled is lost.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createMapper } from '../mapping/mapper.js';
-import { createMetrics } from '../observe/metrics.js';
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { createUpstreamClient } from '../upstream/client.js';
 import { ArchiveReader } from '../upstream/archive.js';
 import { createLogger } from '../util/logger.js';
-import { createMappingStats } from '../session/mapping-stats.js';
 import { SessionPipeline, streamSettings } from '../session/session-pipeline.js';
 import { SwappableMapper } from '../session/swappable-mapper.js';
 import type { SessionStatus } from '../session/session-status.js';
-import { CounterReader } from './counter-relay.js';
+import { FactRelay } from './fact-relay.js';
 import { Outbox } from './outbox.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
 
@@ -29,11 +27,9 @@ if (!port) throw new Error('ingest/worker.ts runs as a worker thread (pool.ts st
 const init = workerData as WorkerInit;
 const { config } = init;
 const log = createLogger({ level: init.log.level, pretty: init.log.pretty }).child(init.log.bindings);
-const metrics = createMetrics({ defaultMetrics: false });
-const counters = new CounterReader(metrics.registry);
+const facts = new FactRelay();
 const client = createUpstreamClient(config.upstream);
-const stats = createMappingStats(metrics);
-const mapper = new SwappableMapper((options) => createMapper(options, { stats }), config.mapping);
+const mapper = new SwappableMapper((options) => createMapper(options, { emit: facts.emit }), config.mapping);
 const archive = new ArchiveReader(client, log, { mode: config.upstream.archive });
 const post = (msg: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(msg, transfer);
 const outbox = new Outbox(post, init.inFlightBytes);
@@ -44,20 +40,17 @@ const sessions = new Map<number, SessionPipeline>();
 let nextReq = 1;
 const replies = new Map<number, () => void>();
 
-async function report(): Promise<void> {
-  // The statuses are built after the await and posted at once: held across it, a thousand of them
-  // would outlive a young-generation collection every time and fill the old one with garbage.
-  const deltas = await counters.deltas();
+function report(): void {
   const statuses: Array<[number, SessionStatus]> = [];
   for (const [h, s] of sessions) statuses.push([h, s.status()]);
-  post({ t: 'report', statuses, counters: deltas });
+  post({ t: 'report', statuses, facts: facts.take() });
 }
 
 async function onEnded(h: number): Promise<void> {
   // Everything the session appended goes first: its end is recorded after its last records, and
   // the status the supervisor keeps of it is its final one.
   outbox.flush();
-  await report();
+  report();
   const req = nextReq++;
   await new Promise<void>((resolve) => {
     replies.set(req, resolve);
@@ -79,7 +72,7 @@ async function stop(h: number, req: number): Promise<void> {
   }
   // Its last records and counts reach the main thread before the answer does.
   outbox.flush();
-  await report();
+  report();
   if (s) outbox.unbind(s.id);
   post({ t: 'stopped', req, status });
 }
@@ -88,7 +81,7 @@ function handle(m: ToWorker): void {
   switch (m.t) {
     case 'follow': {
       const s = new SessionPipeline(m.row, {
-        client, mapper, spool: outbox, encode, metrics, log, archive, ...streamSettings(config),
+        client, mapper, spool: outbox, encode, emit: facts.emit, log, archive, ...streamSettings(config),
         onEnded: () => onEnded(m.h),
       });
       sessions.set(m.h, s);
@@ -126,5 +119,5 @@ function handle(m: ToWorker): void {
 }
 
 port.on('message', handle);
-setInterval(() => void report().catch((err: unknown) => log.error({ error: (err as Error).message }, 'cannot report status')), init.reportEveryMs).unref();
+setInterval(report, init.reportEveryMs).unref();
 post({ t: 'ready' });

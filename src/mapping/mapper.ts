@@ -17,10 +17,10 @@ import { createUrlRedactor, identityUrlRedactor } from './redact-url.js';
 import { createScreenshotHandler, type ScreenshotSink } from './screenshots.js';
 import { severityText } from './severity-levels.js';
 import { createSizeLimiter } from './size-limit.js';
-import { noopStats, type MappingStats } from './stats.js';
+import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 import { isJsonObject } from '../util/guards.js';
 
-export type { MappingStats, OversizeAction, RedactionKind } from './stats.js';
+export type { OversizeAction, RedactionKind } from '../vocabulary/facts.js';
 export type { ScreenshotSink } from './screenshots.js';
 
 export interface Mapper {
@@ -29,8 +29,8 @@ export interface Mapper {
 }
 
 export interface MapperDeps {
-  /** Counters (filtered, oversized, redacted, screenshots); no-ops when absent. */
-  stats?: MappingStats;
+  /** Where the mapper's facts go (redactions, oversized records, screenshot files); dropped when absent. */
+  emit?: Emit;
   /** Where the `directory` screenshot policy writes; default: synchronous files under screenshots.directory. */
   screenshots?: ScreenshotSink;
 }
@@ -42,7 +42,7 @@ const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** Builds a mapper from validated options; all lookup tables are compiled here, once. */
 export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Mapper {
-  const stats = deps.stats ?? noopStats;
+  const emit = deps.emit ?? ignoreFacts;
   const r = options.redaction;
   const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
   const secretNames = r.enabled ? compileNameMatcher(r.headers) : undefined;
@@ -50,7 +50,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const transformer = createBodyTransformer(r, headers, urls);
   const filter = compileFilter(options.filters);
   const shotLimit = screenshotRecordBytes(options);
-  const screenshots = createScreenshotHandler(options.screenshots, shotLimit, stats, deps.screenshots);
+  const screenshots = createScreenshotHandler(options.screenshots, shotLimit, emit, deps.screenshots);
   const limiter = createSizeLimiter(options.maxRecordBytes);
   // A record that carries a PNG inline is held to the screenshot limit: cutting it would break the image.
   const shotLimiter = shotLimit === options.maxRecordBytes ? limiter : createSizeLimiter(shotLimit);
@@ -59,16 +59,14 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false };
   // Made once, not per event: it reads the type of the event being mapped.
   let currentType = '';
-  const onSourceMasked = (): void => stats.redacted?.(currentType, 'source_metadata');
+  const onSourceMasked = (): void => emit({ f: 'values_redacted', type: currentType, kind: 'source_metadata', count: 1 });
 
   return {
     map(envelope, ctx, observedMicros) {
       const ev = envelope.event;
       const entry = CATALOGUE_BY_TYPE.get(ev.type) ?? UNKNOWN_TYPE;
-      if (filter !== undefined && !filter.accepts(ev.type, ev.category, entry.category)) {
-        stats.filtered(ev.type, ev.category);
-        return null;
-      }
+      // Filtered: the session that asked reports it (it knows whose event it was).
+      if (filter !== undefined && !filter.accepts(ev.type, ev.category, entry.category)) return null;
 
       state.chars = 0;
       state.nodes = 0;
@@ -76,11 +74,9 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       state.urlsRedacted = false;
       const data = ev.data as JsonValue | undefined;
       let body: JsonValue | undefined = isJsonObject(data) ? transformer.transform(ev.type, data, state) : data;
-      if (stats.redacted !== undefined) {
-        if (state.headersRedacted) stats.redacted(ev.type, 'header');
-        if (state.urlsRedacted) stats.redacted(ev.type, 'url');
-        if (transformer.lastDropped !== undefined && isJsonObject(data)) stats.redacted(ev.type, transformer.lastDropped);
-      }
+      if (state.headersRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'header', count: 1 });
+      if (state.urlsRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'url', count: 1 });
+      if (transformer.lastDropped !== undefined && isJsonObject(data)) emit({ f: 'values_redacted', type: ev.type, kind: transformer.lastDropped, count: 1 });
 
       currentType = ev.type;
       const attributes = baseAttributes(envelope, ctx, secretNames, onSourceMasked);
@@ -104,7 +100,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       };
       const inlineShot = attributes[ATTR.screenshotDisposition] === 'inline';
       const actions = (inlineShot ? shotLimiter : limiter).enforce(record, state);
-      for (const action of actions) stats.oversized(ev.type, action);
+      for (const action of actions) emit({ f: 'record_oversized', type: ev.type, action, count: 1 });
       if (asJson && record.body !== undefined && typeof record.body !== 'string') record.body = JSON.stringify(record.body);
       return record;
     },

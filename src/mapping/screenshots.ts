@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { ATTR } from './attributes.js';
 import type { AttributeValue, JsonValue, SessionContext } from '../vocabulary/log-record.js';
 import type { ScreenshotOptions } from '../config/mapping-section.js';
-import type { MappingStats } from './stats.js';
+import type { Emit } from '../vocabulary/facts.js';
 
 /** Room left for attributes when deciding whether an inline PNG fits the screenshot record limit. */
 const INLINE_RESERVE = 4096;
@@ -65,7 +65,7 @@ export function createScreenshotHandler(
   options: ScreenshotOptions,
   /** The size limit of a record carrying an inline PNG (options.ts screenshotRecordBytes). */
   maxRecordBytes: number,
-  stats: MappingStats,
+  emit: Emit,
   sink: ScreenshotSink | undefined,
 ): ScreenshotHandler {
   const target = options.policy === 'directory' ? (sink ?? createDirectorySink(options.directory ?? '.')) : undefined;
@@ -80,7 +80,7 @@ export function createScreenshotHandler(
           return body;
         }
         // Cutting base64 would leave a broken image: drop it whole instead, and count it.
-        stats.oversized('monitor_screenshot', 'screenshot_dropped');
+        emit({ f: 'record_oversized', type: 'monitor_screenshot', action: 'screenshot_dropped', count: 1 });
         attrs[ATTR.screenshotDisposition] = 'oversized';
         return withoutPng(body);
       }
@@ -92,11 +92,11 @@ export function createScreenshotHandler(
         const bytes = Buffer.from(png, 'base64');
         attrs[ATTR.screenshotPath] = target.write(ctx.sessionId, ctx.epoch, seq, bytes);
         attrs[ATTR.screenshotDisposition] = 'file';
-        stats.screenshotWritten?.(bytes.length);
+        emit({ f: 'screenshot_written', count: 1 });
       } catch {
         // Disk full or unwritable: the event still goes out, without its picture (never a crash).
         attrs[ATTR.screenshotDisposition] = 'write_failed';
-        stats.screenshotFailed?.();
+        emit({ f: 'screenshot_failed', count: 1 });
       }
       return withoutPng(body);
     },

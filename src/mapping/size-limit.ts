@@ -10,7 +10,7 @@
 // The walker already summed string lengths, so a cheap upper bound (every character at its worst
 // JSON escape, 6 bytes) decides whether the exact measure (one JSON.stringify) is needed at all.
 //
-// Above the limit, in order, until the record fits (each step counted via stats.oversized):
+// Above the limit, in order, until the record fits (each step reported as a record_oversized fact):
 //   1. strings_truncated — the longest body strings are cut to a common length (never below 64
 //      characters), on a character boundary, ending in `...[truncated]` as the service does;
 //   2. attributes_cut — attribute strings longer than 256 characters are cut the same way (except
@@ -21,7 +21,7 @@
 import { ATTR } from './attributes.js';
 import type { WalkState } from './body-transform.js';
 import type { AttributeValue, BridgeLogRecord, JsonValue } from '../vocabulary/log-record.js';
-import type { OversizeAction } from './stats.js';
+import type { OversizeAction } from '../vocabulary/facts.js';
 
 export const NODE_OVERHEAD = 24;
 export const ATTRIBUTE_OVERHEAD = 32;

@@ -1,12 +1,13 @@
-// The bridge's Prometheus metrics (prom-client), one registry per process. Label sets are bounded
+// The bridge's Prometheus metrics (prom-client), one registry per process. Counters move only
+// through facts (fact-metrics.ts); gauges are read from their sources when scraped. Label sets are bounded
 // by design: no per-session label (a thousand sessions would make a thousand series per metric);
 // per-session numbers live in GET /v1/sessions. Every labelled series whose label values are known
 // in advance exists from the start at zero: `rate()` and `increase()` over a series that appears
 // with its first increment miss that increment, and an alert on a missing series never fires.
-import type { RedactionKind } from '../mapping/stats.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CATEGORIES } from '../config/event-names.js';
-import type { ReconnectReason, SubscriberState } from '../stream/subscriber.js';
+import { CATEGORIES } from '../vocabulary/event-types.js';
+import type { RedactionKind, RejectReason } from '../vocabulary/facts.js';
+import { RECONNECT_REASONS, SUBSCRIBER_STATES } from '../vocabulary/session-states.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 
 const KNOWN_CATEGORIES = new Set(CATEGORIES);
@@ -14,9 +15,9 @@ const KNOWN_CATEGORIES = new Set(CATEGORIES);
 /** Label values known in advance, each created at zero when the registry is. */
 export const LABEL_VALUES = {
   category: [...CATEGORIES, 'other'],
-  reconnectReason: ['closed', 'idle', 'network', 'server_error', 'rate_limited', 'unauthorized', 'forbidden', 'bad_content_type', 'frame_too_large', 'http_error'] satisfies ReconnectReason[],
-  sessionState: ['idle', 'connecting', 'streaming', 'backoff', 'unauthorized', 'forbidden', 'ended', 'stopped'] satisfies SubscriberState[],
-  rejectedReason: ['partial_success', 'invalid', 'too_large', 'corrupt'],
+  reconnectReason: RECONNECT_REASONS,
+  sessionState: SUBSCRIBER_STATES,
+  rejectedReason: ['partial_success', 'invalid', 'too_large', 'corrupt'] satisfies RejectReason[],
   /** `http_<status>` outcomes appear as the collector answers them; the status set is open. */
   exportOutcome: ['success', 'network', 'timeout', 'http_429', 'http_503'],
   exportDurationOutcome: ['success', 'failure'],

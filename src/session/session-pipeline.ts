@@ -15,16 +15,16 @@ import type { BackoffConfig, BridgeConfig } from '../config/schema.js';
 import { gapRecord } from '../mapping/gap-record.js';
 import type { AttributeValue, SessionContext } from '../vocabulary/log-record.js';
 import type { Mapper } from '../mapping/mapper.js';
-import type { BridgeMetrics } from '../observe/metrics.js';
+import type { Emit, Fact } from '../vocabulary/facts.js';
 import type { RecordEncoder } from '../wire/encode-record.js';
 import type { Spool } from '../store/spool.js';
 import type { SessionRow, SessionSource } from '../store/store.js';
-import type { SessionStatus } from './session-status.js';
+import { initialStatus, tallyFact, type SessionStatus } from './session-status.js';
 import type { Envelope } from '../upstream/envelope.js';
 import { repairGap } from './gap-repair.js';
 import { latestBaseline } from './latest-baseline.js';
 import { SequencedStream, type GapItem, type StreamItem } from '../stream/sequenced-stream.js';
-import { Subscriber, type ReconnectReason, type SubscriberEvent, type SubscriberState, type StreamSink } from '../stream/subscriber.js';
+import { Subscriber, type SubscriberEvent, type StreamSink } from '../stream/subscriber.js';
 import type { ArchiveReader } from '../upstream/archive.js';
 import type { UpstreamClient } from '../upstream/client.js';
 
@@ -36,7 +36,8 @@ export interface SessionDeps {
   spool: Pick<Spool, 'append' | 'full' | 'waitForRoom'>;
   /** Encodes a record once, into the bytes it is spooled and sent as. */
   encode: RecordEncoder;
-  metrics: BridgeMetrics;
+  /** Where the session's facts go (metrics and log lines); its own status is tallied from the same facts. */
+  emit: Emit;
   log: Logger;
   idleTimeoutMs: number;
   backoff: BackoffConfig;
@@ -64,12 +65,6 @@ export interface FollowedSession {
 export function streamSettings(config: BridgeConfig): Pick<SessionDeps, 'idleTimeoutMs' | 'backoff' | 'defaultStart'> {
   return { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff, defaultStart: config.start };
 }
-
-const EPOCH_MESSAGES = {
-  source_changed: 'the service restarted (telemetry_session_id changed): continuing in a new epoch',
-  seq_backwards: 'stream sequence went backwards on a live connection: the service restarted; continuing in a new epoch',
-  resume_ignored: 'the service answered a resume with events at or below Last-Event-ID: it restarted and numbers from 1 again; continuing in a new epoch',
-} as const;
 
 export class SessionPipeline implements StreamSink, FollowedSession {
   readonly id: string;
@@ -100,11 +95,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     const initial = row.checkpoint > 0 ? row.checkpoint : typeof this.startPos === 'number' ? this.startPos : 0;
     this.stream = new SequencedStream(row.sourceId === undefined ? { lastSeq: initial, epoch: row.epoch } : { lastSeq: initial, epoch: row.epoch, sourceId: row.sourceId }, this.startPos);
     this.ctx = { sessionId: spec.id, attributes: { ...spec.attributes }, epoch: row.epoch };
-    this.stats = {
-      id: spec.id, source: row.source, state: 'idle', lastReceivedSeq: initial, lastDeliveredSeq: row.checkpoint,
-      epoch: row.epoch, received: 0, filtered: 0, duplicates: 0, gaps: 0, missingEvents: 0, malformedFrames: 0, repaired: 0, reconnects: {},
-    };
-    if (spec.pool) this.stats.pool = spec.pool;
+    this.stats = { ...initialStatus(row), lastReceivedSeq: initial };
     this.subscriber = new Subscriber(spec.id, deps.client, this.stream, this, {
       idleTimeoutMs: deps.idleTimeoutMs, backoff: deps.backoff, start: this.startPos, now: this.now,
     });
@@ -179,14 +170,20 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     const observed = this.now() * 1000;
     const rest = this.apply(items, 0, observed);
     if (rest) await rest;
-    this.deps.log.info({ session: this.id, lastSeq: this.stream.lastSeq, epoch: this.ctx.epoch, detail }, 'session ended');
+    this.emit({ f: 'session_ended', session: this.id, lastSeq: this.stream.lastSeq, epoch: this.ctx.epoch, detail });
     return this.deps.onEnded(this.id);
   }
 
   report(ev: SubscriberEvent): void {
-    if (ev.type === 'state') this.onState(ev.state, ev.detail);
-    else if (ev.type === 'reconnect') this.onReconnect(ev.reason, ev.delayMs, ev.detail);
-    else this.stats.connectedSince = new Date(this.now()).toISOString();
+    if (ev.type === 'state') this.emit({ f: 'state_changed', session: this.id, state: ev.state, ...(ev.detail !== undefined ? { detail: ev.detail } : {}), at: this.now() });
+    else if (ev.type === 'reconnect') this.emit({ f: 'reconnect_scheduled', session: this.id, reason: ev.reason, delayMs: ev.delayMs, ...(ev.detail !== undefined ? { detail: ev.detail } : {}) });
+    else this.emit({ f: 'connected', session: this.id, at: this.now() });
+  }
+
+  /** One fact: the session's status moves by it, then the process's metrics and log see it. */
+  private emit(fact: Fact): void {
+    tallyFact(this.stats, fact);
+    this.deps.emit(fact);
   }
 
   /**
@@ -208,22 +205,17 @@ export class SessionPipeline implements StreamSink, FollowedSession {
             this.gap(item, observedMicros);
             break;
           case 'duplicate':
-            this.stats.duplicates++;
-            this.deps.metrics.duplicates.inc();
+            this.emit({ f: 'duplicates', session: this.id, count: 1 });
             break;
           case 'malformed':
-            this.stats.malformedFrames++;
-            this.deps.metrics.malformedFrames.inc();
-            // The payload is never logged: it may carry exactly the secrets redaction exists for.
-            this.deps.log.warn({ session: this.id, frameId: item.frameId, bytes: item.bytes, reason: item.reason }, 'malformed frame skipped; it will be reported in a gap record unless the archive has the event');
+            this.emit({ f: 'malformed_frame', session: this.id, frameId: item.frameId, bytes: item.bytes, reason: item.reason });
             break;
           case 'epoch':
             this.ctx.epoch = item.epoch;
-            this.deps.metrics.epochs.inc();
-            this.deps.log.warn(
-              { session: this.id, epoch: item.epoch, seq: item.seq, why: item.change.why, previousEpoch: item.change.previous.epoch, previousLastSeq: item.change.previous.lastSeq },
-              EPOCH_MESSAGES[item.change.why],
-            );
+            this.emit({
+              f: 'epoch_started', session: this.id, epoch: item.epoch, seq: item.seq, why: item.change.why,
+              previousEpoch: item.change.previous.epoch, previousLastSeq: item.change.previous.lastSeq,
+            });
             break;
         }
       }
@@ -238,11 +230,9 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     // Stopped meanwhile: nothing more goes to the spool; the next start resumes from the checkpoint.
     if (this.stopping) return;
     if (r.repaired > 0) {
-      this.stats.repaired += r.repaired;
-      this.deps.metrics.archiveRepaired.inc(r.repaired);
-      this.deps.log.info({ session: this.id, firstSeq: gap.first, lastSeq: gap.last, reason: gap.reason, repaired: r.repaired }, 'missing events read from the service archive');
+      this.emit({ f: 'archive_repaired', session: this.id, first: gap.first, last: gap.last, reason: gap.reason, repaired: r.repaired });
     } else if (r.unavailable !== undefined && r.unavailable !== 'no archive') {
-      this.deps.log.warn({ session: this.id, firstSeq: gap.first, lastSeq: gap.last, detail: r.unavailable }, 'the archive could not be read; the loss is reported instead');
+      this.emit({ f: 'archive_unreadable', session: this.id, first: gap.first, last: gap.last, detail: r.unavailable });
     }
     // Repaired items are final: their gaps are what the archive could not supply.
     let received = 0;
@@ -264,8 +254,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   private countReceived(n: number, observedMicros: number): void {
     // Once per chunk, and formatted only when status is read: not per-event work.
     this.lastEventMicros = observedMicros;
-    this.stats.received += n;
-    this.deps.metrics.eventsReceived.inc(n);
+    this.emit({ f: 'events_received', session: this.id, count: n });
   }
 
   /**
@@ -281,12 +270,12 @@ export class SessionPipeline implements StreamSink, FollowedSession {
       if (record !== null) bytes = this.deps.encode(record);
     } catch (err) {
       // A mapping bug must not stop the session or lose the event silently: it becomes a gap.
-      this.deps.log.error({ session: this.id, seq: env.seq, type: env.event.type, error: (err as Error).message }, 'cannot map event; reported as a gap');
+      this.emit({ f: 'mapping_failed', session: this.id, seq: env.seq, type: env.event.type, error: (err as Error).message });
       this.gap({ kind: 'gap', first: env.seq, last: env.seq, reason: 'mapping_error', epoch: this.ctx.epoch, nearTsMicros: env.event.ts }, observedMicros);
       return;
     }
-    // The mapper counts filtered events in the metrics; the session keeps its own number for status.
-    if (record === null) this.stats.filtered++;
+    // The mapper returns null only for an event the filters exclude; it still advances the checkpoint.
+    if (record === null) this.emit({ f: 'event_filtered', session: this.id, type: env.event.type, category: env.event.category, count: 1 });
     this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, bytes, sourceId);
   }
 
@@ -295,31 +284,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     const ctx = g.epoch === this.ctx.epoch ? this.ctx : { ...this.ctx, epoch: g.epoch };
     const record = gapRecord(ctx, g.first, g.last, ts, observedMicros, g.reason);
     this.deps.spool.append(this.id, g.last ?? g.first, g.epoch, ts, this.deps.encode(record), g.sourceId);
-    this.stats.gaps++;
-    this.deps.metrics.gapRecords.inc();
-    if (g.last === undefined) {
-      this.deps.metrics.tailsUnknown.inc();
-      this.deps.log.warn({ session: this.id, epoch: g.epoch, afterSeq: g.first - 1 }, 'the session (or service epoch) ended unseen and its tail cannot be read: reported as unknown');
-      return;
-    }
-    const count = g.last - g.first + 1;
-    this.stats.missingEvents += count;
-    this.deps.metrics.missingEvents.inc(count);
-    this.deps.log.warn({ session: this.id, firstSeq: g.first, lastSeq: g.last, count, reason: g.reason }, 'telemetry gap: events were lost upstream or could not be decoded');
-  }
-
-  private onState(state: SubscriberState, detail?: string): void {
-    this.stats.state = state;
-    if (state === 'unauthorized' || state === 'forbidden' || state === 'backoff') {
-      if (detail) this.stats.lastError = detail;
-    }
-    if (state !== 'streaming') delete this.stats.connectedSince;
-  }
-
-  private onReconnect(reason: ReconnectReason, delayMs: number, detail?: string): void {
-    this.stats.reconnects[reason] = (this.stats.reconnects[reason] ?? 0) + 1;
-    this.deps.metrics.reconnects.inc({ reason });
-    const level = reason === 'closed' ? 'debug' : reason === 'unauthorized' || reason === 'forbidden' ? 'error' : 'warn';
-    this.deps.log[level]({ session: this.id, reason, delayMs, detail }, 'stream reconnect scheduled');
+    if (g.last === undefined) this.emit({ f: 'tail_unknown', session: this.id, epoch: g.epoch, afterSeq: g.first - 1 });
+    else this.emit({ f: 'gap_recorded', session: this.id, first: g.first, last: g.last, reason: g.reason });
   }
 }

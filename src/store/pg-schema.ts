@@ -70,8 +70,8 @@ export function generationOf(id: number): number {
 }
 
 /** Creates or migrates the schema; returns the version found before (0 for a fresh database). */
-export async function migratePg(pool: pg.Pool): Promise<number> {
-  const c = await pool.connect();
+export async function migratePg(db: pg.Pool): Promise<number> {
+  const c = await db.connect();
   try {
     await c.query('BEGIN');
     await c.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);

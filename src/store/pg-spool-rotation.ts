@@ -15,10 +15,10 @@ import { GENERATIONS, generationOf } from './pg-schema.js';
 const LOCK_TIMEOUT_MS = 100;
 
 /** Truncates every drained generation except the one being written; returns the generations truncated. */
-export async function truncateDrainedGenerations(pool: pg.Pool): Promise<number[]> {
-  const seq = (await pool.query<{ last_value: string }>('SELECT last_value FROM bridge_segment_id')).rows[0]!;
+export async function truncateDrainedGenerations(db: pg.Pool): Promise<number[]> {
+  const seq = (await db.query<{ last_value: string }>('SELECT last_value FROM bridge_segment_id')).rows[0]!;
   const current = generationOf(Number(seq.last_value));
-  const sizes = await pool.query<{ g: number; bytes: string }>(
+  const sizes = await db.query<{ g: number; bytes: string }>(
     `SELECT g, pg_total_relation_size(format('bridge_segments_g%s', g)::regclass) AS bytes FROM generate_series(0, ${GENERATIONS - 1}) AS g`);
   const out: number[] = [];
   for (const row of sizes.rows) {
@@ -26,7 +26,7 @@ export async function truncateDrainedGenerations(pool: pg.Pool): Promise<number[
     // The generation being written, and the next (writers reach it soon), are left alone; an
     // empty generation has nothing to give back (a fresh table is 8 KiB of indexes at most).
     if (g === current || g === (current + 1) % GENERATIONS || Number(row.bytes) <= 32 * 1024) continue;
-    const c = await pool.connect();
+    const c = await db.connect();
     try {
       await c.query('BEGIN');
       await c.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT_MS}ms'`);
@@ -48,8 +48,8 @@ export async function truncateDrainedGenerations(pool: pg.Pool): Promise<number[
 }
 
 /** Bytes the spool's tables take on disk (all generations, TOAST and indexes included). */
-export async function spoolDiskBytes(pool: pg.Pool): Promise<number> {
-  const r = await pool.query<{ bytes: string }>(
+export async function spoolDiskBytes(db: pg.Pool): Promise<number> {
+  const r = await db.query<{ bytes: string }>(
     `SELECT coalesce(sum(pg_total_relation_size(format('bridge_segments_g%s', g)::regclass)), 0) AS bytes FROM generate_series(0, ${GENERATIONS - 1}) AS g`);
   return Number(r.rows[0]!.bytes);
 }

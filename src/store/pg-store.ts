@@ -32,8 +32,6 @@ const SESSION_COLUMNS = 'id, spec, source, lifecycle, checkpoint, epoch, source_
 
 export interface PgStoreOptions {
   replicaId: string;
-  /** Told when the database refused a write because another replica owns the session now. */
-  onFenced?: (sessionIds: readonly string[]) => void;
 }
 
 /** Sessions a claim took over, and the backlog that moved with them. */
@@ -49,7 +47,7 @@ export interface Claimed {
 
 /** Creates the connection pool the store, the lease and the placement loop share. */
 export function createPgPool(url: string, opts: { password?: string | undefined; queryTimeoutMs: number; replicaId: string }): pg.Pool {
-  const pool = new pg.Pool({
+  const db = new pg.Pool({
     connectionString: url,
     ...(opts.password !== undefined ? { password: opts.password } : {}),
     max: 6,
@@ -62,11 +60,11 @@ export function createPgPool(url: string, opts: { password?: string | undefined;
   });
   // An idle connection dropped by the server (restart, failover) is an event, not a crash: the
   // next query opens a new one.
-  pool.on('error', () => undefined);
+  db.on('error', () => undefined);
   // The same for a connection checked out for a transaction: the query under way fails and is
   // retried; the event itself must not take the process down (an unhandled 'error' event would).
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  return pool;
+  db.on('connect', (client) => client.on('error', () => undefined));
+  return db;
 }
 
 export interface OpenPgStoreOptions extends PgStoreOptions {
@@ -75,16 +73,16 @@ export interface OpenPgStoreOptions extends PgStoreOptions {
   queryTimeoutMs?: number;
 }
 
-/** Connects, creates or migrates the schema, and returns the store (which owns the pool). */
+/** Connects, creates or migrates the schema, and returns the store (which owns the db). */
 export async function openPgStore(o: OpenPgStoreOptions): Promise<PgStore> {
-  const pool = createPgPool(o.url, { password: o.password, queryTimeoutMs: o.queryTimeoutMs ?? 5000, replicaId: o.replicaId });
+  const db = createPgPool(o.url, { password: o.password, queryTimeoutMs: o.queryTimeoutMs ?? 5000, replicaId: o.replicaId });
   try {
-    await migratePg(pool);
+    await migratePg(db);
   } catch (err) {
-    await pool.end().catch(() => undefined);
+    await db.end().catch(() => undefined);
     throw err;
   }
-  return new PgStore(pool, o);
+  return new PgStore(db, o);
 }
 
 export class PgStore implements Store {
@@ -92,7 +90,7 @@ export class PgStore implements Store {
   /** Sessions this process owns → the lease epoch it claimed them at. */
   private readonly owned = new Map<string, number>();
 
-  constructor(readonly pool: pg.Pool, private readonly opts: PgStoreOptions) {
+  constructor(readonly db: pg.Pool, private readonly opts: PgStoreOptions) {
     this.replicaId = opts.replicaId;
   }
 
@@ -102,12 +100,12 @@ export class PgStore implements Store {
   }
 
   async sessions(): Promise<SessionRow[]> {
-    const r = await this.pool.query<RawSession>(`SELECT ${SESSION_COLUMNS} FROM bridge_sessions ORDER BY added_order`);
+    const r = await this.db.query<RawSession>(`SELECT ${SESSION_COLUMNS} FROM bridge_sessions ORDER BY added_order`);
     return r.rows.map(toRow);
   }
 
   async putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow> {
-    const r = await this.pool.query<RawSession>(
+    const r = await this.db.query<RawSession>(
       `INSERT INTO bridge_sessions (id, spec, source) VALUES ($1, $2, $3)
        ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, lifecycle = 'active', spec_rev = bridge_sessions.spec_rev + 1,
          source = CASE WHEN bridge_sessions.source = 'api' THEN 'api' ELSE excluded.source END
@@ -117,12 +115,12 @@ export class PgStore implements Store {
 
   /** The current specs of some sessions (the owner re-reads them after a PUT elsewhere). */
   async specs(ids: readonly string[]): Promise<SessionRow[]> {
-    const r = await this.pool.query<RawSession>(`SELECT ${SESSION_COLUMNS} FROM bridge_sessions WHERE id = ANY($1::text[])`, [ids]);
+    const r = await this.db.query<RawSession>(`SELECT ${SESSION_COLUMNS} FROM bridge_sessions WHERE id = ANY($1::text[])`, [ids]);
     return r.rows.map(toRow);
   }
 
   async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
-    await this.pool.query('UPDATE bridge_sessions SET lifecycle = $1 WHERE id = $2', [lifecycle, sessionId]);
+    await this.db.query('UPDATE bridge_sessions SET lifecycle = $1 WHERE id = $2', [lifecycle, sessionId]);
   }
 
   async commit(segments: readonly NewSegment[], checkpoints: readonly CheckpointUpdate[]): Promise<number[]> {
@@ -132,7 +130,7 @@ export class PgStore implements Store {
     const notOwned = [...ids].filter((id) => !this.owned.has(id));
     if (notOwned.length > 0) throw new FencedError(notOwned);
     if (ids.size === 0) return [];
-    const c = await this.pool.connect();
+    const c = await this.db.connect();
     try {
       await c.query('BEGIN');
       const want = [...ids];
@@ -145,7 +143,6 @@ export class PgStore implements Store {
         const ok = new Set(held.rows.map((r) => r.id));
         const lost = want.filter((id) => !ok.has(id));
         for (const id of lost) this.owned.delete(id);
-        this.opts.onFenced?.(lost);
         throw new FencedError(lost);
       }
       const out: number[] = [];
@@ -187,7 +184,7 @@ export class PgStore implements Store {
 
   async readSegments(afterId: number, upToId: number, maxRecords: number, maxBytes = Number.POSITIVE_INFINITY): Promise<Segment[]> {
     // Sizes first, payloads only of what fits: a backlog of screenshots is megabytes per segment.
-    const heads = await this.pool.query<{ id: string; records: number; bytes: number }>(
+    const heads = await this.db.query<{ id: string; records: number; bytes: number }>(
       `SELECT g.id, g.records, g.bytes FROM bridge_segments g JOIN bridge_sessions s ON s.id = g.session_id AND s.owner = $3
        WHERE g.id > $1 AND g.id <= $2 ORDER BY g.id LIMIT ${READ_MAX_SEGMENTS}`, [afterId, upToId, this.replicaId]);
     let records = 0;
@@ -200,7 +197,7 @@ export class PgStore implements Store {
       ids.push(Number(h.id));
     }
     if (ids.length === 0) return [];
-    const r = await this.pool.query<RawSegment>(
+    const r = await this.db.query<RawSegment>(
       `SELECT id, session_id, first_seq, last_seq, records, oldest_ts, payload FROM bridge_segments WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids]);
     return r.rows.map((x) => ({
       id: Number(x.id), sessionId: x.session_id, firstSeq: Number(x.first_seq), lastSeq: Number(x.last_seq),
@@ -210,7 +207,7 @@ export class PgStore implements Store {
 
   async deleteSegments(ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.pool.query('DELETE FROM bridge_segments WHERE id = ANY($1::bigint[])', [ids]);
+    await this.db.query('DELETE FROM bridge_segments WHERE id = ANY($1::bigint[])', [ids]);
   }
 
   /** Only owned sessions count: a replica's spool is the backlog of the sessions it follows. */
@@ -225,7 +222,7 @@ export class PgStore implements Store {
   }
 
   private async ownedSpool(extra: string): Promise<{ records: number; bytes: number; m: string | null }> {
-    const r = await this.pool.query<{ records: string; bytes: string; m: string | null }>(
+    const r = await this.db.query<{ records: string; bytes: string; m: string | null }>(
       `SELECT coalesce(sum(records), 0) AS records, coalesce(sum(bytes), 0) AS bytes, ${extra} FROM bridge_segments WHERE session_id = ANY($1::text[])`,
       [[...this.owned.keys()]]);
     const row = r.rows[0]!;
@@ -233,7 +230,7 @@ export class PgStore implements Store {
   }
 
   async probeWritable(): Promise<void> {
-    await this.pool.query("UPDATE bridge_meta SET value = value WHERE key = 'schema_version'");
+    await this.db.query("UPDATE bridge_meta SET value = value WHERE key = 'schema_version'");
   }
 
   /**
@@ -244,7 +241,7 @@ export class PgStore implements Store {
   async claim(ids: readonly string[]): Promise<Claimed> {
     const none: Claimed = { sessions: [], records: 0, bytes: 0, maxId: 0, specRevs: new Map() };
     if (ids.length === 0) return none;
-    const c = await this.pool.connect();
+    const c = await this.db.connect();
     try {
       await c.query('BEGIN');
       const free = await c.query<{ id: string }>(
@@ -288,7 +285,7 @@ export class PgStore implements Store {
   async release(sessionId: string): Promise<void> {
     const epoch = this.owned.get(sessionId);
     if (epoch === undefined) return;
-    await this.pool.query(
+    await this.db.query(
       'UPDATE bridge_sessions SET owner = NULL, lease_epoch = lease_epoch + 1, released_at = now() WHERE id = $1 AND owner = $2 AND lease_epoch = $3',
       [sessionId, this.replicaId, epoch]);
     // Only now: a release that failed leaves the session ours, and the next pass hands it over again.
@@ -307,7 +304,7 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await this.db.end();
   }
 }
 

@@ -7,7 +7,8 @@ import type { NewSegment, Segment } from '../wire/segment-framing.js';
 
 export type { NewSegment, Segment } from '../wire/segment-framing.js';
 
-export type SessionSource = 'config' | 'api';
+export type { SessionSource } from '../vocabulary/session-states.js';
+import type { SessionSource } from '../vocabulary/session-states.js';
 /** active: followed; ended: the service answered 404; removed: stopped by DELETE /v1/sessions/{id}. */
 export type SessionLifecycle = 'active' | 'ended' | 'removed';
 

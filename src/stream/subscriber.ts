@@ -32,9 +32,9 @@ import { createFrameDecoder, type Frame } from './frame-decoder.js';
 import type { SequencedStream, StreamItem } from './sequenced-stream.js';
 import { networkMessage } from '../util/network-message.js';
 
-export type SubscriberState = 'idle' | 'connecting' | 'streaming' | 'backoff' | 'unauthorized' | 'forbidden' | 'ended' | 'stopped';
-export type ReconnectReason = 'closed' | 'idle' | 'network' | 'server_error' | 'rate_limited' | 'unauthorized'
-  | 'forbidden' | 'bad_content_type' | 'frame_too_large' | 'http_error';
+import type { ReconnectReason, SubscriberState } from '../vocabulary/session-states.js';
+
+export type { ReconnectReason, SubscriberState } from '../vocabulary/session-states.js';
 
 /** One fact about the connection, reported once. */
 export type SubscriberEvent =

@@ -52,8 +52,9 @@ it("--cpu-prof writes a profile of the measured phase, in which the bridge's own
   const dir = mkdtempSync(join(tmpdir(), 'bench-prof-test-'));
   try {
     // The profile is of the main thread: without ingest workers the whole pipeline runs there.
-    // --from-source: the scenarios run under tsx, without the build step.
-    const res = await runBench(['burst', '--burst-events', '500', '--cpu-prof', dir, '--from-source'], { ...process.env, BRIDGE_WORKERS: '0' });
+    // --from-source: the scenarios run under tsx, without the build step. 2,000 events a session:
+    // with fewer, on a loaded machine the sampler may catch too little of the mapper to name it.
+    const res = await runBench(['burst', '--burst-events', '2000', '--cpu-prof', dir, '--from-source'], { ...process.env, BRIDGE_WORKERS: '0' });
     expect(res.code, res.stderr).toBe(0);
     const line = JSON.parse(res.stdout.split('\n').find((l) => l.startsWith('{'))!) as { cpuProfile?: string; runtime?: string };
     expect(line.runtime).toBe('tsx');

@@ -40,7 +40,7 @@ describe('check with the shared store', () => {
     const fresh = await runCli(['check'], env(url));
     expect(fresh.stdout).toMatch(/^✓ store postgres:\/\/postgres@127\.0\.0\.1:\d+\/check_used\s+reachable; no bridge schema yet/m);
     const store = await openPgStore({ url, replicaId: 'r1' });
-    const lease = new Lease({ pool: store.pool, replicaId: 'r1', leaseMs: 60_000, onExpired: () => undefined });
+    const lease = new Lease({ db: store.db, replicaId: 'r1', leaseMs: 60_000, onExpired: () => undefined });
     await lease.renew();
     await store.putSession({ id: 's1', attributes: {} }, 'config');
     const res = await runCli(['check'], env(url));

@@ -19,7 +19,7 @@ afterAll(async () => {
 
 function replica(store: PgStore): { pass: () => Promise<void>; log: string[]; lease: Lease } {
   const log: string[] = [];
-  const lease = new Lease({ pool: store.pool, replicaId: store.replicaId, leaseMs: 60_000, onExpired: () => undefined });
+  const lease = new Lease({ db: store.db, replicaId: store.replicaId, leaseMs: 60_000, onExpired: () => undefined });
   const r = new Rebalancer({
     store, lease, intervalMs: 1000, orphanGraceMs: 60_000,
     hooks: {
@@ -47,7 +47,7 @@ describe('ownership pass', () => {
     const id = Array.from({ length: 50 }, (_, i) => `s${i}`).find((s) => preferredOwner(s, ['a', 'b']) === 'b')!;
     await a.putSession({ id, attributes: {} }, 'config');
     // The database says a owns it (a release whose answer a never saw, or a's previous incarnation).
-    await a.pool.query("UPDATE bridge_sessions SET owner = 'a', lease_epoch = 5 WHERE id = $1", [id]);
+    await a.db.query("UPDATE bridge_sessions SET owner = 'a', lease_epoch = 5 WHERE id = $1", [id]);
     const ra = replica(a);
     const rb = replica(b);
     // Both live before either decides.
@@ -58,12 +58,12 @@ describe('ownership pass', () => {
     // b does not take a session whose owner is live; a takes its own row back (new epoch)...
     expect(rb.log).toEqual([]);
     expect(ra.log).toEqual([`claimed ${id}`]);
-    expect((await a.pool.query('SELECT owner, lease_epoch FROM bridge_sessions WHERE id = $1', [id])).rows[0]).toEqual({ owner: 'a', lease_epoch: '6' });
+    expect((await a.db.query('SELECT owner, lease_epoch FROM bridge_sessions WHERE id = $1', [id])).rows[0]).toEqual({ owner: 'a', lease_epoch: '6' });
     // ...and hands it over to b, which claims it.
     await ra.pass();
     expect(ra.log.at(-1)).toBe(`handed over ${id}`);
     await rb.pass();
     expect(rb.log).toEqual([`claimed ${id}`]);
-    expect((await b.pool.query('SELECT owner FROM bridge_sessions WHERE id = $1', [id])).rows[0]).toEqual({ owner: 'b' });
+    expect((await b.db.query('SELECT owner FROM bridge_sessions WHERE id = $1', [id])).rows[0]).toEqual({ owner: 'b' });
   });
 });

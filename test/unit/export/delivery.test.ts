@@ -6,6 +6,7 @@ import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import type { ExportOutcome, OtlpTransport } from '../../../src/export/otlp-transport.js';
 import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
 import { createMetrics } from '../../../src/observe/metrics.js';
+import { createFactSink } from '../../../src/observe/facts.js';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
 import { Spool } from '../../../src/store/spool.js';
 import { silentLogger } from '../../../src/util/logger.js';
@@ -36,7 +37,7 @@ async function setup(records: number, answer: (seqs: number[], call: number) => 
   const metrics = createMetrics({ defaultMetrics: false });
   const delivery = new Delivery({
     spool, transport, requests, batchMaxRecords: 10, batchMaxBytes, concurrency: 1,
-    backoff: { initialMs: 5, maxMs: 20 }, metrics, log: silentLogger(),
+    backoff: { initialMs: 5, maxMs: 20 }, emit: createFactSink(metrics, silentLogger()),
   });
   return { store, spool, delivery, calls, metrics, sizes };
 }

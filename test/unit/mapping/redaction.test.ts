@@ -2,7 +2,8 @@
 // members; secrets must be absent from the record's JSON (the form the spool and logs see).
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_DEPTH } from '../../../src/mapping/body-transform.js';
-import { createMapper, type MappingStats } from '../../../src/mapping/mapper.js';
+import { createMapper } from '../../../src/mapping/mapper.js';
+import type { Emit } from '../../../src/vocabulary/facts.js';
 import { compileNameMatcher } from '../../../src/mapping/name-matcher.js';
 import { defaultMappingOptions, parseMappingOptions, type MappingOptions } from '../../../src/config/mapping-section.js';
 import { addUrlAttributes, createUrlRedactor } from '../../../src/mapping/redact-url.js';
@@ -65,8 +66,8 @@ describe('URL attributes', () => {
   });
 });
 
-function mapOne(options: MappingOptions, type: string, data: Record<string, unknown>, stats?: MappingStats) {
-  const record = createMapper(options, stats === undefined ? {} : { stats }).map(envelopeOf(type, 'network', data), CTX, 1);
+function mapOne(options: MappingOptions, type: string, data: Record<string, unknown>, emit?: Emit) {
+  const record = createMapper(options, emit === undefined ? {} : { emit }).map(envelopeOf(type, 'network', data), CTX, 1);
   if (record === null) throw new Error('filtered');
   return record;
 }
@@ -142,7 +143,7 @@ describe('headers and bodies', () => {
 
   it('counts redactions by kind, once per event, never with values', () => {
     const calls: unknown[][] = [];
-    const stats: MappingStats = { filtered: () => {}, oversized: () => {}, redacted: (...args) => calls.push(args) };
+    const stats: Emit = (f) => void (f.f === 'values_redacted' && calls.push([f.type, f.kind]));
     const options = parseMappingOptions({ redaction: { drop_post_data: true } }, 'mapping');
     mapOne(options, 'network_request', request, stats);
     expect(calls).toEqual([
@@ -185,14 +186,14 @@ describe('redaction holes', () => {
 
   it('source.metadata (and unknown source members) named like credentials are masked; ids pass', () => {
     const calls: unknown[][] = [];
-    const stats: MappingStats = { filtered: () => {}, oversized: () => {}, redacted: (...args) => calls.push(args) };
+    const stats: Emit = (f) => void (f.f === 'values_redacted' && calls.push([f.type, f.kind]));
     const env = envelopeOf('api_call', 'control', { status: 200 });
     env.event.source = {
       kind: 'kernel_api',
       metadata: { authorization: 'Bearer SECRET-1', 'X-Api-Key': 'SECRET-2', refresh_token: 'SECRET-3', telemetry_session_id: 'tsid-1', cdp_session_id: 'C1' },
       auth_token: 'SECRET-4',
     };
-    const r = createMapper(defaultMappingOptions, { stats }).map(env, CTX, 1)!;
+    const r = createMapper(defaultMappingOptions, { emit: stats }).map(env, CTX, 1)!;
     expect(JSON.stringify(r)).not.toContain('SECRET');
     expect(r.attributes).toMatchObject({
       'browser.event.source.metadata.authorization': 'REDACTED',
@@ -243,7 +244,7 @@ describe('redaction holes', () => {
 
   it('typed-key masking is counted and can be switched off', () => {
     const calls: unknown[][] = [];
-    const stats: MappingStats = { filtered: () => {}, oversized: () => {}, redacted: (...args) => calls.push(args) };
+    const stats: Emit = (f) => void (f.f === 'values_redacted' && calls.push([f.type, f.kind]));
     mapOne(defaultMappingOptions, 'interaction_key', { key: 'x' }, stats);
     expect(calls).toEqual([['interaction_key', 'typed_key']]);
     const off = parseMappingOptions({ redaction: { mask_typed_keys: false } }, 'mapping');

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMapper, type MappingStats } from '../../../src/mapping/mapper.js';
+import { createMapper } from '../../../src/mapping/mapper.js';
+import type { Emit } from '../../../src/vocabulary/facts.js';
 import { defaultMappingOptions, largestRecordBytes, parseMappingOptions, type MappingOptions } from '../../../src/config/mapping-section.js';
 import { screenshotsBase64 } from '../../../src/devkit/simulator/events/png.js';
 import { createDirectorySink, safeSegment } from '../../../src/mapping/screenshots.js';
@@ -22,8 +23,8 @@ const jsonSize = (r: unknown): number => Buffer.byteLength(JSON.stringify(r));
 describe('screenshots of real size under the defaults', () => {
   it('every real-size screenshot (the simulator\'s, up to the service\'s 729 KiB threshold) goes out inline, whole, never as an error', () => {
     const actions: string[] = [];
-    const stats: MappingStats = { filtered: () => {}, oversized: (_t, a) => actions.push(a) };
-    const mapper = createMapper(defaultMappingOptions, { stats });
+    const stats: Emit = (f) => void (f.f === 'record_oversized' && actions.push(f.action));
+    const mapper = createMapper(defaultMappingOptions, { emit: stats });
     for (const png of screenshotsBase64()) {
       const env = shot(png);
       env.event.source = { kind: 'local_process', event: 'Page.loadEventFired', metadata: { target_id: 'T'.repeat(32), url: 'https://shop.example/checkout?step=2' } };
@@ -58,9 +59,9 @@ describe('screenshots', () => {
 
   it('inline drops a PNG too large for the record whole, and counts it', () => {
     const oversized: string[] = [];
-    const stats: MappingStats = { filtered: () => {}, oversized: (_t, a) => oversized.push(a) };
+    const stats: Emit = (f) => void (f.f === 'record_oversized' && oversized.push(f.action));
     const big = Buffer.alloc(100_000, 7).toString('base64');
-    const r = createMapper(withPolicy({ policy: 'inline', maxRecordBytes: 65536 }), { stats }).map(shot(big), CTX, 1)!;
+    const r = createMapper(withPolicy({ policy: 'inline', maxRecordBytes: 65536 }), { emit: stats }).map(shot(big), CTX, 1)!;
     expect(r.body).toEqual({});
     expect(r.attributes).toMatchObject({ 'browser.screenshot.disposition': 'oversized', 'browser.screenshot.bytes': 100_000 });
     expect(oversized).toEqual(['screenshot_dropped']);
@@ -75,14 +76,14 @@ describe('screenshots', () => {
 
   it('directory writes <session>/<seq>.png and references it', () => {
     const written: number[] = [];
-    const stats: MappingStats = { filtered: () => {}, oversized: () => {}, screenshotWritten: (n) => written.push(n) };
-    const mapper = createMapper(withPolicy({ policy: 'directory', directory: dir }), { stats });
+    const stats: Emit = (f) => void (f.f === 'screenshot_written' && written.push(f.count));
+    const mapper = createMapper(withPolicy({ policy: 'directory', directory: dir }), { emit: stats });
     const r = mapper.map(shot(PNG.toString('base64'), 12), CTX, 1)!;
     const path = join(dir, 's-1', '12.png');
     expect(r.attributes).toMatchObject({ 'browser.screenshot.disposition': 'file', 'browser.screenshot.path': path });
     expect(readFileSync(path)).toEqual(PNG);
     expect(r.body).toEqual({});
-    expect(written).toEqual([PNG.length]);
+    expect(written).toEqual([1]);
     const r2 = mapper.map(shot(PNG.toString('base64'), 12), { ...CTX, epoch: 2 }, 1)!;
     expect(r2.attributes['browser.screenshot.path']).toBe(join(dir, 's-1', 'e2-12.png'));
   });
@@ -97,8 +98,8 @@ describe('screenshots', () => {
     const blocker = join(dir, 'file-not-dir');
     writeFileSync(blocker, 'x');
     let failed = 0;
-    const stats: MappingStats = { filtered: () => {}, oversized: () => {}, screenshotFailed: () => failed++ };
-    const r = createMapper(withPolicy({ policy: 'directory', directory: blocker }), { stats }).map(shot(PNG.toString('base64')), CTX, 1)!;
+    const stats: Emit = (f) => void (f.f === 'screenshot_failed' && failed++);
+    const r = createMapper(withPolicy({ policy: 'directory', directory: blocker }), { emit: stats }).map(shot(PNG.toString('base64')), CTX, 1)!;
     expect(r.attributes['browser.screenshot.disposition']).toBe('write_failed');
     expect(r.attributes['browser.screenshot.path']).toBeUndefined();
     expect(r.body).toEqual({});

@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
-import { createMapper, type MappingStats, type OversizeAction } from '../../../src/mapping/mapper.js';
+import { createMapper } from '../../../src/mapping/mapper.js';
+import type { Emit } from '../../../src/vocabulary/facts.js';
 import { defaultMappingOptions, MIN_MAX_RECORD_BYTES, type MappingOptions } from '../../../src/config/mapping-section.js';
 import { ATTRIBUTE_OVERHEAD, cutString, NODE_OVERHEAD, RECORD_OVERHEAD } from '../../../src/mapping/size-limit.js';
 import { json, text } from './arbitraries.js';
@@ -25,9 +26,9 @@ function estimatedSize(r: BridgeLogRecord): number {
 }
 
 function mapperWith(max: number, actions: string[] = []) {
-  const stats: MappingStats = { filtered: () => {}, oversized: (_t, a: OversizeAction) => actions.push(a) };
+  const emit: Emit = (f) => void (f.f === 'record_oversized' && actions.push(f.action));
   const options: MappingOptions = { ...defaultMappingOptions, maxRecordBytes: max };
-  return createMapper(options, { stats });
+  return createMapper(options, { emit });
 }
 
 describe('size limit', () => {

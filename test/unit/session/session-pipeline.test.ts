@@ -7,6 +7,7 @@ import { defaultMappingOptions } from '../../../src/config/mapping-section.js';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import { SessionPipeline } from '../../../src/session/session-pipeline.js';
 import { createMetrics } from '../../../src/observe/metrics.js';
+import { createFactSink } from '../../../src/observe/facts.js';
 import { ArchiveReader } from '../../../src/upstream/archive.js';
 import type { ArchivePageQuery, ArchivePageResult, OpenStreamResult, StreamPosition } from '../../../src/upstream/client.js';
 import { silentLogger } from '../../../src/util/logger.js';
@@ -67,7 +68,7 @@ function pipeline(svc: ReturnType<typeof service>, opts: { start?: 'oldest' | 'l
         waitForRoom: () => Promise.resolve(),
       },
       encode: (r) => Buffer.from(JSON.stringify(r)),
-      metrics,
+      emit: createFactSink(metrics, silentLogger()),
       log: silentLogger(),
       idleTimeoutMs: 5_000,
       backoff: { initialMs: 1, maxMs: 2, authMs: 5 },

@@ -129,7 +129,7 @@ describe('PostgreSQL store: lease', () => {
     await migratePg(pool);
     let now = 1000;
     let expired = 0;
-    const lease = new Lease({ pool, replicaId: 'l', leaseMs: 4000, marginFraction: 0.25, now: () => now, onExpired: () => expired++ });
+    const lease = new Lease({ db: pool, replicaId: 'l', leaseMs: 4000, marginFraction: 0.25, now: () => now, onExpired: () => expired++ });
     expect(lease.valid).toBe(false);
     expect(await lease.renew()).toBe(true);
     expect(await lease.liveReplicas()).toEqual(['l']);

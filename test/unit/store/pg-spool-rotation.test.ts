@@ -28,7 +28,7 @@ const segs = (count: number, from: number): NewSegment[] => Array.from({ length:
 
 /** Moves the id sequence to the start of generation `g`, as steady traffic would. */
 async function jumpTo(s: PgStore, g: number): Promise<void> {
-  await s.pool.query("SELECT setval('bridge_segment_id', $1)", [Math.max(1, g * 2 ** GEN_SHIFT)]);
+  await s.db.query("SELECT setval('bridge_segment_id', $1)", [Math.max(1, g * 2 ** GEN_SHIFT)]);
 }
 
 describe('shared spool rotation', () => {
@@ -41,9 +41,9 @@ describe('shared spool rotation', () => {
       seq += 300;
       await s.deleteSegments(ids);
     }
-    const bloated = await spoolDiskBytes(s.pool);
-    const truncated = await truncateDrainedGenerations(s.pool);
-    const after = await spoolDiskBytes(s.pool);
+    const bloated = await spoolDiskBytes(s.db);
+    const truncated = await truncateDrainedGenerations(s.db);
+    const after = await spoolDiskBytes(s.db);
     console.log(`spool on disk after 1200 segments of 4 KiB inserted and deleted: ${bloated} bytes; after truncating drained generations ${truncated.join(',')}: ${after} bytes`);
     // Generation 3 is being written (and 4 comes next): left alone. 0, 1 and 2 are drained.
     expect(truncated.sort()).toEqual([0, 1, 2]);
@@ -59,7 +59,7 @@ describe('shared spool rotation', () => {
     await s.deleteSegments(drop);
     await jumpTo(s, 4);
     await s.commit(segs(1, 60), []);
-    expect(await truncateDrainedGenerations(s.pool)).not.toContain(1);
+    expect(await truncateDrainedGenerations(s.db)).not.toContain(1);
     expect((await s.readSegments(0, keep!, 10)).map((x) => x.id)).toEqual([keep]);
     await s.close();
   });

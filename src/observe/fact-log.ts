@@ -1,0 +1,108 @@
+// Facts → log lines: the level and the words an operator reads for each fact, in one place. Facts
+// that happen per event or per request (counts, export attempts) write no line: the metrics carry
+// them. Repeated failures are said on the first occurrence and then every so often (`streak`,
+// `attempt`), so a long outage does not flood the log.
+import type { Logger } from 'pino';
+import type { EpochReason, Fact } from '../vocabulary/facts.js';
+
+const EPOCH_MESSAGES: Record<EpochReason, string> = {
+  source_changed: 'the service restarted (telemetry_session_id changed): continuing in a new epoch',
+  seq_backwards: 'stream sequence went backwards on a live connection: the service restarted; continuing in a new epoch',
+  resume_ignored: 'the service answered a resume with events at or below Last-Event-ID: it restarted and numbers from 1 again; continuing in a new epoch',
+};
+
+/** Every 50th failure in a row is said again (and the first). */
+const sayAgain = (streak: number): boolean => streak === 1 || streak % 50 === 0;
+
+export function logFact(log: Logger, fact: Fact): void {
+  switch (fact.f) {
+    case 'malformed_frame':
+      // The payload is never logged: it may carry exactly the secrets redaction exists for.
+      log.warn({ session: fact.session, frameId: fact.frameId, bytes: fact.bytes, reason: fact.reason }, 'malformed frame skipped; it will be reported in a gap record unless the archive has the event');
+      return;
+    case 'epoch_started':
+      log.warn({ session: fact.session, epoch: fact.epoch, seq: fact.seq, why: fact.why, previousEpoch: fact.previousEpoch, previousLastSeq: fact.previousLastSeq }, EPOCH_MESSAGES[fact.why]);
+      return;
+    case 'gap_recorded':
+      log.warn({ session: fact.session, firstSeq: fact.first, lastSeq: fact.last, count: fact.last - fact.first + 1, reason: fact.reason }, 'telemetry gap: events were lost upstream or could not be decoded');
+      return;
+    case 'tail_unknown':
+      log.warn({ session: fact.session, epoch: fact.epoch, afterSeq: fact.afterSeq }, 'the session (or service epoch) ended unseen and its tail cannot be read: reported as unknown');
+      return;
+    case 'archive_repaired':
+      log.info({ session: fact.session, firstSeq: fact.first, lastSeq: fact.last, reason: fact.reason, repaired: fact.repaired }, 'missing events read from the service archive');
+      return;
+    case 'archive_unreadable':
+      log.warn({ session: fact.session, firstSeq: fact.first, lastSeq: fact.last, detail: fact.detail }, 'the archive could not be read; the loss is reported instead');
+      return;
+    case 'mapping_failed':
+      log.error({ session: fact.session, seq: fact.seq, type: fact.type, error: fact.error }, 'cannot map event; reported as a gap');
+      return;
+    case 'reconnect_scheduled': {
+      const level = fact.reason === 'closed' ? 'debug' : fact.reason === 'unauthorized' || fact.reason === 'forbidden' ? 'error' : 'warn';
+      log[level]({ session: fact.session, reason: fact.reason, delayMs: fact.delayMs, detail: fact.detail }, 'stream reconnect scheduled');
+      return;
+    }
+    case 'session_ended':
+      log.info({ session: fact.session, lastSeq: fact.lastSeq, epoch: fact.epoch, detail: fact.detail }, 'session ended');
+      return;
+    case 'commit_failed':
+      if (sayAgain(fact.streak)) log.error({ error: fact.error, code: fact.code, streak: fact.streak }, 'cannot write the spool (disk full?); reading is paused and the write is retried');
+      return;
+    case 'commit_recovered':
+      log.info('spool writes succeed again');
+      return;
+    case 'delete_failed':
+      if (sayAgain(fact.streak)) log.error({ error: fact.error, streak: fact.streak }, 'cannot delete delivered records from the spool (disk full?); delivery goes on and the delete is retried');
+      return;
+    case 'writes_fenced':
+      log.warn({ sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) }, 'the shared store refused a write: another replica owns these sessions now');
+      return;
+    case 'records_rejected':
+      if (fact.reason === 'partial_success') log.error({ endpoint: fact.endpoint, rejected: fact.count, error: fact.error }, 'collector rejected records in a partial-success answer');
+      else log.error({ endpoint: fact.endpoint, segments: fact.segments, reason: fact.reason, error: fact.error }, 'collector refused a record; it is dropped and counted as rejected');
+      return;
+    case 'export_failed':
+      if (fact.attempt % 20 === 1) log.warn({ endpoint: fact.endpoint, status: fact.status, records: fact.records, attempt: fact.attempt, delayMs: fact.delayMs, error: fact.error }, 'export failed; the batch stays spooled and is retried');
+      return;
+    case 'export_recovered':
+      log.info({ endpoint: fact.endpoint, records: fact.records }, 'collector accepts exports again');
+      return;
+    case 'spool_unreadable':
+      log.error({ error: fact.error }, 'cannot read the spool; retrying');
+      return;
+    case 'lease_renewed':
+      if (fact.recovered) log.info('lease renewed again');
+      return;
+    case 'lease_renewal_failed':
+      if (fact.first) log.warn({ error: fact.error }, 'cannot renew the lease in the shared store; sessions are given up if it does not recover in time');
+      return;
+    case 'lease_expired':
+      log.warn({ sessions: fact.sessions }, 'lease not renewed within its safety margin: stopped reading every session until it is');
+      return;
+    case 'sessions_claimed':
+      log.info({ sessions: fact.sessions, backlogRecords: fact.backlogRecords, replica: fact.replica }, 'claimed sessions');
+      return;
+    case 'sessions_lost':
+      log.warn({ sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) }, `stopped following sessions: ${fact.why}`);
+      return;
+    case 'sessions_handed_over':
+      log.info({ sessions: fact.sessions }, 'handed sessions over to their preferred replica');
+      return;
+    case 'config_reloaded': {
+      const { reason, added, removed, updated, mappingChanged, startChanged } = fact;
+      const changed = added.length + removed.length + updated.length > 0 || mappingChanged || startChanged;
+      log.info({ reason, added, removed, updated, mappingChanged, startChanged }, changed ? 'configuration reloaded' : 'configuration reloaded: nothing to change');
+      if (fact.restartRequired.length > 0) log.warn({ keys: fact.restartRequired }, 'changed settings require a restart to take effect; running on with the previous values');
+      return;
+    }
+    case 'config_rejected':
+      log.error({ reason: fact.reason, key: fact.key, error: fact.error }, 'new configuration is invalid and was ignored; running on with the previous one');
+      return;
+    case 'facts_dropped':
+      log.warn({ facts: fact.count, where: fact.where }, 'reports of the bridge itself were dropped (metrics may undercount); no telemetry record was lost');
+      return;
+    default:
+      return;
+  }
+}

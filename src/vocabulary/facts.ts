@@ -1,0 +1,80 @@
+// The facts the bridge reports about itself: one discriminated union, emitted once where a thing
+// happens and turned by subscribers into everything that reports it: Prometheus series
+// (observe/fact-metrics.ts), log lines (observe/fact-log.ts) and a session's status
+// (session/status-tally.ts). A component never counts into a metric or writes the same fact's log
+// line by hand: it calls `emit`, and the three views cannot drift apart.
+//
+// Facts carry identifiers, counts and fixed words, never event data: no secret can reach a metric
+// or a log line through them. Facts that are pure counts (`count`) may be summed by who relays them
+// (ingest/fact-relay.ts), so their `session` is optional: totals need no session, a session's own
+// numbers travel in its status.
+import type { GapReason } from './gap-reason.js';
+import type { ReconnectReason, SubscriberState } from './session-states.js';
+
+/** What the size limit did to an oversized record (mapping/size-limit.ts, mapping/screenshots.ts). */
+export type OversizeAction = 'strings_truncated' | 'body_cut' | 'attributes_cut' | 'screenshot_dropped';
+
+/** What kind of value redaction masked. */
+export type RedactionKind = 'header' | 'url' | 'post_data' | 'response_body' | 'api_call_code' | 'typed_key' | 'source_metadata';
+
+/** Why the service's numbering was taken as a new epoch (stream/sequencer.ts). */
+export type EpochReason = 'source_changed' | 'seq_backwards' | 'resume_ignored';
+
+/** Why a record is refused for good (export/delivery.ts). */
+export type RejectReason = 'partial_success' | 'invalid' | 'too_large' | 'corrupt';
+
+export type Fact =
+  // --- one session's stream (session/session-pipeline.ts) ---
+  | { f: 'events_received'; session?: string; count: number }
+  | { f: 'duplicates'; session?: string; count: number }
+  | { f: 'malformed_frame'; session: string; frameId: string | undefined; bytes: number; reason: string }
+  | { f: 'epoch_started'; session: string; epoch: number; seq: number; why: EpochReason; previousEpoch: number; previousLastSeq: number }
+  | { f: 'gap_recorded'; session: string; first: number; last: number; reason: GapReason }
+  | { f: 'tail_unknown'; session: string; epoch: number; afterSeq: number }
+  | { f: 'archive_repaired'; session: string; first: number; last: number | undefined; reason: GapReason; repaired: number }
+  | { f: 'archive_unreadable'; session: string; first: number; last: number | undefined; detail: string }
+  | { f: 'mapping_failed'; session: string; seq: number; type: string; error: string }
+  | { f: 'state_changed'; session: string; state: SubscriberState; detail?: string; at: number }
+  | { f: 'reconnect_scheduled'; session: string; reason: ReconnectReason; delayMs: number; detail?: string }
+  | { f: 'connected'; session: string; at: number }
+  | { f: 'session_ended'; session: string; lastSeq: number; epoch: number; detail: string }
+  // --- the mapper (mapping/mapper.ts; a filtered event is the session's fact: the mapper returns null) ---
+  | { f: 'event_filtered'; session?: string; type: string; category: string; count: number }
+  | { f: 'record_oversized'; type: string; action: OversizeAction; count: number }
+  | { f: 'values_redacted'; type: string; kind: RedactionKind; count: number }
+  | { f: 'screenshot_written'; count: number }
+  | { f: 'screenshot_failed'; count: number }
+  // --- the spool (daemon/bridge.ts wires the store's callbacks) ---
+  | { f: 'commit_failed'; error: string; code: string | undefined; streak: number }
+  | { f: 'commit_recovered' }
+  | { f: 'delete_failed'; error: string; streak: number }
+  | { f: 'writes_fenced'; sessions: readonly string[] }
+  // --- delivery (export/delivery.ts) ---
+  | { f: 'export_attempted'; outcome: string; success: boolean; seconds: number }
+  | { f: 'records_delivered'; count: number }
+  | { f: 'records_rejected'; reason: RejectReason; count: number; endpoint: string; error: string; segments?: readonly string[] }
+  | { f: 'export_failed'; endpoint: string; status: number | undefined; records: number; attempt: number; delayMs: number; error: string }
+  | { f: 'export_recovered'; endpoint: string; records: number }
+  | { f: 'spool_unreadable'; error: string }
+  // --- the cluster (cluster/ownership.ts) ---
+  | { f: 'lease_renewed'; recovered: boolean }
+  | { f: 'lease_renewal_failed'; error: string; first: boolean }
+  | { f: 'lease_expired'; sessions: number }
+  | { f: 'sessions_claimed'; sessions: number; backlogRecords: number; replica: string }
+  | { f: 'sessions_lost'; sessions: readonly string[]; why: string }
+  | { f: 'sessions_handed_over'; sessions: number }
+  // --- a relay that had to drop facts (ingest/fact-relay.ts): never a record, only reports of them ---
+  | { f: 'facts_dropped'; count: number; where: string }
+  // --- the daemon (daemon/reload.ts) ---
+  | { f: 'config_reloaded'; reason: string; added: readonly string[]; removed: readonly string[]; updated: readonly string[]; mappingChanged: boolean; startChanged: boolean; restartRequired: readonly string[] }
+  | { f: 'config_rejected'; reason: string; key: string; error: string };
+
+/** The name of a fact, and the fact of that name. */
+export type FactName = Fact['f'];
+export type FactOf<N extends FactName> = Extract<Fact, { f: N }>;
+
+/** Where a component sends its facts. */
+export type Emit = (fact: Fact) => void;
+
+/** Drops every fact (tests, and commands that report nothing). */
+export const ignoreFacts: Emit = () => {};

@@ -1,0 +1,37 @@
+// The words of one followed session's state: its subscriber's state machine (stream/subscriber.ts),
+// why it reconnects, where it came from, and what GET /v1/sessions shows of it. Every label value
+// here is also a Prometheus label value (observe/metrics.ts creates each series at zero).
+
+export const SUBSCRIBER_STATES = ['idle', 'connecting', 'streaming', 'backoff', 'unauthorized', 'forbidden', 'ended', 'stopped'] as const;
+export type SubscriberState = (typeof SUBSCRIBER_STATES)[number];
+
+export const RECONNECT_REASONS = [
+  'closed', 'idle', 'network', 'server_error', 'rate_limited', 'unauthorized', 'forbidden', 'bad_content_type', 'frame_too_large', 'http_error',
+] as const;
+export type ReconnectReason = (typeof RECONNECT_REASONS)[number];
+
+/** Where a followed session came from: the configuration, or the control API. */
+export type SessionSource = 'config' | 'api';
+
+/** What GET /v1/sessions shows for one session (docs/operations.md, "/v1/sessions"). */
+export interface SessionStatus {
+  id: string;
+  source: SessionSource;
+  pool?: string;
+  state: SubscriberState;
+  lastReceivedSeq: number;
+  lastDeliveredSeq: number;
+  epoch: number;
+  received: number;
+  filtered: number;
+  duplicates: number;
+  gaps: number;
+  missingEvents: number;
+  malformedFrames: number;
+  /** Events the stream did not deliver that were read from the service's archive. */
+  repaired: number;
+  reconnects: Partial<Record<ReconnectReason, number>>;
+  lastError?: string;
+  lastEventAt?: string;
+  connectedSince?: string;
+}

@@ -1,0 +1,121 @@
+// Facts → metrics and log lines (observe/): each fact moves exactly the series it names, once, and
+// says what an operator needs at the level that fits; counts and per-request facts write no line.
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { Writable } from 'node:stream';
+import { createMetrics, type BridgeMetrics } from '../../../src/observe/metrics.js';
+import { countFact } from '../../../src/observe/fact-metrics.js';
+import { logFact } from '../../../src/observe/fact-log.js';
+import { createFactSink } from '../../../src/observe/facts.js';
+import type { Fact } from '../../../src/vocabulary/facts.js';
+
+/** Every series of the bridge's own counters and histograms, as `name{labels} value` lines. */
+async function series(m: BridgeMetrics): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const metric of await m.registry.getMetricsAsJSON()) {
+    if (!metric.name.startsWith('bridge_') || String(metric.type) === 'gauge') continue;
+    for (const v of metric.values) {
+      const name = (v as { metricName?: string }).metricName ?? metric.name;
+      if (name.endsWith('_bucket') || name.endsWith('_sum')) continue;
+      const labels = Object.entries(v.labels).filter(([k]) => k !== 'le').map(([k, x]) => `${k}="${x}"`).join(',');
+      out.set(labels ? `${name}{${labels}}` : name, v.value);
+    }
+  }
+  return out;
+}
+
+/** The series a fact moved, with how much. */
+async function moved(fact: Fact): Promise<Record<string, number>> {
+  const m = createMetrics({ defaultMetrics: false });
+  const before = await series(m);
+  countFact(m, fact);
+  const after = await series(m);
+  const out: Record<string, number> = {};
+  for (const [k, v] of after) if (v !== (before.get(k) ?? 0)) out[k] = v - (before.get(k) ?? 0);
+  return out;
+}
+
+const S = 'sess-1';
+const CASES: Array<[Fact, Record<string, number>]> = [
+  [{ f: 'events_received', session: S, count: 3 }, { bridge_events_received_total: 3 }],
+  [{ f: 'duplicates', count: 2 }, { bridge_events_duplicate_total: 2 }],
+  [{ f: 'malformed_frame', session: S, frameId: '7', bytes: 10, reason: 'not JSON' }, { bridge_malformed_frames_total: 1 }],
+  [{ f: 'epoch_started', session: S, epoch: 1, seq: 1, why: 'source_changed', previousEpoch: 0, previousLastSeq: 9 }, { bridge_service_epochs_total: 1 }],
+  [{ f: 'gap_recorded', session: S, first: 5, last: 9, reason: 'evicted' }, { bridge_gap_records_total: 1, bridge_missing_events_total: 5 }],
+  [{ f: 'tail_unknown', session: S, epoch: 0, afterSeq: 4 }, { bridge_gap_records_total: 1, bridge_tails_unknown_total: 1 }],
+  [{ f: 'archive_repaired', session: S, first: 1, last: 3, reason: 'malformed', repaired: 3 }, { bridge_archive_repaired_events_total: 3 }],
+  [{ f: 'reconnect_scheduled', session: S, reason: 'idle', delayMs: 10 }, { 'bridge_reconnects_total{reason="idle"}': 1 }],
+  [{ f: 'event_filtered', session: S, type: 'foo_bar', category: 'newcat', count: 2 }, { 'bridge_events_filtered_total{category="other"}': 2 }],
+  [{ f: 'event_filtered', type: 'console_log', category: 'console', count: 1 }, { 'bridge_events_filtered_total{category="console"}': 1 }],
+  [{ f: 'record_oversized', type: 'console_log', action: 'body_cut', count: 1 }, { 'bridge_records_oversized_total{action="body_cut"}': 1 }],
+  [{ f: 'values_redacted', type: 'network_request', kind: 'header', count: 4 }, { 'bridge_records_redacted_total{kind="header"}': 4 }],
+  [{ f: 'screenshot_written', count: 1 }, { 'bridge_screenshots_total{outcome="written"}': 1 }],
+  [{ f: 'screenshot_failed', count: 1 }, { 'bridge_screenshots_total{outcome="write_failed"}': 1 }],
+  [{ f: 'commit_failed', error: 'SQLITE_FULL', code: 'SQLITE_FULL', streak: 1 }, { bridge_spool_commit_errors_total: 1 }],
+  [{ f: 'writes_fenced', sessions: ['a', 'b'] }, { bridge_fenced_writes_total: 2 }],
+  [{ f: 'export_attempted', outcome: 'http_503', success: false, seconds: 0.2 }, { 'bridge_export_requests_total{outcome="http_503"}': 1, 'bridge_export_duration_seconds_count{outcome="failure"}': 1 }],
+  [{ f: 'records_delivered', count: 10 }, { bridge_events_delivered_total: 10 }],
+  [{ f: 'records_rejected', reason: 'invalid', count: 1, endpoint: 'http://c/v1/logs', error: 'bad' }, { 'bridge_events_rejected_total{reason="invalid"}': 1 }],
+  [{ f: 'lease_renewed', recovered: false }, { 'bridge_lease_renewals_total{outcome="success"}': 1 }],
+  [{ f: 'lease_renewal_failed', error: 'timeout', first: true }, { 'bridge_lease_renewals_total{outcome="failure"}': 1 }],
+  [{ f: 'lease_expired', sessions: 3 }, { bridge_lease_expirations_total: 1 }],
+  [{ f: 'sessions_claimed', sessions: 3, backlogRecords: 0, replica: 'r1' }, { 'bridge_session_handovers_total{kind="claimed"}': 3 }],
+  [{ f: 'sessions_lost', sessions: ['a'], why: 'fenced' }, { 'bridge_session_handovers_total{kind="lost"}': 1 }],
+  [{ f: 'sessions_handed_over', sessions: 2 }, { 'bridge_session_handovers_total{kind="handed_over"}': 2 }],
+  [{ f: 'config_reloaded', reason: 'SIGHUP', added: [], removed: [], updated: [], mappingChanged: false, startChanged: false, restartRequired: [] }, { 'bridge_config_reloads_total{outcome="applied"}': 1 }],
+  [{ f: 'config_rejected', reason: 'SIGHUP', key: 'spool.max_bytes', error: 'bad' }, { 'bridge_config_reloads_total{outcome="rejected"}': 1 }],
+  // Facts that only a log line or a status reports.
+  [{ f: 'state_changed', session: S, state: 'streaming', at: 0 }, {}],
+  [{ f: 'connected', session: S, at: 0 }, {}],
+  [{ f: 'session_ended', session: S, lastSeq: 3, epoch: 0, detail: '404' }, {}],
+  [{ f: 'export_recovered', endpoint: 'http://c', records: 1 }, {}],
+  [{ f: 'commit_recovered' }, {}],
+];
+
+describe('facts → metrics', () => {
+  it.each(CASES)('%o moves %o', async (fact, expected) => {
+    expect(await moved(fact)).toEqual(expected);
+  });
+});
+
+function capture(): { log: pino.Logger; lines: () => Array<Record<string, unknown>> } {
+  const chunks: string[] = [];
+  const sink = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } });
+  const log = pino({ level: 'debug' }, sink);
+  return { log, lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+describe('facts → log lines', () => {
+  it('counts and per-request facts write no line; a gap is a warning naming the session and the seqs', () => {
+    const { log, lines } = capture();
+    logFact(log, { f: 'events_received', session: S, count: 3 });
+    logFact(log, { f: 'export_attempted', outcome: 'success', success: true, seconds: 0.01 });
+    logFact(log, { f: 'gap_recorded', session: S, first: 5, last: 9, reason: 'evicted' });
+    const out = lines();
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ level: 40, session: S, firstSeq: 5, lastSeq: 9, count: 5, reason: 'evicted' });
+  });
+
+  it('a failure in a row is said the first time and every 50th (commit), every 20th attempt (export)', () => {
+    const { log, lines } = capture();
+    for (let streak = 1; streak <= 100; streak++) logFact(log, { f: 'commit_failed', error: 'full', code: 'SQLITE_FULL', streak });
+    for (let attempt = 1; attempt <= 41; attempt++) logFact(log, { f: 'export_failed', endpoint: 'e', status: 503, records: 1, attempt, delayMs: 5, error: 'x' });
+    const out = lines();
+    expect(out.filter((l) => l.streak !== undefined).map((l) => l.streak)).toEqual([1, 50, 100]);
+    expect(out.filter((l) => l.attempt !== undefined).map((l) => l.attempt)).toEqual([1, 21, 41]);
+  });
+
+  it('a malformed frame is logged without its payload', () => {
+    const { log, lines } = capture();
+    logFact(log, { f: 'malformed_frame', session: S, frameId: '12', bytes: 99, reason: 'not JSON' });
+    expect(lines()[0]).toEqual(expect.objectContaining({ session: S, frameId: '12', bytes: 99, reason: 'not JSON' }));
+  });
+
+  it('the sink sends one fact to both', async () => {
+    const { log, lines } = capture();
+    const m = createMetrics({ defaultMetrics: false });
+    createFactSink(m, log)({ f: 'tail_unknown', session: S, epoch: 2, afterSeq: 40 });
+    expect((await series(m)).get('bridge_tails_unknown_total')).toBe(1);
+    expect(lines()[0]).toMatchObject({ session: S, epoch: 2, afterSeq: 40 });
+  });
+});
