@@ -80,7 +80,7 @@ export class BridgeUnderTest {
   /** Shuts the bridge down (bounded: a hung shutdown must not hang the benchmark). */
   async stop(): Promise<void> {
     this.rss.stop();
-    await within(this.bridge.shutdown(2000), 30_000, 'bridge shutdown').catch((err: unknown) => {
+    await within(this.bridge.shutdown(Date.now() + 2000), 30_000, 'bridge shutdown').catch((err: unknown) => {
       process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
     });
   }

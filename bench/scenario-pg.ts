@@ -83,7 +83,7 @@ export async function runPg(ctx: ScenarioContext, o: PgOptions): Promise<Scenari
       return {
         stop: async () => {
           serverCpu = serverCpuSeconds(server.port) - cpu0;
-          await b.shutdown(5000);
+          await b.shutdown(Date.now() + 5000);
         },
       };
     });

@@ -13,6 +13,7 @@
 // being started for another, so there is at most one reader per session in this process.
 import type { Logger } from 'pino';
 import type { Emit } from '../vocabulary/facts.js';
+import { once } from '../util/lifecycle.js';
 import { Lease } from './lease.js';
 import { Rebalancer } from './rebalancer.js';
 import { truncateDrainedGenerations } from '../store/pg-spool-rotation.js';
@@ -181,16 +182,18 @@ export class Ownership {
     if (ids.length > 0) await this.lost(ids, 'the lease ran out');
   }
 
-  /** Stops claiming; then (after the spool was delivered) gives every session and the lease up. */
-  async stop(): Promise<void> {
+  /** Stops claiming and renewing; the sessions and the lease are still held (close() gives them up). */
+  readonly stop = once(async (): Promise<void> => {
     this.stopped = true;
     if (this.rotation) clearInterval(this.rotation);
     await this.rebalancer.stop();
     this.lease.stop();
-  }
+  });
 
-  async releaseAll(): Promise<void> {
+  /** After the spool was delivered: gives every session and the lease up, for the other replicas to claim at once. */
+  readonly close = once(async (): Promise<void> => {
+    await this.stop();
     for (const id of [...this.o.store.ownedSessions().keys()]) await this.o.store.release(id).catch(() => undefined);
     await this.lease.drop().catch(() => undefined);
-  }
+  });
 }

@@ -26,6 +26,7 @@ import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
 import { SwappableMapper } from '../session/swappable-mapper.js';
 import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
 import { BRIDGE_VERSION } from '../util/version.js';
+import { once } from '../util/lifecycle.js';
 import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
 
 /** Committed segments handed to delivery from memory; beyond this a backlog is read back from disk. */
@@ -48,8 +49,11 @@ export interface Bridge {
   log: Logger;
   /** The ingest worker threads; absent when the sessions run on the main thread (`workers: 0`). */
   ingest: IngestWorkers | undefined;
-  /** Stops reading, delivers within the grace period, closes everything. Idempotent. */
-  shutdown(graceMs?: number): Promise<boolean>;
+  /**
+   * Stops reading, delivers until `deadline` (epoch ms; default: now plus the configured grace
+   * period), closes everything. Resolves with whether the spool emptied. Idempotent.
+   */
+  shutdown(deadline?: number): Promise<boolean>;
 }
 
 export interface BridgeOverrides {
@@ -173,21 +177,17 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   }
   const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });
 
-  let closing: Promise<boolean> | undefined;
   const sup = supervisor;
   return {
     config, supervisor: sup, pools, mapper, delivery, store, spool, metrics, emit, client, log, ingest,
-    shutdown(graceMs = config.shutdownGraceMs) {
-      closing ??= (async () => {
-        await pools.stop();
-        memory?.stop();
-        const drained = await sup.shutdown(graceMs);
-        await ingest?.close();
-        await client.close();
-        await store.close();
-        return drained;
-      })();
-      return closing;
-    },
+    shutdown: once(async (deadline = Date.now() + config.shutdownGraceMs) => {
+      await pools.stop();
+      memory?.stop();
+      const drained = await sup.shutdown(deadline);
+      await ingest?.close();
+      await client.close();
+      await store.close();
+      return drained;
+    }),
   };
 }

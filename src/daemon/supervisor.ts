@@ -2,8 +2,8 @@
 //
 // Lifecycle: start() → running: config sessions and sessions stored by earlier runs (added through
 // the control API) are followed; PUT/DELETE add and remove at run time; a session whose stream
-// answers 404 is marked ended → shutdown(grace): stop reading every stream, commit what was read,
-// deliver the spool until it is empty or the grace period is over, close the store. Whatever was not
+// answers 404 is marked ended → shutdown(deadline): stop reading every stream, commit what was read,
+// deliver the spool until it is empty or the deadline has passed, close the store. Whatever was not
 // delivered stays spooled for the next start. shutdown() is idempotent.
 //
 // With the shared (PostgreSQL) store the set of followed sessions is driven by ownership instead
@@ -15,6 +15,7 @@ import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { Mapper } from '../mapping/mapper.js';
 import type { AttributeValue } from '../vocabulary/log-record.js';
 import type { Emit } from '../vocabulary/facts.js';
+import { once } from '../util/lifecycle.js';
 import type { RecordEncoder } from '../wire/encode-record.js';
 import type { Spool } from '../store/spool.js';
 import type { Segment, SessionRow, SessionSource, Store } from '../store/store.js';
@@ -23,10 +24,10 @@ import type { Delivery } from '../export/delivery.js';
 import type { PgStore } from '../store/pg-store.js';
 import { readOwners } from '../cluster/ownership-view.js';
 import { Ownership } from '../cluster/ownership.js';
-import { SessionPipeline, streamSettings, type FollowedSession } from '../session/session-pipeline.js';
+import type { FollowedSession } from '../session/session-pipeline.js';
+import { sessionFactory, type SessionFactory } from '../session/session-factory.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
 import type { IngestWorkers } from '../ingest/worker-group.js';
-import { ArchiveReader } from '../upstream/archive.js';
 
 /** A session's status with the replica that owns it (shared store; null: none right now). */
 export type OwnedStatus = SessionStatus & { owner?: string | null };
@@ -58,13 +59,13 @@ export class Supervisor {
   private endedWaiters: Array<() => void> = [];
   /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
   private readonly ops = new Map<string, Promise<unknown>>();
-  /** One archive reader for every session: a service without the archive route is asked once. */
-  private readonly archive: ArchiveReader;
+  /** Sessions followed on this thread (without ingest workers). */
+  private readonly newSession: SessionFactory;
   /** Present with the shared store. */
   readonly ownership: Ownership | undefined;
 
   constructor(private readonly d: SupervisorDeps) {
-    this.archive = new ArchiveReader(d.client, d.log, { mode: d.config.upstream.archive });
+    this.newSession = sessionFactory({ config: d.config, client: d.client, mapper: d.mapper, spool: d.spool, encode: d.encode, emit: d.emit, log: d.log });
     if (d.shared) {
       this.ownership = new Ownership({
         store: d.shared.store, spool: d.spool, leaseMs: d.shared.leaseMs, emit: d.emit, log: d.log,
@@ -134,11 +135,7 @@ export class Supervisor {
   }
 
   private follow(row: SessionRow): FollowedSession {
-    const p = this.d.ingest ? this.d.ingest.follow(row) : new SessionPipeline(row, {
-      client: this.d.client, mapper: this.d.mapper, spool: this.d.spool, encode: this.d.encode, emit: this.d.emit,
-      log: this.d.log, archive: this.archive, ...streamSettings(this.d.config),
-      onEnded: (id) => this.onEnded(id),
-    });
+    const p = this.d.ingest ? this.d.ingest.follow(row) : this.newSession(row, (id) => this.onEnded(id));
     this.active.set(row.spec.id, p);
     this.finished.delete(row.spec.id);
     p.start();
@@ -312,20 +309,20 @@ export class Supervisor {
     for (const r of w) r();
   }
 
-  /** Stops reading, commits, then delivers for at most `graceMs`. Returns whether the spool emptied. */
-  async shutdown(graceMs: number): Promise<boolean> {
-    if (this.stopping) return false;
+  /**
+   * Stops reading, commits, then delivers until `deadline` (epoch ms). Resolves with whether the
+   * spool emptied. Idempotent.
+   */
+  readonly shutdown = once(async (deadline: number): Promise<boolean> => {
     this.stopping = true;
-    const deadline = Date.now() + graceMs;
     await this.ownership?.stop();
     await Promise.all([...this.active.values()].map((p) => p.stop()));
     await this.d.spool.close();
-    const drained = await this.d.delivery.drain(deadline);
-    await this.d.delivery.shutdown(Math.max(deadline, Date.now() + 100));
+    const drained = await this.d.delivery.stop(deadline);
     // Delivered what it could: the sessions (and what is left of their spool) go to the others now.
-    await this.ownership?.releaseAll();
+    await this.ownership?.close();
     const left = this.d.spool.spooled.records;
     this.d.log.info({ drained, leftInSpool: left }, drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start');
     return drained;
-  }
+  });
 }

@@ -14,6 +14,7 @@
 // flight are sent again: duplicates are bounded by concurrency × batch size and carry
 // log.record.uid for deduplication.
 import type { Emit } from '../vocabulary/facts.js';
+import { once } from '../util/lifecycle.js';
 import type { Claim, Spool } from '../store/spool.js';
 import { splitRecords, type Segment } from '../wire/segment-framing.js';
 import { backoffDelay, type BackoffPolicy } from '../util/backoff.js';
@@ -56,20 +57,22 @@ export class Delivery {
     return this.failing;
   }
 
-  /** Delivers until the spool is idle or the deadline passes; returns whether everything went out. */
-  async drain(deadline: number): Promise<boolean> {
+  /**
+   * Delivers until the spool is idle or `deadline` passes, then stops: requests still in flight are
+   * abandoned (their segments stay spooled for the next start), and the workers are waited for at
+   * most until the deadline (at least a tenth of a second), so a collector that never answers cannot
+   * hold shutdown past its grace period. Resolves with whether everything went out. Idempotent.
+   */
+  readonly stop: (deadline?: number) => Promise<boolean> = once(async (deadline = Date.now()) => {
     while (!this.o.spool.idle && Date.now() < deadline && !this.stopped) {
       await new Promise((r) => setTimeout(r, 25));
     }
-    return this.o.spool.idle;
-  }
+    const drained = this.o.spool.idle;
+    await this.halt(Math.max(deadline, Date.now() + 100));
+    return drained;
+  });
 
-  /**
-   * Idempotent. Requests in flight are abandoned (their segments stay spooled for the next start);
-   * waits for the workers at most until `deadline`, so a collector that never answers cannot hold
-   * shutdown past its grace period.
-   */
-  async shutdown(deadline = Number.POSITIVE_INFINITY): Promise<void> {
+  private async halt(deadline: number): Promise<void> {
     this.stopped = true;
     this.signalStop();
     for (const s of this.sleepers) s();

@@ -22,6 +22,7 @@ import type { SessionStatus } from '../session/session-status.js';
 import { unpackBatch } from './outbox.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
 import { RemoteSession } from './remote-session.js';
+import { once } from '../util/lifecycle.js';
 
 /** Bytes a worker may have posted and not yet had taken by the spool. */
 const IN_FLIGHT_BYTES = 4 * 1024 * 1024;
@@ -233,9 +234,9 @@ export class IngestWorkers {
     }
   }
 
-  /** Ends every worker; the supervisor has stopped their sessions first. */
-  async close(): Promise<void> {
+  /** Ends every worker; the supervisor has stopped their sessions first. Idempotent. */
+  readonly close = once(async (): Promise<void> => {
     this.closing = true;
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
-  }
+  });
 }

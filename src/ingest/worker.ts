@@ -13,9 +13,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createMapper } from '../mapping/mapper.js';
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { createUpstreamClient } from '../upstream/client.js';
-import { ArchiveReader } from '../upstream/archive.js';
 import { createLogger } from '../util/logger.js';
-import { SessionPipeline, streamSettings } from '../session/session-pipeline.js';
+import type { SessionPipeline } from '../session/session-pipeline.js';
+import { sessionFactory } from '../session/session-factory.js';
 import { SwappableMapper } from '../session/swappable-mapper.js';
 import type { SessionStatus } from '../session/session-status.js';
 import { FactRelay } from './fact-relay.js';
@@ -30,12 +30,12 @@ const log = createLogger({ level: init.log.level, pretty: init.log.pretty }).chi
 const facts = new FactRelay();
 const client = createUpstreamClient(config.upstream);
 const mapper = new SwappableMapper((options) => createMapper(options, { emit: facts.emit }), config.mapping);
-const archive = new ArchiveReader(client, log, { mode: config.upstream.archive });
 const post = (msg: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(msg, transfer);
 const outbox = new Outbox(post, init.inFlightBytes);
 // Records are encoded straight into the batch that carries them to the main thread.
 const encode = (record: BridgeLogRecord): Buffer => outbox.encode(record);
 const sessions = new Map<number, SessionPipeline>();
+const newSession = sessionFactory({ config, client, mapper, spool: outbox, encode, emit: facts.emit, log });
 
 let nextReq = 1;
 const replies = new Map<number, () => void>();
@@ -80,10 +80,7 @@ async function stop(h: number, req: number): Promise<void> {
 function handle(m: ToWorker): void {
   switch (m.t) {
     case 'follow': {
-      const s = new SessionPipeline(m.row, {
-        client, mapper, spool: outbox, encode, emit: facts.emit, log, archive, ...streamSettings(config),
-        onEnded: () => onEnded(m.h),
-      });
+      const s = newSession(m.row, () => onEnded(m.h));
       sessions.set(m.h, s);
       outbox.bind(s.id, m.h);
       s.start();

@@ -11,7 +11,7 @@
 // promise returned to the subscriber), so records still reach the spool in seq order.
 import type { Logger } from 'pino';
 import type { SessionSpec, StartPosition } from '../config/schema.js';
-import type { BackoffConfig, BridgeConfig } from '../config/schema.js';
+import type { BackoffConfig } from '../config/schema.js';
 import { gapRecord } from '../mapping/gap-record.js';
 import type { AttributeValue, SessionContext } from '../vocabulary/log-record.js';
 import type { Mapper } from '../mapping/mapper.js';
@@ -59,11 +59,6 @@ export interface FollowedSession {
   stop(): Promise<void>;
   status(): SessionStatus;
   delivered(seq: number): void;
-}
-
-/** The settings of a session's stream from the configuration. */
-export function streamSettings(config: BridgeConfig): Pick<SessionDeps, 'idleTimeoutMs' | 'backoff' | 'defaultStart'> {
-  return { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff, defaultStart: config.start };
 }
 
 export class SessionPipeline implements StreamSink, FollowedSession {
@@ -189,8 +184,11 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   /**
    * Applies items from `from` on, synchronously, until a gap the archive may repair: the rest then
    * continues after the repair, and the returned promise holds the stream until it is done.
+   * `repairGaps` is false for what a repair returned: its gaps are what the archive could not supply,
+   * and since a repair can return a whole evicted buffer at once, those items wait for spool room as
+   * they go (a stream chunk waits once, after it, in push()).
    */
-  private apply(items: StreamItem[], from: number, observedMicros: number): Promise<void> | undefined {
+  private apply(items: StreamItem[], from: number, observedMicros: number, repairGaps = true): Promise<void> | undefined {
     let received = 0;
     try {
       for (let i = from; i < items.length; i++) {
@@ -201,7 +199,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
             received++;
             break;
           case 'gap':
-            if (this.deps.archive.usable) return this.repairThenApply(item, items, i + 1, observedMicros);
+            if (repairGaps && this.deps.archive.usable) return this.repairThenApply(item, items, i + 1, observedMicros);
             this.gap(item, observedMicros);
             break;
           case 'duplicate':
@@ -218,6 +216,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
             });
             break;
         }
+        if (!repairGaps && this.deps.spool.full && i + 1 < items.length) return this.afterRoom(items, i + 1, observedMicros);
       }
       return undefined;
     } finally {
@@ -234,20 +233,18 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     } else if (r.unavailable !== undefined && r.unavailable !== 'no archive') {
       this.emit({ f: 'archive_unreadable', session: this.id, first: gap.first, last: gap.last, detail: r.unavailable });
     }
-    // Repaired items are final: their gaps are what the archive could not supply.
-    let received = 0;
-    for (const item of r.items) {
-      if (item.kind === 'event') {
-        this.event(item.envelope, item.sourceId, observedMicros);
-        received++;
-      } else if (item.kind === 'gap') this.gap(item, observedMicros);
-      else if (item.kind === 'epoch') this.apply([item], 0, observedMicros);
-      if (this.deps.spool.full) await this.deps.spool.waitForRoom();
-      if (this.stopping) break;
-    }
-    if (received > 0) this.countReceived(received, observedMicros);
+    const repaired = this.apply(r.items, 0, observedMicros, false);
+    if (repaired) await repaired;
     if (this.stopping) return;
     const rest = this.apply(items, next, observedMicros);
+    if (rest) await rest;
+  }
+
+  /** Repaired items past a full spool: the rest once it has room (nothing, once stopped). */
+  private async afterRoom(items: StreamItem[], next: number, observedMicros: number): Promise<void> {
+    await this.deps.spool.waitForRoom();
+    if (this.stopping) return;
+    const rest = this.apply(items, next, observedMicros, false);
     if (rest) await rest;
   }
 

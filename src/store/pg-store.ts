@@ -18,6 +18,7 @@
 import pg from 'pg';
 import type { SessionSpec } from '../config/schema.js';
 import { GEN_SHIFT, GENERATIONS, generationOf, migratePg } from './pg-schema.js';
+import { once } from '../util/lifecycle.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import {
   FencedError, type CheckpointUpdate, type SessionLifecycle, type SessionRow, type SessionSource,
@@ -303,9 +304,10 @@ export class PgStore implements Store {
     return ids;
   }
 
-  async close(): Promise<void> {
+  /** Ends the connection pool; idempotent (pg refuses a second end). */
+  readonly close = once(async (): Promise<void> => {
     await this.db.end();
-  }
+  });
 }
 
 interface RawSession { id: string; spec: string; source: SessionSource; lifecycle: SessionLifecycle; checkpoint: string; epoch: number; source_id: string | null }

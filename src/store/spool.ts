@@ -27,6 +27,7 @@ import { DeferredDeletes } from './deferred-deletes.js';
 import { DiskRoom, type FreeSpace } from './disk-room.js';
 import { PendingSegments } from './pending-segments.js';
 import { ReadyQueue } from './ready-queue.js';
+import { once } from '../util/lifecycle.js';
 
 /** Pending bytes that make a commit due (and readers wait for it): memory stays bounded with large records. */
 const COMMIT_MAX_BYTES = 8 * 1024 * 1024;
@@ -369,13 +370,13 @@ export class Spool {
     return run;
   }
 
-  /** Final commit; wakes every reader waiting for room so it can exit. Delivery may go on draining. */
-  async close(): Promise<boolean> {
+  /** Final commit; wakes every reader waiting for room so it can exit. Delivery may go on draining. Idempotent. */
+  readonly close = once(async (): Promise<boolean> => {
     const ok = await this.flush();
     this.closed = true;
     this.clearTimer();
     this.recheckRoom();
     await this.deletes.close();
     return ok;
-  }
+  });
 }

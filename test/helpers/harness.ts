@@ -55,7 +55,7 @@ export async function harness(simOpts: SimulatorOptions = {}): Promise<Harness> 
     },
     tally: (ids) => tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq),
     async close() {
-      for (const b of bridges) await b.shutdown(0);
+      for (const b of bridges) await b.shutdown(Date.now());
       await sim.close();
       await receiver.close();
       rmSync(stateDir, { recursive: true, force: true });

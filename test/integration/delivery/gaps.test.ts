@@ -33,7 +33,7 @@ describe('gaps without an archive: exact records that say why', () => {
     s.emit(20);
     let bridge = await h.startBridge(NO_ARCHIVE, { BRIDGE_SESSIONS: 'ev' });
     await until(() => h.receiver.records.length >= 20, '20 records');
-    await bridge.shutdown(5000);
+    await bridge.shutdown(Date.now() + 5000);
     s.emit(200); // seq 21..220; the service keeps only 171..220
     bridge = await h.startBridge(NO_ARCHIVE, { BRIDGE_SESSIONS: 'ev' });
     await until(() => h.receiver.records.length >= 20 + 1 + 50, 'the gap record and the retained events');
@@ -88,7 +88,7 @@ describe('gaps repaired from the archive', () => {
     s.emit(20);
     let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ev' });
     await until(() => h.receiver.records.length >= 20, '20 records');
-    await bridge.shutdown(5000);
+    await bridge.shutdown(Date.now() + 5000);
     s.emit(200);
     bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ev' });
     await until(() => h.receiver.records.length >= 220, 'all 220 events');
@@ -134,7 +134,7 @@ describe('gaps repaired from the archive', () => {
       s.emit(10);
       let bridge = await h.startBridge(config, { BRIDGE_SESSIONS: id });
       await until(() => h.receiver.records.length >= 10, '10 records');
-      await bridge.shutdown(5000);
+      await bridge.shutdown(Date.now() + 5000);
       s.emit(10);
       s.end();
       bridge = await h.startBridge(config, { BRIDGE_SESSIONS: id });

@@ -53,7 +53,7 @@ describe('hardening', () => {
     s.emit(10);
     let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'lb', BRIDGE_START: 'latest' });
     await until(() => bridge.supervisor.status()[0]?.state === 'streaming', 'streaming');
-    await bridge.shutdown(5000);
+    await bridge.shutdown(Date.now() + 5000);
     s.emit(5); // after the baseline: these belong to the followed part of the session
     bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'lb', BRIDGE_START: 'latest' });
     await until(() => h!.receiver.records.length >= 5, 'the 5 events emitted while the bridge was down');
@@ -137,7 +137,7 @@ describe('hardening', () => {
     const bridge = await h.startBridge({ ...FAST, exporter: { timeout: '30s' } }, { BRIDGE_SESSIONS: 'hang' });
     await until(() => h!.receiver.requests.length + bridge.spool.claimsInFlight > 0, 'an export in flight');
     const started = Date.now();
-    expect(await bridge.shutdown(500)).toBe(false);
+    expect(await bridge.shutdown(Date.now() + 500)).toBe(false);
     expect(Date.now() - started).toBeLessThan(3000);
   });
 

@@ -50,7 +50,7 @@ describe('normal delivery', () => {
     s.emit(100);
     let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'r1' });
     await until(() => h.receiver.records.length >= 100, '100 records');
-    expect(await bridge.shutdown(5000)).toBe(true);
+    expect(await bridge.shutdown(Date.now() + 5000)).toBe(true);
     s.emit(100);
     bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'r1' });
     await until(() => h.receiver.records.length >= 200, '200 records');

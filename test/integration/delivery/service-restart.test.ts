@@ -75,7 +75,7 @@ describe('service restart across a dropped connection', () => {
     s.emit(30);
     let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'bd' });
     await until(() => h.receiver.records.length >= 30, '30 records');
-    await bridge.shutdown(5000);
+    await bridge.shutdown(Date.now() + 5000);
     s.restartService();
     s.emit(10);
     // The bridge no longer knows the epoch's telemetry_session_id: it resumes after 30 and gets 1..10.
@@ -91,7 +91,7 @@ describe('service restart across a dropped connection', () => {
     s.emit(30);
     let bridge = await h.startBridge(NO_ARCHIVE, { BRIDGE_SESSIONS: 'sd' });
     await until(() => h.receiver.records.length >= 30, '30 records');
-    await bridge.shutdown(5000);
+    await bridge.shutdown(Date.now() + 5000);
     s.restartService();
     s.emit(40); // 1..40 of the new epoch; the stream resumes after 30 and shows only 31..40
     bridge = await h.startBridge(NO_ARCHIVE, { BRIDGE_SESSIONS: 'sd' });

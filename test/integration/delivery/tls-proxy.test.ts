@@ -151,7 +151,7 @@ describe('HTTP proxy', () => {
     const receiver = new URL(h.receiver.url).host;
     expect(proxy.tunnels).toContain(sim);
     expect(proxy.tunnels).toContain(receiver);
-    await bridge.shutdown(1000);
+    await bridge.shutdown(Date.now() + 1000);
 
     const before = proxy.tunnels.length;
     process.env.NO_PROXY = '127.0.0.1';
@@ -159,6 +159,6 @@ describe('HTTP proxy', () => {
     const again = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'p1' });
     await until(() => h!.receiver.records.length >= 40, '10 more records, directly');
     expect(proxy.tunnels.length).toBe(before);
-    await again.shutdown(1000);
+    await again.shutdown(Date.now() + 1000);
   });
 });

@@ -37,7 +37,7 @@ describe('bridge pool enrichment', () => {
     // The failed lookup only costs the enrichment.
     for (const r of of('s2')) expect(attr(r, 'browser.pool.id')).toBeUndefined();
 
-    await bridge.shutdown(1000);
+    await bridge.shutdown(Date.now() + 1000);
     expect(bridge.pools.poolStatus()).toHaveLength(2);
   });
 });

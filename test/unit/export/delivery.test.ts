@@ -68,7 +68,7 @@ describe('Delivery', () => {
     expect(spool.idle).toBe(false);
     failing = false;
     await until(() => spool.idle);
-    await delivery.shutdown();
+    await delivery.stop();
     expect((await store.spoolStats()).records).toBe(0);
     expect(calls.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
   });
@@ -83,7 +83,7 @@ describe('Delivery', () => {
     };
     delivery.start();
     await until(() => spool.idle);
-    await delivery.shutdown();
+    await delivery.stop();
     expect((await store.spoolStats()).records).toBe(0);
     expect(calls).toHaveLength(1);
     expect(delivery.deliveredTotal).toBe(10);
@@ -94,7 +94,7 @@ describe('Delivery', () => {
     delivery.start();
     await new Promise((r) => setTimeout(r, 50));
     const started = Date.now();
-    await delivery.shutdown(Date.now() + 200);
+    await delivery.stop(Date.now() + 200);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(spool.spooled.records).toBe(5);
   });
@@ -103,7 +103,7 @@ describe('Delivery', () => {
     const { delivery, calls, metrics, spool } = await setup(10, (seqs) => (seqs.includes(7) ? { kind: 'failure', status: 400, message: 'HTTP 400' } : { kind: 'success', rejected: 0 }));
     delivery.start();
     await until(() => spool.idle);
-    await delivery.shutdown();
+    await delivery.stop();
     const accepted = calls.filter((c) => !c.includes(7)).flat().sort((a, b) => a - b);
     expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 8, 9, 10]);
     expect(calls.at(-1)).not.toContain(7);
@@ -117,7 +117,7 @@ describe('Delivery', () => {
     delivery.start();
     await until(() => spool.idle);
     const waited = Date.now() - started;
-    await delivery.shutdown();
+    await delivery.stop();
     expect(calls).toHaveLength(2);
     expect(waited).toBeGreaterThanOrEqual(290);
     expect(await metrics.registry.getSingleMetricAsString('bridge_export_requests_total')).toMatch(/outcome="http_503"\} 1/);
@@ -134,14 +134,14 @@ describe('Delivery', () => {
     }
     expect(calls).toHaveLength(1);
     await until(() => spool.idle);
-    await delivery.shutdown();
+    await delivery.stop();
   });
 
   it('a segment larger than a request may be goes out in requests within the record and byte bounds', async () => {
     const { delivery, calls, sizes, spool } = await setup(25, () => ({ kind: 'success', rejected: 0 }), 200);
     delivery.start();
     await until(() => spool.idle);
-    await delivery.shutdown();
+    await delivery.stop();
     expect(calls.flat()).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     for (const c of calls) expect(c.length).toBeLessThanOrEqual(10);
     // Each request carries the resource and scope besides its records; records alone stay ≤ 200 bytes.
@@ -153,7 +153,7 @@ describe('Delivery', () => {
     const { delivery, metrics, spool } = await setup(4, () => ({ kind: 'success', rejected: 2, message: 'bad attributes' }));
     delivery.start();
     await until(() => spool.idle);
-    await delivery.shutdown();
+    await delivery.stop();
     expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="partial_success"\} 2/);
     expect(delivery.deliveredTotal).toBe(2);
   });
