@@ -73,6 +73,8 @@ export class Ownership {
         void this.serial(() => this.expired());
       },
     });
+    // Stop reading what we may no longer write.
+    o.spool.watchFenced((ids) => this.fenced(ids));
     this.rebalancer = new Rebalancer({
       store: o.store, lease: this.lease, intervalMs: Math.max(200, Math.floor(o.leaseMs / 5)), orphanGraceMs: o.leaseMs,
       hooks: {

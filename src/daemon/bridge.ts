@@ -92,14 +92,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     onMigrated: (r) => log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),
   });
   const budget = config.memoryLimitBytes === 'off' ? undefined : config.memoryLimitBytes ?? containerMemoryLimit();
-  let spoolRef: Spool | undefined;
-  const memory = budget === undefined ? undefined : startMemoryGuard(budget, (over) => {
-    if (over) log.warn({ rssBytes: process.memoryUsage.rss(), budgetBytes: budget }, 'over the memory budget: reading is paused until memory is back under it');
-    else {
-      log.info({ rssBytes: process.memoryUsage.rss(), budgetBytes: budget }, 'memory back under the budget: reading resumes');
-      spoolRef?.recheckRoom();
-    }
-  });
+  const memory = budget === undefined ? undefined : startMemoryGuard(budget);
   const spool = await Spool.open({
     store,
     ...(memory ? { memoryPressure: () => memory.over } : {}),
@@ -110,21 +103,20 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
         return v && { free: v.free + store.reusableBytes(), total: v.total };
       },
     } : {}),
-    onDeleteError: (err, streak) => emit({ f: 'delete_failed', error: err.message, streak }),
     maxBytes: config.spool.maxBytes,
     // A sixteenth of the memory budget at most: the rest is the heap, sockets and pending records.
     memoryMaxBytes: Math.min(MEMORY_MAX_BYTES, Math.max(1024 * 1024, config.spool.maxBytes >> 2), budget === undefined ? Infinity : Math.max(1024 * 1024, budget >> 4)),
     commitMaxRecords: config.spool.commitMaxRecords,
     commitIntervalMs: config.spool.commitIntervalMs,
-    onCommitError: (err, streak) => emit({ f: 'commit_failed', error: err.message, code: (err as { code?: string }).code, streak }),
-    onCommitRecovered: () => emit({ f: 'commit_recovered' }),
-    onFenced: (ids) => {
-      emit({ f: 'writes_fenced', sessions: ids });
-      // Stop reading what we may no longer write.
-      supervisor?.ownership?.fenced(ids);
-    },
+    emit,
   });
-  spoolRef = spool;
+  memory?.watch((over) => {
+    if (over) log.warn({ rssBytes: process.memoryUsage.rss(), budgetBytes: budget }, 'over the memory budget: reading is paused until memory is back under it');
+    else {
+      log.info({ rssBytes: process.memoryUsage.rss(), budgetBytes: budget }, 'memory back under the budget: reading resumes');
+      spool.recheckRoom();
+    }
+  });
   const client = createUpstreamClient(config.upstream);
   const mapper = new SwappableMapper((options) => createMapper(options, { emit }), config.mapping);
   const ex = config.exporter;
@@ -133,14 +125,9 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     connections: ex.concurrency, userAgent: `browser-telemetry-bridge/${BRIDGE_VERSION}`,
   });
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
-  let supervisor: Supervisor | undefined;
   const workers = resolveWorkers(config.workers);
   const ingest = workers === 0 ? undefined : await IngestWorkers.start({
     workers, config, log, logPretty: Boolean(process.stderr.isTTY), spool, emit,
-    onEnded: (id) => supervisor?.onEnded(id) ?? Promise.resolve(),
-    onLost: (ids) => {
-      supervisor?.refollow(ids).catch((err: unknown) => log.error({ error: (err as Error).message }, 'cannot follow the sessions of a lost ingest worker again'));
-    },
   });
   if (ingest) {
     mapper.onSwap((options) => ingest.setMapping(options));
@@ -152,20 +139,19 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     batchMaxBytes: ex.batchMaxBytes,
     concurrency: ex.concurrency,
     backoff: ex.backoff,
-    onDelivered: (segments) => supervisor?.onDelivered(segments),
-    onSettled: () => supervisor?.onDeliverySettled(),
   });
-  supervisor = new Supervisor({
+  // The supervisor is built last of the chain and watches what it needs of the others (delivery,
+  // ingest workers, the spool through ownership): nothing here refers to a component not yet built.
+  const supervisor = new Supervisor({
     config, store, spool, encode, client, mapper, emit, log, delivery,
     ...(ingest ? { ingest } : {}),
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
   });
-  const sup0 = supervisor;
   metrics.setSources({
     ...(shared ? { ownedSessions: () => shared.ownedSessions().size } : {}),
     spool: () => store.spoolStats(),
     pendingRecords: () => spool.pendingCount,
-    sessionsByState: () => sup0.sessionsByState(),
+    sessionsByState: () => supervisor.sessionsByState(),
   });
   delivery.start();
   try {
@@ -177,13 +163,12 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   }
   const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });
 
-  const sup = supervisor;
   return {
-    config, supervisor: sup, pools, mapper, delivery, store, spool, metrics, emit, client, log, ingest,
+    config, supervisor, pools, mapper, delivery, store, spool, metrics, emit, client, log, ingest,
     shutdown: once(async (deadline = Date.now() + config.shutdownGraceMs) => {
       await pools.stop();
       memory?.stop();
-      const drained = await sup.shutdown(deadline);
+      const drained = await supervisor.shutdown(deadline);
       await ingest?.close();
       await client.close();
       await store.close();

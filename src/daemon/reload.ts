@@ -77,7 +77,6 @@ export function createReloader(target: ReloadTarget, load: () => BridgeConfig = 
   const once = async (reason: string): Promise<ReloadOutcome> => {
     const outcome = emptyOutcome();
     if (closed) return outcome;
-    const { log } = target;
     let next: BridgeConfig;
     try {
       next = load();

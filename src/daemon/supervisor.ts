@@ -66,6 +66,15 @@ export class Supervisor {
 
   constructor(private readonly d: SupervisorDeps) {
     this.newSession = sessionFactory({ config: d.config, client: d.client, mapper: d.mapper, spool: d.spool, encode: d.encode, emit: d.emit, log: d.log });
+    // What the components downstream settle comes back here through their watchers: the
+    // components know nothing of the supervisor.
+    d.delivery.watch({ delivered: (segments) => this.delivered(segments), settled: () => this.checkAllEnded() });
+    d.ingest?.watch({
+      ended: (id) => this.onEnded(id),
+      lost: (ids) => {
+        this.refollow(ids).catch((err: unknown) => d.log.error({ error: (err as Error).message }, 'cannot follow the sessions of a lost ingest worker again'));
+      },
+    });
     if (d.shared) {
       this.ownership = new Ownership({
         store: d.shared.store, spool: d.spool, leaseMs: d.shared.leaseMs, emit: d.emit, log: d.log,
@@ -93,13 +102,8 @@ export class Supervisor {
   }
 
   /** Segments the collector acknowledged: advances per-session delivered seq. */
-  onDelivered(segments: readonly Segment[]): void {
+  private delivered(segments: readonly Segment[]): void {
     for (const s of segments) this.active.get(s.sessionId)?.delivered(s.lastSeq);
-  }
-
-  /** A delivery batch finished: the spool may just have become empty. */
-  onDeliverySettled(): void {
-    this.checkAllEnded();
   }
 
   /**

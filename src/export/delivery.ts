@@ -31,10 +31,14 @@ export interface DeliveryOptions {
   backoff: BackoffPolicy;
   /** Where delivery's facts go: attempts, deliveries, rejections, failures (metrics and log lines). */
   emit: Emit;
-  /** Segments the collector acknowledged (per-session delivered seq). */
-  onDelivered?(segments: readonly Segment[]): void;
+}
+
+/** Who wants to know what delivery settled (the supervisor: per-session delivered seq, "all delivered"). */
+export interface DeliveryWatcher {
+  /** Segments the collector acknowledged. */
+  delivered?(segments: readonly Segment[]): void;
   /** A claim finished (delivered or rejected): "everything delivered" may have become true. */
-  onSettled?(): void;
+  settled?(): void;
 }
 
 export class Delivery {
@@ -42,12 +46,18 @@ export class Delivery {
   private workers: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
   private failing = false;
+  private readonly watchers: DeliveryWatcher[] = [];
   /** Last export failure, for status and readiness. */
   lastError: string | undefined;
   /** Records acknowledged by the collector since start (gap records included). */
   deliveredTotal = 0;
 
   constructor(private readonly o: DeliveryOptions) {}
+
+  /** Registers a watcher; delivery itself knows nothing of who listens. */
+  watch(w: DeliveryWatcher): void {
+    this.watchers.push(w);
+  }
 
   start(): void {
     for (let i = 0; i < this.o.concurrency; i++) this.workers.push(this.work());
@@ -123,8 +133,10 @@ export class Delivery {
         if (delivered) await spool.acknowledge(claim);
         else spool.settle();
       }
-      if (delivered) this.o.onDelivered?.(claim.segments);
-      this.o.onSettled?.();
+      for (const w of this.watchers) {
+        if (delivered) w.delivered?.(claim.segments);
+        w.settled?.();
+      }
     }
   }
 

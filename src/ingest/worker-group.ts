@@ -5,7 +5,7 @@
 // Placement: a new session goes to the worker with the fewest. Batches from a worker are appended
 // to the spool in the order they were posted and acknowledged once the spool has room again (the
 // worker's back-pressure, outbox.ts). A worker that dies (an exception nobody caught) is replaced
-// after a second, and its sessions are handed to `onLost`: the supervisor commits what reached the
+// after a second, and its sessions are handed to the watcher's `lost`: the supervisor commits what reached the
 // spool and follows them again from their checkpoints, so what the dead worker had read and not
 // posted is read again, not lost.
 import { createRequire } from 'node:module';
@@ -38,10 +38,14 @@ export interface IngestWorkersOptions {
   spool: Pick<Spool, 'append' | 'full' | 'waitForRoom'>;
   /** Where the workers' facts go, as this thread's own do. */
   emit: Emit;
+}
+
+/** Who takes over what the workers cannot settle themselves (the supervisor). */
+export interface IngestWatcher {
   /** A session's stream ended (404 or 410): the worker waits for this before it forgets the session. */
-  onEnded(sessionId: string): Promise<void>;
+  ended(sessionId: string): Promise<void>;
   /** A worker died: these sessions are no longer read and must be followed again. */
-  onLost(sessionIds: string[]): void;
+  lost(sessionIds: string[]): void;
 }
 
 /**
@@ -90,6 +94,7 @@ export class IngestWorkers {
   private nextHandle = 1;
   private nextReq = 1;
   private closing = false;
+  private watcher: IngestWatcher | undefined;
 
   private constructor(private readonly o: IngestWorkersOptions) {}
 
@@ -103,6 +108,11 @@ export class IngestWorkers {
       throw err;
     }
     return pool;
+  }
+
+  /** Sets who is told of ended and lost sessions (one watcher: an end is waited for). */
+  watch(w: IngestWatcher): void {
+    this.watcher = w;
   }
 
   get size(): number {
@@ -156,7 +166,7 @@ export class IngestWorkers {
           return;
         }
         this.slots[this.slots.indexOf(dead)] = fresh;
-        this.o.onLost(lost);
+        this.watcher?.lost(lost);
       }, (err: Error) => {
         this.o.log.error({ worker: index, error: err.message }, 'cannot replace an ingest worker; trying again');
         this.respawn(dead, index, lost);
@@ -222,7 +232,7 @@ export class IngestWorkers {
         break;
       case 'ended': {
         const s = slot.sessions.get(m.h);
-        const done = s ? this.o.onEnded(s.id) : Promise.resolve();
+        const done = s && this.watcher ? this.watcher.ended(s.id) : Promise.resolve();
         void done
           .catch((err: unknown) => this.o.log.error({ session: s?.id, error: (err as Error).message }, 'cannot record the end of a session'))
           .then(() => {

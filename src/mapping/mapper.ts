@@ -35,8 +35,6 @@ export interface MapperDeps {
   screenshots?: ScreenshotSink;
 }
 
-type JsonObject = { [key: string]: JsonValue };
-
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
 
 

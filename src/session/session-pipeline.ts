@@ -68,7 +68,6 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   readonly source: SessionSource;
   /** Attributes the bridge learnt (the pool's), kept apart from the configured ones so either can change. */
   private enrichment: Record<string, AttributeValue> = {};
-  private readonly stream: SequencedStream;
   private readonly ctx: SessionContext;
   private readonly subscriber: Subscriber;
   private readonly startPos: StartPosition | number;
@@ -88,10 +87,10 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     this.now = deps.now ?? Date.now;
     this.startPos = spec.start ?? deps.defaultStart;
     const initial = row.checkpoint > 0 ? row.checkpoint : typeof this.startPos === 'number' ? this.startPos : 0;
-    this.stream = new SequencedStream(row.sourceId === undefined ? { lastSeq: initial, epoch: row.epoch } : { lastSeq: initial, epoch: row.epoch, sourceId: row.sourceId }, this.startPos);
+    const stream = new SequencedStream(row.sourceId === undefined ? { lastSeq: initial, epoch: row.epoch } : { lastSeq: initial, epoch: row.epoch, sourceId: row.sourceId }, this.startPos);
     this.ctx = { sessionId: spec.id, attributes: { ...spec.attributes }, epoch: row.epoch };
     this.stats = { ...initialStatus(row), lastReceivedSeq: initial };
-    this.subscriber = new Subscriber(spec.id, deps.client, this.stream, this, {
+    this.subscriber = new Subscriber(spec.id, deps.client, stream, this, {
       idleTimeoutMs: deps.idleTimeoutMs, backoff: deps.backoff, start: this.startPos, now: this.now,
     });
   }
@@ -133,7 +132,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
 
   status(): SessionStatus {
     const lastEventAt = this.lastEventMicros ? { lastEventAt: new Date(this.lastEventMicros / 1000).toISOString() } : {};
-    return { ...this.stats, ...lastEventAt, state: this.subscriber.currentState, lastReceivedSeq: this.stream.lastSeq, epoch: this.ctx.epoch, reconnects: { ...this.stats.reconnects } };
+    return { ...this.stats, ...lastEventAt, state: this.subscriber.currentState, lastReceivedSeq: this.subscriber.lastSeq, epoch: this.ctx.epoch, reconnects: { ...this.stats.reconnects } };
   }
 
   /** The exporter acknowledged a record of this session. */
@@ -146,10 +145,10 @@ export class SessionPipeline implements StreamSink, FollowedSession {
    * persisted as the checkpoint at once so a restart before the first event keeps it.
    */
   private async baseline(): Promise<void> {
-    if (this.startPos !== 'latest' || !this.stream.unpositioned) return;
+    if (this.startPos !== 'latest' || !this.subscriber.unpositioned) return;
     const b = await latestBaseline(this.deps.archive, this.id, this.deps.log);
-    if (!b || !this.stream.unpositioned || this.stopping) return;
-    this.stream.setBaseline(b.seq, b.sourceId);
+    if (!b || !this.subscriber.unpositioned || this.stopping) return;
+    this.subscriber.setBaseline(b.seq, b.sourceId);
     this.deps.spool.append(this.id, b.seq, this.ctx.epoch, b.tsMicros, null);
   }
 
@@ -165,7 +164,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     const observed = this.now() * 1000;
     const rest = this.apply(items, 0, observed);
     if (rest) await rest;
-    this.emit({ f: 'session_ended', session: this.id, lastSeq: this.stream.lastSeq, epoch: this.ctx.epoch, detail });
+    this.emit({ f: 'session_ended', session: this.id, lastSeq: this.subscriber.lastSeq, epoch: this.ctx.epoch, detail });
     return this.deps.onEnded(this.id);
   }
 

@@ -91,7 +91,7 @@ export class PgStore implements Store {
   /** Sessions this process owns → the lease epoch it claimed them at. */
   private readonly owned = new Map<string, number>();
 
-  constructor(readonly db: pg.Pool, private readonly opts: PgStoreOptions) {
+  constructor(readonly db: pg.Pool, opts: PgStoreOptions) {
     this.replicaId = opts.replicaId;
   }
 

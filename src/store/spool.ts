@@ -28,6 +28,7 @@ import { DiskRoom, type FreeSpace } from './disk-room.js';
 import { PendingSegments } from './pending-segments.js';
 import { ReadyQueue } from './ready-queue.js';
 import { once } from '../util/lifecycle.js';
+import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 
 /** Pending bytes that make a commit due (and readers wait for it): memory stays bounded with large records. */
 const COMMIT_MAX_BYTES = 8 * 1024 * 1024;
@@ -43,12 +44,8 @@ export interface SpoolOptions {
   memoryPressure?: () => boolean;
   /** Free and total bytes of the store's volume (see disk-room.ts). */
   freeBytes?: FreeSpace;
-  /** Deleting delivered segments failed (disk full?); they are retried in the background. */
-  onDeleteError?: (err: Error, streak: number) => void;
-  onCommitError?: (err: Error, streak: number) => void;
-  onCommitRecovered?: () => void;
-  /** The store refused a commit for these sessions: another replica owns them now. */
-  onFenced?: (sessionIds: readonly string[]) => void;
+  /** Where the spool's facts go: failed and recovered commits, failed deletes, fenced writes. */
+  emit?: Emit;
 }
 
 /** Segments claimed together for one export request. */
@@ -69,6 +66,8 @@ export class Spool {
   private closed = false;
   private roomWaiters: Array<() => void> = [];
   private dataWaiters: Array<() => void> = [];
+  private readonly fencedWatchers: Array<(sessionIds: readonly string[]) => void> = [];
+  private readonly emit: Emit;
 
   private readonly ready = new ReadyQueue();
   /** Segments with id ≤ this exist only in the store; claims read them back first. */
@@ -83,8 +82,14 @@ export class Spool {
   private inFlight = 0;
 
   private constructor(private readonly o: SpoolOptions) {
+    this.emit = o.emit ?? ignoreFacts;
     this.disk = new DiskRoom(o.maxBytes, o.freeBytes);
-    this.deletes = new DeferredDeletes(o.store, (claim) => this.deleted(claim), o.onDeleteError);
+    this.deletes = new DeferredDeletes(o.store, (claim) => this.deleted(claim), (err, streak) => this.emit({ f: 'delete_failed', error: err.message, streak }));
+  }
+
+  /** Calls `watcher` whenever the store refuses a commit because another replica owns these sessions now. */
+  watchFenced(watcher: (sessionIds: readonly string[]) => void): void {
+    this.fencedWatchers.push(watcher);
   }
 
   /** Opens the spool over a store; what the store already holds is the backlog. */
@@ -215,11 +220,12 @@ export class Spool {
       if (err instanceof FencedError) {
         // Not ours any more: what we read of them is the new owner's to read again from the checkpoint.
         this.forget(err.sessionIds);
-        this.o.onFenced?.(err.sessionIds);
+        this.emit({ f: 'writes_fenced', sessions: err.sessionIds });
+        for (const w of this.fencedWatchers) w(err.sessionIds);
         return this.commitNow();
       }
       this.failStreak++;
-      this.o.onCommitError?.(err as Error, this.failStreak);
+      this.emit({ f: 'commit_failed', error: (err as Error).message, code: (err as { code?: string }).code, streak: this.failStreak });
       if (!this.closed) {
         this.clearTimer();
         const delay = Math.min(100 * 2 ** Math.min(this.failStreak, 6), 5000);
@@ -227,7 +233,7 @@ export class Spool {
       }
       return false;
     }
-    if (this.failStreak > 0) this.o.onCommitRecovered?.();
+    if (this.failStreak > 0) this.emit({ f: 'commit_recovered' });
     this.failStreak = 0;
     this.pending.committed(batch);
     this.spooledRecords += batch.records;

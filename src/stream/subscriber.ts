@@ -18,9 +18,11 @@
 // While the sink applies back-pressure (the spool is full) reading pauses and the idle watchdog
 // is off: silence we caused is not a dead connection.
 //
-// The subscriber owns the session's SequencedStream: it hands out sequenced items (events, gaps,
-// duplicates, malformed frames, epoch changes), never raw frames, and tells the stream how each
-// connection ended (a clean close means nothing was cut off; the real service resets instead).
+// The subscriber owns the session's SequencedStream (it is handed one at construction, and nobody
+// else touches it after): it hands out sequenced items (events, gaps, duplicates, malformed frames,
+// epoch changes), never raw frames, and tells the stream how each connection ended (a clean close
+// means nothing was cut off; the real service resets instead). What its owner needs of the
+// position it asks here (lastSeq, unpositioned, setBaseline).
 import { finished } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { BackoffConfig } from '../config/schema.js';
@@ -86,6 +88,21 @@ export class Subscriber {
 
   get currentState(): SubscriberState {
     return this.state;
+  }
+
+  /** The last seq handed out (or the position it resumes from). */
+  get lastSeq(): number {
+    return this.stream.lastSeq;
+  }
+
+  /** No position yet: no checkpoint, no event, no baseline. */
+  get unpositioned(): boolean {
+    return this.stream.unpositioned;
+  }
+
+  /** `start: latest` before the first connection: resume after `seq` as if it had been read. */
+  setBaseline(seq: number, sourceId?: string): void {
+    this.stream.setBaseline(seq, sourceId);
   }
 
   start(): void {

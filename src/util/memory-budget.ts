@@ -31,18 +31,21 @@ export interface MemoryGuard {
   readonly budgetBytes: number;
   /** True while the resident set is above the high mark (and until it falls below the low one). */
   readonly over: boolean;
+  /** Calls `watcher` each time `over` changes. */
+  watch(watcher: (over: boolean) => void): void;
   stop(): void;
 }
 
-export function startMemoryGuard(budgetBytes: number, onChange: (over: boolean) => void, opts: { intervalMs?: number; rss?: () => number } = {}): MemoryGuard {
+export function startMemoryGuard(budgetBytes: number, opts: { intervalMs?: number; rss?: () => number } = {}): MemoryGuard {
   const rss = opts.rss ?? (() => process.memoryUsage.rss());
+  const watchers: Array<(over: boolean) => void> = [];
   let over = false;
   const check = (): void => {
     const now = rss();
     const next = over ? now > budgetBytes * LOW : now > budgetBytes * HIGH;
     if (next !== over) {
       over = next;
-      onChange(over);
+      for (const w of watchers) w(over);
     }
   };
   const timer = setInterval(check, opts.intervalMs ?? 250);
@@ -52,6 +55,7 @@ export function startMemoryGuard(budgetBytes: number, onChange: (over: boolean) 
     get over() {
       return over;
     },
+    watch: (w) => void watchers.push(w),
     stop: () => clearInterval(timer),
   };
 }

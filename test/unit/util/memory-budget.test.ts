@@ -22,7 +22,8 @@ describe('memory guard', () => {
   it('is over above 85 % of the budget and stays over until below 75 %', async () => {
     let rss = 50;
     const changes: boolean[] = [];
-    const g = startMemoryGuard(100, (over) => changes.push(over), { intervalMs: 5, rss: () => rss });
+    const g = startMemoryGuard(100, { intervalMs: 5, rss: () => rss });
+    g.watch((over) => changes.push(over));
     const tick = () => new Promise((r) => setTimeout(r, 20));
     await tick();
     expect(g.over).toBe(false);
