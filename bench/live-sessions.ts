@@ -1,7 +1,7 @@
 // Shared by the live and outage scenarios: a simulator with many sessions that produce steadily,
 // a sink, and the bridge following all of them.
 import { BridgeUnderTest } from './bridge-under-test.js';
-import { BENCH_SESSION, formatPeerArgs, type ScenarioContext } from './scenario-context.js';
+import { BENCH_SESSION, formatPeerArgs, type ScenarioContext, type SessionKind } from './scenario-context.js';
 import { simControl, simGet, simProduced, startPeer, type Peer } from './peers.js';
 import { until } from './wait.js';
 
@@ -20,7 +20,7 @@ export interface LiveSetup {
  * `bufferEvents` must hold everything a session produces in the run: an event evicted before the
  * bridge read it would be a gap, i.e. missing.
  */
-export async function startLive(ctx: ScenarioContext, sessions: number, bufferEvents: number): Promise<LiveSetup> {
+export async function startLive(ctx: ScenarioContext, sessions: number, bufferEvents: number, kind: SessionKind = BENCH_SESSION): Promise<LiveSetup> {
   const peers: Peer[] = [];
   let bridge: BridgeUnderTest | undefined;
   const stop = async (): Promise<void> => {
@@ -33,7 +33,7 @@ export async function startLive(ctx: ScenarioContext, sessions: number, bufferEv
     const sink = await startPeer('bench/sink.ts');
     peers.push(sink);
     const ids = Array.from({ length: sessions }, (_, i) => `live-${i}`);
-    for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => simControl(sim.url, `/sessions/${id}`, BENCH_SESSION)));
+    for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => simControl(sim.url, `/sessions/${id}`, kind)));
     bridge = await BridgeUnderTest.start({ simUrl: sim.url, sinkUrl: sink.url, sessions: ids, protocol: 'http/protobuf', tmpRoot: ctx.tmpRoot });
     const connected = await until(async () => (await simGet<{ activeStreams: number }>(sim.url, '/stats')).activeStreams >= sessions, 120_000, 250);
     if (!connected) throw new Error(`the bridge did not open all ${sessions} streams within 120 s`);

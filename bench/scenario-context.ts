@@ -20,3 +20,12 @@ export function formatPeerArgs(flags: Record<string, string | number>): string[]
  * would measure the network, not the bridge.
  */
 export const BENCH_SESSION = { categories: ['console', 'network', 'page', 'interaction', 'platform'] };
+
+/**
+ * Sessions as heavy agent sessions are: every category, screenshots included (the simulator's are
+ * real-sized PNGs, 20–40 KB of base64 and more, taken after page loads and uncaught exceptions at
+ * the service's cadence), console texts of several KB among the short ones.
+ */
+export const REALISTIC_SESSION = { categories: 'all' };
+
+export type SessionKind = typeof BENCH_SESSION | typeof REALISTIC_SESSION;

@@ -5,7 +5,7 @@
 import { simControl, simProduced, sinkStats } from './peers.js';
 import { produce, startLive } from './live-sessions.js';
 import { mib } from './rss-sampler.js';
-import type { ScenarioContext } from './scenario-context.js';
+import { BENCH_SESSION, type ScenarioContext, type SessionKind } from './scenario-context.js';
 import type { ScenarioResult } from './report.js';
 import { until } from './wait.js';
 import { startCpuProfile } from './cpu-profile.js';
@@ -15,21 +15,31 @@ export interface LiveOptions {
   ratePerSession: number;
   seconds: number;
   drainTimeoutS: number;
+  /** What the sessions capture (default: every category but screenshots). */
+  kind?: SessionKind;
 }
 
 export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<ScenarioResult> {
   const perSession = Math.round(o.ratePerSession * o.seconds);
-  const setup = await startLive(ctx, o.sessions, perSession + 100);
+  const setup = await startLive(ctx, o.sessions, perSession + 100, o.kind ?? BENCH_SESSION);
   const { sim, sink, bridge } = setup;
   try {
     const rssConnected = bridge.rss.sample();
     const profile = await startCpuProfile();
     bridge.markCpu();
     const t0 = performance.now();
+    // RSS while events flow, after the first seconds (the steady figure beside the peak).
+    // The first seconds (or the first half of a short run) are the start, not the steady state.
+    const warmupMs = Math.min(5000, o.seconds * 500);
+    const steady: number[] = [];
+    const steadyTimer = setInterval(() => {
+      if (performance.now() - t0 > warmupMs) steady.push(bridge.rss.sample());
+    }, 500);
     // A simulator that cannot keep the rate (two cores shared with the bridge) takes longer; after
     // twice the nominal time it is stopped and what it produced is what counts.
     if (!(await produce(sim.url, o.sessions, o.ratePerSession, perSession, 2 * o.seconds * 1000))) await simControl(sim.url, '/produce?rate=0');
     const t1 = performance.now();
+    clearInterval(steadyTimer);
     const produced = await simProduced(sim.url);
     const rssEndOfProduction = bridge.rss.sample();
     await until(async () => (await sinkStats(sink.url)).unique >= produced, o.drainTimeoutS * 1000, 100);
@@ -55,11 +65,20 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
       peakRssMiB: mib(bridge.rss.peak),
       rssConnectedMiB: mib(rssConnected),
       rssEndOfProductionMiB: mib(rssEndOfProduction),
+      rssSteadyMiB: steady.length > 0 ? mib(median(steady)) : null,
       cpuSecondsBridge: +cpuSeconds.toFixed(1),
+      // Bridge CPU (every thread of its process) per event that reached the collector.
+      cpuMicrosPerEvent: stats.unique > 0 ? +((cpuSeconds * 1e6) / stats.unique).toFixed(1) : null,
+      wireBytesPerEvent: stats.unique > 0 && stats.bytes !== undefined ? Math.round(stats.bytes / stats.unique) : null,
       cpuSecondsSink: stats.cpuSeconds,
       ...(cpuProfile ? { cpuProfile } : {}),
     };
   } finally {
     await setup.stop();
   }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
 }

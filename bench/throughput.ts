@@ -6,6 +6,9 @@
 //   burst-json  the same with OTLP/JSON (4 × 12,500 events)
 //   live        1,000 sessions × 20 events/s for 60 s: event→collector latency p50/p99 (production
 //               in the simulator → decoded by the sink), peak RSS, CPU, missing after a drain
+//   live-realistic  the same with every category, screenshots included (REALISTIC_SESSION)
+//   sidecar     one session × 5 events/s for 60 s, every category, the bridge as its own `run`
+//               process (bench/bridge-process.ts): steady and peak RSS, CPU per event
 //   outage      200 sessions × 20 events/s; the collector answers 503 for 60 s, then recovers: RSS
 //               and spool over time, everything delivered after recovery
 // Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --outage-seconds S,
@@ -34,6 +37,8 @@ import { runBurst } from './scenario-burst.js';
 import { runLive } from './scenario-live.js';
 import { runOutage } from './scenario-outage.js';
 import { runPg } from './scenario-pg.js';
+import { REALISTIC_SESSION } from './scenario-context.js';
+import { runSidecar } from './scenario-sidecar.js';
 import { compileBench, removeBuild, RUNNING_COMPILED } from './compiled.js';
 
 function fail(message: string): never {
@@ -96,6 +101,14 @@ const SCENARIOS: Record<string, Scenario> = {
   live: {
     run: (ctx) => runLive(ctx, { sessions: liveSessions, ratePerSession: 20, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 60 }),
     deadlineS: liveSeconds + (drainTimeoutS ?? 60) + 240,
+  },
+  'live-realistic': {
+    run: (ctx) => runLive(ctx, { sessions: liveSessions, ratePerSession: 20, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 60, kind: REALISTIC_SESSION }),
+    deadlineS: liveSeconds + (drainTimeoutS ?? 60) + 240,
+  },
+  sidecar: {
+    run: (ctx) => runSidecar(ctx, { ratePerSession: 5, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 30 }),
+    deadlineS: liveSeconds + (drainTimeoutS ?? 30) + 120,
   },
   outage: {
     run: (ctx) => runOutage(ctx, { sessions: 200, ratePerSession: 20, ...outagePhases, drainTimeoutS: drainTimeoutS ?? 90, sampleEverySeconds: 5 }),

@@ -12,7 +12,7 @@
 // variable, where the Collector silently substitutes an empty string. A configuration that quietly
 // loses its collector headers or its API URL to a typo in a variable name is worse than one that
 // refuses to start; write `${env:NAME:-}` to ask for an empty value explicitly.
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from './yaml.js';
 import { ConfigError } from './errors.js';
 /** The process environment, or a test's stand-in for it. */
 export type Env = Record<string, string | undefined>;

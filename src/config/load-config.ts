@@ -2,7 +2,7 @@
 // overrides the file (operator contract in DESIGN.md). Every problem is a ConfigError naming its key;
 // the CLI prints it and exits with code 2.
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from './yaml.js';
 import { substituteEnv } from './env-substitution.js';
 import { ConfigError } from './errors.js';
 import { exporterTls, upstreamTls } from './tls.js';

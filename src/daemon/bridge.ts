@@ -25,6 +25,7 @@ import { Supervisor } from './supervisor.js';
 import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
 import { SwappableMapper } from '../session/swappable-mapper.js';
 import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
+import { WorkerScaling } from './worker-scaling.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { once } from '../util/lifecycle.js';
 import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
@@ -126,12 +127,15 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   });
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
   const workers = resolveWorkers(config.workers);
-  const ingest = workers === 0 ? undefined : await IngestWorkers.start({
+  // `auto` starts the workers only once they are worth their cost (worker-scaling.ts).
+  const lazy = config.workers === 'auto';
+  const ingest = workers === 0 ? undefined : await IngestWorkers.open({
     workers, config, log, logPretty: Boolean(process.stderr.isTTY), spool, emit,
-  });
+  }, lazy);
+  const scaling = ingest && lazy ? new WorkerScaling({ ingest, log }) : undefined;
   if (ingest) {
     mapper.onSwap((options) => ingest.setMapping(options));
-    log.info({ workers }, 'sessions are read, mapped and encoded in ingest worker threads');
+    if (!lazy) log.info({ workers }, 'sessions are read, mapped and encoded in ingest worker threads');
   }
   const delivery = new Delivery({
     spool, transport, requests, emit,
@@ -145,6 +149,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const supervisor = new Supervisor({
     config, store, spool, encode, client, mapper, emit, log, delivery,
     ...(ingest ? { ingest } : {}),
+    ...(scaling ? { scaling } : {}),
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
   });
   metrics.setSources({

@@ -28,6 +28,7 @@ import type { FollowedSession } from '../session/session-pipeline.js';
 import { sessionFactory, type SessionFactory } from '../session/session-factory.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
 import type { IngestWorkers } from '../ingest/worker-group.js';
+import type { WorkerScaling } from './worker-scaling.js';
 
 /** A session's status with the replica that owns it (shared store; null: none right now). */
 export type OwnedStatus = SessionStatus & { owner?: string | null };
@@ -47,12 +48,16 @@ export interface SupervisorDeps {
   delivery: Delivery;
   /** The shared store: follow only the sessions this replica owns. */
   shared?: { store: PgStore; leaseMs: number };
-  /** Ingest workers: sessions are read, mapped and encoded there (absent: on this thread). */
+  /** Ingest workers: sessions are read, mapped and encoded there once they run (absent: on this thread). */
   ingest?: IngestWorkers;
+  /** `workers: auto`: when the ingest workers start (worker-scaling.ts); absent, they run from the start. */
+  scaling?: WorkerScaling;
 }
 
 export class Supervisor {
   private readonly active = new Map<string, FollowedSession>();
+  /** Followed sessions read on this thread (the rest are on ingest workers). */
+  private readonly onMain = new Set<string>();
   /** Final status of sessions that ended or were removed during this run. */
   private readonly finished = new Map<string, SessionStatus>();
   private stopping = false;
@@ -68,6 +73,7 @@ export class Supervisor {
     this.newSession = sessionFactory({ config: d.config, client: d.client, mapper: d.mapper, spool: d.spool, encode: d.encode, emit: d.emit, log: d.log });
     // What the components downstream settle comes back here through their watchers: the
     // components know nothing of the supervisor.
+    d.scaling?.watch(() => this.moveToWorkers());
     d.delivery.watch({ delivered: (segments) => this.delivered(segments), settled: () => this.checkAllEnded() });
     d.ingest?.watch({
       ended: (id) => this.onEnded(id),
@@ -126,6 +132,8 @@ export class Supervisor {
       if (row?.lifecycle === 'ended') continue;
       stored.set(spec.id, await this.d.store.putSession(spec, row?.source ?? 'config'));
     }
+    await this.d.scaling?.prepare([...stored.values()].filter((r) => r.lifecycle === 'active').length);
+    this.d.scaling?.start();
     if (this.ownership) {
       this.ownership.start();
       const active = [...stored.values()].filter((r) => r.lifecycle === 'active').length;
@@ -139,8 +147,12 @@ export class Supervisor {
   }
 
   private follow(row: SessionRow): FollowedSession {
-    const p = this.d.ingest ? this.d.ingest.follow(row) : this.newSession(row, (id) => this.onEnded(id));
+    const onWorker = this.d.ingest?.ready === true;
+    const p = onWorker ? this.d.ingest!.follow(row) : this.newSession(row, (id) => this.onEnded(id));
     this.active.set(row.spec.id, p);
+    if (onWorker) this.onMain.delete(row.spec.id);
+    else this.onMain.add(row.spec.id);
+    this.d.scaling?.sessionsChanged(this.active.size);
     this.finished.delete(row.spec.id);
     p.start();
     return p;
@@ -218,6 +230,18 @@ export class Supervisor {
       const row = rows.get(id);
       if (row?.lifecycle === 'active' && !this.stopping && !this.active.has(id)) this.follow(row);
     }
+  }
+
+  /**
+   * The ingest workers started (worker-scaling.ts): the sessions this thread reads move to them,
+   * each stopped, committed and followed again from its checkpoint, as after a worker's death.
+   */
+  async moveToWorkers(): Promise<void> {
+    if (this.stopping || !this.d.ingest?.ready) return;
+    const moving = [...this.onMain].filter((id) => this.active.has(id));
+    if (moving.length === 0) return;
+    await Promise.all(moving.map((id) => this.active.get(id)!.stop()));
+    await this.refollow(moving);
   }
 
   async onEnded(id: string): Promise<void> {
@@ -319,6 +343,7 @@ export class Supervisor {
    */
   readonly shutdown = once(async (deadline: number): Promise<boolean> => {
     this.stopping = true;
+    this.d.scaling?.stop();
     await this.ownership?.stop();
     await Promise.all([...this.active.values()].map((p) => p.stop()));
     await this.d.spool.close();

@@ -95,19 +95,39 @@ export class IngestWorkers {
   private nextReq = 1;
   private closing = false;
   private watcher: IngestWatcher | undefined;
+  /** The mapping options of the last reload: a worker started later (scaled up, or replacing a dead one) starts with them. */
+  private mapping: MappingOptions | undefined;
 
   private constructor(private readonly o: IngestWorkersOptions) {}
 
-  /** Starts `o.workers` workers; rejects when one cannot start (a missing build, say). */
-  static async start(o: IngestWorkersOptions): Promise<IngestWorkers> {
-    const pool = new IngestWorkers(o);
+  /**
+   * Starts `o.workers` workers, or none yet when `lazy` (scaleUp() starts them when they are worth
+   * their cost); rejects when one cannot start (a missing build, say).
+   */
+  static async open(o: IngestWorkersOptions, lazy = false): Promise<IngestWorkers> {
+    const group = new IngestWorkers(o);
+    if (!lazy) await group.scaleUp();
+    return group;
+  }
+
+  /** Starts every worker, once; a worker that cannot start closes the others and rejects. */
+  readonly scaleUp = once(async (): Promise<void> => {
     try {
-      for (let i = 0; i < o.workers; i++) pool.slots.push(await pool.spawn(i));
+      for (let i = 0; i < this.o.workers; i++) this.slots.push(await this.spawn(i));
     } catch (err) {
-      await pool.close();
+      await this.close();
       throw err;
     }
-    return pool;
+  });
+
+  /** Sessions followed on the workers. */
+  get sessions(): number {
+    return this.slots.reduce((n, s) => n + s.sessions.size, 0);
+  }
+
+  /** Whether a session can be followed on a worker now. */
+  get ready(): boolean {
+    return this.slots.some((s) => s.alive);
   }
 
   /** Sets who is told of ended and lost sessions (one watcher: an end is waited for). */
@@ -122,7 +142,7 @@ export class IngestWorkers {
   private spawn(index: number): Promise<Slot> {
     const { entry, eval: evaluate } = workerEntry();
     const init: WorkerInit = {
-      config: this.o.config,
+      config: this.mapping === undefined ? this.o.config : { ...this.o.config, mapping: this.mapping },
       log: { level: this.o.log.level, pretty: this.o.logPretty, bindings: workerLogBindings(this.o.log, index) },
       inFlightBytes: IN_FLIGHT_BYTES,
       reportEveryMs: REPORT_EVERY_MS,
@@ -197,6 +217,7 @@ export class IngestWorkers {
 
   /** A configuration reload changed the mapping options (already validated on this thread). */
   setMapping(options: MappingOptions): void {
+    this.mapping = options;
     for (const s of this.slots) s.post({ t: 'mapping', options });
   }
 

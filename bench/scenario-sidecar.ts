@@ -1,0 +1,71 @@
+// Sidecar: the smallest deployment, one session next to one agent, with the bridge as its own
+// process (`run`, compiled, defaults). Steady RSS (the median while events flow, after the first
+// seconds), peak RSS, CPU per event, latency, and that every event arrived.
+import { BridgeProcess } from './bridge-process.js';
+import { produce } from './live-sessions.js';
+import { simControl, simGet, simProduced, sinkStats, startPeer, type Peer } from './peers.js';
+import { mib } from './rss-sampler.js';
+import { formatPeerArgs, REALISTIC_SESSION, type ScenarioContext } from './scenario-context.js';
+import type { ScenarioResult } from './report.js';
+import { until } from './wait.js';
+
+export interface SidecarOptions {
+  ratePerSession: number;
+  seconds: number;
+  drainTimeoutS: number;
+}
+
+export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promise<ScenarioResult> {
+  const peers: Peer[] = [];
+  let bridge: BridgeProcess | undefined;
+  try {
+    const count = Math.round(o.ratePerSession * o.seconds);
+    const sim = await startPeer('src/devkit/simulator/main.ts', formatPeerArgs({ port: 0, buffer: count + 100, 'keepalive-ms': 15_000 }));
+    peers.push(sim);
+    const sink = await startPeer('bench/sink.ts');
+    peers.push(sink);
+    await simControl(sim.url, '/sessions/sidecar-1', REALISTIC_SESSION);
+    bridge = await BridgeProcess.start({ simUrl: sim.url, sinkUrl: sink.url, sessions: ['sidecar-1'], tmpRoot: ctx.tmpRoot });
+    if (!(await until(async () => (await simGet<{ activeStreams: number }>(sim.url, '/stats')).activeStreams >= 1, 30_000, 100))) {
+      throw new Error('the bridge did not open the session\'s stream within 30 s');
+    }
+    const rssConnected = bridge.sample();
+    bridge.markCpu();
+    const t0 = performance.now();
+    // The first seconds (or the first half of a short run) are the start, not the steady state.
+    const warmupMs = Math.min(5000, o.seconds * 500);
+    const steady: number[] = [];
+    const b = bridge;
+    const timer = setInterval(() => {
+      if (performance.now() - t0 > warmupMs) steady.push(b.sample());
+    }, 500);
+    await produce(sim.url, 1, o.ratePerSession, count, 2 * o.seconds * 1000);
+    clearInterval(timer);
+    const produced = await simProduced(sim.url);
+    await until(async () => (await sinkStats(sink.url)).unique >= produced, o.drainTimeoutS * 1000, 100);
+    const cpuSeconds = bridge.cpuSeconds();
+    const stats = await sinkStats(sink.url);
+    steady.sort((x, y) => x - y);
+    return {
+      scenario: ctx.name,
+      sessions: 1,
+      ratePerSession: o.ratePerSession,
+      produced,
+      delivered: stats.unique,
+      eventsPerSecond: Math.round(stats.unique / ((performance.now() - t0) / 1000)),
+      missing: produced - stats.unique,
+      duplicates: stats.duplicates,
+      latency: stats.latency,
+      peakRssMiB: mib(bridge.peak),
+      rssConnectedMiB: mib(rssConnected),
+      rssSteadyMiB: steady.length > 0 ? mib(steady[Math.floor(steady.length / 2)]!) : null,
+      cpuSecondsBridge: +cpuSeconds.toFixed(2),
+      cpuMicrosPerEvent: stats.unique > 0 ? Math.round((cpuSeconds * 1e6) / stats.unique) : null,
+      wireBytesPerEvent: stats.unique > 0 ? Math.round(stats.bytes / stats.unique) : null,
+      process: 'separate',
+    };
+  } finally {
+    await bridge?.stop();
+    for (const p of peers.reverse()) await p.stop();
+  }
+}

@@ -1,0 +1,45 @@
+// `workers: auto` on real sockets: a single quiet session never starts a worker thread (the sidecar
+// pays for none), and sessions read on the main thread move to the workers once the workers start,
+// without losing or repeating an event.
+import { availableParallelism } from 'node:os';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SESSIONS_ON_MAIN } from '../../../src/daemon/worker-scaling.js';
+import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
+
+let h: Harness;
+afterEach(async () => h?.close());
+
+// `auto` means no worker at all on one core: nothing to scale.
+describe.skipIf(availableParallelism() < 2)('workers: auto', () => {
+  it('follows a single quiet session on the main thread: no worker thread is started', async () => {
+    h = await harness();
+    h.sim.createSession('solo').emit(40);
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'solo', BRIDGE_WORKERS: 'auto' });
+    await until(() => h.receiver.records.length >= 40, '40 records');
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(bridge.ingest?.ready).toBe(false);
+    expect(bridge.ingest?.size).toBe(0);
+  }, 30_000);
+
+  it('starts the workers when the sessions pass the mark, and moves the main thread\'s sessions there with every event once', async () => {
+    h = await harness({ bufferSize: 10_000 });
+    const first = ['m1', 'm2'];
+    for (const id of first) h.sim.createSession(id).emit(100);
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: first.join(','), BRIDGE_WORKERS: 'auto' });
+    await until(() => h.receiver.records.length >= 200, 'the first 200 records, read on the main thread');
+    expect(bridge.ingest?.ready).toBe(false);
+    const more = Array.from({ length: SESSIONS_ON_MAIN - 1 }, (_, i) => `n${i}`);
+    for (const id of more) h.sim.createSession(id).emit(50);
+    for (const id of more) await bridge.supervisor.add({ id, attributes: {} });
+    await until(() => bridge.ingest?.ready === true, 'the workers started');
+    await until(() => bridge.ingest?.sessions === first.length + more.length, 'every session, the first two included, on the workers');
+    // The moved sessions go on producing on the worker side.
+    for (const id of first) h.sim.session(id)!.emit(100);
+    const all = [...first, ...more];
+    await until(() => h.receiver.records.length >= 200 + 200 + more.length * 50, 'every record');
+    for (const id of all) h.sim.session(id)!.end();
+    await bridge.supervisor.untilAllEnded();
+    for (const t of h.tally(first)) expect(t).toMatchObject({ unique: 200, missing: 0, duplicates: 0, gapRecords: 0 });
+    for (const t of h.tally(more)) expect(t).toMatchObject({ unique: 50, missing: 0, duplicates: 0, gapRecords: 0 });
+  }, 60_000);
+});
