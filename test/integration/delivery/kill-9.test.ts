@@ -1,6 +1,9 @@
 // The daemon is a real child process, killed with SIGKILL at random moments while sessions
 // stream; after the last restart every event must have reached the receiver (DESIGN.md "Delivery
 // semantics" 2: a crash at any instant loses nothing).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exited, harness, sleep, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
 
@@ -19,6 +22,23 @@ function seeded(seed: number): () => number {
   };
 }
 
+/** Checkpoints and spooled records in the state database as a killed daemon left it (none before the first start). */
+function stateAt(stateDir: string): { checkpoints: Record<string, number>; spooled: number; checkpoint(id: string): number } {
+  const file = join(stateDir, 'bridge.db');
+  const checkpoints: Record<string, number> = {};
+  let spooled = 0;
+  if (existsSync(file)) {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      for (const r of db.prepare('SELECT id, checkpoint FROM sessions').all() as Array<{ id: string; checkpoint: number }>) checkpoints[r.id] = r.checkpoint;
+      spooled = (db.prepare('SELECT coalesce(sum(records), 0) AS n FROM spool_segments').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  }
+  return { checkpoints, spooled, checkpoint: (id) => checkpoints[id] ?? 0 };
+}
+
 describe('kill -9', () => {
   it('loses nothing when the daemon is killed at random moments while sessions stream', async ({ onTestFailed }) => {
     // KILL9_SEED=<n> replays the kill moments of a failed run; the seed is printed when it fails.
@@ -26,23 +46,39 @@ describe('kill -9', () => {
     const random = seeded(seed);
     h = await harness({ bufferSize: 100_000 });
     const ids = ['k1', 'k2', 'k3'];
+    const ofSession = (id: string) => h.receiver.records.filter((r) => r.attributes['browser.session.id'] === id);
+    const perSession = (id: string) => ofSession(id).length;
+    const maxSeqDelivered = (id: string) => Math.max(0, ...ofSession(id).map((r) => Number(r.attributes['browser.telemetry.seq'] ?? 0)));
     for (const id of ids) h.sim.createSession(id).produce(400);
     const env = h.env({
       BRIDGE_SESSIONS: ids.join(','),
       BRIDGE_CONFIG: '',
     });
-    // Random but reproducible-enough moments: each kill lands somewhere in a 300-1500 ms window,
-    // i.e. sometimes during start-up, sometimes mid-batch, sometimes mid-commit.
-    const kills = [0, 1, 2].map(() => 300 + Math.floor(random() * 1200));
+    // Random but reproducible-enough moments. The first kill lands 300-1500 ms after the spawn:
+    // sometimes during start-up. The next two land 0-1200 ms after the daemon delivered an event it
+    // had read, spooled and committed itself (see below): mid-stream, mid-batch or mid-commit.
+    const kills = [0, 1, 2].map((i) => (i === 0 ? 300 : 0) + Math.floor(random() * 1200));
     let lastOutput = (): string => '';
     onTestFailed(() => console.error(`kill -9 moments ${kills.join(', ')} ms: replay with KILL9_SEED=${seed}\nlast daemon's output:\n${lastOutput()}`));
-    for (const delay of kills) {
+    for (const [i, delay] of kills.entries()) {
+      const start = stateAt(h.stateDir);
       const d = spawnDaemon(env);
+      lastOutput = () => d.output();
+      if (i > 0) {
+        // An event above the checkpoint this daemon started from can only have been delivered by
+        // it: a daemon delivers what it committed, and a commit moves the checkpoint with it.
+        await until(() => ids.some((id) => maxSeqDelivered(id) > start.checkpoint(id)), 'the daemon to deliver an event it spooled itself', 30_000);
+      }
       await sleep(delay);
       d.kill('SIGKILL');
       expect(await exited(d)).toBe(null);
+      if (i === 0) continue;
+      // The kill came after this daemon spooled and delivered: its commits are in the state
+      // database (a checkpoint moved past where it started), and the receiver holds its records.
+      const killed = stateAt(h.stateDir);
+      expect(ids.some((id) => killed.checkpoint(id) > start.checkpoint(id)), `checkpoints ${JSON.stringify(killed)} after kill ${i + 1}`).toBe(true);
+      expect(ids.some((id) => maxSeqDelivered(id) > start.checkpoint(id))).toBe(true);
     }
-    const perSession = (id: string) => h.receiver.records.filter((r) => r.attributes['browser.session.id'] === id).length;
     const before = new Map(ids.map((id) => [id, perSession(id)]));
     const last = spawnDaemon(env, ['run', '--until-ended']);
     lastOutput = () => last.output();

@@ -24,6 +24,16 @@ describe('ingest workers', () => {
     const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: ids.join(','), BRIDGE_WORKERS: '2' });
     expect(bridge.ingest?.size).toBe(2);
     await until(() => h.receiver.records.length >= 2000, '2000 records');
+    // Spread: each worker follows some of the sessions, none is followed by both. Which worker
+    // follows what is the pool's own record; a session's status there is reported by that worker
+    // alone (reports are looked up in the reporting worker's sessions), so `received` shows the
+    // worker read it; and one open stream per session shows no second worker reads it too.
+    const slots = (bridge.ingest as unknown as { slots: Array<{ sessions: Map<number, { id: string; status(): { received: number } }> }> }).slots;
+    await until(() => slots.every((s) => [...s.sessions.values()].every((r) => r.status().received === 400)), 'every worker to report its sessions read');
+    const perWorker = slots.map((s) => [...s.sessions.values()].map((r) => r.id).sort());
+    for (const followed of perWorker) expect(followed.length, JSON.stringify(perWorker)).toBeGreaterThan(0);
+    expect(perWorker.flat().sort(), JSON.stringify(perWorker)).toEqual(ids);
+    expect(h.sim.stats.activeStreams).toBe(ids.length);
     for (const id of ids) h.sim.session(id)!.end();
     await bridge.supervisor.untilAllEnded();
     for (const t of h.tally(ids)) expect(t).toMatchObject({ unique: 400, missing: 0, duplicates: 0, gapRecords: 0 });

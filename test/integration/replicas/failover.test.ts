@@ -3,7 +3,7 @@
 // failover bound — nothing missing, duplicates bounded by what was in flight, never a replay.
 import { describe, expect, it } from 'vitest';
 import { exited, sleep, until } from '../../helpers/harness.js';
-import { replicaWorld } from './replicas.js';
+import { duplicateBound, IN_FLIGHT_PER_REPLICA, replicaWorld } from './replicas.js';
 
 const world = replicaWorld();
 
@@ -66,13 +66,14 @@ describe('replicas sharing a PostgreSQL store', () => {
     const t = hh.tally(ids);
     const produced = ids.reduce((n, id) => n + hh.sim.session(id)!.lastSeq, 0);
     const duplicates = t.reduce((n, x) => n + x.duplicates, 0);
-    console.log(`delivered ${produced} events of ${ids.length} sessions; duplicates ${duplicates} (${orphaned.length} sessions failed over)`);
+    console.log(`delivered ${produced} events of ${ids.length} sessions; duplicates ${duplicates} (${orphaned.length} sessions failed over; ${duplicateBound(cl, 1).disruptions} disruptions)`);
     for (const x of t) {
       expect(x.missing).toBe(0);
       expect(x.gapRecords).toBe(0);
     }
-    // Bounded by what was in flight at the kill (a few commits' worth per session), never a replay of history.
-    expect(duplicates).toBeLessThan(produced / 4);
+    // At most what was in flight: at the kill, and at each hand-over while the sessions spread.
+    const { bound, disruptions } = duplicateBound(cl, 1);
+    expect(duplicates, `${disruptions} disruptions × ${IN_FLIGHT_PER_REPLICA} in flight`).toBeLessThanOrEqual(bound);
     await cl.stopAll();
   });
 

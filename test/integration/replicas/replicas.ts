@@ -28,13 +28,43 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
+/** The exporter settings every replica of these tests runs with (written to its configuration below). */
+export const EXPORTER = { batchMaxRecords: 100, concurrency: 2 } as const;
+
+/**
+ * What one replica can have delivered and not yet deleted at any instant: `concurrency` claims,
+ * each at most `batchMaxRecords` records (a claim exceeds that only when one segment alone is
+ * larger: one session's records of one 200 ms commit, a few dozen at these tests' rates). A
+ * replica that dies, freezes, loses the database or hands a session over may have had that much
+ * accepted by the collector and not yet deleted; the session's next owner finds it in the spool and
+ * sends it again (README "at most what r1 had in flight is sent twice"). So each such disruption of
+ * one replica allows at most this many duplicates, and nothing else does.
+ */
+export const IN_FLIGHT_PER_REPLICA = EXPORTER.concurrency * EXPORTER.batchMaxRecords;
+
+/** Log lines of a replica that gave sessions up while alive: a hand-over, or sessions lost (lease ran out, fenced). */
+const GAVE_UP = /"msg":"(handed sessions over to their preferred replica|stopped following sessions)/g;
+
+/**
+ * The duplicates a test may see: IN_FLIGHT_PER_REPLICA for each disruption — each time a replica
+ * gave sessions up while alive (counted from the replicas' logs, start-up spreading included) and
+ * each replica the test stopped abruptly (`abrupt`: SIGKILL, SIGSTOP, or SIGTERM when its in-flight
+ * requests may outlast the grace period).
+ */
+export function duplicateBound(cl: Cluster, abrupt: number): { bound: number; disruptions: number } {
+  let gaveUp = 0;
+  for (const r of cl.replicas.values()) gaveUp += r.output().match(GAVE_UP)?.length ?? 0;
+  const disruptions = gaveUp + abrupt;
+  return { bound: disruptions * IN_FLIGHT_PER_REPLICA, disruptions };
+}
+
 export function cluster(h: Harness, url: string, sessions: string[], base: Env = {}): Cluster {
   const db = new pg.Pool({ connectionString: url, max: 2 });
   db.on('error', () => undefined);
   const replicas = new Map<string, Replica>();
   // Quick retries: a test that takes the collector away waits seconds, not the default 30 s backoff.
   const configFile = join(h.stateDir, 'replicas.yaml');
-  writeFileSync(configFile, 'exporter:\n  batch_max_records: 100\n  concurrency: 2\n  backoff: { initial: 50ms, max: 1s }\nupstream:\n  backoff: { initial: 50ms, max: 1s }\n');
+  writeFileSync(configFile, `exporter:\n  batch_max_records: ${EXPORTER.batchMaxRecords}\n  concurrency: ${EXPORTER.concurrency}\n  backoff: { initial: 50ms, max: 1s }\nupstream:\n  backoff: { initial: 50ms, max: 1s }\n`);
   const counts = (session: string): { n: number; max: number } => {
     let n = 0;
     let max = 0;

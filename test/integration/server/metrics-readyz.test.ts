@@ -93,7 +93,10 @@ describe('/healthz and /readyz', () => {
     expect(ok).toMatchObject({ status: 200, body: { status: 'ready', problems: [], exporter: { failing: false } } });
 
     await world.receiver.stop();
-    s.emit(25);
+    // Two bursts half a second apart: the gauge must follow the oldest record, not the newest.
+    const oldestTs = Math.min(...s.emit(5).map((e) => e.event.ts)) / 1e6;
+    await new Promise((r) => setTimeout(r, 500));
+    s.emit(20);
     const down = await eventually(async () => {
       const r = await readyz();
       return r.body.exporter.failing && r.body.spool.records === 25 ? r : undefined;
@@ -101,10 +104,25 @@ describe('/healthz and /readyz', () => {
     expect(down.status).toBe(200);
     expect(down.body.status).toBe('ready');
     expect(down.body.exporter.lastError).toBeTruthy();
+    const ageBetween = async (): Promise<[number, number, number]> => {
+      const from = Date.now() / 1000 - oldestTs;
+      const age = value(await scrape(), 'bridge_oldest_undelivered_age_seconds');
+      return [from, age, Date.now() / 1000 - oldestTs];
+    };
     const m = await scrape();
     expect(value(m, 'bridge_spool_records')).toBe(25);
     expect(value(m, 'bridge_spool_bytes')).toBeGreaterThan(0);
-    expect(value(m, 'bridge_oldest_undelivered_age_seconds')).toBeGreaterThanOrEqual(0);
+    // The age is now − the oldest undelivered event's ts (taken around the scrape; 1 ms for rounding),
+    // at least the half second between the bursts, and it grows while the collector stays down.
+    const [from1, age1, to1] = await ageBetween();
+    expect(age1).toBeGreaterThanOrEqual(0.5);
+    expect(age1).toBeGreaterThanOrEqual(from1 - 0.001);
+    expect(age1).toBeLessThanOrEqual(to1 + 0.001);
+    await new Promise((r) => setTimeout(r, 300));
+    const [from2, age2, to2] = await ageBetween();
+    expect(age2).toBeGreaterThanOrEqual(from2 - 0.001);
+    expect(age2).toBeLessThanOrEqual(to2 + 0.001);
+    expect(age2 - age1).toBeGreaterThanOrEqual(0.3 - 0.002);
     expect(value(m, 'bridge_events_delivered_total')).toBe(0);
     const failures = [...m.get('bridge_export_requests_total')!.samples].filter((x) => x.labels['outcome'] !== 'success');
     expect(failures.reduce((n, x) => n + x.value, 0)).toBeGreaterThan(0);
@@ -116,5 +134,7 @@ describe('/healthz and /readyz', () => {
       return !r.body.exporter.failing && r.body.spool.records === 0 ? r : undefined;
     }, 'exporter recovered');
     expect(back.status).toBe(200);
+    // Everything delivered: nothing is undelivered, so no age.
+    expect(value(await scrape(), 'bridge_oldest_undelivered_age_seconds')).toBe(0);
   });
 });
