@@ -17,14 +17,14 @@ import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js
 import { Delivery } from '../export/delivery.js';
 import { createRecordEncoder } from '../wire/encode-record.js';
 import { createRequestBuilder } from '../wire/otlp-request.js';
-import { createOtlpTransport, type OtlpTransport } from '../export/otlp-transport.js';
+import type { OtlpTransport } from '../export/otlp-transport.js';
+import { createTransport } from '../export/create-transport.js';
 import { resourceAttributes, SCOPE } from '../wire/resource.js';
 import { createMappingStats } from '../session/mapping-stats.js';
 import { Supervisor } from './supervisor.js';
 import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
 import { SwappableMapper } from '../session/swappable-mapper.js';
 import { IngestPool, resolveWorkers } from '../ingest/worker-group.js';
-import { BRIDGE_VERSION } from '../util/version.js';
 import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
 
 /** Committed segments handed to delivery from memory; beyond this a backlog is read back from disk. */
@@ -129,10 +129,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const stats = createMappingStats(metrics);
   const mapper = new SwappableMapper((options) => createMapper(options, { stats }), config.mapping);
   const ex = config.exporter;
-  const transport = overrides.transport ?? createOtlpTransport({
-    url: ex.url, headers: ex.headers, compression: ex.compression, timeoutMs: ex.timeoutMs, tls: ex.tls,
-    connections: ex.concurrency, userAgent: `browser-telemetry-bridge/${BRIDGE_VERSION}`,
-  });
+  const transport = overrides.transport ?? await createTransport(ex);
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
   let supervisor: Supervisor | undefined;
   const workers = resolveWorkers(config.workers);

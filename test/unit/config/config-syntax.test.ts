@@ -53,10 +53,10 @@ describe('configuration syntax', () => {
     expect(problem(() => buildConfig({ mapping: { max_record_bytes: '2MiB' } }, base)).key).toBe('mapping.max_record_bytes');
   });
 
-  it.each(['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL'])('a wrong %s does not offer grpc', (name) => {
+  it.each(['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL'])('a wrong %s names the three protocols', (name) => {
     const e = problem(() => buildConfig({}, { ...base, [name]: 'http/xml' }));
-    expect(e.message).toBe(`${name}: must be one of http/protobuf, http/json (got "http/xml")`);
-    expect(problem(() => buildConfig({}, { ...base, [name]: 'grpc' })).message).toBe(`${name}: grpc is not supported; use http/protobuf (default) or http/json`);
+    expect(e.message).toBe(`${name}: must be one of http/protobuf, http/json, grpc (got "http/xml")`);
+    expect(buildConfig({}, { ...base, [name]: 'grpc' }).exporter.protocol).toBe('grpc');
   });
 
   it('a missing configuration file is one line naming where it came from', () => {
