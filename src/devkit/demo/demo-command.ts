@@ -22,7 +22,7 @@ Options:
       --events N       events per session (default 3000)
       --rate N         events per second per session (default 500)
       --no-crash       do not kill the daemon halfway
-      --protocol P     http/protobuf (default) or http/json
+      --protocol P     http/protobuf (default), http/json or grpc
   -h, --help           show this help
 
 Example:
@@ -46,25 +46,26 @@ export async function main(argv: string[]): Promise<number> {
   const perSession = positiveInt(args.values.events, 'events', 3000);
   const rate = positiveInt(args.values.rate, 'rate', 500);
   const protocol = args.values.protocol ?? 'http/protobuf';
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') throw new UsageError('--protocol must be http/protobuf or http/json');
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json' && protocol !== 'grpc') throw new UsageError('--protocol must be http/protobuf, http/json or grpc');
   const crash = !args.values['no-crash'];
   const out = (s: string): boolean => process.stdout.write(s + '\n');
 
   const stateDir = mkdtempSync(join(tmpdir(), 'bridge-demo-'));
   const sim = await startSimulator({ keepaliveMs: 1000, bufferSize: Math.max(10_000, perSession * 2) });
-  const receiver = await startReceiver();
+  const receiver = await startReceiver(protocol === 'grpc' ? { grpc: {} } : {});
+  const endpoint = protocol === 'grpc' ? receiver.grpcUrl! : receiver.url;
   const ids = Array.from({ length: nSessions }, (_, i) => `demo-session-${i + 1}`);
   // Every category, as a team that wants the whole picture configures its sessions (most are opt-in).
   for (const id of ids) sim.createSession(id, { categories: 'all' });
   out(`simulator  ${sim.url}   (${nSessions} sessions, ${perSession} events each at ${rate}/s)`);
-  out(`receiver   ${receiver.logsUrl}   (${protocol})`);
+  out(`receiver   ${protocol === 'grpc' ? endpoint : receiver.logsUrl}   (${protocol})`);
   out(`state      ${stateDir}`);
 
   const env = {
     ...process.env,
     BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key', BRIDGE_SESSIONS: ids.join(','),
     BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off', BRIDGE_START: 'oldest',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   let daemon = startDaemon(env);

@@ -24,7 +24,7 @@ describe('simulate and receive', () => {
   it('are listed in the help and have their own', async () => {
     const help = await runCli(['--help'], {});
     expect(help.stdout).toMatch(/^ {2}simulate +run the bundled simulator/m);
-    expect(help.stdout).toMatch(/^ {2}receive +run a local OTLP\/HTTP logs receiver/m);
+    expect(help.stdout).toMatch(/^ {2}receive +run a local OTLP\/HTTP \(and with --grpc OTLP\/gRPC\) logs receiver/m);
     expect((await runCli(['simulate', '--help'], {})).stdout).toContain('Usage: browser-telemetry-bridge simulate');
     expect((await runCli(['receive', '--help'], {})).stdout).toContain('Usage: browser-telemetry-bridge receive');
     const bad = await runCli(['simulate', '--rate', 'fast'], {});
