@@ -118,6 +118,11 @@ export async function probeNoRoute(client: Pick<UpstreamClient, 'probeRoute'>, t
  * proxy variables), so `check` passes exactly where `run` can deliver.
  */
 export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
+  if (cfg.protocol === 'grpc') {
+    // Loaded only for gRPC, like the transport it uses.
+    const { probeGrpcCollector } = await import('./check-grpc-collector.js');
+    return probeGrpcCollector(cfg);
+  }
   const label = 'collector';
   const json = cfg.protocol === 'http/json';
   const plain = json ? Buffer.from('{"resourceLogs":[]}') : Buffer.alloc(0);

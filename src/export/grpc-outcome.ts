@@ -28,11 +28,27 @@ export function grpcCodeName(code: number): string {
 
 /** The outcome of a call that ended with a non-OK status. `statusDetails`: the grpc-status-details-bin trailer. */
 export function grpcFailure(code: number, details: string, statusDetails?: Uint8Array): ExportOutcome {
-  const message = details ? `${grpcCodeName(code)}: ${details}` : grpcCodeName(code);
+  const text = tidyDetails(details);
+  const message = text ? `${grpcCodeName(code)}: ${text}` : grpcCodeName(code);
   const retryAfterMs = statusDetails === undefined ? undefined : retryInfoDelayMs(statusDetails);
   if (RETRYABLE.has(code) || (code === GRPC.RESOURCE_EXHAUSTED && retryAfterMs !== undefined)) {
     return retryAfterMs === undefined ? { kind: 'retryable', grpcCode: code, message } : { kind: 'retryable', grpcCode: code, retryAfterMs, message };
   }
   if (code === GRPC.INVALID_ARGUMENT) return { kind: 'failure', grpcCode: code, refused: 'invalid', message };
   return { kind: 'failure', grpcCode: code, message };
+}
+
+/**
+ * grpc-js' connection failures read "No connection established. Last error: Error: connect
+ * ECONNREFUSED 127.0.0.1:4317 (2026-…). Resolution note: " and quote OpenSSL's whole error string:
+ * the cause is kept, the wrapping and the timestamp go, so logs and `check` show one short line.
+ */
+export function tidyDetails(details: string): string {
+  return details
+    .replace(/Last error: (?:Error: )?/, 'last error: ')
+    .replace(/\s*\(\d{4}-\d\d-\d\dT[^)]*\)/g, '')
+    .replace(/[0-9A-F]+:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):\S*/g, 'TLS: $1')
+    .replace(/\.?\s*Resolution note:\s*$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
