@@ -80,6 +80,11 @@ describe('check', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/^✗ collector\s+.* answered 401 Unauthorized \(http\/protobuf\): the collector refused the credentials/m);
     expect(refused.stdout).not.toContain(HEADER_SECRET);
+
+    // Without configured headers a 401 is not blamed on them.
+    const { OTEL_EXPORTER_OTLP_HEADERS: _headers, ...bare } = env;
+    const noHeaders = await runCli(['check'], bare);
+    expect(noHeaders.stdout).toMatch(/^✗ collector\s+.* answered 401 Unauthorized \(http\/protobuf\): the collector wants credentials and none are configured: set them with OTEL_EXPORTER_OTLP_HEADERS/m);
   });
 
   it('✗ for a session that does not exist, with the reason', async () => {
