@@ -18,6 +18,7 @@ import { decodeLogsRequest, type OtlpFormat, type ReceivedLogRecord } from './de
 import { readBody } from './read-body.js';
 import type { ReceivedRequest, Receiver, ReceiverBehaviour, ReceiverOptions } from './receiver.js';
 import { describeReceiver } from './receiver-summary.js';
+import { RecordWaiters } from './record-waiters.js';
 import { encodeExportResponse, encodeStatus, encodeText, type EncodedBody } from './response.js';
 import { GrpcListener, type GrpcCallInfo, type GrpcHandler } from './grpc-listener.js';
 import { grpcErrorFor } from './grpc-answer.js';
@@ -58,7 +59,7 @@ class OtlpLogsReceiver implements Receiver {
 
   readonly #server = createServer((req, res) => void this.#handle(req, res));
   readonly #sockets = new Set<Socket>();
-  readonly #waiters = new Set<() => void>();
+  readonly #waiters = new RecordWaiters(() => this.records, () => describeReceiver(this.records, this.requests));
   readonly #host: string;
   readonly #onRecord: ((record: ReceivedLogRecord) => void) | undefined;
   readonly #retain: boolean;
@@ -139,31 +140,7 @@ class OtlpLogsReceiver implements Receiver {
   }
 
   waitFor(predicate: (records: ReceivedLogRecord[]) => boolean, timeoutMs = 10_000): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const settle = (err?: unknown): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-        if (err === undefined) resolve();
-        else reject(err instanceof Error ? err : new Error(String(err)));
-      };
-      const check = (): boolean => {
-        let done: boolean;
-        try {
-          done = predicate(this.records);
-        } catch (err) {
-          settle(err);
-          return true;
-        }
-        if (done) settle();
-        return done;
-      };
-      if (check()) return;
-      this.#waiters.add(check);
-      timer = setTimeout(() => {
-        settle(new Error(`waitFor timed out after ${timeoutMs} ms: ${describeReceiver(this.records, this.requests)}`));
-      }, timeoutMs);
-    });
+    return this.#waiters.waitFor(predicate, timeoutMs);
   }
 
   #enqueue(op: () => Promise<void>): Promise<void> {
@@ -318,7 +295,7 @@ class OtlpLogsReceiver implements Receiver {
   #accept(accepted: ReceivedLogRecord[]): void {
     if (this.#retain) for (const record of accepted) this.records.push(record);
     if (this.#onRecord !== undefined) for (const record of accepted) this.#onRecord(record);
-    if (accepted.length > 0) for (const check of [...this.#waiters]) check();
+    if (accepted.length > 0) this.#waiters.notify();
   }
 }
 
