@@ -62,4 +62,18 @@ describe('simulate and receive', () => {
     expect((await sim.done).code).toBe(0);
     expect((await recv.done).code).toBe(0);
   });
+
+  it('the README\'s pool line works against the simulator: --pool names the pool `pool` then finds', async () => {
+    const sim = start(['simulate', '--port', '0', '--sessions', 'demo-1', '--pool', 'my-pool']);
+    await sim.waitFor(/\{"url":"[^"]+"\}\n/, 'stdout');
+    await sim.waitFor(/Ctrl-C stops it/);
+    expect(sim.stderr()).toContain('; pool: my-pool)');
+    const simUrl = (JSON.parse(sim.stdout()) as { url: string }).url;
+    const pool = await runCli(['pool', 'my-pool'], { BROWSER_API_URL: simUrl, BROWSER_API_KEY: 'sim-key' });
+    expect(pool.stdout).toMatch(/^Pool {11}my-pool \(pool_[0-9a-f]+\)$/m);
+    expect(pool.code).toBe(0);
+    expect((await runCli(['simulate', '--help'], {})).stdout).toMatch(/--pool NAME +put the created sessions in a pool of this name/);
+    sim.child.kill('SIGINT');
+    expect((await sim.done).code).toBe(0);
+  });
 });
