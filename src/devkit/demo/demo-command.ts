@@ -57,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
   const ids = Array.from({ length: nSessions }, (_, i) => `demo-session-${i + 1}`);
   // Every category, as a team that wants the whole picture configures its sessions (most are opt-in).
   for (const id of ids) sim.createSession(id, { categories: 'all' });
-  out(`simulator  ${sim.url}   (${nSessions} sessions, ${perSession} events each at ${rate}/s)`);
+  out(`simulator  ${sim.url}   (${nSessions} sessions, ${perSession} events each at ${rate}/s${ids[1] ? `; ${ids[1]} gets one more, a frame broken on the wire` : ''})`);
   out(`receiver   ${protocol === 'grpc' ? endpoint : receiver.logsUrl}   (${protocol})`);
   out(`state      ${stateDir}`);
 
@@ -74,7 +74,8 @@ export async function main(argv: string[]): Promise<number> {
   // One undecodable frame in the second session: the bridge reads that event from the service's archive.
   let injected = false;
   const producedTarget = perSession;
-  for (const id of ids) sim.session(id)!.produce(rate);
+  // Exactly perSession events each: the simulator stops by itself, however late this loop looks.
+  for (const id of ids) sim.session(id)!.produce(rate, perSession);
 
   let crashed = !crash;
   let deliveredAtRestart = new Map<string, number>();
@@ -86,14 +87,15 @@ export async function main(argv: string[]): Promise<number> {
     await sleep(500);
     const delivered = receiver.records.length;
     const perSession = countBySession(receiver, ids);
+    const complete = new Set(tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq).filter((t) => t.missing === 0).map((t) => t.sessionId));
     for (const id of ids) {
       const s = sim.session(id)!;
       if (s.emitted >= producedTarget && !s.ended) {
-        s.produce(0);
         // A real session outlives a daemon restart; ending it while no daemon reads it would lose
         // its unread tail for good (the service answers 404 once a session ended), so a session
-        // ends only once the (restarted) daemon delivers from it again.
-        if (crashed && (perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0)) s.end();
+        // ends only once the (restarted) daemon delivers from it again, or once everything it
+        // produced has arrived (a short run may be delivered whole before the kill).
+        if (crashed && ((perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0) || complete.has(id))) s.end();
       }
     }
     if (!injected && ids[1] && sim.session(ids[1])!.emitted > producedTarget / 4) {
