@@ -70,7 +70,11 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${err.message}\n`);
       return 2;
     }
-    process.stderr.write(`error: ${(err as Error).stack ?? String(err)}\n`);
+    // One line that says what failed (issue: every start-up failure is one line); the stack is for
+    // whoever asks for it with LOG_LEVEL=debug.
+    const e = err as Error | undefined;
+    const stack = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace' ? `\n${e?.stack ?? ''}` : '';
+    process.stderr.write(`error: ${e?.message ?? String(err)}${stack}\n`);
     return 1;
   }
 }

@@ -10,6 +10,7 @@ import { setLogVerbosity } from '@grpc/grpc-js';
 import { recordToJsonLine } from './record-json.js';
 import { startReceiver } from './server.js';
 import { runIfEntryPoint } from '../../util/entry-point.js';
+import { listenProblem } from '../../util/listen-problem.js';
 
 export const HELP = `Usage: browser-telemetry-bridge receive [--port 4318] [--host 127.0.0.1] [--grpc] [--grpc-port 4317]
 
@@ -71,7 +72,11 @@ export async function main(argv: string[]): Promise<number> {
       onRecord: (record) => process.stdout.write(`${recordToJsonLine(record)}\n`),
     });
   } catch (err) {
-    process.stderr.write(`receive: ${listenProblem(err, host, port, grpcPort)}\n`);
+    // grpc-js reports a bind failure as "No address added out of total 1 resolved".
+    const problem = grpcPort !== undefined && /No address added/.test((err as Error).message)
+      ? listenProblem({ code: 'EADDRINUSE', message: (err as Error).message }, host, grpcPort, '--grpc-port')
+      : listenProblem(err, host, port, '--port');
+    process.stderr.write(`receive: ${problem}\n`);
     return 1;
   }
   process.stderr.write(`OTLP/HTTP logs receiver listening on ${receiver.logsUrl}\n`);
@@ -97,19 +102,6 @@ function portOption(text: string, name: string): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65535) throw new Error(`${name}: not a port number: ${text}`);
   return port;
-}
-
-/** Why the receiver could not listen, as one line that says what to do. */
-function listenProblem(err: unknown, host: string, port: number, grpcPort: number | undefined): string {
-  const e = err as NodeJS.ErrnoException;
-  const text = `${e.code ?? ''} ${e.message}`;
-  const which = /No address added|grpc/i.test(text) && grpcPort !== undefined ? { flag: '--grpc-port', port: grpcPort } : { flag: '--port', port };
-  if (/EADDRINUSE|address already in use/i.test(text)) {
-    return `${host}:${which.port} is already in use (another receiver or a collector?); choose another port with ${which.flag}, or 0 for any free port`;
-  }
-  if (/EACCES/.test(text)) return `not allowed to listen on ${host}:${which.port}; choose a port above 1023 with ${which.flag}`;
-  if (/EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN/.test(text)) return `${host} is not an address of this machine; use --host 127.0.0.1 or 0.0.0.0`;
-  return `cannot listen on ${host}: ${e.message}`;
 }
 
 runIfEntryPoint(import.meta.url, main, 'receiver');

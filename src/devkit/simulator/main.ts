@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { startSimulator } from './simulator.js';
 import { makePool } from './pools.js';
 import { runIfEntryPoint } from '../../util/entry-point.js';
+import { listenProblem } from '../../util/listen-problem.js';
 
 export const HELP = `Usage: browser-telemetry-bridge simulate [options]
 
@@ -90,15 +91,21 @@ export async function main(argv: string[]): Promise<number> {
   }
   const apiKeys = values['api-key']?.flatMap((k) => k.split(',')).filter(Boolean);
 
-  const sim = await startSimulator({
-    ...(values.host !== undefined ? { host: values.host } : {}),
-    ...(port !== undefined ? { port } : {}),
-    ...(bufferSize !== undefined ? { bufferSize } : {}),
-    ...(archiveSize !== undefined ? { archiveSize } : {}),
-    ...(keepaliveMs !== undefined ? { keepaliveMs } : {}),
-    ...(seed !== undefined ? { seed } : {}),
-    ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
-  });
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  try {
+    sim = await startSimulator({
+      ...(values.host !== undefined ? { host: values.host } : {}),
+      ...(port !== undefined ? { port } : {}),
+      ...(bufferSize !== undefined ? { bufferSize } : {}),
+      ...(archiveSize !== undefined ? { archiveSize } : {}),
+      ...(keepaliveMs !== undefined ? { keepaliveMs } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
+    });
+  } catch (err) {
+    process.stderr.write(`simulator: ${listenProblem(err, values.host ?? '127.0.0.1', port ?? 0, '--port')}\n`);
+    return 1;
+  }
   const ids = (values.sessions ?? '').split(',').filter(Boolean);
   // A pool is otherwise made with its first session: `--pool NAME` alone must still answer `pool NAME`.
   if (values.pool !== undefined && ids.length === 0) sim.addPool(makePool({ name: values.pool }));

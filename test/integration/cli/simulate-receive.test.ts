@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCli, type CliProcess } from './cli-process.js';
 
@@ -75,5 +76,18 @@ describe('simulate and receive', () => {
     expect((await runCli(['simulate', '--help'], {})).stdout).toMatch(/--pool NAME +put the created sessions in a pool of this name/);
     sim.child.kill('SIGINT');
     expect((await sim.done).code).toBe(0);
+  });
+
+  it('simulate on a port in use is one line naming the flag, exit 1, no stack trace', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const res = await runCli(['simulate', '--port', String(port)], {});
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(`simulator: 127.0.0.1:${port} is already in use (another instance, a collector or another program?); choose another port with --port, or 0 for any free port\n`);
+    } finally {
+      blocker.close();
+    }
   });
 });

@@ -113,7 +113,7 @@ describe('standalone receiver', () => {
         child.stderr.on('data', (d: Buffer) => (err += d.toString()));
         expect(await exitOf(child)).toBe(1);
         const flag = args.includes('--grpc-port') ? '--grpc-port' : '--port';
-        expect(err.trim()).toBe(`receive: 127.0.0.1:${port} is already in use (another receiver or a collector?); choose another port with ${flag}, or 0 for any free port`);
+        expect(err.trim()).toBe(`receive: 127.0.0.1:${port} is already in use (another instance, a collector or another program?); choose another port with ${flag}, or 0 for any free port`);
       }
     } finally {
       blocker.close();
