@@ -14,8 +14,7 @@ import { paint, useColor } from './ansi.js';
 import { probeSharedStore } from './check-store.js';
 import { displayUrl } from '../mapping/display-url.js';
 import { probeCollector, probeNoRoute, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
-import { answersLikeNoRoute, lacksErrorShape } from './service-identity.js';
-import { describeApiError } from '../upstream/api-error.js';
+import { answersLikeNoRoute, lacksErrorShape, notTheServiceText, wrongBasePathText } from './service-identity.js';
 import { formatCheckItem, formatChecklistFooter, type CheckItem } from './checklist.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { createUpstreamClient } from './upstream-config.js';
@@ -120,7 +119,7 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
   }
   const route = routeOf(first ?? { kind: 'pool', ref: authRef });
   if (firstAnswer.kind === 'http' && lacksErrorShape(firstAnswer)) {
-    emit({ label: 'service', status: 'fail', detail: `this is not the session service: ${where} answered ${route} with ${firstAnswer.status} without the service's Error shape {code, message} (${firstAnswer.error.message.replace(/\s+/g, ' ').slice(0, 120)}); BROWSER_API_URL must be the session service's API root` });
+    emit({ label: 'service', status: 'fail', detail: notTheServiceText(where, route, firstAnswer) });
     for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: this is not the session service' });
     return;
   }
@@ -129,7 +128,7 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
     const names = [first ? (first.kind === 'session' ? first.id : first.ref) : authRef];
     const noRoute = await probeNoRoute(client, config.upstream.connectTimeoutMs);
     if (noRoute && answersLikeNoRoute(firstAnswer, noRoute, names)) {
-      emit({ label: 'service', status: 'fail', detail: `wrong base path: at ${where}, ${route} answers like a route that does not exist (${describeApiError(firstAnswer.status, firstAnswer.error)}); BROWSER_API_URL must be the API root that /browsers/{id}/telemetry/stream hangs off` });
+      emit({ label: 'service', status: 'fail', detail: wrongBasePathText(where, route, firstAnswer) });
       for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: wrong base path' });
       return;
     }
