@@ -60,6 +60,12 @@ describe('check', () => {
     expect(sim.stats.activeStreams).toBe(0);
   });
 
+  it('✗ collector: https:// against a plaintext port says so, not only the OpenSSL code', async () => {
+    const res = await runCli(['check'], { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url.replace('http:', 'https:') });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^✗ collector\s+https:\S+: ERR_SSL_\w+: TLS to a port that speaks plaintext \(write the URL with http:\/\/, or use the TLS port\)$/m);
+  });
+
   it('✗ collector with the reason when it is down: exit 1', async () => {
     await receiver.stop();
     const res = await runCli(['check'], env);
