@@ -109,4 +109,14 @@ describe('configuration syntax', () => {
       'mapping.filters.exclude_types: "future_thing" is not a known event type; kept, in case the service sends it',
     ]);
   });
+
+  it('an include_types list that no known type is in is refused, unless newer types are expected', () => {
+    const e = problem(() => buildConfig({ mapping: { filters: { include_types: ['console_eror', 'future_thing'] } } }, base));
+    expect(e.key).toBe('mapping.filters.include_types');
+    expect(e.message).toBe('mapping.filters.include_types: no event type in the list is known ("console_eror" (did you mean "console_error"?), "future_thing"), so this include filter would drop every event; fix the names, or set mapping.filters.allow_unknown_types: true if you expect types newer than this bridge');
+    expect(buildConfig({ mapping: { filters: { include_types: ['future_thing'], allow_unknown_types: true } } }, base).mapping.filters.includeTypes).toEqual(['future_thing']);
+    // With a category in the include list, events of that category still pass: nothing to refuse.
+    expect(buildConfig({ mapping: { filters: { include_types: ['future_thing'], include_categories: ['console'] } } }, base).mapping.filters.includeTypes).toEqual(['future_thing']);
+    expect(problem(() => buildConfig({ mapping: { filters: { allow_unknown_types: 'yes' } } }, base)).key).toBe('mapping.filters.allow_unknown_types');
+  });
 });

@@ -31,7 +31,7 @@ const ALL_KEYS = [
   'mapping.redaction.url_userinfo', 'mapping.redaction.drop_post_data', 'mapping.redaction.drop_response_body',
   'mapping.redaction.drop_api_call_code', 'mapping.redaction.mask_typed_keys', 'mapping.screenshots.policy', 'mapping.screenshots.directory', 'mapping.screenshots.max_record_bytes',
   'mapping.filters.include_categories', 'mapping.filters.exclude_categories', 'mapping.filters.include_types',
-  'mapping.filters.exclude_types',
+  'mapping.filters.exclude_types', 'mapping.filters.allow_unknown_types',
 ];
 
 function has(doc: unknown, path: string): boolean {
