@@ -98,4 +98,21 @@ describe('config/bridge.example.yaml', () => {
     expect(c.store).toEqual({ kind: 'postgres', url: 'postgres://bridge@bridge-postgres:5432/bridge', password: 'pw', leaseMs: 10_000 });
     expect(c.resource.instanceId).toBe('bridge-abc');
   });
+
+  it('the two Kubernetes manifests can be applied in one namespace: no kind and name appears in both', () => {
+    const named = (f: string): string[] => parseAllDocuments(readFileSync(resolve(file, `../kubernetes/${f}`), 'utf8'))
+      .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } } | null)
+      .filter((d) => d?.kind && d.metadata?.name)
+      .map((d) => `${d!.kind}/${d!.metadata!.name}`);
+    const sidecar = named('sidecar.yaml');
+    const replicas = named('replicas.yaml');
+    expect(sidecar).toContain('ConfigMap/browser-telemetry-bridge-sidecar');
+    expect(replicas).toContain('Secret/browser-telemetry-bridge-replicas');
+    expect(sidecar.filter((n) => replicas.includes(n))).toEqual([]);
+  });
+
+  it('the sidecar ConfigMap runs without ingest workers, as its memory figures assume', () => {
+    const docs = parseAllDocuments(readFileSync(resolve(file, '../kubernetes/sidecar.yaml'), 'utf8')).map((d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null);
+    expect(parse(docs.find((d) => d?.kind === 'ConfigMap')!.data!['bridge.yaml']!)).toMatchObject({ workers: 0 });
+  });
 });
