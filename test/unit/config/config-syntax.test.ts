@@ -1,9 +1,9 @@
 // Configuration as the ecosystem writes it: ${env:VAR} in the file, Go-style durations and IEC sizes
 // everywhere, the OTEL_* timeout as documented, one-line messages for missing files and bad names.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/errors.js';
 import { buildConfig, loadConfig } from '../../../src/config/load-config.js';
 import { configWarnings } from '../../../src/config/warnings.js';
@@ -20,8 +20,13 @@ function problem(f: () => unknown): ConfigError {
   throw new Error('expected a ConfigError');
 }
 
+// One directory for the whole file, removed at the end: the suite leaves nothing in the temp folder.
+const dir = mkdtempSync(join(tmpdir(), 'btb-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
 function file(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'btb-config-')), 'bridge.yaml');
+  const path = join(dir, `bridge-${++files}.yaml`);
   writeFileSync(path, text);
   return path;
 }
