@@ -10,7 +10,8 @@
 #
 # Both stages use the same base image on purpose: better-sqlite3 is a native module, and the binary
 # built (or fetched) in the build stage must match the Node ABI and the glibc of the runtime stage.
-ARG NODE_IMAGE=node:22-bookworm-slim
+# Node 20: the version CI, the tests and the benchmark's figures run on (package.json engines).
+ARG NODE_IMAGE=node:20-bookworm-slim
 
 # ---- build: install everything, compile TypeScript, then drop the dev dependencies ----
 FROM ${NODE_IMAGE} AS build

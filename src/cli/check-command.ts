@@ -14,11 +14,14 @@ import { paint, useColor } from './ansi.js';
 import { probeSharedStore } from './check-store.js';
 import { displayUrl } from '../mapping/display-url.js';
 import { probeCollector, probeNoRoute, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
-import { answersLikeNoRoute, lacksErrorShape } from './service-identity.js';
-import { describeApiError } from '../upstream/api-error.js';
+import { answersLikeNoRoute, lacksErrorShape, notTheServiceText, wrongBasePathText } from './service-identity.js';
 import { formatCheckItem, formatChecklistFooter, type CheckItem } from './checklist.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { createUpstreamClient } from './upstream-config.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { probeRunningBridge } from './check-running-bridge.js';
+import { stateDirBusy, stateDirShapeProblem } from './state-dir.js';
 import { parseCommand } from '../util/command-line.js';
 
 const HELP = `Usage: browser-telemetry-bridge check [--config FILE]
@@ -33,7 +36,8 @@ the reason for each ✗:
                   exports OTLP itself
   collector       the OTLP endpoint accepts an empty export with the configured protocol,
                   headers and compression
-  state dir       the state directory is writable (or can be created) and no running bridge holds it
+  state dir       the state directory is writable (or can be created); when a running bridge holds
+                  it, that bridge's /readyz (on BRIDGE_LISTEN) is asked how it is instead
 Exit codes: 0 all passed, 1 something failed, 2 invalid configuration. No secret is printed.
 
 Options:
@@ -94,7 +98,7 @@ export async function main(argv: string[]): Promise<number> {
     await client.close();
   }
   emit(await probeCollector(config.exporter));
-  emit(config.store.kind === 'postgres' ? await probeSharedStore(config.store) : probeStateDir(config.stateDir));
+  emit(config.store.kind === 'postgres' ? await probeSharedStore(config.store) : await stateDirItem(config));
 
   print('');
   print(formatChecklistFooter(items, p));
@@ -120,7 +124,7 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
   }
   const route = routeOf(first ?? { kind: 'pool', ref: authRef });
   if (firstAnswer.kind === 'http' && lacksErrorShape(firstAnswer)) {
-    emit({ label: 'service', status: 'fail', detail: `this is not the session service: ${where} answered ${route} with ${firstAnswer.status} without the service's Error shape {code, message} (${firstAnswer.error.message.replace(/\s+/g, ' ').slice(0, 120)}); BROWSER_API_URL must be the session service's API root` });
+    emit({ label: 'service', status: 'fail', detail: notTheServiceText(where, route, firstAnswer) });
     for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: this is not the session service' });
     return;
   }
@@ -129,7 +133,7 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
     const names = [first ? (first.kind === 'session' ? first.id : first.ref) : authRef];
     const noRoute = await probeNoRoute(client, config.upstream.connectTimeoutMs);
     if (noRoute && answersLikeNoRoute(firstAnswer, noRoute, names)) {
-      emit({ label: 'service', status: 'fail', detail: `wrong base path: at ${where}, ${route} answers like a route that does not exist (${describeApiError(firstAnswer.status, firstAnswer.error)}); BROWSER_API_URL must be the API root that /browsers/{id}/telemetry/stream hangs off` });
+      emit({ label: 'service', status: 'fail', detail: wrongBasePathText(where, route, firstAnswer) });
       for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: wrong base path' });
       return;
     }
@@ -142,6 +146,15 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
   emit({ label: 'service', status: 'ok', detail: `${where} reachable, API key accepted` });
   const rest = await mapLimit(targets.slice(1), CONCURRENCY, (t) => probe(client, t));
   for (const answer of [firstAnswer, ...rest].slice(0, targets.length)) emit(answer.item);
+}
+
+/** The state directory; one a running bridge holds is checked through that bridge (check-running-bridge.ts). */
+async function stateDirItem(config: BridgeConfig): Promise<CheckItem> {
+  const abs = resolve(config.stateDir);
+  if (stateDirShapeProblem(abs) === undefined && existsSync(abs) && stateDirBusy(abs)) {
+    return probeRunningBridge(abs, config.listen, config.upstream.connectTimeoutMs);
+  }
+  return probeStateDir(config.stateDir);
 }
 
 function routeOf(t: Target): string {

@@ -118,6 +118,11 @@ export async function probeNoRoute(client: Pick<UpstreamClient, 'probeRoute'>, t
  * proxy variables), so `check` passes exactly where `run` can deliver.
  */
 export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
+  if (cfg.protocol === 'grpc') {
+    // Loaded only for gRPC, like the transport it uses.
+    const { probeGrpcCollector } = await import('./check-grpc-collector.js');
+    return probeGrpcCollector(cfg);
+  }
   const label = 'collector';
   const json = cfg.protocol === 'http/json';
   const plain = json ? Buffer.from('{"resourceLogs":[]}') : Buffer.alloc(0);
@@ -140,7 +145,7 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
     if (res.statusCode >= 200 && res.statusCode < 300) {
       return { label, status: 'ok', detail: `${where} accepted an empty export (${res.statusCode}, ${how})` };
     }
-    return { label, status: 'fail', detail: `${where} answered ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${how}): ${collectorHint(res.statusCode, text, String(res.headers['content-type'] ?? ''))}` };
+    return { label, status: 'fail', detail: `${where} answered ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${how}): ${collectorHint(res.statusCode, text, String(res.headers['content-type'] ?? ''), Object.keys(cfg.headers).length > 0)}` };
   } catch (err) {
     const e = err as { name?: string };
     const message = e.name === 'TimeoutError' ? `no answer within ${cfg.timeoutMs} ms` : describeNetworkError(err);
@@ -150,8 +155,13 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
   }
 }
 
-function collectorHint(status: number, body: string, contentType: string): string {
-  if (status === 401 || status === 403) return 'the collector refused the credentials in the configured headers (OTEL_EXPORTER_OTLP_HEADERS)';
+function collectorHint(status: number, body: string, contentType: string, hasHeaders: boolean): string {
+  if (status === 401 || status === 403) {
+    // Blaming headers that were never set sends the operator looking in the wrong place.
+    return hasHeaders
+      ? 'the collector refused the credentials in the configured headers (OTEL_EXPORTER_OTLP_HEADERS)'
+      : 'the collector wants credentials and none are configured: set them with OTEL_EXPORTER_OTLP_HEADERS (or is this URL not the collector?)';
+  }
   if (status === 404) return 'no OTLP logs endpoint at this URL (OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/logs appended; OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is used as is)';
   if (status === 415) return 'the collector does not accept this protocol or compression';
   // Only readable bodies are quoted, and briefly: a protobuf Status is binary.

@@ -23,9 +23,13 @@ export function formatCheckItem(item: CheckItem, width: number, p: Paint): strin
   return lines.join('\n');
 }
 
+/** The closing count: of every line shown, skipped ones included, so the numbers match the list. */
 export function formatChecklistFooter(items: readonly CheckItem[], p: Paint): string {
   const failed = items.filter((i) => i.status === 'fail').length;
-  const run = items.filter((i) => i.status !== 'skip').length;
-  if (failed === 0) return p.green(`all ${run} checks passed`);
-  return p.red(`${failed} of ${run} checks failed`);
+  const skipped = items.filter((i) => i.status === 'skip').length;
+  const total = items.length;
+  const skippedText = skipped > 0 ? `, ${skipped} skipped` : '';
+  if (failed > 0) return p.red(`${failed} of ${total} checks failed${skippedText}`);
+  if (skipped > 0) return p.green(`${total - skipped} of ${total} checks passed${skippedText}`);
+  return p.green(`all ${total} checks passed`);
 }

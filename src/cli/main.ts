@@ -20,7 +20,7 @@ const COMMANDS: Record<string, Command> = {
   top: { summary: 'a live view of a running bridge: sessions, rates, lag, gaps, errors, exporter, spool', load: () => import('./top-command.js') },
   demo: { summary: 'the whole pipeline against the bundled simulator and a local OTLP receiver', load: () => import('../devkit/demo/demo-command.js') },
   simulate: { summary: 'run the bundled simulator of the session service (try tail, check, run against it)', load: () => import('../devkit/simulator/main.js') },
-  receive: { summary: 'run a local OTLP/HTTP logs receiver that prints every record it decodes', load: () => import('../devkit/receiver/main.js') },
+  receive: { summary: 'run a local OTLP/HTTP (and with --grpc OTLP/gRPC) logs receiver that prints every record it decodes', load: () => import('../devkit/receiver/main.js') },
 };
 
 function help(): string {
@@ -70,7 +70,11 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${err.message}\n`);
       return 2;
     }
-    process.stderr.write(`error: ${(err as Error).stack ?? String(err)}\n`);
+    // One line that says what failed (issue: every start-up failure is one line); the stack is for
+    // whoever asks for it with LOG_LEVEL=debug.
+    const e = err as Error | undefined;
+    const stack = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace' ? `\n${e?.stack ?? ''}` : '';
+    process.stderr.write(`error: ${e?.message ?? String(err)}${stack}\n`);
     return 1;
   }
 }

@@ -14,7 +14,7 @@ import { listenHttp, type HttpSurface } from '../server/http-server.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
-import { stateDirShapeProblem } from './state-dir.js';
+import { stateDirShapeProblem, stateDirWriteProblem } from './state-dir.js';
 import { parseCommand } from '../util/command-line.js';
 import { startStatusReporter, summarize } from './status-reporter.js';
 
@@ -81,8 +81,9 @@ export async function main(argv: string[]): Promise<number> {
   let reloader: Reloader | undefined;
   process.on('SIGHUP', () => void reloader?.reload('SIGHUP'));
 
-  const shape = stateDirShapeProblem(config.stateDir);
-  if (shape) return fail(shape);
+  // The shared store keeps no state here; the embedded one must be able to write it.
+  const stateProblem = config.store.kind === 'postgres' ? stateDirShapeProblem(config.stateDir) : stateDirWriteProblem(config.stateDir);
+  if (stateProblem) return fail(stateProblem);
 
   // The port before the sessions: a port in use must stop start-up before any stream is opened.
   let http: HttpSurface | undefined;

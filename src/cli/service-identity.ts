@@ -6,7 +6,7 @@
 //   2. At a wrong base path, the service's routes do not exist there: a known route answers exactly
 //      like a route that cannot exist (same status, code and message once paths are blanked out).
 //      At the right base path a missing session or pool has its own answer.
-import type { ApiErrorBody } from '../upstream/api-error.js';
+import { describeApiError, type ApiErrorBody } from '../upstream/api-error.js';
 
 export interface RouteAnswer {
   status: number;
@@ -32,4 +32,14 @@ function shapeOf(a: RouteAnswer, names: readonly string[]): string {
 /** True when the known route answered like the route that cannot exist: the base path is wrong. */
 export function answersLikeNoRoute(known: RouteAnswer, noRoute: RouteAnswer, names: readonly string[]): boolean {
   return known.status === 404 && noRoute.status === 404 && shapeOf(known, names) === shapeOf(noRoute, names);
+}
+
+/** The verdict on a 4xx from `route` at `where` that lacks the service's Error shape (check and tail say it alike). */
+export function notTheServiceText(where: string, route: string, a: RouteAnswer): string {
+  return `this is not the session service: ${where} answered ${route} with ${a.status} without the service's Error shape {code, message} (${a.error.message.replace(/\s+/g, ' ').slice(0, 120)}); BROWSER_API_URL must be the session service's API root`;
+}
+
+/** The verdict on a known route that answered like a route that cannot exist. */
+export function wrongBasePathText(where: string, route: string, a: RouteAnswer): string {
+  return `wrong base path: at ${where}, ${route} answers like a route that does not exist (${describeApiError(a.status, a.error)}); BROWSER_API_URL must be the API root that /browsers/{id}/telemetry/stream hangs off`;
 }

@@ -1,15 +1,64 @@
 // What `run` and `check` both say about the state directory before the store opens it, so the two
 // commands describe the same problem in the same words.
-import { statSync } from 'node:fs';
+import { statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { makeDirs } from '../util/make-dirs.js';
+
+const WHAT_TO_DO = 'set BRIDGE_STATE_DIR (or state.dir) to a directory this user may write, or change the owner or mode of this one';
 
 /** A sentence naming why `dir` cannot be the state directory, or undefined when it can be tried. */
 export function stateDirShapeProblem(dir: string): string | undefined {
   const abs = resolve(dir);
-  const st = statSync(abs, { throwIfNoEntry: false });
+  let st;
+  try {
+    st = statSync(abs, { throwIfNoEntry: false });
+  } catch (err) {
+    return unusable(abs, err);
+  }
   if (st && !st.isDirectory()) return `the state directory ${abs} is a file, not a directory`;
   return undefined;
+}
+
+/**
+ * What `run` checks before it opens the store: the directory has the right shape and takes a file.
+ * A missing directory is created (with its parents), as the store would; a file is written and
+ * removed. The answer is one sentence that says what to do, instead of SQLite's "unable to open
+ * database file" or a stack trace from a parent this user cannot read.
+ */
+export function stateDirWriteProblem(dir: string): string | undefined {
+  const shape = stateDirShapeProblem(dir);
+  if (shape) return shape;
+  const abs = resolve(dir);
+  try {
+    if (!statSync(abs, { throwIfNoEntry: false })) makeDirs(abs);
+    const probe = join(abs, `.bridge-write-test-${process.pid}`);
+    writeFileSync(probe, '');
+    unlinkSync(probe);
+    return undefined;
+  } catch (err) {
+    return unusable(abs, err);
+  }
+}
+
+function unusable(abs: string, err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const uid = process.getuid?.();
+  const who = uid === undefined ? 'this user' : `this user (uid ${uid})`;
+  switch (e.code) {
+    case 'EACCES':
+    case 'EPERM':
+      // The write test's own file name would only distract: the directory is what refused it.
+      return `the state directory ${abs} cannot be created or written by ${who}: permission denied on ${e.path?.includes('.bridge-write-test-') ? abs : e.path ?? abs}; ${WHAT_TO_DO}`;
+    case 'EROFS':
+      return `the state directory ${abs} is on a read-only file system; set BRIDGE_STATE_DIR (or state.dir) to a writable volume`;
+    case 'ENOTDIR':
+      return `the state directory ${abs} cannot exist: a part of its path is a file, not a directory`;
+    case 'ENOSPC':
+      return `the state directory ${abs} is on a full volume; free space or choose another one`;
+    default:
+      return `the state directory ${abs} cannot be used: ${e.code ?? e.message}`;
+  }
 }
 
 /**

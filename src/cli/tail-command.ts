@@ -21,6 +21,8 @@ import { formatDelay, formatEventLine, formatGap, formatNote, type NoteKind } fr
 import { createTailView, type TailView } from './tail-view.js';
 import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
 import { parseCommand, UsageError } from '../util/command-line.js';
+import { displayUrl } from '../mapping/display-url.js';
+import { explainSessionNotFound } from './session-not-found.js';
 
 const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
 
@@ -232,7 +234,9 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
         return;
       }
       const why = detail ? `${REASONS[reason]} (${detail})` : REASONS[reason];
-      note(reason === 'closed' ? 'info' : 'warn', `${why}; reconnecting in ${formatDelay(delayMs)}`);
+      // Before the first connection the service itself may be the problem: say where it was sought.
+      const where = connects === 0 && reason !== 'closed' ? ` at ${displayUrl(config.upstream.url)} (is BROWSER_API_URL right, and the service up?)` : '';
+      note(reason === 'closed' ? 'info' : 'warn', `${why}${where}; reconnecting in ${formatDelay(delayMs)}`);
     };
 
     const subscriber = new Subscriber(o.sessionId, client, seq, {
@@ -246,7 +250,7 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
         const owed = items.filter((i) => i.kind === 'gap' && i.last !== undefined);
         if (owed.length > 0) await onItems(owed);
         if (connects === 0) {
-          note('error', `session ${o.sessionId} not found: it does not exist or has ended`);
+          note('error', await explainSessionNotFound(client, config.upstream.url, o.sessionId, config.upstream.connectTimeoutMs));
           finish(1);
           return;
         }

@@ -7,8 +7,10 @@
 // type newer than this bridge.
 import { CATEGORIES, KNOWN_EVENT_TYPES } from '../vocabulary/event-types.js';
 import { ConfigError } from './errors.js';
+import { closest } from '../util/closest-name.js';
 
 export { CATEGORIES } from '../vocabulary/event-types.js';
+export { closest, editDistance } from '../util/closest-name.js';
 
 const CATEGORY_SET = new Set(CATEGORIES);
 
@@ -44,37 +46,17 @@ export function typeWarnings(names: readonly string[], key: string): string[] {
   return out;
 }
 
-/**
- * The candidate nearest to `name` by edit distance, when near enough to be a typo: at most a third
- * of the name's length (at least 1), so `consol` finds `console` but `foo` finds nothing.
- */
-export function closest(name: string, candidates: readonly string[]): string | undefined {
-  const limit = Math.max(1, Math.floor(name.length / 3));
-  let best: string | undefined;
-  let bestDistance = limit + 1;
-  for (const c of candidates) {
-    const d = editDistance(name.toLowerCase(), c);
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
 
-/** Levenshtein distance (insert, delete, substitute), with adjacent swaps counted as one edit. */
-export function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    const row = rows[i]!;
-    const prev = rows[i - 1]!;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      row[j] = d;
-    }
-  }
-  return rows[a.length]![b.length]!;
+/**
+ * An include list of types none of which the catalogue knows drops every event the service sends
+ * today: refused (with the nearest known names) unless the operator says newer types are expected.
+ */
+export function checkIncludeTypes(names: readonly string[], key: string, allowUnknown: boolean, allowKey: string): void {
+  const known = knownTypes();
+  if (allowUnknown || names.length === 0 || names.some((n) => known.includes(n))) return;
+  const hints = names.map((n) => {
+    const near = closest(n, known);
+    return near ? `"${n}" (did you mean "${near}"?)` : `"${n}"`;
+  });
+  throw new ConfigError(key, `no event type in the list is known (${hints.join(', ')}), so this include filter would drop every event; fix the names, or set ${allowKey}: true if you expect types newer than this bridge`);
 }

@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 import { parseYaml } from './yaml.js';
 import { substituteEnv } from './env-substitution.js';
 import { ConfigError } from './errors.js';
-import { exporterTls, upstreamTls } from './tls.js';
-import type { BridgeConfig, OtlpProtocol, SessionSpec, StartPosition } from './schema.js';
+import { upstreamTls } from './tls.js';
+import type { BridgeConfig, SessionSpec, StartPosition } from './schema.js';
+import { buildExporter } from './exporter-section.js';
 import {
   isRecord, onlyKeys, optBytes, optDurationMs, optEnum, optInt, optString, optStringMap, optUrl,
   parseKeyValueList, section, type Raw,
@@ -20,7 +21,6 @@ import type { Env } from './env-substitution.js';
 
 const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'store', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit', 'workers'] as const;
 const MAX_WORKERS = 64;
-const PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
 /** Reads and validates the file named by `path` (or BRIDGE_CONFIG), then applies the environment. */
@@ -162,66 +162,11 @@ function parseListen(v: unknown, key: string): { host: string; port: number } | 
   return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
 }
 
-function buildExporter(ex: Raw, env: Env): BridgeConfig['exporter'] {
-  onlyKeys(ex, ['endpoint', 'protocol', 'headers', 'compression', 'timeout', 'batch_max_records', 'batch_max_bytes', 'concurrency', 'backoff', 'tls', 'insecure'], 'exporter');
-  const tls = section(ex, 'tls', 'exporter.tls');
-  onlyKeys(tls, ['ca_file', 'cert_file', 'key_file'], 'exporter.tls');
-  // OTEL_EXPORTER_OTLP_INSECURE concerns gRPC only (OpenTelemetry specification); for OTLP/HTTP the
-  // endpoint's scheme decides. It is still validated, so a typo is not silently taken.
-  for (const key of ['OTEL_EXPORTER_OTLP_LOGS_INSECURE', 'OTEL_EXPORTER_OTLP_INSECURE']) {
-    const v = env[key]?.trim().toLowerCase();
-    if (v !== undefined && v !== '' && v !== 'true' && v !== 'false') throw new ConfigError(key, 'must be true or false');
-  }
-  if (ex.insecure !== undefined && typeof ex.insecure !== 'boolean') throw new ConfigError('exporter.insecure', 'must be true or false');
-  const backoff = section(ex, 'backoff', 'exporter.backoff');
-  onlyKeys(backoff, ['initial', 'max'], 'exporter.backoff');
-  // Signal-specific variables win over the generic ones (OpenTelemetry exporter specification);
-  // OTEL_EXPORTER_OTLP_ENDPOINT is a base URL that gets /v1/logs appended, the LOGS one is used as is.
-  const logsEndpoint = optUrl(env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT');
-  const baseEndpoint = optUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
-  const fileEndpoint = optUrl(ex.endpoint, 'exporter.endpoint');
-  const url = logsEndpoint ?? (baseEndpoint ? `${baseEndpoint}/v1/logs` : undefined)
-    ?? (fileEndpoint ? (fileEndpoint.endsWith('/v1/logs') ? fileEndpoint : `${fileEndpoint}/v1/logs`) : 'http://localhost:4318/v1/logs');
-  const protocol = protocolOf(env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL, 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL')
-    ?? protocolOf(env.OTEL_EXPORTER_OTLP_PROTOCOL, 'OTEL_EXPORTER_OTLP_PROTOCOL')
-    ?? protocolOf(ex.protocol, 'exporter.protocol') ?? 'http/protobuf';
-  const compression = optEnum(env.OTEL_EXPORTER_OTLP_LOGS_COMPRESSION, ['gzip', 'none'] as const, 'OTEL_EXPORTER_OTLP_LOGS_COMPRESSION')
-    ?? optEnum(env.OTEL_EXPORTER_OTLP_COMPRESSION, ['gzip', 'none'] as const, 'OTEL_EXPORTER_OTLP_COMPRESSION')
-    ?? optEnum(ex.compression, ['gzip', 'none'] as const, 'exporter.compression') ?? 'none';
-  const headers = {
-    ...optStringMap(ex.headers, 'exporter.headers'),
-    ...(env.OTEL_EXPORTER_OTLP_HEADERS ? parseKeyValueList(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS') : {}),
-    ...(env.OTEL_EXPORTER_OTLP_LOGS_HEADERS ? parseKeyValueList(env.OTEL_EXPORTER_OTLP_LOGS_HEADERS, 'OTEL_EXPORTER_OTLP_LOGS_HEADERS') : {}),
-  };
-  // The specification documents these as plain milliseconds (default 10000); "10s" is accepted too.
-  const timeoutMs = optDurationMs(env.OTEL_EXPORTER_OTLP_LOGS_TIMEOUT, 'OTEL_EXPORTER_OTLP_LOGS_TIMEOUT', 1)
-    ?? optDurationMs(env.OTEL_EXPORTER_OTLP_TIMEOUT, 'OTEL_EXPORTER_OTLP_TIMEOUT', 1)
-    ?? optDurationMs(ex.timeout, 'exporter.timeout', 1) ?? 10_000;
-  return {
-    url, protocol, headers, compression, timeoutMs,
-    batchMaxRecords: optInt(ex.batch_max_records, 'exporter.batch_max_records', 1, 50_000) ?? 1000,
-    // Below the OpenTelemetry Collector's default max_request_body_size (20 MiB).
-    batchMaxBytes: optBytes(ex.batch_max_bytes, 'exporter.batch_max_bytes', 64 * 1024) ?? 8 * 1024 * 1024,
-    concurrency: optInt(ex.concurrency, 'exporter.concurrency', 1, 64) ?? 4,
-    backoff: {
-      initialMs: optDurationMs(backoff.initial, 'exporter.backoff.initial', 1) ?? 250,
-      maxMs: optDurationMs(backoff.max, 'exporter.backoff.max', 1) ?? 30_000,
-    },
-    tls: exporterTls(env, tls),
-  };
-}
-
 /** BRIDGE_MEMORY_LIMIT / memory_limit: a size, or "off"; unset means the container's limit, if any. */
 function memoryLimit(envValue: string | undefined, fileValue: unknown): number | 'off' | undefined {
   const [v, key] = envValue !== undefined && envValue !== '' ? [envValue, 'BRIDGE_MEMORY_LIMIT'] : [fileValue, 'memory_limit'];
   if (v === 'off' || v === false) return 'off';
   return optBytes(v, key, 32 * 1024 * 1024);
-}
-
-/** The OTLP protocol; gRPC is a protocol this bridge does not speak, so it gets its own answer. */
-function protocolOf(v: unknown, key: string): OtlpProtocol | undefined {
-  if (v === 'grpc') throw new ConfigError(key, 'grpc is not supported; use http/protobuf (default) or http/json');
-  return optEnum(v, PROTOCOLS, key);
 }
 
 /** A file that cannot be read, in words rather than an errno. */

@@ -2,7 +2,7 @@
 // filters. Parsed and validated once at start (CONVENTIONS: untrusted input is validated where it
 // enters); the mapper precomputes its lookup tables from the result.
 import { ConfigError } from './errors.js';
-import { checkCategories } from './event-names.js';
+import { checkCategories, checkIncludeTypes } from './event-names.js';
 import { optBytes } from './readers.js';
 import { isRecord } from '../util/guards.js';
 
@@ -235,7 +235,7 @@ export function largestRecordBytes(options: MappingOptions): number {
 }
 
 function parseFilters(raw: unknown, key: string): FilterOptions {
-  const s = section(raw, key, ['include_categories', 'exclude_categories', 'include_types', 'exclude_types']);
+  const s = section(raw, key, ['include_categories', 'exclude_categories', 'include_types', 'exclude_types', 'allow_unknown_types']);
   const out: FilterOptions = {};
   const ic = names(s.include_categories, `${key}.include_categories`);
   const ec = names(s.exclude_categories, `${key}.exclude_categories`);
@@ -245,6 +245,11 @@ function parseFilters(raw: unknown, key: string): FilterOptions {
   // the checkpoint moves on: refuse it. Unknown types are only warned about (config/warnings.ts).
   checkCategories(ic ?? [], `${key}.include_categories`);
   checkCategories(ec ?? [], `${key}.exclude_categories`);
+  // Unknown types are kept (the service adds types), but a type-only include list that matches
+  // nothing known would drop everything: that needs the operator's word (allow_unknown_types).
+  const allowUnknown = s.allow_unknown_types ?? false;
+  if (typeof allowUnknown !== 'boolean') throw new ConfigError(`${key}.allow_unknown_types`, 'must be true or false');
+  if (!ic || ic.length === 0) checkIncludeTypes(it ?? [], `${key}.include_types`, allowUnknown, `${key}.allow_unknown_types`);
   if (ic !== undefined) out.includeCategories = ic;
   if (ec !== undefined) out.excludeCategories = ec;
   if (it !== undefined) out.includeTypes = it;

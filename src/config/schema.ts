@@ -8,7 +8,7 @@ import type { StoreConfig } from './store-config.js';
 export type { StoreConfig } from './store-config.js';
 
 export type StartPosition = 'oldest' | 'latest';
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 
 /** One session to follow. */
 export interface SessionSpec {
@@ -53,7 +53,11 @@ export interface SpoolConfig {
 }
 
 export interface ExporterConfig {
-  /** Full URL of the logs endpoint (…/v1/logs). */
+  /**
+   * OTLP/HTTP: the full URL of the logs endpoint (…/v1/logs). OTLP/gRPC: the collector's address as
+   * http://host:port (plaintext) or https://host:port (TLS), the scheme already resolved
+   * (otlp-endpoint.ts).
+   */
   url: string;
   protocol: OtlpProtocol;
   headers: Record<string, string>;

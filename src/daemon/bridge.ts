@@ -17,7 +17,8 @@ import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js
 import { Delivery } from '../export/delivery.js';
 import { createRecordEncoder } from '../wire/encode-record.js';
 import { createRequestBuilder } from '../wire/otlp-request.js';
-import { createOtlpTransport, type OtlpTransport } from '../export/otlp-transport.js';
+import type { OtlpTransport } from '../export/otlp-transport.js';
+import { createTransport } from '../export/create-transport.js';
 import { resourceAttributes, SCOPE } from '../wire/resource.js';
 import { createFactSink } from '../observe/facts.js';
 import type { Emit } from '../vocabulary/facts.js';
@@ -26,7 +27,6 @@ import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
 import { SwappableMapper } from '../session/swappable-mapper.js';
 import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
 import { WorkerScaling } from './worker-scaling.js';
-import { BRIDGE_VERSION } from '../util/version.js';
 import { once } from '../util/lifecycle.js';
 import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
 
@@ -121,10 +121,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const client = createUpstreamClient(config.upstream);
   const mapper = new SwappableMapper((options) => createMapper(options, { emit }), config.mapping);
   const ex = config.exporter;
-  const transport = overrides.transport ?? createOtlpTransport({
-    url: ex.url, headers: ex.headers, compression: ex.compression, timeoutMs: ex.timeoutMs, tls: ex.tls,
-    connections: ex.concurrency, userAgent: `browser-telemetry-bridge/${BRIDGE_VERSION}`,
-  });
+  const transport = overrides.transport ?? await createTransport(ex);
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
   const workers = resolveWorkers(config.workers);
   // `auto` starts the workers only once they are worth their cost (worker-scaling.ts).

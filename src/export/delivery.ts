@@ -20,6 +20,7 @@ import { splitRecords, type Segment } from '../wire/segment-framing.js';
 import { backoffDelay, type BackoffPolicy } from '../util/backoff.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
 import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
+import { outcomeLabel } from './outcome-label.js';
 
 export interface DeliveryOptions {
   spool: Spool;
@@ -195,13 +196,14 @@ export class Delivery {
         this.lastError = undefined;
         return true;
       }
-      if (outcome.kind === 'failure' && (outcome.status === 400 || outcome.status === 413)) {
+      // The collector refused the request's content (HTTP 400/413, gRPC INVALID_ARGUMENT, …): find the record it cannot take.
+      if (outcome.kind === 'failure' && outcome.refused !== undefined) {
         return this.split(payloads, records, segments, outcome);
       }
       this.lastError = `${label}: ${outcome.message}`;
       const backoff = backoffDelay(this.o.backoff, attempt++);
       const delay = outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined ? Math.max(outcome.retryAfterMs, backoff) : backoff;
-      emit({ f: 'export_failed', endpoint, status: outcome.status, records, attempt, delayMs: delay, error: outcome.message });
+      emit({ f: 'export_failed', endpoint, status: outcome.status, grpcCode: outcome.grpcCode, records, attempt, delayMs: delay, error: outcome.message });
       this.failing = true;
       await this.sleep(delay);
     }
@@ -217,8 +219,7 @@ export class Delivery {
       parts = payloads.length > 1 ? payloads : [];
     }
     if (parts.length <= 1) {
-      const status = outcome.kind === 'success' ? undefined : outcome.status;
-      const reason = status === 413 ? 'too_large' : status === 400 ? 'invalid' : 'corrupt';
+      const reason = (outcome.kind === 'failure' ? outcome.refused : undefined) ?? 'corrupt';
       const count = parts.length === 0 ? records : 1;
       const where = segments.map((s) => `${s.sessionId}:${s.firstSeq}-${s.lastSeq}`);
       this.o.emit({ f: 'records_rejected', reason, count, endpoint: this.o.transport.url, segments: where, error: outcome.kind === 'success' ? '' : outcome.message });
@@ -228,11 +229,4 @@ export class Delivery {
     if (!(await this.exportParts(parts.slice(0, mid), mid, segments))) return false;
     return this.exportParts(parts.slice(mid), parts.length - mid, segments);
   }
-}
-
-/** Outcome label for bridge_export_requests_total: success, http_<status>, timeout or network. */
-export function outcomeLabel(o: ExportOutcome): string {
-  if (o.kind === 'success') return 'success';
-  if (o.status !== undefined) return `http_${o.status}`;
-  return o.message === 'timeout' ? 'timeout' : 'network';
 }

@@ -24,10 +24,16 @@ const RETRYABLE = new Set([429, 502, 503, 504]);
 /** Error bodies are read only this far: enough for a message, never a memory risk. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/**
+ * What one export came to. `status` is the HTTP status, `grpcCode` the gRPC status code (one or the
+ * other, by transport; neither for a request that got no answer). `refused` marks a failure the
+ * collector pinned on the request's content, whatever the protocol: 'invalid' (HTTP 400, gRPC
+ * INVALID_ARGUMENT) or 'too_large' (HTTP 413): delivery splits the batch to find the record.
+ */
 export type ExportOutcome =
   | { kind: 'success'; rejected: number; message?: string }
-  | { kind: 'retryable'; status?: number; retryAfterMs?: number; message: string }
-  | { kind: 'failure'; status?: number; message: string };
+  | { kind: 'retryable'; status?: number; grpcCode?: number; retryAfterMs?: number; message: string }
+  | { kind: 'failure'; status?: number; grpcCode?: number; refused?: 'invalid' | 'too_large'; message: string };
 
 export interface TransportOptions {
   url: string;
@@ -88,7 +94,8 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
         const retryAfterMs = parseRetryAfter(res.headers['retry-after'] as string | string[] | undefined);
         return retryAfterMs === undefined ? { kind: 'retryable', status, message } : { kind: 'retryable', status, retryAfterMs, message };
       }
-      return { kind: 'failure', status, message };
+      const refused = status === 400 ? 'invalid' : status === 413 ? 'too_large' : undefined;
+      return refused ? { kind: 'failure', status, refused, message } : { kind: 'failure', status, message };
     },
     async close() {
       // destroy, not close: close waits for requests in flight, and a collector that never answers

@@ -10,7 +10,7 @@ type Data = Record<string, unknown>;
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-/** page_layout_shift: the shift's score and whether user input preceded it (such shifts do not count toward CLS). */
+/** page_layout_shift: the shift's score (unitless) and whether user input preceded it (such shifts do not count toward CLS). */
 export function promoteLayoutShift(data: Data, attrs: Attrs): void {
   promoteUrl(data, attrs);
   const d = data.layout_shift_details;
@@ -20,7 +20,8 @@ export function promoteLayoutShift(data: Data, attrs: Attrs): void {
 }
 
 /**
- * page_lcp: render and load time, element size, and the LCP value itself — render_time, or
+ * page_lcp: render and load time (milliseconds from the page's time origin, as the service sends
+ * them), element size (square pixels), and the LCP value itself in milliseconds — render_time, or
  * load_time when render_time is 0 (cross-origin images without Timing-Allow-Origin, per the spec),
  * or `time` when neither is given.
  */

@@ -63,7 +63,7 @@ export function logFact(log: Logger, fact: Fact): void {
       else log.error({ endpoint: fact.endpoint, segments: fact.segments, reason: fact.reason, error: fact.error }, 'collector refused a record; it is dropped and counted as rejected');
       return;
     case 'export_failed':
-      if (fact.attempt % 20 === 1) log.warn({ endpoint: fact.endpoint, status: fact.status, records: fact.records, attempt: fact.attempt, delayMs: fact.delayMs, error: fact.error }, 'export failed; the batch stays spooled and is retried');
+      if (fact.attempt % 20 === 1) log.warn({ endpoint: fact.endpoint, status: fact.status, grpcCode: fact.grpcCode, records: fact.records, attempt: fact.attempt, delayMs: fact.delayMs, error: fact.error }, 'export failed; the batch stays spooled and is retried');
       return;
     case 'export_recovered':
       log.info({ endpoint: fact.endpoint, records: fact.records }, 'collector accepts exports again');

@@ -19,7 +19,7 @@ export const LABEL_VALUES = {
   sessionState: SUBSCRIBER_STATES,
   rejectedReason: ['partial_success', 'invalid', 'too_large', 'corrupt'] satisfies RejectReason[],
   /** `http_<status>` outcomes appear as the collector answers them; the status set is open. */
-  exportOutcome: ['success', 'network', 'timeout', 'http_429', 'http_503'],
+  exportOutcome: ['success', 'network', 'timeout', 'http_429', 'http_503', 'grpc_unavailable', 'grpc_resource_exhausted'],
   exportDurationOutcome: ['success', 'failure'],
   oversizedAction: ['strings_truncated', 'attributes_cut', 'body_cut', 'screenshot_dropped'],
   screenshotOutcome: ['written', 'write_failed'],

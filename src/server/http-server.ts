@@ -139,6 +139,8 @@ async function handle(bridge: Bridge | undefined, control: ControlAccess, req: I
       const refused = refusal(control, req);
       if (refused) {
         if (refused.status === 401) res.setHeader('www-authenticate', 'Bearer');
+        // A refused change is worth a line (who tried); a refused read is not (scanners, probes).
+        if (method === 'PUT' || method === 'DELETE') bridge.log.warn({ method, path, status: refused.status, remote: req.socket.remoteAddress }, 'control API: change refused');
         throw refused;
       }
       return await sessions(bridge, req, res, method, path);
@@ -195,10 +197,16 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'invalid_input', 'body must be a JSON object');
     const spec = parseSessionSpec({ ...(body as Record<string, unknown>), id }, 'body');
     const r = await sup.add(spec, 'api');
+    // Every change to what the bridge follows leaves a line: who asked, and what it is now.
+    bridge.log.info(
+      { session: id, pool: spec.pool, start: spec.start, attributes: Object.keys(spec.attributes), remote: req.socket.remoteAddress },
+      r.created ? 'control API: session added; followed from now on and after a restart' : 'control API: session settings replaced',
+    );
     return send(res, r.created ? 201 : 200, r.status);
   }
   if (method === 'DELETE') {
     if (!(await sup.remove(id))) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
+    bridge.log.info({ session: id, remote: req.socket.remoteAddress }, 'control API: session removed; no longer followed');
     res.writeHead(204).end();
     return;
   }

@@ -53,7 +53,7 @@ export type Fact =
   | { f: 'export_attempted'; outcome: string; success: boolean; seconds: number }
   | { f: 'records_delivered'; count: number }
   | { f: 'records_rejected'; reason: RejectReason; count: number; endpoint: string; error: string; segments?: readonly string[] }
-  | { f: 'export_failed'; endpoint: string; status: number | undefined; records: number; attempt: number; delayMs: number; error: string }
+  | { f: 'export_failed'; endpoint: string; status: number | undefined; grpcCode: number | undefined; records: number; attempt: number; delayMs: number; error: string }
   | { f: 'export_recovered'; endpoint: string; records: number }
   | { f: 'spool_unreadable'; error: string }
   // --- the cluster (cluster/ownership.ts) ---

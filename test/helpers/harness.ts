@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { buildConfig, type Env } from '../../src/config/load-config.js';
 import type { BridgeConfig } from '../../src/config/schema.js';
 import { startBridge, type Bridge } from '../../src/daemon/bridge.js';
-import { startReceiver, type Receiver } from '../../src/devkit/receiver/server.js';
+import { startReceiver, type Receiver, type ReceiverOptions } from '../../src/devkit/receiver/server.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/devkit/simulator/index.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { tallyDelivery, type SessionTally } from '../../src/devkit/demo/delivery-tally.js';
@@ -34,9 +34,9 @@ export const FAST: Record<string, unknown> = {
   shutdown: { grace: '5s' },
 };
 
-export async function harness(simOpts: SimulatorOptions = {}): Promise<Harness> {
+export async function harness(simOpts: SimulatorOptions = {}, receiverOpts: ReceiverOptions = {}): Promise<Harness> {
   const sim = await startSimulator({ keepaliveMs: 500, seed: 7, ...simOpts });
-  const receiver = await startReceiver();
+  const receiver = await startReceiver(receiverOpts);
   const stateDir = mkdtempSync(join(tmpdir(), 'bridge-it-'));
   const bridges: Bridge[] = [];
   const h: Harness = {

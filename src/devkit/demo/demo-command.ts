@@ -22,7 +22,7 @@ Options:
       --events N       events per session (default 3000)
       --rate N         events per second per session (default 500)
       --no-crash       do not kill the daemon halfway
-      --protocol P     http/protobuf (default) or http/json
+      --protocol P     http/protobuf (default), http/json or grpc
   -h, --help           show this help
 
 Example:
@@ -46,25 +46,26 @@ export async function main(argv: string[]): Promise<number> {
   const perSession = positiveInt(args.values.events, 'events', 3000);
   const rate = positiveInt(args.values.rate, 'rate', 500);
   const protocol = args.values.protocol ?? 'http/protobuf';
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') throw new UsageError('--protocol must be http/protobuf or http/json');
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json' && protocol !== 'grpc') throw new UsageError('--protocol must be http/protobuf, http/json or grpc');
   const crash = !args.values['no-crash'];
   const out = (s: string): boolean => process.stdout.write(s + '\n');
 
   const stateDir = mkdtempSync(join(tmpdir(), 'bridge-demo-'));
   const sim = await startSimulator({ keepaliveMs: 1000, bufferSize: Math.max(10_000, perSession * 2) });
-  const receiver = await startReceiver();
+  const receiver = await startReceiver(protocol === 'grpc' ? { grpc: {} } : {});
+  const endpoint = protocol === 'grpc' ? receiver.grpcUrl! : receiver.url;
   const ids = Array.from({ length: nSessions }, (_, i) => `demo-session-${i + 1}`);
   // Every category, as a team that wants the whole picture configures its sessions (most are opt-in).
   for (const id of ids) sim.createSession(id, { categories: 'all' });
-  out(`simulator  ${sim.url}   (${nSessions} sessions, ${perSession} events each at ${rate}/s)`);
-  out(`receiver   ${receiver.logsUrl}   (${protocol})`);
+  out(`simulator  ${sim.url}   (${nSessions} sessions, ${perSession} events each at ${rate}/s${ids[1] ? `; ${ids[1]} gets one more, a frame broken on the wire` : ''})`);
+  out(`receiver   ${protocol === 'grpc' ? endpoint : receiver.logsUrl}   (${protocol})`);
   out(`state      ${stateDir}`);
 
   const env = {
     ...process.env,
     BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key', BRIDGE_SESSIONS: ids.join(','),
     BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off', BRIDGE_START: 'oldest',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   let daemon = startDaemon(env);
@@ -73,7 +74,8 @@ export async function main(argv: string[]): Promise<number> {
   // One undecodable frame in the second session: the bridge reads that event from the service's archive.
   let injected = false;
   const producedTarget = perSession;
-  for (const id of ids) sim.session(id)!.produce(rate);
+  // Exactly perSession events each: the simulator stops by itself, however late this loop looks.
+  for (const id of ids) sim.session(id)!.produce(rate, perSession);
 
   let crashed = !crash;
   let deliveredAtRestart = new Map<string, number>();
@@ -85,14 +87,15 @@ export async function main(argv: string[]): Promise<number> {
     await sleep(500);
     const delivered = receiver.records.length;
     const perSession = countBySession(receiver, ids);
+    const complete = new Set(tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq).filter((t) => t.missing === 0).map((t) => t.sessionId));
     for (const id of ids) {
       const s = sim.session(id)!;
       if (s.emitted >= producedTarget && !s.ended) {
-        s.produce(0);
         // A real session outlives a daemon restart; ending it while no daemon reads it would lose
         // its unread tail for good (the service answers 404 once a session ended), so a session
-        // ends only once the (restarted) daemon delivers from it again.
-        if (crashed && (perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0)) s.end();
+        // ends only once the (restarted) daemon delivers from it again, or once everything it
+        // produced has arrived (a short run may be delivered whole before the kill).
+        if (crashed && ((perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0) || complete.has(id))) s.end();
       }
     }
     if (!injected && ids[1] && sim.session(ids[1])!.emitted > producedTarget / 4) {

@@ -1,9 +1,14 @@
 // The receiver's contract: what tests and the demo see of it. The implementation is server.ts.
 import type { ReceivedLogRecord } from './decode.js';
+import type { GrpcServerTls } from './grpc-listener.js';
+
+export type { GrpcServerTls } from './grpc-listener.js';
 
 /** One answered request to the receiver. */
 export interface ReceivedRequest {
-  /** The Content-Type header as sent ('' when missing). */
+  /** When the request arrived (epoch ms): tests measure waits between attempts by it, not by when they noticed. */
+  at: number;
+  /** The Content-Type header as sent ('' when missing); application/grpc for a gRPC call. */
   contentType: string;
   /** The Content-Encoding header as sent, when present. */
   contentEncoding?: string;
@@ -15,8 +20,12 @@ export interface ReceivedRequest {
   rejected: number;
   /** Request headers, names lower-cased, repeated headers joined with ", ". */
   headers: Record<string, string>;
-  /** The HTTP status the receiver answered with. */
+  /** The HTTP status the receiver answered with (for a gRPC call, the one its code stands for). */
   status: number;
+  /** A gRPC call's status code (0 OK); absent for OTLP/HTTP. */
+  grpcCode?: number;
+  /** The client certificate's subject CN, for a gRPC call over mutual TLS. */
+  clientCertificate?: string;
 }
 
 /** How the receiver answers; read afresh for every request, so tests may change it at any time. */
@@ -45,14 +54,21 @@ export interface ReceiverOptions {
   onRecord?: (record: ReceivedLogRecord) => void;
   /** Keep records and requests in memory (default true); false for a long-running sink. */
   retain?: boolean;
+  /**
+   * Also accept OTLP/gRPC, on this port of the same host (0 or absent: any free port), optionally
+   * over TLS. A message over 4 MiB is refused with RESOURCE_EXHAUSTED, as by the Collector.
+   */
+  grpc?: { port?: number; tls?: GrpcServerTls };
 }
 
-/** A running OTLP/HTTP logs receiver (implementation: server.ts). */
+/** A running OTLP logs receiver (implementation: server.ts). */
 export interface Receiver {
   /** Base URL, e.g. http://127.0.0.1:PORT. */
   readonly url: string;
   /** `${url}/v1/logs`, the exporter's endpoint. */
   readonly logsUrl: string;
+  /** The OTLP/gRPC endpoint (http://host:port, https:// with TLS); undefined without `grpc`. */
+  readonly grpcUrl: string | undefined;
   /** Every accepted record (not the rejected ones), in arrival order. */
   readonly records: ReceivedLogRecord[];
   /** Every answered request, in answer order. */

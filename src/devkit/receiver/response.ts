@@ -60,6 +60,7 @@ const GRPC_CODES: Readonly<Record<number, number>> = {
   504: 4, // DEADLINE_EXCEEDED
 };
 
-function grpcCodeFor(httpStatus: number): number {
+/** The google.rpc.Code for an HTTP status (UNKNOWN when there is no usual match). */
+export function grpcCodeFor(httpStatus: number): number {
   return GRPC_CODES[httpStatus] ?? 2; // UNKNOWN
 }

@@ -1,5 +1,6 @@
-// A real OTLP/HTTP logs receiver (POST /v1/logs, protobuf or JSON, optionally gzipped) for the
-// integration tests and the `demo` sink. It decodes what the exporter really sent and can be made
+// A real OTLP logs receiver (POST /v1/logs, protobuf or JSON, optionally gzipped; and, when asked,
+// OTLP/gRPC LogsService/Export on a port of its own, see grpc-listener.ts) for the integration tests
+// and the `demo` sink. It decodes what the exporter really sent and can be made
 // to misbehave like a collector does: fail, throttle, reject part of a batch, stall, go down.
 //
 // Lifecycle: listening ⇄ stopped (stop() / start(), same port) → closed (close(), final).
@@ -7,8 +8,9 @@
 // keep-alive clients see their connection drop and new connections get ECONNREFUSED. Requests that
 // were still being delayed at that moment are neither answered nor accepted.
 //
-// Per request: path → method → content type → encoding → body (size limit) → decode →
-// delay → forced failure (status / failNext) → 400 if undecodable → partial rejection → 200.
+// Per HTTP request: path → method → content type → encoding → body (size limit), then the export
+// both protocols share (#export): decode → delay → forced failure (status / failNext) → 400 if
+// undecodable → partial rejection → 200; gRPC answers the same verdict with the matching code.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
@@ -16,7 +18,10 @@ import { decodeLogsRequest, type OtlpFormat, type ReceivedLogRecord } from './de
 import { readBody } from './read-body.js';
 import type { ReceivedRequest, Receiver, ReceiverBehaviour, ReceiverOptions } from './receiver.js';
 import { describeReceiver } from './receiver-summary.js';
+import { RecordWaiters } from './record-waiters.js';
 import { encodeExportResponse, encodeStatus, encodeText, type EncodedBody } from './response.js';
+import { GrpcListener, type GrpcCallInfo, type GrpcHandler } from './grpc-listener.js';
+import { grpcErrorFor } from './grpc-answer.js';
 
 export type { ReceivedLogRecord } from './decode.js';
 export type { ReceivedRequest, Receiver, ReceiverBehaviour, ReceiverOptions } from './receiver.js';
@@ -42,6 +47,11 @@ interface Answer extends EncodedBody {
   headers?: Record<string, string>;
 }
 
+/** How an export ended, before it is put in HTTP or gRPC terms; `status` is HTTP-style either way. */
+type ExportVerdict =
+  | { kind: 'accepted'; status: number; rejected: number; message: string }
+  | { kind: 'refused'; status: number; message: string; retryAfterSeconds?: number };
+
 class OtlpLogsReceiver implements Receiver {
   readonly records: ReceivedLogRecord[] = [];
   readonly requests: ReceivedRequest[] = [];
@@ -49,10 +59,11 @@ class OtlpLogsReceiver implements Receiver {
 
   readonly #server = createServer((req, res) => void this.#handle(req, res));
   readonly #sockets = new Set<Socket>();
-  readonly #waiters = new Set<() => void>();
+  readonly #waiters = new RecordWaiters(() => this.records, () => describeReceiver(this.records, this.requests));
   readonly #host: string;
   readonly #onRecord: ((record: ReceivedLogRecord) => void) | undefined;
   readonly #retain: boolean;
+  readonly #grpc: GrpcListener | undefined;
   #port: number;
   #closed = false;
   // Aborted by stop(): requests in flight belong to the listener generation that died.
@@ -65,6 +76,7 @@ class OtlpLogsReceiver implements Receiver {
     this.#port = opts.port ?? 0;
     this.#onRecord = opts.onRecord;
     this.#retain = opts.retain ?? true;
+    this.#grpc = opts.grpc && new GrpcListener(this.#host, opts.grpc.port ?? 0, opts.grpc.tls, (body, call) => this.#handleGrpc(body, call));
     // Clients (the exporter's agent) keep sockets alive without an idle limit; the server closing an
     // idle socket just as a request goes out is the classic ECONNRESET race. A long server-side idle
     // timeout makes that rare enough not to show up as spurious retries in tests.
@@ -76,9 +88,17 @@ class OtlpLogsReceiver implements Receiver {
   }
 
   get url(): string {
-    // A wildcard bind is reachable on loopback; IPv6 literals need brackets in a URL.
+    return `http://${this.#reachableHost()}:${this.#port}`;
+  }
+
+  get grpcUrl(): string | undefined {
+    return this.#grpc?.url(this.#reachableHost());
+  }
+
+  /** A wildcard bind is reachable on loopback; IPv6 literals need brackets in a URL. */
+  #reachableHost(): string {
     const host = this.#host === '0.0.0.0' ? '127.0.0.1' : this.#host === '::' ? '::1' : this.#host;
-    return `http://${host.includes(':') ? `[${host}]` : host}:${this.#port}`;
+    return host.includes(':') ? `[${host}]` : host;
   }
 
   get logsUrl(): string {
@@ -98,6 +118,13 @@ class OtlpLogsReceiver implements Receiver {
         });
       });
       this.#port = (this.#server.address() as AddressInfo).port;
+      try {
+        await this.#grpc?.start();
+      } catch (err) {
+        // Both sides listen, or neither: a receiver half up would look like a collector that drops gRPC.
+        await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+        throw err;
+      }
     });
   }
 
@@ -113,31 +140,7 @@ class OtlpLogsReceiver implements Receiver {
   }
 
   waitFor(predicate: (records: ReceivedLogRecord[]) => boolean, timeoutMs = 10_000): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const settle = (err?: unknown): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-        if (err === undefined) resolve();
-        else reject(err instanceof Error ? err : new Error(String(err)));
-      };
-      const check = (): boolean => {
-        let done: boolean;
-        try {
-          done = predicate(this.records);
-        } catch (err) {
-          settle(err);
-          return true;
-        }
-        if (done) settle();
-        return done;
-      };
-      if (check()) return;
-      this.#waiters.add(check);
-      timer = setTimeout(() => {
-        settle(new Error(`waitFor timed out after ${timeoutMs} ms: ${describeReceiver(this.records, this.requests)}`));
-      }, timeoutMs);
-    });
+    return this.#waiters.waitFor(predicate, timeoutMs);
   }
 
   #enqueue(op: () => Promise<void>): Promise<void> {
@@ -149,6 +152,7 @@ class OtlpLogsReceiver implements Receiver {
   async #stopNow(): Promise<void> {
     this.#generation.abort();
     this.#generation = new AbortController();
+    this.#grpc?.stop();
     if (!this.#server.listening) return;
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     for (const socket of this.#sockets) socket.destroy();
@@ -162,6 +166,7 @@ class OtlpLogsReceiver implements Receiver {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const signal = this.#generation.signal;
     const entry: ReceivedRequest = {
+      at: Date.now(),
       contentType: req.headers['content-type'] ?? '',
       bytes: 0,
       records: 0,
@@ -208,15 +213,50 @@ class OtlpLogsReceiver implements Receiver {
       return { status: 415, ...encodeText(`unsupported content encoding "${encoding}": use gzip or none`) };
     }
 
-    const behaviour = this.behaviour;
-    const body = await readBody(req, behaviour.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, encoding === 'gzip');
+    const body = await readBody(req, this.behaviour.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, encoding === 'gzip');
     entry.bytes = body.wireBytes;
     if (!body.ok) return { status: body.status, ...encodeStatus(format, body.status, body.message) };
 
+    const verdict = await this.#export(body.body, format, entry, signal);
+    if (verdict.kind === 'accepted') return { status: verdict.status, ...encodeExportResponse(format, verdict.rejected, verdict.message) };
+    const headers = verdict.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(verdict.retryAfterSeconds) };
+    return { status: verdict.status, ...(headers && { headers }), ...encodeStatus(format, verdict.status, verdict.message) };
+  }
+
+  /** An OTLP/gRPC call: the same export as over HTTP, answered in gRPC terms (grpc-answer.ts). */
+  async #handleGrpc(body: Buffer, call: GrpcCallInfo): ReturnType<GrpcHandler> {
+    const signal = this.#generation.signal;
+    const entry: ReceivedRequest = { at: Date.now(), contentType: 'application/grpc', bytes: body.length, records: 0, rejected: 0, headers: call.metadata, status: 0 };
+    const encoding = call.metadata['grpc-encoding'];
+    if (encoding !== undefined) entry.contentEncoding = encoding;
+    if (call.clientCertificate !== undefined) entry.clientCertificate = call.clientCertificate;
+    const limit = this.behaviour.maxBodyBytes;
+    const verdict: ExportVerdict = limit !== undefined && body.length > limit
+      ? { kind: 'refused', status: 413, message: `message of ${body.length} bytes exceeds ${limit} bytes` }
+      : await this.#export(body, 'protobuf', entry, signal);
+    if (signal.aborted) return 'drop';
+    entry.status = verdict.status;
+    if (verdict.kind === 'accepted') {
+      entry.grpcCode = 0;
+      if (this.#retain) this.requests.push(entry);
+      return { ok: true, response: Buffer.from(encodeExportResponse('protobuf', verdict.rejected, verdict.message).body) };
+    }
+    const error = grpcErrorFor(verdict.status, verdict.message, verdict.retryAfterSeconds);
+    entry.grpcCode = error.code;
+    if (this.#retain) this.requests.push(entry);
+    return { ok: false, error };
+  }
+
+  /**
+   * The export itself, whatever carried it: decode → delay → forced failure (status / failNext) →
+   * refused if undecodable → partial rejection → accepted.
+   */
+  async #export(body: Buffer, format: OtlpFormat, entry: ReceivedRequest, signal: AbortSignal): Promise<ExportVerdict> {
+    const behaviour = this.behaviour;
     let records: ReceivedLogRecord[] | undefined;
     let decodeError: string | undefined;
     try {
-      records = decodeLogsRequest(body.body, format);
+      records = decodeLogsRequest(body, format);
       entry.records = records.length;
     } catch (err) {
       decodeError = (err as Error).message;
@@ -225,15 +265,21 @@ class OtlpLogsReceiver implements Receiver {
     if (behaviour.delayMs !== undefined && behaviour.delayMs > 0) await sleep(behaviour.delayMs, undefined, { signal });
 
     const forced = this.#forcedStatus();
-    if (forced !== undefined) return forcedAnswer(format, forced, behaviour.retryAfterSeconds);
-    if (records === undefined) return { status: 400, ...encodeStatus(format, 400, decodeError ?? 'undecodable body') };
+    if (forced !== undefined) {
+      // A forced 2xx is a black hole: answered as a success, nothing kept.
+      if (forced >= 200 && forced < 300) return { kind: 'accepted', status: forced, rejected: 0, message: '' };
+      const message = `receiver answers ${forced} (injected failure)`;
+      const after = behaviour.retryAfterSeconds;
+      return after === undefined ? { kind: 'refused', status: forced, message } : { kind: 'refused', status: forced, message, retryAfterSeconds: after };
+    }
+    if (records === undefined) return { kind: 'refused', status: 400, message: decodeError ?? 'undecodable body' };
 
     const reject = behaviour.rejectRecords;
     const accepted = reject === undefined ? records : records.filter((r) => !reject(r));
     entry.rejected = records.length - accepted.length;
     this.#accept(accepted);
     const message = entry.rejected > 0 ? `${entry.rejected} log record(s) rejected by the receiver's behaviour` : '';
-    return { status: 200, ...encodeExportResponse(format, entry.rejected, message) };
+    return { kind: 'accepted', status: 200, rejected: entry.rejected, message };
   }
 
   /** The status a failure injection imposes on this request, consuming one `failNext`. */
@@ -250,14 +296,8 @@ class OtlpLogsReceiver implements Receiver {
   #accept(accepted: ReceivedLogRecord[]): void {
     if (this.#retain) for (const record of accepted) this.records.push(record);
     if (this.#onRecord !== undefined) for (const record of accepted) this.#onRecord(record);
-    if (accepted.length > 0) for (const check of [...this.#waiters]) check();
+    if (accepted.length > 0) this.#waiters.notify();
   }
-}
-
-function forcedAnswer(format: OtlpFormat, status: number, retryAfterSeconds: number | undefined): Answer {
-  if (status >= 200 && status < 300) return { status, ...encodeExportResponse(format) };
-  const headers = retryAfterSeconds === undefined ? undefined : { 'retry-after': String(retryAfterSeconds) };
-  return { status, ...(headers && { headers }), ...encodeStatus(format, status, `receiver answers ${status} (injected failure)`) };
 }
 
 function flattenHeaders(req: IncomingMessage): Record<string, string> {

@@ -4,7 +4,9 @@
 // hint on stderr; drive it further through /_sim/. SIGTERM / SIGINT close the server and exit 0.
 import { parseArgs } from 'node:util';
 import { startSimulator } from './simulator.js';
+import { makePool } from './pools.js';
 import { runIfEntryPoint } from '../../util/entry-point.js';
+import { listenProblem } from '../../util/listen-problem.js';
 
 export const HELP = `Usage: browser-telemetry-bridge simulate [options]
 
@@ -25,14 +27,16 @@ Options:
       --keepalive-ms MS    keepalive comment interval
       --seed N             seed of the event generator (same seed, same events)
       --api-key KEY        accepted bearer token (repeatable or comma-separated)
-      --pool NAME          pool of the created sessions
+      --pool NAME          put the created sessions in a pool of this name, created here (look it up
+                           with \`pool NAME\`; without --pool the simulator has no pools)
   -h, --help               show this help
 
 Prints {"url": "http://…"} on stdout once listening. Ctrl-C stops it.
 
 Example:
-  browser-telemetry-bridge simulate --port 8080 --sessions demo-1 --rate 5 &
-  BROWSER_API_URL=http://127.0.0.1:8080 BROWSER_API_KEY=sim-key browser-telemetry-bridge tail demo-1`;
+  browser-telemetry-bridge simulate --port 8080 --sessions demo-1 --rate 5 --pool my-pool &
+  BROWSER_API_URL=http://127.0.0.1:8080 BROWSER_API_KEY=sim-key browser-telemetry-bridge tail demo-1
+  BROWSER_API_URL=http://127.0.0.1:8080 BROWSER_API_KEY=sim-key browser-telemetry-bridge pool my-pool`;
 
 class ArgError extends Error {}
 
@@ -87,23 +91,31 @@ export async function main(argv: string[]): Promise<number> {
   }
   const apiKeys = values['api-key']?.flatMap((k) => k.split(',')).filter(Boolean);
 
-  const sim = await startSimulator({
-    ...(values.host !== undefined ? { host: values.host } : {}),
-    ...(port !== undefined ? { port } : {}),
-    ...(bufferSize !== undefined ? { bufferSize } : {}),
-    ...(archiveSize !== undefined ? { archiveSize } : {}),
-    ...(keepaliveMs !== undefined ? { keepaliveMs } : {}),
-    ...(seed !== undefined ? { seed } : {}),
-    ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
-  });
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  try {
+    sim = await startSimulator({
+      ...(values.host !== undefined ? { host: values.host } : {}),
+      ...(port !== undefined ? { port } : {}),
+      ...(bufferSize !== undefined ? { bufferSize } : {}),
+      ...(archiveSize !== undefined ? { archiveSize } : {}),
+      ...(keepaliveMs !== undefined ? { keepaliveMs } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
+    });
+  } catch (err) {
+    process.stderr.write(`simulator: ${listenProblem(err, values.host ?? '127.0.0.1', port ?? 0, '--port')}\n`);
+    return 1;
+  }
   const ids = (values.sessions ?? '').split(',').filter(Boolean);
+  // A pool is otherwise made with its first session: `--pool NAME` alone must still answer `pool NAME`.
+  if (values.pool !== undefined && ids.length === 0) sim.addPool(makePool({ name: values.pool }));
   for (const id of ids) {
     const categories = values.categories === undefined ? undefined : values.categories === 'all' ? 'all' as const : values.categories.split(',').filter(Boolean);
     const s = sim.createSession(id, { ...(values.pool !== undefined ? { pool: values.pool } : {}), ...(categories !== undefined ? { categories } : {}) });
     if (rate > 0) s.produce(rate);
   }
   process.stdout.write(JSON.stringify({ url: sim.url }) + '\n');
-  process.stderr.write(`session service simulator on ${sim.url} (API key: ${apiKeys?.[0] ?? 'sim-key'}; sessions: ${ids.join(', ') || 'none'}); Ctrl-C stops it\n`);
+  process.stderr.write(`session service simulator on ${sim.url} (API key: ${apiKeys?.[0] ?? 'sim-key'}; sessions: ${ids.join(', ') || 'none'}${values.pool !== undefined ? `; pool: ${values.pool}` : ''}); Ctrl-C stops it\n`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../../../src/devkit/receiver/server.js';
 import { makePool, startSimulator, type Simulator } from '../../../src/devkit/simulator/index.js';
+import { createServer, type AddressInfo } from 'node:net';
 import { until } from '../../helpers/harness.js';
 import { runCli, startCli } from './cli-process.js';
 
@@ -36,6 +37,15 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A port nothing listens on (yet). */
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
 const mark = (stdout: string, label: string): string | undefined =>
   stdout.split('\n').find((l) => l.slice(2).startsWith(label))?.slice(0, 1);
 
@@ -60,6 +70,12 @@ describe('check', () => {
     expect(sim.stats.activeStreams).toBe(0);
   });
 
+  it('✗ collector: https:// against a plaintext port says so, not only the OpenSSL code', async () => {
+    const res = await runCli(['check'], { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url.replace('http:', 'https:') });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^✗ collector\s+https:\S+: ERR_SSL_\w+: TLS to a port that speaks plaintext \(write the URL with http:\/\/, or use the TLS port\)$/m);
+  });
+
   it('✗ collector with the reason when it is down: exit 1', async () => {
     await receiver.stop();
     const res = await runCli(['check'], env);
@@ -80,6 +96,11 @@ describe('check', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/^✗ collector\s+.* answered 401 Unauthorized \(http\/protobuf\): the collector refused the credentials/m);
     expect(refused.stdout).not.toContain(HEADER_SECRET);
+
+    // Without configured headers a 401 is not blamed on them.
+    const { OTEL_EXPORTER_OTLP_HEADERS: _headers, ...bare } = env;
+    const noHeaders = await runCli(['check'], bare);
+    expect(noHeaders.stdout).toMatch(/^✗ collector\s+.* answered 401 Unauthorized \(http\/protobuf\): the collector wants credentials and none are configured: set them with OTEL_EXPORTER_OTLP_HEADERS/m);
   });
 
   it('✗ for a session that does not exist, with the reason', async () => {
@@ -148,15 +169,39 @@ describe('check', () => {
     try {
       await daemon.waitFor(/HTTP surface off/);
       await until(() => sim.stats.activeStreams >= 2, 'the daemon to stream');
-      const busy = await runCli(['check'], { ...env, BRIDGE_STATE_DIR: stateDir });
+      const busy = await runCli(['check'], { ...env, BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off' });
       expect(busy.code).toBe(1);
-      expect(busy.stdout).toMatch(new RegExp(`^✗ state dir\\s+${stateDir} is busy: another bridge process holds it`, 'm'));
+      expect(busy.stdout).toMatch(new RegExp(`^✗ state dir\\s+${stateDir} is busy: another bridge process holds it, and a second one here would refuse to start \\(BRIDGE_LISTEN is off here`, 'm'));
     } finally {
       daemon.child.kill('SIGTERM');
       await daemon.done;
     }
     const free = await runCli(['check'], { ...env, BRIDGE_STATE_DIR: stateDir });
     expect(free.stdout).toMatch(new RegExp(`^✓ state dir\\s+${stateDir} is writable$`, 'm'));
+  });
+
+  it('next to a running daemon: the state check asks that daemon\'s /readyz, and check passes', async () => {
+    const stateDir = join(dir, 'running');
+    const port = await freePort();
+    const daemonEnv = { ...env, BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: `127.0.0.1:${port}` };
+    const daemon = startCli(['run'], { ...daemonEnv, LOG_LEVEL: 'info' });
+    try {
+      await daemon.waitFor(/HTTP surface listening/);
+      await until(() => sim.stats.activeStreams >= 2, 'the daemon to stream');
+      const res = await runCli(['check'], daemonEnv);
+      expect(res.stdout).toMatch(new RegExp(`^✓ state dir\\s+${stateDir} is in use by the running bridge, which reports ready at http://127\\.0\\.0\\.1:${port}/readyz$`, 'm'));
+      expect(res.stdout).toMatch(/all 6 checks passed\n$/);
+      expect(res.code).toBe(0);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.done;
+    }
+  });
+
+  it('the closing count counts every line shown, skipped ones too', async () => {
+    const res = await runCli(['check'], { ...env, BROWSER_API_KEY: 'wrong' });
+    const shown = res.stdout.split('\n').filter((l) => /^[✓✗–] /.test(l)).length;
+    expect(res.stdout).toMatch(new RegExp(`\\n1 of ${shown} checks failed, 2 skipped\\n$`));
   });
 
   it('invalid configuration: ✗ with the key, exit 2', async () => {

@@ -46,6 +46,15 @@ describe('run start-up', () => {
     expect(h.sim.stats.requests).toBe(0);
   });
 
+  it('a state directory that cannot exist (a part of its path is a file): one line, exit 1, no stack', async () => {
+    const file = join(h.stateDir, 'a-file');
+    writeFileSync(file, 'x');
+    const res = await runCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_STATE_DIR: join(file, 'state') }));
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(`error: the state directory ${join(file, 'state')} cannot exist: a part of its path is a file, not a directory\n`);
+    expect(h.sim.stats.requests).toBe(0);
+  });
+
   it('logs version, service, collector and protocol, state and store, and what the HTTP surface exposes', async () => {
     const p = startCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_LISTEN: '0.0.0.0:0', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }));
     await p.waitFor(/control API/);

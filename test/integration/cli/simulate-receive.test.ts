@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCli, type CliProcess } from './cli-process.js';
 
@@ -24,7 +25,7 @@ describe('simulate and receive', () => {
   it('are listed in the help and have their own', async () => {
     const help = await runCli(['--help'], {});
     expect(help.stdout).toMatch(/^ {2}simulate +run the bundled simulator/m);
-    expect(help.stdout).toMatch(/^ {2}receive +run a local OTLP\/HTTP logs receiver/m);
+    expect(help.stdout).toMatch(/^ {2}receive +run a local OTLP\/HTTP \(and with --grpc OTLP\/gRPC\) logs receiver/m);
     expect((await runCli(['simulate', '--help'], {})).stdout).toContain('Usage: browser-telemetry-bridge simulate');
     expect((await runCli(['receive', '--help'], {})).stdout).toContain('Usage: browser-telemetry-bridge receive');
     const bad = await runCli(['simulate', '--rate', 'fast'], {});
@@ -61,5 +62,32 @@ describe('simulate and receive', () => {
     recv.child.kill('SIGINT');
     expect((await sim.done).code).toBe(0);
     expect((await recv.done).code).toBe(0);
+  });
+
+  it('the README\'s pool line works against the simulator: --pool names the pool `pool` then finds', async () => {
+    const sim = start(['simulate', '--port', '0', '--sessions', 'demo-1', '--pool', 'my-pool']);
+    await sim.waitFor(/\{"url":"[^"]+"\}\n/, 'stdout');
+    await sim.waitFor(/Ctrl-C stops it/);
+    expect(sim.stderr()).toContain('; pool: my-pool)');
+    const simUrl = (JSON.parse(sim.stdout()) as { url: string }).url;
+    const pool = await runCli(['pool', 'my-pool'], { BROWSER_API_URL: simUrl, BROWSER_API_KEY: 'sim-key' });
+    expect(pool.stdout).toMatch(/^Pool {11}my-pool \(pool_[0-9a-f]+\)$/m);
+    expect(pool.code).toBe(0);
+    expect((await runCli(['simulate', '--help'], {})).stdout).toMatch(/--pool NAME +put the created sessions in a pool of this name/);
+    sim.child.kill('SIGINT');
+    expect((await sim.done).code).toBe(0);
+  });
+
+  it('simulate on a port in use is one line naming the flag, exit 1, no stack trace', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const res = await runCli(['simulate', '--port', String(port)], {});
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(`simulator: 127.0.0.1:${port} is already in use (another instance, a collector or another program?); choose another port with --port, or 0 for any free port\n`);
+    } finally {
+      blocker.close();
+    }
   });
 });

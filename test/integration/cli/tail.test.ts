@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimSession, type Simulator } from '../../../src/devkit/simulator/index.js';
 import type { Envelope } from '../../../src/upstream/envelope.js';
+import { startReceiver } from '../../../src/devkit/receiver/server.js';
 import { runCli, startCli, type CliProcess } from './cli-process.js';
 
 let sim: Simulator;
@@ -191,6 +192,37 @@ describe('tail', () => {
     expect((JSON.parse(lines(p.stdout())[0]!) as Envelope).seq).toBe(8);
     s.end();
     expect((await p.done).code).toBe(0);
+  });
+
+  it('a wrong base path is named as such, not as a missing session; a non-service too', async () => {
+    sim.createSession('s1');
+    const wrong = await runCli(['tail', 's1'], { ...env, BROWSER_API_URL: `${sim.url}/api/v1` });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(new RegExp(`wrong base path: at ${sim.url}/api/v1, GET /browsers/s1/telemetry/stream answers like a route that does not exist`));
+    expect(wrong.stderr).not.toContain('not found: it does not exist');
+    const receiver = await startReceiver();
+    try {
+      const other = await runCli(['tail', 's1'], { ...env, BROWSER_API_URL: receiver.url });
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain(`this is not the session service: ${receiver.url} answered GET /browsers/s1/telemetry/stream with 404`);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('with the service down it names the URL it tries and what to check', async () => {
+    const p = tail(['s1'], { BROWSER_API_URL: 'http://127.0.0.1:9' });
+    await p.waitFor(/reconnecting/);
+    expect(p.stderr()).toMatch(/network error \(ECONNREFUSED\) at http:\/\/127\.0\.0\.1:9 \(is BROWSER_API_URL right, and the service up\?\); reconnecting in/);
+    p.child.kill('SIGINT');
+    expect((await p.done).code).toBe(0);
+  });
+
+  it('a mistyped option is one line with the option meant, not the parser\'s text and the help', async () => {
+    const res = await runCli(['tail', 's1', '--form', 'oldest'], env);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe('unknown option --form; did you mean --from? (--help for the options)\n');
+    expect((await runCli(['tail', 's1', '--from'], env)).stderr).toBe('option --from needs a value (--help for the options)\n');
   });
 
   it('bad usage exits 2 with the help', async () => {

@@ -61,13 +61,21 @@ describe('validate', () => {
     expect(unset.stderr).toMatch(/^invalid configuration: upstream\.url: environment variable SVC_URL is not set \(referenced as \$\{env:SVC_URL\}; write \$\{env:SVC_URL:-default\} to give a default\)\n$/);
   });
 
-  it('a misspelt category is refused with the valid names; a misspelt type is a warning', async () => {
+  it('a misspelt category is refused with the valid names; a misspelt type is a warning, refused when no type of the include list is known', async () => {
     const badCategory = config('cat.yaml', [...BASE, 'mapping:', '  filters:', '    include_categories: [consol]'].join('\n'));
     const res = await runCli(['validate', '--config', badCategory], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE });
     expect(res.code).toBe(2);
     expect(res.stderr).toBe('invalid configuration: mapping.filters.include_categories[0]: unknown category "consol" (did you mean "console"?); valid categories: captcha, connection, console, control, interaction, monitor, network, page, platform, screenshot, system\n');
 
-    const badType = config('type.yaml', [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror]'].join('\n'));
+    // Only unknown types: the filter would drop every event the service sends today.
+    const onlyUnknown = config('only-unknown.yaml', [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror]'].join('\n'));
+    const refused = await runCli(['validate', '--config', onlyUnknown], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe('invalid configuration: mapping.filters.include_types: no event type in the list is known ("console_eror" (did you mean "console_error"?)), so this include filter would drop every event; fix the names, or set mapping.filters.allow_unknown_types: true if you expect types newer than this bridge\n');
+    const expected = config('expected.yaml', [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror]', '    allow_unknown_types: true'].join('\n'));
+    expect((await runCli(['validate', '--config', expected], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE })).code).toBe(0);
+
+    const badType = config('type.yaml', [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror, page_load]'].join('\n'));
     const ok = await runCli(['validate', '--config', badType], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('warning: mapping.filters.include_types: "console_eror" is not a known event type (did you mean "console_error"?)');

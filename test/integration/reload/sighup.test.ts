@@ -63,7 +63,7 @@ it('SIGHUP and a saved file reload the session list of a running daemon', async 
   expect(await logged('configuration reloaded', true)).toMatchObject({ reason: 'SIGHUP', added: ['c'], removed: ['a'] });
 
   // 2. An invalid file: logged with the key, ignored, the daemon runs on.
-  save({ sessions: ['c'], exporter: { protocol: 'grpc' } });
+  save({ sessions: ['c'], exporter: { protocol: 'thrift' } });
   daemon.kill('SIGHUP');
   const rejected = await logged('new configuration is invalid');
   expect(rejected).toMatchObject({ level: 50, key: 'exporter.protocol' });

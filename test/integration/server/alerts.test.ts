@@ -101,7 +101,7 @@ describe('metrics from the start', () => {
   });
 
   it.each<[string, string, string[]]>([
-    ['bridge_export_requests_total', 'outcome', ['success', 'network', 'timeout', 'http_429', 'http_503']],
+    ['bridge_export_requests_total', 'outcome', ['success', 'network', 'timeout', 'http_429', 'http_503', 'grpc_unavailable', 'grpc_resource_exhausted']],
     ['bridge_reconnects_total', 'reason', ['closed', 'idle', 'network', 'server_error', 'rate_limited', 'unauthorized', 'forbidden', 'bad_content_type', 'frame_too_large', 'http_error']],
     ['bridge_events_rejected_total', 'reason', ['partial_success', 'invalid', 'too_large', 'corrupt']],
     ['bridge_events_filtered_total', 'category', ['console', 'monitor', 'network', 'other']],

@@ -1,9 +1,9 @@
 // Configuration as the ecosystem writes it: ${env:VAR} in the file, Go-style durations and IEC sizes
 // everywhere, the OTEL_* timeout as documented, one-line messages for missing files and bad names.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/errors.js';
 import { buildConfig, loadConfig } from '../../../src/config/load-config.js';
 import { configWarnings } from '../../../src/config/warnings.js';
@@ -20,8 +20,13 @@ function problem(f: () => unknown): ConfigError {
   throw new Error('expected a ConfigError');
 }
 
+// One directory for the whole file, removed at the end: the suite leaves nothing in the temp folder.
+const dir = mkdtempSync(join(tmpdir(), 'btb-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
 function file(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'btb-config-')), 'bridge.yaml');
+  const path = join(dir, `bridge-${++files}.yaml`);
   writeFileSync(path, text);
   return path;
 }
@@ -53,10 +58,10 @@ describe('configuration syntax', () => {
     expect(problem(() => buildConfig({ mapping: { max_record_bytes: '2MiB' } }, base)).key).toBe('mapping.max_record_bytes');
   });
 
-  it.each(['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL'])('a wrong %s does not offer grpc', (name) => {
+  it.each(['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL'])('a wrong %s names the three protocols', (name) => {
     const e = problem(() => buildConfig({}, { ...base, [name]: 'http/xml' }));
-    expect(e.message).toBe(`${name}: must be one of http/protobuf, http/json (got "http/xml")`);
-    expect(problem(() => buildConfig({}, { ...base, [name]: 'grpc' })).message).toBe(`${name}: grpc is not supported; use http/protobuf (default) or http/json`);
+    expect(e.message).toBe(`${name}: must be one of http/protobuf, http/json, grpc (got "http/xml")`);
+    expect(buildConfig({}, { ...base, [name]: 'grpc' }).exporter.protocol).toBe('grpc');
   });
 
   it('a missing configuration file is one line naming where it came from', () => {
@@ -108,5 +113,15 @@ describe('configuration syntax', () => {
       'mapping.filters.include_types: "console_eror" is not a known event type (did you mean "console_error"?); kept, in case the service sends it',
       'mapping.filters.exclude_types: "future_thing" is not a known event type; kept, in case the service sends it',
     ]);
+  });
+
+  it('an include_types list that no known type is in is refused, unless newer types are expected', () => {
+    const e = problem(() => buildConfig({ mapping: { filters: { include_types: ['console_eror', 'future_thing'] } } }, base));
+    expect(e.key).toBe('mapping.filters.include_types');
+    expect(e.message).toBe('mapping.filters.include_types: no event type in the list is known ("console_eror" (did you mean "console_error"?), "future_thing"), so this include filter would drop every event; fix the names, or set mapping.filters.allow_unknown_types: true if you expect types newer than this bridge');
+    expect(buildConfig({ mapping: { filters: { include_types: ['future_thing'], allow_unknown_types: true } } }, base).mapping.filters.includeTypes).toEqual(['future_thing']);
+    // With a category in the include list, events of that category still pass: nothing to refuse.
+    expect(buildConfig({ mapping: { filters: { include_types: ['future_thing'], include_categories: ['console'] } } }, base).mapping.filters.includeTypes).toEqual(['future_thing']);
+    expect(problem(() => buildConfig({ mapping: { filters: { allow_unknown_types: 'yes' } } }, base)).key).toBe('mapping.filters.allow_unknown_types');
   });
 });

@@ -31,7 +31,7 @@ const ALL_KEYS = [
   'mapping.redaction.url_userinfo', 'mapping.redaction.drop_post_data', 'mapping.redaction.drop_response_body',
   'mapping.redaction.drop_api_call_code', 'mapping.redaction.mask_typed_keys', 'mapping.screenshots.policy', 'mapping.screenshots.directory', 'mapping.screenshots.max_record_bytes',
   'mapping.filters.include_categories', 'mapping.filters.exclude_categories', 'mapping.filters.include_types',
-  'mapping.filters.exclude_types',
+  'mapping.filters.exclude_types', 'mapping.filters.allow_unknown_types',
 ];
 
 function has(doc: unknown, path: string): boolean {
@@ -97,5 +97,22 @@ describe('config/bridge.example.yaml', () => {
     const c = loadConfig(path, { BROWSER_API_URL: 'https://api.example.com', BROWSER_API_KEY_FILE: keyFile, BRIDGE_REPLICA_ID: 'bridge-abc' });
     expect(c.store).toEqual({ kind: 'postgres', url: 'postgres://bridge@bridge-postgres:5432/bridge', password: 'pw', leaseMs: 10_000 });
     expect(c.resource.instanceId).toBe('bridge-abc');
+  });
+
+  it('the two Kubernetes manifests can be applied in one namespace: no kind and name appears in both', () => {
+    const named = (f: string): string[] => parseAllDocuments(readFileSync(resolve(file, `../kubernetes/${f}`), 'utf8'))
+      .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } } | null)
+      .filter((d) => d?.kind && d.metadata?.name)
+      .map((d) => `${d!.kind}/${d!.metadata!.name}`);
+    const sidecar = named('sidecar.yaml');
+    const replicas = named('replicas.yaml');
+    expect(sidecar).toContain('ConfigMap/browser-telemetry-bridge-sidecar');
+    expect(replicas).toContain('Secret/browser-telemetry-bridge-replicas');
+    expect(sidecar.filter((n) => replicas.includes(n))).toEqual([]);
+  });
+
+  it('the sidecar ConfigMap runs without ingest workers, as its memory figures assume', () => {
+    const docs = parseAllDocuments(readFileSync(resolve(file, '../kubernetes/sidecar.yaml'), 'utf8')).map((d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null);
+    expect(parse(docs.find((d) => d?.kind === 'ConfigMap')!.data!['bridge.yaml']!)).toMatchObject({ workers: 0 });
   });
 });

@@ -74,7 +74,7 @@ describe('configuration', () => {
     ['BROWSER_API_URL', {}, { BROWSER_API_URL: 'ftp://x', BROWSER_API_KEY: 'k' }],
     ['BROWSER_API_KEY_FILE', {}, { BROWSER_API_URL: 'http://x', BROWSER_API_KEY_FILE: '/nonexistent/key' }],
     ['BRIDGE_START', {}, { ...base, BRIDGE_START: 'newest' }],
-    ['OTEL_EXPORTER_OTLP_PROTOCOL', {}, { ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', {}, { ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/xml' }],
     ['OTEL_EXPORTER_OTLP_HEADERS', {}, { ...base, OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }],
     ['BRIDGE_LISTEN', {}, { ...base, BRIDGE_LISTEN: 'localhost' }],
     ['BRIDGE_SESSIONS', {}, { ...base, BRIDGE_SESSIONS: 'ok,bad id' }],

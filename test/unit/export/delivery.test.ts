@@ -100,7 +100,7 @@ describe('Delivery', () => {
   });
 
   it('a 400 splits the batch until the bad record stands alone; only it is dropped and counted', async () => {
-    const { delivery, calls, metrics, spool } = await setup(10, (seqs) => (seqs.includes(7) ? { kind: 'failure', status: 400, message: 'HTTP 400' } : { kind: 'success', rejected: 0 }));
+    const { delivery, calls, metrics, spool } = await setup(10, (seqs) => (seqs.includes(7) ? { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' } : { kind: 'success', rejected: 0 }));
     delivery.start();
     await until(() => spool.idle);
     await delivery.stop();

@@ -99,7 +99,7 @@ describe('facts → log lines', () => {
   it('a failure in a row is said the first time and every 50th (commit), every 20th attempt (export)', () => {
     const { log, lines } = capture();
     for (let streak = 1; streak <= 100; streak++) logFact(log, { f: 'commit_failed', error: 'full', code: 'SQLITE_FULL', streak });
-    for (let attempt = 1; attempt <= 41; attempt++) logFact(log, { f: 'export_failed', endpoint: 'e', status: 503, records: 1, attempt, delayMs: 5, error: 'x' });
+    for (let attempt = 1; attempt <= 41; attempt++) logFact(log, { f: 'export_failed', endpoint: 'e', status: 503, grpcCode: undefined, records: 1, attempt, delayMs: 5, error: 'x' });
     const out = lines();
     expect(out.filter((l) => l.streak !== undefined).map((l) => l.streak)).toEqual([1, 50, 100]);
     expect(out.filter((l) => l.attempt !== undefined).map((l) => l.attempt)).toEqual([1, 21, 41]);

@@ -2,7 +2,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createGrpcTransport } from '../../../../src/export/grpc-transport.js';
+import { createRecordEncoder } from '../../../../src/wire/encode-record.js';
+import { createRequestBuilder } from '../../../../src/wire/otlp-request.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -78,8 +82,41 @@ describe('standalone receiver', () => {
 
   it('exits 2 with usage on a bad argument', async () => {
     const child = startStandalone(['--port', 'many']);
-    const usage = waitForOutput(child.stderr, /usage: receiver/);
+    const usage = waitForOutput(child.stderr, /usage: receive/);
     expect(await exitOf(child)).toBe(2);
     await usage;
+  });
+
+  it('--grpc also accepts OTLP/gRPC on its own port and prints what arrives there', async () => {
+    const child = startStandalone(['--port', '0', '--grpc-port', '0']);
+    const [, grpcUrl] = await waitForOutput(child.stderr, /OTLP\/gRPC logs receiver listening on (http:\/\/\S+)/);
+    const transport = createGrpcTransport({ url: grpcUrl!, headers: {}, compression: 'gzip', timeoutMs: 5000, userAgent: 'test' });
+    const requests = createRequestBuilder('grpc', { resource: { 'service.name': 'by-grpc' }, scope: { name: 's', version: '1' } });
+    const record = createRecordEncoder()({ tsMicros: 1, observedMicros: 1, eventName: 'browser.console_log', severityNumber: 9, severityText: 'INFO', body: 'hi', attributes: {} });
+    const line = waitForOutput(child.stdout, /^(.*)\n/);
+    expect(await transport.send(requests.build([record]), '')).toEqual({ kind: 'success', rejected: 0 });
+    await transport.close();
+    expect(JSON.parse((await line)[1] ?? '')).toMatchObject({ resource: { 'service.name': 'by-grpc' }, eventName: 'browser.console_log', body: 'hi' });
+    const exited = exitOf(child);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('a port in use is one line that says what to do, not a stack trace', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = String((blocker.address() as AddressInfo).port);
+    try {
+      for (const args of [['--port', port], ['--port', '0', '--grpc-port', port]]) {
+        const child = startStandalone(args);
+        let err = '';
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        expect(await exitOf(child)).toBe(1);
+        const flag = args.includes('--grpc-port') ? '--grpc-port' : '--port';
+        expect(err.trim()).toBe(`receive: 127.0.0.1:${port} is already in use (another instance, a collector or another program?); choose another port with ${flag}, or 0 for any free port`);
+      }
+    } finally {
+      blocker.close();
+    }
   });
 });

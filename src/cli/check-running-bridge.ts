@@ -1,0 +1,42 @@
+// `check` on a host where the daemon already runs: its state directory is held (a second `run`
+// there would refuse to start), which is what a running daemon looks like, not a fault. The state
+// check then reads the running daemon's own HTTP surface (BRIDGE_LISTEN, GET /readyz, open without
+// a token) and reports what it says: ready or not, and whether its exports are failing. Only when
+// nothing answers there is the busy directory a ✗ (another process holds it, or the surface is off).
+import { request } from 'undici';
+import type { BridgeConfig } from '../config/schema.js';
+import type { CheckItem } from './checklist.js';
+
+interface Readiness {
+  status?: string;
+  problems?: string[];
+  exporter?: { failing?: boolean; lastError?: string };
+  spool?: { records?: number };
+}
+
+/** The state-dir item for a directory a running bridge holds. */
+export async function probeRunningBridge(abs: string, listen: BridgeConfig['listen'], timeoutMs: number): Promise<CheckItem> {
+  const label = 'state dir';
+  const busy = `${abs} is busy: another bridge process holds it, and a second one here would refuse to start`;
+  if (!listen) return { label, status: 'fail', detail: `${busy} (BRIDGE_LISTEN is off here, so check cannot ask the running one how it is)` };
+  // A wildcard bind answers on loopback.
+  const host = listen.host === '0.0.0.0' || listen.host === '' ? '127.0.0.1' : listen.host === '::' ? '[::1]' : listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  const url = `http://${host}:${listen.port}/readyz`;
+  let body: Readiness;
+  let statusCode: number;
+  try {
+    const res = await request(url, { signal: AbortSignal.timeout(timeoutMs) });
+    statusCode = res.statusCode;
+    body = (await res.body.json().catch(() => ({}))) as Readiness;
+  } catch {
+    return { label, status: 'fail', detail: `${busy}; nothing answers at ${url} (BRIDGE_LISTEN), so it is not a bridge this configuration describes` };
+  }
+  if (statusCode === 200 && body.status === 'ready') {
+    const notes: CheckItem['notes'] = body.exporter?.failing
+      ? [{ level: 'warn', text: `the running bridge's exports are failing: ${body.exporter.lastError ?? 'unknown error'} (${body.spool?.records ?? '?'} records spooled)` }]
+      : [];
+    return { label, status: 'ok', detail: `${abs} is in use by the running bridge, which reports ready at ${url}`, notes };
+  }
+  const why = body.problems?.join('; ') || `HTTP ${statusCode}`;
+  return { label, status: 'fail', detail: `${abs} is in use by a running bridge that is not ready (${url}: ${why})` };
+}

@@ -1,0 +1,91 @@
+// Where the exporter sends, from the OpenTelemetry exporter specification ("Configuration
+// Options"): the signal-specific OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, then OTEL_EXPORTER_OTLP_ENDPOINT,
+// then the file's exporter.endpoint.
+//
+// OTLP/HTTP: a URL. The generic endpoint is a base that gets /v1/logs appended; the logs one is used
+// as is. Default http://localhost:4318/v1/logs.
+//
+// OTLP/gRPC: an address. A URL with http:// means plaintext, https:// means TLS, and the scheme wins
+// over everything else; an endpoint without a scheme (`collector:4317`) uses TLS unless "insecure"
+// is true (OTEL_EXPORTER_OTLP_LOGS_INSECURE, OTEL_EXPORTER_OTLP_INSECURE, exporter.insecure: the
+// only case where the specification lets that option matter). Default http://localhost:4317. The
+// result always carries the scheme it resolved to, so the transport and every message read the
+// same decision.
+import { ConfigError } from './errors.js';
+import { optString, type Raw } from './readers.js';
+import type { OtlpProtocol } from './schema.js';
+
+type Env = Record<string, string | undefined>;
+
+const HTTP_DEFAULT = 'http://localhost:4318/v1/logs';
+const GRPC_DEFAULT = 'http://localhost:4317';
+const LOGS_PATH = '/v1/logs';
+const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** The exporter's URL for `protocol`, resolved from the environment and the file's exporter section. */
+export function resolveEndpoint(protocol: OtlpProtocol, env: Env, ex: Raw): string {
+  const logs = optString(env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT');
+  const base = optString(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const file = optString(ex.endpoint, 'exporter.endpoint');
+  if (protocol === 'grpc') {
+    const [text, key] = logs !== undefined ? [logs, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT']
+      : base !== undefined ? [base, 'OTEL_EXPORTER_OTLP_ENDPOINT']
+        : file !== undefined ? [file, 'exporter.endpoint'] : [undefined, ''];
+    return text === undefined ? GRPC_DEFAULT : grpcAddress(text, key, insecureFlag(env, ex));
+  }
+  if (logs !== undefined) return httpUrl(logs, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT');
+  if (base !== undefined) return `${httpUrl(base, 'OTEL_EXPORTER_OTLP_ENDPOINT')}${LOGS_PATH}`;
+  if (file !== undefined) {
+    const url = httpUrl(file, 'exporter.endpoint');
+    return url.endsWith(LOGS_PATH) ? url : `${url}${LOGS_PATH}`;
+  }
+  return HTTP_DEFAULT;
+}
+
+/** An http(s) URL without trailing slashes; a bare host:port gets a suggestion rather than "not a URL". */
+function httpUrl(text: string, key: string): string {
+  if (!HAS_SCHEME.test(text)) {
+    // `127.0.0.1:4318` is no URL at all, and `localhost:4318` parses as a URL of scheme "localhost:".
+    throw new ConfigError(key, `needs a scheme: http://${text} (or https:// for TLS) (got "${text}")`);
+  }
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    throw new ConfigError(key, `is not a valid URL (got "${text}")`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(key, `must be an http:// or https:// URL (got "${text}")`);
+  return text.replace(/\/+$/, '');
+}
+
+/** `http(s)://host:port` for a gRPC endpoint written as a URL or as host:port. */
+function grpcAddress(text: string, key: string, insecure: boolean): string {
+  const withScheme = HAS_SCHEME.test(text) ? text : `${insecure ? 'http' : 'https'}://${text}`;
+  let u: URL;
+  try {
+    u = new URL(withScheme);
+  } catch {
+    throw new ConfigError(key, `is not a gRPC endpoint: use http://host:port (plaintext), https://host:port (TLS) or host:port (got "${text}")`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new ConfigError(key, `must be http://host:port (plaintext), https://host:port (TLS) or host:port (got "${text}")`);
+  }
+  if (u.pathname !== '/' && u.pathname !== '') {
+    // A path is what an OTLP/HTTP endpoint has; gRPC names its method itself.
+    throw new ConfigError(key, `a gRPC endpoint is host and port only, without a path: drop "${u.pathname}" (…/v1/logs is for OTLP/HTTP) (got "${text}")`);
+  }
+  if (!HAS_SCHEME.test(text) && u.port === '') throw new ConfigError(key, `names no port: write ${text}:4317 (the OTLP/gRPC port) or the port your collector listens on`);
+  return `${u.protocol}//${u.host}`;
+}
+
+/** OTEL_EXPORTER_OTLP_LOGS_INSECURE, then OTEL_EXPORTER_OTLP_INSECURE, then exporter.insecure; false by default. */
+export function insecureFlag(env: Env, ex: Raw): boolean {
+  for (const key of ['OTEL_EXPORTER_OTLP_LOGS_INSECURE', 'OTEL_EXPORTER_OTLP_INSECURE']) {
+    const v = env[key]?.trim().toLowerCase();
+    if (v === undefined || v === '') continue;
+    if (v !== 'true' && v !== 'false') throw new ConfigError(key, 'must be true or false');
+    return v === 'true';
+  }
+  if (ex.insecure !== undefined && typeof ex.insecure !== 'boolean') throw new ConfigError('exporter.insecure', 'must be true or false');
+  return ex.insecure === true;
+}

@@ -1,0 +1,37 @@
+// Certificates for TLS tests, made by openssl in a temporary directory: a private CA, a server
+// certificate for 127.0.0.1 and localhost, and a client certificate (CN "bridge") for mutual TLS.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface TestCerts {
+  dir: string;
+  /** Paths, for the OTEL_EXPORTER_OTLP_* variables. */
+  paths: { ca: string; serverCert: string; serverKey: string; clientCert: string; clientKey: string };
+  /** The PEM texts, for servers started in the test. */
+  pem: { ca: string; serverCert: string; serverKey: string };
+  remove(): void;
+}
+
+export function makeTestCerts(): TestCerts {
+  const dir = mkdtempSync(join(tmpdir(), 'bridge-certs-'));
+  const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=bridge test CA');
+  const leaves = [
+    ['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
+    ['client', 'bridge', 'extendedKeyUsage=clientAuth'],
+  ] as const;
+  for (const [name, cn, ext] of leaves) {
+    writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
+    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
+    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+  }
+  const p = (f: string): string => join(dir, f);
+  const paths = { ca: p('ca.pem'), serverCert: p('server.pem'), serverKey: p('server.key'), clientCert: p('client.pem'), clientKey: p('client.key') };
+  return {
+    dir, paths,
+    pem: { ca: readFileSync(paths.ca, 'utf8'), serverCert: readFileSync(paths.serverCert, 'utf8'), serverKey: readFileSync(paths.serverKey, 'utf8') },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}

@@ -1,0 +1,40 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stateDirWriteProblem } from '../../../src/cli/state-dir.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'state-dir-test-'));
+});
+afterEach(() => {
+  chmodSync(dir, 0o700);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// root writes everywhere: the permission cases can only fail for another user.
+const asRoot = process.getuid?.() === 0;
+
+describe('stateDirWriteProblem', () => {
+  it('a writable directory, or one that can be created, is no problem (and is created as run would)', () => {
+    expect(stateDirWriteProblem(dir)).toBeUndefined();
+    expect(stateDirWriteProblem(join(dir, 'a', 'b'))).toBeUndefined();
+  });
+
+  it('a path through a file says so in one sentence', () => {
+    writeFileSync(join(dir, 'f'), '');
+    expect(stateDirWriteProblem(join(dir, 'f', 'state'))).toBe(`the state directory ${join(dir, 'f', 'state')} cannot exist: a part of its path is a file, not a directory`);
+    expect(stateDirWriteProblem(join(dir, 'f'))).toBe(`the state directory ${join(dir, 'f')} is a file, not a directory`);
+  });
+
+  it.skipIf(asRoot)('a read-only directory names the user and what to do, not SQLite\'s "unable to open database file"', () => {
+    chmodSync(dir, 0o500);
+    expect(stateDirWriteProblem(dir)).toMatch(new RegExp(`^the state directory ${dir} cannot be created or written by this user \\(uid \\d+\\): permission denied on ${dir}; set BRIDGE_STATE_DIR`));
+  });
+
+  it.skipIf(asRoot)('a parent this user cannot enter is the same sentence, not a stack trace', () => {
+    chmodSync(dir, 0o000);
+    expect(stateDirWriteProblem(join(dir, 'state'))).toMatch(/cannot be created or written by this user \(uid \d+\): permission denied/);
+  });
+});
