@@ -1,4 +1,4 @@
-// Pool enrichment (DESIGN.md diagram: "pool resolver"). For every followed session
+// Pool enrichment (docs/design.md "What it is": the pool resolver). For every followed session
 // configured with a pool, the pool is looked up (GET /browser_pools/{id_or_name}) at start and then
 // every `refreshMs`, once per distinct pool reference however many sessions share it. A resolved
 // pool adds browser.pool.id, browser.pool.name and cloud.region to every later record of its

@@ -21,7 +21,7 @@ export function promoteLayoutShift(data: Data, attrs: Attrs): void {
 
 /**
  * page_lcp: render and load time, element size, and the LCP value itself — render_time, or
- * load_time when render_time is 0 (cross-origin images without Timing-Allow-Origin, per the spec),
+ * load_time when render_time is 0 (cross-origin images without Timing-Allow-Origin, per docs/service-api.md),
  * or `time` when neither is given.
  */
 export function promoteLcp(data: Data, attrs: Attrs): void {
