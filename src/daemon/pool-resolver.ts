@@ -3,7 +3,7 @@
 // every `refreshMs`, once per distinct pool reference however many sessions share it. A resolved
 // pool adds browser.pool.id, browser.pool.name and cloud.region to every later record of its
 // sessions, and its telemetry configuration is checked for conditions the operator must know about
-// (pool.ts poolFindings), each reported once per pool until it clears.
+// (upstream/browser-pool.ts poolFindings), each reported once per pool until it clears.
 //
 // Per pool reference:  pending ──ok──▶ resolved ──refresh──▶ …
 //                         └──error──▶ error (last good attributes are kept) ──retry──▶ …
