@@ -1,6 +1,6 @@
 // Which (session, seq) pairs the sink has received, to count duplicates and, against what the
-// simulator produced, missing events. A `log.record.uid` is `<session id>:<seq>` (DESIGN.md,
-// delivery semantics 4); the seq part is everything after the last colon. One growable bitmap per
+// simulator produced, missing events. A `log.record.uid` is `<session id>:<seq>` (docs/design.md
+// "Delivery semantics": bounded duplicates); the seq part is everything after the last colon. One growable bitmap per
 // session: a million records cost ~125 KB, not a million strings.
 
 export type SeenResult = 'new' | 'duplicate' | 'invalid';

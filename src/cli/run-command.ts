@@ -1,6 +1,6 @@
 // `run`: the daemon. Follows the sessions, serves the HTTP surface, and on SIGTERM/SIGINT stops
-// reading, delivers the spool within the grace period and closes the store (DESIGN.md "Delivery
-// semantics" 6). With --until-ended it exits 0 once every followed session ended and was delivered.
+// reading, delivers the spool within the grace period and closes the store (docs/design.md "Delivery
+// semantics": clean shutdown). With --until-ended it exits 0 once every followed session ended and was delivered.
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load-config.js';

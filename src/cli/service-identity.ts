@@ -1,7 +1,7 @@
 // Is the thing at BROWSER_API_URL the session service, at the right base path? A 404 alone proves
 // neither: an OTLP receiver, a web server or a wrong path prefix all answer 404 to
 // /browsers/{id}/telemetry/stream. Two signals decide, both pure:
-//   1. The service answers every error in its Error shape {code, message} (spec: Endpoints, Errors).
+//   1. The service answers every error in its Error shape {code, message} (docs/service-api.md "Errors").
 //      A 4xx without it comes from something else.
 //   2. At a wrong base path, the service's routes do not exist there: a known route answers exactly
 //      like a route that cannot exist (same status, code and message once paths are blanked out).

@@ -1,6 +1,6 @@
-// The few members of an event a person scanning `tail` wants on its line, per type (spec "Event
-// types and categories"). Pure; reads data after redaction, so masked URLs and headers stay masked.
-// Types the spec does not detail, and future ones, fall back to the members such events usually
+// The few members of an event a person scanning `tail` wants on its line, per type
+// (docs/service-api.md "Event types and categories"). Pure; reads data after redaction, so masked URLs and headers stay masked.
+// Types the written specification does not detail, and future ones, fall back to the members such events usually
 // carry (url, error, status, ...) and finally to compact JSON, so nothing is shown as blank.
 
 type Data = Record<string, unknown>;

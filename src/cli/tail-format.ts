@@ -37,7 +37,7 @@ export function formatEventLine(envelope: Envelope, view: EventView, p: Paint): 
   return `${p.dim(formatTime(ev.ts))} ${severityLabel(view.severity, p)} ${p.cyan(type.padEnd(TYPE_WIDTH))} ${essentials}${truncated}  ${p.dim(`#${envelope.seq}`)}`;
 }
 
-/** The visible warning for missing sequence numbers (DESIGN.md "Loss is never silent"). */
+/** The visible warning for missing sequence numbers (docs/design.md "Delivery semantics"). */
 export function formatGap(first: number, last: number, p: Paint): string {
   const count = last - first + 1;
   const what = count === 1 ? `event #${first} was not received` : `${count} events (#${first}–#${last}) were not received`;

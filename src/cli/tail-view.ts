@@ -1,6 +1,6 @@
 // What `tail` shows of an envelope, computed with the mapping's own rules so the terminal and the
 // collector agree: the severity of the catalogue (mapping/catalogue.ts) and the header and URL masks
-// of the mapping's redaction (DESIGN.md "Secrets"). Dropping bodies (post_data, response bodies,
+// of the mapping's redaction (docs/design.md "Secrets"). Dropping bodies (post_data, response bodies,
 // api_call code) is an export policy and does not apply here: a person following a session live is
 // entitled to what the service shows them.
 import { createBodyTransformer, type WalkState } from '../mapping/body-transform.js';
@@ -60,7 +60,7 @@ export function createTailView(redaction: RedactionOptions, redact: boolean): Ta
       if (isJsonObject(raw)) {
         const masked = transform(ev.type, raw);
         if (state.headersRedacted || state.urlsRedacted) {
-          // The transformer also renames the spec's `true` member to `y`; JSON output keeps the wire name.
+          // The transformer also renames the written specification's `true` member to `y`; JSON output keeps the wire name.
           const data = Object.hasOwn(raw, 'true') && !Object.hasOwn(raw, 'y') ? renameKey(masked, 'y', 'true') : masked;
           return JSON.stringify({ ...envelope, event: { ...ev, data } });
         }

@@ -1,4 +1,4 @@
-// The shared-store side of the supervisor: turns the ownership loop's decisions (pg-rebalancer.ts)
+// The shared-store side of the supervisor: turns the ownership loop's decisions (rebalancer.ts)
 // into following and stopping sessions, moving their spool with them, and keeps the counters.
 //
 //   claimed     → the spool adopts the moved backlog, then the session is followed from its checkpoint

@@ -1,5 +1,5 @@
 // Category and event-type names that operators write (mapping.filters, `tail --categories/--types`)
-// checked against what the service sends (spec "Events"). Categories are a closed set: the ten the
+// checked against what the service sends (docs/service-api.md "Events"). Categories are a closed set: the ten the
 // telemetry configuration has a flag for, plus `monitor`, which has none but is sent; an unknown
 // category can never match, so it is an error listing the valid names. Event types are open: the
 // service adds new ones (docs/upstream-differences.md: types beyond the table pass through), so an unknown type

@@ -1,5 +1,5 @@
 // Builds the BridgeConfig from the YAML file and the environment, once, at start. The environment
-// overrides the file (operator contract in DESIGN.md). Every problem is a ConfigError naming its key;
+// overrides the file (docs/design.md "The operator contract"). Every problem is a ConfigError naming its key;
 // the CLI prints it and exits with code 2.
 import { readFileSync } from 'node:fs';
 import { parseYaml } from './yaml.js';

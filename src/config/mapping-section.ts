@@ -1,6 +1,6 @@
 // The `mapping:` section of the configuration: redaction, screenshots, record size, body format and
-// filters. Parsed and validated once at start (CONVENTIONS: untrusted input is validated where it
-// enters); the mapper precomputes its lookup tables from the result.
+// filters. Parsed and validated once at start (docs/design.md "Conventions": untrusted input is
+// validated where it enters); the mapper precomputes its lookup tables from the result.
 import { ConfigError } from './errors.js';
 import { checkCategories, checkIncludeTypes } from './event-names.js';
 import { optBytes } from './readers.js';
@@ -58,7 +58,7 @@ export interface MappingOptions {
 /** The value every masked secret is replaced by (the semantic conventions' choice for url.full). */
 export const REDACTED = 'REDACTED';
 
-/** Authorization, cookies and API-key/token style headers (DESIGN.md "Secrets"). */
+/** Authorization, cookies and API-key/token style headers (docs/design.md "Secrets"). */
 export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
   'authorization',
   'proxy-authorization',
@@ -78,7 +78,7 @@ export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
 /**
  * Signature-like query parameters: the semantic conventions' list for url.full (AWSAccessKeyId,
  * Signature, sig, X-Goog-Signature) widened to the usual cloud and OAuth names, and `jwt`, which the
- * service itself puts on connection URLs (spec "Authentication" rule 6).
+ * service itself puts on connection URLs (docs/service-api.md "Authentication" 3).
  */
 export const DEFAULT_REDACTED_QUERY_PARAMS: readonly string[] = [
   'awsaccesskeyid',

@@ -1,5 +1,5 @@
 // The validated configuration the rest of the bridge reads. Built once at start by load-config.ts
-// from the YAML file and the environment (the operator contract in DESIGN.md).
+// from the YAML file and the environment (docs/design.md "The operator contract").
 import type { MappingOptions } from './mapping-section.js';
 import type { AttributeValue } from '../vocabulary/log-record.js';
 import type { TlsFiles } from './tls.js';
@@ -25,7 +25,7 @@ export interface UpstreamConfig {
   url: string;
   apiKey?: string;
   apiKeyFile?: string;
-  /** No bytes (not even a keepalive) for this long means a dead connection (spec: keepalive every 15 s). */
+  /** No bytes (not even a keepalive) for this long means a dead connection (docs/service-api.md "Stream telemetry events" rule 2). */
   idleTimeoutMs: number;
   connectTimeoutMs: number;
   backoff: BackoffConfig;

@@ -1,9 +1,9 @@
-// Pool enrichment (DESIGN.md diagram: "pool resolver"). For every followed session
+// Pool enrichment (docs/design.md "What it is": the pool resolver). For every followed session
 // configured with a pool, the pool is looked up (GET /browser_pools/{id_or_name}) at start and then
 // every `refreshMs`, once per distinct pool reference however many sessions share it. A resolved
 // pool adds browser.pool.id, browser.pool.name and cloud.region to every later record of its
 // sessions, and its telemetry configuration is checked for conditions the operator must know about
-// (pool.ts poolFindings), each reported once per pool until it clears.
+// (upstream/browser-pool.ts poolFindings), each reported once per pool until it clears.
 //
 // Per pool reference:  pending ──ok──▶ resolved ──refresh──▶ …
 //                         └──error──▶ error (last good attributes are kept) ──retry──▶ …

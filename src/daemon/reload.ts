@@ -1,4 +1,4 @@
-// Configuration reload (SIGHUP, or the configuration file changed; DESIGN.md "Operator contract").
+// Configuration reload (SIGHUP, or the configuration file changed; docs/design.md "The operator contract").
 //
 // One reload, in order:
 //   1. Read the file and the environment again and validate them exactly as at start. A

@@ -2,7 +2,7 @@
 //
 // `concurrency` workers each claim the next segments (the spool serializes claims, so nothing is
 // claimed twice), build one request from their payloads as they are, send it, and acknowledge the
-// claim only after the collector answered success (docs/design.md "Delivery semantics" 1). This is the
+// claim only after the collector answered success (docs/design.md "Delivery semantics": at-least-once). This is the
 // one retry layer:
 //   - success: acknowledged; a partial success counts the records the collector rejected;
 //   - retryable (429, 502, 503, 504, network, timeout): waits max(Retry-After, backoff), then again;

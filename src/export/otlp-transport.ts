@@ -1,5 +1,5 @@
-// Sends one OTLP/HTTP logs request and says what happened as a value (CONVENTIONS.md: results at
-// I/O boundaries are values): success (with the partial-success count read from the response),
+// Sends one OTLP/HTTP logs request and says what happened as a value (docs/design.md "Conventions":
+// results at I/O boundaries are values): success (with the partial-success count read from the response),
 // retryable (with the server's Retry-After), or failure (with its status). There is no retry here:
 // delivery owns the one retry layer.
 //

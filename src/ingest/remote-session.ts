@@ -1,5 +1,5 @@
 // A session followed by an ingest worker, as the supervisor sees it (the FollowedSession of
-// session.ts). Commands go to the worker as messages; status() answers at once from the worker's
+// session/session-pipeline.ts). Commands go to the worker as messages; status() answers at once from the worker's
 // latest report (at most one report interval old) with the delivered seq, which only the main
 // thread knows, kept here. A stop waits for the worker's answer, which comes after the session's
 // last records: once stop() resolves, nothing more of this session reaches the spool.

@@ -4,11 +4,12 @@
 // the store and delivery, so durability and ordering are decided in one place exactly as without
 // workers: a checkpoint still moves only in the transaction that spools its records.
 //
-// Lifecycle: started by pool.ts with the configuration → follow / spec / enrich / stop messages for
+// Lifecycle: started by worker-group.ts with the configuration → follow / spec / enrich / stop messages for
 // single sessions, `mapping` on a configuration reload → terminated by the main thread once every
 // session was stopped. Every `report` interval the worker sends its sessions' status and the facts
-// its sessions and mapper emitted (fact-relay.ts). An exception nobody catches ends the worker; the main thread then follows its
-// sessions again from their checkpoints (pool.ts), so nothing read and not spooled is lost.
+// its sessions and mapper emitted (fact-relay.ts). An exception nobody catches ends the worker; the
+// main thread then follows its sessions again from their checkpoints (worker-group.ts), so nothing
+// read and not spooled is lost.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createMapper } from '../mapping/mapper.js';
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';

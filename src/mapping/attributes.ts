@@ -1,4 +1,4 @@
-// Attribute names of the log record contract (DESIGN.md "Log record contract") and the base
+// Attribute names of the log record contract (docs/design.md "The log-record contract") and the base
 // attributes every event record carries. Semantic-convention names where one exists, `browser.*`
 // otherwise.
 import { boundedMemo } from '../util/bounded-memo.js';
@@ -106,7 +106,7 @@ function isScalar(v: unknown): v is string | number | boolean {
 const metadataName = boundedMemo(1024, (key) => ATTR.sourceMetadataPrefix + key);
 
 /**
- * Encodes `event.source` (BrowserEventSource: structure not shown in the spec) so that it can be
+ * Encodes `event.source` (BrowserEventSource: its structure is not published; docs/service-api.md "Envelope") so that it can be
  * restored exactly (test/helpers/rebuild-envelope.ts does): string kind/event and scalar metadata
  * as plain attributes, non-scalar metadata as JSON text (listed in metadata_json_keys), anything
  * else as JSON in source.extra.

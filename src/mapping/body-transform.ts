@@ -150,8 +150,8 @@ export function createBodyTransformer(
     transform(type, data, state) {
       transformer.lastDropped = undefined;
       let body = data;
-      // The spec carries the y coordinate in a member named `true` (a YAML artefact, DESIGN.md
-      // "Notes on the event catalogue"); the live service sends `y`. Export `y` either way.
+      // The written specification carries the y coordinate in a member named `true` (a YAML artefact,
+      // docs/service-api.md "Event types and categories"); the live service sends `y`. Export `y` either way.
       if (Object.hasOwn(data, 'true') && !Object.hasOwn(data, 'y')) body = renameKey(data, 'true', 'y');
       const rule = drops.get(type);
       if (

@@ -1,5 +1,5 @@
-// The event catalogue as the mapper's lookup table: the spec's table ("Events": "Event types and
-// categories"), then the types the service sends beyond it, with the categories and shapes its own
+// The event catalogue as the mapper's lookup table: the written table (docs/service-api.md "Event
+// types and categories", rows marked "written"), then the types the service sends beyond it, with the categories and shapes its own
 // source shows (kernel/kernel-images server/lib/events, cdpmonitor; the Node SDK's
 // BrowserTelemetryEvent union). Per type: the category, the severity rule and the promotions.
 // docs/mapping.md is the same table in prose; test/unit/mapping holds them equal.
@@ -27,7 +27,7 @@ type Attrs = Record<string, AttributeValue>;
 
 export interface CatalogueEntry {
   type: string;
-  /** The category the spec (or, beyond its table, the service) assigns; undefined for unknown types. */
+  /** The category docs/service-api.md lists for the type; undefined for unknown types. */
   category: string | undefined;
   /** Severity number from the (redacted) body; `{}` when the event has no data. */
   severity(type: string, data: Data): number;
@@ -85,7 +85,7 @@ const entry = (type: string, severity: CatalogueEntry['severity'], promote: Cata
 
 const INFO = fixed(SEVERITY.INFO);
 
-/** Every type of the spec's table, in its order. */
+/** Every type of the written table, in its order. */
 export const CATALOGUE: readonly CatalogueEntry[] = [
   entry('console_log', (_t, d) => consoleLevelSeverity(d.level), promoteConsoleLog),
   // console.error calls and uncaught exceptions alike; the latter are told apart by exception.*.
@@ -117,7 +117,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   entry('captcha_solve_result', captchaSeverity, promoteCaptchaChallenge),
 ];
 
-/** Types the spec names without category or data (their shapes are in SERVICE_TYPES). */
+/** Types the written specification names without category or data (their shapes are in SERVICE_TYPES). */
 export const NAMED_WITHOUT_DETAIL: readonly string[] = [
   'page_navigation',
   'page_navigation_settled',
@@ -129,7 +129,7 @@ export const NAMED_WITHOUT_DETAIL: readonly string[] = [
 ];
 
 /**
- * Types beyond the spec's table, as the service sends them: the seven it names without detail and
+ * Types beyond the written table, as the service sends them: the seven it names without detail and
  * the captcha task/challenge events it does not name at all.
  */
 export const SERVICE_TYPES: readonly CatalogueEntry[] = [

@@ -1,4 +1,4 @@
-// The cdp_command methods of the spec ("cdp_command" table), with the members each variant carries.
+// The cdp_command methods (docs/service-api.md "cdp_command"), with the members each variant carries.
 // The mapper treats every method alike (INFO, browser.cdp.method, y normalization, enums passed
 // through unchanged); this table exists so docs/mapping.md, the tests and the generators cover each
 // method by name. `required` are the bold members; `coordinates` marks variants with x and y.
@@ -59,5 +59,5 @@ export const CDP_METHODS: readonly CdpMethod[] = [
   m('Autofill.trigger', ['field_id'], ['address_field_count', 'frame_id', 'mode']),
 ];
 
-/** Members every variant may carry besides `method` (spec: "Members common to every variant"). */
+/** Members every variant may carry besides `method` (docs/service-api.md "cdp_command"). */
 export const CDP_COMMON_MEMBERS: readonly string[] = ['command_id', 'connection_id', 'session_id'];

@@ -1,4 +1,4 @@
-// The record that makes loss visible (DESIGN.md "Delivery semantics" 3): a jump in `seq` that the
+// The record that makes loss visible (docs/design.md "Delivery semantics": loss is repaired, or reported): a jump in `seq` that the
 // archive could not repair becomes one record naming the missing range and why it is missing,
 // instead of silently continuing. A session whose end was not seen and whose tail the archive could
 // not supply gets one too, with an open range: its size is unknown, and saying so is the point.

@@ -1,4 +1,4 @@
-// Event → log record (DESIGN.md "Log record contract"; docs/mapping.md is the full table).
+// Event → log record (docs/design.md "The log-record contract"; docs/mapping.md is the full table).
 //
 // Per event, in order: filters → body (one walk: y normalization, redaction, size estimate) →
 // base attributes → screenshot policy → promotions and severity from the catalogue → size limit →

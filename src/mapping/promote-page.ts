@@ -22,7 +22,7 @@ export function promoteLayoutShift(data: Data, attrs: Attrs): void {
 /**
  * page_lcp: render and load time (milliseconds from the page's time origin, as the service sends
  * them), element size (square pixels), and the LCP value itself in milliseconds — render_time, or
- * load_time when render_time is 0 (cross-origin images without Timing-Allow-Origin, per the spec),
+ * load_time when render_time is 0 (cross-origin images without Timing-Allow-Origin, per docs/service-api.md),
  * or `time` when neither is given.
  */
 export function promoteLcp(data: Data, attrs: Attrs): void {

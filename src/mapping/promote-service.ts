@@ -1,4 +1,4 @@
-// Promotions for the event types the service sends beyond the spec's table (captcha tasks and
+// Promotions for the event types the service sends beyond the written table (docs/service-api.md) (captcha tasks and
 // challenges, proxy errors, VM health), with the shapes its source shows (kernel/kernel-images
 // server/lib/events and cdpmonitor; the Node SDK's BrowserTelemetryEvent union).
 import { ATTR } from './attributes.js';

@@ -1,4 +1,4 @@
-// Header masking (DESIGN.md "Secrets"): values of authorization, cookie,
+// Header masking (docs/design.md "Secrets"): values of authorization, cookie,
 // set-cookie, proxy-authorization and API-key/token style headers are replaced by `REDACTED` in
 // request and response headers. BrowserHttpHeaders is "forwarded as-is from CDP without
 // normalization", so both shapes a header list takes in the wild are handled: an object of

@@ -63,7 +63,7 @@ function withoutPng(body: { [key: string]: JsonValue }): { [key: string]: JsonVa
 
 export function createScreenshotHandler(
   options: ScreenshotOptions,
-  /** The size limit of a record carrying an inline PNG (options.ts screenshotRecordBytes). */
+  /** The size limit of a record carrying an inline PNG (config/mapping-section.ts screenshotRecordBytes). */
   maxRecordBytes: number,
   emit: Emit,
   sink: ScreenshotSink | undefined,

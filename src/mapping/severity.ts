@@ -5,7 +5,7 @@ import { SEVERITY } from './severity-levels.js';
 
 /**
  * Browser console types (the CDP Runtime.consoleAPICalled `type`, passed through "unfiltered" by
- * the service, spec console_log.level) to severities. Unknown levels are INFO.
+ * the service; docs/service-api.md, console_log) to severities. Unknown levels are INFO.
  */
 export const CONSOLE_LEVEL_SEVERITY: ReadonlyMap<string, number> = new Map([
   ['trace', SEVERITY.TRACE],
@@ -64,7 +64,7 @@ export const typeNameSeverity = boundedMemo(1024, (type): number => {
 });
 
 /**
- * Types whose data shape the spec does not show (and future types): the highest of the name rule,
+ * Types whose data shape the written specification does not show (and future types): the highest of the name rule,
  * the HTTP rule on an integer `status` in 100–599, and the console rule on a string `level`.
  */
 export function genericSeverity(type: string, data: Record<string, unknown> | null | undefined): number {

@@ -1,4 +1,4 @@
-// BrowserCallStack (spec "BrowserCallStack (in console events)") rendered the way browsers print an
+// BrowserCallStack (docs/service-api.md "Event types and categories", call stacks) rendered the way browsers print an
 // uncaught exception, for exception.stacktrace:
 //
 //   TypeError: x is not a function

@@ -1,4 +1,4 @@
-// The bridge's HTTP surface on BRIDGE_LISTEN (DESIGN.md "Operator contract"):
+// The bridge's HTTP surface on BRIDGE_LISTEN (docs/design.md "The operator contract"):
 //   GET /healthz            the process is alive and its event loop turns
 //   GET /readyz             the store is writable and the configuration loaded (503 + reasons otherwise)
 //   GET /metrics            Prometheus text

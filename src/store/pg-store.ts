@@ -1,5 +1,5 @@
-// PostgreSQL implementation of the Store, shared by several replicas (DESIGN.md "Scale beyond one
-// machine").
+// PostgreSQL implementation of the Store, shared by several replicas (docs/design.md "Scale beyond
+// one machine").
 //
 // Ownership and fencing: every session row has an `owner` (a replica id) and a `lease_epoch` that
 // is bumped on every change of owner (claim and release). This process remembers, per session it

@@ -2,7 +2,7 @@
 //
 // Durability: WAL with synchronous=NORMAL. A committed transaction survives a killed process
 // (kill -9); after a power loss the last transactions may roll back, and because segments and
-// checkpoints roll back together, the service replays what was lost (DESIGN.md "Gap-free resume").
+// checkpoints roll back together, the service replays what was lost (docs/design.md "Delivery semantics": gap-free resume).
 // Statements are prepared once; one row per session per commit (a segment), never one per event.
 //
 // The file is marked as the bridge's own (application_id) and carries its schema version, so a

@@ -1,6 +1,6 @@
 // The durable state of the bridge behind an asynchronous interface, so a networked implementation
 // (several replicas following one set of sessions) can replace the embedded SQLite store without
-// touching the pipeline (DESIGN.md "Scale beyond one machine"). One contract test suite runs against
+// touching the pipeline (docs/design.md "Scale beyond one machine"). One contract test suite runs against
 // every implementation.
 import type { SessionSpec } from '../config/schema.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';

@@ -12,7 +12,7 @@
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 
 export interface Frame {
-  /** The `id:` field; the spec says it equals the envelope's seq. */
+  /** The `id:` field; it equals the envelope's seq (docs/service-api.md "Stream telemetry events" rule 1). */
   id: string | undefined;
   data: string;
 }

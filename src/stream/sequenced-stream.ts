@@ -99,7 +99,7 @@ export class SequencedStream {
     const parsed = parseEnvelope(frame.data);
     if (!parsed.ok) return this.malformed(frame, parsed.reason, out);
     const env = parsed.envelope;
-    // The spec says id: equals seq; when it does not, neither can be trusted to place the frame.
+    // id: equals seq (docs/service-api.md "Stream telemetry events" rule 1); when it does not, neither can be trusted to place the frame.
     if (frame.id !== undefined && frame.id !== String(env.seq)) return this.malformed(frame, 'id: disagrees with the envelope seq', out);
     const sourceId = sourceIdOf(env);
     const d = this.seq.decide(env.seq, sourceId);

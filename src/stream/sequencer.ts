@@ -1,7 +1,7 @@
 // Per-session sequence bookkeeping, pure: decides for each envelope whether it is new, a duplicate,
 // preceded by a gap, or the start of a new service epoch.
 //
-// Rules (spec "Stream telemetry events"; DESIGN.md "Stream rules" and "Notes on the real service"):
+// Rules (docs/service-api.md "Stream telemetry events"; docs/upstream-differences.md "The stream"):
 // - `seq` is counted in memory by the in-VM API process and restarts at 1 with it; every event
 //   carries `source.metadata.telemetry_session_id`, which changes with the process. A different
 //   source id than the epoch's is therefore a new epoch, whatever the seq: this catches a restart
@@ -10,7 +10,7 @@
 // - Without a source id to go by, seq going backwards after at least one accepted event on the SAME
 //   connection is a new epoch too; at the start of a connection it is a replay (duplicates).
 // - After a restart of the bridge the epoch's source id is not known yet. A connection that resumed
-//   with Last-Event-ID N must only ever see seqs above N in the same epoch (spec rule 6), so a first
+//   with Last-Event-ID N must only ever see seqs above N in the same epoch (docs/service-api.md "Stream telemetry events" rule 3), so a first
 //   event at or below N that carries a source id is the service numbering again from 1: a new epoch.
 // - seq ≤ last accepted (same epoch) → duplicate, dropped and counted;
 // - seq > last + 1 → the events in between are missing: a gap [last+1, seq-1] precedes the event;

@@ -1,6 +1,6 @@
 // Follows one session's telemetry stream for as long as the session lives.
 //
-// State machine (spec "Stream telemetry events"; DESIGN.md "Stream rules"):
+// State machine (docs/service-api.md "Stream telemetry events"):
 //
 //   connecting ──200 text/event-stream──▶ streaming ──body ends / reset / idle 45 s──▶ backoff ─┐
 //      ▲  │                                                                                     │
@@ -128,7 +128,7 @@ export class Subscriber {
     this.sink.report(detail === undefined ? { type: 'state', state: s } : { type: 'state', state: s, detail });
   }
 
-  /** Last-Event-ID once the session has a position (spec rule 6); before that the start rule decides. */
+  /** Last-Event-ID once the session has a position (docs/service-api.md "Stream telemetry events" rule 3); before that the start rule decides. */
   private position(): StreamPosition {
     if (this.stream.lastSeq > 0) return { lastEventId: this.stream.lastSeq, replayAll: false };
     // A new epoch with nothing accepted yet, or `oldest`: from the oldest retained event. `latest`
@@ -163,7 +163,7 @@ export class Subscriber {
       switch (result.status) {
         case 404:
         case 410: {
-          // Both mean the session does not exist any more (spec "Errors"): it ended.
+          // Both mean the session does not exist any more (docs/service-api.md "Stream telemetry events" rule 7): it ended.
           const owed: StreamItem[] = [];
           this.stream.sessionEnded(owed);
           await this.sink.ended(owed, detail);

@@ -1,4 +1,4 @@
-// The service's Error shape (spec "Errors"): {code, message, details?, inner_error?}. Bodies of
+// The service's Error shape (docs/service-api.md "Errors"): {code, message, details?, inner_error?}. Bodies of
 // non-2xx answers are parsed into it; anything else becomes a synthetic error that still names the
 // status. Never includes request headers, so the API key cannot leak through an error message.
 

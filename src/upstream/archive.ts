@@ -1,5 +1,5 @@
-// The service's telemetry archive (GET /browsers/{id}/telemetry/events; not in spec/, see
-// DESIGN.md "Notes on the real service"): every event of a session, outliving the session, read in
+// The service's telemetry archive (GET /browsers/{id}/telemetry/events; docs/service-api.md "Archive",
+// docs/upstream-differences.md "The archive"): every event of a session, outliving the session, read in
 // pages of at most 100 with an opaque offset cursor. The bridge reads it to repair what the stream
 // could not deliver (evicted events, frames that did not decode, a service restart, the tail of a
 // session that ended unseen).

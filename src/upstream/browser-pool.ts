@@ -1,8 +1,8 @@
-// The browser pool resource (spec "Resources → Browser pool" and "Telemetry configuration"), as
+// The browser pool resource (docs/service-api.md "Browser pool" and "Capture rules"), as
 // answered by GET /browser_pools/{id_or_name}. The body is untrusted: it is validated once here into
 // a typed object, and everything downstream (pool resolver, `pool`, `check`) reads only that.
 //
-// The spec does not say which members are required ("not shown"), so only `id` is: without it the
+// The service does not say which members are required, so only `id` is: without it the
 // pool cannot be named in attributes. A member present with the wrong type is ignored and named in
 // `ignored` (never its value), so a service version that changes a shape degrades to "unknown"
 // instead of failing the lookup.
@@ -32,7 +32,7 @@ export interface PoolTelemetry {
 export interface BrowserPool {
   id: string;
   name?: string;
-  /** As the pool gives it (spec values `us-east`, `eu-west`; others are passed through). */
+  /** As the pool gives it (documented values `us-east`, `eu-west`; others are passed through). */
   region?: string;
   createdAt?: string;
   acquiredCount?: number;
@@ -197,7 +197,7 @@ export interface PoolFinding {
 }
 
 /**
- * The conditions of DESIGN.md's pool resolver: every category off (an empty stream), the pool
+ * The conditions the pool resolver reports (docs/service-api.md "Capture rules"): every category off (an empty stream), the pool
  * exporting OTLP itself (double delivery), excluded cdp_command methods. An unstated flag means the
  * real service's default for that category (DEFAULT_ON_CATEGORIES): "every category off" needs the
  * operational ones stated false and no opt-in one stated true.
@@ -222,7 +222,7 @@ export function poolFindings(pool: BrowserPool): PoolFinding[] {
   return out;
 }
 
-/** The attributes pool enrichment adds to every record of a session (DESIGN.md "Log record contract"). */
+/** The attributes pool enrichment adds to every record of a session (docs/design.md "The log-record contract"). */
 export function poolAttributes(pool: BrowserPool): Record<string, string> {
   const attrs: Record<string, string> = { 'browser.pool.id': pool.id };
   if (pool.name !== undefined) attrs['browser.pool.name'] = pool.name;

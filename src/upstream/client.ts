@@ -1,6 +1,6 @@
 // HTTP client of the session service (undici). Three operations: streamBrowserTelemetry and the
-// browser pool lookup (spec "Endpoints"), and the telemetry archive the real service also has
-// (DESIGN.md "Notes on the real service"; see upstream/archive.ts). Results at this boundary are values, not
+// browser pool lookup, and the telemetry archive (docs/service-api.md "Stream telemetry events",
+// "Browser pool", "Archive"; see upstream/archive.ts). Results at this boundary are values, not
 // exceptions, except for network failures (connection refused, reset, timeout), which throw.
 import { request, type Dispatcher } from 'undici';
 import type { TlsFiles } from '../config/tls.js';
@@ -15,9 +15,9 @@ import { parseRetryAfter } from '../util/backoff.js';
 const STREAM_HIGH_WATER_MARK = 16 * 1024;
 
 export interface StreamPosition {
-  /** Resume strictly after this seq (Last-Event-ID); wins over replayAll (spec rule 6). */
+  /** Resume strictly after this seq (Last-Event-ID); wins over replayAll (docs/service-api.md "Stream telemetry events" rule 3). */
   lastEventId?: number;
-  /** replay=all: start from the oldest retained event (spec rule 5). */
+  /** replay=all: start from the oldest retained event (docs/service-api.md "Stream telemetry events" rule 3). */
   replayAll: boolean;
 }
 

@@ -1,9 +1,9 @@
-// The wire format of one telemetry frame (spec: "Telemetry event envelope and event base").
+// The wire format of one telemetry frame (docs/service-api.md "Envelope").
 // Frames are untrusted input: they are validated once here, where they enter, and everything
 // downstream works with these types.
 import { isRecord } from '../util/guards.js';
 
-/** BrowserEventSource: its structure is "not shown" in the spec; these members are what the service sends. */
+/** BrowserEventSource: these members are what the service sends (docs/service-api.md "Envelope"). */
 export interface EventSource {
   kind?: string;
   event?: string;

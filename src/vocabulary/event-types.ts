@@ -1,9 +1,10 @@
 // The names the service's events carry, and the one place each event type's category is written
 // down. Everything that names a category or a type (the mapper's catalogue, filters, `tail`, the
-// pool lookup, the simulator, the metrics' label values) reads it from here. See docs/mapping.md for
-// what each type becomes, and docs/upstream-differences.md for the types beyond the specification.
+// pool lookup, the simulator, the metrics' label values) reads it from here. docs/service-api.md
+// "Event types and categories" is the same table in prose (a test holds them equal); docs/mapping.md
+// says what each type becomes.
 
-/** The categories a telemetry configuration has an enable flag for (specification, "Capture rules" 1). */
+/** The categories a telemetry configuration has an enable flag for (docs/service-api.md "Capture rules" 1). */
 export const TELEMETRY_CATEGORIES = [
   'captcha', 'connection', 'console', 'control', 'interaction', 'network', 'page', 'platform', 'screenshot', 'system',
 ] as const;
@@ -12,7 +13,7 @@ export type TelemetryCategory = (typeof TELEMETRY_CATEGORIES)[number];
 /** Every category the service sends: the configurable ones and `monitor`, which has no flag. Sorted. */
 export const CATEGORIES: readonly string[] = [...TELEMETRY_CATEGORIES, 'monitor'].sort();
 
-/** Every type of the specification's event table, in its order, with its category. */
+/** Every type of the written specification's event table, in its order, with its category (the "written" rows of docs/service-api.md). */
 export const SPEC_EVENT_TYPES: Readonly<Record<string, string>> = {
   console_log: 'console',
   console_error: 'console',
@@ -44,7 +45,7 @@ export const SPEC_EVENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Types beyond the table, as the running service sends them: the seven the specification names
+ * Types beyond the table, as the running service sends them: the seven the written specification names
  * without category or data, and the captcha task and challenge events it does not name at all.
  */
 export const SERVICE_EVENT_TYPES: Readonly<Record<string, string>> = {

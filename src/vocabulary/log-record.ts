@@ -1,5 +1,5 @@
-// The bridge's own log record: what the mapper produces, what the spool stores (as JSON) and what
-// the exporter turns into an OTLP LogRecord. Plain JSON-able data so it survives the spool unchanged.
+// The bridge's own log record: what the mapper produces and wire/encode-record.ts turns into the
+// protobuf OTLP LogRecord the spool stores and the exporter sends. Plain JSON-able data.
 
 /** A JSON value as it appears in event data; becomes an OTLP AnyValue (objects → kvlist). */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

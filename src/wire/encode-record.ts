@@ -1,7 +1,7 @@
 // BridgeLogRecord → the bytes it travels as: an OTLP `LogRecord` in protobuf, framed as one
 // `ScopeLogs.log_records` entry (tag 2, length, message). A request is then the resource and scope,
 // encoded once, followed by the framed records as they were spooled: repeated fields concatenate
-// in protobuf, so records are never decoded or encoded again (DESIGN.md "Performance envelope").
+// in protobuf, so records are never decoded or encoded again (docs/design.md "Performance envelope").
 //
 // Numbers keep the stock exporter's choice: a safe integer is intValue, anything else doubleValue.
 // Fields: LogRecord{1 time fixed64, 2 severity_number, 3 severity_text, 5 body, 6 attributes,

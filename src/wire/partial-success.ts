@@ -1,6 +1,6 @@
 // The partial-success part of an ExportLogsServiceResponse (OTLP: a 2xx answer may say that some
-// records were rejected). Read per request, so every rejected record is counted (DESIGN.md
-// "Delivery semantics": loss is never silent). Protobuf: ExportLogsServiceResponse{1 partial_success:
+// records were rejected). Read per request, so every rejected record is counted (docs/design.md
+// "Delivery semantics": loss is repaired, or reported). Protobuf: ExportLogsServiceResponse{1 partial_success:
 // {1 rejected_log_records int64, 2 error_message string}}; JSON: {"partialSuccess": {...}}.
 import { readVarint } from './proto-writer.js';
 

@@ -1,5 +1,5 @@
 // A spool segment: the records one session produced between two commits, stored as the bytes they
-// travel as (CONVENTIONS.md 11). The payload is a run of framed records — tag 0x12, varint length,
+// travel as (docs/design.md "Conventions"). The payload is a run of framed records — tag 0x12, varint length,
 // an encoded OTLP LogRecord — which is exactly a run of `ScopeLogs.log_records` entries, so a request
 // is built by concatenating payloads, and the framing alone is enough to split a refused batch.
 import { RECORD_TAG } from './encode-record.js';

@@ -1,4 +1,4 @@
-// The inverse of the mapping (DESIGN.md "Log record contract", invariant): the envelope rebuilt from
+// The inverse of the mapping (docs/design.md "The log-record contract", invariant): the envelope rebuilt from
 // a record's event name, attributes, body and time. Pure; used by tests and by anyone who wants the
 // original event back from a backend. What it cannot restore is documented in docs/mapping.md
 // ("Round trip"): masked values, `true` exported as `y`, `truncated: false` (absent), a PNG not

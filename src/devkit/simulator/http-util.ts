@@ -1,8 +1,8 @@
 // Small response helpers shared by the service API and the control API. Error bodies follow the
-// spec's Error shape: `code` (machine-readable) and `message` (human-readable).
+// service's Error shape (docs/service-api.md "Errors"): `code` (machine-readable) and `message` (human-readable).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
-/** Default application codes per status; the spec leaves the full list "not shown". */
+/** Default application codes per status; the service does not publish the full list. */
 export function defaultErrorCode(status: number): string {
   switch (status) {
     case 400: return 'bad_request';

@@ -1,6 +1,6 @@
-// Browser pool resources (spec: Resources → "Browser pool" and "Telemetry configuration"), as
+// Browser pool resources (docs/service-api.md "Browser pool"), as
 // served by GET /browser_pools/{id_or_name}, and the capture rules a pool's telemetry config implies
-// for event generation (spec: Events → Capture rules).
+// for event generation (docs/service-api.md "Capture rules").
 import { randomBytes } from 'node:crypto';
 
 import { TELEMETRY_CATEGORIES, type TelemetryCategory } from '../../vocabulary/event-types.js';
@@ -33,7 +33,7 @@ export interface SimPoolConfig {
   viewport?: { height: number; width: number; refresh_rate: number };
 }
 
-/** The Browser pool resource of the spec. */
+/** The Browser pool resource (docs/service-api.md "Browser pool"). */
 export interface SimPool {
   id: string;
   name?: string;

@@ -1,5 +1,5 @@
-// The per-session replay buffer (spec: Limits → "Telemetry replay buffer: bounded; oldest events
-// are evicted"; Stream rule 5). A ring of already-formatted frames: seqs inside one service epoch
+// The per-session replay buffer (docs/service-api.md "Limits": bounded, the oldest events are
+// evicted; "Stream telemetry events" rule 3). A ring of already-formatted frames: seqs inside one service epoch
 // are contiguous, so the frame of seq s sits at a fixed offset from the oldest and lookup is O(1).
 // Each envelope is serialised exactly once, when pushed; every connection shares the string.
 

@@ -1,8 +1,8 @@
 // The service operations the bridge uses: GET /browsers/{id}/telemetry/stream and
-// GET /browser_pools/{id_or_name} (spec: Endpoints), and the archive the real service also has,
-// GET /browsers/{id}/telemetry/events (DESIGN.md "Notes on the real service"; absent when the
+// GET /browser_pools/{id_or_name}, and the archive the real service also has,
+// GET /browsers/{id}/telemetry/events (docs/service-api.md "Archive"; absent when the
 // simulator runs with archiveSize 0, as an older service). Order of checks on the stream, by
-// design: bearer auth first (spec: Authentication 3), then injected faults, then the session lookup
+// design: bearer auth first (docs/service-api.md "Authentication" 2), then injected faults, then the session lookup
 // (502 while an ended session's VM goes away, then 404), then the stream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson } from './http-util.js';

@@ -1,11 +1,11 @@
-// One simulated browser session and its telemetry (spec: Events; Stream telemetry events).
+// One simulated browser session and its telemetry (docs/service-api.md "Events", "Stream telemetry events").
 //
 // State machine:
 //   live ──end()──▶ ended (final). While live, every generated event takes the next seq, is
 //   serialised once into a frame, appended to the bounded replay buffer and to the archive, and
 //   offered to every open connection. end() stops production and resets every connection (the VM
 //   goes away; the last unsent frame may be cut in half); the next stream requests answer 502
-//   (faults.endedServerErrors), then 404 (spec: Errors). The archive outlives the session.
+//   (faults.endedServerErrors), then 404 (docs/service-api.md "Stream telemetry events" rule 6). The archive outlives the session.
 //   restartService() keeps the session live but starts a new epoch, as when the in-VM API process
 //   restarts and loses its memory: connections drop, seq restarts at 1, the buffer is emptied and
 //   events carry a new telemetry_session_id.

@@ -41,7 +41,7 @@ class SimulatorImpl implements Simulator {
     this.archiveSize = opts.archiveSize ?? 200_000;
     const ctx: ServiceContext = {
       apiKeys: new Set(opts.apiKeys ?? ['sim-key']),
-      keepaliveMs: opts.keepaliveMs ?? 15_000, // spec: Limits, keepalive every 15 seconds
+      keepaliveMs: opts.keepaliveMs ?? 15_000, // docs/service-api.md "Limits": keepalive every 15 seconds
       faults: () => this.faults, // read at use: callers may replace the object
       sessions: this.sessions,
       pools: this.pools,

@@ -1,4 +1,4 @@
-// Text of SSE frames (spec: Stream telemetry events, rules 1-2). Frames are stored in the default
+// Text of SSE frames (docs/service-api.md "Stream telemetry events", rules 1-2). Frames are stored in the default
 // form `id: <seq>\ndata: <json>\n\n` (never an `event:` field); the fault variants are derived from
 // it only when a fault asks for them, so the common path does no extra work.
 import type { Faults } from './types.js';

@@ -1,4 +1,4 @@
-// One open telemetry stream (spec: Stream telemetry events).
+// One open telemetry stream (docs/service-api.md "Stream telemetry events").
 //
 // State machine:
 //   open ──(caught up)──▶ open, idle: a keepalive comment every keepaliveMs without writes (rule 2)
@@ -14,7 +14,7 @@
 // The connection keeps a cursor (the last seq written) instead of a queue: frames are read from the
 // session's replay buffer when the socket can take them. A consumer that stops reading therefore
 // costs no memory here; if it falls behind further than the buffer holds, the evicted seqs are
-// skipped, and the consumer sees a gap (spec rule 8), just as with the real service.
+// skipped, and the consumer sees a gap (docs/service-api.md "Stream telemetry events" rule 4), just as with the real service.
 import type { ServerResponse } from 'node:http';
 import type { ReplayBuffer } from './replay-buffer.js';
 import { applyTextFaults, keepaliveFrame } from './sse-format.js';

@@ -17,7 +17,7 @@ export interface SimulatorOptions {
    * 0 serves no archive route at all (404), as an older service.
    */
   archiveSize?: number;
-  /** Idle time before a keepalive comment frame, default 15000 (spec: Limits). */
+  /** Idle time before a keepalive comment frame, default 15000 (docs/service-api.md "Limits"). */
   keepaliveMs?: number;
   /** Seed for deterministic event generation; random when absent. */
   seed?: number;
@@ -49,7 +49,7 @@ export interface Faults {
 }
 
 export interface SimSessionOptions {
-  /** false: the stream opens (200) and stays empty (spec: Stream telemetry events, rule 7). */
+  /** false: the stream opens (200) and stays empty (docs/service-api.md "Stream telemetry events" rule 5). */
   telemetry?: boolean;
   /** Pool id or name; an unknown name creates a default pool with that name. */
   pool?: string;

@@ -1,6 +1,6 @@
 // The collector answers 503, then refuses connections, then recovers: nothing is lost, and while
-// the spool is full the bridge stops reading instead of growing memory (DESIGN.md "Delivery
-// semantics" 1 and 5).
+// the spool is full the bridge stops reading instead of growing memory (docs/design.md "Delivery
+// semantics": at-least-once, back-pressure).
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, exited, harness, sleep, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
 

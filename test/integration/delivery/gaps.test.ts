@@ -1,4 +1,4 @@
-// Loss is repaired where possible and never silent (DESIGN.md "Delivery semantics" 3): events the
+// Loss is repaired where possible and never silent (docs/design.md "Delivery semantics"): events the
 // stream did not deliver (evicted from the service's buffer, frames that did not decode, a service
 // restart) are read from the service's archive; what it cannot supply (no archive, `archive: off`)
 // becomes an exact gap record that says why.

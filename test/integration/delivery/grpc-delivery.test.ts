@@ -1,6 +1,6 @@
 // The whole bridge exporting over OTLP/gRPC to the receiver's real gRPC server: configured by the
 // standard variables only, through the same spool and the same single retry layer as OTLP/HTTP
-// (DESIGN.md "Delivery semantics"): outage and recovery lose nothing, partial success is counted,
+// (docs/design.md "Delivery semantics"): outage and recovery lose nothing, partial success is counted,
 // TLS with a client certificate made in the test, and the insecure option where it applies.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FAST, harness, sleep, until, type Harness } from '../../helpers/harness.js';

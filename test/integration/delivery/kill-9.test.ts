@@ -1,6 +1,6 @@
 // The daemon is a real child process, killed with SIGKILL at random moments while sessions
-// stream; after the last restart every event must have reached the receiver (DESIGN.md "Delivery
-// semantics" 2: a crash at any instant loses nothing).
+// stream; after the last restart every event must have reached the receiver (docs/design.md "Delivery
+// semantics", gap-free resume: a crash at any instant loses nothing).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -82,8 +82,8 @@ describe('kill -9', () => {
     const before = new Map(ids.map((id) => [id, perSession(id)]));
     const last = spawnDaemon(env, ['run', '--until-ended']);
     lastOutput = () => last.output();
-    // A session that ends while no bridge reads it answers 404 and its unread tail is gone (spec:
-    // stream rule 3 and errors rule 2), so end them only once the last daemon streams every one.
+    // A session that ends while no bridge reads it answers 404 and its unread tail is gone (docs/service-api.md
+    // "Stream telemetry events" rules 6 and 7), so end them only once the last daemon streams every one.
     await until(() => ids.every((id) => perSession(id) > before.get(id)!), 'the last daemon to stream every session', 30_000);
     // Stop producing, and end the sessions only once the last daemon has caught up with what they
     // produced: on a loaded machine it may still be replaying seconds behind, and an ended session's

@@ -1,4 +1,4 @@
-// A restart of the service's in-VM API process (DESIGN.md "Notes on the real service"): the
+// A restart of the service's in-VM API process (docs/upstream-differences.md "The stream"): the
 // connection drops, seq starts again at 1 and every event carries a new telemetry_session_id. Real
 // services differ in what a reconnect with the old Last-Event-ID then gets: a replay from 1, or
 // nothing until seq passes the old value. Either way the new epoch is delivered, with log.record.uid

@@ -161,7 +161,7 @@ const SHAPES: Record<string, Record<string, G>> = {
   live_view_connect: { session_id: S },
   live_view_disconnect: { session_id: S, duration_ms: N },
   captcha_solve_result: { captcha_type: E('hcaptcha', 'turnstile', 'press_and_hold'), status: E('success', 'failure', 'timeout', 'abandoned'), duration_ms: N, error_code: S, task_id: S, challenge_id: S, website_host: S, website_path: S },
-  // Beyond the spec's table, as the service sends them.
+  // Beyond the written table (docs/service-api.md), as the service sends them.
   page_navigation: { url, frame_id: S, loader_id: S, parent_frame_id: S, session_id: S, target_id: S, target_type: E('page') },
   page_navigation_settled: CONTEXT,
   page_tab_opened: { url, opener_id: S, target_id: S, target_type: E('page'), title: S },

@@ -261,7 +261,7 @@ export const TYPE_CASES: MappingCase[] = [
       attributes: { 'browser.captcha.type': 'turnstile', 'browser.captcha.status': status, 'browser.captcha.challenge_id': 'ch_1', 'error.type': 'ERROR_CAPTCHA_UNSOLVABLE', 'server.address': 'shop.example' },
     }),
   ),
-  // Beyond the spec's table: the shapes the service's source shows (docs/mapping.md "Beyond the spec").
+  // Beyond the written table: the shapes the service's source shows (docs/service-api.md "Event types and categories").
   c('page_navigation', 'top-level navigation', {
     category: 'page',
     data: { session_id: 'S1', target_id: 'T1', target_type: 'page', url: PAGE, frame_id: 'F1', loader_id: 'L2' },

@@ -1,18 +1,19 @@
-// docs/mapping.md and the code must agree: every type and cdp_command method
-// the document lists has a mapping case, the promoted attributes a row lists are exactly those its
-// cases produce, fixed severities match, and the catalogue covers the spec's tables.
-import { existsSync, readFileSync } from 'node:fs';
+// docs/mapping.md, docs/service-api.md and the code must agree: every type and cdp_command method
+// the mapping document lists has a mapping case, the promoted attributes a row lists are exactly
+// those its cases produce, fixed severities match, and the service document's event and method
+// tables are the vocabulary's and the catalogue's.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CATALOGUE, NAMED_WITHOUT_DETAIL, SERVICE_TYPES } from '../../../src/mapping/catalogue.js';
 import { CDP_METHODS } from '../../../src/mapping/cdp-methods.js';
 import { SEVERITY } from '../../../src/mapping/severity-levels.js';
+import { SERVICE_EVENT_TYPES, SPEC_EVENT_TYPES } from '../../../src/vocabulary/event-types.js';
 import { CDP_CASES, TYPE_CASES, type MappingCase } from './cases.js';
 import { isBaseAttribute, mapCase } from './helpers.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const doc = readFileSync(`${root}docs/mapping.md`, 'utf8');
-const specPath = `${root}../shared/spec/browser-session-service.md`;
 
 interface Row {
   key: string;
@@ -53,7 +54,7 @@ const typeRows = rows(doc, '## Event types');
 const methodRows = rows(doc, '## cdp_command methods');
 
 describe('docs/mapping.md "Event types"', () => {
-  it('lists exactly the catalogue, the types beyond the spec, and the unknown rule', () => {
+  it('lists exactly the catalogue, the types beyond the written table, and the unknown rule', () => {
     const expected = [...CATALOGUE.map((e) => e.type), ...SERVICE_TYPES.map((e) => e.type), '*'];
     expect(typeRows.map((r) => r.key).sort()).toEqual(expected.sort());
   });
@@ -83,7 +84,7 @@ describe('docs/mapping.md "Event types"', () => {
 });
 
 describe('docs/mapping.md "cdp_command methods"', () => {
-  it('lists exactly the spec methods the code knows', () => {
+  it('lists exactly the cdp_command methods the code knows', () => {
     expect(methodRows.map((r) => r.key)).toEqual(CDP_METHODS.map((m) => m.method));
   });
   for (const row of methodRows) {
@@ -100,33 +101,62 @@ describe('docs/mapping.md "cdp_command methods"', () => {
   }
 });
 
-// The spec sits beside the repository (../shared); CI clones it there. Skipped when absent.
-describe.skipIf(!existsSync(specPath))('catalogue covers the service specification', () => {
-  const spec = existsSync(specPath) ? readFileSync(specPath, 'utf8') : '';
-  it('every type of the spec table is in the catalogue with its category', () => {
-    const section = spec.slice(spec.indexOf('### Event types and categories'), spec.indexOf('### cdp_command'));
-    const table = rows('\n' + section.replace(/^\| (\w+) \| (\w+) \|/gm, '| `$1` | $2 |'), '### Event types and categories').filter(
-      (r) => r.key !== 'type',
-    );
-    expect(table.length).toBeGreaterThan(20);
-    for (const r of table) {
-      const entry = CATALOGUE.find((e) => e.type === r.key);
-      expect(entry, r.key).toBeDefined();
-      expect(entry?.category).toBe(r.cells[1]);
-    }
-    expect(table.length).toBe(CATALOGUE.length);
+// docs/service-api.md describes the service's events in the repository's own words; its tables are
+// held to the vocabulary (src/vocabulary/event-types.ts), the mapper's catalogue and CDP_METHODS.
+const api = readFileSync(`${root}docs/service-api.md`, 'utf8');
+
+/** Table rows whose first cell is backticked, under `heading` up to the next heading of any level. */
+function apiRows(heading: string): Row[] {
+  const start = api.indexOf(`\n${heading}\n`);
+  if (start === -1) throw new Error(`section ${heading} missing from docs/service-api.md`);
+  const rest = api.slice(start + heading.length + 2);
+  const end = rest.search(/^#/m);
+  return rows(`\n${heading}\n${end === -1 ? rest : rest.slice(0, end)}`, heading);
+}
+
+describe('docs/service-api.md "Event types and categories"', () => {
+  const table = apiRows('### Event types and categories');
+  const asRecord = (from: string): Record<string, string> =>
+    Object.fromEntries(table.filter((r) => r.cells[2] === from).map((r) => [r.key, r.cells[1] as string]));
+
+  it('reads a real table', () => {
+    expect(table.length).toBeGreaterThan(30);
+    for (const r of table) expect(['written', 'service'], r.key).toContain(r.cells[2]);
   });
-  it('every type named without detail has its real shape beyond the spec table', () => {
+  it('the rows marked "written" are SPEC_EVENT_TYPES, in order, with their categories', () => {
+    expect(Object.entries(asRecord('written'))).toEqual(Object.entries(SPEC_EVENT_TYPES));
+  });
+  it('the rows marked "service" are SERVICE_EVENT_TYPES with their categories', () => {
+    expect(asRecord('service')).toEqual({ ...SERVICE_EVENT_TYPES });
+  });
+  it('every row is in the mapper\'s catalogue with the same category, and the catalogue has no other type', () => {
+    const catalogue = [...CATALOGUE, ...SERVICE_TYPES];
+    for (const r of table) expect(catalogue.find((e) => e.type === r.key)?.category, r.key).toBe(r.cells[1]);
+    expect(table.map((r) => r.key).sort()).toEqual(catalogue.map((e) => e.type).sort());
+    expect(CATALOGUE.map((e) => e.type)).toEqual(Object.keys(SPEC_EVENT_TYPES));
+  });
+  it('names exactly the types the written table left without detail, and each has its real shape', () => {
+    const named = new Set([...api.matchAll(/seven the written text names without category or data \(([^)]*)\)/g)].flatMap((m) =>
+      [...(m[1] as string).matchAll(/`(\w+)`/g)].map((x) => x[1] as string)));
+    expect([...named].sort()).toEqual([...NAMED_WITHOUT_DETAIL].sort());
     expect(SERVICE_TYPES.map((e) => e.type)).toEqual(expect.arrayContaining([...NAMED_WITHOUT_DETAIL]));
   });
-  it('the spec names exactly those types without detail', () => {
-    const line = spec.split('\n').find((l) => l.startsWith('Event types whose category and data members:')) ?? '';
-    for (const t of NAMED_WITHOUT_DETAIL) expect(line).toContain(t);
-    expect(line.split(':')[1]?.split(',').length).toBe(NAMED_WITHOUT_DETAIL.length);
+});
+
+describe('docs/service-api.md "cdp_command"', () => {
+  const table = apiRows('### cdp_command');
+  it('lists exactly CDP_METHODS, in order', () => {
+    expect(table.map((r) => r.key)).toEqual(CDP_METHODS.map((m) => m.method));
   });
-  it('every cdp_command method of the spec is in CDP_METHODS', () => {
-    const section = spec.slice(spec.indexOf('### cdp_command'), spec.indexOf('Enumerations (an out-of-set'));
-    const methods = [...section.matchAll(/^\| ([A-Z]\w+\.\w+(?:, [A-Z]\w+\.\w+)*) \|/gm)].flatMap((m) => (m[1] as string).split(', '));
-    expect(methods.sort()).toEqual(CDP_METHODS.map((m) => m.method).sort());
-  });
+  for (const row of table) {
+    const method = CDP_METHODS.find((m) => m.method === row.key);
+    it(`${row.key}: bold members are the required ones, x and y exactly for coordinate variants`, () => {
+      const members = (row.cells[1] ?? '').split(', ').filter((x) => x !== '—');
+      const bold = members.filter((x) => x.startsWith('**')).map((x) => x.replace(/\*/g, ''));
+      const plain = members.filter((x) => !x.startsWith('**'));
+      expect(bold).toEqual(method?.required);
+      expect(plain.filter((x) => x !== 'x' && x !== 'y')).toEqual(method?.optional);
+      expect(plain.includes('x') && plain.includes('y')).toBe(method?.coordinates);
+    });
+  }
 });

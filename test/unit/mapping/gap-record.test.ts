@@ -1,4 +1,4 @@
-// The gap record (DESIGN.md "Delivery semantics" 3).
+// The gap record (docs/design.md "Delivery semantics"; docs/mapping.md "Gap record").
 import { describe, expect, it } from 'vitest';
 import { gapRecord } from '../../../src/mapping/gap-record.js';
 import { CTX } from './helpers.js';

@@ -1,4 +1,4 @@
-// The record contract's invariant (DESIGN.md): the original envelope can be rebuilt from the record,
+// The record contract's invariant (docs/design.md "The log-record contract"): the original envelope can be rebuilt from the record,
 // except for the documented redactions and normalizations (docs/mapping.md "Round trip"). Checked on
 // generated envelopes of every type and cdp_command method, through the bytes the spool holds and
 // the collector receives: the record encoder's protobuf, decoded as a collector would.

@@ -1,4 +1,4 @@
-// The event catalogue (spec: Events → Event types and categories): every type, its fixed category,
+// The event catalogue (docs/service-api.md "Event types and categories"): every type, its fixed category,
 // its generator and its weight in a realistic mix (network and cdp_command traffic dominate, crashes
 // and monitor failures are rare).
 import { captchaChallengeResult, captchaSolveResult, captchaSolveStarted } from './captcha.js';
@@ -21,7 +21,7 @@ export interface CatalogueEntry {
 
 const entry = (category: string, weight: number, generate: (g: GenState) => GenResult): CatalogueEntry => ({ category, weight, generate });
 
-/** Types with a row in the spec's table. */
+/** Types of the written table (the rows marked "written" in docs/service-api.md). */
 const LISTED: Record<string, CatalogueEntry> = {
   console_log: entry('console', 8, consoleLog),
   console_error: entry('console', 3, consoleError),
@@ -55,7 +55,7 @@ const LISTED: Record<string, CatalogueEntry> = {
   captcha_solve_result: entry('captcha', 0.5, captchaSolveResult),
 };
 
-/** Types the spec names without category or data; categories as the real service assigns them. */
+/** Types the written specification names without category or data; categories as the real service assigns them. */
 const UNLISTED: Record<string, CatalogueEntry> = {
   page_navigation: entry('page', 1.5, pageNavigation),
   page_navigation_settled: entry('page', 1, pageNavigationSettled),
@@ -66,7 +66,7 @@ const UNLISTED: Record<string, CatalogueEntry> = {
   system_oom_kill: entry('system', 0.05, systemOomKill),
 };
 
-/** Types the service sends that the spec does not name at all. */
+/** Types the service sends that the written specification does not name at all. */
 const BEYOND_SPEC: Record<string, CatalogueEntry> = {
   captcha_solve_started: entry('captcha', 0.5, captchaSolveStarted),
   captcha_challenge_result: entry('captcha', 0.3, captchaChallengeResult),

@@ -1,5 +1,5 @@
 // cdp_command (control category): one event per browser-control command relayed by the
-// remote-debugging proxy, data discriminated on `method` (spec: Events → cdp_command). Values that
+// remote-debugging proxy, data discriminated on `method` (docs/service-api.md "cdp_command"). Values that
 // could hold secrets are already reduced to lengths, counts, flags, enums or URL schemes by the
 // service, so none appear here.
 import type { GenResult, GenState } from './context.js';
@@ -26,7 +26,7 @@ const id = (g: GenState): string => clip128(g.rng.hex(32).toUpperCase());
 const node = (g: GenState): Members =>
   g.rng.chance(0.5) ? { backend_node_id: g.rng.int(1, 5000), node_id: g.rng.int(1, 5000) } : { object_id: clip128(`${g.rng.int(1e17, 9e17)}.${g.rng.int(1, 9)}.${g.rng.int(1, 99)}`) };
 
-/** x is a number; the y coordinate goes in `y` or the spec's literal `true` member (DESIGN.md). */
+/** x is a number; the y coordinate goes in `y` or the written specification's literal `true` member (docs/service-api.md). */
 function xy(g: GenState, m: Members): Members {
   m.x = g.rng.float(0, 1280, 2);
   setY(g, m, g.rng.float(0, 800, 2));
@@ -135,7 +135,7 @@ const METHODS: Record<string, (g: GenState) => Members> = {
   'Autofill.trigger': (g) => ({ field_id: g.rng.int(1, 9999), address_field_count: g.rng.int(0, 8), frame_id: g.page.frameId, mode: g.rng.pick(['card', 'address']) }),
 };
 
-/** Every cdp_command method of the spec's table, in table order. */
+/** Every cdp_command method of docs/service-api.md "cdp_command", in table order. */
 export const CDP_METHODS: readonly string[] = Object.keys(METHODS);
 
 /** Commands sent on the browser target carry no session_id. */

@@ -1,4 +1,4 @@
-// console_log and console_error (spec: Events → Event types; BrowserCallStack).
+// console_log and console_error, with their call stacks (docs/service-api.md "Event types and categories").
 import type { GenResult, GenState } from './context.js';
 import { LONG_TEXT, UNICODE_TEXTS, cdpSource, pageContext, pageOrigin } from './context.js';
 

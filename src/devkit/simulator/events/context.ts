@@ -143,8 +143,8 @@ export function monitorSource(g: GenState, event: string): EventSource {
 }
 
 /**
- * Sets the y coordinate. The live service sends `y`; the spec's text has a member literally named
- * `true` (a YAML `y:` key read as boolean, see DESIGN.md). Both appear so the bridge handles both.
+ * Sets the y coordinate. The live service sends `y`; the written specification has a member literally
+ * named `true` (a YAML `y:` key read as boolean; docs/service-api.md "Event types and categories"). Both appear so the bridge handles both.
  */
 export function setY(g: GenState, target: Record<string, unknown>, y: number): void {
   if (g.rng.chance(0.85)) target.y = y;

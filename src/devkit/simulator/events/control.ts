@@ -1,5 +1,5 @@
 // api_call (control category): an agent-driven call to the in-VM API that drives the browser
-// (spec: Events → Event types). VM-management calls are platform_api_call (unlisted.ts).
+// (docs/service-api.md "Event types and categories"). VM-management calls are platform_api_call (unlisted.ts).
 import type { GenResult, GenState } from './context.js';
 
 const OPERATIONS = ['click_mouse', 'type_text', 'press_key', 'take_screenshot', 'move_mouse', 'scroll', 'batch_computer_actions', 'execute_playwright_code'];

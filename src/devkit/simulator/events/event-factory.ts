@@ -136,7 +136,7 @@ export class EventFactory {
   }
 
   private build(type: string, r: GenResult): TelemetryEvent {
-    // Key order mirrors the spec's field table; serialised once by the session.
+    // Key order mirrors the envelope's field table (docs/service-api.md "Envelope"); serialised once by the session.
     const event: TelemetryEvent = { ts: this.nowMicros(), type, category: r.category ?? categoryOf(type), source: r.source };
     if (r.data) event.data = r.data;
     if (r.truncated) event.truncated = true;

@@ -1,4 +1,4 @@
-// interaction_click, interaction_key, interaction_scroll_settled (spec: Events → Event types).
+// interaction_click, interaction_key, interaction_scroll_settled (docs/service-api.md "Event types and categories").
 import type { GenResult, GenState } from './context.js';
 import { SELECTORS, UNICODE_TEXTS, cdpSource, pageContext, setY } from './context.js';
 

@@ -1,10 +1,10 @@
-// monitor_* events (spec: Events → Event types; States → Telemetry monitor connection) and the
-// monitor_screenshot of the opt-in screenshot category (Capture rule 3).
+// monitor_* events (docs/service-api.md "Event types and categories") and the
+// monitor_screenshot of the opt-in screenshot category ("Capture rules" 3).
 import type { GenResult, GenState } from './context.js';
 import { monitorSource } from './context.js';
 import { screenshotsBase64 } from './png.js';
 
-/** Some service versions put monitor events under `system` (DESIGN.md: "Notes on the event catalogue"). */
+/** Some service versions put monitor events under `system` (docs/service-api.md "Envelope"). */
 function legacyCategory(g: GenState): { category?: string } {
   return g.rng.chance(0.1) ? { category: 'system' } : {};
 }

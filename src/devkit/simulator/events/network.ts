@@ -1,5 +1,5 @@
-// network_request, network_response, network_loading_failed, network_idle (spec: Events → Event
-// types). Headers and URLs carry credentials on purpose: the bridge must mask them.
+// network_request, network_response, network_loading_failed, network_idle (docs/service-api.md
+// "Event types and categories"). Headers and URLs carry credentials on purpose: the bridge must mask them.
 import type { GenResult, GenState } from './context.js';
 import { LONG_BODY, SECRET_URLS, SITES, cdpSource, monitorSource, nextRequestId, pageContext, pageOrigin, takeRequestId } from './context.js';
 

@@ -1,9 +1,9 @@
-// page_* events of the catalogue (spec: Events → Event types). page_navigation and friends, whose
-// shape the spec does not show, live in unlisted.ts.
+// page_* events of the catalogue (docs/service-api.md "Event types and categories"). page_navigation
+// and friends, whose shape the written specification does not show, live in unlisted.ts.
 import type { GenResult, GenState } from './context.js';
 import { cdpSource, monitorSource, pageContext, pageOrigin } from './context.js';
 
-/** cdp_timestamp: seconds on the browser's monotonic clock, not Unix epoch (spec: page_load). */
+/** cdp_timestamp: seconds on the browser's monotonic clock, not Unix epoch (docs/service-api.md, page_load). */
 function tick(g: GenState): number {
   g.cdpClock = Math.round((g.cdpClock + g.rng.float(0.01, 2, 6)) * 1e6) / 1e6;
   return g.cdpClock;

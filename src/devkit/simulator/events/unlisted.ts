@@ -1,7 +1,7 @@
-// Event types the spec names without showing their category or data (spec: "Event types whose
-// category and data members ... : not shown"), generated with the shapes and categories the real
+// Event types the written specification names without showing their category or data (the rows
+// marked "service" in docs/service-api.md "Event types and categories"), generated with the shapes and categories the real
 // service gives them (kernel/kernel-images cdpmonitor handlers and the Node SDK's
-// BrowserTelemetryEvent union; docs/mapping.md "Beyond the spec").
+// BrowserTelemetryEvent union; docs/mapping.md "Event types").
 import type { GenResult, GenState } from './context.js';
 import { SECRET_URLS, SITES, cdpSource, newPage, pageContext } from './context.js';
 

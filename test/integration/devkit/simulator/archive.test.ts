@@ -1,5 +1,4 @@
-// The simulated telemetry archive against the real service's contract (DESIGN.md "Notes on the real
-// service"): GET /browsers/{id}/telemetry/events, offset paging with an opaque cursor, since/until,
+// The simulated telemetry archive against the real service's contract (docs/service-api.md "Archive"): GET /browsers/{id}/telemetry/events, offset paging with an opaque cursor, since/until,
 // repeated category, desc; it keeps every epoch and outlives the session.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../../src/devkit/simulator/index.js';

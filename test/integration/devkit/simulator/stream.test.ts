@@ -1,4 +1,4 @@
-// The simulated stream endpoint against the spec's "Stream telemetry events" rules, over real sockets.
+// The simulated stream endpoint against docs/service-api.md "Stream telemetry events", over real sockets.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CDP_METHODS, EVENT_TYPES, startSimulator } from '../../../../src/devkit/simulator/index.js';
 import type { Simulator } from '../../../../src/devkit/simulator/index.js';
