@@ -11,6 +11,9 @@ const EPOCH_MESSAGES: Record<EpochReason, string> = {
   resume_ignored: 'the service answered a resume with events at or below Last-Event-ID: it restarted and numbers from 1 again; continuing in a new epoch',
 };
 
+/** Reconnects in a row logged at info: the service's own end of a session takes two. */
+const ROUTINE_RECONNECTS = 2;
+
 /** Every 50th failure in a row is said again (and the first). */
 const sayAgain = (streak: number): boolean => streak === 1 || streak % 50 === 0;
 
@@ -39,8 +42,13 @@ export function logFact(log: Logger, fact: Fact): void {
       log.error({ session: fact.session, seq: fact.seq, type: fact.type, error: fact.error }, 'cannot map event; reported as a gap');
       return;
     case 'reconnect_scheduled': {
-      const level = fact.reason === 'closed' ? 'debug' : fact.reason === 'unauthorized' || fact.reason === 'forbidden' ? 'error' : 'warn';
-      log[level]({ session: fact.session, reason: fact.reason, delayMs: fact.delayMs, detail: fact.detail }, 'stream reconnect scheduled');
+      // The real service ends a session by resetting the connection, answering 502 for a moment,
+      // then 404: two reconnects after a working stream are how sessions end, not a problem. A
+      // failure that persists past them is worth a warning; a refused key is an error at once.
+      const level = fact.reason === 'unauthorized' || fact.reason === 'forbidden' ? 'error'
+        : fact.reason === 'closed' ? 'debug'
+        : fact.attempt <= ROUTINE_RECONNECTS ? 'info' : 'warn';
+      log[level]({ session: fact.session, reason: fact.reason, delayMs: fact.delayMs, attempt: fact.attempt, detail: fact.detail }, 'stream reconnect scheduled');
       return;
     }
     case 'session_ended':

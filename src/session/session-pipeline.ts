@@ -170,7 +170,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
 
   report(ev: SubscriberEvent): void {
     if (ev.type === 'state') this.emit({ f: 'state_changed', session: this.id, state: ev.state, ...(ev.detail !== undefined ? { detail: ev.detail } : {}), at: this.now() });
-    else if (ev.type === 'reconnect') this.emit({ f: 'reconnect_scheduled', session: this.id, reason: ev.reason, delayMs: ev.delayMs, ...(ev.detail !== undefined ? { detail: ev.detail } : {}) });
+    else if (ev.type === 'reconnect') this.emit({ f: 'reconnect_scheduled', session: this.id, reason: ev.reason, delayMs: ev.delayMs, attempt: ev.attempt, ...(ev.detail !== undefined ? { detail: ev.detail } : {}) });
     else this.emit({ f: 'connected', session: this.id, at: this.now() });
   }
 

@@ -41,7 +41,8 @@ export type { ReconnectReason, SubscriberState } from '../vocabulary/session-sta
 /** One fact about the connection, reported once. */
 export type SubscriberEvent =
   | { type: 'state'; state: SubscriberState; detail?: string }
-  | { type: 'reconnect'; reason: ReconnectReason; delayMs: number; detail?: string }
+  /** `attempt`: failed attempts in a row, this one included (1 after a connection that delivered). */
+  | { type: 'reconnect'; reason: ReconnectReason; delayMs: number; attempt: number; detail?: string }
   | { type: 'connected' };
 
 type ReadOutcome = { reason: ReconnectReason; detail?: string };
@@ -195,7 +196,8 @@ export class Subscriber {
   private async retry(reason: ReconnectReason, delayMs: number, detail?: string, state: SubscriberState = 'backoff'): Promise<void> {
     if (this.stopped) return;
     this.setState(state, detail);
-    this.sink.report(detail === undefined ? { type: 'reconnect', reason, delayMs } : { type: 'reconnect', reason, delayMs, detail });
+    const attempt = Math.max(1, this.attempt);
+    this.sink.report(detail === undefined ? { type: 'reconnect', reason, delayMs, attempt } : { type: 'reconnect', reason, delayMs, attempt, detail });
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, delayMs);
       this.wake = () => {

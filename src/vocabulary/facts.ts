@@ -35,7 +35,7 @@ export type Fact =
   | { f: 'archive_unreadable'; session: string; first: number; last: number | undefined; detail: string }
   | { f: 'mapping_failed'; session: string; seq: number; type: string; error: string }
   | { f: 'state_changed'; session: string; state: SubscriberState; detail?: string; at: number }
-  | { f: 'reconnect_scheduled'; session: string; reason: ReconnectReason; delayMs: number; detail?: string }
+  | { f: 'reconnect_scheduled'; session: string; reason: ReconnectReason; delayMs: number; attempt: number; detail?: string }
   | { f: 'connected'; session: string; at: number }
   | { f: 'session_ended'; session: string; lastSeq: number; epoch: number; detail: string }
   // --- the mapper (mapping/mapper.ts; a filtered event is the session's fact: the mapper returns null) ---

@@ -11,13 +11,13 @@ describe('FactRelay', () => {
     r.emit({ f: 'values_redacted', type: 'network_request', kind: 'header', count: 1 });
     r.emit({ f: 'values_redacted', type: 'network_request', kind: 'url', count: 1 });
     r.emit({ f: 'values_redacted', type: 'network_request', kind: 'header', count: 1 });
-    r.emit({ f: 'reconnect_scheduled', session: 'b', reason: 'idle', delayMs: 1 });
+    r.emit({ f: 'reconnect_scheduled', session: 'b', reason: 'idle', delayMs: 1, attempt: 1 });
     expect(r.take()).toEqual([
       { f: 'events_received', count: 5 },
       { f: 'values_redacted', type: 'network_request', kind: 'header', count: 2 },
       { f: 'values_redacted', type: 'network_request', kind: 'url', count: 1 },
       { f: 'gap_recorded', session: 'a', first: 1, last: 2, reason: 'evicted' },
-      { f: 'reconnect_scheduled', session: 'b', reason: 'idle', delayMs: 1 },
+      { f: 'reconnect_scheduled', session: 'b', reason: 'idle', delayMs: 1, attempt: 1 },
     ]);
     expect(r.take()).toEqual([]);
   });

@@ -44,7 +44,7 @@ const CASES: Array<[Fact, Record<string, number>]> = [
   [{ f: 'gap_recorded', session: S, first: 5, last: 9, reason: 'evicted' }, { bridge_gap_records_total: 1, bridge_missing_events_total: 5 }],
   [{ f: 'tail_unknown', session: S, epoch: 0, afterSeq: 4 }, { bridge_gap_records_total: 1, bridge_tails_unknown_total: 1 }],
   [{ f: 'archive_repaired', session: S, first: 1, last: 3, reason: 'malformed', repaired: 3 }, { bridge_archive_repaired_events_total: 3 }],
-  [{ f: 'reconnect_scheduled', session: S, reason: 'idle', delayMs: 10 }, { 'bridge_reconnects_total{reason="idle"}': 1 }],
+  [{ f: 'reconnect_scheduled', session: S, reason: 'idle', delayMs: 10, attempt: 1 }, { 'bridge_reconnects_total{reason="idle"}': 1 }],
   [{ f: 'event_filtered', session: S, type: 'foo_bar', category: 'newcat', count: 2 }, { 'bridge_events_filtered_total{category="other"}': 2 }],
   [{ f: 'event_filtered', type: 'console_log', category: 'console', count: 1 }, { 'bridge_events_filtered_total{category="console"}': 1 }],
   [{ f: 'record_oversized', type: 'console_log', action: 'body_cut', count: 1 }, { 'bridge_records_oversized_total{action="body_cut"}': 1 }],
@@ -117,5 +117,15 @@ describe('facts → log lines', () => {
     createFactSink(m, log)({ f: 'tail_unknown', session: S, epoch: 2, afterSeq: 40 });
     expect((await series(m)).get('bridge_tails_unknown_total')).toBe(1);
     expect(lines()[0]).toMatchObject({ session: S, epoch: 2, afterSeq: 40 });
+  });
+});
+
+describe('reconnect lines', () => {
+  it('the first two in a row are routine (info: how the service ends a session), the third a warning; a refused key an error at once', () => {
+    const { log, lines } = capture();
+    for (const attempt of [1, 2, 3]) logFact(log, { f: 'reconnect_scheduled', session: S, reason: 'server_error', delayMs: 100, attempt });
+    logFact(log, { f: 'reconnect_scheduled', session: S, reason: 'unauthorized', delayMs: 100, attempt: 1 });
+    logFact(log, { f: 'reconnect_scheduled', session: S, reason: 'closed', delayMs: 0, attempt: 1 });
+    expect(lines().map((l) => [l.attempt, l.reason, l.level])).toEqual([[1, 'server_error', 30], [2, 'server_error', 30], [3, 'server_error', 40], [1, 'unauthorized', 50], [1, 'closed', 20]]);
   });
 });

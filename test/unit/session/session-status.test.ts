@@ -27,7 +27,7 @@ const CASES: Array<[string, Fact, Record<string, unknown>]> = [
   ['tail unknown', { f: 'tail_unknown', session: 's1', epoch: 2, afterSeq: 9 }, { gaps: 1, missingEvents: 0 }],
   ['repaired', { f: 'archive_repaired', session: 's1', first: 1, last: 4, reason: 'malformed', repaired: 4 }, { repaired: 4 }],
   ['epoch', { f: 'epoch_started', session: 's1', epoch: 3, seq: 1, why: 'source_changed', previousEpoch: 2, previousLastSeq: 50 }, { epoch: 3 }],
-  ['reconnect', { f: 'reconnect_scheduled', session: 's1', reason: 'network', delayMs: 5 }, { reconnects: { network: 1 } }],
+  ['reconnect', { f: 'reconnect_scheduled', session: 's1', reason: 'network', delayMs: 5, attempt: 1 }, { reconnects: { network: 1 } }],
   ['backoff with a reason', { f: 'state_changed', session: 's1', state: 'backoff', detail: '503 from the service', at: 0 }, { state: 'backoff', lastError: '503 from the service' }],
   ['connected', { f: 'connected', session: 's1', at: Date.UTC(2026, 0, 1) }, { connectedSince: '2026-01-01T00:00:00.000Z' }],
   ['a delivery says nothing of one session', { f: 'records_delivered', count: 9 }, {}],
