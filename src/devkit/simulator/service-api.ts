@@ -47,6 +47,7 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, u
     return;
   }
   if (ctx.list && url.pathname === '/browsers') {
+    ctx.stats.listRequests++;
     if (req.method !== 'GET') sendError(res, 405, `${req.method ?? ''} not allowed`, undefined, { Allow: 'GET' });
     else listBrowsers(ctx.sessions, ctx.faults(), res, url);
     return;

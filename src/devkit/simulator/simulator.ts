@@ -26,7 +26,7 @@ class SimulatorImpl implements Simulator {
   readonly pools = new Map<string, SimPool>();
   readonly sessions = new Map<string, Session>();
   faults: Faults = defaultFaults();
-  readonly stats: SimStats = { connections: 0, activeStreams: 0, requests: 0, byStatus: {} };
+  readonly stats: SimStats = { connections: 0, activeStreams: 0, requests: 0, byStatus: {}, listRequests: 0 };
   readonly server: Server;
   private readonly producer = new Producer();
   private readonly sockets = new Set<Socket>();

@@ -106,6 +106,8 @@ export interface SimStats {
   requests: number;
   /** Service API responses by HTTP status. */
   byStatus: Record<number, number>;
+  /** GET /browsers requests (every page counts). */
+  listRequests: number;
 }
 
 export interface Simulator {
