@@ -59,6 +59,8 @@ export class DiscoveryLoop {
   private recoveryDue = true;
   /** Failed polls in a row (backoff attempt, and how often the log repeats itself). */
   private streak = 0;
+  private markSettled: () => void = () => {};
+  private readonly settledP = new Promise<void>((r) => (this.markSettled = r));
 
   constructor(private readonly d: DiscoveryLoopDeps) {}
 
@@ -66,10 +68,20 @@ export class DiscoveryLoop {
     this.running ??= this.run();
   }
 
+  /**
+   * Resolves after the first pass that knows the list's state: a poll that read it, one another
+   * replica made, or the service saying it has no list (or at stop). `run --until-ended` waits for
+   * it, so a bridge that has not looked yet does not take "nothing followed" for "everything ended".
+   */
+  settled(): Promise<void> {
+    return this.settledP;
+  }
+
   readonly stop = once(async (): Promise<void> => {
     this.abort.abort();
     this.wake?.();
     await this.running;
+    this.markSettled();
   });
 
   private async run(): Promise<void> {
@@ -82,6 +94,7 @@ export class DiscoveryLoop {
         if (this.abort.signal.aborted) return;
         next = this.failed('failed', undefined, (err as Error).message, 0, 0);
       }
+      if (next.outcome === 'ok' || next.outcome === 'skipped' || next.outcome === 'no_route') this.markSettled();
       await this.sleep(next.delayMs);
     }
   }
