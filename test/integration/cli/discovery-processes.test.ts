@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../../../src/devkit/receiver/server.js';
 import { tallyDelivery } from '../../../src/devkit/demo/delivery-tally.js';
-import { startCli, type CliProcess } from './cli-process.js';
+import { runCli, startCli, type CliProcess } from './cli-process.js';
 
 const running: CliProcess[] = [];
 let receiver: Receiver | undefined;
@@ -33,11 +33,22 @@ describe('discovery with real processes', () => {
     receiver = await startReceiver();
     dir = mkdtempSync(join(tmpdir(), 'discovery-proc-'));
     const bridge = startCli(['run'], {
-      BROWSER_API_URL: simUrl, BROWSER_API_KEY: 'sim-key', BRIDGE_STATE_DIR: join(dir, 'state'), BRIDGE_LISTEN: 'off',
+      BROWSER_API_URL: simUrl, BROWSER_API_KEY: 'sim-key', BRIDGE_STATE_DIR: join(dir, 'state'), BRIDGE_LISTEN: '127.0.0.1:0',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_TAGS: 'team=a', BRIDGE_DISCOVER_INTERVAL: '500ms',
       LOG_LEVEL: 'info',
     });
     running.push(bridge);
+
+    // /v1/sessions and top show where each session came from.
+    await bridge.waitFor(/HTTP surface listening on http:\/\/[0-9.]+:\d+/);
+    const bridgeUrl = /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(bridge.stderr())![1]!;
+    await bridge.waitFor(/discovered new sessions: following them/, 'stderr', 15_000);
+    const listed = (await (await fetch(`${bridgeUrl}/v1/sessions`)).json()) as { sessions: Array<{ id: string; source: string }> };
+    expect(listed.sessions.length).toBeGreaterThan(0);
+    expect(listed.sessions.every((x) => x.source === 'discovery')).toBe(true);
+    const top = await runCli(['top', '--once', '--url', bridgeUrl], {});
+    expect(top.stdout).toMatch(/^SESSION\s+STATE\s+SOURCE\b/m);
+    expect(top.stdout).toMatch(/^auto-1-\S+\s+\S+\s+discovery\s/m);
 
     let sessions: SimSummary[] = [];
     const read = async (): Promise<SimSummary[]> => (sessions = (await (await fetch(`${simUrl}/_sim/sessions`)).json()) as SimSummary[]);
