@@ -23,6 +23,7 @@ import { resolve } from 'node:path';
 import { probeRunningBridge } from './check-running-bridge.js';
 import { stateDirBusy, stateDirShapeProblem } from './state-dir.js';
 import { parseCommand } from '../util/command-line.js';
+import { probeDiscovery } from './discovery-probe.js';
 
 const HELP = `Usage: browser-telemetry-bridge check [--config FILE]
 
@@ -38,6 +39,7 @@ the reason for each ✗:
                   headers and compression
   state dir       the state directory is writable (or can be created); when a running bridge holds
                   it, that bridge's /readyz (on BRIDGE_LISTEN) is asked how it is instead
+  discovery       (when enabled) how many live sessions the selector matches in the service's list now
 Exit codes: 0 all passed, 1 something failed, 2 invalid configuration. No secret is printed.
 
 Options:
@@ -79,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
 
   const pools = [...new Set(config.sessions.map((s) => s.pool).filter((x): x is string => x !== undefined))];
   const targets: Target[] = [...config.sessions.map((s) => ({ kind: 'session' as const, id: s.id })), ...pools.map((ref) => ({ kind: 'pool' as const, ref }))];
-  const labels = ['configuration', 'service', 'collector', 'state dir', ...targets.map(label)];
+  const labels = ['configuration', 'service', 'collector', 'state dir', 'discovery', ...targets.map(label)];
   const width = Math.max(...labels.map((l) => l.length));
   const items: CheckItem[] = [];
   const emit = (item: CheckItem): void => {
@@ -94,6 +96,10 @@ export async function main(argv: string[]): Promise<number> {
   const client = createUpstreamClient(config, 'check');
   try {
     await checkService(client, config, targets, emit);
+    if (config.discovery.enabled) {
+      const serviceFailed = items.some((i) => i.label === 'service' && i.status === 'fail');
+      emit(serviceFailed ? { label: 'discovery', status: 'skip', detail: 'skipped: the service check failed' } : await probeDiscovery(client, config.discovery));
+    }
   } finally {
     await client.close();
   }

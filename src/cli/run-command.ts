@@ -117,7 +117,8 @@ export async function main(argv: string[]): Promise<number> {
     ? watchConfigFile(config.configPath, () => void reloader?.reload('configuration file changed'), { log })
     : undefined;
   if (args.values['until-ended']) {
-    void bridge.supervisor.untilAllEnded().then(() => {
+    // With discovery, "nothing followed" means something only once the list has been read.
+    void (bridge.discovery?.settled() ?? Promise.resolve()).then(() => bridge.supervisor.untilAllEnded()).then(() => {
       log.info('every followed session ended and everything was delivered');
       resolveDone(0);
     });
@@ -163,5 +164,6 @@ function logStartup(log: Logger, config: BridgeConfig): void {
     store: config.store.kind === 'postgres' ? 'postgres' : 'sqlite',
     sessions: config.sessions.length,
     config: config.configPath ?? 'environment',
-  }, `browser-telemetry-bridge ${BRIDGE_VERSION}: ${config.sessions.length} configured session(s) from ${displayUrl(config.upstream.url)} to ${displayUrl(config.exporter.url)} (${config.exporter.protocol}); state in ${store}`);
+    ...(config.discovery.enabled ? { discovery: { tags: config.discovery.tags, query: config.discovery.query, intervalMs: config.discovery.intervalMs } } : {}),
+  }, `browser-telemetry-bridge ${BRIDGE_VERSION}: ${config.sessions.length} configured session(s)${config.discovery.enabled ? ' plus discovery' : ''} from ${displayUrl(config.upstream.url)} to ${displayUrl(config.exporter.url)} (${config.exporter.protocol}); state in ${store}`);
 }

@@ -6,6 +6,8 @@
 export interface SessionStatusView {
   id: string;
   state: string;
+  /** config, api or discovery (absent from older bridges). */
+  source?: string;
   lastReceivedSeq: number;
   lastDeliveredSeq: number;
   received: number;
@@ -31,6 +33,8 @@ export interface Snapshot {
 export interface SessionRow {
   id: string;
   state: string;
+  /** Where the session came from: config, api or discovery; '-' when the bridge does not say. */
+  source: string;
   /** Events received per second since the previous read; undefined on the first read. */
   rate: number | undefined;
   /** Events received but not yet acknowledged by the collector (seq difference). */
@@ -92,6 +96,7 @@ export function buildModel(prev: Snapshot | undefined, cur: Snapshot): TopModel 
     sessions: cur.sessions.map((s) => ({
       id: s.id,
       state: s.state,
+      source: s.source ?? '-',
       rate: perSecond(s.received, before.get(s.id)?.received, seconds),
       lag: Math.max(0, s.lastReceivedSeq - s.lastDeliveredSeq),
       gaps: s.gaps,

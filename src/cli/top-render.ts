@@ -10,7 +10,7 @@ export interface ViewState {
   sort: SortKey;
   /** Largest first for numbers, A→Z for text; the same key again flips it. */
   descending: boolean;
-  /** Sessions whose id, state or last error contain this text (case-insensitive). */
+  /** Sessions whose id, state, source or last error contain this text (case-insensitive). */
   filter: string;
   /** The filter is being typed (after `/`). */
   editing: boolean;
@@ -44,7 +44,7 @@ const numeric = (r: SessionRow, key: SortKey): number =>
 /** The rows to show: filtered, then sorted (ties by id, so the order is stable between frames). */
 export function visibleRows(rows: readonly SessionRow[], view: ViewState): SessionRow[] {
   const f = view.filter.toLowerCase();
-  const kept = f === '' ? [...rows] : rows.filter((r) => `${r.id} ${r.state} ${r.lastError}`.toLowerCase().includes(f));
+  const kept = f === '' ? [...rows] : rows.filter((r) => `${r.id} ${r.state} ${r.source} ${r.lastError}`.toLowerCase().includes(f));
   const dir = view.descending ? -1 : 1;
   return kept.sort((a, b) => {
     let c: number;
@@ -88,12 +88,12 @@ export function summaryLines(model: TopModel, url: string): string[] {
   ];
 }
 
-const COLUMNS = ['SESSION', 'STATE', 'RATE/s', 'LAG', 'GAPS', 'MISSING', 'RECONN', 'LAST ERROR'] as const;
+const COLUMNS = ['SESSION', 'STATE', 'SOURCE', 'RATE/s', 'LAG', 'GAPS', 'MISSING', 'RECONN', 'LAST ERROR'] as const;
 const RIGHT = new Set<string>(['RATE/s', 'LAG', 'GAPS', 'MISSING', 'RECONN']);
 const SORT_COLUMN: Record<SortKey, string> = { id: 'SESSION', state: 'STATE', rate: 'RATE/s', lag: 'LAG', gaps: 'GAPS', error: 'LAST ERROR' };
 
 const cells = (r: SessionRow): string[] =>
-  [r.id, r.state, formatRate(r.rate), String(r.lag), String(r.gaps), String(r.missing), String(r.reconnects), r.lastError || '-'];
+  [r.id, r.state, r.source, formatRate(r.rate), String(r.lag), String(r.gaps), String(r.missing), String(r.reconnects), r.lastError || '-'];
 
 /** Aligned table lines (header first); the last column is cut to `width` when one is given. */
 export function tableLines(rows: readonly SessionRow[], opts: { width?: number; sortColumn?: string } = {}): string[] {

@@ -8,6 +8,7 @@ import type { BridgeConfig } from '../config/schema.js';
 import { configWarnings } from '../config/warnings.js';
 import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
 import { parseCommand } from '../util/command-line.js';
+import { describeSelector } from './discovery-probe.js';
 
 const HELP = `Usage: browser-telemetry-bridge validate [--config FILE]
 
@@ -36,7 +37,8 @@ export async function main(argv: string[]): Promise<number> {
 /** What the bridge would do with this configuration, in one line; no secret is shown. */
 export function summary(c: BridgeConfig): string {
   const source = c.configPath ? `${c.configPath} + environment` : 'environment';
-  const sessions = `${c.sessions.length} session${c.sessions.length === 1 ? '' : 's'}`;
+  const named = `${c.sessions.length} session${c.sessions.length === 1 ? '' : 's'}`;
+  const sessions = c.discovery.enabled ? `${named} plus discovery (${describeSelector(c.discovery)}, every ${c.discovery.intervalMs / 1000} s)` : named;
   const listen = c.listen ? `listen ${c.listen.host}:${c.listen.port}` : 'no HTTP surface';
   const state = c.store.kind === 'postgres' ? `shared store ${displayStoreUrl(c.store.url)}` : `state ${c.stateDir}`;
   return `configuration is valid (${source}): ${sessions} from ${displayUrl(c.upstream.url)}, `

@@ -15,11 +15,12 @@ import {
 import { parseSessions, parseSessionList } from './sessions.js';
 import { parseStoreConfig, replicaId } from './store-config.js';
 import { defaultMappingOptions, parseMappingOptions } from './mapping-section.js';
+import { parseDiscovery } from './discovery-section.js';
 
 export type { Env } from './env-substitution.js';
 import type { Env } from './env-substitution.js';
 
-const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'store', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit', 'workers'] as const;
+const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'store', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit', 'workers', 'discovery'] as const;
 const MAX_WORKERS = 64;
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
@@ -139,6 +140,7 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     workers: parseWorkers(env.BRIDGE_WORKERS, raw.workers),
     memoryLimitBytes: memoryLimit(env.BRIDGE_MEMORY_LIMIT, raw.memory_limit),
     mapping: raw.mapping === undefined ? defaultMappingOptions : parseMappingOptions(raw.mapping, 'mapping'),
+    discovery: parseDiscovery(raw, env),
   };
 }
 

@@ -37,6 +37,21 @@ export interface UpstreamConfig {
   archive: 'auto' | 'off';
 }
 
+/** The `discovery:` section (config/discovery-section.ts). */
+export interface DiscoveryConfig {
+  enabled: boolean;
+  /** Every pair must match (the service ANDs them); empty: no tag condition. */
+  tags: Record<string, string>;
+  /** The service's substring match on session id, name, profile, proxy id or pool name. */
+  query?: string;
+  /** Time between two polls of the list (per cluster with the shared store). */
+  intervalMs: number;
+  /** Where a discovered session starts: its oldest retained event, so its start is not missed. */
+  start: StartPosition;
+  /** A project id sent as X-Kernel-Project-Id, as the SDKs select one; absent: the key's default. */
+  project?: string;
+}
+
 export interface BackoffConfig {
   initialMs: number;
   maxMs: number;
@@ -95,4 +110,6 @@ export interface BridgeConfig {
   /** The memory budget: bytes, 'off', or undefined for the container's limit (if any). */
   memoryLimitBytes: number | 'off' | undefined;
   mapping: MappingOptions;
+  /** Following the service's sessions by a selector instead of by name. */
+  discovery: DiscoveryConfig;
 }

@@ -29,6 +29,7 @@ import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
 import { WorkerScaling } from './worker-scaling.js';
 import { once } from '../util/lifecycle.js';
 import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
+import { DiscoveryLoop } from '../discovery/discovery-loop.js';
 
 /** Committed segments handed to delivery from memory; beyond this a backlog is read back from disk. */
 const MEMORY_MAX_BYTES = 16 * 1024 * 1024;
@@ -48,6 +49,8 @@ export interface Bridge {
   emit: Emit;
   client: UpstreamClient;
   log: Logger;
+  /** The poll of the service's session list; absent unless discovery is enabled. */
+  discovery: DiscoveryLoop | undefined;
   /** The ingest worker threads; absent when the sessions run on the main thread (`workers: 0`). */
   ingest: IngestWorkers | undefined;
   /**
@@ -164,10 +167,18 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     throw err;
   }
   const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });
+  let discovery: DiscoveryLoop | undefined;
+  if (config.discovery.enabled) {
+    discovery = new DiscoveryLoop({ config: config.discovery, client, store, emit, backoff: config.upstream.backoff, host: { discovered: (specs) => supervisor.discovered(specs) } });
+    discovery.start();
+    const { tags, query, intervalMs } = config.discovery;
+    log.info({ tags, query, intervalMs }, 'discovery: following every session of the service\'s list that matches the selector');
+  }
 
   return {
-    config, supervisor, pools, mapper, delivery, store, spool, metrics, emit, client, log, ingest,
+    config, supervisor, pools, mapper, delivery, store, spool, metrics, emit, client, log, ingest, discovery,
     shutdown: once(async (deadline = Date.now() + config.shutdownGraceMs) => {
+      await discovery?.stop();
       await pools.stop();
       memory?.stop();
       const drained = await supervisor.shutdown(deadline);

@@ -192,6 +192,23 @@ export class Supervisor {
     return { created: true, status: this.follow(row).status() };
   }
 
+  /**
+   * Discovery (discovery/discovery-loop.ts): the listed sessions the store does not know in any
+   * lifecycle are recorded and followed; an ended or removed one stays so. Resolves with the ids added.
+   */
+  async discovered(specs: readonly SessionSpec[]): Promise<string[]> {
+    if (this.stopping) return [];
+    const rows = await this.d.store.addSessions(specs, 'discovery');
+    // Shared store: the owner (maybe this replica) claims them at its next ownership pass.
+    if (!this.ownership) {
+      // In each session's chain, so a PUT of the same id at the same moment cannot follow it twice.
+      await Promise.all(rows.map((row) => this.serial(row.spec.id, async () => {
+        if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
+      })));
+    }
+    return rows.map((r) => r.spec.id);
+  }
+
   /** DELETE /v1/sessions/{id}: stop following. Records already read are still delivered. */
   remove(id: string): Promise<boolean> {
     return this.serial(id, () => this.removeNow(id));

@@ -3,7 +3,7 @@
 // them. Repeated failures are said on the first occurrence and then every so often (`streak`,
 // `attempt`), so a long outage does not flood the log.
 import type { Logger } from 'pino';
-import type { EpochReason, Fact } from '../vocabulary/facts.js';
+import type { DiscoveryOutcome, EpochReason, Fact, FactOf } from '../vocabulary/facts.js';
 
 const EPOCH_MESSAGES: Record<EpochReason, string> = {
   source_changed: 'the service restarted (telemetry_session_id changed): continuing in a new epoch',
@@ -13,6 +13,26 @@ const EPOCH_MESSAGES: Record<EpochReason, string> = {
 
 /** Reconnects in a row logged at info: the service's own end of a session takes two. */
 const ROUTINE_RECONNECTS = 2;
+
+const POLL_MESSAGES: Record<Exclude<DiscoveryOutcome, 'ok' | 'skipped'>, string> = {
+  no_route: 'the service has no session list (GET /browsers answered 404): discovery is off until it has one; configured and PUT sessions are followed as before',
+  rate_limited: 'the service rate-limits the session list; discovery waits as asked',
+  server_error: 'the session list failed with a server error; discovery retries with backoff',
+  unauthorized: 'the API key may not list sessions (401/403); discovery retries slowly',
+  failed: 'cannot poll the session list; discovery retries with backoff',
+};
+
+/** A failed poll is said on the first of a streak and every 50th; the first success after one says so. */
+function logPoll(log: Logger, fact: FactOf<'discovery_polled'>): void {
+  if (fact.outcome === 'skipped') return;
+  if (fact.outcome === 'ok') {
+    if (fact.streak > 0) log.info({ matched: fact.matched, failedPolls: fact.streak }, 'the session list answers again');
+    return;
+  }
+  if (!sayAgain(fact.streak)) return;
+  const level = fact.outcome === 'no_route' || fact.outcome === 'unauthorized' ? 'error' : 'warn';
+  log[level]({ status: fact.status, delayMs: fact.delayMs, detail: fact.detail, streak: fact.streak }, POLL_MESSAGES[fact.outcome]);
+}
 
 /** Every 50th failure in a row is said again (and the first). */
 const sayAgain = (streak: number): boolean => streak === 1 || streak % 50 === 0;
@@ -106,6 +126,14 @@ export function logFact(log: Logger, fact: Fact): void {
     }
     case 'config_rejected':
       log.error({ reason: fact.reason, key: fact.key, error: fact.error }, 'new configuration is invalid and was ignored; running on with the previous one');
+      return;
+    case 'discovery_polled':
+      logPoll(log, fact);
+      return;
+    case 'sessions_discovered':
+      log.info({ sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) }, fact.deleted
+        ? 'discovered sessions deleted while no bridge was polling: reading them from the archive'
+        : 'discovered new sessions: following them');
       return;
     case 'facts_dropped':
       log.warn({ facts: fact.count, where: fact.where }, 'reports of the bridge itself were dropped (metrics may undercount); no telemetry record was lost');

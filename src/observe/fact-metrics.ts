@@ -39,6 +39,11 @@ export function countFact(m: BridgeMetrics, fact: Fact): void {
     case 'sessions_claimed': m.handovers.inc({ kind: 'claimed' }, fact.sessions); break;
     case 'sessions_lost': m.handovers.inc({ kind: 'lost' }, fact.sessions.length); break;
     case 'sessions_handed_over': m.handovers.inc({ kind: 'handed_over' }, fact.sessions); break;
+    case 'discovery_polled':
+      m.discoveryPolls.inc({ outcome: fact.outcome });
+      if (fact.outcome === 'ok') m.discoveryMatched.set(fact.matched);
+      break;
+    case 'sessions_discovered': m.discoveredSessions.inc({ status: fact.deleted ? 'deleted' : 'active' }, fact.sessions.length); break;
     case 'config_reloaded': m.configReloads.inc({ outcome: 'applied' }); break;
     case 'config_rejected': m.configReloads.inc({ outcome: 'rejected' }); break;
     default: break;

@@ -6,7 +6,7 @@
 // with its first increment miss that increment, and an alert on a missing series never fires.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CATEGORIES } from '../vocabulary/event-types.js';
-import type { RedactionKind, RejectReason } from '../vocabulary/facts.js';
+import { DISCOVERY_OUTCOMES, type RedactionKind, type RejectReason } from '../vocabulary/facts.js';
 import { RECONNECT_REASONS, SUBSCRIBER_STATES } from '../vocabulary/session-states.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 
@@ -27,6 +27,8 @@ export const LABEL_VALUES = {
   reloadOutcome: ['applied', 'rejected'],
   leaseOutcome: ['success', 'failure'],
   handoverKind: ['claimed', 'handed_over', 'lost'],
+  discoveryOutcome: DISCOVERY_OUTCOMES,
+  discoveredStatus: ['active', 'deleted'],
 } as const;
 
 /** Category label value: the catalogue's categories, anything else folded into "other". */
@@ -98,6 +100,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     leaseExpirations: new Counter({ name: 'bridge_lease_expirations_total', help: 'Times the lease was not renewed within its safety margin and every session was given up.', registers: r }),
     handovers: new Counter({ name: 'bridge_session_handovers_total', help: 'Changes of ownership seen by this replica: claimed, handed_over (to the preferred replica), lost (taken by another).', labelNames: ['kind'], registers: r }),
     fencedWrites: new Counter({ name: 'bridge_fenced_writes_total', help: 'Spool commits refused because another replica owns the session now (writes of a replica that lost its lease).', registers: r }),
+    discoveryPolls: new Counter({ name: 'bridge_discovery_polls_total', help: 'Polls of the service\'s session list by outcome (skipped: another replica polled this interval; no_route: the service has no list).', labelNames: ['outcome'], registers: r }),
+    discoveredSessions: new Counter({ name: 'bridge_discovered_sessions_total', help: 'Sessions discovery started following, by the status they were listed with (deleted: recovered after the bridge was down).', labelNames: ['status'], registers: r }),
+    discoveryMatched: new Gauge({ name: 'bridge_discovery_matched_sessions', help: 'Live sessions the discovery selector matched at this replica\'s last successful poll.', registers: r }),
     buildInfo: new Gauge({ name: 'bridge_build_info', help: 'Always 1; the labels say which bridge and which Node.js runtime are running.', labelNames: ['version', 'node'], registers: r }),
     spoolCapacity: new Gauge({ name: 'bridge_spool_capacity_bytes', help: 'spool.max_bytes: reading stops when bridge_spool_bytes reaches it (back-pressure).', registers: r }),
     setSources(s: GaugeSources): void {
@@ -122,6 +127,8 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
   zero(m.configReloads, 'outcome', LABEL_VALUES.reloadOutcome);
   zero(m.leaseRenewals, 'outcome', LABEL_VALUES.leaseOutcome);
   zero(m.handovers, 'kind', LABEL_VALUES.handoverKind);
+  zero(m.discoveryPolls, 'outcome', LABEL_VALUES.discoveryOutcome);
+  zero(m.discoveredSessions, 'status', LABEL_VALUES.discoveredStatus);
   for (const outcome of LABEL_VALUES.exportDurationOutcome) m.exportDuration.zero({ outcome });
   for (const state of LABEL_VALUES.sessionState) m.sessions.set({ state }, 0);
   return m;

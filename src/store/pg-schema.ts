@@ -8,7 +8,7 @@
 // steady insert + delete then leaves no dead tuples for autovacuum to chase (pg-spool-rotation.ts).
 import type pg from 'pg';
 
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 export const PG_APPLICATION = 'browser-telemetry-bridge';
 /** Segment ids per generation: 2^14 commits of one replica-second each is hours at 1 commit/s… and minutes under load. */
 export const GEN_SHIFT = 14;
@@ -64,6 +64,21 @@ CREATE INDEX IF NOT EXISTS bridge_segments_id ON bridge_segments (id);
 CREATE INDEX IF NOT EXISTS bridge_segments_session ON bridge_segments (session_id, id);
 `;
 
+/**
+ * Version 2: discovery's one-row state. `claimed_at` spaces the polls of every replica (a claim is a
+ * conditional UPDATE on the database clock); `last_success` is when the last successful poll began,
+ * so a bridge starting after an outage knows since when to look for sessions deleted unseen.
+ */
+const DDL_V2 = `
+CREATE TABLE IF NOT EXISTS bridge_discovery (
+  id smallint PRIMARY KEY CHECK (id = 1),
+  claimed_at timestamptz,
+  claimed_by text,
+  last_success timestamptz
+);
+INSERT INTO bridge_discovery (id) VALUES (1) ON CONFLICT (id) DO NOTHING;
+`;
+
 /** The generation (partition) a segment id lives in. */
 export function generationOf(id: number): number {
   return Math.floor(id / 2 ** GEN_SHIFT) % GENERATIONS;
@@ -90,10 +105,9 @@ export async function migratePg(db: pg.Pool): Promise<number> {
     if (found > PG_SCHEMA_VERSION) {
       throw new PgSchemaError(`store schema version ${found} is newer than this bridge understands (${PG_SCHEMA_VERSION}); upgrade the bridge`);
     }
-    if (found < PG_SCHEMA_VERSION) {
-      // Version 1 is the first; later versions add their steps here, each guarded by `found`.
-      await c.query(DDL);
-    }
+    // Each version's steps, guarded by `found`; every step is idempotent.
+    if (found < 1) await c.query(DDL);
+    if (found < 2) await c.query(DDL_V2);
     await c.query("INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       [PG_APPLICATION, String(PG_SCHEMA_VERSION)]);
     await c.query('COMMIT');

@@ -21,7 +21,7 @@ import { GEN_SHIFT, GENERATIONS, generationOf, migratePg } from './pg-schema.js'
 import { once } from '../util/lifecycle.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import {
-  FencedError, type CheckpointUpdate, type SessionLifecycle, type SessionRow, type SessionSource,
+  FencedError, type CheckpointUpdate, type DiscoveryClaim, type SessionLifecycle, type SessionRow, type SessionSource,
   type SpoolStats, type SpoolTotals, type Store,
 } from './store.js';
 
@@ -112,6 +112,37 @@ export class PgStore implements Store {
          source = CASE WHEN bridge_sessions.source = 'api' THEN 'api' ELSE excluded.source END
        RETURNING ${SESSION_COLUMNS}`, [spec.id, JSON.stringify(spec), source]);
     return toRow(r.rows[0]!);
+  }
+
+  async addSessions(specs: readonly SessionSpec[], source: SessionSource): Promise<SessionRow[]> {
+    if (specs.length === 0) return [];
+    // One statement: replicas listing the same session at once insert it once; the owner claims it.
+    const r = await this.db.query<RawSession>(
+      `INSERT INTO bridge_sessions (id, spec, source)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+       ON CONFLICT (id) DO NOTHING
+       RETURNING ${SESSION_COLUMNS}`,
+      [specs.map((s) => s.id), specs.map((s) => JSON.stringify(s)), specs.map(() => source)]);
+    return r.rows.map(toRow);
+  }
+
+  async claimDiscoveryPoll(minGapMs: number): Promise<DiscoveryClaim> {
+    // A conditional UPDATE on the database clock: of replicas asking at once, one row update wins.
+    const r = await this.db.query<{ claimed: boolean; last: Date | null; now: Date }>(
+      `WITH c AS (
+         UPDATE bridge_discovery SET claimed_at = clock_timestamp(), claimed_by = $2
+         WHERE id = 1 AND (claimed_at IS NULL OR claimed_at <= clock_timestamp() - $1 * interval '1 millisecond' OR claimed_at > clock_timestamp())
+         RETURNING claimed_at)
+       SELECT EXISTS (SELECT 1 FROM c) AS claimed, d.last_success AS last, coalesce((SELECT claimed_at FROM c), clock_timestamp()) AS now
+       FROM bridge_discovery d WHERE d.id = 1`, [minGapMs, this.replicaId]);
+    const row = r.rows[0]!;
+    return { claimed: row.claimed, lastSuccessAt: row.last ? row.last.getTime() : null, now: row.now.getTime() };
+  }
+
+  async recordDiscoveryPoll(startedAt: number): Promise<void> {
+    await this.db.query(
+      `UPDATE bridge_discovery SET last_success = to_timestamp($1::double precision / 1000)
+       WHERE id = 1 AND (last_success IS NULL OR last_success < to_timestamp($1::double precision / 1000))`, [startedAt]);
   }
 
   /** The current specs of some sessions (the owner re-reads them after a PUT elsewhere). */

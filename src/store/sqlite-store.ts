@@ -15,7 +15,7 @@ import { makeDirs } from '../util/make-dirs.js';
 import type { SessionSpec } from '../config/schema.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import type {
-  CheckpointUpdate, SessionLifecycle, SessionRow, SessionSource, SpoolStats, SpoolTotals, Store,
+  CheckpointUpdate, DiscoveryClaim, SessionLifecycle, SessionRow, SessionSource, SpoolStats, SpoolTotals, Store,
 } from './store.js';
 
 const SCHEMA_VERSION = 2;
@@ -118,6 +118,10 @@ export class SqliteStore implements Store {
       totals: db.prepare('SELECT coalesce(sum(records), 0) AS records, coalesce(sum(bytes), 0) AS bytes, coalesce(max(id), 0) AS maxId FROM spool_segments'),
       oldest: db.prepare('SELECT oldest_ts AS ts FROM spool_segments ORDER BY id LIMIT 1'),
       probe: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?)"),
+      // Discovery's state lives in meta (no schema change): an older bridge ignores these keys.
+      addNew: db.prepare(`INSERT INTO sessions (id, spec, source, lifecycle, added_at) VALUES (@id, @spec, @source, 'active', @now) ON CONFLICT(id) DO NOTHING`),
+      metaGet: db.prepare('SELECT value FROM meta WHERE key = ?'),
+      metaSet: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
     this.totals = this.stmts.totals.get() as SpoolTotals;
   }
@@ -216,6 +220,39 @@ export class SqliteStore implements Store {
 
   async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
     this.stmts.lifecycle.run(lifecycle, sessionId);
+  }
+
+  async addSessions(specs: readonly SessionSpec[], source: SessionSource): Promise<SessionRow[]> {
+    const added: SessionRow[] = [];
+    this.db.transaction(() => {
+      const now = Date.now();
+      for (const spec of specs) {
+        if (this.stmts.addNew.run({ id: spec.id, spec: JSON.stringify(spec), source, now }).changes === 1) {
+          added.push(toRow(this.stmts.session.get(spec.id) as RawSession));
+        }
+      }
+    })();
+    return added;
+  }
+
+  async claimDiscoveryPoll(minGapMs: number): Promise<DiscoveryClaim> {
+    // One process owns this file (the lock), so the claim only spaces this process's own polls.
+    const now = Date.now();
+    const claimedAt = this.metaNumber('discovery_claimed_at');
+    const claimed = claimedAt === null || claimedAt <= now - minGapMs || claimedAt > now;
+    if (claimed) this.stmts.metaSet.run('discovery_claimed_at', String(now));
+    return { claimed, lastSuccessAt: this.metaNumber('discovery_last_success'), now };
+  }
+
+  async recordDiscoveryPoll(startedAt: number): Promise<void> {
+    const last = this.metaNumber('discovery_last_success');
+    if (last === null || startedAt > last) this.stmts.metaSet.run('discovery_last_success', String(startedAt));
+  }
+
+  private metaNumber(key: string): number | null {
+    const row = this.stmts.metaGet.get(key) as { value: string } | undefined;
+    const n = row ? Number(row.value) : NaN;
+    return Number.isFinite(n) ? n : null;
   }
 
   async commit(segments: readonly NewSegment[], checkpoints: readonly CheckpointUpdate[]): Promise<number[]> {

@@ -63,8 +63,31 @@ export class FencedError extends Error {
   }
 }
 
+/** What discovery (discovery/discovery-loop.ts) asks the store before it lists the service's sessions. */
+export interface DiscoveryClaim {
+  /** True when no poll was claimed within the interval (by any replica): this caller polls now. */
+  claimed: boolean;
+  /** When the last successful poll started, epoch ms on the store's clock; null before the first. */
+  lastSuccessAt: number | null;
+  /** The store's clock at the claim, epoch ms: what to record when this poll succeeds. */
+  now: number;
+}
+
 export interface Store {
   sessions(): Promise<SessionRow[]>;
+  /**
+   * Inserts the sessions the store does not know in any lifecycle (ended and removed ones included)
+   * and returns the rows it inserted; a known session is left exactly as it is. Discovery's write:
+   * listing a session again must neither revive one that ended nor undo an operator's DELETE.
+   */
+  addSessions(specs: readonly SessionSpec[], source: SessionSource): Promise<SessionRow[]>;
+  /**
+   * Claims the next poll of the service's session list: granted when the last claim is at least
+   * `minGapMs` old on the store's clock. One claim per interval across every replica of a shared store.
+   */
+  claimDiscoveryPoll(minGapMs: number): Promise<DiscoveryClaim>;
+  /** Records a successful poll that started at `startedAt` (the claim's `now`); never moves back. */
+  recordDiscoveryPoll(startedAt: number): Promise<void>;
   /** Inserts a session or replaces its spec; a re-added session becomes active again, keeping its checkpoint. */
   putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow>;
   setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void>;

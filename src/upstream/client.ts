@@ -1,6 +1,7 @@
-// HTTP client of the session service (undici). Three operations: streamBrowserTelemetry and the
-// browser pool lookup, and the telemetry archive (docs/service-api.md "Stream telemetry events",
-// "Browser pool", "Archive"; see upstream/archive.ts). Results at this boundary are values, not
+// HTTP client of the session service (undici). Four operations: streamBrowserTelemetry, the browser
+// pool lookup, the telemetry archive and the session list (docs/service-api.md "Stream telemetry
+// events", "Browser pool", "Archive", "Session list"; see upstream/archive.ts and
+// upstream/browser-list.ts). Results at this boundary are values, not
 // exceptions, except for network failures (connection refused, reset, timeout), which throw.
 import { request, type Dispatcher } from 'undici';
 import type { TlsFiles } from '../config/tls.js';
@@ -10,6 +11,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { parseApiError, type ApiErrorBody } from './api-error.js';
 import { parseRetryAfter } from '../util/backoff.js';
+import { listSearchParams, parseListPage, type BrowserListQuery, type ListPage } from './browser-list.js';
 
 /** Bytes of a stream body buffered ahead of the parser (undici's default is 64 KiB). */
 const STREAM_HIGH_WATER_MARK = 16 * 1024;
@@ -41,6 +43,10 @@ export interface ArchivePageQuery {
 
 export type ArchivePageResult =
   | { kind: 'ok'; items: unknown[]; hasMore: boolean; nextOffset?: string }
+  | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number };
+
+export type ListPageResult =
+  | ({ kind: 'ok' } & ListPage)
   | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number };
 
 export interface UpstreamClientOptions {
@@ -128,6 +134,33 @@ export class UpstreamClient {
     return { kind: 'ok', items, hasMore: more && nextOffset !== undefined && nextOffset !== '', ...(nextOffset ? { nextOffset } : {}) };
   }
 
+  /**
+   * GET /browsers: one page of the session list (upstream/browser-list.ts). `project` selects a
+   * project as the SDKs do (X-Kernel-Project-Id).
+   */
+  async listBrowsers(q: BrowserListQuery, opts: { project?: string; signal?: AbortSignal } = {}): Promise<ListPageResult> {
+    const url = `${this.opts.baseUrl}/browsers?${listSearchParams(q).toString()}`;
+    const extra: Record<string, string> = { accept: 'application/json' };
+    if (opts.project !== undefined) extra['x-kernel-project-id'] = opts.project;
+    const res = await request(url, { method: 'GET', headers: this.headers(extra), signal: opts.signal, dispatcher: this.dispatcher });
+    const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_LIST_BODY);
+    if (res.statusCode !== 200) {
+      const out: ListPageResult = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
+      const ra = parseRetryAfter(res.headers['retry-after']);
+      if (ra !== undefined) out.retryAfterMs = ra;
+      return out;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { kind: 'error', status: 200, error: { code: 'invalid_response', message: 'the session list is not JSON' } };
+    }
+    const page = parseListPage(body, q.offset, header(res.headers['x-has-more']), header(res.headers['x-next-offset']));
+    if ('error' in page) return { kind: 'error', status: 200, error: { code: 'invalid_response', message: page.error } };
+    return { kind: 'ok', ...page };
+  }
+
   /** GET /browser_pools/{id_or_name} */
   async getPool(idOrName: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
     const url = `${this.opts.baseUrl}/browser_pools/${encodeURIComponent(idOrName)}`;
@@ -167,6 +200,10 @@ export class UpstreamClient {
 
 const MAX_ERROR_BODY = 64 * 1024;
 const MAX_POOL_BODY = 4 * 1024 * 1024;
+/** 100 sessions with their metadata (tags, profile, viewport…): far below this. */
+const MAX_LIST_BODY = 8 * 1024 * 1024;
+
+const header = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 /** 100 events of up to ~1 MB each (screenshots). */
 const MAX_ARCHIVE_BODY = 128 * 1024 * 1024;
 

@@ -23,6 +23,10 @@ export type EpochReason = 'source_changed' | 'seq_backwards' | 'resume_ignored';
 /** Why a record is refused for good (export/delivery.ts). */
 export type RejectReason = 'partial_success' | 'invalid' | 'too_large' | 'corrupt';
 
+/** How one poll of the service's session list ended (discovery/discovery-loop.ts). */
+export const DISCOVERY_OUTCOMES = ['ok', 'skipped', 'rate_limited', 'server_error', 'no_route', 'unauthorized', 'failed'] as const;
+export type DiscoveryOutcome = (typeof DISCOVERY_OUTCOMES)[number];
+
 export type Fact =
   // --- one session's stream (session/session-pipeline.ts) ---
   | { f: 'events_received'; session?: string; count: number }
@@ -63,6 +67,9 @@ export type Fact =
   | { f: 'sessions_claimed'; sessions: number; backlogRecords: number; replica: string }
   | { f: 'sessions_lost'; sessions: readonly string[]; why: string }
   | { f: 'sessions_handed_over'; sessions: number }
+  // --- discovery (discovery/discovery-loop.ts): `skipped` is a poll another replica made this interval ---
+  | { f: 'discovery_polled'; outcome: DiscoveryOutcome; matched: number; pages: number; seconds: number; status?: number; delayMs?: number; detail?: string; streak: number }
+  | { f: 'sessions_discovered'; sessions: readonly string[]; deleted: boolean }
   // --- a relay that had to drop facts (ingest/fact-relay.ts): never a record, only reports of them ---
   | { f: 'facts_dropped'; count: number; where: string }
   // --- the daemon (daemon/reload.ts) ---

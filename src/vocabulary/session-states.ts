@@ -10,8 +10,8 @@ export const RECONNECT_REASONS = [
 ] as const;
 export type ReconnectReason = (typeof RECONNECT_REASONS)[number];
 
-/** Where a followed session came from: the configuration, or the control API. */
-export type SessionSource = 'config' | 'api';
+/** Where a followed session came from: the configuration, the control API, or the service's session list (discovery). */
+export type SessionSource = 'config' | 'api' | 'discovery';
 
 /** What GET /v1/sessions shows for one session (docs/operations.md, "/v1/sessions"). */
 export interface SessionStatus {

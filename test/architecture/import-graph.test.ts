@@ -27,6 +27,7 @@ export const LAYERS = [
   'session', // one session's path, stream → spool
   'ingest', // worker threads running sessions
   'cluster', // replicas on the shared store: leases, placement, ownership
+  'discovery', // finding sessions by a selector in the service's list, polled once per interval per cluster
   'daemon', // composition root, supervisor, reload
   'server', // HTTP surface
   'devkit', // simulator, receiver, demo

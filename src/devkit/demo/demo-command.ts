@@ -1,7 +1,9 @@
 // `demo`: the whole pipeline on one machine, no account, no network. Starts the bundled simulator
 // of the session service and a local OTLP receiver in this process, runs the daemon as a child
-// process, kills it with SIGKILL halfway through, starts it again, and then proves from what the
-// receiver decoded that every event arrived (gap records accounted for, duplicates counted).
+// process that names no session (it discovers them by tag in the service's list, as a bridge for a
+// whole project runs), creates more sessions while it runs, kills it with SIGKILL halfway through,
+// starts it again, and then proves from what the receiver decoded that every event of every session
+// arrived (gap records accounted for, duplicates counted).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,11 +16,13 @@ import { formatReceivedRecord } from '../receiver/format-received.js';
 
 const HELP = `Usage: browser-telemetry-bridge demo [options]
 
-Runs the simulator, a local OTLP receiver and the daemon, kills the daemon with kill -9 halfway,
-restarts it, and checks that every event reached the receiver.
+Runs the simulator, a local OTLP receiver and the daemon, which follows every session tagged
+demo=true by discovery (it is given no session id); creates more sessions while it runs, kills the
+daemon with kill -9 halfway, restarts it, and checks that every event reached the receiver.
 
 Options:
-      --sessions N     simulated sessions (default 3)
+      --sessions N     simulated sessions at the start (default 3)
+      --appear N       sessions created while the daemon runs, one a second (default 2)
       --events N       events per session (default 3000)
       --rate N         events per second per session (default 500)
       --no-crash       do not kill the daemon halfway
@@ -29,7 +33,7 @@ Example:
   npm run demo -- --sessions 5 --events 10000 --rate 2000`;
 
 const opts = {
-  sessions: { type: 'string' }, events: { type: 'string' }, rate: { type: 'string' },
+  sessions: { type: 'string' }, appear: { type: 'string' }, events: { type: 'string' }, rate: { type: 'string' },
   'no-crash': { type: 'boolean' }, protocol: { type: 'string' },
 } as const;
 
@@ -43,6 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, opts, HELP);
   if (!args) return 0;
   const nSessions = positiveInt(args.values.sessions, 'sessions', 3);
+  const appear = args.values.appear === '0' ? 0 : positiveInt(args.values.appear, 'appear', 2);
   const perSession = positiveInt(args.values.events, 'events', 3000);
   const rate = positiveInt(args.values.rate, 'rate', 500);
   const protocol = args.values.protocol ?? 'http/protobuf';
@@ -56,20 +61,24 @@ export async function main(argv: string[]): Promise<number> {
   const endpoint = protocol === 'grpc' ? receiver.grpcUrl! : receiver.url;
   const ids = Array.from({ length: nSessions }, (_, i) => `demo-session-${i + 1}`);
   // Every category, as a team that wants the whole picture configures its sessions (most are opt-in).
-  for (const id of ids) sim.createSession(id, { categories: 'all' });
-  out(`simulator  ${sim.url}   (${nSessions} sessions, ${perSession} events each at ${rate}/s${ids[1] ? `; ${ids[1]} gets one more, a frame broken on the wire` : ''})`);
+  // The tag is what the daemon's discovery selects on.
+  const sessionOpts = { categories: 'all' as const, tags: { demo: 'true' } };
+  for (const id of ids) sim.createSession(id, sessionOpts);
+  out(`simulator  ${sim.url}   (${nSessions} sessions${appear ? `, ${appear} more appearing while the daemon runs` : ''}, ${perSession} events each at ${rate}/s${ids[1] ? `; ${ids[1]} gets one more, a frame broken on the wire` : ''})`);
   out(`receiver   ${protocol === 'grpc' ? endpoint : receiver.logsUrl}   (${protocol})`);
   out(`state      ${stateDir}`);
 
   const env = {
     ...process.env,
-    BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key', BRIDGE_SESSIONS: ids.join(','),
+    BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key',
+    // No session is named: the daemon follows whatever the service lists with the tag.
+    BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_TAGS: 'demo=true', BRIDGE_DISCOVER_INTERVAL: '1s',
     BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off', BRIDGE_START: 'oldest',
     OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   let daemon = startDaemon(env);
-  out(`daemon     pid ${daemon.pid} started\n`);
+  out(`daemon     pid ${daemon.pid} started, following every session tagged demo=true (BRIDGE_DISCOVER_TAGS)\n`);
 
   // One undecodable frame in the second session: the bridge reads that event from the service's archive.
   let injected = false;
@@ -83,8 +92,15 @@ export async function main(argv: string[]): Promise<number> {
   const started = Date.now();
   const deadline = started + Math.max(60_000, (perSession / rate) * 1000 * 4 + 30_000);
   let ended = false;
+  let appeared = 0;
   while (Date.now() < deadline) {
     await sleep(500);
+    if (appeared < appear && Date.now() - started >= (appeared + 1) * 1000) {
+      const id = `demo-late-${++appeared}`;
+      sim.createSession(id, sessionOpts).produce(rate);
+      ids.push(id);
+      say(out, `>>> a new session appears: ${id} (the daemon finds it in the service's list within two polls)\n`);
+    }
     const delivered = receiver.records.length;
     const perSession = countBySession(receiver, ids);
     const complete = new Set(tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq).filter((t) => t.missing === 0).map((t) => t.sessionId));
@@ -94,8 +110,9 @@ export async function main(argv: string[]): Promise<number> {
         // A real session outlives a daemon restart; ending it while no daemon reads it would lose
         // its unread tail for good (the service answers 404 once a session ended), so a session
         // ends only once the (restarted) daemon delivers from it again, or once everything it
-        // produced has arrived (a short run may be delivered whole before the kill).
-        if (crashed && ((perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0) || complete.has(id))) s.end();
+        // produced has arrived (a short run may be delivered whole before the kill). Nor before
+        // every late session appeared: the daemon may exit once nothing it follows is live.
+        if (crashed && appeared === appear && ((perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0) || complete.has(id))) s.end();
       }
     }
     if (!injected && ids[1] && sim.session(ids[1])!.emitted > producedTarget / 4) {

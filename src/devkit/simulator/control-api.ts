@@ -2,8 +2,8 @@
 // be driven by tests, the demo and the benchmark. Not part of the simulated service.
 //
 //   GET  /_sim/sessions                         list: id, lastSeq, ended, emitted, telemetry, pool, streams
-//   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?, categories?}
-//                                               (categories: names to opt in to, or "all")
+//   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?, categories?, name?, tags?}
+//                                               (categories: names to opt in to, or "all"; tags: {name: value})
 //   POST /_sim/sessions/{id}/emit?count=N[&types=a,b]
 //   POST /_sim/sessions/{id}/produce?rate=N[&count=M]   M: stop by itself after M more events
 //   POST /_sim/produce?rate=N[&count=M]         every live session at once (the benchmark starts and
@@ -34,7 +34,7 @@ export interface ControlTarget {
 
 
 export function summary(s: Session): Record<string, unknown> {
-  return { id: s.id, lastSeq: s.lastSeq, ended: s.ended, emitted: s.emitted, telemetry: s.telemetry, pool: s.poolId ?? null, streams: s.streams };
+  return { id: s.id, lastSeq: s.lastSeq, ended: s.ended, emitted: s.emitted, telemetry: s.telemetry, pool: s.poolId ?? null, streams: s.streams, tags: s.tags };
 }
 
 export async function handleControlRequest(sim: ControlTarget, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -49,7 +49,9 @@ export async function handleControlRequest(sim: ControlTarget, req: IncomingMess
   if (area === 'sessions' && id !== undefined && action === undefined && method === 'POST') {
     const body = await readJson(req);
     if (body !== undefined && !isRecord(body)) return sendError(res, 400, 'body must be a JSON object');
-    const { telemetry, pool, rate, categories } = body ?? {};
+    const { telemetry, pool, rate, categories, name, tags } = body ?? {};
+    if (name !== undefined && typeof name !== 'string') return sendError(res, 400, 'name must be a string');
+    if (tags !== undefined && !(isRecord(tags) && Object.values(tags).every((v) => typeof v === 'string'))) return sendError(res, 400, 'tags must map names to strings');
     if (categories !== undefined && categories !== 'all' && !(Array.isArray(categories) && categories.every((c) => typeof c === 'string'))) {
       return sendError(res, 400, 'categories must be a list of category names or "all"');
     }
@@ -62,6 +64,8 @@ export async function handleControlRequest(sim: ControlTarget, req: IncomingMess
       ...(telemetry !== undefined ? { telemetry } : {}),
       ...(pool !== undefined ? { pool } : {}),
       ...(categories !== undefined ? { categories: categories as string[] | 'all' } : {}),
+      ...(name !== undefined ? { name: name as string } : {}),
+      ...(tags !== undefined ? { tags: tags as Record<string, string> } : {}),
     });
     if (rate) s.produce(rate);
     return sendJson(res, 201, summary(s));

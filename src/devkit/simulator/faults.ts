@@ -3,7 +3,7 @@ import type { Faults } from './types.js';
 import { isRecord } from '../../util/guards.js';
 
 export function defaultFaults(): Faults {
-  return { failNext: [], wrongContentType: 0, crlf: false, splitData: false, crOnly: false, staleResume: 'wait', endedServerErrors: 1 };
+  return { failNext: [], wrongContentType: 0, crlf: false, splitData: false, crOnly: false, staleResume: 'wait', endedServerErrors: 1, listFailNext: [] };
 }
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
@@ -14,7 +14,7 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isI
  */
 export function mergeFaults(faults: Faults, patch: unknown): string | undefined {
   if (!isRecord(patch)) return 'faults patch must be a JSON object';
-  const next: Faults = { ...faults, failNext: [...faults.failNext] };
+  const next: Faults = { ...faults, failNext: [...faults.failNext], listFailNext: [...(faults.listFailNext ?? [])] };
   for (const [key, value] of Object.entries(patch)) {
     switch (key) {
       case 'failNext': {
@@ -29,6 +29,19 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
           list.push({ status: item.status as number, ...(item.retryAfterSeconds !== undefined ? { retryAfterSeconds: item.retryAfterSeconds } : {}), ...(item.code !== undefined ? { code: item.code as string } : {}) });
         }
         next.failNext = list;
+        break;
+      }
+      case 'listFailNext': {
+        if (!Array.isArray(value)) return 'listFailNext must be an array';
+        const list: NonNullable<Faults['listFailNext']> = [];
+        for (const item of value) {
+          if (!isRecord(item) || !Number.isInteger(item.status) || (item.status as number) < 100 || (item.status as number) > 599) {
+            return 'listFailNext items need an HTTP status';
+          }
+          if (item.retryAfterSeconds !== undefined && !isCount(item.retryAfterSeconds)) return 'retryAfterSeconds must be a non-negative integer';
+          list.push({ status: item.status as number, ...(item.retryAfterSeconds !== undefined ? { retryAfterSeconds: item.retryAfterSeconds } : {}) });
+        }
+        next.listFailNext = list;
         break;
       }
       case 'wrongContentType':

@@ -7,6 +7,8 @@ import { startSimulator } from './simulator.js';
 import { makePool } from './pools.js';
 import { runIfEntryPoint } from '../../util/entry-point.js';
 import { listenProblem } from '../../util/listen-problem.js';
+import { parseDurationMs } from '../../config/readers.js';
+import { SessionSpawner } from './session-spawner.js';
 
 export const HELP = `Usage: browser-telemetry-bridge simulate [options]
 
@@ -29,6 +31,11 @@ Options:
       --api-key KEY        accepted bearer token (repeatable or comma-separated)
       --pool NAME          put the created sessions in a pool of this name, created here (look it up
                            with \`pool NAME\`; without --pool the simulator has no pools)
+      --tags LIST          tags of the created sessions, e.g. team=a,env=dev (GET /browsers filters on them)
+      --create-every DUR   create a new session every DUR (e.g. 2s), with --tags, producing at --rate
+      --create-lifetime DUR  sessions made by --create-every end after DUR (default: they live on)
+      --create-max N       stop creating after N sessions
+      --no-list            serve no session list (GET /browsers answers 404), as an older service
   -h, --help               show this help
 
 Prints {"url": "http://…"} on stdout once listening. Ctrl-C stops it.
@@ -36,9 +43,32 @@ Prints {"url": "http://…"} on stdout once listening. Ctrl-C stops it.
 Example:
   browser-telemetry-bridge simulate --port 8080 --sessions demo-1 --rate 5 --pool my-pool &
   BROWSER_API_URL=http://127.0.0.1:8080 BROWSER_API_KEY=sim-key browser-telemetry-bridge tail demo-1
-  BROWSER_API_URL=http://127.0.0.1:8080 BROWSER_API_KEY=sim-key browser-telemetry-bridge pool my-pool`;
+  BROWSER_API_URL=http://127.0.0.1:8080 BROWSER_API_KEY=sim-key browser-telemetry-bridge pool my-pool
+
+Sessions appearing over time, followed by a bridge that names none (discovery):
+  browser-telemetry-bridge simulate --port 8080 --create-every 2s --tags team=a --rate 5 &
+  BROWSER_API_URL=http://127.0.0.1:8080 BROWSER_API_KEY=sim-key BRIDGE_DISCOVER=true \
+    BRIDGE_DISCOVER_TAGS=team=a browser-telemetry-bridge run`;
 
 class ArgError extends Error {}
+
+function duration(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const ms = parseDurationMs(raw.trim());
+  if (ms === undefined || ms <= 0) throw new ArgError(`--${name} must be a duration such as 2s or 500ms`);
+  return ms;
+}
+
+function tagList(raw: string | undefined): Record<string, string> | undefined {
+  if (raw === undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const part of raw.split(',').filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new ArgError('--tags must be name=value pairs, comma-separated');
+    out[part.slice(0, eq)] = part.slice(eq + 1);
+  }
+  return out;
+}
 
 function num(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -65,6 +95,11 @@ export async function main(argv: string[]): Promise<number> {
         seed: { type: 'string' },
         'api-key': { type: 'string', multiple: true },
         pool: { type: 'string' },
+        tags: { type: 'string' },
+        'create-every': { type: 'string' },
+        'create-lifetime': { type: 'string' },
+        'create-max': { type: 'string' },
+        'no-list': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -77,8 +112,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return 0;
   }
-  let port, bufferSize, archiveSize, keepaliveMs, seed, rate;
+  let port, bufferSize, archiveSize, keepaliveMs, seed, rate, createEvery, createLifetime, createMax, tags;
   try {
+    createEvery = duration('create-every', values['create-every']);
+    createLifetime = duration('create-lifetime', values['create-lifetime']);
+    createMax = num('create-max', values['create-max']);
+    tags = tagList(values.tags);
     port = num('port', values.port);
     bufferSize = num('buffer', values.buffer);
     archiveSize = num('archive', values.archive);
@@ -101,27 +140,38 @@ export async function main(argv: string[]): Promise<number> {
       ...(keepaliveMs !== undefined ? { keepaliveMs } : {}),
       ...(seed !== undefined ? { seed } : {}),
       ...(apiKeys && apiKeys.length > 0 ? { apiKeys } : {}),
+      ...(values['no-list'] ? { listRoute: false } : {}),
     });
   } catch (err) {
     process.stderr.write(`simulator: ${listenProblem(err, values.host ?? '127.0.0.1', port ?? 0, '--port')}\n`);
     return 1;
   }
+  const categories = values.categories === undefined ? undefined : values.categories === 'all' ? 'all' as const : values.categories.split(',').filter(Boolean);
   const ids = (values.sessions ?? '').split(',').filter(Boolean);
   // A pool is otherwise made with its first session: `--pool NAME` alone must still answer `pool NAME`.
   if (values.pool !== undefined && ids.length === 0) sim.addPool(makePool({ name: values.pool }));
   for (const id of ids) {
-    const categories = values.categories === undefined ? undefined : values.categories === 'all' ? 'all' as const : values.categories.split(',').filter(Boolean);
-    const s = sim.createSession(id, { ...(values.pool !== undefined ? { pool: values.pool } : {}), ...(categories !== undefined ? { categories } : {}) });
+    const s = sim.createSession(id, { ...(values.pool !== undefined ? { pool: values.pool } : {}), ...(categories !== undefined ? { categories } : {}), ...(tags ? { tags } : {}) });
     if (rate > 0) s.produce(rate);
   }
+  const spawner = createEvery === undefined ? undefined : new SessionSpawner(sim, {
+    everyMs: createEvery, rate,
+    ...(tags ? { tags } : {}),
+    ...(createLifetime !== undefined ? { lifetimeMs: createLifetime } : {}),
+    ...(createMax !== undefined ? { max: createMax } : {}),
+    ...(values.pool !== undefined ? { pool: values.pool } : {}),
+    ...(categories !== undefined ? { categories } : {}),
+  });
+  spawner?.start();
   process.stdout.write(JSON.stringify({ url: sim.url }) + '\n');
-  process.stderr.write(`session service simulator on ${sim.url} (API key: ${apiKeys?.[0] ?? 'sim-key'}; sessions: ${ids.join(', ') || 'none'}${values.pool !== undefined ? `; pool: ${values.pool}` : ''}); Ctrl-C stops it\n`);
+  process.stderr.write(`session service simulator on ${sim.url} (API key: ${apiKeys?.[0] ?? 'sim-key'}; sessions: ${ids.join(', ') || 'none'}${values.pool !== undefined ? `; pool: ${values.pool}` : ''}${createEvery !== undefined ? `; a new one every ${values['create-every']}${tags ? ` tagged ${values.tags}` : ''}` : ''}); Ctrl-C stops it\n`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (): void => {
       if (stopping) return;
       stopping = true;
+      spawner?.stop();
       sim.close().then(() => resolve(0), () => resolve(1));
     };
     process.on('SIGTERM', stop);

@@ -1,8 +1,10 @@
 // The service operations the bridge uses: GET /browsers/{id}/telemetry/stream and
 // GET /browser_pools/{id_or_name}, and the archive the real service also has,
 // GET /browsers/{id}/telemetry/events (docs/service-api.md "Archive"; absent when the
-// simulator runs with archiveSize 0, as an older service). Order of checks on the stream, by
-// design: bearer auth first (docs/service-api.md "Authentication" 2), then injected faults, then the session lookup
+// simulator runs with archiveSize 0, as an older service), and the session list, GET /browsers
+// (docs/service-api.md "Session list", browser-list.ts; absent with listRoute: false). Order of
+// checks on the stream, by design: bearer auth first (docs/service-api.md "Authentication" 2),
+// then injected faults, then the session lookup
 // (502 while an ended session's VM goes away, then 404), then the stream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson } from './http-util.js';
@@ -10,6 +12,7 @@ import type { SimPool } from './pools.js';
 import { findPool } from './pools.js';
 import type { Session } from './session.js';
 import { StreamConnection } from './stream-connection.js';
+import { listBrowsers } from './browser-list.js';
 import type { Faults, SimStats } from './types.js';
 
 export interface ServiceContext {
@@ -21,6 +24,8 @@ export interface ServiceContext {
   stats: SimStats;
   /** Whether the archive route exists. */
   archive: boolean;
+  /** Whether the session list (GET /browsers) exists. */
+  list: boolean;
 }
 
 const STREAM_PATH = /^\/browsers\/([^/]+)\/telemetry\/stream$/;
@@ -40,6 +45,12 @@ export function handleServiceRequest(ctx: ServiceContext, req: IncomingMessage, 
 function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, url: URL): void {
   if (!authorized(ctx, req)) {
     sendError(res, 401, 'Missing or invalid authorization token', 'unauthorized', { 'WWW-Authenticate': 'Bearer' });
+    return;
+  }
+  if (ctx.list && url.pathname === '/browsers') {
+    ctx.stats.listRequests++;
+    if (req.method !== 'GET') sendError(res, 405, `${req.method ?? ''} not allowed`, undefined, { Allow: 'GET' });
+    else listBrowsers(ctx.sessions, ctx.faults(), res, url);
     return;
   }
   const stream = STREAM_PATH.exec(url.pathname);

@@ -33,6 +33,10 @@ export interface SessionDeps {
   producer: Producer;
   telemetry: boolean;
   poolId?: string;
+  poolName?: string;
+  /** What GET /browsers lists (devkit/simulator/browser-list.ts). */
+  name?: string;
+  tags?: Readonly<Record<string, string>>;
 }
 
 /** Data of a frame that is not JSON, and of one that is JSON but not an envelope. */
@@ -51,6 +55,9 @@ export class Session implements SimSession, StreamSource {
   readonly buffer: ReplayBuffer;
   readonly archive: SessionArchive;
   epoch = 0;
+  /** RFC 3339, as GET /browsers states them; deletedAt is set when the session ends. */
+  readonly createdAt = new Date().toISOString();
+  deletedAt: string | undefined;
   /** Stream requests of the ended session still answered 502 before the 404s. */
   serverErrorsLeft = 0;
   private tsid = randomUUID();
@@ -88,6 +95,15 @@ export class Session implements SimSession, StreamSource {
   }
   get poolId(): string | undefined {
     return this.deps.poolId;
+  }
+  get poolName(): string | undefined {
+    return this.deps.poolName;
+  }
+  get name(): string | undefined {
+    return this.deps.name;
+  }
+  get tags(): Readonly<Record<string, string>> {
+    return this.deps.tags ?? {};
   }
   get streams(): number {
     return this.connections.size;
@@ -152,6 +168,7 @@ export class Session implements SimSession, StreamSource {
   end(): void {
     if (this.isEnded) return;
     this.isEnded = true;
+    this.deletedAt ??= new Date().toISOString();
     this.serverErrorsLeft = this.deps.faults().endedServerErrors;
     this.deps.producer.delete(this);
     for (const c of [...this.connections]) c.sessionEnded();

@@ -26,7 +26,7 @@ class SimulatorImpl implements Simulator {
   readonly pools = new Map<string, SimPool>();
   readonly sessions = new Map<string, Session>();
   faults: Faults = defaultFaults();
-  readonly stats: SimStats = { connections: 0, activeStreams: 0, requests: 0, byStatus: {} };
+  readonly stats: SimStats = { connections: 0, activeStreams: 0, requests: 0, byStatus: {}, listRequests: 0 };
   readonly server: Server;
   private readonly producer = new Producer();
   private readonly sockets = new Set<Socket>();
@@ -47,6 +47,7 @@ class SimulatorImpl implements Simulator {
       pools: this.pools,
       stats: this.stats,
       archive: this.archiveSize > 0,
+      list: opts.listRoute ?? true,
     };
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://simulator');
@@ -91,7 +92,9 @@ class SimulatorImpl implements Simulator {
       factory: new EventFactory(rng, id, captureFilter(pool, opts.categories ?? [])),
       producer: this.producer,
       telemetry: opts.telemetry ?? true,
-      ...(pool ? { poolId: pool.id } : {}),
+      ...(pool ? { poolId: pool.id, ...(pool.name !== undefined ? { poolName: pool.name } : {}) } : {}),
+      ...(opts.name !== undefined ? { name: opts.name } : {}),
+      ...(opts.tags !== undefined ? { tags: { ...opts.tags } } : {}),
     });
     this.sessions.set(id, session);
     return session;

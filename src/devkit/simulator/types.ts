@@ -21,6 +21,8 @@ export interface SimulatorOptions {
   keepaliveMs?: number;
   /** Seed for deterministic event generation; random when absent. */
   seed?: number;
+  /** false: GET /browsers answers 404, as a service without the session list. Default true. */
+  listRoute?: boolean;
 }
 
 /** Fault injection, global and mutable; read on every stream request and every write. */
@@ -46,6 +48,8 @@ export interface Faults {
   staleResume: 'wait' | 'replay';
   /** Stream requests of an ended session answered 502 before the 404s start (the VM going away). */
   endedServerErrors: number;
+  /** Each GET /browsers request pops one and answers that status (429 carries Retry-After). */
+  listFailNext?: Array<{ status: number; retryAfterSeconds?: number }>;
 }
 
 export interface SimSessionOptions {
@@ -58,6 +62,9 @@ export interface SimSessionOptions {
    * pool's config, as a session's own telemetry config opts in; 'all' captures everything.
    */
   categories?: string[] | 'all';
+  /** What GET /browsers shows and filters on. */
+  name?: string;
+  tags?: Record<string, string>;
 }
 
 export interface SimSession {
@@ -99,6 +106,8 @@ export interface SimStats {
   requests: number;
   /** Service API responses by HTTP status. */
   byStatus: Record<number, number>;
+  /** GET /browsers requests (every page counts). */
+  listRequests: number;
 }
 
 export interface Simulator {

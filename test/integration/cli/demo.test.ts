@@ -17,7 +17,7 @@ describe('demo', () => {
 
   it('emits exactly the events its header announces, and says why one session has one more', async () => {
     const res = await runCli(['demo', '--no-crash', '--sessions', '2', '--events', '300', '--rate', '600'], {}, 100_000);
-    expect(res.stdout).toMatch(/^simulator .*\(2 sessions, 300 events each at 600\/s; demo-session-2 gets one more, a frame broken on the wire\)$/m);
+    expect(res.stdout).toMatch(/^simulator .*\(2 sessions, 2 more appearing while the daemon runs, 300 events each at 600\/s; demo-session-2 gets one more, a frame broken on the wire\)$/m);
     const final = res.stdout.slice(res.stdout.indexOf('Final:'));
     expect(final).toMatch(/^ {2}demo-session-1 +emitted +300 +delivered +300 /m);
     expect(final).toMatch(/^ {2}demo-session-2 +emitted +301 +delivered +301 /m);

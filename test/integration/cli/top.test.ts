@@ -24,9 +24,9 @@ describe('top', () => {
     expect(lines[0]).toMatch(new RegExp(`^bridge \\d+\\.\\d+\\.\\d+\\S* at ${t.running.url.replace(/[.]/g, '\\.')}   sessions 2 \\(2 streaming\\)   received \\d`));
     expect(lines[1]).toMatch(/^exporter delivered \d+(\.\d)?\/s, failed 0\.0\/s \(0 failed requests\)   spool .* \/ 16\.0 MiB \(\d+%\), \d+ records, oldest \d+s$/);
     expect(lines[2]).toBe('');
-    expect(lines[3]).toMatch(/^SESSION\s+STATE\s+RATE\/s\s+LAG\s+GAPS\s+MISSING\s+RECONN\s+LAST ERROR$/);
-    expect(lines[4]).toMatch(/^sess_a\s+streaming\s+\d+(\.\d)?\s+0\s+0\s+0\s+0\s+-$/);
-    expect(lines[5]).toMatch(/^sess_b\s+streaming\s+0\.0\s+0\s+0\s+0\s+0\s+-$/);
+    expect(lines[3]).toMatch(/^SESSION\s+STATE\s+SOURCE\s+RATE\/s\s+LAG\s+GAPS\s+MISSING\s+RECONN\s+LAST ERROR$/);
+    expect(lines[4]).toMatch(/^sess_a\s+streaming\s+config\s+\d+(\.\d)?\s+0\s+0\s+0\s+0\s+-$/);
+    expect(lines[5]).toMatch(/^sess_b\s+streaming\s+config\s+0\.0\s+0\s+0\s+0\s+0\s+-$/);
     expect(lines).toHaveLength(6);
   });
 

@@ -45,7 +45,7 @@ describe('check with the shared store', () => {
     await store.putSession({ id: 's1', attributes: {} }, 'config');
     const res = await runCli(['check'], env(url));
     expect(res.code, res.stdout + res.stderr).toBe(0);
-    expect(res.stdout).toMatch(/^✓ store \S+\s+schema 1; 1 live replica\(s\), 0 expired; 1 active session\(s\)$/m);
+    expect(res.stdout).toMatch(/^✓ store \S+\s+schema 2; 1 live replica\(s\), 0 expired; 1 active session\(s\)$/m);
     expect(res.stdout).toMatch(/1 active session\(s\) have no live owner/);
     await store.close();
   });

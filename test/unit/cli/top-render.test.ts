@@ -19,7 +19,7 @@ bridge_oldest_undelivered_age_seconds 75.4
 `;
 
 const session = (id: string, o: Partial<SessionStatusView> = {}): SessionStatusView => ({
-  id, state: 'streaming', lastReceivedSeq: 100, lastDeliveredSeq: 100, received: 100, gaps: 0, missingEvents: 0, reconnects: {}, ...o,
+  id, state: 'streaming', source: 'config', lastReceivedSeq: 100, lastDeliveredSeq: 100, received: 100, gaps: 0, missingEvents: 0, reconnects: {}, ...o,
 });
 
 const first: Snapshot = {
@@ -32,7 +32,7 @@ const second: Snapshot = {
   metrics: parseMetrics(METRICS.replace('delivered_total 1000', 'delivered_total 1400').replace('received_total 1200', 'received_total 1500').replace('outcome="http_503"} 3', 'outcome="http_503"} 7')),
   sessions: [
     session('a', { received: 300, lastReceivedSeq: 300, lastDeliveredSeq: 250 }),
-    session('b', { received: 51, lastReceivedSeq: 51, lastDeliveredSeq: 51, state: 'backoff', lastError: 'HTTP 503', reconnects: { server_error: 2, network: 1 } }),
+    session('b', { received: 51, lastReceivedSeq: 51, lastDeliveredSeq: 51, state: 'backoff', lastError: 'HTTP 503', reconnects: { server_error: 2, network: 1 }, source: 'discovery' }),
     session('c', { received: 0, gaps: 2, missingEvents: 40, lastReceivedSeq: 0, lastDeliveredSeq: 0 }),
   ],
 };
@@ -64,10 +64,10 @@ describe('top rendering', () => {
       'bridge 1.2.3 at http://127.0.0.1:9464   sessions 3 (2 streaming, 1 backoff)   received 150/s',
       'exporter delivered 200/s, failed 2.0/s (9 failed requests)   spool 1.0 MiB / 4.0 MiB (25%), 200 records, oldest 1m15s',
       '',
-      'SESSION  STATE      RATE/s  LAG  GAPS  MISSING  RECONN  LAST ERROR',
-      'a        streaming     100   50     0        0       0  -',
-      'b        backoff       0.5    0     0        0       3  HTTP 503',
-      'c        streaming     0.0    0     2       40       0  -',
+      'SESSION  STATE      SOURCE     RATE/s  LAG  GAPS  MISSING  RECONN  LAST ERROR',
+      'a        streaming  config        100   50     0        0       0  -',
+      'b        backoff    discovery     0.5    0     0        0       3  HTTP 503',
+      'c        streaming  config        0.0    0     2       40       0  -',
       '',
     ].join('\n'));
   });
@@ -81,6 +81,7 @@ describe('top rendering', () => {
     ['last error, largest first', initialView('error'), ['b', 'a', 'c']],
     ['filtered by state', { ...initialView(), filter: 'BACK' }, ['b']],
     ['filtered by error text', { ...initialView(), filter: '503' }, ['b']],
+    ['filtered by source', { ...initialView(), filter: 'discov' }, ['b']],
     ['filtered to nothing', { ...initialView(), filter: 'zzz' }, []],
   ])('sorting and filtering: %s', (_name, view, ids) => {
     expect(visibleRows(model.sessions, view).map((r) => r.id)).toEqual(ids);

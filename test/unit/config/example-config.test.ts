@@ -32,6 +32,7 @@ const ALL_KEYS = [
   'mapping.redaction.drop_api_call_code', 'mapping.redaction.mask_typed_keys', 'mapping.screenshots.policy', 'mapping.screenshots.directory', 'mapping.screenshots.max_record_bytes',
   'mapping.filters.include_categories', 'mapping.filters.exclude_categories', 'mapping.filters.include_types',
   'mapping.filters.exclude_types', 'mapping.filters.allow_unknown_types',
+  'discovery.enabled', 'discovery.tags', 'discovery.query', 'discovery.interval', 'discovery.start', 'discovery.project',
 ];
 
 function has(doc: unknown, path: string): boolean {

@@ -189,6 +189,45 @@ for (const [name, make] of impls) {
       expect((await s.spoolStats()).oldestTsMicros).toBe(1_700_000_000_000_005);
       await s.close();
     });
+
+    it('addSessions inserts only unknown sessions: an ended, removed or configured one is left as it is', async () => {
+      const s = await make().open();
+      await s.putSession({ id: 'ended', attributes: {} }, 'config');
+      await s.setLifecycle('ended', 'ended');
+      await s.putSession({ id: 'removed', attributes: {} }, 'api');
+      await s.setLifecycle('removed', 'removed');
+      await s.putSession({ id: 'cfg', attributes: { k: 'v' } }, 'config');
+      const added = await s.addSessions(['ended', 'removed', 'cfg', 'new-1', 'new-2'].map((id) => ({ id, start: 'oldest' as const, attributes: {} })), 'discovery');
+      expect(added.map((r) => [r.spec.id, r.source, r.lifecycle, r.checkpoint])).toEqual([['new-1', 'discovery', 'active', 0], ['new-2', 'discovery', 'active', 0]]);
+      const rows = new Map((await s.sessions()).map((r) => [r.spec.id, r]));
+      expect(rows.get('ended')).toMatchObject({ lifecycle: 'ended', source: 'config' });
+      expect(rows.get('removed')).toMatchObject({ lifecycle: 'removed', source: 'api' });
+      expect(rows.get('cfg')).toMatchObject({ lifecycle: 'active', source: 'config', spec: { attributes: { k: 'v' } } });
+      expect(rows.get('new-1')).toMatchObject({ source: 'discovery', spec: { start: 'oldest' } });
+      expect(await s.addSessions([{ id: 'new-1', attributes: {} }], 'discovery')).toEqual([]);
+      expect(await s.addSessions([], 'discovery')).toEqual([]);
+      await s.close();
+    });
+
+    it('discovery polls: one claim per gap, and the last successful poll is durable and never moves back', async () => {
+      const f = make();
+      let s = await f.open();
+      const first = await s.claimDiscoveryPoll(60_000);
+      expect(first).toMatchObject({ claimed: true, lastSuccessAt: null });
+      expect(Math.abs(first.now - Date.now())).toBeLessThan(5_000);
+      expect((await s.claimDiscoveryPoll(60_000)).claimed).toBe(false);
+      await s.recordDiscoveryPoll(first.now);
+      await s.recordDiscoveryPoll(first.now - 1000);
+      if (name.includes('disk')) {
+        await s.close();
+        s = await f.open();
+      }
+      const later = await s.claimDiscoveryPoll(60_000);
+      expect(later).toMatchObject({ claimed: false, lastSuccessAt: first.now });
+      await new Promise((r) => setTimeout(r, 30));
+      expect((await s.claimDiscoveryPoll(20)).claimed).toBe(true);
+      await s.close();
+    });
   });
 }
 

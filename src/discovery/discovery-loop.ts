@@ -1,0 +1,176 @@
+// Discovery: follows every session of the service's list that matches the configured selector,
+// without anyone naming it. There are no webhooks: the list is polled.
+//
+// State machine (one loop per bridge process):
+//   start() → claim: ask the store for this interval's poll (store.claimDiscoveryPoll). Refused
+//     (another replica of the shared store polled within the interval) → wait one interval.
+//   → poll: walk the live list page by page, handing each page's sessions to the host, which
+//     inserts the ones the store does not know and follows them (the shared store's ownership gives
+//     each to one replica). Then, when a gap in polling may have hidden sessions (the first poll of
+//     this process, or a last success more than two intervals old), walk the deleted list too and
+//     take the ones deleted since the last success (minus a clock margin): they are read from the
+//     archive by the ordinary pipeline. All done → record the poll's start as the last success
+//     (durable) → wait one interval.
+//   → a failed walk records nothing and waits: Retry-After on 429, backoff on 5xx and network
+//     errors, the long auth backoff on 401/403, and a long pause on 404 (a service without the
+//     list: configured and PUT sessions are followed as before).
+//   stop() → aborts a request in flight and resolves when the loop has ended. Idempotent.
+//
+// A session is never stopped because it left the list: the stream's end decides, as for any session.
+import type { BackoffConfig, DiscoveryConfig, SessionSpec } from '../config/schema.js';
+import type { Store } from '../store/store.js';
+import type { ListedSession } from '../upstream/browser-list.js';
+import { backoffDelay } from '../util/backoff.js';
+import { once } from '../util/lifecycle.js';
+import type { DiscoveryOutcome, Emit } from '../vocabulary/facts.js';
+import { walkList, type ListClient, type WalkResult } from './list-sessions.js';
+
+/**
+ * The service's deleted_at and the store's clock are different clocks: sessions deleted up to this
+ * long before the last success are taken too (adding a known session is a no-op).
+ */
+export const CLOCK_MARGIN_MS = 5 * 60_000;
+/** A service without the list is asked again this often at most (it may be upgraded). */
+const NO_ROUTE_RETRY_MS = 5 * 60_000;
+
+export interface DiscoveryHost {
+  /** Follows the sessions the store does not know yet; resolves with the ids it added. */
+  discovered(specs: readonly SessionSpec[]): Promise<readonly string[]>;
+}
+
+export interface DiscoveryLoopDeps {
+  config: DiscoveryConfig;
+  client: ListClient;
+  store: Pick<Store, 'claimDiscoveryPoll' | 'recordDiscoveryPoll'>;
+  host: DiscoveryHost;
+  emit: Emit;
+  /** upstream.backoff: the same policy the streams use against the same service. */
+  backoff: BackoffConfig;
+}
+
+/** What one pass decided, and how long to wait before the next. */
+export interface PollOutcome { outcome: DiscoveryOutcome; delayMs: number }
+
+export class DiscoveryLoop {
+  private readonly abort = new AbortController();
+  private running: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  /** Sessions deleted while nobody polled may exist: read the deleted list at the next poll. */
+  private recoveryDue = true;
+  /** Failed polls in a row (backoff attempt, and how often the log repeats itself). */
+  private streak = 0;
+  private markSettled: () => void = () => {};
+  private readonly settledP = new Promise<void>((r) => (this.markSettled = r));
+
+  constructor(private readonly d: DiscoveryLoopDeps) {}
+
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  /**
+   * Resolves after the first pass that knows the list's state: a poll that read it, one another
+   * replica made, or the service saying it has no list (or at stop). `run --until-ended` waits for
+   * it, so a bridge that has not looked yet does not take "nothing followed" for "everything ended".
+   */
+  settled(): Promise<void> {
+    return this.settledP;
+  }
+
+  readonly stop = once(async (): Promise<void> => {
+    this.abort.abort();
+    this.wake?.();
+    await this.running;
+    this.markSettled();
+  });
+
+  private async run(): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      let next: PollOutcome;
+      try {
+        next = await this.pollOnce();
+      } catch (err) {
+        // The store failed (claim or record): nothing recorded, try again after a backoff.
+        if (this.abort.signal.aborted) return;
+        next = this.failed('failed', undefined, (err as Error).message, 0, 0);
+      }
+      if (next.outcome === 'ok' || next.outcome === 'skipped' || next.outcome === 'no_route') this.markSettled();
+      await this.sleep(next.delayMs);
+    }
+  }
+
+  /** One claim-and-poll pass (exported for tests through the class). */
+  async pollOnce(): Promise<PollOutcome> {
+    const cfg = this.d.config;
+    const started = Date.now();
+    // A little under the interval: replicas whose timers drift do not skip whole intervals.
+    const claim = await this.d.store.claimDiscoveryPoll(Math.floor(cfg.intervalMs * 0.8));
+    if (!claim.claimed) {
+      this.d.emit({ f: 'discovery_polled', outcome: 'skipped', matched: 0, pages: 0, seconds: 0, streak: this.streak });
+      return { outcome: 'skipped', delayMs: cfg.intervalMs };
+    }
+    if (claim.lastSuccessAt === null) this.recoveryDue = false; // never polled: nothing was missed
+    else if (claim.now - claim.lastSuccessAt > 2 * cfg.intervalMs) this.recoveryDue = true;
+
+    const live = await walkList(this.d.client, cfg, undefined, (page) => this.add(page, false), this.abort.signal);
+    if (live.kind === 'error') return this.walkFailed(live, started);
+    let pages = live.pages;
+    if (this.recoveryDue && claim.lastSuccessAt !== null) {
+      const since = claim.lastSuccessAt - CLOCK_MARGIN_MS;
+      const deleted = await walkList(this.d.client, cfg, 'deleted', (page) => this.add(page.filter((s) => s.deletedAt === undefined || s.deletedAt >= since), true), this.abort.signal);
+      pages += deleted.pages;
+      if (deleted.kind === 'error') return this.walkFailed(deleted, started, pages);
+    }
+    this.recoveryDue = false;
+    await this.d.store.recordDiscoveryPoll(claim.now);
+    this.d.emit({ f: 'discovery_polled', outcome: 'ok', matched: live.matched, pages, seconds: (Date.now() - started) / 1000, streak: this.streak });
+    this.streak = 0;
+    return { outcome: 'ok', delayMs: cfg.intervalMs };
+  }
+
+  private async add(page: ListedSession[], deleted: boolean): Promise<void> {
+    if (page.length === 0) return;
+    const added = await this.d.host.discovered(page.map((s) => this.specOf(s)));
+    if (added.length > 0) this.d.emit({ f: 'sessions_discovered', sessions: added, deleted });
+  }
+
+  private specOf(s: ListedSession): SessionSpec {
+    const pool = s.pool?.id ?? s.pool?.name;
+    return { id: s.id, start: this.d.config.start, attributes: {}, ...(pool !== undefined ? { pool } : {}) };
+  }
+
+  private walkFailed(r: Extract<WalkResult, { kind: 'error' }>, started: number, pages = r.pages): PollOutcome {
+    const s = r.status;
+    const outcome: DiscoveryOutcome = s === 404 ? 'no_route' : s === 429 ? 'rate_limited' : s === 401 || s === 403 ? 'unauthorized'
+      : s !== undefined && s >= 500 ? 'server_error' : 'failed';
+    return this.failed(outcome, s, r.detail, pages, (Date.now() - started) / 1000, r.retryAfterMs);
+  }
+
+  private failed(outcome: DiscoveryOutcome, status: number | undefined, detail: string, pages: number, seconds: number, retryAfterMs?: number): PollOutcome {
+    // A request cut by stop() is not a failure of the service.
+    if (this.abort.signal.aborted) return { outcome, delayMs: 0 };
+    this.streak++;
+    const cfg = this.d.config;
+    const delayMs = outcome === 'no_route' ? Math.max(cfg.intervalMs, NO_ROUTE_RETRY_MS)
+      : outcome === 'unauthorized' ? this.d.backoff.authMs
+      : outcome === 'rate_limited' && retryAfterMs !== undefined ? Math.max(retryAfterMs, 100)
+      : backoffDelay(this.d.backoff, this.streak - 1);
+    this.d.emit({ f: 'discovery_polled', outcome, matched: 0, pages, seconds, delayMs, detail, streak: this.streak, ...(status !== undefined ? { status } : {}) });
+    return { outcome, delayMs };
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.abort.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = undefined;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+}
