@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
-import { parseSessionSpec, validSessionId } from '../config/sessions.js';
+import { parseSessionSpec, SESSION_ID_RULE, validSessionId } from '../config/sessions.js';
 import type { Bridge } from '../daemon/bridge.js';
 import { bearerToken, decideControlAccess, tokenMatches, type ControlAccess } from './control-access.js';
 
@@ -184,7 +184,7 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
     });
   }
   const id = decodeId(path.slice('/v1/sessions/'.length));
-  if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', 'session id must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');
+  if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', `session id ${SESSION_ID_RULE}`);
   if (method === 'GET') {
     const s = sup.session(id) ?? (sup.ownership ? (await sup.statusWithOwners()).find((x) => x.id === id) : undefined);
     if (!s) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
