@@ -88,7 +88,7 @@ export async function main(argv: string[]): Promise<number> {
   let http: HttpSurface | undefined;
   if (config.listen) {
     try {
-      http = await listenHttp(config.listen, log, { token: config.controlToken, insecure });
+      http = await listenHttp(config.listen, log, { token: config.controlToken, insecure, allowedHosts: config.controlAllowedHosts });
     } catch (err) {
       return fail(`cannot listen on ${config.listen.host}:${config.listen.port} (BRIDGE_LISTEN): ${listenError(err)}`);
     }
