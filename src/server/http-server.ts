@@ -211,6 +211,14 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
     const body = await readJson(req);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'invalid_input', 'body must be a JSON object');
     const spec = parseSessionSpec({ ...(body as Record<string, unknown>), id }, 'body');
+    // Every fresh id opens a stream and stores a row: a client must not be able to grow that without
+    // bound. An id already followed may still be updated at the cap.
+    const cap = bridge.config.maxSessions;
+    if (sup.followedCount >= cap && !sup.followed().some((f) => f.spec.id === id)) {
+      bridge.metrics.sessionsRefused.inc();
+      res.setHeader('retry-after', '60');
+      throw new HttpError(429, 'too_many_sessions', `the bridge follows ${sup.followedCount} sessions, its limit (max_sessions = ${cap}); DELETE one or raise the limit`);
+    }
     const r = await sup.add(spec, 'api');
     return send(res, r.created ? 201 : 200, r.status);
   }

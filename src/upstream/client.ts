@@ -10,6 +10,13 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { parseApiError, type ApiErrorBody } from './api-error.js';
 import { parseRetryAfter } from '../util/backoff.js';
+import { limitConcurrency } from '../util/concurrency-limit.js';
+
+/**
+ * Pool lookups in flight at once per client. Every new pool reference (a PUT with a pool the bridge
+ * has not seen) is looked up at once; without a bound a burst of them is a burst at the service.
+ */
+export const MAX_POOL_LOOKUPS = 4;
 
 /**
  * One id as one path segment. encodeURIComponent leaves `.` alone, and a segment of dots only is a
@@ -139,8 +146,10 @@ export class UpstreamClient {
     return { kind: 'ok', items, hasMore: more && nextOffset !== undefined && nextOffset !== '', ...(nextOffset ? { nextOffset } : {}) };
   }
 
-  /** GET /browser_pools/{id_or_name} */
-  async getPool(idOrName: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
+  /** GET /browser_pools/{id_or_name}, at most MAX_POOL_LOOKUPS at once. */
+  readonly getPool: (idOrName: string, signal?: AbortSignal) => Promise<GetResult<unknown>> = limitConcurrency(MAX_POOL_LOOKUPS, (idOrName, signal) => this.fetchPool(idOrName, signal));
+
+  private async fetchPool(idOrName: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
     const url = `${this.opts.baseUrl}/browser_pools/${idSegment(idOrName)}`;
     const res = await request(url, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
     const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_POOL_BODY);

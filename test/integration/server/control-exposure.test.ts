@@ -83,7 +83,7 @@ describe('DNS rebinding on loopback', () => {
   it('a foreign Host is refused on every route, a foreign Origin on control routes; the bridge follows nothing', async () => {
     t.running = await startInProcess(t.world);
     const port = new URL(t.running.url).port;
-    for (const headers of [
+    for (const headers of <Array<Record<string, string>>>[
       { host: `rebind.attacker.example:${port}` },
       { host: `127.0.0.1:${port}`, origin: 'http://rebind.attacker.example' },
       { host: `localhost:${port}`, origin: `http://rebind.attacker.example:${port}` },
@@ -98,7 +98,7 @@ describe('DNS rebinding on loopback', () => {
     expect(t.running.bridge.supervisor.status()).toEqual([]);
   });
 
-  it.each([
+  it.each<[Record<string, string>]>([
     [{ host: '127.0.0.1' }],
     [{ host: 'LOCALHOST' }],
     [{ host: '[::1]' }],
