@@ -12,6 +12,7 @@ import { createReloader } from '../daemon/reload.js';
 import { describeControlAccess, INSECURE_ENV, parseInsecure } from '../server/control-access.js';
 import { listenHttp, type HttpSurface } from '../server/http-server.js';
 import { createLogger, type Logger } from '../util/logger.js';
+import { dirAccessProblem } from '../util/make-dirs.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
 import { stateDirShapeProblem } from './state-dir.js';
@@ -94,6 +95,9 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
   logStartup(log, config);
+  // A directory that existed before: the bridge narrows the files it creates, not the operator's directory.
+  const access = config.store.kind === 'postgres' ? undefined : dirAccessProblem(resolve(config.stateDir));
+  if (access) log.warn({ stateDir: resolve(config.stateDir) }, access);
   let bridge: Bridge;
   try {
     bridge = await startBridge(config, log);

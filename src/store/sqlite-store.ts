@@ -10,8 +10,9 @@
 // Schema 1 (one JSON row per record) is migrated on open: its rows become segments in batches, each
 // batch one transaction, so a crash mid-migration resumes where it stopped.
 import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { makeDirs } from '../util/make-dirs.js';
+import { ensurePrivateFile, makeDirs } from '../util/make-dirs.js';
 import type { SessionSpec } from '../config/schema.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import type {
@@ -81,6 +82,10 @@ export class SqliteStore implements Store {
         makeDirs(resolve(dirOrMemory));
         file = join(dirOrMemory, 'bridge.db');
         this.lock = lockStateDir(dirOrMemory);
+        // 0600 before SQLite opens them: it gives the -wal and -shm files the database file's mode.
+        for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+          if (f === file || existsSync(f)) ensurePrivateFile(f);
+        }
       }
       this.db = new Database(file);
     } catch (err) {
@@ -341,6 +346,7 @@ function isAscending(ids: readonly number[]): boolean {
  * transaction on a small lock database holds an OS file lock for as long as this process lives.
  */
 function lockStateDir(dir: string): Database.Database {
+  ensurePrivateFile(join(dir, 'bridge.lock'));
   const lock = new Database(join(dir, 'bridge.lock'), { timeout: 0 });
   try {
     lock.pragma('journal_mode = DELETE');
