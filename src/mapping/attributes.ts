@@ -173,6 +173,40 @@ export function maskSourceScalar<T extends string | number | boolean>(key: strin
   return value;
 }
 
+/**
+ * `event.source` as an object with the masks the attributes get (for `tail -o json`, which prints
+ * envelopes): the same object when nothing was masked.
+ */
+export function maskSource(source: Record<string, unknown>, m: SourceMasks): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(source)) {
+    if (key === 'kind' || key === 'event') continue;
+    const value = source[key];
+    let next: unknown = value;
+    if (key === 'metadata' && isRecord(value)) {
+      let meta: Record<string, unknown> | undefined;
+      for (const mk of Object.keys(value)) {
+        const mv = value[mk];
+        const masked = maskOneSourceValue(mk, mv, m);
+        if (masked !== mv) setOwn((meta ??= { ...value }), mk, masked);
+      }
+      next = meta ?? value;
+    } else {
+      next = maskOneSourceValue(key, value, m);
+    }
+    if (next !== value) setOwn((out ??= { ...source }), key, next);
+  }
+  return out ?? source;
+}
+
+function maskOneSourceValue(key: string, v: unknown, m: SourceMasks): unknown {
+  if (m.secretKeys !== undefined && m.secretKeys.matches(key)) return v === MASK ? v : MASK;
+  if (isScalar(v)) return maskSourceScalar(key, v, m);
+  if (typeof v !== 'object' || v === null) return v;
+  const t = maskedJsonText(v, m);
+  return t.masked ? (JSON.parse(t.text) as unknown) : v;
+}
+
 /** JSON text of a non-scalar source value with the same masks at any depth. */
 export function maskedJsonText(v: unknown, m: SourceMasks): { text: string; masked: boolean } {
   if (m.secretKeys === undefined && m.urls === undefined) return { text: jsonText(v), masked: false };
