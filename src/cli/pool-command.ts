@@ -6,6 +6,7 @@ import { describeApiError } from '../upstream/api-error.js';
 import { parsePool } from '../upstream/browser-pool.js';
 import { paint, useColor } from './ansi.js';
 import { formatPoolSummary } from './pool-summary.js';
+import { displayUrl } from '../mapping/display-url.js';
 import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
 import { parseCommand, UsageError } from '../util/command-line.js';
 
@@ -58,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
       res = await client.getPool(ref);
     } catch (e) {
       const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as { code?: string }).code ?? (e as Error).message;
-      process.stderr.write(err.red(`✗ cannot reach ${config.upstream.url}: ${cause}`) + '\n');
+      process.stderr.write(err.red(`✗ cannot reach ${displayUrl(config.upstream.url)}: ${cause}`) + '\n');
       return 1;
     }
     if (res.kind === 'error') {
