@@ -94,6 +94,9 @@ export async function migratePg(pool: pg.Pool): Promise<number> {
       // Version 1 is the first; later versions add their steps here, each guarded by `found`.
       await c.query(DDL);
     }
+    // When a session ended or was removed (for pruning, pg-store.ts). Added in place rather than as a
+    // schema version: a bridge that does not know the column keeps working beside one that does.
+    await c.query('ALTER TABLE bridge_sessions ADD COLUMN IF NOT EXISTS ended_at timestamptz');
     await c.query("INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       [PG_APPLICATION, String(PG_SCHEMA_VERSION)]);
     await c.query('COMMIT');

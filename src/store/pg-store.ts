@@ -20,7 +20,7 @@ import type { SessionSpec } from '../config/schema.js';
 import { GEN_SHIFT, GENERATIONS, generationOf, migratePg } from './pg-schema.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import {
-  FencedError, type CheckpointUpdate, type SessionLifecycle, type SessionRow, type SessionSource,
+  FencedError, PRUNE_FINISHED_AFTER_MS, type CheckpointUpdate, type SessionLifecycle, type SessionRow, type SessionSource,
   type SpoolStats, type SpoolTotals, type Store,
 } from './store.js';
 
@@ -32,6 +32,8 @@ const SESSION_COLUMNS = 'id, spec, source, lifecycle, checkpoint, epoch, source_
 
 export interface PgStoreOptions {
   replicaId: string;
+  /** Rows of sessions finished longer ago are deleted at open; PRUNE_FINISHED_AFTER_MS by default. */
+  pruneFinishedAfterMs?: number;
   /** Told when the database refused a write because another replica owns the session now. */
   onFenced?: (sessionIds: readonly string[]) => void;
 }
@@ -75,11 +77,24 @@ export interface OpenPgStoreOptions extends PgStoreOptions {
   queryTimeoutMs?: number;
 }
 
+/**
+ * Deletes the rows of sessions that ended or were removed longer ago than `afterMs` and have nothing
+ * spooled, as the embedded store does (sqlite-store.ts): PUT churn must not grow the table that every
+ * replica reads. Any replica may do it at its start; the statement is idempotent.
+ */
+async function pruneFinished(pool: pg.Pool, afterMs: number): Promise<number> {
+  const r = await pool.query(
+    `DELETE FROM bridge_sessions s WHERE s.lifecycle <> 'active' AND s.ended_at < now() - make_interval(secs => $1::double precision / 1000)
+       AND NOT EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)`, [afterMs]);
+  return r.rowCount ?? 0;
+}
+
 /** Connects, creates or migrates the schema, and returns the store (which owns the pool). */
 export async function openPgStore(o: OpenPgStoreOptions): Promise<PgStore> {
   const pool = createPgPool(o.url, { password: o.password, queryTimeoutMs: o.queryTimeoutMs ?? 5000, replicaId: o.replicaId });
   try {
     await migratePg(pool);
+    await pruneFinished(pool, o.pruneFinishedAfterMs ?? PRUNE_FINISHED_AFTER_MS);
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
@@ -109,7 +124,7 @@ export class PgStore implements Store {
   async putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow> {
     const r = await this.pool.query<RawSession>(
       `INSERT INTO bridge_sessions (id, spec, source) VALUES ($1, $2, $3)
-       ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, lifecycle = 'active', spec_rev = bridge_sessions.spec_rev + 1,
+       ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, lifecycle = 'active', ended_at = NULL, spec_rev = bridge_sessions.spec_rev + 1,
          source = CASE WHEN bridge_sessions.source = 'api' THEN 'api' ELSE excluded.source END
        RETURNING ${SESSION_COLUMNS}`, [spec.id, JSON.stringify(spec), source]);
     return toRow(r.rows[0]!);
@@ -122,7 +137,9 @@ export class PgStore implements Store {
   }
 
   async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
-    await this.pool.query('UPDATE bridge_sessions SET lifecycle = $1 WHERE id = $2', [lifecycle, sessionId]);
+    await this.pool.query(
+      "UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END WHERE id = $2",
+      [lifecycle, sessionId]);
   }
 
   async commit(segments: readonly NewSegment[], checkpoints: readonly CheckpointUpdate[]): Promise<number[]> {

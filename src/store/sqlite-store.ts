@@ -15,8 +15,8 @@ import { join, resolve } from 'node:path';
 import { ensurePrivateFile, makeDirs } from '../util/make-dirs.js';
 import type { SessionSpec } from '../config/schema.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
-import type {
-  CheckpointUpdate, SessionLifecycle, SessionRow, SessionSource, SpoolStats, SpoolTotals, Store,
+import {
+  PRUNE_FINISHED_AFTER_MS, type CheckpointUpdate, type SessionLifecycle, type SessionRow, type SessionSource, type SpoolStats, type SpoolTotals, type Store,
 } from './store.js';
 
 const SCHEMA_VERSION = 2;
@@ -33,8 +33,7 @@ export class StoreOpenError extends Error {
   override name = 'StoreOpenError';
 }
 
-/** Rows of sessions that ended or were removed longer ago than this are deleted when the store opens. */
-export const PRUNE_FINISHED_AFTER_MS = 7 * 24 * 3600 * 1000;
+export { PRUNE_FINISHED_AFTER_MS } from './store.js';
 
 export interface SqliteStoreOptions {
   /** Overrides PRUNE_FINISHED_AFTER_MS (tests). */
