@@ -56,7 +56,7 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/proto ./proto
 # `node` (uid 1000) ships with the official image. Create the state directory before declaring the
 # volume so a fresh named volume is initialised with this ownership.
-RUN mkdir -p /var/lib/bridge && chown node:node /var/lib/bridge
+RUN mkdir -p /var/lib/bridge && chown node:node /var/lib/bridge && chmod 700 /var/lib/bridge
 USER node
 VOLUME ["/var/lib/bridge"]
 EXPOSE 9464

@@ -6,6 +6,8 @@ import { describeApiError } from '../upstream/api-error.js';
 import { parsePool } from '../upstream/browser-pool.js';
 import { paint, useColor } from './ansi.js';
 import { formatPoolSummary } from './pool-summary.js';
+import { displayUrl } from '../mapping/display-url.js';
+import { validPoolRef } from '../config/sessions.js';
 import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
 import { parseCommand, UsageError } from '../util/command-line.js';
 
@@ -47,6 +49,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!args) return 0;
   const ref = args.positionals[0];
   if (ref === undefined || ref === '') throw new UsageError(`pool needs a pool id or name\n\n${HELP}`);
+  if (!validPoolRef(ref)) throw new UsageError(`"${ref}" is not a pool id or name: at most 256 characters, not dots only`);
   const output = args.values.output ?? 'summary';
   if (output !== 'summary' && output !== 'json') throw new UsageError(`-o must be summary or json (got "${output}")`);
   const config = loadUpstreamConfig(args.values.config);
@@ -58,7 +61,7 @@ export async function main(argv: string[]): Promise<number> {
       res = await client.getPool(ref);
     } catch (e) {
       const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as { code?: string }).code ?? (e as Error).message;
-      process.stderr.write(err.red(`✗ cannot reach ${config.upstream.url}: ${cause}`) + '\n');
+      process.stderr.write(err.red(`✗ cannot reach ${displayUrl(config.upstream.url)}: ${cause}`) + '\n');
       return 1;
     }
     if (res.kind === 'error') {

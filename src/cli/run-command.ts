@@ -12,6 +12,7 @@ import { createReloader } from '../daemon/reload.js';
 import { describeControlAccess, INSECURE_ENV, parseInsecure } from '../server/control-access.js';
 import { listenHttp, type HttpSurface } from '../server/http-server.js';
 import { createLogger, type Logger } from '../util/logger.js';
+import { dirAccessProblem } from '../util/make-dirs.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
 import { stateDirShapeProblem, stateDirWriteProblem } from './state-dir.js';
@@ -89,12 +90,15 @@ export async function main(argv: string[]): Promise<number> {
   let http: HttpSurface | undefined;
   if (config.listen) {
     try {
-      http = await listenHttp(config.listen, log, { token: config.controlToken, insecure });
+      http = await listenHttp(config.listen, log, { token: config.controlToken, insecure, allowedHosts: config.controlAllowedHosts });
     } catch (err) {
       return fail(`cannot listen on ${config.listen.host}:${config.listen.port} (BRIDGE_LISTEN): ${listenError(err)}`);
     }
   }
   logStartup(log, config);
+  // A directory that existed before: the bridge narrows the files it creates, not the operator's directory.
+  const access = config.store.kind === 'postgres' ? undefined : dirAccessProblem(resolve(config.stateDir));
+  if (access) log.warn({ stateDir: resolve(config.stateDir) }, access);
   let bridge: Bridge;
   try {
     bridge = await startBridge(config, log);

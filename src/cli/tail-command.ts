@@ -39,8 +39,10 @@ Options:
                           (with both, an event matching either list is shown)
       --from POS          latest (default: new events only), oldest (everything the service
                           still retains) or a sequence number N (events from #N on)
-  -o, --output FORMAT     pretty (default) or json: one envelope per line as received, for jq
-      --no-redact         show header and URL secrets unmasked (masked as in exported records by default)
+  -o, --output FORMAT     pretty (default) or json: one envelope per line, for jq (as received when
+                          nothing in it is masked; otherwise with the masks of exported records)
+      --no-redact         show secrets unmasked (by default masked as in exported records: headers,
+                          URLs, typed keys, body secrets, dropped members, source metadata)
       --color, --no-color force colours on or off (default: on a terminal, unless NO_COLOR is set)
   -c, --config FILE       configuration file (default: $BRIDGE_CONFIG); only the service URL and key
                           are needed: BROWSER_API_URL and BROWSER_API_KEY or BROWSER_API_KEY_FILE

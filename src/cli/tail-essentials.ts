@@ -2,6 +2,7 @@
 // (docs/service-api.md "Event types and categories"). Pure; reads data after redaction, so masked URLs and headers stay masked.
 // Types the written specification does not detail, and future ones, fall back to the members such events usually
 // carry (url, error, status, ...) and finally to compact JSON, so nothing is shown as blank.
+import { printable } from '../util/printable.js';
 
 type Data = Record<string, unknown>;
 
@@ -103,7 +104,6 @@ export function eventEssentials(type: string, data: Data | undefined): string {
 
 export function oneLine(text: string, max = MAX_ESSENTIALS): string {
   // A terminal must not be steered by event content (escape sequences) nor broken over lines.
-  // eslint-disable-next-line no-control-regex
-  const flat = text.replace(/\r?\n/g, '⏎').replace(/\t/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '�');
+  const flat = printable(text);
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -7,6 +7,7 @@ import { severityText, SEVERITY } from '../mapping/severity-levels.js';
 import type { Paint } from './ansi.js';
 import { eventEssentials, oneLine } from './tail-essentials.js';
 import type { EventView } from './tail-view.js';
+import { printable } from '../util/printable.js';
 
 /** Wide enough for every catalogue type (`interaction_scroll_settled` and `page_dom_content_loaded`). */
 const TYPE_WIDTH = 26;
@@ -46,8 +47,12 @@ export function formatGap(first: number, last: number, p: Paint): string {
 
 export type NoteKind = 'info' | 'warn' | 'error';
 
-/** A note about the connection, on stderr. */
-export function formatNote(kind: NoteKind, text: string, p: Paint): string {
+/**
+ * A note about the connection, on stderr. Notes quote the service (error messages, a frame's `id:`,
+ * a decoder's reason): control characters are neutralised here, once for every note.
+ */
+export function formatNote(kind: NoteKind, raw: string, p: Paint): string {
+  const text = printable(raw);
   if (kind === 'error') return p.red(`✗ ${text}`);
   if (kind === 'warn') return p.yellow(`⚠ ${text}`);
   return p.dim(`· ${text}`);

@@ -1,8 +1,8 @@
 // What `tail` shows of an envelope, computed with the mapping's own rules so the terminal and the
-// collector agree: the severity of the catalogue (mapping/catalogue.ts) and the header and URL masks
-// of the mapping's redaction (docs/design.md "Secrets"). Dropping bodies (post_data, response bodies,
-// api_call code) is an export policy and does not apply here: a person following a session live is
-// entitled to what the service shows them.
+// collector agree: the severity of the catalogue (mapping/catalogue.ts) and every mask of the
+// mapping's redaction (docs/mapping.md "Redaction"): headers, URLs, typed keys, secrets inside
+// bodies, the members the drop switches replace, and source metadata. `tail` shows what the
+// exporter would send; `--no-redact` shows what the service sent.
 import { createBodyTransformer, type WalkState } from '../mapping/body-transform.js';
 import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from '../mapping/catalogue.js';
 import type { JsonValue } from '../vocabulary/log-record.js';
@@ -11,6 +11,7 @@ import type { RedactionOptions } from '../config/mapping-section.js';
 import { createHeaderRedactor } from '../mapping/redact-headers.js';
 import { createUrlRedactor, identityUrlRedactor } from '../mapping/redact-url.js';
 import type { Envelope } from '../upstream/envelope.js';
+import { maskSource, type SourceMasks } from '../mapping/attributes.js';
 import { isJsonObject } from '../util/guards.js';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -32,10 +33,14 @@ export interface TailView {
 
 
 export function createTailView(redaction: RedactionOptions, redact: boolean): TailView {
-  const r: RedactionOptions = { ...redaction, enabled: redact && redaction.enabled, dropPostData: false, dropResponseBody: false, dropApiCallCode: false };
+  // The mapper's own construction (mapping/mapper.ts), so the two cannot drift apart.
+  const r: RedactionOptions = { ...redaction, enabled: redact && redaction.enabled };
   const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
-  const headers = r.enabled ? createHeaderRedactor(compileNameMatcher(r.headers), urls ?? identityUrlRedactor) : undefined;
-  const transformer = createBodyTransformer(r, headers, urls);
+  const secretNames = r.enabled ? compileNameMatcher(r.headers) : undefined;
+  const headers = secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
+  const bodyNames = r.enabled ? compileNameMatcher([...r.headers, ...r.queryParams]) : undefined;
+  const transformer = createBodyTransformer(r, headers, urls, bodyNames);
+  const sourceMasks: SourceMasks | undefined = r.enabled ? { secretKeys: secretNames, urls } : undefined;
   const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false };
 
   const transform = (type: string, data: JsonObject): JsonObject => {
@@ -57,15 +62,18 @@ export function createTailView(redaction: RedactionOptions, redact: boolean): Ta
     json(envelope, frameText) {
       const ev = envelope.event;
       const raw = ev.data as JsonValue | undefined;
+      let data: JsonValue | undefined = raw;
       if (isJsonObject(raw)) {
         const masked = transform(ev.type, raw);
-        if (state.headersRedacted || state.urlsRedacted) {
+        if (state.headersRedacted || state.urlsRedacted || transformer.lastDropped !== undefined) {
           // The transformer also renames the written specification's `true` member to `y`; JSON output keeps the wire name.
-          const data = Object.hasOwn(raw, 'true') && !Object.hasOwn(raw, 'y') ? renameKey(masked, 'y', 'true') : masked;
-          return JSON.stringify({ ...envelope, event: { ...ev, data } });
+          data = Object.hasOwn(raw, 'true') && !Object.hasOwn(raw, 'y') ? renameKey(masked, 'y', 'true') : masked;
         }
       }
-      // Data split over several `data:` lines rejoins with "\n": keep one envelope per line.
+      const source = sourceMasks !== undefined && isJsonObject(ev.source as JsonValue) ? maskSource(ev.source, sourceMasks) : ev.source;
+      if (data !== raw || source !== ev.source) return JSON.stringify({ ...envelope, event: { ...ev, source, data } });
+      // Nothing masked: the frame as received. Data split over several `data:` lines rejoins with
+      // "\n": keep one envelope per line.
       return frameText.includes('\n') ? JSON.stringify(envelope) : frameText;
     },
   };

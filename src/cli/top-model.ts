@@ -1,6 +1,7 @@
 // What `top` shows, computed from two successive reads of the bridge's HTTP surface (GET
 // /v1/sessions and GET /metrics): per-session state, rate, lag, gaps and last error; the exporter's
 // delivery and failure rates and the spool's fill. Pure: the command does the fetching.
+import { printable } from '../util/printable.js';
 
 /** The fields of one GET /v1/sessions entry that `top` reads (server/http-server.ts). */
 export interface SessionStatusView {
@@ -92,17 +93,18 @@ export function buildModel(prev: Snapshot | undefined, cur: Snapshot): TopModel 
   const pm = prev?.metrics ?? [];
   const failures = sum(m, 'bridge_export_requests_total', failed) ?? 0;
   return {
-    version: m.find((s) => s.name === 'bridge_build_info')?.labels.version,
+    version: ((v) => (v === undefined ? undefined : printable(v)))(m.find((s) => s.name === 'bridge_build_info')?.labels.version),
+    // What the daemon reports may quote the service: never let it steer the terminal.
     sessions: cur.sessions.map((s) => ({
-      id: s.id,
-      state: s.state,
-      source: s.source ?? '-',
+      id: printable(String(s.id)),
+      state: printable(String(s.state)),
+      source: printable(String(s.source ?? '-')),
       rate: perSecond(s.received, before.get(s.id)?.received, seconds),
       lag: Math.max(0, s.lastReceivedSeq - s.lastDeliveredSeq),
       gaps: s.gaps,
       missing: s.missingEvents,
       reconnects: Object.values(s.reconnects ?? {}).reduce((a, b) => a + b, 0),
-      lastError: s.lastError ?? '',
+      lastError: printable(String(s.lastError ?? '')),
     })),
     exporter: {
       deliveredRate: perSecond(sum(m, 'bridge_events_delivered_total'), prev && sum(pm, 'bridge_events_delivered_total'), seconds),

@@ -3,6 +3,7 @@
 // height and the view state are arguments, so every layout is a table-driven test.
 import type { Paint } from './ansi.js';
 import type { SessionRow, TopModel } from './top-model.js';
+import { printable } from '../util/printable.js';
 
 export type SortKey = 'id' | 'state' | 'rate' | 'lag' | 'gaps' | 'error';
 
@@ -117,7 +118,7 @@ export function renderScreen(model: TopModel, view: ViewState, o: { url: string;
   const cut = (s: string): string => (s.length > o.width ? `${s.slice(0, Math.max(0, o.width - 1))}…` : s);
   const rows = visibleRows(model.sessions, view);
   const head = summaryLines(model, o.url).map(cut);
-  if (o.error) head.push(o.p.red(cut(`! ${o.error}`)));
+  if (o.error) head.push(o.p.red(cut(`! ${printable(o.error)}`)));
   const table = tableLines(rows, { width: o.width, sortColumn: SORT_COLUMN[view.sort] });
   const keys = view.editing
     ? `filter: ${view.filter}█   (Enter keep, Esc clear)`

@@ -20,7 +20,7 @@ import { parseDiscovery } from './discovery-section.js';
 export type { Env } from './env-substitution.js';
 import type { Env } from './env-substitution.js';
 
-const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'store', 'spool', 'listen', 'control_token', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit', 'workers', 'discovery'] as const;
+const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'store', 'spool', 'listen', 'control_token', 'control_allowed_hosts', 'max_sessions', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit', 'workers', 'discovery'] as const;
 const MAX_WORKERS = 64;
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
@@ -133,6 +133,8 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     },
     listen,
     controlToken: optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.control_token, 'control_token'),
+    controlAllowedHosts: parseHostNames(env.BRIDGE_CONTROL_ALLOWED_HOSTS, raw.control_allowed_hosts),
+    maxSessions: optInt(env.BRIDGE_MAX_SESSIONS ?? raw.max_sessions, env.BRIDGE_MAX_SESSIONS !== undefined ? 'BRIDGE_MAX_SESSIONS' : 'max_sessions', 1, 1_000_000) ?? 1000,
     exporter,
     // A named replica (or one of several sharing a store) is who exported a record.
     resource: { serviceName, attributes: resourceAttributes, ...(replica.explicit || store.kind === 'postgres' ? { instanceId: replica.id } : {}) },
@@ -142,6 +144,21 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     mapping: raw.mapping === undefined ? defaultMappingOptions : parseMappingOptions(raw.mapping, 'mapping'),
     discovery: parseDiscovery(raw, env),
   };
+}
+
+/**
+ * control_allowed_hosts: names besides loopback literals and `localhost` that the HTTP surface
+ * answers to (a Host header on a loopback listener, an Origin on control requests).
+ */
+function parseHostNames(envValue: string | undefined, fileValue: unknown): string[] {
+  const key = envValue !== undefined ? 'BRIDGE_CONTROL_ALLOWED_HOSTS' : 'control_allowed_hosts';
+  const v: unknown = envValue !== undefined ? envValue.split(',') : fileValue;
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new ConfigError(key, 'must be a list of host names');
+  return v.map((n, i) => {
+    if (typeof n !== 'string' || !/^[A-Za-z0-9.:_-]+$/.test(n.trim())) throw new ConfigError(`${key}[${i}]`, 'must be a host name or address without port or scheme');
+    return n.trim().toLowerCase();
+  });
 }
 
 /** `workers`: a count (0: none) or "auto" (one per core beyond the first; see resolveWorkers). */

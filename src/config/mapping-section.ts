@@ -26,6 +26,11 @@ export interface RedactionOptions {
   dropApiCallCode: boolean;
   /** Replace interaction_key.key by the mask unless it is a named key (Enter, Tab, ArrowDown, …). */
   maskTypedKeys: boolean;
+  /**
+   * Mask, inside post_data and response bodies (JSON or form), the values of keys named like a
+   * secret by `headers` or `queryParams`.
+   */
+  maskBodySecrets: boolean;
 }
 
 export interface ScreenshotOptions {
@@ -97,6 +102,13 @@ export const DEFAULT_REDACTED_QUERY_PARAMS: readonly string[] = [
   'code',
   'auth',
   'authorization',
+  // Session identifiers in URLs (servlet `;jsessionid=`, PHP, ASP.NET, generic): a session cookie
+  // by another name.
+  'jsessionid',
+  'phpsessid',
+  'sid',
+  '*sessionid',
+  '*session_id',
 ];
 
 export const DEFAULT_MAX_RECORD_BYTES = 64 * 1024;
@@ -124,6 +136,7 @@ export const defaultMappingOptions: MappingOptions = Object.freeze({
     dropResponseBody: false,
     dropApiCallCode: false,
     maskTypedKeys: true,
+    maskBodySecrets: true,
   }),
   screenshots: Object.freeze({ policy: 'inline' as ScreenshotPolicy, maxRecordBytes: DEFAULT_SCREENSHOT_RECORD_BYTES }),
   maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
@@ -177,6 +190,7 @@ function parseRedaction(raw: unknown, key: string): RedactionOptions {
     'drop_response_body',
     'drop_api_call_code',
     'mask_typed_keys',
+    'mask_body_secrets',
   ]);
   const d = defaultMappingOptions.redaction;
   const headers = names(s.headers, `${key}.headers`) ?? [...d.headers];
@@ -192,6 +206,7 @@ function parseRedaction(raw: unknown, key: string): RedactionOptions {
     dropResponseBody: bool(s.drop_response_body, `${key}.drop_response_body`, d.dropResponseBody),
     dropApiCallCode: bool(s.drop_api_call_code, `${key}.drop_api_call_code`, d.dropApiCallCode),
     maskTypedKeys: bool(s.mask_typed_keys, `${key}.mask_typed_keys`, d.maskTypedKeys),
+    maskBodySecrets: bool(s.mask_body_secrets, `${key}.mask_body_secrets`, d.maskBodySecrets),
   };
 }
 

@@ -14,6 +14,7 @@
 import { ConfigError } from './errors.js';
 import { optString, type Raw } from './readers.js';
 import type { OtlpProtocol } from './schema.js';
+import { maskUrlText } from '../util/mask-url-text.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -46,15 +47,15 @@ export function resolveEndpoint(protocol: OtlpProtocol, env: Env, ex: Raw): stri
 function httpUrl(text: string, key: string): string {
   if (!HAS_SCHEME.test(text)) {
     // `127.0.0.1:4318` is no URL at all, and `localhost:4318` parses as a URL of scheme "localhost:".
-    throw new ConfigError(key, `needs a scheme: http://${text} (or https:// for TLS) (got "${text}")`);
+    throw new ConfigError(key, `needs a scheme: http://${maskUrlText(text)} (or https:// for TLS) (got "${maskUrlText(text)}")`);
   }
   let u: URL;
   try {
     u = new URL(text);
   } catch {
-    throw new ConfigError(key, `is not a valid URL (got "${text}")`);
+    throw new ConfigError(key, `is not a valid URL (got "${maskUrlText(text)}")`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(key, `must be an http:// or https:// URL (got "${text}")`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(key, `must be an http:// or https:// URL (got "${maskUrlText(text)}")`);
   return text.replace(/\/+$/, '');
 }
 
@@ -65,14 +66,14 @@ function grpcAddress(text: string, key: string, insecure: boolean): string {
   try {
     u = new URL(withScheme);
   } catch {
-    throw new ConfigError(key, `is not a gRPC endpoint: use http://host:port (plaintext), https://host:port (TLS) or host:port (got "${text}")`);
+    throw new ConfigError(key, `is not a gRPC endpoint: use http://host:port (plaintext), https://host:port (TLS) or host:port (got "${maskUrlText(text)}")`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new ConfigError(key, `must be http://host:port (plaintext), https://host:port (TLS) or host:port (got "${text}")`);
+    throw new ConfigError(key, `must be http://host:port (plaintext), https://host:port (TLS) or host:port (got "${maskUrlText(text)}")`);
   }
   if (u.pathname !== '/' && u.pathname !== '') {
     // A path is what an OTLP/HTTP endpoint has; gRPC names its method itself.
-    throw new ConfigError(key, `a gRPC endpoint is host and port only, without a path: drop "${u.pathname}" (…/v1/logs is for OTLP/HTTP) (got "${text}")`);
+    throw new ConfigError(key, `a gRPC endpoint is host and port only, without a path: drop "${u.pathname}" (…/v1/logs is for OTLP/HTTP) (got "${maskUrlText(text)}")`);
   }
   if (!HAS_SCHEME.test(text) && u.port === '') throw new ConfigError(key, `names no port: write ${text}:4317 (the OTLP/gRPC port) or the port your collector listens on`);
   return `${u.protocol}//${u.host}`;

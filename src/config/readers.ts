@@ -1,6 +1,7 @@
 // Small typed readers for untrusted configuration values. Each names the full key in its error,
 // so an operator sees exactly which line of the file or which variable is wrong.
 import { ConfigError } from './errors.js';
+import { maskUrlText } from '../util/mask-url-text.js';
 import { isRecord } from '../util/guards.js';
 
 export { isRecord };
@@ -102,7 +103,8 @@ export function optUrl(v: unknown, key: string): string | undefined {
   try {
     u = new URL(s);
   } catch {
-    throw new ConfigError(key, `is not a valid URL (got "${s}")`);
+    // Echoed masked: a URL that fails to parse may still carry a password or a token.
+    throw new ConfigError(key, `is not a valid URL (got "${maskUrlText(s)}")`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(key, 'must be an http or https URL');
   return s.replace(/\/+$/, '');

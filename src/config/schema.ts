@@ -102,6 +102,10 @@ export interface BridgeConfig {
   /** HTTP surface (health, metrics, control); null disables it. */
   listen: { host: string; port: number } | null;
   controlToken?: string;
+  /** Host names besides loopback and `localhost` the HTTP surface answers to (DNS-rebinding guard). */
+  controlAllowedHosts: string[];
+  /** Sessions followed at most; a PUT of one more answers 429. */
+  maxSessions: number;
   exporter: ExporterConfig;
   resource: { serviceName: string; attributes: Record<string, string>; instanceId?: string };
   shutdownGraceMs: number;

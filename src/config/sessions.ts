@@ -4,10 +4,20 @@ import { isRecord, onlyKeys, optScalarMap, optString } from './readers.js';
 import type { SessionSpec } from './schema.js';
 
 // Session ids go into a URL path segment and into log.record.uid; keep them to a safe alphabet.
+// A segment of dots only is a dot-segment (RFC 3986 §5.2.4): a URL parser removes `.` and climbs
+// out with `..`, so `/browsers/../telemetry/stream` would be asked with the key. Never an id.
 const ID_RE = /^[A-Za-z0-9._~-]{1,128}$/;
+const DOTS_RE = /^\.+$/;
+
+export const SESSION_ID_RULE = 'must be 1-128 characters of letters, digits, ".", "_", "~" or "-", and not dots only';
 
 export function validSessionId(id: string): boolean {
-  return ID_RE.test(id);
+  return ID_RE.test(id) && !DOTS_RE.test(id);
+}
+
+/** A pool id or name: any text but one that a URL parser would read as a dot-segment. */
+export function validPoolRef(ref: string): boolean {
+  return ref.length > 0 && ref.length <= 256 && !DOTS_RE.test(ref);
 }
 
 export function parseSessions(v: unknown, key: string): SessionSpec[] {
@@ -27,9 +37,10 @@ export function parseSessionSpec(item: unknown, key: string): SessionSpec {
   if (!isRecord(item)) throw new ConfigError(key, 'must be a session id or a mapping with an id');
   onlyKeys(item, ['id', 'pool', 'start', 'attributes'], key);
   const id = optString(item.id, `${key}.id`);
-  if (!id || !validSessionId(id)) throw new ConfigError(`${key}.id`, 'must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');
+  if (!id || !validSessionId(id)) throw new ConfigError(`${key}.id`, SESSION_ID_RULE);
   const spec: SessionSpec = { id, attributes: optScalarMap(item.attributes, `${key}.attributes`) };
   const pool = optString(item.pool, `${key}.pool`);
+  if (pool !== undefined && pool !== '' && !validPoolRef(pool)) throw new ConfigError(`${key}.pool`, 'must be a pool id or name of at most 256 characters, not dots only');
   if (pool) spec.pool = pool;
   if (item.start !== undefined) spec.start = parseStart(item.start, `${key}.start`);
   return spec;

@@ -66,7 +66,7 @@ export interface Reloader {
 
 // Settings read once while the bridge is built; keys one level deep so the log names what changed
 // (values are never logged: API keys and collector headers live here).
-const RESTART_ONLY = ['upstream', 'stateDir', 'spool', 'listen', 'controlToken', 'exporter', 'resource', 'shutdownGraceMs', 'discovery'] as const;
+const RESTART_ONLY = ['upstream', 'stateDir', 'spool', 'listen', 'controlToken', 'controlAllowedHosts', 'maxSessions', 'exporter', 'resource', 'shutdownGraceMs', 'discovery'] as const;
 
 /** `load` defaults to reading the file the bridge started with (or BRIDGE_CONFIG) and process.env. */
 export function createReloader(target: ReloadTarget, load: () => BridgeConfig = () => loadConfig(target.config.configPath)): Reloader {

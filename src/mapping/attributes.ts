@@ -7,6 +7,13 @@ import type { AttributeValue, SessionContext } from '../vocabulary/log-record.js
 import type { NameMatcher } from './name-matcher.js';
 import { REDACTED as MASK } from '../config/mapping-section.js';
 import { isRecord } from '../util/guards.js';
+import { isUrlKey, looksLikeUrl } from './url-shape.js';
+
+/** What masks `event.source`: secret-named keys (the header list) and URLs in values (the URL redactor). */
+export interface SourceMasks {
+  secretKeys?: NameMatcher | undefined;
+  urls?: { redact(url: string): string } | undefined;
+}
 
 export const ATTR = {
   sessionId: 'browser.session.id',
@@ -114,7 +121,7 @@ const metadataName = boundedMemo(1024, (key) => ATTR.sourceMetadataPrefix + key)
  * authorization, *token, cookie, …) has its value masked before it becomes an attribute.
  * Returns whether a value was masked.
  */
-function addSource(attrs: Record<string, AttributeValue>, source: Envelope['event']['source'], secretKeys: NameMatcher | undefined): boolean {
+function addSource(attrs: Record<string, AttributeValue>, source: Envelope['event']['source'], m: SourceMasks): boolean {
   let masked = false;
   let extra: Record<string, unknown> | undefined;
   for (const key of Object.keys(source)) {
@@ -125,12 +132,17 @@ function addSource(attrs: Record<string, AttributeValue>, source: Envelope['even
       let jsonKeys: string[] | undefined;
       for (const mk of Object.keys(value)) {
         const mv = value[mk];
-        if (secretKeys !== undefined && secretKeys.matches(mk)) {
+        if (m.secretKeys !== undefined && m.secretKeys.matches(mk)) {
           setOwn(attrs, metadataName(mk), MASK);
           if (mv !== MASK) masked = true;
-        } else if (isScalar(mv)) setOwn(attrs, metadataName(mk), mv);
-        else {
-          setOwn(attrs, metadataName(mk), jsonText(mv));
+        } else if (isScalar(mv)) {
+          const out = maskSourceScalar(mk, mv, m);
+          if (out !== mv) masked = true;
+          setOwn(attrs, metadataName(mk), out);
+        } else {
+          const text = maskedJsonText(mv, m);
+          if (text.masked) masked = true;
+          setOwn(attrs, metadataName(mk), text.text);
           (jsonKeys ??= []).push(mk);
         }
       }
@@ -141,22 +153,75 @@ function addSource(attrs: Record<string, AttributeValue>, source: Envelope['even
     }
   }
   // Members beyond kind/event/metadata are not in BrowserEventSource; kept for the round trip, but
-  // their secrets-by-name are masked like metadata's.
+  // their secrets are masked like metadata's.
   if (extra !== undefined) {
-    const text = secretKeys === undefined ? { text: jsonText(extra), masked: false } : maskedJsonText(extra, secretKeys);
+    const text = maskedJsonText(extra, m);
     if (text.masked) masked = true;
     attrs[ATTR.sourceExtra] = text.text;
   }
   return masked;
 }
 
-function maskedJsonText(v: unknown, secretKeys: NameMatcher): { text: string; masked: boolean } {
+/**
+ * One scalar of `source` as it may be exported: the mask for a secret-named key (whatever the
+ * value), URL redaction for a URL (under a URL-named key, or any value shaped like `scheme://…`,
+ * e.g. a DevTools WebSocket URL carrying `?jwt=`), else the value itself.
+ */
+export function maskSourceScalar<T extends string | number | boolean>(key: string, value: T, m: SourceMasks): T | string {
+  if (m.secretKeys !== undefined && m.secretKeys.matches(key)) return MASK;
+  if (typeof value === 'string' && m.urls !== undefined && (isUrlKey(key) || looksLikeUrl(value))) return m.urls.redact(value);
+  return value;
+}
+
+/**
+ * `event.source` as an object with the masks the attributes get (for `tail -o json`, which prints
+ * envelopes): the same object when nothing was masked.
+ */
+export function maskSource(source: Record<string, unknown>, m: SourceMasks): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(source)) {
+    if (key === 'kind' || key === 'event') continue;
+    const value = source[key];
+    let next: unknown = value;
+    if (key === 'metadata' && isRecord(value)) {
+      let meta: Record<string, unknown> | undefined;
+      for (const mk of Object.keys(value)) {
+        const mv = value[mk];
+        const masked = maskOneSourceValue(mk, mv, m);
+        if (masked !== mv) setOwn((meta ??= { ...value }), mk, masked);
+      }
+      next = meta ?? value;
+    } else {
+      next = maskOneSourceValue(key, value, m);
+    }
+    if (next !== value) setOwn((out ??= { ...source }), key, next);
+  }
+  return out ?? source;
+}
+
+function maskOneSourceValue(key: string, v: unknown, m: SourceMasks): unknown {
+  if (m.secretKeys !== undefined && m.secretKeys.matches(key)) return v === MASK ? v : MASK;
+  if (isScalar(v)) return maskSourceScalar(key, v, m);
+  if (typeof v !== 'object' || v === null) return v;
+  const t = maskedJsonText(v, m);
+  return t.masked ? (JSON.parse(t.text) as unknown) : v;
+}
+
+/** JSON text of a non-scalar source value with the same masks at any depth. */
+export function maskedJsonText(v: unknown, m: SourceMasks): { text: string; masked: boolean } {
+  if (m.secretKeys === undefined && m.urls === undefined) return { text: jsonText(v), masked: false };
   let masked = false;
   try {
     const text = JSON.stringify(v, (k: string, x: unknown) => {
-      if (k === '' || !secretKeys.matches(k) || x === MASK) return x;
-      masked = true;
-      return MASK;
+      if (k === '') return x;
+      if (m.secretKeys !== undefined && m.secretKeys.matches(k)) {
+        if (x !== MASK) masked = true;
+        return MASK;
+      }
+      if (!isScalar(x)) return x;
+      const out = maskSourceScalar(k, x, m);
+      if (out !== x) masked = true;
+      return out;
     });
     return { text: text ?? 'null', masked };
   } catch {
@@ -175,6 +240,7 @@ export function baseAttributes(
   ctx: SessionContext,
   secretKeys?: NameMatcher,
   onMasked?: () => void,
+  urls?: SourceMasks['urls'],
 ): Record<string, AttributeValue> {
   const attrs: Record<string, AttributeValue> = {};
   for (const key of Object.keys(ctx.attributes)) setOwn(attrs, key, ctx.attributes[key] as AttributeValue);
@@ -183,7 +249,7 @@ export function baseAttributes(
   attrs[ATTR.seq] = envelope.seq;
   attrs[ATTR.eventType] = ev.type;
   attrs[ATTR.eventCategory] = ev.category;
-  if (addSource(attrs, ev.source, secretKeys)) onMasked?.();
+  if (addSource(attrs, ev.source, { secretKeys, urls })) onMasked?.();
   if (ev.truncated === true) attrs[ATTR.truncated] = true;
   attrs[ATTR.uid] = recordUid(ctx, envelope.seq);
   return attrs;

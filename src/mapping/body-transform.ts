@@ -6,7 +6,9 @@ import { setOwn } from './attributes.js';
 import type { JsonValue } from '../vocabulary/log-record.js';
 import { REDACTED, type RedactionOptions } from '../config/mapping-section.js';
 import type { HeaderRedactor } from './redact-headers.js';
-import type { UrlRedactor } from './redact-url.js';
+import { redactParams, type UrlRedactor } from './redact-url.js';
+import type { NameMatcher } from './name-matcher.js';
+import { isUrlKey, looksLikeUrl } from './url-shape.js';
 
 /**
  * Subtrees nested deeper than this are replaced by their JSON text: the OTLP encoders and the
@@ -29,8 +31,6 @@ export interface WalkState {
 }
 
 type JsonObject = { [key: string]: JsonValue };
-
-const isUrlKey = (key: string): boolean => key === 'url' || key.endsWith('_url') || key.endsWith('Url');
 
 /**
  * A key name of the UI Events spec ("Enter", "ArrowDown", "F5", "Shift", "Unidentified"): what
@@ -64,8 +64,65 @@ export const DROP_RULES: readonly DropRule[] = [
 export interface BodyTransformer {
   /** The body for `data`; adds to `state` (reset by the caller). */
   transform(type: string, data: JsonObject, state: WalkState): JsonObject;
-  /** The kind of the member dropped by the last transform(), if any. */
+  /**
+   * The kind of the member masked by the last transform(), if any: dropped whole (a DropRule) or
+   * with secrets masked inside (post_data and response bodies, mask_body_secrets).
+   */
   lastDropped: DropRule['kind'] | undefined;
+}
+
+/** Members that carry a request or response body as text (or, from some producers, as JSON). */
+const BODY_MEMBERS: ReadonlyMap<string, { member: string; kind: 'post_data' | 'response_body' }> = new Map([
+  ['network_request', { member: 'post_data', kind: 'post_data' }],
+  ['network_response', { member: 'body', kind: 'response_body' }],
+]);
+
+/** Bodies longer than this are not parsed for secrets (the record size limit cuts them anyway). */
+const MAX_BODY_SCAN = 1024 * 1024;
+
+/**
+ * A body with the values of secret-named keys masked: JSON (`{"password": …}` at any depth) or a
+ * form (`client_secret=…&…`); the same value when nothing matched. Only the bodies of
+ * network_request and network_response pass here, so the parse is not on every event's path.
+ */
+export function maskBodySecrets(body: JsonValue, names: NameMatcher): JsonValue {
+  if (typeof body === 'string') {
+    if (body.length > MAX_BODY_SCAN) return body;
+    const first = body.trimStart().charCodeAt(0);
+    if (first === 123 /* { */ || first === 91 /* [ */) {
+      let parsed: JsonValue;
+      try {
+        parsed = JSON.parse(body) as JsonValue;
+      } catch {
+        return redactParams(body, names) ?? body;
+      }
+      const masked = maskJsonKeys(parsed, names, 0);
+      return masked === parsed ? body : JSON.stringify(masked);
+    }
+    return body.includes('=') ? redactParams(body, names) ?? body : body;
+  }
+  return typeof body === 'object' && body !== null ? maskJsonKeys(body, names, 0) : body;
+}
+
+function maskJsonKeys(v: JsonValue, names: NameMatcher, depth: number): JsonValue {
+  if (typeof v !== 'object' || v === null || depth > MAX_BODY_DEPTH) return v;
+  if (Array.isArray(v)) {
+    let out: JsonValue[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const next = maskJsonKeys(v[i] as JsonValue, names, depth + 1);
+      if (next !== v[i]) (out ??= v.slice())[i] = next;
+    }
+    return out ?? v;
+  }
+  let out: JsonObject | undefined;
+  for (const k of Object.keys(v)) {
+    const child = v[k] as JsonValue;
+    let next: JsonValue;
+    if (names.matches(k) && child !== null && typeof child !== 'object') next = child === REDACTED ? child : REDACTED;
+    else next = maskJsonKeys(child, names, depth + 1);
+    if (next !== child) setOwn((out ??= { ...v }), k, next);
+  }
+  return out ?? v;
 }
 
 
@@ -74,15 +131,18 @@ export function createBodyTransformer(
   redaction: RedactionOptions,
   headers: HeaderRedactor | undefined,
   urls: UrlRedactor | undefined,
+  /** Key names whose values are masked inside bodies (the header and query parameter lists); undefined: off. */
+  bodyNames?: NameMatcher,
 ): BodyTransformer {
   // Precomputed: type → member to mask (only the switches that are on).
   const drops = new Map<string, DropRule>();
   if (redaction.enabled) for (const rule of DROP_RULES) if (rule.enabled(redaction)) drops.set(rule.type, rule);
+  const bodies = redaction.enabled && redaction.maskBodySecrets && bodyNames !== undefined ? BODY_MEMBERS : undefined;
 
   /** The masked form of one value under `key` (headers and URLs), or the value itself. */
   function maskOne(value: JsonValue, key: string, state: WalkState): JsonValue {
     if (typeof value === 'string') {
-      if (urls === undefined || !isUrlKey(key)) return value;
+      if (urls === undefined || !(isUrlKey(key) || looksLikeUrl(value))) return value;
       const redacted = urls.redact(value);
       if (redacted !== value) state.urlsRedacted = true;
       return redacted;
@@ -129,7 +189,8 @@ export function createBodyTransformer(
       let out: JsonValue[] | undefined;
       for (let i = 0; i < masked.length; i++) {
         const item = masked[i] as JsonValue;
-        const next = walk(item, '', depth + 1, state);
+        // A string item is read under its array's key (`urls: [...]`, `redirect_urls: [...]`).
+        const next = walk(item, typeof item === 'string' ? key : '', depth + 1, state);
         if (next !== item) (out ??= masked.slice())[i] = next;
       }
       return out ?? masked;
@@ -163,6 +224,17 @@ export function createBodyTransformer(
         body = body === data ? { ...data } : body;
         body[rule.member] = REDACTED;
         transformer.lastDropped = rule.kind;
+      }
+      // Secrets inside a request or response body (a login form, a token response).
+      const carried = bodies?.get(type);
+      if (carried !== undefined && transformer.lastDropped === undefined && Object.hasOwn(body, carried.member)) {
+        const before = body[carried.member] as JsonValue;
+        const after = maskBodySecrets(before, bodyNames!);
+        if (after !== before) {
+          body = body === data ? { ...data } : body;
+          setOwn(body, carried.member, after);
+          transformer.lastDropped = carried.kind;
+        }
       }
       return walk(body, '', 0, state) as JsonObject;
     },

@@ -45,7 +45,9 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
   const secretNames = r.enabled ? compileNameMatcher(r.headers) : undefined;
   const headers = secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
-  const transformer = createBodyTransformer(r, headers, urls);
+  // Body keys named like a secret by either list: `password` (header list), `code`, `client_secret`.
+  const bodyNames = r.enabled ? compileNameMatcher([...r.headers, ...r.queryParams]) : undefined;
+  const transformer = createBodyTransformer(r, headers, urls, bodyNames);
   const filter = compileFilter(options.filters);
   const shotLimit = screenshotRecordBytes(options);
   const screenshots = createScreenshotHandler(options.screenshots, shotLimit, emit, deps.screenshots);
@@ -77,7 +79,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       if (transformer.lastDropped !== undefined && isJsonObject(data)) emit({ f: 'values_redacted', type: ev.type, kind: transformer.lastDropped, count: 1 });
 
       currentType = ev.type;
-      const attributes = baseAttributes(envelope, ctx, secretNames, onSourceMasked);
+      const attributes = baseAttributes(envelope, ctx, secretNames, onSourceMasked, urls);
       if (ev.type === 'monitor_screenshot' && isJsonObject(body)) {
         const before = body;
         body = screenshots.apply(body, envelope.seq, ctx, attributes);

@@ -4,9 +4,10 @@
 // (round-trip invariant), and it is several times slower on the per-event path.
 //
 // Masked (semantic conventions for url.full): the user-info part becomes
-// `REDACTED` (`REDACTED:REDACTED` when it had a password), and the value of every query or
-// fragment parameter whose name matches the configured list becomes `REDACTED`. Fragments are
-// included because OAuth implicit flows put `access_token` there.
+// `REDACTED` (`REDACTED:REDACTED` when it had a password), and the value of every query, fragment
+// or path parameter (`;jsessionid=`) whose name matches the configured list becomes `REDACTED`.
+// Fragments are included because OAuth implicit flows put `access_token` there, and single-page
+// apps route with a query inside the fragment (`#/verify?code=…`).
 import type { AttributeValue } from '../vocabulary/log-record.js';
 import type { NameMatcher } from './name-matcher.js';
 import { REDACTED } from '../config/mapping-section.js';
@@ -19,16 +20,29 @@ export interface UrlRedactor {
   redact(url: string): string;
 }
 
-/** Masks values of matching `name=value` pairs in text (a query or fragment); null when unchanged. */
-function redactParams(text: string, params: NameMatcher): string | null {
+/** `&`, `;` and `?`: where a parameter ends (see redactParams). */
+const isParamEnd = (c: number): boolean => c === 38 /* & */ || c === 59 /* ; */ || c === 63 /* ? */;
+
+/**
+ * Masks values of matching `name=value` pairs in text (a query or fragment); null when unchanged.
+ * Pairs end at `&`, at `;` (the older form separator) and at `?`: a hash-routed fragment carries
+ * its own query (`#/verify?code=…`), and a parameter's value may be a URL with a query of its own
+ * (`?next=https://a.example/cb?token=…`). Splitting there can only mask more, never less.
+ */
+export function redactParams(text: string, params: NameMatcher): string | null {
   let out: string[] | null = null;
   let last = 0;
   let start = 0;
-  while (start <= text.length) {
-    let end = text.indexOf('&', start);
-    if (end === -1) end = text.length;
-    const eq = text.indexOf('=', start);
-    if (eq !== -1 && eq < end && eq + 1 < end) {
+  const n = text.length;
+  while (start <= n) {
+    let end = start;
+    let eq = -1;
+    for (; end < n; end++) {
+      const c = text.charCodeAt(end);
+      if (isParamEnd(c)) break;
+      if (c === 61 /* = */ && eq === -1) eq = end;
+    }
+    if (eq !== -1 && eq + 1 < end) {
       let name = text.slice(start, eq);
       if (name.includes('%')) {
         try {
@@ -49,14 +63,49 @@ function redactParams(text: string, params: NameMatcher): string | null {
   return out.join('');
 }
 
+/**
+ * Masks matching path parameters (RFC 3986 §3.3 `;name=value`, e.g. `/cart;jsessionid=…/item`) in
+ * the path `path`; null when unchanged.
+ */
+function redactPathParams(path: string, params: NameMatcher): string | null {
+  let out: string[] | null = null;
+  let last = 0;
+  for (let semi = path.indexOf(';'); semi !== -1; semi = path.indexOf(';', semi + 1)) {
+    let end = semi + 1;
+    let eq = -1;
+    for (; end < path.length; end++) {
+      const c = path.charCodeAt(end);
+      if (c === 59 /* ; */ || c === 47 /* / */) break;
+      if (c === 61 && eq === -1) eq = end;
+    }
+    if (eq !== -1 && eq + 1 < end && params.matches(path.slice(semi + 1, eq)) && path.slice(eq + 1, end) !== REDACTED) {
+      (out ??= []).push(path.slice(last, eq + 1), REDACTED);
+      last = end;
+    }
+  }
+  if (out === null) return null;
+  out.push(path.slice(last));
+  return out.join('');
+}
+
+/** The end of the authority of `url` (the first `/`, `?` or `#` after `from`), or its length. */
+function authorityEnd(url: string, from: number): number {
+  for (let i = from; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) return i;
+  }
+  return url.length;
+}
+
 export function createUrlRedactor(params: NameMatcher, userinfo: boolean): UrlRedactor {
   return {
     redact(url: string): string {
       const at = userinfo ? url.indexOf('@') : -1;
       const q = url.indexOf('?');
       const hash = url.indexOf('#');
+      const semi = url.indexOf(';');
       // Fast path: most URLs carry neither user-info nor parameters.
-      if (at === -1 && q === -1 && hash === -1) return url;
+      if (at === -1 && q === -1 && hash === -1 && semi === -1) return url;
       let result = url;
       let changed = false;
       // 1. User-info: only inside the authority (`scheme://userinfo@host` or `//userinfo@host`).
@@ -64,14 +113,7 @@ export function createUrlRedactor(params: NameMatcher, userinfo: boolean): UrlRe
         const schemeLen = SCHEME.exec(url)?.[0].length ?? 0;
         if (url.startsWith('//', schemeLen)) {
           const authStart = schemeLen + 2;
-          let authEnd = url.length;
-          for (let i = authStart; i < url.length; i++) {
-            const c = url.charCodeAt(i);
-            if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) {
-              authEnd = i;
-              break;
-            }
-          }
+          const authEnd = authorityEnd(url, authStart);
           const userEnd = url.lastIndexOf('@', authEnd - 1);
           if (userEnd >= authStart) {
             const info = url.slice(authStart, userEnd);
@@ -83,22 +125,24 @@ export function createUrlRedactor(params: NameMatcher, userinfo: boolean): UrlRe
           }
         }
       }
-      // 2. Query and fragment parameters (positions re-read: user-info masking moved them).
-      if (q !== -1 || hash !== -1) {
-        const h = changed ? result.indexOf('#') : hash;
-        const qs = changed ? result.indexOf('?') : q;
-        let query: string | null = null;
-        let fragment: string | null = null;
-        if (qs !== -1 && (h === -1 || qs < h)) query = redactParams(result.slice(qs + 1, h === -1 ? undefined : h), params);
-        if (h !== -1) fragment = redactParams(result.slice(h + 1), params);
-        if (query !== null || fragment !== null) {
-          const pathEnd = qs !== -1 && (h === -1 || qs < h) ? qs : h;
-          let rebuilt = result.slice(0, pathEnd);
-          if (qs !== -1 && (h === -1 || qs < h)) rebuilt += '?' + (query ?? result.slice(qs + 1, h === -1 ? undefined : h));
-          if (h !== -1) rebuilt += '#' + (fragment ?? result.slice(h + 1));
-          result = rebuilt;
-          changed = true;
-        }
+      // 2. Path, query and fragment (positions re-read: user-info masking moved them).
+      const h = changed ? result.indexOf('#') : hash;
+      const qAny = changed ? result.indexOf('?') : q;
+      const qs = qAny !== -1 && (h === -1 || qAny < h) ? qAny : -1;
+      const pathEnd = qs !== -1 ? qs : h !== -1 ? h : result.length;
+      const pathSemi = semi === -1 ? -1 : result.indexOf(';');
+      let path: string | null = null;
+      let query: string | null = null;
+      let fragment: string | null = null;
+      if (pathSemi !== -1 && pathSemi < pathEnd) path = redactPathParams(result.slice(0, pathEnd), params);
+      if (qs !== -1) query = redactParams(result.slice(qs + 1, h === -1 ? undefined : h), params);
+      if (h !== -1) fragment = redactParams(result.slice(h + 1), params);
+      if (path !== null || query !== null || fragment !== null) {
+        let rebuilt = path ?? result.slice(0, pathEnd);
+        if (qs !== -1) rebuilt += '?' + (query ?? result.slice(qs + 1, h === -1 ? undefined : h));
+        if (h !== -1) rebuilt += '#' + (fragment ?? result.slice(h + 1));
+        result = rebuilt;
+        changed = true;
       }
       return changed ? result : url;
     },

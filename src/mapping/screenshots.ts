@@ -4,7 +4,7 @@
 // can be dropped or written to a directory and referenced from the record, for backends with small
 // line limits. In every case the record says what happened (browser.screenshot.disposition) and
 // how large the PNG was (browser.screenshot.bytes).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ATTR } from './attributes.js';
 import type { AttributeValue, JsonValue, SessionContext } from '../vocabulary/log-record.js';
@@ -19,20 +19,35 @@ export interface ScreenshotSink {
   write(sessionId: string, epoch: number, seq: number, png: Buffer): string;
 }
 
-/** Session ids become one path segment: anything but [A-Za-z0-9_-] is %-escaped, so `..` and `/` cannot escape. */
+/**
+ * Session ids become one path segment that is the same on a case-insensitive file system: an upper
+ * case letter is written `^` + its lower case (`Ab` → `^ab`, `ab` stays `ab`, so two ids differing
+ * in case never share a directory), anything else but [a-z0-9_-] is %-escaped, so `..` and `/`
+ * cannot escape.
+ */
 export function safeSegment(id: string): string {
-  return id.replace(/[^A-Za-z0-9_-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return id.replace(/[^a-z0-9_-]/g, (c) => (c >= 'A' && c <= 'Z' ? `^${c.toLowerCase()}` : `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
 }
 
-/** `<directory>/<session>/<seq>.png` (`e<epoch>-<seq>.png` once the epoch is above 0), written synchronously. */
+// O_NOFOLLOW: a link planted where a PNG goes (or a session directory replaced by one) must not make
+// the bridge write through it into a file it can reach.
+const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+
+/** `<directory>/<session>/<seq>.png` (`e<epoch>-<seq>.png` once the epoch is above 0), written synchronously, 0600. */
 export function createDirectorySink(directory: string): ScreenshotSink {
   const root = resolve(directory);
   return {
     write(sessionId, epoch, seq, png) {
       const dir = join(root, safeSegment(sessionId));
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (lstatSync(dir).isSymbolicLink()) throw new Error(`${dir} is a symbolic link`);
       const path = join(dir, epoch === 0 ? `${seq}.png` : `e${epoch}-${seq}.png`);
-      writeFileSync(path, png);
+      const fd = openSync(path, OPEN_FLAGS, 0o600);
+      try {
+        for (let off = 0; off < png.length;) off += writeSync(fd, png, off);
+      } finally {
+        closeSync(fd);
+      }
       return path;
     },
   };

@@ -124,6 +124,9 @@ export function logFact(log: Logger, fact: Fact): void {
       if (fact.restartRequired.length > 0) log.warn({ keys: fact.restartRequired }, 'changed settings require a restart to take effect; running on with the previous values');
       return;
     }
+    case 'session_refused':
+      log.warn({ session: fact.session, followed: fact.followed, maxSessions: fact.limit, remote: fact.remote }, 'control API: a new session was refused: max_sessions are followed');
+      return;
     case 'config_rejected':
       log.error({ reason: fact.reason, key: fact.key, error: fact.error }, 'new configuration is invalid and was ignored; running on with the previous one');
       return;

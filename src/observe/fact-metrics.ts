@@ -44,6 +44,7 @@ export function countFact(m: BridgeMetrics, fact: Fact): void {
       if (fact.outcome === 'ok') m.discoveryMatched.set(fact.matched);
       break;
     case 'sessions_discovered': m.discoveredSessions.inc({ status: fact.deleted ? 'deleted' : 'active' }, fact.sessions.length); break;
+    case 'session_refused': m.sessionsRefused.inc(); break;
     case 'config_reloaded': m.configReloads.inc({ outcome: 'applied' }); break;
     case 'config_rejected': m.configReloads.inc({ outcome: 'rejected' }); break;
     default: break;

@@ -72,6 +72,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       name: 'bridge_export_duration_seconds', help: 'OTLP export request latency.', labelNames: ['outcome'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: r,
     }),
+    sessionsRefused: new Counter({ name: 'bridge_sessions_refused_total', help: 'PUT /v1/sessions/{id} of a new session refused because max_sessions sessions are followed.', registers: r }),
     configReloads: new Counter({ name: 'bridge_config_reloads_total', help: 'Configuration reloads (SIGHUP or file change) by outcome: applied, or rejected as invalid.', labelNames: ['outcome'], registers: r }),
     spoolCommitErrors: new Counter({ name: 'bridge_spool_commit_errors_total', help: 'Failed spool transactions (disk full, I/O error); retried.', registers: r }),
     oversized: new Counter({ name: 'bridge_records_oversized_total', help: 'Records above the maximum record size, by action taken.', labelNames: ['action'], registers: r }),

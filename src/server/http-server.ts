@@ -17,9 +17,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
-import { parseSessionSpec, validSessionId } from '../config/sessions.js';
+import { parseSessionSpec, SESSION_ID_RULE, validSessionId } from '../config/sessions.js';
 import type { Bridge } from '../daemon/bridge.js';
-import { bearerToken, decideControlAccess, tokenMatches, type ControlAccess } from './control-access.js';
+import { allowedHostSet, bearerToken, decideControlAccess, hostAllowed, isLoopback, originAllowed, tokenMatches, type ControlAccess } from './control-access.js';
 
 const MAX_BODY = 64 * 1024;
 
@@ -37,14 +37,24 @@ export interface HttpOptions {
   token?: string | undefined;
   /** The opt-out: serve the control API beyond loopback without a token. */
   insecure?: boolean;
+  /** Names besides loopback literals and `localhost` that requests may use (control.allowed_hosts). */
+  allowedHosts?: readonly string[] | undefined;
+}
+
+/** Which Host and Origin names the surface serves (control-access.ts, "Names"). */
+interface NamePolicy {
+  /** On loopback the Host header is checked on every route. */
+  checkHost: boolean;
+  listed: ReadonlySet<string>;
 }
 
 /** Binds the port; rejects (EADDRINUSE, EACCES, …) before anything else has started. */
 export async function listenHttp(listen: { host: string; port: number }, log: Logger, opts: HttpOptions = {}): Promise<HttpSurface> {
   const control = decideControlAccess(listen.host, opts.token, opts.insecure === true);
+  const names: NamePolicy = { checkHost: isLoopback(listen.host), listed: allowedHostSet(opts.allowedHosts) };
   let bridge: Bridge | undefined;
   const server: Server = createServer((req, res) => {
-    handle(bridge, control, req, res).catch((err: unknown) => {
+    handle(bridge, control, names, req, res).catch((err: unknown) => {
       log.error({ error: (err as Error).message, path: req.url }, 'control request failed');
       if (!res.headersSent) send(res, 500, { code: 'internal_error', message: 'internal error' });
       else res.destroy();
@@ -74,7 +84,7 @@ export async function listenHttp(listen: { host: string; port: number }, log: Lo
 }
 
 /** listenHttp + attach, for callers that already have a bridge (tests, demo). */
-export async function startHttpServer(bridge: Bridge, listen: { host: string; port: number }, log: Logger, opts: HttpOptions = { token: bridge.config.controlToken }): Promise<HttpSurface> {
+export async function startHttpServer(bridge: Bridge, listen: { host: string; port: number }, log: Logger, opts: HttpOptions = { token: bridge.config.controlToken, allowedHosts: bridge.config.controlAllowedHosts }): Promise<HttpSurface> {
   const surface = await listenHttp(listen, log, opts);
   surface.attach(bridge);
   return surface;
@@ -124,11 +134,15 @@ class HttpError extends Error {
   }
 }
 
-async function handle(bridge: Bridge | undefined, control: ControlAccess, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(bridge: Bridge | undefined, control: ControlAccess, names: NamePolicy, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://bridge');
   const path = url.pathname;
   const method = req.method ?? 'GET';
   try {
+    // DNS rebinding: a page that renamed itself to 127.0.0.1 still sends its own name as Host.
+    if (names.checkHost && !hostAllowed(req.headers.host, names.listed)) {
+      throw new HttpError(403, 'forbidden', 'this Host is not served: the bridge listens on loopback and answers only to loopback addresses, localhost or control.allowed_hosts');
+    }
     if (path === '/healthz' && method === 'GET') return send(res, 200, { status: bridge ? 'ok' : 'starting' });
     if (!bridge) throw new HttpError(503, 'unavailable', 'the bridge is starting');
     if (path === '/readyz' && method === 'GET') return ready(bridge, res);
@@ -136,6 +150,9 @@ async function handle(bridge: Bridge | undefined, control: ControlAccess, req: I
       return send(res, 200, await bridge.metrics.registry.metrics(), bridge.metrics.registry.contentType);
     }
     if (path === '/v1/sessions' || path.startsWith('/v1/sessions/')) {
+      if (!originAllowed(req.headers.origin, names.listed)) {
+        throw new HttpError(403, 'forbidden', 'cross-site requests are refused: the Origin is not a loopback address, localhost or in control.allowed_hosts');
+      }
       const refused = refusal(control, req);
       if (refused) {
         if (refused.status === 401) res.setHeader('www-authenticate', 'Bearer');
@@ -186,7 +203,7 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
     });
   }
   const id = decodeId(path.slice('/v1/sessions/'.length));
-  if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', 'session id must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');
+  if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', `session id ${SESSION_ID_RULE}`);
   if (method === 'GET') {
     const s = sup.session(id) ?? (sup.ownership ? (await sup.statusWithOwners()).find((x) => x.id === id) : undefined);
     if (!s) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
@@ -196,6 +213,14 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
     const body = await readJson(req);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'invalid_input', 'body must be a JSON object');
     const spec = parseSessionSpec({ ...(body as Record<string, unknown>), id }, 'body');
+    // Every fresh id opens a stream and stores a row: a client must not be able to grow that without
+    // bound. An id already followed may still be updated at the cap.
+    const cap = bridge.config.maxSessions;
+    if (sup.followedCount >= cap && !sup.followed().some((f) => f.spec.id === id)) {
+      bridge.emit({ f: 'session_refused', session: id, followed: sup.followedCount, limit: cap, remote: req.socket.remoteAddress ?? '' });
+      res.setHeader('retry-after', '60');
+      throw new HttpError(429, 'too_many_sessions', `the bridge follows ${sup.followedCount} sessions, its limit (max_sessions = ${cap}); DELETE one or raise the limit`);
+    }
     const r = await sup.add(spec, 'api');
     // Every change to what the bridge follows leaves a line: who asked, and what it is now.
     bridge.log.info(

@@ -108,6 +108,9 @@ export async function migratePg(db: pg.Pool): Promise<number> {
     // Each version's steps, guarded by `found`; every step is idempotent.
     if (found < 1) await c.query(DDL);
     if (found < 2) await c.query(DDL_V2);
+    // When a session ended or was removed (for pruning, pg-store.ts). Added in place rather than as a
+    // schema version: a bridge that does not know the column keeps working beside one that does.
+    await c.query('ALTER TABLE bridge_sessions ADD COLUMN IF NOT EXISTS ended_at timestamptz');
     await c.query("INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       [PG_APPLICATION, String(PG_SCHEMA_VERSION)]);
     await c.query('COMMIT');

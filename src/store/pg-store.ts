@@ -21,7 +21,7 @@ import { GEN_SHIFT, GENERATIONS, generationOf, migratePg } from './pg-schema.js'
 import { once } from '../util/lifecycle.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import {
-  FencedError, type CheckpointUpdate, type DiscoveryClaim, type SessionLifecycle, type SessionRow, type SessionSource,
+  FencedError, PRUNE_FINISHED_AFTER_MS, type CheckpointUpdate, type DiscoveryClaim, type SessionLifecycle, type SessionRow, type SessionSource,
   type SpoolStats, type SpoolTotals, type Store,
 } from './store.js';
 
@@ -33,6 +33,8 @@ const SESSION_COLUMNS = 'id, spec, source, lifecycle, checkpoint, epoch, source_
 
 export interface PgStoreOptions {
   replicaId: string;
+  /** Rows of sessions finished longer ago are deleted at open; PRUNE_FINISHED_AFTER_MS by default. */
+  pruneFinishedAfterMs?: number;
 }
 
 /** Sessions a claim took over, and the backlog that moved with them. */
@@ -74,11 +76,24 @@ export interface OpenPgStoreOptions extends PgStoreOptions {
   queryTimeoutMs?: number;
 }
 
+/**
+ * Deletes the rows of sessions that ended or were removed longer ago than `afterMs` and have nothing
+ * spooled, as the embedded store does (sqlite-store.ts): PUT churn must not grow the table that every
+ * replica reads. Any replica may do it at its start; the statement is idempotent.
+ */
+async function pruneFinished(db: pg.Pool, afterMs: number): Promise<number> {
+  const r = await db.query(
+    `DELETE FROM bridge_sessions s WHERE s.lifecycle <> 'active' AND s.ended_at < now() - make_interval(secs => $1::double precision / 1000)
+       AND NOT EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)`, [afterMs]);
+  return r.rowCount ?? 0;
+}
+
 /** Connects, creates or migrates the schema, and returns the store (which owns the db). */
 export async function openPgStore(o: OpenPgStoreOptions): Promise<PgStore> {
   const db = createPgPool(o.url, { password: o.password, queryTimeoutMs: o.queryTimeoutMs ?? 5000, replicaId: o.replicaId });
   try {
     await migratePg(db);
+    await pruneFinished(db, o.pruneFinishedAfterMs ?? PRUNE_FINISHED_AFTER_MS);
   } catch (err) {
     await db.end().catch(() => undefined);
     throw err;
@@ -108,7 +123,7 @@ export class PgStore implements Store {
   async putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow> {
     const r = await this.db.query<RawSession>(
       `INSERT INTO bridge_sessions (id, spec, source) VALUES ($1, $2, $3)
-       ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, lifecycle = 'active', spec_rev = bridge_sessions.spec_rev + 1,
+       ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, lifecycle = 'active', ended_at = NULL, spec_rev = bridge_sessions.spec_rev + 1,
          source = CASE WHEN bridge_sessions.source = 'api' THEN 'api' ELSE excluded.source END
        RETURNING ${SESSION_COLUMNS}`, [spec.id, JSON.stringify(spec), source]);
     return toRow(r.rows[0]!);
@@ -152,7 +167,9 @@ export class PgStore implements Store {
   }
 
   async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
-    await this.db.query('UPDATE bridge_sessions SET lifecycle = $1 WHERE id = $2', [lifecycle, sessionId]);
+    await this.db.query(
+      "UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END WHERE id = $2",
+      [lifecycle, sessionId]);
   }
 
   async commit(segments: readonly NewSegment[], checkpoints: readonly CheckpointUpdate[]): Promise<number[]> {

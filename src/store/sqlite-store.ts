@@ -10,12 +10,13 @@
 // Schema 1 (one JSON row per record) is migrated on open: its rows become segments in batches, each
 // batch one transaction, so a crash mid-migration resumes where it stopped.
 import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { makeDirs } from '../util/make-dirs.js';
+import { ensurePrivateFile, makeDirs } from '../util/make-dirs.js';
 import type { SessionSpec } from '../config/schema.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
-import type {
-  CheckpointUpdate, DiscoveryClaim, SessionLifecycle, SessionRow, SessionSource, SpoolStats, SpoolTotals, Store,
+import {
+  PRUNE_FINISHED_AFTER_MS, type CheckpointUpdate, type DiscoveryClaim, type SessionLifecycle, type SessionRow, type SessionSource, type SpoolStats, type SpoolTotals, type Store,
 } from './store.js';
 
 const SCHEMA_VERSION = 2;
@@ -32,7 +33,13 @@ export class StoreOpenError extends Error {
   override name = 'StoreOpenError';
 }
 
+export { PRUNE_FINISHED_AFTER_MS } from './store.js';
+
 export interface SqliteStoreOptions {
+  /** Overrides PRUNE_FINISHED_AFTER_MS (tests). */
+  pruneFinishedAfterMs?: number;
+  /** The clock for ended_at and pruning (tests); Date.now by default. */
+  now?: () => number;
   /** Turns a schema-1 spool row (the record as JSON) into a framed record; needed only to migrate. */
   migrateRecord?: (json: string) => Buffer;
   /** Told how a schema-1 spool was migrated. */
@@ -49,7 +56,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   checkpoint INTEGER NOT NULL DEFAULT 0,
   epoch INTEGER NOT NULL DEFAULT 0,
   added_at INTEGER NOT NULL,
-  source_id TEXT
+  source_id TEXT,
+  ended_at INTEGER
 );
 CREATE TABLE IF NOT EXISTS spool_segments (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -81,6 +89,10 @@ export class SqliteStore implements Store {
         makeDirs(resolve(dirOrMemory));
         file = join(dirOrMemory, 'bridge.db');
         this.lock = lockStateDir(dirOrMemory);
+        // 0600 before SQLite opens them: it gives the -wal and -shm files the database file's mode.
+        for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+          if (f === file || existsSync(f)) ensurePrivateFile(f);
+        }
       }
       this.db = new Database(file);
     } catch (err) {
@@ -106,8 +118,8 @@ export class SqliteStore implements Store {
       sessions: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions ORDER BY added_at, id'),
       session: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions WHERE id = ?'),
       upsert: db.prepare(`INSERT INTO sessions (id, spec, source, lifecycle, added_at) VALUES (@id, @spec, @source, 'active', @now)
-        ON CONFLICT(id) DO UPDATE SET spec = excluded.spec, source = CASE WHEN sessions.source = 'api' THEN 'api' ELSE excluded.source END, lifecycle = 'active'`),
-      lifecycle: db.prepare('UPDATE sessions SET lifecycle = ? WHERE id = ?'),
+        ON CONFLICT(id) DO UPDATE SET spec = excluded.spec, source = CASE WHEN sessions.source = 'api' THEN 'api' ELSE excluded.source END, lifecycle = 'active', ended_at = NULL`),
+      lifecycle: db.prepare("UPDATE sessions SET lifecycle = @lifecycle, ended_at = CASE WHEN @lifecycle = 'active' THEN NULL ELSE coalesce(ended_at, @now) END WHERE id = @id"),
       insert: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?)`),
       insertMany: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`),
       delRange: db.prepare('DELETE FROM spool_segments WHERE id >= ? AND id <= ?'),
@@ -124,6 +136,24 @@ export class SqliteStore implements Store {
       metaSet: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
     this.totals = this.stmts.totals.get() as SpoolTotals;
+    this.now = opts.now ?? Date.now;
+    this.pruned = this.pruneFinished(opts.pruneFinishedAfterMs ?? PRUNE_FINISHED_AFTER_MS);
+  }
+
+  private readonly now: () => number;
+  /** Rows of long-finished sessions deleted when the store opened. */
+  readonly pruned: number;
+
+  /**
+   * Every PUT of a fresh id leaves a row that outlives the session: without pruning, a client (or
+   * years of churn) grows the table, and the start-up reads all of it. A row goes once its session
+   * ended or was removed longer ago than `afterMs` and nothing of it waits in the spool; its
+   * checkpoint goes with it (a session PUT again after that starts from `start`, and duplicates
+   * carry the same log.record.uid).
+   */
+  private pruneFinished(afterMs: number): number {
+    return this.db.prepare(`DELETE FROM sessions WHERE lifecycle != 'active' AND ended_at IS NOT NULL AND ended_at < ?
+      AND NOT EXISTS (SELECT 1 FROM spool_segments g WHERE g.session_id = sessions.id)`).run(this.now() - afterMs).changes;
   }
 
   /** Running totals, kept exact without a table scan. */
@@ -159,6 +189,11 @@ export class SqliteStore implements Store {
     if (version < 2) this.migrateFromV1(opts);
     const columns = (this.db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name);
     if (!columns.includes('source_id')) this.db.exec('ALTER TABLE sessions ADD COLUMN source_id TEXT');
+    if (!columns.includes('ended_at')) {
+      // Sessions that finished before the column existed are dated from now: pruned a retention later.
+      this.db.exec('ALTER TABLE sessions ADD COLUMN ended_at INTEGER');
+      this.db.prepare("UPDATE sessions SET ended_at = ? WHERE lifecycle != 'active'").run((opts.now ?? Date.now)());
+    }
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
   }
 
@@ -214,12 +249,12 @@ export class SqliteStore implements Store {
   }
 
   async putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow> {
-    this.stmts.upsert.run({ id: spec.id, spec: JSON.stringify(spec), source, now: Date.now() });
+    this.stmts.upsert.run({ id: spec.id, spec: JSON.stringify(spec), source, now: this.now() });
     return toRow(this.stmts.session.get(spec.id) as RawSession);
   }
 
   async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
-    this.stmts.lifecycle.run(lifecycle, sessionId);
+    this.stmts.lifecycle.run({ lifecycle, id: sessionId, now: this.now() });
   }
 
   async addSessions(specs: readonly SessionSpec[], source: SessionSource): Promise<SessionRow[]> {
@@ -378,6 +413,7 @@ function isAscending(ids: readonly number[]): boolean {
  * transaction on a small lock database holds an OS file lock for as long as this process lives.
  */
 function lockStateDir(dir: string): Database.Database {
+  ensurePrivateFile(join(dir, 'bridge.lock'));
   const lock = new Database(join(dir, 'bridge.lock'), { timeout: 0 });
   try {
     lock.pragma('journal_mode = DELETE');

@@ -9,6 +9,9 @@ export type { NewSegment, Segment } from '../wire/segment-framing.js';
 
 export type { SessionSource } from '../vocabulary/session-states.js';
 import type { SessionSource } from '../vocabulary/session-states.js';
+/** Rows of sessions that ended or were removed longer ago than this are deleted when a store opens. */
+export const PRUNE_FINISHED_AFTER_MS = 7 * 24 * 3600 * 1000;
+
 /** active: followed; ended: the service answered 404; removed: stopped by DELETE /v1/sessions/{id}. */
 export type SessionLifecycle = 'active' | 'ended' | 'removed';
 

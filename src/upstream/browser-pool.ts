@@ -7,6 +7,7 @@
 // `ignored` (never its value), so a service version that changes a shape degrades to "unknown"
 // instead of failing the lookup.
 import { isRecord } from '../util/guards.js';
+import { maskUrlText } from '../util/mask-url-text.js';
 
 import { TELEMETRY_CATEGORIES, type TelemetryCategory } from '../vocabulary/event-types.js';
 
@@ -173,7 +174,9 @@ function parseTelemetry(t: Obj, r: Reader): PoolTelemetry {
   const otlp = exp ? r.obj(exp, 'otlp', `${base}.export.otlp`) : undefined;
   if (otlp) {
     assign(out.otlpExport, 'enabled', r.bool(otlp, 'enabled', `${base}.export.otlp.enabled`));
-    assign(out.otlpExport, 'destination', r.str(otlp, 'destination', `${base}.export.otlp.destination`));
+    // A destination may be a URL with credentials; masked once here, for logs, findings and /v1/sessions.
+    const destination = r.str(otlp, 'destination', `${base}.export.otlp.destination`);
+    assign(out.otlpExport, 'destination', destination === undefined ? undefined : maskUrlText(destination));
   }
   return out;
 }

@@ -12,6 +12,24 @@ import { BRIDGE_VERSION } from '../util/version.js';
 import { parseApiError, type ApiErrorBody } from './api-error.js';
 import { parseRetryAfter } from '../util/backoff.js';
 import { listSearchParams, parseListPage, type BrowserListQuery, type ListPage } from './browser-list.js';
+import { limitConcurrency } from '../util/concurrency-limit.js';
+
+/**
+ * Pool lookups in flight at once per client. Every new pool reference (a PUT with a pool the bridge
+ * has not seen) is looked up at once; without a bound a burst of them is a burst at the service.
+ */
+export const MAX_POOL_LOOKUPS = 4;
+
+/**
+ * One id as one path segment. encodeURIComponent leaves `.` alone, and a segment of dots only is a
+ * dot-segment the URL parser removes (RFC 3986 §5.2.4): `..` would turn the stream of a session into
+ * `GET {base}/telemetry/stream` with the key. Ids are checked where they enter (config/sessions.ts);
+ * this is the last door before the key is sent, so it throws rather than asks.
+ */
+export function idSegment(id: string): string {
+  if (id === '' || /^\.+$/.test(id)) throw new Error(`refusing to request an id that is empty or dots only ("${id}")`);
+  return encodeURIComponent(id);
+}
 
 /** Bytes of a stream body buffered ahead of the parser (undici's default is 64 KiB). */
 const STREAM_HIGH_WATER_MARK = 16 * 1024;
@@ -82,7 +100,7 @@ export class UpstreamClient {
 
   /** GET /browsers/{id}/telemetry/stream */
   async openStream(sessionId: string, pos: StreamPosition, signal: AbortSignal): Promise<OpenStreamResult> {
-    const url = new URL(`${this.opts.baseUrl}/browsers/${encodeURIComponent(sessionId)}/telemetry/stream`);
+    const url = new URL(`${this.opts.baseUrl}/browsers/${idSegment(sessionId)}/telemetry/stream`);
     const extra: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
     if (pos.lastEventId !== undefined && pos.lastEventId > 0) extra['last-event-id'] = String(pos.lastEventId);
     else if (pos.replayAll) url.searchParams.set('replay', 'all');
@@ -108,7 +126,7 @@ export class UpstreamClient {
    * the previous page's X-Next-Offset, passed back as it came.
    */
   async listEvents(sessionId: string, q: ArchivePageQuery, signal?: AbortSignal): Promise<ArchivePageResult> {
-    const url = new URL(`${this.opts.baseUrl}/browsers/${encodeURIComponent(sessionId)}/telemetry/events`);
+    const url = new URL(`${this.opts.baseUrl}/browsers/${idSegment(sessionId)}/telemetry/events`);
     url.searchParams.set('limit', String(q.limit));
     if (q.offset !== undefined) url.searchParams.set('offset', q.offset);
     else if (q.since !== undefined) url.searchParams.set('since', q.since);
@@ -161,9 +179,11 @@ export class UpstreamClient {
     return { kind: 'ok', ...page };
   }
 
-  /** GET /browser_pools/{id_or_name} */
-  async getPool(idOrName: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
-    const url = `${this.opts.baseUrl}/browser_pools/${encodeURIComponent(idOrName)}`;
+  /** GET /browser_pools/{id_or_name}, at most MAX_POOL_LOOKUPS at once. */
+  readonly getPool: (idOrName: string, signal?: AbortSignal) => Promise<GetResult<unknown>> = limitConcurrency(MAX_POOL_LOOKUPS, (idOrName, signal) => this.fetchPool(idOrName, signal));
+
+  private async fetchPool(idOrName: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
+    const url = `${this.opts.baseUrl}/browser_pools/${idSegment(idOrName)}`;
     const res = await request(url, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
     const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_POOL_BODY);
     if (res.statusCode >= 200 && res.statusCode < 300) {

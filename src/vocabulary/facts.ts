@@ -72,6 +72,8 @@ export type Fact =
   | { f: 'sessions_discovered'; sessions: readonly string[]; deleted: boolean }
   // --- a relay that had to drop facts (ingest/fact-relay.ts): never a record, only reports of them ---
   | { f: 'facts_dropped'; count: number; where: string }
+  // --- the control API (server/http-server.ts) ---
+  | { f: 'session_refused'; session: string; followed: number; limit: number; remote: string }
   // --- the daemon (daemon/reload.ts) ---
   | { f: 'config_reloaded'; reason: string; added: readonly string[]; removed: readonly string[]; updated: readonly string[]; mappingChanged: boolean; startChanged: boolean; restartRequired: readonly string[] }
   | { f: 'config_rejected'; reason: string; key: string; error: string };

@@ -22,7 +22,9 @@ interface SimSummary { id: string; lastSeq: number; ended: boolean; tags: Record
 
 describe('discovery with real processes', () => {
   it('simulate --create-every with tags, and a bridge with only a tag selector: every event of every matching session arrives', async () => {
-    const sim = startCli(['simulate', '--port', '0', '--create-every', '400ms', '--create-max', '5', '--create-lifetime', '1500ms', '--tags', 'team=a', '--rate', '40'], {});
+    // Each session lives 6 s: the first must still be live when the bridge, started after the
+    // simulator (a CLI process each, seconds apart on a loaded machine), first reads the list.
+    const sim = startCli(['simulate', '--port', '0', '--create-every', '400ms', '--create-max', '5', '--create-lifetime', '6s', '--tags', 'team=a', '--rate', '40'], {});
     running.push(sim);
     await sim.waitFor(/\{"url":"[^"]+"\}\n/, 'stdout');
     const simUrl = (JSON.parse(sim.stdout()) as { url: string }).url;

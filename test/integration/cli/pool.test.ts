@@ -82,6 +82,10 @@ describe('pool', () => {
   it('bad usage and configuration exit 2; --help has examples', async () => {
     expect((await runCli(['pool'], env)).code).toBe(2);
     expect((await runCli(['pool', 'x', '-o', 'yaml'], env)).code).toBe(2);
+    // A dot-segment would make the lookup another path of the service, with the key.
+    const dots = await runCli(['pool', '..'], env);
+    expect(dots.code).toBe(2);
+    expect(dots.stderr).toContain('not dots only');
     const noKey = await runCli(['pool', 'x'], { BROWSER_API_URL: sim.url });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('invalid configuration: upstream.api_key');

@@ -1,7 +1,7 @@
 // `run` start-up as a child process: the HTTP port is bound before any session is followed, a
 // start-up failure is one line and exit 1, the first log lines say what the daemon is and where it
 // talks, and a signal during start-up is a clean shutdown.
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,5 +76,24 @@ describe('run start-up', () => {
     p.child.kill('SIGTERM');
     const res = await p.done;
     expect(res.code).toBe(0);
+  });
+
+  it('a state directory every user may read: a warning at start naming its mode; a private one: none', async () => {
+    chmodSync(h.stateDir, 0o755);
+    const p = startCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', LOG_LEVEL: 'info' }));
+    await p.waitFor(/open to every user/);
+    const warn = p.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.msg).includes('open to every user'));
+    expect(warn).toMatchObject({ level: 40, stateDir: h.stateDir, msg: expect.stringContaining('(mode 0755)') });
+    p.child.kill('SIGTERM');
+    expect((await p.done).code).toBe(0);
+
+    chmodSync(h.stateDir, 0o700);
+    const q = startCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', LOG_LEVEL: 'info' }));
+    await q.waitFor(/"version"/);
+    await new Promise((r) => setTimeout(r, 300));
+    q.child.kill('SIGTERM');
+    const res = await q.done;
+    expect(res.code).toBe(0);
+    expect(res.stderr).not.toContain('state directory');
   });
 });

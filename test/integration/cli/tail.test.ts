@@ -89,7 +89,7 @@ describe('tail', () => {
       expect((JSON.parse(line) as Envelope).seq).toBe(sent[i]!.seq);
     });
     expect(maskedCount).toBeGreaterThan(0);
-    // URL user-info, signed-URL parameters and API-key headers are masked (post bodies are not: see tail-view.ts).
+    // URL user-info, signed-URL parameters, API-key headers and secret-named body fields are masked, as exported.
     expect(got.filter((l) => /s3cr3t-p|pa55w0rd|sk_live_|sig=Zm9v/.test(l))).toEqual([]);
   });
 

@@ -56,7 +56,7 @@ export async function startInProcess(world: World, raw: Record<string, unknown> 
   const config = fullEnv.BRIDGE_CONFIG ? loadConfig(undefined, fullEnv) : buildConfig({ ...FAST, ...raw }, fullEnv);
   const log = silentLogger();
   const bridge = await startBridge(config, log);
-  const http = await startHttpServer(bridge, config.listen ?? { host: '127.0.0.1', port: 0 }, log, { token: config.controlToken, ...httpOpts });
+  const http = await startHttpServer(bridge, config.listen ?? { host: '127.0.0.1', port: 0 }, log, { token: config.controlToken, allowedHosts: config.controlAllowedHosts, ...httpOpts });
   let stopped: Promise<void> | undefined;
   return {
     bridge, http, url: http.url, config,

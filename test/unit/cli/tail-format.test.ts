@@ -95,6 +95,19 @@ describe('-o json', () => {
     expect(raw.json(e, JSON.stringify(e))).toBe(JSON.stringify(e));
   });
 
+  // What the exporter would send, for every mask: a masked member never prints raw.
+  it.each<[string, Envelope, (out: Envelope) => void]>([
+    ['a typed key alone', env(6, 'interaction_key', { key: 'p', selector: '#pw' }), (o) => expect(o.event.data).toEqual({ key: 'REDACTED', selector: '#pw' })],
+    ['a secret in metadata', env(7, 'page_load', { url: 'https://a/' }, { source: { kind: 'cdp', metadata: { authorization: 'Bearer SECRET-A' } } }), (o) => expect(o.event.source.metadata).toEqual({ authorization: 'REDACTED' })],
+    ['a URL in metadata', env(8, 'page_load', { url: 'https://a/' }, { source: { kind: 'cdp', metadata: { ws: 'wss://h/devtools?jwt=SECRET-J' } } }), (o) => expect(o.event.source.metadata).toEqual({ ws: 'wss://h/devtools?jwt=REDACTED' })],
+    ['a password in post_data', env(9, 'network_request', { url: 'https://a/', post_data: 'user=a&password=SECRET-P' }), (o) => expect(o.event.data).toMatchObject({ post_data: 'user=a&password=REDACTED' })],
+  ])('-o json masks %s', (_name, e, check) => {
+    const text = masked.json(e, JSON.stringify(e));
+    expect(text).not.toMatch(/SECRET-|"key":"p"/);
+    check(JSON.parse(text) as Envelope);
+    expect(raw.json(e, JSON.stringify(e))).toBe(JSON.stringify(e));
+  });
+
   it('rejoined multi-line data becomes one line', () => {
     const e = env(5, 'page_load', { url: 'https://a/' });
     expect(masked.json(e, JSON.stringify(e, null, 2))).toBe(JSON.stringify(e));

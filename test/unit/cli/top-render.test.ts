@@ -138,3 +138,16 @@ describe('top rendering', () => {
     expect(defaultUrl(listen)).toBe(url);
   });
 });
+
+describe('text from the daemon cannot steer the terminal', () => {
+  it('lastError, id and state lose their control characters in the plain table and the screen', () => {
+    const evil = `upstream said \u001b[2J\u001b]8;;http://x\u0007click\u001b]8;;\u0007\rgone`;
+    const snap: Snapshot = { atMs: 0, metrics: parseMetrics(METRICS), sessions: [session('s\u001b[1m', { state: 'retrying\u009b', lastError: evil })] };
+    const model = buildModel(undefined, snap);
+    const text = renderPlain(model, 'http://x') + renderScreen(model, initialView(), { url: 'http://x', width: 200, height: 20, error: `fetch \u001b[5mfailed`, p: paint(false) }).join('\n');
+    // eslint-disable-next-line no-control-regex
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(text).toContain('upstream said \ufffd[2J');
+    expect(text).toContain('fetch \ufffd[5mfailed');
+  });
+});

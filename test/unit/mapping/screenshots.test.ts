@@ -1,5 +1,5 @@
 // monitor_screenshot policies (docs/mapping.md "Screenshots"), with a real directory.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -92,6 +92,33 @@ describe('screenshots', () => {
     expect(safeSegment('../../etc')).toBe('%2e%2e%2f%2e%2e%2fetc');
     const path = createDirectorySink(dir).write('../x', 0, 1, PNG);
     expect(path.startsWith(dir)).toBe(true);
+  });
+
+  it('ids differing only in letter case get different directories, also on a case-insensitive file system', () => {
+    const names = ['abc', 'ABC', 'Abc', 'aBc'].map(safeSegment);
+    expect(names).toEqual(['abc', '^a^b^c', '^abc', 'a^bc']);
+    expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(4);
+    const sink = createDirectorySink(dir);
+    expect(sink.write('Sess', 0, 1, PNG)).not.toBe(sink.write('sess', 0, 1, PNG));
+  });
+
+  it('does not follow a symbolic link planted where a PNG or a session directory goes', () => {
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'keep');
+    mkdirSync(join(dir, 'img'), { recursive: true });
+    symlinkSync(victim, join(dir, 'img', '1.png'));
+    expect(() => createDirectorySink(dir).write('img', 0, 1, PNG)).toThrow();
+    expect(readFileSync(victim, 'utf8')).toBe('keep');
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(dir, 'linked'));
+    expect(() => createDirectorySink(dir).write('linked', 0, 2, PNG)).toThrow(/symbolic link/);
+    expect(existsSync(join(elsewhere, '2.png'))).toBe(false);
+  });
+
+  it('writes the PNG 0600', () => {
+    const path = createDirectorySink(dir).write('m', 0, 3, PNG);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it('a failed write still exports the event, counted', () => {

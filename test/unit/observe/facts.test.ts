@@ -64,6 +64,7 @@ const CASES: Array<[Fact, Record<string, number>]> = [
   [{ f: 'sessions_handed_over', sessions: 2 }, { 'bridge_session_handovers_total{kind="handed_over"}': 2 }],
   [{ f: 'config_reloaded', reason: 'SIGHUP', added: [], removed: [], updated: [], mappingChanged: false, startChanged: false, restartRequired: [] }, { 'bridge_config_reloads_total{outcome="applied"}': 1 }],
   [{ f: 'config_rejected', reason: 'SIGHUP', key: 'spool.max_bytes', error: 'bad' }, { 'bridge_config_reloads_total{outcome="rejected"}': 1 }],
+  [{ f: 'session_refused', session: 'x', followed: 1000, limit: 1000, remote: '127.0.0.1' }, { bridge_sessions_refused_total: 1 }],
   // Facts that only a log line or a status reports.
   [{ f: 'state_changed', session: S, state: 'streaming', at: 0 }, {}],
   [{ f: 'connected', session: S, at: 0 }, {}],

@@ -1,0 +1,13 @@
+// Text from outside (the service's error messages, frame ids, a daemon's status) on its way to a
+// person's terminal. Control characters would let that text steer the terminal: ESC starts colour,
+// cursor, title and hyperlink sequences (and some terminals answer queries as if typed), CR
+// overwrites what the line said. Bidi overrides reorder what is shown. None of them is printed.
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const NEWLINE = /\r?\n/g;
+
+/** One line with every control character shown as U+FFFD, line breaks as ⏎ and tabs as a space. */
+export function printable(text: string): string {
+  return text.replace(NEWLINE, '⏎').replace(/\t/g, ' ').replace(CONTROL, '\ufffd');
+}
