@@ -21,6 +21,7 @@ import { backoffDelay, type BackoffPolicy } from '../util/backoff.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
 import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
 import { outcomeLabel } from './outcome-label.js';
+import { displayUrl } from '../mapping/display-url.js';
 
 export interface DeliveryOptions {
   spool: Spool;
@@ -48,12 +49,16 @@ export class Delivery {
   private readonly sleepers = new Set<() => void>();
   private failing = false;
   private readonly watchers: DeliveryWatcher[] = [];
+  /** The collector's URL as facts and log lines may carry it: credentials and secret-named parameters masked. */
+  private readonly endpoint: string;
   /** Last export failure, for status and readiness. */
   lastError: string | undefined;
   /** Records acknowledged by the collector since start (gap records included). */
   deliveredTotal = 0;
 
-  constructor(private readonly o: DeliveryOptions) {}
+  constructor(private readonly o: DeliveryOptions) {
+    this.endpoint = displayUrl(o.transport.url);
+  }
 
   /** Registers a watcher; delivery itself knows nothing of who listens. */
   watch(w: DeliveryWatcher): void {
@@ -171,7 +176,7 @@ export class Delivery {
 
   private async exportParts(payloads: Buffer[], records: number, segments: readonly Segment[]): Promise<boolean> {
     const { emit } = this.o;
-    const endpoint = this.o.transport.url;
+    const endpoint = this.endpoint;
     for (let attempt = 0; !this.stopped; ) {
       let body: Buffer;
       try {
@@ -222,7 +227,7 @@ export class Delivery {
       const reason = (outcome.kind === 'failure' ? outcome.refused : undefined) ?? 'corrupt';
       const count = parts.length === 0 ? records : 1;
       const where = segments.map((s) => `${s.sessionId}:${s.firstSeq}-${s.lastSeq}`);
-      this.o.emit({ f: 'records_rejected', reason, count, endpoint: this.o.transport.url, segments: where, error: outcome.kind === 'success' ? '' : outcome.message });
+      this.o.emit({ f: 'records_rejected', reason, count, endpoint: this.endpoint, segments: where, error: outcome.kind === 'success' ? '' : outcome.message });
       return true;
     }
     const mid = parts.length >> 1;

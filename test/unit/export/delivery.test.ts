@@ -186,3 +186,17 @@ describe('Spool room', () => {
     expect(woke).toBe(true);
   });
 });
+
+describe('what delivery says about the collector', () => {
+  it('names the endpoint with its credentials and secret parameters masked', async () => {
+    const { Delivery } = await import('../../../src/export/delivery.js');
+    const facts: Array<{ f: string; endpoint?: string }> = [];
+    const spool = { claim: async () => null, waitForData: () => new Promise<void>(() => {}), idle: true } as never;
+    const transport = { url: 'https://user:SECRET-PW@collector.example/v1/logs?api_key=SECRET-K', send: async () => ({ kind: 'success', rejected: 0 }), close: async () => {} } as never;
+    const d = new Delivery({ spool, transport, requests: { build: () => Buffer.alloc(0), contentType: 'x' } as never, batchMaxRecords: 1, batchMaxBytes: 1, concurrency: 1, backoff: { initialMs: 1, maxMs: 1 }, emit: (f) => void facts.push(f as never) });
+    // The endpoint every fact carries is computed once; read it through a rejected record's fact.
+    await (d as unknown as { split(p: Buffer[], r: number, s: unknown[], o: unknown): Promise<boolean> }).split([], 1, [], { kind: 'failure', refused: 'invalid', message: 'bad' });
+    expect(facts[0]?.endpoint).toBe('https://REDACTED:REDACTED@collector.example/v1/logs?api_key=REDACTED');
+    expect(JSON.stringify(facts)).not.toContain('SECRET');
+  });
+});
