@@ -117,13 +117,16 @@ export const MIN_MAX_RECORD_BYTES = 4 * 1024;
 /** Well below the 4 MiB request limit common collectors apply. */
 export const MAX_MAX_RECORD_BYTES = 1024 * 1024;
 /**
- * Records carrying an inline screenshot may be this large by default: the service sends PNGs of up
- * to 729 KiB (it recaptures at a smaller scale above that), 972 KiB of base64, and a real screenshot
- * must fit whole. The OTLP/HTTP receiver of the OpenTelemetry Collector accepts 20 MiB requests by
- * default (confighttp max_request_body_size), so such a record never makes a request a collector
- * refuses as long as the exporter bounds requests by bytes.
+ * Records carrying an inline screenshot may be this large by default: under the 256 KB a line may
+ * be in Loki (limits_config max_line_size) and an event in CloudWatch Logs, with room left for the
+ * record's attributes and its JSON rendering there. The service sends PNGs of up to 729 KiB (972 KiB
+ * of base64), so the larger real screenshots do not fit: they are dropped from the record whole
+ * (never cut: a cut PNG is no image), which says so (browser.screenshot.disposition = oversized,
+ * with the PNG's size) and is counted. Whoever wants every image raises this limit (up to
+ * MAX_SCREENSHOT_RECORD_BYTES, for a backend that takes large records) or writes them to a
+ * directory.
  */
-export const DEFAULT_SCREENSHOT_RECORD_BYTES = 1024 * 1024;
+export const DEFAULT_SCREENSHOT_RECORD_BYTES = 240 * 1024;
 export const MAX_SCREENSHOT_RECORD_BYTES = 4 * 1024 * 1024;
 
 export const defaultMappingOptions: MappingOptions = Object.freeze({

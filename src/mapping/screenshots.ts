@@ -1,8 +1,8 @@
 // monitor_screenshot policies. A real viewport PNG is 100–729 KiB (130–972 KB of base64), far
 // larger than any other record, so it gets a record size limit of its own (screenshots.
-// max_record_bytes, 1 MiB by default: every real screenshot fits whole). Besides `inline` the PNG
-// can be dropped or written to a directory and referenced from the record, for backends with small
-// line limits. In every case the record says what happened (browser.screenshot.disposition) and
+// max_record_bytes, 240 KiB by default: what Loki and CloudWatch Logs take as one line; a larger
+// PNG is dropped whole, never cut). Besides `inline` the PNG can be dropped or written to a
+// directory and referenced from the record. In every case the record says what happened (browser.screenshot.disposition) and
 // how large the PNG was (browser.screenshot.bytes).
 import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';

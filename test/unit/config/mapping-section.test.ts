@@ -13,7 +13,7 @@ describe('parseMappingOptions', () => {
   it('defaults: redaction on, inline screenshots, 64 KiB records, map bodies, no filters', () => {
     expect(defaultMappingOptions).toMatchObject({
       redaction: { enabled: true, urlUserinfo: true, dropPostData: false, dropResponseBody: false, dropApiCallCode: false, maskTypedKeys: true, maskBodySecrets: true },
-      screenshots: { policy: 'inline', maxRecordBytes: 1048576 },
+      screenshots: { policy: 'inline', maxRecordBytes: 245760 },
       maxRecordBytes: 65536,
       bodyFormat: 'map',
       filters: {},

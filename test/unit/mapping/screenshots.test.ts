@@ -21,20 +21,40 @@ const shot = (png: string, seq = 5) => envelopeOf('monitor_screenshot', 'screens
 const jsonSize = (r: unknown): number => Buffer.byteLength(JSON.stringify(r));
 
 describe('screenshots of real size under the defaults', () => {
-  it('every real-size screenshot (the simulator\'s, up to the service\'s 729 KiB threshold) goes out inline, whole, never as an error', () => {
+  it('real-size screenshots under the default limit go out inline, whole; larger ones are dropped whole, counted, and the record says so', () => {
     const actions: string[] = [];
     const stats: Emit = (f) => void (f.f === 'record_oversized' && actions.push(f.action));
     const mapper = createMapper(defaultMappingOptions, { emit: stats });
-    for (const png of screenshotsBase64()) {
+    const shots = screenshotsBase64();
+    let inline = 0;
+    for (const png of shots) {
       const env = shot(png);
       env.event.source = { kind: 'local_process', event: 'Page.loadEventFired', metadata: { target_id: 'T'.repeat(32), url: 'https://shop.example/checkout?step=2' } };
       const r = mapper.map(env, CTX, 1)!;
+      expect(r.attributes['browser.record.truncated']).toBeUndefined();
+      expect(r.attributes['browser.screenshot.bytes']).toBe(Buffer.from(png, 'base64').length);
+      // Every record fits what Loki and CloudWatch Logs take as one line (256 KB).
+      expect(jsonSize(r)).toBeLessThanOrEqual(256 * 1024);
+      if (r.attributes['browser.screenshot.disposition'] === 'inline') {
+        expect(r.body).toEqual({ png });
+        inline++;
+      } else {
+        expect(r.attributes['browser.screenshot.disposition']).toBe('oversized');
+        expect(r.body).toEqual({});
+      }
+    }
+    // The simulator's set spans the service's sizes: small ones fit, the largest do not.
+    expect(inline).toBeGreaterThan(0);
+    expect(actions).toEqual(Array(shots.length - inline).fill('screenshot_dropped'));
+  });
+
+  it('with the limit raised to 1 MiB every real-size screenshot goes out inline, whole', () => {
+    const mapper = createMapper(parseMappingOptions({ screenshots: { max_record_bytes: '1MiB' } }, 'mapping'));
+    for (const png of screenshotsBase64()) {
+      const r = mapper.map(shot(png), CTX, 1)!;
       expect(r.body).toEqual({ png });
       expect(r.attributes['browser.screenshot.disposition']).toBe('inline');
-      expect(r.attributes['browser.record.truncated']).toBeUndefined();
-      expect(jsonSize(r)).toBeLessThanOrEqual(largestRecordBytes(defaultMappingOptions));
     }
-    expect(actions).toEqual([]);
   });
 
   it('the screenshot limit is for inline PNGs only: other records keep max_record_bytes', () => {
@@ -44,7 +64,7 @@ describe('screenshots of real size under the defaults', () => {
   });
 
   it('largestRecordBytes: the screenshot limit under inline, max_record_bytes otherwise', () => {
-    expect(largestRecordBytes(defaultMappingOptions)).toBe(1024 * 1024);
+    expect(largestRecordBytes(defaultMappingOptions)).toBe(240 * 1024);
     expect(largestRecordBytes(parseMappingOptions({ screenshots: { policy: 'drop' } }, 'mapping'))).toBe(64 * 1024);
     expect(largestRecordBytes(parseMappingOptions({ max_record_bytes: 1048576, screenshots: { max_record_bytes: 65536 } }, 'mapping'))).toBe(1048576);
   });
