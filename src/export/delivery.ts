@@ -6,8 +6,10 @@
 // one retry layer:
 //   - success: acknowledged; a partial success counts the records the collector rejected;
 //   - retryable (429, 502, 503, 504, network, timeout): waits max(Retry-After, backoff), then again;
-//   - 400 or 413: the batch is split in halves until the culprit stands alone; a single refused
-//     record is dropped, logged and counted as rejected, so one bad record cannot block delivery;
+//   - 400 or 413: the batch is split in halves until the culprit stands alone; a refused record is
+//     dropped, logged and counted as rejected only when its neighbours were accepted (one bad record
+//     cannot block delivery); when everything is refused, nothing is dropped: the collector or the
+//     configuration is at fault, every record stays spooled and delivery backs off (see exportParts);
 //   - any other failure (401, 403, 404, 500, …): a configuration or collector problem the operator
 //     fixes while the spool holds the data: retried with backoff, forever.
 // A worker's backoff is its own: new data never cuts it short. After a crash, claims that were in
@@ -51,6 +53,10 @@ export class Delivery {
   lastError: string | undefined;
   /** Records acknowledged by the collector since start (gap records included). */
   deliveredTotal = 0;
+  /** Set while the collector refuses every record it is sent (400/413 for all): status and its message. */
+  refusing: { status: number | undefined; message: string } | undefined;
+  /** Requests the collector accepted since start: what proves that a refusal is about the records. */
+  private acceptedRequests = 0;
 
   constructor(private readonly o: DeliveryOptions) {}
 
@@ -168,7 +174,47 @@ export class Delivery {
     return true;
   }
 
+  /**
+   * Sends one request's records until they are settled; false only when shutdown interrupted it.
+   *
+   * A refusal (400/413) proves nothing by itself: a gateway with a wrong header or tenant refuses
+   * every request. So the request is split until each refused record stands alone, and a record is
+   * dropped only when that is proven to be about the record: a neighbour of the same request was
+   * accepted, the collector accepts the same request without it (an empty one), or it accepted other
+   * requests between two rounds that refused this record alone. A round that refuses everything and proves nothing leaves every record spooled: the
+   * collector (or the configuration) is refusing, delivery backs off, says so, and resumes by itself.
+   * A later round sends the request whole and splits it again only when something was accepted
+   * meanwhile: splitting against a collector that refuses everything would only multiply requests.
+   */
   private async exportParts(payloads: Buffer[], records: number, segments: readonly Segment[]): Promise<boolean> {
+    let acceptedAfterLastRound: number | undefined;
+    for (let round = 0; !this.stopped; round++) {
+      const mayIsolate = acceptedAfterLastRound === undefined || this.acceptedRequests > acceptedAfterLastRound;
+      const r = await this.attempt(payloads, records, segments, mayIsolate);
+      if (r === 'delivered') return true;
+      if (r === 'stopped') return false;
+      if (r.isolated && ((acceptedAfterLastRound !== undefined && this.acceptedRequests > acceptedAfterLastRound) || (await this.acceptsEmpty()))) {
+        // Refused alone while the collector accepts other requests (in between two rounds, or the
+        // same request without these records): it is the records it cannot take.
+        this.drop(r, segments);
+        return true;
+      }
+      acceptedAfterLastRound = this.acceptedRequests;
+      const delay = backoffDelay(this.o.backoff, round);
+      this.failing = true;
+      this.refusing = { status: r.status, message: r.message };
+      this.lastError = `collector refuses every record (${r.status === undefined ? 'corrupt' : `HTTP ${r.status}`}): ${r.message}`;
+      this.o.emit({ f: 'collector_refusing', endpoint: this.o.transport.url, status: r.status, records, round: round + 1, delayMs: delay, error: r.message });
+      await this.sleep(delay);
+    }
+    return false;
+  }
+
+  /**
+   * One round: sends, retrying what is retryable; on a refusal, halves (when `isolate`) until what
+   * is refused stands alone. A refused part whose neighbour was accepted is dropped here (proven).
+   */
+  private async attempt(payloads: Buffer[], records: number, segments: readonly Segment[], isolate: boolean): Promise<'delivered' | 'stopped' | Refused> {
     const { emit } = this.o;
     const endpoint = this.o.transport.url;
     for (let attempt = 0; !this.stopped; ) {
@@ -176,27 +222,40 @@ export class Delivery {
       try {
         body = this.o.requests.build(payloads);
       } catch (err) {
-        // A damaged spooled record (it cannot be transcoded): find it like a refused one.
-        return this.split(payloads, records, segments, { kind: 'failure', message: `cannot encode: ${(err as Error).message}` });
+        // A damaged spooled record (it cannot be transcoded): the bridge's own proof, no collector
+        // involved; find it by halving and drop it alone.
+        const refused: Refused = { records, status: undefined, message: `cannot encode: ${(err as Error).message}`, isolated: true };
+        const parts = this.parts(payloads, records);
+        if (parts.length <= 1) {
+          this.drop(refused, segments);
+          return 'delivered';
+        }
+        return this.halves(parts, segments, refused, true);
       }
       const started = performance.now();
       const outcome = await this.o.transport.send(body, this.o.requests.contentType);
       const seconds = (performance.now() - started) / 1000;
-      if (this.stopped && outcome.kind !== 'success') return false;
+      if (this.stopped && outcome.kind !== 'success') return 'stopped';
       const label = outcomeLabel(outcome);
       emit({ f: 'export_attempted', outcome: label, success: outcome.kind === 'success', seconds });
       if (outcome.kind === 'success') {
+        this.acceptedRequests++;
         const accepted = records - Math.min(records, outcome.rejected);
         emit({ f: 'records_delivered', count: accepted });
         this.deliveredTotal += accepted;
         if (outcome.rejected > 0) emit({ f: 'records_rejected', reason: 'partial_success', count: outcome.rejected, endpoint, error: outcome.message ?? '' });
         if (this.failing) emit({ f: 'export_recovered', endpoint, records });
         this.failing = false;
+        this.refusing = undefined;
         this.lastError = undefined;
-        return true;
+        return 'delivered';
       }
       if (outcome.kind === 'failure' && (outcome.status === 400 || outcome.status === 413)) {
-        return this.split(payloads, records, segments, outcome);
+        const refused: Refused = { records, status: outcome.status, message: outcome.message, isolated: false };
+        if (!isolate) return refused;
+        const parts = this.parts(payloads, records);
+        if (parts.length <= 1) return { ...refused, isolated: true };
+        return this.halves(parts, segments, refused, isolate);
       }
       this.lastError = `${label}: ${outcome.message}`;
       const backoff = backoffDelay(this.o.backoff, attempt++);
@@ -205,29 +264,62 @@ export class Delivery {
       this.failing = true;
       await this.sleep(delay);
     }
-    return false;
+    return 'stopped';
   }
 
-  /** 400/413: halves until the refused record stands alone; it is dropped and counted. */
-  private async split(payloads: Buffer[], records: number, segments: readonly Segment[], outcome: ExportOutcome): Promise<boolean> {
-    let parts: Buffer[];
+  /**
+   * Whether the collector accepts a request like the refused one without its records (an empty
+   * request: same endpoint, headers, compression, tenant): the control that tells "these records"
+   * from "everything" when a refused record has no neighbour to compare with.
+   */
+  private async acceptsEmpty(): Promise<boolean> {
+    let body: Buffer;
     try {
-      parts = records === payloads.length ? payloads : payloads.flatMap((p) => splitRecords(p));
+      body = this.o.requests.build([]);
     } catch {
-      parts = payloads.length > 1 ? payloads : [];
+      return false;
     }
-    if (parts.length <= 1) {
-      const status = outcome.kind === 'success' ? undefined : outcome.status;
-      const reason = status === 413 ? 'too_large' : status === 400 ? 'invalid' : 'corrupt';
-      const count = parts.length === 0 ? records : 1;
-      const where = segments.map((s) => `${s.sessionId}:${s.firstSeq}-${s.lastSeq}`);
-      this.o.emit({ f: 'records_rejected', reason, count, endpoint: this.o.transport.url, segments: where, error: outcome.kind === 'success' ? '' : outcome.message });
-      return true;
-    }
-    const mid = parts.length >> 1;
-    if (!(await this.exportParts(parts.slice(0, mid), mid, segments))) return false;
-    return this.exportParts(parts.slice(mid), parts.length - mid, segments);
+    const outcome = await this.o.transport.send(body, this.o.requests.contentType);
+    this.o.emit({ f: 'export_attempted', outcome: outcomeLabel(outcome), success: outcome.kind === 'success', seconds: 0 });
+    return outcome.kind === 'success';
   }
+
+  /** The records of a request, one per part (a segment that cannot be split stays whole). */
+  private parts(payloads: Buffer[], records: number): Buffer[] {
+    try {
+      return records === payloads.length ? payloads : payloads.flatMap((p) => splitRecords(p));
+    } catch {
+      return payloads;
+    }
+  }
+
+  /** Sends both halves; a half refused entirely next to an accepted one is dropped (proven). */
+  private async halves(parts: Buffer[], segments: readonly Segment[], whole: Refused, isolate: boolean): Promise<'delivered' | 'stopped' | Refused> {
+    const mid = parts.length >> 1;
+    const a = await this.attempt(parts.slice(0, mid), mid, segments, isolate);
+    if (a === 'stopped') return a;
+    const b = await this.attempt(parts.slice(mid), parts.length - mid, segments, isolate);
+    if (b === 'stopped') return b;
+    if (a !== 'delivered' && b !== 'delivered') return { ...whole, status: b.status ?? a.status, message: b.message, isolated: a.isolated && b.isolated };
+    if (a !== 'delivered') this.drop(a, segments);
+    if (b !== 'delivered') this.drop(b, segments);
+    return 'delivered';
+  }
+
+  private drop(r: Refused, segments: readonly Segment[]): void {
+    const reason = r.status === 413 ? 'too_large' : r.status === 400 ? 'invalid' : 'corrupt';
+    const where = segments.map((s) => `${s.sessionId}:${s.firstSeq}-${s.lastSeq}`);
+    this.o.emit({ f: 'records_rejected', reason, count: r.records, endpoint: this.o.transport.url, segments: where, error: r.message });
+  }
+}
+
+/** Records the collector refused (400/413) or the bridge could not encode, not yet proven to be the culprits. */
+interface Refused {
+  records: number;
+  status: number | undefined;
+  message: string;
+  /** Every record was refused standing alone. */
+  isolated: boolean;
 }
 
 /** Outcome label for bridge_export_requests_total: success, http_<status>, timeout or network. */

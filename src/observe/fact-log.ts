@@ -60,10 +60,13 @@ export function logFact(log: Logger, fact: Fact): void {
       return;
     case 'records_rejected':
       if (fact.reason === 'partial_success') log.error({ endpoint: fact.endpoint, rejected: fact.count, error: fact.error }, 'collector rejected records in a partial-success answer');
-      else log.error({ endpoint: fact.endpoint, segments: fact.segments, reason: fact.reason, error: fact.error }, 'collector refused a record; it is dropped and counted as rejected');
+      else log.error({ endpoint: fact.endpoint, segments: fact.segments, reason: fact.reason, count: fact.count, error: fact.error }, 'collector refused a record it accepts neighbours of; it is dropped and counted as rejected');
       return;
     case 'export_failed':
       if (fact.attempt % 20 === 1) log.warn({ endpoint: fact.endpoint, status: fact.status, records: fact.records, attempt: fact.attempt, delayMs: fact.delayMs, error: fact.error }, 'export failed; the batch stays spooled and is retried');
+      return;
+    case 'collector_refusing':
+      if (sayAgain(fact.round) || fact.round % 20 === 0) log.error({ endpoint: fact.endpoint, status: fact.status, records: fact.records, round: fact.round, delayMs: fact.delayMs, error: fact.error }, 'the collector refuses every record it is sent: check the exporter\'s endpoint, headers, compression and tenant; nothing is dropped, delivery backs off and resumes by itself');
       return;
     case 'export_recovered':
       log.info({ endpoint: fact.endpoint, records: fact.records }, 'collector accepts exports again');

@@ -166,7 +166,9 @@ async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
   const body = {
     status: problems.length === 0 ? 'ready' : 'not_ready',
     problems,
-    exporter: bridge.delivery.exportFailing ? { failing: true, lastError: bridge.delivery.lastError } : { failing: false },
+    exporter: bridge.delivery.exportFailing
+      ? { failing: true, lastError: bridge.delivery.lastError, ...(bridge.delivery.refusing ? { refusingAll: bridge.delivery.refusing } : {}) }
+      : { failing: false },
     // The shared store may be the very thing that is unreachable.
     spool: await bridge.store.spoolStats().then((s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }), () => null),
     ...(bridge.supervisor.ownership ? { replica: bridge.config.replicaId, lease: { valid: bridge.supervisor.ownership.lease.valid }, replicas: bridge.supervisor.ownership.replicas } : {}),

@@ -55,6 +55,8 @@ export type Fact =
   | { f: 'records_rejected'; reason: RejectReason; count: number; endpoint: string; error: string; segments?: readonly string[] }
   | { f: 'export_failed'; endpoint: string; status: number | undefined; records: number; attempt: number; delayMs: number; error: string }
   | { f: 'export_recovered'; endpoint: string; records: number }
+  /** Every record of a request was refused (400/413) and nothing proves it is about the records: all stay spooled. */
+  | { f: 'collector_refusing'; endpoint: string; status: number | undefined; records: number; round: number; delayMs: number; error: string }
   | { f: 'spool_unreadable'; error: string }
   // --- the cluster (cluster/ownership.ts) ---
   | { f: 'lease_renewed'; recovered: boolean }

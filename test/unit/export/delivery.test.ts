@@ -111,6 +111,34 @@ describe('Delivery', () => {
     expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 1/);
   });
 
+  it('400 for every request drops nothing: every record stays spooled until the collector accepts again', async () => {
+    let refuse = true;
+    const { delivery, calls, metrics, spool } = await setup(10, () => (refuse ? { kind: 'failure', status: 400, message: 'HTTP 400: wrong tenant' } : { kind: 'success', rejected: 0 }));
+    delivery.start();
+    await until(() => calls.length > 30);
+    expect(spool.idle).toBe(false);
+    expect(spool.spooled.records).toBe(10);
+    expect(delivery.refusing).toEqual({ status: 400, message: 'HTTP 400: wrong tenant' });
+    expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 0/);
+    expect(await metrics.registry.getSingleMetricAsString('bridge_export_refusing')).toMatch(/bridge_export_refusing 1/);
+    refuse = false;
+    await until(() => spool.idle);
+    await delivery.stop();
+    expect(delivery.refusing).toBeUndefined();
+    expect(delivery.deliveredTotal).toBe(10);
+    expect(await metrics.registry.getSingleMetricAsString('bridge_export_refusing')).toMatch(/bridge_export_refusing 0/);
+  });
+
+  it('a record refused alone, with no neighbour in its request, is dropped once the collector accepts the request without it', async () => {
+    // One record per request: no neighbour to compare with, so the proof is an empty request accepted.
+    const { delivery, spool, metrics } = await setup(5, (seqs) => (seqs.includes(3) ? { kind: 'failure', status: 400, message: 'HTTP 400' } : { kind: 'success', rejected: 0 }), 1);
+    delivery.start();
+    await until(() => spool.idle);
+    await delivery.stop();
+    expect(delivery.deliveredTotal).toBe(4);
+    expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 1/);
+  });
+
   it('honours Retry-After, and counts failures by status', async () => {
     const { delivery, calls, metrics, spool } = await setup(3, (_s, call) => (call === 1 ? { kind: 'retryable', status: 503, retryAfterMs: 300, message: 'HTTP 503' } : { kind: 'success', rejected: 0 }));
     const started = Date.now();
