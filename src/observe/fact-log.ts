@@ -32,6 +32,11 @@ export function logFact(log: Logger, fact: Fact): void {
     case 'archive_repaired':
       log.info({ session: fact.session, firstSeq: fact.first, lastSeq: fact.last, reason: fact.reason, repaired: fact.repaired }, 'missing events read from the service archive');
       return;
+    case 'archive_probed':
+      if (fact.verdict === 'no_route') log.warn({ session: fact.session, detail: fact.detail }, 'the service has no telemetry archive: gaps are reported, not repaired; asked again in a while');
+      else if (fact.verdict === 'no_session') log.warn({ session: fact.session, detail: fact.detail }, 'the archive does not know this session: its gaps are reported; other sessions are still repaired');
+      else log.info({ session: fact.session, detail: fact.detail }, 'the archive answered 404 and the service could not be asked which 404 it is; trying again at the next gap');
+      return;
     case 'archive_unreadable':
       log.warn({ session: fact.session, firstSeq: fact.first, lastSeq: fact.last, detail: fact.detail }, 'the archive could not be read; the loss is reported instead');
       return;

@@ -32,6 +32,8 @@ export type Fact =
   | { f: 'gap_recorded'; session: string; first: number; last: number; reason: GapReason }
   | { f: 'tail_unknown'; session: string; epoch: number; afterSeq: number }
   | { f: 'archive_repaired'; session: string; first: number; last: number | undefined; reason: GapReason; repaired: number }
+  /** A 404 from the archive, told apart: the service has no archive route, or no such session. */
+  | { f: 'archive_probed'; session: string; verdict: 'no_route' | 'no_session' | 'undecided'; detail: string }
   | { f: 'archive_unreadable'; session: string; first: number; last: number | undefined; detail: string }
   | { f: 'mapping_failed'; session: string; seq: number; type: string; error: string }
   | { f: 'state_changed'; session: string; state: SubscriberState; detail?: string; at: number }
