@@ -48,6 +48,9 @@ export function logFact(log: Logger, fact: Fact): void {
       log[level]({ session: fact.session, reason: fact.reason, delayMs: fact.delayMs, detail: fact.detail }, 'stream reconnect scheduled');
       return;
     }
+    case 'session_unknown':
+      log.warn({ session: fact.session, detail: fact.detail }, 'the service does not know this session (never existed: a mistyped id?); it is not followed');
+      return;
     case 'session_ended':
       log.info({ session: fact.session, lastSeq: fact.lastSeq, epoch: fact.epoch, detail: fact.detail }, 'session ended');
       return;

@@ -196,8 +196,12 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
     const body = await readJson(req);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'invalid_input', 'body must be a JSON object');
     const spec = parseSessionSpec({ ...(body as Record<string, unknown>), id }, 'body');
+    // A mistyped id is refused here, not followed as if it had ended. When the service cannot be
+    // asked now, the session is followed (202) and its stream's 404 is checked the same way later.
+    const known = await sessionKnown(bridge, id);
+    if (known === false) throw new HttpError(404, 'unknown_session', `the service does not know session ${id} (GET /browsers/{id}?include_deleted=true is 404)`);
     const r = await sup.add(spec, 'api');
-    return send(res, r.created ? 201 : 200, r.status);
+    return send(res, known === true ? (r.created ? 201 : 200) : 202, r.status);
   }
   if (method === 'DELETE') {
     if (!(await sup.remove(id))) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
@@ -205,6 +209,17 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
     return;
   }
   throw new HttpError(405, 'method_not_allowed', `${method} is not supported on /v1/sessions/{id}`);
+}
+
+/** Whether the service knows the session (ended ones included); undefined when it cannot be asked now. */
+async function sessionKnown(bridge: Bridge, id: string): Promise<boolean | undefined> {
+  try {
+    const r = await bridge.client.getSession(id, AbortSignal.timeout(5000));
+    if (r.kind === 'ok') return true;
+    return r.status === 404 ? false : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function decodeId(raw: string): string {

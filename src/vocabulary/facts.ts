@@ -40,6 +40,8 @@ export type Fact =
   | { f: 'reconnect_scheduled'; session: string; reason: ReconnectReason; delayMs: number; detail?: string }
   | { f: 'connected'; session: string; at: number }
   | { f: 'session_ended'; session: string; lastSeq: number; epoch: number; detail: string }
+  /** The service does not know the session at all (never existed, a mistyped id): an error, not an end. */
+  | { f: 'session_unknown'; session: string; detail: string }
   // --- the mapper (mapping/mapper.ts; a filtered event is the session's fact: the mapper returns null) ---
   | { f: 'event_filtered'; session?: string; type: string; category: string; count: number }
   | { f: 'record_oversized'; type: string; action: OversizeAction; count: number }
