@@ -115,6 +115,21 @@ describe('hardening', () => {
     expect(bridge.supervisor.status()[0]!.reconnects.frame_too_large).toBe(1);
   }, 60_000);
 
+  it('a frame above the size limit that arrives in many small chunks is still one gap, not a reconnect loop', async () => {
+    h = await harness();
+    // Chunks already read behind the one that overflowed reach the decoder after it gave up.
+    h.sim.faults.chunkSize = 1024;
+    const s = h.sim.createSession('big-chunks');
+    s.emit(1);
+    s.emitEvent({ type: 'console_log', category: 'console', data: { text: 'x'.repeat(33 * 1024 * 1024) } });
+    s.emit(2);
+    const bridge = await h.startBridge({ ...FAST, upstream: { ...(FAST.upstream as object), archive: 'off' } }, { BRIDGE_SESSIONS: 'big-chunks' });
+    await until(() => h!.receiver.records.length >= 4, 'events 1, 3, 4 and a gap record for 2', 30_000);
+    const st = bridge.supervisor.status()[0]!;
+    expect(st.reconnects).toEqual({ frame_too_large: 1 });
+    expect(h.receiver.records.filter((r) => r.attributes['browser.telemetry.gap.reason'] === 'frame_too_large')).toHaveLength(1);
+  }, 60_000);
+
   it('an error answer whose body never ends does not hold the session in connecting', async () => {
     h = await harness();
     let requests = 0;
