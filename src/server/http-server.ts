@@ -160,6 +160,9 @@ async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
   }
   // Delivered records that cannot be deleted mean the volume is full: the same fact the failed
   // probe above shows, said even when the probe squeezed through.
+  // Every stream refused for the API key: nothing is read; say so, and what to check.
+  const refused = bridge.supervisor.status().filter((s) => s.state === 'unauthorized');
+  if (refused.length > 0) problems.push(`the service refuses the API key for ${refused.length} session(s) (check ${bridge.client.keySource}); retried every ${Math.round(bridge.config.upstream.backoff.authMs / 1000)} s`);
   if (bridge.spool.undeletedClaims > 0) problems.push(`spool cannot delete ${bridge.spool.undeletedClaims} delivered batches (disk full?); retrying`);
   // A failing collector does not make the bridge unready: it still reads and spools safely. It is
   // reported here (and in bridge_export_requests_total) so an operator sees it.

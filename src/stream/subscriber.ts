@@ -85,7 +85,7 @@ export class Subscriber {
 
   constructor(
     private readonly sessionId: string,
-    private readonly client: Pick<UpstreamClient, 'openStream' | 'invalidateKey'> & Partial<Pick<UpstreamClient, 'getSession'>>,
+    private readonly client: Pick<UpstreamClient, 'openStream' | 'invalidateKey'> & Partial<Pick<UpstreamClient, 'getSession' | 'keySource'>>,
     private readonly stream: SequencedStream,
     private readonly sink: StreamSink,
     private readonly opts: SubscriberOptions,
@@ -190,11 +190,14 @@ export class Subscriber {
           this.setState('ended', detail);
           return;
         }
-        case 401:
-          // The key may have been rotated in its file: re-read it; retry soon once, then slowly.
+        case 401: {
+          // The key may have been rotated in its file: re-read it; retry soon once, then every
+          // upstream.backoff.auth (a minute by default: a rotated file is picked up by then).
           this.client.invalidateKey();
-          await this.retry('unauthorized', this.attempt++ === 0 ? this.opts.backoff.initialMs : this.opts.backoff.authMs, detail, 'unauthorized');
+          const hint = `${detail}: the service refuses the API key; check ${this.client.keySource ?? 'BROWSER_API_KEY or BROWSER_API_KEY_FILE'}`;
+          await this.retry('unauthorized', this.attempt++ === 0 ? this.opts.backoff.initialMs : this.opts.backoff.authMs, hint, 'unauthorized');
           break;
+        }
         case 403:
           await this.retry('forbidden', this.opts.backoff.authMs, detail, 'forbidden');
           break;

@@ -175,6 +175,11 @@ export class UpstreamClient {
     return { status: res.statusCode, error: parseApiError(res.statusCode, text) };
   }
 
+  /** Where the API key comes from (for the hint after a 401). */
+  get keySource(): string {
+    return this.opts.apiKey.source;
+  }
+
   invalidateKey(): void {
     this.opts.apiKey.invalidate();
   }
