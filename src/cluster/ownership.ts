@@ -1,7 +1,8 @@
 // The shared-store side of the supervisor: turns the ownership loop's decisions (pg-rebalancer.ts)
 // into following and stopping sessions, moving their spool with them, and keeps the counters.
 //
-//   claimed     → the spool adopts the moved backlog, then the session is followed from its checkpoint
+//   claimed     → the spool adopts the moved backlog (claimed and adopted with no commit of this
+//                 spool in between: Spool.adoptClaimed), then the session is followed from its checkpoint
 //   handed over → stop reading, commit what was read, release (no owner, new epoch), drop from memory
 //   finished    → (removed or ended through any replica) the same as a hand-over
 //   lost        → another replica owns it (our lease ran out): stop reading; nothing more can be
@@ -91,6 +92,7 @@ export class Ownership {
           o.host.ticked?.();
         },
       },
+      claim: (ids) => o.spool.adoptClaimed(() => o.store.claim(ids)),
       onError: (err) => log.warn({ error: err.message }, 'ownership pass failed; retried'),
     });
   }
@@ -127,10 +129,12 @@ export class Ownership {
 
   private async acquired(c: Claimed): Promise<void> {
     if (this.stopped) {
-      for (const r of c.sessions) await this.o.store.release(r.spec.id).catch(() => undefined);
+      const ids = c.sessions.map((r) => r.spec.id);
+      for (const id of ids) await this.o.store.release(id).catch(() => undefined);
+      this.o.spool.forget(ids);
+      await this.o.spool.resync().catch(() => undefined);
       return;
     }
-    await this.o.spool.adopt(c);
     // An ended or removed session came only for its undelivered spool: nothing to read. One lost
     // again meanwhile (the lease ran out) is not ours to read either.
     const owned = this.o.store.ownedSessions();

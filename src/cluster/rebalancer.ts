@@ -15,7 +15,7 @@ import type { Claimed, PgStore } from '../store/pg-store.js';
 import { readOwnershipView } from './ownership-view.js';
 
 export interface RebalancerHooks {
-  /** Sessions claimed: adopt their spool, follow them. */
+  /** Sessions claimed (their spool already adopted by `claim`): follow them. */
   acquired(claimed: Claimed): Promise<void>;
   /** Sessions another replica took: stop following them (their writes are fenced already). */
   lost(ids: string[]): Promise<void>;
@@ -37,6 +37,8 @@ export interface RebalancerOptions {
   intervalMs: number;
   orphanGraceMs: number;
   hooks: RebalancerHooks;
+  /** Claims in the store and adopts the moved spool as one step (Spool.adoptClaimed); default: store.claim alone. */
+  claim?: (ids: string[]) => Promise<Claimed>;
   onError?: (err: Error) => void;
 }
 
@@ -117,7 +119,7 @@ export class Rebalancer {
     if (respecified.length > 0) await hooks.respecified(respecified);
     for (const id of this.specRevs.keys()) if (!store.ownedSessions().has(id)) this.specRevs.delete(id);
     if (claim.length > 0 && lease.valid) {
-      const got = await store.claim(claim);
+      const got = await (this.o.claim ? this.o.claim(claim) : store.claim(claim));
       for (const [id, rev] of got.specRevs) this.specRevs.set(id, rev);
       if (got.sessions.length > 0) await hooks.acquired(got);
     }

@@ -354,7 +354,26 @@ export class Spool {
    * back as backlog. Everything unclaimed is in the store, so the ready queue is read back with it.
    */
   adopt(moved: { records: number; bytes: number; maxId: number }): Promise<void> {
+    return this.between(async () => this.adoptNow(moved));
+  }
+
+  /**
+   * Claims sessions in the store and adopts their moved spool with no commit of this spool in
+   * between. The claim renumbers the moved segments from the same id sequence commits draw from:
+   * a commit running alongside could take higher ids, be handed to delivery first and move the
+   * cursor past the adopted ones, which would then never be read until a restart. Serialized with
+   * the commits, every adopted id is above what was committed before and below what comes after.
+   */
+  adoptClaimed<T extends { records: number; bytes: number; maxId: number }>(claim: () => Promise<T>): Promise<T> {
+    let claimed: T | undefined;
     return this.between(async () => {
+      claimed = await claim();
+      if (claimed.maxId > 0 || claimed.records > 0) this.adoptNow(claimed);
+    }).then(() => claimed!);
+  }
+
+  private adoptNow(moved: { records: number; bytes: number; maxId: number }): void {
+    {
       const lastReady = this.ready.lastId;
       this.ready.clear();
       this.backlogUpTo = Math.max(this.backlogUpTo, moved.maxId, lastReady);
@@ -363,7 +382,7 @@ export class Spool {
       const w = this.dataWaiters;
       this.dataWaiters = [];
       for (const resolve of w) resolve();
-    });
+    }
   }
 
   /** Runs `fn` between commits: after the one in progress, before the next. */
