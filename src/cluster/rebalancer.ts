@@ -60,11 +60,25 @@ export class Rebalancer {
   private schedule(ms: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.tick().catch((err: unknown) => this.o.onError?.(err as Error)).finally(() => {
+      this.running = this.exclusive().catch((err: unknown) => this.o.onError?.(err as Error)).finally(() => {
         this.running = undefined;
         this.schedule(this.o.intervalMs);
       });
     }, ms);
+  }
+
+  private passes: Promise<unknown> = Promise.resolve();
+
+  /** Runs one pass after any under way: passes never overlap. */
+  private exclusive(): Promise<void> {
+    const run = this.passes.then(() => this.tick());
+    this.passes = run.catch(() => undefined);
+    return run;
+  }
+
+  /** One more pass now (after a pause: renew the lease and learn which sessions were lost meanwhile). */
+  passNow(): Promise<void> {
+    return this.exclusive();
   }
 
   /** One pass (exported for tests); never runs twice at once when started. */

@@ -88,6 +88,8 @@ export class Supervisor {
           ticked: () => this.checkAllEnded(),
         },
       });
+      // After a pause, nothing is sent for a session before the lease was checked.
+      d.delivery.gateWith(this.ownership.sendGate);
     }
   }
 

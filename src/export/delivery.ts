@@ -35,6 +35,19 @@ export interface DeliveryOptions {
   emit: Emit;
 }
 
+/**
+ * What must hold before anything is sent (the shared store: this replica still owns the sessions).
+ * After a pause (GC, SIGSTOP, a frozen VM) the lease may have run out and another replica may have
+ * taken the sessions over: `ready` resolves once that was checked, `owns` says what is still ours.
+ */
+export interface SendGate {
+  ready(): Promise<void>;
+  owns(sessionId: string): boolean;
+}
+
+/** A claim holds segments of a session this replica no longer owns: they are the new owner's to send. */
+class Disowned extends Error {}
+
 /** Who wants to know what delivery settled (the supervisor: per-session delivered seq, "all delivered"). */
 export interface DeliveryWatcher {
   /** Segments the collector acknowledged. */
@@ -59,6 +72,13 @@ export class Delivery {
   private acceptedRequests = 0;
 
   constructor(private readonly o: DeliveryOptions) {}
+
+  private gate: SendGate | undefined;
+
+  /** Sets what must hold before each send (ownership, with the shared store). */
+  gateWith(gate: SendGate): void {
+    this.gate = gate;
+  }
 
   /** Registers a watcher; delivery itself knows nothing of who listens. */
   watch(w: DeliveryWatcher): void {
@@ -133,17 +153,42 @@ export class Delivery {
         continue;
       }
       let delivered = false;
+      let current = claim;
       try {
-        delivered = await this.deliver(claim);
+        for (;;) {
+          try {
+            delivered = await this.deliver(current);
+            break;
+          } catch (err) {
+            if (!(err instanceof Disowned)) throw err;
+            // Lost while paused: what belongs to another replica now is neither sent nor deleted here.
+            const kept = this.owned(current);
+            const lost = current.segments.filter((s) => !kept.segments.includes(s));
+            this.o.emit({ f: 'claim_disowned', records: current.records - kept.records, sessions: [...new Set(lost.map((s) => s.sessionId))] });
+            if (kept.segments.length === 0) break;
+            current = kept;
+          }
+        }
       } finally {
-        if (delivered) await spool.acknowledge(claim);
+        if (delivered) await spool.acknowledge(current);
         else spool.settle();
       }
       for (const w of this.watchers) {
-        if (delivered) w.delivered?.(claim.segments);
+        if (delivered) w.delivered?.(current.segments);
         w.settled?.();
       }
     }
+  }
+
+  private owned(c: Claim): Claim {
+    const segments = c.segments.filter((s) => this.gate?.owns(s.sessionId) ?? true);
+    let records = 0;
+    let bytes = 0;
+    for (const s of segments) {
+      records += s.records;
+      bytes += s.payload.length;
+    }
+    return { segments, records, bytes };
   }
 
   private signalStop!: () => void;
@@ -231,6 +276,12 @@ export class Delivery {
           return 'delivered';
         }
         return this.halves(parts, segments, refused, true);
+      }
+      if (this.gate) {
+        // Checked before every send: a pause may have happened at any await before this one.
+        await this.gate.ready();
+        if (this.stopped) return 'stopped';
+        for (const s of segments) if (!this.gate.owns(s.sessionId)) throw new Disowned();
       }
       const started = performance.now();
       const outcome = await this.o.transport.send(body, this.o.requests.contentType);

@@ -82,6 +82,12 @@ export function logFact(log: Logger, fact: Fact): void {
     case 'spool_unreadable':
       log.error({ error: fact.error }, 'cannot read the spool; retrying');
       return;
+    case 'lease_checked_after_pause':
+      log.warn({ pausedMs: Math.round(fact.pausedMs), stillOwned: fact.stillOwned }, 'the process was paused (GC, SIGSTOP, a frozen VM): the lease was checked before sending anything more');
+      return;
+    case 'claim_disowned':
+      log.warn({ records: fact.records, sessions: fact.sessions.slice(0, 5) }, 'records of sessions another replica took over while this one was paused are not sent; the new owner delivers them');
+      return;
     case 'lease_renewed':
       if (fact.recovered) log.info('lease renewed again');
       return;

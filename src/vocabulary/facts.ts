@@ -69,6 +69,10 @@ export type Fact =
   | { f: 'sessions_claimed'; sessions: number; backlogRecords: number; replica: string }
   | { f: 'sessions_lost'; sessions: readonly string[]; why: string }
   | { f: 'sessions_handed_over'; sessions: number }
+  /** The monotonic clock showed a pause: the lease was checked before anything more was sent. */
+  | { f: 'lease_checked_after_pause'; pausedMs: number; stillOwned: number }
+  /** Claimed records of sessions lost meanwhile: not sent, left to the new owner (export/delivery.ts). */
+  | { f: 'claim_disowned'; records: number; sessions: readonly string[] }
   // --- a relay that had to drop facts (ingest/fact-relay.ts): never a record, only reports of them ---
   | { f: 'facts_dropped'; count: number; where: string }
   // --- the daemon (daemon/reload.ts) ---
