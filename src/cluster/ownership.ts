@@ -81,7 +81,7 @@ export class Ownership {
     this.pauseMs = Math.max(200, Math.min(2000, o.leaseMs / 10));
     let failing = false;
     this.lease = new Lease({
-      db: o.store.db, replicaId: o.store.replicaId, leaseMs: o.leaseMs,
+      db: o.store.leaseDb, replicaId: o.store.replicaId, leaseMs: o.leaseMs,
       onRenewed: () => {
         emit({ f: 'lease_renewed', recovered: failing });
         failing = false;

@@ -22,6 +22,11 @@ import type { Bridge } from '../daemon/bridge.js';
 import { bearerToken, decideControlAccess, tokenMatches, type ControlAccess } from './control-access.js';
 
 const MAX_BODY = 64 * 1024;
+/**
+ * Requests handled at once; beyond, 503 with Retry-After at once. The port may be open to a whole
+ * cluster for scraping: a flood must queue outside, not in front of the store's connections.
+ */
+const MAX_CONCURRENT_REQUESTS = 32;
 
 export interface HttpSurface {
   readonly url: string;
@@ -43,12 +48,19 @@ export interface HttpOptions {
 export async function listenHttp(listen: { host: string; port: number }, log: Logger, opts: HttpOptions = {}): Promise<HttpSurface> {
   const control = decideControlAccess(listen.host, opts.token, opts.insecure === true);
   let bridge: Bridge | undefined;
+  let inFlight = 0;
   const server: Server = createServer((req, res) => {
+    if (inFlight >= MAX_CONCURRENT_REQUESTS) {
+      res.setHeader('retry-after', '1');
+      send(res, 503, { code: 'busy', message: `more than ${MAX_CONCURRENT_REQUESTS} requests at once; retry` });
+      return;
+    }
+    inFlight++;
     handle(bridge, control, req, res).catch((err: unknown) => {
       log.error({ error: (err as Error).message, path: req.url }, 'control request failed');
       if (!res.headersSent) send(res, 500, { code: 'internal_error', message: 'internal error' });
       else res.destroy();
-    });
+    }).finally(() => inFlight--);
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
@@ -152,12 +164,13 @@ async function handle(bridge: Bridge | undefined, control: ControlAccess, req: I
 }
 
 async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
+  // Read-only and from memory: what the spool's own commits found, not a write of its own (a
+  // readiness probe must not cost a synchronous SQLite write or a shared-store connection).
   const problems: string[] = [];
-  try {
-    await bridge.store.probeWritable();
-  } catch (err) {
-    problems.push(`store not writable: ${(err as Error).message}`);
-  }
+  const commitError = bridge.spool.commitError;
+  if (commitError !== undefined) problems.push(`store not writable: ${commitError}`);
+  const lease = bridge.supervisor.ownership?.lease;
+  if (lease && !lease.valid) problems.push('lease not held: the shared store is unreachable or too slow to renew it; nothing is read or sent meanwhile');
   // Delivered records that cannot be deleted mean the volume is full: the same fact the failed
   // probe above shows, said even when the probe squeezed through.
   // Every stream refused for the API key: nothing is read; say so, and what to check.
@@ -173,7 +186,7 @@ async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
       ? { failing: true, lastError: bridge.delivery.lastError, ...(bridge.delivery.refusing ? { refusingAll: bridge.delivery.refusing } : {}) }
       : { failing: false },
     // The shared store may be the very thing that is unreachable.
-    spool: await bridge.store.spoolStats().then((s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }), () => null),
+    spool: await bridge.spoolFigures().then((s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }), () => null),
     ...(bridge.supervisor.ownership ? { replica: bridge.config.replicaId, lease: { valid: bridge.supervisor.ownership.lease.valid }, replicas: bridge.supervisor.ownership.replicas } : {}),
   };
   send(res, problems.length === 0 ? 200 : 503, body);

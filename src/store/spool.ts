@@ -63,6 +63,7 @@ export class Spool {
   private immediate: NodeJS.Immediate | undefined;
   private committing: Promise<boolean> | undefined;
   private failStreak = 0;
+  private lastCommitError: string | undefined;
   private closed = false;
   private roomWaiters: Array<() => void> = [];
   private dataWaiters: Array<() => void> = [];
@@ -225,6 +226,7 @@ export class Spool {
         return this.commitNow();
       }
       this.failStreak++;
+      this.lastCommitError = (err as Error).message;
       this.emit({ f: 'commit_failed', error: (err as Error).message, code: (err as { code?: string }).code, streak: this.failStreak });
       if (!this.closed) {
         this.clearTimer();
@@ -312,6 +314,11 @@ export class Spool {
     this.spooledRecords = Math.max(0, this.spooledRecords - claim.records);
     this.spooledBytes = Math.max(0, this.spooledBytes - claim.bytes);
     this.recheckRoom();
+  }
+
+  /** The last commit's error while commits fail (disk full, store down), for readiness: no probe needed. */
+  get commitError(): string | undefined {
+    return this.failStreak > 0 ? this.lastCommitError : undefined;
   }
 
   /** Delivered claims whose deletion still fails (disk full): readiness reports them. */
