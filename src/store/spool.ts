@@ -16,7 +16,9 @@
 // budget, or while spooled + pending bytes reach `maxBytes` or what the volume's free space allows
 // (disk-room.ts); then appenders wait in waitForRoom() (the service buffers meanwhile; what it
 // evicts becomes a gap record). Commits and acknowledgements wake them. Failed deletes are retried
-// in the background (deferred-deletes.ts) without holding delivery up.
+// in the background (deferred-deletes.ts) without holding delivery up; while any wait, the spool is
+// full too, and each commit first retries them: space an operator frees on a full volume goes to
+// deletes (and SQLite's log) before new segments, so one free is enough to recover.
 //
 // With a shared store, sessions come and go at run time: a commit refused because another replica
 // owns some of its sessions now (FencedError) drops what was pending for those sessions and commits
@@ -119,6 +121,8 @@ export class Spool {
   /** True when appenders must stop reading. */
   get full(): boolean {
     if (this.failStreak > 0) return true;
+    // Deletes that cannot be written (a full volume): reading more would take the room they need.
+    if (this.deletes.size > 0) return true;
     if (this.o.memoryPressure?.()) return true;
     // Readers pause as soon as a full commit is due, until it is done: reading then runs at the pace
     // of the commits and cannot flood the event loop (with a thousand sessions, each overshoots by
@@ -212,6 +216,8 @@ export class Spool {
 
   private async commitNow(): Promise<boolean> {
     if (this.pending.sessions === 0) return true;
+    // Deletes first: on a volume that was full, what was freed must go to them, not to new segments.
+    if (this.deletes.size > 0) await this.deletes.retryNow();
     const batch = this.pending.take();
     let ids: number[];
     try {

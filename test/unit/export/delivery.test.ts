@@ -73,6 +73,35 @@ describe('Delivery', () => {
     expect(calls.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
   });
 
+  it('while deletes fail the spool is full, and a commit retries them first: freed space goes to deletes, not new segments', async () => {
+    const { store, spool, delivery, calls } = await setup(10, () => ({ kind: 'success', rejected: 0 }));
+    const realDelete = store.deleteSegments.bind(store);
+    const realCommit = store.commit.bind(store);
+    let full = true;
+    const order: string[] = [];
+    store.deleteSegments = async (ids, known) => {
+      if (full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      order.push('delete');
+      return realDelete(ids, known);
+    };
+    store.commit = async (segments, checkpoints) => {
+      order.push('commit');
+      return realCommit(segments, checkpoints);
+    };
+    delivery.start();
+    await until(() => calls.length > 0 && spool.undeletedClaims > 0);
+    expect(spool.full).toBe(true);
+    // The operator frees space; the next commit comes before the background retry would.
+    full = false;
+    spool.append('s', 11, 0, 11, encode({ tsMicros: 11, observedMicros: 11, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { seq: 11 } }));
+    await spool.flush();
+    expect(order.slice(0, 2)).toEqual(['delete', 'commit']);
+    expect(spool.undeletedClaims).toBe(0);
+    await until(() => spool.idle);
+    await delivery.stop();
+    expect(spool.full).toBe(false);
+  });
+
   it('a failing delete (disk full) is retried alone: no crash, no second export of the batch', async () => {
     const { store, spool, delivery, calls } = await setup(10, () => ({ kind: 'success', rejected: 0 }));
     const realDelete = store.deleteSegments.bind(store);
