@@ -7,9 +7,10 @@
 //   - success: acknowledged; a partial success counts the records the collector rejected;
 //   - retryable (429, 502, 503, 504, network, timeout): waits max(Retry-After, backoff), then again;
 //   - 400 or 413: the batch is split in halves until the culprit stands alone; a refused record is
-//     dropped, logged and counted as rejected only when its neighbours were accepted (one bad record
-//     cannot block delivery); when everything is refused, nothing is dropped: the collector or the
-//     configuration is at fault, every record stays spooled and delivery backs off (see exportParts);
+//     dropped, logged and counted as rejected only when proven to be the one the collector cannot
+//     take (one bad record cannot block delivery); when everything is refused, nothing is dropped:
+//     the collector or the configuration is at fault, every record stays spooled and delivery backs
+//     off (see exportParts);
 //   - any other failure (401, 403, 404, 500, …): a configuration or collector problem the operator
 //     fixes while the spool holds the data: retried with backoff, forever.
 // A worker's backoff is its own: new data never cuts it short. After a crash, claims that were in
@@ -224,32 +225,44 @@ export class Delivery {
    *
    * A refusal (400/413) proves nothing by itself: a gateway with a wrong header or tenant refuses
    * every request. So the request is split until each refused record stands alone, and a record is
-   * dropped only when that is proven to be about the record: a neighbour of the same request was
-   * accepted, the collector accepts the same request without it (an empty one), or it accepted other
-   * requests between two rounds that refused this record alone. A round that refuses everything and proves nothing leaves every record spooled: the
-   * collector (or the configuration) is refusing, delivery backs off, says so, and resumes by itself.
-   * A later round sends the request whole and splits it again only when something was accepted
-   * meanwhile: splitting against a collector that refuses everything would only multiply requests.
+   * dropped only when that is proven to be about the record: the collector accepts a request like it
+   * without its records (an empty one) just before AND just after refusing the record alone once
+   * more. Requiring both sides keeps a collector that starts or stops refusing everything in the
+   * middle from passing for proof. A round that proves nothing leaves what was refused spooled: the
+   * collector (or the configuration) is refusing, delivery backs off, says so, and resumes by
+   * itself. A later round sends what is left as one request and splits it again only when the
+   * collector takes something (other requests were accepted meanwhile, or an empty one is): splitting
+   * against a collector that refuses everything would only multiply requests.
    */
   private async exportParts(payloads: Buffer[], records: number, segments: readonly Segment[]): Promise<boolean> {
+    let todo: Part = { payloads, records };
     let acceptedAfterLastRound: number | undefined;
     for (let round = 0; !this.stopped; round++) {
-      const mayIsolate = acceptedAfterLastRound === undefined || this.acceptedRequests > acceptedAfterLastRound;
-      const r = await this.attempt(payloads, records, segments, mayIsolate);
-      if (r === 'delivered') return true;
-      if (r === 'stopped') return false;
-      if (r.isolated && ((acceptedAfterLastRound !== undefined && this.acceptedRequests > acceptedAfterLastRound) || (await this.acceptsEmpty()))) {
-        // Refused alone while the collector accepts other requests (in between two rounds, or the
-        // same request without these records): it is the records it cannot take.
-        this.drop(r, segments);
-        return true;
+      // Isolating again is worth it only when the collector takes something now: other requests
+      // were accepted since, or at least an empty one is.
+      let mayIsolate = acceptedAfterLastRound === undefined || this.acceptedRequests > acceptedAfterLastRound;
+      if (!mayIsolate) {
+        const probe = await this.acceptsEmpty(segments);
+        if (probe === 'stopped') return false;
+        mayIsolate = probe;
       }
+      const refused = await this.attempt(todo.payloads, todo.records, segments, mayIsolate);
+      if (refused === 'stopped') return false;
+      const kept: Refused[] = [];
+      for (const part of refused) {
+        const proof = part.isolated ? await this.prove(part, segments) : 'kept';
+        if (proof === 'stopped') return false;
+        if (proof === 'kept') kept.push(part);
+      }
+      if (kept.length === 0) return true;
+      todo = { payloads: kept.flatMap((p) => p.payloads), records: kept.reduce((n, p) => n + p.records, 0) };
       acceptedAfterLastRound = this.acceptedRequests;
+      const last = kept[kept.length - 1]!;
       const delay = backoffDelay(this.o.backoff, round);
       this.failing = true;
-      this.refusing = { status: r.status, message: r.message };
-      this.lastError = `collector refuses every record (${r.status === undefined ? 'corrupt' : `HTTP ${r.status}`}): ${r.message}`;
-      this.o.emit({ f: 'collector_refusing', endpoint: this.o.transport.url, status: r.status, records, round: round + 1, delayMs: delay, error: r.message });
+      this.refusing = { status: last.status, message: last.message };
+      this.lastError = `collector refuses every record (${last.status === undefined ? 'corrupt' : `HTTP ${last.status}`}): ${last.message}`;
+      this.o.emit({ f: 'collector_refusing', endpoint: this.o.transport.url, status: last.status, records: todo.records, round: round + 1, delayMs: delay, error: last.message });
       await this.sleep(delay);
     }
     return false;
@@ -257,9 +270,9 @@ export class Delivery {
 
   /**
    * One round: sends, retrying what is retryable; on a refusal, halves (when `isolate`) until what
-   * is refused stands alone. A refused part whose neighbour was accepted is dropped here (proven).
+   * is refused stands alone. Resolves with the parts refused (none: all delivered).
    */
-  private async attempt(payloads: Buffer[], records: number, segments: readonly Segment[], isolate: boolean): Promise<'delivered' | 'stopped' | Refused> {
+  private async attempt(payloads: Buffer[], records: number, segments: readonly Segment[], isolate: boolean): Promise<Refused[] | 'stopped'> {
     const { emit } = this.o;
     const endpoint = this.o.transport.url;
     for (let attempt = 0; !this.stopped; ) {
@@ -269,46 +282,28 @@ export class Delivery {
       } catch (err) {
         // A damaged spooled record (it cannot be transcoded): the bridge's own proof, no collector
         // involved; find it by halving and drop it alone.
-        const refused: Refused = { records, status: undefined, message: `cannot encode: ${(err as Error).message}`, isolated: true };
+        const damaged: Refused = { payloads, records, status: undefined, message: `cannot encode: ${(err as Error).message}`, isolated: true };
         const parts = this.parts(payloads, records);
         if (parts.length <= 1) {
-          this.drop(refused, segments);
-          return 'delivered';
+          this.drop(damaged, segments);
+          return [];
         }
-        return this.halves(parts, segments, refused, true);
+        return this.halves(parts, segments, true);
       }
-      if (this.gate) {
-        // Checked before every send: a pause may have happened at any await before this one.
-        await this.gate.ready();
-        if (this.stopped) return 'stopped';
-        for (const s of segments) if (!this.gate.owns(s.sessionId)) throw new Disowned();
-      }
-      const started = performance.now();
-      const outcome = await this.o.transport.send(body, this.o.requests.contentType);
-      const seconds = (performance.now() - started) / 1000;
-      if (this.stopped && outcome.kind !== 'success') return 'stopped';
-      const label = outcomeLabel(outcome);
-      emit({ f: 'export_attempted', outcome: label, success: outcome.kind === 'success', seconds });
+      const outcome = await this.send(body, segments);
+      if (outcome === 'stopped') return outcome;
       if (outcome.kind === 'success') {
-        this.acceptedRequests++;
-        const accepted = records - Math.min(records, outcome.rejected);
-        emit({ f: 'records_delivered', count: accepted });
-        this.deliveredTotal += accepted;
-        if (outcome.rejected > 0) emit({ f: 'records_rejected', reason: 'partial_success', count: outcome.rejected, endpoint, error: outcome.message ?? '' });
-        if (this.failing) emit({ f: 'export_recovered', endpoint, records });
-        this.failing = false;
-        this.refusing = undefined;
-        this.lastError = undefined;
-        return 'delivered';
+        this.accepted(outcome, records);
+        return [];
       }
       if (outcome.kind === 'failure' && (outcome.status === 400 || outcome.status === 413)) {
-        const refused: Refused = { records, status: outcome.status, message: outcome.message, isolated: false };
-        if (!isolate) return refused;
+        const refused: Refused = { payloads, records, status: outcome.status, message: outcome.message, isolated: false };
+        if (!isolate) return [refused];
         const parts = this.parts(payloads, records);
-        if (parts.length <= 1) return { ...refused, isolated: true };
-        return this.halves(parts, segments, refused, isolate);
+        if (parts.length <= 1) return [{ ...refused, isolated: true }];
+        return this.halves(parts, segments, isolate);
       }
-      this.lastError = `${label}: ${outcome.message}`;
+      this.lastError = `${outcomeLabel(outcome)}: ${outcome.message}`;
       const backoff = backoffDelay(this.o.backoff, attempt++);
       const delay = outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined ? Math.max(outcome.retryAfterMs, backoff) : backoff;
       emit({ f: 'export_failed', endpoint, status: outcome.status, records, attempt, delayMs: delay, error: outcome.message });
@@ -318,20 +313,76 @@ export class Delivery {
     return 'stopped';
   }
 
+  /** One request, after the send gate; the attempt is reported. */
+  private async send(body: Buffer, segments: readonly Segment[]): Promise<ExportOutcome | 'stopped'> {
+    if (this.gate) {
+      // Checked before every send: a pause may have happened at any await before this one.
+      await this.gate.ready();
+      if (this.stopped) return 'stopped';
+      for (const s of segments) if (!this.gate.owns(s.sessionId)) throw new Disowned();
+    }
+    const started = performance.now();
+    const outcome = await this.o.transport.send(body, this.o.requests.contentType);
+    const seconds = (performance.now() - started) / 1000;
+    if (this.stopped && outcome.kind !== 'success') return 'stopped';
+    this.o.emit({ f: 'export_attempted', outcome: outcomeLabel(outcome), success: outcome.kind === 'success', seconds });
+    return outcome;
+  }
+
+  private accepted(outcome: Extract<ExportOutcome, { kind: 'success' }>, records: number): void {
+    const { emit } = this.o;
+    const endpoint = this.o.transport.url;
+    this.acceptedRequests++;
+    const accepted = records - Math.min(records, outcome.rejected);
+    emit({ f: 'records_delivered', count: accepted });
+    this.deliveredTotal += accepted;
+    if (outcome.rejected > 0) emit({ f: 'records_rejected', reason: 'partial_success', count: outcome.rejected, endpoint, error: outcome.message ?? '' });
+    if (this.failing) emit({ f: 'export_recovered', endpoint, records });
+    this.failing = false;
+    this.refusing = undefined;
+    this.lastError = undefined;
+  }
+
+  /**
+   * Proves a part refused alone to be the collector's problem with these records: an empty request
+   * accepted, the part refused once more, an empty request accepted again. Dropped then (counted).
+   */
+  private async prove(part: Refused, segments: readonly Segment[]): Promise<'dropped' | 'delivered' | 'kept' | 'stopped'> {
+    const before = await this.acceptsEmpty(segments);
+    if (before !== true) return before === 'stopped' ? before : 'kept';
+    let body: Buffer;
+    try {
+      body = this.o.requests.build(part.payloads);
+    } catch {
+      return 'kept';
+    }
+    const again = await this.send(body, segments);
+    if (again === 'stopped') return again;
+    if (again.kind === 'success') {
+      this.accepted(again, part.records);
+      return 'delivered';
+    }
+    if (again.kind !== 'failure' || (again.status !== 400 && again.status !== 413)) return 'kept';
+    const after = await this.acceptsEmpty(segments);
+    if (after !== true) return after === 'stopped' ? after : 'kept';
+    this.drop({ ...part, status: again.status, message: again.message }, segments);
+    return 'dropped';
+  }
+
   /**
    * Whether the collector accepts a request like the refused one without its records (an empty
    * request: same endpoint, headers, compression, tenant): the control that tells "these records"
-   * from "everything" when a refused record has no neighbour to compare with.
+   * from "everything".
    */
-  private async acceptsEmpty(): Promise<boolean> {
+  private async acceptsEmpty(segments: readonly Segment[]): Promise<boolean | 'stopped'> {
     let body: Buffer;
     try {
       body = this.o.requests.build([]);
     } catch {
       return false;
     }
-    const outcome = await this.o.transport.send(body, this.o.requests.contentType);
-    this.o.emit({ f: 'export_attempted', outcome: outcomeLabel(outcome), success: outcome.kind === 'success', seconds: 0 });
+    const outcome = await this.send(body, segments);
+    if (outcome === 'stopped') return outcome;
     return outcome.kind === 'success';
   }
 
@@ -344,17 +395,14 @@ export class Delivery {
     }
   }
 
-  /** Sends both halves; a half refused entirely next to an accepted one is dropped (proven). */
-  private async halves(parts: Buffer[], segments: readonly Segment[], whole: Refused, isolate: boolean): Promise<'delivered' | 'stopped' | Refused> {
+  /** Sends both halves; what either refuses comes back. */
+  private async halves(parts: Buffer[], segments: readonly Segment[], isolate: boolean): Promise<Refused[] | 'stopped'> {
     const mid = parts.length >> 1;
     const a = await this.attempt(parts.slice(0, mid), mid, segments, isolate);
     if (a === 'stopped') return a;
     const b = await this.attempt(parts.slice(mid), parts.length - mid, segments, isolate);
     if (b === 'stopped') return b;
-    if (a !== 'delivered' && b !== 'delivered') return { ...whole, status: b.status ?? a.status, message: b.message, isolated: a.isolated && b.isolated };
-    if (a !== 'delivered') this.drop(a, segments);
-    if (b !== 'delivered') this.drop(b, segments);
-    return 'delivered';
+    return [...a, ...b];
   }
 
   private drop(r: Refused, segments: readonly Segment[]): void {
@@ -364,12 +412,17 @@ export class Delivery {
   }
 }
 
-/** Records the collector refused (400/413) or the bridge could not encode, not yet proven to be the culprits. */
-interface Refused {
+/** Some records of a request, as they are sent. */
+interface Part {
+  payloads: Buffer[];
   records: number;
+}
+
+/** Records the collector refused (400/413) or the bridge could not encode, not yet proven to be the culprits. */
+interface Refused extends Part {
   status: number | undefined;
   message: string;
-  /** Every record was refused standing alone. */
+  /** Refused standing alone (one record, or a segment that cannot be split). */
   isolated: boolean;
 }
 
