@@ -71,10 +71,10 @@ describe('archive 404s', () => {
     s.emit(10);
     const bad = s.injectMalformed('json');
     s.emit(10);
-    // The typo's stream is 404 (ended unseen): the bridge reads its tail from the archive, which is 404 too.
-    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'typo-x1', BRIDGE_START: 'oldest' });
-    await until(() => bridge.supervisor.status().every((x) => x.state === 'ended'), 'the typo to end');
-    await bridge.supervisor.add({ id: 'real', attributes: {} } as never, 'api');
+    // start: latest asks the archive for the typo's newest event first: the archive answers 404.
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'typo-x1', BRIDGE_START: 'latest' });
+    await until(() => bridge.supervisor.status().every((x) => x.state === 'unknown'), 'the typo to be found unknown');
+    await bridge.supervisor.add({ id: 'real', start: 'oldest', attributes: {} } as never, 'api');
     await until(() => h!.receiver.records.filter((x) => x.attributes['browser.session.id'] === 'real').length >= 21, 'the real session with its repaired frame');
     const real = h.receiver.records.filter((x) => x.attributes['browser.session.id'] === 'real');
     expect(real.some((x) => Number(x.attributes['browser.telemetry.seq']) === bad)).toBe(true);

@@ -57,7 +57,7 @@ describe('a replica\'s HTTP surface on the shared store', () => {
       }
       // A delete of delivered records that was under way when the link went may be named as well.
       expect(body?.status).toBe('not_ready');
-      expect(body?.problems.join('\n')).toMatch(/^(store not writable|lease not held)/m);
+      expect(body?.problems.join('\n')).toMatch(/^(store not writable|lease not held|spool cannot delete)/m);
       proxy.restore();
       let ready = 0;
       for (let i = 0; i < 50 && ready !== 200; i++) {
