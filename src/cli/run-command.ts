@@ -123,6 +123,13 @@ export async function main(argv: string[]): Promise<number> {
   if (args.values['until-ended']) {
     // With discovery, "nothing followed" means something only once the list has been read.
     void (bridge.discovery?.settled() ?? Promise.resolve()).then(() => bridge.supervisor.untilAllEnded()).then(() => {
+      const unknown = bridge.supervisor.status().filter((s) => s.state === 'unknown').map((s) => s.id);
+      if (unknown.length > 0) {
+        log.error({ sessions: unknown }, `the service does not know ${unknown.length} followed session(s): ${unknown.join(', ')}; everything else was delivered`);
+        process.stderr.write(`error: the service does not know session(s) ${unknown.join(', ')} (never existed: a mistyped id?)\n`);
+        resolveDone(1);
+        return;
+      }
       log.info('every followed session ended and everything was delivered');
       resolveDone(0);
     });

@@ -13,6 +13,8 @@ export interface StatusSummary {
   spoolRecords: number;
   spoolBytes: number;
   exportFailing: boolean;
+  /** The collector refuses every record (status and its message), when it does. */
+  exportRefusing?: string;
 }
 
 export function summarize(bridge: Bridge): StatusSummary {
@@ -33,6 +35,7 @@ export function summarize(bridge: Bridge): StatusSummary {
     spoolRecords: spool.records + bridge.spool.pendingCount,
     spoolBytes: spool.bytes,
     exportFailing: bridge.delivery.exportFailing,
+    ...(bridge.delivery.refusing ? { exportRefusing: bridge.delivery.lastError ?? bridge.delivery.refusing.message } : {}),
   };
 }
 
@@ -43,7 +46,8 @@ export function formatStatusLine(s: StatusSummary, previous: StatusSummary | und
   const parts = [states, `received ${s.received}${rate}`, `delivered ${s.delivered}`, `spool ${s.spoolRecords}`];
   if (s.gaps > 0) parts.push(`gaps ${s.gaps}`);
   if (s.malformed > 0) parts.push(`malformed ${s.malformed}`);
-  if (s.exportFailing) parts.push('EXPORT FAILING');
+  if (s.exportRefusing) parts.push(`EXPORT REFUSED: ${s.exportRefusing}`);
+  else if (s.exportFailing) parts.push('EXPORT FAILING');
   return parts.join(' · ');
 }
 

@@ -1,7 +1,8 @@
 // The shared-store side of the supervisor: turns the ownership loop's decisions (rebalancer.ts)
 // into following and stopping sessions, moving their spool with them, and keeps the counters.
 //
-//   claimed     → the spool adopts the moved backlog, then the session is followed from its checkpoint
+//   claimed     → the spool adopts the moved backlog (claimed and adopted with no commit of this
+//                 spool in between: Spool.adoptClaimed), then the session is followed from its checkpoint
 //   handed over → stop reading, commit what was read, release (no owner, new epoch), drop from memory
 //   finished    → (removed or ended through any replica) the same as a hand-over
 //   lost        → another replica owns it (our lease ran out): stop reading; nothing more can be
@@ -9,6 +10,9 @@
 //   lease expired (local deadline) → every session is treated as lost; claimed afresh, at a new
 //                 epoch, once the lease is renewed and placement gives them back
 //   fenced write  → the store refused a commit for a session: lost, as above
+//   paused        → the monotonic clock jumped (GC pause, SIGSTOP, a frozen VM): delivery sends
+//                 nothing more (sendGate) until an ownership pass renewed the lease and learned
+//                 which sessions were lost meanwhile; their claimed records are not sent
 // These steps run one at a time (a queue): a session is never stopped for one reason while it is
 // being started for another, so there is at most one reader per session in this process.
 import type { Logger } from 'pino';
@@ -20,7 +24,10 @@ import { truncateDrainedGenerations } from '../store/pg-spool-rotation.js';
 import type { Claimed, PgStore } from '../store/pg-store.js';
 import { sessionsWithSpool } from './ownership-view.js';
 import type { Spool } from '../store/spool.js';
+import type { SendGate } from '../export/delivery.js';
 import type { SessionRow } from '../store/store.js';
+
+const READY: Promise<void> = Promise.resolve();
 
 /** How often drained spool generations are looked for. */
 const ROTATION_INTERVAL_MS = 15_000;
@@ -53,12 +60,28 @@ export class Ownership {
   activeSessions = -1;
   private stopped = false;
   private rotation: NodeJS.Timeout | undefined;
+  /** A gap in the monotonic clock longer than this is a pause after which the lease is checked. */
+  private readonly pauseMs: number;
+  private lastBeat = performance.now();
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** The longest pause seen and not yet checked (0: none). */
+  private pausedMs = 0;
+  private checking: Promise<void> | undefined;
+  /** Everything given up (close): nothing is owned, so nothing can be sent; stop checking. */
+  private closed = false;
+
+  /** What delivery waits for before each send: after a pause, the lease checked; what is still owned. */
+  readonly sendGate: SendGate = {
+    ready: () => this.readyToSend(),
+    owns: (id) => this.o.store.ownedSessions().has(id),
+  };
 
   constructor(private readonly o: OwnershipOptions) {
     const { emit, log } = o;
+    this.pauseMs = Math.max(200, Math.min(2000, o.leaseMs / 10));
     let failing = false;
     this.lease = new Lease({
-      db: o.store.db, replicaId: o.store.replicaId, leaseMs: o.leaseMs,
+      db: o.store.leaseDb, replicaId: o.store.replicaId, leaseMs: o.leaseMs,
       onRenewed: () => {
         emit({ f: 'lease_renewed', recovered: failing });
         failing = false;
@@ -91,6 +114,7 @@ export class Ownership {
           o.host.ticked?.();
         },
       },
+      claim: (ids) => o.spool.adoptClaimed(() => o.store.claim(ids)),
       onError: (err) => log.warn({ error: err.message }, 'ownership pass failed; retried'),
     });
   }
@@ -114,6 +138,10 @@ export class Ownership {
   }
 
   start(): void {
+    // Notices a pause even when nothing is sent for a while (the gap is seen at the first beat after it).
+    this.lastBeat = performance.now();
+    this.heartbeat = setInterval(() => this.beat(), Math.max(50, this.pauseMs / 4));
+    this.heartbeat.unref();
     this.lease.start();
     this.rebalancer.start();
     // Every replica tries; the partition lock makes concurrent attempts harmless.
@@ -127,15 +155,43 @@ export class Ownership {
 
   private async acquired(c: Claimed): Promise<void> {
     if (this.stopped) {
-      for (const r of c.sessions) await this.o.store.release(r.spec.id).catch(() => undefined);
+      const ids = c.sessions.map((r) => r.spec.id);
+      for (const id of ids) await this.o.store.release(id).catch(() => undefined);
+      this.o.spool.forget(ids);
+      await this.o.spool.resync().catch(() => undefined);
       return;
     }
-    await this.o.spool.adopt(c);
     // An ended or removed session came only for its undelivered spool: nothing to read. One lost
     // again meanwhile (the lease ran out) is not ours to read either.
     const owned = this.o.store.ownedSessions();
     for (const row of c.sessions) if (row.lifecycle === 'active' && owned.has(row.spec.id)) this.o.host.follow(row);
     this.o.emit({ f: 'sessions_claimed', sessions: c.sessions.length, backlogRecords: c.records, replica: this.o.store.replicaId });
+  }
+
+  private beat(): void {
+    const now = performance.now();
+    if (now - this.lastBeat > this.pauseMs) this.pausedMs = Math.max(this.pausedMs, now - this.lastBeat);
+    this.lastBeat = now;
+  }
+
+  /** Resolves at once unless a pause was seen or the lease is not valid; then once an ownership pass checked it. */
+  private readyToSend(): Promise<void> {
+    this.beat();
+    if (this.pausedMs === 0 && this.lease.valid && this.checking === undefined) return READY;
+    this.checking ??= this.checkLease().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private async checkLease(): Promise<void> {
+    const paused = this.pausedMs;
+    for (;;) {
+      this.pausedMs = 0;
+      // Renews the lease and reads who owns what: sessions taken meanwhile are forgotten here.
+      await this.rebalancer.passNow().catch(() => undefined);
+      if ((this.lease.valid && this.pausedMs === 0) || this.closed) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    if (paused > 0) this.o.emit({ f: 'lease_checked_after_pause', pausedMs: paused, stillOwned: this.o.store.ownedSessions().size });
   }
 
   /** Owned, active and preferred here: followed (again, after a hand-over that could not finish). */
@@ -188,6 +244,7 @@ export class Ownership {
   readonly stop = once(async (): Promise<void> => {
     this.stopped = true;
     if (this.rotation) clearInterval(this.rotation);
+    if (this.heartbeat) clearInterval(this.heartbeat);
     await this.rebalancer.stop();
     this.lease.stop();
   });
@@ -195,6 +252,7 @@ export class Ownership {
   /** After the spool was delivered: gives every session and the lease up, for the other replicas to claim at once. */
   readonly close = once(async (): Promise<void> => {
     await this.stop();
+    this.closed = true;
     for (const id of [...this.o.store.ownedSessions().keys()]) await this.o.store.release(id).catch(() => undefined);
     await this.lease.drop().catch(() => undefined);
   });

@@ -15,7 +15,7 @@ import type { Claimed, PgStore } from '../store/pg-store.js';
 import { readOwnershipView } from './ownership-view.js';
 
 export interface RebalancerHooks {
-  /** Sessions claimed: adopt their spool, follow them. */
+  /** Sessions claimed (their spool already adopted by `claim`): follow them. */
   acquired(claimed: Claimed): Promise<void>;
   /** Sessions another replica took: stop following them (their writes are fenced already). */
   lost(ids: string[]): Promise<void>;
@@ -37,6 +37,8 @@ export interface RebalancerOptions {
   intervalMs: number;
   orphanGraceMs: number;
   hooks: RebalancerHooks;
+  /** Claims in the store and adopts the moved spool as one step (Spool.adoptClaimed); default: store.claim alone. */
+  claim?: (ids: string[]) => Promise<Claimed>;
   onError?: (err: Error) => void;
 }
 
@@ -58,11 +60,25 @@ export class Rebalancer {
   private schedule(ms: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.tick().catch((err: unknown) => this.o.onError?.(err as Error)).finally(() => {
+      this.running = this.exclusive().catch((err: unknown) => this.o.onError?.(err as Error)).finally(() => {
         this.running = undefined;
         this.schedule(this.o.intervalMs);
       });
     }, ms);
+  }
+
+  private passes: Promise<unknown> = Promise.resolve();
+
+  /** Runs one pass after any under way: passes never overlap. */
+  private exclusive(): Promise<void> {
+    const run = this.passes.then(() => this.tick());
+    this.passes = run.catch(() => undefined);
+    return run;
+  }
+
+  /** One more pass now (after a pause: renew the lease and learn which sessions were lost meanwhile). */
+  passNow(): Promise<void> {
+    return this.exclusive();
   }
 
   /** One pass (exported for tests); never runs twice at once when started. */
@@ -117,7 +133,7 @@ export class Rebalancer {
     if (respecified.length > 0) await hooks.respecified(respecified);
     for (const id of this.specRevs.keys()) if (!store.ownedSessions().has(id)) this.specRevs.delete(id);
     if (claim.length > 0 && lease.valid) {
-      const got = await store.claim(claim);
+      const got = await (this.o.claim ? this.o.claim(claim) : store.claim(claim));
       for (const [id, rev] of got.specRevs) this.specRevs.set(id, rev);
       if (got.sessions.length > 0) await hooks.acquired(got);
     }

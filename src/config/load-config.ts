@@ -115,7 +115,8 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
       backoff: {
         initialMs: optDurationMs(upBackoff.initial, 'upstream.backoff.initial', 1) ?? 500,
         maxMs: optDurationMs(upBackoff.max, 'upstream.backoff.max', 1) ?? 30_000,
-        authMs: optDurationMs(upBackoff.auth, 'upstream.backoff.auth', 1) ?? 300_000,
+        // A minute: a rotated key file is re-read at every retry, and a fixed key shows up soon.
+        authMs: optDurationMs(upBackoff.auth, 'upstream.backoff.auth', 1) ?? 60_000,
       },
       poolRefreshMs: optDurationMs(up.pool_refresh, 'upstream.pool_refresh', 1000) ?? 300_000,
       tls: upstreamTls(env, up),

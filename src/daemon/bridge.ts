@@ -12,7 +12,7 @@ import { openSqliteStore, SqliteStore } from '../store/sqlite-store.js';
 import type { PgStore } from '../store/pg-store.js';
 import { displayStoreUrl } from '../mapping/display-url.js';
 import { Spool } from '../store/spool.js';
-import type { Store } from '../store/store.js';
+import type { SpoolStats, Store } from '../store/store.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
 import { Delivery } from '../export/delivery.js';
 import { createRecordEncoder } from '../wire/encode-record.js';
@@ -28,6 +28,7 @@ import { SwappableMapper } from '../session/swappable-mapper.js';
 import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
 import { WorkerScaling } from './worker-scaling.js';
 import { once } from '../util/lifecycle.js';
+import { cachedAsync } from '../util/cached.js';
 import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
 import { DiscoveryLoop } from '../discovery/discovery-loop.js';
 
@@ -53,12 +54,17 @@ export interface Bridge {
   discovery: DiscoveryLoop | undefined;
   /** The ingest worker threads; absent when the sessions run on the main thread (`workers: 0`). */
   ingest: IngestWorkers | undefined;
+  /** The store's spool figures, read at most once every few seconds (scrapes and readiness share them). */
+  spoolFigures(): Promise<SpoolStats>;
   /**
    * Stops reading, delivers until `deadline` (epoch ms; default: now plus the configured grace
    * period), closes everything. Resolves with whether the spool emptied. Idempotent.
    */
   shutdown(deadline?: number): Promise<boolean>;
 }
+
+/** How long the spool figures of /metrics and /readyz are served from memory. */
+const SPOOL_FIGURES_TTL_MS = 5000;
 
 export interface BridgeOverrides {
   transport?: OtlpTransport;
@@ -152,9 +158,11 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     ...(scaling ? { scaling } : {}),
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
   });
+  // One store query per period whatever the scrape rate: scrapes must not cost commits or leases.
+  const spoolFigures = cachedAsync(() => store.spoolStats(), SPOOL_FIGURES_TTL_MS);
   metrics.setSources({
     ...(shared ? { ownedSessions: () => shared.ownedSessions().size } : {}),
-    spool: () => store.spoolStats(),
+    spool: spoolFigures,
     pendingRecords: () => spool.pendingCount,
     sessionsByState: () => supervisor.sessionsByState(),
   });
@@ -176,7 +184,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   }
 
   return {
-    config, supervisor, pools, mapper, delivery, store, spool, metrics, emit, client, log, ingest, discovery,
+    config, supervisor, pools, mapper, delivery, store, spool, metrics, emit, client, log, ingest, discovery, spoolFigures,
     shutdown: once(async (deadline = Date.now() + config.shutdownGraceMs) => {
       await discovery?.stop();
       await pools.stop();

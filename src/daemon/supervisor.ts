@@ -94,6 +94,8 @@ export class Supervisor {
           ticked: () => this.checkAllEnded(),
         },
       });
+      // After a pause, nothing is sent for a session before the lease was checked.
+      d.delivery.gateWith(this.ownership.sendGate);
     }
   }
 
@@ -273,7 +275,9 @@ export class Supervisor {
     }
     if (p) {
       this.active.delete(id);
-      this.remember({ ...p.status(), state: 'ended' });
+      const last = p.status();
+      // A session the service never knew stays `unknown`: an error, not an end (run --until-ended names it).
+      this.remember({ ...last, state: last.state === 'unknown' ? 'unknown' : 'ended' });
     }
     this.checkAllEnded();
   }

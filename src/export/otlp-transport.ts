@@ -16,7 +16,7 @@ import { request, type Dispatcher } from 'undici';
 import type { TlsFiles } from '../config/tls.js';
 import { createDispatcher } from '../util/http-dispatcher.js';
 import { parseRetryAfter } from '../util/backoff.js';
-import { decodePartialSuccess } from '../wire/partial-success.js';
+import { decodePartialSuccess, decodeStatusMessage } from '../wire/partial-success.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
 
 const gzipAsync = promisify(gzip);
@@ -88,8 +88,12 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
         const partial = decodePartialSuccess(data, String(res.headers['content-type'] ?? contentType));
         return partial ? { kind: 'success', rejected: partial.rejected, message: partial.message } : { kind: 'success', rejected: 0 };
       }
-      const text = data.toString('utf8', 0, Math.min(data.length, 300)).replace(/\s+/g, ' ').trim();
-      const message = `HTTP ${status}${text && isText(res.headers['content-type']) ? `: ${text}` : ''}`;
+      // The collector's own words (a google.rpc.Status when it speaks OTLP): an operator needs them
+      // to tell a wrong header or tenant from a bad record.
+      const type = String(res.headers['content-type'] ?? '');
+      const raw = isText(type) && !type.includes('json') ? data.toString('utf8') : decodeStatusMessage(data, type) || (isText(type) ? data.toString('utf8') : '');
+      const text = raw.slice(0, 300).replace(/\s+/g, ' ').trim();
+      const message = `HTTP ${status}${text ? `: ${text}` : ''}`;
       if (RETRYABLE.has(status)) {
         const retryAfterMs = parseRetryAfter(res.headers['retry-after'] as string | string[] | undefined);
         return retryAfterMs === undefined ? { kind: 'retryable', status, message } : { kind: 'retryable', status, retryAfterMs, message };

@@ -55,6 +55,11 @@ export function logFact(log: Logger, fact: Fact): void {
     case 'archive_repaired':
       log.info({ session: fact.session, firstSeq: fact.first, lastSeq: fact.last, reason: fact.reason, repaired: fact.repaired }, 'missing events read from the service archive');
       return;
+    case 'archive_probed':
+      if (fact.verdict === 'no_route') log.warn({ session: fact.session, detail: fact.detail }, 'the service has no telemetry archive: gaps are reported, not repaired; asked again in a while');
+      else if (fact.verdict === 'no_session') log.warn({ session: fact.session, detail: fact.detail }, 'the archive does not know this session: its gaps are reported; other sessions are still repaired');
+      else log.info({ session: fact.session, detail: fact.detail }, 'the archive answered 404 and the service could not be asked which 404 it is; trying again at the next gap');
+      return;
     case 'archive_unreadable':
       log.warn({ session: fact.session, firstSeq: fact.first, lastSeq: fact.last, detail: fact.detail }, 'the archive could not be read; the loss is reported instead');
       return;
@@ -71,6 +76,9 @@ export function logFact(log: Logger, fact: Fact): void {
       log[level]({ session: fact.session, reason: fact.reason, delayMs: fact.delayMs, attempt: fact.attempt, detail: fact.detail }, 'stream reconnect scheduled');
       return;
     }
+    case 'session_unknown':
+      log.warn({ session: fact.session, detail: fact.detail }, 'the service does not know this session (never existed: a mistyped id?); it is not followed');
+      return;
     case 'session_ended':
       log.info({ session: fact.session, lastSeq: fact.lastSeq, epoch: fact.epoch, detail: fact.detail }, 'session ended');
       return;
@@ -88,16 +96,25 @@ export function logFact(log: Logger, fact: Fact): void {
       return;
     case 'records_rejected':
       if (fact.reason === 'partial_success') log.error({ endpoint: fact.endpoint, rejected: fact.count, error: fact.error }, 'collector rejected records in a partial-success answer');
-      else log.error({ endpoint: fact.endpoint, segments: fact.segments, reason: fact.reason, error: fact.error }, 'collector refused a record; it is dropped and counted as rejected');
+      else log.error({ endpoint: fact.endpoint, segments: fact.segments, reason: fact.reason, count: fact.count, error: fact.error }, 'collector refused a record it accepts neighbours of; it is dropped and counted as rejected');
       return;
     case 'export_failed':
       if (fact.attempt % 20 === 1) log.warn({ endpoint: fact.endpoint, status: fact.status, grpcCode: fact.grpcCode, records: fact.records, attempt: fact.attempt, delayMs: fact.delayMs, error: fact.error }, 'export failed; the batch stays spooled and is retried');
+      return;
+    case 'collector_refusing':
+      if (sayAgain(fact.round) || fact.round % 20 === 0) log.error({ endpoint: fact.endpoint, status: fact.status, records: fact.records, round: fact.round, delayMs: fact.delayMs, error: fact.error }, 'the collector refuses every record it is sent: check the exporter\'s endpoint, headers, compression and tenant; nothing is dropped, delivery backs off and resumes by itself');
       return;
     case 'export_recovered':
       log.info({ endpoint: fact.endpoint, records: fact.records }, 'collector accepts exports again');
       return;
     case 'spool_unreadable':
       log.error({ error: fact.error }, 'cannot read the spool; retrying');
+      return;
+    case 'lease_checked_after_pause':
+      log.warn({ pausedMs: Math.round(fact.pausedMs), stillOwned: fact.stillOwned }, 'the process was paused (GC, SIGSTOP, a frozen VM): the lease was checked before sending anything more');
+      return;
+    case 'claim_disowned':
+      log.warn({ records: fact.records, sessions: fact.sessions.slice(0, 5) }, 'records of sessions another replica took over while this one was paused are not sent; the new owner delivers them');
       return;
     case 'lease_renewed':
       if (fact.recovered) log.info('lease renewed again');

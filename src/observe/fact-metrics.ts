@@ -33,6 +33,8 @@ export function countFact(m: BridgeMetrics, fact: Fact): void {
       break;
     case 'records_delivered': m.eventsDelivered.inc(fact.count); break;
     case 'records_rejected': m.eventsRejected.inc({ reason: fact.reason }, fact.count); break;
+    case 'collector_refusing': m.exportRefusing.set(1); break;
+    case 'export_recovered': m.exportRefusing.set(0); break;
     case 'lease_renewed': m.leaseRenewals.inc({ outcome: 'success' }); break;
     case 'lease_renewal_failed': m.leaseRenewals.inc({ outcome: 'failure' }); break;
     case 'lease_expired': m.leaseExpirations.inc(); break;

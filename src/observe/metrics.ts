@@ -59,6 +59,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     eventsDelivered: new Counter({ name: 'bridge_events_delivered_total', help: 'Log records acknowledged by the collector (gap records included).', registers: r }),
     eventsFiltered: new Counter({ name: 'bridge_events_filtered_total', help: 'Events dropped by the configured filters before the spool.', labelNames: ['category'], registers: r }),
     eventsRejected: new Counter({ name: 'bridge_events_rejected_total', help: 'Records the collector rejected (partial success, or refused alone as invalid).', labelNames: ['reason'], registers: r }),
+    exportRefusing: new Gauge({ name: 'bridge_export_refusing', help: '1 while the collector refuses every record it is sent (400/413 for all): nothing is dropped, delivery backs off; 0 otherwise.', registers: r }),
     duplicates: new Counter({ name: 'bridge_events_duplicate_total', help: 'Frames dropped because their seq was already handled (replays after reconnect).', registers: r }),
     gapRecords: new Counter({ name: 'bridge_gap_records_total', help: 'browser.telemetry_gap records emitted.', registers: r }),
     missingEvents: new Counter({ name: 'bridge_missing_events_total', help: 'Events covered by gap records (lost upstream or undecodable).', registers: r }),
@@ -113,6 +114,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       m.spoolCapacity.set(bytes);
     },
   };
+  m.exportRefusing.set(0);
   m.buildInfo.set({ version: BRIDGE_VERSION, node: process.versions.node }, 1);
   if (opts.spoolCapacityBytes !== undefined) m.setSpoolCapacity(opts.spoolCapacityBytes);
   const zero = <L extends string>(c: Counter<L>, label: L, values: readonly string[]): void => {

@@ -22,6 +22,11 @@ import type { Bridge } from '../daemon/bridge.js';
 import { allowedHostSet, bearerToken, decideControlAccess, hostAllowed, isLoopback, originAllowed, tokenMatches, type ControlAccess } from './control-access.js';
 
 const MAX_BODY = 64 * 1024;
+/**
+ * Requests handled at once; beyond, 503 with Retry-After at once. The port may be open to a whole
+ * cluster for scraping: a flood must queue outside, not in front of the store's connections.
+ */
+const MAX_CONCURRENT_REQUESTS = 32;
 
 export interface HttpSurface {
   readonly url: string;
@@ -53,12 +58,19 @@ export async function listenHttp(listen: { host: string; port: number }, log: Lo
   const control = decideControlAccess(listen.host, opts.token, opts.insecure === true);
   const names: NamePolicy = { checkHost: isLoopback(listen.host), listed: allowedHostSet(opts.allowedHosts) };
   let bridge: Bridge | undefined;
+  let inFlight = 0;
   const server: Server = createServer((req, res) => {
+    if (inFlight >= MAX_CONCURRENT_REQUESTS) {
+      res.setHeader('retry-after', '1');
+      send(res, 503, { code: 'busy', message: `more than ${MAX_CONCURRENT_REQUESTS} requests at once; retry` });
+      return;
+    }
+    inFlight++;
     handle(bridge, control, names, req, res).catch((err: unknown) => {
       log.error({ error: (err as Error).message, path: req.url }, 'control request failed');
       if (!res.headersSent) send(res, 500, { code: 'internal_error', message: 'internal error' });
       else res.destroy();
-    });
+    }).finally(() => inFlight--);
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
@@ -171,23 +183,29 @@ async function handle(bridge: Bridge | undefined, control: ControlAccess, names:
 }
 
 async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
+  // Read-only and from memory: what the spool's own commits found, not a write of its own (a
+  // readiness probe must not cost a synchronous SQLite write or a shared-store connection).
   const problems: string[] = [];
-  try {
-    await bridge.store.probeWritable();
-  } catch (err) {
-    problems.push(`store not writable: ${(err as Error).message}`);
-  }
+  const commitError = bridge.spool.commitError;
+  if (commitError !== undefined) problems.push(`store not writable: ${commitError}`);
+  const lease = bridge.supervisor.ownership?.lease;
+  if (lease && !lease.valid) problems.push('lease not held: the shared store is unreachable or too slow to renew it; nothing is read or sent meanwhile');
   // Delivered records that cannot be deleted mean the volume is full: the same fact the failed
   // probe above shows, said even when the probe squeezed through.
+  // Every stream refused for the API key: nothing is read; say so, and what to check.
+  const refused = bridge.supervisor.status().filter((s) => s.state === 'unauthorized');
+  if (refused.length > 0) problems.push(`the service refuses the API key for ${refused.length} session(s) (check ${bridge.client.keySource}); retried every ${Math.round(bridge.config.upstream.backoff.authMs / 1000)} s`);
   if (bridge.spool.undeletedClaims > 0) problems.push(`spool cannot delete ${bridge.spool.undeletedClaims} delivered batches (disk full?); retrying`);
   // A failing collector does not make the bridge unready: it still reads and spools safely. It is
   // reported here (and in bridge_export_requests_total) so an operator sees it.
   const body = {
     status: problems.length === 0 ? 'ready' : 'not_ready',
     problems,
-    exporter: bridge.delivery.exportFailing ? { failing: true, lastError: bridge.delivery.lastError } : { failing: false },
+    exporter: bridge.delivery.exportFailing
+      ? { failing: true, lastError: bridge.delivery.lastError, ...(bridge.delivery.refusing ? { refusingAll: bridge.delivery.refusing } : {}) }
+      : { failing: false },
     // The shared store may be the very thing that is unreachable.
-    spool: await bridge.store.spoolStats().then((s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }), () => null),
+    spool: await bridge.spoolFigures().then((s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }), () => null),
     ...(bridge.supervisor.ownership ? { replica: bridge.config.replicaId, lease: { valid: bridge.supervisor.ownership.lease.valid }, replicas: bridge.supervisor.ownership.replicas } : {}),
   };
   send(res, problems.length === 0 ? 200 : 503, body);
@@ -221,13 +239,17 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
       res.setHeader('retry-after', '60');
       throw new HttpError(429, 'too_many_sessions', `the bridge follows ${sup.followedCount} sessions, its limit (max_sessions = ${cap}); DELETE one or raise the limit`);
     }
+    // A mistyped id is refused here, not followed as if it had ended. When the service cannot be
+    // asked now, the session is followed (202) and its stream's 404 is checked the same way later.
+    const known = await sessionKnown(bridge, id);
+    if (known === false) throw new HttpError(404, 'unknown_session', `the service does not know session ${id} (GET /browsers/{id}?include_deleted=true is 404)`);
     const r = await sup.add(spec, 'api');
     // Every change to what the bridge follows leaves a line: who asked, and what it is now.
     bridge.log.info(
       { session: id, pool: spec.pool, start: spec.start, attributes: Object.keys(spec.attributes), remote: req.socket.remoteAddress },
       r.created ? 'control API: session added; followed from now on and after a restart' : 'control API: session settings replaced',
     );
-    return send(res, r.created ? 201 : 200, r.status);
+    return send(res, known === true ? (r.created ? 201 : 200) : 202, r.status);
   }
   if (method === 'DELETE') {
     if (!(await sup.remove(id))) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
@@ -236,6 +258,17 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
     return;
   }
   throw new HttpError(405, 'method_not_allowed', `${method} is not supported on /v1/sessions/{id}`);
+}
+
+/** Whether the service knows the session (ended ones included); undefined when it cannot be asked now. */
+async function sessionKnown(bridge: Bridge, id: string): Promise<boolean | undefined> {
+  try {
+    const r = await bridge.client.getSession(id, AbortSignal.timeout(5000));
+    if (r.kind === 'ok') return true;
+    return r.status === 404 ? false : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function decodeId(raw: string): string {

@@ -160,11 +160,12 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     if (this.deps.spool.full) return this.deps.spool.waitForRoom();
   }
 
-  async ended(items: StreamItem[], detail: string): Promise<void> {
+  async ended(items: StreamItem[], detail: string, unknown = false): Promise<void> {
     const observed = this.now() * 1000;
     const rest = this.apply(items, 0, observed);
     if (rest) await rest;
-    this.emit({ f: 'session_ended', session: this.id, lastSeq: this.subscriber.lastSeq, epoch: this.ctx.epoch, detail });
+    if (unknown) this.emit({ f: 'session_unknown', session: this.id, detail });
+    else this.emit({ f: 'session_ended', session: this.id, lastSeq: this.subscriber.lastSeq, epoch: this.ctx.epoch, detail });
     return this.deps.onEnded(this.id);
   }
 

@@ -38,7 +38,7 @@ export function tallyFact(s: SessionStatus, fact: Fact): void {
     case 'connected': s.connectedSince = new Date(fact.at).toISOString(); break;
     case 'state_changed':
       s.state = fact.state;
-      if ((fact.state === 'unauthorized' || fact.state === 'forbidden' || fact.state === 'backoff') && fact.detail) s.lastError = fact.detail;
+      if ((fact.state === 'unauthorized' || fact.state === 'forbidden' || fact.state === 'backoff' || fact.state === 'unknown') && fact.detail) s.lastError = fact.detail;
       if (fact.state !== 'streaming') delete s.connectedSince;
       break;
     default: break;

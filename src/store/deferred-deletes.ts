@@ -50,20 +50,36 @@ export class DeferredDeletes {
     this.timer.unref();
   }
 
+  private retrying = false;
+
   private async retry(): Promise<void> {
     this.timer = undefined;
-    while (this.queue.length > 0) {
-      const d = this.queue[0]!;
-      try {
-        await this.deleteOne(d);
-      } catch (err) {
-        this.failed(err as Error);
-        return;
+    if (this.retrying) return;
+    this.retrying = true;
+    try {
+      while (this.queue.length > 0) {
+        const d = this.queue[0]!;
+        try {
+          await this.deleteOne(d);
+        } catch (err) {
+          this.failed(err as Error);
+          return;
+        }
+        this.queue.shift();
+        this.onDeleted(d);
       }
-      this.queue.shift();
-      this.onDeleted(d);
+      this.streak = 0;
+    } finally {
+      this.retrying = false;
     }
-    this.streak = 0;
+  }
+
+  /** Tries the waiting deletes now (before a commit: freed space goes to deletes first). */
+  async retryNow(): Promise<void> {
+    if (this.queue.length === 0 || this.retrying) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.retry();
   }
 
   /** A last try at shutdown; what still fails is sent again after the next start. */

@@ -49,11 +49,11 @@ export interface Claimed {
 }
 
 /** Creates the connection pool the store, the lease and the placement loop share. */
-export function createPgPool(url: string, opts: { password?: string | undefined; queryTimeoutMs: number; replicaId: string }): pg.Pool {
+export function createPgPool(url: string, opts: { password?: string | undefined; queryTimeoutMs: number; replicaId: string; max?: number }): pg.Pool {
   const db = new pg.Pool({
     connectionString: url,
     ...(opts.password !== undefined ? { password: opts.password } : {}),
-    max: 6,
+    max: opts.max ?? 6,
     connectionTimeoutMillis: opts.queryTimeoutMs,
     // A query that hangs on a cut connection must fail well within a lease, so the caller notices.
     query_timeout: opts.queryTimeoutMs,
@@ -98,7 +98,10 @@ export async function openPgStore(o: OpenPgStoreOptions): Promise<PgStore> {
     await db.end().catch(() => undefined);
     throw err;
   }
-  return new PgStore(db, o);
+  // The lease gets a connection of its own: commits, claims, control requests and scrapes queueing
+  // for the shared pool must never make a renewal wait past the lease.
+  const leaseDb = createPgPool(o.url, { password: o.password, queryTimeoutMs: o.queryTimeoutMs ?? 5000, replicaId: `${o.replicaId} lease`, max: 1 });
+  return new PgStore(db, o, leaseDb);
 }
 
 export class PgStore implements Store {
@@ -106,8 +109,12 @@ export class PgStore implements Store {
   /** Sessions this process owns → the lease epoch it claimed them at. */
   private readonly owned = new Map<string, number>();
 
-  constructor(readonly db: pg.Pool, opts: PgStoreOptions) {
+  /** The lease's own connection (renewals and the live-replica list). */
+  readonly leaseDb: pg.Pool;
+
+  constructor(readonly db: pg.Pool, opts: PgStoreOptions, leaseDb?: pg.Pool) {
     this.replicaId = opts.replicaId;
+    this.leaseDb = leaseDb ?? db;
   }
 
   /** Sessions owned by this process (id → lease epoch). */
@@ -354,6 +361,7 @@ export class PgStore implements Store {
 
   /** Ends the connection pool; idempotent (pg refuses a second end). */
   readonly close = once(async (): Promise<void> => {
+    if (this.leaseDb !== this.db) await this.leaseDb.end().catch(() => undefined);
     await this.db.end();
   });
 }

@@ -16,7 +16,9 @@
 // budget, or while spooled + pending bytes reach `maxBytes` or what the volume's free space allows
 // (disk-room.ts); then appenders wait in waitForRoom() (the service buffers meanwhile; what it
 // evicts becomes a gap record). Commits and acknowledgements wake them. Failed deletes are retried
-// in the background (deferred-deletes.ts) without holding delivery up.
+// in the background (deferred-deletes.ts) without holding delivery up; while any wait, the spool is
+// full too, and each commit first retries them: space an operator frees on a full volume goes to
+// deletes (and SQLite's log) before new segments, so one free is enough to recover.
 //
 // With a shared store, sessions come and go at run time: a commit refused because another replica
 // owns some of its sessions now (FencedError) drops what was pending for those sessions and commits
@@ -63,6 +65,7 @@ export class Spool {
   private immediate: NodeJS.Immediate | undefined;
   private committing: Promise<boolean> | undefined;
   private failStreak = 0;
+  private lastCommitError: string | undefined;
   private closed = false;
   private roomWaiters: Array<() => void> = [];
   private dataWaiters: Array<() => void> = [];
@@ -118,6 +121,8 @@ export class Spool {
   /** True when appenders must stop reading. */
   get full(): boolean {
     if (this.failStreak > 0) return true;
+    // Deletes that cannot be written (a full volume): reading more would take the room they need.
+    if (this.deletes.size > 0) return true;
     if (this.o.memoryPressure?.()) return true;
     // Readers pause as soon as a full commit is due, until it is done: reading then runs at the pace
     // of the commits and cannot flood the event loop (with a thousand sessions, each overshoots by
@@ -211,6 +216,8 @@ export class Spool {
 
   private async commitNow(): Promise<boolean> {
     if (this.pending.sessions === 0) return true;
+    // Deletes first: on a volume that was full, what was freed must go to them, not to new segments.
+    if (this.deletes.size > 0) await this.deletes.retryNow();
     const batch = this.pending.take();
     let ids: number[];
     try {
@@ -225,6 +232,7 @@ export class Spool {
         return this.commitNow();
       }
       this.failStreak++;
+      this.lastCommitError = (err as Error).message;
       this.emit({ f: 'commit_failed', error: (err as Error).message, code: (err as { code?: string }).code, streak: this.failStreak });
       if (!this.closed) {
         this.clearTimer();
@@ -314,6 +322,11 @@ export class Spool {
     this.recheckRoom();
   }
 
+  /** The last commit's error while commits fail (disk full, store down), for readiness: no probe needed. */
+  get commitError(): string | undefined {
+    return this.failStreak > 0 ? this.lastCommitError : undefined;
+  }
+
   /** Delivered claims whose deletion still fails (disk full): readiness reports them. */
   get undeletedClaims(): number {
     return this.deletes.size;
@@ -354,7 +367,26 @@ export class Spool {
    * back as backlog. Everything unclaimed is in the store, so the ready queue is read back with it.
    */
   adopt(moved: { records: number; bytes: number; maxId: number }): Promise<void> {
+    return this.between(async () => this.adoptNow(moved));
+  }
+
+  /**
+   * Claims sessions in the store and adopts their moved spool with no commit of this spool in
+   * between. The claim renumbers the moved segments from the same id sequence commits draw from:
+   * a commit running alongside could take higher ids, be handed to delivery first and move the
+   * cursor past the adopted ones, which would then never be read until a restart. Serialized with
+   * the commits, every adopted id is above what was committed before and below what comes after.
+   */
+  adoptClaimed<T extends { records: number; bytes: number; maxId: number }>(claim: () => Promise<T>): Promise<T> {
+    let claimed: T | undefined;
     return this.between(async () => {
+      claimed = await claim();
+      if (claimed.maxId > 0 || claimed.records > 0) this.adoptNow(claimed);
+    }).then(() => claimed!);
+  }
+
+  private adoptNow(moved: { records: number; bytes: number; maxId: number }): void {
+    {
       const lastReady = this.ready.lastId;
       this.ready.clear();
       this.backlogUpTo = Math.max(this.backlogUpTo, moved.maxId, lastReady);
@@ -363,7 +395,7 @@ export class Spool {
       const w = this.dataWaiters;
       this.dataWaiters = [];
       for (const resolve of w) resolve();
-    });
+    }
   }
 
   /** Runs `fn` between commits: after the one in progress, before the next. */

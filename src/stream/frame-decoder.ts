@@ -42,6 +42,11 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
   let sink: Frame[] = DETACHED;
   let comments = 0;
   let endsInCR = false;
+  // Once a frame overflowed, the parser refuses any further input by throwing; a chunk already read
+  // (or the stream's end) may still arrive before the connection is torn down. The decoder goes
+  // inert instead: that chunk must not turn "frame too large" (a gap, passed) into a network error
+  // (a reconnect to the same oversized frame, forever).
+  let overflowed = false;
   const parser: EventSourceParser = createParser({
     onEvent: (ev) => {
       sink.push({ id: ev.id, data: ev.data });
@@ -50,21 +55,29 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
       comments++;
     },
     onError: (err) => {
-      if (err.type === 'max-buffer-size-exceeded') onOverflow();
+      if (err.type === 'max-buffer-size-exceeded') {
+        overflowed = true;
+        onOverflow();
+      }
       // Unknown fields and invalid retry values are ignored, as EventSource does.
     },
     maxBufferSize: MAX_FRAME_CHARS,
   });
   return {
     feed(chunk, out) {
+      if (overflowed) return;
       const text = decoder.decode(chunk, { stream: true });
       if (text === '') return;
       sink = out;
       endsInCR = text.charCodeAt(text.length - 1) === 13;
-      parser.feed(text);
-      sink = DETACHED;
+      try {
+        parser.feed(text);
+      } finally {
+        sink = DETACHED;
+      }
     },
     end(out) {
+      if (overflowed) return;
       sink = out;
       const rest = decoder.decode();
       if (rest !== '') {

@@ -9,9 +9,11 @@
 //   Last-Event-ID and when it replays from 1 (which would otherwise look like duplicates forever).
 // - Without a source id to go by, seq going backwards after at least one accepted event on the SAME
 //   connection is a new epoch too; at the start of a connection it is a replay (duplicates).
-// - After a restart of the bridge the epoch's source id is not known yet. A connection that resumed
-//   with Last-Event-ID N must only ever see seqs above N in the same epoch (docs/service-api.md "Stream telemetry events" rule 3), so a first
-//   event at or below N that carries a source id is the service numbering again from 1: a new epoch.
+// - A connection that resumed with Last-Event-ID N must only ever see seqs above N in the same epoch
+//   (docs/service-api.md "Stream telemetry events" rule 3). A first event at or below N means the service lost the position (it restarted and
+//   replays its oldest retained events, numbering from 1 again): a new epoch, whether or not the
+//   events carry a source id, and whatever id they carry. Taking them as duplicates would drop every
+//   new event until seq passed N again, and reconnecting would only be answered the same way.
 // - seq ≤ last accepted (same epoch) → duplicate, dropped and counted;
 // - seq > last + 1 → the events in between are missing: a gap [last+1, seq-1] precedes the event;
 // - with no position yet: start `oldest` expects seq 1 (a later first seq is history evicted before
@@ -79,7 +81,7 @@ export class Sequencer {
     }
     if (seq <= this.lastSeq) {
       if (this.acceptedOnConnection === 0) {
-        const ignoredResume = this.resumedAfter > 0 && seq <= this.resumedAfter && this.sourceId === undefined && sourceId !== undefined;
+        const ignoredResume = this.resumedAfter > 0 && seq <= this.resumedAfter;
         if (!ignoredResume) return { kind: 'duplicate' };
         return this.accept(seq, sourceId, this.newEpoch('resume_ignored'));
       }

@@ -5,6 +5,8 @@
 //   connecting ──200 text/event-stream──▶ streaming ──body ends / reset / idle 45 s──▶ backoff ─┐
 //      ▲  │                                                                                     │
 //      │  ├─404 / 410────────────────────▶ ended   (the session does not exist: it ended)      │
+//      │  │   404 before any position: GET /browsers/{id}?include_deleted=true decides ended or │
+//      │  │   unknown (never existed); when it cannot be asked, backoff and ask again           │
 //      │  ├─401──▶ unauthorized (key re-read, long wait)                                        │
 //      │  ├─403──▶ forbidden    (long wait)                                                     │
 //      │  ├─429──▶ backoff for Retry-After                                                      │
@@ -50,8 +52,11 @@ type ReadOutcome = { reason: ReconnectReason; detail?: string };
 export interface StreamSink {
   /** Items of one chunk, in order. A returned promise pauses reading until it settles (back-pressure, repair). */
   push(items: StreamItem[], observedMicros: number): void | Promise<void>;
-  /** The session is over (404 or 410); `items` is what the stream still owes (gaps, an unknown tail). */
-  ended(items: StreamItem[], detail: string): Promise<void>;
+  /**
+   * The session is over (404 or 410); `items` is what the stream still owes (gaps, an unknown tail).
+   * `unknown`: the service does not know it at all (it never existed), which is an error, not an end.
+   */
+  ended(items: StreamItem[], detail: string, unknown?: boolean): Promise<void>;
   report(ev: SubscriberEvent): void;
 }
 
@@ -81,7 +86,7 @@ export class Subscriber {
 
   constructor(
     private readonly sessionId: string,
-    private readonly client: Pick<UpstreamClient, 'openStream' | 'invalidateKey'>,
+    private readonly client: Pick<UpstreamClient, 'openStream' | 'invalidateKey'> & Partial<Pick<UpstreamClient, 'getSession' | 'keySource'>>,
     private readonly stream: SequencedStream,
     private readonly sink: StreamSink,
     private readonly opts: SubscriberOptions,
@@ -164,18 +169,36 @@ export class Subscriber {
       switch (result.status) {
         case 404:
         case 410: {
-          // Both mean the session does not exist any more (docs/service-api.md "Stream telemetry events" rule 7): it ended.
+          // Both mean the session does not exist any more (docs/service-api.md "Stream telemetry events" rule 7): it ended. A 404 for a
+          // session never seen may also mean it never existed (a mistyped id): the service is asked.
+          if (result.status === 404 && this.stream.lastSeq === 0 && this.stream.epoch === 0 && this.client.getSession) {
+            const known = await this.known();
+            if (this.stopped) break;
+            if (known === false) {
+              const why = `${detail}; GET /browsers/${this.sessionId}?include_deleted=true is 404 too: the service does not know this session (a mistyped id?)`;
+              this.setState('unknown', why);
+              await this.sink.ended([], why, true);
+              return;
+            }
+            if (typeof known === 'string') {
+              await this.retry('http_error', this.nextDelay(), `${detail}; cannot ask the service whether the session exists: ${known}`);
+              break;
+            }
+          }
           const owed: StreamItem[] = [];
           this.stream.sessionEnded(owed);
           await this.sink.ended(owed, detail);
           this.setState('ended', detail);
           return;
         }
-        case 401:
-          // The key may have been rotated in its file: re-read it; retry soon once, then slowly.
+        case 401: {
+          // The key may have been rotated in its file: re-read it; retry soon once, then every
+          // upstream.backoff.auth (a minute by default: a rotated file is picked up by then).
           this.client.invalidateKey();
-          await this.retry('unauthorized', this.attempt++ === 0 ? this.opts.backoff.initialMs : this.opts.backoff.authMs, detail, 'unauthorized');
+          const hint = `${detail}: the service refuses the API key; check ${this.client.keySource ?? 'BROWSER_API_KEY or BROWSER_API_KEY_FILE'}`;
+          await this.retry('unauthorized', this.attempt++ === 0 ? this.opts.backoff.initialMs : this.opts.backoff.authMs, hint, 'unauthorized');
           break;
+        }
         case 403:
           await this.retry('forbidden', this.opts.backoff.authMs, detail, 'forbidden');
           break;
@@ -186,6 +209,18 @@ export class Subscriber {
         default:
           await this.retry(result.status >= 500 ? 'server_error' : 'http_error', this.nextDelay(), detail);
       }
+    }
+  }
+
+  /** Whether the service knows the session (ended ones included); a string when it cannot be asked now. */
+  private async known(): Promise<boolean | string> {
+    try {
+      const r = await this.client.getSession!(this.sessionId, AbortSignal.timeout(this.opts.idleTimeoutMs));
+      if (r.kind === 'ok') return true;
+      if (r.status === 404) return false;
+      return describeApiError(r.status, r.error);
+    } catch (err) {
+      return networkMessage(err);
     }
   }
 

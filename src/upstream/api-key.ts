@@ -6,17 +6,20 @@ export interface ApiKeyProvider {
   get(): string;
   /** Called after a 401: a file-backed key is read again on the next get(). */
   invalidate(): void;
+  /** Where the key comes from, for an operator to check after a 401 (never the key itself). */
+  readonly source: string;
 }
 
 export function createApiKeyProvider(opts: { apiKey?: string; apiKeyFile?: string }): ApiKeyProvider {
   if (opts.apiKey) {
     const key = opts.apiKey;
-    return { get: () => key, invalidate: () => {} };
+    return { get: () => key, invalidate: () => {}, source: 'BROWSER_API_KEY (or upstream.api_key)' };
   }
   const file = opts.apiKeyFile;
   if (!file) throw new Error('no API key configured');
   let cached: string | undefined;
   return {
+    source: `the key file ${file} (BROWSER_API_KEY_FILE; re-read at every retry)`,
     get() {
       if (cached === undefined) {
         try {

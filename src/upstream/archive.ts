@@ -4,12 +4,20 @@
 // could not deliver (evicted events, frames that did not decode, a service restart, the tail of a
 // session that ended unseen).
 //
-// State: unknown ──200──▶ available; unknown/available ──404 on the route──▶ absent (remembered for
-// the whole process: an older service has no such route, and asking again for every gap helps
-// nobody). `upstream.archive: off` starts absent. Other failures (5xx, network, a page that is not a
-// list) fail that one read after a few tries; the caller then reports the loss as it would without
-// an archive.
+// A 404 means one of two things: the service has no such route (an older service: no archive for
+// anyone) or it has no such session (its id was wrong; every other session still has its archive).
+// The reader asks GET /browsers/{id}?include_deleted=true to tell them apart: a session the service
+// knows (deleted ones included) whose archive is 404 means no route; a session it does not know is
+// that session's problem alone.
+//
+// State, for the process: available ──404 for a known session──▶ absent, asked again after
+// `reprobeMs` (the service may be upgraded; a session read then finds out); `upstream.archive: off`
+// is absent for good. Per session: ──404 and the service does not know it──▶ that session alone is
+// absent, asked again after `reprobeMs`. When the lookup itself fails, that one read fails and the
+// verdict waits for the next one. Other failures (5xx, network, a page that is not a list) fail that
+// one read after a few tries; the caller then reports the loss as it would without an archive.
 import type { Logger } from 'pino';
+import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 import { validateEnvelope, type Envelope } from './envelope.js';
 import type { UpstreamClient } from './client.js';
 
@@ -37,30 +45,51 @@ export interface ArchiveOptions {
   /** Tries per page before the read fails. */
   tries?: number;
   retryDelayMs?: number;
+  /** How long a verdict of "no route" or "no such session" holds before the archive is asked again (default 10 minutes). */
+  reprobeMs?: number;
+  /** Where the verdicts go (a fact each: metrics, the log line). */
+  emit?: Emit;
 }
 
 const PAGE = 100;
+const REPROBE_MS = 10 * 60 * 1000;
+/** Sessions remembered as unknown to the archive at most (oldest forgotten first). */
+const MAX_UNKNOWN = 10_000;
 
 export class ArchiveReader {
-  private absent: boolean;
-  private warned = false;
+  private readonly off: boolean;
+  /** Until when the service is taken to have no archive route (0: it has one, as far as known). */
+  private absentUntil = 0;
+  /** Sessions the service does not know, until when. */
+  private readonly unknown = new Map<string, number>();
+  private readonly emit: Emit;
 
   constructor(
-    private readonly client: Pick<UpstreamClient, 'listEvents'>,
-    private readonly log: Logger,
+    private readonly client: Pick<UpstreamClient, 'listEvents'> & Partial<Pick<UpstreamClient, 'getSession'>>,
+    _log: Logger,
     private readonly opts: ArchiveOptions,
   ) {
-    this.absent = opts.mode === 'off';
+    this.off = opts.mode === 'off';
+    this.emit = opts.emit ?? ignoreFacts;
   }
 
-  /** False once the archive is known not to exist (or is switched off). */
+  /** False while the archive is known not to exist (or is switched off). */
   get usable(): boolean {
-    return !this.absent;
+    return !this.off && Date.now() >= this.absentUntil;
+  }
+
+  private absentFor(sessionId: string): boolean {
+    if (!this.usable) return true;
+    const until = this.unknown.get(sessionId);
+    if (until === undefined) return false;
+    if (Date.now() < until) return true;
+    this.unknown.delete(sessionId);
+    return false;
   }
 
   /** Pages through the archive oldest first from `sinceMicros`, until onPage says stop or nothing is left. */
   async scan(sessionId: string, scan: ArchiveScan, signal?: AbortSignal): Promise<ArchiveRead> {
-    if (this.absent) return { kind: 'absent' };
+    if (this.absentFor(sessionId)) return { kind: 'absent' };
     const maxPages = this.opts.maxPages ?? 2000;
     let offset: string | undefined;
     const since = new Date(Math.max(0, Math.floor(scan.sinceMicros / 1000))).toISOString();
@@ -76,7 +105,7 @@ export class ArchiveReader {
 
   /** The newest archived event, if any (`start: latest` takes its seq as the baseline). */
   async newest(sessionId: string, signal?: AbortSignal): Promise<ArchiveRead> {
-    if (this.absent) return { kind: 'absent' };
+    if (this.absentFor(sessionId)) return { kind: 'absent' };
     // desc reads from the newest archived event back; the service rejects `since` with it.
     const res = await this.page(sessionId, { limit: 1, order: 'desc' }, signal);
     if (res.kind !== 'ok') return res;
@@ -107,17 +136,42 @@ export class ArchiveReader {
         }
         return { kind: 'ok', envelopes, hasMore: res.hasMore, ...(res.nextOffset !== undefined ? { nextOffset: res.nextOffset } : {}) };
       }
-      if (res.status === 404) {
-        this.absent = true;
-        if (!this.warned) {
-          this.warned = true;
-          this.log.warn({ session: sessionId }, 'the service has no telemetry archive (404 on /telemetry/events): gaps are reported, not repaired');
-        }
-        return { kind: 'absent' };
-      }
+      if (res.status === 404) return this.notFound(sessionId, signal);
       detail = `HTTP ${res.status}: ${res.error.message}`;
       if (res.status < 500 && res.status !== 429) break;
     }
     return { kind: 'failed', detail };
+  }
+
+  /** A 404 on the archive: no route (for everyone) or no such session (for this one)? */
+  private async notFound(sessionId: string, signal?: AbortSignal): Promise<Exclude<ArchiveRead, { kind: 'ok' }>> {
+    const reprobe = Date.now() + (this.opts.reprobeMs ?? REPROBE_MS);
+    let known: boolean;
+    if (!this.client.getSession) {
+      known = true;
+    } else {
+      try {
+        const r = await this.client.getSession(sessionId, signal);
+        if (r.kind !== 'ok' && r.status !== 404) {
+          const detail = `archive answered 404 and the session lookup ${r.status}: ${r.error.message}`;
+          this.emit({ f: 'archive_probed', session: sessionId, verdict: 'undecided', detail });
+          return { kind: 'failed', detail };
+        }
+        known = r.kind === 'ok';
+      } catch (err) {
+        const detail = `archive answered 404 and the session lookup failed: ${(err as Error).message}`;
+        this.emit({ f: 'archive_probed', session: sessionId, verdict: 'undecided', detail });
+        return { kind: 'failed', detail };
+      }
+    }
+    if (known) {
+      this.absentUntil = reprobe;
+      this.emit({ f: 'archive_probed', session: sessionId, verdict: 'no_route', detail: 'the service knows the session but has no telemetry archive (404 on /telemetry/events)' });
+    } else {
+      if (this.unknown.size >= MAX_UNKNOWN) this.unknown.delete(this.unknown.keys().next().value as string);
+      this.unknown.set(sessionId, reprobe);
+      this.emit({ f: 'archive_probed', session: sessionId, verdict: 'no_session', detail: 'the service does not know this session (GET /browsers/{id}?include_deleted=true is 404)' });
+    }
+    return { kind: 'absent' };
   }
 }

@@ -200,6 +200,25 @@ export class UpstreamClient {
   }
 
   /**
+   * GET /browsers/{id}?include_deleted=true: whether the service knows the session at all, ended
+   * (deleted) ones included, as the SDKs ask. Tells "never existed" from "ended", and a session the
+   * archive does not know from a service without an archive.
+   */
+  async getSession(sessionId: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
+    const url = `${this.opts.baseUrl}/browsers/${encodeURIComponent(sessionId)}?include_deleted=true`;
+    const res = await request(url, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
+    const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_POOL_BODY);
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      try {
+        return { kind: 'ok', value: JSON.parse(text) as unknown };
+      } catch {
+        return { kind: 'error', status: res.statusCode, error: { code: 'invalid_response', message: 'session response is not JSON' } };
+      }
+    }
+    return { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
+  }
+
+  /**
    * GET any path under the base URL, answered as its status and error body. `check` asks a route
    * that cannot exist, to learn what "no such route" looks like at this base URL.
    */
@@ -207,6 +226,11 @@ export class UpstreamClient {
     const res = await request(`${this.opts.baseUrl}${path}`, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
     const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_ERROR_BODY);
     return { status: res.statusCode, error: parseApiError(res.statusCode, text) };
+  }
+
+  /** Where the API key comes from (for the hint after a 401). */
+  get keySource(): string {
+    return this.opts.apiKey.source;
   }
 
   invalidateKey(): void {

@@ -36,12 +36,16 @@ export type Fact =
   | { f: 'gap_recorded'; session: string; first: number; last: number; reason: GapReason }
   | { f: 'tail_unknown'; session: string; epoch: number; afterSeq: number }
   | { f: 'archive_repaired'; session: string; first: number; last: number | undefined; reason: GapReason; repaired: number }
+  /** A 404 from the archive, told apart: the service has no archive route, or no such session. */
+  | { f: 'archive_probed'; session: string; verdict: 'no_route' | 'no_session' | 'undecided'; detail: string }
   | { f: 'archive_unreadable'; session: string; first: number; last: number | undefined; detail: string }
   | { f: 'mapping_failed'; session: string; seq: number; type: string; error: string }
   | { f: 'state_changed'; session: string; state: SubscriberState; detail?: string; at: number }
   | { f: 'reconnect_scheduled'; session: string; reason: ReconnectReason; delayMs: number; attempt: number; detail?: string }
   | { f: 'connected'; session: string; at: number }
   | { f: 'session_ended'; session: string; lastSeq: number; epoch: number; detail: string }
+  /** The service does not know the session at all (never existed, a mistyped id): an error, not an end. */
+  | { f: 'session_unknown'; session: string; detail: string }
   // --- the mapper (mapping/mapper.ts; a filtered event is the session's fact: the mapper returns null) ---
   | { f: 'event_filtered'; session?: string; type: string; category: string; count: number }
   | { f: 'record_oversized'; type: string; action: OversizeAction; count: number }
@@ -59,6 +63,8 @@ export type Fact =
   | { f: 'records_rejected'; reason: RejectReason; count: number; endpoint: string; error: string; segments?: readonly string[] }
   | { f: 'export_failed'; endpoint: string; status: number | undefined; grpcCode: number | undefined; records: number; attempt: number; delayMs: number; error: string }
   | { f: 'export_recovered'; endpoint: string; records: number }
+  /** Every record of a request was refused (400/413) and nothing proves it is about the records: all stay spooled. */
+  | { f: 'collector_refusing'; endpoint: string; status: number | undefined; records: number; round: number; delayMs: number; error: string }
   | { f: 'spool_unreadable'; error: string }
   // --- the cluster (cluster/ownership.ts) ---
   | { f: 'lease_renewed'; recovered: boolean }
@@ -70,6 +76,10 @@ export type Fact =
   // --- discovery (discovery/discovery-loop.ts): `skipped` is a poll another replica made this interval ---
   | { f: 'discovery_polled'; outcome: DiscoveryOutcome; matched: number; pages: number; seconds: number; status?: number; delayMs?: number; detail?: string; streak: number }
   | { f: 'sessions_discovered'; sessions: readonly string[]; deleted: boolean }
+  /** The monotonic clock showed a pause: the lease was checked before anything more was sent. */
+  | { f: 'lease_checked_after_pause'; pausedMs: number; stillOwned: number }
+  /** Claimed records of sessions lost meanwhile: not sent, left to the new owner (export/delivery.ts). */
+  | { f: 'claim_disowned'; records: number; sessions: readonly string[] }
   // --- a relay that had to drop facts (ingest/fact-relay.ts): never a record, only reports of them ---
   | { f: 'facts_dropped'; count: number; where: string }
   // --- the control API (server/http-server.ts) ---

@@ -2,7 +2,8 @@
 // why it reconnects, where it came from, and what GET /v1/sessions shows of it. Every label value
 // here is also a Prometheus label value (observe/metrics.ts creates each series at zero).
 
-export const SUBSCRIBER_STATES = ['idle', 'connecting', 'streaming', 'backoff', 'unauthorized', 'forbidden', 'ended', 'stopped'] as const;
+/** `unknown`: the service does not know the session at all (a mistyped id), unlike `ended`. */
+export const SUBSCRIBER_STATES = ['idle', 'connecting', 'streaming', 'backoff', 'unauthorized', 'forbidden', 'ended', 'unknown', 'stopped'] as const;
 export type SubscriberState = (typeof SUBSCRIBER_STATES)[number];
 
 export const RECONNECT_REASONS = [

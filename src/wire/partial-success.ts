@@ -79,3 +79,32 @@ function skip(b: Buffer, wire: number, pos: number): number {
   }
   return -1;
 }
+
+/**
+ * The message of a google.rpc.Status body (OTLP/HTTP: a failed request's answer), protobuf
+ * {1 code, 2 message, 3 details} or JSON {"message"}; '' when there is none or it cannot be read.
+ */
+export function decodeStatusMessage(body: Buffer, contentType: string): string {
+  if (body.length === 0) return '';
+  if (contentType.includes('json')) {
+    try {
+      const v = JSON.parse(body.toString('utf8')) as { message?: unknown };
+      return typeof v.message === 'string' ? v.message : '';
+    } catch {
+      return '';
+    }
+  }
+  let pos = 0;
+  while (pos < body.length) {
+    const [tag, next] = readVarint(body, pos);
+    if (tag < 0) return '';
+    if (tag === 0x12) {
+      const [len, start] = readVarint(body, next);
+      if (len < 0 || start + len > body.length) return '';
+      return body.toString('utf8', start, start + len);
+    }
+    pos = skip(body, tag & 7, next);
+    if (pos < 0) return '';
+  }
+  return '';
+}

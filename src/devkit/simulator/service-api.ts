@@ -31,6 +31,7 @@ export interface ServiceContext {
 const STREAM_PATH = /^\/browsers\/([^/]+)\/telemetry\/stream$/;
 const ARCHIVE_PATH = /^\/browsers\/([^/]+)\/telemetry\/events$/;
 const POOL_PATH = /^\/browser_pools\/([^/]+)$/;
+const SESSION_PATH = /^\/browsers\/([^/]+)$/;
 
 export function handleServiceRequest(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, url: URL): void {
   ctx.stats.requests++;
@@ -56,7 +57,8 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, u
   const stream = STREAM_PATH.exec(url.pathname);
   const archive = stream || !ctx.archive ? null : ARCHIVE_PATH.exec(url.pathname);
   const pool = stream || archive ? null : POOL_PATH.exec(url.pathname);
-  if (!stream && !archive && !pool) {
+  const browser = stream || archive || pool ? null : SESSION_PATH.exec(url.pathname);
+  if (!stream && !archive && !pool && !browser) {
     sendError(res, 404, `no route for ${url.pathname}`);
     return;
   }
@@ -64,11 +66,12 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, u
     sendError(res, 405, `${req.method ?? ''} not allowed`, undefined, { Allow: 'GET' });
     return;
   }
-  const id = safeDecode(((stream ?? archive ?? pool) as RegExpExecArray)[1] as string);
+  const id = safeDecode(((stream ?? archive ?? pool ?? browser) as RegExpExecArray)[1] as string);
   if (id === undefined) sendError(res, 400, 'malformed path parameter');
   else if (stream) openStream(ctx, req, res, url, id);
   else if (archive) listEvents(ctx, res, url, id);
-  else getPool(ctx, res, id);
+  else if (pool) getPool(ctx, res, id);
+  else getBrowser(ctx, res, url, id);
 }
 
 export function safeDecode(s: string): string | undefined {
@@ -154,11 +157,27 @@ function parseLastEventId(value: string | string[] | undefined): number | undefi
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
-/** GET /browsers/{id}/telemetry/events: a page of the archive; an empty list when there is no data. */
+/**
+ * GET /browsers/{id}: the session; an ended (deleted) one only with include_deleted=true, as the real
+ * service and its SDKs do. A session never created is 404 either way.
+ */
+function getBrowser(ctx: ServiceContext, res: ServerResponse, url: URL, id: string): void {
+  const session = ctx.sessions.get(id);
+  if (!session || (session.ended && url.searchParams.get('include_deleted') !== 'true')) {
+    sendError(res, 404, `browser session ${id} not found`);
+    return;
+  }
+  sendJson(res, 200, { session_id: id, deleted_at: session.ended ? new Date().toISOString() : null, ...(session.poolId !== undefined ? { pool: { id: session.poolId } } : {}) });
+}
+
+/**
+ * GET /browsers/{id}/telemetry/events: a page of the archive; an empty list when there is no data.
+ * A session that never existed is 404, as on the real service.
+ */
 function listEvents(ctx: ServiceContext, res: ServerResponse, url: URL, id: string): void {
   const session = ctx.sessions.get(id);
   if (!session) {
-    sendJson(res, 200, [], { 'X-Has-More': 'false' });
+    sendError(res, 404, `browser session ${id} not found`);
     return;
   }
   const r = session.archive.query(url.searchParams, Date.now() * 1000);

@@ -174,11 +174,11 @@ export class Session implements SimSession, StreamSource {
     for (const c of [...this.connections]) c.sessionEnded();
   }
 
-  restartService(): void {
+  restartService(opts: { sameTelemetrySessionId?: boolean } = {}): void {
     this.assertLive();
     this.epoch++;
     this.seq = 0;
-    this.tsid = randomUUID();
+    if (!opts.sameTelemetrySessionId) this.tsid = randomUUID();
     this.sources.reset(this.tsid);
     this.buffer.reset(1);
     // Every open connection sees the epoch change and drops.

@@ -90,9 +90,11 @@ export interface SimSession {
   end(): void;
   /**
    * The in-VM service process restarts: live connections drop, seq starts again at 1, the buffer
-   * is emptied and events carry a new telemetry_session_id. The archive keeps the old epoch.
+   * is emptied and events carry a new telemetry_session_id (the same one with
+   * `sameTelemetrySessionId`: a service that loses the position without saying so). The archive
+   * keeps the old epoch.
    */
-  restartService(): void;
+  restartService(opts?: { sameTelemetrySessionId?: boolean }): void;
   /** The telemetry_session_id events carry now (changes with restartService). */
   readonly telemetrySessionId: string;
 }

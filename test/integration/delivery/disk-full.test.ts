@@ -3,7 +3,7 @@
 // filling the disk, readiness says so, and once the collector is back everything is delivered and
 // deleted without a restart. Mounting needs root; elsewhere the test says why it did not run.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, statfsSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -60,3 +60,53 @@ describe.skipIf(!canMount)('a small volume (needs root to mount a tmpfs)', () =>
     expect(bridge.spool.undeletedClaims).toBe(0);
   }, 180_000);
 });
+
+describe.skipIf(!canMount)('a full volume (needs root to mount a tmpfs)', () => {
+  it('recovers after the operator frees space once: deletes come before new segments', async () => {
+    volume = mkdtempSync(join(tmpdir(), 'bridge-full-volume-'));
+    expect(tryMount(volume, '48m')).toBe(true);
+    h = await harness({ bufferSize: 400_000 });
+    const s = h.sim.createSession('full');
+    h.receiver.behaviour.status = 503;
+    s.produce(3000);
+    const env = { BRIDGE_SESSIONS: 'full', BRIDGE_STATE_DIR: join(volume, 'state') };
+    let bridge = await h.startBridge(FAST, env);
+    await until(() => bridge.spool.spooled.bytes > 12 * 1024 * 1024, 'a backlog in the spool', 60_000);
+    await bridge.shutdown(Date.now());
+    // Something else on the volume takes every byte that is left (a log file, another program),
+    // and the bridge starts again on it: its write-ahead log starts empty and has no room to grow.
+    const filler = join(volume, 'filler');
+    fillVolume(filler);
+    // Just enough to open the database.
+    truncateSync(filler, statSync(filler).size - 512 * 1024);
+    delete h.receiver.behaviour.status;
+    bridge = await h.startBridge(FAST, env);
+    await until(() => bridge.spool.undeletedClaims > 0 || bridge.spool.commitError !== undefined, 'the full volume to refuse writes', 30_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    // The operator frees space once: less than the filler took, as people do.
+    truncateSync(filler, Math.max(0, statSync(filler).size - 6 * 1024 * 1024));
+    s.produce(0);
+    const last = s.lastSeq;
+    await until(() => h!.receiver.records.filter((r) => r.attributes['browser.session.id'] === 'full').length >= last, 'everything read to arrive after one free', 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify({ undeleted: bridge.spool.undeletedClaims, commitError: bridge.spool.commitError, spooled: bridge.spool.spooled, full: bridge.spool.full, free: statfsSync(volume!).bavail * statfsSync(volume!).bsize })}`);
+    });
+    await until(() => bridge.spool.undeletedClaims === 0 && bridge.spool.spooled.records === 0, 'the spool to empty', 30_000);
+  }, 240_000);
+});
+
+function fillVolume(path: string): void {
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(256 * 1024, 1);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch {
+    // ENOSPC: the volume is full; write what still fits in smaller pieces.
+    try {
+      for (;;) writeSync(fd, chunk.subarray(0, 4096));
+    } catch {
+      // full
+    }
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -115,6 +115,45 @@ describe('hardening', () => {
     expect(bridge.supervisor.status()[0]!.reconnects.frame_too_large).toBe(1);
   }, 60_000);
 
+  it('a frame above the size limit followed by chunks of the same read is one gap, not a reconnect loop', async () => {
+    h = await harness();
+    // A service of its own: undici hands over every HTTP chunk of a socket read, even after the
+    // connection was aborted, so the oversized frame is written as many small chunks in one go.
+    const env = (seq: number) => JSON.stringify({ seq, event: { ts: 1_700_000_000_000_000 + seq, type: 'api_call', category: 'control', source: { kind: 'kernel_api', metadata: { telemetry_session_id: 'A' } }, data: { n: seq } } });
+    const streams: Array<string | undefined> = [];
+    const service = createServer((req, res) => {
+      if (!req.url?.startsWith('/browsers/big-read/telemetry/stream')) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":"not_found","message":"no"}');
+        return;
+      }
+      const last = req.headers['last-event-id'] as string | undefined;
+      streams.push(last);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (last === undefined || Number(last) < 2) {
+        if (last === undefined) res.write(`id: 1\ndata: ${env(1)}\n\n`);
+        res.socket!.cork();
+        res.write('id: 2\ndata: ');
+        const piece = 'x'.repeat(4096);
+        for (let i = 0; i < (33 * 1024 * 1024) / 4096 + 64; i++) res.write(piece);
+        res.write('\n\n');
+        res.socket!.uncork();
+      }
+      res.write(`id: 3\ndata: ${env(3)}\n\n`);
+    });
+    await new Promise<void>((r) => service.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+      const bridge = await h.startBridge({ ...FAST, upstream: { ...(FAST.upstream as object), archive: 'off' } }, { BRIDGE_SESSIONS: 'big-read', BROWSER_API_URL: url });
+      await until(() => h!.receiver.records.filter((r) => r.attributes['browser.session.id'] === 'big-read').length >= 3, 'events 1, 3 and a gap record for 2', 30_000);
+      expect(bridge.supervisor.status()[0]!.reconnects).toEqual({ frame_too_large: 1 });
+      expect(streams).toEqual([undefined, '2']);
+      expect(h.receiver.records.filter((r) => r.attributes['browser.telemetry.gap.reason'] === 'frame_too_large')).toHaveLength(1);
+    } finally {
+      service.closeAllConnections();
+      await new Promise((r) => service.close(r));
+    }
+  }, 60_000);
+
   it('an error answer whose body never ends does not hold the session in connecting', async () => {
     h = await harness();
     let requests = 0;

@@ -35,6 +35,27 @@ describe('service restart across a dropped connection', () => {
     expect(await bridge.metrics.registry.getSingleMetricAsString('bridge_service_epochs_total')).toMatch(/ 1$/m);
   });
 
+  it('a service that answers Last-Event-ID N with seqs ≤ N and the same telemetry_session_id: a new epoch, delivered, no reconnect storm', async () => {
+    h = await harness({ bufferSize: 10_000 });
+    h.sim.faults.staleResume = 'replay';
+    const s = h.sim.createSession('lp');
+    s.emit(300);
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'lp' });
+    await until(() => uids(h, 'lp').length >= 300, '300 records');
+    // The service loses the position without saying so: numbering from 1, the id unchanged.
+    s.restartService({ sameTelemetrySessionId: true });
+    s.emit(100);
+    await until(() => uids(h, 'lp').length >= 400, 'the 100 new events', 10_000);
+    s.emit(50);
+    await until(() => uids(h, 'lp').length >= 450, '50 more on the same connection', 10_000);
+    expect(uids(h, 'lp').sort()).toEqual([...range('lp:', 1, 300), ...range('lp:e1:', 1, 150)].sort());
+    const st = bridge.supervisor.status()[0]!;
+    expect(st).toMatchObject({ epoch: 1, duplicates: 0 });
+    const reconnects = Object.values(st.reconnects).reduce((a, b) => a + (b ?? 0), 0);
+    expect(reconnects).toBeLessThanOrEqual(2);
+    expect(await bridge.metrics.registry.getSingleMetricAsString('bridge_service_epochs_total')).toMatch(/ 1$/m);
+  });
+
   it('a service that stays silent until seq passes the old Last-Event-ID: the new epoch comes from the archive when the session ends', async () => {
     h = await harness();
     const s = h.sim.createSession('sl');

@@ -120,7 +120,8 @@ describe('control API without a token', () => {
     s.emit(5);
     // The new attributes apply to later records; the stream was not reconnected for it.
     await t.world.receiver.waitFor((rs) => rs.filter((r) => r.attributes['team'] === 'b').length === 5);
-    expect(t.world.sim.stats.connections).toBe(1);
+    // (PUT also asks the service whether the session exists: count stream connections, not sockets.)
+    expect((await call('/v1/sessions/s1')).body).toMatchObject({ reconnects: {} });
 
     const one = await call('/v1/sessions/s1');
     expect(one.status).toBe(200);

@@ -73,6 +73,35 @@ describe('Delivery', () => {
     expect(calls.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
   });
 
+  it('while deletes fail the spool is full, and a commit retries them first: freed space goes to deletes, not new segments', async () => {
+    const { store, spool, delivery, calls } = await setup(10, () => ({ kind: 'success', rejected: 0 }));
+    const realDelete = store.deleteSegments.bind(store);
+    const realCommit = store.commit.bind(store);
+    let full = true;
+    const order: string[] = [];
+    store.deleteSegments = async (ids, known) => {
+      if (full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      order.push('delete');
+      return realDelete(ids, known);
+    };
+    store.commit = async (segments, checkpoints) => {
+      order.push('commit');
+      return realCommit(segments, checkpoints);
+    };
+    delivery.start();
+    await until(() => calls.length > 0 && spool.undeletedClaims > 0);
+    expect(spool.full).toBe(true);
+    // The operator frees space; the next commit comes before the background retry would.
+    full = false;
+    spool.append('s', 11, 0, 11, encode({ tsMicros: 11, observedMicros: 11, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { seq: 11 } }));
+    await spool.flush();
+    expect(order.slice(0, 2)).toEqual(['delete', 'commit']);
+    expect(spool.undeletedClaims).toBe(0);
+    await until(() => spool.idle);
+    await delivery.stop();
+    expect(spool.full).toBe(false);
+  });
+
   it('a failing delete (disk full) is retried alone: no crash, no second export of the batch', async () => {
     const { store, spool, delivery, calls } = await setup(10, () => ({ kind: 'success', rejected: 0 }));
     const realDelete = store.deleteSegments.bind(store);
@@ -108,6 +137,34 @@ describe('Delivery', () => {
     expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 8, 9, 10]);
     expect(calls.at(-1)).not.toContain(7);
     expect(calls.some((c) => c.length === 1 && c[0] === 7)).toBe(true);
+    expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 1/);
+  });
+
+  it('400 for every request drops nothing: every record stays spooled until the collector accepts again', async () => {
+    let refuse = true;
+    const { delivery, calls, metrics, spool } = await setup(10, () => (refuse ? { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400: wrong tenant' } : { kind: 'success', rejected: 0 }));
+    delivery.start();
+    await until(() => calls.length > 30);
+    expect(spool.idle).toBe(false);
+    expect(spool.spooled.records).toBe(10);
+    expect(delivery.refusing).toEqual({ status: 400, message: 'HTTP 400: wrong tenant' });
+    expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 0/);
+    expect(await metrics.registry.getSingleMetricAsString('bridge_export_refusing')).toMatch(/bridge_export_refusing 1/);
+    refuse = false;
+    await until(() => spool.idle);
+    await delivery.stop();
+    expect(delivery.refusing).toBeUndefined();
+    expect(delivery.deliveredTotal).toBe(10);
+    expect(await metrics.registry.getSingleMetricAsString('bridge_export_refusing')).toMatch(/bridge_export_refusing 0/);
+  });
+
+  it('a record refused alone, with no neighbour in its request, is dropped once the collector accepts the request without it', async () => {
+    // One record per request: no neighbour to compare with, so the proof is an empty request accepted.
+    const { delivery, spool, metrics } = await setup(5, (seqs) => (seqs.includes(3) ? { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' } : { kind: 'success', rejected: 0 }), 1);
+    delivery.start();
+    await until(() => spool.idle);
+    await delivery.stop();
+    expect(delivery.deliveredTotal).toBe(4);
     expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 1/);
   });
 
@@ -191,12 +248,18 @@ describe('what delivery says about the collector', () => {
   it('names the endpoint with its credentials and secret parameters masked', async () => {
     const { Delivery } = await import('../../../src/export/delivery.js');
     const facts: Array<{ f: string; endpoint?: string }> = [];
-    const spool = { claim: async () => null, waitForData: () => new Promise<void>(() => {}), idle: true } as never;
-    const transport = { url: 'https://user:SECRET-PW@collector.example/v1/logs?api_key=SECRET-K', send: async () => ({ kind: 'success', rejected: 0 }), close: async () => {} } as never;
-    const d = new Delivery({ spool, transport, requests: { build: () => Buffer.alloc(0), contentType: 'x' } as never, batchMaxRecords: 1, batchMaxBytes: 1, concurrency: 1, backoff: { initialMs: 1, maxMs: 1 }, emit: (f) => void facts.push(f as never) });
-    // The endpoint every fact carries is computed once; read it through a rejected record's fact.
-    await (d as unknown as { split(p: Buffer[], r: number, s: unknown[], o: unknown): Promise<boolean> }).split([], 1, [], { kind: 'failure', refused: 'invalid', message: 'bad' });
-    expect(facts[0]?.endpoint).toBe('https://REDACTED:REDACTED@collector.example/v1/logs?api_key=REDACTED');
+    const segment = { id: 1, sessionId: 's', firstSeq: 1, lastSeq: 1, records: 1, bytes: 1, oldestTsMicros: 0, payload: Buffer.from([0]) };
+    let claimed = false;
+    const spool = {
+      claim: async () => (claimed ? null : ((claimed = true), { segments: [segment], records: 1, bytes: 1 })),
+      waitForData: () => new Promise<void>(() => {}), idle: false, acknowledge: async () => {}, settle: () => {},
+    } as never;
+    const transport = { url: 'https://user:SECRET-PW@collector.example/v1/logs?api_key=SECRET-K', send: async () => ({ kind: 'retryable', status: 503, message: 'HTTP 503' }), close: async () => {} } as never;
+    const d = new Delivery({ spool, transport, requests: { build: () => Buffer.alloc(1), contentType: 'x' } as never, batchMaxRecords: 10, batchMaxBytes: 1000, concurrency: 1, backoff: { initialMs: 10_000, maxMs: 10_000 }, emit: (f) => void facts.push(f as never) });
+    d.start();
+    await until(() => facts.some((f) => f.f === 'export_failed'));
+    await d.stop(Date.now());
+    expect(facts.find((f) => f.f === 'export_failed')?.endpoint).toBe('https://REDACTED:REDACTED@collector.example/v1/logs?api_key=REDACTED');
     expect(JSON.stringify(facts)).not.toContain('SECRET');
   });
 });

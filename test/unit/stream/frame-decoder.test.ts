@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFrameDecoder, type Frame } from '../../../src/stream/frame-decoder.js';
+import { createFrameDecoder, MAX_FRAME_CHARS, type Frame } from '../../../src/stream/frame-decoder.js';
 
 const enc = new TextEncoder();
 
@@ -83,5 +83,17 @@ describe('frame decoder', () => {
       d.end(out);
       expect(out, JSON.stringify(tail)).toEqual([]);
     }
+  });
+
+  it('is inert once a frame overflowed: a chunk already read, or the end, neither throws nor yields frames', () => {
+    let overflows = 0;
+    const d = createFrameDecoder(() => overflows++);
+    const out: Frame[] = [];
+    // Just over the limit, in one data line without its line end yet.
+    d.feed(enc.encode('data: ' + 'x'.repeat(MAX_FRAME_CHARS + 1)), out);
+    expect(overflows).toBe(1);
+    expect(() => d.feed(enc.encode('x\n\nid: 3\ndata: {}\n\n'), out)).not.toThrow();
+    expect(() => d.end(out)).not.toThrow();
+    expect([out, overflows]).toEqual([[], 1]);
   });
 });

@@ -8,7 +8,8 @@ const cases: Array<{ name: string; start: 'oldest' | 'latest' | number; last: nu
   { name: 'oldest: first seq > 1 is a gap (evicted before we saw them)', start: 'oldest', last: 0, steps: [[5, { kind: 'accept', gapFirst: 1, gapLast: 4 }]] },
   { name: 'latest: first seq is the baseline', start: 'latest', last: 0, steps: [[500, { kind: 'accept' }], [502, { kind: 'accept', gapFirst: 501, gapLast: 501 }]] },
   { name: 'resume after checkpoint, jump is a gap', start: 'oldest', last: 10, steps: [[11, { kind: 'accept' }], [15, { kind: 'accept', gapFirst: 12, gapLast: 14 }]] },
-  { name: 'replayed duplicates at connection start are dropped', start: 'oldest', last: 10, steps: ['reconnect', [9, { kind: 'duplicate' }], [10, { kind: 'duplicate' }], [11, { kind: 'accept' }]] },
+  // A resume after 10 answered with seq ≤ 10: the service lost the position (spec rule 6 forbids it), a new epoch.
+  { name: 'seqs at or below Last-Event-ID at connection start are a new epoch, not duplicates', start: 'oldest', last: 10, steps: ['reconnect', [9, { kind: 'accept', gapFirst: 1, gapLast: 8, newEpoch: { why: 'resume_ignored', previous: { epoch: 0, lastSeq: 10 }, acrossReconnect: true } }], [10, { kind: 'accept' }], [11, { kind: 'accept' }]] },
   { name: 'seq backwards within one connection is a new epoch', start: 'oldest', last: 0, steps: ['reconnect', [1, { kind: 'accept' }], [2, { kind: 'accept' }], [1, { kind: 'accept', newEpoch: { why: 'seq_backwards', previous: { epoch: 0, lastSeq: 2 }, acrossReconnect: false } }], [2, { kind: 'accept' }]] },
   { name: 'new epoch starting above 1 reports the gap in the new epoch', start: 'oldest', last: 0, steps: ['reconnect', [7, { kind: 'accept', gapFirst: 1, gapLast: 6 }], [3, { kind: 'accept', newEpoch: { why: 'seq_backwards', previous: { epoch: 0, lastSeq: 7 }, acrossReconnect: false }, gapFirst: 1, gapLast: 2 }]] },
   { name: 'numeric start resumes after that seq', start: 40, last: 40, steps: [[41, { kind: 'accept' }]] },
@@ -34,7 +35,6 @@ describe('Sequencer', () => {
     s.newConnection();
     for (let i = 1; i <= 5; i++) expect(s.decide(i, 'A')).toEqual({ kind: 'accept' });
     s.newConnection();
-    expect(s.decide(3, 'A')).toEqual({ kind: 'duplicate' });
     expect(s.decide(1, 'B')).toEqual({ kind: 'accept', newEpoch: { why: 'source_changed', previous: { epoch: 0, lastSeq: 5, sourceId: 'A' }, acrossReconnect: true } });
     expect(s.decide(2, 'B')).toEqual({ kind: 'accept' });
     expect([s.epoch, s.lastSeq, s.sourceId]).toEqual([1, 2, 'B']);
@@ -49,14 +49,17 @@ describe('Sequencer', () => {
     expect(s.decide(3, 'B')).toEqual({ kind: 'accept', gapFirst: 1, gapLast: 2, newEpoch: { why: 'source_changed', previous: { epoch: 0, lastSeq: 2, sourceId: 'A' }, acrossReconnect: true } });
   });
 
-  it('after a bridge restart (source id unknown), events at or below the resumed Last-Event-ID are a new epoch', () => {
+  it('events at or below the resumed Last-Event-ID are a new epoch, with a source id, the same one, or none', () => {
     const s = new Sequencer({ lastSeq: 40, epoch: 0 }, 'oldest');
     s.newConnection();
     expect(s.decide(1, 'B')).toEqual({ kind: 'accept', newEpoch: { why: 'resume_ignored', previous: { epoch: 0, lastSeq: 40 }, acrossReconnect: true } });
-    // Without a source id the same frame stays a duplicate (an older service): nothing to go by.
     const t = new Sequencer({ lastSeq: 40, epoch: 0 }, 'oldest');
     t.newConnection();
-    expect(t.decide(1)).toEqual({ kind: 'duplicate' });
+    expect(t.decide(1)).toEqual({ kind: 'accept', newEpoch: { why: 'resume_ignored', previous: { epoch: 0, lastSeq: 40 }, acrossReconnect: true } });
+    const u = new Sequencer({ lastSeq: 40, epoch: 0, sourceId: 'A' }, 'oldest');
+    u.newConnection();
+    expect(u.decide(1, 'A')).toEqual({ kind: 'accept', newEpoch: { why: 'resume_ignored', previous: { epoch: 0, lastSeq: 40, sourceId: 'A' }, acrossReconnect: true } });
+    expect(u.decide(2, 'A')).toEqual({ kind: 'accept' });
   });
 
   it('counts epochs', () => {

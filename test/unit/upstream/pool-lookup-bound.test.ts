@@ -20,7 +20,7 @@ beforeAll(async () => {
     }, 30);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  client = new UpstreamClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: { get: () => 'k', invalidate: () => {} }, connectTimeoutMs: 5000 });
+  client = new UpstreamClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: { get: () => 'k', invalidate: () => {}, source: 'test' }, connectTimeoutMs: 5000 });
 });
 afterAll(async () => {
   await client.close();

@@ -74,7 +74,7 @@ describe('simulated archive', () => {
     expect(p.items.map((i) => i.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3]);
     expect(new Set(p.items.slice(0, 10).map((i) => i.event.source.metadata.telemetry_session_id))).toEqual(new Set([first]));
     expect(new Set(p.items.slice(10).map((i) => i.event.source.metadata.telemetry_session_id))).toEqual(new Set([s.telemetrySessionId]));
-    expect(await page('/browsers/nobody/telemetry/events')).toMatchObject({ status: 200, items: [] });
+    expect((await page('/browsers/nobody/telemetry/events')).status).toBe(404);
   });
 
   it('an older service has no archive route at all (archiveSize 0): 404', async () => {

@@ -1,0 +1,70 @@
+// Scrapes must not cost leases: a replica (a real child process on a real PostgreSQL) under a
+// flood of /metrics and /readyz keeps its lease and its sessions; the scrapes are served from
+// cached figures and a read-only readiness check (a few store transactions per period, not
+// several per scrape), the lease has a connection of its own, and requests beyond a cap are
+// turned away at once with 503 and Retry-After.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { harness, sleep, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { startPostgres, type PgServer } from '../../helpers/postgres.js';
+
+let server: PgServer;
+let h: Harness;
+beforeAll(async () => {
+  server = await startPostgres();
+  h = await harness();
+});
+afterAll(async () => {
+  await h?.close();
+  server?.close();
+});
+
+async function transactions(admin: pg.Client, db: string): Promise<number> {
+  await admin.query('SELECT pg_stat_clear_snapshot()');
+  const r = await admin.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [db]);
+  return Number(r.rows[0]!.n);
+}
+
+describe('a scrape flood', () => {
+  it('costs a few store transactions, not several per scrape, and the replica keeps its lease', async () => {
+    const url = await server.createDatabase('flood');
+    const ids = ['f1', 'f2'];
+    for (const id of ids) h.sim.createSession(id).produce(20);
+    const d = spawnDaemon(h.env({ BRIDGE_SESSIONS: ids.join(','), BRIDGE_STORE_URL: url, BRIDGE_REPLICA_ID: 'r1', BRIDGE_STORE_LEASE: '3s', BRIDGE_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'info' }));
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await until(() => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.test(d.output()), 'the HTTP surface', 20_000);
+      const base = /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(d.output())![1]!;
+      await until(() => ids.every((id) => h.receiver.records.some((r) => r.attributes['browser.session.id'] === id)), 'both sessions to stream', 20_000);
+      // The background rate of the same replica, for comparison.
+      const quietFrom = await transactions(admin, 'flood');
+      await sleep(3000);
+      const quiet = (await transactions(admin, 'flood')) - quietFrom;
+
+      const floodFrom = await transactions(admin, 'flood');
+      const statuses = new Map<number, number>();
+      let scrapes = 0;
+      const end = Date.now() + 3000;
+      await Promise.all(Array.from({ length: 64 }, async (_, i) => {
+        while (Date.now() < end) {
+          const res = await fetch(`${base}/${i % 2 === 0 ? 'metrics' : 'readyz'}`).catch(() => undefined);
+          if (!res) continue;
+          await res.arrayBuffer();
+          scrapes++;
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        }
+      }));
+      const flood = (await transactions(admin, 'flood')) - floodFrom;
+      console.log(`scrape flood: ${scrapes} scrapes in 3 s cost ${flood} store transactions (quiet 3 s: ${quiet}); statuses ${JSON.stringify([...statuses])}`);
+      expect(scrapes).toBeGreaterThan(300);
+      expect(flood - quiet).toBeLessThan(scrapes / 20);
+      expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
+      expect(d.output()).not.toMatch(/lease_expired|lease not renewed|"msg":"[^"]*another replica owns/);
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    } finally {
+      await admin.end();
+      d.kill('SIGKILL');
+    }
+  }, 90_000);
+});
