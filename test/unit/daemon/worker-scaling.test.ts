@@ -9,9 +9,9 @@ describe('shouldScaleUp', () => {
   it.each([
     ['one quiet session (a sidecar)', 1, [0.02, 0.03], false],
     ['no session, whatever the load', 0, busy, false],
-    ['a handful of sessions, busy once', 4, [0.1, 0.95], false],
-    ['a handful of sessions, busy for the whole window', 4, busy, true],
-    ['busy but not long enough to tell', 4, busy.slice(1), false],
+    ['a few sessions, busy once', SESSIONS_ON_MAIN, [0.1, 0.95], false],
+    ['a few sessions, busy for the whole window', SESSIONS_ON_MAIN, busy, true],
+    ['busy but not long enough to tell', SESSIONS_ON_MAIN, busy.slice(1), false],
     ['the most sessions the main thread keeps, quiet', SESSIONS_ON_MAIN, [0, 0], false],
     ['one session more, quiet', SESSIONS_ON_MAIN + 1, [0, 0], true],
     ['a fleet before any sample', 1000, [], true],
