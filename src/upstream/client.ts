@@ -4,6 +4,7 @@
 // upstream/browser-list.ts). Results at this boundary are values, not
 // exceptions, except for network failures (connection refused, reset, timeout), which throw.
 import { request, type Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { TlsFiles } from '../config/tls.js';
 import { createDispatcher } from '../util/http-dispatcher.js';
 import { createApiKeyProvider, type ApiKeyProvider } from './api-key.js';
@@ -122,6 +123,26 @@ export class UpstreamClient {
   }
 
   /**
+   * One GET of a JSON page (the archive, the session list): a non-200 answer as the service's error
+   * with its Retry-After, a body that is not JSON as an invalid response naming `what`.
+   */
+  private async getJson(url: string | URL, headers: Record<string, string>, signal: AbortSignal | undefined, maxBytes: number, what: string): Promise<
+    { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number } | { kind: 'json'; body: unknown; headers: IncomingHttpHeaders }
+  > {
+    const res = await request(url, { method: 'GET', headers: this.headers(headers), signal, dispatcher: this.dispatcher });
+    const text = await readCapped(res.body, this.opts.connectTimeoutMs, maxBytes);
+    if (res.statusCode !== 200) {
+      const ra = parseRetryAfter(res.headers['retry-after']);
+      return { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text), ...(ra !== undefined ? { retryAfterMs: ra } : {}) };
+    }
+    try {
+      return { kind: 'json', body: JSON.parse(text) as unknown, headers: res.headers };
+    } catch {
+      return { kind: 'error', status: 200, error: { code: 'invalid_response', message: `${what} is not JSON` } };
+    }
+  }
+
+  /**
    * GET /browsers/{id}/telemetry/events: one page of the archive. `offset` is the opaque cursor of
    * the previous page's X-Next-Offset, passed back as it came.
    */
@@ -131,23 +152,12 @@ export class UpstreamClient {
     if (q.offset !== undefined) url.searchParams.set('offset', q.offset);
     else if (q.since !== undefined) url.searchParams.set('since', q.since);
     if (q.order !== undefined) url.searchParams.set('order', q.order);
-    const res = await request(url, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
-    const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_ARCHIVE_BODY);
-    if (res.statusCode !== 200) {
-      const out: ArchivePageResult = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
-      const ra = parseRetryAfter(res.headers['retry-after']);
-      if (ra !== undefined) out.retryAfterMs = ra;
-      return out;
-    }
-    let items: unknown;
-    try {
-      items = JSON.parse(text);
-    } catch {
-      return { kind: 'error', status: 200, error: { code: 'invalid_response', message: 'archive page is not JSON' } };
-    }
+    const got = await this.getJson(url, { accept: 'application/json' }, signal, MAX_ARCHIVE_BODY, 'archive page');
+    if (got.kind === 'error') return got;
+    const { body: items, headers: resHeaders } = got;
     if (!Array.isArray(items)) return { kind: 'error', status: 200, error: { code: 'invalid_response', message: 'archive page is not a list' } };
-    const more = String(res.headers['x-has-more'] ?? '').trim().toLowerCase() === 'true';
-    const next = res.headers['x-next-offset'];
+    const more = String(resHeaders['x-has-more'] ?? '').trim().toLowerCase() === 'true';
+    const next = resHeaders['x-next-offset'];
     const nextOffset = Array.isArray(next) ? next[0] : next;
     return { kind: 'ok', items, hasMore: more && nextOffset !== undefined && nextOffset !== '', ...(nextOffset ? { nextOffset } : {}) };
   }
@@ -160,21 +170,10 @@ export class UpstreamClient {
     const url = `${this.opts.baseUrl}/browsers?${listSearchParams(q).toString()}`;
     const extra: Record<string, string> = { accept: 'application/json' };
     if (opts.project !== undefined) extra['x-kernel-project-id'] = opts.project;
-    const res = await request(url, { method: 'GET', headers: this.headers(extra), signal: opts.signal, dispatcher: this.dispatcher });
-    const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_LIST_BODY);
-    if (res.statusCode !== 200) {
-      const out: ListPageResult = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
-      const ra = parseRetryAfter(res.headers['retry-after']);
-      if (ra !== undefined) out.retryAfterMs = ra;
-      return out;
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return { kind: 'error', status: 200, error: { code: 'invalid_response', message: 'the session list is not JSON' } };
-    }
-    const page = parseListPage(body, q.offset, header(res.headers['x-has-more']), header(res.headers['x-next-offset']));
+    const got = await this.getJson(url, extra, opts.signal, MAX_LIST_BODY, 'the session list');
+    if (got.kind === 'error') return got;
+    const { body, headers: resHeaders } = got;
+    const page = parseListPage(body, q.offset, header(resHeaders['x-has-more']), header(resHeaders['x-next-offset']));
     if ('error' in page) return { kind: 'error', status: 200, error: { code: 'invalid_response', message: page.error } };
     return { kind: 'ok', ...page };
   }
