@@ -5,10 +5,7 @@
 // checkpoints roll back together, the service replays what was lost (docs/design.md "Delivery semantics": gap-free resume).
 // Statements are prepared once; one row per session per commit (a segment), never one per event.
 //
-// The file is marked as the bridge's own (application_id) and carries its schema version, so a
-// database of another application, or one from a newer bridge, is refused rather than adopted.
-// Schema 1 (one JSON row per record) is migrated on open: its rows become segments in batches, each
-// batch one transaction, so a crash mid-migration resumes where it stopped.
+// The schema, the mark and the migrations are sqlite-schema.ts.
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -18,58 +15,21 @@ import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import {
   PRUNE_FINISHED_AFTER_MS, type CheckpointUpdate, type DiscoveryClaim, type SessionLifecycle, type SessionRow, type SessionSource, type SpoolStats, type SpoolTotals, type Store,
 } from './store.js';
+import { adoptDatabase, migrateSqlite, SCHEMA, StoreOpenError, type MigrateOptions } from './sqlite-schema.js';
 
-const SCHEMA_VERSION = 2;
-/** "BTB1": marks the file as a browser-telemetry-bridge state database. */
-const APPLICATION_ID = 0x42544231;
+export { StoreOpenError } from './sqlite-schema.js';
+
 const READ_MAX_SEGMENTS = 256;
 /** Rows per multi-row INSERT: with a thousand live sessions a commit holds a thousand small segments, and one statement per row costs more than the row. */
 const INSERT_ROWS = 32;
 const SEGMENT_COLUMNS = '(session_id, first_seq, last_seq, records, bytes, oldest_ts, payload)';
-const MIGRATE_BATCH_ROWS = 5000;
-
-/** The state directory or database cannot be used; the message is one line for the operator. */
-export class StoreOpenError extends Error {
-  override name = 'StoreOpenError';
-}
 
 export { PRUNE_FINISHED_AFTER_MS } from './store.js';
 
-export interface SqliteStoreOptions {
+export interface SqliteStoreOptions extends MigrateOptions {
   /** Overrides PRUNE_FINISHED_AFTER_MS (tests). */
   pruneFinishedAfterMs?: number;
-  /** The clock for ended_at and pruning (tests); Date.now by default. */
-  now?: () => number;
-  /** Turns a schema-1 spool row (the record as JSON) into a framed record; needed only to migrate. */
-  migrateRecord?: (json: string) => Buffer;
-  /** Told how a schema-1 spool was migrated. */
-  onMigrated?: (report: { records: number; segments: number; unreadable: number }) => void;
 }
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-  id TEXT PRIMARY KEY,
-  spec TEXT NOT NULL,
-  source TEXT NOT NULL,
-  lifecycle TEXT NOT NULL DEFAULT 'active',
-  checkpoint INTEGER NOT NULL DEFAULT 0,
-  epoch INTEGER NOT NULL DEFAULT 0,
-  added_at INTEGER NOT NULL,
-  source_id TEXT,
-  ended_at INTEGER
-);
-CREATE TABLE IF NOT EXISTS spool_segments (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  session_id TEXT NOT NULL,
-  first_seq INTEGER NOT NULL,
-  last_seq INTEGER NOT NULL,
-  records INTEGER NOT NULL,
-  bytes INTEGER NOT NULL,
-  oldest_ts INTEGER NOT NULL,
-  payload BLOB NOT NULL
-);
-`;
 
 /** Opens (creating if needed) `<dir>/bridge.db`; `:memory:` for tests. */
 export async function openSqliteStore(dirOrMemory: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
@@ -100,14 +60,14 @@ export class SqliteStore implements Store {
       throw new StoreOpenError(`cannot open the state database in ${dirOrMemory}: ${(err as Error).message}`);
     }
     try {
-      this.adopt(file);
+      adoptDatabase(this.db, file);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('busy_timeout = 5000');
       // After a burst (an outage's backlog delivered) the WAL is cut back instead of keeping its size.
       this.db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
       this.db.exec(SCHEMA);
-      this.migrate(opts);
+      migrateSqlite(this.db, opts);
     } catch (err) {
       this.closeNow();
       if (err instanceof StoreOpenError) throw err;
@@ -158,91 +118,6 @@ export class SqliteStore implements Store {
 
   /** Running totals, kept exact without a table scan. */
   private totals: SpoolTotals;
-
-  /**
-   * Refuses a file that is not the bridge's: a foreign application id, or tables without the
-   * bridge's meta. A fresh file is marked; a schema-1 file (no id yet, but the bridge's tables) too.
-   */
-  private adopt(file: string): void {
-    const appId = this.db.pragma('application_id', { simple: true }) as number;
-    const tables = (this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
-    if (appId !== 0 && appId !== APPLICATION_ID) {
-      throw new StoreOpenError(`${file} belongs to another application (application_id ${appId}); refusing to use it as the bridge's state: point BRIDGE_STATE_DIR at the bridge's own directory`);
-    }
-    if (appId === 0 && tables.length > 0) {
-      const version = tables.includes('meta')
-        ? (this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)
-        : undefined;
-      if (!version || !tables.includes('sessions')) {
-        throw new StoreOpenError(`${file} is a SQLite database of another application (tables: ${tables.slice(0, 5).join(', ')}); refusing to use it as the bridge's state`);
-      }
-    }
-    if (appId === 0) this.db.pragma(`application_id = ${APPLICATION_ID}`);
-  }
-
-  private migrate(opts: SqliteStoreOptions): void {
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
-    const version = row ? Number(row.value) : SCHEMA_VERSION;
-    if (version > SCHEMA_VERSION) {
-      throw new StoreOpenError(`state database schema version ${version} is newer than this bridge understands (${SCHEMA_VERSION}); upgrade the bridge or use another state directory`);
-    }
-    if (version < 2) this.migrateFromV1(opts);
-    const columns = (this.db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name);
-    if (!columns.includes('source_id')) this.db.exec('ALTER TABLE sessions ADD COLUMN source_id TEXT');
-    if (!columns.includes('ended_at')) {
-      // Sessions that finished before the column existed are dated from now: pruned a retention later.
-      this.db.exec('ALTER TABLE sessions ADD COLUMN ended_at INTEGER');
-      this.db.prepare("UPDATE sessions SET ended_at = ? WHERE lifecycle != 'active'").run((opts.now ?? Date.now)());
-    }
-    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
-  }
-
-  /** Schema 1 kept one JSON row per record in `spool`: each run of one session's rows becomes a segment. */
-  private migrateFromV1(opts: SqliteStoreOptions): void {
-    const hasOld = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'spool'").get();
-    if (!hasOld) return;
-    if (!opts.migrateRecord) throw new StoreOpenError('the state database holds a schema-1 spool and no record converter was given');
-    const convert = opts.migrateRecord;
-    const read = this.db.prepare('SELECT id, session_id AS sessionId, seq, ts, payload FROM spool ORDER BY id LIMIT ?');
-    const delUpTo = this.db.prepare('DELETE FROM spool WHERE id <= ?');
-    const insert = this.db.prepare('INSERT INTO spool_segments (session_id, first_seq, last_seq, records, bytes, oldest_ts, payload) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    const report = { records: 0, segments: 0, unreadable: 0 };
-    const step = this.db.transaction((rows: Array<{ id: number; sessionId: string; seq: number; ts: number; payload: string }>) => {
-      let run: { seg: NewSegment; parts: Buffer[] } | undefined;
-      const emit = (): void => {
-        if (!run) return;
-        const payload = Buffer.concat(run.parts);
-        insert.run(run.seg.sessionId, run.seg.firstSeq, run.seg.lastSeq, run.seg.records, payload.length, run.seg.oldestTsMicros, payload);
-        report.segments++;
-        run = undefined;
-      };
-      for (const r of rows) {
-        let framed: Buffer;
-        try {
-          framed = convert(r.payload);
-        } catch {
-          report.unreadable++;
-          continue;
-        }
-        if (run && (run.seg.sessionId !== r.sessionId || run.seg.records >= 1000)) emit();
-        if (!run) run = { seg: { sessionId: r.sessionId, payload: Buffer.alloc(0), records: 0, firstSeq: r.seq, lastSeq: r.seq, oldestTsMicros: r.ts }, parts: [] };
-        run.parts.push(framed);
-        run.seg.records++;
-        run.seg.lastSeq = r.seq;
-        if (r.ts < run.seg.oldestTsMicros) run.seg.oldestTsMicros = r.ts;
-        report.records++;
-      }
-      emit();
-      delUpTo.run(rows[rows.length - 1]!.id);
-    });
-    for (;;) {
-      const rows = read.all(MIGRATE_BATCH_ROWS) as Array<{ id: number; sessionId: string; seq: number; ts: number; payload: string }>;
-      if (rows.length === 0) break;
-      step(rows);
-    }
-    this.db.exec('DROP TABLE spool');
-    opts.onMigrated?.(report);
-  }
 
   async sessions(): Promise<SessionRow[]> {
     return (this.stmts.sessions.all() as RawSession[]).map(toRow);
