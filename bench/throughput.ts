@@ -120,7 +120,12 @@ const SCENARIOS: Record<string, Scenario> = {
 const names = positionals.length > 0 ? positionals : Object.keys(SCENARIOS);
 for (const name of names) if (!SCENARIOS[name]) fail(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+/** An error's first line, with its cause's (fetch's "fetch failed" says nothing without it). */
+const errorText = (err: unknown): string => {
+  const line = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+  const cause = err instanceof Error && err.cause !== undefined ? `: ${line(err.cause)}` : '';
+  return line(err) + cause;
+};
 
 /** In the scenario's own process: run it, print its JSON line. */
 async function runOne(name: string): Promise<void> {
