@@ -58,9 +58,16 @@ export async function startPeer(script: string, args: string[] = []): Promise<Pe
 }
 
 async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
-  const res = await fetch(url, {
+  const send = (): Promise<Response> => fetch(url, {
     method,
     ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+  });
+  // A GET (stats, counts) is asked again once when the connection failed: a kept-alive socket the
+  // peer closes just as a request goes out on it fails the request, and the benchmark polls its
+  // peers every 100 ms for minutes. A POST changes something and is not repeated.
+  const res = await send().catch((err: unknown) => {
+    if (method !== 'GET') throw err;
+    return send();
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
