@@ -131,14 +131,14 @@ export class UpstreamClient {
   > {
     const res = await request(url, { method: 'GET', headers: this.headers(headers), signal, dispatcher: this.dispatcher });
     const text = await readCapped(res.body, this.opts.connectTimeoutMs, maxBytes);
-    if (res.statusCode !== 200) {
+    if (res.statusCode < 200 || res.statusCode >= 300) {
       const ra = parseRetryAfter(res.headers['retry-after']);
       return { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text), ...(ra !== undefined ? { retryAfterMs: ra } : {}) };
     }
     try {
       return { kind: 'json', body: JSON.parse(text) as unknown, headers: res.headers };
     } catch {
-      return { kind: 'error', status: 200, error: { code: 'invalid_response', message: `${what} is not JSON` } };
+      return { kind: 'error', status: res.statusCode, error: { code: 'invalid_response', message: `${what} is not JSON` } };
     }
   }
 
@@ -182,20 +182,8 @@ export class UpstreamClient {
   readonly getPool: (idOrName: string, signal?: AbortSignal) => Promise<GetResult<unknown>> = limitConcurrency(MAX_POOL_LOOKUPS, (idOrName, signal) => this.fetchPool(idOrName, signal));
 
   private async fetchPool(idOrName: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
-    const url = `${this.opts.baseUrl}/browser_pools/${idSegment(idOrName)}`;
-    const res = await request(url, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
-    const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_POOL_BODY);
-    if (res.statusCode >= 200 && res.statusCode < 300) {
-      try {
-        return { kind: 'ok', value: JSON.parse(text) as unknown };
-      } catch {
-        return { kind: 'error', status: res.statusCode, error: { code: 'invalid_response', message: 'pool response is not JSON' } };
-      }
-    }
-    const out: GetResult<unknown> = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
-    const ra = parseRetryAfter(res.headers['retry-after']);
-    if (ra !== undefined) out.retryAfterMs = ra;
-    return out;
+    const got = await this.getJson(`${this.opts.baseUrl}/browser_pools/${idSegment(idOrName)}`, { accept: 'application/json' }, signal, MAX_POOL_BODY, 'pool response');
+    return got.kind === 'json' ? { kind: 'ok', value: got.body } : got;
   }
 
   /**
@@ -204,18 +192,10 @@ export class UpstreamClient {
    * archive does not know from a service without an archive.
    */
   async getSession(sessionId: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
-    const url = `${this.opts.baseUrl}/browsers/${encodeURIComponent(sessionId)}?include_deleted=true`;
-    const res = await request(url, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
-    const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_POOL_BODY);
-    if (res.statusCode >= 200 && res.statusCode < 300) {
-      try {
-        return { kind: 'ok', value: JSON.parse(text) as unknown };
-      } catch {
-        return { kind: 'error', status: res.statusCode, error: { code: 'invalid_response', message: 'session response is not JSON' } };
-      }
-    }
-    return { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
+    const got = await this.getJson(`${this.opts.baseUrl}/browsers/${idSegment(sessionId)}?include_deleted=true`, { accept: 'application/json' }, signal, MAX_POOL_BODY, 'session response');
+    return got.kind === 'json' ? { kind: 'ok', value: got.body } : got;
   }
+
 
   /**
    * GET any path under the base URL, answered as its status and error body. `check` asks a route
