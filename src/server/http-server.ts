@@ -1,6 +1,7 @@
 // The bridge's HTTP surface on BRIDGE_LISTEN (docs/design.md "The operator contract"):
 //   GET /healthz            the process is alive and its event loop turns
-//   GET /readyz             the store is writable and the configuration loaded (503 + reasons otherwise)
+//   GET /readyz             ready unless the last commit failed, delivered batches cannot be deleted, the
+//                           lease is not held or the API key is refused (503 + reasons); read-only
 //   GET /metrics            Prometheus text
 //   GET /v1/sessions        per-session state, pool lookups, spool
 //   GET /v1/sessions/{id}   one session
@@ -190,11 +191,10 @@ async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
   if (commitError !== undefined) problems.push(`store not writable: ${commitError}`);
   const lease = bridge.supervisor.ownership?.lease;
   if (lease && !lease.valid) problems.push('lease not held: the shared store is unreachable or too slow to renew it; nothing is read or sent meanwhile');
-  // Delivered records that cannot be deleted mean the volume is full: the same fact the failed
-  // probe above shows, said even when the probe squeezed through.
   // Every stream refused for the API key: nothing is read; say so, and what to check.
   const refused = bridge.supervisor.status().filter((s) => s.state === 'unauthorized');
   if (refused.length > 0) problems.push(`the service refuses the API key for ${refused.length} session(s) (check ${bridge.client.keySource}); retried every ${Math.round(bridge.config.upstream.backoff.authMs / 1000)} s`);
+  // Delivered batches that cannot be deleted: the volume is full, even while commits still squeeze through.
   if (bridge.spool.undeletedClaims > 0) problems.push(`spool cannot delete ${bridge.spool.undeletedClaims} delivered batches (disk full?); retrying`);
   // A failing collector does not make the bridge unready: it still reads and spools safely. It is
   // reported here (and in bridge_export_requests_total) so an operator sees it.
