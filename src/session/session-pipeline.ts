@@ -141,7 +141,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   }
 
   /**
-   * `start: latest` with no position: the archive's newest event is "now" (stream/latest-baseline.ts),
+   * `start: latest` with no position: the archive's newest event is "now" (session/latest-baseline.ts),
    * persisted as the checkpoint at once so a restart before the first event keeps it.
    */
   private async baseline(): Promise<void> {
