@@ -59,8 +59,22 @@ export function validateEnvelope(value: unknown): EnvelopeResult {
   return { ok: true, envelope: value as unknown as Envelope };
 }
 
+/**
+ * Frames longer than this are lifted (see liftPng): in practice only monitor_screenshot frames are
+ * (a PNG is 130–972 KB of base64, every other event a few KB at most).
+ */
+export const LIFT_PNG_ABOVE_CHARS = 64 * 1024;
+const PNG_KEY = '"png":"';
+/** Stands in for the PNG while the rest is parsed; JSON text `\u0000png`, which no base64 holds. */
+const PNG_STAND_IN = '\u0000png';
+const PNG_STAND_IN_TEXT = '\\u0000png';
+
 /** Parses the `data:` text of one frame. */
 export function parseEnvelope(text: string): EnvelopeResult {
+  if (text.length > LIFT_PNG_ABOVE_CHARS) {
+    const lifted = liftPng(text);
+    if (lifted !== undefined) return lifted;
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -68,4 +82,37 @@ export function parseEnvelope(text: string): EnvelopeResult {
     return { ok: false, reason: 'data is not valid JSON' };
   }
   return validateEnvelope(value);
+}
+
+/**
+ * A screenshot frame parsed without copying its PNG. JSON.parse would copy the base64 (up to ~1 MB)
+ * into a new string, after the stream already decoded and joined it once; with hundreds of sessions
+ * that is most of the parser's bytes and young-generation garbage, and the mapper may drop the
+ * picture anyway (over the record limit, or the `drop` policy). So the base64 is cut out of the
+ * text (no JSON escape can occur inside base64: a backslash means it is not plain base64), the rest
+ * is parsed with a stand-in, and `data.png` becomes a slice of the frame's text (V8 shares the
+ * characters instead of copying them). An unescaped `"png":"` is always a key followed by a string
+ * (a quote inside a string is escaped), but it may be another object's key: unless the stand-in
+ * ended up as the screenshot's `data.png`, the frame is parsed the ordinary way (undefined here).
+ */
+function liftPng(text: string): EnvelopeResult | undefined {
+  const key = text.indexOf(PNG_KEY);
+  if (key === -1) return undefined;
+  const start = key + PNG_KEY.length;
+  const end = text.indexOf('"', start);
+  if (end === -1) return undefined;
+  const escape = text.indexOf('\\', start);
+  if (escape !== -1 && escape < end) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(0, start) + PNG_STAND_IN_TEXT + text.slice(end));
+  } catch {
+    return undefined;
+  }
+  const result = validateEnvelope(value);
+  if (!result.ok) return undefined;
+  const { event } = result.envelope;
+  if (event.type !== 'monitor_screenshot' || event.data?.png !== PNG_STAND_IN) return undefined;
+  event.data.png = text.slice(start, end);
+  return result;
 }
