@@ -20,6 +20,9 @@ import { adoptDatabase, migrateSqlite, SCHEMA, StoreOpenError, type MigrateOptio
 export { StoreOpenError } from './sqlite-schema.js';
 
 const READ_MAX_SEGMENTS = 256;
+/** SQLite's largest page size (see the constructor). */
+export const PAGE_SIZE = 65536;
+const WAL_CHECKPOINT_BYTES = 1000 * 4096;
 /** Rows per multi-row INSERT: with a thousand live sessions a commit holds a thousand small segments, and one statement per row costs more than the row. */
 const INSERT_ROWS = 32;
 const SEGMENT_COLUMNS = '(session_id, first_seq, last_seq, records, bytes, oldest_ts, payload)';
@@ -60,10 +63,20 @@ export class SqliteStore implements Store {
       throw new StoreOpenError(`cannot open the state database in ${dirOrMemory}: ${(err as Error).message}`);
     }
     try {
+      // Before anything writes the file's header (the page size is fixed then): the spool's rows are
+      // blobs of a few KiB to a few hundred, and with 4 KiB pages each spans an overflow chain that
+      // SQLite writes to the WAL one frame (two write calls) per page, and copies again at each
+      // checkpoint. 64 KiB pages halve the CPU of a live commit-and-delete cycle (measured: 1,000
+      // segments of 3–6.5 KiB per commit). A database that already exists keeps its page size.
+      this.db.pragma(`page_size = ${PAGE_SIZE}`);
       adoptDatabase(this.db, file);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('busy_timeout = 5000');
+      // The checkpoint threshold counts pages: keep it at SQLite's default in bytes (1,000 pages of
+      // 4 KiB), so the WAL grows no larger on a small volume whatever the file's page size.
+      const pageSize = this.db.pragma('page_size', { simple: true }) as number;
+      this.db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.round(WAL_CHECKPOINT_BYTES / pageSize))}`);
       // After a burst (an outage's backlog delivered) the WAL is cut back instead of keeping its size.
       this.db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
       this.db.exec(SCHEMA);
