@@ -22,7 +22,7 @@ export interface WorkerInit {
   log: { level: string; pretty: boolean; bindings: Record<string, unknown> };
   /** Bytes of batches posted but not yet taken by the spool, at most: beyond, the worker's streams pause. */
   inFlightBytes: number;
-  /** How often sessions' status and the worker's facts are sent to the main thread. */
+  /** How often the worker's facts are sent to the main thread (sessions' status every fourth time, see worker.ts). */
   reportEveryMs: number;
 }
 

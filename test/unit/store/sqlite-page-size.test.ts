@@ -42,7 +42,7 @@ describe('the state database page size', () => {
     old.close();
     expect(pageSize(dir)).toBe(4096);
     const store = await openSqliteStore(dir);
-    await store.putSession({ id: 's' }, 'config');
+    await store.putSession({ id: 's', attributes: {} }, 'config');
     const ids = await store.commit([segment(1), segment(2)], [{ sessionId: 's', checkpoint: 2, epoch: 0 }]);
     const read = await store.readSegments(0, ids[1]!, 10);
     expect(read.map((s) => s.payload[0])).toEqual([1, 2]);
