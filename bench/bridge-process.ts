@@ -5,6 +5,7 @@
 // whose figures are about throughput.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { scriptArgs } from './compiled.js';
 
@@ -23,8 +24,12 @@ export class BridgeProcess {
   private cpuMarkTicks = 0;
   private readonly timer: NodeJS.Timeout;
 
-  private constructor(private readonly child: ChildProcess) {
+  /** The bridge's HTTP surface (health, metrics), on, as a deployment has it. */
+  readonly url: string;
+
+  private constructor(private readonly child: ChildProcess, port: number) {
     this.timer = setInterval(() => this.sample(), 100);
+    this.url = `http://127.0.0.1:${port}`;
   }
 
   static async start(o: BridgeProcessOptions): Promise<BridgeProcess> {
@@ -32,11 +37,12 @@ export class BridgeProcess {
     // BENCH_BRIDGE_NODE_FLAGS: V8/node flags for the bridge's process alone, to try one (e.g.
     // "--max-semi-space-size=2") without touching the benchmark's own processes.
     const flags = (process.env.BENCH_BRIDGE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    const port = await freePort();
     const child = spawn(process.execPath, [...flags, ...scriptArgs('src/cli/main.ts'), 'run'], {
       env: {
         ...process.env,
         BROWSER_API_URL: o.simUrl, BROWSER_API_KEY: 'sim-key', BRIDGE_SESSIONS: o.sessions.join(','), BRIDGE_STATE_DIR: stateDir,
-        BRIDGE_LISTEN: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: o.sinkUrl, LOG_LEVEL: 'warn',
+        BRIDGE_LISTEN: `127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_ENDPOINT: o.sinkUrl, LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
@@ -44,7 +50,7 @@ export class BridgeProcess {
       child.once('spawn', resolve);
       child.once('error', reject);
     });
-    return new BridgeProcess(child);
+    return new BridgeProcess(child, port);
   }
 
   /** The process's resident set now, bytes (0 once it is gone). */
@@ -89,4 +95,13 @@ export class BridgeProcess {
     await gone;
     clearTimeout(t);
   }
+}
+
+/** A port free now (the bridge listens on it; the default 9464 may be taken on a shared machine). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

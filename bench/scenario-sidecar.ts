@@ -1,6 +1,7 @@
 // Sidecar: the smallest deployment, one session next to one agent, with the bridge as its own
-// process (`run`, compiled, defaults). Steady RSS (the median while events flow, after the first
-// seconds), peak RSS, CPU per event, latency, and that every event arrived.
+// process (`run`, compiled, defaults; its HTTP surface on, probed and scraped as in a deployment).
+// Steady RSS (the median while events flow, after the first seconds), peak RSS, CPU per event,
+// latency, and that every event arrived.
 import { BridgeProcess } from './bridge-process.js';
 import { produce } from './live-sessions.js';
 import { simControl, simGet, simProduced, sinkStats, startPeer, type Peer } from './peers.js';
@@ -39,8 +40,17 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
     const timer = setInterval(() => {
       if (performance.now() - t0 > warmupMs) steady.push(b.sample());
     }, 500);
+    // As deployed: a kubelet asks /healthz every 10 s, Prometheus scrapes /metrics every 15 s.
+    let scrapes = 0;
+    const ask = (path: string): void => void fetch(`${b.url}${path}`).then(async (r) => {
+      await r.text();
+      if (r.ok) scrapes++;
+    }, () => undefined);
+    const probes = [setInterval(() => ask('/healthz'), 10_000), setInterval(() => ask('/metrics'), 15_000)];
+    ask('/metrics');
     await produce(sim.url, 1, o.ratePerSession, count, 2 * o.seconds * 1000);
     clearInterval(timer);
+    for (const p of probes) clearInterval(p);
     const produced = await simProduced(sim.url);
     await until(async () => (await sinkStats(sink.url)).unique >= produced, o.drainTimeoutS * 1000, 100);
     const cpuSeconds = bridge.cpuSeconds();
@@ -63,6 +73,7 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
       cpuMicrosPerEvent: stats.unique > 0 ? Math.round((cpuSeconds * 1e6) / stats.unique) : null,
       wireBytesPerEvent: stats.unique > 0 ? Math.round(stats.bytes / stats.unique) : null,
       process: 'separate',
+      httpRequestsAnswered: scrapes,
     };
   } finally {
     await bridge?.stop();
