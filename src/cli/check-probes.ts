@@ -5,10 +5,11 @@ import { rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { makeDirs } from '../util/make-dirs.js';
 import { STATUS_CODES } from 'node:http';
 import { join, resolve } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
-import { request } from 'undici';
 import type { ExporterConfig } from '../config/schema.js';
-import { createDispatcher } from '../util/http-dispatcher.js';
+import { HttpClient } from '../util/http-client.js';
+import { isHttpTimeout } from '../util/http-timeout.js';
 import { describeApiError, type ApiErrorBody } from '../upstream/api-error.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { parsePool, poolFindings, enabledCategories, TELEMETRY_CATEGORIES } from '../upstream/browser-pool.js';
@@ -31,7 +32,7 @@ export function describeNetworkError(err: unknown): string {
   const code = networkCode(err);
   if (code === 'ECONNREFUSED') return 'connection refused (nothing listening there?)';
   if (code === 'ENOTFOUND') return 'host not found';
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timed out';
+  if (isHttpTimeout(code)) return 'timed out';
   return networkMessage(err);
 }
 
@@ -101,7 +102,7 @@ export async function probePool(client: UpstreamClient, ref: string): Promise<Se
 export async function probeNoRoute(client: Pick<UpstreamClient, 'probeRoute'>, timeoutMs: number): Promise<RouteAnswer | undefined> {
   const marker = `bridge-check-${randomBytes(6).toString('hex')}`;
   try {
-    // Through the daemon's own client: its key, its dispatcher (the service's CA, the proxy variables).
+    // Through the daemon's own client: its key, its connections (the service's CA, the proxy variables).
     return await client.probeRoute(`/${marker}/no-such-route`, AbortSignal.timeout(timeoutMs));
   } catch {
     // Unreachable now although it answered a moment ago: no verdict on the base path.
@@ -114,8 +115,8 @@ export async function probeNoRoute(client: Pick<UpstreamClient, 'probeRoute'>, t
  * (URL, protocol, configured headers, compression). Protobuf encodes a message without fields as
  * zero bytes; OTLP/JSON as an empty resourceLogs list. A direct request rather than the exporter
  * itself: the exporter retries a refused connection for its whole timeout and reports less. It goes
- * through the same dispatcher as the exporter's (the collector's CA and client certificate, the
- * proxy variables), so `check` passes exactly where `run` can deliver.
+ * through the same kind of HTTP client as the exporter's (the collector's CA and client certificate,
+ * the proxy variables), so `check` passes exactly where `run` can deliver.
  */
 export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
   if (cfg.protocol === 'grpc') {
@@ -135,23 +136,22 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
   if (gzip) headers['content-encoding'] = 'gzip';
   const where = displayUrl(cfg.url);
   const how = `${cfg.protocol}${gzip ? ', gzip' : ''}`;
-  const dispatcher = createDispatcher({ tls: cfg.tls, connectTimeoutMs: cfg.timeoutMs, connections: 1 });
+  const http = new HttpClient({ tls: cfg.tls, connectTimeoutMs: cfg.timeoutMs, headersTimeoutMs: cfg.timeoutMs, bodyTimeoutMs: cfg.timeoutMs, connections: 1 });
   try {
-    const res = await request(cfg.url, {
-      method: 'POST', headers, body: gzip ? gzipSync(plain) : plain, dispatcher,
-      headersTimeout: cfg.timeoutMs, bodyTimeout: cfg.timeoutMs, signal: AbortSignal.timeout(cfg.timeoutMs),
+    const res = await http.request(cfg.url, {
+      method: 'POST', headers, body: gzip ? gzipSync(plain) : plain, signal: AbortSignal.timeout(cfg.timeoutMs),
     });
-    const text = await res.body.text().catch(() => '');
+    const said = await text(res.body).catch(() => '');
     if (res.statusCode >= 200 && res.statusCode < 300) {
       return { label, status: 'ok', detail: `${where} accepted an empty export (${res.statusCode}, ${how})` };
     }
-    return { label, status: 'fail', detail: `${where} answered ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${how}): ${collectorHint(res.statusCode, text, String(res.headers['content-type'] ?? ''), Object.keys(cfg.headers).length > 0)}` };
+    return { label, status: 'fail', detail: `${where} answered ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${how}): ${collectorHint(res.statusCode, said, String(res.headers['content-type'] ?? ''), Object.keys(cfg.headers).length > 0)}` };
   } catch (err) {
     const e = err as { name?: string };
     const message = e.name === 'TimeoutError' ? `no answer within ${cfg.timeoutMs} ms` : describeNetworkError(err);
     return { label, status: 'fail', detail: `${where}: ${message}` };
   } finally {
-    await dispatcher.destroy().catch(() => undefined);
+    http.close();
   }
 }
 

@@ -3,7 +3,8 @@
 // check then reads the running daemon's own HTTP surface (BRIDGE_LISTEN, GET /readyz, open without
 // a token) and reports what it says: ready or not, and whether its exports are failing. Only when
 // nothing answers there is the busy directory a ✗ (another process holds it, or the surface is off).
-import { request } from 'undici';
+import { text } from 'node:stream/consumers';
+import { HttpClient } from '../util/http-client.js';
 import type { BridgeConfig } from '../config/schema.js';
 import type { CheckItem } from './checklist.js';
 
@@ -24,12 +25,16 @@ export async function probeRunningBridge(abs: string, listen: BridgeConfig['list
   const url = `http://${host}:${listen.port}/readyz`;
   let body: Readiness;
   let statusCode: number;
+  // Our own surface on this host: never through a proxy.
+  const http = new HttpClient({ connectTimeoutMs: timeoutMs, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, env: {} });
   try {
-    const res = await request(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await http.request(url, { signal: AbortSignal.timeout(timeoutMs) });
     statusCode = res.statusCode;
-    body = (await res.body.json().catch(() => ({}))) as Readiness;
+    body = await text(res.body).then((t) => JSON.parse(t) as Readiness).catch(() => ({}));
   } catch {
     return { label, status: 'fail', detail: `${busy}; nothing answers at ${url} (BRIDGE_LISTEN), so it is not a bridge this configuration describes` };
+  } finally {
+    http.close();
   }
   if (statusCode === 200 && body.status === 'ready') {
     const notes: CheckItem['notes'] = body.exporter?.failing

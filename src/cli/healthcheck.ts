@@ -5,6 +5,8 @@
 // A `listen:` set only in a configuration file is not seen here: set BRIDGE_LISTEN as well.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { HttpClient } from '../util/http-client.js';
+import { networkMessage } from '../util/network-message.js';
 
 export type HealthTarget = { kind: 'url'; url: string } | { kind: 'off' } | { kind: 'invalid'; reason: string };
 
@@ -30,13 +32,18 @@ async function main(): Promise<number> {
     process.stdout.write(`${t.reason}\n`);
     return 1;
   }
+  // The daemon on this host: never through a proxy.
+  const http = new HttpClient({ connectTimeoutMs: 4000, headersTimeoutMs: 4000, bodyTimeoutMs: 4000, env: {} });
   try {
-    const res = await fetch(t.url, { signal: AbortSignal.timeout(4000) });
-    process.stdout.write(`${t.url}: ${res.status}\n`);
-    return res.ok ? 0 : 1;
+    const res = await http.request(t.url, { signal: AbortSignal.timeout(4000) });
+    res.body.resume();
+    process.stdout.write(`${t.url}: ${res.statusCode}\n`);
+    return res.statusCode >= 200 && res.statusCode < 300 ? 0 : 1;
   } catch (err) {
-    process.stdout.write(`${t.url}: ${(err as Error).message}\n`);
+    process.stdout.write(`${t.url}: ${networkMessage(err)}\n`);
     return 1;
+  } finally {
+    http.close();
   }
 }
 

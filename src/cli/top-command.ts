@@ -7,7 +7,10 @@
 // Lifecycle (terminal): first read → draw → every interval: read, draw (a failed read keeps the last
 // frame and shows the error) → q / Ctrl-C / SIGTERM: restore the screen, exit 0.
 // Exit codes: 0 done; 1 the bridge cannot be read (once mode) or refused the token; 2 usage.
+import { text } from 'node:stream/consumers';
 import { parseDurationMs } from '../config/readers.js';
+import { HttpClient } from '../util/http-client.js';
+import { networkMessage } from '../util/network-message.js';
 import { paint, useColor } from './ansi.js';
 import { buildModel, parseMetrics, type SessionStatusView, type Snapshot } from './top-model.js';
 import { initialView, onKey, renderPlain, renderScreen, SORT_KEYS, type SortKey, type ViewState } from './top-render.js';
@@ -64,7 +67,10 @@ export async function main(argv: string[]): Promise<number> {
   if (intervalMs === undefined || intervalMs < 100) throw new UsageError(`--interval must be a duration of at least 100ms, e.g. 2s (got "${v.interval}")`);
   const sort = (v.sort ?? 'lag') as SortKey;
   if (!SORTS.includes(sort)) throw new UsageError(`--sort must be one of ${SORTS.join(', ')} (got "${v.sort}")`);
-  const read = (): Promise<Snapshot> => readSnapshot(url, token);
+  // One client for every read, its connection kept between them; the bridge's own surface, which is
+  // not reached through a proxy.
+  const http = new HttpClient({ connectTimeoutMs: READ_TIMEOUT_MS, headersTimeoutMs: READ_TIMEOUT_MS, bodyTimeoutMs: READ_TIMEOUT_MS, env: {} });
+  const read = (): Promise<Snapshot> => readSnapshot(http, url, token);
   const interactive = v.once !== true && process.stdout.isTTY === true && process.stdin.isTTY === true;
   try {
     if (!interactive) return await once(read, url, Math.min(intervalMs, 1000), initialView(sort));
@@ -74,8 +80,13 @@ export async function main(argv: string[]): Promise<number> {
     if (!(err instanceof ReadError)) throw err;
     process.stderr.write(`error: ${err.message}\n`);
     return 1;
+  } finally {
+    http.close();
   }
 }
+
+/** One read of the surface may take this long. */
+const READ_TIMEOUT_MS = 5000;
 
 /** BRIDGE_LISTEN as a URL the way `run` reads it: host:port, [v6]:port; `0.0.0.0` means this host. */
 export function defaultUrl(listen: string | undefined): string {
@@ -86,19 +97,20 @@ export function defaultUrl(listen: string | undefined): string {
   return `http://${local}:${m[3]}`;
 }
 
-async function readSnapshot(url: string, token: string | undefined): Promise<Snapshot> {
+async function readSnapshot(http: HttpClient, url: string, token: string | undefined): Promise<Snapshot> {
   const get = async (path: string, auth: boolean): Promise<string> => {
-    let res: Response;
+    let status: number;
+    let body: string;
     try {
-      res = await fetch(`${url}${path}`, { headers: auth && token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(5000) });
+      const res = await http.request(`${url}${path}`, { headers: auth && token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
+      status = res.statusCode;
+      body = await text(res.body);
     } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new ReadError(`cannot reach the bridge at ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message} (is it running? --url or BRIDGE_LISTEN say where)`);
+      throw new ReadError(`cannot reach the bridge at ${url}: ${networkMessage(err)} (is it running? --url or BRIDGE_LISTEN say where)`);
     }
-    const text = await res.text();
-    if (res.status === 401) throw new ReadError(`the bridge at ${url} refused the control token: pass --token or set BRIDGE_CONTROL_TOKEN`);
-    if (res.status !== 200) throw new ReadError(`GET ${url}${path} answered ${res.status}: ${text.slice(0, 200).trim()}`);
-    return text;
+    if (status === 401) throw new ReadError(`the bridge at ${url} refused the control token: pass --token or set BRIDGE_CONTROL_TOKEN`);
+    if (status !== 200) throw new ReadError(`GET ${url}${path} answered ${status}: ${body.slice(0, 200).trim()}`);
+    return body;
   };
   const [sessionsText, metricsText] = await Promise.all([get('/v1/sessions', true), get('/metrics', false)]);
   let sessions: SessionStatusView[];

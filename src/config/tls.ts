@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './errors.js';
 import { optString, type Raw } from './readers.js';
-import type { TlsFiles } from '../util/http-dispatcher.js';
+import type { TlsFiles } from '../util/peer-connection.js';
 
-export type { TlsFiles } from '../util/http-dispatcher.js';
+export type { TlsFiles } from '../util/peer-connection.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -1,4 +1,4 @@
-// The transport the exporter configuration asks for: OTLP/HTTP (protobuf or JSON, undici) or
+// The transport the exporter configuration asks for: OTLP/HTTP (protobuf or JSON, node:http) or
 // OTLP/gRPC. The gRPC client library is loaded only when gRPC is configured: it costs about 13 MiB
 // of memory that an HTTP deployment (a sidecar within 64 MiB) has no use for.
 import type { ExporterConfig } from '../config/schema.js';

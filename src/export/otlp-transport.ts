@@ -12,9 +12,10 @@
 // timeouts (the request may never have arrived).
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { request, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
 import type { TlsFiles } from '../config/tls.js';
-import { createDispatcher } from '../util/http-dispatcher.js';
+import { HttpClient, type HttpResponse } from '../util/http-client.js';
+import { BODY_TIMEOUT, HEADERS_TIMEOUT } from '../util/http-timeout.js';
 import { parseRetryAfter } from '../util/backoff.js';
 import { decodePartialSuccess, decodeStatusMessage } from '../wire/partial-success.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
@@ -45,7 +46,6 @@ export interface TransportOptions {
   userAgent: string;
   /** A private CA and/or client certificate for the collector. */
   tls?: TlsFiles;
-  dispatcher?: Dispatcher;
 }
 
 export interface OtlpTransport {
@@ -55,22 +55,22 @@ export interface OtlpTransport {
 }
 
 export function createOtlpTransport(o: TransportOptions): OtlpTransport {
-  const dispatcher = o.dispatcher ?? createDispatcher({ tls: o.tls ?? {}, connectTimeoutMs: o.timeoutMs, connections: o.connections });
+  // Every step has the request's timeout: the connection, the answer's head, each silence of its body.
+  const http = new HttpClient({
+    tls: o.tls ?? {}, connectTimeoutMs: o.timeoutMs, headersTimeoutMs: o.timeoutMs, bodyTimeoutMs: o.timeoutMs, connections: o.connections,
+  });
   const baseHeaders: Record<string, string> = { ...o.headers, 'user-agent': o.userAgent };
   if (o.compression === 'gzip') baseHeaders['content-encoding'] = 'gzip';
   return {
     url: o.url,
     async send(body, contentType) {
       const payload = o.compression === 'gzip' ? await gzipAsync(body) : body;
-      let res: Dispatcher.ResponseData;
+      let res: HttpResponse;
       try {
-        res = await request(o.url, {
+        res = await http.request(o.url, {
           method: 'POST',
           headers: { ...baseHeaders, 'content-type': contentType },
           body: payload,
-          dispatcher,
-          headersTimeout: o.timeoutMs,
-          bodyTimeout: o.timeoutMs,
           signal: AbortSignal.timeout(o.timeoutMs),
         });
       } catch (err) {
@@ -104,12 +104,12 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
     async close() {
       // destroy, not close: close waits for requests in flight, and a collector that never answers
       // must not hold shutdown past its grace period (their records stay spooled).
-      if (!o.dispatcher) await dispatcher.destroy().catch(() => undefined);
+      http.close();
     },
   };
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
+async function readCapped(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -131,9 +131,13 @@ function isText(contentType: unknown): boolean {
   return t.startsWith('text/') || t.includes('json');
 }
 
-/** 'timeout' for every way a request can time out (its own signal, undici's header/body timers), else the code. */
+/**
+ * 'timeout' for every way a request can time out once it is on its way (its own signal, the
+ * client's header and body timers), else the code. A connection that could not be opened in time
+ * is a network failure (HTTP_CONNECT_TIMEOUT): the collector is unreachable, not slow.
+ */
 function failureMessage(err: unknown): string {
   const code = networkCode(err);
-  if ((err as { name?: string }).name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if ((err as { name?: string }).name === 'TimeoutError' || code === HEADERS_TIMEOUT || code === BODY_TIMEOUT) return 'timeout';
   return networkMessage(err);
 }

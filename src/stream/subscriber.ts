@@ -25,8 +25,7 @@
 // epoch changes), never raw frames, and tells the stream how each connection ended (a clean close
 // means nothing was cut off; the real service resets instead). What its owner needs of the
 // position it asks here (lastSeq, unpositioned, setBaseline).
-import { finished } from 'node:stream';
-import type { Dispatcher } from 'undici';
+import { finished, type Readable } from 'node:stream';
 import type { BackoffConfig } from '../config/schema.js';
 import { discard, type StreamPosition, type UpstreamClient } from '../upstream/client.js';
 import { describeApiError } from '../upstream/api-error.js';
@@ -256,7 +255,7 @@ export class Subscriber {
    * happens to the connection meanwhile (an error, an abort) is acted on only once the hold is over,
    * so the items of this connection are all handed out before the next connection's.
    */
-  private read(body: Dispatcher.ResponseData['body'], ac: AbortController): Promise<ReadOutcome> {
+  private read(body: Readable, ac: AbortController): Promise<ReadOutcome> {
     let why: ReconnectReason | undefined;
     const decoder = createFrameDecoder(() => {
       why = 'frame_too_large';

@@ -1,12 +1,12 @@
-// HTTP client of the session service (undici). Four operations: streamBrowserTelemetry, the browser
+// HTTP client of the session service (node:http, through util/http-client.ts). Four operations: streamBrowserTelemetry, the browser
 // pool lookup, the telemetry archive and the session list (docs/service-api.md "Stream telemetry
 // events", "Browser pool", "Archive", "Session list"; see upstream/archive.ts and
 // upstream/browser-list.ts). Results at this boundary are values, not
 // exceptions, except for network failures (connection refused, reset, timeout), which throw.
-import { request, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { TlsFiles } from '../config/tls.js';
-import { createDispatcher } from '../util/http-dispatcher.js';
+import { HttpClient } from '../util/http-client.js';
 import { createApiKeyProvider, type ApiKeyProvider } from './api-key.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { BRIDGE_VERSION } from '../util/version.js';
@@ -32,7 +32,10 @@ export function idSegment(id: string): string {
   return encodeURIComponent(id);
 }
 
-/** Bytes of a stream body buffered ahead of the parser (undici's default is 64 KiB). */
+/**
+ * Bytes of a body buffered ahead of its reader before reading from the socket stops (Node 22's
+ * default is 64 KiB): a thousand streams may each hold this much read-ahead in memory.
+ */
 const STREAM_HIGH_WATER_MARK = 16 * 1024;
 
 export interface StreamPosition {
@@ -43,7 +46,7 @@ export interface StreamPosition {
 }
 
 export type OpenStreamResult =
-  | { kind: 'stream'; body: Dispatcher.ResponseData['body'] }
+  | { kind: 'stream'; body: Readable }
   | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number }
   | { kind: 'bad-content-type'; status: number; contentType: string };
 
@@ -78,16 +81,17 @@ export interface UpstreamClientOptions {
 }
 
 export class UpstreamClient {
-  private readonly dispatcher: Dispatcher;
+  private readonly http: HttpClient;
 
   constructor(private readonly opts: UpstreamClientOptions) {
-    // bodyTimeout 0: the subscriber runs its own idle watchdog, which must not fire while it pauses
-    // reading on purpose (back-pressure).
-    this.dispatcher = createDispatcher({
+    // No body timeout: the subscriber runs its own idle watchdog, which must not fire while it
+    // pauses reading on purpose (back-pressure).
+    this.http = new HttpClient({
       tls: opts.tls ?? {},
       connectTimeoutMs: opts.connectTimeoutMs,
-      headersTimeout: opts.connectTimeoutMs,
-      bodyTimeout: 0,
+      headersTimeoutMs: opts.connectTimeoutMs,
+      bodyTimeoutMs: 0,
+      readHighWaterMark: STREAM_HIGH_WATER_MARK,
     });
   }
 
@@ -105,8 +109,7 @@ export class UpstreamClient {
     const extra: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
     if (pos.lastEventId !== undefined && pos.lastEventId > 0) extra['last-event-id'] = String(pos.lastEventId);
     else if (pos.replayAll) url.searchParams.set('replay', 'all');
-    // A small high-water mark: a thousand streams may each hold this much read-ahead in memory.
-    const res = await request(url, { method: 'GET', headers: this.headers(extra), signal, dispatcher: this.dispatcher, highWaterMark: STREAM_HIGH_WATER_MARK });
+    const res = await this.http.request(url, { method: 'GET', headers: this.headers(extra), signal });
     if (res.statusCode !== 200) {
       const text = await readCapped(res.body, this.opts.connectTimeoutMs);
       const out: OpenStreamResult = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
@@ -129,7 +132,7 @@ export class UpstreamClient {
   private async getJson(url: string | URL, headers: Record<string, string>, signal: AbortSignal | undefined, maxBytes: number, what: string): Promise<
     { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number } | { kind: 'json'; body: unknown; headers: IncomingHttpHeaders }
   > {
-    const res = await request(url, { method: 'GET', headers: this.headers(headers), signal, dispatcher: this.dispatcher });
+    const res = await this.http.request(url, { method: 'GET', headers: this.headers(headers), signal });
     const text = await readCapped(res.body, this.opts.connectTimeoutMs, maxBytes);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const ra = parseRetryAfter(res.headers['retry-after']);
@@ -202,7 +205,7 @@ export class UpstreamClient {
    * that cannot exist, to learn what "no such route" looks like at this base URL.
    */
   async probeRoute(path: string, signal?: AbortSignal): Promise<{ status: number; error: ApiErrorBody }> {
-    const res = await request(`${this.opts.baseUrl}${path}`, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal, dispatcher: this.dispatcher });
+    const res = await this.http.request(`${this.opts.baseUrl}${path}`, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal });
     const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_ERROR_BODY);
     return { status: res.statusCode, error: parseApiError(res.statusCode, text) };
   }
@@ -217,7 +220,7 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.destroy();
+    this.http.close();
   }
 }
 
@@ -234,7 +237,7 @@ const MAX_ARCHIVE_BODY = 128 * 1024 * 1024;
  * Reads a (small) response body as text, giving up after `timeoutMs` or `maxBytes`: an error answer
  * whose body stalls or never ends must not hold a session in "connecting" forever.
  */
-export async function readCapped(body: Dispatcher.ResponseData['body'], timeoutMs: number, maxBytes = MAX_ERROR_BODY): Promise<string> {
+export async function readCapped(body: Readable, timeoutMs: number, maxBytes = MAX_ERROR_BODY): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   const timer = setTimeout(() => discard(body), timeoutMs);
@@ -254,10 +257,11 @@ export async function readCapped(body: Dispatcher.ResponseData['body'], timeoutM
 }
 
 /**
- * Drops a response body we will not read. Destroying an undici body emits an AbortError; without a
- * listener that error would be uncaught and take the whole process (every session) down.
+ * Drops a response body we will not read. It may still fail after we let go of it (an abort that
+ * comes later, a reset): node:http drops an error nobody listens to, but any other Readable (a
+ * test's PassThrough) would throw it, uncaught, and take the whole process (every session) down.
  */
-export function discard(body: Dispatcher.ResponseData['body']): void {
+export function discard(body: Readable): void {
   body.on('error', () => {});
   body.destroy();
 }

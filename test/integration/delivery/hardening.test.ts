@@ -117,8 +117,10 @@ describe('hardening', () => {
 
   it('a frame above the size limit followed by chunks of the same read is one gap, not a reconnect loop', async () => {
     h = await harness();
-    // A service of its own: undici hands over every HTTP chunk of a socket read, even after the
-    // connection was aborted, so the oversized frame is written as many small chunks in one go.
+    // A service of its own, which writes the oversized frame as many small HTTP chunks in one go: the
+    // chunks behind the one that overflowed arrive in the same socket read (undici handed them to
+    // the reader even after the abort; node:http drops them once the body is destroyed), and the
+    // outcome must be the same either way.
     const env = (seq: number) => JSON.stringify({ seq, event: { ts: 1_700_000_000_000_000 + seq, type: 'api_call', category: 'control', source: { kind: 'kernel_api', metadata: { telemetry_session_id: 'A' } }, data: { n: seq } } });
     const streams: Array<string | undefined> = [];
     const service = createServer((req, res) => {

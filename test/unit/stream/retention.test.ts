@@ -45,7 +45,7 @@ describe('between two chunks', () => {
     const client = {
       invalidateKey() {},
       openStream: async (_id: string, _pos: unknown, signal: AbortSignal): Promise<OpenStreamResult> => {
-        // As undici's body does: an abort ends the read.
+        // As the HTTP client's body does (util/http-client.ts): an abort ends the read.
         signal.addEventListener('abort', () => body.destroy(new Error('aborted')));
         return { kind: 'stream', body: body as never };
       },

@@ -1,7 +1,8 @@
 // The subscriber's read loop while reading is held (back-pressure, a repair, a turn) and when the
 // connection ends at an awkward moment: during a hold, before the read began, or with stop() called
 // from inside the sink. Fakes: a scripted service whose bodies are PassThrough streams that an abort
-// destroys (as undici's do), and a sink that records items and returns what the test tells it to.
+// destroys (as util/http-client.ts does its bodies), and a sink that records items and returns what
+// the test tells it to.
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SequencedStream, type StreamItem } from '../../../src/stream/sequenced-stream.js';

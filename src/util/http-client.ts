@@ -1,0 +1,241 @@
+// The HTTP client both peers are spoken to with (the session service and the collector), and the
+// `check`, `top` and healthcheck commands: Node's own node:http / node:https with keep-alive
+// connections, opened by peer-connection.ts (TLS with the peer's material, proxies from the standard
+// variables, a connect timeout).
+//
+// Why not undici (which this was until it had to go): its JavaScript and the llhttp WebAssembly it
+// compiles cost about 28 MiB of RSS in every thread that makes a request, and the daemon makes them
+// in its main thread and in its ingest worker. Measured: `await import('undici')` and one GET, 70.6
+// MiB; the same GET with node:http, 42.9 MiB (node itself, 39). A one-session sidecar must stay
+// within 64 MiB. node:http's parser is native and already in the binary.
+//
+// What the callers relied on from undici, kept here:
+// - headers timeout: no response head within it once the request is on its connection → the
+//   request fails with HTTP_HEADERS_TIMEOUT (http-timeout.ts);
+// - body timeout: no body bytes within it while the reader waits for some → the body fails with
+//   HTTP_BODY_TIMEOUT. Silence while the reader holds unread bytes (it paused: back-pressure) is its
+//   own doing and does not count, as undici did not count a paused body;
+// - abort: the signal fails the request, or, once the answer is there, the body (with the signal's
+//   reason, so AbortSignal.timeout() still reads as a TimeoutError);
+// - back-pressure: the body is the IncomingMessage itself; once the reader stops, node:http stops
+//   reading the socket when the body's buffer is full (readHighWaterMark), and the peer's writes stall;
+// - `connections`: at most that many requests in flight (hence connections), the rest wait in order;
+// - keep-alive: an idle connection is kept for keepAliveMs (30 s) and then closed.
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type ClientRequestArgs, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Duplex } from 'node:stream';
+import { BODY_TIMEOUT, HEADERS_TIMEOUT, HttpTimeoutError } from './http-timeout.js';
+import { openConnection, type TlsFiles } from './peer-connection.js';
+import { proxyFor } from './proxy-env.js';
+
+export interface HttpClientOptions {
+  tls?: TlsFiles;
+  connectTimeoutMs: number;
+  /** From the request on its connection to the response head; 0: none. */
+  headersTimeoutMs: number;
+  /** Longest silence of the body while its reader waits; 0: none (a reader with its own watchdog). */
+  bodyTimeoutMs: number;
+  /** Requests in flight at once; more wait their turn. Unbounded when absent. */
+  connections?: number;
+  /** How long an idle connection is kept for the next request (default 30 s). */
+  keepAliveMs?: number;
+  /** Bytes of a response body read ahead of its reader (default: Node's socket default, 16 KiB on Node 20). */
+  readHighWaterMark?: number;
+  /** Where the proxy variables are read (default process.env); {} for a client that never uses a proxy. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface HttpRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: Buffer;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  /** Read it to its end or destroy it: until then the connection (and a `connections` slot) is held. */
+  body: IncomingMessage;
+}
+
+const KEEP_ALIVE_MS = 30_000;
+
+export class HttpClient {
+  private readonly agents = new Map<string, HttpAgent>();
+  /** Cancels of connections being opened: a close must not let one finish and carry a request. */
+  private readonly opening = new Set<(why: Error) => void>();
+  private readonly waiting: Array<() => void> = [];
+  private inFlight = 0;
+  private closed = false;
+
+  constructor(private readonly o: HttpClientOptions) {}
+
+  request(url: string | URL, r: HttpRequest = {}): Promise<HttpResponse> {
+    let target: URL;
+    try {
+      target = typeof url === 'string' ? new URL(url) : url;
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`not an http(s) URL: ${target.protocol}`);
+      if (this.closed) throw new Error('the HTTP client is closed');
+      r.signal?.throwIfAborted();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    return this.turn(r.signal).then(() => this.send(target, r));
+  }
+
+  /**
+   * Destroys every connection, busy or idle, and every one being opened: a peer that never answers
+   * must not hold a shutdown. Requests in flight fail; later ones are refused.
+   */
+  close(): void {
+    this.closed = true;
+    const why = new Error('the HTTP client is closed');
+    for (const cancel of [...this.opening]) cancel(why);
+    for (const agent of this.agents.values()) agent.destroy();
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  /** Resolves when a `connections` slot is free (at once without a limit); the caller then owns one. */
+  private turn(signal: AbortSignal | undefined): Promise<void> {
+    const max = this.o.connections;
+    if (max === undefined || this.inFlight < max) {
+      this.inFlight++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        const i = this.waiting.indexOf(wake);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(abortReason(signal!));
+      };
+      const wake = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        this.inFlight++;
+        resolve();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(wake);
+    });
+  }
+
+  private release(): void {
+    this.inFlight--;
+    this.waiting.shift()?.();
+  }
+
+  private send(url: URL, r: HttpRequest): Promise<HttpResponse> {
+    const { headersTimeoutMs, bodyTimeoutMs } = this.o;
+    return new Promise<HttpResponse>((resolve, reject) => {
+      let res: IncomingMessage | undefined;
+      let headersTimer: NodeJS.Timeout | undefined;
+      let released = false;
+      const done = (): void => {
+        if (released) return;
+        released = true;
+        clearTimeout(headersTimer);
+        r.signal?.removeEventListener('abort', onAbort);
+        this.release();
+      };
+      let req: ClientRequest;
+      try {
+        if (this.closed) throw new Error('the HTTP client is closed');
+        // Aborted while it waited for its turn: an abort listener added now would never fire.
+        r.signal?.throwIfAborted();
+        const headers: Record<string, string> = { ...r.headers };
+        if (r.body) headers['content-length'] = String(r.body.length);
+        const args: ClientRequestArgs = { method: r.method ?? 'GET', headers, agent: this.agentFor(url) };
+        req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, args);
+      } catch (err) {
+        done();
+        reject(err as Error);
+        return;
+      }
+      const onAbort = (): void => {
+        const why = abortReason(r.signal!);
+        res?.destroy(why);
+        req.destroy(why);
+      };
+      r.signal?.addEventListener('abort', onAbort, { once: true });
+      // One listener for the request's whole life: after the answer, a socket error would otherwise
+      // be an uncaught 'error' on the request; it belongs to the body then.
+      req.on('error', (err) => {
+        if (res) {
+          res.destroy(err);
+          return;
+        }
+        done();
+        reject(err);
+      });
+      if (headersTimeoutMs > 0) {
+        req.once('socket', () => {
+          headersTimer = setTimeout(() => req.destroy(new HttpTimeoutError(HEADERS_TIMEOUT, `no response from ${url.host} within ${headersTimeoutMs} ms`)), headersTimeoutMs);
+        });
+      }
+      req.once('response', (answer: IncomingMessage) => {
+        res = answer;
+        clearTimeout(headersTimer);
+        answer.once('close', done);
+        if (bodyTimeoutMs > 0) watchBody(answer, bodyTimeoutMs, url.host);
+        resolve({ statusCode: answer.statusCode ?? 0, headers: answer.headers, body: answer });
+      });
+      req.end(r.body);
+    });
+  }
+
+  /** One agent per scheme and route (direct, or through a given proxy). */
+  private agentFor(url: URL): HttpAgent {
+    const proxy = proxyFor(url, this.o.env ?? process.env);
+    const key = `${url.protocol}${proxy ? ` via ${proxy.href}` : ''}`;
+    let agent = this.agents.get(key);
+    if (agent) return agent;
+    const secure = url.protocol === 'https:';
+    const Base: typeof HttpAgent = secure ? HttpsAgent : HttpAgent;
+    const { tls = {}, connectTimeoutMs, readHighWaterMark } = this.o;
+    const opening = this.opening;
+    agent = new (class extends Base {
+      createConnection(options: ClientRequestArgs, opened: (err: Error | null, socket?: Duplex) => void): undefined {
+        const peer = { secure, host: String(options.host), port: Number(options.port) };
+        const cancel = openConnection(peer, { tls, timeoutMs: connectTimeoutMs, ...(proxy ? { proxy } : {}), ...(readHighWaterMark !== undefined ? { readHighWaterMark } : {}) }, (err, socket) => {
+          opening.delete(cancel);
+          opened(err, socket);
+        });
+        opening.add(cancel);
+        return undefined;
+      }
+    })({ keepAlive: true, timeout: this.o.keepAliveMs ?? KEEP_ALIVE_MS, scheduling: 'lifo' });
+    this.agents.set(key, agent);
+    return agent;
+  }
+}
+
+/**
+ * Fails the body after `ms` without a byte while its reader waits for one. Bytes are counted where
+ * they arrive (the socket), not by reading the body, which would take it out of its reader's hands.
+ */
+function watchBody(body: IncomingMessage, ms: number, host: string): void {
+  const socket = body.socket;
+  const onBytes = (): void => void timer.refresh();
+  const timer = setTimeout(() => {
+    // Every byte is in: silence is all that is left to come.
+    if (body.complete) return;
+    // Unread bytes: the reader paused (back-pressure), so the silence is not the peer's.
+    if (body.readableLength > 0) return void timer.refresh();
+    body.destroy(new HttpTimeoutError(BODY_TIMEOUT, `no bytes from ${host} for ${ms} ms`));
+  }, ms);
+  socket.on('data', onBytes);
+  const stop = (): void => {
+    clearTimeout(timer);
+    socket.off('data', onBytes);
+  };
+  // 'end' before 'close': the connection may go back to the pool between the two.
+  body.once('end', stop);
+  body.once('close', stop);
+}
+
+/** What an aborted signal fails a request with: its reason (a TimeoutError for AbortSignal.timeout()). */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason;
+  return Object.assign(new Error('the request was aborted'), { name: 'AbortError', code: 'ABORT_ERR' });
+}

@@ -1,0 +1,123 @@
+// Opens the connection one HTTP request travels on: TCP to the peer and TLS over it for https://,
+// or, when a proxy is in the way (util/proxy-env.ts), TCP to the proxy (TLS to it for an https://
+// proxy), an HTTP CONNECT tunnel through it to the peer, and the peer's TLS inside the tunnel with the
+// same material as on a direct connection (a private CA, a client certificate). http:// URLs go
+// through the tunnel too, as they did with undici's proxy agent and as the README says ("Proxies
+// (CONNECT tunnels)"): one way through a proxy for both peers, and the bearer key never sits in a
+// request the proxy reads.
+//
+// The callback gets the socket only once a request can go out on it (connected, the handshake done):
+// the connect timeout covers every step, and the client's headers timeout (http-client.ts) starts
+// when the request is on its way, not while a slow tunnel is being set up.
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { CONNECT_TIMEOUT, HttpTimeoutError } from './http-timeout.js';
+
+export interface TlsFiles {
+  /** PEM of the CA(s) that sign the peer's certificate, replacing the system roots. */
+  ca?: string;
+  /** PEM client certificate and key (mutual TLS). */
+  cert?: string;
+  key?: string;
+}
+
+export interface PeerAddress {
+  secure: boolean;
+  /** A name or an address; an IPv6 address without brackets. */
+  host: string;
+  port: number;
+}
+
+export interface ConnectOptions {
+  /** The peer's TLS material; the proxy's certificate is checked against the system roots. */
+  tls: TlsFiles;
+  /** For every step together (TCP, the tunnel, the handshakes); 0: none. */
+  timeoutMs: number;
+  proxy?: URL;
+  /** Bytes read ahead of the reader on this connection (and so in a response body) before reading stops. */
+  readHighWaterMark?: number;
+}
+
+export type Opened = (err: Error | null, socket?: Socket) => void;
+
+/** Opens a connection to `peer` and calls `done` once, with it or the error. Returns a cancel (for a client closing). */
+export function openConnection(peer: PeerAddress, o: ConnectOptions, done: Opened): (why: Error) => void {
+  const opened: Socket[] = [];
+  let tunnel: ClientRequest | undefined;
+  let settled = false;
+  const finish = (err: Error | null, socket?: Socket): void => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    if (err) {
+      tunnel?.destroy();
+      for (const s of opened) s.destroy();
+      done(err);
+    } else done(null, socket);
+  };
+  /** Every socket made here keeps an error listener: an inner socket (under TLS, under a tunnel) has no other. */
+  const track = <S extends Socket>(s: S): S => {
+    opened.push(s);
+    s.on('error', (err) => finish(err));
+    return s;
+  };
+  const authority = `${peer.host.includes(':') ? `[${peer.host}]` : peer.host}:${peer.port}`;
+  const timer = o.timeoutMs > 0 ? setTimeout(() => {
+    const via = o.proxy ? ` through the proxy ${o.proxy.host}` : '';
+    finish(new HttpTimeoutError(CONNECT_TIMEOUT, `no connection to ${authority}${via} within ${o.timeoutMs} ms`));
+  }, o.timeoutMs) : undefined;
+
+  /** The last step: TLS to the peer for https://, the socket as it is for http://. */
+  const toPeer = (socket: Socket): void => {
+    if (!peer.secure) {
+      if (socket.connecting) socket.once('connect', () => finish(null, socket));
+      else finish(null, socket);
+      return;
+    }
+    const secure = track(tlsConnect({
+      socket, host: peer.host, servername: serverName(peer.host), ...o.tls,
+      ...(o.readHighWaterMark !== undefined ? { highWaterMark: o.readHighWaterMark } : {}),
+    }));
+    secure.once('secureConnect', () => finish(null, secure));
+  };
+
+  const proxy = o.proxy;
+  if (!proxy) {
+    toPeer(tcp(peer.host, peer.port, o.readHighWaterMark, track));
+    return (why) => finish(why);
+  }
+  const proxyHost = unbracket(proxy.hostname);
+  let toProxy: Socket = tcp(proxyHost, Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80), o.readHighWaterMark, track);
+  if (proxy.protocol === 'https:') toProxy = track(tlsConnect({ socket: toProxy, host: proxyHost, servername: serverName(proxyHost) }));
+  const headers: Record<string, string> = { host: authority };
+  if (proxy.username !== '' || proxy.password !== '') {
+    headers['proxy-authorization'] = `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`;
+  }
+  const socket = toProxy;
+  tunnel = httpRequest({ method: 'CONNECT', path: authority, headers, setHost: false, createConnection: () => socket });
+  tunnel.on('error', (err) => finish(err));
+  tunnel.on('connect', (res: IncomingMessage, s: Socket, head: Buffer) => {
+    if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) {
+      const hint = res.statusCode === 407 ? ' (the proxy wants credentials: write them into the proxy URL, http://user:password@host:port)' : '';
+      return finish(new Error(`the proxy ${proxy.host} answered ${res.statusCode} ${res.statusMessage ?? ''} to CONNECT ${authority}${hint}`));
+    }
+    // Bytes the proxy sent after its answer belong to the peer.
+    if (head.length > 0) s.unshift(head);
+    toPeer(s);
+  });
+  tunnel.end();
+  return (why) => finish(why);
+}
+
+function tcp(host: string, port: number, readHighWaterMark: number | undefined, track: (s: Socket) => Socket): Socket {
+  const s = track(netConnect({ host, port, ...(readHighWaterMark !== undefined ? { readableHighWaterMark: readHighWaterMark } : {}) }));
+  // Requests are written whole: waiting for more to send only delays them.
+  s.setNoDelay(true);
+  return s;
+}
+
+/** SNI carries names only (RFC 6066); for an address the certificate is checked against the address. */
+const serverName = (host: string): string | undefined => (isIP(host) === 0 ? host : undefined);
+
+const unbracket = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);

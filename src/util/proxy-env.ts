@@ -1,0 +1,78 @@
+// Which proxy, if any, a request to a URL goes through, from the standard variables: HTTPS_PROXY for
+// https:// URLs (HTTP_PROXY when it is not set), HTTP_PROXY for http:// URLs, each also read in
+// lower case (the lower-case one wins when both are set, as curl and undici read them), unless
+// NO_PROXY names the host. A pure function of the URL and the environment, so every rule has a row
+// in a table-driven test (test/unit/util/proxy-env.test.ts).
+//
+// NO_PROXY: entries separated by commas or spaces, matched case-insensitively against the URL's host:
+//   *                   every host (no proxy at all)
+//   example.com         example.com and every host under it (api.example.com), not badexample.com
+//   .example.com, *.example.com   the same (a leading dot or *. is only a spelling of "and below")
+//   example.com:8443    the same hosts, on that port only (the URL's port, or 80/443 by scheme)
+//   10.0.0.5, [::1], ::1, [::1]:8080   addresses, compared as written (no CIDR ranges)
+
+const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443 };
+
+interface NoProxyEntry {
+  host: string;
+  /** 0: any port. */
+  port: number;
+}
+
+/** The proxy for `url`, or undefined for a direct connection. Throws on a proxy URL it cannot use. */
+export function proxyFor(url: URL, env: NodeJS.ProcessEnv = process.env): URL | undefined {
+  const httpProxy = env.http_proxy ?? env.HTTP_PROXY;
+  const chosen = url.protocol === 'https:' ? (env.https_proxy ?? env.HTTPS_PROXY) || httpProxy : httpProxy;
+  if (!chosen) return undefined;
+  if (bypassesProxy(url, env.no_proxy ?? env.NO_PROXY ?? '')) return undefined;
+  return proxyUrl(chosen);
+}
+
+/** Whether NO_PROXY (its value) names the URL's host (and port). */
+export function bypassesProxy(url: URL, noProxy: string): boolean {
+  const entries = parseNoProxy(noProxy);
+  if (entries === 'all') return true;
+  const host = bare(url.hostname.toLowerCase());
+  const port = Number(url.port) || DEFAULT_PORT[url.protocol] || 0;
+  return entries.some((e) => (e.port === 0 || e.port === port) && (host === e.host || host.endsWith(`.${e.host}`)));
+}
+
+function parseNoProxy(value: string): NoProxyEntry[] | 'all' {
+  const out: NoProxyEntry[] = [];
+  for (const raw of value.split(/[,\s]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === '') continue;
+    if (entry === '*') return 'all';
+    out.push(parseEntry(entry));
+  }
+  return out;
+}
+
+function parseEntry(entry: string): NoProxyEntry {
+  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (v6) return { host: v6[1]!, port: Number(v6[2] ?? 0) };
+  // More than one colon and no brackets: an IPv6 address, which cannot carry a port.
+  if (entry.indexOf(':') !== entry.lastIndexOf(':')) return { host: entry, port: 0 };
+  const withPort = /^(.+):(\d+)$/.exec(entry);
+  const host = (withPort ? withPort[1]! : entry).replace(/^\*?\./, '');
+  return { host, port: withPort ? Number(withPort[2]) : 0 };
+}
+
+/** An IPv6 host without the brackets a URL writes around it. */
+const bare = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
+
+/** The proxy variable's value as a URL; `host:port` without a scheme means http://, as curl reads it. */
+function proxyUrl(value: string): URL {
+  const written = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  let url: URL;
+  try {
+    url = new URL(written);
+  } catch {
+    // Not quoted: the value may carry the proxy's credentials.
+    throw new Error('HTTPS_PROXY / HTTP_PROXY is not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`proxy ${url.protocol}//${url.host}: only http:// and https:// proxies (HTTP CONNECT) are supported`);
+  }
+  return url;
+}
