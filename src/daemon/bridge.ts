@@ -11,7 +11,7 @@ import { createMetrics, type BridgeMetrics } from '../observe/metrics.js';
 import { openSqliteStore, SqliteStore } from '../store/sqlite-store.js';
 import type { PgStore } from '../store/pg-store.js';
 import { displayStoreUrl } from '../mapping/display-url.js';
-import { Spool } from '../store/spool.js';
+import { COMMIT_MAX_BYTES, Spool } from '../store/spool.js';
 import type { SpoolStats, Store } from '../store/store.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
 import { Delivery } from '../export/delivery.js';
@@ -29,7 +29,7 @@ import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
 import { WorkerScaling } from './worker-scaling.js';
 import { once } from '../util/lifecycle.js';
 import { cachedAsync } from '../util/cached.js';
-import { containerMemoryLimit, startMemoryGuard } from '../util/memory-budget.js';
+import { containerMemoryLimit, HELD_SHARE, startMemoryGuard } from '../util/memory-budget.js';
 import { DiscoveryLoop } from '../discovery/discovery-loop.js';
 
 /** Committed segments handed to delivery from memory; beyond this a backlog is read back from disk. */
@@ -103,6 +103,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   });
   const budget = config.memoryLimitBytes === 'off' ? undefined : config.memoryLimitBytes ?? containerMemoryLimit();
   const memory = budget === undefined ? undefined : startMemoryGuard(budget);
+  // A sixteenth of the memory budget at most: the rest is the heap, sockets and pending records.
+  const spoolMemoryMaxBytes = Math.min(MEMORY_MAX_BYTES, Math.max(1024 * 1024, config.spool.maxBytes >> 2), budget === undefined ? Infinity : Math.max(1024 * 1024, budget >> 4));
   const spool = await Spool.open({
     store,
     ...(memory ? { memoryPressure: () => memory.over } : {}),
@@ -114,8 +116,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
       },
     } : {}),
     maxBytes: config.spool.maxBytes,
-    // A sixteenth of the memory budget at most: the rest is the heap, sockets and pending records.
-    memoryMaxBytes: Math.min(MEMORY_MAX_BYTES, Math.max(1024 * 1024, config.spool.maxBytes >> 2), budget === undefined ? Infinity : Math.max(1024 * 1024, budget >> 4)),
+    memoryMaxBytes: spoolMemoryMaxBytes,
     commitMaxRecords: config.spool.commitMaxRecords,
     commitIntervalMs: config.spool.commitIntervalMs,
     emit,
@@ -150,6 +151,13 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     concurrency: ex.concurrency,
     backoff: ex.backoff,
   });
+  if (memory) {
+    memory.countHeld(() => {
+      const h = spool.heldBytes;
+      return h.pending + h.ready + delivery.inFlightBytes;
+    });
+    warnIfHeldExceedsBudget(memory.budgetBytes, spoolMemoryMaxBytes, ex.concurrency * ex.batchMaxBytes, log);
+  }
   // The supervisor is built last of the chain and watches what it needs of the others (delivery,
   // ingest workers, the spool through ownership): nothing here refers to a component not yet built.
   const supervisor = new Supervisor({
@@ -196,4 +204,17 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
       return drained;
     }),
   };
+}
+
+/**
+ * What the configuration lets records take in memory at most (a commit's worth, the ready queue,
+ * every concurrent export request) against the share of the budget they may hold: past it, reading
+ * pauses whenever that much is held, so delivery runs below what the settings ask for. Said once, at
+ * start, with the settings that make it so.
+ */
+function warnIfHeldExceedsBudget(budgetBytes: number, readyBytes: number, sendingBytes: number, log: Logger): void {
+  const worst = COMMIT_MAX_BYTES + readyBytes + sendingBytes;
+  if (worst <= budgetBytes * HELD_SHARE) return;
+  log.warn({ budgetBytes, heldAtMostBytes: worst, exportRequestsBytes: sendingBytes },
+    'exporter.concurrency × exporter.batch_max_bytes leaves too little of the memory budget: reading will pause while that much is being sent; lower them or raise memory_limit');
 }

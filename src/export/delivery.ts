@@ -50,6 +50,8 @@ export interface DeliveryWatcher {
 
 export class Delivery {
   private stopped = false;
+  /** Bytes of the claims being sent now (counted in the memory budget: bridge.ts). */
+  private inFlight = 0;
   private workers: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
   private readonly watchers: DeliveryWatcher[] = [];
@@ -67,6 +69,11 @@ export class Delivery {
   }
 
   /** Last export failure, for status and readiness. */
+  /** Bytes of the records being sent now. */
+  get inFlightBytes(): number {
+    return this.inFlight;
+  }
+
   get lastError(): string | undefined {
     return this.exporter.lastError;
   }
@@ -162,6 +169,7 @@ export class Delivery {
       }
       let delivered = false;
       let current = claim;
+      this.inFlight += claim.bytes;
       try {
         for (;;) {
           try {
@@ -178,6 +186,7 @@ export class Delivery {
           }
         }
       } finally {
+        this.inFlight -= claim.bytes;
         if (delivered) await spool.acknowledge(current);
         else spool.settle();
       }

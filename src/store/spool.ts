@@ -33,7 +33,7 @@ import { once } from '../util/lifecycle.js';
 import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 
 /** Pending bytes that make a commit due (and readers wait for it): memory stays bounded with large records. */
-const COMMIT_MAX_BYTES = 8 * 1024 * 1024;
+export const COMMIT_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface SpoolOptions {
   store: Store;
@@ -160,6 +160,11 @@ export class Spool {
   /** Records committed and not yet acknowledged, with their bytes; in-flight ones included. */
   get spooled(): { records: number; bytes: number } {
     return { records: this.spooledRecords, bytes: this.spooledBytes };
+  }
+
+  /** Bytes of records this spool holds in memory: pending a commit, and committed but waiting for delivery. */
+  get heldBytes(): { pending: number; ready: number } {
+    return { pending: this.pending.bytes, ready: this.ready.bytes };
   }
 
   /** Claims handed to delivery and not yet settled. */

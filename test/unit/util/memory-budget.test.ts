@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { containerMemoryLimit, startMemoryGuard } from '../../../src/util/memory-budget.js';
+import { containerMemoryLimit, HELD_SHARE, startMemoryGuard } from '../../../src/util/memory-budget.js';
 import { buildConfig } from '../../../src/config/load-config.js';
 
 const files = (m: Record<string, string>) => (path: string): string => {
@@ -38,6 +38,26 @@ describe('memory guard', () => {
     expect(g.over).toBe(false);
     g.stop();
     expect(changes).toEqual([true, false]);
+  });
+});
+
+describe('held bytes', () => {
+  it('count at once, without waiting for RSS: over while they exceed their share of the budget', () => {
+    let pending = 0;
+    let sending = 0;
+    const g = startMemoryGuard(1000, { intervalMs: 60_000, rss: () => 0 });
+    g.countHeld(() => pending);
+    g.countHeld(() => sending);
+    expect(g.over).toBe(false);
+    pending = 300;
+    sending = 1000 * HELD_SHARE - 300;
+    expect(g.heldBytes).toBe(500);
+    expect(g.over).toBe(false);
+    sending += 1;
+    expect(g.over).toBe(true);
+    pending = 0;
+    expect(g.over).toBe(false);
+    g.stop();
   });
 });
 
