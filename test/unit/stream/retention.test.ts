@@ -34,6 +34,22 @@ describe('between two chunks', () => {
     expect(await collected(ref)).toBe(true);
   });
 
+  it('the frame decoder keeps nothing of a chunk whose frame is unfinished, or whose frame it holds', async () => {
+    const d = createFrameDecoder(() => {});
+    const out: Frame[] = [];
+    // A complete data line of the unfinished frame and an unfinished line; then a frame ended by a CR
+    // at the chunk's end, handed out with the next chunk.
+    for (const text of [`id: 1\ndata: ${'a'.repeat(300)}\ndata: ${'b'.repeat(100)}`, `id: 2\rdata: ${'c'.repeat(300)}\r\r`]) {
+      let chunk: Uint8Array | undefined = new TextEncoder().encode(text);
+      const ref = new WeakRef(chunk.buffer);
+      d.feed(chunk, out);
+      chunk = undefined;
+      expect(await collected(ref)).toBe(true);
+      d.feed(new TextEncoder().encode('\n\n'), out);
+    }
+    expect(out).toEqual([{ id: '1', data: `${'a'.repeat(300)}\n${'b'.repeat(100)}` }, { id: '2', data: 'c'.repeat(300) }]);
+  });
+
   let stop: (() => Promise<void>) | undefined;
   afterEach(async () => {
     await stop?.();
@@ -50,7 +66,7 @@ describe('between two chunks', () => {
         return { kind: 'stream', body: body as never };
       },
     };
-    // The frames the subscriber hands to its stream: each holds a slice of the whole decoded chunk.
+    // The frames the subscriber hands to its stream.
     let seen: WeakRef<object>[] = [];
     const stream = new (class extends SequencedStream {
       override push(f: Frame, out: StreamItem[]): void {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SequencedStream, type StreamItem } from '../../../src/stream/sequenced-stream.js';
 import { Subscriber, type StreamSink } from '../../../src/stream/subscriber.js';
 import type { OpenStreamResult } from '../../../src/upstream/client.js';
-import { MAX_FRAME_CHARS } from '../../../src/stream/frame-decoder.js';
+import { MAX_FRAME_BYTES } from '../../../src/stream/frame-decoder.js';
 
 const frame = (seq: number) => `id: ${seq}\ndata: ${JSON.stringify({ seq, event: { ts: seq, type: 'console_log', category: 'console', source: {}, data: {} } })}\n\n`;
 
@@ -68,7 +68,7 @@ describe('subscriber holds', () => {
     t.sub.start();
     // A good frame (its push holds reading), then a frame that overflows the decoder in the same chunk:
     // the abort's error arrives while the first push still holds.
-    body.write(frame(1) + 'data: ' + 'x'.repeat(MAX_FRAME_CHARS + 16));
+    body.write(frame(1) + 'data: ' + 'x'.repeat(MAX_FRAME_BYTES + 16));
     await until(t.ended, 'the session to end after the reconnect');
     const gaps = t.items.filter((i) => i.kind === 'gap');
     // One gap for the frame; the tail after it is unknown because the end (404) was not seen coming.
