@@ -17,9 +17,10 @@ export interface Family {
 }
 
 const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
-const HELP_RE = new RegExp(`^# HELP (${NAME}) (.*)$`);
+// Lines are split at \n alone: a \r (or U+2028) in a help text or label value is no line end (`s`).
+const HELP_RE = new RegExp(`^# HELP (${NAME}) (.*)$`, 's');
 const TYPE_RE = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`);
-const SAMPLE_RE = new RegExp(`^(${NAME})(?:\\{(.*)\\})? (\\S+)(?: (-?\\d+))?$`);
+const SAMPLE_RE = new RegExp(`^(${NAME})(?:\\{(.*)\\})? (\\S+)(?: (-?\\d+))?$`, 's');
 const LABEL_RE = /\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\[\\"n])*)"\s*(,|$)/y;
 
 /** Suffixes a sample of a family of each type may carry. */
