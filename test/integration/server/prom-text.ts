@@ -1,7 +1,8 @@
 // A strict parser for the Prometheus text exposition format (version 0.0.4), written for the tests:
-// prom-client can only produce the format, not read it. It throws on anything a Prometheus server
-// would refuse — a malformed line, a sample without a declared family, a family declared twice or
-// split into pieces, a histogram whose buckets do not add up — and returns the families otherwise.
+// the bridge's registry (src/observe/prom-registry.ts) only writes the format. It throws on anything
+// a Prometheus server would refuse — a malformed line, a sample without a declared family, a family
+// declared twice or split into pieces, a histogram whose buckets do not add up — and returns the
+// families otherwise.
 
 export interface Sample {
   name: string;
@@ -88,8 +89,7 @@ function parseLabels(text: string, where: string): Record<string, string> {
 }
 
 function parseValue(text: string, where: string): number {
-  // Prometheus reads values with Go's strconv.ParseFloat, which matches NaN and Inf in any case;
-  // prom-client writes "Nan" (e.g. the event-loop lag mean before the first sample).
+  // Prometheus reads values with Go's strconv.ParseFloat, which matches NaN and Inf in any case.
   const special = text.toLowerCase();
   if (special === 'nan') return NaN;
   if (special === '+inf' || special === 'inf') return Infinity;

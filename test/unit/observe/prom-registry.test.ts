@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CONTENT_TYPE, escapeHelp, escapeLabelValue, formatValue } from '../../../src/observe/prom-exposition.js';
 import { Counter, Gauge, Histogram, Registry } from '../../../src/observe/prom-registry.js';
+import { createMetrics } from '../../../src/observe/metrics.js';
 import { parsePrometheusText, value } from '../../integration/server/prom-text.js';
 
 /** One regex per line kind, as strict as the 0.0.4 grammar (what Prometheus's text parser accepts). */
@@ -239,6 +240,29 @@ describe('exposition', () => {
     r.register(new Histogram({ name: 'c', help: 'c', buckets: [1] })).observe(0);
     expect(await r.metrics()).toContain('a_total 2\n');
     expect(r.getMetric('b')?.type).toBe('gauge');
+  });
+});
+
+describe('the bridge registry as scraped', () => {
+  it('every line of a full scrape (process metrics included) follows the grammar and the test parser reads it', async () => {
+    const m = createMetrics({ spoolCapacityBytes: 1024 });
+    m.setSources({
+      spool: async () => ({ records: 3, bytes: 300, oldestTsMicros: Date.now() * 1000 - 2e6 }),
+      sessionsByState: () => ({ streaming: 2, 'new "state"\n': 1 }),
+      pendingRecords: () => 1,
+    });
+    m.eventsFiltered.inc({ category: 'other' }, 4);
+    m.exportDuration.observe({ outcome: 'success' }, 0.2);
+    const text = await m.registry.metrics();
+    expect(offGrammar(text)).toEqual([]);
+    const families = parsePrometheusText(text);
+    expect(families.size).toBeGreaterThan(50);
+    expect(value(families, 'bridge_spool_records')).toBe(4);
+    expect(value(families, 'bridge_sessions', { state: 'new "state"\n' })).toBe(1);
+    expect(value(families, 'bridge_events_filtered_total', { category: 'other' })).toBe(4);
+    expect(value(families, 'bridge_export_duration_seconds_bucket', { outcome: 'success', le: '0.25' })).toBe(1);
+    expect(value(families, 'bridge_export_duration_seconds_bucket', { outcome: 'success', le: '0.1' })).toBe(0);
+    expect(value(families, 'bridge_oldest_undelivered_age_seconds')).toBeGreaterThanOrEqual(2);
   });
 });
 
