@@ -58,9 +58,8 @@ export class BridgeUnderTest {
 
   /** The bridge's own `bridge_spool_bytes` gauge (operator contract), or null if it is gone. */
   async spoolBytes(): Promise<number | null> {
-    const metric = this.bridge.metrics.registry.getSingleMetric('bridge_spool_bytes');
-    if (!metric) return null;
-    const value = (await metric.get()).values[0]?.value;
+    const family = await this.bridge.metrics.registry.family('bridge_spool_bytes');
+    const value = family?.samples[0]?.value;
     return typeof value === 'number' ? value : null;
   }
 

@@ -77,7 +77,7 @@ describe('collector outage', () => {
     await until(() => h.receiver.records.length >= 90, '90 accepted records');
     s.end();
     await bridge.supervisor.untilAllEnded();
-    const metrics = await bridge.metrics.registry.getSingleMetricAsString('bridge_events_rejected_total');
+    const metrics = await bridge.metrics.registry.metricText('bridge_events_rejected_total');
     expect(metrics).toMatch(/bridge_events_rejected_total\{reason="partial_success"\} 10/);
     expect(bridge.spool.spooled.records).toBe(0);
   });

@@ -46,7 +46,7 @@ describe('gaps without an archive: exact records that say why', () => {
     ]);
     expect(h.tally(['ev'])[0]).toMatchObject({ unique: 70, missing: 0, gapEvents: 150, tailsUnknown: 1, duplicates: 0 });
     expect(bridge.supervisor.status()[0]).toMatchObject({ gaps: 2, missingEvents: 150 });
-    expect(await bridge.metrics.registry.getSingleMetricAsString('bridge_tails_unknown_total')).toMatch(/ 1$/m);
+    expect(await bridge.metrics.registry.metricText('bridge_tails_unknown_total')).toMatch(/ 1$/m);
   });
 
   it('history evicted before the bridge first followed the session is INFO, not a loss (start: oldest)', async () => {
@@ -77,7 +77,7 @@ describe('gaps without an archive: exact records that say why', () => {
     expect(g.filter((x) => x.reason === 'malformed').map((x) => [x.first, x.last, x.count])).toEqual([[bad1, bad1, 1], [bad2, bad3, 2], [tail, tail, 1]]);
     expect(h.tally(['mf'])[0]).toMatchObject({ unique: 150, missing: 0, gapEvents: 4 });
     expect(bridge.supervisor.status()[0]!.malformedFrames).toBe(4);
-    expect(await bridge.metrics.registry.getSingleMetricAsString('bridge_malformed_frames_total')).toMatch(/ 4$/m);
+    expect(await bridge.metrics.registry.metricText('bridge_malformed_frames_total')).toMatch(/ 4$/m);
   });
 });
 

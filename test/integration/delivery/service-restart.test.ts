@@ -32,7 +32,7 @@ describe('service restart across a dropped connection', () => {
     expect(uids(h, 'rp')).toEqual([...range('rp:', 1, 30), ...range('rp:e1:', 1, 10)]);
     const st = bridge.supervisor.status()[0]!;
     expect(st).toMatchObject({ epoch: 1, duplicates: 0, gaps: 0 });
-    expect(await bridge.metrics.registry.getSingleMetricAsString('bridge_service_epochs_total')).toMatch(/ 1$/m);
+    expect(await bridge.metrics.registry.metricText('bridge_service_epochs_total')).toMatch(/ 1$/m);
   });
 
   it('a service that answers Last-Event-ID N with seqs ≤ N and the same telemetry_session_id: a new epoch, delivered, no reconnect storm', async () => {
@@ -53,7 +53,7 @@ describe('service restart across a dropped connection', () => {
     expect(st).toMatchObject({ epoch: 1, duplicates: 0 });
     const reconnects = Object.values(st.reconnects).reduce((a, b) => a + (b ?? 0), 0);
     expect(reconnects).toBeLessThanOrEqual(2);
-    expect(await bridge.metrics.registry.getSingleMetricAsString('bridge_service_epochs_total')).toMatch(/ 1$/m);
+    expect(await bridge.metrics.registry.metricText('bridge_service_epochs_total')).toMatch(/ 1$/m);
   });
 
   it('a service that stays silent until seq passes the old Last-Event-ID: the new epoch comes from the archive when the session ends', async () => {

@@ -19,11 +19,11 @@ afterEach(async () => {
 const DISCOVER = { BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_TAGS: 'team=a', BRIDGE_DISCOVER_INTERVAL: '300ms' };
 
 async function polls(b: Bridge, outcome: string): Promise<number> {
-  return (await b.metrics.discoveryPolls.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+  return b.metrics.discoveryPolls.get({ outcome }) ?? 0;
 }
 
 async function discoveredTotal(b: Bridge, status: 'active' | 'deleted'): Promise<number> {
-  return (await b.metrics.discoveredSessions.get()).values.find((v) => v.labels.status === status)?.value ?? 0;
+  return b.metrics.discoveredSessions.get({ status }) ?? 0;
 }
 
 /** A bridge whose log lines are kept (JSON objects), for the messages an operator reads. */

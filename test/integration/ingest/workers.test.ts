@@ -12,7 +12,7 @@ let h: Harness;
 afterEach(async () => h?.close());
 
 const counter = async (bridge: Awaited<ReturnType<Harness['startBridge']>>, name: string): Promise<number> => {
-  const text = await bridge.metrics.registry.getSingleMetricAsString(name);
+  const text = await bridge.metrics.registry.metricText(name);
   return Number(/ (\d+)$/m.exec(text)?.[1] ?? NaN);
 };
 

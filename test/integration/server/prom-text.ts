@@ -1,7 +1,8 @@
 // A strict parser for the Prometheus text exposition format (version 0.0.4), written for the tests:
-// prom-client can only produce the format, not read it. It throws on anything a Prometheus server
-// would refuse — a malformed line, a sample without a declared family, a family declared twice or
-// split into pieces, a histogram whose buckets do not add up — and returns the families otherwise.
+// the bridge's registry (src/observe/prom-registry.ts) only writes the format. It throws on anything
+// a Prometheus server would refuse — a malformed line, a sample without a declared family, a family
+// declared twice or split into pieces, a histogram whose buckets do not add up — and returns the
+// families otherwise.
 
 export interface Sample {
   name: string;
@@ -17,9 +18,10 @@ export interface Family {
 }
 
 const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
-const HELP_RE = new RegExp(`^# HELP (${NAME}) (.*)$`);
+// Lines are split at \n alone: a \r (or U+2028) in a help text or label value is no line end (`s`).
+const HELP_RE = new RegExp(`^# HELP (${NAME}) (.*)$`, 's');
 const TYPE_RE = new RegExp(`^# TYPE (${NAME}) (counter|gauge|histogram|summary|untyped)$`);
-const SAMPLE_RE = new RegExp(`^(${NAME})(?:\\{(.*)\\})? (\\S+)(?: (-?\\d+))?$`);
+const SAMPLE_RE = new RegExp(`^(${NAME})(?:\\{(.*)\\})? (\\S+)(?: (-?\\d+))?$`, 's');
 const LABEL_RE = /\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\[\\"n])*)"\s*(,|$)/y;
 
 /** Suffixes a sample of a family of each type may carry. */
@@ -87,8 +89,7 @@ function parseLabels(text: string, where: string): Record<string, string> {
 }
 
 function parseValue(text: string, where: string): number {
-  // Prometheus reads values with Go's strconv.ParseFloat, which matches NaN and Inf in any case;
-  // prom-client writes "Nan" (e.g. the event-loop lag mean before the first sample).
+  // Prometheus reads values with Go's strconv.ParseFloat, which matches NaN and Inf in any case.
   const special = text.toLowerCase();
   if (special === 'nan') return NaN;
   if (special === '+inf' || special === 'inf') return Infinity;

@@ -137,7 +137,7 @@ describe('Delivery', () => {
     expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 8, 9, 10]);
     expect(calls.at(-1)).not.toContain(7);
     expect(calls.some((c) => c.length === 1 && c[0] === 7)).toBe(true);
-    expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 1/);
+    expect(await metrics.registry.metricText('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 1/);
   });
 
   it('400 for every request drops nothing: every record stays spooled until the collector accepts again', async () => {
@@ -148,14 +148,14 @@ describe('Delivery', () => {
     expect(spool.idle).toBe(false);
     expect(spool.spooled.records).toBe(10);
     expect(delivery.refusing).toEqual({ status: 400, message: 'HTTP 400: wrong tenant' });
-    expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 0/);
-    expect(await metrics.registry.getSingleMetricAsString('bridge_export_refusing')).toMatch(/bridge_export_refusing 1/);
+    expect(await metrics.registry.metricText('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 0/);
+    expect(await metrics.registry.metricText('bridge_export_refusing')).toMatch(/bridge_export_refusing 1/);
     refuse = false;
     await until(() => spool.idle);
     await delivery.stop();
     expect(delivery.refusing).toBeUndefined();
     expect(delivery.deliveredTotal).toBe(10);
-    expect(await metrics.registry.getSingleMetricAsString('bridge_export_refusing')).toMatch(/bridge_export_refusing 0/);
+    expect(await metrics.registry.metricText('bridge_export_refusing')).toMatch(/bridge_export_refusing 0/);
   });
 
   it('a record refused alone, with no neighbour in its request, is dropped once the collector accepts the request without it', async () => {
@@ -165,7 +165,7 @@ describe('Delivery', () => {
     await until(() => spool.idle);
     await delivery.stop();
     expect(delivery.deliveredTotal).toBe(4);
-    expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 1/);
+    expect(await metrics.registry.metricText('bridge_events_rejected_total')).toMatch(/reason="invalid"\} 1/);
   });
 
   it('honours Retry-After, and counts failures by status', async () => {
@@ -177,7 +177,7 @@ describe('Delivery', () => {
     await delivery.stop();
     expect(calls).toHaveLength(2);
     expect(waited).toBeGreaterThanOrEqual(290);
-    expect(await metrics.registry.getSingleMetricAsString('bridge_export_requests_total')).toMatch(/outcome="http_503"\} 1/);
+    expect(await metrics.registry.metricText('bridge_export_requests_total')).toMatch(/outcome="http_503"\} 1/);
   });
 
   it('new data does not cut a backoff short', async () => {
@@ -211,7 +211,7 @@ describe('Delivery', () => {
     delivery.start();
     await until(() => spool.idle);
     await delivery.stop();
-    expect(await metrics.registry.getSingleMetricAsString('bridge_events_rejected_total')).toMatch(/reason="partial_success"\} 2/);
+    expect(await metrics.registry.metricText('bridge_events_rejected_total')).toMatch(/reason="partial_success"\} 2/);
     expect(delivery.deliveredTotal).toBe(2);
   });
 });

@@ -12,13 +12,12 @@ import type { Fact } from '../../../src/vocabulary/facts.js';
 /** Every series of the bridge's own counters and histograms, as `name{labels} value` lines. */
 async function series(m: BridgeMetrics): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  for (const metric of await m.registry.getMetricsAsJSON()) {
-    if (!metric.name.startsWith('bridge_') || String(metric.type) === 'gauge') continue;
-    for (const v of metric.values) {
-      const name = (v as { metricName?: string }).metricName ?? metric.name;
+  for (const family of await m.registry.collect()) {
+    if (!family.name.startsWith('bridge_') || family.type === 'gauge') continue;
+    for (const { name, labels: l, value } of family.samples) {
       if (name.endsWith('_bucket') || name.endsWith('_sum')) continue;
-      const labels = Object.entries(v.labels).filter(([k]) => k !== 'le').map(([k, x]) => `${k}="${x}"`).join(',');
-      out.set(labels ? `${name}{${labels}}` : name, v.value);
+      const labels = Object.entries(l).map(([k, x]) => `${k}="${x}"`).join(',');
+      out.set(labels ? `${name}{${labels}}` : name, value);
     }
   }
   return out;
