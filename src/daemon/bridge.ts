@@ -173,6 +173,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     spool: spoolFigures,
     pendingRecords: () => spool.pendingCount,
     sessionsByState: () => supervisor.sessionsByState(),
+    heldBytes: () => ({ ...spool.heldBytes, sending: delivery.inFlightBytes }),
   });
   delivery.start();
   try {

@@ -30,6 +30,7 @@ export const LABEL_VALUES = {
   handoverKind: ['claimed', 'handed_over', 'lost'],
   discoveryOutcome: DISCOVERY_OUTCOMES,
   discoveredStatus: ['active', 'deleted'],
+  heldStage: ['pending', 'ready', 'sending'],
 } as const;
 
 /** Category label value: the catalogue's categories, anything else folded into "other". */
@@ -43,6 +44,8 @@ export interface GaugeSources {
   pendingRecords(): number;
   /** Sessions this replica owns in the shared store; absent with the embedded store. */
   ownedSessions?(): number;
+  /** Bytes of records held in memory, by stage (what the memory budget counts besides RSS). */
+  heldBytes?(): { pending: number; ready: number; sending: number };
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityBytes?: number } = {}) {
@@ -95,6 +98,13 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
         if (!sources) return;
         const counts = sources.sessionsByState();
         for (const state of new Set([...LABEL_VALUES.sessionState, ...Object.keys(counts)])) this.set({ state }, counts[state] ?? 0);
+      },
+    }),
+    heldBytes: registry.gauge({
+      name: 'bridge_memory_held_bytes', help: 'Bytes of records held in memory, by stage: pending (read, not yet committed), ready (committed, waiting for delivery in memory), sending (in export requests).', labelNames: ['stage'],
+      collect() {
+        const h = sources?.heldBytes?.() ?? { pending: 0, ready: 0, sending: 0 };
+        for (const stage of LABEL_VALUES.heldStage) this.set({ stage }, h[stage]);
       },
     }),
     ownedSessions: registry.gauge({ name: 'bridge_owned_sessions', help: 'Sessions this replica owns in the shared store (0 with the embedded store).', collect() { if (sources?.ownedSessions) this.set(sources.ownedSessions()); } }),

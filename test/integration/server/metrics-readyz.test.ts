@@ -50,7 +50,7 @@ describe('/metrics', () => {
       ['bridge_reconnects_total', 'counter'], ['bridge_export_requests_total', 'counter'],
       ['bridge_export_duration_seconds', 'histogram'], ['bridge_spool_records', 'gauge'],
       ['bridge_spool_bytes', 'gauge'], ['bridge_oldest_undelivered_age_seconds', 'gauge'],
-      ['bridge_sessions', 'gauge'], ['bridge_config_reloads_total', 'counter'],
+      ['bridge_sessions', 'gauge'], ['bridge_config_reloads_total', 'counter'], ['bridge_memory_held_bytes', 'gauge'],
       ['process_resident_memory_bytes', 'gauge'], ['nodejs_eventloop_lag_seconds', 'gauge'],
     ] as const) {
       expect(before.get(name)?.type, name).toBe(type);
@@ -112,6 +112,10 @@ describe('/healthz and /readyz', () => {
     const m = await scrape();
     expect(value(m, 'bridge_spool_records')).toBe(25);
     expect(value(m, 'bridge_spool_bytes')).toBeGreaterThan(0);
+    // Undelivered records are held in memory too (waiting in the ready queue, or in the request being retried).
+    const held = (x: typeof m): number => ['pending', 'ready', 'sending'].reduce((n, stage) => n + value(x, 'bridge_memory_held_bytes', { stage }), 0);
+    expect(value(m, 'bridge_memory_held_bytes', { stage: 'ready' }) + value(m, 'bridge_memory_held_bytes', { stage: 'sending' })).toBeGreaterThan(0);
+    expect(held(m)).toBeLessThanOrEqual(value(m, 'bridge_spool_bytes'));
     // The age is now − the oldest undelivered event's ts (taken around the scrape; 1 ms for rounding),
     // at least the half second between the bursts, and it grows while the collector stays down.
     const [from1, age1, to1] = await ageBetween();
@@ -134,7 +138,9 @@ describe('/healthz and /readyz', () => {
       return !r.body.exporter.failing && r.body.spool.records === 0 ? r : undefined;
     }, 'exporter recovered');
     expect(back.status).toBe(200);
-    // Everything delivered: nothing is undelivered, so no age.
-    expect(value(await scrape(), 'bridge_oldest_undelivered_age_seconds')).toBe(0);
+    // Everything delivered: nothing is undelivered, so no age, and nothing held.
+    const drained = await scrape();
+    expect(value(drained, 'bridge_oldest_undelivered_age_seconds')).toBe(0);
+    for (const stage of ['pending', 'ready', 'sending']) expect(value(drained, 'bridge_memory_held_bytes', { stage }), stage).toBe(0);
   });
 });
