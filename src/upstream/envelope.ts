@@ -75,6 +75,11 @@ export function parseEnvelope(text: string): EnvelopeResult {
     const lifted = liftPng(text);
     if (lifted !== undefined) return lifted;
   }
+  return parseWholeEnvelope(text);
+}
+
+/** The whole text through JSON.parse: what parseEnvelope gives for every frame, lifted or not. */
+export function parseWholeEnvelope(text: string): EnvelopeResult {
   let value: unknown;
   try {
     value = JSON.parse(text);

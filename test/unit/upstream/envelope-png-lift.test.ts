@@ -3,20 +3,12 @@
 // an ordinary screenshot frame the lift must actually happen (the parser never sees the base64).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LIFT_PNG_ABOVE_CHARS, parseEnvelope, validateEnvelope, type EnvelopeResult } from '../../../src/upstream/envelope.js';
+import { LIFT_PNG_ABOVE_CHARS, parseEnvelope, parseWholeEnvelope, type EnvelopeResult } from '../../../src/upstream/envelope.js';
 
 const PNG = 'iVBORw0KGgo' + 'QUJD+/0x'.repeat(LIFT_PNG_ABOVE_CHARS / 8 + 10) + '==';
 
 /** What parsing the whole text gives: the reference. */
-function whole(text: string): EnvelopeResult {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'data is not valid JSON' };
-  }
-  return validateEnvelope(value);
-}
+const whole = (text: string): EnvelopeResult => parseWholeEnvelope(text);
 
 function frame(event: Record<string, unknown>): string {
   return JSON.stringify({ seq: 7, event: { ts: 1_700_000_000_000_000, category: 'system', source: { kind: 'cdp' }, ...event } });
