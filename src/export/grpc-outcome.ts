@@ -7,7 +7,7 @@
 import { retryInfoDelayMs } from '../wire/retry-info.js';
 import type { ExportOutcome } from './otlp-transport.js';
 
-/** The gRPC status codes by number (grpc/doc/statuscodes.md), for messages and metric labels. */
+/** The gRPC status codes by number (as the gRPC project's list of status codes numbers them), for messages and metric labels. */
 const CODE_NAMES = [
   'OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS',
   'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE',

@@ -32,6 +32,7 @@ import { describeApiError } from '../upstream/api-error.js';
 import { yieldIfDue } from '../util/fair-share.js';
 import { backoffDelay } from '../util/backoff.js';
 import { createFrameDecoder, type Frame } from './frame-decoder.js';
+import { IdleWatchdog } from './idle-watchdog.js';
 import type { SequencedStream, StreamItem } from './sequenced-stream.js';
 import { networkMessage } from '../util/network-message.js';
 
@@ -261,22 +262,10 @@ export class Subscriber {
       why = 'frame_too_large';
       ac.abort();
     });
-    // The watchdog is not moved by every chunk (a timer refresh per read was a measurable share of
-    // a live stream's cost): a chunk notes the time, and the timer, when it fires, waits again for
-    // whatever is left of the idle time since the last byte.
-    const idleMs = this.opts.idleTimeoutMs;
-    let lastByteAt = performance.now();
-    const onIdle = (): void => {
-      const left = idleMs - (performance.now() - lastByteAt);
-      if (left > 0) {
-        watchdog = setTimeout(onIdle, left);
-        return;
-      }
+    const watchdog = new IdleWatchdog(this.opts.idleTimeoutMs, () => {
       why = 'idle';
       ac.abort();
-    };
-    // A hold clears the timer and arms a new one when it ends.
-    let watchdog = setTimeout(onIdle, idleMs);
+    });
     this.setState('streaming');
     this.stream.newConnection();
     this.sink.report({ type: 'connected' });
@@ -296,7 +285,7 @@ export class Subscriber {
         body.off('data', onData);
         stopWatching();
         this.stream.connectionEnded(clean);
-        clearTimeout(watchdog);
+        watchdog.stop();
         discard(body);
         resolve(outcome);
       };
@@ -309,7 +298,7 @@ export class Subscriber {
       const hold = (wait: Promise<void>, then: () => void, long: boolean): void => {
         if (this.stopped) return stopped();
         body.pause();
-        if (long) clearTimeout(watchdog);
+        if (long) watchdog.pause();
         /** Ends this hold; false when it was over already (released by stop(), or it failed). */
         const end = (): boolean => {
           if (this.releaseHold !== release) return false;
@@ -322,10 +311,7 @@ export class Subscriber {
           const ended = endedDuringHold;
           endedDuringHold = undefined;
           if (ended) return ended();
-          if (long) {
-            lastByteAt = performance.now();
-            watchdog = setTimeout(onIdle, idleMs);
-          }
+          if (long) watchdog.resume();
           then();
         };
         this.releaseHold = release;
@@ -338,7 +324,7 @@ export class Subscriber {
       const onData = (chunk: Buffer): void => {
         // A paused body emits nothing: no chunk arrives while a hold is pending.
         try {
-          lastByteAt = performance.now();
+          watchdog.touch();
           decoder.feed(chunk, frames);
           if (frames.length > 0) {
             this.attempt = 0;

@@ -19,7 +19,7 @@ const FORBIDDEN: ReadonlyArray<[RegExp, string]> = [
   [new RegExp('\\b' + 'DESIGN' + '\\.md\\b'), 'DESIGN' + '.md'],
   [new RegExp('\\b' + 'CONVENTIONS' + '\\b'), 'CONVENTIONS' + '.md'],
   [new RegExp('\\.\\./' + 'shared'), '../' + 'shared'],
-  [new RegExp('browser-session-' + 'service\\.md'), 'browser-session-' + 'service.md'],
+  [new RegExp('browser-session-' + 'service' + '\\.' + 'md'), 'browser-session-' + 'service' + '.' + 'md'],
 ];
 
 const SCANNED_DIRS = ['src', 'test', 'bench', 'docs', 'config'];
