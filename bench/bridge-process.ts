@@ -27,7 +27,10 @@ export class BridgeProcess {
   /** The bridge's HTTP surface (health, metrics), on, as a deployment has it. */
   readonly url: string;
 
-  private constructor(private readonly child: ChildProcess, port: number) {
+  private constructor(
+    private readonly child: ChildProcess,
+    port: number,
+  ) {
     this.timer = setInterval(() => this.sample(), 100);
     this.url = `http://127.0.0.1:${port}`;
   }
@@ -41,8 +44,13 @@ export class BridgeProcess {
     const child = spawn(process.execPath, [...flags, ...scriptArgs('src/cli/main.ts'), 'run'], {
       env: {
         ...process.env,
-        BROWSER_API_URL: o.simUrl, BROWSER_API_KEY: 'sim-key', BRIDGE_SESSIONS: o.sessions.join(','), BRIDGE_STATE_DIR: stateDir,
-        BRIDGE_LISTEN: `127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_ENDPOINT: o.sinkUrl, LOG_LEVEL: 'warn',
+        BROWSER_API_URL: o.simUrl,
+        BROWSER_API_KEY: 'sim-key',
+        BRIDGE_SESSIONS: o.sessions.join(','),
+        BRIDGE_STATE_DIR: stateDir,
+        BRIDGE_LISTEN: `127.0.0.1:${port}`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: o.sinkUrl,
+        LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

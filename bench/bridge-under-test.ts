@@ -35,12 +35,18 @@ export class BridgeUnderTest {
 
   static async start(o: BridgeUnderTestOptions): Promise<BridgeUnderTest> {
     const stateDir = mkdtempSync(join(o.tmpRoot, 'state-'));
-    const config = buildConfig({ sessions: o.sessions, exporter: { protocol: o.protocol } }, {
-      BROWSER_API_URL: o.simUrl, BROWSER_API_KEY: 'sim-key', BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off',
-      OTEL_EXPORTER_OTLP_ENDPOINT: o.sinkUrl,
-      // The bridge's own default (auto) unless the bench is asked to compare: BRIDGE_WORKERS=0 npm run bench.
-      ...(process.env.BRIDGE_WORKERS !== undefined ? { BRIDGE_WORKERS: process.env.BRIDGE_WORKERS } : {}),
-    });
+    const config = buildConfig(
+      { sessions: o.sessions, exporter: { protocol: o.protocol } },
+      {
+        BROWSER_API_URL: o.simUrl,
+        BROWSER_API_KEY: 'sim-key',
+        BRIDGE_STATE_DIR: stateDir,
+        BRIDGE_LISTEN: 'off',
+        OTEL_EXPORTER_OTLP_ENDPOINT: o.sinkUrl,
+        // The bridge's own default (auto) unless the bench is asked to compare: BRIDGE_WORKERS=0 npm run bench.
+        ...(process.env.BRIDGE_WORKERS !== undefined ? { BRIDGE_WORKERS: process.env.BRIDGE_WORKERS } : {}),
+      },
+    );
     const bridge = await startBridge(config, silentLogger());
     return new BridgeUnderTest(bridge, stateDir);
   }

@@ -20,7 +20,13 @@ function fail(message: string): never {
 let args;
 try {
   ({ values: args } = parseArgs({
-    options: { url: { type: 'string' }, sessions: { type: 'string' }, events: { type: 'string' }, key: { type: 'string' }, 'timeout-s': { type: 'string' } },
+    options: {
+      url: { type: 'string' },
+      sessions: { type: 'string' },
+      events: { type: 'string' },
+      key: { type: 'string' },
+      'timeout-s': { type: 'string' },
+    },
     strict: true,
   }));
 } catch (err) {
@@ -40,7 +46,12 @@ let bytes = 0;
 async function readSession(id: string): Promise<void> {
   const abort = new AbortController();
   const res = await fetch(`${base}/browsers/${encodeURIComponent(id)}/telemetry/stream?replay=all`, {
-    headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', 'cache-control': 'no-cache', 'user-agent': 'bench-ceiling' },
+    headers: {
+      authorization: `Bearer ${key}`,
+      accept: 'text/event-stream',
+      'cache-control': 'no-cache',
+      'user-agent': 'bench-ceiling',
+    },
     signal: abort.signal,
   });
   if (res.status !== 200 || !res.body) fail(`session ${id}: HTTP ${res.status}`);
@@ -54,7 +65,8 @@ async function readSession(id: string): Promise<void> {
   const decoder = new TextDecoder();
   const reader = res.body.getReader();
   while (read < perSession) {
-    const { done, value } = await reader.read();
+    const { done, value } = (await reader.read()) as
+      { done: true; value?: undefined } | { done: false; value: Uint8Array };
     if (done) fail(`session ${id}: stream ended after ${read} of ${perSession} events`);
     bytes += value.byteLength;
     parser.feed(decoder.decode(value, { stream: true }));
@@ -65,10 +77,17 @@ async function readSession(id: string): Promise<void> {
   await reader.cancel().catch(() => {});
 }
 
-const timer = setTimeout(() => fail(`not all events read within ${timeoutS} s (${events} of ${perSession * sessions.length})`), timeoutS * 1000);
+const timer = setTimeout(
+  () => fail(`not all events read within ${timeoutS} s (${events} of ${perSession * sessions.length})`),
+  timeoutS * 1000,
+);
 const t0 = performance.now();
-await Promise.all(sessions.map(readSession)).catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));
+await Promise.all(sessions.map(readSession)).catch((err: unknown) =>
+  fail(err instanceof Error ? err.message : String(err)),
+);
 const seconds = (performance.now() - t0) / 1000;
 clearTimeout(timer);
-process.stdout.write(JSON.stringify({ events, bytes, seconds: +seconds.toFixed(3), eventsPerSecond: Math.round(events / seconds) }) + '\n');
+process.stdout.write(
+  JSON.stringify({ events, bytes, seconds: +seconds.toFixed(3), eventsPerSecond: Math.round(events / seconds) }) + '\n',
+);
 process.exit(0);

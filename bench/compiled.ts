@@ -21,7 +21,9 @@ export const RUNNING_COMPILED = import.meta.filename.endsWith('.js');
 const TREE = resolve(import.meta.dirname, '..');
 
 /** The repository (the compiled copy lives inside it, so packages resolve from node_modules). */
-export const REPO = TREE.includes(`${sep}${BUILD_DIR}${sep}`) ? TREE.slice(0, TREE.indexOf(`${sep}${BUILD_DIR}${sep}`)) : TREE;
+export const REPO = TREE.includes(`${sep}${BUILD_DIR}${sep}`)
+  ? TREE.slice(0, TREE.indexOf(`${sep}${BUILD_DIR}${sep}`))
+  : TREE;
 
 /** Node arguments that run `script` (a repository path such as 'bench/sink.ts') the way this process runs. */
 export function scriptArgs(script: string): string[] {
@@ -34,7 +36,10 @@ export function compileBench(): string {
   rmSync(out, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   try {
-    execFileSync(process.execPath, [tsc, '-p', join(REPO, 'tsconfig.bench.json'), '--outDir', out], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync(process.execPath, [tsc, '-p', join(REPO, 'tsconfig.bench.json'), '--outDir', out], {
+      cwd: REPO,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
   } catch (err) {
     // What tsc emitted before it failed is no use to anyone.
     removeBuild(out);

@@ -31,7 +31,10 @@ const reps = Number(args.reps ?? '3');
 const budgetMs = Number(args.ms ?? '200');
 
 const DECODERS: Record<string, { label: string; make: () => FrameDecoder }> = {
-  old: { label: 'old (TextDecoder + eventsource-parser)', make: () => createReferenceFrameDecoder(() => {}, { settleHeldCR: false }) },
+  old: {
+    label: 'old (TextDecoder + eventsource-parser)',
+    make: () => createReferenceFrameDecoder(() => {}, { settleHeldCR: false }),
+  },
   new: { label: 'new (bytes)', make: () => createFrameDecoder(() => {}) },
 };
 
@@ -52,11 +55,23 @@ function shapes(): Shape[] {
         ts: 1_700_000_000_000_000 + seq * 1000,
         type: 'console_log',
         category: 'console',
-        source: { kind: 'cdp', event: 'Runtime.consoleAPICalled', metadata: { telemetry_session_id: 'b7c9e0f2-5d1a-4c3b-9e8f-0a1b2c3d4e5f', target_id: 'E3F1A2B4C5D6' } },
-        data: { level: 'log', text, url: 'https://shop.example.com/checkout/assets/app.3f9c2a.js', line: 1234, column: 56 },
+        source: {
+          kind: 'cdp',
+          event: 'Runtime.consoleAPICalled',
+          metadata: { telemetry_session_id: 'b7c9e0f2-5d1a-4c3b-9e8f-0a1b2c3d4e5f', target_id: 'E3F1A2B4C5D6' },
+        },
+        data: {
+          level: 'log',
+          text,
+          url: 'https://shop.example.com/checkout/assets/app.3f9c2a.js',
+          line: 1234,
+          column: 56,
+        },
       },
     });
-  const one = Array.from({ length: 2000 }, (_, i) => frameText(i + 1, consoleLog(i + 1, `[checkout] step ${i} ok: `.padEnd(720, 'cart=3 items total=129.90 EUR; '))));
+  const one = Array.from({ length: 2000 }, (_, i) =>
+    frameText(i + 1, consoleLog(i + 1, `[checkout] step ${i} ok: `.padEnd(720, 'cart=3 items total=129.90 EUR; '))),
+  );
   const factory = new EventFactory(createRng(7), 'bench', CAPTURE_ALL);
   const mix: string[] = [];
   for (let seq = 1; mix.length < 4000; seq++) {
@@ -66,9 +81,23 @@ function shapes(): Shape[] {
   const ten = Array.from({ length: 200 }, (_, j) => one.slice(j * 10, j * 10 + 10).join(''));
   const png = Buffer.from(new Uint8Array(727_000).map((_, i) => (i * 2654435761) >>> 24)).toString('base64');
   const screenshot = Array.from({ length: 8 }, (_, i) =>
-    frameText(i + 1, JSON.stringify({ seq: i + 1, event: { ts: 1, type: 'monitor_screenshot', category: 'monitor', source: { kind: 'monitor' }, data: { format: 'png', width: 1280, height: 720, png } } })),
+    frameText(
+      i + 1,
+      JSON.stringify({
+        seq: i + 1,
+        event: {
+          ts: 1,
+          type: 'monitor_screenshot',
+          category: 'monitor',
+          source: { kind: 'monitor' },
+          data: { format: 'png', width: 1280, height: 720, png },
+        },
+      }),
+    ),
   );
-  const unicode = Array.from({ length: 2000 }, (_, i) => frameText(i + 1, consoleLog(i + 1, `Zahlung bestätigt — 注文 ${i} 完了 ✅ `.repeat(18))));
+  const unicode = Array.from({ length: 2000 }, (_, i) =>
+    frameText(i + 1, consoleLog(i + 1, `Zahlung bestätigt — 注文 ${i} 完了 ✅ `.repeat(18))),
+  );
 
   const make = (name: string, texts: string[], size = Infinity): Shape => {
     const chunks: Buffer[] = [];
@@ -81,7 +110,8 @@ function shapes(): Shape[] {
     }
     return { name, chunks, frames: texts.reduce((n, t) => n + t.split('\n\n').length - 1, 0), bytes };
   };
-  const kb = (texts: string[]): string => (texts.reduce((n, t) => n + Buffer.byteLength(t), 0) / texts.length / 1000).toFixed(1);
+  const kb = (texts: string[]): string =>
+    (texts.reduce((n, t) => n + Buffer.byteLength(t), 0) / texts.length / 1000).toFixed(1);
   return [
     make(`1 frame (~${kb(one)} KB, ASCII) per chunk`, one),
     make(`simulator mix (~${kb(mix)} KB avg), 1 frame per chunk`, mix),
@@ -103,7 +133,7 @@ function child(which: string): void {
     let passes = 0;
     const t0 = process.hrtime.bigint();
     const until = t0 + BigInt(budgetMs) * 1_000_000n;
-    let now = t0;
+    let now: bigint;
     do {
       const d = make();
       for (const c of s.chunks) {
@@ -136,26 +166,37 @@ function main(): void {
       d.end(out);
       return out;
     });
-    if (a!.length !== s.frames || JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`the decoders disagree on ${s.name}`);
+    if (a!.length !== s.frames || JSON.stringify(a) !== JSON.stringify(b))
+      throw new Error(`the decoders disagree on ${s.name}`);
   }
   const ns: Record<string, number[][]> = { old: all.map(() => []), new: all.map(() => []) };
   for (let r = 0; r < rounds; r++) {
     for (const which of Object.keys(DECODERS)) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--child', which, '--reps', String(reps), '--ms', String(budgetMs)], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        encoding: 'utf8',
-      });
+      const run = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', import.meta.filename, '--child', which, '--reps', String(reps), '--ms', String(budgetMs)],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+          encoding: 'utf8',
+        },
+      );
       if (run.status !== 0) throw new Error(`the ${which} decoder's process failed`);
       (JSON.parse(run.stdout) as number[][]).forEach((times, i) => ns[which]![i]!.push(...times));
     }
   }
   const median = (v: number[]): number => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)]!;
-  console.log(`node ${process.version}; ${rounds} rounds × ${reps} timings of ~${budgetMs} ms per decoder and shape, median`);
+  console.log(
+    `node ${process.version}; ${rounds} rounds × ${reps} timings of ~${budgetMs} ms per decoder and shape, median`,
+  );
   all.forEach((s, i) => {
-    console.log(`\n${s.name}: ${s.frames} frames, ${(s.bytes / 1e6).toFixed(2)} MB in ${s.chunks.length} chunks per pass`);
+    console.log(
+      `\n${s.name}: ${s.frames} frames, ${(s.bytes / 1e6).toFixed(2)} MB in ${s.chunks.length} chunks per pass`,
+    );
     for (const [which, { label }] of Object.entries(DECODERS)) {
       const m = median(ns[which]![i]!);
-      console.log(`  ${label.padEnd(40)} ${(m / s.frames).toFixed(0).padStart(9)} ns/frame ${((s.bytes / m) * 1e3).toFixed(0).padStart(6)} MB/s`);
+      console.log(
+        `  ${label.padEnd(40)} ${(m / s.frames).toFixed(0).padStart(9)} ns/frame ${((s.bytes / m) * 1e3).toFixed(0).padStart(6)} MB/s`,
+      );
     }
   });
 }

@@ -20,7 +20,12 @@ export interface LiveSetup {
  * `bufferEvents` must hold everything a session produces in the run: an event evicted before the
  * bridge read it would be a gap, i.e. missing.
  */
-export async function startLive(ctx: ScenarioContext, sessions: number, bufferEvents: number, kind: SessionKind = BENCH_SESSION): Promise<LiveSetup> {
+export async function startLive(
+  ctx: ScenarioContext,
+  sessions: number,
+  bufferEvents: number,
+  kind: SessionKind = BENCH_SESSION,
+): Promise<LiveSetup> {
   const peers: Peer[] = [];
   let bridge: BridgeUnderTest | undefined;
   const stop = async (): Promise<void> => {
@@ -28,14 +33,28 @@ export async function startLive(ctx: ScenarioContext, sessions: number, bufferEv
     for (const p of peers.reverse()) await p.stop();
   };
   try {
-    const sim = await startPeer('src/devkit/simulator/main.ts', formatPeerArgs({ port: 0, buffer: bufferEvents, 'keepalive-ms': 15_000 }));
+    const sim = await startPeer(
+      'src/devkit/simulator/main.ts',
+      formatPeerArgs({ port: 0, buffer: bufferEvents, 'keepalive-ms': 15_000 }),
+    );
     peers.push(sim);
     const sink = await startPeer('bench/sink.ts');
     peers.push(sink);
     const ids = Array.from({ length: sessions }, (_, i) => `live-${i}`);
-    for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => simControl(sim.url, `/sessions/${id}`, kind)));
-    bridge = await BridgeUnderTest.start({ simUrl: sim.url, sinkUrl: sink.url, sessions: ids, protocol: 'http/protobuf', tmpRoot: ctx.tmpRoot });
-    const connected = await until(async () => (await simGet<{ activeStreams: number }>(sim.url, '/stats')).activeStreams >= sessions, 120_000, 250);
+    for (let i = 0; i < ids.length; i += 50)
+      await Promise.all(ids.slice(i, i + 50).map((id) => simControl(sim.url, `/sessions/${id}`, kind)));
+    bridge = await BridgeUnderTest.start({
+      simUrl: sim.url,
+      sinkUrl: sink.url,
+      sessions: ids,
+      protocol: 'http/protobuf',
+      tmpRoot: ctx.tmpRoot,
+    });
+    const connected = await until(
+      async () => (await simGet<{ activeStreams: number }>(sim.url, '/stats')).activeStreams >= sessions,
+      120_000,
+      250,
+    );
     if (!connected) throw new Error(`the bridge did not open all ${sessions} streams within 120 s`);
     return { sim, sink, bridge, ids, stop };
   } catch (err) {
@@ -49,7 +68,13 @@ export async function startLive(ctx: ScenarioContext, sessions: number, bufferEv
  * total is exact even when this process (the bridge's) is too busy to say stop on time. Resolves
  * once all are produced (→ true) or after `timeoutMs` (→ false).
  */
-export async function produce(simUrl: string, sessions: number, rate: number, count: number, timeoutMs: number): Promise<boolean> {
+export async function produce(
+  simUrl: string,
+  sessions: number,
+  rate: number,
+  count: number,
+  timeoutMs: number,
+): Promise<boolean> {
   await simControl(simUrl, `/produce?rate=${rate}&count=${count}`);
   return until(async () => (await simProduced(simUrl)) >= sessions * count, timeoutMs, 500);
 }

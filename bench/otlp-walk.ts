@@ -53,7 +53,13 @@ function skip(buf: Buffer, pos: number, wt: number, end: number): number {
  * Calls `onMessage(start, end)` for every length-delimited field `wanted` of the message in
  * [pos, end); skips every other field.
  */
-function eachField(buf: Buffer, pos: number, end: number, wanted: number, onMessage: (start: number, end: number) => void): void {
+function eachField(
+  buf: Buffer,
+  pos: number,
+  end: number,
+  wanted: number,
+  onMessage: (start: number, end: number) => void,
+): void {
   while (pos < end) {
     pos = varint(buf, pos);
     const tag = value;

@@ -23,10 +23,13 @@ export interface Peer {
  * (compiled.ts); resolves with its first stdout line.
  */
 export function spawnScript(script: string, args: string[] = []): { child: ChildProcess; firstLine: Promise<string> } {
-  const child = spawn(process.execPath, [...scriptArgs(script), ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...scriptArgs(script), ...args], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   live.add(child);
   child.once('exit', () => live.delete(child));
-  const rl = createInterface({ input: child.stdout! });
+  const rl = createInterface({ input: child.stdout });
   const firstLine = new Promise<string>((res, rej) => {
     rl.once('line', res);
     child.once('exit', (code, signal) => rej(new Error(`${script} exited (${signal ?? code}) before answering`)));
@@ -58,10 +61,11 @@ export async function startPeer(script: string, args: string[] = []): Promise<Pe
 }
 
 async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
-  const send = (): Promise<Response> => fetch(url, {
-    method,
-    ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
-  });
+  const send = (): Promise<Response> =>
+    fetch(url, {
+      method,
+      ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+    });
   // A GET (stats, counts) is asked again once when the connection failed: a kept-alive socket the
   // peer closes just as a request goes out on it fails the request, and the benchmark polls its
   // peers every 100 ms for minutes. A POST changes something and is not repeated.
@@ -108,8 +112,16 @@ export async function sinkOk(sinkUrl: string): Promise<void> {
  * `ids` (created with `spec`), and a sink: the start of every burst. Both are pushed onto `peers`
  * as they start, so the caller stops them however this ends.
  */
-export async function startWaitingPeers(peers: Peer[], ids: string[], perSession: number, spec: object): Promise<{ sim: Peer; sink: Peer }> {
-  const sim = await startPeer('src/devkit/simulator/main.ts', formatPeerArgs({ port: 0, buffer: perSession + 10, 'keepalive-ms': 15_000 }));
+export async function startWaitingPeers(
+  peers: Peer[],
+  ids: string[],
+  perSession: number,
+  spec: object,
+): Promise<{ sim: Peer; sink: Peer }> {
+  const sim = await startPeer(
+    'src/devkit/simulator/main.ts',
+    formatPeerArgs({ port: 0, buffer: perSession + 10, 'keepalive-ms': 15_000 }),
+  );
   peers.push(sim);
   const sink = await startPeer('bench/sink.ts');
   peers.push(sink);

@@ -41,7 +41,10 @@ function top(map: Map<string, number>, total: number, n: number): Share[] {
 }
 
 /** Self time by function (name, place, line) and by place, the `n` largest of each; idle apart. */
-export function summarise(profile: CpuProfile, n = 20): { busyMs: number; idleMs: number; functions: Share[]; places: Share[] } {
+export function summarise(
+  profile: CpuProfile,
+  n = 20,
+): { busyMs: number; idleMs: number; functions: Share[]; places: Share[] } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
   const fns = new Map<string, number>();
   const places = new Map<string, number>();
@@ -61,11 +64,22 @@ export function summarise(profile: CpuProfile, n = 20): { busyMs: number; idleMs
     fns.set(fn, (fns.get(fn) ?? 0) + us);
     places.set(place, (places.get(place) ?? 0) + us);
   }
-  return { busyMs: Math.round(total / 1000), idleMs: Math.round(idle / 1000), functions: top(fns, total, n), places: top(places, total, n) };
+  return {
+    busyMs: Math.round(total / 1000),
+    idleMs: Math.round(idle / 1000),
+    functions: top(fns, total, n),
+    places: top(places, total, n),
+  };
 }
 
 function format(title: string, rows: Share[]): string {
-  return `${title}\n` + rows.map((r) => `  ${(r.share * 100).toFixed(1).padStart(5)} %  ${String(r.ms).padStart(7)} ms  ${r.name}`).join('\n') + '\n';
+  return (
+    `${title}\n` +
+    rows
+      .map((r) => `  ${(r.share * 100).toFixed(1).padStart(5)} %  ${String(r.ms).padStart(7)} ms  ${r.name}`)
+      .join('\n') +
+    '\n'
+  );
 }
 
 if (import.meta.filename === process.argv[1]) {
@@ -86,6 +100,11 @@ if (import.meta.filename === process.argv[1]) {
       process.exit(1);
     }
     const idleShare = s.idleMs / Math.max(1, s.idleMs + s.busyMs);
-    process.stdout.write(`${file}: ${s.busyMs} ms busy, ${s.idleMs} ms idle (${(idleShare * 100).toFixed(0)} % of the main thread's time); shares are of busy time\n` + format('self time by function', s.functions) + format('self time by file or package', s.places) + '\n');
+    process.stdout.write(
+      `${file}: ${s.busyMs} ms busy, ${s.idleMs} ms idle (${(idleShare * 100).toFixed(0)} % of the main thread's time); shares are of busy time\n` +
+        format('self time by function', s.functions) +
+        format('self time by file or package', s.places) +
+        '\n',
+    );
   }
 }

@@ -15,7 +15,8 @@ export interface ScenarioResult {
   [key: string]: unknown;
 }
 
-const seconds = (ms: number | null | undefined): string => (ms === null || ms === undefined ? '-' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
+const seconds = (ms: number | null | undefined): string =>
+  ms === null || ms === undefined ? '-' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 
 /** A fixed-width table: scenario, events/s, ratio, p50/p99, peak RSS, missing. */
 export function formatTable(results: ScenarioResult[]): string {
@@ -35,5 +36,14 @@ export function formatTable(results: ScenarioResult[]): string {
     ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
-  return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }

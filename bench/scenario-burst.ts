@@ -22,10 +22,28 @@ export interface BurstOptions {
   timeoutS: number;
 }
 
-async function runCeiling(simUrl: string, ids: string[], perSession: number, timeoutS: number): Promise<{ eventsPerSecond: number; bytes: number; events: number }> {
-  const { child, firstLine } = spawnScript('bench/ceiling.ts', ['--url', simUrl, '--sessions', ids.join(','), '--events', String(perSession), '--timeout-s', String(timeoutS)]);
+async function runCeiling(
+  simUrl: string,
+  ids: string[],
+  perSession: number,
+  timeoutS: number,
+): Promise<{ eventsPerSecond: number; bytes: number; events: number }> {
+  const { child, firstLine } = spawnScript('bench/ceiling.ts', [
+    '--url',
+    simUrl,
+    '--sessions',
+    ids.join(','),
+    '--events',
+    String(perSession),
+    '--timeout-s',
+    String(timeoutS),
+  ]);
   try {
-    return JSON.parse(await within(firstLine, (timeoutS + 30) * 1000, 'ceiling reader')) as { eventsPerSecond: number; bytes: number; events: number };
+    return JSON.parse(await within(firstLine, (timeoutS + 30) * 1000, 'ceiling reader')) as {
+      eventsPerSecond: number;
+      bytes: number;
+      events: number;
+    };
   } finally {
     await stopChild(child);
   }
@@ -45,12 +63,19 @@ export async function runBurst(ctx: ScenarioContext, o: BurstOptions): Promise<S
     // simulator's JIT, which the bridge then benefits from as well; the best pass counts, so the
     // ratio is never flattered by a cold ceiling.
     const ceilings = [];
-    for (let i = 0; i < o.ceilingRuns; i++) ceilings.push(await runCeiling(sim.url, ids, o.eventsPerSession, o.timeoutS));
+    for (let i = 0; i < o.ceilingRuns; i++)
+      ceilings.push(await runCeiling(sim.url, ids, o.eventsPerSession, o.timeoutS));
     const ceiling = Math.max(...ceilings.map((c) => c.eventsPerSecond));
 
     const profile = await startCpuProfile();
     const t0 = performance.now();
-    bridge = await BridgeUnderTest.start({ simUrl: sim.url, sinkUrl: sink.url, sessions: ids, protocol: o.protocol, tmpRoot: ctx.tmpRoot });
+    bridge = await BridgeUnderTest.start({
+      simUrl: sim.url,
+      sinkUrl: sink.url,
+      sessions: ids,
+      protocol: o.protocol,
+      tmpRoot: ctx.tmpRoot,
+    });
     // The ceiling's clock starts when its process is up and about to connect; the bridge's, for the
     // ratio, when it is started (store open, worker up, sessions about to connect). What the sink
     // holds by then is left out of both the count and the time. Startup is reported apart, and

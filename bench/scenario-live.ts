@@ -37,7 +37,8 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     }, 500);
     // A simulator that cannot keep the rate (two cores shared with the bridge) takes longer; after
     // twice the nominal time it is stopped and what it produced is what counts.
-    if (!(await produce(sim.url, o.sessions, o.ratePerSession, perSession, 2 * o.seconds * 1000))) await simControl(sim.url, '/produce?rate=0');
+    if (!(await produce(sim.url, o.sessions, o.ratePerSession, perSession, 2 * o.seconds * 1000)))
+      await simControl(sim.url, '/produce?rate=0');
     const t1 = performance.now();
     clearInterval(steadyTimer);
     const produced = await simProduced(sim.url);

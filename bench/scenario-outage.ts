@@ -40,13 +40,21 @@ export async function runOutage(ctx: ScenarioContext, o: OutageOptions): Promise
     const sample = async (): Promise<number[]> => {
       const rss = bridge.rss.sample();
       const spool = await bridge.spoolBytes();
-      const row = [+((performance.now() - t0) / 1000).toFixed(1), mib(rss), spool === null ? -1 : mib(spool), mib(bridge.stateDirBytes()), (await sinkStats(sink.url)).unique];
+      const row = [
+        +((performance.now() - t0) / 1000).toFixed(1),
+        mib(rss),
+        spool === null ? -1 : mib(spool),
+        mib(bridge.stateDirBytes()),
+        (await sinkStats(sink.url)).unique,
+      ];
       series.push(row);
       return row;
     };
     sampling = setInterval(() => void sample().catch(() => {}), o.sampleEverySeconds * 1000);
 
-    const produced$ = produce(sim.url, o.sessions, o.ratePerSession, perSession, 2 * producing * 1000).catch(() => false);
+    const produced$ = produce(sim.url, o.sessions, o.ratePerSession, perSession, 2 * producing * 1000).catch(
+      () => false,
+    );
     await sleep(o.beforeSeconds * 1000);
     const atOutage = await sample();
     const peakBeforeOutage = bridge.rss.peak;

@@ -21,14 +21,28 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
   let bridge: BridgeProcess | undefined;
   try {
     const count = Math.round(o.ratePerSession * o.seconds);
-    const sim = await startPeer('src/devkit/simulator/main.ts', formatPeerArgs({ port: 0, buffer: count + 100, 'keepalive-ms': 15_000 }));
+    const sim = await startPeer(
+      'src/devkit/simulator/main.ts',
+      formatPeerArgs({ port: 0, buffer: count + 100, 'keepalive-ms': 15_000 }),
+    );
     peers.push(sim);
     const sink = await startPeer('bench/sink.ts');
     peers.push(sink);
     await simControl(sim.url, '/sessions/sidecar-1', REALISTIC_SESSION);
-    bridge = await BridgeProcess.start({ simUrl: sim.url, sinkUrl: sink.url, sessions: ['sidecar-1'], tmpRoot: ctx.tmpRoot });
-    if (!(await until(async () => (await simGet<{ activeStreams: number }>(sim.url, '/stats')).activeStreams >= 1, 30_000, 100))) {
-      throw new Error('the bridge did not open the session\'s stream within 30 s');
+    bridge = await BridgeProcess.start({
+      simUrl: sim.url,
+      sinkUrl: sink.url,
+      sessions: ['sidecar-1'],
+      tmpRoot: ctx.tmpRoot,
+    });
+    if (
+      !(await until(
+        async () => (await simGet<{ activeStreams: number }>(sim.url, '/stats')).activeStreams >= 1,
+        30_000,
+        100,
+      ))
+    ) {
+      throw new Error("the bridge did not open the session's stream within 30 s");
     }
     const rssConnected = bridge.sample();
     bridge.markCpu();
@@ -42,10 +56,14 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
     }, 500);
     // As deployed: a kubelet asks /healthz every 10 s, Prometheus scrapes /metrics every 15 s.
     let scrapes = 0;
-    const ask = (path: string): void => void fetch(`${b.url}${path}`).then(async (r) => {
-      await r.text();
-      if (r.ok) scrapes++;
-    }, () => undefined);
+    const ask = (path: string): void =>
+      void fetch(`${b.url}${path}`).then(
+        async (r) => {
+          await r.text();
+          if (r.ok) scrapes++;
+        },
+        () => undefined,
+      );
     const probes = [setInterval(() => ask('/healthz'), 10_000), setInterval(() => ask('/metrics'), 15_000)];
     ask('/metrics');
     await produce(sim.url, 1, o.ratePerSession, count, 2 * o.seconds * 1000);

@@ -56,7 +56,9 @@ export class SinkTally {
     try {
       const raw = /gzip/i.test(contentEncoding) ? gunzipSync(body) : body;
       this.nowNanos = nowMicros() * 1000;
-      this.records += /json/i.test(contentType) ? walkJsonRequest(JSON.parse(raw.toString('utf8')), this.visit) : walkProtobufRequest(raw, this.visit);
+      this.records += /json/i.test(contentType)
+        ? walkJsonRequest(JSON.parse(raw.toString('utf8')), this.visit)
+        : walkProtobufRequest(raw, this.visit);
       this.requests++;
     } catch (err) {
       this.bad++;
@@ -73,8 +75,14 @@ export class SinkTally {
   stats(): SinkStats {
     const cpu = process.cpuUsage();
     return {
-      requests: this.requests, refused: this.refused, bad: this.bad, records: this.records,
-      unique: this.seen.unique, duplicates: this.seen.duplicates, withoutUid: this.withoutUid, bytes: this.bytes,
+      requests: this.requests,
+      refused: this.refused,
+      bad: this.bad,
+      records: this.records,
+      unique: this.seen.unique,
+      duplicates: this.seen.duplicates,
+      withoutUid: this.withoutUid,
+      bytes: this.bytes,
       latency: this.histogram.summary(),
       cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
     };

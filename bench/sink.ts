@@ -21,7 +21,8 @@ function control(req: IncomingMessage, res: ServerResponse, url: URL): void {
   if (req.method === 'GET' && url.pathname === '/_sink/stats') return reply(200, tally.stats());
   if (req.method === 'POST' && url.pathname === '/_sink/fail') {
     const status = Number(url.searchParams.get('status') ?? '503');
-    if (!Number.isInteger(status) || status < 400 || status > 599) return reply(400, { error: 'status must be an HTTP error status (400..599)' });
+    if (!Number.isInteger(status) || status < 400 || status > 599)
+      return reply(400, { error: 'status must be an HTTP error status (400..599)' });
     tally.failStatus = status;
     return reply(200, { failing: status });
   }

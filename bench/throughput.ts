@@ -88,22 +88,53 @@ interface Scenario {
   deadlineS: number;
 }
 
-const outagePhases = { beforeSeconds: positive('outage-before-s', 10), outageSeconds, afterSeconds: positive('outage-after-s', 15) };
+const outagePhases = {
+  beforeSeconds: positive('outage-before-s', 10),
+  outageSeconds,
+  afterSeconds: positive('outage-after-s', 15),
+};
 const SCENARIOS: Record<string, Scenario> = {
   burst: {
-    run: (ctx) => runBurst(ctx, { sessions: 4, eventsPerSession: burstEvents, protocol: 'http/protobuf', ceilingRuns: 2, timeoutS: 240 }),
+    run: (ctx) =>
+      runBurst(ctx, {
+        sessions: 4,
+        eventsPerSession: burstEvents,
+        protocol: 'http/protobuf',
+        ceilingRuns: 2,
+        timeoutS: 240,
+      }),
     deadlineS: 420,
   },
   'burst-json': {
-    run: (ctx) => runBurst(ctx, { sessions: 4, eventsPerSession: Math.ceil(burstEvents / 4), protocol: 'http/json', ceilingRuns: 2, timeoutS: 240 }),
+    run: (ctx) =>
+      runBurst(ctx, {
+        sessions: 4,
+        eventsPerSession: Math.ceil(burstEvents / 4),
+        protocol: 'http/json',
+        ceilingRuns: 2,
+        timeoutS: 240,
+      }),
     deadlineS: 420,
   },
   live: {
-    run: (ctx) => runLive(ctx, { sessions: liveSessions, ratePerSession: 20, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 60 }),
+    run: (ctx) =>
+      runLive(ctx, {
+        sessions: liveSessions,
+        ratePerSession: 20,
+        seconds: liveSeconds,
+        drainTimeoutS: drainTimeoutS ?? 60,
+      }),
     deadlineS: liveSeconds + (drainTimeoutS ?? 60) + 240,
   },
   'live-realistic': {
-    run: (ctx) => runLive(ctx, { sessions: liveSessions, ratePerSession: 20, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 60, kind: REALISTIC_SESSION }),
+    run: (ctx) =>
+      runLive(ctx, {
+        sessions: liveSessions,
+        ratePerSession: 20,
+        seconds: liveSeconds,
+        drainTimeoutS: drainTimeoutS ?? 60,
+        kind: REALISTIC_SESSION,
+      }),
     deadlineS: liveSeconds + (drainTimeoutS ?? 60) + 240,
   },
   sidecar: {
@@ -111,14 +142,22 @@ const SCENARIOS: Record<string, Scenario> = {
     deadlineS: liveSeconds + (drainTimeoutS ?? 30) + 120,
   },
   outage: {
-    run: (ctx) => runOutage(ctx, { sessions: 200, ratePerSession: 20, ...outagePhases, drainTimeoutS: drainTimeoutS ?? 90, sampleEverySeconds: 5 }),
+    run: (ctx) =>
+      runOutage(ctx, {
+        sessions: 200,
+        ratePerSession: 20,
+        ...outagePhases,
+        drainTimeoutS: drainTimeoutS ?? 90,
+        sampleEverySeconds: 5,
+      }),
     deadlineS: outagePhases.beforeSeconds + outageSeconds + outagePhases.afterSeconds + (drainTimeoutS ?? 90) + 240,
   },
   pg: { run: (ctx) => runPg(ctx, { sessions: 4, eventsPerSession: burstEvents, timeoutS: 240 }), deadlineS: 600 },
 };
 
 const names = positionals.length > 0 ? positionals : Object.keys(SCENARIOS);
-for (const name of names) if (!SCENARIOS[name]) fail(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+for (const name of names)
+  if (!SCENARIOS[name]) fail(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
 
 /** An error's first line, with its cause's (fetch's "fetch failed" says nothing without it). */
 const errorText = (err: unknown): string => {
@@ -157,15 +196,21 @@ function spawnOne(name: string): Promise<ScenarioResult> {
   const tmpRoot = mkdtempSync(join(tmpdir(), `bridge-bench-${name}-`));
   // The same flags, rebuilt from what was parsed (a flag's value may look like a scenario name).
   const passOn = Object.entries(flags).flatMap(([k, v]) => (typeof v === 'string' ? [`--${k}`, v] : []));
-  const entry = build !== undefined ? [join(build, 'bench', 'throughput.js')] : ['--import', 'tsx', import.meta.filename];
+  const entry =
+    build !== undefined ? [join(build, 'bench', 'throughput.js')] : ['--import', 'tsx', import.meta.filename];
   const child = spawn(process.execPath, [...entry, name, ...passOn], {
-    env: { ...process.env, BENCH_RUN_ONE: '1', BENCH_TMP: tmpRoot, ...(flags['cpu-prof'] !== undefined ? { BENCH_CPU_PROF: resolve(flags['cpu-prof']) } : {}) },
+    env: {
+      ...process.env,
+      BENCH_RUN_ONE: '1',
+      BENCH_TMP: tmpRoot,
+      ...(flags['cpu-prof'] !== undefined ? { BENCH_CPU_PROF: resolve(flags['cpu-prof']) } : {}),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,
   });
   current = { child, tmpRoot };
   let result: ScenarioResult | undefined;
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     try {
       result = JSON.parse(line) as ScenarioResult;
     } catch {
@@ -186,7 +231,12 @@ function spawnOne(name: string): Promise<ScenarioResult> {
       killGroup(child, 'SIGKILL');
       current = undefined;
       rmSync(tmpRoot, { recursive: true, force: true });
-      resolve(result ?? { scenario: name, error: overran ? `killed after its ${deadlineS} s deadline` : `exited (${signal ?? code}) without a result` });
+      resolve(
+        result ?? {
+          scenario: name,
+          error: overran ? `killed after its ${deadlineS} s deadline` : `exited (${signal ?? code}) without a result`,
+        },
+      );
     });
   });
 }

@@ -3,7 +3,11 @@
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` every `everyMs` until it is true (→ true) or `timeoutMs` passed (→ false). */
-export async function until(check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100): Promise<boolean> {
+export async function until(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     if (await check()) return true;

@@ -4,16 +4,19 @@
 
 export interface Paint {
   readonly enabled: boolean;
-  red(s: string): string;
-  yellow(s: string): string;
-  green(s: string): string;
-  cyan(s: string): string;
-  magenta(s: string): string;
-  dim(s: string): string;
-  bold(s: string): string;
+  red: (s: string) => string;
+  yellow: (s: string) => string;
+  green: (s: string) => string;
+  cyan: (s: string) => string;
+  magenta: (s: string) => string;
+  dim: (s: string) => string;
+  bold: (s: string) => string;
 }
 
-const wrap = (open: number, close: number) => (s: string): string => `\u001b[${open}m${s}\u001b[${close}m`;
+const wrap =
+  (open: number, close: number) =>
+  (s: string): string =>
+    `\u001b[${open}m${s}\u001b[${close}m`;
 
 const ON: Paint = {
   enabled: true,
@@ -27,14 +30,27 @@ const ON: Paint = {
 };
 
 const same = (s: string): string => s;
-const OFF: Paint = { enabled: false, red: same, yellow: same, green: same, cyan: same, magenta: same, dim: same, bold: same };
+const OFF: Paint = {
+  enabled: false,
+  red: same,
+  yellow: same,
+  green: same,
+  cyan: same,
+  magenta: same,
+  dim: same,
+  bold: same,
+};
 
 export function paint(enabled: boolean): Paint {
   return enabled ? ON : OFF;
 }
 
 /** --color / --no-color, else a TTY without NO_COLOR. */
-export function useColor(stream: { isTTY?: boolean }, flags: { color?: boolean; noColor?: boolean }, env: Record<string, string | undefined> = process.env): boolean {
+export function useColor(
+  stream: { isTTY?: boolean },
+  flags: { color?: boolean; noColor?: boolean },
+  env: Record<string, string | undefined> = process.env,
+): boolean {
   if (flags.noColor) return false;
   if (flags.color) return true;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;

@@ -13,7 +13,14 @@ import { configWarnings } from '../config/warnings.js';
 import { paint, useColor } from './ansi.js';
 import { probeSharedStore } from './check-store.js';
 import { displayUrl } from '../mapping/display-url.js';
-import { probeCollector, probeNoRoute, probePool, probeSession, probeStateDir, type ServiceAnswer } from './check-probes.js';
+import {
+  probeCollector,
+  probeNoRoute,
+  probePool,
+  probeSession,
+  probeStateDir,
+  type ServiceAnswer,
+} from './check-probes.js';
 import { answersLikeNoRoute, lacksErrorShape, notTheServiceText, wrongBasePathText } from './service-identity.js';
 import { formatCheckItem, formatChecklistFooter, type CheckItem } from './checklist.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -67,7 +74,9 @@ type Target = { kind: 'session'; id: string } | { kind: 'pool'; ref: string };
 export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, OPTIONS, HELP);
   if (!args) return 0;
-  const p = paint(useColor(process.stdout, { color: args.values.color === true, noColor: args.values['no-color'] === true }));
+  const p = paint(
+    useColor(process.stdout, { color: args.values.color === true, noColor: args.values['no-color'] === true }),
+  );
   const print = (line: string): void => void process.stdout.write(line + '\n');
 
   let config: BridgeConfig;
@@ -80,7 +89,10 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   const pools = [...new Set(config.sessions.map((s) => s.pool).filter((x): x is string => x !== undefined))];
-  const targets: Target[] = [...config.sessions.map((s) => ({ kind: 'session' as const, id: s.id })), ...pools.map((ref) => ({ kind: 'pool' as const, ref }))];
+  const targets: Target[] = [
+    ...config.sessions.map((s) => ({ kind: 'session' as const, id: s.id })),
+    ...pools.map((ref) => ({ kind: 'pool' as const, ref })),
+  ];
   const labels = ['configuration', 'service', 'collector', 'state dir', 'discovery', ...targets.map(label)];
   const width = Math.max(...labels.map((l) => l.length));
   const items: CheckItem[] = [];
@@ -91,14 +103,23 @@ export async function main(argv: string[]): Promise<number> {
 
   const source = config.configPath ? `${config.configPath} + environment` : 'environment';
   const notes = configWarnings(config).map((text) => ({ level: 'warn' as const, text }));
-  emit({ label: 'configuration', status: 'ok', detail: `${source}: ${count(config.sessions.length, 'session')}, ${count(pools.length, 'pool')}`, notes });
+  emit({
+    label: 'configuration',
+    status: 'ok',
+    detail: `${source}: ${count(config.sessions.length, 'session')}, ${count(pools.length, 'pool')}`,
+    notes,
+  });
 
   const client = createUpstreamClient(config, 'check');
   try {
     await checkService(client, config, targets, emit);
     if (config.discovery.enabled) {
       const serviceFailed = items.some((i) => i.label === 'service' && i.status === 'fail');
-      emit(serviceFailed ? { label: 'discovery', status: 'skip', detail: 'skipped: the service check failed' } : await probeDiscovery(client, config.discovery));
+      emit(
+        serviceFailed
+          ? { label: 'discovery', status: 'skip', detail: 'skipped: the service check failed' }
+          : await probeDiscovery(client, config.discovery),
+      );
     }
   } finally {
     await client.close();
@@ -111,7 +132,12 @@ export async function main(argv: string[]): Promise<number> {
   return items.some((i) => i.status === 'fail') ? 1 : 0;
 }
 
-async function checkService(client: UpstreamClient, config: BridgeConfig, targets: Target[], emit: (i: CheckItem) => void): Promise<void> {
+async function checkService(
+  client: UpstreamClient,
+  config: BridgeConfig,
+  targets: Target[],
+  emit: (i: CheckItem) => void,
+): Promise<void> {
   const where = displayUrl(config.upstream.url);
   const first = targets[0];
   // Without a session or pool, authentication is checked with the lookup of a pool that cannot exist:
@@ -124,14 +150,19 @@ async function checkService(client: UpstreamClient, config: BridgeConfig, target
     return;
   }
   if (firstAnswer.kind === 'http' && firstAnswer.status === 401) {
-    emit({ label: 'service', status: 'fail', detail: `${where} rejected the API key: ${firstAnswer.error.code}: ${firstAnswer.error.message} (check BROWSER_API_KEY / BROWSER_API_KEY_FILE)` });
+    emit({
+      label: 'service',
+      status: 'fail',
+      detail: `${where} rejected the API key: ${firstAnswer.error.code}: ${firstAnswer.error.message} (check BROWSER_API_KEY / BROWSER_API_KEY_FILE)`,
+    });
     for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: the API key was rejected' });
     return;
   }
   const route = routeOf(first ?? { kind: 'pool', ref: authRef });
   if (firstAnswer.kind === 'http' && lacksErrorShape(firstAnswer)) {
     emit({ label: 'service', status: 'fail', detail: notTheServiceText(where, route, firstAnswer) });
-    for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: this is not the session service' });
+    for (const t of targets)
+      emit({ label: label(t), status: 'skip', detail: 'skipped: this is not the session service' });
     return;
   }
   if (firstAnswer.kind === 'http' && firstAnswer.status === 404) {
@@ -190,4 +221,3 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
-

@@ -16,7 +16,8 @@ export async function probeGrpcCollector(cfg: ExporterConfig): Promise<CheckItem
   const transport = await createTransport(cfg, `${USER_AGENT} (check)`);
   try {
     const outcome = await transport.send(Buffer.alloc(0), 'application/x-protobuf');
-    if (outcome.kind === 'success') return { label, status: 'ok', detail: `${where} accepted an empty export (OK, ${how})` };
+    if (outcome.kind === 'success')
+      return { label, status: 'ok', detail: `${where} accepted an empty export (OK, ${how})` };
     return { label, status: 'fail', detail: `${where} (${how}): ${outcome.message}; ${grpcHint(outcome, cfg)}` };
   } finally {
     await transport.close();
@@ -31,12 +32,17 @@ function grpcHint(o: Exclude<ExportOutcome, { kind: 'success' }>, cfg: ExporterC
       ? 'the collector refused the credentials in the configured headers (OTEL_EXPORTER_OTLP_HEADERS)'
       : 'the collector wants credentials and none are configured: set them with OTEL_EXPORTER_OTLP_HEADERS';
   }
-  if (o.grpcCode === GRPC.UNIMPLEMENTED) return 'this gRPC server offers no OTLP logs service (is it an OpenTelemetry Collector with an otlp receiver?)';
+  if (o.grpcCode === GRPC.UNIMPLEMENTED)
+    return 'this gRPC server offers no OTLP logs service (is it an OpenTelemetry Collector with an otlp receiver?)';
   if (/ECONNREFUSED/.test(m)) return 'connection refused: nothing listens there (the OTLP/gRPC port is usually 4317)';
-  if (/Protocol error/.test(m)) return 'this port does not speak gRPC (an OTLP/HTTP port? those are usually 4318: use OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf there)';
-  if (/wrong version number/.test(m)) return 'TLS against a plaintext port: write the endpoint with http:// (or set OTEL_EXPORTER_OTLP_INSECURE=true for an endpoint without a scheme)';
-  if (/certificate|CERT_|self.signed/i.test(m)) return "the collector's certificate is not trusted: set OTEL_EXPORTER_OTLP_CERTIFICATE to the CA that signed it";
-  if (/Failed to connect/.test(m) && cfg.url.startsWith('http:')) return 'no plaintext gRPC there: if the collector uses TLS, write the endpoint with https://';
+  if (/Protocol error/.test(m))
+    return 'this port does not speak gRPC (an OTLP/HTTP port? those are usually 4318: use OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf there)';
+  if (/wrong version number/.test(m))
+    return 'TLS against a plaintext port: write the endpoint with http:// (or set OTEL_EXPORTER_OTLP_INSECURE=true for an endpoint without a scheme)';
+  if (/certificate|CERT_|self.signed/i.test(m))
+    return "the collector's certificate is not trusted: set OTEL_EXPORTER_OTLP_CERTIFICATE to the CA that signed it";
+  if (/Failed to connect/.test(m) && cfg.url.startsWith('http:'))
+    return 'no plaintext gRPC there: if the collector uses TLS, write the endpoint with https://';
   if (/Name resolution failed/.test(m)) return 'host not found';
   if (o.grpcCode === GRPC.DEADLINE_EXCEEDED) return `no answer within ${cfg.timeoutMs} ms`;
   return o.kind === 'retryable' ? 'the daemon would retry' : 'the collector refused the request';

@@ -26,7 +26,6 @@ export type ServiceAnswer =
   | { kind: 'http'; status: number; error: ApiErrorBody; item: CheckItem }
   | { kind: 'network'; message: string; item: CheckItem };
 
-
 /** A failed request in words a person reads in a checklist. */
 export function describeNetworkError(err: unknown): string {
   const code = networkCode(err);
@@ -42,7 +41,10 @@ const AUTH_HINT: Record<number, string> = {
 };
 
 function refused(label: string, status: number, error: ApiErrorBody, what: string): CheckItem {
-  const hint = status === 404 ? what : AUTH_HINT[status] ?? (status === 429 ? 'rate limited; try again later' : 'the service failed');
+  const hint =
+    status === 404
+      ? what
+      : (AUTH_HINT[status] ?? (status === 429 ? 'rate limited; try again later' : 'the service failed'));
   return { label, status: 'fail', detail: `${hint} (${describeApiError(status, error)})` };
 }
 
@@ -57,9 +59,21 @@ export async function probeSession(client: UpstreamClient, id: string): Promise<
       return { kind: 'ok', item: { label, status: 'ok', detail: 'stream opens (200 text/event-stream)' } };
     }
     if (res.kind === 'bad-content-type') {
-      return { kind: 'ok', item: { label, status: 'fail', detail: `200 with content type ${res.contentType}, not text/event-stream (a proxy in between?)` } };
+      return {
+        kind: 'ok',
+        item: {
+          label,
+          status: 'fail',
+          detail: `200 with content type ${res.contentType}, not text/event-stream (a proxy in between?)`,
+        },
+      };
     }
-    return { kind: 'http', status: res.status, error: res.error, item: refused(label, res.status, res.error, 'session not found or ended') };
+    return {
+      kind: 'http',
+      status: res.status,
+      error: res.error,
+      item: refused(label, res.status, res.error, 'session not found or ended'),
+    };
   } catch (err) {
     const message = describeNetworkError(err);
     return { kind: 'network', message, item: { label, status: 'fail', detail: message } };
@@ -73,9 +87,19 @@ export async function probePool(client: UpstreamClient, ref: string): Promise<Se
   const label = `pool ${ref}`;
   try {
     const res = await client.getPool(ref);
-    if (res.kind === 'error') return { kind: 'http', status: res.status, error: res.error, item: refused(label, res.status, res.error, 'pool not found') };
+    if (res.kind === 'error')
+      return {
+        kind: 'http',
+        status: res.status,
+        error: res.error,
+        item: refused(label, res.status, res.error, 'pool not found'),
+      };
     const parsed = parsePool(res.value);
-    if (!parsed.ok) return { kind: 'ok', item: { label, status: 'fail', detail: `the answer is not a browser pool: ${parsed.reason}` } };
+    if (!parsed.ok)
+      return {
+        kind: 'ok',
+        item: { label, status: 'fail', detail: `the answer is not a browser pool: ${parsed.reason}` },
+      };
     const pool = parsed.pool;
     const name = pool.name !== undefined && pool.name !== pool.id ? `${pool.name} (${pool.id})` : pool.id;
     const t = pool.telemetry;
@@ -83,12 +107,16 @@ export async function probePool(client: UpstreamClient, ref: string): Promise<Se
     if (t?.hasBrowserSection) {
       const on = enabledCategories(t).length;
       const unstated = TELEMETRY_CATEGORIES.filter((c) => t.categories[c] === undefined).length;
-      categories = unstated === 0
-        ? `, ${on} of ${TELEMETRY_CATEGORIES.length} telemetry categories on`
-        : `, telemetry categories: ${on} on, ${TELEMETRY_CATEGORIES.length - on - unstated} off, ${unstated} not stated`;
+      categories =
+        unstated === 0
+          ? `, ${on} of ${TELEMETRY_CATEGORIES.length} telemetry categories on`
+          : `, telemetry categories: ${on} on, ${TELEMETRY_CATEGORIES.length - on - unstated} off, ${unstated} not stated`;
     }
     const notes = poolFindings(pool).map((f) => ({ level: f.level, text: f.message }));
-    return { kind: 'ok', item: { label, status: 'ok', detail: `${name}, ${pool.region ?? 'region ?'}${categories}`, notes } };
+    return {
+      kind: 'ok',
+      item: { label, status: 'ok', detail: `${name}, ${pool.region ?? 'region ?'}${categories}`, notes },
+    };
   } catch (err) {
     const message = describeNetworkError(err);
     return { kind: 'network', message, item: { label, status: 'fail', detail: message } };
@@ -99,7 +127,10 @@ export async function probePool(client: UpstreamClient, ref: string): Promise<Se
  * A request to a route that cannot exist under the base URL, with the configured key: what "no such
  * route" looks like here, to compare with the answers of the known routes (service-identity.ts).
  */
-export async function probeNoRoute(client: Pick<UpstreamClient, 'probeRoute'>, timeoutMs: number): Promise<RouteAnswer | undefined> {
+export async function probeNoRoute(
+  client: Pick<UpstreamClient, 'probeRoute'>,
+  timeoutMs: number,
+): Promise<RouteAnswer | undefined> {
   const marker = `bridge-check-${randomBytes(6).toString('hex')}`;
   try {
     // Through the daemon's own client: its key, its connections (the service's CA, the proxy variables).
@@ -136,16 +167,29 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
   if (gzip) headers['content-encoding'] = 'gzip';
   const where = displayUrl(cfg.url);
   const how = `${cfg.protocol}${gzip ? ', gzip' : ''}`;
-  const http = new HttpClient({ tls: cfg.tls, connectTimeoutMs: cfg.timeoutMs, headersTimeoutMs: cfg.timeoutMs, bodyTimeoutMs: cfg.timeoutMs, connections: 1 });
+  const http = new HttpClient({
+    tls: cfg.tls,
+    connectTimeoutMs: cfg.timeoutMs,
+    headersTimeoutMs: cfg.timeoutMs,
+    bodyTimeoutMs: cfg.timeoutMs,
+    connections: 1,
+  });
   try {
     const res = await http.request(cfg.url, {
-      method: 'POST', headers, body: gzip ? gzipSync(plain) : plain, signal: AbortSignal.timeout(cfg.timeoutMs),
+      method: 'POST',
+      headers,
+      body: gzip ? gzipSync(plain) : plain,
+      signal: AbortSignal.timeout(cfg.timeoutMs),
     });
     const said = await text(res.body).catch(() => '');
     if (res.statusCode >= 200 && res.statusCode < 300) {
       return { label, status: 'ok', detail: `${where} accepted an empty export (${res.statusCode}, ${how})` };
     }
-    return { label, status: 'fail', detail: `${where} answered ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${how}): ${collectorHint(res.statusCode, said, String(res.headers['content-type'] ?? ''), Object.keys(cfg.headers).length > 0)}` };
+    return {
+      label,
+      status: 'fail',
+      detail: `${where} answered ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${how}): ${collectorHint(res.statusCode, said, String(res.headers['content-type'] ?? ''), Object.keys(cfg.headers).length > 0)}`,
+    };
   } catch (err) {
     const e = err as { name?: string };
     const message = e.name === 'TimeoutError' ? `no answer within ${cfg.timeoutMs} ms` : describeNetworkError(err);
@@ -162,10 +206,12 @@ function collectorHint(status: number, body: string, contentType: string, hasHea
       ? 'the collector refused the credentials in the configured headers (OTEL_EXPORTER_OTLP_HEADERS)'
       : 'the collector wants credentials and none are configured: set them with OTEL_EXPORTER_OTLP_HEADERS (or is this URL not the collector?)';
   }
-  if (status === 404) return 'no OTLP logs endpoint at this URL (OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/logs appended; OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is used as is)';
+  if (status === 404)
+    return 'no OTLP logs endpoint at this URL (OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/logs appended; OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is used as is)';
   if (status === 415) return 'the collector does not accept this protocol or compression';
   // Only readable bodies are quoted, and briefly: a protobuf Status is binary.
-  if (/^(text\/|application\/json)/.test(contentType) && body.trim() !== '') return body.trim().replace(/\s+/g, ' ').slice(0, 200);
+  if (/^(text\/|application\/json)/.test(contentType) && body.trim() !== '')
+    return body.trim().replace(/\s+/g, ' ').slice(0, 200);
   return status >= 500 ? 'the collector failed; the daemon would retry' : 'the collector refused the request';
 }
 
@@ -183,11 +229,22 @@ export function probeStateDir(dir: string): CheckItem {
     if (shape) return { label, status: 'fail', detail: shape.replace(/^the state directory /, '') };
     const st = statSync(abs, { throwIfNoEntry: false });
     if (!st) created = makeDirs(abs);
-    else if (stateDirBusy(abs)) return { label, status: 'fail', detail: `${abs} is busy: another bridge process holds it, and a second one here would refuse to start` };
+    else if (stateDirBusy(abs))
+      return {
+        label,
+        status: 'fail',
+        detail: `${abs} is busy: another bridge process holds it, and a second one here would refuse to start`,
+      };
     const probe = join(abs, `.bridge-check-${process.pid}-${randomBytes(4).toString('hex')}`);
     writeFileSync(probe, '');
     unlinkSync(probe);
-    return { label, status: 'ok', detail: created ? `${abs} can be created and written (it does not exist yet; the daemon creates it)` : `${abs} is writable` };
+    return {
+      label,
+      status: 'ok',
+      detail: created
+        ? `${abs} can be created and written (it does not exist yet; the daemon creates it)`
+        : `${abs} is writable`,
+    };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
     return { label, status: 'fail', detail: `${abs} is not writable (${code})` };

@@ -16,31 +16,68 @@ interface Readiness {
 }
 
 /** The state-dir item for a directory a running bridge holds. */
-export async function probeRunningBridge(abs: string, listen: BridgeConfig['listen'], timeoutMs: number): Promise<CheckItem> {
+export async function probeRunningBridge(
+  abs: string,
+  listen: BridgeConfig['listen'],
+  timeoutMs: number,
+): Promise<CheckItem> {
   const label = 'state dir';
   const busy = `${abs} is busy: another bridge process holds it, and a second one here would refuse to start`;
-  if (!listen) return { label, status: 'fail', detail: `${busy} (BRIDGE_LISTEN is off here, so check cannot ask the running one how it is)` };
+  if (!listen)
+    return {
+      label,
+      status: 'fail',
+      detail: `${busy} (BRIDGE_LISTEN is off here, so check cannot ask the running one how it is)`,
+    };
   // A wildcard bind answers on loopback.
-  const host = listen.host === '0.0.0.0' || listen.host === '' ? '127.0.0.1' : listen.host === '::' ? '[::1]' : listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  const host =
+    listen.host === '0.0.0.0' || listen.host === ''
+      ? '127.0.0.1'
+      : listen.host === '::'
+        ? '[::1]'
+        : listen.host.includes(':')
+          ? `[${listen.host}]`
+          : listen.host;
   const url = `http://${host}:${listen.port}/readyz`;
   let body: Readiness;
   let statusCode: number;
   // Our own surface on this host: never through a proxy.
-  const http = new HttpClient({ connectTimeoutMs: timeoutMs, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, env: {} });
+  const http = new HttpClient({
+    connectTimeoutMs: timeoutMs,
+    headersTimeoutMs: timeoutMs,
+    bodyTimeoutMs: timeoutMs,
+    env: {},
+  });
   try {
     const res = await http.request(url, { signal: AbortSignal.timeout(timeoutMs) });
     statusCode = res.statusCode;
-    body = await text(res.body).then((t) => JSON.parse(t) as Readiness).catch(() => ({}));
+    body = await text(res.body)
+      .then((t) => JSON.parse(t) as Readiness)
+      .catch(() => ({}));
   } catch {
-    return { label, status: 'fail', detail: `${busy}; nothing answers at ${url} (BRIDGE_LISTEN), so it is not a bridge this configuration describes` };
+    return {
+      label,
+      status: 'fail',
+      detail: `${busy}; nothing answers at ${url} (BRIDGE_LISTEN), so it is not a bridge this configuration describes`,
+    };
   } finally {
     http.close();
   }
   if (statusCode === 200 && body.status === 'ready') {
     const notes: CheckItem['notes'] = body.exporter?.failing
-      ? [{ level: 'warn', text: `the running bridge's exports are failing: ${body.exporter.lastError ?? 'unknown error'} (${body.spool?.records ?? '?'} records spooled)` }]
+      ? [
+          {
+            level: 'warn',
+            text: `the running bridge's exports are failing: ${body.exporter.lastError ?? 'unknown error'} (${body.spool?.records ?? '?'} records spooled)`,
+          },
+        ]
       : [];
-    return { label, status: 'ok', detail: `${abs} is in use by the running bridge, which reports ready at ${url}`, notes };
+    return {
+      label,
+      status: 'ok',
+      detail: `${abs} is in use by the running bridge, which reports ready at ${url}`,
+      notes,
+    };
   }
   const why = body.problems?.join('; ') || `HTTP ${statusCode}`;
   return { label, status: 'fail', detail: `${abs} is in use by a running bridge that is not ready (${url}: ${why})` };

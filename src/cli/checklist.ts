@@ -16,7 +16,9 @@ const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', skip: '–' 
 /** One item; `width` aligns the labels of a list. */
 export function formatCheckItem(item: CheckItem, width: number, p: Paint): string {
   const color = item.status === 'ok' ? p.green : item.status === 'fail' ? p.red : p.dim;
-  const lines = [`${color(MARK[item.status])} ${item.label.padEnd(width)}  ${item.status === 'skip' ? p.dim(item.detail) : item.detail}`];
+  const lines = [
+    `${color(MARK[item.status])} ${item.label.padEnd(width)}  ${item.status === 'skip' ? p.dim(item.detail) : item.detail}`,
+  ];
   for (const n of item.notes ?? []) {
     lines.push(`  ${' '.repeat(width)}  ${n.level === 'warn' ? p.yellow(`⚠ ${n.text}`) : p.dim(`· ${n.text}`)}`);
   }

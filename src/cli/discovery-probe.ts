@@ -19,10 +19,19 @@ export async function probeDiscovery(client: ListClient, d: DiscoveryConfig): Pr
   const sel = describeSelector(d);
   if (r.kind === 'ok') {
     const n = r.matched;
-    return { label: 'discovery', status: 'ok', detail: `${sel}: ${n} live session${n === 1 ? '' : 's'} match now (${r.pages} page${r.pages === 1 ? '' : 's'}); new ones are found every ${d.intervalMs / 1000} s` };
+    return {
+      label: 'discovery',
+      status: 'ok',
+      detail: `${sel}: ${n} live session${n === 1 ? '' : 's'} match now (${r.pages} page${r.pages === 1 ? '' : 's'}); new ones are found every ${d.intervalMs / 1000} s`,
+    };
   }
   if (r.status === 404) {
-    return { label: 'discovery', status: 'fail', detail: 'the service has no session list (GET /browsers answered 404): discovery cannot find sessions; configured and PUT sessions would still be followed' };
+    return {
+      label: 'discovery',
+      status: 'fail',
+      detail:
+        'the service has no session list (GET /browsers answered 404): discovery cannot find sessions; configured and PUT sessions would still be followed',
+    };
   }
   return { label: 'discovery', status: 'fail', detail: `cannot list sessions (${sel}): ${r.detail}` };
 }

@@ -12,15 +12,42 @@ interface Command {
 }
 
 const COMMANDS: Record<string, Command> = {
-  run: { summary: 'follow the configured sessions and deliver their telemetry (the daemon)', load: () => import('./run-command.js') },
-  tail: { summary: 'follow one session\'s telemetry live, one readable line per event (or -o json)', load: () => import('./tail-command.js') },
-  pool: { summary: 'show a browser pool: region, capacity, telemetry configuration (or -o json)', load: () => import('./pool-command.js') },
-  validate: { summary: 'validate the configuration offline (no network); same messages as run', load: () => import('./validate-command.js') },
-  check: { summary: 'check configuration, service, sessions, pools, collector and state dir; ✓/✗ list', load: () => import('./check-command.js') },
-  top: { summary: 'a live view of a running bridge: sessions, rates, lag, gaps, errors, exporter, spool', load: () => import('./top-command.js') },
-  demo: { summary: 'the whole pipeline against the bundled simulator and a local OTLP receiver', load: () => import('../devkit/demo/demo-command.js') },
-  simulate: { summary: 'run the bundled simulator of the session service (try tail, check, run against it)', load: () => import('../devkit/simulator/main.js') },
-  receive: { summary: 'run a local OTLP/HTTP (and with --grpc OTLP/gRPC) logs receiver that prints every record it decodes', load: () => import('../devkit/receiver/main.js') },
+  run: {
+    summary: 'follow the configured sessions and deliver their telemetry (the daemon)',
+    load: () => import('./run-command.js'),
+  },
+  tail: {
+    summary: "follow one session's telemetry live, one readable line per event (or -o json)",
+    load: () => import('./tail-command.js'),
+  },
+  pool: {
+    summary: 'show a browser pool: region, capacity, telemetry configuration (or -o json)',
+    load: () => import('./pool-command.js'),
+  },
+  validate: {
+    summary: 'validate the configuration offline (no network); same messages as run',
+    load: () => import('./validate-command.js'),
+  },
+  check: {
+    summary: 'check configuration, service, sessions, pools, collector and state dir; ✓/✗ list',
+    load: () => import('./check-command.js'),
+  },
+  top: {
+    summary: 'a live view of a running bridge: sessions, rates, lag, gaps, errors, exporter, spool',
+    load: () => import('./top-command.js'),
+  },
+  demo: {
+    summary: 'the whole pipeline against the bundled simulator and a local OTLP receiver',
+    load: () => import('../devkit/demo/demo-command.js'),
+  },
+  simulate: {
+    summary: 'run the bundled simulator of the session service (try tail, check, run against it)',
+    load: () => import('../devkit/simulator/main.js'),
+  },
+  receive: {
+    summary: 'run a local OTLP/HTTP (and with --grpc OTLP/gRPC) logs receiver that prints every record it decodes',
+    load: () => import('../devkit/receiver/main.js'),
+  },
 };
 
 function help(): string {

@@ -49,23 +49,28 @@ export async function main(argv: string[]): Promise<number> {
   if (!args) return 0;
   const ref = args.positionals[0];
   if (ref === undefined || ref === '') throw new UsageError(`pool needs a pool id or name\n\n${HELP}`);
-  if (!validPoolRef(ref)) throw new UsageError(`"${ref}" is not a pool id or name: at most 256 characters, not dots only`);
+  if (!validPoolRef(ref))
+    throw new UsageError(`"${ref}" is not a pool id or name: at most 256 characters, not dots only`);
   const output = args.values.output ?? 'summary';
   if (output !== 'summary' && output !== 'json') throw new UsageError(`-o must be summary or json (got "${output}")`);
   const config = loadUpstreamConfig(args.values.config);
   const client = createUpstreamClient(config, 'pool');
-  const err = paint(useColor(process.stderr, { color: args.values.color === true, noColor: args.values['no-color'] === true }));
+  const err = paint(
+    useColor(process.stderr, { color: args.values.color === true, noColor: args.values['no-color'] === true }),
+  );
   try {
     let res;
     try {
       res = await client.getPool(ref);
     } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as { code?: string }).code ?? (e as Error).message;
+      const cause =
+        (e as { cause?: { code?: string } }).cause?.code ?? (e as { code?: string }).code ?? (e as Error).message;
       process.stderr.write(err.red(`✗ cannot reach ${displayUrl(config.upstream.url)}: ${cause}`) + '\n');
       return 1;
     }
     if (res.kind === 'error') {
-      const hint = HINTS[res.status] ?? (res.status === 429 ? 'rate limited: try again later' : 'the service refused the lookup');
+      const hint =
+        HINTS[res.status] ?? (res.status === 429 ? 'rate limited: try again later' : 'the service refused the lookup');
       process.stderr.write(err.red(`✗ pool ${ref}: ${describeApiError(res.status, res.error)}`) + `\n  ${hint}\n`);
       return 1;
     }
@@ -75,10 +80,14 @@ export async function main(argv: string[]): Promise<number> {
     }
     const parsed = parsePool(res.value);
     if (!parsed.ok) {
-      process.stderr.write(err.red(`✗ pool ${ref}: the service's answer is not a browser pool (${parsed.reason}); see -o json`) + '\n');
+      process.stderr.write(
+        err.red(`✗ pool ${ref}: the service's answer is not a browser pool (${parsed.reason}); see -o json`) + '\n',
+      );
       return 1;
     }
-    const out = paint(useColor(process.stdout, { color: args.values.color === true, noColor: args.values['no-color'] === true }));
+    const out = paint(
+      useColor(process.stdout, { color: args.values.color === true, noColor: args.values['no-color'] === true }),
+    );
     process.stdout.write(formatPoolSummary(parsed.pool, out) + '\n');
     return 0;
   } finally {

@@ -8,10 +8,16 @@ const n = (v: number | undefined): string => (v === undefined ? '?' : String(v))
 
 export function formatPoolSummary(pool: BrowserPool, p: Paint): string {
   const rows: Array<[string, string]> = [];
-  rows.push(['Pool', pool.name !== undefined && pool.name !== pool.id ? `${p.bold(pool.name)} (${pool.id})` : p.bold(pool.id)]);
+  rows.push([
+    'Pool',
+    pool.name !== undefined && pool.name !== pool.id ? `${p.bold(pool.name)} (${pool.id})` : p.bold(pool.id),
+  ]);
   rows.push(['Region', pool.region ?? '?']);
   if (pool.createdAt) rows.push(['Created', pool.createdAt]);
-  rows.push(['Browsers', `size ${n(pool.size)} · acquired ${n(pool.acquiredCount)} · available ${n(pool.availableCount)}`]);
+  rows.push([
+    'Browsers',
+    `size ${n(pool.size)} · acquired ${n(pool.acquiredCount)} · available ${n(pool.availableCount)}`,
+  ]);
 
   const t = pool.telemetry;
   if (!t) {
@@ -30,19 +36,33 @@ export function formatPoolSummary(pool: BrowserPool, p: Paint): string {
     rows.push(['CDP excluded', t.excludedCdpMethods.length > 0 ? t.excludedCdpMethods.join(', ') : 'none']);
     const exp = t.otlpExport;
     const dest = exp.destination ? ` (destination ${exp.destination})` : '';
-    rows.push(['OTLP export', exp.enabled === true ? p.yellow(`on${dest}`) : exp.enabled === false ? `off${dest}` : '?']);
+    rows.push([
+      'OTLP export',
+      exp.enabled === true ? p.yellow(`on${dest}`) : exp.enabled === false ? `off${dest}` : '?',
+    ]);
   }
 
   const profile = pool.profileId ?? pool.profile?.id;
   const profileName = pool.profile?.name;
-  rows.push(['Profile', profile === undefined && profileName === undefined ? 'none' : [profile, profileName && `(${profileName})`].filter(Boolean).join(' ')]);
-  const extensions = pool.extensionIds.length > 0
-    ? pool.extensionIds.join(', ')
-    : pool.extensions.map((e) => e.name ?? e.id ?? '?').join(', ');
+  rows.push([
+    'Profile',
+    profile === undefined && profileName === undefined
+      ? 'none'
+      : [profile, profileName && `(${profileName})`].filter(Boolean).join(' '),
+  ]);
+  const extensions =
+    pool.extensionIds.length > 0
+      ? pool.extensionIds.join(', ')
+      : pool.extensions.map((e) => e.name ?? e.id ?? '?').join(', ');
   rows.push(['Extensions', extensions || 'none']);
   const vp = pool.viewport;
-  const viewport = vp ? `${n(vp.width)}×${n(vp.height)}${vp.refreshRate !== undefined ? ` @${vp.refreshRate} Hz` : ''}` : '?';
-  rows.push(['Browser', `headless ${yesNo(pool.headless)} · stealth ${yesNo(pool.stealth)} · kiosk ${yesNo(pool.kioskMode)} · viewport ${viewport} · timeout ${pool.timeoutSeconds !== undefined ? `${pool.timeoutSeconds} s` : '?'}`]);
+  const viewport = vp
+    ? `${n(vp.width)}×${n(vp.height)}${vp.refreshRate !== undefined ? ` @${vp.refreshRate} Hz` : ''}`
+    : '?';
+  rows.push([
+    'Browser',
+    `headless ${yesNo(pool.headless)} · stealth ${yesNo(pool.stealth)} · kiosk ${yesNo(pool.kioskMode)} · viewport ${viewport} · timeout ${pool.timeoutSeconds !== undefined ? `${pool.timeoutSeconds} s` : '?'}`,
+  ]);
 
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${p.dim(k.padEnd(width))}  ${v}`);

@@ -41,7 +41,7 @@ Examples:
 export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, { config: { type: 'string', short: 'c' }, 'until-ended': { type: 'boolean' } }, HELP);
   if (!args) return 0;
-  const config = loadConfig(args.values.config as string | undefined);
+  const config = loadConfig(args.values.config);
   let insecure: boolean;
   try {
     insecure = parseInsecure(process.env[INSECURE_ENV]);
@@ -83,14 +83,19 @@ export async function main(argv: string[]): Promise<number> {
   process.on('SIGHUP', () => void reloader?.reload('SIGHUP'));
 
   // The shared store keeps no state here; the embedded one must be able to write it.
-  const stateProblem = config.store.kind === 'postgres' ? stateDirShapeProblem(config.stateDir) : stateDirWriteProblem(config.stateDir);
+  const stateProblem =
+    config.store.kind === 'postgres' ? stateDirShapeProblem(config.stateDir) : stateDirWriteProblem(config.stateDir);
   if (stateProblem) return fail(stateProblem);
 
   // The port before the sessions: a port in use must stop start-up before any stream is opened.
   let http: HttpSurface | undefined;
   if (config.listen) {
     try {
-      http = await listenHttp(config.listen, log, { token: config.controlToken, insecure, allowedHosts: config.controlAllowedHosts });
+      http = await listenHttp(config.listen, log, {
+        token: config.controlToken,
+        insecure,
+        allowedHosts: config.controlAllowedHosts,
+      });
     } catch (err) {
       return fail(`cannot listen on ${config.listen.host}:${config.listen.port} (BRIDGE_LISTEN): ${listenError(err)}`);
     }
@@ -122,17 +127,27 @@ export async function main(argv: string[]): Promise<number> {
     : undefined;
   if (args.values['until-ended']) {
     // With discovery, "nothing followed" means something only once the list has been read.
-    void (bridge.discovery?.settled() ?? Promise.resolve()).then(() => bridge.supervisor.untilAllEnded()).then(() => {
-      const unknown = bridge.supervisor.status().filter((s) => s.state === 'unknown').map((s) => s.id);
-      if (unknown.length > 0) {
-        log.error({ sessions: unknown }, `the service does not know ${unknown.length} followed session(s): ${unknown.join(', ')}; everything else was delivered`);
-        process.stderr.write(`error: the service does not know session(s) ${unknown.join(', ')} (never existed: a mistyped id?)\n`);
-        resolveDone(1);
-        return;
-      }
-      log.info('every followed session ended and everything was delivered');
-      resolveDone(0);
-    });
+    void (bridge.discovery?.settled() ?? Promise.resolve())
+      .then(() => bridge.supervisor.untilAllEnded())
+      .then(() => {
+        const unknown = bridge.supervisor
+          .status()
+          .filter((s) => s.state === 'unknown')
+          .map((s) => s.id);
+        if (unknown.length > 0) {
+          log.error(
+            { sessions: unknown },
+            `the service does not know ${unknown.length} followed session(s): ${unknown.join(', ')}; everything else was delivered`,
+          );
+          process.stderr.write(
+            `error: the service does not know session(s) ${unknown.join(', ')} (never existed: a mistyped id?)\n`,
+          );
+          resolveDone(1);
+          return;
+        }
+        log.info('every followed session ended and everything was delivered');
+        resolveDone(0);
+      });
   }
   const code = await done;
   reloader.close();
@@ -164,17 +179,31 @@ function listenError(err: unknown): string {
 /** What this daemon is and where it talks to, once, before it starts following sessions. */
 function logStartup(log: Logger, config: BridgeConfig): void {
   const stateDir = resolve(config.stateDir);
-  const store = config.store.kind === 'postgres' ? `the shared PostgreSQL store ${displayStoreUrl(config.store.url)}` : `${join(stateDir, 'bridge.db')} (sqlite)`;
-  log.info({
-    version: BRIDGE_VERSION,
-    service: displayUrl(config.upstream.url),
-    collector: displayUrl(config.exporter.url),
-    protocol: config.exporter.protocol,
-    compression: config.exporter.compression,
-    stateDir,
-    store: config.store.kind === 'postgres' ? 'postgres' : 'sqlite',
-    sessions: config.sessions.length,
-    config: config.configPath ?? 'environment',
-    ...(config.discovery.enabled ? { discovery: { tags: config.discovery.tags, query: config.discovery.query, intervalMs: config.discovery.intervalMs } } : {}),
-  }, `browser-telemetry-bridge ${BRIDGE_VERSION}: ${config.sessions.length} configured session(s)${config.discovery.enabled ? ' plus discovery' : ''} from ${displayUrl(config.upstream.url)} to ${displayUrl(config.exporter.url)} (${config.exporter.protocol}); state in ${store}`);
+  const store =
+    config.store.kind === 'postgres'
+      ? `the shared PostgreSQL store ${displayStoreUrl(config.store.url)}`
+      : `${join(stateDir, 'bridge.db')} (sqlite)`;
+  log.info(
+    {
+      version: BRIDGE_VERSION,
+      service: displayUrl(config.upstream.url),
+      collector: displayUrl(config.exporter.url),
+      protocol: config.exporter.protocol,
+      compression: config.exporter.compression,
+      stateDir,
+      store: config.store.kind === 'postgres' ? 'postgres' : 'sqlite',
+      sessions: config.sessions.length,
+      config: config.configPath ?? 'environment',
+      ...(config.discovery.enabled
+        ? {
+            discovery: {
+              tags: config.discovery.tags,
+              query: config.discovery.query,
+              intervalMs: config.discovery.intervalMs,
+            },
+          }
+        : {}),
+    },
+    `browser-telemetry-bridge ${BRIDGE_VERSION}: ${config.sessions.length} configured session(s)${config.discovery.enabled ? ' plus discovery' : ''} from ${displayUrl(config.upstream.url)} to ${displayUrl(config.exporter.url)} (${config.exporter.protocol}); state in ${store}`,
+  );
 }

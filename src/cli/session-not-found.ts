@@ -7,7 +7,12 @@ import { displayUrl } from '../mapping/display-url.js';
 import { probeNoRoute, probeSession } from './check-probes.js';
 import { answersLikeNoRoute, lacksErrorShape, notTheServiceText, wrongBasePathText } from './service-identity.js';
 
-export async function explainSessionNotFound(client: UpstreamClient, baseUrl: string, id: string, timeoutMs: number): Promise<string> {
+export async function explainSessionNotFound(
+  client: UpstreamClient,
+  baseUrl: string,
+  id: string,
+  timeoutMs: number,
+): Promise<string> {
   const missing = `session ${id} not found: it does not exist or has ended`;
   const answer = await probeSession(client, id);
   if (answer.kind !== 'http' || answer.status !== 404) return missing;

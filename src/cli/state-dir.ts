@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs } from '../util/make-dirs.js';
 
-const WHAT_TO_DO = 'set BRIDGE_STATE_DIR (or state.dir) to a directory this user may write, or change the owner or mode of this one';
+const WHAT_TO_DO =
+  'set BRIDGE_STATE_DIR (or state.dir) to a directory this user may write, or change the owner or mode of this one';
 
 /** A sentence naming why `dir` cannot be the state directory, or undefined when it can be tried. */
 export function stateDirShapeProblem(dir: string): string | undefined {
@@ -49,7 +50,7 @@ function unusable(abs: string, err: unknown): string {
     case 'EACCES':
     case 'EPERM':
       // The write test's own file name would only distract: the directory is what refused it.
-      return `the state directory ${abs} cannot be created or written by ${who}: permission denied on ${e.path?.includes('.bridge-write-test-') ? abs : e.path ?? abs}; ${WHAT_TO_DO}`;
+      return `the state directory ${abs} cannot be created or written by ${who}: permission denied on ${e.path?.includes('.bridge-write-test-') ? abs : (e.path ?? abs)}; ${WHAT_TO_DO}`;
     case 'EROFS':
       return `the state directory ${abs} is on a read-only file system; set BRIDGE_STATE_DIR (or state.dir) to a writable volume`;
     case 'ENOTDIR':

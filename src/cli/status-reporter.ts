@@ -30,18 +30,26 @@ export function summarize(bridge: Bridge): StatusSummary {
   }
   const spool = bridge.spool.spooled;
   return {
-    sessions, received, gaps, malformed,
+    sessions,
+    received,
+    gaps,
+    malformed,
     delivered: bridge.delivery.deliveredTotal,
     spoolRecords: spool.records + bridge.spool.pendingCount,
     spoolBytes: spool.bytes,
     exportFailing: bridge.delivery.exportFailing,
-    ...(bridge.delivery.refusing ? { exportRefusing: bridge.delivery.lastError ?? bridge.delivery.refusing.message } : {}),
+    ...(bridge.delivery.refusing
+      ? { exportRefusing: bridge.delivery.lastError ?? bridge.delivery.refusing.message }
+      : {}),
   };
 }
 
 /** The status as one short line: "2 streaming · received 1200 (+40/s) · delivered 1180 · spool 20". */
 export function formatStatusLine(s: StatusSummary, previous: StatusSummary | undefined, seconds: number): string {
-  const states = Object.entries(s.sessions).map(([k, v]) => `${v} ${k}`).join(', ') || 'no sessions';
+  const states =
+    Object.entries(s.sessions)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ') || 'no sessions';
   const rate = previous && seconds > 0 ? ` (+${Math.round((s.received - previous.received) / seconds)}/s)` : '';
   const parts = [states, `received ${s.received}${rate}`, `delivered ${s.delivered}`, `spool ${s.spoolRecords}`];
   if (s.gaps > 0) parts.push(`gaps ${s.gaps}`);
@@ -57,7 +65,11 @@ export interface ReporterOptions {
   intervalMs?: number;
 }
 
-export function startStatusReporter(read: () => StatusSummary, log: Logger, opts: ReporterOptions = {}): { stop(): void } {
+export function startStatusReporter(
+  read: () => StatusSummary,
+  log: Logger,
+  opts: ReporterOptions = {},
+): { stop(): void } {
   const tty = opts.tty ?? Boolean(process.stderr.isTTY);
   const intervalMs = opts.intervalMs ?? (tty ? 5000 : 60_000);
   let previous: StatusSummary | undefined;
@@ -66,7 +78,13 @@ export function startStatusReporter(read: () => StatusSummary, log: Logger, opts
     const line = formatStatusLine(s, previous, intervalMs / 1000);
     if (tty) {
       // Quiet while nothing moves; no object, so a pretty printer keeps it to one line.
-      if (!previous || s.received !== previous.received || s.delivered !== previous.delivered || s.exportFailing !== previous.exportFailing) log.info(line);
+      if (
+        !previous ||
+        s.received !== previous.received ||
+        s.delivered !== previous.delivered ||
+        s.exportFailing !== previous.exportFailing
+      )
+        log.info(line);
     } else {
       log.info({ status: s }, line);
     }

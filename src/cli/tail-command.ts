@@ -94,7 +94,10 @@ const REASONS: Record<ReconnectReason, string> = {
 };
 
 const list = (v: string | undefined): string[] | undefined => {
-  const items = v?.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = v
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return items && items.length > 0 ? items : undefined;
 };
 
@@ -123,12 +126,15 @@ export async function main(argv: string[]): Promise<number> {
     if (problem) throw new UsageError(`--categories: ${problem}`);
   }
   const flags = { color: v.color === true, noColor: v['no-color'] === true };
-  for (const w of typeWarnings(includeTypes ?? [], '--types')) process.stderr.write(formatNote('warn', w, paint(useColor(process.stderr, flags))) + '\n');
+  for (const w of typeWarnings(includeTypes ?? [], '--types'))
+    process.stderr.write(formatNote('warn', w, paint(useColor(process.stderr, flags))) + '\n');
   const config: BridgeConfig = loadUpstreamConfig(v.config);
   const filters = { ...(includeCategories ? { includeCategories } : {}), ...(includeTypes ? { includeTypes } : {}) };
   const client = createUpstreamClient(config, 'tail');
   return runTail(client, config, {
-    sessionId, from, json: output === 'json',
+    sessionId,
+    from,
+    json: output === 'json',
     filter: compileFilter(filters),
     view: createTailView(config.mapping.redaction, v['no-redact'] !== true),
     out: paint(output === 'pretty' && useColor(process.stdout, flags)),
@@ -142,7 +148,8 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
   const stderr = process.stderr;
   const seq = new SequencedStream({ lastSeq: typeof o.from === 'number' ? o.from - 1 : 0, epoch: 0 }, o.from);
   const note = (kind: NoteKind, text: string): void => void stderr.write(formatNote(kind, text, o.err) + '\n');
-  const fromText = o.from === 'latest' ? 'new events' : o.from === 'oldest' ? 'the oldest retained event' : `#${o.from}`;
+  const fromText =
+    o.from === 'latest' ? 'new events' : o.from === 'oldest' ? 'the oldest retained event' : `#${o.from}`;
 
   return new Promise<number>((resolve) => {
     let connects = 0;
@@ -164,7 +171,10 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
       // Deferred: the subscriber arms its retry timer right after onReconnect returns, and stop()
       // must find that timer to cancel it.
       setImmediate(() => {
-        void subscriber.stop().then(() => client.close()).finally(() => resolve(code));
+        void subscriber
+          .stop()
+          .then(() => client.close())
+          .finally(() => resolve(code));
       });
     };
     const onSignal = (): void => finish(0);
@@ -180,7 +190,8 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
           // Its seq shows up as a gap once the next event arrives; the payload is never echoed. A
           // resume replays it: say so once.
           const id = item.frameId !== undefined && /^\d+$/.test(item.frameId) ? Number(item.frameId) : undefined;
-          if (id === undefined || id > malformedNoted) note('warn', `skipped an undecodable frame (id ${item.frameId ?? 'none'}): ${item.reason}`);
+          if (id === undefined || id > malformedNoted)
+            note('warn', `skipped an undecodable frame (id ${item.frameId ?? 'none'}): ${item.reason}`);
           if (id !== undefined) malformedNoted = Math.max(malformedNoted, id);
           continue;
         }
@@ -189,7 +200,8 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
           continue;
         }
         if (item.kind === 'gap') {
-          if (item.reason === 'frame_too_large') note('warn', `event #${item.first} is larger than the frame limit; skipped`);
+          if (item.reason === 'frame_too_large')
+            note('warn', `event #${item.first} is larger than the frame limit; skipped`);
           else if (item.last !== undefined) stderr.write(formatGap(item.first, item.last, o.err) + '\n');
           continue;
         }
@@ -217,49 +229,62 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
         const from = o.from;
         if (typeof from === 'number') {
           waitingTimer = setTimeout(() => {
-            if (!received && !done) note('info', `nothing at or after #${from} yet: the session has not reached #${from}; waiting for it`);
+            if (!received && !done)
+              note('info', `nothing at or after #${from} yet: the session has not reached #${from}; waiting for it`);
           }, o.waitingNoteMs ?? 2000);
           waitingTimer.unref();
         }
-      }
-      else note('info', seq.lastSeq > 0 ? `reconnected; resuming after #${seq.lastSeq}` : 'reconnected');
+      } else note('info', seq.lastSeq > 0 ? `reconnected; resuming after #${seq.lastSeq}` : 'reconnected');
     };
 
     const onReconnect = (reason: ReconnectReason, delayMs: number, detail?: string): void => {
       if (done) return;
       if (reason === 'unauthorized' || reason === 'forbidden') {
-        const hint = reason === 'unauthorized'
-          ? 'check BROWSER_API_KEY / BROWSER_API_KEY_FILE (or upstream.api_key in the configuration)'
-          : 'the key is valid but may not read this session\'s telemetry';
+        const hint =
+          reason === 'unauthorized'
+            ? 'check BROWSER_API_KEY / BROWSER_API_KEY_FILE (or upstream.api_key in the configuration)'
+            : "the key is valid but may not read this session's telemetry";
         note('error', `${detail ?? reason}: ${hint}`);
         finish(1);
         return;
       }
       const why = detail ? `${REASONS[reason]} (${detail})` : REASONS[reason];
       // Before the first connection the service itself may be the problem: say where it was sought.
-      const where = connects === 0 && reason !== 'closed' ? ` at ${displayUrl(config.upstream.url)} (is BROWSER_API_URL right, and the service up?)` : '';
+      const where =
+        connects === 0 && reason !== 'closed'
+          ? ` at ${displayUrl(config.upstream.url)} (is BROWSER_API_URL right, and the service up?)`
+          : '';
       note(reason === 'closed' ? 'info' : 'warn', `${why}${where}; reconnecting in ${formatDelay(delayMs)}`);
     };
 
-    const subscriber = new Subscriber(o.sessionId, client, seq, {
-      push: (items) => onItems(items),
-      report: (ev: SubscriberEvent) => {
-        if (ev.type === 'connected') onConnected();
-        else if (ev.type === 'reconnect') onReconnect(ev.reason, ev.delayMs, ev.detail);
+    const subscriber = new Subscriber(
+      o.sessionId,
+      client,
+      seq,
+      {
+        push: (items) => onItems(items),
+        report: (ev: SubscriberEvent) => {
+          if (ev.type === 'connected') onConnected();
+          else if (ev.type === 'reconnect') onReconnect(ev.reason, ev.delayMs, ev.detail);
+        },
+        ended: async (items) => {
+          // A person watching live saw the end as it happened: only undecodable trailing frames are worth a line.
+          const owed = items.filter((i) => i.kind === 'gap' && i.last !== undefined);
+          if (owed.length > 0) await onItems(owed);
+          if (connects === 0) {
+            note(
+              'error',
+              await explainSessionNotFound(client, config.upstream.url, o.sessionId, config.upstream.connectTimeoutMs),
+            );
+            finish(1);
+            return;
+          }
+          note('info', `session ${o.sessionId} ended`);
+          finish(0);
+        },
       },
-      ended: async (items) => {
-        // A person watching live saw the end as it happened: only undecodable trailing frames are worth a line.
-        const owed = items.filter((i) => i.kind === 'gap' && i.last !== undefined);
-        if (owed.length > 0) await onItems(owed);
-        if (connects === 0) {
-          note('error', await explainSessionNotFound(client, config.upstream.url, o.sessionId, config.upstream.connectTimeoutMs));
-          finish(1);
-          return;
-        }
-        note('info', `session ${o.sessionId} ended`);
-        finish(0);
-      },
-    }, { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff, start: o.from });
+      { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff, start: o.from },
+    );
     subscriber.start();
   });
 }

@@ -4,6 +4,11 @@
 // carry (url, error, status, ...) and finally to compact JSON, so nothing is shown as blank.
 import { printable } from '../util/printable.js';
 
+/** A coordinate as sent; anything but a number or a string (a hostile frame's object) shows as `?`. */
+function coord(v: unknown): string {
+  return typeof v === 'number' || typeof v === 'string' ? String(v) : '?';
+}
+
 type Data = Record<string, unknown>;
 
 /** Longest essentials text; a line is for scanning, `-o json` has everything. */
@@ -37,14 +42,32 @@ function consoleText(d: Data): string | undefined {
 }
 
 const BY_TYPE: Record<string, (d: Data) => string> = {
-  console_log: (d) => join(d.level !== 'log' && d.level !== 'info' && str(d.level) ? `[${String(d.level)}]` : undefined, consoleText(d)),
+  console_log: (d) =>
+    join(d.level !== 'log' && d.level !== 'info' && str(d.level) ? `[${String(d.level)}]` : undefined, consoleText(d)),
   console_error: (d) => {
     const where = str(d.source_url);
-    const at = where === undefined ? undefined : `at ${where}${num(d.line) !== undefined ? `:${String(d.line)}` : ''}${num(d.column) !== undefined ? `:${String(d.column)}` : ''}`;
+    const at =
+      where === undefined
+        ? undefined
+        : `at ${where}${num(d.line) !== undefined ? `:${String(d.line)}` : ''}${num(d.column) !== undefined ? `:${String(d.column)}` : ''}`;
     return join(consoleText(d), at);
   },
-  network_request: (d) => join(str(d.method), str(d.url), str(d.resource_type) && `[${String(d.resource_type)}]`, d.is_redirect === true && '(redirect)'),
-  network_response: (d) => join(str(d.method), str(d.url), '→', num(d.status) !== undefined ? String(d.status) : '?', str(d.status_text), str(d.mime_type) && `(${String(d.mime_type)})`),
+  network_request: (d) =>
+    join(
+      str(d.method),
+      str(d.url),
+      str(d.resource_type) && `[${String(d.resource_type)}]`,
+      d.is_redirect === true && '(redirect)',
+    ),
+  network_response: (d) =>
+    join(
+      str(d.method),
+      str(d.url),
+      '→',
+      num(d.status) !== undefined ? String(d.status) : '?',
+      str(d.status_text),
+      str(d.mime_type) && `(${String(d.mime_type)})`,
+    ),
   network_loading_failed: (d) => join(str(d.error_text), d.canceled === true && '(canceled)', str(d.url)),
   page_layout_shift: (d) => {
     const details = d.layout_shift_details as Data | undefined;
@@ -60,27 +83,49 @@ const BY_TYPE: Record<string, (d: Data) => string> = {
   interaction_click: (d) => join(str(d.selector), xy(d), quoted(d.text)),
   interaction_key: (d) => join(str(d.key), str(d.selector) && `on ${String(d.selector)}`),
   interaction_scroll_settled: (d) =>
-    join(str(d.target_selector), `(${String(d.from_x ?? '?')},${String(d.from_y ?? '?')}) → (${String(d.to_x ?? '?')},${String(d.to_y ?? '?')})`),
-  monitor_screenshot: (d) => (typeof d.png === 'string' ? `screenshot ${size(Math.floor((d.png.length * 3) / 4))}` : 'screenshot'),
+    join(str(d.target_selector), `(${coord(d.from_x)},${coord(d.from_y)}) → (${coord(d.to_x)},${coord(d.to_y)})`),
+  monitor_screenshot: (d) =>
+    typeof d.png === 'string' ? `screenshot ${size(Math.floor((d.png.length * 3) / 4))}` : 'screenshot',
   monitor_disconnected: (d) => join(str(d.reason)),
   monitor_reconnected: (d) => join(ms(d.reconnect_duration_ms) && `after ${ms(d.reconnect_duration_ms)!}`),
   monitor_reconnect_failed: (d) => join(str(d.reason)),
   monitor_init_failed: (d) => join(str(d.step) && `step ${String(d.step)}`),
   api_call: (d) => join(str(d.operation_id), num(d.status) !== undefined && String(d.status), ms(d.duration_ms)),
-  cdp_command: (d) => join(str(d.method), str(d.event_type), xy(d), str(d.named_key), str(d.url_scheme) && `${String(d.url_scheme)}:`),
+  cdp_command: (d) =>
+    join(str(d.method), str(d.event_type), xy(d), str(d.named_key), str(d.url_scheme) && `${String(d.url_scheme)}:`),
   cdp_connect: (d) => join(str(d.connection_id)),
   cdp_disconnect: (d) =>
-    join(str(d.connection_id), str(d.reason), num(d.message_count) !== undefined && `${String(d.message_count)} messages`,
-      num(d.telemetry_dropped) ? `${String(d.telemetry_dropped)} dropped` : undefined),
+    join(
+      str(d.connection_id),
+      str(d.reason),
+      num(d.message_count) !== undefined && `${String(d.message_count)} messages`,
+      num(d.telemetry_dropped) ? `${String(d.telemetry_dropped)} dropped` : undefined,
+    ),
   live_view_connect: (d) => join(str(d.session_id)),
   live_view_disconnect: (d) => join(str(d.session_id), ms(d.duration_ms)),
   captcha_solve_result: (d) =>
-    join(str(d.captcha_type), str(d.status), str(d.error_code) && `(${String(d.error_code)})`,
-      str(d.website_host) && `${String(d.website_host)}${str(d.website_path) ?? ''}`, ms(d.duration_ms)),
+    join(
+      str(d.captcha_type),
+      str(d.status),
+      str(d.error_code) && `(${String(d.error_code)})`,
+      str(d.website_host) && `${String(d.website_host)}${str(d.website_path) ?? ''}`,
+      ms(d.duration_ms),
+    ),
 };
 
 /** Members that usually say what an event without a known shape is about, in order of interest. */
-const GENERIC = ['url', 'operation_id', 'error', 'error_text', 'message', 'text', 'reason', 'service', 'process', 'status'];
+const GENERIC = [
+  'url',
+  'operation_id',
+  'error',
+  'error_text',
+  'message',
+  'text',
+  'reason',
+  'service',
+  'process',
+  'status',
+];
 
 function generic(d: Data): string {
   const parts: string[] = [];

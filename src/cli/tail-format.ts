@@ -41,7 +41,8 @@ export function formatEventLine(envelope: Envelope, view: EventView, p: Paint): 
 /** The visible warning for missing sequence numbers (docs/design.md "Delivery semantics"). */
 export function formatGap(first: number, last: number, p: Paint): string {
   const count = last - first + 1;
-  const what = count === 1 ? `event #${first} was not received` : `${count} events (#${first}–#${last}) were not received`;
+  const what =
+    count === 1 ? `event #${first} was not received` : `${count} events (#${first}–#${last}) were not received`;
   return p.yellow(`⚠ gap: ${what} (evicted by the service or undecodable)`);
 }
 

@@ -31,13 +31,13 @@ export interface TailView {
   json(envelope: Envelope, frameText: string): string;
 }
 
-
 export function createTailView(redaction: RedactionOptions, redact: boolean): TailView {
   // The mapper's own construction (mapping/mapper.ts), so the two cannot drift apart.
   const r: RedactionOptions = { ...redaction, enabled: redact && redaction.enabled };
   const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
   const secretNames = r.enabled ? compileNameMatcher(r.headers) : undefined;
-  const headers = secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
+  const headers =
+    secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
   const bodyNames = r.enabled ? compileNameMatcher([...r.headers, ...r.queryParams]) : undefined;
   const transformer = createBodyTransformer(r, headers, urls, bodyNames);
   const sourceMasks: SourceMasks | undefined = r.enabled ? { secretKeys: secretNames, urls } : undefined;
@@ -70,7 +70,10 @@ export function createTailView(redaction: RedactionOptions, redact: boolean): Ta
           data = Object.hasOwn(raw, 'true') && !Object.hasOwn(raw, 'y') ? renameKey(masked, 'y', 'true') : masked;
         }
       }
-      const source = sourceMasks !== undefined && isJsonObject(ev.source as JsonValue) ? maskSource(ev.source, sourceMasks) : ev.source;
+      const source =
+        sourceMasks !== undefined && isJsonObject(ev.source as JsonValue)
+          ? maskSource(ev.source, sourceMasks)
+          : ev.source;
       if (data !== raw || source !== ev.source) return JSON.stringify({ ...envelope, event: { ...ev, source, data } });
       // Nothing masked: the frame as received. Data split over several `data:` lines rejoins with
       // "\n": keep one envelope per line.
@@ -81,6 +84,12 @@ export function createTailView(redaction: RedactionOptions, redact: boolean): Ta
 
 function renameKey(obj: JsonObject, from: string, to: string): JsonObject {
   const out: JsonObject = {};
-  for (const k of Object.keys(obj)) Object.defineProperty(out, k === from ? to : k, { value: obj[k], enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(obj))
+    Object.defineProperty(out, k === from ? to : k, {
+      value: obj[k],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }

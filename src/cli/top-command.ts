@@ -13,7 +13,15 @@ import { HttpClient } from '../util/http-client.js';
 import { networkMessage } from '../util/network-message.js';
 import { paint, useColor } from './ansi.js';
 import { buildModel, parseMetrics, type SessionStatusView, type Snapshot } from './top-model.js';
-import { initialView, onKey, renderPlain, renderScreen, SORT_KEYS, type SortKey, type ViewState } from './top-render.js';
+import {
+  initialView,
+  onKey,
+  renderPlain,
+  renderScreen,
+  SORT_KEYS,
+  type SortKey,
+  type ViewState,
+} from './top-render.js';
 import { parseCommand, UsageError } from '../util/command-line.js';
 
 const HELP = `Usage: browser-telemetry-bridge top [options]
@@ -64,12 +72,18 @@ export async function main(argv: string[]): Promise<number> {
   if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL (got "${url}")`);
   const token = v.token ?? (process.env.BRIDGE_CONTROL_TOKEN || undefined);
   const intervalMs = v.interval === undefined ? 2000 : parseDurationMs(v.interval);
-  if (intervalMs === undefined || intervalMs < 100) throw new UsageError(`--interval must be a duration of at least 100ms, e.g. 2s (got "${v.interval}")`);
+  if (intervalMs === undefined || intervalMs < 100)
+    throw new UsageError(`--interval must be a duration of at least 100ms, e.g. 2s (got "${v.interval}")`);
   const sort = (v.sort ?? 'lag') as SortKey;
   if (!SORTS.includes(sort)) throw new UsageError(`--sort must be one of ${SORTS.join(', ')} (got "${v.sort}")`);
   // One client for every read, its connection kept between them; the bridge's own surface, which is
   // not reached through a proxy.
-  const http = new HttpClient({ connectTimeoutMs: READ_TIMEOUT_MS, headersTimeoutMs: READ_TIMEOUT_MS, bodyTimeoutMs: READ_TIMEOUT_MS, env: {} });
+  const http = new HttpClient({
+    connectTimeoutMs: READ_TIMEOUT_MS,
+    headersTimeoutMs: READ_TIMEOUT_MS,
+    bodyTimeoutMs: READ_TIMEOUT_MS,
+    env: {},
+  });
   const read = (): Promise<Snapshot> => readSnapshot(http, url, token);
   const interactive = v.once !== true && process.stdout.isTTY === true && process.stdin.isTTY === true;
   try {
@@ -93,7 +107,8 @@ export function defaultUrl(listen: string | undefined): string {
   const m = listen ? /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen.trim()) : null;
   if (!m) return 'http://127.0.0.1:9464';
   const host = m[1] ?? m[2] ?? '';
-  const local = host === '' || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : m[1] !== undefined ? `[${host}]` : host;
+  const local =
+    host === '' || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : m[1] !== undefined ? `[${host}]` : host;
   return `http://${local}:${m[3]}`;
 }
 
@@ -102,13 +117,19 @@ async function readSnapshot(http: HttpClient, url: string, token: string | undef
     let status: number;
     let body: string;
     try {
-      const res = await http.request(`${url}${path}`, { headers: auth && token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
+      const res = await http.request(`${url}${path}`, {
+        headers: auth && token ? { authorization: `Bearer ${token}` } : {},
+        signal: AbortSignal.timeout(READ_TIMEOUT_MS),
+      });
       status = res.statusCode;
       body = await text(res.body);
     } catch (err) {
-      throw new ReadError(`cannot reach the bridge at ${url}: ${networkMessage(err)} (is it running? --url or BRIDGE_LISTEN say where)`);
+      throw new ReadError(
+        `cannot reach the bridge at ${url}: ${networkMessage(err)} (is it running? --url or BRIDGE_LISTEN say where)`,
+      );
     }
-    if (status === 401) throw new ReadError(`the bridge at ${url} refused the control token: pass --token or set BRIDGE_CONTROL_TOKEN`);
+    if (status === 401)
+      throw new ReadError(`the bridge at ${url} refused the control token: pass --token or set BRIDGE_CONTROL_TOKEN`);
     if (status !== 200) throw new ReadError(`GET ${url}${path} answered ${status}: ${body.slice(0, 200).trim()}`);
     return body;
   };
@@ -132,7 +153,13 @@ async function once(read: () => Promise<Snapshot>, url: string, gapMs: number, v
   return 0;
 }
 
-function live(read: () => Promise<Snapshot>, url: string, intervalMs: number, start: ViewState, p: ReturnType<typeof paint>): Promise<number> {
+function live(
+  read: () => Promise<Snapshot>,
+  url: string,
+  intervalMs: number,
+  start: ViewState,
+  p: ReturnType<typeof paint>,
+): Promise<number> {
   const out = process.stdout;
   const stdin = process.stdin;
   let view = start;
@@ -144,7 +171,13 @@ function live(read: () => Promise<Snapshot>, url: string, intervalMs: number, st
 
   const draw = (): void => {
     if (done || !cur) return;
-    const lines = renderScreen(buildModel(prev, cur), view, { url, width: out.columns || 80, height: out.rows || 24, error, p });
+    const lines = renderScreen(buildModel(prev, cur), view, {
+      url,
+      width: out.columns || 80,
+      height: out.rows || 24,
+      error,
+      p,
+    });
     // Home, each line cleared to its end, the rest of the screen cleared: no flicker, no scroll.
     out.write(`\u001b[H${lines.join('\u001b[K\n')}\u001b[K\u001b[J`);
   };
@@ -179,7 +212,8 @@ function live(read: () => Promise<Snapshot>, url: string, intervalMs: number, st
     const onData = (buf: Buffer): void => {
       // One chunk may hold several keys (typing fast, pasting); arrow keys arrive as ESC sequences.
       const text = buf.toString('utf8');
-      const keys = text.startsWith('\u001b[') || text.startsWith('\u001bO') ? [] : text === '\u001b' ? ['\u001b'] : [...text];
+      const keys =
+        text.startsWith('\u001b[') || text.startsWith('\u001bO') ? [] : text === '\u001b' ? ['\u001b'] : [...text];
       for (const key of keys) {
         const next = onKey(view, key);
         if (next === 'quit') return finish();

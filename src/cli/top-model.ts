@@ -68,14 +68,19 @@ export function parseMetrics(text: string): PromSample[] {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m) continue;
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_x, c: string) => (c === 'n' ? '\n' : c));
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_x, c: string) => (c === 'n' ? '\n' : c));
     out.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return out;
 }
 
 /** Sum of the samples named `name` whose labels pass `keep`; undefined when there are none. */
-export function sum(samples: readonly PromSample[], name: string, keep: (labels: Record<string, string>) => boolean = () => true): number | undefined {
+export function sum(
+  samples: readonly PromSample[],
+  name: string,
+  keep: (labels: Record<string, string>) => boolean = () => true,
+): number | undefined {
   let total: number | undefined;
   for (const s of samples) if (s.name === name && keep(s.labels)) total = (total ?? 0) + s.value;
   return total;
@@ -93,7 +98,9 @@ export function buildModel(prev: Snapshot | undefined, cur: Snapshot): TopModel 
   const pm = prev?.metrics ?? [];
   const failures = sum(m, 'bridge_export_requests_total', failed) ?? 0;
   return {
-    version: ((v) => (v === undefined ? undefined : printable(v)))(m.find((s) => s.name === 'bridge_build_info')?.labels.version),
+    version: ((v) => (v === undefined ? undefined : printable(v)))(
+      m.find((s) => s.name === 'bridge_build_info')?.labels.version,
+    ),
     // What the daemon reports may quote the service: never let it steer the terminal.
     sessions: cur.sessions.map((s) => ({
       id: printable(String(s.id)),
@@ -107,8 +114,16 @@ export function buildModel(prev: Snapshot | undefined, cur: Snapshot): TopModel 
       lastError: printable(String(s.lastError ?? '')),
     })),
     exporter: {
-      deliveredRate: perSecond(sum(m, 'bridge_events_delivered_total'), prev && sum(pm, 'bridge_events_delivered_total'), seconds),
-      receivedRate: perSecond(sum(m, 'bridge_events_received_total'), prev && sum(pm, 'bridge_events_received_total'), seconds),
+      deliveredRate: perSecond(
+        sum(m, 'bridge_events_delivered_total'),
+        prev && sum(pm, 'bridge_events_delivered_total'),
+        seconds,
+      ),
+      receivedRate: perSecond(
+        sum(m, 'bridge_events_received_total'),
+        prev && sum(pm, 'bridge_events_received_total'),
+        seconds,
+      ),
       failureRate: perSecond(failures, prev && (sum(pm, 'bridge_export_requests_total', failed) ?? 0), seconds),
       failures,
       spoolBytes: sum(m, 'bridge_spool_bytes') ?? 0,

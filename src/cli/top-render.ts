@@ -20,7 +20,12 @@ export interface ViewState {
 /** The key that selects each sort, as shown on the key line. */
 export const SORT_KEYS: Record<string, SortKey> = { i: 'id', s: 'state', r: 'rate', l: 'lag', g: 'gaps', e: 'error' };
 
-export const initialView = (sort: SortKey = 'lag'): ViewState => ({ sort, descending: sort !== 'id' && sort !== 'state', filter: '', editing: false });
+export const initialView = (sort: SortKey = 'lag'): ViewState => ({
+  sort,
+  descending: sort !== 'id' && sort !== 'state',
+  filter: '',
+  editing: false,
+});
 
 /** Applies one key press to the view; returns 'quit' for q / Ctrl-C. */
 export function onKey(view: ViewState, key: string): ViewState | 'quit' {
@@ -40,12 +45,15 @@ export function onKey(view: ViewState, key: string): ViewState | 'quit' {
 }
 
 const numeric = (r: SessionRow, key: SortKey): number =>
-  key === 'rate' ? r.rate ?? -1 : key === 'lag' ? r.lag : key === 'gaps' ? r.gaps : 0;
+  key === 'rate' ? (r.rate ?? -1) : key === 'lag' ? r.lag : key === 'gaps' ? r.gaps : 0;
 
 /** The rows to show: filtered, then sorted (ties by id, so the order is stable between frames). */
 export function visibleRows(rows: readonly SessionRow[], view: ViewState): SessionRow[] {
   const f = view.filter.toLowerCase();
-  const kept = f === '' ? [...rows] : rows.filter((r) => `${r.id} ${r.state} ${r.source} ${r.lastError}`.toLowerCase().includes(f));
+  const kept =
+    f === ''
+      ? [...rows]
+      : rows.filter((r) => `${r.id} ${r.state} ${r.source} ${r.lastError}`.toLowerCase().includes(f));
   const dir = view.descending ? -1 : 1;
   return kept.sort((a, b) => {
     let c: number;
@@ -67,7 +75,8 @@ export function formatBytes(n: number): string {
   return i === 0 ? `${n} B` : `${n.toFixed(n >= 100 ? 0 : 1)} ${units[i]}`;
 }
 
-export const formatRate = (r: number | undefined): string => (r === undefined ? '-' : r >= 100 ? r.toFixed(0) : r.toFixed(1));
+export const formatRate = (r: number | undefined): string =>
+  r === undefined ? '-' : r >= 100 ? r.toFixed(0) : r.toFixed(1);
 
 function formatAge(s: number): string {
   if (s < 60) return `${Math.round(s)}s`;
@@ -80,21 +89,42 @@ export function summaryLines(model: TopModel, url: string): string[] {
   const e = model.exporter;
   const byState = new Map<string, number>();
   for (const s of model.sessions) byState.set(s.state, (byState.get(s.state) ?? 0) + 1);
-  const states = [...byState].sort((a, b) => b[1] - a[1]).map(([s, n]) => `${n} ${s}`).join(', ');
-  const fill = e.spoolCapacity ? ` / ${formatBytes(e.spoolCapacity)} (${Math.round((100 * e.spoolBytes) / e.spoolCapacity)}%)` : '';
+  const states = [...byState]
+    .sort((a, b) => b[1] - a[1])
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ');
+  const fill = e.spoolCapacity
+    ? ` / ${formatBytes(e.spoolCapacity)} (${Math.round((100 * e.spoolBytes) / e.spoolCapacity)}%)`
+    : '';
   return [
     `bridge ${model.version ?? '?'} at ${url}   sessions ${model.sessions.length}${states ? ` (${states})` : ''}   received ${formatRate(e.receivedRate)}/s`,
-    `exporter delivered ${formatRate(e.deliveredRate)}/s, failed ${formatRate(e.failureRate)}/s (${e.failures} failed requests)   `
-      + `spool ${formatBytes(e.spoolBytes)}${fill}, ${e.spoolRecords} records, oldest ${formatAge(e.oldestAgeSeconds)}`,
+    `exporter delivered ${formatRate(e.deliveredRate)}/s, failed ${formatRate(e.failureRate)}/s (${e.failures} failed requests)   ` +
+      `spool ${formatBytes(e.spoolBytes)}${fill}, ${e.spoolRecords} records, oldest ${formatAge(e.oldestAgeSeconds)}`,
   ];
 }
 
 const COLUMNS = ['SESSION', 'STATE', 'SOURCE', 'RATE/s', 'LAG', 'GAPS', 'MISSING', 'RECONN', 'LAST ERROR'] as const;
 const RIGHT = new Set<string>(['RATE/s', 'LAG', 'GAPS', 'MISSING', 'RECONN']);
-const SORT_COLUMN: Record<SortKey, string> = { id: 'SESSION', state: 'STATE', rate: 'RATE/s', lag: 'LAG', gaps: 'GAPS', error: 'LAST ERROR' };
+const SORT_COLUMN: Record<SortKey, string> = {
+  id: 'SESSION',
+  state: 'STATE',
+  rate: 'RATE/s',
+  lag: 'LAG',
+  gaps: 'GAPS',
+  error: 'LAST ERROR',
+};
 
-const cells = (r: SessionRow): string[] =>
-  [r.id, r.state, r.source, formatRate(r.rate), String(r.lag), String(r.gaps), String(r.missing), String(r.reconnects), r.lastError || '-'];
+const cells = (r: SessionRow): string[] => [
+  r.id,
+  r.state,
+  r.source,
+  formatRate(r.rate),
+  String(r.lag),
+  String(r.gaps),
+  String(r.missing),
+  String(r.reconnects),
+  r.lastError || '-',
+];
 
 /** Aligned table lines (header first); the last column is cut to `width` when one is given. */
 export function tableLines(rows: readonly SessionRow[], opts: { width?: number; sortColumn?: string } = {}): string[] {
@@ -102,8 +132,14 @@ export function tableLines(rows: readonly SessionRow[], opts: { width?: number; 
   const header = COLUMNS.map((c) => (c === opts.sortColumn ? `${c}*` : c));
   const widths = header.map((h, i) => Math.max(h.length, ...data.map((d) => d[i]!.length)));
   const line = (cols: readonly string[]): string => {
-    const text = cols.map((c, i) => (i === cols.length - 1 ? c : RIGHT.has(COLUMNS[i]!) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
-    return opts.width !== undefined && text.length > opts.width ? `${text.slice(0, Math.max(0, opts.width - 1))}…` : text;
+    const text = cols
+      .map((c, i) =>
+        i === cols.length - 1 ? c : RIGHT.has(COLUMNS[i]!) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!),
+      )
+      .join('  ');
+    return opts.width !== undefined && text.length > opts.width
+      ? `${text.slice(0, Math.max(0, opts.width - 1))}…`
+      : text;
   };
   return [line(header), ...data.map(line)];
 }
@@ -114,7 +150,11 @@ export function renderPlain(model: TopModel, url: string, view: ViewState = init
 }
 
 /** A full terminal frame of exactly `height` lines (or fewer when the screen is tiny), each at most `width` wide. */
-export function renderScreen(model: TopModel, view: ViewState, o: { url: string; width: number; height: number; error?: string; p: Paint }): string[] {
+export function renderScreen(
+  model: TopModel,
+  view: ViewState,
+  o: { url: string; width: number; height: number; error?: string; p: Paint },
+): string[] {
   const cut = (s: string): string => (s.length > o.width ? `${s.slice(0, Math.max(0, o.width - 1))}…` : s);
   const rows = visibleRows(model.sessions, view);
   const head = summaryLines(model, o.url).map(cut);
@@ -126,7 +166,8 @@ export function renderScreen(model: TopModel, view: ViewState, o: { url: string;
   const room = Math.max(0, o.height - head.length - 3); // blank line, table header, key line
   const body = table.slice(1, 1 + room);
   const hidden = rows.length - body.length;
-  if (hidden > 0 && body.length > 0) body[body.length - 1] = o.p.dim(cut(`… ${hidden + 1} more sessions (filter with /)`));
+  if (hidden > 0 && body.length > 0)
+    body[body.length - 1] = o.p.dim(cut(`… ${hidden + 1} more sessions (filter with /)`));
   const out = [...head, '', o.p.bold(table[0]!), ...body];
   while (out.length < o.height - 1) out.push('');
   out.push(o.p.dim(cut(keys)));

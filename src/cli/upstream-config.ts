@@ -8,7 +8,13 @@ import { createApiKeyProvider } from '../upstream/api-key.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 
-const UPSTREAM_ENV = ['BRIDGE_CONFIG', 'BROWSER_API_URL', 'BROWSER_API_KEY', 'BROWSER_API_KEY_FILE', 'BROWSER_API_CA_FILE'] as const;
+const UPSTREAM_ENV = [
+  'BRIDGE_CONFIG',
+  'BROWSER_API_URL',
+  'BROWSER_API_KEY',
+  'BROWSER_API_KEY_FILE',
+  'BROWSER_API_CA_FILE',
+] as const;
 
 /** Throws ConfigError (main prints it and exits 2). */
 export function loadUpstreamConfig(path: string | undefined, env: Env = process.env): BridgeConfig {

@@ -38,9 +38,13 @@ export async function main(argv: string[]): Promise<number> {
 export function summary(c: BridgeConfig): string {
   const source = c.configPath ? `${c.configPath} + environment` : 'environment';
   const named = `${c.sessions.length} session${c.sessions.length === 1 ? '' : 's'}`;
-  const sessions = c.discovery.enabled ? `${named} plus discovery (${describeSelector(c.discovery)}, every ${c.discovery.intervalMs / 1000} s)` : named;
+  const sessions = c.discovery.enabled
+    ? `${named} plus discovery (${describeSelector(c.discovery)}, every ${c.discovery.intervalMs / 1000} s)`
+    : named;
   const listen = c.listen ? `listen ${c.listen.host}:${c.listen.port}` : 'no HTTP surface';
   const state = c.store.kind === 'postgres' ? `shared store ${displayStoreUrl(c.store.url)}` : `state ${c.stateDir}`;
-  return `configuration is valid (${source}): ${sessions} from ${displayUrl(c.upstream.url)}, `
-    + `collector ${displayUrl(c.exporter.url)} (${c.exporter.protocol}), ${state}, ${listen}`;
+  return (
+    `configuration is valid (${source}): ${sessions} from ${displayUrl(c.upstream.url)}, ` +
+    `collector ${displayUrl(c.exporter.url)} (${c.exporter.protocol}), ${state}, ${listen}`
+  );
 }

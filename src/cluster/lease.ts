@@ -63,7 +63,8 @@ export class Lease {
       await this.o.db.query(
         `INSERT INTO bridge_replicas (id, lease_until) VALUES ($1, now() + $2 * interval '1 millisecond')
          ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until, renewed_at = now()`,
-        [this.o.replicaId, this.o.leaseMs]);
+        [this.o.replicaId, this.o.leaseMs],
+      );
     } catch (err) {
       this.o.onRenewFailed?.(err as Error);
       this.check();
@@ -83,7 +84,9 @@ export class Lease {
 
   /** Replicas holding a valid lease by the database's clock, sorted. */
   async liveReplicas(): Promise<string[]> {
-    const r = await this.o.db.query<{ id: string }>('SELECT id FROM bridge_replicas WHERE lease_until > now() ORDER BY id');
+    const r = await this.o.db.query<{ id: string }>(
+      'SELECT id FROM bridge_replicas WHERE lease_until > now() ORDER BY id',
+    );
     return r.rows.map((x) => x.id);
   }
 

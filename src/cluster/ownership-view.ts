@@ -22,7 +22,16 @@ export interface OwnershipRow {
 
 /** Every active session and every session this replica owns, as the placement loop needs them. */
 export async function readOwnershipView(db: pg.Pool, replicaId: string): Promise<OwnershipRow[]> {
-  const r = await db.query<{ id: string; owner: string | null; lease_epoch: string; lifecycle: SessionLifecycle; owner_live: boolean; orphan_ms: number; spec_rev: string; has_spool: boolean }>(
+  const r = await db.query<{
+    id: string;
+    owner: string | null;
+    lease_epoch: string;
+    lifecycle: SessionLifecycle;
+    owner_live: boolean;
+    orphan_ms: number;
+    spec_rev: string;
+    has_spool: boolean;
+  }>(
     `SELECT s.id, s.owner, s.lease_epoch, s.lifecycle, s.spec_rev, (live.id IS NOT NULL) AS owner_live,
        (s.lifecycle <> 'active' AND EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)) AS has_spool,
        CASE WHEN live.id IS NOT NULL THEN 0
@@ -30,20 +39,36 @@ export async function readOwnershipView(db: pg.Pool, replicaId: string): Promise
      FROM bridge_sessions s
      LEFT JOIN bridge_replicas live ON live.id = s.owner AND live.lease_until > now()
      LEFT JOIN bridge_replicas any_r ON any_r.id = s.owner
-     WHERE s.lifecycle = 'active' OR s.owner = $1 OR EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)`, [replicaId]);
+     WHERE s.lifecycle = 'active' OR s.owner = $1 OR EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)`,
+    [replicaId],
+  );
   return r.rows.map((x) => ({
-    id: x.id, owner: x.owner, leaseEpoch: Number(x.lease_epoch), lifecycle: x.lifecycle, ownerLive: x.owner_live, orphanMs: Math.max(0, x.orphan_ms), specRev: Number(x.spec_rev), hasSpool: x.has_spool,
+    id: x.id,
+    owner: x.owner,
+    leaseEpoch: Number(x.lease_epoch),
+    lifecycle: x.lifecycle,
+    ownerLive: x.owner_live,
+    orphanMs: Math.max(0, x.orphan_ms),
+    specRev: Number(x.spec_rev),
+    hasSpool: x.has_spool,
   }));
 }
 
 /** Session id → owning replica (null: none), for GET /v1/sessions. */
-export async function readOwners(db: pg.Pool): Promise<Map<string, { owner: string | null; lifecycle: SessionLifecycle }>> {
-  const r = await db.query<{ id: string; owner: string | null; lifecycle: SessionLifecycle }>('SELECT id, owner, lifecycle FROM bridge_sessions');
+export async function readOwners(
+  db: pg.Pool,
+): Promise<Map<string, { owner: string | null; lifecycle: SessionLifecycle }>> {
+  const r = await db.query<{ id: string; owner: string | null; lifecycle: SessionLifecycle }>(
+    'SELECT id, owner, lifecycle FROM bridge_sessions',
+  );
   return new Map(r.rows.map((x) => [x.id, { owner: x.owner, lifecycle: x.lifecycle }]));
 }
 
 /** Which of these sessions still have undelivered segments in the store. */
 export async function sessionsWithSpool(db: pg.Pool, ids: readonly string[]): Promise<Set<string>> {
-  const r = await db.query<{ session_id: string }>('SELECT DISTINCT session_id FROM bridge_segments WHERE session_id = ANY($1::text[])', [ids]);
+  const r = await db.query<{ session_id: string }>(
+    'SELECT DISTINCT session_id FROM bridge_segments WHERE session_id = ANY($1::text[])',
+    [ids],
+  );
   return new Set(r.rows.map((x) => x.session_id));
 }

@@ -81,7 +81,9 @@ export class Ownership {
     this.pauseMs = Math.max(200, Math.min(2000, o.leaseMs / 10));
     let failing = false;
     this.lease = new Lease({
-      db: o.store.leaseDb, replicaId: o.store.replicaId, leaseMs: o.leaseMs,
+      db: o.store.leaseDb,
+      replicaId: o.store.replicaId,
+      leaseMs: o.leaseMs,
       onRenewed: () => {
         emit({ f: 'lease_renewed', recovered: failing });
         failing = false;
@@ -99,16 +101,20 @@ export class Ownership {
     // Stop reading what we may no longer write.
     o.spool.watchFenced((ids) => this.fenced(ids));
     this.rebalancer = new Rebalancer({
-      store: o.store, lease: this.lease, intervalMs: Math.max(200, Math.floor(o.leaseMs / 5)), orphanGraceMs: o.leaseMs,
+      store: o.store,
+      lease: this.lease,
+      intervalMs: Math.max(200, Math.floor(o.leaseMs / 5)),
+      orphanGraceMs: o.leaseMs,
       hooks: {
         acquired: (c) => this.serial(() => this.acquired(c)),
         lost: (ids) => this.serial(() => this.lost(ids, 'another replica owns them now')),
         finished: (ids) => this.serial(() => this.finished(ids)),
         handOver: (ids) => this.serial(() => this.release(ids)),
         kept: (ids) => this.serial(() => this.kept(ids)),
-        respecified: (ids) => this.serial(async () => {
-          for (const row of await o.store.specs(ids)) o.host.respecify(row);
-        }),
+        respecified: (ids) =>
+          this.serial(async () => {
+            for (const row of await o.store.specs(ids)) o.host.respecify(row);
+          }),
         ticked: (n) => {
           this.activeSessions = n;
           o.host.ticked?.();
@@ -129,7 +135,9 @@ export class Ownership {
 
   /** The store refused writes for these sessions: another replica owns them now. */
   fenced(ids: readonly string[]): void {
-    void this.serial(() => this.lost([...ids], 'the store refused a write: another replica owns them now')).catch(() => undefined);
+    void this.serial(() => this.lost([...ids], 'the store refused a write: another replica owns them now')).catch(
+      () => undefined,
+    );
   }
 
   /** Live replicas at the last pass. */
@@ -146,9 +154,12 @@ export class Ownership {
     this.rebalancer.start();
     // Every replica tries; the partition lock makes concurrent attempts harmless.
     this.rotation = setInterval(() => {
-      truncateDrainedGenerations(this.o.store.db).then((gs) => {
-        if (gs.length > 0) this.o.log.debug({ generations: gs }, 'truncated drained spool generations');
-      }, () => undefined);
+      truncateDrainedGenerations(this.o.store.db).then(
+        (gs) => {
+          if (gs.length > 0) this.o.log.debug({ generations: gs }, 'truncated drained spool generations');
+        },
+        () => undefined,
+      );
     }, ROTATION_INTERVAL_MS);
     this.rotation.unref();
   }
@@ -165,7 +176,12 @@ export class Ownership {
     // again meanwhile (the lease ran out) is not ours to read either.
     const owned = this.o.store.ownedSessions();
     for (const row of c.sessions) if (row.lifecycle === 'active' && owned.has(row.spec.id)) this.o.host.follow(row);
-    this.o.emit({ f: 'sessions_claimed', sessions: c.sessions.length, backlogRecords: c.records, replica: this.o.store.replicaId });
+    this.o.emit({
+      f: 'sessions_claimed',
+      sessions: c.sessions.length,
+      backlogRecords: c.records,
+      replica: this.o.store.replicaId,
+    });
   }
 
   private beat(): void {
@@ -191,7 +207,8 @@ export class Ownership {
       if ((this.lease.valid && this.pausedMs === 0) || this.closed) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    if (paused > 0) this.o.emit({ f: 'lease_checked_after_pause', pausedMs: paused, stillOwned: this.o.store.ownedSessions().size });
+    if (paused > 0)
+      this.o.emit({ f: 'lease_checked_after_pause', pausedMs: paused, stillOwned: this.o.store.ownedSessions().size });
   }
 
   /** Owned, active and preferred here: followed (again, after a hand-over that could not finish). */
@@ -199,7 +216,8 @@ export class Ownership {
     const missing = ids.filter((id) => !this.o.host.isFollowed(id));
     if (missing.length === 0 || this.stopped) return;
     const owned = this.o.store.ownedSessions();
-    for (const row of await this.o.store.specs(missing)) if (row.lifecycle === 'active' && owned.has(row.spec.id)) this.o.host.follow(row);
+    for (const row of await this.o.store.specs(missing))
+      if (row.lifecycle === 'active' && owned.has(row.spec.id)) this.o.host.follow(row);
   }
 
   private async lost(ids: string[], why: string): Promise<void> {

@@ -60,10 +60,12 @@ export class Rebalancer {
   private schedule(ms: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.exclusive().catch((err: unknown) => this.o.onError?.(err as Error)).finally(() => {
-        this.running = undefined;
-        this.schedule(this.o.intervalMs);
-      });
+      this.running = this.exclusive()
+        .catch((err: unknown) => this.o.onError?.(err as Error))
+        .finally(() => {
+          this.running = undefined;
+          this.schedule(this.o.intervalMs);
+        });
     }, ms);
   }
 
@@ -113,7 +115,10 @@ export class Rebalancer {
             this.specRevs.set(row.id, row.specRev);
           }
         }
-      } else if ((row.lifecycle === 'active' || row.hasSpool) && (row.owner === null || row.owner === me || !row.ownerLive)) {
+      } else if (
+        (row.lifecycle === 'active' || row.hasSpool) &&
+        (row.owner === null || row.owner === me || !row.ownerLive)
+      ) {
         // An ended or removed session with undelivered segments is claimed only to deliver them.
         // A row naming this replica that it does not hold (a previous incarnation with the same
         // name, or a release whose answer was lost) is claimed whatever the placement says: no

@@ -3,7 +3,16 @@
 // follows without naming them (discovery/discovery-loop.ts). The environment wins over the file,
 // key by key, as everywhere else.
 import { ConfigError } from './errors.js';
-import { onlyKeys, optDurationMs, optEnum, optString, optStringMap, parseKeyValueList, section, type Raw } from './readers.js';
+import {
+  onlyKeys,
+  optDurationMs,
+  optEnum,
+  optString,
+  optStringMap,
+  parseKeyValueList,
+  section,
+  type Raw,
+} from './readers.js';
 import type { Env } from './env-substitution.js';
 import type { DiscoveryConfig } from './schema.js';
 
@@ -18,22 +27,31 @@ export function parseDiscovery(raw: Raw, env: Env): DiscoveryConfig {
   const d = section(raw, 'discovery', 'discovery');
   onlyKeys(d, KEYS, 'discovery');
   const enabled = envBool(env.BRIDGE_DISCOVER, 'BRIDGE_DISCOVER') ?? fileBool(d.enabled, 'discovery.enabled');
-  const tags = env.BRIDGE_DISCOVER_TAGS !== undefined && env.BRIDGE_DISCOVER_TAGS !== ''
-    ? tagsOf(parseKeyValueList(env.BRIDGE_DISCOVER_TAGS, 'BRIDGE_DISCOVER_TAGS'), 'BRIDGE_DISCOVER_TAGS')
-    : tagsOf(optStringMap(d.tags, 'discovery.tags'), 'discovery.tags');
+  const tags =
+    env.BRIDGE_DISCOVER_TAGS !== undefined && env.BRIDGE_DISCOVER_TAGS !== ''
+      ? tagsOf(parseKeyValueList(env.BRIDGE_DISCOVER_TAGS, 'BRIDGE_DISCOVER_TAGS'), 'BRIDGE_DISCOVER_TAGS')
+      : tagsOf(optStringMap(d.tags, 'discovery.tags'), 'discovery.tags');
   const query = optString(env.BRIDGE_DISCOVER_QUERY, 'BRIDGE_DISCOVER_QUERY') ?? optString(d.query, 'discovery.query');
   const intervalKey = env.BRIDGE_DISCOVER_INTERVAL ? 'BRIDGE_DISCOVER_INTERVAL' : 'discovery.interval';
-  const intervalMs = optDurationMs(env.BRIDGE_DISCOVER_INTERVAL || d.interval, intervalKey, MIN_INTERVAL_MS) ?? DISCOVERY_DEFAULTS.intervalMs;
+  const intervalMs =
+    optDurationMs(env.BRIDGE_DISCOVER_INTERVAL || d.interval, intervalKey, MIN_INTERVAL_MS) ??
+    DISCOVERY_DEFAULTS.intervalMs;
   if (intervalMs > MAX_INTERVAL_MS) throw new ConfigError(intervalKey, 'must be at most 24h');
   const start = optEnum(d.start, ['oldest', 'latest'] as const, 'discovery.start') ?? DISCOVERY_DEFAULTS.start;
   const project = optString(d.project, 'discovery.project');
   if (enabled === undefined && (Object.keys(tags).length > 0 || query !== undefined)) {
     // A selector nobody switched on is a half-made decision: say so rather than follow nothing.
     const key = env.BRIDGE_DISCOVER_TAGS || env.BRIDGE_DISCOVER_QUERY ? 'BRIDGE_DISCOVER' : 'discovery.enabled';
-    throw new ConfigError(key, 'a discovery selector (tags or query) is set but discovery is not enabled: set discovery.enabled: true or BRIDGE_DISCOVER=true');
+    throw new ConfigError(
+      key,
+      'a discovery selector (tags or query) is set but discovery is not enabled: set discovery.enabled: true or BRIDGE_DISCOVER=true',
+    );
   }
   return {
-    enabled: enabled ?? false, tags, intervalMs, start,
+    enabled: enabled ?? false,
+    tags,
+    intervalMs,
+    start,
     ...(query !== undefined ? { query } : {}),
     ...(project !== undefined ? { project } : {}),
   };
@@ -41,7 +59,8 @@ export function parseDiscovery(raw: Raw, env: Env): DiscoveryConfig {
 
 function tagsOf(tags: Record<string, string>, key: string): Record<string, string> {
   for (const k of Object.keys(tags)) {
-    if (k === '' || /[[\]=,]/.test(k)) throw new ConfigError(key, `tag name ${JSON.stringify(k)} cannot be sent as tags[name]=value`);
+    if (k === '' || /[[\]=,]/.test(k))
+      throw new ConfigError(key, `tag name ${JSON.stringify(k)} cannot be sent as tags[name]=value`);
   }
   return tags;
 }

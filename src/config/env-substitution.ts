@@ -36,16 +36,25 @@ export function substituteEnv(value: unknown, env: Env, key = ''): unknown {
 
 function substituteString(text: string, env: Env, key: string): unknown {
   if (!text.includes('$')) return text;
-  const replaced = text.replace(TOKEN, (token, name: string | undefined, fallback: string | undefined, bad: string | undefined) => {
-    if (token === '$$') return '$';
-    if (name === undefined) {
-      throw new ConfigError(key || 'config', `"\${${bad ?? ''}}" is not a valid reference: write \${env:NAME} or \${env:NAME:-default} (and $$ for a literal $)`);
-    }
-    const v = env[name];
-    if (v !== undefined && v !== '') return v;
-    if (fallback !== undefined) return fallback;
-    throw new ConfigError(key || 'config', `environment variable ${name} is not set (referenced as \${env:${name}}; write \${env:${name}:-default} to give a default)`);
-  });
+  const replaced = text.replace(
+    TOKEN,
+    (token, name: string | undefined, fallback: string | undefined, bad: string | undefined) => {
+      if (token === '$$') return '$';
+      if (name === undefined) {
+        throw new ConfigError(
+          key || 'config',
+          `"\${${bad ?? ''}}" is not a valid reference: write \${env:NAME} or \${env:NAME:-default} (and $$ for a literal $)`,
+        );
+      }
+      const v = env[name];
+      if (v !== undefined && v !== '') return v;
+      if (fallback !== undefined) return fallback;
+      throw new ConfigError(
+        key || 'config',
+        `environment variable ${name} is not set (referenced as \${env:${name}}; write \${env:${name}:-default} to give a default)`,
+      );
+    },
+  );
   // A whole-value reference is read as a YAML scalar, so numbers and booleans keep their type.
   if (WHOLE.test(text)) return scalar(replaced);
   return replaced;

@@ -41,22 +41,31 @@ export function typeWarnings(names: readonly string[], key: string): string[] {
     const known = knownTypes();
     if (known.includes(name)) continue;
     const near = closest(name, known);
-    out.push(`${key}: "${name}" is not a known event type${near ? ` (did you mean "${near}"?)` : ''}; kept, in case the service sends it`);
+    out.push(
+      `${key}: "${name}" is not a known event type${near ? ` (did you mean "${near}"?)` : ''}; kept, in case the service sends it`,
+    );
   }
   return out;
 }
-
 
 /**
  * An include list of types none of which the catalogue knows drops every event the service sends
  * today: refused (with the nearest known names) unless the operator says newer types are expected.
  */
-export function checkIncludeTypes(names: readonly string[], key: string, allowUnknown: boolean, allowKey: string): void {
+export function checkIncludeTypes(
+  names: readonly string[],
+  key: string,
+  allowUnknown: boolean,
+  allowKey: string,
+): void {
   const known = knownTypes();
   if (allowUnknown || names.length === 0 || names.some((n) => known.includes(n))) return;
   const hints = names.map((n) => {
     const near = closest(n, known);
     return near ? `"${n}" (did you mean "${near}"?)` : `"${n}"`;
   });
-  throw new ConfigError(key, `no event type in the list is known (${hints.join(', ')}), so this include filter would drop every event; fix the names, or set ${allowKey}: true if you expect types newer than this bridge`);
+  throw new ConfigError(
+    key,
+    `no event type in the list is known (${hints.join(', ')}), so this include filter would drop every event; fix the names, or set ${allowKey}: true if you expect types newer than this bridge`,
+  );
 }

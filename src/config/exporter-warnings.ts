@@ -8,13 +8,19 @@ export function exporterWarnings(ex: ExporterConfig): string[] {
   const out: string[] = [];
   const port = new URL(ex.url).port;
   if (ex.protocol !== 'grpc' && port === '4317') {
-    out.push(`the collector endpoint uses port 4317, the OTLP/gRPC port, with protocol ${ex.protocol}: OTLP/HTTP is usually on 4318 (or set OTEL_EXPORTER_OTLP_PROTOCOL=grpc)`);
+    out.push(
+      `the collector endpoint uses port 4317, the OTLP/gRPC port, with protocol ${ex.protocol}: OTLP/HTTP is usually on 4318 (or set OTEL_EXPORTER_OTLP_PROTOCOL=grpc)`,
+    );
   }
   if (ex.protocol === 'grpc' && port === '4318') {
-    out.push('the collector endpoint uses port 4318, the OTLP/HTTP port, with protocol grpc: OTLP/gRPC is usually on 4317 (or set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)');
+    out.push(
+      'the collector endpoint uses port 4318, the OTLP/HTTP port, with protocol grpc: OTLP/gRPC is usually on 4317 (or set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)',
+    );
   }
   if (ex.protocol === 'grpc' && ex.batchMaxBytes > GRPC_MESSAGE_LIMIT) {
-    out.push(`exporter.batch_max_bytes is above 4 MiB: an OpenTelemetry Collector refuses larger gRPC messages by default (max_recv_msg_size_mib), with RESOURCE_EXHAUSTED, and the batch would be retried without end; raise the collector's limit too`);
+    out.push(
+      `exporter.batch_max_bytes is above 4 MiB: an OpenTelemetry Collector refuses larger gRPC messages by default (max_recv_msg_size_mib), with RESOURCE_EXHAUSTED, and the batch would be retried without end; raise the collector's limit too`,
+    );
   }
   return out;
 }

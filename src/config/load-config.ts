@@ -9,8 +9,18 @@ import { upstreamTls } from './tls.js';
 import type { BridgeConfig, SessionSpec, StartPosition } from './schema.js';
 import { buildExporter } from './exporter-section.js';
 import {
-  isRecord, onlyKeys, optBytes, optDurationMs, optEnum, optInt, optString, optStringMap, optUrl,
-  parseKeyValueList, section, type Raw,
+  isRecord,
+  onlyKeys,
+  optBytes,
+  optDurationMs,
+  optEnum,
+  optInt,
+  optString,
+  optStringMap,
+  optUrl,
+  parseKeyValueList,
+  section,
+  type Raw,
 } from './readers.js';
 import { parseSessions, parseSessionList } from './sessions.js';
 import { parseStoreConfig, replicaId } from './store-config.js';
@@ -20,7 +30,25 @@ import { parseDiscovery } from './discovery-section.js';
 export type { Env } from './env-substitution.js';
 import type { Env } from './env-substitution.js';
 
-const TOP_KEYS = ['upstream', 'sessions', 'start', 'state', 'store', 'spool', 'listen', 'control_token', 'control_allowed_hosts', 'max_sessions', 'exporter', 'service', 'shutdown', 'mapping', 'memory_limit', 'workers', 'discovery'] as const;
+const TOP_KEYS = [
+  'upstream',
+  'sessions',
+  'start',
+  'state',
+  'store',
+  'spool',
+  'listen',
+  'control_token',
+  'control_allowed_hosts',
+  'max_sessions',
+  'exporter',
+  'service',
+  'shutdown',
+  'mapping',
+  'memory_limit',
+  'workers',
+  'discovery',
+] as const;
 const MAX_WORKERS = 64;
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
@@ -43,7 +71,8 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
     } catch (err) {
       throw new ConfigError('config', `${configPath} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
     }
-    if (doc !== null && doc !== undefined && !isRecord(doc)) throw new ConfigError('config', `${configPath} must contain a YAML mapping`);
+    if (doc !== null && doc !== undefined && !isRecord(doc))
+      throw new ConfigError('config', `${configPath} must contain a YAML mapping`);
     raw = substituteEnv(doc ?? {}, env) as Raw;
   }
   return buildConfig(raw, env, configPath);
@@ -53,15 +82,31 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
 export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConfig {
   onlyKeys(raw, TOP_KEYS, '');
   const up = section(raw, 'upstream', 'upstream');
-  onlyKeys(up, ['url', 'api_key', 'api_key_file', 'idle_timeout', 'connect_timeout', 'backoff', 'pool_refresh', 'ca_file', 'archive'], 'upstream');
+  onlyKeys(
+    up,
+    [
+      'url',
+      'api_key',
+      'api_key_file',
+      'idle_timeout',
+      'connect_timeout',
+      'backoff',
+      'pool_refresh',
+      'ca_file',
+      'archive',
+    ],
+    'upstream',
+  );
   const upBackoff = section(up, 'backoff', 'upstream.backoff');
   onlyKeys(upBackoff, ['initial', 'max', 'auth'], 'upstream.backoff');
 
   const url = optUrl(env.BROWSER_API_URL, 'BROWSER_API_URL') ?? optUrl(up.url, 'upstream.url');
   if (!url) throw new ConfigError('upstream.url', 'is required (or set BROWSER_API_URL)');
   const apiKey = optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.api_key, 'upstream.api_key');
-  const apiKeyFile = optString(env.BROWSER_API_KEY_FILE, 'BROWSER_API_KEY_FILE') ?? optString(up.api_key_file, 'upstream.api_key_file');
-  if (!apiKey && !apiKeyFile) throw new ConfigError('upstream.api_key', 'an API key is required: set BROWSER_API_KEY or BROWSER_API_KEY_FILE');
+  const apiKeyFile =
+    optString(env.BROWSER_API_KEY_FILE, 'BROWSER_API_KEY_FILE') ?? optString(up.api_key_file, 'upstream.api_key_file');
+  if (!apiKey && !apiKeyFile)
+    throw new ConfigError('upstream.api_key', 'an API key is required: set BROWSER_API_KEY or BROWSER_API_KEY_FILE');
   if (apiKeyFile && !apiKey) {
     try {
       readFileSync(apiKeyFile, 'utf8');
@@ -81,7 +126,8 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
 
   const state = section(raw, 'state', 'state');
   onlyKeys(state, ['dir'], 'state');
-  const stateDir = optString(env.BRIDGE_STATE_DIR, 'BRIDGE_STATE_DIR') ?? optString(state.dir, 'state.dir') ?? './state';
+  const stateDir =
+    optString(env.BRIDGE_STATE_DIR, 'BRIDGE_STATE_DIR') ?? optString(state.dir, 'state.dir') ?? './state';
 
   const spool = section(raw, 'spool', 'spool');
   onlyKeys(spool, ['max_bytes', 'commit_max_records', 'commit_interval'], 'spool');
@@ -95,10 +141,15 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
   onlyKeys(svc, ['name', 'resource_attributes'], 'service');
   const resourceAttributes = {
     ...optStringMap(svc.resource_attributes, 'service.resource_attributes'),
-    ...(env.OTEL_RESOURCE_ATTRIBUTES ? parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES') : {}),
+    ...(env.OTEL_RESOURCE_ATTRIBUTES
+      ? parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES')
+      : {}),
   };
-  const serviceName = optString(env.OTEL_SERVICE_NAME, 'OTEL_SERVICE_NAME') ?? optString(svc.name, 'service.name')
-    ?? resourceAttributes['service.name'] ?? 'browser-telemetry-bridge';
+  const serviceName =
+    optString(env.OTEL_SERVICE_NAME, 'OTEL_SERVICE_NAME') ??
+    optString(svc.name, 'service.name') ??
+    resourceAttributes['service.name'] ??
+    'browser-telemetry-bridge';
 
   const store = parseStoreConfig(raw, env);
   const replica = replicaId(env);
@@ -109,7 +160,9 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
   return {
     configPath,
     upstream: {
-      url, apiKey, apiKeyFile,
+      url,
+      apiKey,
+      apiKeyFile,
       idleTimeoutMs: optDurationMs(up.idle_timeout, 'upstream.idle_timeout', 100) ?? 45_000,
       connectTimeoutMs: optDurationMs(up.connect_timeout, 'upstream.connect_timeout', 100) ?? 10_000,
       backoff: {
@@ -133,12 +186,23 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
       commitIntervalMs: optDurationMs(spool.commit_interval, 'spool.commit_interval', 1) ?? 200,
     },
     listen,
-    controlToken: optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.control_token, 'control_token'),
+    controlToken:
+      optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.control_token, 'control_token'),
     controlAllowedHosts: parseHostNames(env.BRIDGE_CONTROL_ALLOWED_HOSTS, raw.control_allowed_hosts),
-    maxSessions: optInt(env.BRIDGE_MAX_SESSIONS ?? raw.max_sessions, env.BRIDGE_MAX_SESSIONS !== undefined ? 'BRIDGE_MAX_SESSIONS' : 'max_sessions', 1, 1_000_000) ?? 1000,
+    maxSessions:
+      optInt(
+        env.BRIDGE_MAX_SESSIONS ?? raw.max_sessions,
+        env.BRIDGE_MAX_SESSIONS !== undefined ? 'BRIDGE_MAX_SESSIONS' : 'max_sessions',
+        1,
+        1_000_000,
+      ) ?? 1000,
     exporter,
     // A named replica (or one of several sharing a store) is who exported a record.
-    resource: { serviceName, attributes: resourceAttributes, ...(replica.explicit || store.kind === 'postgres' ? { instanceId: replica.id } : {}) },
+    resource: {
+      serviceName,
+      attributes: resourceAttributes,
+      ...(replica.explicit || store.kind === 'postgres' ? { instanceId: replica.id } : {}),
+    },
     shutdownGraceMs: optDurationMs(shutdown.grace, 'shutdown.grace', 0) ?? 10_000,
     workers: parseWorkers(env.BRIDGE_WORKERS, raw.workers),
     memoryLimitBytes: memoryLimit(env.BRIDGE_MEMORY_LIMIT, raw.memory_limit),
@@ -157,7 +221,8 @@ function parseHostNames(envValue: string | undefined, fileValue: unknown): strin
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw new ConfigError(key, 'must be a list of host names');
   return v.map((n, i) => {
-    if (typeof n !== 'string' || !/^[A-Za-z0-9.:_-]+$/.test(n.trim())) throw new ConfigError(`${key}[${i}]`, 'must be a host name or address without port or scheme');
+    if (typeof n !== 'string' || !/^[A-Za-z0-9.:_-]+$/.test(n.trim()))
+      throw new ConfigError(`${key}[${i}]`, 'must be a host name or address without port or scheme');
     return n.trim().toLowerCase();
   });
 }
@@ -168,7 +233,8 @@ function parseWorkers(envValue: string | undefined, fileValue: unknown): number 
   const v = envValue ?? fileValue;
   if (v === undefined || v === 'auto') return 'auto';
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < 0 || n > MAX_WORKERS) throw new ConfigError(key, `must be "auto" or a whole number from 0 to ${MAX_WORKERS} (got ${JSON.stringify(v)})`);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_WORKERS)
+    throw new ConfigError(key, `must be "auto" or a whole number from 0 to ${MAX_WORKERS} (got ${JSON.stringify(v)})`);
   return n;
 }
 
@@ -184,7 +250,8 @@ function parseListen(v: unknown, key: string): { host: string; port: number } | 
 
 /** BRIDGE_MEMORY_LIMIT / memory_limit: a size, or "off"; unset means the container's limit, if any. */
 function memoryLimit(envValue: string | undefined, fileValue: unknown): number | 'off' | undefined {
-  const [v, key] = envValue !== undefined && envValue !== '' ? [envValue, 'BRIDGE_MEMORY_LIMIT'] : [fileValue, 'memory_limit'];
+  const [v, key] =
+    envValue !== undefined && envValue !== '' ? [envValue, 'BRIDGE_MEMORY_LIMIT'] : [fileValue, 'memory_limit'];
   if (v === 'off' || v === false) return 'off';
   return optBytes(v, key, 32 * 1024 * 1024);
 }

@@ -141,12 +141,11 @@ export const defaultMappingOptions: MappingOptions = Object.freeze({
     maskTypedKeys: true,
     maskBodySecrets: true,
   }),
-  screenshots: Object.freeze({ policy: 'inline' as ScreenshotPolicy, maxRecordBytes: DEFAULT_SCREENSHOT_RECORD_BYTES }),
+  screenshots: Object.freeze({ policy: 'inline', maxRecordBytes: DEFAULT_SCREENSHOT_RECORD_BYTES }),
   maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
-  bodyFormat: 'map' as BodyFormat,
+  bodyFormat: 'map',
   filters: Object.freeze({}),
-}) as MappingOptions;
-
+});
 
 /** Reads one YAML mapping section, rejecting keys it does not know (typos must not pass silently). */
 function section(raw: unknown, key: string, known: readonly string[]): Record<string, unknown> {
@@ -223,7 +222,12 @@ function parseScreenshots(raw: unknown, key: string): ScreenshotOptions {
   if (policy === 'directory' && directory === undefined) {
     throw new ConfigError(`${key}.directory`, 'is required when policy is directory');
   }
-  const maxRecordBytes = parseBytes(s.max_record_bytes, `${key}.max_record_bytes`, DEFAULT_SCREENSHOT_RECORD_BYTES, MAX_SCREENSHOT_RECORD_BYTES);
+  const maxRecordBytes = parseBytes(
+    s.max_record_bytes,
+    `${key}.max_record_bytes`,
+    DEFAULT_SCREENSHOT_RECORD_BYTES,
+    MAX_SCREENSHOT_RECORD_BYTES,
+  );
   return directory === undefined ? { policy, maxRecordBytes } : { policy, directory, maxRecordBytes };
 }
 
@@ -236,7 +240,8 @@ function parseBytes(v: unknown, key: string, fallback: number, max: number): num
   return raw;
 }
 
-const parseMaxRecordBytes = (raw: unknown, key: string): number => parseBytes(raw, key, DEFAULT_MAX_RECORD_BYTES, MAX_MAX_RECORD_BYTES);
+const parseMaxRecordBytes = (raw: unknown, key: string): number =>
+  parseBytes(raw, key, DEFAULT_MAX_RECORD_BYTES, MAX_MAX_RECORD_BYTES);
 
 /** The limit for records that carry an inline screenshot. */
 export function screenshotRecordBytes(options: MappingOptions): number {
@@ -253,7 +258,13 @@ export function largestRecordBytes(options: MappingOptions): number {
 }
 
 function parseFilters(raw: unknown, key: string): FilterOptions {
-  const s = section(raw, key, ['include_categories', 'exclude_categories', 'include_types', 'exclude_types', 'allow_unknown_types']);
+  const s = section(raw, key, [
+    'include_categories',
+    'exclude_categories',
+    'include_types',
+    'exclude_types',
+    'allow_unknown_types',
+  ]);
   const out: FilterOptions = {};
   const ic = names(s.include_categories, `${key}.include_categories`);
   const ec = names(s.exclude_categories, `${key}.exclude_categories`);
@@ -267,7 +278,8 @@ function parseFilters(raw: unknown, key: string): FilterOptions {
   // nothing known would drop everything: that needs the operator's word (allow_unknown_types).
   const allowUnknown = s.allow_unknown_types ?? false;
   if (typeof allowUnknown !== 'boolean') throw new ConfigError(`${key}.allow_unknown_types`, 'must be true or false');
-  if (!ic || ic.length === 0) checkIncludeTypes(it ?? [], `${key}.include_types`, allowUnknown, `${key}.allow_unknown_types`);
+  if (!ic || ic.length === 0)
+    checkIncludeTypes(it ?? [], `${key}.include_types`, allowUnknown, `${key}.allow_unknown_types`);
   if (ic !== undefined) out.includeCategories = ic;
   if (ec !== undefined) out.excludeCategories = ec;
   if (it !== undefined) out.includeTypes = it;

@@ -29,9 +29,14 @@ export function resolveEndpoint(protocol: OtlpProtocol, env: Env, ex: Raw): stri
   const base = optString(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   const file = optString(ex.endpoint, 'exporter.endpoint');
   if (protocol === 'grpc') {
-    const [text, key] = logs !== undefined ? [logs, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT']
-      : base !== undefined ? [base, 'OTEL_EXPORTER_OTLP_ENDPOINT']
-        : file !== undefined ? [file, 'exporter.endpoint'] : [undefined, ''];
+    const [text, key] =
+      logs !== undefined
+        ? [logs, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT']
+        : base !== undefined
+          ? [base, 'OTEL_EXPORTER_OTLP_ENDPOINT']
+          : file !== undefined
+            ? [file, 'exporter.endpoint']
+            : [undefined, ''];
     return text === undefined ? GRPC_DEFAULT : grpcAddress(text, key, insecureFlag(env, ex));
   }
   if (logs !== undefined) return httpUrl(logs, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT');
@@ -47,7 +52,10 @@ export function resolveEndpoint(protocol: OtlpProtocol, env: Env, ex: Raw): stri
 function httpUrl(text: string, key: string): string {
   if (!HAS_SCHEME.test(text)) {
     // `127.0.0.1:4318` is no URL at all, and `localhost:4318` parses as a URL of scheme "localhost:".
-    throw new ConfigError(key, `needs a scheme: http://${maskUrlText(text)} (or https:// for TLS) (got "${maskUrlText(text)}")`);
+    throw new ConfigError(
+      key,
+      `needs a scheme: http://${maskUrlText(text)} (or https:// for TLS) (got "${maskUrlText(text)}")`,
+    );
   }
   let u: URL;
   try {
@@ -55,7 +63,8 @@ function httpUrl(text: string, key: string): string {
   } catch {
     throw new ConfigError(key, `is not a valid URL (got "${maskUrlText(text)}")`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(key, `must be an http:// or https:// URL (got "${maskUrlText(text)}")`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ConfigError(key, `must be an http:// or https:// URL (got "${maskUrlText(text)}")`);
   return text.replace(/\/+$/, '');
 }
 
@@ -66,16 +75,29 @@ function grpcAddress(text: string, key: string, insecure: boolean): string {
   try {
     u = new URL(withScheme);
   } catch {
-    throw new ConfigError(key, `is not a gRPC endpoint: use http://host:port (plaintext), https://host:port (TLS) or host:port (got "${maskUrlText(text)}")`);
+    throw new ConfigError(
+      key,
+      `is not a gRPC endpoint: use http://host:port (plaintext), https://host:port (TLS) or host:port (got "${maskUrlText(text)}")`,
+    );
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new ConfigError(key, `must be http://host:port (plaintext), https://host:port (TLS) or host:port (got "${maskUrlText(text)}")`);
+    throw new ConfigError(
+      key,
+      `must be http://host:port (plaintext), https://host:port (TLS) or host:port (got "${maskUrlText(text)}")`,
+    );
   }
   if (u.pathname !== '/' && u.pathname !== '') {
     // A path is what an OTLP/HTTP endpoint has; gRPC names its method itself.
-    throw new ConfigError(key, `a gRPC endpoint is host and port only, without a path: drop "${u.pathname}" (…/v1/logs is for OTLP/HTTP) (got "${maskUrlText(text)}")`);
+    throw new ConfigError(
+      key,
+      `a gRPC endpoint is host and port only, without a path: drop "${u.pathname}" (…/v1/logs is for OTLP/HTTP) (got "${maskUrlText(text)}")`,
+    );
   }
-  if (!HAS_SCHEME.test(text) && u.port === '') throw new ConfigError(key, `names no port: write ${text}:4317 (the OTLP/gRPC port) or the port your collector listens on`);
+  if (!HAS_SCHEME.test(text) && u.port === '')
+    throw new ConfigError(
+      key,
+      `names no port: write ${text}:4317 (the OTLP/gRPC port) or the port your collector listens on`,
+    );
   return `${u.protocol}//${u.host}`;
 }
 
@@ -87,6 +109,7 @@ export function insecureFlag(env: Env, ex: Raw): boolean {
     if (v !== 'true' && v !== 'false') throw new ConfigError(key, 'must be true or false');
     return v === 'true';
   }
-  if (ex.insecure !== undefined && typeof ex.insecure !== 'boolean') throw new ConfigError('exporter.insecure', 'must be true or false');
+  if (ex.insecure !== undefined && typeof ex.insecure !== 'boolean')
+    throw new ConfigError('exporter.insecure', 'must be true or false');
   return ex.insecure === true;
 }

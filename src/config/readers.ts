@@ -49,7 +49,19 @@ export function optInt(v: unknown, key: string, min: number, max = Number.MAX_SA
   return n;
 }
 
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+};
 
 /** A byte size: an integer or a string like "256MiB". */
 export function optBytes(v: unknown, key: string, min: number): number | undefined {
@@ -64,7 +76,15 @@ export function optBytes(v: unknown, key: string, min: number): number | undefin
   return n;
 }
 
-const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 const DURATION_PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
 
 /**
@@ -77,7 +97,11 @@ export function optDurationMs(v: unknown, key: string, min: number): number | un
   if (typeof v === 'number') return optInt(v, key, min);
   if (typeof v !== 'string') throw new ConfigError(key, 'must be a duration such as "45s" or 45000');
   const ms = parseDurationMs(v.trim());
-  if (ms === undefined) throw new ConfigError(key, `must be a duration such as "45s", "500ms", "1m30s" or a number of milliseconds (got "${v}")`);
+  if (ms === undefined)
+    throw new ConfigError(
+      key,
+      `must be a duration such as "45s", "500ms", "1m30s" or a number of milliseconds (got "${v}")`,
+    );
   if (ms < min) throw new ConfigError(key, `must be at least ${min} ms`);
   return ms;
 }

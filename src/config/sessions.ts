@@ -22,11 +22,13 @@ export function validPoolRef(ref: string): boolean {
 
 export function parseSessions(v: unknown, key: string): SessionSpec[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new ConfigError(key, 'must be a list of session ids or {id, pool, start, attributes} entries');
+  if (!Array.isArray(v))
+    throw new ConfigError(key, 'must be a list of session ids or {id, pool, start, attributes} entries');
   const out: SessionSpec[] = [];
   v.forEach((item, i) => {
     const spec = parseSessionSpec(typeof item === 'string' ? { id: item } : item, `${key}[${i}]`);
-    if (out.some((s) => s.id === spec.id)) throw new ConfigError(`${key}[${i}].id`, `session "${spec.id}" is listed twice`);
+    if (out.some((s) => s.id === spec.id))
+      throw new ConfigError(`${key}[${i}].id`, `session "${spec.id}" is listed twice`);
     out.push(spec);
   });
   return out;
@@ -40,7 +42,8 @@ export function parseSessionSpec(item: unknown, key: string): SessionSpec {
   if (!id || !validSessionId(id)) throw new ConfigError(`${key}.id`, SESSION_ID_RULE);
   const spec: SessionSpec = { id, attributes: optScalarMap(item.attributes, `${key}.attributes`) };
   const pool = optString(item.pool, `${key}.pool`);
-  if (pool !== undefined && pool !== '' && !validPoolRef(pool)) throw new ConfigError(`${key}.pool`, 'must be a pool id or name of at most 256 characters, not dots only');
+  if (pool !== undefined && pool !== '' && !validPoolRef(pool))
+    throw new ConfigError(`${key}.pool`, 'must be a pool id or name of at most 256 characters, not dots only');
   if (pool) spec.pool = pool;
   if (item.start !== undefined) spec.start = parseStart(item.start, `${key}.start`);
   return spec;
@@ -53,11 +56,14 @@ export function parseStart(v: unknown, key: string): SessionSpec['start'] {
   throw new ConfigError(key, 'must be "oldest", "latest" or a sequence number to resume after');
 }
 
-
 /** BRIDGE_SESSIONS: a comma-separated list of ids. */
 export function parseSessionList(text: string, key: string): SessionSpec[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean).map((id) => {
-    if (!validSessionId(id)) throw new ConfigError(key, `"${id}" is not a valid session id`);
-    return { id, attributes: {} };
-  });
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((id) => {
+      if (!validSessionId(id)) throw new ConfigError(key, `"${id}" is not a valid session id`);
+      return { id, attributes: {} };
+    });
 }

@@ -31,11 +31,32 @@ function pick(env: Env, names: string[], raw: Raw, fileKey: string, prefix: stri
 }
 
 export function exporterTls(env: Env, raw: Raw): TlsFiles {
-  const [caPath, caKey] = pick(env, ['OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CERTIFICATE'], raw, 'ca_file', 'exporter.tls');
-  const [certPath, certKey] = pick(env, ['OTEL_EXPORTER_OTLP_LOGS_CLIENT_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE'], raw, 'cert_file', 'exporter.tls');
-  const [keyPath, keyKey] = pick(env, ['OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY', 'OTEL_EXPORTER_OTLP_CLIENT_KEY'], raw, 'key_file', 'exporter.tls');
+  const [caPath, caKey] = pick(
+    env,
+    ['OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CERTIFICATE'],
+    raw,
+    'ca_file',
+    'exporter.tls',
+  );
+  const [certPath, certKey] = pick(
+    env,
+    ['OTEL_EXPORTER_OTLP_LOGS_CLIENT_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE'],
+    raw,
+    'cert_file',
+    'exporter.tls',
+  );
+  const [keyPath, keyKey] = pick(
+    env,
+    ['OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY', 'OTEL_EXPORTER_OTLP_CLIENT_KEY'],
+    raw,
+    'key_file',
+    'exporter.tls',
+  );
   if ((certPath === undefined) !== (keyPath === undefined)) {
-    throw new ConfigError(certPath === undefined ? certKey : keyKey, 'a client certificate needs its key and a key its certificate (both, or neither)');
+    throw new ConfigError(
+      certPath === undefined ? certKey : keyKey,
+      'a client certificate needs its key and a key its certificate (both, or neither)',
+    );
   }
   return compact({ ca: readPem(caPath, caKey), cert: readPem(certPath, certKey), key: readPem(keyPath, keyKey) });
 }

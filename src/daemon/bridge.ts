@@ -91,30 +91,44 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     // Loaded only when used: one machine on SQLite never loads the PostgreSQL client.
     const { openPgStore } = await import('../store/pg-store.js');
     shared = await openPgStore({
-      url: sc.url, password: sc.password, replicaId: config.replicaId,
+      url: sc.url,
+      password: sc.password,
+      replicaId: config.replicaId,
       // A query may not outlive a third of the lease: a cut connection is noticed while the lease holds.
       queryTimeoutMs: Math.max(1000, Math.floor(sc.leaseMs / 3)),
     });
-    log.info({ store: displayStoreUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs }, 'using the shared PostgreSQL store');
+    log.info(
+      { store: displayStoreUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs },
+      'using the shared PostgreSQL store',
+    );
   }
-  const store: Store = shared ?? await openSqliteStore(config.stateDir, {
-    migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
-    onMigrated: (r) => log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),
-  });
-  const budget = config.memoryLimitBytes === 'off' ? undefined : config.memoryLimitBytes ?? containerMemoryLimit();
+  const store: Store =
+    shared ??
+    (await openSqliteStore(config.stateDir, {
+      migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
+      onMigrated: (r) =>
+        log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),
+    }));
+  const budget = config.memoryLimitBytes === 'off' ? undefined : (config.memoryLimitBytes ?? containerMemoryLimit());
   const memory = budget === undefined ? undefined : startMemoryGuard(budget);
   // A sixteenth of the memory budget at most: the rest is the heap, sockets and pending records.
-  const spoolMemoryMaxBytes = Math.min(MEMORY_MAX_BYTES, Math.max(1024 * 1024, config.spool.maxBytes >> 2), budget === undefined ? Infinity : Math.max(1024 * 1024, budget >> 4));
+  const spoolMemoryMaxBytes = Math.min(
+    MEMORY_MAX_BYTES,
+    Math.max(1024 * 1024, config.spool.maxBytes >> 2),
+    budget === undefined ? Infinity : Math.max(1024 * 1024, budget >> 4),
+  );
   const spool = await Spool.open({
     store,
     ...(memory ? { memoryPressure: () => memory.over } : {}),
     // The local volume bounds only the local store: the shared one lives on the database's disk.
-    ...(store instanceof SqliteStore ? {
-      freeBytes: () => {
-        const v = freeBytesOf(config.stateDir);
-        return v && { free: v.free + store.reusableBytes(), total: v.total };
-      },
-    } : {}),
+    ...(store instanceof SqliteStore
+      ? {
+          freeBytes: () => {
+            const v = freeBytesOf(config.stateDir);
+            return v && { free: v.free + store.reusableBytes(), total: v.total };
+          },
+        }
+      : {}),
     maxBytes: config.spool.maxBytes,
     memoryMaxBytes: spoolMemoryMaxBytes,
     commitMaxRecords: config.spool.commitMaxRecords,
@@ -122,30 +136,51 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     emit,
   });
   memory?.watch((over) => {
-    if (over) log.warn({ rssBytes: process.memoryUsage.rss(), budgetBytes: budget }, 'over the memory budget: reading is paused until memory is back under it');
+    if (over)
+      log.warn(
+        { rssBytes: process.memoryUsage.rss(), budgetBytes: budget },
+        'over the memory budget: reading is paused until memory is back under it',
+      );
     else {
-      log.info({ rssBytes: process.memoryUsage.rss(), budgetBytes: budget }, 'memory back under the budget: reading resumes');
+      log.info(
+        { rssBytes: process.memoryUsage.rss(), budgetBytes: budget },
+        'memory back under the budget: reading resumes',
+      );
       spool.recheckRoom();
     }
   });
   const client = createUpstreamClient(config.upstream);
   const mapper = new SwappableMapper((options) => createMapper(options, { emit }), config.mapping);
   const ex = config.exporter;
-  const transport = overrides.transport ?? await createTransport(ex);
+  const transport = overrides.transport ?? (await createTransport(ex));
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
   const workers = resolveWorkers(config.workers);
   // `auto` starts the workers only once they are worth their cost (worker-scaling.ts).
   const lazy = config.workers === 'auto';
-  const ingest = workers === 0 ? undefined : await IngestWorkers.open({
-    workers, config, log, logPretty: Boolean(process.stderr.isTTY), spool, emit,
-  }, lazy);
+  const ingest =
+    workers === 0
+      ? undefined
+      : await IngestWorkers.open(
+          {
+            workers,
+            config,
+            log,
+            logPretty: Boolean(process.stderr.isTTY),
+            spool,
+            emit,
+          },
+          lazy,
+        );
   const scaling = ingest && lazy ? new WorkerScaling({ ingest, log }) : undefined;
   if (ingest) {
     mapper.onSwap((options) => ingest.setMapping(options));
     if (!lazy) log.info({ workers }, 'sessions are read, mapped and encoded in ingest worker threads');
   }
   const delivery = new Delivery({
-    spool, transport, requests, emit,
+    spool,
+    transport,
+    requests,
+    emit,
     batchMaxRecords: ex.batchMaxRecords,
     batchMaxBytes: ex.batchMaxBytes,
     concurrency: ex.concurrency,
@@ -161,7 +196,15 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   // The supervisor is built last of the chain and watches what it needs of the others (delivery,
   // ingest workers, the spool through ownership): nothing here refers to a component not yet built.
   const supervisor = new Supervisor({
-    config, store, spool, encode, client, mapper, emit, log, delivery,
+    config,
+    store,
+    spool,
+    encode,
+    client,
+    mapper,
+    emit,
+    log,
+    delivery,
     ...(ingest ? { ingest } : {}),
     ...(scaling ? { scaling } : {}),
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
@@ -186,14 +229,37 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });
   let discovery: DiscoveryLoop | undefined;
   if (config.discovery.enabled) {
-    discovery = new DiscoveryLoop({ config: config.discovery, client, store, emit, backoff: config.upstream.backoff, host: { discovered: (specs) => supervisor.discovered(specs) } });
+    discovery = new DiscoveryLoop({
+      config: config.discovery,
+      client,
+      store,
+      emit,
+      backoff: config.upstream.backoff,
+      host: { discovered: (specs) => supervisor.discovered(specs) },
+    });
     discovery.start();
     const { tags, query, intervalMs } = config.discovery;
-    log.info({ tags, query, intervalMs }, 'discovery: following every session of the service\'s list that matches the selector');
+    log.info(
+      { tags, query, intervalMs },
+      "discovery: following every session of the service's list that matches the selector",
+    );
   }
 
   return {
-    config, supervisor, pools, mapper, delivery, store, spool, metrics, emit, client, log, ingest, discovery, spoolFigures,
+    config,
+    supervisor,
+    pools,
+    mapper,
+    delivery,
+    store,
+    spool,
+    metrics,
+    emit,
+    client,
+    log,
+    ingest,
+    discovery,
+    spoolFigures,
     shutdown: once(async (deadline = Date.now() + config.shutdownGraceMs) => {
       await discovery?.stop();
       await pools.stop();
@@ -216,6 +282,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
 function warnIfHeldExceedsBudget(budgetBytes: number, readyBytes: number, sendingBytes: number, log: Logger): void {
   const worst = COMMIT_MAX_BYTES + readyBytes + sendingBytes;
   if (worst <= budgetBytes * HELD_SHARE) return;
-  log.warn({ budgetBytes, heldAtMostBytes: worst, exportRequestsBytes: sendingBytes },
-    'exporter.concurrency × exporter.batch_max_bytes leaves too little of the memory budget: reading will pause while that much is being sent; lower them or raise memory_limit');
+  log.warn(
+    { budgetBytes, heldAtMostBytes: worst, exportRequestsBytes: sendingBytes },
+    'exporter.concurrency × exporter.batch_max_bytes leaves too little of the memory budget: reading will pause while that much is being sent; lower them or raise memory_limit',
+  );
 }

@@ -47,11 +47,17 @@ export function watchConfigFile(path: string, onChange: () => void, opts: Config
       timer = setTimeout(check, debounceMs);
     });
     watcher.on('error', (err) => {
-      opts.log.warn({ error: err.message, dir: dirname(file) }, 'configuration directory watch failed; reload with SIGHUP');
+      opts.log.warn(
+        { error: err.message, dir: dirname(file) },
+        'configuration directory watch failed; reload with SIGHUP',
+      );
       watcher?.close();
     });
   } catch (err) {
-    opts.log.warn({ error: (err as Error).message, dir: dirname(file) }, 'cannot watch the configuration directory; reload with SIGHUP');
+    opts.log.warn(
+      { error: (err as Error).message, dir: dirname(file) },
+      'cannot watch the configuration directory; reload with SIGHUP',
+    );
   }
 
   return {

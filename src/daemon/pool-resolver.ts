@@ -136,23 +136,25 @@ export class PoolResolver {
   }
 
   poolStatus(): PoolStatus[] {
-    return [...this.entries.values()].map((e) => {
-      const s: PoolStatus = {
-        ref: e.ref,
-        sessions: [...e.sessions].sort(),
-        state: e.lastError ? 'error' : e.pool ? 'resolved' : 'pending',
-        findings: e.pool ? poolFindings(e.pool).map(({ level, message }) => ({ level, message })) : [],
-      };
-      if (e.pool) {
-        s.pool = { id: e.pool.id };
-        if (e.pool.name !== undefined) s.pool.name = e.pool.name;
-        if (e.pool.region !== undefined) s.pool.region = e.pool.region;
-      }
-      if (e.lastLookupAt) s.lastLookupAt = e.lastLookupAt;
-      if (e.lastResolvedAt) s.lastResolvedAt = e.lastResolvedAt;
-      if (e.lastError) s.lastError = { ...e.lastError };
-      return s;
-    }).sort((a, b) => a.ref.localeCompare(b.ref));
+    return [...this.entries.values()]
+      .map((e) => {
+        const s: PoolStatus = {
+          ref: e.ref,
+          sessions: [...e.sessions].sort(),
+          state: e.lastError ? 'error' : e.pool ? 'resolved' : 'pending',
+          findings: e.pool ? poolFindings(e.pool).map(({ level, message }) => ({ level, message })) : [],
+        };
+        if (e.pool) {
+          s.pool = { id: e.pool.id };
+          if (e.pool.name !== undefined) s.pool.name = e.pool.name;
+          if (e.pool.region !== undefined) s.pool.region = e.pool.region;
+        }
+        if (e.lastLookupAt) s.lastLookupAt = e.lastLookupAt;
+        if (e.lastResolvedAt) s.lastResolvedAt = e.lastResolvedAt;
+        if (e.lastError) s.lastError = { ...e.lastError };
+        return s;
+      })
+      .sort((a, b) => a.ref.localeCompare(b.ref));
   }
 
   /** Idempotent: cancels timers and lookups in flight, and waits for them to settle. */
@@ -187,7 +189,13 @@ export class PoolResolver {
       if (res.kind === 'ok') {
         const parsed = parsePool(res.value);
         if (parsed.ok) this.resolved(entry, parsed.pool);
-        else nextMs = this.failed(entry, { status: 200, code: 'invalid_pool', message: `the answer is not a browser pool: ${parsed.reason}`, at: '' });
+        else
+          nextMs = this.failed(entry, {
+            status: 200,
+            code: 'invalid_pool',
+            message: `the answer is not a browser pool: ${parsed.reason}`,
+            at: '',
+          });
       } else {
         const error: PoolLookupError = { status: res.status, code: res.error.code, message: res.error.message, at: '' };
         nextMs = this.failed(entry, error, res.retryAfterMs);
@@ -214,7 +222,8 @@ export class PoolResolver {
     for (const id of entry.sessions) this.o.sessions.setSessionAttributes(id, entry.attrs);
     const fields = { pool: entry.ref, poolId: pool.id, sessions: entry.sessions.size };
     if (recovered) this.o.log.info(fields, 'pool lookup succeeds again');
-    if (pool.ignored.length > 0) this.o.log.debug({ ...fields, ignored: pool.ignored }, 'pool members with an unexpected type were ignored');
+    if (pool.ignored.length > 0)
+      this.o.log.debug({ ...fields, ignored: pool.ignored }, 'pool members with an unexpected type were ignored');
     this.report(pool, fields);
   }
 
@@ -247,7 +256,14 @@ export class PoolResolver {
     // The same error again is not news: log it when it first appears or changes.
     const same = previous !== undefined && previous.status === status && previous.code === error.code;
     const text = status !== undefined ? describeApiError(status, error) : `network error: ${error.message}`;
-    const fields = { pool: entry.ref, status, code: error.code, error: text, retryInMs: nextMs, sessions: entry.sessions.size };
+    const fields = {
+      pool: entry.ref,
+      status,
+      code: error.code,
+      error: text,
+      retryInMs: nextMs,
+      sessions: entry.sessions.size,
+    };
     const hint = HINTS[status ?? 0] ?? 'enrichment pauses for this pool; delivery continues';
     if (same) this.o.log.debug(fields, `pool lookup failed again: ${hint}`);
     else this.o.log[status === 429 ? 'warn' : 'error'](fields, `pool lookup failed: ${hint}`);
@@ -261,7 +277,6 @@ const HINTS: Record<number, string> = {
   404: 'no pool with this id or name; delivery continues without pool attributes',
   429: 'rate limited; retrying after Retry-After, delivery continues',
 };
-
 
 /** Creates and starts a resolver (the bridge calls this after supervisor.start()). */
 export function startPoolResolver(o: PoolResolverOptions): PoolResolver {

@@ -66,10 +66,25 @@ export interface Reloader {
 
 // Settings read once while the bridge is built; keys one level deep so the log names what changed
 // (values are never logged: API keys and collector headers live here).
-const RESTART_ONLY = ['upstream', 'stateDir', 'spool', 'listen', 'controlToken', 'controlAllowedHosts', 'maxSessions', 'exporter', 'resource', 'shutdownGraceMs', 'discovery'] as const;
+const RESTART_ONLY = [
+  'upstream',
+  'stateDir',
+  'spool',
+  'listen',
+  'controlToken',
+  'controlAllowedHosts',
+  'maxSessions',
+  'exporter',
+  'resource',
+  'shutdownGraceMs',
+  'discovery',
+] as const;
 
 /** `load` defaults to reading the file the bridge started with (or BRIDGE_CONFIG) and process.env. */
-export function createReloader(target: ReloadTarget, load: () => BridgeConfig = () => loadConfig(target.config.configPath)): Reloader {
+export function createReloader(
+  target: ReloadTarget,
+  load: () => BridgeConfig = () => loadConfig(target.config.configPath),
+): Reloader {
   let tail: Promise<unknown> = Promise.resolve();
   let queued: Promise<ReloadOutcome> | undefined;
   let closed = false;
@@ -99,10 +114,22 @@ export function createReloader(target: ReloadTarget, load: () => BridgeConfig = 
     current.start = next.start;
     current.mapping = next.mapping;
 
-    const changed = outcome.added.length + outcome.removed.length + outcome.updated.length > 0 || outcome.mappingChanged || outcome.startChanged;
+    const changed =
+      outcome.added.length + outcome.removed.length + outcome.updated.length > 0 ||
+      outcome.mappingChanged ||
+      outcome.startChanged;
     outcome.status = changed ? 'applied' : 'unchanged';
     const { added, removed, updated, mappingChanged, startChanged, restartRequired } = outcome;
-    target.emit({ f: 'config_reloaded', reason, added, removed, updated, mappingChanged, startChanged, restartRequired });
+    target.emit({
+      f: 'config_reloaded',
+      reason,
+      added,
+      removed,
+      updated,
+      mappingChanged,
+      startChanged,
+      restartRequired,
+    });
     return outcome;
   };
 
@@ -114,7 +141,11 @@ export function createReloader(target: ReloadTarget, load: () => BridgeConfig = 
     return outcome;
   };
 
-  const applySessions = async (before: readonly SessionSpec[], after: readonly SessionSpec[], outcome: ReloadOutcome): Promise<void> => {
+  const applySessions = async (
+    before: readonly SessionSpec[],
+    after: readonly SessionSpec[],
+    outcome: ReloadOutcome,
+  ): Promise<void> => {
     const { supervisor, log } = target;
     const followed = new Map(supervisor.followed().map((f) => [f.spec.id, f]));
     const previous = new Map(before.map((s) => [s.id, s]));
@@ -130,7 +161,8 @@ export function createReloader(target: ReloadTarget, load: () => BridgeConfig = 
     for (const spec of after) {
       const f = followed.get(spec.id);
       if (!f) {
-        if (!previous.has(spec.id)) await attempt(spec.id, 'follow', () => supervisor.add(spec, 'config'), outcome.added);
+        if (!previous.has(spec.id))
+          await attempt(spec.id, 'follow', () => supervisor.add(spec, 'config'), outcome.added);
       } else if (!sameSpec(previous.get(spec.id) ?? f.spec, spec)) {
         // Keep the source: a session first added through the API stays the API's to remove.
         await attempt(spec.id, 'update', () => supervisor.add(spec, f.source), outcome.updated);
@@ -151,7 +183,11 @@ export function createReloader(target: ReloadTarget, load: () => BridgeConfig = 
         queued = undefined;
         return once(reason).catch((err: unknown) => {
           target.log.error({ reason, error: (err as Error).message }, 'configuration reload failed');
-          return { ...emptyOutcome(), status: 'rejected' as const, error: { key: 'config', message: (err as Error).message } };
+          return {
+            ...emptyOutcome(),
+            status: 'rejected' as const,
+            error: { key: 'config', message: (err as Error).message },
+          };
         });
       });
       queued = run;
@@ -165,7 +201,15 @@ export function createReloader(target: ReloadTarget, load: () => BridgeConfig = 
 }
 
 function emptyOutcome(): ReloadOutcome {
-  return { status: 'unchanged', added: [], removed: [], updated: [], mappingChanged: false, startChanged: false, restartRequired: [] };
+  return {
+    status: 'unchanged',
+    added: [],
+    removed: [],
+    updated: [],
+    mappingChanged: false,
+    startChanged: false,
+    restartRequired: [],
+  };
 }
 
 function sameSpec(a: SessionSpec, b: SessionSpec): boolean {
@@ -175,7 +219,6 @@ function sameSpec(a: SessionSpec, b: SessionSpec): boolean {
 function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
-
 
 // BridgeConfig paths whose file key (load-config.ts) is not just the snake_case of the path.
 const FILE_KEYS: Readonly<Record<string, string>> = {
@@ -188,7 +231,13 @@ const FILE_KEYS: Readonly<Record<string, string>> = {
 
 /** The key an operator edits for a BridgeConfig path: `spool.maxBytes` → `spool.max_bytes`. */
 function fileKey(path: string): string {
-  return FILE_KEYS[path] ?? path.split('.').map((p) => p.replace(/Ms$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)).join('.');
+  return (
+    FILE_KEYS[path] ??
+    path
+      .split('.')
+      .map((p) => p.replace(/Ms$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`))
+      .join('.')
+  );
 }
 
 /** Keys under `key` whose values differ, one level deep (`exporter.url`, `exporter.headers`, `listen`). */

@@ -70,7 +70,15 @@ export class Supervisor {
   readonly ownership: Ownership | undefined;
 
   constructor(private readonly d: SupervisorDeps) {
-    this.newSession = sessionFactory({ config: d.config, client: d.client, mapper: d.mapper, spool: d.spool, encode: d.encode, emit: d.emit, log: d.log });
+    this.newSession = sessionFactory({
+      config: d.config,
+      client: d.client,
+      mapper: d.mapper,
+      spool: d.spool,
+      encode: d.encode,
+      emit: d.emit,
+      log: d.log,
+    });
     // What the components downstream settle comes back here through their watchers: the
     // components know nothing of the supervisor.
     d.scaling?.watch(() => this.moveToWorkers());
@@ -78,12 +86,18 @@ export class Supervisor {
     d.ingest?.watch({
       ended: (id) => this.onEnded(id),
       lost: (ids) => {
-        this.refollow(ids).catch((err: unknown) => d.log.error({ error: (err as Error).message }, 'cannot follow the sessions of a lost ingest worker again'));
+        this.refollow(ids).catch((err: unknown) =>
+          d.log.error({ error: (err as Error).message }, 'cannot follow the sessions of a lost ingest worker again'),
+        );
       },
     });
     if (d.shared) {
       this.ownership = new Ownership({
-        store: d.shared.store, spool: d.spool, leaseMs: d.shared.leaseMs, emit: d.emit, log: d.log,
+        store: d.shared.store,
+        spool: d.spool,
+        leaseMs: d.shared.leaseMs,
+        emit: d.emit,
+        log: d.log,
         host: {
           follow: (row) => {
             if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
@@ -139,7 +153,10 @@ export class Supervisor {
     if (this.ownership) {
       this.ownership.start();
       const active = [...stored.values()].filter((r) => r.lifecycle === 'active').length;
-      this.d.log.info({ sessions: active, replica: this.d.shared!.store.replicaId }, 'sharing sessions with the other replicas of the store');
+      this.d.log.info(
+        { sessions: active, replica: this.d.shared!.store.replicaId },
+        'sharing sessions with the other replicas of the store',
+      );
       return;
     }
     for (const row of stored.values()) {
@@ -163,7 +180,10 @@ export class Supervisor {
   /** PUT /v1/sessions/{id}: follow (or re-follow) a session; it survives restarts. */
   private serial<T>(id: string, op: () => Promise<T>): Promise<T> {
     const run = (this.ops.get(id) ?? Promise.resolve()).then(op, op);
-    const tail = run.then(() => undefined, () => undefined);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
     this.ops.set(id, tail);
     void tail.then(() => {
       if (this.ops.get(id) === tail) this.ops.delete(id);
@@ -187,7 +207,10 @@ export class Supervisor {
       // Followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass.
       const before = (await readOwners(this.d.shared.store.db)).get(spec.id);
       const row = await this.d.store.putSession(spec, source);
-      return { created: before?.lifecycle !== 'active', status: { ...initialStatus(row), owner: before?.owner ?? null } };
+      return {
+        created: before?.lifecycle !== 'active',
+        status: { ...initialStatus(row), owner: before?.owner ?? null },
+      };
     }
     const row = await this.d.store.putSession(spec, source);
     if (this.stopping) throw new Error('shutting down');
@@ -204,9 +227,13 @@ export class Supervisor {
     // Shared store: the owner (maybe this replica) claims them at its next ownership pass.
     if (!this.ownership) {
       // In each session's chain, so a PUT of the same id at the same moment cannot follow it twice.
-      await Promise.all(rows.map((row) => this.serial(row.spec.id, async () => {
-        if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
-      })));
+      await Promise.all(
+        rows.map((row) =>
+          this.serial(row.spec.id, async () => {
+            if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
+          }),
+        ),
+      );
     }
     return rows.map((r) => r.spec.id);
   }
@@ -271,7 +298,10 @@ export class Supervisor {
       await this.d.store.setLifecycle(id, 'ended');
     } catch (err) {
       // Harmless to lose: after a restart the stream answers 404 again and the session ends again.
-      this.d.log.error({ session: id, error: (err as Error).message }, 'cannot record the end of a session in the store');
+      this.d.log.error(
+        { session: id, error: (err as Error).message },
+        'cannot record the end of a session in the store',
+      );
     }
     if (p) {
       this.active.delete(id);
@@ -372,7 +402,10 @@ export class Supervisor {
     // Delivered what it could: the sessions (and what is left of their spool) go to the others now.
     await this.ownership?.close();
     const left = this.d.spool.spooled.records;
-    this.d.log.info({ drained, leftInSpool: left }, drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start');
+    this.d.log.info(
+      { drained, leftInSpool: left },
+      drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start',
+    );
     return drained;
   });
 }

@@ -79,13 +79,19 @@ export class WorkerScaling {
     this.samples.push(performance.eventLoopUtilization(now, this.last).utilization);
     this.last = now;
     if (this.samples.length > BUSY_SAMPLES) this.samples.shift();
-    if (!this.scaling && shouldScaleUp(this.sessions, this.samples)) this.scaleUpAndMove(this.sessions > SESSIONS_ON_MAIN ? 'sessions' : 'busy');
+    if (!this.scaling && shouldScaleUp(this.sessions, this.samples))
+      this.scaleUpAndMove(this.sessions > SESSIONS_ON_MAIN ? 'sessions' : 'busy');
   }
 
   private scaleUpAndMove(why: 'sessions' | 'busy'): void {
     void this.scaleUp(why).then(async () => {
       for (const w of this.watchers) {
-        await w().catch((err: unknown) => this.o.log.error({ error: (err as Error).message }, 'cannot move sessions to the ingest workers; they stay on the main thread'));
+        await w().catch((err: unknown) =>
+          this.o.log.error(
+            { error: (err as Error).message },
+            'cannot move sessions to the ingest workers; they stay on the main thread',
+          ),
+        );
       }
     });
   }
@@ -93,11 +99,19 @@ export class WorkerScaling {
   private scaleUp(why: 'sessions' | 'busy'): Promise<void> {
     this.stop();
     this.scaling ??= this.o.ingest.scaleUp().then(
-      () => this.o.log.info({ workers: this.o.ingest.size, why, sessions: this.sessions }, why === 'busy'
-        ? 'the main thread is busy: sessions are read, mapped and encoded in ingest worker threads from now on'
-        : 'many sessions: they are read, mapped and encoded in ingest worker threads'),
+      () =>
+        this.o.log.info(
+          { workers: this.o.ingest.size, why, sessions: this.sessions },
+          why === 'busy'
+            ? 'the main thread is busy: sessions are read, mapped and encoded in ingest worker threads from now on'
+            : 'many sessions: they are read, mapped and encoded in ingest worker threads',
+        ),
       // The main thread goes on reading every session: slower, but nothing is lost.
-      (err: unknown) => this.o.log.error({ error: (err as Error).message }, 'cannot start the ingest workers; the sessions stay on the main thread'),
+      (err: unknown) =>
+        this.o.log.error(
+          { error: (err as Error).message },
+          'cannot start the ingest workers; the sessions stay on the main thread',
+        ),
     );
     return this.scaling;
   }

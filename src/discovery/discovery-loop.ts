@@ -49,7 +49,10 @@ export interface DiscoveryLoopDeps {
 }
 
 /** What one pass decided, and how long to wait before the next. */
-export interface PollOutcome { outcome: DiscoveryOutcome; delayMs: number }
+export interface PollOutcome {
+  outcome: DiscoveryOutcome;
+  delayMs: number;
+}
 
 export class DiscoveryLoop {
   private readonly abort = new AbortController();
@@ -109,7 +112,8 @@ export class DiscoveryLoop {
       this.d.emit({ f: 'discovery_polled', outcome: 'skipped', matched: 0, pages: 0, seconds: 0, streak: this.streak });
       return { outcome: 'skipped', delayMs: cfg.intervalMs };
     }
-    if (claim.lastSuccessAt === null) this.recoveryDue = false; // never polled: nothing was missed
+    if (claim.lastSuccessAt === null)
+      this.recoveryDue = false; // never polled: nothing was missed
     else if (claim.now - claim.lastSuccessAt > 2 * cfg.intervalMs) this.recoveryDue = true;
 
     const live = await walkList(this.d.client, cfg, undefined, (page) => this.add(page, false), this.abort.signal);
@@ -117,13 +121,30 @@ export class DiscoveryLoop {
     let pages = live.pages;
     if (this.recoveryDue && claim.lastSuccessAt !== null) {
       const since = claim.lastSuccessAt - CLOCK_MARGIN_MS;
-      const deleted = await walkList(this.d.client, cfg, 'deleted', (page) => this.add(page.filter((s) => s.deletedAt === undefined || s.deletedAt >= since), true), this.abort.signal);
+      const deleted = await walkList(
+        this.d.client,
+        cfg,
+        'deleted',
+        (page) =>
+          this.add(
+            page.filter((s) => s.deletedAt === undefined || s.deletedAt >= since),
+            true,
+          ),
+        this.abort.signal,
+      );
       pages += deleted.pages;
       if (deleted.kind === 'error') return this.walkFailed(deleted, started, pages);
     }
     this.recoveryDue = false;
     await this.d.store.recordDiscoveryPoll(claim.now);
-    this.d.emit({ f: 'discovery_polled', outcome: 'ok', matched: live.matched, pages, seconds: (Date.now() - started) / 1000, streak: this.streak });
+    this.d.emit({
+      f: 'discovery_polled',
+      outcome: 'ok',
+      matched: live.matched,
+      pages,
+      seconds: (Date.now() - started) / 1000,
+      streak: this.streak,
+    });
     this.streak = 0;
     return { outcome: 'ok', delayMs: cfg.intervalMs };
   }
@@ -141,21 +162,50 @@ export class DiscoveryLoop {
 
   private walkFailed(r: Extract<WalkResult, { kind: 'error' }>, started: number, pages = r.pages): PollOutcome {
     const s = r.status;
-    const outcome: DiscoveryOutcome = s === 404 ? 'no_route' : s === 429 ? 'rate_limited' : s === 401 || s === 403 ? 'unauthorized'
-      : s !== undefined && s >= 500 ? 'server_error' : 'failed';
+    const outcome: DiscoveryOutcome =
+      s === 404
+        ? 'no_route'
+        : s === 429
+          ? 'rate_limited'
+          : s === 401 || s === 403
+            ? 'unauthorized'
+            : s !== undefined && s >= 500
+              ? 'server_error'
+              : 'failed';
     return this.failed(outcome, s, r.detail, pages, (Date.now() - started) / 1000, r.retryAfterMs);
   }
 
-  private failed(outcome: DiscoveryOutcome, status: number | undefined, detail: string, pages: number, seconds: number, retryAfterMs?: number): PollOutcome {
+  private failed(
+    outcome: DiscoveryOutcome,
+    status: number | undefined,
+    detail: string,
+    pages: number,
+    seconds: number,
+    retryAfterMs?: number,
+  ): PollOutcome {
     // A request cut by stop() is not a failure of the service.
     if (this.abort.signal.aborted) return { outcome, delayMs: 0 };
     this.streak++;
     const cfg = this.d.config;
-    const delayMs = outcome === 'no_route' ? Math.max(cfg.intervalMs, NO_ROUTE_RETRY_MS)
-      : outcome === 'unauthorized' ? this.d.backoff.authMs
-      : outcome === 'rate_limited' && retryAfterMs !== undefined ? Math.max(retryAfterMs, 100)
-      : backoffDelay(this.d.backoff, this.streak - 1);
-    this.d.emit({ f: 'discovery_polled', outcome, matched: 0, pages, seconds, delayMs, detail, streak: this.streak, ...(status !== undefined ? { status } : {}) });
+    const delayMs =
+      outcome === 'no_route'
+        ? Math.max(cfg.intervalMs, NO_ROUTE_RETRY_MS)
+        : outcome === 'unauthorized'
+          ? this.d.backoff.authMs
+          : outcome === 'rate_limited' && retryAfterMs !== undefined
+            ? Math.max(retryAfterMs, 100)
+            : backoffDelay(this.d.backoff, this.streak - 1);
+    this.d.emit({
+      f: 'discovery_polled',
+      outcome,
+      matched: 0,
+      pages,
+      seconds,
+      delayMs,
+      detail,
+      streak: this.streak,
+      ...(status !== undefined ? { status } : {}),
+    });
     return { outcome, delayMs };
   }
 

@@ -19,14 +19,24 @@ const MAX_PAGES = 1000;
 
 export type WalkResult =
   | { kind: 'ok'; matched: number; pages: number; invalid: number }
-  | { kind: 'error'; status: number | undefined; error: ApiErrorBody | undefined; retryAfterMs?: number; detail: string; pages: number };
+  | {
+      kind: 'error';
+      status: number | undefined;
+      error: ApiErrorBody | undefined;
+      retryAfterMs?: number;
+      detail: string;
+      pages: number;
+    };
 
 export type ListClient = Pick<UpstreamClient, 'listBrowsers'>;
 
 /** Reads every page of the list for `status`, calling `onPage` with each page's sessions in order. */
 export async function walkList(
-  client: ListClient, sel: Pick<DiscoveryConfig, 'tags' | 'query' | 'project'>, status: ListStatus | undefined,
-  onPage: (sessions: ListedSession[]) => Promise<void>, signal?: AbortSignal,
+  client: ListClient,
+  sel: Pick<DiscoveryConfig, 'tags' | 'query' | 'project'>,
+  status: ListStatus | undefined,
+  onPage: (sessions: ListedSession[]) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<WalkResult> {
   let offset = 0;
   let matched = 0;
@@ -34,18 +44,27 @@ export async function walkList(
   for (let pages = 0; pages < MAX_PAGES;) {
     let r;
     try {
-      r = await client.listBrowsers({
-        limit: PAGE_LIMIT, offset, tags: sel.tags,
-        ...(status !== undefined ? { status } : {}),
-        ...(sel.query !== undefined ? { query: sel.query } : {}),
-      }, { ...(sel.project !== undefined ? { project: sel.project } : {}), ...(signal ? { signal } : {}) });
+      r = await client.listBrowsers(
+        {
+          limit: PAGE_LIMIT,
+          offset,
+          tags: sel.tags,
+          ...(status !== undefined ? { status } : {}),
+          ...(sel.query !== undefined ? { query: sel.query } : {}),
+        },
+        { ...(sel.project !== undefined ? { project: sel.project } : {}), ...(signal ? { signal } : {}) },
+      );
     } catch (err) {
       return { kind: 'error', status: undefined, error: undefined, detail: networkMessage(err), pages };
     }
     pages++;
     if (r.kind === 'error') {
       return {
-        kind: 'error', status: r.status, error: r.error, detail: `${r.status} ${r.error.code}: ${r.error.message}`, pages,
+        kind: 'error',
+        status: r.status,
+        error: r.error,
+        detail: `${r.status} ${r.error.code}: ${r.error.message}`,
+        pages,
         ...(r.retryAfterMs !== undefined ? { retryAfterMs: r.retryAfterMs } : {}),
       };
     }
@@ -55,5 +74,11 @@ export async function walkList(
     if (r.nextOffset === undefined) return { kind: 'ok', matched, pages, invalid };
     offset = r.nextOffset;
   }
-  return { kind: 'error', status: undefined, error: undefined, detail: `the list did not end after ${MAX_PAGES} pages`, pages: MAX_PAGES };
+  return {
+    kind: 'error',
+    status: undefined,
+    error: undefined,
+    detail: `the list did not end after ${MAX_PAGES} pages`,
+    pages: MAX_PAGES,
+  };
 }

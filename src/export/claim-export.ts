@@ -96,7 +96,15 @@ export class ClaimExport {
       this.failing = true;
       this.refusing = { status: last.status, message: last.message };
       this.lastError = `collector refuses every record (${last.status === undefined ? 'corrupt' : `HTTP ${last.status}`}): ${last.message}`;
-      this.o.emit({ f: 'collector_refusing', endpoint: this.o.endpoint, status: last.status, records: todo.records, round: round + 1, delayMs: delay, error: last.message });
+      this.o.emit({
+        f: 'collector_refusing',
+        endpoint: this.o.endpoint,
+        status: last.status,
+        records: todo.records,
+        round: round + 1,
+        delayMs: delay,
+        error: last.message,
+      });
       await this.o.sleep(delay);
     }
     return false;
@@ -106,17 +114,29 @@ export class ClaimExport {
    * One round: sends, retrying what is retryable; on a refusal, halves (when `isolate`) until what
    * is refused stands alone. Resolves with the parts refused (none: all delivered).
    */
-  private async attempt(payloads: Buffer[], records: number, segments: readonly Segment[], isolate: boolean): Promise<Refused[] | 'stopped'> {
+  private async attempt(
+    payloads: Buffer[],
+    records: number,
+    segments: readonly Segment[],
+    isolate: boolean,
+  ): Promise<Refused[] | 'stopped'> {
     const { emit } = this.o;
     const endpoint = this.o.endpoint;
-    for (let attempt = 0; !this.o.stopped(); ) {
+    for (let attempt = 0; !this.o.stopped();) {
       let body: Buffer;
       try {
         body = this.o.requests.build(payloads);
       } catch (err) {
         // A damaged spooled record (it cannot be transcoded): the bridge's own proof, no collector
         // involved; find it by halving and drop it alone.
-        const damaged: Refused = { payloads, records, status: undefined, reason: undefined, message: `cannot encode: ${(err as Error).message}`, isolated: true };
+        const damaged: Refused = {
+          payloads,
+          records,
+          status: undefined,
+          reason: undefined,
+          message: `cannot encode: ${(err as Error).message}`,
+          isolated: true,
+        };
         const parts = this.parts(payloads, records);
         if (parts.length <= 1) {
           this.drop(damaged, segments);
@@ -131,7 +151,14 @@ export class ClaimExport {
         return [];
       }
       if (outcome.kind === 'failure' && outcome.refused !== undefined) {
-        const refused: Refused = { payloads, records, status: outcome.status, reason: outcome.refused, message: outcome.message, isolated: false };
+        const refused: Refused = {
+          payloads,
+          records,
+          status: outcome.status,
+          reason: outcome.refused,
+          message: outcome.message,
+          isolated: false,
+        };
         if (!isolate) return [refused];
         const parts = this.parts(payloads, records);
         if (parts.length <= 1) return [{ ...refused, isolated: true }];
@@ -139,8 +166,20 @@ export class ClaimExport {
       }
       this.lastError = `${outcomeLabel(outcome)}: ${outcome.message}`;
       const backoff = backoffDelay(this.o.backoff, attempt++);
-      const delay = outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined ? Math.max(outcome.retryAfterMs, backoff) : backoff;
-      emit({ f: 'export_failed', endpoint, status: outcome.status, grpcCode: outcome.grpcCode, records, attempt, delayMs: delay, error: outcome.message });
+      const delay =
+        outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined
+          ? Math.max(outcome.retryAfterMs, backoff)
+          : backoff;
+      emit({
+        f: 'export_failed',
+        endpoint,
+        status: outcome.status,
+        grpcCode: outcome.grpcCode,
+        records,
+        attempt,
+        delayMs: delay,
+        error: outcome.message,
+      });
       this.failing = true;
       await this.o.sleep(delay);
     }
@@ -160,7 +199,12 @@ export class ClaimExport {
     const outcome = await this.o.transport.send(body, this.o.requests.contentType);
     const seconds = (performance.now() - started) / 1000;
     if (this.o.stopped() && outcome.kind !== 'success') return 'stopped';
-    this.o.emit({ f: 'export_attempted', outcome: outcomeLabel(outcome), success: outcome.kind === 'success', seconds });
+    this.o.emit({
+      f: 'export_attempted',
+      outcome: outcomeLabel(outcome),
+      success: outcome.kind === 'success',
+      seconds,
+    });
     return outcome;
   }
 
@@ -171,7 +215,14 @@ export class ClaimExport {
     const accepted = records - Math.min(records, outcome.rejected);
     emit({ f: 'records_delivered', count: accepted });
     this.deliveredTotal += accepted;
-    if (outcome.rejected > 0) emit({ f: 'records_rejected', reason: 'partial_success', count: outcome.rejected, endpoint, error: outcome.message ?? '' });
+    if (outcome.rejected > 0)
+      emit({
+        f: 'records_rejected',
+        reason: 'partial_success',
+        count: outcome.rejected,
+        endpoint,
+        error: outcome.message ?? '',
+      });
     if (this.failing) emit({ f: 'export_recovered', endpoint, records });
     this.failing = false;
     this.refusing = undefined;
@@ -182,7 +233,10 @@ export class ClaimExport {
    * Proves a part refused alone to be the collector's problem with these records: an empty request
    * accepted, the part refused once more, an empty request accepted again. Dropped then (counted).
    */
-  private async prove(part: Refused, segments: readonly Segment[]): Promise<'dropped' | 'delivered' | 'kept' | 'stopped'> {
+  private async prove(
+    part: Refused,
+    segments: readonly Segment[],
+  ): Promise<'dropped' | 'delivered' | 'kept' | 'stopped'> {
     const before = await this.acceptsEmpty(segments);
     if (before !== true) return before === 'stopped' ? before : 'kept';
     let body: Buffer;
@@ -231,7 +285,11 @@ export class ClaimExport {
   }
 
   /** Sends both halves; what either refuses comes back. */
-  private async halves(parts: Buffer[], segments: readonly Segment[], isolate: boolean): Promise<Refused[] | 'stopped'> {
+  private async halves(
+    parts: Buffer[],
+    segments: readonly Segment[],
+    isolate: boolean,
+  ): Promise<Refused[] | 'stopped'> {
     const mid = parts.length >> 1;
     const a = await this.attempt(parts.slice(0, mid), mid, segments, isolate);
     if (a === 'stopped') return a;
@@ -243,10 +301,16 @@ export class ClaimExport {
   private drop(r: Refused, segments: readonly Segment[]): void {
     const reason = r.reason ?? 'corrupt';
     const where = segments.map((s) => `${s.sessionId}:${s.firstSeq}-${s.lastSeq}`);
-    this.o.emit({ f: 'records_rejected', reason, count: r.records, endpoint: this.o.endpoint, segments: where, error: r.message });
+    this.o.emit({
+      f: 'records_rejected',
+      reason,
+      count: r.records,
+      endpoint: this.o.endpoint,
+      segments: where,
+      error: r.message,
+    });
   }
 }
-
 
 /** Some records of a request, as they are sent. */
 interface Part {

@@ -11,12 +11,22 @@ export async function createTransport(ex: ExporterConfig, userAgent = USER_AGENT
   if (ex.protocol === 'grpc') {
     const { createGrpcTransport } = await import('./grpc-transport.js');
     return createGrpcTransport({
-      url: ex.url, headers: ex.headers, compression: ex.compression, timeoutMs: ex.timeoutMs, tls: ex.tls,
-      userAgent, reconnect: ex.backoff,
+      url: ex.url,
+      headers: ex.headers,
+      compression: ex.compression,
+      timeoutMs: ex.timeoutMs,
+      tls: ex.tls,
+      userAgent,
+      reconnect: ex.backoff,
     });
   }
   return createOtlpTransport({
-    url: ex.url, headers: ex.headers, compression: ex.compression, timeoutMs: ex.timeoutMs, tls: ex.tls,
-    connections: ex.concurrency, userAgent,
+    url: ex.url,
+    headers: ex.headers,
+    compression: ex.compression,
+    timeoutMs: ex.timeoutMs,
+    tls: ex.tls,
+    connections: ex.concurrency,
+    userAgent,
   });
 }

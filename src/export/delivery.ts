@@ -59,7 +59,10 @@ export class Delivery {
 
   constructor(private readonly o: DeliveryOptions) {
     this.exporter = new ClaimExport({
-      transport: o.transport, requests: o.requests, backoff: o.backoff, emit: o.emit,
+      transport: o.transport,
+      requests: o.requests,
+      backoff: o.backoff,
+      emit: o.emit,
       // Facts and log lines name the collector with credentials and secret-named parameters masked.
       endpoint: displayUrl(o.transport.url),
       stopped: () => this.stopped,
@@ -133,7 +136,10 @@ export class Delivery {
       await Promise.all(this.workers);
     } else {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(this.workers), new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, wait))))]);
+      await Promise.race([
+        Promise.all(this.workers),
+        new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, wait)))),
+      ]);
       clearTimeout(timer);
     }
     await this.o.transport.close();
@@ -180,7 +186,11 @@ export class Delivery {
             // Lost while paused: what belongs to another replica now is neither sent nor deleted here.
             const kept = this.owned(current);
             const lost = current.segments.filter((s) => !kept.segments.includes(s));
-            this.o.emit({ f: 'claim_disowned', records: current.records - kept.records, sessions: [...new Set(lost.map((s) => s.sessionId))] });
+            this.o.emit({
+              f: 'claim_disowned',
+              records: current.records - kept.records,
+              sessions: [...new Set(lost.map((s) => s.sessionId))],
+            });
             if (kept.segments.length === 0) break;
             current = kept;
           }
@@ -216,7 +226,11 @@ export class Delivery {
   private async deliver(claim: Claim): Promise<boolean> {
     const { batchMaxRecords, batchMaxBytes } = this.o;
     if (claim.records <= batchMaxRecords && claim.bytes <= batchMaxBytes) {
-      return this.exporter.exportParts(claim.segments.map((s) => s.payload), claim.records, claim.segments);
+      return this.exporter.exportParts(
+        claim.segments.map((s) => s.payload),
+        claim.records,
+        claim.segments,
+      );
     }
     // One segment larger than a request may be (a commit of many records, or screenshots): its
     // records go out in requests of allowed size, and the claim is acknowledged after the last.
@@ -224,12 +238,20 @@ export class Delivery {
     try {
       records = claim.segments.flatMap((s) => splitRecords(s.payload));
     } catch {
-      return this.exporter.exportParts(claim.segments.map((s) => s.payload), claim.records, claim.segments);
+      return this.exporter.exportParts(
+        claim.segments.map((s) => s.payload),
+        claim.records,
+        claim.segments,
+      );
     }
     for (let i = 0; i < records.length;) {
       let bytes = 0;
       let j = i;
-      while (j < records.length && (j === i || (j - i < batchMaxRecords && bytes + records[j]!.length <= batchMaxBytes))) bytes += records[j++]!.length;
+      while (
+        j < records.length &&
+        (j === i || (j - i < batchMaxRecords && bytes + records[j]!.length <= batchMaxBytes))
+      )
+        bytes += records[j++]!.length;
       if (!(await this.exporter.exportParts(records.slice(i, j), j - i, claim.segments))) return false;
       i = j;
     }

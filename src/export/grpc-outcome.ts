@@ -9,14 +9,33 @@ import type { ExportOutcome } from './otlp-transport.js';
 
 /** The gRPC status codes by number (as the gRPC project's list of status codes numbers them), for messages and metric labels. */
 const CODE_NAMES = [
-  'OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS',
-  'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE',
-  'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED',
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
 ] as const;
 
 export const GRPC = {
-  INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8,
-  UNIMPLEMENTED: 12, UNAVAILABLE: 14, UNAUTHENTICATED: 16,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
 } as const;
 
 const RETRYABLE = new Set([1, 4, 10, 11, 14, 15]);
@@ -32,7 +51,9 @@ export function grpcFailure(code: number, details: string, statusDetails?: Uint8
   const message = text ? `${grpcCodeName(code)}: ${text}` : grpcCodeName(code);
   const retryAfterMs = statusDetails === undefined ? undefined : retryInfoDelayMs(statusDetails);
   if (RETRYABLE.has(code) || (code === GRPC.RESOURCE_EXHAUSTED && retryAfterMs !== undefined)) {
-    return retryAfterMs === undefined ? { kind: 'retryable', grpcCode: code, message } : { kind: 'retryable', grpcCode: code, retryAfterMs, message };
+    return retryAfterMs === undefined
+      ? { kind: 'retryable', grpcCode: code, message }
+      : { kind: 'retryable', grpcCode: code, retryAfterMs, message };
   }
   if (code === GRPC.INVALID_ARGUMENT) return { kind: 'failure', grpcCode: code, refused: 'invalid', message };
   return { kind: 'failure', grpcCode: code, message };

@@ -39,9 +39,7 @@ export function createGrpcTransport(o: GrpcTransportOptions): OtlpTransport {
   const secure = u.protocol === 'https:';
   const target = `${u.hostname}:${u.port || (secure ? '443' : '80')}`;
   const tls = o.tls ?? {};
-  const creds = secure
-    ? credentials.createSsl(pem(tls.ca), pem(tls.key), pem(tls.cert))
-    : credentials.createInsecure();
+  const creds = secure ? credentials.createSsl(pem(tls.ca), pem(tls.key), pem(tls.cert)) : credentials.createInsecure();
   const client = new Client(target, creds, {
     'grpc.primary_user_agent': o.userAgent,
     'grpc.default_compression_algorithm': o.compression === 'gzip' ? GZIP : IDENTITY,
@@ -49,7 +47,12 @@ export function createGrpcTransport(o: GrpcTransportOptions): OtlpTransport {
     'grpc.enable_retries': 0,
     // grpc-js waits up to 120 s between reconnection attempts by default: a collector back after
     // an outage would stay unused long after delivery's own backoff wants to try again.
-    ...(o.reconnect ? { 'grpc.initial_reconnect_backoff_ms': o.reconnect.initialMs, 'grpc.max_reconnect_backoff_ms': o.reconnect.maxMs } : {}),
+    ...(o.reconnect
+      ? {
+          'grpc.initial_reconnect_backoff_ms': o.reconnect.initialMs,
+          'grpc.max_reconnect_backoff_ms': o.reconnect.maxMs,
+        }
+      : {}),
   });
   const metadata = new Metadata();
   for (const [name, value] of Object.entries(o.headers)) metadata.set(name.toLowerCase(), value);
@@ -62,7 +65,12 @@ export function createGrpcTransport(o: GrpcTransportOptions): OtlpTransport {
       if (closed) return Promise.resolve({ kind: 'retryable', message: 'transport closed' });
       return new Promise<ExportOutcome>((resolve) => {
         const call = client.makeUnaryRequest<Buffer, Buffer>(
-          LOGS_EXPORT_METHOD, passThrough, passThrough, body, metadata.clone(), { deadline: Date.now() + o.timeoutMs },
+          LOGS_EXPORT_METHOD,
+          passThrough,
+          passThrough,
+          body,
+          metadata.clone(),
+          { deadline: Date.now() + o.timeoutMs },
           (err, response) => {
             inFlight.delete(call);
             resolve(err ? fromError(err) : fromResponse(response));
@@ -83,7 +91,9 @@ export function createGrpcTransport(o: GrpcTransportOptions): OtlpTransport {
 
 function fromResponse(response: Buffer | undefined): ExportOutcome {
   const partial = response ? decodePartialSuccess(response, 'application/x-protobuf') : null;
-  return partial ? { kind: 'success', rejected: partial.rejected, message: partial.message } : { kind: 'success', rejected: 0 };
+  return partial
+    ? { kind: 'success', rejected: partial.rejected, message: partial.message }
+    : { kind: 'success', rejected: 0 };
 }
 
 function fromError(err: ServiceError): ExportOutcome {

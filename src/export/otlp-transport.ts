@@ -57,7 +57,11 @@ export interface OtlpTransport {
 export function createOtlpTransport(o: TransportOptions): OtlpTransport {
   // Every step has the request's timeout: the connection, the answer's head, each silence of its body.
   const http = new HttpClient({
-    tls: o.tls ?? {}, connectTimeoutMs: o.timeoutMs, headersTimeoutMs: o.timeoutMs, bodyTimeoutMs: o.timeoutMs, connections: o.connections,
+    tls: o.tls ?? {},
+    connectTimeoutMs: o.timeoutMs,
+    headersTimeoutMs: o.timeoutMs,
+    bodyTimeoutMs: o.timeoutMs,
+    connections: o.connections,
   });
   const baseHeaders: Record<string, string> = { ...o.headers, 'user-agent': o.userAgent };
   if (o.compression === 'gzip') baseHeaders['content-encoding'] = 'gzip';
@@ -86,17 +90,24 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
       const status = res.statusCode;
       if (status >= 200 && status < 300) {
         const partial = decodePartialSuccess(data, String(res.headers['content-type'] ?? contentType));
-        return partial ? { kind: 'success', rejected: partial.rejected, message: partial.message } : { kind: 'success', rejected: 0 };
+        return partial
+          ? { kind: 'success', rejected: partial.rejected, message: partial.message }
+          : { kind: 'success', rejected: 0 };
       }
       // The collector's own words (a google.rpc.Status when it speaks OTLP): an operator needs them
       // to tell a wrong header or tenant from a bad record.
       const type = String(res.headers['content-type'] ?? '');
-      const raw = isText(type) && !type.includes('json') ? data.toString('utf8') : decodeStatusMessage(data, type) || (isText(type) ? data.toString('utf8') : '');
+      const raw =
+        isText(type) && !type.includes('json')
+          ? data.toString('utf8')
+          : decodeStatusMessage(data, type) || (isText(type) ? data.toString('utf8') : '');
       const text = raw.slice(0, 300).replace(/\s+/g, ' ').trim();
       const message = `HTTP ${status}${text ? `: ${text}` : ''}`;
       if (RETRYABLE.has(status)) {
-        const retryAfterMs = parseRetryAfter(res.headers['retry-after'] as string | string[] | undefined);
-        return retryAfterMs === undefined ? { kind: 'retryable', status, message } : { kind: 'retryable', status, retryAfterMs, message };
+        const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+        return retryAfterMs === undefined
+          ? { kind: 'retryable', status, message }
+          : { kind: 'retryable', status, retryAfterMs, message };
       }
       const refused = status === 400 ? 'invalid' : status === 413 ? 'too_large' : undefined;
       return refused ? { kind: 'failure', status, refused, message } : { kind: 'failure', status, message };
@@ -127,7 +138,7 @@ async function readCapped(body: Readable): Promise<Buffer> {
 }
 
 function isText(contentType: unknown): boolean {
-  const t = String(contentType ?? '');
+  const t = typeof contentType === 'string' ? contentType : '';
   return t.startsWith('text/') || t.includes('json');
 }
 
@@ -138,6 +149,7 @@ function isText(contentType: unknown): boolean {
  */
 function failureMessage(err: unknown): string {
   const code = networkCode(err);
-  if ((err as { name?: string }).name === 'TimeoutError' || code === HEADERS_TIMEOUT || code === BODY_TIMEOUT) return 'timeout';
+  if ((err as { name?: string }).name === 'TimeoutError' || code === HEADERS_TIMEOUT || code === BODY_TIMEOUT)
+    return 'timeout';
   return networkMessage(err);
 }

@@ -17,10 +17,14 @@ function isCount(f: Fact): f is CountFact {
 /** The labels a count is summed by: everything but the session and the count. */
 function sumKey(f: CountFact): string {
   switch (f.f) {
-    case 'event_filtered': return `${f.f}\u0000${f.type}\u0000${f.category}`;
-    case 'record_oversized': return `${f.f}\u0000${f.type}\u0000${f.action}`;
-    case 'values_redacted': return `${f.f}\u0000${f.type}\u0000${f.kind}`;
-    default: return f.f;
+    case 'event_filtered':
+      return `${f.f}\u0000${f.type}\u0000${f.category}`;
+    case 'record_oversized':
+      return `${f.f}\u0000${f.type}\u0000${f.action}`;
+    case 'values_redacted':
+      return `${f.f}\u0000${f.type}\u0000${f.kind}`;
+    default:
+      return f.f;
   }
 }
 
@@ -38,7 +42,7 @@ export class FactRelay {
       if (sum) sum.count += fact.count;
       else {
         const { session: _session, ...rest } = fact as CountFact & { session?: string };
-        this.sums.set(key, { ...rest } as CountFact);
+        this.sums.set(key, { ...rest });
       }
       return;
     }

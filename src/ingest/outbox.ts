@@ -37,7 +37,10 @@ export class Outbox {
    */
   private readonly sentSource = new Map<number, string>();
 
-  constructor(private readonly post: (msg: FromWorker, transfer: ArrayBuffer[]) => void, private readonly limit: number) {}
+  constructor(
+    private readonly post: (msg: FromWorker, transfer: ArrayBuffer[]) => void,
+    private readonly limit: number,
+  ) {}
 
   /** Appends of `sessionId` are sent under handle `h`. */
   bind(sessionId: string, h: number): void {
@@ -50,7 +53,14 @@ export class Outbox {
     this.handles.delete(sessionId);
   }
 
-  append(sessionId: string, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId?: string): void {
+  append(
+    sessionId: string,
+    seq: number,
+    epoch: number,
+    tsMicros: number,
+    record: Buffer | null,
+    sourceId?: string,
+  ): void {
     const h = this.handles.get(sessionId);
     if (h === undefined) throw new Error(`append for a session this worker does not follow: ${sessionId}`);
     let s = -1;
@@ -109,12 +119,14 @@ export class Outbox {
     const sourceIds = this.sourceIds;
     this.meta = [];
     // Sized for a batch like this one: a busy worker's batches need no growing, a quiet one's stay small.
-    this.w = new ProtoWriter(Math.max(MIN_BATCH_BYTES, Math.min(FLUSH_BYTES + 64 * 1024, Math.ceil(this.appended * 1.25))));
+    this.w = new ProtoWriter(
+      Math.max(MIN_BATCH_BYTES, Math.min(FLUSH_BYTES + 64 * 1024, Math.ceil(this.appended * 1.25))),
+    );
     this.appended = 0;
     this.sourceIds = [];
     this.sourceIndex.clear();
     this.unacked += size;
-    this.post({ t: 'batch', meta, bytes, sourceIds, size }, [meta.buffer as ArrayBuffer, bytes.buffer as ArrayBuffer]);
+    this.post({ t: 'batch', meta, bytes, sourceIds, size }, [meta.buffer, bytes.buffer as ArrayBuffer]);
   }
 
   /** The main thread took `bytes` worth of batches into the spool. */
@@ -129,8 +141,17 @@ export class Outbox {
 
 /** Reads a packed batch back: calls `each` per append, records as views into `bytes` (no copy). */
 export function unpackBatch(
-  meta: Float64Array, bytes: Uint8Array, sourceIds: readonly string[],
-  each: (h: number, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId: string | undefined) => void,
+  meta: Float64Array,
+  bytes: Uint8Array,
+  sourceIds: readonly string[],
+  each: (
+    h: number,
+    seq: number,
+    epoch: number,
+    tsMicros: number,
+    record: Buffer | null,
+    sourceId: string | undefined,
+  ) => void,
 ): void {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let off = 0;

@@ -26,7 +26,11 @@ export class RemoteSession implements FollowedSession {
   /** Until start(): what the worker follows the session from. */
   private row: SessionRow | undefined;
 
-  constructor(readonly handle: number, row: SessionRow, private readonly link: WorkerLink) {
+  constructor(
+    readonly handle: number,
+    row: SessionRow,
+    private readonly link: WorkerLink,
+  ) {
     this.row = row;
     this.id = row.spec.id;
     this.spec = row.spec;

@@ -63,9 +63,14 @@ export function resolveWorkers(configured: number | 'auto', cores = availablePar
  */
 function workerEntry(): { entry: string | URL; eval: boolean } {
   if (!import.meta.url.endsWith('.ts')) return { entry: new URL('./worker.js', import.meta.url), eval: false };
-  const api = createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs');
+  const api = createRequire(import.meta.url)
+    .resolve('tsx/esm/api')
+    .replace(/\.cjs$/, '.mjs');
   const source = new URL('./worker.ts', import.meta.url).href;
-  return { entry: `import(${JSON.stringify(pathToFileURL(api).href)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`, eval: true };
+  return {
+    entry: `import(${JSON.stringify(pathToFileURL(api).href)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`,
+    eval: true,
+  };
 }
 
 /**
@@ -152,14 +157,17 @@ export class IngestWorkers {
     return new Promise((resolve, reject) => {
       // Ready once its modules loaded and it listens: a worker that cannot load fails the start.
       const failed = (err: Error): void => reject(new Error(`cannot start an ingest worker: ${err.message}`));
-      const gone = (code: number): void => reject(new Error(`cannot start an ingest worker: it exited with code ${code}`));
+      const gone = (code: number): void =>
+        reject(new Error(`cannot start an ingest worker: it exited with code ${code}`));
       worker.once('error', failed);
       worker.once('exit', gone);
       worker.on('message', (m: FromWorker) => {
         if (m.t !== 'ready') return this.received(slot, m);
         worker.off('error', failed);
         worker.off('exit', gone);
-        worker.on('error', (err) => this.o.log.error({ worker: index, error: err.stack ?? err.message }, 'an ingest worker failed'));
+        worker.on('error', (err) =>
+          this.o.log.error({ worker: index, error: err.stack ?? err.message }, 'an ingest worker failed'),
+        );
         worker.once('exit', (code) => this.exited(slot, index, code));
         resolve(slot);
       });
@@ -173,43 +181,52 @@ export class IngestWorkers {
     if (this.closing) return;
     const lost = [...slot.sessions.values()].map((s) => s.id);
     slot.sessions.clear();
-    this.o.log.error({ worker: index, code, sessions: lost.length }, 'an ingest worker stopped; it is replaced and its sessions are followed again from their checkpoints');
+    this.o.log.error(
+      { worker: index, code, sessions: lost.length },
+      'an ingest worker stopped; it is replaced and its sessions are followed again from their checkpoints',
+    );
     this.respawn(slot, index, lost);
   }
 
   private respawn(dead: Slot, index: number, lost: string[]): void {
     setTimeout(() => {
       if (this.closing) return;
-      this.spawn(index).then((fresh) => {
-        if (this.closing) {
-          void fresh.worker.terminate();
-          return;
-        }
-        this.slots[this.slots.indexOf(dead)] = fresh;
-        this.watcher?.lost(lost);
-      }, (err: Error) => {
-        this.o.log.error({ worker: index, error: err.message }, 'cannot replace an ingest worker; trying again');
-        this.respawn(dead, index, lost);
-      });
+      this.spawn(index).then(
+        (fresh) => {
+          if (this.closing) {
+            void fresh.worker.terminate();
+            return;
+          }
+          this.slots[this.slots.indexOf(dead)] = fresh;
+          this.watcher?.lost(lost);
+        },
+        (err: Error) => {
+          this.o.log.error({ worker: index, error: err.message }, 'cannot replace an ingest worker; trying again');
+          this.respawn(dead, index, lost);
+        },
+      );
     }, RESPAWN_DELAY_MS).unref();
   }
 
   /** A session to follow, on the worker with the fewest; the supervisor starts it. */
   follow(row: SessionRow): RemoteSession {
-    const slot = this.slots.filter((s) => s.alive).reduce<Slot | undefined>((a, b) => (a === undefined || b.sessions.size < a.sessions.size ? b : a), undefined);
+    const slot = this.slots
+      .filter((s) => s.alive)
+      .reduce<Slot | undefined>((a, b) => (a === undefined || b.sessions.size < a.sessions.size ? b : a), undefined);
     if (!slot) throw new Error('no ingest worker is running');
     const h = this.nextHandle++;
     const session = new RemoteSession(h, row, {
       post: (msg) => slot.post(msg),
-      stop: (handle) => new Promise((resolve) => {
-        if (!slot.alive) return resolve(undefined);
-        const req = this.nextReq++;
-        slot.stops.set(req, (s) => {
-          slot.sessions.delete(handle);
-          resolve(s);
-        });
-        slot.post({ t: 'stop', h: handle, req });
-      }),
+      stop: (handle) =>
+        new Promise((resolve) => {
+          if (!slot.alive) return resolve(undefined);
+          const req = this.nextReq++;
+          slot.stops.set(req, (s) => {
+            slot.sessions.delete(handle);
+            resolve(s);
+          });
+          slot.post({ t: 'stop', h: handle, req });
+        }),
     });
     slot.sessions.set(h, session);
     return session;
@@ -233,7 +250,11 @@ export class IngestWorkers {
         });
         // A worker posts a session's last records before it answers a stop: this is a bug, not a
         // loss (the checkpoint did not move, so the records are read again when it is followed).
-        if (strays > 0) this.o.log.error({ records: strays }, 'an ingest worker sent records of a session it no longer follows; they were not spooled');
+        if (strays > 0)
+          this.o.log.error(
+            { records: strays },
+            'an ingest worker sent records of a session it no longer follows; they were not spooled',
+          );
         const ack = (): void => slot.post({ t: 'ack', bytes: m.size });
         if (spool.full) void spool.waitForRoom().then(ack);
         else ack();
@@ -255,7 +276,9 @@ export class IngestWorkers {
         const s = slot.sessions.get(m.h);
         const done = s && this.watcher ? this.watcher.ended(s.id) : Promise.resolve();
         void done
-          .catch((err: unknown) => this.o.log.error({ session: s?.id, error: (err as Error).message }, 'cannot record the end of a session'))
+          .catch((err: unknown) =>
+            this.o.log.error({ session: s?.id, error: (err as Error).message }, 'cannot record the end of a session'),
+          )
           .then(() => {
             slot.sessions.delete(m.h);
             slot.post({ t: 'reply', req: m.req });

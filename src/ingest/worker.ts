@@ -111,7 +111,10 @@ function handle(m: ToWorker): void {
         mapper.swap(m.options);
       } catch (err) {
         // The main thread built the same options before sending them; this is not expected.
-        log.error({ error: (err as Error).message }, 'an ingest worker cannot apply the new mapping options; it keeps the previous ones');
+        log.error(
+          { error: (err as Error).message },
+          'an ingest worker cannot apply the new mapping options; it keeps the previous ones',
+        );
       }
       break;
     case 'ack':

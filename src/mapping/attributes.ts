@@ -83,7 +83,8 @@ export const ATTR = {
 
 /** Sets an own property even for the key `__proto__` (JSON.parse creates such keys; `=` would not). */
 export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }
 
@@ -121,7 +122,11 @@ const metadataName = boundedMemo(1024, (key) => ATTR.sourceMetadataPrefix + key)
  * authorization, *token, cookie, …) has its value masked before it becomes an attribute.
  * Returns whether a value was masked.
  */
-function addSource(attrs: Record<string, AttributeValue>, source: Envelope['event']['source'], m: SourceMasks): boolean {
+function addSource(
+  attrs: Record<string, AttributeValue>,
+  source: Envelope['event']['source'],
+  m: SourceMasks,
+): boolean {
   let masked = false;
   let extra: Record<string, unknown> | undefined;
   for (const key of Object.keys(source)) {
@@ -167,9 +172,14 @@ function addSource(attrs: Record<string, AttributeValue>, source: Envelope['even
  * value), URL redaction for a URL (under a URL-named key, or any value shaped like `scheme://…`,
  * e.g. a DevTools WebSocket URL carrying `?jwt=`), else the value itself.
  */
-export function maskSourceScalar<T extends string | number | boolean>(key: string, value: T, m: SourceMasks): T | string {
+export function maskSourceScalar<T extends string | number | boolean>(
+  key: string,
+  value: T,
+  m: SourceMasks,
+): T | string {
   if (m.secretKeys !== undefined && m.secretKeys.matches(key)) return MASK;
-  if (typeof value === 'string' && m.urls !== undefined && (isUrlKey(key) || looksLikeUrl(value))) return m.urls.redact(value);
+  if (typeof value === 'string' && m.urls !== undefined && (isUrlKey(key) || looksLikeUrl(value)))
+    return m.urls.redact(value);
   return value;
 }
 
@@ -182,7 +192,7 @@ export function maskSource(source: Record<string, unknown>, m: SourceMasks): Rec
   for (const key of Object.keys(source)) {
     if (key === 'kind' || key === 'event') continue;
     const value = source[key];
-    let next: unknown = value;
+    let next: unknown;
     if (key === 'metadata' && isRecord(value)) {
       let meta: Record<string, unknown> | undefined;
       for (const mk of Object.keys(value)) {
@@ -228,7 +238,6 @@ export function maskedJsonText(v: unknown, m: SourceMasks): { text: string; mask
     return { text: '"[nesting too deep]"', masked };
   }
 }
-
 
 /**
  * The attributes every event record carries; ctx.attributes first so the contract's own names win.

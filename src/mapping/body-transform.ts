@@ -99,7 +99,7 @@ export function maskBodySecrets(body: JsonValue, names: NameMatcher): JsonValue 
       const masked = maskJsonKeys(parsed, names, 0);
       return masked === parsed ? body : JSON.stringify(masked);
     }
-    return body.includes('=') ? redactParams(body, names) ?? body : body;
+    return body.includes('=') ? (redactParams(body, names) ?? body) : body;
   }
   return typeof body === 'object' && body !== null ? maskJsonKeys(body, names, 0) : body;
 }
@@ -124,8 +124,6 @@ function maskJsonKeys(v: JsonValue, names: NameMatcher, depth: number): JsonValu
   }
   return out ?? v;
 }
-
-
 
 export function createBodyTransformer(
   redaction: RedactionOptions,
@@ -163,7 +161,9 @@ export function createBodyTransformer(
    */
   function deepJson(value: JsonValue, key: string, state: WalkState): string {
     try {
-      return JSON.stringify(maskOne(value, key, state), (k: string, v: JsonValue) => (k === '' ? v : maskOne(v, k, state)));
+      return JSON.stringify(maskOne(value, key, state), (k: string, v: JsonValue) =>
+        k === '' ? v : maskOne(v, k, state),
+      );
     } catch {
       return '"[nesting too deep]"';
     }

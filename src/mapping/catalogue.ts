@@ -17,7 +17,13 @@ import {
   promoteUrl,
 } from './promote-http.js';
 import { promoteLayoutShift, promoteLcp } from './promote-page.js';
-import { promoteCaptchaChallenge, promoteOomKill, promotePlatformApiCall, promoteProxyError, promoteServiceCrashed } from './promote-service.js';
+import {
+  promoteCaptchaChallenge,
+  promoteOomKill,
+  promotePlatformApiCall,
+  promoteProxyError,
+  promoteServiceCrashed,
+} from './promote-service.js';
 import { consoleLevelSeverity, genericSeverity, httpStatusSeverity } from './severity.js';
 import { SEVERITY } from './severity-levels.js';
 import { EVENT_CATEGORY } from '../vocabulary/event-types.js';
@@ -35,15 +41,11 @@ export interface CatalogueEntry {
   promote(data: Data, attrs: Attrs): void;
 }
 
-const fixed =
-  (n: number) =>
-  (): number =>
-    n;
+const fixed = (n: number) => (): number => n;
 const none = (): void => {};
 
 /** network_loading_failed: a cancelled load is routine (navigation away, aborted fetch); a failed one is not. */
 const loadingFailedSeverity = (_t: string, d: Data): number => (d.canceled === true ? SEVERITY.INFO : SEVERITY.ERROR);
-
 
 /**
  * cdp_disconnect: `upstream_error` means the browser side failed under the client (WARN); so does
@@ -76,11 +78,19 @@ const challengeSeverity = (_t: string, d: Data): number => CHALLENGE_SEVERITY.ge
  * proxy_error: ERROR when the page itself (resource_type Document) could not be loaded through the
  * proxy, WARN for a blocked subresource — the line the service's own OTLP export draws.
  */
-const proxyErrorSeverity = (_t: string, d: Data): number => (d.resource_type === 'Document' ? SEVERITY.ERROR : SEVERITY.WARN);
+const proxyErrorSeverity = (_t: string, d: Data): number =>
+  d.resource_type === 'Document' ? SEVERITY.ERROR : SEVERITY.WARN;
 
 /** A type's rule; its category is the vocabulary's (undefined for the catch-all). */
-const entry = (type: string, severity: CatalogueEntry['severity'], promote: CatalogueEntry['promote']): CatalogueEntry => ({
-  type, category: EVENT_CATEGORY.get(type), severity, promote,
+const entry = (
+  type: string,
+  severity: CatalogueEntry['severity'],
+  promote: CatalogueEntry['promote'],
+): CatalogueEntry => ({
+  type,
+  category: EVENT_CATEGORY.get(type),
+  severity,
+  promote,
 });
 
 const INFO = fixed(SEVERITY.INFO);

@@ -28,7 +28,8 @@ export function compileFilter(options: FilterOptions): EventFilter | undefined {
     accepts(type, category, catalogueCategory) {
       if (inCat !== undefined || inType !== undefined) {
         const included =
-          (inCat !== undefined && hasCat(inCat, category, catalogueCategory)) || (inType !== undefined && inType.has(type));
+          (inCat !== undefined && hasCat(inCat, category, catalogueCategory)) ||
+          (inType !== undefined && inType.has(type));
         if (!included) return false;
       }
       if (exType !== undefined && exType.has(type)) return false;

@@ -62,7 +62,8 @@ export function gapRecord(
 }
 
 function gapBody(first: number, last: number | undefined, reason: GapReason): string {
-  if (last === undefined) return `telemetry gap: the session ended unseen; events after seq ${first - 1} may have been lost (${reason})`;
+  if (last === undefined)
+    return `telemetry gap: the session ended unseen; events after seq ${first - 1} may have been lost (${reason})`;
   const count = last - first + 1;
   return count === 1
     ? `telemetry gap: event ${first} was not received (${reason})`

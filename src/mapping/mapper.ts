@@ -37,14 +37,14 @@ export interface MapperDeps {
 
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
 
-
 /** Builds a mapper from validated options; all lookup tables are compiled here, once. */
 export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Mapper {
   const emit = deps.emit ?? ignoreFacts;
   const r = options.redaction;
   const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
   const secretNames = r.enabled ? compileNameMatcher(r.headers) : undefined;
-  const headers = secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
+  const headers =
+    secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
   // Body keys named like a secret by either list: `password` (header list), `code`, `client_secret`.
   const bodyNames = r.enabled ? compileNameMatcher([...r.headers, ...r.queryParams]) : undefined;
   const transformer = createBodyTransformer(r, headers, urls, bodyNames);
@@ -59,7 +59,8 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false };
   // Made once, not per event: it reads the type of the event being mapped.
   let currentType = '';
-  const onSourceMasked = (): void => emit({ f: 'values_redacted', type: currentType, kind: 'source_metadata', count: 1 });
+  const onSourceMasked = (): void =>
+    emit({ f: 'values_redacted', type: currentType, kind: 'source_metadata', count: 1 });
 
   return {
     map(envelope, ctx, observedMicros) {
@@ -76,7 +77,8 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       let body: JsonValue | undefined = isJsonObject(data) ? transformer.transform(ev.type, data, state) : data;
       if (state.headersRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'header', count: 1 });
       if (state.urlsRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'url', count: 1 });
-      if (transformer.lastDropped !== undefined && isJsonObject(data)) emit({ f: 'values_redacted', type: ev.type, kind: transformer.lastDropped, count: 1 });
+      if (transformer.lastDropped !== undefined && isJsonObject(data))
+        emit({ f: 'values_redacted', type: ev.type, kind: transformer.lastDropped, count: 1 });
 
       currentType = ev.type;
       const attributes = baseAttributes(envelope, ctx, secretNames, onSourceMasked, urls);
@@ -101,7 +103,8 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       const inlineShot = attributes[ATTR.screenshotDisposition] === 'inline';
       const actions = (inlineShot ? shotLimiter : limiter).enforce(record, state);
       for (const action of actions) emit({ f: 'record_oversized', type: ev.type, action, count: 1 });
-      if (asJson && record.body !== undefined && typeof record.body !== 'string') record.body = JSON.stringify(record.body);
+      if (asJson && record.body !== undefined && typeof record.body !== 'string')
+        record.body = JSON.stringify(record.body);
       return record;
     },
   };

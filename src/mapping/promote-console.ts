@@ -40,7 +40,8 @@ export function isUncaughtException(data: Data): boolean {
 }
 
 /** CDP's zero-based line or column number as OpenTelemetry's one-based one. */
-const oneBased = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v + 1 : undefined);
+const oneBased = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v + 1 : undefined;
 
 /** console_error: as console_log; uncaught exceptions add exception.* and prefer source_url/line/column. */
 export function promoteConsoleError(data: Data, attrs: Attrs): void {

@@ -90,5 +90,6 @@ export function promoteGeneric(data: Data, attrs: Attrs): void {
   promoteUrl(data, attrs);
   promoteMethod(data, attrs);
   const status = data.status;
-  if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599) attrs[ATTR.httpStatus] = status;
+  if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599)
+    attrs[ATTR.httpStatus] = status;
 }

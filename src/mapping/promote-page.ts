@@ -31,6 +31,7 @@ export function promoteLcp(data: Data, attrs: Attrs): void {
   if (isNumber(d.render_time)) attrs[ATTR.lcpRenderTime] = d.render_time;
   if (isNumber(d.load_time)) attrs[ATTR.lcpLoadTime] = d.load_time;
   if (isNumber(d.size)) attrs[ATTR.lcpSize] = d.size;
-  const value = isNumber(d.render_time) && d.render_time > 0 ? d.render_time : isNumber(d.load_time) ? d.load_time : data.time;
+  const value =
+    isNumber(d.render_time) && d.render_time > 0 ? d.render_time : isNumber(d.load_time) ? d.load_time : data.time;
   if (isNumber(value)) attrs[ATTR.lcpValue] = value;
 }

@@ -21,7 +21,6 @@ export interface HeaderRedactor {
   redact(headers: JsonObject | JsonValue[]): JsonObject | JsonValue[];
 }
 
-
 export function createHeaderRedactor(names: NameMatcher, urls: UrlRedactor): HeaderRedactor {
   /** The masked value of one header, or the value itself. */
   const one = (name: string, value: JsonValue): JsonValue => {

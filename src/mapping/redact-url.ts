@@ -21,7 +21,7 @@ export interface UrlRedactor {
 }
 
 /** `&`, `;` and `?`: where a parameter ends (see redactParams). */
-const isParamEnd = (c: number): boolean => c === 38 /* & */ || c === 59 /* ; */ || c === 63 /* ? */;
+const isParamEnd = (c: number): boolean => c === 38 /* & */ || c === 59 /* ; */ || c === 63; /* ? */
 
 /**
  * Masks values of matching `name=value` pairs in text (a query or fragment); null when unchanged.

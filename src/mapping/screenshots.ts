@@ -26,7 +26,9 @@ export interface ScreenshotSink {
  * cannot escape.
  */
 export function safeSegment(id: string): string {
-  return id.replace(/[^a-z0-9_-]/g, (c) => (c >= 'A' && c <= 'Z' ? `^${c.toLowerCase()}` : `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return id.replace(/[^a-z0-9_-]/g, (c) =>
+    c >= 'A' && c <= 'Z' ? `^${c.toLowerCase()}` : `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
 }
 
 // O_NOFOLLOW: a link planted where a PNG goes (or a session directory replaced by one) must not make

@@ -47,7 +47,19 @@ export function httpStatusSeverity(status: unknown): number {
 }
 
 // Name tokens (type split on `_`) that mark a type not in the catalogue as an error or a warning.
-const ERROR_TOKENS = new Set(['error', 'errors', 'failed', 'failure', 'fail', 'exception', 'crash', 'crashed', 'oom', 'panic', 'fatal']);
+const ERROR_TOKENS = new Set([
+  'error',
+  'errors',
+  'failed',
+  'failure',
+  'fail',
+  'exception',
+  'crash',
+  'crashed',
+  'oom',
+  'panic',
+  'fatal',
+]);
 const WARN_TOKENS = new Set(['warning', 'warn', 'timeout', 'dropped', 'disconnected', 'lost', 'evicted']);
 
 /** The name rule for types not in the catalogue: error-like tokens → ERROR, warning-like → WARN, else INFO. */
@@ -71,7 +83,8 @@ export function genericSeverity(type: string, data: Record<string, unknown> | nu
   let severity = typeNameSeverity(type);
   if (data == null) return severity;
   const status = data.status;
-  if (typeof status === 'number' && status >= 100 && status <= 599) severity = Math.max(severity, httpStatusSeverity(status));
+  if (typeof status === 'number' && status >= 100 && status <= 599)
+    severity = Math.max(severity, httpStatusSeverity(status));
   if (typeof data.level === 'string') severity = Math.max(severity, consoleLevelSeverity(data.level));
   return severity;
 }

@@ -98,7 +98,8 @@ function cutStrings(v: JsonValue, keep: number): JsonValue {
     const out: { [key: string]: JsonValue } = {};
     for (const k of Object.keys(v)) {
       const next = cutStrings(v[k] as JsonValue, keep);
-      if (k === '__proto__') Object.defineProperty(out, k, { value: next, enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(out, k, { value: next, enumerable: true, writable: true, configurable: true });
       else out[k] = next;
     }
     return out;
@@ -136,7 +137,8 @@ export function createSizeLimiter(maxRecordBytes: number): SizeLimiter {
   const target = maxRecordBytes - MARK_ROOM;
   return {
     enforce(record, state) {
-      const upper = state.chars * 6 + state.nodes * (NODE_OVERHEAD + 4) + attributesUpperBound(record.attributes) + RECORD_OVERHEAD;
+      const upper =
+        state.chars * 6 + state.nodes * (NODE_OVERHEAD + 4) + attributesUpperBound(record.attributes) + RECORD_OVERHEAD;
       if (upper <= target) return NO_ACTIONS;
       let nodes = state.nodes;
       const measure = (): number =>
@@ -178,7 +180,7 @@ export function createSizeLimiter(maxRecordBytes: number): SizeLimiter {
         let keep = Math.max(0, available - TRUNCATION_MARKER.length - 2);
         let cut = cutString(text, keep);
         // Characters are not bytes (escapes, UTF-8): shrink in proportion until the JSON text fits.
-        for (let bytes = Buffer.byteLength(JSON.stringify(cut)); keep > 0 && bytes > available; ) {
+        for (let bytes = Buffer.byteLength(JSON.stringify(cut)); keep > 0 && bytes > available;) {
           keep = Math.max(0, Math.floor((keep * available) / bytes) - TRUNCATION_MARKER.length - 2);
           cut = cutString(text, keep);
           bytes = Buffer.byteLength(JSON.stringify(cut));

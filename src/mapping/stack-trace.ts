@@ -28,7 +28,6 @@ export interface SourceLocation {
   column?: number;
 }
 
-
 function framesOf(stack: unknown): unknown[] | undefined {
   return isRecord(stack) && Array.isArray(stack.callFrames) ? stack.callFrames : undefined;
 }
@@ -39,7 +38,8 @@ function locationOf(frame: unknown): SourceLocation | undefined {
   if (typeof frame.functionName === 'string' && frame.functionName !== '') loc.functionName = frame.functionName;
   if (typeof frame.url === 'string' && frame.url !== '') loc.url = frame.url;
   if (typeof frame.lineNumber === 'number' && Number.isInteger(frame.lineNumber)) loc.line = frame.lineNumber + 1;
-  if (typeof frame.columnNumber === 'number' && Number.isInteger(frame.columnNumber)) loc.column = frame.columnNumber + 1;
+  if (typeof frame.columnNumber === 'number' && Number.isInteger(frame.columnNumber))
+    loc.column = frame.columnNumber + 1;
   return loc;
 }
 
@@ -65,7 +65,8 @@ export function renderStackTrace(header: string, stack: unknown): string | undef
   for (let level = 0; level <= MAX_PARENTS && isRecord(current); level++) {
     const callFrames = framesOf(current) ?? [];
     if (level > 0) {
-      const description = typeof current.description === 'string' && current.description !== '' ? current.description : 'async';
+      const description =
+        typeof current.description === 'string' && current.description !== '' ? current.description : 'async';
       lines.push(`    --- ${description} (async) ---`);
     }
     for (const frame of callFrames) {

@@ -4,7 +4,12 @@
 
 /** `url`, `*_url`, `*Url`, and their plurals (`urls`, `*_urls`, `*Urls`) for arrays of URLs. */
 export const isUrlKey = (key: string): boolean =>
-  key === 'url' || key === 'urls' || key.endsWith('_url') || key.endsWith('Url') || key.endsWith('_urls') || key.endsWith('Urls');
+  key === 'url' ||
+  key === 'urls' ||
+  key.endsWith('_url') ||
+  key.endsWith('Url') ||
+  key.endsWith('_urls') ||
+  key.endsWith('Urls');
 
 /**
  * Whether a string starts like an absolute URL with an authority (`scheme://`): such values are
@@ -19,7 +24,8 @@ export function looksLikeUrl(s: string): boolean {
   for (let i = 1; i < max; i++) {
     const c = s.charCodeAt(i);
     if (c === 58 /* : */) return s.charCodeAt(i + 1) === 47 && s.charCodeAt(i + 2) === 47;
-    const schemeChar = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
+    const schemeChar =
+      (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
     if (!schemeChar) return false;
   }
   return false;

@@ -7,15 +7,18 @@ import type { DiscoveryOutcome, EpochReason, Fact, FactOf } from '../vocabulary/
 
 const EPOCH_MESSAGES: Record<EpochReason, string> = {
   source_changed: 'the service restarted (telemetry_session_id changed): continuing in a new epoch',
-  seq_backwards: 'stream sequence went backwards on a live connection: the service restarted; continuing in a new epoch',
-  resume_ignored: 'the service answered a resume with events at or below Last-Event-ID: it restarted and numbers from 1 again; continuing in a new epoch',
+  seq_backwards:
+    'stream sequence went backwards on a live connection: the service restarted; continuing in a new epoch',
+  resume_ignored:
+    'the service answered a resume with events at or below Last-Event-ID: it restarted and numbers from 1 again; continuing in a new epoch',
 };
 
 /** Reconnects in a row logged at info: the service's own end of a session takes two. */
 const ROUTINE_RECONNECTS = 2;
 
 const POLL_MESSAGES: Record<Exclude<DiscoveryOutcome, 'ok' | 'skipped'>, string> = {
-  no_route: 'the service has no session list (GET /browsers answered 404): discovery is off until it has one; configured and PUT sessions are followed as before',
+  no_route:
+    'the service has no session list (GET /browsers answered 404): discovery is off until it has one; configured and PUT sessions are followed as before',
   rate_limited: 'the service rate-limits the session list; discovery waits as asked',
   server_error: 'the session list failed with a server error; discovery retries with backoff',
   unauthorized: 'the API key may not list sessions (401/403); discovery retries slowly',
@@ -26,12 +29,16 @@ const POLL_MESSAGES: Record<Exclude<DiscoveryOutcome, 'ok' | 'skipped'>, string>
 function logPoll(log: Logger, fact: FactOf<'discovery_polled'>): void {
   if (fact.outcome === 'skipped') return;
   if (fact.outcome === 'ok') {
-    if (fact.streak > 0) log.info({ matched: fact.matched, failedPolls: fact.streak }, 'the session list answers again');
+    if (fact.streak > 0)
+      log.info({ matched: fact.matched, failedPolls: fact.streak }, 'the session list answers again');
     return;
   }
   if (!sayAgain(fact.streak)) return;
   const level = fact.outcome === 'no_route' || fact.outcome === 'unauthorized' ? 'error' : 'warn';
-  log[level]({ status: fact.status, delayMs: fact.delayMs, detail: fact.detail, streak: fact.streak }, POLL_MESSAGES[fact.outcome]);
+  log[level](
+    { status: fact.status, delayMs: fact.delayMs, detail: fact.detail, streak: fact.streak },
+    POLL_MESSAGES[fact.outcome],
+  );
 }
 
 /** Every 50th failure in a row is said again (and the first). */
@@ -41,68 +48,188 @@ export function logFact(log: Logger, fact: Fact): void {
   switch (fact.f) {
     case 'malformed_frame':
       // The payload is never logged: it may carry exactly the secrets redaction exists for.
-      log.warn({ session: fact.session, frameId: fact.frameId, bytes: fact.bytes, reason: fact.reason }, 'malformed frame skipped; it will be reported in a gap record unless the archive has the event');
+      log.warn(
+        { session: fact.session, frameId: fact.frameId, bytes: fact.bytes, reason: fact.reason },
+        'malformed frame skipped; it will be reported in a gap record unless the archive has the event',
+      );
       return;
     case 'epoch_started':
-      log.warn({ session: fact.session, epoch: fact.epoch, seq: fact.seq, why: fact.why, previousEpoch: fact.previousEpoch, previousLastSeq: fact.previousLastSeq }, EPOCH_MESSAGES[fact.why]);
+      log.warn(
+        {
+          session: fact.session,
+          epoch: fact.epoch,
+          seq: fact.seq,
+          why: fact.why,
+          previousEpoch: fact.previousEpoch,
+          previousLastSeq: fact.previousLastSeq,
+        },
+        EPOCH_MESSAGES[fact.why],
+      );
       return;
     case 'gap_recorded':
-      log.warn({ session: fact.session, firstSeq: fact.first, lastSeq: fact.last, count: fact.last - fact.first + 1, reason: fact.reason }, 'telemetry gap: events were lost upstream or could not be decoded');
+      log.warn(
+        {
+          session: fact.session,
+          firstSeq: fact.first,
+          lastSeq: fact.last,
+          count: fact.last - fact.first + 1,
+          reason: fact.reason,
+        },
+        'telemetry gap: events were lost upstream or could not be decoded',
+      );
       return;
     case 'tail_unknown':
-      log.warn({ session: fact.session, epoch: fact.epoch, afterSeq: fact.afterSeq }, 'the session (or service epoch) ended unseen and its tail cannot be read: reported as unknown');
+      log.warn(
+        { session: fact.session, epoch: fact.epoch, afterSeq: fact.afterSeq },
+        'the session (or service epoch) ended unseen and its tail cannot be read: reported as unknown',
+      );
       return;
     case 'archive_repaired':
-      log.info({ session: fact.session, firstSeq: fact.first, lastSeq: fact.last, reason: fact.reason, repaired: fact.repaired }, 'missing events read from the service archive');
+      log.info(
+        {
+          session: fact.session,
+          firstSeq: fact.first,
+          lastSeq: fact.last,
+          reason: fact.reason,
+          repaired: fact.repaired,
+        },
+        'missing events read from the service archive',
+      );
       return;
     case 'archive_probed':
-      if (fact.verdict === 'no_route') log.warn({ session: fact.session, detail: fact.detail }, 'the service has no telemetry archive: gaps are reported, not repaired; asked again in a while');
-      else if (fact.verdict === 'no_session') log.warn({ session: fact.session, detail: fact.detail }, 'the archive does not know this session: its gaps are reported; other sessions are still repaired');
-      else log.info({ session: fact.session, detail: fact.detail }, 'the archive answered 404 and the service could not be asked which 404 it is; trying again at the next gap');
+      if (fact.verdict === 'no_route')
+        log.warn(
+          { session: fact.session, detail: fact.detail },
+          'the service has no telemetry archive: gaps are reported, not repaired; asked again in a while',
+        );
+      else if (fact.verdict === 'no_session')
+        log.warn(
+          { session: fact.session, detail: fact.detail },
+          'the archive does not know this session: its gaps are reported; other sessions are still repaired',
+        );
+      else
+        log.info(
+          { session: fact.session, detail: fact.detail },
+          'the archive answered 404 and the service could not be asked which 404 it is; trying again at the next gap',
+        );
       return;
     case 'archive_unreadable':
-      log.warn({ session: fact.session, firstSeq: fact.first, lastSeq: fact.last, detail: fact.detail }, 'the archive could not be read; the loss is reported instead');
+      log.warn(
+        { session: fact.session, firstSeq: fact.first, lastSeq: fact.last, detail: fact.detail },
+        'the archive could not be read; the loss is reported instead',
+      );
       return;
     case 'mapping_failed':
-      log.error({ session: fact.session, seq: fact.seq, type: fact.type, error: fact.error }, 'cannot map event; reported as a gap');
+      log.error(
+        { session: fact.session, seq: fact.seq, type: fact.type, error: fact.error },
+        'cannot map event; reported as a gap',
+      );
       return;
     case 'reconnect_scheduled': {
       // The real service ends a session by resetting the connection, answering 502 for a moment,
       // then 404: two reconnects after a working stream are how sessions end, not a problem. A
       // failure that persists past them is worth a warning; a refused key is an error at once.
-      const level = fact.reason === 'unauthorized' || fact.reason === 'forbidden' ? 'error'
-        : fact.reason === 'closed' ? 'debug'
-        : fact.attempt <= ROUTINE_RECONNECTS ? 'info' : 'warn';
-      log[level]({ session: fact.session, reason: fact.reason, delayMs: fact.delayMs, attempt: fact.attempt, detail: fact.detail }, 'stream reconnect scheduled');
+      const level =
+        fact.reason === 'unauthorized' || fact.reason === 'forbidden'
+          ? 'error'
+          : fact.reason === 'closed'
+            ? 'debug'
+            : fact.attempt <= ROUTINE_RECONNECTS
+              ? 'info'
+              : 'warn';
+      log[level](
+        {
+          session: fact.session,
+          reason: fact.reason,
+          delayMs: fact.delayMs,
+          attempt: fact.attempt,
+          detail: fact.detail,
+        },
+        'stream reconnect scheduled',
+      );
       return;
     }
     case 'session_unknown':
-      log.warn({ session: fact.session, detail: fact.detail }, 'the service does not know this session (never existed: a mistyped id?); it is not followed');
+      log.warn(
+        { session: fact.session, detail: fact.detail },
+        'the service does not know this session (never existed: a mistyped id?); it is not followed',
+      );
       return;
     case 'session_ended':
-      log.info({ session: fact.session, lastSeq: fact.lastSeq, epoch: fact.epoch, detail: fact.detail }, 'session ended');
+      log.info(
+        { session: fact.session, lastSeq: fact.lastSeq, epoch: fact.epoch, detail: fact.detail },
+        'session ended',
+      );
       return;
     case 'commit_failed':
-      if (sayAgain(fact.streak)) log.error({ error: fact.error, code: fact.code, streak: fact.streak }, 'cannot write the spool (disk full?); reading is paused and the write is retried');
+      if (sayAgain(fact.streak))
+        log.error(
+          { error: fact.error, code: fact.code, streak: fact.streak },
+          'cannot write the spool (disk full?); reading is paused and the write is retried',
+        );
       return;
     case 'commit_recovered':
       log.info('spool writes succeed again');
       return;
     case 'delete_failed':
-      if (sayAgain(fact.streak)) log.error({ error: fact.error, streak: fact.streak }, 'cannot delete delivered records from the spool (disk full?); delivery goes on and the delete is retried');
+      if (sayAgain(fact.streak))
+        log.error(
+          { error: fact.error, streak: fact.streak },
+          'cannot delete delivered records from the spool (disk full?); delivery goes on and the delete is retried',
+        );
       return;
     case 'writes_fenced':
-      log.warn({ sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) }, 'the shared store refused a write: another replica owns these sessions now');
+      log.warn(
+        { sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) },
+        'the shared store refused a write: another replica owns these sessions now',
+      );
       return;
     case 'records_rejected':
-      if (fact.reason === 'partial_success') log.error({ endpoint: fact.endpoint, rejected: fact.count, error: fact.error }, 'collector rejected records in a partial-success answer');
-      else log.error({ endpoint: fact.endpoint, segments: fact.segments, reason: fact.reason, count: fact.count, error: fact.error }, 'collector refused a record it accepts neighbours of; it is dropped and counted as rejected');
+      if (fact.reason === 'partial_success')
+        log.error(
+          { endpoint: fact.endpoint, rejected: fact.count, error: fact.error },
+          'collector rejected records in a partial-success answer',
+        );
+      else
+        log.error(
+          {
+            endpoint: fact.endpoint,
+            segments: fact.segments,
+            reason: fact.reason,
+            count: fact.count,
+            error: fact.error,
+          },
+          'collector refused a record it accepts neighbours of; it is dropped and counted as rejected',
+        );
       return;
     case 'export_failed':
-      if (fact.attempt % 20 === 1) log.warn({ endpoint: fact.endpoint, status: fact.status, grpcCode: fact.grpcCode, records: fact.records, attempt: fact.attempt, delayMs: fact.delayMs, error: fact.error }, 'export failed; the batch stays spooled and is retried');
+      if (fact.attempt % 20 === 1)
+        log.warn(
+          {
+            endpoint: fact.endpoint,
+            status: fact.status,
+            grpcCode: fact.grpcCode,
+            records: fact.records,
+            attempt: fact.attempt,
+            delayMs: fact.delayMs,
+            error: fact.error,
+          },
+          'export failed; the batch stays spooled and is retried',
+        );
       return;
     case 'collector_refusing':
-      if (sayAgain(fact.round) || fact.round % 20 === 0) log.error({ endpoint: fact.endpoint, status: fact.status, records: fact.records, round: fact.round, delayMs: fact.delayMs, error: fact.error }, 'the collector refuses every record it is sent: check the exporter\'s endpoint, headers, compression and tenant; nothing is dropped, delivery backs off and resumes by itself');
+      if (sayAgain(fact.round) || fact.round % 20 === 0)
+        log.error(
+          {
+            endpoint: fact.endpoint,
+            status: fact.status,
+            records: fact.records,
+            round: fact.round,
+            delayMs: fact.delayMs,
+            error: fact.error,
+          },
+          "the collector refuses every record it is sent: check the exporter's endpoint, headers, compression and tenant; nothing is dropped, delivery backs off and resumes by itself",
+        );
       return;
     case 'export_recovered':
       log.info({ endpoint: fact.endpoint, records: fact.records }, 'collector accepts exports again');
@@ -111,25 +238,44 @@ export function logFact(log: Logger, fact: Fact): void {
       log.error({ error: fact.error }, 'cannot read the spool; retrying');
       return;
     case 'lease_checked_after_pause':
-      log.warn({ pausedMs: Math.round(fact.pausedMs), stillOwned: fact.stillOwned }, 'the process was paused (GC, SIGSTOP, a frozen VM): the lease was checked before sending anything more');
+      log.warn(
+        { pausedMs: Math.round(fact.pausedMs), stillOwned: fact.stillOwned },
+        'the process was paused (GC, SIGSTOP, a frozen VM): the lease was checked before sending anything more',
+      );
       return;
     case 'claim_disowned':
-      log.warn({ records: fact.records, sessions: fact.sessions.slice(0, 5) }, 'records of sessions another replica took over while this one was paused are not sent; the new owner delivers them');
+      log.warn(
+        { records: fact.records, sessions: fact.sessions.slice(0, 5) },
+        'records of sessions another replica took over while this one was paused are not sent; the new owner delivers them',
+      );
       return;
     case 'lease_renewed':
       if (fact.recovered) log.info('lease renewed again');
       return;
     case 'lease_renewal_failed':
-      if (fact.first) log.warn({ error: fact.error }, 'cannot renew the lease in the shared store; sessions are given up if it does not recover in time');
+      if (fact.first)
+        log.warn(
+          { error: fact.error },
+          'cannot renew the lease in the shared store; sessions are given up if it does not recover in time',
+        );
       return;
     case 'lease_expired':
-      log.warn({ sessions: fact.sessions }, 'lease not renewed within its safety margin: stopped reading every session until it is');
+      log.warn(
+        { sessions: fact.sessions },
+        'lease not renewed within its safety margin: stopped reading every session until it is',
+      );
       return;
     case 'sessions_claimed':
-      log.info({ sessions: fact.sessions, backlogRecords: fact.backlogRecords, replica: fact.replica }, 'claimed sessions');
+      log.info(
+        { sessions: fact.sessions, backlogRecords: fact.backlogRecords, replica: fact.replica },
+        'claimed sessions',
+      );
       return;
     case 'sessions_lost':
-      log.warn({ sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) }, `stopped following sessions: ${fact.why}`);
+      log.warn(
+        { sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) },
+        `stopped following sessions: ${fact.why}`,
+      );
       return;
     case 'sessions_handed_over':
       log.info({ sessions: fact.sessions }, 'handed sessions over to their preferred replica');
@@ -137,26 +283,45 @@ export function logFact(log: Logger, fact: Fact): void {
     case 'config_reloaded': {
       const { reason, added, removed, updated, mappingChanged, startChanged } = fact;
       const changed = added.length + removed.length + updated.length > 0 || mappingChanged || startChanged;
-      log.info({ reason, added, removed, updated, mappingChanged, startChanged }, changed ? 'configuration reloaded' : 'configuration reloaded: nothing to change');
-      if (fact.restartRequired.length > 0) log.warn({ keys: fact.restartRequired }, 'changed settings require a restart to take effect; running on with the previous values');
+      log.info(
+        { reason, added, removed, updated, mappingChanged, startChanged },
+        changed ? 'configuration reloaded' : 'configuration reloaded: nothing to change',
+      );
+      if (fact.restartRequired.length > 0)
+        log.warn(
+          { keys: fact.restartRequired },
+          'changed settings require a restart to take effect; running on with the previous values',
+        );
       return;
     }
     case 'session_refused':
-      log.warn({ session: fact.session, followed: fact.followed, maxSessions: fact.limit, remote: fact.remote }, 'control API: a new session was refused: max_sessions are followed');
+      log.warn(
+        { session: fact.session, followed: fact.followed, maxSessions: fact.limit, remote: fact.remote },
+        'control API: a new session was refused: max_sessions are followed',
+      );
       return;
     case 'config_rejected':
-      log.error({ reason: fact.reason, key: fact.key, error: fact.error }, 'new configuration is invalid and was ignored; running on with the previous one');
+      log.error(
+        { reason: fact.reason, key: fact.key, error: fact.error },
+        'new configuration is invalid and was ignored; running on with the previous one',
+      );
       return;
     case 'discovery_polled':
       logPoll(log, fact);
       return;
     case 'sessions_discovered':
-      log.info({ sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) }, fact.deleted
-        ? 'discovered sessions deleted while no bridge was polling: reading them from the archive'
-        : 'discovered new sessions: following them');
+      log.info(
+        { sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) },
+        fact.deleted
+          ? 'discovered sessions deleted while no bridge was polling: reading them from the archive'
+          : 'discovered new sessions: following them',
+      );
       return;
     case 'facts_dropped':
-      log.warn({ facts: fact.count, where: fact.where }, 'reports of the bridge itself were dropped (metrics may undercount); no telemetry record was lost');
+      log.warn(
+        { facts: fact.count, where: fact.where },
+        'reports of the bridge itself were dropped (metrics may undercount); no telemetry record was lost',
+      );
       return;
     default:
       return;

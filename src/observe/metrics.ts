@@ -20,11 +20,27 @@ export const LABEL_VALUES = {
   sessionState: SUBSCRIBER_STATES,
   rejectedReason: ['partial_success', 'invalid', 'too_large', 'corrupt'] satisfies RejectReason[],
   /** `http_<status>` outcomes appear as the collector answers them; the status set is open. */
-  exportOutcome: ['success', 'network', 'timeout', 'http_429', 'http_503', 'grpc_unavailable', 'grpc_resource_exhausted'],
+  exportOutcome: [
+    'success',
+    'network',
+    'timeout',
+    'http_429',
+    'http_503',
+    'grpc_unavailable',
+    'grpc_resource_exhausted',
+  ],
   exportDurationOutcome: ['success', 'failure'],
   oversizedAction: ['strings_truncated', 'attributes_cut', 'body_cut', 'screenshot_dropped'],
   screenshotOutcome: ['written', 'write_failed'],
-  redactionKind: ['header', 'url', 'post_data', 'response_body', 'api_call_code', 'typed_key', 'source_metadata'] satisfies RedactionKind[],
+  redactionKind: [
+    'header',
+    'url',
+    'post_data',
+    'response_body',
+    'api_call_code',
+    'typed_key',
+    'source_metadata',
+  ] satisfies RedactionKind[],
   reloadOutcome: ['applied', 'rejected'],
   leaseOutcome: ['success', 'failure'],
   handoverKind: ['claimed', 'handed_over', 'lost'],
@@ -58,34 +74,114 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
 
   const m = {
     registry,
-    eventsReceived: registry.counter({ name: 'bridge_events_received_total', help: 'Telemetry events decoded from the streams (duplicates excluded).' }),
-    eventsDelivered: registry.counter({ name: 'bridge_events_delivered_total', help: 'Log records acknowledged by the collector (gap records included).' }),
-    eventsFiltered: registry.counter({ name: 'bridge_events_filtered_total', help: 'Events dropped by the configured filters before the spool.', labelNames: ['category'] }),
-    eventsRejected: registry.counter({ name: 'bridge_events_rejected_total', help: 'Records the collector rejected (partial success, or refused alone as invalid).', labelNames: ['reason'] }),
-    exportRefusing: registry.gauge({ name: 'bridge_export_refusing', help: '1 while the collector refuses every record it is sent (400/413 for all): nothing is dropped, delivery backs off; 0 otherwise.' }),
-    duplicates: registry.counter({ name: 'bridge_events_duplicate_total', help: 'Frames dropped because their seq was already handled (replays after reconnect).' }),
+    eventsReceived: registry.counter({
+      name: 'bridge_events_received_total',
+      help: 'Telemetry events decoded from the streams (duplicates excluded).',
+    }),
+    eventsDelivered: registry.counter({
+      name: 'bridge_events_delivered_total',
+      help: 'Log records acknowledged by the collector (gap records included).',
+    }),
+    eventsFiltered: registry.counter({
+      name: 'bridge_events_filtered_total',
+      help: 'Events dropped by the configured filters before the spool.',
+      labelNames: ['category'],
+    }),
+    eventsRejected: registry.counter({
+      name: 'bridge_events_rejected_total',
+      help: 'Records the collector rejected (partial success, or refused alone as invalid).',
+      labelNames: ['reason'],
+    }),
+    exportRefusing: registry.gauge({
+      name: 'bridge_export_refusing',
+      help: '1 while the collector refuses every record it is sent (400/413 for all): nothing is dropped, delivery backs off; 0 otherwise.',
+    }),
+    duplicates: registry.counter({
+      name: 'bridge_events_duplicate_total',
+      help: 'Frames dropped because their seq was already handled (replays after reconnect).',
+    }),
     gapRecords: registry.counter({ name: 'bridge_gap_records_total', help: 'browser.telemetry_gap records emitted.' }),
-    missingEvents: registry.counter({ name: 'bridge_missing_events_total', help: 'Events covered by gap records (lost upstream or undecodable).' }),
-    malformedFrames: registry.counter({ name: 'bridge_malformed_frames_total', help: 'Frames that were not a valid envelope.' }),
-    tailsUnknown: registry.counter({ name: 'bridge_tails_unknown_total', help: 'Sessions (or service epochs) that ended unseen with a tail neither the stream nor the archive could supply.' }),
-    archiveRepaired: registry.counter({ name: 'bridge_archive_repaired_events_total', help: 'Events missing from the stream that were read from the service archive instead.' }),
-    epochs: registry.counter({ name: 'bridge_service_epochs_total', help: 'Times a stream restarted its sequence (service restart).' }),
-    reconnects: registry.counter({ name: 'bridge_reconnects_total', help: 'Stream reconnects by reason.', labelNames: ['reason'] }),
-    exportRequests: registry.counter({ name: 'bridge_export_requests_total', help: 'OTLP export requests by outcome.', labelNames: ['outcome'] }),
+    missingEvents: registry.counter({
+      name: 'bridge_missing_events_total',
+      help: 'Events covered by gap records (lost upstream or undecodable).',
+    }),
+    malformedFrames: registry.counter({
+      name: 'bridge_malformed_frames_total',
+      help: 'Frames that were not a valid envelope.',
+    }),
+    tailsUnknown: registry.counter({
+      name: 'bridge_tails_unknown_total',
+      help: 'Sessions (or service epochs) that ended unseen with a tail neither the stream nor the archive could supply.',
+    }),
+    archiveRepaired: registry.counter({
+      name: 'bridge_archive_repaired_events_total',
+      help: 'Events missing from the stream that were read from the service archive instead.',
+    }),
+    epochs: registry.counter({
+      name: 'bridge_service_epochs_total',
+      help: 'Times a stream restarted its sequence (service restart).',
+    }),
+    reconnects: registry.counter({
+      name: 'bridge_reconnects_total',
+      help: 'Stream reconnects by reason.',
+      labelNames: ['reason'],
+    }),
+    exportRequests: registry.counter({
+      name: 'bridge_export_requests_total',
+      help: 'OTLP export requests by outcome.',
+      labelNames: ['outcome'],
+    }),
     exportDuration: registry.histogram({
-      name: 'bridge_export_duration_seconds', help: 'OTLP export request latency.', labelNames: ['outcome'],
+      name: 'bridge_export_duration_seconds',
+      help: 'OTLP export request latency.',
+      labelNames: ['outcome'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     }),
-    sessionsRefused: registry.counter({ name: 'bridge_sessions_refused_total', help: 'PUT /v1/sessions/{id} of a new session refused because max_sessions sessions are followed.' }),
-    configReloads: registry.counter({ name: 'bridge_config_reloads_total', help: 'Configuration reloads (SIGHUP or file change) by outcome: applied, or rejected as invalid.', labelNames: ['outcome'] }),
-    spoolCommitErrors: registry.counter({ name: 'bridge_spool_commit_errors_total', help: 'Failed spool transactions (disk full, I/O error); retried.' }),
-    oversized: registry.counter({ name: 'bridge_records_oversized_total', help: 'Records above the maximum record size, by action taken.', labelNames: ['action'] }),
-    screenshots: registry.counter({ name: 'bridge_screenshots_total', help: 'monitor_screenshot events by policy outcome.', labelNames: ['outcome'] }),
-    redacted: registry.counter({ name: 'bridge_records_redacted_total', help: 'Events in which redaction masked values, by kind (header, url, post_data, response_body, api_call_code, typed_key, source_metadata).', labelNames: ['kind'] }),
-    spoolRecords: registry.gauge({ name: 'bridge_spool_records', help: 'Records waiting in the spool.', async collect() { if (sources) this.set((await sources.spool()).records + sources.pendingRecords()); } }),
-    spoolBytes: registry.gauge({ name: 'bridge_spool_bytes', help: 'Bytes of records waiting in the spool.', async collect() { if (sources) this.set((await sources.spool()).bytes); } }),
+    sessionsRefused: registry.counter({
+      name: 'bridge_sessions_refused_total',
+      help: 'PUT /v1/sessions/{id} of a new session refused because max_sessions sessions are followed.',
+    }),
+    configReloads: registry.counter({
+      name: 'bridge_config_reloads_total',
+      help: 'Configuration reloads (SIGHUP or file change) by outcome: applied, or rejected as invalid.',
+      labelNames: ['outcome'],
+    }),
+    spoolCommitErrors: registry.counter({
+      name: 'bridge_spool_commit_errors_total',
+      help: 'Failed spool transactions (disk full, I/O error); retried.',
+    }),
+    oversized: registry.counter({
+      name: 'bridge_records_oversized_total',
+      help: 'Records above the maximum record size, by action taken.',
+      labelNames: ['action'],
+    }),
+    screenshots: registry.counter({
+      name: 'bridge_screenshots_total',
+      help: 'monitor_screenshot events by policy outcome.',
+      labelNames: ['outcome'],
+    }),
+    redacted: registry.counter({
+      name: 'bridge_records_redacted_total',
+      help: 'Events in which redaction masked values, by kind (header, url, post_data, response_body, api_call_code, typed_key, source_metadata).',
+      labelNames: ['kind'],
+    }),
+    spoolRecords: registry.gauge({
+      name: 'bridge_spool_records',
+      help: 'Records waiting in the spool.',
+      async collect() {
+        if (sources) this.set((await sources.spool()).records + sources.pendingRecords());
+      },
+    }),
+    spoolBytes: registry.gauge({
+      name: 'bridge_spool_bytes',
+      help: 'Bytes of records waiting in the spool.',
+      async collect() {
+        if (sources) this.set((await sources.spool()).bytes);
+      },
+    }),
     oldestAge: registry.gauge({
-      name: 'bridge_oldest_undelivered_age_seconds', help: 'Age (by event time) of the oldest undelivered record; 0 when none.',
+      name: 'bridge_oldest_undelivered_age_seconds',
+      help: 'Age (by event time) of the oldest undelivered record; 0 when none.',
       async collect() {
         if (!sources) return;
         const ts = (await sources.spool()).oldestTsMicros;
@@ -93,30 +189,73 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       },
     }),
     sessions: registry.gauge({
-      name: 'bridge_sessions', help: 'Followed sessions by state.', labelNames: ['state'],
+      name: 'bridge_sessions',
+      help: 'Followed sessions by state.',
+      labelNames: ['state'],
       collect() {
         if (!sources) return;
         const counts = sources.sessionsByState();
-        for (const state of new Set([...LABEL_VALUES.sessionState, ...Object.keys(counts)])) this.set({ state }, counts[state] ?? 0);
+        for (const state of new Set([...LABEL_VALUES.sessionState, ...Object.keys(counts)]))
+          this.set({ state }, counts[state] ?? 0);
       },
     }),
     heldBytes: registry.gauge({
-      name: 'bridge_memory_held_bytes', help: 'Bytes of records held in memory, by stage: pending (read, not yet committed), ready (committed, waiting for delivery in memory), sending (in export requests).', labelNames: ['stage'],
+      name: 'bridge_memory_held_bytes',
+      help: 'Bytes of records held in memory, by stage: pending (read, not yet committed), ready (committed, waiting for delivery in memory), sending (in export requests).',
+      labelNames: ['stage'],
       collect() {
         const h = sources?.heldBytes?.() ?? { pending: 0, ready: 0, sending: 0 };
         for (const stage of LABEL_VALUES.heldStage) this.set({ stage }, h[stage]);
       },
     }),
-    ownedSessions: registry.gauge({ name: 'bridge_owned_sessions', help: 'Sessions this replica owns in the shared store (0 with the embedded store).', collect() { if (sources?.ownedSessions) this.set(sources.ownedSessions()); } }),
-    leaseRenewals: registry.counter({ name: 'bridge_lease_renewals_total', help: 'Renewals of this replica\'s lease in the shared store, by outcome.', labelNames: ['outcome'] }),
-    leaseExpirations: registry.counter({ name: 'bridge_lease_expirations_total', help: 'Times the lease was not renewed within its safety margin and every session was given up.' }),
-    handovers: registry.counter({ name: 'bridge_session_handovers_total', help: 'Changes of ownership seen by this replica: claimed, handed_over (to the preferred replica), lost (taken by another).', labelNames: ['kind'] }),
-    fencedWrites: registry.counter({ name: 'bridge_fenced_writes_total', help: 'Spool commits refused because another replica owns the session now (writes of a replica that lost its lease).' }),
-    discoveryPolls: registry.counter({ name: 'bridge_discovery_polls_total', help: 'Polls of the service\'s session list by outcome (skipped: another replica polled this interval; no_route: the service has no list).', labelNames: ['outcome'] }),
-    discoveredSessions: registry.counter({ name: 'bridge_discovered_sessions_total', help: 'Sessions discovery started following, by the status they were listed with (deleted: recovered after the bridge was down).', labelNames: ['status'] }),
-    discoveryMatched: registry.gauge({ name: 'bridge_discovery_matched_sessions', help: 'Live sessions the discovery selector matched at this replica\'s last successful poll.' }),
-    buildInfo: registry.gauge({ name: 'bridge_build_info', help: 'Always 1; the labels say which bridge and which Node.js runtime are running.', labelNames: ['version', 'node'] }),
-    spoolCapacity: registry.gauge({ name: 'bridge_spool_capacity_bytes', help: 'spool.max_bytes: reading stops when bridge_spool_bytes reaches it (back-pressure).' }),
+    ownedSessions: registry.gauge({
+      name: 'bridge_owned_sessions',
+      help: 'Sessions this replica owns in the shared store (0 with the embedded store).',
+      collect() {
+        if (sources?.ownedSessions) this.set(sources.ownedSessions());
+      },
+    }),
+    leaseRenewals: registry.counter({
+      name: 'bridge_lease_renewals_total',
+      help: "Renewals of this replica's lease in the shared store, by outcome.",
+      labelNames: ['outcome'],
+    }),
+    leaseExpirations: registry.counter({
+      name: 'bridge_lease_expirations_total',
+      help: 'Times the lease was not renewed within its safety margin and every session was given up.',
+    }),
+    handovers: registry.counter({
+      name: 'bridge_session_handovers_total',
+      help: 'Changes of ownership seen by this replica: claimed, handed_over (to the preferred replica), lost (taken by another).',
+      labelNames: ['kind'],
+    }),
+    fencedWrites: registry.counter({
+      name: 'bridge_fenced_writes_total',
+      help: 'Spool commits refused because another replica owns the session now (writes of a replica that lost its lease).',
+    }),
+    discoveryPolls: registry.counter({
+      name: 'bridge_discovery_polls_total',
+      help: "Polls of the service's session list by outcome (skipped: another replica polled this interval; no_route: the service has no list).",
+      labelNames: ['outcome'],
+    }),
+    discoveredSessions: registry.counter({
+      name: 'bridge_discovered_sessions_total',
+      help: 'Sessions discovery started following, by the status they were listed with (deleted: recovered after the bridge was down).',
+      labelNames: ['status'],
+    }),
+    discoveryMatched: registry.gauge({
+      name: 'bridge_discovery_matched_sessions',
+      help: "Live sessions the discovery selector matched at this replica's last successful poll.",
+    }),
+    buildInfo: registry.gauge({
+      name: 'bridge_build_info',
+      help: 'Always 1; the labels say which bridge and which Node.js runtime are running.',
+      labelNames: ['version', 'node'],
+    }),
+    spoolCapacity: registry.gauge({
+      name: 'bridge_spool_capacity_bytes',
+      help: 'spool.max_bytes: reading stops when bridge_spool_bytes reaches it (back-pressure).',
+    }),
     setSources(s: GaugeSources): void {
       sources = s;
     },

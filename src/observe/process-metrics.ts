@@ -38,7 +38,10 @@ const GC_KINDS: Record<number, string> = {
 };
 
 /** Undocumented but long-standing counts (prom-client reads the same). */
-const internals = process as NodeJS.Process & { _getActiveHandles?: () => unknown[]; _getActiveRequests?: () => unknown[] };
+const internals = process as NodeJS.Process & {
+  _getActiveHandles?: () => unknown[];
+  _getActiveRequests?: () => unknown[];
+};
 
 /** VmRSS, VmSize and VmData of /proc/self/status, in bytes; {} where there is no procfs. */
 export function procStatus(text: string): { VmRSS?: number; VmSize?: number; VmData?: number } {
@@ -62,10 +65,17 @@ function tryRead(path: string): string | undefined {
 }
 
 export function registerProcessMetrics(registry: Registry): void {
-  const cpuUser = registry.counter({ name: 'process_cpu_user_seconds_total', help: 'Total user CPU time spent in seconds.' });
-  const cpuSystem = registry.counter({ name: 'process_cpu_system_seconds_total', help: 'Total system CPU time spent in seconds.' });
+  const cpuUser = registry.counter({
+    name: 'process_cpu_user_seconds_total',
+    help: 'Total user CPU time spent in seconds.',
+  });
+  const cpuSystem = registry.counter({
+    name: 'process_cpu_system_seconds_total',
+    help: 'Total system CPU time spent in seconds.',
+  });
   registry.counter({
-    name: 'process_cpu_seconds_total', help: 'Total user and system CPU time spent in seconds.',
+    name: 'process_cpu_seconds_total',
+    help: 'Total user and system CPU time spent in seconds.',
     collect() {
       // Microseconds since start, which only grow: each counter moves up to the total it reads.
       const { user, system } = process.cpuUsage();
@@ -77,11 +87,18 @@ export function registerProcessMetrics(registry: Registry): void {
   });
 
   const startTime = Math.round(Date.now() / 1000 - process.uptime());
-  registry.gauge({ name: 'process_start_time_seconds', help: 'Start time of the process since unix epoch in seconds.', collect() { this.set(startTime); } });
+  registry.gauge({
+    name: 'process_start_time_seconds',
+    help: 'Start time of the process since unix epoch in seconds.',
+    collect() {
+      this.set(startTime);
+    },
+  });
 
   if (LINUX) {
     registry.gauge({
-      name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes.',
+      name: 'process_resident_memory_bytes',
+      help: 'Resident memory size in bytes.',
       collect() {
         // /proc is no disk: a synchronous read never blocks (libuv's memoryUsage().rss reads it too).
         const s = procStatus(tryRead('/proc/self/status') ?? '');
@@ -93,7 +110,8 @@ export function registerProcessMetrics(registry: Registry): void {
     const virtual = registry.gauge({ name: 'process_virtual_memory_bytes', help: 'Virtual memory size in bytes.' });
     const heap = registry.gauge({ name: 'process_heap_bytes', help: 'Process heap size in bytes.' });
     registry.gauge({
-      name: 'process_open_fds', help: 'Number of open file descriptors.',
+      name: 'process_open_fds',
+      help: 'Number of open file descriptors.',
       collect() {
         try {
           this.set(readdirSync('/proc/self/fd').length - 1); // less the one readdir itself opened
@@ -103,13 +121,27 @@ export function registerProcessMetrics(registry: Registry): void {
       },
     });
     const maxFds = maxOpenFiles(tryRead('/proc/self/limits') ?? '');
-    if (maxFds !== undefined) registry.gauge({ name: 'process_max_fds', help: 'Maximum number of open file descriptors.', collect() { this.set(maxFds); } });
+    if (maxFds !== undefined)
+      registry.gauge({
+        name: 'process_max_fds',
+        help: 'Maximum number of open file descriptors.',
+        collect() {
+          this.set(maxFds);
+        },
+      });
   } else {
-    registry.gauge({ name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes.', collect() { this.set(process.memoryUsage.rss()); } });
+    registry.gauge({
+      name: 'process_resident_memory_bytes',
+      help: 'Resident memory size in bytes.',
+      collect() {
+        this.set(process.memoryUsage.rss());
+      },
+    });
   }
 
   registry.gauge({
-    name: 'nodejs_eventloop_lag_seconds', help: 'Lag of event loop in seconds.',
+    name: 'nodejs_eventloop_lag_seconds',
+    help: 'Lag of event loop in seconds.',
     async collect() {
       const start = process.hrtime.bigint();
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -129,20 +161,45 @@ export function registerProcessMetrics(registry: Registry): void {
     ['p90', 'The 90th percentile of the recorded event loop delays.', () => delay.percentile(90)],
     ['p99', 'The 99th percentile of the recorded event loop delays.', () => delay.percentile(99)],
   ];
-  const lagGauges = lag.map(([stat, help], i) => registry.gauge({
-    name: `nodejs_eventloop_lag_${stat}_seconds`, help,
-    collect: i > 0 ? undefined : () => {
-      lag.forEach(([, , read], j) => lagGauges[j]!.set(delay.count === 0 ? NaN : read() / 1e9));
-      delay.reset();
-    },
-  }));
-
-  registry.gauge({ name: 'nodejs_active_handles_total', help: 'Total number of active handles.', collect() { this.set(internals._getActiveHandles?.().length ?? NaN); } });
-  registry.gauge({ name: 'nodejs_active_requests_total', help: 'Total number of active requests.', collect() { this.set(internals._getActiveRequests?.().length ?? NaN); } });
-  registry.gauge({ name: 'nodejs_active_resources_total', help: 'Total number of active resources.', collect() { this.set(process.getActiveResourcesInfo().length); } });
+  const lagGauges = lag.map(([stat, help], i) =>
+    registry.gauge({
+      name: `nodejs_eventloop_lag_${stat}_seconds`,
+      help,
+      collect:
+        i > 0
+          ? undefined
+          : () => {
+              lag.forEach(([, , read], j) => lagGauges[j]!.set(delay.count === 0 ? NaN : read() / 1e9));
+              delay.reset();
+            },
+    }),
+  );
 
   registry.gauge({
-    name: 'nodejs_heap_size_total_bytes', help: 'Process heap size from Node.js in bytes.',
+    name: 'nodejs_active_handles_total',
+    help: 'Total number of active handles.',
+    collect() {
+      this.set(internals._getActiveHandles?.().length ?? NaN);
+    },
+  });
+  registry.gauge({
+    name: 'nodejs_active_requests_total',
+    help: 'Total number of active requests.',
+    collect() {
+      this.set(internals._getActiveRequests?.().length ?? NaN);
+    },
+  });
+  registry.gauge({
+    name: 'nodejs_active_resources_total',
+    help: 'Total number of active resources.',
+    collect() {
+      this.set(process.getActiveResourcesInfo().length);
+    },
+  });
+
+  registry.gauge({
+    name: 'nodejs_heap_size_total_bytes',
+    help: 'Process heap size from Node.js in bytes.',
     collect() {
       const memory = process.memoryUsage();
       this.set(memory.heapTotal);
@@ -150,16 +207,29 @@ export function registerProcessMetrics(registry: Registry): void {
       external.set(memory.external);
     },
   });
-  const heapUsed = registry.gauge({ name: 'nodejs_heap_size_used_bytes', help: 'Process heap size used from Node.js in bytes.' });
-  const external = registry.gauge({ name: 'nodejs_external_memory_bytes', help: 'Node.js external memory size in bytes.' });
+  const heapUsed = registry.gauge({
+    name: 'nodejs_heap_size_used_bytes',
+    help: 'Process heap size used from Node.js in bytes.',
+  });
+  const external = registry.gauge({
+    name: 'nodejs_external_memory_bytes',
+    help: 'Node.js external memory size in bytes.',
+  });
 
   const [major = '', minor = '', patch = ''] = process.versions.node.split('.');
-  registry.gauge({ name: 'nodejs_version_info', help: 'Node.js version info.', labelNames: ['version', 'major', 'minor', 'patch'] })
+  registry
+    .gauge({
+      name: 'nodejs_version_info',
+      help: 'Node.js version info.',
+      labelNames: ['version', 'major', 'minor', 'patch'],
+    })
     .set({ version: process.version, major, minor, patch }, 1);
 
   const gc = registry.histogram({
-    name: 'nodejs_gc_duration_seconds', help: 'Garbage collection duration by kind, one of major, minor, incremental or weakcb.',
-    labelNames: ['kind'], buckets: [0.001, 0.01, 0.1, 1, 2, 5],
+    name: 'nodejs_gc_duration_seconds',
+    help: 'Garbage collection duration by kind, one of major, minor, incremental or weakcb.',
+    labelNames: ['kind'],
+    buckets: [0.001, 0.01, 0.1, 1, 2, 5],
   });
   for (const kind of ['major', 'minor', 'incremental', 'weakcb']) gc.zero({ kind });
   new PerformanceObserver((list) => {

@@ -9,7 +9,14 @@
 // Output order is stable: metrics in registration order, each one's series in creation order.
 // A metric may have a `collect` (sync or async), run at every scrape before anything is read, to
 // set values from their sources; the scrape runs all of them at once and waits for every one.
-import { CONTENT_TYPE, formatFamily, formatValue, type FamilySnapshot, type MetricType, type Sample } from './prom-exposition.js';
+import {
+  CONTENT_TYPE,
+  formatFamily,
+  formatValue,
+  type FamilySnapshot,
+  type MetricType,
+  type Sample,
+} from './prom-exposition.js';
 
 /** A label set: a value for every label name of the metric, no other. */
 export type Labels<L extends string> = { [K in L]: string };
@@ -39,9 +46,11 @@ abstract class Metric<L extends string, V> {
     this.help = opts.help;
     this.labelNames = [...(opts.labelNames ?? [])];
     for (const l of this.labelNames) {
-      if (!LABEL_NAME.test(l) || l.startsWith('__') || reserved.includes(l)) throw new Error(`${opts.name}: invalid label name ${JSON.stringify(l)}`);
+      if (!LABEL_NAME.test(l) || l.startsWith('__') || reserved.includes(l))
+        throw new Error(`${opts.name}: invalid label name ${JSON.stringify(l)}`);
     }
-    if (new Set(this.labelNames).size !== this.labelNames.length) throw new Error(`${opts.name}: a label name is repeated`);
+    if (new Set(this.labelNames).size !== this.labelNames.length)
+      throw new Error(`${opts.name}: a label name is repeated`);
     const collect = opts.collect as ((this: this) => void | Promise<void>) | undefined;
     this.collector = collect ? () => collect.call(this) : undefined;
   }
@@ -94,7 +103,11 @@ abstract class Metric<L extends string, V> {
 }
 
 /** Splits the (labels?, n?) overloads. */
-function args<L extends string>(a: Labels<L> | number | undefined, b: number | undefined, dflt: number | undefined): [Labels<L> | undefined, number | undefined] {
+function args<L extends string>(
+  a: Labels<L> | number | undefined,
+  b: number | undefined,
+  dflt: number | undefined,
+): [Labels<L> | undefined, number | undefined] {
   return typeof a === 'number' ? [undefined, a] : [a, b ?? dflt];
 }
 
@@ -102,7 +115,7 @@ export class Counter<L extends string = never> extends Metric<L, number> {
   readonly type = 'counter';
 
   constructor(opts: MetricOptions<L, Counter<L>>) {
-    super(opts as MetricOptions<L, never>, []);
+    super(opts, []);
     if (this.labelNames.length === 0) this.at(undefined);
   }
 
@@ -125,7 +138,12 @@ export class Counter<L extends string = never> extends Metric<L, number> {
   }
 
   snapshot(): FamilySnapshot {
-    return { name: this.name, help: this.help, type: this.type, samples: [...this.series.values()].map((s) => ({ name: this.name, labels: s.labels, value: s.v })) };
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      samples: [...this.series.values()].map((s) => ({ name: this.name, labels: s.labels, value: s.v })),
+    };
   }
 }
 
@@ -133,7 +151,7 @@ export class Gauge<L extends string = never> extends Metric<L, number> {
   readonly type = 'gauge';
 
   constructor(opts: MetricOptions<L, Gauge<L>>) {
-    super(opts as MetricOptions<L, never>, []);
+    super(opts, []);
     if (this.labelNames.length === 0) this.at(undefined);
   }
 
@@ -169,7 +187,12 @@ export class Gauge<L extends string = never> extends Metric<L, number> {
   }
 
   snapshot(): FamilySnapshot {
-    return { name: this.name, help: this.help, type: this.type, samples: [...this.series.values()].map((s) => ({ name: this.name, labels: s.labels, value: s.v })) };
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      samples: [...this.series.values()].map((s) => ({ name: this.name, labels: s.labels, value: s.v })),
+    };
   }
 }
 
@@ -192,7 +215,7 @@ export class Histogram<L extends string = never> extends Metric<L, HistogramSeri
   readonly buckets: readonly number[];
 
   constructor(opts: MetricOptions<L, Histogram<L>> & { buckets: readonly number[] }) {
-    super(opts as MetricOptions<L, never>, ['le']);
+    super(opts, ['le']);
     const b = opts.buckets;
     if (b.length === 0 || b.some((x, i) => !Number.isFinite(x) || (i > 0 && !(x > b[i - 1]!)))) {
       throw new Error(`${opts.name}: buckets must be finite and strictly increasing`);
@@ -267,7 +290,9 @@ export class Registry {
     return this.register(new Gauge<L>(opts));
   }
 
-  histogram<L extends string = never>(opts: MetricOptions<L, Histogram<L>> & { buckets: readonly number[] }): Histogram<L> {
+  histogram<L extends string = never>(
+    opts: MetricOptions<L, Histogram<L>> & { buckets: readonly number[] },
+  ): Histogram<L> {
     return this.register(new Histogram<L>(opts));
   }
 
@@ -277,7 +302,7 @@ export class Registry {
 
   /** Runs the collects of the given metrics (all at once), then reads them in their order. */
   private async read(metrics: AnyMetric[]): Promise<FamilySnapshot[]> {
-    await Promise.all(metrics.map((m) => m.collect()));
+    await Promise.all(metrics.map(async (m) => m.collect()));
     return metrics.map((m) => m.snapshot());
   }
 

@@ -24,10 +24,7 @@ import { isIP } from 'node:net';
 export const INSECURE_ENV = 'BRIDGE_CONTROL_INSECURE';
 
 export type ControlAccess =
-  | { mode: 'token'; token: string }
-  | { mode: 'open-loopback' }
-  | { mode: 'open-insecure' }
-  | { mode: 'closed' };
+  { mode: 'token'; token: string } | { mode: 'open-loopback' } | { mode: 'open-insecure' } | { mode: 'closed' };
 
 /** True for addresses only this host can reach: 127.0.0.0/8, ::1, localhost. A wildcard is not. */
 export function isLoopback(host: string): boolean {
@@ -107,9 +104,13 @@ export function bearerToken(header: string | undefined): string {
 /** One sentence for the start-up log: what the control API is, at this address. */
 export function describeControlAccess(a: ControlAccess): string {
   switch (a.mode) {
-    case 'token': return 'control API (/v1/sessions) requires the bearer token (BRIDGE_CONTROL_TOKEN)';
-    case 'open-loopback': return 'control API (/v1/sessions) open without a token: loopback only';
-    case 'open-insecure': return `control API (/v1/sessions) OPEN TO THE NETWORK without a token (${INSECURE_ENV}=true): anyone who reaches this port can make the bridge read sessions with its key`;
-    case 'closed': return `control API (/v1/sessions) disabled: this address is reachable beyond loopback and no BRIDGE_CONTROL_TOKEN is set (or set ${INSECURE_ENV}=true to open it anyway)`;
+    case 'token':
+      return 'control API (/v1/sessions) requires the bearer token (BRIDGE_CONTROL_TOKEN)';
+    case 'open-loopback':
+      return 'control API (/v1/sessions) open without a token: loopback only';
+    case 'open-insecure':
+      return `control API (/v1/sessions) OPEN TO THE NETWORK without a token (${INSECURE_ENV}=true): anyone who reaches this port can make the bridge read sessions with its key`;
+    case 'closed':
+      return `control API (/v1/sessions) disabled: this address is reachable beyond loopback and no BRIDGE_CONTROL_TOKEN is set (or set ${INSECURE_ENV}=true to open it anyway)`;
   }
 }

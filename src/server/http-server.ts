@@ -20,7 +20,16 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
 import { parseSessionSpec, SESSION_ID_RULE, validSessionId } from '../config/sessions.js';
 import type { Bridge } from '../daemon/bridge.js';
-import { allowedHostSet, bearerToken, decideControlAccess, hostAllowed, isLoopback, originAllowed, tokenMatches, type ControlAccess } from './control-access.js';
+import {
+  allowedHostSet,
+  bearerToken,
+  decideControlAccess,
+  hostAllowed,
+  isLoopback,
+  originAllowed,
+  tokenMatches,
+  type ControlAccess,
+} from './control-access.js';
 
 const MAX_BODY = 64 * 1024;
 /**
@@ -55,7 +64,11 @@ interface NamePolicy {
 }
 
 /** Binds the port; rejects (EADDRINUSE, EACCES, …) before anything else has started. */
-export async function listenHttp(listen: { host: string; port: number }, log: Logger, opts: HttpOptions = {}): Promise<HttpSurface> {
+export async function listenHttp(
+  listen: { host: string; port: number },
+  log: Logger,
+  opts: HttpOptions = {},
+): Promise<HttpSurface> {
   const control = decideControlAccess(listen.host, opts.token, opts.insecure === true);
   const names: NamePolicy = { checkHost: isLoopback(listen.host), listed: allowedHostSet(opts.allowedHosts) };
   let bridge: Bridge | undefined;
@@ -67,11 +80,13 @@ export async function listenHttp(listen: { host: string; port: number }, log: Lo
       return;
     }
     inFlight++;
-    handle(bridge, control, names, req, res).catch((err: unknown) => {
-      log.error({ error: (err as Error).message, path: req.url }, 'control request failed');
-      if (!res.headersSent) send(res, 500, { code: 'internal_error', message: 'internal error' });
-      else res.destroy();
-    }).finally(() => inFlight--);
+    handle(bridge, control, names, req, res)
+      .catch((err: unknown) => {
+        log.error({ error: (err as Error).message, path: req.url }, 'control request failed');
+        if (!res.headersSent) send(res, 500, { code: 'internal_error', message: 'internal error' });
+        else res.destroy();
+      })
+      .finally(() => inFlight--);
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
@@ -89,15 +104,21 @@ export async function listenHttp(listen: { host: string; port: number }, log: Lo
     attach: (b) => {
       bridge = b;
     },
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
 /** listenHttp + attach, for callers that already have a bridge (tests, demo). */
-export async function startHttpServer(bridge: Bridge, listen: { host: string; port: number }, log: Logger, opts: HttpOptions = { token: bridge.config.controlToken, allowedHosts: bridge.config.controlAllowedHosts }): Promise<HttpSurface> {
+export async function startHttpServer(
+  bridge: Bridge,
+  listen: { host: string; port: number },
+  log: Logger,
+  opts: HttpOptions = { token: bridge.config.controlToken, allowedHosts: bridge.config.controlAllowedHosts },
+): Promise<HttpSurface> {
   const surface = await listenHttp(listen, log, opts);
   surface.attach(bridge);
   return surface;
@@ -116,7 +137,11 @@ function refusal(control: ControlAccess, req: IncomingMessage): HttpError | null
     case 'open-insecure':
       return null;
     case 'closed':
-      return new HttpError(403, 'forbidden', 'the control API is disabled: the bridge listens beyond loopback and no BRIDGE_CONTROL_TOKEN is set (set one, or BRIDGE_CONTROL_INSECURE=true to open it anyway)');
+      return new HttpError(
+        403,
+        'forbidden',
+        'the control API is disabled: the bridge listens beyond loopback and no BRIDGE_CONTROL_TOKEN is set (set one, or BRIDGE_CONTROL_INSECURE=true to open it anyway)',
+      );
     case 'token':
       return tokenMatches(bearerToken(req.headers.authorization), control.token)
         ? null
@@ -142,35 +167,57 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
 
-async function handle(bridge: Bridge | undefined, control: ControlAccess, names: NamePolicy, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  bridge: Bridge | undefined,
+  control: ControlAccess,
+  names: NamePolicy,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://bridge');
   const path = url.pathname;
   const method = req.method ?? 'GET';
   try {
     // DNS rebinding: a page that renamed itself to 127.0.0.1 still sends its own name as Host.
     if (names.checkHost && !hostAllowed(req.headers.host, names.listed)) {
-      throw new HttpError(403, 'forbidden', 'this Host is not served: the bridge listens on loopback and answers only to loopback addresses, localhost or control.allowed_hosts');
+      throw new HttpError(
+        403,
+        'forbidden',
+        'this Host is not served: the bridge listens on loopback and answers only to loopback addresses, localhost or control.allowed_hosts',
+      );
     }
     if (path === '/healthz' && method === 'GET') return send(res, 200, { status: bridge ? 'ok' : 'starting' });
     if (!bridge) throw new HttpError(503, 'unavailable', 'the bridge is starting');
-    if (path === '/readyz' && method === 'GET') return ready(bridge, res);
+    if (path === '/readyz' && method === 'GET') return await ready(bridge, res);
     if (path === '/metrics' && method === 'GET') {
       return send(res, 200, await bridge.metrics.registry.metrics(), bridge.metrics.registry.contentType);
     }
     if (path === '/v1/sessions' || path.startsWith('/v1/sessions/')) {
       if (!originAllowed(req.headers.origin, names.listed)) {
-        throw new HttpError(403, 'forbidden', 'cross-site requests are refused: the Origin is not a loopback address, localhost or in control.allowed_hosts');
+        throw new HttpError(
+          403,
+          'forbidden',
+          'cross-site requests are refused: the Origin is not a loopback address, localhost or in control.allowed_hosts',
+        );
       }
       const refused = refusal(control, req);
       if (refused) {
         if (refused.status === 401) res.setHeader('www-authenticate', 'Bearer');
         // A refused change is worth a line (who tried); a refused read is not (scanners, probes).
-        if (method === 'PUT' || method === 'DELETE') bridge.log.warn({ method, path, status: refused.status, remote: req.socket.remoteAddress }, 'control API: change refused');
+        if (method === 'PUT' || method === 'DELETE')
+          bridge.log.warn(
+            { method, path, status: refused.status, remote: req.socket.remoteAddress },
+            'control API: change refused',
+          );
         throw refused;
       }
       return await sessions(bridge, req, res, method, path);
@@ -190,33 +237,62 @@ async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
   const commitError = bridge.spool.commitError;
   if (commitError !== undefined) problems.push(`store not writable: ${commitError}`);
   const lease = bridge.supervisor.ownership?.lease;
-  if (lease && !lease.valid) problems.push('lease not held: the shared store is unreachable or too slow to renew it; nothing is read or sent meanwhile');
+  if (lease && !lease.valid)
+    problems.push(
+      'lease not held: the shared store is unreachable or too slow to renew it; nothing is read or sent meanwhile',
+    );
   // Every stream refused for the API key: nothing is read; say so, and what to check.
   const refused = bridge.supervisor.status().filter((s) => s.state === 'unauthorized');
-  if (refused.length > 0) problems.push(`the service refuses the API key for ${refused.length} session(s) (check ${bridge.client.keySource}); retried every ${Math.round(bridge.config.upstream.backoff.authMs / 1000)} s`);
+  if (refused.length > 0)
+    problems.push(
+      `the service refuses the API key for ${refused.length} session(s) (check ${bridge.client.keySource}); retried every ${Math.round(bridge.config.upstream.backoff.authMs / 1000)} s`,
+    );
   // Delivered batches that cannot be deleted: the volume is full, even while commits still squeeze through.
-  if (bridge.spool.undeletedClaims > 0) problems.push(`spool cannot delete ${bridge.spool.undeletedClaims} delivered batches (disk full?); retrying`);
+  if (bridge.spool.undeletedClaims > 0)
+    problems.push(`spool cannot delete ${bridge.spool.undeletedClaims} delivered batches (disk full?); retrying`);
   // A failing collector does not make the bridge unready: it still reads and spools safely. It is
   // reported here (and in bridge_export_requests_total) so an operator sees it.
   const body = {
     status: problems.length === 0 ? 'ready' : 'not_ready',
     problems,
     exporter: bridge.delivery.exportFailing
-      ? { failing: true, lastError: bridge.delivery.lastError, ...(bridge.delivery.refusing ? { refusingAll: bridge.delivery.refusing } : {}) }
+      ? {
+          failing: true,
+          lastError: bridge.delivery.lastError,
+          ...(bridge.delivery.refusing ? { refusingAll: bridge.delivery.refusing } : {}),
+        }
       : { failing: false },
     // The shared store may be the very thing that is unreachable.
-    spool: await bridge.spoolFigures().then((s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }), () => null),
-    ...(bridge.supervisor.ownership ? { replica: bridge.config.replicaId, lease: { valid: bridge.supervisor.ownership.lease.valid }, replicas: bridge.supervisor.ownership.replicas } : {}),
+    spool: await bridge.spoolFigures().then(
+      (s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }),
+      () => null,
+    ),
+    ...(bridge.supervisor.ownership
+      ? {
+          replica: bridge.config.replicaId,
+          lease: { valid: bridge.supervisor.ownership.lease.valid },
+          replicas: bridge.supervisor.ownership.replicas,
+        }
+      : {}),
   };
   send(res, problems.length === 0 ? 200 : 503, body);
 }
 
-async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerResponse, method: string, path: string): Promise<void> {
+async function sessions(
+  bridge: Bridge,
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  path: string,
+): Promise<void> {
   const sup = bridge.supervisor;
   if (path === '/v1/sessions') {
-    if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET on /v1/sessions, PUT/DELETE on /v1/sessions/{id}');
+    if (method !== 'GET')
+      throw new HttpError(405, 'method_not_allowed', 'use GET on /v1/sessions, PUT/DELETE on /v1/sessions/{id}');
     return send(res, 200, {
-      sessions: await sup.statusWithOwners(), pools: bridge.pools.poolStatus(), spool: await bridge.store.spoolStats(),
+      sessions: await sup.statusWithOwners(),
+      pools: bridge.pools.poolStatus(),
+      spool: await bridge.store.spoolStats(),
       ...(sup.ownership ? { replica: bridge.config.replicaId } : {}),
     });
   }
@@ -229,31 +305,58 @@ async function sessions(bridge: Bridge, req: IncomingMessage, res: ServerRespons
   }
   if (method === 'PUT') {
     const body = await readJson(req);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'invalid_input', 'body must be a JSON object');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new HttpError(400, 'invalid_input', 'body must be a JSON object');
     const spec = parseSessionSpec({ ...(body as Record<string, unknown>), id }, 'body');
     // Every fresh id opens a stream and stores a row: a client must not be able to grow that without
     // bound. An id already followed may still be updated at the cap.
     const cap = bridge.config.maxSessions;
     if (sup.followedCount >= cap && !sup.followed().some((f) => f.spec.id === id)) {
-      bridge.emit({ f: 'session_refused', session: id, followed: sup.followedCount, limit: cap, remote: req.socket.remoteAddress ?? '' });
+      bridge.emit({
+        f: 'session_refused',
+        session: id,
+        followed: sup.followedCount,
+        limit: cap,
+        remote: req.socket.remoteAddress ?? '',
+      });
       res.setHeader('retry-after', '60');
-      throw new HttpError(429, 'too_many_sessions', `the bridge follows ${sup.followedCount} sessions, its limit (max_sessions = ${cap}); DELETE one or raise the limit`);
+      throw new HttpError(
+        429,
+        'too_many_sessions',
+        `the bridge follows ${sup.followedCount} sessions, its limit (max_sessions = ${cap}); DELETE one or raise the limit`,
+      );
     }
     // A mistyped id is refused here, not followed as if it had ended. When the service cannot be
     // asked now, the session is followed (202) and its stream's 404 is checked the same way later.
     const known = await sessionKnown(bridge, id);
-    if (known === false) throw new HttpError(404, 'unknown_session', `the service does not know session ${id} (GET /browsers/{id}?include_deleted=true is 404)`);
+    if (known === false)
+      throw new HttpError(
+        404,
+        'unknown_session',
+        `the service does not know session ${id} (GET /browsers/{id}?include_deleted=true is 404)`,
+      );
     const r = await sup.add(spec, 'api');
     // Every change to what the bridge follows leaves a line: who asked, and what it is now.
     bridge.log.info(
-      { session: id, pool: spec.pool, start: spec.start, attributes: Object.keys(spec.attributes), remote: req.socket.remoteAddress },
-      r.created ? 'control API: session added; followed from now on and after a restart' : 'control API: session settings replaced',
+      {
+        session: id,
+        pool: spec.pool,
+        start: spec.start,
+        attributes: Object.keys(spec.attributes),
+        remote: req.socket.remoteAddress,
+      },
+      r.created
+        ? 'control API: session added; followed from now on and after a restart'
+        : 'control API: session settings replaced',
     );
     return send(res, known === true ? (r.created ? 201 : 200) : 202, r.status);
   }
   if (method === 'DELETE') {
     if (!(await sup.remove(id))) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
-    bridge.log.info({ session: id, remote: req.socket.remoteAddress }, 'control API: session removed; no longer followed');
+    bridge.log.info(
+      { session: id, remote: req.socket.remoteAddress },
+      'control API: session removed; no longer followed',
+    );
     res.writeHead(204).end();
     return;
   }

@@ -23,30 +23,45 @@ export interface RepairResult {
   unavailable?: string;
 }
 
-export async function repairGap(archive: ArchiveReader, sessionId: string, gap: GapItem, signal?: AbortSignal): Promise<RepairResult> {
+export async function repairGap(
+  archive: ArchiveReader,
+  sessionId: string,
+  gap: GapItem,
+  signal?: AbortSignal,
+): Promise<RepairResult> {
   const sinceMicros = gap.nearTsMicros !== undefined ? Math.max(0, gap.nearTsMicros - SINCE_MARGIN_MICROS) : 0;
   // Everything from the seq before the gap on, in archive order: which epoch is ours is decided
   // after reading when the bridge does not know its source id (it restarted since it last saw one).
   const seen: Envelope[] = [];
   const want = gap.last === undefined ? Infinity : gap.last - gap.first + 1;
   let wanted = 0;
-  const read = await archive.scan(sessionId, {
-    sinceMicros,
-    onPage: (page) => {
-      for (const env of page) {
-        const sid = sourceIdOf(env);
-        const ours = gap.sourceId === undefined || sid === gap.sourceId;
-        if (ours && env.seq >= gap.first && (gap.last === undefined || env.seq <= gap.last)) wanted++;
-        if (env.seq >= gap.first - 1 || (gap.final && !ours)) seen.push(env);
-      }
-      // A closed range of a known epoch stops once complete; anything else reads to the end.
-      return gap.final || gap.sourceId === undefined || wanted < want;
+  const read = await archive.scan(
+    sessionId,
+    {
+      sinceMicros,
+      onPage: (page) => {
+        for (const env of page) {
+          const sid = sourceIdOf(env);
+          const ours = gap.sourceId === undefined || sid === gap.sourceId;
+          if (ours && env.seq >= gap.first && (gap.last === undefined || env.seq <= gap.last)) wanted++;
+          if (env.seq >= gap.first - 1 || (gap.final && !ours)) seen.push(env);
+        }
+        // A closed range of a known epoch stops once complete; anything else reads to the end.
+        return gap.final || gap.sourceId === undefined || wanted < want;
+      },
     },
-  }, signal);
-  if (read.kind !== 'ok') return { items: [gap], repaired: 0, unavailable: read.kind === 'absent' ? 'no archive' : read.detail };
+    signal,
+  );
+  if (read.kind !== 'ok')
+    return { items: [gap], repaired: 0, unavailable: read.kind === 'absent' ? 'no archive' : read.detail };
 
   const sourceId = gap.sourceId ?? ownSourceId(seen, gap);
-  if (sourceId === null) return { items: [gap], repaired: 0, unavailable: 'the archive holds several epochs and the bridge cannot tell which is this one' };
+  if (sourceId === null)
+    return {
+      items: [gap],
+      repaired: 0,
+      unavailable: 'the archive holds several epochs and the bridge cannot tell which is this one',
+    };
   const ours = (env: Envelope): boolean => sourceId === undefined || sourceIdOf(env) === sourceId;
   const found = new Map<number, Envelope>();
   // Later epochs, by source id in the order the archive shows them after our last event (final tails only).
@@ -62,7 +77,7 @@ export async function repairGap(archive: ArchiveReader, sessionId: string, gap: 
       }
     } else if (gap.final && pastOurs && sid !== undefined && sourceId !== undefined) {
       let epoch = later.get(sid);
-      if (!epoch) later.set(sid, (epoch = new Map()));
+      if (!epoch) later.set(sid, (epoch = new Map<number, Envelope>()));
       epoch.set(env.seq, env);
     }
   }
@@ -114,7 +129,7 @@ function ownSourceId(seen: Envelope[], gap: GapItem): string | undefined | null 
       if (sid !== undefined) candidates.add(sid);
     }
   }
-  return candidates.size === 1 ? ([...candidates][0] as string) : null;
+  return candidates.size === 1 ? [...candidates][0] : null;
 }
 
 /** Events first..last in seq order, with gap items (the template's reason) for the runs not found. */

@@ -14,16 +14,29 @@ export interface Baseline {
 }
 
 /** The newest archived event's position, or undefined when the archive cannot say. */
-export async function latestBaseline(archive: ArchiveReader, sessionId: string, log: Logger): Promise<Baseline | undefined> {
+export async function latestBaseline(
+  archive: ArchiveReader,
+  sessionId: string,
+  log: Logger,
+): Promise<Baseline | undefined> {
   if (!archive.usable) return undefined;
-  const newest = await archive.newest(sessionId).catch((err: unknown) => ({ kind: 'failed' as const, detail: (err as Error).message }));
+  const newest = await archive
+    .newest(sessionId)
+    .catch((err: unknown) => ({ kind: 'failed' as const, detail: (err as Error).message }));
   if (newest.kind !== 'ok') {
-    if (newest.kind === 'failed') log.warn({ session: sessionId, detail: newest.detail }, 'start: latest could not read the archive for a baseline; following new events only');
+    if (newest.kind === 'failed')
+      log.warn(
+        { session: sessionId, detail: newest.detail },
+        'start: latest could not read the archive for a baseline; following new events only',
+      );
     return undefined;
   }
   const env = newest.envelopes[0];
   if (!env) return undefined;
-  log.info({ session: sessionId, baselineSeq: env.seq }, 'start: latest; history up to the newest archived event is skipped');
+  log.info(
+    { session: sessionId, baselineSeq: env.seq },
+    'start: latest; history up to the newest archived event is skipped',
+  );
   const sourceId = sourceIdOf(env);
   return { seq: env.seq, tsMicros: env.event.ts, ...(sourceId !== undefined ? { sourceId } : {}) };
 }

@@ -30,6 +30,10 @@ export function sessionFactory(env: SessionEnvironment): SessionFactory {
   const { config, ...shared } = env;
   // One reader per thread: a service without the archive route is asked once in a while, not per gap.
   const archive = new ArchiveReader(env.client, env.log, { mode: config.upstream.archive, emit: env.emit });
-  const settings = { idleTimeoutMs: config.upstream.idleTimeoutMs, backoff: config.upstream.backoff, defaultStart: config.start };
+  const settings = {
+    idleTimeoutMs: config.upstream.idleTimeoutMs,
+    backoff: config.upstream.backoff,
+    defaultStart: config.start,
+  };
   return (row, onEnded) => new SessionPipeline(row, { ...shared, ...settings, archive, onEnded });
 }

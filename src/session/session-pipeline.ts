@@ -79,7 +79,10 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   /** Aborts archive reads in flight when the session stops. */
   private readonly aborter = new AbortController();
 
-  constructor(row: SessionRow, private readonly deps: SessionDeps) {
+  constructor(
+    row: SessionRow,
+    private readonly deps: SessionDeps,
+  ) {
     const spec = row.spec;
     this.spec = spec;
     this.source = row.source;
@@ -87,11 +90,19 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     this.now = deps.now ?? Date.now;
     this.startPos = spec.start ?? deps.defaultStart;
     const initial = row.checkpoint > 0 ? row.checkpoint : typeof this.startPos === 'number' ? this.startPos : 0;
-    const stream = new SequencedStream(row.sourceId === undefined ? { lastSeq: initial, epoch: row.epoch } : { lastSeq: initial, epoch: row.epoch, sourceId: row.sourceId }, this.startPos);
+    const stream = new SequencedStream(
+      row.sourceId === undefined
+        ? { lastSeq: initial, epoch: row.epoch }
+        : { lastSeq: initial, epoch: row.epoch, sourceId: row.sourceId },
+      this.startPos,
+    );
     this.ctx = { sessionId: spec.id, attributes: { ...spec.attributes }, epoch: row.epoch };
     this.stats = { ...initialStatus(row), lastReceivedSeq: initial };
     this.subscriber = new Subscriber(spec.id, deps.client, stream, this, {
-      idleTimeoutMs: deps.idleTimeoutMs, backoff: deps.backoff, start: this.startPos, now: this.now,
+      idleTimeoutMs: deps.idleTimeoutMs,
+      backoff: deps.backoff,
+      start: this.startPos,
+      now: this.now,
     });
   }
 
@@ -131,8 +142,17 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   }
 
   status(): SessionStatus {
-    const lastEventAt = this.lastEventMicros ? { lastEventAt: new Date(this.lastEventMicros / 1000).toISOString() } : {};
-    return { ...this.stats, ...lastEventAt, state: this.subscriber.currentState, lastReceivedSeq: this.subscriber.lastSeq, epoch: this.ctx.epoch, reconnects: { ...this.stats.reconnects } };
+    const lastEventAt = this.lastEventMicros
+      ? { lastEventAt: new Date(this.lastEventMicros / 1000).toISOString() }
+      : {};
+    return {
+      ...this.stats,
+      ...lastEventAt,
+      state: this.subscriber.currentState,
+      lastReceivedSeq: this.subscriber.lastSeq,
+      epoch: this.ctx.epoch,
+      reconnects: { ...this.stats.reconnects },
+    };
   }
 
   /** The exporter acknowledged a record of this session. */
@@ -165,13 +185,35 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     const rest = this.apply(items, 0, observed);
     if (rest) await rest;
     if (unknown) this.emit({ f: 'session_unknown', session: this.id, detail });
-    else this.emit({ f: 'session_ended', session: this.id, lastSeq: this.subscriber.lastSeq, epoch: this.ctx.epoch, detail });
+    else
+      this.emit({
+        f: 'session_ended',
+        session: this.id,
+        lastSeq: this.subscriber.lastSeq,
+        epoch: this.ctx.epoch,
+        detail,
+      });
     return this.deps.onEnded(this.id);
   }
 
   report(ev: SubscriberEvent): void {
-    if (ev.type === 'state') this.emit({ f: 'state_changed', session: this.id, state: ev.state, ...(ev.detail !== undefined ? { detail: ev.detail } : {}), at: this.now() });
-    else if (ev.type === 'reconnect') this.emit({ f: 'reconnect_scheduled', session: this.id, reason: ev.reason, delayMs: ev.delayMs, attempt: ev.attempt, ...(ev.detail !== undefined ? { detail: ev.detail } : {}) });
+    if (ev.type === 'state')
+      this.emit({
+        f: 'state_changed',
+        session: this.id,
+        state: ev.state,
+        ...(ev.detail !== undefined ? { detail: ev.detail } : {}),
+        at: this.now(),
+      });
+    else if (ev.type === 'reconnect')
+      this.emit({
+        f: 'reconnect_scheduled',
+        session: this.id,
+        reason: ev.reason,
+        delayMs: ev.delayMs,
+        attempt: ev.attempt,
+        ...(ev.detail !== undefined ? { detail: ev.detail } : {}),
+      });
     else this.emit({ f: 'connected', session: this.id, at: this.now() });
   }
 
@@ -188,7 +230,12 @@ export class SessionPipeline implements StreamSink, FollowedSession {
    * and since a repair can return a whole evicted buffer at once, those items wait for spool room as
    * they go (a stream chunk waits once, after it, in push()).
    */
-  private apply(items: StreamItem[], from: number, observedMicros: number, repairGaps = true): Promise<void> | undefined {
+  private apply(
+    items: StreamItem[],
+    from: number,
+    observedMicros: number,
+    repairGaps = true,
+  ): Promise<void> | undefined {
     let received = 0;
     try {
       for (let i = from; i < items.length; i++) {
@@ -206,17 +253,29 @@ export class SessionPipeline implements StreamSink, FollowedSession {
             this.emit({ f: 'duplicates', session: this.id, count: 1 });
             break;
           case 'malformed':
-            this.emit({ f: 'malformed_frame', session: this.id, frameId: item.frameId, bytes: item.bytes, reason: item.reason });
+            this.emit({
+              f: 'malformed_frame',
+              session: this.id,
+              frameId: item.frameId,
+              bytes: item.bytes,
+              reason: item.reason,
+            });
             break;
           case 'epoch':
             this.ctx.epoch = item.epoch;
             this.emit({
-              f: 'epoch_started', session: this.id, epoch: item.epoch, seq: item.seq, why: item.change.why,
-              previousEpoch: item.change.previous.epoch, previousLastSeq: item.change.previous.lastSeq,
+              f: 'epoch_started',
+              session: this.id,
+              epoch: item.epoch,
+              seq: item.seq,
+              why: item.change.why,
+              previousEpoch: item.change.previous.epoch,
+              previousLastSeq: item.change.previous.lastSeq,
             });
             break;
         }
-        if (!repairGaps && this.deps.spool.full && i + 1 < items.length) return this.afterRoom(items, i + 1, observedMicros);
+        if (!repairGaps && this.deps.spool.full && i + 1 < items.length)
+          return this.afterRoom(items, i + 1, observedMicros);
       }
       return undefined;
     } finally {
@@ -224,12 +283,28 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     }
   }
 
-  private async repairThenApply(gap: GapItem, items: StreamItem[], next: number, observedMicros: number): Promise<void> {
-    const r = await repairGap(this.deps.archive, this.id, gap, this.aborter.signal).catch((err: unknown) => ({ items: [gap] as StreamItem[], repaired: 0, unavailable: (err as Error).message }));
+  private async repairThenApply(
+    gap: GapItem,
+    items: StreamItem[],
+    next: number,
+    observedMicros: number,
+  ): Promise<void> {
+    const r = await repairGap(this.deps.archive, this.id, gap, this.aborter.signal).catch((err: unknown) => ({
+      items: [gap] as StreamItem[],
+      repaired: 0,
+      unavailable: (err as Error).message,
+    }));
     // Stopped meanwhile: nothing more goes to the spool; the next start resumes from the checkpoint.
     if (this.stopping) return;
     if (r.repaired > 0) {
-      this.emit({ f: 'archive_repaired', session: this.id, first: gap.first, last: gap.last, reason: gap.reason, repaired: r.repaired });
+      this.emit({
+        f: 'archive_repaired',
+        session: this.id,
+        first: gap.first,
+        last: gap.last,
+        reason: gap.reason,
+        repaired: r.repaired,
+      });
     } else if (r.unavailable !== undefined && r.unavailable !== 'no archive') {
       this.emit({ f: 'archive_unreadable', session: this.id, first: gap.first, last: gap.last, detail: r.unavailable });
     }
@@ -267,12 +342,35 @@ export class SessionPipeline implements StreamSink, FollowedSession {
       if (record !== null) bytes = this.deps.encode(record);
     } catch (err) {
       // A mapping bug must not stop the session or lose the event silently: it becomes a gap.
-      this.emit({ f: 'mapping_failed', session: this.id, seq: env.seq, type: env.event.type, error: (err as Error).message });
-      this.gap({ kind: 'gap', first: env.seq, last: env.seq, reason: 'mapping_error', epoch: this.ctx.epoch, nearTsMicros: env.event.ts }, observedMicros);
+      this.emit({
+        f: 'mapping_failed',
+        session: this.id,
+        seq: env.seq,
+        type: env.event.type,
+        error: (err as Error).message,
+      });
+      this.gap(
+        {
+          kind: 'gap',
+          first: env.seq,
+          last: env.seq,
+          reason: 'mapping_error',
+          epoch: this.ctx.epoch,
+          nearTsMicros: env.event.ts,
+        },
+        observedMicros,
+      );
       return;
     }
     // The mapper returns null only for an event the filters exclude; it still advances the checkpoint.
-    if (record === null) this.emit({ f: 'event_filtered', session: this.id, type: env.event.type, category: env.event.category, count: 1 });
+    if (record === null)
+      this.emit({
+        f: 'event_filtered',
+        session: this.id,
+        type: env.event.type,
+        category: env.event.category,
+        count: 1,
+      });
     this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, bytes, sourceId);
   }
 

@@ -15,7 +15,10 @@ export class SwappableMapper implements Mapper {
   private listeners: Array<(options: MappingOptions) => void> = [];
 
   /** `create` builds a mapper from options (with the bridge's stats); it is called again on every swap. */
-  constructor(private readonly create: (options: MappingOptions) => Mapper, options: MappingOptions) {
+  constructor(
+    private readonly create: (options: MappingOptions) => Mapper,
+    options: MappingOptions,
+  ) {
     this.current = create(options);
     this.currentOptions = options;
   }

@@ -38,7 +38,10 @@ export class DeferredDeletes {
   }
 
   private deleteOne(d: Deletable): Promise<void> {
-    return this.store.deleteSegments(d.segments.map((s) => s.id), { records: d.records, bytes: d.bytes });
+    return this.store.deleteSegments(
+      d.segments.map((s) => s.id),
+      { records: d.records, bytes: d.bytes },
+    );
   }
 
   private failed(err: Error): void {

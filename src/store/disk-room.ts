@@ -16,7 +16,10 @@ export class DiskRoom {
   private usedAtCheck = 0;
   private free: { free: number; total: number } | undefined;
 
-  constructor(private readonly maxBytes: number, private readonly freeSpace: FreeSpace | undefined) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly freeSpace: FreeSpace | undefined,
+  ) {}
 
   /**
    * The limit for spooled bytes, given what is spooled (on disk) and used (spooled + pending).
@@ -25,7 +28,8 @@ export class DiskRoom {
   limit(spooled: number, used: number, looked?: () => void): number {
     if (!this.freeSpace) return this.maxBytes;
     const now = Date.now();
-    const stale = this.free === undefined || used - this.usedAtCheck > (this.free.free - reserveFor(this.free.total)) / 4;
+    const stale =
+      this.free === undefined || used - this.usedAtCheck > (this.free.free - reserveFor(this.free.total)) / 4;
     if (now - this.checkedAt >= EVERY_MS || (stale && now !== this.checkedAt)) {
       this.checkedAt = now;
       this.usedAtCheck = used;

@@ -35,10 +35,28 @@ export class PendingSegments {
     return this.bySession.size;
   }
 
-  append(sessionId: string, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId: string | undefined): void {
+  append(
+    sessionId: string,
+    seq: number,
+    epoch: number,
+    tsMicros: number,
+    record: Buffer | null,
+    sourceId: string | undefined,
+  ): void {
     let p = this.bySession.get(sessionId);
     if (!p) {
-      p = { sessionId, parts: [], records: 0, bytes: 0, firstSeq: seq, lastSeq: seq, oldestTsMicros: tsMicros, checkpoint: seq, epoch, sourceId };
+      p = {
+        sessionId,
+        parts: [],
+        records: 0,
+        bytes: 0,
+        firstSeq: seq,
+        lastSeq: seq,
+        oldestTsMicros: tsMicros,
+        checkpoint: seq,
+        epoch,
+        sourceId,
+      };
       this.bySession.set(sessionId, p);
     }
     p.checkpoint = seq;
@@ -66,13 +84,21 @@ export class PendingSegments {
     let records = 0;
     let bytes = 0;
     for (const p of taken.values()) {
-      checkpoints.push(p.sourceId === undefined ? { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch } : { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch, sourceId: p.sourceId });
+      checkpoints.push(
+        p.sourceId === undefined
+          ? { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch }
+          : { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch, sourceId: p.sourceId },
+      );
       if (p.records === 0) continue;
       records += p.records;
       bytes += p.bytes;
       segments.push({
-        sessionId: p.sessionId, payload: p.parts.length === 1 && standalone(p.parts[0]!) ? p.parts[0]! : Buffer.concat(p.parts, p.bytes),
-        records: p.records, firstSeq: p.firstSeq, lastSeq: p.lastSeq, oldestTsMicros: p.oldestTsMicros,
+        sessionId: p.sessionId,
+        payload: p.parts.length === 1 && standalone(p.parts[0]!) ? p.parts[0]! : Buffer.concat(p.parts, p.bytes),
+        records: p.records,
+        firstSeq: p.firstSeq,
+        lastSeq: p.lastSeq,
+        oldestTsMicros: p.oldestTsMicros,
       });
     }
     return { segments, checkpoints, records, bytes, taken };

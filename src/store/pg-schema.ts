@@ -21,8 +21,10 @@ export class PgSchemaError extends Error {
   override name = 'PgSchemaError';
 }
 
-const partitions = Array.from({ length: GENERATIONS }, (_, g) =>
-  `CREATE TABLE IF NOT EXISTS bridge_segments_g${g} PARTITION OF bridge_segments FOR VALUES IN (${g});`).join('\n');
+const partitions = Array.from(
+  { length: GENERATIONS },
+  (_, g) => `CREATE TABLE IF NOT EXISTS bridge_segments_g${g} PARTITION OF bridge_segments FOR VALUES IN (${g});`,
+).join('\n');
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS bridge_replicas (
@@ -91,19 +93,32 @@ export async function migratePg(db: pg.Pool): Promise<number> {
     await c.query('BEGIN');
     await c.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
     await c.query('CREATE TABLE IF NOT EXISTS bridge_meta (key text PRIMARY KEY, value text NOT NULL)');
-    const meta = new Map((await c.query<{ key: string; value: string }>('SELECT key, value FROM bridge_meta')).rows.map((r) => [r.key, r.value]));
+    const meta = new Map(
+      (await c.query<{ key: string; value: string }>('SELECT key, value FROM bridge_meta')).rows.map((r) => [
+        r.key,
+        r.value,
+      ]),
+    );
     const app = meta.get('application');
     if (app !== undefined && app !== PG_APPLICATION) {
-      throw new PgSchemaError(`the database belongs to another application (${app}); refusing to use it as the bridge's store`);
+      throw new PgSchemaError(
+        `the database belongs to another application (${app}); refusing to use it as the bridge's store`,
+      );
     }
     if (app === undefined) {
-      const foreign = (await c.query<{ n: string }>(
-        "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE 'bridge\\_%' AND table_name <> 'bridge_meta'")).rows[0]!;
-      if (Number(foreign.n) > 0) throw new PgSchemaError('the database has bridge_* tables but no bridge schema marker; refusing to adopt them');
+      const foreign = (
+        await c.query<{ n: string }>(
+          "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE 'bridge\\_%' AND table_name <> 'bridge_meta'",
+        )
+      ).rows[0]!;
+      if (Number(foreign.n) > 0)
+        throw new PgSchemaError('the database has bridge_* tables but no bridge schema marker; refusing to adopt them');
     }
     const found = Number(meta.get('schema_version') ?? 0);
     if (found > PG_SCHEMA_VERSION) {
-      throw new PgSchemaError(`store schema version ${found} is newer than this bridge understands (${PG_SCHEMA_VERSION}); upgrade the bridge`);
+      throw new PgSchemaError(
+        `store schema version ${found} is newer than this bridge understands (${PG_SCHEMA_VERSION}); upgrade the bridge`,
+      );
     }
     // Each version's steps, guarded by `found`; every step is idempotent.
     if (found < 1) await c.query(DDL);
@@ -111,8 +126,10 @@ export async function migratePg(db: pg.Pool): Promise<number> {
     // When a session ended or was removed (for pruning, pg-store.ts). Added in place rather than as a
     // schema version: a bridge that does not know the column keeps working beside one that does.
     await c.query('ALTER TABLE bridge_sessions ADD COLUMN IF NOT EXISTS ended_at timestamptz');
-    await c.query("INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      [PG_APPLICATION, String(PG_SCHEMA_VERSION)]);
+    await c.query(
+      "INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      [PG_APPLICATION, String(PG_SCHEMA_VERSION)],
+    );
     await c.query('COMMIT');
     return found;
   } catch (err) {
@@ -127,6 +144,7 @@ export async function migratePg(db: pg.Pool): Promise<number> {
 export async function readPgSchemaVersion(client: pg.ClientBase): Promise<number | null> {
   const exists = (await client.query("SELECT to_regclass('bridge_meta') IS NOT NULL AS ok")).rows[0] as { ok: boolean };
   if (!exists.ok) return null;
-  const row = (await client.query<{ value: string }>("SELECT value FROM bridge_meta WHERE key = 'schema_version'")).rows[0];
+  const row = (await client.query<{ value: string }>("SELECT value FROM bridge_meta WHERE key = 'schema_version'"))
+    .rows[0];
   return row ? Number(row.value) : null;
 }

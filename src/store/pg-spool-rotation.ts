@@ -19,7 +19,8 @@ export async function truncateDrainedGenerations(db: pg.Pool): Promise<number[]>
   const seq = (await db.query<{ last_value: string }>('SELECT last_value FROM bridge_segment_id')).rows[0]!;
   const current = generationOf(Number(seq.last_value));
   const sizes = await db.query<{ g: number; bytes: string }>(
-    `SELECT g, pg_total_relation_size(format('bridge_segments_g%s', g)::regclass) AS bytes FROM generate_series(0, ${GENERATIONS - 1}) AS g`);
+    `SELECT g, pg_total_relation_size(format('bridge_segments_g%s', g)::regclass) AS bytes FROM generate_series(0, ${GENERATIONS - 1}) AS g`,
+  );
   const out: number[] = [];
   for (const row of sizes.rows) {
     const g = row.g;
@@ -31,7 +32,9 @@ export async function truncateDrainedGenerations(db: pg.Pool): Promise<number[]>
       await c.query('BEGIN');
       await c.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT_MS}ms'`);
       await c.query(`LOCK TABLE bridge_segments_g${g} IN ACCESS EXCLUSIVE MODE`);
-      const live = (await c.query(`SELECT EXISTS (SELECT 1 FROM bridge_segments_g${g}) AS live`)).rows[0] as { live: boolean };
+      const live = (await c.query(`SELECT EXISTS (SELECT 1 FROM bridge_segments_g${g}) AS live`)).rows[0] as {
+        live: boolean;
+      };
       if (!live.live) {
         await c.query(`TRUNCATE bridge_segments_g${g}`);
         out.push(g);
@@ -50,6 +53,7 @@ export async function truncateDrainedGenerations(db: pg.Pool): Promise<number[]>
 /** Bytes the spool's tables take on disk (all generations, TOAST and indexes included). */
 export async function spoolDiskBytes(db: pg.Pool): Promise<number> {
   const r = await db.query<{ bytes: string }>(
-    `SELECT coalesce(sum(pg_total_relation_size(format('bridge_segments_g%s', g)::regclass)), 0) AS bytes FROM generate_series(0, ${GENERATIONS - 1}) AS g`);
+    `SELECT coalesce(sum(pg_total_relation_size(format('bridge_segments_g%s', g)::regclass)), 0) AS bytes FROM generate_series(0, ${GENERATIONS - 1}) AS g`,
+  );
   return Number(r.rows[0]!.bytes);
 }

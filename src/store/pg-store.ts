@@ -21,8 +21,16 @@ import { GEN_SHIFT, GENERATIONS, generationOf, migratePg } from './pg-schema.js'
 import { once } from '../util/lifecycle.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import {
-  FencedError, PRUNE_FINISHED_AFTER_MS, type CheckpointUpdate, type DiscoveryClaim, type SessionLifecycle, type SessionRow, type SessionSource,
-  type SpoolStats, type SpoolTotals, type Store,
+  FencedError,
+  PRUNE_FINISHED_AFTER_MS,
+  type CheckpointUpdate,
+  type DiscoveryClaim,
+  type SessionLifecycle,
+  type SessionRow,
+  type SessionSource,
+  type SpoolStats,
+  type SpoolTotals,
+  type Store,
 } from './store.js';
 
 const READ_MAX_SEGMENTS = 256;
@@ -49,7 +57,10 @@ export interface Claimed {
 }
 
 /** Creates the connection pool the store, the lease and the placement loop share. */
-export function createPgPool(url: string, opts: { password?: string | undefined; queryTimeoutMs: number; replicaId: string; max?: number }): pg.Pool {
+export function createPgPool(
+  url: string,
+  opts: { password?: string | undefined; queryTimeoutMs: number; replicaId: string; max?: number },
+): pg.Pool {
   const db = new pg.Pool({
     connectionString: url,
     ...(opts.password !== undefined ? { password: opts.password } : {}),
@@ -84,13 +95,19 @@ export interface OpenPgStoreOptions extends PgStoreOptions {
 async function pruneFinished(db: pg.Pool, afterMs: number): Promise<number> {
   const r = await db.query(
     `DELETE FROM bridge_sessions s WHERE s.lifecycle <> 'active' AND s.ended_at < now() - make_interval(secs => $1::double precision / 1000)
-       AND NOT EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)`, [afterMs]);
+       AND NOT EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)`,
+    [afterMs],
+  );
   return r.rowCount ?? 0;
 }
 
 /** Connects, creates or migrates the schema, and returns the store (which owns the db). */
 export async function openPgStore(o: OpenPgStoreOptions): Promise<PgStore> {
-  const db = createPgPool(o.url, { password: o.password, queryTimeoutMs: o.queryTimeoutMs ?? 5000, replicaId: o.replicaId });
+  const db = createPgPool(o.url, {
+    password: o.password,
+    queryTimeoutMs: o.queryTimeoutMs ?? 5000,
+    replicaId: o.replicaId,
+  });
   try {
     await migratePg(db);
     await pruneFinished(db, o.pruneFinishedAfterMs ?? PRUNE_FINISHED_AFTER_MS);
@@ -100,7 +117,12 @@ export async function openPgStore(o: OpenPgStoreOptions): Promise<PgStore> {
   }
   // The lease gets a connection of its own: commits, claims, control requests and scrapes queueing
   // for the shared pool must never make a renewal wait past the lease.
-  const leaseDb = createPgPool(o.url, { password: o.password, queryTimeoutMs: o.queryTimeoutMs ?? 5000, replicaId: `${o.replicaId} lease`, max: 1 });
+  const leaseDb = createPgPool(o.url, {
+    password: o.password,
+    queryTimeoutMs: o.queryTimeoutMs ?? 5000,
+    replicaId: `${o.replicaId} lease`,
+    max: 1,
+  });
   return new PgStore(db, o, leaseDb);
 }
 
@@ -112,7 +134,11 @@ export class PgStore implements Store {
   /** The lease's own connection (renewals and the live-replica list). */
   readonly leaseDb: pg.Pool;
 
-  constructor(readonly db: pg.Pool, opts: PgStoreOptions, leaseDb?: pg.Pool) {
+  constructor(
+    readonly db: pg.Pool,
+    opts: PgStoreOptions,
+    leaseDb?: pg.Pool,
+  ) {
     this.replicaId = opts.replicaId;
     this.leaseDb = leaseDb ?? db;
   }
@@ -132,7 +158,9 @@ export class PgStore implements Store {
       `INSERT INTO bridge_sessions (id, spec, source) VALUES ($1, $2, $3)
        ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, lifecycle = 'active', ended_at = NULL, spec_rev = bridge_sessions.spec_rev + 1,
          source = CASE WHEN bridge_sessions.source = 'api' THEN 'api' ELSE excluded.source END
-       RETURNING ${SESSION_COLUMNS}`, [spec.id, JSON.stringify(spec), source]);
+       RETURNING ${SESSION_COLUMNS}`,
+      [spec.id, JSON.stringify(spec), source],
+    );
     return toRow(r.rows[0]!);
   }
 
@@ -144,7 +172,8 @@ export class PgStore implements Store {
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
        ON CONFLICT (id) DO NOTHING
        RETURNING ${SESSION_COLUMNS}`,
-      [specs.map((s) => s.id), specs.map((s) => JSON.stringify(s)), specs.map(() => source)]);
+      [specs.map((s) => s.id), specs.map((s) => JSON.stringify(s)), specs.map(() => source)],
+    );
     return r.rows.map(toRow);
   }
 
@@ -156,7 +185,9 @@ export class PgStore implements Store {
          WHERE id = 1 AND (claimed_at IS NULL OR claimed_at <= clock_timestamp() - $1 * interval '1 millisecond' OR claimed_at > clock_timestamp())
          RETURNING claimed_at)
        SELECT EXISTS (SELECT 1 FROM c) AS claimed, d.last_success AS last, coalesce((SELECT claimed_at FROM c), clock_timestamp()) AS now
-       FROM bridge_discovery d WHERE d.id = 1`, [minGapMs, this.replicaId]);
+       FROM bridge_discovery d WHERE d.id = 1`,
+      [minGapMs, this.replicaId],
+    );
     const row = r.rows[0]!;
     return { claimed: row.claimed, lastSuccessAt: row.last ? row.last.getTime() : null, now: row.now.getTime() };
   }
@@ -164,19 +195,25 @@ export class PgStore implements Store {
   async recordDiscoveryPoll(startedAt: number): Promise<void> {
     await this.db.query(
       `UPDATE bridge_discovery SET last_success = to_timestamp($1::double precision / 1000)
-       WHERE id = 1 AND (last_success IS NULL OR last_success < to_timestamp($1::double precision / 1000))`, [startedAt]);
+       WHERE id = 1 AND (last_success IS NULL OR last_success < to_timestamp($1::double precision / 1000))`,
+      [startedAt],
+    );
   }
 
   /** The current specs of some sessions (the owner re-reads them after a PUT elsewhere). */
   async specs(ids: readonly string[]): Promise<SessionRow[]> {
-    const r = await this.db.query<RawSession>(`SELECT ${SESSION_COLUMNS} FROM bridge_sessions WHERE id = ANY($1::text[])`, [ids]);
+    const r = await this.db.query<RawSession>(
+      `SELECT ${SESSION_COLUMNS} FROM bridge_sessions WHERE id = ANY($1::text[])`,
+      [ids],
+    );
     return r.rows.map(toRow);
   }
 
   async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
     await this.db.query(
       "UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END WHERE id = $2",
-      [lifecycle, sessionId]);
+      [lifecycle, sessionId],
+    );
   }
 
   async commit(segments: readonly NewSegment[], checkpoints: readonly CheckpointUpdate[]): Promise<number[]> {
@@ -193,7 +230,8 @@ export class PgStore implements Store {
       const held = await c.query<{ id: string }>(
         `SELECT s.id FROM bridge_sessions s, unnest($1::text[], $2::bigint[]) AS o(id, ep)
          WHERE s.id = o.id AND s.owner = $3 AND s.lease_epoch = o.ep FOR SHARE OF s`,
-        [want, want.map((id) => this.owned.get(id)!), this.replicaId]);
+        [want, want.map((id) => this.owned.get(id)!), this.replicaId],
+      );
       if (held.rows.length !== want.length) {
         await c.query('ROLLBACK');
         const ok = new Set(held.rows.map((r) => r.id));
@@ -203,7 +241,10 @@ export class PgStore implements Store {
       }
       const out: number[] = [];
       if (segments.length > 0) {
-        const next = await c.query<{ id: string }>("SELECT nextval('bridge_segment_id') AS id FROM generate_series(1, $1)", [segments.length]);
+        const next = await c.query<{ id: string }>(
+          "SELECT nextval('bridge_segment_id') AS id FROM generate_series(1, $1)",
+          [segments.length],
+        );
         for (const r of next.rows) out.push(Number(r.id));
         // One session's nextval calls are increasing; sorted, they follow the segments' order.
         out.sort((a, b) => a - b);
@@ -214,8 +255,20 @@ export class PgStore implements Store {
           chunk.forEach((s, j) => {
             const id = out[i + j]!;
             const b = params.length;
-            rows.push(`($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9})`);
-            params.push(id, generationOf(id), s.sessionId, s.firstSeq, s.lastSeq, s.records, s.payload?.length ?? 0, s.oldestTsMicros, s.payload);
+            rows.push(
+              `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9})`,
+            );
+            params.push(
+              id,
+              generationOf(id),
+              s.sessionId,
+              s.firstSeq,
+              s.lastSeq,
+              s.records,
+              s.payload?.length ?? 0,
+              s.oldestTsMicros,
+              s.payload,
+            );
           });
           await c.query(`INSERT INTO bridge_segments ${SEGMENT_COLUMNS} VALUES ${rows.join(', ')}`, params);
         }
@@ -226,7 +279,13 @@ export class PgStore implements Store {
           `UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id)
            FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[]) AS o(id, cp, ep, src)
            WHERE s.id = o.id AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp))`,
-          [checkpoints.map((x) => x.sessionId), checkpoints.map((x) => x.checkpoint), checkpoints.map((x) => x.epoch), checkpoints.map((x) => x.sourceId ?? null)]);
+          [
+            checkpoints.map((x) => x.sessionId),
+            checkpoints.map((x) => x.checkpoint),
+            checkpoints.map((x) => x.epoch),
+            checkpoints.map((x) => x.sourceId ?? null),
+          ],
+        );
       }
       await c.query('COMMIT');
       return out;
@@ -238,11 +297,18 @@ export class PgStore implements Store {
     }
   }
 
-  async readSegments(afterId: number, upToId: number, maxRecords: number, maxBytes = Number.POSITIVE_INFINITY): Promise<Segment[]> {
+  async readSegments(
+    afterId: number,
+    upToId: number,
+    maxRecords: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): Promise<Segment[]> {
     // Sizes first, payloads only of what fits: a backlog of screenshots is megabytes per segment.
     const heads = await this.db.query<{ id: string; records: number; bytes: number }>(
       `SELECT g.id, g.records, g.bytes FROM bridge_segments g JOIN bridge_sessions s ON s.id = g.session_id AND s.owner = $3
-       WHERE g.id > $1 AND g.id <= $2 ORDER BY g.id LIMIT ${READ_MAX_SEGMENTS}`, [afterId, upToId, this.replicaId]);
+       WHERE g.id > $1 AND g.id <= $2 ORDER BY g.id LIMIT ${READ_MAX_SEGMENTS}`,
+      [afterId, upToId, this.replicaId],
+    );
     let records = 0;
     let bytes = 0;
     const ids: number[] = [];
@@ -254,10 +320,17 @@ export class PgStore implements Store {
     }
     if (ids.length === 0) return [];
     const r = await this.db.query<RawSegment>(
-      `SELECT id, session_id, first_seq, last_seq, records, oldest_ts, payload FROM bridge_segments WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids]);
+      `SELECT id, session_id, first_seq, last_seq, records, oldest_ts, payload FROM bridge_segments WHERE id = ANY($1::bigint[]) ORDER BY id`,
+      [ids],
+    );
     return r.rows.map((x) => ({
-      id: Number(x.id), sessionId: x.session_id, firstSeq: Number(x.first_seq), lastSeq: Number(x.last_seq),
-      records: x.records, oldestTsMicros: Number(x.oldest_ts), payload: x.payload,
+      id: Number(x.id),
+      sessionId: x.session_id,
+      firstSeq: Number(x.first_seq),
+      lastSeq: Number(x.last_seq),
+      records: x.records,
+      oldestTsMicros: Number(x.oldest_ts),
+      payload: x.payload,
     }));
   }
 
@@ -280,7 +353,8 @@ export class PgStore implements Store {
   private async ownedSpool(extra: string): Promise<{ records: number; bytes: number; m: string | null }> {
     const r = await this.db.query<{ records: string; bytes: string; m: string | null }>(
       `SELECT coalesce(sum(records), 0) AS records, coalesce(sum(bytes), 0) AS bytes, ${extra} FROM bridge_segments WHERE session_id = ANY($1::text[])`,
-      [[...this.owned.keys()]]);
+      [[...this.owned.keys()]],
+    );
     const row = r.rows[0]!;
     return { records: Number(row.records), bytes: Number(row.bytes), m: row.m };
   }
@@ -305,7 +379,9 @@ export class PgStore implements Store {
          LEFT JOIN bridge_replicas r ON r.id = s.owner AND r.lease_until > now()
          WHERE s.id = ANY($1::text[]) AND (s.owner IS NULL OR s.owner = $2 OR r.id IS NULL)
            AND (s.lifecycle = 'active' OR EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id))
-         FOR UPDATE OF s SKIP LOCKED`, [ids, this.replicaId]);
+         FOR UPDATE OF s SKIP LOCKED`,
+        [ids, this.replicaId],
+      );
       const got = free.rows.map((r) => r.id);
       if (got.length === 0) {
         await c.query('ROLLBACK');
@@ -313,20 +389,29 @@ export class PgStore implements Store {
       }
       const rows = await c.query<RawSession & { lease_epoch: string; spec_rev: string }>(
         `UPDATE bridge_sessions SET owner = $2, lease_epoch = lease_epoch + 1, released_at = NULL
-         WHERE id = ANY($1::text[]) RETURNING ${SESSION_COLUMNS}, lease_epoch, spec_rev`, [got, this.replicaId]);
+         WHERE id = ANY($1::text[]) RETURNING ${SESSION_COLUMNS}, lease_epoch, spec_rev`,
+        [got, this.replicaId],
+      );
       // Renumber in id order: nextval runs over the ordered inner query, row by row.
       await c.query(
         `WITH moved AS (DELETE FROM bridge_segments WHERE session_id = ANY($1::text[]) RETURNING *)
          INSERT INTO bridge_segments ${SEGMENT_COLUMNS}
          SELECT x.nid, ((x.nid >> ${GEN_SHIFT}) % ${GENERATIONS})::smallint, x.session_id, x.first_seq, x.last_seq, x.records, x.bytes, x.oldest_ts, x.payload
-         FROM (SELECT nextval('bridge_segment_id') AS nid, m.* FROM (SELECT * FROM moved ORDER BY id) m) x`, [got]);
+         FROM (SELECT nextval('bridge_segment_id') AS nid, m.* FROM (SELECT * FROM moved ORDER BY id) m) x`,
+        [got],
+      );
       const t = await c.query<{ records: string; bytes: string; m: string }>(
-        'SELECT coalesce(sum(records), 0) AS records, coalesce(sum(bytes), 0) AS bytes, coalesce(max(id), 0) AS m FROM bridge_segments WHERE session_id = ANY($1::text[])', [got]);
+        'SELECT coalesce(sum(records), 0) AS records, coalesce(sum(bytes), 0) AS bytes, coalesce(max(id), 0) AS m FROM bridge_segments WHERE session_id = ANY($1::text[])',
+        [got],
+      );
       await c.query('COMMIT');
       for (const r of rows.rows) this.owned.set(r.id, Number(r.lease_epoch));
       const row = t.rows[0]!;
       return {
-        sessions: rows.rows.map(toRow), records: Number(row.records), bytes: Number(row.bytes), maxId: Number(row.m),
+        sessions: rows.rows.map(toRow),
+        records: Number(row.records),
+        bytes: Number(row.bytes),
+        maxId: Number(row.m),
         specRevs: new Map(rows.rows.map((r) => [r.id, Number(r.spec_rev)])),
       };
     } catch (err) {
@@ -343,7 +428,8 @@ export class PgStore implements Store {
     if (epoch === undefined) return;
     await this.db.query(
       'UPDATE bridge_sessions SET owner = NULL, lease_epoch = lease_epoch + 1, released_at = now() WHERE id = $1 AND owner = $2 AND lease_epoch = $3',
-      [sessionId, this.replicaId, epoch]);
+      [sessionId, this.replicaId, epoch],
+    );
     // Only now: a release that failed leaves the session ours, and the next pass hands it over again.
     if (this.owned.get(sessionId) === epoch) this.owned.delete(sessionId);
   }
@@ -366,11 +452,33 @@ export class PgStore implements Store {
   });
 }
 
-interface RawSession { id: string; spec: string; source: SessionSource; lifecycle: SessionLifecycle; checkpoint: string; epoch: number; source_id: string | null }
-interface RawSegment { id: string; session_id: string; first_seq: string; last_seq: string; records: number; oldest_ts: string; payload: Buffer }
+interface RawSession {
+  id: string;
+  spec: string;
+  source: SessionSource;
+  lifecycle: SessionLifecycle;
+  checkpoint: string;
+  epoch: number;
+  source_id: string | null;
+}
+interface RawSegment {
+  id: string;
+  session_id: string;
+  first_seq: string;
+  last_seq: string;
+  records: number;
+  oldest_ts: string;
+  payload: Buffer;
+}
 
 function toRow(r: RawSession): SessionRow {
-  const row: SessionRow = { spec: JSON.parse(r.spec) as SessionSpec, source: r.source, lifecycle: r.lifecycle, checkpoint: Number(r.checkpoint), epoch: r.epoch };
+  const row: SessionRow = {
+    spec: JSON.parse(r.spec) as SessionSpec,
+    source: r.source,
+    lifecycle: r.lifecycle,
+    checkpoint: Number(r.checkpoint),
+    epoch: r.epoch,
+  };
   if (r.source_id !== null && r.source_id !== undefined) row.sourceId = r.source_id;
   return row;
 }

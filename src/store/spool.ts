@@ -87,7 +87,11 @@ export class Spool {
   private constructor(private readonly o: SpoolOptions) {
     this.emit = o.emit ?? ignoreFacts;
     this.disk = new DiskRoom(o.maxBytes, o.freeBytes);
-    this.deletes = new DeferredDeletes(o.store, (claim) => this.deleted(claim), (err, streak) => this.emit({ f: 'delete_failed', error: err.message, streak }));
+    this.deletes = new DeferredDeletes(
+      o.store,
+      (claim) => this.deleted(claim),
+      (err, streak) => this.emit({ f: 'delete_failed', error: err.message, streak }),
+    );
   }
 
   /** Calls `watcher` whenever the store refuses a commit because another replica owns these sessions now. */
@@ -109,7 +113,14 @@ export class Spool {
    * Appends one encoded record of a session (or, with `record` null, only moves its checkpoint: a
    * filtered event). The checkpoint becomes durable with the transaction that carries the record.
    */
-  append(sessionId: string, seq: number, epoch: number, tsMicros: number, record: Buffer | null, sourceId?: string): void {
+  append(
+    sessionId: string,
+    seq: number,
+    epoch: number,
+    tsMicros: number,
+    record: Buffer | null,
+    sourceId?: string,
+  ): void {
     this.pending.append(sessionId, seq, epoch, tsMicros, record, sourceId);
     this.schedule();
   }
@@ -174,7 +185,9 @@ export class Spool {
 
   /** Nothing pending, nothing spooled, nothing in flight: everything read was delivered. */
   get idle(): boolean {
-    return this.pending.records === 0 && this.spooledRecords === 0 && this.inFlight === 0 && this.committing === undefined;
+    return (
+      this.pending.records === 0 && this.spooledRecords === 0 && this.inFlight === 0 && this.committing === undefined
+    );
   }
 
   /** Wakes appenders if there is room now (after memory pressure ended, for one). */
@@ -238,7 +251,12 @@ export class Spool {
       }
       this.failStreak++;
       this.lastCommitError = (err as Error).message;
-      this.emit({ f: 'commit_failed', error: (err as Error).message, code: (err as { code?: string }).code, streak: this.failStreak });
+      this.emit({
+        f: 'commit_failed',
+        error: (err as Error).message,
+        code: (err as { code?: string }).code,
+        streak: this.failStreak,
+      });
       if (!this.closed) {
         this.clearTimer();
         const delay = Math.min(100 * 2 ** Math.min(this.failStreak, 6), 5000);
@@ -406,9 +424,14 @@ export class Spool {
   /** Runs `fn` between commits: after the one in progress, before the next. */
   private between(fn: () => Promise<void>): Promise<void> {
     const run = (this.committing ?? Promise.resolve(true)).then(fn);
-    const tracked: Promise<boolean> = run.then(() => true, () => false).finally(() => {
-      if (this.committing === tracked) this.committing = undefined;
-    });
+    const tracked: Promise<boolean> = run
+      .then(
+        () => true,
+        () => false,
+      )
+      .finally(() => {
+        if (this.committing === tracked) this.committing = undefined;
+      });
     this.committing = tracked;
     return run;
   }

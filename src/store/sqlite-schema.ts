@@ -59,16 +59,22 @@ CREATE TABLE IF NOT EXISTS spool_segments (
  */
 export function adoptDatabase(db: Database.Database, file: string): void {
   const appId = db.pragma('application_id', { simple: true }) as number;
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
+  const tables = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>
+  ).map((t) => t.name);
   if (appId !== 0 && appId !== APPLICATION_ID) {
-    throw new StoreOpenError(`${file} belongs to another application (application_id ${appId}); refusing to use it as the bridge's state: point BRIDGE_STATE_DIR at the bridge's own directory`);
+    throw new StoreOpenError(
+      `${file} belongs to another application (application_id ${appId}); refusing to use it as the bridge's state: point BRIDGE_STATE_DIR at the bridge's own directory`,
+    );
   }
   if (appId === 0 && tables.length > 0) {
     const version = tables.includes('meta')
       ? (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)
       : undefined;
     if (!version || !tables.includes('sessions')) {
-      throw new StoreOpenError(`${file} is a SQLite database of another application (tables: ${tables.slice(0, 5).join(', ')}); refusing to use it as the bridge's state`);
+      throw new StoreOpenError(
+        `${file} is a SQLite database of another application (tables: ${tables.slice(0, 5).join(', ')}); refusing to use it as the bridge's state`,
+      );
     }
   }
   if (appId === 0) db.pragma(`application_id = ${APPLICATION_ID}`);
@@ -78,7 +84,9 @@ export function migrateSqlite(db: Database.Database, opts: MigrateOptions): void
   const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
   const version = row ? Number(row.value) : SCHEMA_VERSION;
   if (version > SCHEMA_VERSION) {
-    throw new StoreOpenError(`state database schema version ${version} is newer than this bridge understands (${SCHEMA_VERSION}); upgrade the bridge or use another state directory`);
+    throw new StoreOpenError(
+      `state database schema version ${version} is newer than this bridge understands (${SCHEMA_VERSION}); upgrade the bridge or use another state directory`,
+    );
   }
   if (version < 2) migrateFromV1(db, opts);
   const columns = (db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name);
@@ -95,42 +103,72 @@ export function migrateSqlite(db: Database.Database, opts: MigrateOptions): void
 function migrateFromV1(db: Database.Database, opts: MigrateOptions): void {
   const hasOld = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'spool'").get();
   if (!hasOld) return;
-  if (!opts.migrateRecord) throw new StoreOpenError('the state database holds a schema-1 spool and no record converter was given');
+  if (!opts.migrateRecord)
+    throw new StoreOpenError('the state database holds a schema-1 spool and no record converter was given');
   const convert = opts.migrateRecord;
   const read = db.prepare('SELECT id, session_id AS sessionId, seq, ts, payload FROM spool ORDER BY id LIMIT ?');
   const delUpTo = db.prepare('DELETE FROM spool WHERE id <= ?');
-  const insert = db.prepare('INSERT INTO spool_segments (session_id, first_seq, last_seq, records, bytes, oldest_ts, payload) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO spool_segments (session_id, first_seq, last_seq, records, bytes, oldest_ts, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
   const report = { records: 0, segments: 0, unreadable: 0 };
-  const step = db.transaction((rows: Array<{ id: number; sessionId: string; seq: number; ts: number; payload: string }>) => {
-    let run: { seg: NewSegment; parts: Buffer[] } | undefined;
-    const emit = (): void => {
-      if (!run) return;
-      const payload = Buffer.concat(run.parts);
-      insert.run(run.seg.sessionId, run.seg.firstSeq, run.seg.lastSeq, run.seg.records, payload.length, run.seg.oldestTsMicros, payload);
-      report.segments++;
-      run = undefined;
-    };
-    for (const r of rows) {
-      let framed: Buffer;
-      try {
-        framed = convert(r.payload);
-      } catch {
-        report.unreadable++;
-        continue;
+  const step = db.transaction(
+    (rows: Array<{ id: number; sessionId: string; seq: number; ts: number; payload: string }>) => {
+      let run: { seg: NewSegment; parts: Buffer[] } | undefined;
+      const emit = (): void => {
+        if (!run) return;
+        const payload = Buffer.concat(run.parts);
+        insert.run(
+          run.seg.sessionId,
+          run.seg.firstSeq,
+          run.seg.lastSeq,
+          run.seg.records,
+          payload.length,
+          run.seg.oldestTsMicros,
+          payload,
+        );
+        report.segments++;
+        run = undefined;
+      };
+      for (const r of rows) {
+        let framed: Buffer;
+        try {
+          framed = convert(r.payload);
+        } catch {
+          report.unreadable++;
+          continue;
+        }
+        if (run && (run.seg.sessionId !== r.sessionId || run.seg.records >= 1000)) emit();
+        if (!run)
+          run = {
+            seg: {
+              sessionId: r.sessionId,
+              payload: Buffer.alloc(0),
+              records: 0,
+              firstSeq: r.seq,
+              lastSeq: r.seq,
+              oldestTsMicros: r.ts,
+            },
+            parts: [],
+          };
+        run.parts.push(framed);
+        run.seg.records++;
+        run.seg.lastSeq = r.seq;
+        if (r.ts < run.seg.oldestTsMicros) run.seg.oldestTsMicros = r.ts;
+        report.records++;
       }
-      if (run && (run.seg.sessionId !== r.sessionId || run.seg.records >= 1000)) emit();
-      if (!run) run = { seg: { sessionId: r.sessionId, payload: Buffer.alloc(0), records: 0, firstSeq: r.seq, lastSeq: r.seq, oldestTsMicros: r.ts }, parts: [] };
-      run.parts.push(framed);
-      run.seg.records++;
-      run.seg.lastSeq = r.seq;
-      if (r.ts < run.seg.oldestTsMicros) run.seg.oldestTsMicros = r.ts;
-      report.records++;
-    }
-    emit();
-    delUpTo.run(rows[rows.length - 1]!.id);
-  });
+      emit();
+      delUpTo.run(rows[rows.length - 1]!.id);
+    },
+  );
   for (;;) {
-    const rows = read.all(MIGRATE_BATCH_ROWS) as Array<{ id: number; sessionId: string; seq: number; ts: number; payload: string }>;
+    const rows = read.all(MIGRATE_BATCH_ROWS) as Array<{
+      id: number;
+      sessionId: string;
+      seq: number;
+      ts: number;
+      payload: string;
+    }>;
     if (rows.length === 0) break;
     step(rows);
   }

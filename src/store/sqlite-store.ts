@@ -13,7 +13,15 @@ import { ensurePrivateFile, makeDirs } from '../util/make-dirs.js';
 import type { SessionSpec } from '../config/schema.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import {
-  PRUNE_FINISHED_AFTER_MS, type CheckpointUpdate, type DiscoveryClaim, type SessionLifecycle, type SessionRow, type SessionSource, type SpoolStats, type SpoolTotals, type Store,
+  PRUNE_FINISHED_AFTER_MS,
+  type CheckpointUpdate,
+  type DiscoveryClaim,
+  type SessionLifecycle,
+  type SessionRow,
+  type SessionSource,
+  type SpoolStats,
+  type SpoolTotals,
+  type Store,
 } from './store.js';
 import { adoptDatabase, migrateSqlite, SCHEMA, StoreOpenError, type MigrateOptions } from './sqlite-schema.js';
 
@@ -88,23 +96,38 @@ export class SqliteStore implements Store {
     }
     const db = this.db;
     this.stmts = {
-      sessions: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions ORDER BY added_at, id'),
-      session: db.prepare('SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions WHERE id = ?'),
-      upsert: db.prepare(`INSERT INTO sessions (id, spec, source, lifecycle, added_at) VALUES (@id, @spec, @source, 'active', @now)
+      sessions: db.prepare(
+        'SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions ORDER BY added_at, id',
+      ),
+      session: db.prepare(
+        'SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions WHERE id = ?',
+      ),
+      upsert:
+        db.prepare(`INSERT INTO sessions (id, spec, source, lifecycle, added_at) VALUES (@id, @spec, @source, 'active', @now)
         ON CONFLICT(id) DO UPDATE SET spec = excluded.spec, source = CASE WHEN sessions.source = 'api' THEN 'api' ELSE excluded.source END, lifecycle = 'active', ended_at = NULL`),
-      lifecycle: db.prepare("UPDATE sessions SET lifecycle = @lifecycle, ended_at = CASE WHEN @lifecycle = 'active' THEN NULL ELSE coalesce(ended_at, @now) END WHERE id = @id"),
+      lifecycle: db.prepare(
+        "UPDATE sessions SET lifecycle = @lifecycle, ended_at = CASE WHEN @lifecycle = 'active' THEN NULL ELSE coalesce(ended_at, @now) END WHERE id = @id",
+      ),
       insert: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?)`),
-      insertMany: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`),
+      insertMany: db.prepare(
+        `INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      ),
       delRange: db.prepare('DELETE FROM spool_segments WHERE id >= ? AND id <= ?'),
-      checkpoint: db.prepare('UPDATE sessions SET checkpoint = ?, epoch = ?, source_id = coalesce(?, source_id) WHERE id = ?'),
+      checkpoint: db.prepare(
+        'UPDATE sessions SET checkpoint = ?, epoch = ?, source_id = coalesce(?, source_id) WHERE id = ?',
+      ),
       read: db.prepare(`SELECT id, session_id AS sessionId, first_seq AS firstSeq, last_seq AS lastSeq, records, oldest_ts AS oldestTsMicros, payload
         FROM spool_segments WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`),
       del: db.prepare('DELETE FROM spool_segments WHERE id = ? RETURNING records, bytes'),
-      totals: db.prepare('SELECT coalesce(sum(records), 0) AS records, coalesce(sum(bytes), 0) AS bytes, coalesce(max(id), 0) AS maxId FROM spool_segments'),
+      totals: db.prepare(
+        'SELECT coalesce(sum(records), 0) AS records, coalesce(sum(bytes), 0) AS bytes, coalesce(max(id), 0) AS maxId FROM spool_segments',
+      ),
       oldest: db.prepare('SELECT oldest_ts AS ts FROM spool_segments ORDER BY id LIMIT 1'),
       probe: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?)"),
       // Discovery's state lives in meta (no schema change): an older bridge ignores these keys.
-      addNew: db.prepare(`INSERT INTO sessions (id, spec, source, lifecycle, added_at) VALUES (@id, @spec, @source, 'active', @now) ON CONFLICT(id) DO NOTHING`),
+      addNew: db.prepare(
+        `INSERT INTO sessions (id, spec, source, lifecycle, added_at) VALUES (@id, @spec, @source, 'active', @now) ON CONFLICT(id) DO NOTHING`,
+      ),
       metaGet: db.prepare('SELECT value FROM meta WHERE key = ?'),
       metaSet: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
@@ -125,8 +148,12 @@ export class SqliteStore implements Store {
    * carry the same log.record.uid).
    */
   private pruneFinished(afterMs: number): number {
-    return this.db.prepare(`DELETE FROM sessions WHERE lifecycle != 'active' AND ended_at IS NOT NULL AND ended_at < ?
-      AND NOT EXISTS (SELECT 1 FROM spool_segments g WHERE g.session_id = sessions.id)`).run(this.now() - afterMs).changes;
+    return this.db
+      .prepare(
+        `DELETE FROM sessions WHERE lifecycle != 'active' AND ended_at IS NOT NULL AND ended_at < ?
+      AND NOT EXISTS (SELECT 1 FROM spool_segments g WHERE g.session_id = sessions.id)`,
+      )
+      .run(this.now() - afterMs).changes;
   }
 
   /** Running totals, kept exact without a table scan. */
@@ -209,12 +236,20 @@ export class SqliteStore implements Store {
     return ids;
   }
 
-  async readSegments(afterId: number, upToId: number, maxRecords: number, maxBytes = Number.POSITIVE_INFINITY): Promise<Segment[]> {
+  async readSegments(
+    afterId: number,
+    upToId: number,
+    maxRecords: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): Promise<Segment[]> {
     const rows = this.stmts.read.all(afterId, upToId, READ_MAX_SEGMENTS) as Segment[];
     let records = 0;
     let bytes = 0;
     let n = 0;
-    while (n < rows.length && (n === 0 || (records + rows[n]!.records <= maxRecords && bytes + rows[n]!.payload.length <= maxBytes))) {
+    while (
+      n < rows.length &&
+      (n === 0 || (records + rows[n]!.records <= maxRecords && bytes + rows[n]!.payload.length <= maxBytes))
+    ) {
       records += rows[n]!.records;
       bytes += rows[n++]!.payload.length;
     }
@@ -313,16 +348,32 @@ function lockStateDir(dir: string): Database.Database {
   } catch (err) {
     lock.close();
     if ((err as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new StoreOpenError(`the state directory ${dir} is in use by another bridge process; two bridges must not share one`);
+      throw new StoreOpenError(
+        `the state directory ${dir} is in use by another bridge process; two bridges must not share one`,
+      );
     }
     throw err;
   }
 }
 
-interface RawSession { id: string; spec: string; source: SessionSource; lifecycle: SessionLifecycle; checkpoint: number; epoch: number; sourceId: string | null }
+interface RawSession {
+  id: string;
+  spec: string;
+  source: SessionSource;
+  lifecycle: SessionLifecycle;
+  checkpoint: number;
+  epoch: number;
+  sourceId: string | null;
+}
 
 function toRow(r: RawSession): SessionRow {
-  const row: SessionRow = { spec: JSON.parse(r.spec) as SessionSpec, source: r.source, lifecycle: r.lifecycle, checkpoint: r.checkpoint, epoch: r.epoch };
+  const row: SessionRow = {
+    spec: JSON.parse(r.spec) as SessionSpec,
+    source: r.source,
+    lifecycle: r.lifecycle,
+    checkpoint: r.checkpoint,
+    epoch: r.epoch,
+  };
   if (r.sourceId !== null) row.sourceId = r.sourceId;
   return row;
 }

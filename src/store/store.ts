@@ -62,7 +62,9 @@ export interface SpoolTotals {
 export class FencedError extends Error {
   override name = 'FencedError';
   constructor(readonly sessionIds: readonly string[]) {
-    super(`no longer the owner of ${sessionIds.length} session(s): ${sessionIds.slice(0, 3).join(', ')}${sessionIds.length > 3 ? ', …' : ''}`);
+    super(
+      `no longer the owner of ${sessionIds.length} session(s): ${sessionIds.slice(0, 3).join(', ')}${sessionIds.length > 3 ? ', …' : ''}`,
+    );
   }
 }
 

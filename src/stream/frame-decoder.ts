@@ -32,8 +32,8 @@
 //
 // A CR ends a line whatever follows it; only whether an LF right after it belongs to it (CRLF) is
 // open when the CR is a chunk's last byte, so that LF is skipped if the next chunk starts with one.
-// The frame such a CR completes is handed out with the next chunk or by end(), as the
-// TextDecoder + eventsource-parser decoder did (it had to hold the CR back unparsed).
+// The frame such a CR completes is handed out at once: waiting for the next chunk could mean
+// waiting for the next keepalive (15 s) on a quiet stream.
 //
 // What stays between two chunks is copied out of the chunk: the unfinished line's bytes, and the
 // data values of the unfinished frame. Nothing may keep a chunk alive until the next one: with a
@@ -53,7 +53,10 @@ export interface Frame {
 export interface FrameDecoder {
   /** Decodes a chunk; complete frames are appended to `out`. */
   feed(chunk: Uint8Array, out: Frame[]): void;
-  /** The stream ended: a frame completed by a final CR is appended to `out`; an unfinished one is dropped. */
+  /**
+   * The stream ended: an unfinished frame is dropped (every complete one, a final CR's included, was
+   * already handed out by feed). `out` stays for decoders that hold frames back.
+   */
   end(out: Frame[]): void;
   /** Comments seen so far (keepalives). */
   readonly comments: number;
@@ -88,8 +91,6 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
   let bom = 0;
   /** The last chunk ended in CR: an LF first in the next chunk is the rest of that line end. */
   let skipLF = false;
-  /** The frame that CR completed. */
-  let held: Frame | undefined;
   /** The unfinished line: copies of its pieces, in order. */
   const line: Buffer[] = [];
   let lineBytes = 0;
@@ -109,7 +110,6 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
     line.length = 0;
     dataOwned.length = 0;
     dataRanges.length = 0;
-    held = undefined;
     onOverflow();
   };
 
@@ -182,7 +182,6 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
   const reset = (): void => {
     bom = 0;
     skipLF = false;
-    held = undefined;
     line.length = 0;
     lineBytes = 0;
     id = undefined;
@@ -198,10 +197,6 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
       const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       const len = b.length;
       let pos = 0;
-      if (held !== undefined) {
-        out.push(held);
-        held = undefined;
-      }
       if (bom >= 0) {
         while (bom < 3 && pos < len && b[pos] === BOM[bom]) {
           bom++;
@@ -244,10 +239,7 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
         } else {
           const frame = dispatch(b);
           if (overflowed) return;
-          if (frame !== undefined) {
-            if (cr && eol === len - 1) held = frame;
-            else out.push(frame);
-          }
+          if (frame !== undefined) out.push(frame);
         }
         pos = eol + 1;
         if (cr) {
@@ -265,9 +257,8 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
       for (let i = 0; i < dataRanges.length; i += 2) dataOwned.push(copyOut(b, dataRanges[i]!, dataRanges[i + 1]!));
       dataRanges.length = 0;
     },
-    end(out) {
+    end(_out) {
       if (overflowed) return;
-      if (held !== undefined) out.push(held);
       // Whatever else was read is a frame cut off by the end: dropped. A stream fed after this starts over.
       reset();
     },

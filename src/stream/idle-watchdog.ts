@@ -10,7 +10,10 @@ export class IdleWatchdog {
   private lastByteAt = performance.now();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly idleMs: number, private readonly onIdle: () => void) {
+  constructor(
+    private readonly idleMs: number,
+    private readonly onIdle: () => void,
+  ) {
     this.arm(idleMs);
   }
 

@@ -100,7 +100,8 @@ export class SequencedStream {
     if (!parsed.ok) return this.malformed(frame, parsed.reason, out);
     const env = parsed.envelope;
     // id: equals seq (docs/service-api.md "Stream telemetry events" rule 1); when it does not, neither can be trusted to place the frame.
-    if (frame.id !== undefined && frame.id !== String(env.seq)) return this.malformed(frame, 'id: disagrees with the envelope seq', out);
+    if (frame.id !== undefined && frame.id !== String(env.seq))
+      return this.malformed(frame, 'id: disagrees with the envelope seq', out);
     const sourceId = sourceIdOf(env);
     const d = this.seq.decide(env.seq, sourceId);
     if (d.kind === 'duplicate') {
@@ -148,7 +149,11 @@ export class SequencedStream {
       this.splitGap(last + 1, upTo, 'malformed', this.seq.sourceId, out);
       this.seq.lastSeq = upTo;
     }
-    if (!this.cleanlyClosed) out.push({ ...this.gapItem(this.seq.lastSeq + 1, undefined, 'tail_unknown', this.seq.epoch, this.seq.sourceId), final: true });
+    if (!this.cleanlyClosed)
+      out.push({
+        ...this.gapItem(this.seq.lastSeq + 1, undefined, 'tail_unknown', this.seq.epoch, this.seq.sourceId),
+        final: true,
+      });
   }
 
   private malformed(frame: Frame, reason: string, out: StreamItem[]): void {
@@ -161,7 +166,13 @@ export class SequencedStream {
   }
 
   /** Splits first..last into runs of seqs that were malformed frames and runs that were simply missing. */
-  private splitGap(first: number, last: number, reason: GapReason, sourceId: string | undefined, out: StreamItem[]): void {
+  private splitGap(
+    first: number,
+    last: number,
+    reason: GapReason,
+    sourceId: string | undefined,
+    out: StreamItem[],
+  ): void {
     const epoch = this.seq.epoch;
     if (this.malformedIds.size === 0) {
       out.push(this.gapItem(first, last, reason, epoch, sourceId));
@@ -169,7 +180,7 @@ export class SequencedStream {
       // Walks the malformed ids inside the range, not every seq: an eviction gap may be huge.
       const ids = [...this.malformedIds].filter((id) => id >= first && id <= last).sort((a, b) => a - b);
       let at = first;
-      for (let i = 0; i < ids.length; ) {
+      for (let i = 0; i < ids.length;) {
         const runStart = ids[i] as number;
         let runEnd = runStart;
         while (i + 1 < ids.length && ids[i + 1] === runEnd + 1) runEnd = ids[++i] as number;
@@ -184,7 +195,13 @@ export class SequencedStream {
     if (this.malformedMax <= last) this.malformedMax = 0;
   }
 
-  private gapItem(first: number, last: number | undefined, reason: GapReason, epoch: number, sourceId?: string): GapItem {
+  private gapItem(
+    first: number,
+    last: number | undefined,
+    reason: GapReason,
+    epoch: number,
+    sourceId?: string,
+  ): GapItem {
     const item: GapItem = { kind: 'gap', first, last, reason, epoch };
     if (sourceId !== undefined) item.sourceId = sourceId;
     // History evicted before the bridge followed is older than anything it saw: no lower bound.

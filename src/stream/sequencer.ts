@@ -27,8 +27,7 @@ export interface SequencerState {
 }
 
 export type SeqDecision =
-  | { kind: 'accept'; gapFirst?: number; gapLast?: number; newEpoch?: EpochChange }
-  | { kind: 'duplicate' };
+  { kind: 'accept'; gapFirst?: number; gapLast?: number; newEpoch?: EpochChange } | { kind: 'duplicate' };
 
 export interface EpochChange {
   /** What showed the restart. */
@@ -98,7 +97,11 @@ export class Sequencer {
   private newEpoch(why: EpochChange['why']): EpochChange {
     const change: EpochChange = {
       why,
-      previous: { epoch: this.epoch, lastSeq: this.lastSeq, ...(this.sourceId !== undefined ? { sourceId: this.sourceId } : {}) },
+      previous: {
+        epoch: this.epoch,
+        lastSeq: this.lastSeq,
+        ...(this.sourceId !== undefined ? { sourceId: this.sourceId } : {}),
+      },
       acrossReconnect: this.acceptedOnConnection === 0,
     };
     this.epoch++;

@@ -86,7 +86,8 @@ export class Subscriber {
 
   constructor(
     private readonly sessionId: string,
-    private readonly client: Pick<UpstreamClient, 'openStream' | 'invalidateKey'> & Partial<Pick<UpstreamClient, 'getSession' | 'keySource'>>,
+    private readonly client: Pick<UpstreamClient, 'openStream' | 'invalidateKey'> &
+      Partial<Pick<UpstreamClient, 'getSession' | 'keySource'>>,
     private readonly stream: SequencedStream,
     private readonly sink: StreamSink,
     private readonly opts: SubscriberOptions,
@@ -162,7 +163,11 @@ export class Subscriber {
         continue;
       }
       if (result.kind === 'bad-content-type') {
-        await this.retry('bad_content_type', this.nextDelay(), `200 with content type ${result.contentType}, not text/event-stream`);
+        await this.retry(
+          'bad_content_type',
+          this.nextDelay(),
+          `200 with content type ${result.contentType}, not text/event-stream`,
+        );
         continue;
       }
       const detail = describeApiError(result.status, result.error);
@@ -181,7 +186,11 @@ export class Subscriber {
               return;
             }
             if (typeof known === 'string') {
-              await this.retry('http_error', this.nextDelay(), `${detail}; cannot ask the service whether the session exists: ${known}`);
+              await this.retry(
+                'http_error',
+                this.nextDelay(),
+                `${detail}; cannot ask the service whether the session exists: ${known}`,
+              );
               break;
             }
           }
@@ -196,7 +205,12 @@ export class Subscriber {
           // upstream.backoff.auth (a minute by default: a rotated file is picked up by then).
           this.client.invalidateKey();
           const hint = `${detail}: the service refuses the API key; check ${this.client.keySource ?? 'BROWSER_API_KEY or BROWSER_API_KEY_FILE'}`;
-          await this.retry('unauthorized', this.attempt++ === 0 ? this.opts.backoff.initialMs : this.opts.backoff.authMs, hint, 'unauthorized');
+          await this.retry(
+            'unauthorized',
+            this.attempt++ === 0 ? this.opts.backoff.initialMs : this.opts.backoff.authMs,
+            hint,
+            'unauthorized',
+          );
           break;
         }
         case 403:
@@ -204,7 +218,11 @@ export class Subscriber {
           break;
         case 429:
           // Never below initial/2: a Retry-After of 0 or a date in the past must not become a busy loop.
-          await this.retry('rate_limited', Math.max(result.retryAfterMs ?? this.nextDelay(), this.opts.backoff.initialMs / 2), detail);
+          await this.retry(
+            'rate_limited',
+            Math.max(result.retryAfterMs ?? this.nextDelay(), this.opts.backoff.initialMs / 2),
+            detail,
+          );
           break;
         default:
           await this.retry(result.status >= 500 ? 'server_error' : 'http_error', this.nextDelay(), detail);
@@ -228,11 +246,20 @@ export class Subscriber {
     return backoffDelay(this.opts.backoff, this.attempt++, this.opts.random);
   }
 
-  private async retry(reason: ReconnectReason, delayMs: number, detail?: string, state: SubscriberState = 'backoff'): Promise<void> {
+  private async retry(
+    reason: ReconnectReason,
+    delayMs: number,
+    detail?: string,
+    state: SubscriberState = 'backoff',
+  ): Promise<void> {
     if (this.stopped) return;
     this.setState(state, detail);
     const attempt = Math.max(1, this.attempt);
-    this.sink.report(detail === undefined ? { type: 'reconnect', reason, delayMs, attempt } : { type: 'reconnect', reason, delayMs, attempt, detail });
+    this.sink.report(
+      detail === undefined
+        ? { type: 'reconnect', reason, delayMs, attempt }
+        : { type: 'reconnect', reason, delayMs, attempt, detail },
+    );
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, delayMs);
       this.wake = () => {
@@ -384,4 +411,3 @@ export class Subscriber {
     return this.sink.push(items, observedMicros);
   }
 }
-

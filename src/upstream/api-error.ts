@@ -32,8 +32,12 @@ export function parseApiError(status: number, text: string): ApiErrorBody {
 }
 
 function isDetail(v: unknown): v is { code: string; message: string } {
-  return typeof v === 'object' && v !== null && typeof (v as { code?: unknown }).code === 'string'
-    && typeof (v as { message?: unknown }).message === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { code?: unknown }).code === 'string' &&
+    typeof (v as { message?: unknown }).message === 'string'
+  );
 }
 
 /** One line for logs and status: "401 unauthorized: invalid token". */

@@ -26,7 +26,9 @@ export function createApiKeyProvider(opts: { apiKey?: string; apiKeyFile?: strin
           cached = readFileSync(file, 'utf8').trim();
         } catch (err) {
           // Keep the error free of contents; the path is configuration, not a secret.
-          throw new Error(`cannot read API key file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+          throw new Error(`cannot read API key file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {
+            cause: err,
+          });
         }
       }
       return cached;

@@ -94,7 +94,11 @@ export class ArchiveReader {
     let offset: string | undefined;
     const since = new Date(Math.max(0, Math.floor(scan.sinceMicros / 1000))).toISOString();
     for (let page = 0; page < maxPages; page++) {
-      const res = await this.page(sessionId, offset === undefined ? { limit: PAGE, since } : { limit: PAGE, offset }, signal);
+      const res = await this.page(
+        sessionId,
+        offset === undefined ? { limit: PAGE, since } : { limit: PAGE, offset },
+        signal,
+      );
       if (res.kind !== 'ok') return res;
       if (!scan.onPage(res.envelopes)) return { kind: 'ok', envelopes: [] };
       if (!res.hasMore || res.nextOffset === undefined) return { kind: 'ok', envelopes: [] };
@@ -116,7 +120,9 @@ export class ArchiveReader {
     sessionId: string,
     q: Parameters<UpstreamClient['listEvents']>[1],
     signal?: AbortSignal,
-  ): Promise<{ kind: 'ok'; envelopes: Envelope[]; hasMore: boolean; nextOffset?: string } | Exclude<ArchiveRead, { kind: 'ok' }>> {
+  ): Promise<
+    { kind: 'ok'; envelopes: Envelope[]; hasMore: boolean; nextOffset?: string } | Exclude<ArchiveRead, { kind: 'ok' }>
+  > {
     const tries = this.opts.tries ?? 3;
     let detail = '';
     for (let attempt = 0; attempt < tries; attempt++) {
@@ -134,7 +140,12 @@ export class ArchiveReader {
           const v = validateEnvelope(item);
           if (v.ok) envelopes.push(v.envelope);
         }
-        return { kind: 'ok', envelopes, hasMore: res.hasMore, ...(res.nextOffset !== undefined ? { nextOffset: res.nextOffset } : {}) };
+        return {
+          kind: 'ok',
+          envelopes,
+          hasMore: res.hasMore,
+          ...(res.nextOffset !== undefined ? { nextOffset: res.nextOffset } : {}),
+        };
       }
       if (res.status === 404) return this.notFound(sessionId, signal);
       detail = `HTTP ${res.status}: ${res.error.message}`;
@@ -166,11 +177,21 @@ export class ArchiveReader {
     }
     if (known) {
       this.absentUntil = reprobe;
-      this.emit({ f: 'archive_probed', session: sessionId, verdict: 'no_route', detail: 'the service knows the session but has no telemetry archive (404 on /telemetry/events)' });
+      this.emit({
+        f: 'archive_probed',
+        session: sessionId,
+        verdict: 'no_route',
+        detail: 'the service knows the session but has no telemetry archive (404 on /telemetry/events)',
+      });
     } else {
       if (this.unknown.size >= MAX_UNKNOWN) this.unknown.delete(this.unknown.keys().next().value as string);
       this.unknown.set(sessionId, reprobe);
-      this.emit({ f: 'archive_probed', session: sessionId, verdict: 'no_session', detail: 'the service does not know this session (GET /browsers/{id}?include_deleted=true is 404)' });
+      this.emit({
+        f: 'archive_probed',
+        session: sessionId,
+        verdict: 'no_session',
+        detail: 'the service does not know this session (GET /browsers/{id}?include_deleted=true is 404)',
+      });
     }
     return { kind: 'absent' };
   }

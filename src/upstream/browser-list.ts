@@ -60,7 +60,12 @@ export function listSearchParams(q: BrowserListQuery): URLSearchParams {
  * decide the fallback when X-Next-Offset is absent. A next offset that does not move forward is the
  * last page: a service answering the same page forever must not hold discovery in a loop.
  */
-export function parseListPage(body: unknown, offset: number, hasMore: string | undefined, nextOffset: string | undefined): ListPage | { error: string } {
+export function parseListPage(
+  body: unknown,
+  offset: number,
+  hasMore: string | undefined,
+  nextOffset: string | undefined,
+): ListPage | { error: string } {
   if (!Array.isArray(body)) return { error: 'the session list is not a JSON array' };
   const sessions: ListedSession[] = [];
   let invalid = 0;

@@ -100,7 +100,7 @@ class Reader {
   strings(o: Obj, key: string, path: string): string[] {
     const v = o[key];
     if (v === undefined || v === null) return [];
-    if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v as string[];
+    if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v;
     this.ignored.push(path);
     return [];
   }
@@ -112,7 +112,12 @@ export function parsePool(value: unknown): PoolParseResult {
   if (typeof value.id !== 'string' || value.id === '') return { ok: false, reason: 'the pool has no id' };
   const r = new Reader();
   const cfg = r.obj(value, 'browser_pool_config', 'browser_pool_config') ?? {};
-  const pool: BrowserPool = { id: value.id, extensionIds: r.strings(value, 'extension_ids', 'extension_ids'), extensions: [], ignored: r.ignored };
+  const pool: BrowserPool = {
+    id: value.id,
+    extensionIds: r.strings(value, 'extension_ids', 'extension_ids'),
+    extensions: [],
+    ignored: r.ignored,
+  };
   assign(pool, 'name', r.str(value, 'name', 'name') ?? r.str(cfg, 'name', 'browser_pool_config.name'));
   assign(pool, 'region', r.str(value, 'region', 'region'));
   assign(pool, 'createdAt', r.str(value, 'created_at', 'created_at'));
@@ -159,7 +164,12 @@ export function parsePool(value: unknown): PoolParseResult {
 function parseTelemetry(t: Obj, r: Reader): PoolTelemetry {
   const base = 'browser_pool_config.telemetry';
   const browser = r.obj(t, 'browser', `${base}.browser`);
-  const out: PoolTelemetry = { categories: {}, hasBrowserSection: browser !== undefined, excludedCdpMethods: [], otlpExport: {} };
+  const out: PoolTelemetry = {
+    categories: {},
+    hasBrowserSection: browser !== undefined,
+    excludedCdpMethods: [],
+    otlpExport: {},
+  };
   if (browser) {
     for (const c of TELEMETRY_CATEGORIES) {
       const section = r.obj(browser, c, `${base}.browser.${c}`);
@@ -168,7 +178,8 @@ function parseTelemetry(t: Obj, r: Reader): PoolTelemetry {
     }
     const control = r.obj(browser, 'control', `${base}.browser.control`);
     const cdp = control ? r.obj(control, 'cdp', `${base}.browser.control.cdp`) : undefined;
-    if (cdp) out.excludedCdpMethods = r.strings(cdp, 'excluded_methods', `${base}.browser.control.cdp.excluded_methods`);
+    if (cdp)
+      out.excludedCdpMethods = r.strings(cdp, 'excluded_methods', `${base}.browser.control.cdp.excluded_methods`);
   }
   const exp = r.obj(t, 'export', `${base}.export`);
   const otlp = exp ? r.obj(exp, 'otlp', `${base}.export.otlp`) : undefined;
@@ -208,19 +219,40 @@ export interface PoolFinding {
 export function poolFindings(pool: BrowserPool): PoolFinding[] {
   const t = pool.telemetry;
   if (!t) {
-    return [{ key: 'telemetry-unknown', level: 'info', message: 'the pool shows no telemetry configuration; cannot tell whether its sessions capture telemetry' }];
+    return [
+      {
+        key: 'telemetry-unknown',
+        level: 'info',
+        message: 'the pool shows no telemetry configuration; cannot tell whether its sessions capture telemetry',
+      },
+    ];
   }
   const out: PoolFinding[] = [];
-  if (t.hasBrowserSection && TELEMETRY_CATEGORIES.every((c) => !(t.categories[c] ?? DEFAULT_ON_CATEGORIES.includes(c)))) {
-    out.push({ key: 'telemetry-off', level: 'warn', message: 'every telemetry category is off in the pool configuration: the streams of its sessions will stay empty' });
+  if (
+    t.hasBrowserSection &&
+    TELEMETRY_CATEGORIES.every((c) => !(t.categories[c] ?? DEFAULT_ON_CATEGORIES.includes(c)))
+  ) {
+    out.push({
+      key: 'telemetry-off',
+      level: 'warn',
+      message: 'every telemetry category is off in the pool configuration: the streams of its sessions will stay empty',
+    });
   }
   if (t.otlpExport.enabled === true) {
     const dest = t.otlpExport.destination ? ` (destination ${t.otlpExport.destination})` : '';
-    out.push({ key: 'otlp-export', level: 'warn', message: `the pool exports telemetry over OTLP itself${dest}: with the bridge following its sessions too, every event is delivered twice` });
+    out.push({
+      key: 'otlp-export',
+      level: 'warn',
+      message: `the pool exports telemetry over OTLP itself${dest}: with the bridge following its sessions too, every event is delivered twice`,
+    });
   }
   if (t.excludedCdpMethods.length > 0) {
     const list = t.excludedCdpMethods.join(', ');
-    out.push({ key: `cdp-excluded:${list}`, level: 'info', message: `the pool excludes these methods from cdp_command events: ${list}` });
+    out.push({
+      key: `cdp-excluded:${list}`,
+      level: 'info',
+      message: `the pool excludes these methods from cdp_command events: ${list}`,
+    });
   }
   return out;
 }

@@ -51,8 +51,7 @@ export type OpenStreamResult =
   | { kind: 'bad-content-type'; status: number; contentType: string };
 
 export type GetResult<T> =
-  | { kind: 'ok'; value: T }
-  | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number };
+  { kind: 'ok'; value: T } | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number };
 
 export interface ArchivePageQuery {
   /** 1..100 (the service's bound). */
@@ -68,8 +67,7 @@ export type ArchivePageResult =
   | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number };
 
 export type ListPageResult =
-  | ({ kind: 'ok' } & ListPage)
-  | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number };
+  ({ kind: 'ok' } & ListPage) | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number };
 
 export interface UpstreamClientOptions {
   baseUrl: string;
@@ -112,7 +110,11 @@ export class UpstreamClient {
     const res = await this.http.request(url, { method: 'GET', headers: this.headers(extra), signal });
     if (res.statusCode !== 200) {
       const text = await readCapped(res.body, this.opts.connectTimeoutMs);
-      const out: OpenStreamResult = { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text) };
+      const out: OpenStreamResult = {
+        kind: 'error',
+        status: res.statusCode,
+        error: parseApiError(res.statusCode, text),
+      };
       const ra = parseRetryAfter(res.headers['retry-after']);
       if (ra !== undefined) out.retryAfterMs = ra;
       return out;
@@ -129,19 +131,35 @@ export class UpstreamClient {
    * One GET of a JSON page (the archive, the session list): a non-200 answer as the service's error
    * with its Retry-After, a body that is not JSON as an invalid response naming `what`.
    */
-  private async getJson(url: string | URL, headers: Record<string, string>, signal: AbortSignal | undefined, maxBytes: number, what: string): Promise<
-    { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number } | { kind: 'json'; body: unknown; headers: IncomingHttpHeaders }
+  private async getJson(
+    url: string | URL,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    maxBytes: number,
+    what: string,
+  ): Promise<
+    | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number }
+    | { kind: 'json'; body: unknown; headers: IncomingHttpHeaders }
   > {
     const res = await this.http.request(url, { method: 'GET', headers: this.headers(headers), signal });
     const text = await readCapped(res.body, this.opts.connectTimeoutMs, maxBytes);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const ra = parseRetryAfter(res.headers['retry-after']);
-      return { kind: 'error', status: res.statusCode, error: parseApiError(res.statusCode, text), ...(ra !== undefined ? { retryAfterMs: ra } : {}) };
+      return {
+        kind: 'error',
+        status: res.statusCode,
+        error: parseApiError(res.statusCode, text),
+        ...(ra !== undefined ? { retryAfterMs: ra } : {}),
+      };
     }
     try {
       return { kind: 'json', body: JSON.parse(text) as unknown, headers: res.headers };
     } catch {
-      return { kind: 'error', status: res.statusCode, error: { code: 'invalid_response', message: `${what} is not JSON` } };
+      return {
+        kind: 'error',
+        status: res.statusCode,
+        error: { code: 'invalid_response', message: `${what} is not JSON` },
+      };
     }
   }
 
@@ -158,18 +176,30 @@ export class UpstreamClient {
     const got = await this.getJson(url, { accept: 'application/json' }, signal, MAX_ARCHIVE_BODY, 'archive page');
     if (got.kind === 'error') return got;
     const { body: items, headers: resHeaders } = got;
-    if (!Array.isArray(items)) return { kind: 'error', status: 200, error: { code: 'invalid_response', message: 'archive page is not a list' } };
-    const more = String(resHeaders['x-has-more'] ?? '').trim().toLowerCase() === 'true';
+    if (!Array.isArray(items))
+      return { kind: 'error', status: 200, error: { code: 'invalid_response', message: 'archive page is not a list' } };
+    const more =
+      String(resHeaders['x-has-more'] ?? '')
+        .trim()
+        .toLowerCase() === 'true';
     const next = resHeaders['x-next-offset'];
     const nextOffset = Array.isArray(next) ? next[0] : next;
-    return { kind: 'ok', items, hasMore: more && nextOffset !== undefined && nextOffset !== '', ...(nextOffset ? { nextOffset } : {}) };
+    return {
+      kind: 'ok',
+      items,
+      hasMore: more && nextOffset !== undefined && nextOffset !== '',
+      ...(nextOffset ? { nextOffset } : {}),
+    };
   }
 
   /**
    * GET /browsers: one page of the session list (upstream/browser-list.ts). `project` selects a
    * project as the SDKs do (X-Kernel-Project-Id).
    */
-  async listBrowsers(q: BrowserListQuery, opts: { project?: string; signal?: AbortSignal } = {}): Promise<ListPageResult> {
+  async listBrowsers(
+    q: BrowserListQuery,
+    opts: { project?: string; signal?: AbortSignal } = {},
+  ): Promise<ListPageResult> {
     const url = `${this.opts.baseUrl}/browsers?${listSearchParams(q).toString()}`;
     const extra: Record<string, string> = { accept: 'application/json' };
     if (opts.project !== undefined) extra['x-kernel-project-id'] = opts.project;
@@ -177,15 +207,25 @@ export class UpstreamClient {
     if (got.kind === 'error') return got;
     const { body, headers: resHeaders } = got;
     const page = parseListPage(body, q.offset, header(resHeaders['x-has-more']), header(resHeaders['x-next-offset']));
-    if ('error' in page) return { kind: 'error', status: 200, error: { code: 'invalid_response', message: page.error } };
+    if ('error' in page)
+      return { kind: 'error', status: 200, error: { code: 'invalid_response', message: page.error } };
     return { kind: 'ok', ...page };
   }
 
   /** GET /browser_pools/{id_or_name}, at most MAX_POOL_LOOKUPS at once. */
-  readonly getPool: (idOrName: string, signal?: AbortSignal) => Promise<GetResult<unknown>> = limitConcurrency(MAX_POOL_LOOKUPS, (idOrName, signal) => this.fetchPool(idOrName, signal));
+  readonly getPool: (idOrName: string, signal?: AbortSignal) => Promise<GetResult<unknown>> = limitConcurrency(
+    MAX_POOL_LOOKUPS,
+    (idOrName, signal) => this.fetchPool(idOrName, signal),
+  );
 
   private async fetchPool(idOrName: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
-    const got = await this.getJson(`${this.opts.baseUrl}/browser_pools/${idSegment(idOrName)}`, { accept: 'application/json' }, signal, MAX_POOL_BODY, 'pool response');
+    const got = await this.getJson(
+      `${this.opts.baseUrl}/browser_pools/${idSegment(idOrName)}`,
+      { accept: 'application/json' },
+      signal,
+      MAX_POOL_BODY,
+      'pool response',
+    );
     return got.kind === 'json' ? { kind: 'ok', value: got.body } : got;
   }
 
@@ -195,17 +235,26 @@ export class UpstreamClient {
    * archive does not know from a service without an archive.
    */
   async getSession(sessionId: string, signal?: AbortSignal): Promise<GetResult<unknown>> {
-    const got = await this.getJson(`${this.opts.baseUrl}/browsers/${idSegment(sessionId)}?include_deleted=true`, { accept: 'application/json' }, signal, MAX_POOL_BODY, 'session response');
+    const got = await this.getJson(
+      `${this.opts.baseUrl}/browsers/${idSegment(sessionId)}?include_deleted=true`,
+      { accept: 'application/json' },
+      signal,
+      MAX_POOL_BODY,
+      'session response',
+    );
     return got.kind === 'json' ? { kind: 'ok', value: got.body } : got;
   }
-
 
   /**
    * GET any path under the base URL, answered as its status and error body. `check` asks a route
    * that cannot exist, to learn what "no such route" looks like at this base URL.
    */
   async probeRoute(path: string, signal?: AbortSignal): Promise<{ status: number; error: ApiErrorBody }> {
-    const res = await this.http.request(`${this.opts.baseUrl}${path}`, { method: 'GET', headers: this.headers({ accept: 'application/json' }), signal });
+    const res = await this.http.request(`${this.opts.baseUrl}${path}`, {
+      method: 'GET',
+      headers: this.headers({ accept: 'application/json' }),
+      signal,
+    });
     const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_ERROR_BODY);
     return { status: res.statusCode, error: parseApiError(res.statusCode, text) };
   }

@@ -29,7 +29,6 @@ export interface Envelope {
 
 export type EnvelopeResult = { ok: true; envelope: Envelope } | { ok: false; reason: string };
 
-
 /**
  * Validates a parsed JSON value as an envelope. The reason never quotes the payload, so it can be
  * logged without leaking what the frame carried.

@@ -3,7 +3,11 @@
 // take the connections that lease renewals and commits need.
 
 /** Wraps `read`: resolves with the last value younger than `ttlMs`, or reads once for every waiting caller. */
-export function cachedAsync<T>(read: () => Promise<T>, ttlMs: number, now: () => number = () => performance.now()): () => Promise<T> {
+export function cachedAsync<T>(
+  read: () => Promise<T>,
+  ttlMs: number,
+  now: () => number = () => performance.now(),
+): () => Promise<T> {
   let value: { v: T; at: number } | undefined;
   let reading: Promise<T> | undefined;
   return () => {

@@ -13,7 +13,12 @@ export type Options = NonNullable<ParseArgsConfig['options']>;
 export function parseCommand<O extends Options>(argv: string[], options: O, help: string, allowPositionals = 0) {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: allowPositionals > 0, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: allowPositionals > 0,
+      strict: true,
+    });
   } catch (err) {
     throw new UsageError(`${usageProblem(err as NodeJS.ErrnoException, options)} (--help for the options)`);
   }
@@ -21,7 +26,8 @@ export function parseCommand<O extends Options>(argv: string[], options: O, help
     process.stdout.write(help + '\n');
     return null;
   }
-  if (parsed.positionals.length > allowPositionals) throw new UsageError(`unexpected argument "${parsed.positionals[allowPositionals]}" (--help for the usage)`);
+  if (parsed.positionals.length > allowPositionals)
+    throw new UsageError(`unexpected argument "${parsed.positionals[allowPositionals]}" (--help for the usage)`);
   return parsed;
 }
 

@@ -2,7 +2,10 @@
 // where a caller can start many requests at once (every new pool reference is looked up at once).
 
 /** Wraps `fn` so that at most `max` of its calls are in flight. */
-export function limitConcurrency<A extends unknown[], R>(max: number, fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+export function limitConcurrency<A extends unknown[], R>(
+  max: number,
+  fn: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
   let running = 0;
   const waiting: Array<() => void> = [];
   const release = (): void => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 /** Runs `main(argv)` and exits with its code when the module at `moduleUrl` is the process's entry point. */
 export function runIfEntryPoint(moduleUrl: string, main: (argv: string[]) => Promise<number>, name: string): void {
-  let entry = false;
+  let entry: boolean;
   try {
     entry = process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(moduleUrl));
   } catch {

@@ -21,7 +21,14 @@
 //   reading the socket when the body's buffer is full (readHighWaterMark), and the peer's writes stall;
 // - `connections`: at most that many requests in flight (hence connections), the rest wait in order;
 // - keep-alive: an idle connection is kept for keepAliveMs (30 s) and then closed.
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type ClientRequestArgs, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type ClientRequestArgs,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { BODY_TIMEOUT, HEADERS_TIMEOUT, HttpTimeoutError } from './http-timeout.js';
@@ -75,11 +82,12 @@ export class HttpClient {
     let target: URL;
     try {
       target = typeof url === 'string' ? new URL(url) : url;
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`not an http(s) URL: ${target.protocol}`);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:')
+        throw new Error(`not an http(s) URL: ${target.protocol}`);
       if (this.closed) throw new Error('the HTTP client is closed');
       r.signal?.throwIfAborted();
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     return this.turn(r.signal).then(() => this.send(target, r));
   }
@@ -148,7 +156,7 @@ export class HttpClient {
         req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, args);
       } catch (err) {
         done();
-        reject(err as Error);
+        reject(err instanceof Error ? err : new Error(String(err)));
         return;
       }
       const onAbort = (): void => {
@@ -169,7 +177,13 @@ export class HttpClient {
       });
       if (headersTimeoutMs > 0) {
         req.once('socket', () => {
-          headersTimer = setTimeout(() => req.destroy(new HttpTimeoutError(HEADERS_TIMEOUT, `no response from ${url.host} within ${headersTimeoutMs} ms`)), headersTimeoutMs);
+          headersTimer = setTimeout(
+            () =>
+              req.destroy(
+                new HttpTimeoutError(HEADERS_TIMEOUT, `no response from ${url.host} within ${headersTimeoutMs} ms`),
+              ),
+            headersTimeoutMs,
+          );
         });
       }
       req.once('response', (answer: IncomingMessage) => {
@@ -194,12 +208,24 @@ export class HttpClient {
     const { tls = {}, connectTimeoutMs, readHighWaterMark } = this.o;
     const opening = this.opening;
     agent = new (class extends Base {
-      createConnection(options: ClientRequestArgs, opened: (err: Error | null, socket?: Duplex) => void): undefined {
+      override createConnection(
+        options: ClientRequestArgs,
+        opened: (err: Error | null, socket?: Duplex) => void,
+      ): undefined {
         const peer = { secure, host: String(options.host), port: Number(options.port) };
-        const cancel = openConnection(peer, { tls, timeoutMs: connectTimeoutMs, ...(proxy ? { proxy } : {}), ...(readHighWaterMark !== undefined ? { readHighWaterMark } : {}) }, (err, socket) => {
-          opening.delete(cancel);
-          opened(err, socket);
-        });
+        const cancel = openConnection(
+          peer,
+          {
+            tls,
+            timeoutMs: connectTimeoutMs,
+            ...(proxy ? { proxy } : {}),
+            ...(readHighWaterMark !== undefined ? { readHighWaterMark } : {}),
+          },
+          (err, socket) => {
+            opening.delete(cancel);
+            opened(err, socket);
+          },
+        );
         opening.add(cancel);
         return undefined;
       }

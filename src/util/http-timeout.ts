@@ -11,10 +11,14 @@ export type HttpTimeoutCode = typeof CONNECT_TIMEOUT | typeof HEADERS_TIMEOUT | 
 
 export class HttpTimeoutError extends Error {
   override readonly name = 'HttpTimeoutError';
-  constructor(readonly code: HttpTimeoutCode, message: string) {
+  constructor(
+    readonly code: HttpTimeoutCode,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 /** Whether `code` is one of ours. */
-export const isHttpTimeout = (code: string | undefined): boolean => code === CONNECT_TIMEOUT || code === HEADERS_TIMEOUT || code === BODY_TIMEOUT;
+export const isHttpTimeout = (code: string | undefined): boolean =>
+  code === CONNECT_TIMEOUT || code === HEADERS_TIMEOUT || code === BODY_TIMEOUT;

@@ -9,6 +9,7 @@ export function listenProblem(err: unknown, host: string, port: number, flag: st
     return `${host}:${port} is already in use (another instance, a collector or another program?); choose another port with ${flag}, or 0 for any free port`;
   }
   if (/EACCES/.test(text)) return `not allowed to listen on ${host}:${port}; choose a port above 1023 with ${flag}`;
-  if (/EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN/.test(text)) return `${host} is not an address of this machine; use --host 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)`;
+  if (/EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN/.test(text))
+    return `${host} is not an address of this machine; use --host 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)`;
   return `cannot listen on ${host}:${port}: ${e.message}`;
 }

@@ -11,10 +11,19 @@ export function createLogger(opts: { level?: string; pretty?: boolean; name?: st
   const base = {
     level,
     name: opts.name ?? 'bridge',
-    redact: { paths: ['apiKey', '*.apiKey', 'headers.authorization', '*.headers.authorization', 'controlToken'], censor: '[redacted]' },
+    redact: {
+      paths: ['apiKey', '*.apiKey', 'headers.authorization', '*.headers.authorization', 'controlToken'],
+      censor: '[redacted]',
+    },
   };
   if (pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname,name' } } });
+    return pino({
+      ...base,
+      transport: {
+        target: 'pino-pretty',
+        options: { destination: 2, colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname,name' },
+      },
+    });
   }
   return pino(base, pino.destination({ dest: 2, sync: false }));
 }

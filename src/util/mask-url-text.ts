@@ -10,8 +10,13 @@ export function maskUrlText(text: string): string {
   if (!/[?#@]/.test(text)) return text;
   const masked = text
     // user-info: between `//` and the last `@` of the authority.
-    .replace(/^([A-Za-z][A-Za-z0-9+.-]*:)?\/\/[^/?#]*@/, (_m, scheme: string | undefined) => `${scheme ?? ''}//${MASK}@`)
+    .replace(
+      /^([A-Za-z][A-Za-z0-9+.-]*:)?\/\/[^/?#]*@/,
+      (_m, scheme: string | undefined) => `${scheme ?? ''}//${MASK}@`,
+    )
     // every `name=value` after `?` or `#`, and a bare fragment or query value.
-    .replace(/([?#&;])([^=&;#?]*)=([^&;#?]*)/g, (_m, sep: string, name: string, value: string) => (value === '' ? `${sep}${name}=` : `${sep}${name}=${MASK}`));
+    .replace(/([?#&;])([^=&;#?]*)=([^&;#?]*)/g, (_m, sep: string, name: string, value: string) =>
+      value === '' ? `${sep}${name}=` : `${sep}${name}=${MASK}`,
+    );
   return masked;
 }

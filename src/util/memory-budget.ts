@@ -17,7 +17,9 @@ const LOW = 0.75;
 export const HELD_SHARE = 0.5;
 
 /** The container's memory limit in bytes, or undefined when there is none (or it cannot be read). */
-export function containerMemoryLimit(read: (path: string) => string = (p) => readFileSync(p, 'utf8')): number | undefined {
+export function containerMemoryLimit(
+  read: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): number | undefined {
   for (const path of ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']) {
     let text: string;
     try {
@@ -50,7 +52,10 @@ export interface MemoryGuard {
   stop(): void;
 }
 
-export function startMemoryGuard(budgetBytes: number, opts: { intervalMs?: number; rss?: () => number } = {}): MemoryGuard {
+export function startMemoryGuard(
+  budgetBytes: number,
+  opts: { intervalMs?: number; rss?: () => number } = {},
+): MemoryGuard {
   const rss = opts.rss ?? (() => process.memoryUsage.rss());
   const watchers: Array<(over: boolean) => void> = [];
   const held: Array<() => number> = [];

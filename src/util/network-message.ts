@@ -6,14 +6,19 @@
 // (an aborted or timed-out signal) carries a number there, which says nothing in a log line.
 
 /** OpenSSL's answers when the peer's first bytes are not TLS: an https:// URL for a plaintext port. */
-const TLS_TO_PLAINTEXT = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST']);
+const TLS_TO_PLAINTEXT = new Set([
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_SSL_PACKET_LENGTH_TOO_LONG',
+  'ERR_SSL_HTTP_REQUEST',
+]);
 
 type Failure = { code?: unknown; message?: string; cause?: { code?: unknown; message?: string } } | null | undefined;
 
 export function networkMessage(err: unknown): string {
   const e = err as Failure;
   const code = networkCode(err);
-  if (code !== undefined && TLS_TO_PLAINTEXT.has(code)) return `${code}: TLS to a port that speaks plaintext (write the URL with http://, or use the TLS port)`;
+  if (code !== undefined && TLS_TO_PLAINTEXT.has(code))
+    return `${code}: TLS to a port that speaks plaintext (write the URL with http://, or use the TLS port)`;
   return code ?? e?.cause?.message ?? e?.message ?? String(err);
 }
 

@@ -63,10 +63,13 @@ export function openConnection(peer: PeerAddress, o: ConnectOptions, done: Opene
     return s;
   };
   const authority = `${peer.host.includes(':') ? `[${peer.host}]` : peer.host}:${peer.port}`;
-  const timer = o.timeoutMs > 0 ? setTimeout(() => {
-    const via = o.proxy ? ` through the proxy ${o.proxy.host}` : '';
-    finish(new HttpTimeoutError(CONNECT_TIMEOUT, `no connection to ${authority}${via} within ${o.timeoutMs} ms`));
-  }, o.timeoutMs) : undefined;
+  const timer =
+    o.timeoutMs > 0
+      ? setTimeout(() => {
+          const via = o.proxy ? ` through the proxy ${o.proxy.host}` : '';
+          finish(new HttpTimeoutError(CONNECT_TIMEOUT, `no connection to ${authority}${via} within ${o.timeoutMs} ms`));
+        }, o.timeoutMs)
+      : undefined;
 
   /** The last step: TLS to the peer for https://, the socket as it is for http://. */
   const toPeer = (socket: Socket): void => {
@@ -75,10 +78,15 @@ export function openConnection(peer: PeerAddress, o: ConnectOptions, done: Opene
       else finish(null, socket);
       return;
     }
-    const secure = track(tlsConnect({
-      socket, host: peer.host, servername: serverName(peer.host), ...o.tls,
-      ...(o.readHighWaterMark !== undefined ? { highWaterMark: o.readHighWaterMark } : {}),
-    }));
+    const secure = track(
+      tlsConnect({
+        socket,
+        host: peer.host,
+        servername: serverName(peer.host),
+        ...o.tls,
+        ...(o.readHighWaterMark !== undefined ? { highWaterMark: o.readHighWaterMark } : {}),
+      }),
+    );
     secure.once('secureConnect', () => finish(null, secure));
   };
 
@@ -88,19 +96,33 @@ export function openConnection(peer: PeerAddress, o: ConnectOptions, done: Opene
     return (why) => finish(why);
   }
   const proxyHost = unbracket(proxy.hostname);
-  let toProxy: Socket = tcp(proxyHost, Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80), o.readHighWaterMark, track);
-  if (proxy.protocol === 'https:') toProxy = track(tlsConnect({ socket: toProxy, host: proxyHost, servername: serverName(proxyHost) }));
+  let toProxy: Socket = tcp(
+    proxyHost,
+    Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80),
+    o.readHighWaterMark,
+    track,
+  );
+  if (proxy.protocol === 'https:')
+    toProxy = track(tlsConnect({ socket: toProxy, host: proxyHost, servername: serverName(proxyHost) }));
   const headers: Record<string, string> = { host: authority };
   if (proxy.username !== '' || proxy.password !== '') {
-    headers['proxy-authorization'] = `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`;
+    headers['proxy-authorization'] =
+      `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`;
   }
   const socket = toProxy;
   tunnel = httpRequest({ method: 'CONNECT', path: authority, headers, setHost: false, createConnection: () => socket });
   tunnel.on('error', (err) => finish(err));
   tunnel.on('connect', (res: IncomingMessage, s: Socket, head: Buffer) => {
     if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) {
-      const hint = res.statusCode === 407 ? ' (the proxy wants credentials: write them into the proxy URL, http://user:password@host:port)' : '';
-      return finish(new Error(`the proxy ${proxy.host} answered ${res.statusCode} ${res.statusMessage ?? ''} to CONNECT ${authority}${hint}`));
+      const hint =
+        res.statusCode === 407
+          ? ' (the proxy wants credentials: write them into the proxy URL, http://user:password@host:port)'
+          : '';
+      return finish(
+        new Error(
+          `the proxy ${proxy.host} answered ${res.statusCode} ${res.statusMessage ?? ''} to CONNECT ${authority}${hint}`,
+        ),
+      );
     }
     // Bytes the proxy sent after its answer belong to the peer.
     if (head.length > 0) s.unshift(head);
@@ -111,7 +133,13 @@ export function openConnection(peer: PeerAddress, o: ConnectOptions, done: Opene
 }
 
 function tcp(host: string, port: number, readHighWaterMark: number | undefined, track: (s: Socket) => Socket): Socket {
-  const s = track(netConnect({ host, port, ...(readHighWaterMark !== undefined ? { readableHighWaterMark: readHighWaterMark } : {}) }));
+  const s = track(
+    netConnect({
+      host,
+      port,
+      ...(readHighWaterMark !== undefined ? { readableHighWaterMark: readHighWaterMark } : {}),
+    }),
+  );
   // Requests are written whole: waiting for more to send only delays them.
   s.setNoDelay(true);
   return s;

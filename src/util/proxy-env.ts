@@ -72,7 +72,9 @@ function proxyUrl(value: string): URL {
     throw new Error('HTTPS_PROXY / HTTP_PROXY is not a URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`proxy ${url.protocol}//${url.host}: only http:// and https:// proxies (HTTP CONNECT) are supported`);
+    throw new Error(
+      `proxy ${url.protocol}//${url.host}: only http:// and https:// proxies (HTTP CONNECT) are supported`,
+    );
   }
   return url;
 }

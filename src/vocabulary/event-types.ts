@@ -6,7 +6,16 @@
 
 /** The categories a telemetry configuration has an enable flag for (docs/service-api.md "Capture rules" 1). */
 export const TELEMETRY_CATEGORIES = [
-  'captcha', 'connection', 'console', 'control', 'interaction', 'network', 'page', 'platform', 'screenshot', 'system',
+  'captcha',
+  'connection',
+  'console',
+  'control',
+  'interaction',
+  'network',
+  'page',
+  'platform',
+  'screenshot',
+  'system',
 ] as const;
 export type TelemetryCategory = (typeof TELEMETRY_CATEGORIES)[number];
 
@@ -61,7 +70,10 @@ export const SERVICE_EVENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** Category of every known type. */
-export const EVENT_CATEGORY: ReadonlyMap<string, string> = new Map([...Object.entries(SPEC_EVENT_TYPES), ...Object.entries(SERVICE_EVENT_TYPES)]);
+export const EVENT_CATEGORY: ReadonlyMap<string, string> = new Map([
+  ...Object.entries(SPEC_EVENT_TYPES),
+  ...Object.entries(SERVICE_EVENT_TYPES),
+]);
 
 /** Every event type this bridge knows by name, sorted. Types are open: the service adds new ones. */
 export const KNOWN_EVENT_TYPES: readonly string[] = [...EVENT_CATEGORY.keys()].sort();

@@ -15,7 +15,8 @@ import type { ReconnectReason, SubscriberState } from './session-states.js';
 export type OversizeAction = 'strings_truncated' | 'body_cut' | 'attributes_cut' | 'screenshot_dropped';
 
 /** What kind of value redaction masked. */
-export type RedactionKind = 'header' | 'url' | 'post_data' | 'response_body' | 'api_call_code' | 'typed_key' | 'source_metadata';
+export type RedactionKind =
+  'header' | 'url' | 'post_data' | 'response_body' | 'api_call_code' | 'typed_key' | 'source_metadata';
 
 /** Why the service's numbering was taken as a new epoch (stream/sequencer.ts). */
 export type EpochReason = 'source_changed' | 'seq_backwards' | 'resume_ignored';
@@ -24,7 +25,15 @@ export type EpochReason = 'source_changed' | 'seq_backwards' | 'resume_ignored';
 export type RejectReason = 'partial_success' | 'invalid' | 'too_large' | 'corrupt';
 
 /** How one poll of the service's session list ended (discovery/discovery-loop.ts). */
-export const DISCOVERY_OUTCOMES = ['ok', 'skipped', 'rate_limited', 'server_error', 'no_route', 'unauthorized', 'failed'] as const;
+export const DISCOVERY_OUTCOMES = [
+  'ok',
+  'skipped',
+  'rate_limited',
+  'server_error',
+  'no_route',
+  'unauthorized',
+  'failed',
+] as const;
 export type DiscoveryOutcome = (typeof DISCOVERY_OUTCOMES)[number];
 
 export type Fact =
@@ -32,16 +41,38 @@ export type Fact =
   | { f: 'events_received'; session?: string; count: number }
   | { f: 'duplicates'; session?: string; count: number }
   | { f: 'malformed_frame'; session: string; frameId: string | undefined; bytes: number; reason: string }
-  | { f: 'epoch_started'; session: string; epoch: number; seq: number; why: EpochReason; previousEpoch: number; previousLastSeq: number }
+  | {
+      f: 'epoch_started';
+      session: string;
+      epoch: number;
+      seq: number;
+      why: EpochReason;
+      previousEpoch: number;
+      previousLastSeq: number;
+    }
   | { f: 'gap_recorded'; session: string; first: number; last: number; reason: GapReason }
   | { f: 'tail_unknown'; session: string; epoch: number; afterSeq: number }
-  | { f: 'archive_repaired'; session: string; first: number; last: number | undefined; reason: GapReason; repaired: number }
+  | {
+      f: 'archive_repaired';
+      session: string;
+      first: number;
+      last: number | undefined;
+      reason: GapReason;
+      repaired: number;
+    }
   /** A 404 from the archive, told apart: the service has no archive route, or no such session. */
   | { f: 'archive_probed'; session: string; verdict: 'no_route' | 'no_session' | 'undecided'; detail: string }
   | { f: 'archive_unreadable'; session: string; first: number; last: number | undefined; detail: string }
   | { f: 'mapping_failed'; session: string; seq: number; type: string; error: string }
   | { f: 'state_changed'; session: string; state: SubscriberState; detail?: string; at: number }
-  | { f: 'reconnect_scheduled'; session: string; reason: ReconnectReason; delayMs: number; attempt: number; detail?: string }
+  | {
+      f: 'reconnect_scheduled';
+      session: string;
+      reason: ReconnectReason;
+      delayMs: number;
+      attempt: number;
+      detail?: string;
+    }
   | { f: 'connected'; session: string; at: number }
   | { f: 'session_ended'; session: string; lastSeq: number; epoch: number; detail: string }
   /** The service does not know the session at all (never existed, a mistyped id): an error, not an end. */
@@ -60,11 +91,35 @@ export type Fact =
   // --- delivery (export/delivery.ts) ---
   | { f: 'export_attempted'; outcome: string; success: boolean; seconds: number }
   | { f: 'records_delivered'; count: number }
-  | { f: 'records_rejected'; reason: RejectReason; count: number; endpoint: string; error: string; segments?: readonly string[] }
-  | { f: 'export_failed'; endpoint: string; status: number | undefined; grpcCode: number | undefined; records: number; attempt: number; delayMs: number; error: string }
+  | {
+      f: 'records_rejected';
+      reason: RejectReason;
+      count: number;
+      endpoint: string;
+      error: string;
+      segments?: readonly string[];
+    }
+  | {
+      f: 'export_failed';
+      endpoint: string;
+      status: number | undefined;
+      grpcCode: number | undefined;
+      records: number;
+      attempt: number;
+      delayMs: number;
+      error: string;
+    }
   | { f: 'export_recovered'; endpoint: string; records: number }
   /** Every record of a request was refused (400/413) and nothing proves it is about the records: all stay spooled. */
-  | { f: 'collector_refusing'; endpoint: string; status: number | undefined; records: number; round: number; delayMs: number; error: string }
+  | {
+      f: 'collector_refusing';
+      endpoint: string;
+      status: number | undefined;
+      records: number;
+      round: number;
+      delayMs: number;
+      error: string;
+    }
   | { f: 'spool_unreadable'; error: string }
   // --- the cluster (cluster/ownership.ts) ---
   | { f: 'lease_renewed'; recovered: boolean }
@@ -74,7 +129,17 @@ export type Fact =
   | { f: 'sessions_lost'; sessions: readonly string[]; why: string }
   | { f: 'sessions_handed_over'; sessions: number }
   // --- discovery (discovery/discovery-loop.ts): `skipped` is a poll another replica made this interval ---
-  | { f: 'discovery_polled'; outcome: DiscoveryOutcome; matched: number; pages: number; seconds: number; status?: number; delayMs?: number; detail?: string; streak: number }
+  | {
+      f: 'discovery_polled';
+      outcome: DiscoveryOutcome;
+      matched: number;
+      pages: number;
+      seconds: number;
+      status?: number;
+      delayMs?: number;
+      detail?: string;
+      streak: number;
+    }
   | { f: 'sessions_discovered'; sessions: readonly string[]; deleted: boolean }
   /** The monotonic clock showed a pause: the lease was checked before anything more was sent. */
   | { f: 'lease_checked_after_pause'; pausedMs: number; stillOwned: number }
@@ -85,7 +150,16 @@ export type Fact =
   // --- the control API (server/http-server.ts) ---
   | { f: 'session_refused'; session: string; followed: number; limit: number; remote: string }
   // --- the daemon (daemon/reload.ts) ---
-  | { f: 'config_reloaded'; reason: string; added: readonly string[]; removed: readonly string[]; updated: readonly string[]; mappingChanged: boolean; startChanged: boolean; restartRequired: readonly string[] }
+  | {
+      f: 'config_reloaded';
+      reason: string;
+      added: readonly string[];
+      removed: readonly string[];
+      updated: readonly string[];
+      mappingChanged: boolean;
+      startChanged: boolean;
+      restartRequired: readonly string[];
+    }
   | { f: 'config_rejected'; reason: string; key: string; error: string };
 
 /** The name of a fact, and the fact of that name. */

@@ -3,11 +3,30 @@
 // here is also a Prometheus label value (observe/metrics.ts creates each series at zero).
 
 /** `unknown`: the service does not know the session at all (a mistyped id), unlike `ended`. */
-export const SUBSCRIBER_STATES = ['idle', 'connecting', 'streaming', 'backoff', 'unauthorized', 'forbidden', 'ended', 'unknown', 'stopped'] as const;
+export const SUBSCRIBER_STATES = [
+  'idle',
+  'connecting',
+  'streaming',
+  'backoff',
+  'unauthorized',
+  'forbidden',
+  'ended',
+  'unknown',
+  'stopped',
+] as const;
 export type SubscriberState = (typeof SUBSCRIBER_STATES)[number];
 
 export const RECONNECT_REASONS = [
-  'closed', 'idle', 'network', 'server_error', 'rate_limited', 'unauthorized', 'forbidden', 'bad_content_type', 'frame_too_large', 'http_error',
+  'closed',
+  'idle',
+  'network',
+  'server_error',
+  'rate_limited',
+  'unauthorized',
+  'forbidden',
+  'bad_content_type',
+  'frame_too_large',
+  'http_error',
 ] as const;
 export type ReconnectReason = (typeof RECONNECT_REASONS)[number];
 

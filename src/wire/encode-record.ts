@@ -68,7 +68,7 @@ export function writeFramedRecord(w: ProtoWriter, r: BridgeLogRecord): void {
 }
 
 function writeAttributeValue(w: ProtoWriter, field: number, v: AttributeValue): void {
-  writeAnyValue(w, field, v as JsonValue);
+  writeAnyValue(w, field, v);
 }
 
 /** AnyValue for a JSON value; null is an empty AnyValue, as the stock exporter sends it. */

@@ -36,7 +36,9 @@ function protobufBuilder(rs: ResourceScope): RequestBuilder {
       for (const p of payloads) records += p.length;
       const scopeLogs = scopeField + records;
       const resourceLogs = resourceField + 1 + varintSize(scopeLogs) + scopeLogs;
-      const head = Buffer.allocUnsafe(1 + varintSize(resourceLogs) + resourceField + 1 + varintSize(scopeLogs) + scopeField);
+      const head = Buffer.allocUnsafe(
+        1 + varintSize(resourceLogs) + resourceField + 1 + varintSize(scopeLogs) + scopeField,
+      );
       let p = 0;
       head[p++] = 0x0a;
       p = writeVarint(head, p, resourceLogs);

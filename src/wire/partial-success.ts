@@ -17,7 +17,9 @@ export function decodePartialSuccess(body: Buffer, contentType: string): Partial
 
 function fromJson(body: Buffer): PartialSuccess | null {
   try {
-    const v = JSON.parse(body.toString('utf8')) as { partialSuccess?: { rejectedLogRecords?: string | number; errorMessage?: string } };
+    const v = JSON.parse(body.toString('utf8')) as {
+      partialSuccess?: { rejectedLogRecords?: string | number; errorMessage?: string };
+    };
     const p = v.partialSuccess;
     if (!p) return null;
     const rejected = Number(p.rejectedLogRecords ?? 0);

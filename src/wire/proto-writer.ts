@@ -17,7 +17,9 @@ export class ProtoWriter {
   pos = 0;
 
   constructor(initialBytes = 64 * 1024) {
-    this.buf = Buffer.allocUnsafe(initialBytes);
+    // Never from Node's shared pool: the ingest outbox transfers this buffer to the main thread,
+    // and since Node 22 a pooled buffer (anything under half the pool) cannot be transferred.
+    this.buf = Buffer.allocUnsafeSlow(initialBytes);
   }
 
   reset(): void {
@@ -30,7 +32,7 @@ export class ProtoWriter {
     if (need <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < need) size *= 2;
-    const next = Buffer.allocUnsafe(size);
+    const next = Buffer.allocUnsafeSlow(size);
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
   }

@@ -9,7 +9,11 @@ const WIRE_LEN = 2;
 
 class Reader {
   pos: number;
-  constructor(readonly buf: Buffer, start: number, readonly end: number) {
+  constructor(
+    readonly buf: Buffer,
+    start: number,
+    readonly end: number,
+  ) {
     this.pos = start;
   }
 
@@ -106,7 +110,8 @@ function logRecordJson(r: Reader): string {
     else r.skip(wire);
   }
   return `{"timeUnixNano":"${time}","observedTimeUnixNano":"${observed}","severityNumber":${severityNumber},"severityText":${JSON.stringify(severityText)}${
-    body === undefined ? '' : `,"body":${body}`},"eventName":${JSON.stringify(eventName)},"attributes":[${attributes.join(',')}],"droppedAttributesCount":0}`;
+    body === undefined ? '' : `,"body":${body}`
+  },"eventName":${JSON.stringify(eventName)},"attributes":[${attributes.join(',')}],"droppedAttributesCount":0}`;
 }
 
 function keyValueJson(parent: Reader, start: number, end: number): string {
@@ -133,14 +138,21 @@ function anyValueJson(parent: Reader, start: number, end: number): string {
     else if (field === 2 && wire === WIRE_VARINT) out = `{"boolValue":${r.varint() !== 0}}`;
     else if (field === 3 && wire === WIRE_VARINT) out = `{"intValue":${r.int64()}}`;
     else if (field === 4 && wire === WIRE_FIXED64) out = `{"doubleValue":${JSON.stringify(r.double())}}`;
-    else if (field === 5 && wire === WIRE_LEN) out = `{"arrayValue":{"values":[${listJson(r, ...r.len(), anyValueJson)}]}}`;
-    else if (field === 6 && wire === WIRE_LEN) out = `{"kvlistValue":{"values":[${listJson(r, ...r.len(), keyValueJson)}]}}`;
+    else if (field === 5 && wire === WIRE_LEN)
+      out = `{"arrayValue":{"values":[${listJson(r, ...r.len(), anyValueJson)}]}}`;
+    else if (field === 6 && wire === WIRE_LEN)
+      out = `{"kvlistValue":{"values":[${listJson(r, ...r.len(), keyValueJson)}]}}`;
     else r.skip(wire);
   }
   return out;
 }
 
-function listJson(parent: Reader, start: number, end: number, item: (r: Reader, s: number, e: number) => string): string {
+function listJson(
+  parent: Reader,
+  start: number,
+  end: number,
+  item: (r: Reader, s: number, e: number) => string,
+): string {
   const r = new Reader(parent.buf, start, end);
   const items: string[] = [];
   while (r.pos < r.end) {

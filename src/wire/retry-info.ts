@@ -47,7 +47,10 @@ function fields(buf: Uint8Array, wanted: number): Uint8Array[] {
  * Calls `visit` for each field: varints with their value, length-delimited fields with their
  * bounds. A damaged message ends the walk: a trailer is advice, never a reason to fail an export.
  */
-function walk(buf: Uint8Array, visit: (field: number, wire: number, value: number, start: number, end: number) => void): void {
+function walk(
+  buf: Uint8Array,
+  visit: (field: number, wire: number, value: number, start: number, end: number) => void,
+): void {
   let pos = 0;
   while (pos < buf.length) {
     const [tag, next] = readVarint(buf, pos);

@@ -28,9 +28,11 @@ export function splitRecords(payload: Buffer): Buffer[] {
   const out: Buffer[] = [];
   let pos = 0;
   while (pos < payload.length) {
-    if (payload[pos] !== RECORD_TAG) throw new Error(`damaged spool segment: unexpected byte ${payload[pos]} at ${pos}`);
+    if (payload[pos] !== RECORD_TAG)
+      throw new Error(`damaged spool segment: unexpected byte ${payload[pos]} at ${pos}`);
     const [len, body] = readVarint(payload, pos + 1);
-    if (len < 0 || body + len > payload.length) throw new Error(`damaged spool segment: record at ${pos} runs past the end`);
+    if (len < 0 || body + len > payload.length)
+      throw new Error(`damaged spool segment: record at ${pos} runs past the end`);
     out.push(payload.subarray(pos, body + len));
     pos = body + len;
   }

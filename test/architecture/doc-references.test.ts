@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SELF = relative(ROOT, fileURLToPath(import.meta.url)).split('\\').join('/');
+const SELF = relative(ROOT, fileURLToPath(import.meta.url))
+  .split('\\')
+  .join('/');
 
 /** Names of documents outside the repository. Spelled in pieces so this file does not mention them. */
 const FORBIDDEN: ReadonlyArray<[RegExp, string]> = [
@@ -43,7 +45,11 @@ function scannedFiles(): string[] {
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 export function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** Headings of a markdown text, without their `#`s and backticks. */
@@ -86,7 +92,8 @@ export function problems(file: string, text: string, repo: Repo): string[] {
   const at = (index: number, problem: string): void => void out.push(`${file}:${lineOf(text, index)}: ${problem}`);
 
   for (const [re, name] of FORBIDDEN) {
-    for (const m of text.matchAll(new RegExp(re.source, 'g'))) at(m.index, `cites ${name}, which is not in the repository`);
+    for (const m of text.matchAll(new RegExp(re.source, 'g')))
+      at(m.index, `cites ${name}, which is not in the repository`);
   }
 
   // docs/<name>.md, optionally followed by a quoted section name on the same line.
@@ -99,10 +106,12 @@ export function problems(file: string, text: string, repo: Repo): string[] {
     if (anchor !== undefined && !anchors(repo.read(doc)).has(anchor)) at(m.index, `${doc} has no anchor #${anchor}`);
     if (section !== undefined) {
       const wanted = section.replace(/`/g, '').toLowerCase();
-      if (!headings(repo.read(doc)).some((h) => h.toLowerCase().includes(wanted))) at(m.index, `${doc} has no section "${section}"`);
+      if (!headings(repo.read(doc)).some((h) => h.toLowerCase().includes(wanted)))
+        at(m.index, `${doc} has no section "${section}"`);
     }
   }
-  for (const m of text.matchAll(/(?<![\w./-])README\.md\b/g)) if (!repo.exists('README.md')) at(m.index, 'README.md does not exist');
+  for (const m of text.matchAll(/(?<![\w./-])README\.md\b/g))
+    if (!repo.exists('README.md')) at(m.index, 'README.md does not exist');
 
   if (file.endsWith('.md')) {
     const here = posix.dirname(file);
@@ -114,7 +123,8 @@ export function problems(file: string, text: string, repo: Repo): string[] {
       const path = pathPart === '' ? file : posix.normalize(posix.join(here, pathPart));
       if (path.startsWith('..')) at(m.index, `link ${target} leaves the repository`);
       else if (!repo.exists(path)) at(m.index, `link ${target}: ${path} does not exist`);
-      else if (anchor !== undefined && path.endsWith('.md') && !anchors(repo.read(path)).has(anchor)) at(m.index, `link ${target}: no anchor #${anchor} in ${path}`);
+      else if (anchor !== undefined && path.endsWith('.md') && !anchors(repo.read(path)).has(anchor))
+        at(m.index, `link ${target}: no anchor #${anchor} in ${path}`);
     }
     // Backticked repository paths in prose: `src/wire/encode-record.ts`.
     for (const m of text.matchAll(/`((?:src|test|bench|docs|config)\/[\w./-]+\.(?:ts|md|ya?ml))`/g)) {
@@ -125,7 +135,8 @@ export function problems(file: string, text: string, repo: Repo): string[] {
 }
 
 const realRepo: Repo = {
-  exists: (p) => existsSync(join(ROOT, p)) && (statSync(join(ROOT, p)).isFile() || statSync(join(ROOT, p)).isDirectory()),
+  exists: (p) =>
+    existsSync(join(ROOT, p)) && (statSync(join(ROOT, p)).isFile() || statSync(join(ROOT, p)).isDirectory()),
   read: (p) => readFileSync(join(ROOT, p), 'utf8'),
 };
 
@@ -135,7 +146,15 @@ describe('references to documents', () => {
   it('reads the whole tree', () => {
     // A broken walk would make the test below pass vacuously.
     expect(files.length).toBeGreaterThan(200);
-    for (const f of ['README.md', 'Dockerfile', 'docs/design.md', 'docs/service-api.md', 'src/cli/main.ts', 'config/bridge.example.yaml']) expect(files).toContain(f);
+    for (const f of [
+      'README.md',
+      'Dockerfile',
+      'docs/design.md',
+      'docs/service-api.md',
+      'src/cli/main.ts',
+      'config/bridge.example.yaml',
+    ])
+      expect(files).toContain(f);
   });
 
   it('point at files, anchors and sections that exist in the repository, and never at the briefing', () => {
@@ -153,7 +172,10 @@ describe('the checker itself', () => {
   const MD = '.md';
   const repo: Repo = {
     exists: (p) => [`README${MD}`, `docs/a${MD}`, `docs/b${MD}`, 'src/x.ts'].includes(p),
-    read: (p) => (p === `docs/a${MD}` ? '# A\n\n## Delivery semantics\n\n```\n# not a heading\n```\n## Delivery semantics\n' : '# B\n'),
+    read: (p) =>
+      p === `docs/a${MD}`
+        ? '# A\n\n## Delivery semantics\n\n```\n# not a heading\n```\n## Delivery semantics\n'
+        : '# B\n',
   };
 
   it('accepts good references', () => {

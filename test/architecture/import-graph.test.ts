@@ -34,7 +34,11 @@ export const LAYERS = [
   'cli',
 ] as const;
 
-interface Edge { from: string; to: string; typeOnly: boolean }
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -47,7 +51,8 @@ function sourceFiles(dir: string): string[] {
 /** Relative imports and re-exports of a file, static and dynamic, as src-relative paths. */
 export function importsOf(file: string, text: string): Edge[] {
   const out: Edge[] = [];
-  const re = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^;'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+  const re =
+    /(?:^|\n)\s*(import|export)\s+(type\s+)?[^;'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
   for (const m of text.matchAll(re)) {
     const spec = (m[3] ?? m[4]) as string;
     const to = relative(SRC, resolve(dirname(file), spec)).replace(/\.js$/, '.ts');
@@ -134,14 +139,22 @@ describe('the import graph of src/', () => {
 describe('the checks themselves', () => {
   it('find a cycle and an import against the order', () => {
     const e = (from: string, to: string): Edge => ({ from, to, typeOnly: false });
-    expect(cycles([e('a/x.ts', 'a/y.ts'), e('a/y.ts', 'a/z.ts'), e('a/z.ts', 'a/x.ts'), e('a/z.ts', 'b/w.ts')])).toEqual([['a/x.ts', 'a/y.ts', 'a/z.ts']]);
-    expect(againstTheOrder([e('store/spool.ts', 'export/delivery.ts'), e('export/delivery.ts', 'store/spool.ts'), e('nowhere/x.ts', 'util/y.ts')]))
-      .toEqual(['store/spool.ts → export/delivery.ts', 'nowhere/x.ts → util/y.ts']);
+    expect(
+      cycles([e('a/x.ts', 'a/y.ts'), e('a/y.ts', 'a/z.ts'), e('a/z.ts', 'a/x.ts'), e('a/z.ts', 'b/w.ts')]),
+    ).toEqual([['a/x.ts', 'a/y.ts', 'a/z.ts']]);
+    expect(
+      againstTheOrder([
+        e('store/spool.ts', 'export/delivery.ts'),
+        e('export/delivery.ts', 'store/spool.ts'),
+        e('nowhere/x.ts', 'util/y.ts'),
+      ]),
+    ).toEqual(['store/spool.ts → export/delivery.ts', 'nowhere/x.ts → util/y.ts']);
   });
 
   it('read static, type-only, re-export and dynamic imports', () => {
     const f = join(SRC, 'daemon', 'x.ts');
-    const text = "import type { A } from '../store/a.js';\nimport { B } from './b.js';\nexport { C } from '../wire/c.js';\nconst m = await import('../store/pg-store.js');\n";
+    const text =
+      "import type { A } from '../store/a.js';\nimport { B } from './b.js';\nexport { C } from '../wire/c.js';\nconst m = await import('../store/pg-store.js');\n";
     expect(importsOf(f, text)).toEqual([
       { from: join('daemon', 'x.ts'), to: join('store', 'a.ts'), typeOnly: true },
       { from: join('daemon', 'x.ts'), to: join('daemon', 'b.ts'), typeOnly: false },

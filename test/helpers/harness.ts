@@ -40,10 +40,16 @@ export async function harness(simOpts: SimulatorOptions = {}, receiverOpts: Rece
   const stateDir = mkdtempSync(join(tmpdir(), 'bridge-it-'));
   const bridges: Bridge[] = [];
   const h: Harness = {
-    sim, receiver, stateDir,
+    sim,
+    receiver,
+    stateDir,
     env: (extra = {}) => ({
-      BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key', BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off',
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...extra,
+      BROWSER_API_URL: sim.url,
+      BROWSER_API_KEY: 'sim-key',
+      BRIDGE_STATE_DIR: stateDir,
+      BRIDGE_LISTEN: 'off',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      ...extra,
     }),
     // In this process the sessions run on the test's thread unless a test asks for ingest workers:
     // their status is then exact at any instant. Daemons spawned from h.env() keep the default.
@@ -68,12 +74,12 @@ export async function harness(simOpts: SimulatorOptions = {}, receiverOpts: Rece
 export function spawnDaemon(env: Env, args: string[] = ['run']): ChildProcess & { output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli/main.ts'), ...args], {
     cwd: REPO,
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env } as NodeJS.ProcessEnv,
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   return Object.assign(child, { output: () => out });
 }
 

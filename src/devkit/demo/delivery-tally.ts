@@ -16,7 +16,11 @@ export interface SessionTally {
   missingSample: number[];
 }
 
-export function tallyDelivery(records: readonly ReceivedLogRecord[], sessionIds: string[], lastSeq: (id: string) => number): SessionTally[] {
+export function tallyDelivery(
+  records: readonly ReceivedLogRecord[],
+  sessionIds: string[],
+  lastSeq: (id: string) => number,
+): SessionTally[] {
   return sessionIds.map((id) => {
     const seen = new Set<number>();
     let duplicates = 0;
@@ -55,6 +59,15 @@ export function tallyDelivery(records: readonly ReceivedLogRecord[], sessionIds:
         if (missingSample.length < 10) missingSample.push(s);
       }
     }
-    return { sessionId: id, unique: seen.size, duplicates, gapRecords, gapEvents, tailsUnknown, missing, missingSample };
+    return {
+      sessionId: id,
+      unique: seen.size,
+      duplicates,
+      gapRecords,
+      gapEvents,
+      tailsUnknown,
+      missing,
+      missingSample,
+    };
   });
 }

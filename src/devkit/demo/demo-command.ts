@@ -33,8 +33,12 @@ Example:
   npm run demo -- --sessions 5 --events 10000 --rate 2000`;
 
 const opts = {
-  sessions: { type: 'string' }, appear: { type: 'string' }, events: { type: 'string' }, rate: { type: 'string' },
-  'no-crash': { type: 'boolean' }, protocol: { type: 'string' },
+  sessions: { type: 'string' },
+  appear: { type: 'string' },
+  events: { type: 'string' },
+  rate: { type: 'string' },
+  'no-crash': { type: 'boolean' },
+  protocol: { type: 'string' },
 } as const;
 
 function positiveInt(v: string | undefined, name: string, dflt: number): number {
@@ -51,7 +55,8 @@ export async function main(argv: string[]): Promise<number> {
   const perSession = positiveInt(args.values.events, 'events', 3000);
   const rate = positiveInt(args.values.rate, 'rate', 500);
   const protocol = args.values.protocol ?? 'http/protobuf';
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json' && protocol !== 'grpc') throw new UsageError('--protocol must be http/protobuf, http/json or grpc');
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json' && protocol !== 'grpc')
+    throw new UsageError('--protocol must be http/protobuf, http/json or grpc');
   const crash = !args.values['no-crash'];
   const out = (s: string): boolean => process.stdout.write(s + '\n');
 
@@ -64,17 +69,25 @@ export async function main(argv: string[]): Promise<number> {
   // The tag is what the daemon's discovery selects on.
   const sessionOpts = { categories: 'all' as const, tags: { demo: 'true' } };
   for (const id of ids) sim.createSession(id, sessionOpts);
-  out(`simulator  ${sim.url}   (${nSessions} sessions${appear ? `, ${appear} more appearing while the daemon runs` : ''}, ${perSession} events each at ${rate}/s${ids[1] ? `; ${ids[1]} gets one more, a frame broken on the wire` : ''})`);
+  out(
+    `simulator  ${sim.url}   (${nSessions} sessions${appear ? `, ${appear} more appearing while the daemon runs` : ''}, ${perSession} events each at ${rate}/s${ids[1] ? `; ${ids[1]} gets one more, a frame broken on the wire` : ''})`,
+  );
   out(`receiver   ${protocol === 'grpc' ? endpoint : receiver.logsUrl}   (${protocol})`);
   out(`state      ${stateDir}`);
 
   const env = {
     ...process.env,
-    BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key',
+    BROWSER_API_URL: sim.url,
+    BROWSER_API_KEY: 'sim-key',
     // No session is named: the daemon follows whatever the service lists with the tag.
-    BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_TAGS: 'demo=true', BRIDGE_DISCOVER_INTERVAL: '1s',
-    BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off', BRIDGE_START: 'oldest',
-    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+    BRIDGE_DISCOVER: 'true',
+    BRIDGE_DISCOVER_TAGS: 'demo=true',
+    BRIDGE_DISCOVER_INTERVAL: '1s',
+    BRIDGE_STATE_DIR: stateDir,
+    BRIDGE_LISTEN: 'off',
+    BRIDGE_START: 'oldest',
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   let daemon = startDaemon(env);
@@ -103,7 +116,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     const delivered = receiver.records.length;
     const perSession = countBySession(receiver, ids);
-    const complete = new Set(tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq).filter((t) => t.missing === 0).map((t) => t.sessionId));
+    const complete = new Set(
+      tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq)
+        .filter((t) => t.missing === 0)
+        .map((t) => t.sessionId),
+    );
     for (const id of ids) {
       const s = sim.session(id)!;
       if (s.emitted >= producedTarget && !s.ended) {
@@ -112,7 +129,12 @@ export async function main(argv: string[]): Promise<number> {
         // ends only once the (restarted) daemon delivers from it again, or once everything it
         // produced has arrived (a short run may be delivered whole before the kill). Nor before
         // every late session appeared: the daemon may exit once nothing it follows is live.
-        if (crashed && appeared === appear && ((perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0) || complete.has(id))) s.end();
+        if (
+          crashed &&
+          appeared === appear &&
+          ((perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0) || complete.has(id))
+        )
+          s.end();
       }
     }
     if (!injected && ids[1] && sim.session(ids[1])!.emitted > producedTarget / 4) {
@@ -121,8 +143,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     const tallies = tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq);
     printProgress(out, tallies, sim, ids);
-    if (!crashed && delivered >= (producedTarget * ids.length) * 0.35) {
-      say(out, `\n>>> kill -9 ${daemon.pid}  (the daemon dies mid-stream; what it read but did not deliver is in its spool)\n`);
+    if (!crashed && delivered >= producedTarget * ids.length * 0.35) {
+      say(
+        out,
+        `\n>>> kill -9 ${daemon.pid}  (the daemon dies mid-stream; what it read but did not deliver is in its spool)\n`,
+      );
       daemon.kill('SIGKILL');
       await waitExit(daemon);
       await sleep(1000);
@@ -152,11 +177,13 @@ export async function main(argv: string[]): Promise<number> {
   const ok = exitCode === 0 && tallies.every((t) => t.missing === 0);
   const dup = tallies.reduce((n, t) => n + t.duplicates, 0);
   const elapsed = (Date.now() - started) / 1000;
-  out(ok
-    ? `✓ every event delivered: ${tallies.reduce((n, t) => n + t.unique, 0)} records in ${elapsed.toFixed(1)} s, ` +
-      `${tallies.reduce((n, t) => n + t.gapEvents, 0)} event(s) reported lost in gap records (the undecodable frame's event was read from the archive), ` +
-      `${dup} duplicate(s) after the kill -9 (same log.record.uid, removable by the backend)`
-    : `✗ delivery incomplete (daemon exit code ${exitCode}); see the table above`);
+  out(
+    ok
+      ? `✓ every event delivered: ${tallies.reduce((n, t) => n + t.unique, 0)} records in ${elapsed.toFixed(1)} s, ` +
+          `${tallies.reduce((n, t) => n + t.gapEvents, 0)} event(s) reported lost in gap records (the undecodable frame's event was read from the archive), ` +
+          `${dup} duplicate(s) after the kill -9 (same log.record.uid, removable by the backend)`
+      : `✗ delivery incomplete (daemon exit code ${exitCode}); see the table above`,
+  );
 
   await sim.close();
   await receiver.close();
@@ -167,7 +194,10 @@ export async function main(argv: string[]): Promise<number> {
 function startDaemon(env: NodeJS.ProcessEnv): ChildProcess {
   // Re-run this same entry point (tsx from source, or dist/) with the same loader flags.
   const entry = process.argv[1]!;
-  const child = spawn(process.execPath, [...process.execArgv, entry, 'run', '--until-ended'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, entry, 'run', '--until-ended'], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   return child;
 }
 
@@ -178,10 +208,6 @@ function waitExit(child: ChildProcess): Promise<number | null> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
-}
-
-function totalEmitted(sim: Simulator, ids: string[]): number {
-  return ids.reduce((n, id) => n + sim.session(id)!.emitted, 0);
 }
 
 /** Lines of the live table on screen, so a terminal can redraw it in place (0 after other output). */
@@ -205,8 +231,10 @@ function say(out: (s: string) => void, text: string): void {
 function renderTable(tallies: SessionTally[], sim: Simulator, ids: string[]): string {
   const rows = tallies.map((t, i) => {
     const s = sim.session(ids[i]!)!;
-    return `  ${t.sessionId.padEnd(16)} emitted ${String(s.lastSeq).padStart(6)}  delivered ${String(t.unique).padStart(6)}  ` +
-      `gaps ${String(t.gapRecords).padStart(2)} (${t.gapEvents} ev)  dup ${String(t.duplicates).padStart(4)}  ${s.ended ? 'ended' : 'live'}`;
+    return (
+      `  ${t.sessionId.padEnd(16)} emitted ${String(s.lastSeq).padStart(6)}  delivered ${String(t.unique).padStart(6)}  ` +
+      `gaps ${String(t.gapRecords).padStart(2)} (${t.gapEvents} ev)  dup ${String(t.duplicates).padStart(4)}  ${s.ended ? 'ended' : 'live'}`
+    );
   });
   return rows.join('\n');
 }

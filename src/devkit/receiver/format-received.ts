@@ -4,7 +4,8 @@ import type { ReceivedLogRecord } from './server.js';
 const MAX_VALUE = 160;
 
 function short(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
+  const s =
+    typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
   return s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE)}…` : s;
 }
 

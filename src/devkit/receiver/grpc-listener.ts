@@ -38,7 +38,10 @@ export interface GrpcCallInfo {
   clientCertificate?: string;
 }
 
-export type GrpcHandler = (body: Buffer, info: GrpcCallInfo) => Promise<{ ok: true; response: Buffer } | { ok: false; error: GrpcError } | 'drop'>;
+export type GrpcHandler = (
+  body: Buffer,
+  info: GrpcCallInfo,
+) => Promise<{ ok: true; response: Buffer } | { ok: false; error: GrpcError } | 'drop'>;
 
 export class GrpcListener {
   #server: Server | undefined;
@@ -69,7 +72,10 @@ export class GrpcListener {
   async start(): Promise<void> {
     if (this.#server) return;
     const server = new Server();
-    server.addService(LOGS_SERVICE, { export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => void this.#export(call, callback) });
+    server.addService(LOGS_SERVICE, {
+      export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) =>
+        void this.#export(call, callback),
+    });
     const address = `${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.#port}`;
     this.#port = await new Promise<number>((resolve, reject) => {
       server.bindAsync(address, this.#credentials(), (err, port) => (err ? reject(err) : resolve(port)));
@@ -85,14 +91,21 @@ export class GrpcListener {
   #credentials(): ServerCredentials {
     if (!this.tls) return ServerCredentials.createInsecure();
     const ca = this.tls.clientCa === undefined ? null : Buffer.from(this.tls.clientCa);
-    return ServerCredentials.createSsl(ca, [{ cert_chain: Buffer.from(this.tls.cert), private_key: Buffer.from(this.tls.key) }], ca !== null);
+    return ServerCredentials.createSsl(
+      ca,
+      [{ cert_chain: Buffer.from(this.tls.cert), private_key: Buffer.from(this.tls.key) }],
+      ca !== null,
+    );
   }
 
   async #export(call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): Promise<void> {
     const metadata: Record<string, string> = {};
-    for (const [name, value] of Object.entries(call.metadata.getMap())) metadata[name] = Buffer.isBuffer(value) ? value.toString('base64') : value;
+    for (const [name, value] of Object.entries(call.metadata.getMap()))
+      metadata[name] = Buffer.isBuffer(value) ? value.toString('base64') : value;
     const peer = call.getAuthContext().sslPeerCertificate;
-    const info: GrpcCallInfo = peer?.subject?.CN ? { metadata, clientCertificate: String(peer.subject.CN) } : { metadata };
+    const info: GrpcCallInfo = peer?.subject?.CN
+      ? { metadata, clientCertificate: String(peer.subject.CN) }
+      : { metadata };
     let answer: Awaited<ReturnType<GrpcHandler>>;
     try {
       answer = await this.handle(call.request, info);

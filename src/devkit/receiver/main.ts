@@ -42,8 +42,11 @@ export async function main(argv: string[]): Promise<number> {
     const { values } = parseArgs({
       args: argv,
       options: {
-        port: { type: 'string', default: '4318' }, host: { type: 'string', default: '127.0.0.1' },
-        grpc: { type: 'boolean' }, 'grpc-port': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        port: { type: 'string', default: '4318' },
+        host: { type: 'string', default: '127.0.0.1' },
+        grpc: { type: 'boolean' },
+        'grpc-port': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     });
@@ -53,7 +56,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     port = portOption(values.port, '--port');
     host = values.host;
-    if (values.grpc || values['grpc-port'] !== undefined) grpcPort = portOption(values['grpc-port'] ?? '4317', '--grpc-port');
+    if (values.grpc || values['grpc-port'] !== undefined)
+      grpcPort = portOption(values['grpc-port'] ?? '4317', '--grpc-port');
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
     return 2;
@@ -73,9 +77,10 @@ export async function main(argv: string[]): Promise<number> {
     });
   } catch (err) {
     // grpc-js reports a bind failure as "No address added out of total 1 resolved".
-    const problem = grpcPort !== undefined && /No address added/.test((err as Error).message)
-      ? listenProblem({ code: 'EADDRINUSE', message: (err as Error).message }, host, grpcPort, '--grpc-port')
-      : listenProblem(err, host, port, '--port');
+    const problem =
+      grpcPort !== undefined && /No address added/.test((err as Error).message)
+        ? listenProblem({ code: 'EADDRINUSE', message: (err as Error).message }, host, grpcPort, '--grpc-port')
+        : listenProblem(err, host, port, '--port');
     process.stderr.write(`receive: ${problem}\n`);
     return 1;
   }

@@ -14,10 +14,7 @@ export interface OtlpSchema {
   readonly severityNumbers: Readonly<Record<string, number>>;
 }
 
-const PROTO_FILES = [
-  'opentelemetry/proto/collector/logs/v1/logs_service.proto',
-  'google/rpc/status.proto',
-];
+const PROTO_FILES = ['opentelemetry/proto/collector/logs/v1/logs_service.proto', 'google/rpc/status.proto'];
 
 let cached: OtlpSchema | undefined;
 

@@ -10,8 +10,7 @@ const gunzipAsync = promisify(gunzip);
 
 /** The outcome of reading one body; `wireBytes` is what arrived on the socket. */
 export type BodyResult =
-  | { ok: true; body: Buffer; wireBytes: number }
-  | { ok: false; status: 400 | 413; message: string; wireBytes: number };
+  { ok: true; body: Buffer; wireBytes: number } | { ok: false; status: 400 | 413; message: string; wireBytes: number };
 
 /** Reads the whole body of `req`. Rejects only if the request itself fails (client went away). */
 export async function readBody(req: IncomingMessage, maxBytes: number, gzipped: boolean): Promise<BodyResult> {
@@ -22,7 +21,12 @@ export async function readBody(req: IncomingMessage, maxBytes: number, gzipped: 
     if (wireBytes <= maxBytes) chunks.push(chunk);
   }
   if (wireBytes > maxBytes) {
-    return { ok: false, status: 413, message: `request body of ${wireBytes} bytes exceeds ${maxBytes} bytes`, wireBytes };
+    return {
+      ok: false,
+      status: 413,
+      message: `request body of ${wireBytes} bytes exceeds ${maxBytes} bytes`,
+      wireBytes,
+    };
   }
   const raw = Buffer.concat(chunks, wireBytes);
   if (!gzipped) return { ok: true, body: raw, wireBytes };

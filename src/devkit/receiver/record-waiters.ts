@@ -1,5 +1,6 @@
 // The receiver's waitFor: promises that settle once a predicate over the accepted records holds,
 // checked again whenever records arrive, or that reject after a timeout with what did arrive.
+import { inspect } from 'node:util';
 import type { ReceivedLogRecord } from './decode.js';
 
 export class RecordWaiters {
@@ -18,7 +19,7 @@ export class RecordWaiters {
         clearTimeout(timer);
         this.#checks.delete(check);
         if (err === undefined) resolve();
-        else reject(err instanceof Error ? err : new Error(String(err)));
+        else reject(err instanceof Error ? err : new Error(inspect(err)));
       };
       const check = (): void => {
         let done: boolean;
@@ -33,7 +34,10 @@ export class RecordWaiters {
       this.#checks.add(check);
       check();
       if (!this.#checks.has(check)) return;
-      timer = setTimeout(() => settle(new Error(`waitFor timed out after ${timeoutMs} ms: ${this.describe()}`)), timeoutMs);
+      timer = setTimeout(
+        () => settle(new Error(`waitFor timed out after ${timeoutMs} ms: ${this.describe()}`)),
+        timeoutMs,
+      );
     });
   }
 

@@ -23,7 +23,9 @@ export function encodeExportResponse(format: OtlpFormat, rejected = 0, errorMess
   if (format === 'json') {
     // proto3 JSON writes int64 as a decimal string.
     const payload =
-      partialSuccess === undefined ? {} : { partialSuccess: { ...partialSuccess, rejectedLogRecords: String(rejected) } };
+      partialSuccess === undefined
+        ? {}
+        : { partialSuccess: { ...partialSuccess, rejectedLogRecords: String(rejected) } };
     return { contentType, body: Buffer.from(JSON.stringify(payload)) };
   }
   const type = otlpSchema().exportLogsResponse;

@@ -59,7 +59,10 @@ class OtlpLogsReceiver implements Receiver {
 
   readonly #server = createServer((req, res) => void this.#handle(req, res));
   readonly #sockets = new Set<Socket>();
-  readonly #waiters = new RecordWaiters(() => this.records, () => describeReceiver(this.records, this.requests));
+  readonly #waiters = new RecordWaiters(
+    () => this.records,
+    () => describeReceiver(this.records, this.requests),
+  );
   readonly #host: string;
   readonly #onRecord: ((record: ReceivedLogRecord) => void) | undefined;
   readonly #retain: boolean;
@@ -76,7 +79,9 @@ class OtlpLogsReceiver implements Receiver {
     this.#port = opts.port ?? 0;
     this.#onRecord = opts.onRecord;
     this.#retain = opts.retain ?? true;
-    this.#grpc = opts.grpc && new GrpcListener(this.#host, opts.grpc.port ?? 0, opts.grpc.tls, (body, call) => this.#handleGrpc(body, call));
+    this.#grpc =
+      opts.grpc &&
+      new GrpcListener(this.#host, opts.grpc.port ?? 0, opts.grpc.tls, (body, call) => this.#handleGrpc(body, call));
     // Clients (the exporter's agent) keep sockets alive without an idle limit; the server closing an
     // idle socket just as a request goes out is the classic ECONNRESET race. A long server-side idle
     // timeout makes that rare enough not to show up as spurious retries in tests.
@@ -205,7 +210,9 @@ class OtlpLogsReceiver implements Receiver {
     if (format === undefined) {
       return {
         status: 415,
-        ...encodeText(`unsupported content type "${entry.contentType}": use application/x-protobuf or application/json`),
+        ...encodeText(
+          `unsupported content type "${entry.contentType}": use application/x-protobuf or application/json`,
+        ),
       };
     }
     const encoding = (entry.contentEncoding ?? '').trim().toLowerCase();
@@ -218,28 +225,46 @@ class OtlpLogsReceiver implements Receiver {
     if (!body.ok) return { status: body.status, ...encodeStatus(format, body.status, body.message) };
 
     const verdict = await this.#export(body.body, format, entry, signal);
-    if (verdict.kind === 'accepted') return { status: verdict.status, ...encodeExportResponse(format, verdict.rejected, verdict.message) };
-    const headers = verdict.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(verdict.retryAfterSeconds) };
-    return { status: verdict.status, ...(headers && { headers }), ...encodeStatus(format, verdict.status, verdict.message) };
+    if (verdict.kind === 'accepted')
+      return { status: verdict.status, ...encodeExportResponse(format, verdict.rejected, verdict.message) };
+    const headers =
+      verdict.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(verdict.retryAfterSeconds) };
+    return {
+      status: verdict.status,
+      ...(headers && { headers }),
+      ...encodeStatus(format, verdict.status, verdict.message),
+    };
   }
 
   /** An OTLP/gRPC call: the same export as over HTTP, answered in gRPC terms (grpc-answer.ts). */
   async #handleGrpc(body: Buffer, call: GrpcCallInfo): ReturnType<GrpcHandler> {
     const signal = this.#generation.signal;
-    const entry: ReceivedRequest = { at: Date.now(), contentType: 'application/grpc', bytes: body.length, records: 0, rejected: 0, headers: call.metadata, status: 0 };
+    const entry: ReceivedRequest = {
+      at: Date.now(),
+      contentType: 'application/grpc',
+      bytes: body.length,
+      records: 0,
+      rejected: 0,
+      headers: call.metadata,
+      status: 0,
+    };
     const encoding = call.metadata['grpc-encoding'];
     if (encoding !== undefined) entry.contentEncoding = encoding;
     if (call.clientCertificate !== undefined) entry.clientCertificate = call.clientCertificate;
     const limit = this.behaviour.maxBodyBytes;
-    const verdict: ExportVerdict = limit !== undefined && body.length > limit
-      ? { kind: 'refused', status: 413, message: `message of ${body.length} bytes exceeds ${limit} bytes` }
-      : await this.#export(body, 'protobuf', entry, signal);
+    const verdict: ExportVerdict =
+      limit !== undefined && body.length > limit
+        ? { kind: 'refused', status: 413, message: `message of ${body.length} bytes exceeds ${limit} bytes` }
+        : await this.#export(body, 'protobuf', entry, signal);
     if (signal.aborted) return 'drop';
     entry.status = verdict.status;
     if (verdict.kind === 'accepted') {
       entry.grpcCode = 0;
       if (this.#retain) this.requests.push(entry);
-      return { ok: true, response: Buffer.from(encodeExportResponse('protobuf', verdict.rejected, verdict.message).body) };
+      return {
+        ok: true,
+        response: Buffer.from(encodeExportResponse('protobuf', verdict.rejected, verdict.message).body),
+      };
     }
     const error = grpcErrorFor(verdict.status, verdict.message, verdict.retryAfterSeconds);
     entry.grpcCode = error.code;
@@ -270,7 +295,9 @@ class OtlpLogsReceiver implements Receiver {
       if (forced >= 200 && forced < 300) return { kind: 'accepted', status: forced, rejected: 0, message: '' };
       const message = `receiver answers ${forced} (injected failure)`;
       const after = behaviour.retryAfterSeconds;
-      return after === undefined ? { kind: 'refused', status: forced, message } : { kind: 'refused', status: forced, message, retryAfterSeconds: after };
+      return after === undefined
+        ? { kind: 'refused', status: forced, message }
+        : { kind: 'refused', status: forced, message, retryAfterSeconds: after };
     }
     if (records === undefined) return { kind: 'refused', status: 400, message: decodeError ?? 'undecodable body' };
 

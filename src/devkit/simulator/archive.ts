@@ -45,10 +45,12 @@ export class SessionArchive {
   query(params: URLSearchParams, nowMicros: number): ArchiveQueryResult {
     const limitText = params.get('limit') ?? '100';
     const limit = Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return { ok: false, message: 'limit must be an integer from 1 to 100' };
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      return { ok: false, message: 'limit must be an integer from 1 to 100' };
     const order = params.get('order') ?? 'asc';
     if (order !== 'asc' && order !== 'desc') return { ok: false, message: 'order must be asc or desc' };
-    if (order === 'desc' && params.has('since')) return { ok: false, message: 'since cannot be combined with order=desc' };
+    if (order === 'desc' && params.has('since'))
+      return { ok: false, message: 'since cannot be combined with order=desc' };
     const categories = params.getAll('category');
     const until = params.has('until') ? parseTime(params.get('until') as string, nowMicros) : Infinity;
     if (until === undefined) return { ok: false, message: 'until must be an RFC 3339 time or a duration like 5m' };
@@ -76,7 +78,9 @@ export class SessionArchive {
     let start: number;
     if (cursor !== undefined) start = Math.max(cursor, this.base);
     else {
-      const since = params.has('since') ? parseTime(params.get('since') as string, nowMicros) : nowMicros - DEFAULT_WINDOW_MICROS;
+      const since = params.has('since')
+        ? parseTime(params.get('since') as string, nowMicros)
+        : nowMicros - DEFAULT_WINDOW_MICROS;
       if (since === undefined) return { ok: false, message: 'since must be an RFC 3339 time or a duration like 5m' };
       start = this.base;
       while (start < end && tsOf(frameData(this.frames[start - this.base] as string)) < since) start++;

@@ -21,15 +21,20 @@ const DEFAULT_LIMIT = 20;
 export function listBrowsers(sessions: Map<string, Session>, faults: Faults, res: ServerResponse, url: URL): void {
   const fail = faults.listFailNext?.shift();
   if (fail) {
-    const headers = fail.status === 429 || fail.retryAfterSeconds !== undefined ? { 'Retry-After': String(fail.retryAfterSeconds ?? 1) } : {};
+    const headers =
+      fail.status === 429 || fail.retryAfterSeconds !== undefined
+        ? { 'Retry-After': String(fail.retryAfterSeconds ?? 1) }
+        : {};
     sendError(res, fail.status, `injected failure (${fail.status})`, undefined, headers);
     return;
   }
   const q = url.searchParams;
   const status = q.get('status') ?? 'active';
-  if (status !== 'active' && status !== 'deleted' && status !== 'all') return sendError(res, 400, 'status must be active, deleted or all', 'invalid_input');
+  if (status !== 'active' && status !== 'deleted' && status !== 'all')
+    return sendError(res, 400, 'status must be active, deleted or all', 'invalid_input');
   const limit = intParam(q.get('limit'), DEFAULT_LIMIT);
-  if (limit === undefined || limit < 1 || limit > MAX_LIMIT) return sendError(res, 400, `limit must be 1..${MAX_LIMIT}`, 'invalid_input');
+  if (limit === undefined || limit < 1 || limit > MAX_LIMIT)
+    return sendError(res, 400, `limit must be 1..${MAX_LIMIT}`, 'invalid_input');
   const offset = intParam(q.get('offset'), 0);
   if (offset === undefined) return sendError(res, 400, 'offset must be a non-negative integer', 'invalid_input');
   const text = q.get('query') ?? '';
@@ -38,15 +43,22 @@ export function listBrowsers(sessions: Map<string, Session>, faults: Faults, res
     const m = /^tags\[(.+)\]$/.exec(k);
     if (m) tags.push([m[1]!, v]);
   }
-  const matching = [...sessions.values()].filter((s) =>
-    (status === 'all' || (status === 'deleted') === s.ended)
-    && (text === '' || [s.id, s.name, s.poolName].some((f) => f !== undefined && f.includes(text)))
-    && tags.every(([k, v]) => s.tags[k] === v));
+  const matching = [...sessions.values()].filter(
+    (s) =>
+      (status === 'all' || (status === 'deleted') === s.ended) &&
+      (text === '' || [s.id, s.name, s.poolName].some((f) => f !== undefined && f.includes(text))) &&
+      tags.every(([k, v]) => s.tags[k] === v),
+  );
   // Newest first; the id breaks ties so paging is stable between two requests.
-  matching.sort((a, b) => (a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt < b.createdAt ? 1 : -1));
+  matching.sort((a, b) =>
+    a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt < b.createdAt ? 1 : -1,
+  );
   const page = matching.slice(offset, offset + limit);
   const more = offset + page.length < matching.length;
-  sendJson(res, 200, page.map(item), { 'X-Has-More': String(more), 'X-Next-Offset': String(more ? offset + page.length : 0) });
+  sendJson(res, 200, page.map(item), {
+    'X-Has-More': String(more),
+    'X-Next-Offset': String(more ? offset + page.length : 0),
+  });
 }
 
 function item(s: Session): Record<string, unknown> {
@@ -56,7 +68,9 @@ function item(s: Session): Record<string, unknown> {
     ...(s.deletedAt !== undefined ? { deleted_at: s.deletedAt } : {}),
     ...(s.name !== undefined ? { name: s.name } : {}),
     tags: s.tags,
-    ...(s.poolId !== undefined ? { pool: { id: s.poolId, ...(s.poolName !== undefined ? { name: s.poolName } : {}) } } : {}),
+    ...(s.poolId !== undefined
+      ? { pool: { id: s.poolId, ...(s.poolName !== undefined ? { name: s.poolName } : {}) } }
+      : {}),
     cdp_ws_url: `wss://simulator.invalid/browsers/${encodeURIComponent(s.id)}/cdp`,
     headless: true,
     stealth: false,

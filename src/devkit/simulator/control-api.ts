@@ -32,12 +32,25 @@ export interface ControlTarget {
   addPool(pool: SimPool): void;
 }
 
-
 export function summary(s: Session): Record<string, unknown> {
-  return { id: s.id, lastSeq: s.lastSeq, ended: s.ended, emitted: s.emitted, telemetry: s.telemetry, pool: s.poolId ?? null, streams: s.streams, tags: s.tags };
+  return {
+    id: s.id,
+    lastSeq: s.lastSeq,
+    ended: s.ended,
+    emitted: s.emitted,
+    telemetry: s.telemetry,
+    pool: s.poolId ?? null,
+    streams: s.streams,
+    tags: s.tags,
+  };
 }
 
-export async function handleControlRequest(sim: ControlTarget, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleControlRequest(
+  sim: ControlTarget,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   const parts = url.pathname.split('/').slice(2).map(safeDecode);
   if (parts.some((p) => p === undefined)) return sendError(res, 400, 'malformed path');
   const [area, id, action] = parts as string[];
@@ -51,20 +64,27 @@ export async function handleControlRequest(sim: ControlTarget, req: IncomingMess
     if (body !== undefined && !isRecord(body)) return sendError(res, 400, 'body must be a JSON object');
     const { telemetry, pool, rate, categories, name, tags } = body ?? {};
     if (name !== undefined && typeof name !== 'string') return sendError(res, 400, 'name must be a string');
-    if (tags !== undefined && !(isRecord(tags) && Object.values(tags).every((v) => typeof v === 'string'))) return sendError(res, 400, 'tags must map names to strings');
-    if (categories !== undefined && categories !== 'all' && !(Array.isArray(categories) && categories.every((c) => typeof c === 'string'))) {
+    if (tags !== undefined && !(isRecord(tags) && Object.values(tags).every((v) => typeof v === 'string')))
+      return sendError(res, 400, 'tags must map names to strings');
+    if (
+      categories !== undefined &&
+      categories !== 'all' &&
+      !(Array.isArray(categories) && categories.every((c) => typeof c === 'string'))
+    ) {
       return sendError(res, 400, 'categories must be a list of category names or "all"');
     }
-    if (telemetry !== undefined && typeof telemetry !== 'boolean') return sendError(res, 400, 'telemetry must be a boolean');
+    if (telemetry !== undefined && typeof telemetry !== 'boolean')
+      return sendError(res, 400, 'telemetry must be a boolean');
     if (pool !== undefined && typeof pool !== 'string') return sendError(res, 400, 'pool must be a string');
-    if (rate !== undefined && (typeof rate !== 'number' || !(rate >= 0))) return sendError(res, 400, 'rate must be a non-negative number');
+    if (rate !== undefined && (typeof rate !== 'number' || !(rate >= 0)))
+      return sendError(res, 400, 'rate must be a non-negative number');
     const existing = sim.sessions.get(id);
     if (existing && !existing.ended) return sendError(res, 409, `session ${id} already exists`);
     const s = sim.createSession(id, {
       ...(telemetry !== undefined ? { telemetry } : {}),
       ...(pool !== undefined ? { pool } : {}),
-      ...(categories !== undefined ? { categories: categories as string[] | 'all' } : {}),
-      ...(name !== undefined ? { name: name as string } : {}),
+      ...(categories !== undefined ? { categories: categories } : {}),
+      ...(name !== undefined ? { name: name } : {}),
       ...(tags !== undefined ? { tags: tags as Record<string, string> } : {}),
     });
     if (rate) s.produce(rate);
@@ -128,7 +148,7 @@ export async function handleControlRequest(sim: ControlTarget, req: IncomingMess
   if (area === 'pools' && id === undefined && method === 'POST') {
     const body = await readJson(req);
     if (!isRecord(body)) return sendError(res, 400, 'body must be a JSON object');
-    const pool = makePool(body as Partial<SimPool>);
+    const pool = makePool(body);
     sim.addPool(pool);
     return sendJson(res, 201, pool);
   }

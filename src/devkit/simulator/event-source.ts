@@ -34,16 +34,15 @@ const KINDS: Record<string, string> = {
   local_process: 'local_process',
 };
 
-
 /** Normalises `event.source` in place. */
 export function normaliseSource(event: { source?: unknown }, telemetrySessionId: string): void {
   const src = isRecord(event.source) ? event.source : {};
-  const kind = KINDS[String(src.kind ?? '')] ?? 'kernel_api';
+  const kind = KINDS[typeof src.kind === 'string' ? src.kind : ''] ?? 'kernel_api';
   const metadata: Record<string, string> = {};
   if (isRecord(src.metadata)) {
     for (const [k, v] of Object.entries(src.metadata)) {
       if (v === undefined || v === null) continue;
-      metadata[k] = typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+      metadata[k] = typeof v === 'string' ? v : JSON.stringify(v);
     }
   }
   metadata.telemetry_session_id = telemetrySessionId;

@@ -3,7 +3,16 @@ import type { Faults } from './types.js';
 import { isRecord } from '../../util/guards.js';
 
 export function defaultFaults(): Faults {
-  return { failNext: [], wrongContentType: 0, crlf: false, splitData: false, crOnly: false, staleResume: 'wait', endedServerErrors: 1, listFailNext: [] };
+  return {
+    failNext: [],
+    wrongContentType: 0,
+    crlf: false,
+    splitData: false,
+    crOnly: false,
+    staleResume: 'wait',
+    endedServerErrors: 1,
+    listFailNext: [],
+  };
 }
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
@@ -21,12 +30,22 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
         if (!Array.isArray(value)) return 'failNext must be an array';
         const list: Faults['failNext'] = [];
         for (const item of value) {
-          if (!isRecord(item) || !Number.isInteger(item.status) || (item.status as number) < 100 || (item.status as number) > 599) {
+          if (
+            !isRecord(item) ||
+            !Number.isInteger(item.status) ||
+            (item.status as number) < 100 ||
+            (item.status as number) > 599
+          ) {
             return 'failNext items need an HTTP status';
           }
-          if (item.retryAfterSeconds !== undefined && !isCount(item.retryAfterSeconds)) return 'retryAfterSeconds must be a non-negative integer';
+          if (item.retryAfterSeconds !== undefined && !isCount(item.retryAfterSeconds))
+            return 'retryAfterSeconds must be a non-negative integer';
           if (item.code !== undefined && typeof item.code !== 'string') return 'code must be a string';
-          list.push({ status: item.status as number, ...(item.retryAfterSeconds !== undefined ? { retryAfterSeconds: item.retryAfterSeconds } : {}), ...(item.code !== undefined ? { code: item.code as string } : {}) });
+          list.push({
+            status: item.status as number,
+            ...(item.retryAfterSeconds !== undefined ? { retryAfterSeconds: item.retryAfterSeconds } : {}),
+            ...(item.code !== undefined ? { code: item.code } : {}),
+          });
         }
         next.failNext = list;
         break;
@@ -35,11 +54,20 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
         if (!Array.isArray(value)) return 'listFailNext must be an array';
         const list: NonNullable<Faults['listFailNext']> = [];
         for (const item of value) {
-          if (!isRecord(item) || !Number.isInteger(item.status) || (item.status as number) < 100 || (item.status as number) > 599) {
+          if (
+            !isRecord(item) ||
+            !Number.isInteger(item.status) ||
+            (item.status as number) < 100 ||
+            (item.status as number) > 599
+          ) {
             return 'listFailNext items need an HTTP status';
           }
-          if (item.retryAfterSeconds !== undefined && !isCount(item.retryAfterSeconds)) return 'retryAfterSeconds must be a non-negative integer';
-          list.push({ status: item.status as number, ...(item.retryAfterSeconds !== undefined ? { retryAfterSeconds: item.retryAfterSeconds } : {}) });
+          if (item.retryAfterSeconds !== undefined && !isCount(item.retryAfterSeconds))
+            return 'retryAfterSeconds must be a non-negative integer';
+          list.push({
+            status: item.status as number,
+            ...(item.retryAfterSeconds !== undefined ? { retryAfterSeconds: item.retryAfterSeconds } : {}),
+          });
         }
         next.listFailNext = list;
         break;
@@ -51,7 +79,8 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
       case 'cutAfterFrames':
       case 'chunkSize':
         if (value === null) delete next[key];
-        else if (!isCount(value) || (key === 'chunkSize' && value === 0)) return `${key} must be a positive integer or null`;
+        else if (!isCount(value) || (key === 'chunkSize' && value === 0))
+          return `${key} must be a positive integer or null`;
         else next[key] = value;
         break;
       case 'staleResume':

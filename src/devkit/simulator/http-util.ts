@@ -5,16 +5,26 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 /** Default application codes per status; the service does not publish the full list. */
 export function defaultErrorCode(status: number): string {
   switch (status) {
-    case 400: return 'bad_request';
-    case 401: return 'unauthorized';
-    case 403: return 'forbidden';
-    case 404: return 'not_found';
-    case 405: return 'method_not_allowed';
-    case 409: return 'conflict';
-    case 429: return 'rate_limited';
-    case 500: return 'internal_error';
-    case 503: return 'capacity_exhausted';
-    default: return status >= 500 ? 'internal_error' : 'error';
+    case 400:
+      return 'bad_request';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 405:
+      return 'method_not_allowed';
+    case 409:
+      return 'conflict';
+    case 429:
+      return 'rate_limited';
+    case 500:
+      return 'internal_error';
+    case 503:
+      return 'capacity_exhausted';
+    default:
+      return status >= 500 ? 'internal_error' : 'error';
   }
 }
 
@@ -24,7 +34,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, status: number, message: string, code?: string, headers: OutgoingHttpHeaders = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  code?: string,
+  headers: OutgoingHttpHeaders = {},
+): void {
   sendJson(res, status, { code: code ?? defaultErrorCode(status), message }, headers);
 }
 

@@ -146,25 +146,40 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`simulator: ${listenProblem(err, values.host ?? '127.0.0.1', port ?? 0, '--port')}\n`);
     return 1;
   }
-  const categories = values.categories === undefined ? undefined : values.categories === 'all' ? 'all' as const : values.categories.split(',').filter(Boolean);
+  const categories =
+    values.categories === undefined
+      ? undefined
+      : values.categories === 'all'
+        ? ('all' as const)
+        : values.categories.split(',').filter(Boolean);
   const ids = (values.sessions ?? '').split(',').filter(Boolean);
   // A pool is otherwise made with its first session: `--pool NAME` alone must still answer `pool NAME`.
   if (values.pool !== undefined && ids.length === 0) sim.addPool(makePool({ name: values.pool }));
   for (const id of ids) {
-    const s = sim.createSession(id, { ...(values.pool !== undefined ? { pool: values.pool } : {}), ...(categories !== undefined ? { categories } : {}), ...(tags ? { tags } : {}) });
+    const s = sim.createSession(id, {
+      ...(values.pool !== undefined ? { pool: values.pool } : {}),
+      ...(categories !== undefined ? { categories } : {}),
+      ...(tags ? { tags } : {}),
+    });
     if (rate > 0) s.produce(rate);
   }
-  const spawner = createEvery === undefined ? undefined : new SessionSpawner(sim, {
-    everyMs: createEvery, rate,
-    ...(tags ? { tags } : {}),
-    ...(createLifetime !== undefined ? { lifetimeMs: createLifetime } : {}),
-    ...(createMax !== undefined ? { max: createMax } : {}),
-    ...(values.pool !== undefined ? { pool: values.pool } : {}),
-    ...(categories !== undefined ? { categories } : {}),
-  });
+  const spawner =
+    createEvery === undefined
+      ? undefined
+      : new SessionSpawner(sim, {
+          everyMs: createEvery,
+          rate,
+          ...(tags ? { tags } : {}),
+          ...(createLifetime !== undefined ? { lifetimeMs: createLifetime } : {}),
+          ...(createMax !== undefined ? { max: createMax } : {}),
+          ...(values.pool !== undefined ? { pool: values.pool } : {}),
+          ...(categories !== undefined ? { categories } : {}),
+        });
   spawner?.start();
   process.stdout.write(JSON.stringify({ url: sim.url }) + '\n');
-  process.stderr.write(`session service simulator on ${sim.url} (API key: ${apiKeys?.[0] ?? 'sim-key'}; sessions: ${ids.join(', ') || 'none'}${values.pool !== undefined ? `; pool: ${values.pool}` : ''}${createEvery !== undefined ? `; a new one every ${values['create-every']}${tags ? ` tagged ${values.tags}` : ''}` : ''}); Ctrl-C stops it\n`);
+  process.stderr.write(
+    `session service simulator on ${sim.url} (API key: ${apiKeys?.[0] ?? 'sim-key'}; sessions: ${ids.join(', ') || 'none'}${values.pool !== undefined ? `; pool: ${values.pool}` : ''}${createEvery !== undefined ? `; a new one every ${values['create-every']}${tags ? ` tagged ${values.tags}` : ''}` : ''}); Ctrl-C stops it\n`,
+  );
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -172,7 +187,10 @@ export async function main(argv: string[]): Promise<number> {
       if (stopping) return;
       stopping = true;
       spawner?.stop();
-      sim.close().then(() => resolve(0), () => resolve(1));
+      sim.close().then(
+        () => resolve(0),
+        () => resolve(1),
+      );
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);

@@ -106,13 +106,19 @@ export const CAPTURE_ALL: CaptureFilter = { category: () => true, cdpMethod: () 
 export function captureFilter(pool: SimPool | undefined, enable: readonly string[] | 'all' = []): CaptureFilter {
   if (enable === 'all') return CAPTURE_ALL;
   const browser = pool?.browser_pool_config.telemetry?.browser;
-  const on = (c: TelemetryCategory): boolean => enable.includes(c) || (browser?.[c]?.enabled ?? DEFAULT_CATEGORIES.includes(c));
+  const on = (c: TelemetryCategory): boolean =>
+    enable.includes(c) || (browser?.[c]?.enabled ?? DEFAULT_CATEGORIES.includes(c));
   // Capture rule 2: monitor is not configurable; it flows whenever console, network, page or
   // interaction is captured, and is silent otherwise.
   const monitor = on('console') || on('network') || on('page') || on('interaction');
   const excluded = new Set(browser?.control?.cdp?.excluded_methods ?? []);
   return {
-    category: (c) => (c === 'monitor' ? monitor : (TELEMETRY_CATEGORIES as readonly string[]).includes(c) ? on(c as TelemetryCategory) : true),
+    category: (c) =>
+      c === 'monitor'
+        ? monitor
+        : (TELEMETRY_CATEGORIES as readonly string[]).includes(c)
+          ? on(c as TelemetryCategory)
+          : true,
     cdpMethod: (m) => !excluded.has(m),
   };
 }

@@ -25,7 +25,8 @@ export class Producer {
 
   /** Sets the rate (events/s) of a session; 0 stops it. With `count`, it stops after that many more events. */
   set(target: Producible, ratePerSecond: number, count = Infinity): void {
-    if (!Number.isFinite(ratePerSecond) || ratePerSecond < 0) throw new RangeError('rate must be a non-negative number');
+    if (!Number.isFinite(ratePerSecond) || ratePerSecond < 0)
+      throw new RangeError('rate must be a non-negative number');
     if (!(count >= 0)) throw new RangeError('count must be a non-negative number');
     if (ratePerSecond === 0 || count === 0) this.entries.delete(target);
     else {

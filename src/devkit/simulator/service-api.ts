@@ -93,7 +93,10 @@ function openStream(ctx: ServiceContext, req: IncomingMessage, res: ServerRespon
   const faults = ctx.faults();
   const fail = faults.failNext.shift();
   if (fail) {
-    const headers = fail.status === 429 || fail.retryAfterSeconds !== undefined ? { 'Retry-After': String(fail.retryAfterSeconds ?? 1) } : {};
+    const headers =
+      fail.status === 429 || fail.retryAfterSeconds !== undefined
+        ? { 'Retry-After': String(fail.retryAfterSeconds ?? 1) }
+        : {};
     sendError(res, fail.status, `injected failure (${fail.status})`, fail.code, headers);
     return;
   }
@@ -140,7 +143,7 @@ function openStream(ctx: ServiceContext, req: IncomingMessage, res: ServerRespon
   res.socket?.setNoDelay(true);
   ctx.stats.activeStreams++;
   const conn = new StreamConnection(res, session, startAfter, {
-    faults: ctx.faults,
+    faults: () => ctx.faults(),
     keepaliveMs: ctx.keepaliveMs,
     onClose: () => {
       ctx.stats.activeStreams--;
@@ -167,7 +170,11 @@ function getBrowser(ctx: ServiceContext, res: ServerResponse, url: URL, id: stri
     sendError(res, 404, `browser session ${id} not found`);
     return;
   }
-  sendJson(res, 200, { session_id: id, deleted_at: session.ended ? new Date().toISOString() : null, ...(session.poolId !== undefined ? { pool: { id: session.poolId } } : {}) });
+  sendJson(res, 200, {
+    session_id: id,
+    deleted_at: session.ended ? new Date().toISOString() : null,
+    ...(session.poolId !== undefined ? { pool: { id: session.poolId } } : {}),
+  });
 }
 
 /**
@@ -185,7 +192,11 @@ function listEvents(ctx: ServiceContext, res: ServerResponse, url: URL, id: stri
     sendError(res, 400, r.message, 'invalid_input');
     return;
   }
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(r.page.body)), 'X-Has-More': String(r.page.hasMore) };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(r.page.body)),
+    'X-Has-More': String(r.page.hasMore),
+  };
   if (r.page.nextOffset !== undefined) headers['X-Next-Offset'] = r.page.nextOffset;
   res.writeHead(200, headers);
   res.end(r.page.body);

@@ -29,7 +29,10 @@ export class SessionSpawner {
   private readonly endings = new Set<NodeJS.Timeout>();
   readonly created: string[] = [];
 
-  constructor(private readonly sim: SpawnerTarget, private readonly o: SpawnerOptions) {}
+  constructor(
+    private readonly sim: SpawnerTarget,
+    private readonly o: SpawnerOptions,
+  ) {}
 
   start(): void {
     if (this.timer) return;

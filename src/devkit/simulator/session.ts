@@ -42,7 +42,9 @@ export interface SessionDeps {
 /** Data of a frame that is not JSON, and of one that is JSON but not an envelope. */
 const MALFORMED = {
   json: (seq: number, variant: number): string =>
-    [`{"seq":${seq},"event":{"ts":`, `not json at all {{{`, `{"seq":${seq},"event":{"type":"console_log",}}`][variant % 3] as string,
+    [`{"seq":${seq},"event":{"ts":`, `not json at all {{{`, `{"seq":${seq},"event":{"type":"console_log",}}`][
+      variant % 3
+    ] as string,
   envelope: (seq: number, variant: number): string =>
     [
       JSON.stringify({ seq, event: 'not an object' }),

@@ -122,7 +122,8 @@ export class StreamConnection {
     const faults = this.deps.faults();
     let text = '';
     if (from <= last) {
-      for (let seq = from; seq < last && text.length < MAX_BATCH_CHARS; seq++) text += applyTextFaults(buffer.get(seq) as string, faults);
+      for (let seq = from; seq < last && text.length < MAX_BATCH_CHARS; seq++)
+        text += applyTextFaults(buffer.get(seq) as string, faults);
       const frame = applyTextFaults(buffer.get(last) as string, faults);
       text += frame.slice(0, Math.max(1, frame.length >> 1));
     }

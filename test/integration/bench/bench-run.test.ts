@@ -11,8 +11,15 @@ import { summarise, type CpuProfile } from '../../../bench/profile-summary.js';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 
-function runBench(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/throughput.ts', ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function runBench(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/throughput.ts', ...args], {
+    cwd: REPO,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -27,18 +34,74 @@ const builds = (): string[] => (existsSync(join(REPO, '.bench-build')) ? readdir
 it('runs every scenario small and compiled, with zero missing, one JSON line each and the table', async () => {
   const before = benchDirs();
   const buildsBefore = builds();
-  const res = await runBench(['--burst-events', '300', '--live-sessions', '20', '--live-seconds', '2', '--outage-seconds', '2', '--outage-before-s', '1', '--outage-after-s', '1', '--drain-timeout-s', '60']);
+  const res = await runBench([
+    '--burst-events',
+    '300',
+    '--live-sessions',
+    '20',
+    '--live-seconds',
+    '2',
+    '--outage-seconds',
+    '2',
+    '--outage-before-s',
+    '1',
+    '--outage-after-s',
+    '1',
+    '--drain-timeout-s',
+    '60',
+  ]);
   expect(res.code, res.stderr).toBe(0);
-  const lines = res.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-  expect(lines.map((l) => l.scenario)).toEqual(['burst', 'burst-json', 'live', 'live-realistic', 'sidecar', 'outage', 'pg']);
-  for (const l of lines) expect(l, JSON.stringify(l)).toMatchObject({ missing: 0, peakRssMiB: expect.any(Number), eventsPerSecond: expect.any(Number), load1m: [expect.any(Number), expect.any(Number)], runtime: 'compiled' });
-  const [burst, , live, realistic, sidecar, outage] = lines as [Record<string, unknown>, unknown, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
-  expect(burst).toMatchObject({ events: 1200, delivered: 1200, ratio: expect.any(Number), ceilingEventsPerSecond: expect.any(Number) });
+  const lines = res.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(lines.map((l) => l.scenario)).toEqual([
+    'burst',
+    'burst-json',
+    'live',
+    'live-realistic',
+    'sidecar',
+    'outage',
+    'pg',
+  ]);
+  for (const l of lines)
+    expect(l, JSON.stringify(l)).toMatchObject({
+      missing: 0,
+      peakRssMiB: expect.any(Number),
+      eventsPerSecond: expect.any(Number),
+      load1m: [expect.any(Number), expect.any(Number)],
+      runtime: 'compiled',
+    });
+  const [burst, , live, realistic, sidecar, outage] = lines as [
+    Record<string, unknown>,
+    unknown,
+    Record<string, unknown>,
+    Record<string, unknown>,
+    Record<string, unknown>,
+    Record<string, unknown>,
+  ];
+  expect(burst).toMatchObject({
+    events: 1200,
+    delivered: 1200,
+    ratio: expect.any(Number),
+    ceilingEventsPerSecond: expect.any(Number),
+  });
   expect(live).toMatchObject({ produced: 800, delivered: 800, latency: { count: 800, p99Ms: expect.any(Number) } });
   // Screenshots among the events, so a record is larger on the wire than in the plain live scenario.
-  expect(realistic).toMatchObject({ produced: 800, delivered: 800, cpuMicrosPerEvent: expect.any(Number), wireBytesPerEvent: expect.any(Number) });
+  expect(realistic).toMatchObject({
+    produced: 800,
+    delivered: 800,
+    cpuMicrosPerEvent: expect.any(Number),
+    wireBytesPerEvent: expect.any(Number),
+  });
   // The sidecar is the bridge as its own `run` process: 1 session × 5 events/s for 2 s.
-  expect(sidecar).toMatchObject({ produced: 10, delivered: 10, process: 'separate', rssSteadyMiB: expect.any(Number), cpuMicrosPerEvent: expect.any(Number) });
+  expect(sidecar).toMatchObject({
+    produced: 10,
+    delivered: 10,
+    process: 'separate',
+    rssSteadyMiB: expect.any(Number),
+    cpuMicrosPerEvent: expect.any(Number),
+  });
   expect(outage).toMatchObject({ produced: 16_000, refusedRequests: expect.any(Number), series: expect.any(Array) });
   expect(outage.refusedRequests).toBeGreaterThan(0);
   expect(res.stdout).toMatch(/scenario\s+events\/s\s+ratio\s+p50 \/ p99\s+peak RSS\s+missing/);
@@ -49,7 +112,9 @@ it('runs every scenario small and compiled, with zero missing, one JSON line eac
 it('names the scenarios it knows when asked for another, exit 2', async () => {
   const res = await runBench(['nope']);
   expect(res.code).toBe(2);
-  expect(res.stderr.trim()).toBe('bench: unknown scenario nope; known: burst, burst-json, live, live-realistic, sidecar, outage, pg');
+  expect(res.stderr.trim()).toBe(
+    'bench: unknown scenario nope; known: burst, burst-json, live, live-realistic, sidecar, outage, pg',
+  );
 });
 
 it("--cpu-prof writes a profile of the measured phase, in which the bridge's own code shows", async () => {
@@ -58,9 +123,15 @@ it("--cpu-prof writes a profile of the measured phase, in which the bridge's own
     // The profile is of the main thread: without ingest workers the whole pipeline runs there.
     // --from-source: the scenarios run under tsx, without the build step. 2,000 events a session:
     // with fewer, on a loaded machine the sampler may catch too little of the mapper to name it.
-    const res = await runBench(['burst', '--burst-events', '2000', '--cpu-prof', dir, '--from-source'], { ...process.env, BRIDGE_WORKERS: '0' });
+    const res = await runBench(['burst', '--burst-events', '2000', '--cpu-prof', dir, '--from-source'], {
+      ...process.env,
+      BRIDGE_WORKERS: '0',
+    });
     expect(res.code, res.stderr).toBe(0);
-    const line = JSON.parse(res.stdout.split('\n').find((l) => l.startsWith('{'))!) as { cpuProfile?: string; runtime?: string };
+    const line = JSON.parse(res.stdout.split('\n').find((l) => l.startsWith('{'))!) as {
+      cpuProfile?: string;
+      runtime?: string;
+    };
     expect(line.runtime).toBe('tsx');
     expect(line.cpuProfile).toBe(join(dir, 'burst.cpuprofile'));
     expect(existsSync(line.cpuProfile!)).toBe(true);

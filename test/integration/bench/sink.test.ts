@@ -17,14 +17,18 @@ afterAll(async () => {
 
 function request(uids: string[], tsMicros: number): Record<string, unknown> {
   return {
-    resourceLogs: [{
-      scopeLogs: [{
-        logRecords: uids.map((u) => ({
-          timeUnixNano: String(BigInt(tsMicros) * 1000n),
-          attributes: [{ key: 'log.record.uid', value: { stringValue: u } }],
-        })),
-      }],
-    }],
+    resourceLogs: [
+      {
+        scopeLogs: [
+          {
+            logRecords: uids.map((u) => ({
+              timeUnixNano: String(BigInt(tsMicros) * 1000n),
+              attributes: [{ key: 'log.record.uid', value: { stringValue: u } }],
+            })),
+          },
+        ],
+      },
+    ],
   };
 }
 
@@ -56,7 +60,15 @@ describe('bench sink', () => {
     expect(await post(Buffer.from([0x0a, 0x05, 0x12]), 'application/x-protobuf')).toBe(400);
 
     const stats = await sinkStats(sink.url);
-    expect(stats).toMatchObject({ requests: 3, refused: 1, bad: 1, records: 6, unique: 5, duplicates: 1, withoutUid: 0 });
+    expect(stats).toMatchObject({
+      requests: 3,
+      refused: 1,
+      bad: 1,
+      records: 6,
+      unique: 5,
+      duplicates: 1,
+      withoutUid: 0,
+    });
     expect(stats.latency.count).toBe(6);
     expect(stats.latency.p50Ms).toBeGreaterThanOrEqual(250);
     expect(stats.latency.maxMs).toBeLessThan(60_000);

@@ -9,13 +9,19 @@ let h: Harness;
 afterEach(async () => h?.close());
 
 const surface = (out: string): string | undefined => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(out)?.[1];
-const reconnects = (out: string) => out.split('\n').filter((l) => l.includes('"reason":"unauthorized"')).map((l) => JSON.parse(l) as { delayMs: number; detail: string });
+const reconnects = (out: string) =>
+  out
+    .split('\n')
+    .filter((l) => l.includes('"reason":"unauthorized"'))
+    .map((l) => JSON.parse(l) as { delayMs: number; detail: string });
 
 describe('a bad API key', () => {
   it('says what to check, is not ready, and retries within a minute', async () => {
     h = await harness();
     h.sim.createSession('k1').emit(3);
-    const d = spawnDaemon(h.env({ BRIDGE_SESSIONS: 'k1', BROWSER_API_KEY: 'wrong-key', BRIDGE_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'info' }));
+    const d = spawnDaemon(
+      h.env({ BRIDGE_SESSIONS: 'k1', BROWSER_API_KEY: 'wrong-key', BRIDGE_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'info' }),
+    );
     try {
       await until(() => reconnects(d.output()).length >= 2, 'two refused attempts', 30_000);
       const [, second] = reconnects(d.output());
@@ -24,7 +30,9 @@ describe('a bad API key', () => {
       expect(d.output()).not.toContain('wrong-key');
       const ready = await fetch(`${surface(d.output())!}/readyz`);
       expect(ready.status).toBe(503);
-      expect(((await ready.json()) as { problems: string[] }).problems.join(' ')).toMatch(/refuses the API key for 1 session\(s\) \(check BROWSER_API_KEY/);
+      expect(((await ready.json()) as { problems: string[] }).problems.join(' ')).toMatch(
+        /refuses the API key for 1 session\(s\) \(check BROWSER_API_KEY/,
+      );
     } finally {
       d.kill('SIGKILL');
     }
@@ -37,7 +45,16 @@ describe('a bad API key', () => {
     writeFileSync(keyFile, 'wrong-key\n');
     const config = join(h.stateDir, 'bridge.yaml');
     writeFileSync(config, 'upstream: { backoff: { initial: 50ms, max: 200ms, auth: 300ms } }\n');
-    const d = spawnDaemon(h.env({ BRIDGE_CONFIG: config, BRIDGE_SESSIONS: 'k2', BROWSER_API_KEY: '', BROWSER_API_KEY_FILE: keyFile, BRIDGE_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'info' }));
+    const d = spawnDaemon(
+      h.env({
+        BRIDGE_CONFIG: config,
+        BRIDGE_SESSIONS: 'k2',
+        BROWSER_API_KEY: '',
+        BROWSER_API_KEY_FILE: keyFile,
+        BRIDGE_LISTEN: '127.0.0.1:0',
+        LOG_LEVEL: 'info',
+      }),
+    );
     try {
       await until(() => reconnects(d.output()).length >= 1, 'a refused attempt', 30_000);
       expect(reconnects(d.output())[0]!.detail).toContain(`the key file ${keyFile}`);

@@ -26,8 +26,12 @@ beforeEach(async () => {
   sim.createSession('s1');
   sim.createSession('s2', { pool: 'scrapers' });
   env = {
-    BROWSER_API_URL: sim.url, BROWSER_API_KEY: KEY, BRIDGE_SESSIONS: 's1,s2', BRIDGE_STATE_DIR: join(dir, 'state'),
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer ${HEADER_SECRET}`,
+    BROWSER_API_URL: sim.url,
+    BROWSER_API_KEY: KEY,
+    BRIDGE_SESSIONS: 's1,s2',
+    BRIDGE_STATE_DIR: join(dir, 'state'),
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer ${HEADER_SECRET}`,
   };
 });
 
@@ -47,7 +51,10 @@ async function freePort(): Promise<number> {
 }
 
 const mark = (stdout: string, label: string): string | undefined =>
-  stdout.split('\n').find((l) => l.slice(2).startsWith(label))?.slice(0, 1);
+  stdout
+    .split('\n')
+    .find((l) => l.slice(2).startsWith(label))
+    ?.slice(0, 1);
 
 describe('check', () => {
   it('all ✓ with the service, the sessions and the collector up: exit 0, no secret printed', async () => {
@@ -57,7 +64,9 @@ describe('check', () => {
     expect(res.stdout).toMatch(new RegExp(`^✓ service\\s+${sim.url} reachable, API key accepted$`, 'm'));
     expect(res.stdout).toMatch(/^✓ session s1\s+stream opens \(200 text\/event-stream\)$/m);
     expect(res.stdout).toMatch(/^✓ session s2\s+stream opens/m);
-    expect(res.stdout).toMatch(new RegExp(`^✓ collector\\s+${receiver.logsUrl} accepted an empty export \\(200, http/protobuf\\)$`, 'm'));
+    expect(res.stdout).toMatch(
+      new RegExp(`^✓ collector\\s+${receiver.logsUrl} accepted an empty export \\(200, http/protobuf\\)$`, 'm'),
+    );
     expect(res.stdout).toMatch(/^✓ state dir\s+.*can be created and written/m);
     expect(res.stdout).toMatch(/all 6 checks passed\n$/);
     expect(res.stdout + res.stderr).not.toContain(KEY);
@@ -71,9 +80,14 @@ describe('check', () => {
   });
 
   it('✗ collector: https:// against a plaintext port says so, not only the OpenSSL code', async () => {
-    const res = await runCli(['check'], { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url.replace('http:', 'https:') });
+    const res = await runCli(['check'], {
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url.replace('http:', 'https:'),
+    });
     expect(res.code).toBe(1);
-    expect(res.stdout).toMatch(/^✗ collector\s+https:\S+: ERR_SSL_\w+: TLS to a port that speaks plaintext \(write the URL with http:\/\/, or use the TLS port\)$/m);
+    expect(res.stdout).toMatch(
+      /^✗ collector\s+https:\S+: ERR_SSL_\w+: TLS to a port that speaks plaintext \(write the URL with http:\/\/, or use the TLS port\)$/m,
+    );
   });
 
   it('✗ collector with the reason when it is down: exit 1', async () => {
@@ -86,27 +100,42 @@ describe('check', () => {
   });
 
   it('uses the configured protocol, compression and headers; a refused credential is explained', async () => {
-    const json = await runCli(['check'], { ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' });
+    const json = await runCli(['check'], {
+      ...env,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+    });
     expect(json.code).toBe(0);
     expect(json.stdout).toContain('(200, http/json, gzip)');
-    expect(receiver.requests[0]).toMatchObject({ contentType: 'application/json', contentEncoding: 'gzip', records: 0, status: 200 });
+    expect(receiver.requests[0]).toMatchObject({
+      contentType: 'application/json',
+      contentEncoding: 'gzip',
+      records: 0,
+      status: 200,
+    });
 
     receiver.behaviour = { status: 401 };
     const refused = await runCli(['check'], env);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/^✗ collector\s+.* answered 401 Unauthorized \(http\/protobuf\): the collector refused the credentials/m);
+    expect(refused.stdout).toMatch(
+      /^✗ collector\s+.* answered 401 Unauthorized \(http\/protobuf\): the collector refused the credentials/m,
+    );
     expect(refused.stdout).not.toContain(HEADER_SECRET);
 
     // Without configured headers a 401 is not blamed on them.
     const { OTEL_EXPORTER_OTLP_HEADERS: _headers, ...bare } = env;
     const noHeaders = await runCli(['check'], bare);
-    expect(noHeaders.stdout).toMatch(/^✗ collector\s+.* answered 401 Unauthorized \(http\/protobuf\): the collector wants credentials and none are configured: set them with OTEL_EXPORTER_OTLP_HEADERS/m);
+    expect(noHeaders.stdout).toMatch(
+      /^✗ collector\s+.* answered 401 Unauthorized \(http\/protobuf\): the collector wants credentials and none are configured: set them with OTEL_EXPORTER_OTLP_HEADERS/m,
+    );
   });
 
   it('✗ for a session that does not exist, with the reason', async () => {
     const res = await runCli(['check'], { ...env, BRIDGE_SESSIONS: 's1,gone' });
     expect(res.code).toBe(1);
-    expect(res.stdout).toMatch(/^✗ session gone\s+session not found or ended \(404 not_found: browser session gone not found\)$/m);
+    expect(res.stdout).toMatch(
+      /^✗ session gone\s+session not found or ended \(404 not_found: browser session gone not found\)$/m,
+    );
     expect(mark(res.stdout, 'session s1')).toBe('✓');
   });
 
@@ -123,7 +152,9 @@ describe('check', () => {
   it('a rejected API key fails the service check and skips what depends on it', async () => {
     const res = await runCli(['check'], { ...env, BROWSER_API_KEY: 'wrong-key' });
     expect(res.code).toBe(1);
-    expect(res.stdout).toMatch(/^✗ service\s+.* rejected the API key: unauthorized: Missing or invalid authorization token/m);
+    expect(res.stdout).toMatch(
+      /^✗ service\s+.* rejected the API key: unauthorized: Missing or invalid authorization token/m,
+    );
     expect(res.stdout).toMatch(/^– session s1\s+skipped: the API key was rejected$/m);
     expect(res.stdout).not.toContain('wrong-key');
   });
@@ -141,7 +172,12 @@ describe('check', () => {
     for (const sessions of ['s1', '']) {
       const res = await runCli(['check'], { ...env, BRIDGE_SESSIONS: sessions, BROWSER_API_URL: receiver.url });
       expect(res.code).toBe(1);
-      expect(res.stdout).toMatch(new RegExp(`^✗ service\\s+this is not the session service: ${receiver.url} answered GET /(browsers/s1/telemetry/stream|browser_pools/bridge-check-\\w+) with 404 without the service's Error shape`, 'm'));
+      expect(res.stdout).toMatch(
+        new RegExp(
+          `^✗ service\\s+this is not the session service: ${receiver.url} answered GET /(browsers/s1/telemetry/stream|browser_pools/bridge-check-\\w+) with 404 without the service's Error shape`,
+          'm',
+        ),
+      );
       if (sessions) expect(res.stdout).toMatch(/^– session s1\s+skipped: this is not the session service$/m);
     }
   });
@@ -150,7 +186,12 @@ describe('check', () => {
     for (const sessions of ['s1,s2', '']) {
       const res = await runCli(['check'], { ...env, BRIDGE_SESSIONS: sessions, BROWSER_API_URL: `${sim.url}/api/v1` });
       expect(res.code).toBe(1);
-      expect(res.stdout).toMatch(new RegExp(`^✗ service\\s+wrong base path: at ${sim.url}/api/v1, GET /\\S+ answers like a route that does not exist \\(404 not_found: no route for /api/v1/`, 'm'));
+      expect(res.stdout).toMatch(
+        new RegExp(
+          `^✗ service\\s+wrong base path: at ${sim.url}/api/v1, GET /\\S+ answers like a route that does not exist \\(404 not_found: no route for /api/v1/`,
+          'm',
+        ),
+      );
       expect(mark(res.stdout, 'service')).toBe('✗');
     }
     const missing = await runCli(['check'], { ...env, BRIDGE_SESSIONS: 'gone' });
@@ -171,7 +212,12 @@ describe('check', () => {
       await until(() => sim.stats.activeStreams >= 2, 'the daemon to stream');
       const busy = await runCli(['check'], { ...env, BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: 'off' });
       expect(busy.code).toBe(1);
-      expect(busy.stdout).toMatch(new RegExp(`^✗ state dir\\s+${stateDir} is busy: another bridge process holds it, and a second one here would refuse to start \\(BRIDGE_LISTEN is off here`, 'm'));
+      expect(busy.stdout).toMatch(
+        new RegExp(
+          `^✗ state dir\\s+${stateDir} is busy: another bridge process holds it, and a second one here would refuse to start \\(BRIDGE_LISTEN is off here`,
+          'm',
+        ),
+      );
     } finally {
       daemon.child.kill('SIGTERM');
       await daemon.done;
@@ -180,7 +226,7 @@ describe('check', () => {
     expect(free.stdout).toMatch(new RegExp(`^✓ state dir\\s+${stateDir} is writable$`, 'm'));
   });
 
-  it('next to a running daemon: the state check asks that daemon\'s /readyz, and check passes', async () => {
+  it("next to a running daemon: the state check asks that daemon's /readyz, and check passes", async () => {
     const stateDir = join(dir, 'running');
     const port = await freePort();
     const daemonEnv = { ...env, BRIDGE_STATE_DIR: stateDir, BRIDGE_LISTEN: `127.0.0.1:${port}` };
@@ -189,7 +235,12 @@ describe('check', () => {
       await daemon.waitFor(/HTTP surface listening/);
       await until(() => sim.stats.activeStreams >= 2, 'the daemon to stream');
       const res = await runCli(['check'], daemonEnv);
-      expect(res.stdout).toMatch(new RegExp(`^✓ state dir\\s+${stateDir} is in use by the running bridge, which reports ready at http://127\\.0\\.0\\.1:${port}/readyz$`, 'm'));
+      expect(res.stdout).toMatch(
+        new RegExp(
+          `^✓ state dir\\s+${stateDir} is in use by the running bridge, which reports ready at http://127\\.0\\.0\\.1:${port}/readyz$`,
+          'm',
+        ),
+      );
       expect(res.stdout).toMatch(/all 6 checks passed\n$/);
       expect(res.code).toBe(0);
     } finally {

@@ -20,7 +20,11 @@ export interface CliProcess {
   done: Promise<CliResult>;
   /** Resolves once stderr (or stdout) matches. */
   /** Waits until the stream's text matches `pattern` (a RegExp, or a predicate for what a RegExp says slowly). */
-  waitFor(pattern: RegExp | ((text: string) => boolean), stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<void>;
+  waitFor(
+    pattern: RegExp | ((text: string) => boolean),
+    stream?: 'stdout' | 'stderr',
+    timeoutMs?: number,
+  ): Promise<void>;
 }
 
 export function startCli(args: string[], env: Record<string, string | undefined>): CliProcess {
@@ -75,7 +79,11 @@ export function startCli(args: string[], env: Record<string, string | undefined>
 }
 
 /** Runs to completion; kills the process if it takes longer than `timeoutMs`. */
-export async function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs = 30_000,
+): Promise<CliResult> {
   const p = startCli(args, env);
   const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
   try {

@@ -5,7 +5,11 @@ import { runCli } from './cli-process.js';
 describe('demo', () => {
   it('--protocol grpc delivers every event to the receiver over OTLP/gRPC, through the kill -9', async () => {
     const started = Date.now();
-    const res = await runCli(['demo', '--protocol', 'grpc', '--sessions', '2', '--events', '400', '--rate', '400'], {}, 100_000);
+    const res = await runCli(
+      ['demo', '--protocol', 'grpc', '--sessions', '2', '--events', '400', '--rate', '400'],
+      {},
+      100_000,
+    );
     // The sessions end once everything arrived, even when all was delivered before the kill: the
     // demo does not sit out its 60 s deadline.
     expect(Date.now() - started).toBeLessThan(45_000);
@@ -16,8 +20,14 @@ describe('demo', () => {
   }, 120_000);
 
   it('emits exactly the events its header announces, and says why one session has one more', async () => {
-    const res = await runCli(['demo', '--no-crash', '--sessions', '2', '--events', '300', '--rate', '600'], {}, 100_000);
-    expect(res.stdout).toMatch(/^simulator .*\(2 sessions, 2 more appearing while the daemon runs, 300 events each at 600\/s; demo-session-2 gets one more, a frame broken on the wire\)$/m);
+    const res = await runCli(
+      ['demo', '--no-crash', '--sessions', '2', '--events', '300', '--rate', '600'],
+      {},
+      100_000,
+    );
+    expect(res.stdout).toMatch(
+      /^simulator .*\(2 sessions, 2 more appearing while the daemon runs, 300 events each at 600\/s; demo-session-2 gets one more, a frame broken on the wire\)$/m,
+    );
     const final = res.stdout.slice(res.stdout.indexOf('Final:'));
     expect(final).toMatch(/^ {2}demo-session-1 +emitted +300 +delivered +300 /m);
     expect(final).toMatch(/^ {2}demo-session-2 +emitted +301 +delivered +301 /m);

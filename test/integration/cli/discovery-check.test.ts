@@ -25,15 +25,21 @@ async function world(listRoute: boolean): Promise<Record<string, string>> {
   sim.createSession('b0', { tags: { team: 'b' } });
   sim.createSession('a-ended', { tags: { team: 'a' } }).end();
   return {
-    BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key', BRIDGE_STATE_DIR: join(dir, 'state'), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_TAGS: 'team=a',
+    BROWSER_API_URL: sim.url,
+    BROWSER_API_KEY: 'sim-key',
+    BRIDGE_STATE_DIR: join(dir, 'state'),
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    BRIDGE_DISCOVER: 'true',
+    BRIDGE_DISCOVER_TAGS: 'team=a',
   };
 }
 
 describe('check with discovery', () => {
   it('says how many live sessions the selector matches now', async () => {
     const res = await runCli(['check'], await world(true));
-    expect(res.stdout).toMatch(/^✓ discovery\s+team=a: 3 live sessions match now \(1 page\); new ones are found every 10 s$/m);
+    expect(res.stdout).toMatch(
+      /^✓ discovery\s+team=a: 3 live sessions match now \(1 page\); new ones are found every 10 s$/m,
+    );
     expect(res.code).toBe(0);
   });
 

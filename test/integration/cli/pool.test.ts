@@ -1,6 +1,13 @@
 // `pool` as a child process against the simulator's GET /browser_pools/{id_or_name}.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePool, startSimulator, telemetryConfig, TELEMETRY_CATEGORIES, type SimPool, type Simulator } from '../../../src/devkit/simulator/index.js';
+import {
+  makePool,
+  startSimulator,
+  telemetryConfig,
+  TELEMETRY_CATEGORIES,
+  type SimPool,
+  type Simulator,
+} from '../../../src/devkit/simulator/index.js';
 import { runCli } from './cli-process.js';
 
 let sim: Simulator;
@@ -10,11 +17,23 @@ let quiet: SimPool;
 beforeAll(async () => {
   sim = await startSimulator();
   env = { BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key' };
-  sim.addPool(makePool({
-    id: 'pool_main', name: 'scrapers', region: 'eu-west', created_at: '2026-01-02T03:04:05.000Z', acquired_count: 2, available_count: 3,
-    extension_ids: ['ext_a', 'ext_b'], profile_id: 'prof_1',
-    browser_pool_config: { size: 5, profile: { id: 'prof_1', name: 'logged-in' }, telemetry: telemetryConfig({ screenshot: false, captcha: false }, ['Input.insertText', 'Page.navigate']) },
-  }));
+  sim.addPool(
+    makePool({
+      id: 'pool_main',
+      name: 'scrapers',
+      region: 'eu-west',
+      created_at: '2026-01-02T03:04:05.000Z',
+      acquired_count: 2,
+      available_count: 3,
+      extension_ids: ['ext_a', 'ext_b'],
+      profile_id: 'prof_1',
+      browser_pool_config: {
+        size: 5,
+        profile: { id: 'prof_1', name: 'logged-in' },
+        telemetry: telemetryConfig({ screenshot: false, captcha: false }, ['Input.insertText', 'Page.navigate']),
+      },
+    }),
+  );
   const allOff = Object.fromEntries(TELEMETRY_CATEGORIES.map((c) => [c, false]));
   const telemetry = telemetryConfig(allOff);
   telemetry.export = { otlp: { enabled: true, destination: 'their-collector' } };
@@ -31,20 +50,22 @@ describe('pool', () => {
     const res = await runCli(['pool', 'scrapers'], env);
     expect(res.code).toBe(0);
     expect(res.stderr).toBe('');
-    expect(res.stdout).toBe([
-      'Pool           scrapers (pool_main)',
-      'Region         eu-west',
-      'Created        2026-01-02T03:04:05.000Z',
-      'Browsers       size 5 · acquired 2 · available 3',
-      'Telemetry on   connection, console, control, interaction, network, page, platform, system',
-      'Telemetry off  captcha, screenshot',
-      'CDP excluded   Input.insertText, Page.navigate',
-      'OTLP export    off (destination otlp-default)',
-      'Profile        prof_1 (logged-in)',
-      'Extensions     ext_a, ext_b',
-      'Browser        headless no · stealth yes · kiosk no · viewport 1280×800 @60 Hz · timeout 600 s',
-      '',
-    ].join('\n'));
+    expect(res.stdout).toBe(
+      [
+        'Pool           scrapers (pool_main)',
+        'Region         eu-west',
+        'Created        2026-01-02T03:04:05.000Z',
+        'Browsers       size 5 · acquired 2 · available 3',
+        'Telemetry on   connection, console, control, interaction, network, page, platform, system',
+        'Telemetry off  captcha, screenshot',
+        'CDP excluded   Input.insertText, Page.navigate',
+        'OTLP export    off (destination otlp-default)',
+        'Profile        prof_1 (logged-in)',
+        'Extensions     ext_a, ext_b',
+        'Browser        headless no · stealth yes · kiosk no · viewport 1280×800 @60 Hz · timeout 600 s',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('warns when every category is off and when the pool exports OTLP itself; looked up by id', async () => {
@@ -52,7 +73,9 @@ describe('pool', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('Telemetry on   none');
     expect(res.stdout).toContain('OTLP export    on (destination their-collector)');
-    expect(res.stdout).toContain('⚠ every telemetry category is off in the pool configuration: the streams of its sessions will stay empty');
+    expect(res.stdout).toContain(
+      '⚠ every telemetry category is off in the pool configuration: the streams of its sessions will stay empty',
+    );
     expect(res.stdout).toContain('⚠ the pool exports telemetry over OTLP itself (destination their-collector)');
   });
 

@@ -24,15 +24,22 @@ afterEach(async () => {
 
 function occupyPort(): Promise<number> {
   blocker = createServer();
-  return new Promise((resolve) => blocker!.listen(0, '127.0.0.1', () => resolve((blocker!.address() as { port: number }).port)));
+  return new Promise((resolve) =>
+    blocker!.listen(0, '127.0.0.1', () => resolve((blocker!.address() as { port: number }).port)),
+  );
 }
 
 describe('run start-up', () => {
   it('a port in use: one line, exit 1, and no stream was ever opened', async () => {
     const port = await occupyPort();
-    const res = await runCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_LISTEN: `127.0.0.1:${port}`, LOG_LEVEL: 'info' }));
+    const res = await runCli(
+      ['run'],
+      h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_LISTEN: `127.0.0.1:${port}`, LOG_LEVEL: 'info' }),
+    );
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe(`error: cannot listen on 127.0.0.1:${port} (BRIDGE_LISTEN): the address is already in use (another bridge or program has this port)\n`);
+    expect(res.stderr).toBe(
+      `error: cannot listen on 127.0.0.1:${port} (BRIDGE_LISTEN): the address is already in use (another bridge or program has this port)\n`,
+    );
     expect(h.sim.stats.connections).toBe(0);
     expect(h.sim.stats.requests).toBe(0);
   });
@@ -51,20 +58,40 @@ describe('run start-up', () => {
     writeFileSync(file, 'x');
     const res = await runCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_STATE_DIR: join(file, 'state') }));
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe(`error: the state directory ${join(file, 'state')} cannot exist: a part of its path is a file, not a directory\n`);
+    expect(res.stderr).toBe(
+      `error: the state directory ${join(file, 'state')} cannot exist: a part of its path is a file, not a directory\n`,
+    );
     expect(h.sim.stats.requests).toBe(0);
   });
 
   it('logs version, service, collector and protocol, state and store, and what the HTTP surface exposes', async () => {
-    const p = startCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_LISTEN: '0.0.0.0:0', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }));
+    const p = startCli(
+      ['run'],
+      h.env({
+        BRIDGE_SESSIONS: 's1',
+        BRIDGE_LISTEN: '0.0.0.0:0',
+        LOG_LEVEL: 'info',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      }),
+    );
     await p.waitFor(/control API/);
-    const lines = p.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = p
+      .stderr()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const start = lines.find((l) => typeof l.version === 'string');
     expect(start).toMatchObject({
-      service: h.sim.url, collector: `${h.receiver.url}/v1/logs`, protocol: 'http/json', stateDir: h.stateDir, store: 'sqlite',
+      service: h.sim.url,
+      collector: `${h.receiver.url}/v1/logs`,
+      protocol: 'http/json',
+      stateDir: h.stateDir,
+      store: 'sqlite',
     });
     const surface = lines.find((l) => String(l.msg).includes('control API'));
-    expect(surface?.msg).toMatch(/^HTTP surface listening on http:\/\/0\.0\.0\.0:\d+: \/healthz \/readyz \/metrics open; control API \(\/v1\/sessions\) disabled/);
+    expect(surface?.msg).toMatch(
+      /^HTTP surface listening on http:\/\/0\.0\.0\.0:\d+: \/healthz \/readyz \/metrics open; control API \(\/v1\/sessions\) disabled/,
+    );
     p.child.kill('SIGTERM');
     expect((await p.done).code).toBe(0);
   });
@@ -82,7 +109,12 @@ describe('run start-up', () => {
     chmodSync(h.stateDir, 0o755);
     const p = startCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', LOG_LEVEL: 'info' }));
     await p.waitFor(/open to every user/);
-    const warn = p.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.msg).includes('open to every user'));
+    const warn = p
+      .stderr()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => String(l.msg).includes('open to every user'));
     expect(warn).toMatchObject({ level: 40, stateDir: h.stateDir, msg: expect.stringContaining('(mode 0755)') });
     p.child.kill('SIGTERM');
     expect((await p.done).code).toBe(0);

@@ -45,14 +45,20 @@ describe('simulate and receive', () => {
     dir = mkdtempSync(join(tmpdir(), 'simrecv-'));
 
     const env = {
-      BROWSER_API_URL: simUrl, BROWSER_API_KEY: 'sim-key', BRIDGE_SESSIONS: 'demo-1',
-      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: logsUrl, BRIDGE_STATE_DIR: join(dir, 'state'),
+      BROWSER_API_URL: simUrl,
+      BROWSER_API_KEY: 'sim-key',
+      BRIDGE_SESSIONS: 'demo-1',
+      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: logsUrl,
+      BRIDGE_STATE_DIR: join(dir, 'state'),
     };
     const check = await runCli(['check'], env);
     expect(check.stdout).toMatch(/all 5 checks passed/);
     expect(check.code).toBe(0);
 
-    const t = startCli(['tail', 'demo-1', '--from', 'oldest', '-o', 'json'], { BROWSER_API_URL: simUrl, BROWSER_API_KEY: 'sim-key' });
+    const t = startCli(['tail', 'demo-1', '--from', 'oldest', '-o', 'json'], {
+      BROWSER_API_URL: simUrl,
+      BROWSER_API_KEY: 'sim-key',
+    });
     running.push(t);
     await t.waitFor(/"seq":1,/, 'stdout');
     t.child.kill('SIGINT');
@@ -64,7 +70,7 @@ describe('simulate and receive', () => {
     expect((await recv.done).code).toBe(0);
   });
 
-  it('the README\'s pool line works against the simulator: --pool names the pool `pool` then finds', async () => {
+  it("the README's pool line works against the simulator: --pool names the pool `pool` then finds", async () => {
     const sim = start(['simulate', '--port', '0', '--sessions', 'demo-1', '--pool', 'my-pool']);
     await sim.waitFor(/\{"url":"[^"]+"\}\n/, 'stdout');
     await sim.waitFor(/Ctrl-C stops it/);
@@ -73,7 +79,9 @@ describe('simulate and receive', () => {
     const pool = await runCli(['pool', 'my-pool'], { BROWSER_API_URL: simUrl, BROWSER_API_KEY: 'sim-key' });
     expect(pool.stdout).toMatch(/^Pool {11}my-pool \(pool_[0-9a-f]+\)$/m);
     expect(pool.code).toBe(0);
-    expect((await runCli(['simulate', '--help'], {})).stdout).toMatch(/--pool NAME +put the created sessions in a pool of this name/);
+    expect((await runCli(['simulate', '--help'], {})).stdout).toMatch(
+      /--pool NAME +put the created sessions in a pool of this name/,
+    );
     sim.child.kill('SIGINT');
     expect((await sim.done).code).toBe(0);
   });
@@ -85,7 +93,9 @@ describe('simulate and receive', () => {
     try {
       const res = await runCli(['simulate', '--port', String(port)], {});
       expect(res.code).toBe(1);
-      expect(res.stderr).toBe(`simulator: 127.0.0.1:${port} is already in use (another instance, a collector or another program?); choose another port with --port, or 0 for any free port\n`);
+      expect(res.stderr).toBe(
+        `simulator: 127.0.0.1:${port} is already in use (another instance, a collector or another program?); choose another port with --port, or 0 for any free port\n`,
+      );
     } finally {
       blocker.close();
     }

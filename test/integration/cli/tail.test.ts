@@ -54,12 +54,43 @@ const TS = 1732100000123456; // 2024-11-20T10:53:20.123456Z
 
 function fixedEvents(s: SimSession): void {
   s.emitEvent({ type: 'console_log', ts: TS, data: { level: 'log', text: 'page ready', args: ['page ready'] } });
-  s.emitEvent({ type: 'network_response', ts: TS + 1000, data: { method: 'GET', url: 'https://shop.example/api/cart?token=abc123', status: 404, status_text: 'Not Found', mime_type: 'application/json' } });
-  s.emitEvent({ type: 'interaction_click', ts: TS + 2000, data: { selector: 'button#buy', tag: 'BUTTON', text: 'Buy now', x: 320, true: 188 } });
+  s.emitEvent({
+    type: 'network_response',
+    ts: TS + 1000,
+    data: {
+      method: 'GET',
+      url: 'https://shop.example/api/cart?token=abc123',
+      status: 404,
+      status_text: 'Not Found',
+      mime_type: 'application/json',
+    },
+  });
+  s.emitEvent({
+    type: 'interaction_click',
+    ts: TS + 2000,
+    data: { selector: 'button#buy', tag: 'BUTTON', text: 'Buy now', x: 320, true: 188 },
+  });
   s.injectMalformed('json');
-  s.emitEvent({ type: 'captcha_solve_result', ts: TS + 4000, data: { captcha_type: 'turnstile', status: 'timeout', duration_ms: 30000, website_host: 'shop.example' } });
-  s.emitEvent({ type: 'console_error', ts: TS + 5000, data: { text: 'Uncaught TypeError: x is undefined', source_url: 'https://shop.example/app.js', line: 12, column: 5 } });
-  s.emitEvent({ type: 'cdp_command', ts: TS + 6000, data: { method: 'Page.navigate', url_scheme: 'https', transition_type: 'typed' } });
+  s.emitEvent({
+    type: 'captcha_solve_result',
+    ts: TS + 4000,
+    data: { captcha_type: 'turnstile', status: 'timeout', duration_ms: 30000, website_host: 'shop.example' },
+  });
+  s.emitEvent({
+    type: 'console_error',
+    ts: TS + 5000,
+    data: {
+      text: 'Uncaught TypeError: x is undefined',
+      source_url: 'https://shop.example/app.js',
+      line: 12,
+      column: 5,
+    },
+  });
+  s.emitEvent({
+    type: 'cdp_command',
+    ts: TS + 6000,
+    data: { method: 'Page.navigate', url_scheme: 'https', transition_type: 'typed' },
+  });
   s.emitEvent({ type: 'page_navigation', ts: TS + 7000, data: { url: 'https://shop.example/checkout' } });
 }
 
@@ -98,23 +129,27 @@ describe('tail', () => {
     fixedEvents(s);
     const res = await readThenEnd(tail(['s1', '--from', 'oldest']), s, 7);
     expect(res.code).toBe(0);
-    expect(res.stdout).toBe([
-      '10:53:20.123 INFO  console_log                page ready  #1',
-      '10:53:20.124 WARN  network_response           GET https://shop.example/api/cart?token=REDACTED → 404 Not Found (application/json)  #2',
-      '10:53:20.125 INFO  interaction_click          button#buy (320,188) "Buy now"  #3',
-      '10:53:20.127 WARN  captcha_solve_result       turnstile timeout shop.example 30.0s  #5',
-      '10:53:20.128 ERROR console_error              Uncaught TypeError: x is undefined at https://shop.example/app.js:12:5  #6',
-      '10:53:20.129 INFO  cdp_command                Page.navigate https:  #7',
-      '10:53:20.130 INFO  page_navigation            https://shop.example/checkout  #8',
-      '',
-    ].join('\n'));
+    expect(res.stdout).toBe(
+      [
+        '10:53:20.123 INFO  console_log                page ready  #1',
+        '10:53:20.124 WARN  network_response           GET https://shop.example/api/cart?token=REDACTED → 404 Not Found (application/json)  #2',
+        '10:53:20.125 INFO  interaction_click          button#buy (320,188) "Buy now"  #3',
+        '10:53:20.127 WARN  captcha_solve_result       turnstile timeout shop.example 30.0s  #5',
+        '10:53:20.128 ERROR console_error              Uncaught TypeError: x is undefined at https://shop.example/app.js:12:5  #6',
+        '10:53:20.129 INFO  cdp_command                Page.navigate https:  #7',
+        '10:53:20.130 INFO  page_navigation            https://shop.example/checkout  #8',
+        '',
+      ].join('\n'),
+    );
     expect(lines(res.stderr)).toEqual([
       '· following s1 from the oldest retained event; Ctrl-C to stop',
       '⚠ skipped an undecodable frame (id 4): data is not valid JSON',
       '⚠ gap: event #4 was not received (evicted by the service or undecodable)',
       // The session ends as the real one does: the connection is reset, the next request gets 502, then 404.
       expect.stringMatching(/^⚠ network error \(\w+\); reconnecting in \d+ ms$/),
-      expect.stringMatching(/^⚠ the service failed \(502 bad_gateway: browser session s1 is unavailable\); reconnecting in \d+ ms$/),
+      expect.stringMatching(
+        /^⚠ the service failed \(502 bad_gateway: browser session s1 is unavailable\); reconnecting in \d+ ms$/,
+      ),
       '· session s1 ended',
     ]);
   });
@@ -122,12 +157,20 @@ describe('tail', () => {
   it('--types and --categories filter; an event matching either list is shown', async () => {
     const s = sim.createSession('s1');
     fixedEvents(s);
-    const byType = await readThenEnd(tail(['s1', '--from', 'oldest', '--types', 'console_error,page_navigation']), s, 2);
+    const byType = await readThenEnd(
+      tail(['s1', '--from', 'oldest', '--types', 'console_error,page_navigation']),
+      s,
+      2,
+    );
     expect(lines(byType.stdout).map((l) => l.split(/\s+/)[2])).toEqual(['console_error', 'page_navigation']);
 
     const s2 = sim.createSession('s2');
     fixedEvents(s2);
-    const both = await readThenEnd(tail(['s2', '--from', 'oldest', '--categories', 'console', '--types', 'cdp_command']), s2, 3);
+    const both = await readThenEnd(
+      tail(['s2', '--from', 'oldest', '--categories', 'console', '--types', 'cdp_command']),
+      s2,
+      3,
+    );
     expect(lines(both.stdout).map((l) => l.split(/\s+/)[2])).toEqual(['console_log', 'console_error', 'cdp_command']);
   });
 
@@ -183,11 +226,13 @@ describe('tail', () => {
 
   it('--from N beyond the latest event says it waits for #N, then shows #N when it comes', async () => {
     const s = sim.createSession('s1');
-    for (let i = 0; i < 5; i++) s.emitEvent({ type: 'console_log', ts: TS + i, data: { level: 'log', text: `early ${i}`, args: [] } });
+    for (let i = 0; i < 5; i++)
+      s.emitEvent({ type: 'console_log', ts: TS + i, data: { level: 'log', text: `early ${i}`, args: [] } });
     const p = tail(['s1', '--from', '8', '-o', 'json']);
     await p.waitFor(/nothing at or after #8 yet: the session has not reached #8; waiting for it/);
     expect(p.stdout()).toBe('');
-    for (let i = 5; i < 8; i++) s.emitEvent({ type: 'console_log', ts: TS + i, data: { level: 'log', text: `late ${i}`, args: [] } });
+    for (let i = 5; i < 8; i++)
+      s.emitEvent({ type: 'console_log', ts: TS + i, data: { level: 'log', text: `late ${i}`, args: [] } });
     await p.waitFor(/\n/, 'stdout');
     expect((JSON.parse(lines(p.stdout())[0]!) as Envelope).seq).toBe(8);
     s.end();
@@ -198,13 +243,19 @@ describe('tail', () => {
     sim.createSession('s1');
     const wrong = await runCli(['tail', 's1'], { ...env, BROWSER_API_URL: `${sim.url}/api/v1` });
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(new RegExp(`wrong base path: at ${sim.url}/api/v1, GET /browsers/s1/telemetry/stream answers like a route that does not exist`));
+    expect(wrong.stderr).toMatch(
+      new RegExp(
+        `wrong base path: at ${sim.url}/api/v1, GET /browsers/s1/telemetry/stream answers like a route that does not exist`,
+      ),
+    );
     expect(wrong.stderr).not.toContain('not found: it does not exist');
     const receiver = await startReceiver();
     try {
       const other = await runCli(['tail', 's1'], { ...env, BROWSER_API_URL: receiver.url });
       expect(other.code).toBe(1);
-      expect(other.stderr).toContain(`this is not the session service: ${receiver.url} answered GET /browsers/s1/telemetry/stream with 404`);
+      expect(other.stderr).toContain(
+        `this is not the session service: ${receiver.url} answered GET /browsers/s1/telemetry/stream with 404`,
+      );
     } finally {
       await receiver.close();
     }
@@ -213,16 +264,20 @@ describe('tail', () => {
   it('with the service down it names the URL it tries and what to check', async () => {
     const p = tail(['s1'], { BROWSER_API_URL: 'http://127.0.0.1:9' });
     await p.waitFor(/reconnecting/);
-    expect(p.stderr()).toMatch(/network error \(ECONNREFUSED\) at http:\/\/127\.0\.0\.1:9 \(is BROWSER_API_URL right, and the service up\?\); reconnecting in/);
+    expect(p.stderr()).toMatch(
+      /network error \(ECONNREFUSED\) at http:\/\/127\.0\.0\.1:9 \(is BROWSER_API_URL right, and the service up\?\); reconnecting in/,
+    );
     p.child.kill('SIGINT');
     expect((await p.done).code).toBe(0);
   });
 
-  it('a mistyped option is one line with the option meant, not the parser\'s text and the help', async () => {
+  it("a mistyped option is one line with the option meant, not the parser's text and the help", async () => {
     const res = await runCli(['tail', 's1', '--form', 'oldest'], env);
     expect(res.code).toBe(2);
     expect(res.stderr).toBe('unknown option --form; did you mean --from? (--help for the options)\n');
-    expect((await runCli(['tail', 's1', '--from'], env)).stderr).toBe('option --from needs a value (--help for the options)\n');
+    expect((await runCli(['tail', 's1', '--from'], env)).stderr).toBe(
+      'option --from needs a value (--help for the options)\n',
+    );
   });
 
   it('bad usage exits 2 with the help', async () => {

@@ -13,16 +13,29 @@ describe('top', () => {
   it('prints the bridge, the exporter, the spool and every session in a plain table when not on a terminal', async () => {
     const a = t.world.sim.createSession('sess_a');
     t.world.sim.createSession('sess_b');
-    t.running = await startInProcess(t.world, { sessions: ['sess_a', 'sess_b'], control_token: TOKEN, spool: { max_bytes: '16MiB' } });
+    t.running = await startInProcess(t.world, {
+      sessions: ['sess_a', 'sess_b'],
+      control_token: TOKEN,
+      spool: { max_bytes: '16MiB' },
+    });
     a.emit(25);
-    await eventually(() => (t.running!.bridge.supervisor.session('sess_a')?.lastDeliveredSeq ?? 0) >= 25 || undefined, 'delivery of sess_a');
+    await eventually(
+      () => (t.running!.bridge.supervisor.session('sess_a')?.lastDeliveredSeq ?? 0) >= 25 || undefined,
+      'delivery of sess_a',
+    );
 
     const res = await runCli(['top', '--url', t.running.url, '--sort', 'id'], { BRIDGE_CONTROL_TOKEN: TOKEN });
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     const lines = res.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(new RegExp(`^bridge \\d+\\.\\d+\\.\\d+\\S* at ${t.running.url.replace(/[.]/g, '\\.')}   sessions 2 \\(2 streaming\\)   received \\d`));
-    expect(lines[1]).toMatch(/^exporter delivered \d+(\.\d)?\/s, failed 0\.0\/s \(0 failed requests\)   spool .* \/ 16\.0 MiB \(\d+%\), \d+ records, oldest \d+s$/);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^bridge \\d+\\.\\d+\\.\\d+\\S* at ${t.running.url.replace(/[.]/g, '\\.')}   sessions 2 \\(2 streaming\\)   received \\d`,
+      ),
+    );
+    expect(lines[1]).toMatch(
+      /^exporter delivered \d+(\.\d)?\/s, failed 0\.0\/s \(0 failed requests\) {3}spool .* \/ 16\.0 MiB \(\d+%\), \d+ records, oldest \d+s$/,
+    );
     expect(lines[2]).toBe('');
     expect(lines[3]).toMatch(/^SESSION\s+STATE\s+SOURCE\s+RATE\/s\s+LAG\s+GAPS\s+MISSING\s+RECONN\s+LAST ERROR$/);
     expect(lines[4]).toMatch(/^sess_a\s+streaming\s+config\s+\d+(\.\d)?\s+0\s+0\s+0\s+0\s+-$/);
@@ -33,12 +46,18 @@ describe('top', () => {
   it('a refused token, an unreachable bridge and bad options are one line each', async () => {
     t.running = await startInProcess(t.world, { control_token: TOKEN });
     const refused = await runCli(['top', '--url', t.running.url], { BRIDGE_CONTROL_TOKEN: 'wrong' });
-    expect(refused).toMatchObject({ code: 1, stdout: '', stderr: `error: the bridge at ${t.running.url} refused the control token: pass --token or set BRIDGE_CONTROL_TOKEN\n` });
+    expect(refused).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `error: the bridge at ${t.running.url} refused the control token: pass --token or set BRIDGE_CONTROL_TOKEN\n`,
+    });
 
     const closed = await closedPort();
     const down = await runCli(['top', '--once', '--url', `http://127.0.0.1:${closed}`], {});
     expect(down.code).toBe(1);
-    expect(down.stderr).toMatch(/^error: cannot reach the bridge at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED \(is it running\? --url or BRIDGE_LISTEN say where\)\n$/);
+    expect(down.stderr).toMatch(
+      /^error: cannot reach the bridge at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED \(is it running\? --url or BRIDGE_LISTEN say where\)\n$/,
+    );
 
     const usage = await runCli(['top', '--sort', 'colour'], {});
     expect(usage.code).toBe(2);

@@ -48,9 +48,17 @@ describe('an unknown session', () => {
       }
       expect(status.state).toBe('unknown');
       expect(status.lastError).toMatch(/does not know this session/);
-      const put = await fetch(`${url}/v1/sessions/typo-3`, { method: 'PUT', body: '{}', headers: { 'content-type': 'application/json' } });
+      const put = await fetch(`${url}/v1/sessions/typo-3`, {
+        method: 'PUT',
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(put.status).toBe(404);
-      const ok = await fetch(`${url}/v1/sessions/real-2`, { method: 'PUT', body: '{}', headers: { 'content-type': 'application/json' } });
+      const ok = await fetch(`${url}/v1/sessions/real-2`, {
+        method: 'PUT',
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(ok.status).toBe(201);
     } finally {
       d.kill('SIGKILL');

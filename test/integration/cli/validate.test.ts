@@ -21,23 +21,42 @@ function config(name: string, text: string): string {
   return path;
 }
 
-const BASE = ['upstream:', '  url: ${env:SVC_URL}', '  api_key: ${env:SVC_KEY:-dev-key}', 'exporter:', '  endpoint: ${env:COLLECTOR}', '  timeout: 5s'];
+const BASE = [
+  'upstream:',
+  '  url: ${env:SVC_URL}',
+  '  api_key: ${env:SVC_KEY:-dev-key}',
+  'exporter:',
+  '  endpoint: ${env:COLLECTOR}',
+  '  timeout: 5s',
+];
 
 describe('validate', () => {
   it('a valid configuration: exit 0 and a one-line summary, without any network', async () => {
     const path = config('ok.yaml', [...BASE, 'sessions: [a, b]', 'spool:', '  max_bytes: 64MiB'].join('\n'));
-    const res = await runCli(['validate', '--config', path], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE, BRIDGE_STATE_DIR: join(dir, 'never-created') });
+    const res = await runCli(['validate', '--config', path], {
+      SVC_URL: NOWHERE,
+      COLLECTOR: NOWHERE,
+      BRIDGE_STATE_DIR: join(dir, 'never-created'),
+    });
     expect(res.stderr).toBe('');
-    expect(res.stdout).toBe(`configuration is valid (${path} + environment): 2 sessions from ${NOWHERE}, collector ${NOWHERE}/v1/logs (http/protobuf), state ${join(dir, 'never-created')}, listen 127.0.0.1:9464\n`);
+    expect(res.stdout).toBe(
+      `configuration is valid (${path} + environment): 2 sessions from ${NOWHERE}, collector ${NOWHERE}/v1/logs (http/protobuf), state ${join(dir, 'never-created')}, listen 127.0.0.1:9464\n`,
+    );
     expect(res.code).toBe(0);
     expect(existsSync(join(dir, 'never-created'))).toBe(false);
   });
 
   it('with a shared store the summary names it, without its password, instead of a state directory', async () => {
     const path = config('shared.yaml', [...BASE, 'sessions: [a]'].join('\n'));
-    const res = await runCli(['validate', '--config', path], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE, BRIDGE_STORE_URL: 'postgres://bridge@db.internal:5432/bridge?password=hunter2' });
+    const res = await runCli(['validate', '--config', path], {
+      SVC_URL: NOWHERE,
+      COLLECTOR: NOWHERE,
+      BRIDGE_STORE_URL: 'postgres://bridge@db.internal:5432/bridge?password=hunter2',
+    });
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/, shared store postgres:\/\/bridge@db\.internal:5432\/bridge\?password=[^ ,]+, listen /);
+    expect(res.stdout).toMatch(
+      /, shared store postgres:\/\/bridge@db\.internal:5432\/bridge\?password=[^ ,]+, listen /,
+    );
     expect(res.stdout).not.toContain('hunter2');
   });
 
@@ -47,50 +66,88 @@ describe('validate', () => {
     const validate = await runCli(['validate', '-c', path], env);
     const run = await runCli(['run', '-c', path], env);
     expect(validate.code).toBe(2);
-    expect(validate.stderr).toBe('invalid configuration: spool.max_bytes: must be a size such as 268435456 or "256MiB" (got "lots")\n');
+    expect(validate.stderr).toBe(
+      'invalid configuration: spool.max_bytes: must be a size such as 268435456 or "256MiB" (got "lots")\n',
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(validate.stderr);
   });
 
   it('a missing file and an unset variable are one line each', async () => {
     const missing = await runCli(['validate', '--config', join(dir, 'nope.yaml')], {});
-    expect(missing).toMatchObject({ code: 2, stderr: `invalid configuration: --config: ${join(dir, 'nope.yaml')} does not exist\n` });
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: `invalid configuration: --config: ${join(dir, 'nope.yaml')} does not exist\n`,
+    });
     const path = config('unset.yaml', BASE.join('\n'));
     const unset = await runCli(['validate', '--config', path], { COLLECTOR: NOWHERE });
     expect(unset.code).toBe(2);
-    expect(unset.stderr).toMatch(/^invalid configuration: upstream\.url: environment variable SVC_URL is not set \(referenced as \$\{env:SVC_URL\}; write \$\{env:SVC_URL:-default\} to give a default\)\n$/);
+    expect(unset.stderr).toMatch(
+      /^invalid configuration: upstream\.url: environment variable SVC_URL is not set \(referenced as \$\{env:SVC_URL\}; write \$\{env:SVC_URL:-default\} to give a default\)\n$/,
+    );
   });
 
   it('a misspelt category is refused with the valid names; a misspelt type is a warning, refused when no type of the include list is known', async () => {
-    const badCategory = config('cat.yaml', [...BASE, 'mapping:', '  filters:', '    include_categories: [consol]'].join('\n'));
+    const badCategory = config(
+      'cat.yaml',
+      [...BASE, 'mapping:', '  filters:', '    include_categories: [consol]'].join('\n'),
+    );
     const res = await runCli(['validate', '--config', badCategory], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE });
     expect(res.code).toBe(2);
-    expect(res.stderr).toBe('invalid configuration: mapping.filters.include_categories[0]: unknown category "consol" (did you mean "console"?); valid categories: captcha, connection, console, control, interaction, monitor, network, page, platform, screenshot, system\n');
+    expect(res.stderr).toBe(
+      'invalid configuration: mapping.filters.include_categories[0]: unknown category "consol" (did you mean "console"?); valid categories: captcha, connection, console, control, interaction, monitor, network, page, platform, screenshot, system\n',
+    );
 
     // Only unknown types: the filter would drop every event the service sends today.
-    const onlyUnknown = config('only-unknown.yaml', [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror]'].join('\n'));
+    const onlyUnknown = config(
+      'only-unknown.yaml',
+      [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror]'].join('\n'),
+    );
     const refused = await runCli(['validate', '--config', onlyUnknown], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toBe('invalid configuration: mapping.filters.include_types: no event type in the list is known ("console_eror" (did you mean "console_error"?)), so this include filter would drop every event; fix the names, or set mapping.filters.allow_unknown_types: true if you expect types newer than this bridge\n');
-    const expected = config('expected.yaml', [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror]', '    allow_unknown_types: true'].join('\n'));
+    expect(refused.stderr).toBe(
+      'invalid configuration: mapping.filters.include_types: no event type in the list is known ("console_eror" (did you mean "console_error"?)), so this include filter would drop every event; fix the names, or set mapping.filters.allow_unknown_types: true if you expect types newer than this bridge\n',
+    );
+    const expected = config(
+      'expected.yaml',
+      [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror]', '    allow_unknown_types: true'].join(
+        '\n',
+      ),
+    );
     expect((await runCli(['validate', '--config', expected], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE })).code).toBe(0);
 
-    const badType = config('type.yaml', [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror, page_load]'].join('\n'));
+    const badType = config(
+      'type.yaml',
+      [...BASE, 'mapping:', '  filters:', '    include_types: [console_eror, page_load]'].join('\n'),
+    );
     const ok = await runCli(['validate', '--config', badType], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE });
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toContain('warning: mapping.filters.include_types: "console_eror" is not a known event type (did you mean "console_error"?)');
+    expect(ok.stdout).toContain(
+      'warning: mapping.filters.include_types: "console_eror" is not a known event type (did you mean "console_error"?)',
+    );
 
     // check shows the same warning under its configuration line (and fails later: nothing listens).
-    const check = await runCli(['check', '--config', badType], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE, BRIDGE_STATE_DIR: join(dir, 'state') });
-    expect(check.stdout).toMatch(/^✓ configuration .*\n\s+⚠ mapping\.filters\.include_types: "console_eror" is not a known event type \(did you mean "console_error"\?\)/m);
+    const check = await runCli(['check', '--config', badType], {
+      SVC_URL: NOWHERE,
+      COLLECTOR: NOWHERE,
+      BRIDGE_STATE_DIR: join(dir, 'state'),
+    });
+    expect(check.stdout).toMatch(
+      /^✓ configuration .*\n\s+⚠ mapping\.filters\.include_types: "console_eror" is not a known event type \(did you mean "console_error"\?\)/m,
+    );
   });
 });
 
 describe('tail names', () => {
   it('--categories with an unknown name exits 2 with the valid names, before any connection', async () => {
-    const res = await runCli(['tail', 's1', '--categories', 'network,consol'], { BROWSER_API_URL: NOWHERE, BROWSER_API_KEY: 'k' });
+    const res = await runCli(['tail', 's1', '--categories', 'network,consol'], {
+      BROWSER_API_URL: NOWHERE,
+      BROWSER_API_KEY: 'k',
+    });
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/^--categories: unknown category "consol" \(did you mean "console"\?\); valid categories: captcha, .*, system\n$/);
+    expect(res.stderr).toMatch(
+      /^--categories: unknown category "consol" \(did you mean "console"\?\); valid categories: captcha, .*, system\n$/,
+    );
   });
 
   it('--types with an unknown name warns with the closest type and keeps following', async () => {

@@ -25,9 +25,18 @@ afterEach(async () => {
 
 async function reader(simOpts: Parameters<typeof startSimulator>[0], reprobeMs = 60_000) {
   sim = await startSimulator({ keepaliveMs: 500, seed: 7, ...simOpts });
-  client = new UpstreamClient({ baseUrl: sim.url, apiKey: createApiKeyProvider({ apiKey: 'sim-key' }), connectTimeoutMs: 2000 });
+  client = new UpstreamClient({
+    baseUrl: sim.url,
+    apiKey: createApiKeyProvider({ apiKey: 'sim-key' }),
+    connectTimeoutMs: 2000,
+  });
   const facts: Fact[] = [];
-  const r = new ArchiveReader(client, silentLogger(), { mode: 'auto', retryDelayMs: 1, reprobeMs, emit: (f) => facts.push(f) });
+  const r = new ArchiveReader(client, silentLogger(), {
+    mode: 'auto',
+    retryDelayMs: 1,
+    reprobeMs,
+    emit: (f) => facts.push(f),
+  });
   return { r, facts };
 }
 
@@ -42,7 +51,9 @@ describe('archive 404s', () => {
     const { r, facts } = await reader({});
     sim!.createSession('good').emit(5);
     expect((await readAll(r, 'typo')).kind).toBe('absent');
-    expect(facts).toContainEqual(expect.objectContaining({ f: 'archive_probed', session: 'typo', verdict: 'no_session' }));
+    expect(facts).toContainEqual(
+      expect.objectContaining({ f: 'archive_probed', session: 'typo', verdict: 'no_session' }),
+    );
     expect(r.usable).toBe(true);
     expect(await readAll(r, 'good')).toEqual({ kind: 'ok', seqs: [1, 2, 3, 4, 5] });
   });
@@ -65,7 +76,7 @@ describe('archive 404s', () => {
     expect(r.usable).toBe(true);
   });
 
-  it('end to end: a mistyped session next to a real one; the real one\'s lost frames are still repaired', async () => {
+  it("end to end: a mistyped session next to a real one; the real one's lost frames are still repaired", async () => {
     h = await harness();
     const s = h.sim.createSession('real');
     s.emit(10);
@@ -75,7 +86,10 @@ describe('archive 404s', () => {
     const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'typo-x1', BRIDGE_START: 'latest' });
     await until(() => bridge.supervisor.status().every((x) => x.state === 'unknown'), 'the typo to be found unknown');
     await bridge.supervisor.add({ id: 'real', start: 'oldest', attributes: {} } as never, 'api');
-    await until(() => h!.receiver.records.filter((x) => x.attributes['browser.session.id'] === 'real').length >= 21, 'the real session with its repaired frame');
+    await until(
+      () => h!.receiver.records.filter((x) => x.attributes['browser.session.id'] === 'real').length >= 21,
+      'the real session with its repaired frame',
+    );
     const real = h.receiver.records.filter((x) => x.attributes['browser.session.id'] === 'real');
     expect(real.some((x) => Number(x.attributes['browser.telemetry.seq']) === bad)).toBe(true);
     expect(real.filter((x) => x.eventName === 'browser.telemetry_gap')).toEqual([]);

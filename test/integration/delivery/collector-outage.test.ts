@@ -53,7 +53,10 @@ describe('collector outage', () => {
     h = await harness({ bufferSize: 100_000 });
     const s = h.sim.createSession('bp');
     // ~1 KiB per record with a 1 MiB spool: the spool fills after roughly a thousand records.
-    const bridge = await h.startBridge({ ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } }, { BRIDGE_SESSIONS: 'bp' });
+    const bridge = await h.startBridge(
+      { ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } },
+      { BRIDGE_SESSIONS: 'bp' },
+    );
     await h.receiver.stop();
     s.emit(4000);
     await until(() => bridge.spool.full, 'the spool to fill', 20_000);
@@ -88,11 +91,18 @@ describe('shutdown while the spool is full', () => {
     h = await harness({ bufferSize: 100_000 });
     const s = h.sim.createSession('sf');
     await h.receiver.stop();
-    const bridge = await h.startBridge({ ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } }, { BRIDGE_SESSIONS: 'sf' });
+    const bridge = await h.startBridge(
+      { ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } },
+      { BRIDGE_SESSIONS: 'sf' },
+    );
     s.emit(3000);
     // Shut down while the reader is really paused by back-pressure, not merely while the spool is full.
     // (A reader also pauses briefly while a commit is pending; only a spool over its byte limit keeps it paused.)
-    await until(() => bridge.spool.pausedReaders > 0 && bridge.spool.spooled.bytes >= 1024 * 1024, 'the reader to pause on the full spool', 20_000);
+    await until(
+      () => bridge.spool.pausedReaders > 0 && bridge.spool.spooled.bytes >= 1024 * 1024,
+      'the reader to pause on the full spool',
+      20_000,
+    );
     expect(bridge.supervisor.status()[0]!.received).toBeLessThan(3000);
     const started = Date.now();
     expect(await bridge.shutdown(Date.now() + 200)).toBe(false);

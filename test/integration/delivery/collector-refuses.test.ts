@@ -32,7 +32,10 @@ describe('a collector that refuses everything', () => {
     h.receiver.behaviour = { status: 400 };
     const s = h.sim.createSession('refused');
     s.emit(1000);
-    const d = spawnDaemon(h.env({ BRIDGE_CONFIG: configFile, BRIDGE_SESSIONS: 'refused', BRIDGE_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'info' }), ['run', '--until-ended']);
+    const d = spawnDaemon(
+      h.env({ BRIDGE_CONFIG: configFile, BRIDGE_SESSIONS: 'refused', BRIDGE_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'info' }),
+      ['run', '--until-ended'],
+    );
     try {
       const url = await httpUrl(d.output);
       // The session ends while the collector refuses: --until-ended must not call that "delivered".
@@ -41,7 +44,10 @@ describe('a collector that refuses everything', () => {
       await sleep(3000);
       expect(d.exitCode, d.output()).toBe(null);
       expect(h.receiver.records.length).toBe(0);
-      const ready = (await (await fetch(`${url}/readyz`)).json()) as { exporter: { failing: boolean; refusingAll?: { status: number; message: string } }; spool: { records: number } };
+      const ready = (await (await fetch(`${url}/readyz`)).json()) as {
+        exporter: { failing: boolean; refusingAll?: { status: number; message: string } };
+        spool: { records: number };
+      };
       expect(ready.exporter.failing).toBe(true);
       expect(ready.exporter.refusingAll?.status).toBe(400);
       expect(ready.exporter.refusingAll?.message).toContain('injected failure');
@@ -49,7 +55,9 @@ describe('a collector that refuses everything', () => {
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toMatch(/^bridge_export_refusing 1$/m);
       expect(metrics).toMatch(/^bridge_events_rejected_total\{reason="invalid"\} 0$/m);
-      expect(d.output()).toMatch(/collector refuses every record.*"status":400|"status":400.*collector refuses every record/);
+      expect(d.output()).toMatch(
+        /collector refuses every record.*"status":400|"status":400.*collector refuses every record/,
+      );
       // Backing off, not splitting every batch again and again.
       const refusedSoFar = h.receiver.requests.length;
       await sleep(1000);
@@ -62,5 +70,4 @@ describe('a collector that refuses everything', () => {
       if (d.exitCode === null) d.kill('SIGKILL');
     }
   }, 60_000);
-
 });

@@ -45,7 +45,11 @@ describe.skipIf(!canMount)('a small volume (needs root to mount a tmpfs)', () =>
     // ~100k realistic records are well over the volume; the default spool limit (256 MiB) far more.
     s.emit(100_000);
     const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'df', BRIDGE_STATE_DIR: join(volume, 'state') });
-    await until(() => bridge.spool.full && bridge.spool.pausedReaders > 0, 'reading to pause on the small volume', 60_000);
+    await until(
+      () => bridge.spool.full && bridge.spool.pausedReaders > 0,
+      'reading to pause on the small volume',
+      60_000,
+    );
     expect(bridge.spool.limitedByDisk).toBe(true);
     const fs = statfsSync(volume);
     // The reserve is left free: SQLite can still write its WAL and delete.
@@ -81,16 +85,30 @@ describe.skipIf(!canMount)('a full volume (needs root to mount a tmpfs)', () => 
     truncateSync(filler, statSync(filler).size - 512 * 1024);
     delete h.receiver.behaviour.status;
     bridge = await h.startBridge(FAST, env);
-    await until(() => bridge.spool.undeletedClaims > 0 || bridge.spool.commitError !== undefined, 'the full volume to refuse writes', 30_000);
+    await until(
+      () => bridge.spool.undeletedClaims > 0 || bridge.spool.commitError !== undefined,
+      'the full volume to refuse writes',
+      30_000,
+    );
     await new Promise((r) => setTimeout(r, 3000));
     // The operator frees space once: less than the filler took, as people do.
     truncateSync(filler, Math.max(0, statSync(filler).size - 6 * 1024 * 1024));
     s.produce(0);
     const last = s.lastSeq;
-    await until(() => h!.receiver.records.filter((r) => r.attributes['browser.session.id'] === 'full').length >= last, 'everything read to arrive after one free', 60_000).catch((err: Error) => {
-      throw new Error(`${err.message}: ${JSON.stringify({ undeleted: bridge.spool.undeletedClaims, commitError: bridge.spool.commitError, spooled: bridge.spool.spooled, full: bridge.spool.full, free: statfsSync(volume!).bavail * statfsSync(volume!).bsize })}`);
+    await until(
+      () => h!.receiver.records.filter((r) => r.attributes['browser.session.id'] === 'full').length >= last,
+      'everything read to arrive after one free',
+      60_000,
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}: ${JSON.stringify({ undeleted: bridge.spool.undeletedClaims, commitError: bridge.spool.commitError, spooled: bridge.spool.spooled, full: bridge.spool.full, free: statfsSync(volume!).bavail * statfsSync(volume!).bsize })}`,
+      );
     });
-    await until(() => bridge.spool.undeletedClaims === 0 && bridge.spool.spooled.records === 0, 'the spool to empty', 30_000);
+    await until(
+      () => bridge.spool.undeletedClaims === 0 && bridge.spool.spooled.records === 0,
+      'the spool to empty',
+      30_000,
+    );
   }, 240_000);
 });
 

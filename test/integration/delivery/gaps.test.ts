@@ -44,7 +44,13 @@ describe('gaps without an archive: exact records that say why', () => {
       // The session ended with a reset, as the real one does: without an archive its tail is unknown.
       { first: 221, last: undefined, count: undefined, reason: 'tail_unknown', severity: 'WARN' },
     ]);
-    expect(h.tally(['ev'])[0]).toMatchObject({ unique: 70, missing: 0, gapEvents: 150, tailsUnknown: 1, duplicates: 0 });
+    expect(h.tally(['ev'])[0]).toMatchObject({
+      unique: 70,
+      missing: 0,
+      gapEvents: 150,
+      tailsUnknown: 1,
+      duplicates: 0,
+    });
     expect(bridge.supervisor.status()[0]).toMatchObject({ gaps: 2, missingEvents: 150 });
     expect(await bridge.metrics.registry.metricText('bridge_tails_unknown_total')).toMatch(/ 1$/m);
   });
@@ -56,7 +62,13 @@ describe('gaps without an archive: exact records that say why', () => {
     await until(() => h.receiver.records.length >= 31, 'gap + 30 retained');
     h.sim.session('old')!.end();
     await bridge.supervisor.untilAllEnded();
-    expect(gaps(h, 'old')[0]).toEqual({ first: 1, last: 70, count: 70, reason: 'evicted_before_follow', severity: 'INFO' });
+    expect(gaps(h, 'old')[0]).toEqual({
+      first: 1,
+      last: 70,
+      count: 70,
+      reason: 'evicted_before_follow',
+      severity: 'INFO',
+    });
   });
 
   it('malformed frames are counted and become gap records with reason malformed', async () => {
@@ -74,7 +86,11 @@ describe('gaps without an archive: exact records that say why', () => {
     s.end();
     await bridge.supervisor.untilAllEnded();
     const g = gaps(h, 'mf');
-    expect(g.filter((x) => x.reason === 'malformed').map((x) => [x.first, x.last, x.count])).toEqual([[bad1, bad1, 1], [bad2, bad3, 2], [tail, tail, 1]]);
+    expect(g.filter((x) => x.reason === 'malformed').map((x) => [x.first, x.last, x.count])).toEqual([
+      [bad1, bad1, 1],
+      [bad2, bad3, 2],
+      [tail, tail, 1],
+    ]);
     expect(h.tally(['mf'])[0]).toMatchObject({ unique: 150, missing: 0, gapEvents: 4 });
     expect(bridge.supervisor.status()[0]!.malformedFrames).toBe(4);
     expect(await bridge.metrics.registry.metricText('bridge_malformed_frames_total')).toMatch(/ 4$/m);
@@ -128,7 +144,10 @@ describe('gaps repaired from the archive', () => {
   });
 
   it('a session that ended while the bridge was down: its tail is read from the archive, or said to be unknown', async () => {
-    for (const [id, config] of [['down', FAST], ['down-na', NO_ARCHIVE]] as const) {
+    for (const [id, config] of [
+      ['down', FAST],
+      ['down-na', NO_ARCHIVE],
+    ] as const) {
       h = await harness();
       const s = h.sim.createSession(id);
       s.emit(10);
@@ -144,7 +163,9 @@ describe('gaps repaired from the archive', () => {
         expect(gaps(h, id)).toEqual([]);
       } else {
         expect(seqs(h, id)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
-        expect(gaps(h, id)).toEqual([{ first: 11, last: undefined, count: undefined, reason: 'tail_unknown', severity: 'WARN' }]);
+        expect(gaps(h, id)).toEqual([
+          { first: 11, last: undefined, count: undefined, reason: 'tail_unknown', severity: 'WARN' },
+        ]);
       }
       await h.close();
     }

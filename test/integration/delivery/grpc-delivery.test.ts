@@ -18,7 +18,9 @@ beforeAll(() => {
 afterAll(() => certs.remove());
 
 const grpcEnv = (endpoint: string, extra: Record<string, string> = {}): Record<string, string> => ({
-  OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, ...extra,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+  OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+  ...extra,
 });
 
 describe('delivery over OTLP/gRPC', () => {
@@ -29,7 +31,10 @@ describe('delivery over OTLP/gRPC', () => {
     h.receiver.behaviour.status = 503;
     const bridge = await h.startBridge(FAST, {
       BRIDGE_SESSIONS: ids.join(','),
-      ...grpcEnv(h.receiver.grpcUrl!, { OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=acme', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' }),
+      ...grpcEnv(h.receiver.grpcUrl!, {
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=acme',
+        OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+      }),
     });
     await until(() => bridge.delivery.exportFailing, 'exports to fail with UNAVAILABLE');
     expect(bridge.delivery.lastError).toMatch(/UNAVAILABLE/);
@@ -93,14 +98,21 @@ describe('delivery over OTLP/gRPC', () => {
     await until(() => tlsFirst.delivery.exportFailing, 'TLS against a plaintext port to fail');
     expect(h.receiver.records).toHaveLength(0);
     await tlsFirst.shutdown(0);
-    const plain = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'in', ...grpcEnv(hostPort, { OTEL_EXPORTER_OTLP_INSECURE: 'true' }) });
+    const plain = await h.startBridge(FAST, {
+      BRIDGE_SESSIONS: 'in',
+      ...grpcEnv(hostPort, { OTEL_EXPORTER_OTLP_INSECURE: 'true' }),
+    });
     await until(() => h!.receiver.records.length >= 10, '10 records in plaintext');
     expect(plain.config.exporter.url).toBe(`http://${hostPort}`);
   });
 });
 
 describe('OTLP/gRPC over TLS', () => {
-  const tls = (): { cert: string; key: string; clientCa: string } => ({ cert: certs.pem.serverCert, key: certs.pem.serverKey, clientCa: certs.pem.ca });
+  const tls = (): { cert: string; key: string; clientCa: string } => ({
+    cert: certs.pem.serverCert,
+    key: certs.pem.serverKey,
+    clientCa: certs.pem.ca,
+  });
 
   it('trusts the private CA and presents the client certificate from the standard variables', async () => {
     h = await harness({}, { grpc: { tls: tls() } });
@@ -121,7 +133,10 @@ describe('OTLP/gRPC over TLS', () => {
   it('without the client certificate the handshake fails and the records stay spooled', async () => {
     h = await harness({}, { grpc: { tls: tls() } });
     h.sim.createSession('t2').emit(20);
-    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 't2', ...grpcEnv(h.receiver.grpcUrl!, { OTEL_EXPORTER_OTLP_CERTIFICATE: certs.paths.ca }) });
+    const bridge = await h.startBridge(FAST, {
+      BRIDGE_SESSIONS: 't2',
+      ...grpcEnv(h.receiver.grpcUrl!, { OTEL_EXPORTER_OTLP_CERTIFICATE: certs.paths.ca }),
+    });
     await until(() => bridge.delivery.exportFailing, 'the export to fail');
     expect(h.receiver.records).toHaveLength(0);
     await until(() => bridge.spool.spooled.records === 20, 'all 20 records spooled');

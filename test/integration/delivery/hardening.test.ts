@@ -20,7 +20,10 @@ describe('hardening', () => {
     // History from a minute ago: skipped by `latest` (events within the 5 s clock-skew margin of the
     // first connection would be kept, by design: a little history beats losing new events).
     for (let i = 0; i < 10; i++) s.emitEvent({ type: 'console_log', ts: (Date.now() - 60_000) * 1000 + i });
-    const bridge = await h.startBridge({ ...FAST, upstream: { idle_timeout: '400ms', backoff: { initial: '100ms', max: '100ms' } } }, { BRIDGE_SESSIONS: 'lt', BRIDGE_START: 'latest' });
+    const bridge = await h.startBridge(
+      { ...FAST, upstream: { idle_timeout: '400ms', backoff: { initial: '100ms', max: '100ms' } } },
+      { BRIDGE_SESSIONS: 'lt', BRIDGE_START: 'latest' },
+    );
     await until(() => bridge.supervisor.status()[0]?.state === 'streaming', 'streaming');
     // The idle watchdog will drop this silent connection; the next attempts fail for a while.
     h.sim.faults.failNext.push({ status: 503 }, { status: 503 }, { status: 503 });
@@ -36,15 +39,21 @@ describe('hardening', () => {
     h = await harness();
     const s = h.sim.createSession('ls');
     // History stamped a minute in the future (a forwarding time), then nothing new yet.
-    for (let i = 0; i < 10; i++) s.emitEvent({ type: 'api_call', category: 'control', ts: (Date.now() + 60_000) * 1000 + i });
+    for (let i = 0; i < 10; i++)
+      s.emitEvent({ type: 'api_call', category: 'control', ts: (Date.now() + 60_000) * 1000 + i });
     const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ls', BRIDGE_START: 'latest' });
     await until(() => bridge.supervisor.status()[0]?.state === 'streaming', 'streaming');
     // New events stamped a minute in the past (an OOM kill carries the kernel's earlier time).
-    for (let i = 0; i < 3; i++) s.emitEvent({ type: 'system_oom_kill', category: 'system', ts: (Date.now() - 60_000) * 1000 + i });
+    for (let i = 0; i < 3; i++)
+      s.emitEvent({ type: 'system_oom_kill', category: 'system', ts: (Date.now() - 60_000) * 1000 + i });
     await until(() => h!.receiver.records.length >= 3, 'the 3 new events');
     s.end();
     await bridge.supervisor.untilAllEnded();
-    expect(h.receiver.records.filter((r) => r.eventName !== 'browser.telemetry_gap').map((r) => r.attributes['browser.telemetry.seq'])).toEqual([11, 12, 13]);
+    expect(
+      h.receiver.records
+        .filter((r) => r.eventName !== 'browser.telemetry_gap')
+        .map((r) => r.attributes['browser.telemetry.seq']),
+    ).toEqual([11, 12, 13]);
   });
 
   it('start: latest keeps its baseline across a restart of the bridge before the first event', async () => {
@@ -59,12 +68,26 @@ describe('hardening', () => {
     await until(() => h!.receiver.records.length >= 5, 'the 5 events emitted while the bridge was down');
     s.end();
     await bridge.supervisor.untilAllEnded();
-    expect(h.receiver.records.filter((r) => r.eventName !== 'browser.telemetry_gap').map((r) => r.attributes['browser.telemetry.seq'])).toEqual([11, 12, 13, 14, 15]);
+    expect(
+      h.receiver.records
+        .filter((r) => r.eventName !== 'browser.telemetry_gap')
+        .map((r) => r.attributes['browser.telemetry.seq']),
+    ).toEqual([11, 12, 13, 14, 15]);
   });
 
   it('hostile framing: CR-only line ends deliver the last frame, and an id: that disagrees with seq is malformed, not a restart', async () => {
     h = await harness();
-    const env = (seq: number) => JSON.stringify({ seq, event: { ts: Date.now() * 1000, type: 'api_call', category: 'control', source: { kind: 'kernel_api' }, data: {} } });
+    const env = (seq: number) =>
+      JSON.stringify({
+        seq,
+        event: {
+          ts: Date.now() * 1000,
+          type: 'api_call',
+          category: 'control',
+          source: { kind: 'kernel_api' },
+          data: {},
+        },
+      });
     let streams = 0;
     extra = createServer((req, res) => {
       if (!req.url?.includes('/telemetry/stream') || streams++ > 0) {
@@ -74,16 +97,20 @@ describe('hardening', () => {
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       // Frame 3 says id 3 but carries seq 1000; the stream closes cleanly right after a bare CR.
-      res.end(`id: 1\rdata: ${env(1)}\r\rid: 2\rdata: ${env(2)}\r\rid: 3\rdata: ${env(1000)}\r\rid: 4\rdata: ${env(4)}\r\r`);
+      res.end(
+        `id: 1\rdata: ${env(1)}\r\rid: 2\rdata: ${env(2)}\r\rid: 3\rdata: ${env(1000)}\r\rid: 4\rdata: ${env(4)}\r\r`,
+      );
     });
     await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(extra.address() as AddressInfo).port}`;
     const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'cr', BROWSER_API_URL: url });
     await bridge.supervisor.untilAllEnded();
     await until(() => h!.receiver.records.length >= 4, 'events 1, 2, 4 and the gap for 3');
-    const recs = h.receiver.records.map((r) => r.eventName === 'browser.telemetry_gap'
-      ? `gap ${r.attributes['browser.telemetry.gap.first_seq']}-${r.attributes['browser.telemetry.gap.last_seq']} ${r.attributes['browser.telemetry.gap.reason']}`
-      : String(r.attributes['log.record.uid']));
+    const recs = h.receiver.records.map((r) =>
+      r.eventName === 'browser.telemetry_gap'
+        ? `gap ${r.attributes['browser.telemetry.gap.first_seq']}-${r.attributes['browser.telemetry.gap.last_seq']} ${r.attributes['browser.telemetry.gap.reason']}`
+        : String(r.attributes['log.record.uid']),
+    );
     expect(recs).toEqual(['cr:1', 'cr:2', 'gap 3-3 malformed', 'cr:4']);
     expect(bridge.supervisor.status()[0]).toMatchObject({ epoch: 0, malformedFrames: 1, missingEvents: 1 });
   });
@@ -105,12 +132,23 @@ describe('hardening', () => {
     s.emitEvent({ type: 'console_log', category: 'console', data: { text: 'x'.repeat(33 * 1024 * 1024) } });
     s.emit(2);
     // Without the archive, which would otherwise supply the event the stream could not carry.
-    const bridge = await h.startBridge({ ...FAST, upstream: { ...(FAST.upstream as object), archive: 'off' } }, { BRIDGE_SESSIONS: 'big' });
+    const bridge = await h.startBridge(
+      { ...FAST, upstream: { ...(FAST.upstream as object), archive: 'off' } },
+      { BRIDGE_SESSIONS: 'big' },
+    );
     await until(() => h!.receiver.records.length >= 4, 'events 1, 3, 4 and a gap record for 2', 20_000);
     s.end();
     await bridge.supervisor.untilAllEnded();
-    const gaps = h.receiver.records.filter((r) => r.eventName === 'browser.telemetry_gap' && r.attributes['browser.telemetry.gap.reason'] !== 'tail_unknown');
-    expect(gaps.map((g) => [g.attributes['browser.telemetry.gap.first_seq'], g.attributes['browser.telemetry.gap.last_seq'], g.attributes['browser.telemetry.gap.reason']])).toEqual([[2, 2, 'frame_too_large']]);
+    const gaps = h.receiver.records.filter(
+      (r) => r.eventName === 'browser.telemetry_gap' && r.attributes['browser.telemetry.gap.reason'] !== 'tail_unknown',
+    );
+    expect(
+      gaps.map((g) => [
+        g.attributes['browser.telemetry.gap.first_seq'],
+        g.attributes['browser.telemetry.gap.last_seq'],
+        g.attributes['browser.telemetry.gap.reason'],
+      ]),
+    ).toEqual([[2, 2, 'frame_too_large']]);
     expect(h.tally(['big'])[0]).toMatchObject({ unique: 3, missing: 0 });
     expect(bridge.supervisor.status()[0]!.reconnects.frame_too_large).toBe(1);
   }, 60_000);
@@ -121,7 +159,17 @@ describe('hardening', () => {
     // chunks behind the one that overflowed arrive in the same socket read (undici handed them to
     // the reader even after the abort; node:http drops them once the body is destroyed), and the
     // outcome must be the same either way.
-    const env = (seq: number) => JSON.stringify({ seq, event: { ts: 1_700_000_000_000_000 + seq, type: 'api_call', category: 'control', source: { kind: 'kernel_api', metadata: { telemetry_session_id: 'A' } }, data: { n: seq } } });
+    const env = (seq: number) =>
+      JSON.stringify({
+        seq,
+        event: {
+          ts: 1_700_000_000_000_000 + seq,
+          type: 'api_call',
+          category: 'control',
+          source: { kind: 'kernel_api', metadata: { telemetry_session_id: 'A' } },
+          data: { n: seq },
+        },
+      });
     const streams: Array<string | undefined> = [];
     const service = createServer((req, res) => {
       if (!req.url?.startsWith('/browsers/big-read/telemetry/stream')) {
@@ -145,11 +193,20 @@ describe('hardening', () => {
     await new Promise<void>((r) => service.listen(0, '127.0.0.1', () => r()));
     try {
       const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-      const bridge = await h.startBridge({ ...FAST, upstream: { ...(FAST.upstream as object), archive: 'off' } }, { BRIDGE_SESSIONS: 'big-read', BROWSER_API_URL: url });
-      await until(() => h!.receiver.records.filter((r) => r.attributes['browser.session.id'] === 'big-read').length >= 3, 'events 1, 3 and a gap record for 2', 30_000);
+      const bridge = await h.startBridge(
+        { ...FAST, upstream: { ...(FAST.upstream as object), archive: 'off' } },
+        { BRIDGE_SESSIONS: 'big-read', BROWSER_API_URL: url },
+      );
+      await until(
+        () => h!.receiver.records.filter((r) => r.attributes['browser.session.id'] === 'big-read').length >= 3,
+        'events 1, 3 and a gap record for 2',
+        30_000,
+      );
       expect(bridge.supervisor.status()[0]!.reconnects).toEqual({ frame_too_large: 1 });
       expect(streams).toEqual([undefined, '2']);
-      expect(h.receiver.records.filter((r) => r.attributes['browser.telemetry.gap.reason'] === 'frame_too_large')).toHaveLength(1);
+      expect(
+        h.receiver.records.filter((r) => r.attributes['browser.telemetry.gap.reason'] === 'frame_too_large'),
+      ).toHaveLength(1);
     } finally {
       service.closeAllConnections();
       await new Promise((r) => service.close(r));
@@ -166,7 +223,10 @@ describe('hardening', () => {
     });
     await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(extra.address() as AddressInfo).port}`;
-    const bridge = await h.startBridge({ ...FAST, upstream: { connect_timeout: '300ms', backoff: { initial: '20ms', max: '50ms' } } }, { BRIDGE_SESSIONS: 'st', BROWSER_API_URL: url });
+    const bridge = await h.startBridge(
+      { ...FAST, upstream: { connect_timeout: '300ms', backoff: { initial: '20ms', max: '50ms' } } },
+      { BRIDGE_SESSIONS: 'st', BROWSER_API_URL: url },
+    );
     await until(() => requests >= 3, 'the bridge to give up on the stalled body and retry', 10_000);
     expect(bridge.supervisor.status()[0]!.reconnects.server_error).toBeGreaterThanOrEqual(2);
   });

@@ -23,14 +23,22 @@ function seeded(seed: number): () => number {
 }
 
 /** Checkpoints and spooled records in the state database as a killed daemon left it (none before the first start). */
-function stateAt(stateDir: string): { checkpoints: Record<string, number>; spooled: number; checkpoint(id: string): number } {
+function stateAt(stateDir: string): {
+  checkpoints: Record<string, number>;
+  spooled: number;
+  checkpoint(id: string): number;
+} {
   const file = join(stateDir, 'bridge.db');
   const checkpoints: Record<string, number> = {};
   let spooled = 0;
   if (existsSync(file)) {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      for (const r of db.prepare('SELECT id, checkpoint FROM sessions').all() as Array<{ id: string; checkpoint: number }>) checkpoints[r.id] = r.checkpoint;
+      for (const r of db.prepare('SELECT id, checkpoint FROM sessions').all() as Array<{
+        id: string;
+        checkpoint: number;
+      }>)
+        checkpoints[r.id] = r.checkpoint;
       spooled = (db.prepare('SELECT coalesce(sum(records), 0) AS n FROM spool_segments').get() as { n: number }).n;
     } finally {
       db.close();
@@ -48,7 +56,8 @@ describe('kill -9', () => {
     const ids = ['k1', 'k2', 'k3'];
     const ofSession = (id: string) => h.receiver.records.filter((r) => r.attributes['browser.session.id'] === id);
     const perSession = (id: string) => ofSession(id).length;
-    const maxSeqDelivered = (id: string) => Math.max(0, ...ofSession(id).map((r) => Number(r.attributes['browser.telemetry.seq'] ?? 0)));
+    const maxSeqDelivered = (id: string) =>
+      Math.max(0, ...ofSession(id).map((r) => Number(r.attributes['browser.telemetry.seq'] ?? 0)));
     for (const id of ids) h.sim.createSession(id).produce(400);
     const env = h.env({
       BRIDGE_SESSIONS: ids.join(','),
@@ -59,7 +68,11 @@ describe('kill -9', () => {
     // had read, spooled and committed itself (see below): mid-stream, mid-batch or mid-commit.
     const kills = [0, 1, 2].map((i) => (i === 0 ? 300 : 0) + Math.floor(random() * 1200));
     let lastOutput = (): string => '';
-    onTestFailed(() => console.error(`kill -9 moments ${kills.join(', ')} ms: replay with KILL9_SEED=${seed}\nlast daemon's output:\n${lastOutput()}`));
+    onTestFailed(() =>
+      console.error(
+        `kill -9 moments ${kills.join(', ')} ms: replay with KILL9_SEED=${seed}\nlast daemon's output:\n${lastOutput()}`,
+      ),
+    );
     for (const [i, delay] of kills.entries()) {
       const start = stateAt(h.stateDir);
       const d = spawnDaemon(env);
@@ -67,7 +80,11 @@ describe('kill -9', () => {
       if (i > 0) {
         // An event above the checkpoint this daemon started from can only have been delivered by
         // it: a daemon delivers what it committed, and a commit moves the checkpoint with it.
-        await until(() => ids.some((id) => maxSeqDelivered(id) > start.checkpoint(id)), 'the daemon to deliver an event it spooled itself', 30_000);
+        await until(
+          () => ids.some((id) => maxSeqDelivered(id) > start.checkpoint(id)),
+          'the daemon to deliver an event it spooled itself',
+          30_000,
+        );
       }
       await sleep(delay);
       d.kill('SIGKILL');
@@ -76,7 +93,10 @@ describe('kill -9', () => {
       // The kill came after this daemon spooled and delivered: its commits are in the state
       // database (a checkpoint moved past where it started), and the receiver holds its records.
       const killed = stateAt(h.stateDir);
-      expect(ids.some((id) => killed.checkpoint(id) > start.checkpoint(id)), `checkpoints ${JSON.stringify(killed)} after kill ${i + 1}`).toBe(true);
+      expect(
+        ids.some((id) => killed.checkpoint(id) > start.checkpoint(id)),
+        `checkpoints ${JSON.stringify(killed)} after kill ${i + 1}`,
+      ).toBe(true);
       expect(ids.some((id) => maxSeqDelivered(id) > start.checkpoint(id))).toBe(true);
     }
     const before = new Map(ids.map((id) => [id, perSession(id)]));
@@ -84,12 +104,20 @@ describe('kill -9', () => {
     lastOutput = () => last.output();
     // A session that ends while no bridge reads it answers 404 and its unread tail is gone (docs/service-api.md
     // "Stream telemetry events" rules 6 and 7), so end them only once the last daemon streams every one.
-    await until(() => ids.every((id) => perSession(id) > before.get(id)!), 'the last daemon to stream every session', 30_000);
+    await until(
+      () => ids.every((id) => perSession(id) > before.get(id)!),
+      'the last daemon to stream every session',
+      30_000,
+    );
     // Stop producing, and end the sessions only once the last daemon has caught up with what they
     // produced: on a loaded machine it may still be replaying seconds behind, and an ended session's
     // unread tail is not replayed by the service.
     for (const id of ids) h.sim.session(id)!.produce(0);
-    await until(() => ids.every((id) => perSession(id) >= h.sim.session(id)!.lastSeq), 'the last daemon to catch up', 60_000);
+    await until(
+      () => ids.every((id) => perSession(id) >= h.sim.session(id)!.lastSeq),
+      'the last daemon to catch up',
+      60_000,
+    );
     for (const id of ids) h.sim.session(id)!.end();
     const code = await exited(last);
     expect(code, last.output()).toBe(0);
@@ -117,7 +145,11 @@ describe('kill -9', () => {
     // and a stream request made after the first one died.
     const requestsBefore = h.sim.stats.requests;
     const third = spawnDaemon({ ...env, LOG_LEVEL: 'info' });
-    await until(() => /"version"/.test(third.output()) && h.sim.stats.requests > requestsBefore, 'the third daemon to start and request the stream', 30_000);
+    await until(
+      () => /"version"/.test(third.output()) && h.sim.stats.requests > requestsBefore,
+      'the third daemon to start and request the stream',
+      30_000,
+    );
     expect(third.exitCode, third.output()).toBe(null);
     third.kill('SIGTERM');
     expect(await exited(third), third.output()).toBe(0);

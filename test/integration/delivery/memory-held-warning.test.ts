@@ -21,11 +21,16 @@ async function warnings(exporter: Record<string, unknown>, memoryLimit: string):
   const lines: Array<{ level: number; msg: string }> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as { level: number; msg: string });
+      for (const l of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(l) as { level: number; msg: string });
       cb();
     },
   });
-  const raw = { ...FAST, memory_limit: memoryLimit, exporter: { ...(FAST as { exporter?: Record<string, unknown> }).exporter, ...exporter } };
+  const raw = {
+    ...FAST,
+    memory_limit: memoryLimit,
+    exporter: { ...(FAST as { exporter?: Record<string, unknown> }).exporter, ...exporter },
+  };
   b = await startBridge(h.config(raw, {}), pino({ level: 'warn' }, sink));
   return lines.filter((l) => l.level === 40).map((l) => l.msg);
 }

@@ -17,7 +17,11 @@ describe('normal delivery', () => {
         const s = h.sim.createSession(id);
         for (const env of s.emit(300)) sent.set(`${id}:${env.seq}`, env);
       }
-      const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: ids.join(','), OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' });
+      const bridge = await h.startBridge(FAST, {
+        BRIDGE_SESSIONS: ids.join(','),
+        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+        OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+      });
       // Live events after the replay.
       for (const id of ids) for (const env of h.sim.session(id)!.emit(200)) sent.set(`${id}:${env.seq}`, env);
       await h.receiver.waitFor((r) => r.length >= 1500, 20_000);

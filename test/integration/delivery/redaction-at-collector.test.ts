@@ -24,13 +24,46 @@ it('hash-routed codes, metadata URLs, URL arrays, path parameters and body secre
   const s = h.sim.createSession('s1');
   s.emitEvent({ type: 'page_navigation', ts: TS, data: { url: 'https://app.example.com/#/verify?code=SECRET-HASH' } });
   s.emitEvent({
-    type: 'page_navigation', ts: TS + 1, data: { url: 'https://app.example.com/' },
-    source: { kind: 'cdp', event: 'Page.frameNavigated', metadata: { ws: 'wss://proxy.example/devtools/browser/b1?jwt=SECRET-JWT' } },
+    type: 'page_navigation',
+    ts: TS + 1,
+    data: { url: 'https://app.example.com/' },
+    source: {
+      kind: 'cdp',
+      event: 'Page.frameNavigated',
+      metadata: { ws: 'wss://proxy.example/devtools/browser/b1?jwt=SECRET-JWT' },
+    },
   });
-  s.emitEvent({ type: 'network_response', ts: TS + 2, data: { url: 'https://a.example/', status: 302, redirect_chain: ['https://a.example/start?token=SECRET-CHAIN', 'https://b.example/cart;jsessionid=SECRET-JSESSION'] } });
-  s.emitEvent({ type: 'network_request', ts: TS + 3, data: { url: 'https://login.example/', method: 'POST', post_data: '{"user":"alice","password":"SECRET-PW"}' } });
-  s.emitEvent({ type: 'network_request', ts: TS + 4, data: { url: 'https://idp.example/token', method: 'POST', post_data: 'grant_type=client_credentials&client_secret=SECRET-CS' } });
-  s.emitEvent({ type: 'network_response', ts: TS + 5, data: { url: 'https://idp.example/token', status: 200, body: '{"access_token":"SECRET-AT","token_type":"bearer"}' } });
+  s.emitEvent({
+    type: 'network_response',
+    ts: TS + 2,
+    data: {
+      url: 'https://a.example/',
+      status: 302,
+      redirect_chain: [
+        'https://a.example/start?token=SECRET-CHAIN',
+        'https://b.example/cart;jsessionid=SECRET-JSESSION',
+      ],
+    },
+  });
+  s.emitEvent({
+    type: 'network_request',
+    ts: TS + 3,
+    data: { url: 'https://login.example/', method: 'POST', post_data: '{"user":"alice","password":"SECRET-PW"}' },
+  });
+  s.emitEvent({
+    type: 'network_request',
+    ts: TS + 4,
+    data: {
+      url: 'https://idp.example/token',
+      method: 'POST',
+      post_data: 'grant_type=client_credentials&client_secret=SECRET-CS',
+    },
+  });
+  s.emitEvent({
+    type: 'network_response',
+    ts: TS + 5,
+    data: { url: 'https://idp.example/token', status: 200, body: '{"access_token":"SECRET-AT","token_type":"bearer"}' },
+  });
   bridge = await h.startBridge({ ...FAST, sessions: ['s1'] });
   await h.receiver.waitFor((rs) => rs.filter((r) => r.attributes['browser.session.id'] === 's1').length >= 6);
   const text = JSON.stringify(h.receiver.records, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));

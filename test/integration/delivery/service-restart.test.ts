@@ -16,7 +16,8 @@ const uids = (h: Harness, id: string, events = true): string[] =>
     .filter((r) => r.attributes['browser.session.id'] === id && (r.eventName === 'browser.telemetry_gap') !== events)
     .map((r) => String(r.attributes['log.record.uid']));
 
-const range = (prefix: string, from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${from + i}`);
+const range = (prefix: string, from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${from + i}`);
 
 describe('service restart across a dropped connection', () => {
   it('a replay from 1 after the reconnect is a new epoch, not 10 duplicates', async () => {
@@ -64,7 +65,12 @@ describe('service restart across a dropped connection', () => {
     await until(() => h.receiver.records.length >= 30, '30 records');
     s.restartService();
     s.emit(10); // seq 1..10 of the new epoch: never above 30, so the stream shows none of them
-    await until(() => bridge.supervisor.status()[0]!.state === 'streaming' && (bridge.supervisor.status()[0]!.reconnects.network ?? 0) >= 1, 'reconnected');
+    await until(
+      () =>
+        bridge.supervisor.status()[0]!.state === 'streaming' &&
+        (bridge.supervisor.status()[0]!.reconnects.network ?? 0) >= 1,
+      'reconnected',
+    );
     s.end();
     await bridge.supervisor.untilAllEnded();
     expect(uids(h, 'sl')).toEqual([...range('sl:', 1, 30), ...range('sl:e1:', 1, 10)]);
@@ -83,9 +89,16 @@ describe('service restart across a dropped connection', () => {
     expect(uids(h, 'na')).toEqual([...range('na:', 1, 30), ...range('na:e1:', 31, 40)]);
     const gaps = h.receiver.records
       .filter((r) => r.eventName === 'browser.telemetry_gap')
-      .map((r) => [r.attributes['log.record.uid'], r.attributes['browser.telemetry.gap.reason'], r.attributes['browser.telemetry.gap.count']]);
+      .map((r) => [
+        r.attributes['log.record.uid'],
+        r.attributes['browser.telemetry.gap.reason'],
+        r.attributes['browser.telemetry.gap.count'],
+      ]);
     // The old epoch's tail went down with the connection (unknown); 1..30 of the new one were never streamed.
-    expect(gaps).toEqual([['na:gap:31-', 'tail_unknown', undefined], ['na:e1:gap:1-30', 'service_restart', 30]]);
+    expect(gaps).toEqual([
+      ['na:gap:31-', 'tail_unknown', undefined],
+      ['na:e1:gap:1-30', 'service_restart', 30],
+    ]);
     expect(bridge.supervisor.status()[0]).toMatchObject({ epoch: 1, duplicates: 0 });
   });
 

@@ -29,11 +29,44 @@ let dir = '';
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'bridge-tls-'));
   const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=bridge test CA');
-  for (const [name, cn, ext] of [['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1'], ['client', 'bridge', 'extendedKeyUsage=clientAuth']] as const) {
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=bridge test CA',
+  );
+  for (const [name, cn, ext] of [
+    ['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1'],
+    ['client', 'bridge', 'extendedKeyUsage=clientAuth'],
+  ] as const) {
     writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
     ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
-    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    );
   }
   return () => rmSync(dir, { recursive: true, force: true });
 });
@@ -42,18 +75,29 @@ beforeAll(() => {
 async function tlsCollector(): Promise<{ url: string; records: () => number; clients: string[] }> {
   let records = 0;
   const clients: string[] = [];
-  const server = createHttpsServer({
-    key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')),
-    ca: readFileSync(join(dir, 'ca.pem')), requestCert: true, rejectUnauthorized: true,
-  }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      clients.push(String((req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }).getPeerCertificate().subject?.CN));
-      records += decodeProtobufLogsRequest(Buffer.concat(chunks)).length;
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-    });
-  });
+  const server = createHttpsServer(
+    {
+      key: readFileSync(join(dir, 'server.key')),
+      cert: readFileSync(join(dir, 'server.pem')),
+      ca: readFileSync(join(dir, 'ca.pem')),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        clients.push(
+          String(
+            (req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }).getPeerCertificate()
+              .subject?.CN,
+          ),
+        );
+        records += decodeProtobufLogsRequest(Buffer.concat(chunks)).length;
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    },
+  );
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, records: () => records, clients };
@@ -66,7 +110,7 @@ async function connectProxy(): Promise<{ url: string; tunnels: string[] }> {
   server.on('connect', (req, client: Socket, head: Buffer) => {
     tunnels.push(String(req.url));
     const [host, port] = String(req.url).split(':');
-    const upstream = connect(Number(port), host!, () => {
+    const upstream = connect(Number(port), host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
       upstream.pipe(client);
@@ -89,7 +133,8 @@ describe('TLS to the collector', () => {
     h.sim.createSession('t1').emit(50);
     const collector = await tlsCollector();
     const bridge = await h.startBridge(FAST, {
-      BRIDGE_SESSIONS: 't1', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      BRIDGE_SESSIONS: 't1',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_EXPORTER_OTLP_CERTIFICATE: join(dir, 'ca.pem'),
       OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: join(dir, 'client.pem'),
       OTEL_EXPORTER_OTLP_CLIENT_KEY: join(dir, 'client.key'),
@@ -113,7 +158,10 @@ describe('TLS to the collector', () => {
 
 describe('check against a TLS collector behind a proxy', () => {
   const env = (collector: string): NodeJS.ProcessEnv => ({
-    BROWSER_API_URL: 'http://127.0.0.1:9', BROWSER_API_KEY: 'k', BRIDGE_STATE_DIR: join(dir, 'state'), OTEL_EXPORTER_OTLP_ENDPOINT: collector,
+    BROWSER_API_URL: 'http://127.0.0.1:9',
+    BROWSER_API_KEY: 'k',
+    BRIDGE_STATE_DIR: join(dir, 'state'),
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector,
     OTEL_EXPORTER_OTLP_CERTIFICATE: join(dir, 'ca.pem'),
     OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: join(dir, 'client.pem'),
     OTEL_EXPORTER_OTLP_CLIENT_KEY: join(dir, 'client.key'),

@@ -9,7 +9,7 @@ let h: Harness | undefined;
 afterEach(async () => h?.close());
 
 describe('upgrade from schema 1', () => {
-  it('delivers the previous version\'s spool, every record once, and keeps the checkpoints', async () => {
+  it("delivers the previous version's spool, every record once, and keeps the checkpoints", async () => {
     h = await harness();
     const stateDir = join(h.stateDir, 'v1');
     mkdirSync(stateDir);
@@ -24,7 +24,10 @@ describe('upgrade from schema 1', () => {
     const uids = h.receiver.records.map((r) => String(r.attributes['log.record.uid']));
     expect(new Set(uids).size).toBe(uids.length);
     for (const id of ['v1-a', 'v1-b']) {
-      const seqs = h.receiver.records.filter((r) => r.attributes['browser.session.id'] === id).map((r) => Number(r.attributes['browser.telemetry.seq'])).sort((a, b) => a - b);
+      const seqs = h.receiver.records
+        .filter((r) => r.attributes['browser.session.id'] === id)
+        .map((r) => Number(r.attributes['browser.telemetry.seq']))
+        .sort((a, b) => a - b);
       expect(seqs).toEqual(Array.from({ length: 160 }, (_, i) => i + 1));
     }
     // The collector has them all; the spool empties once the bridge has read the answers.

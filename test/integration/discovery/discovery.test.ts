@@ -27,11 +27,15 @@ async function discoveredTotal(b: Bridge, status: 'active' | 'deleted'): Promise
 }
 
 /** A bridge whose log lines are kept (JSON objects), for the messages an operator reads. */
-async function bridgeWithLog(hh: Harness, env: Record<string, string>): Promise<{ b: Bridge; lines: Array<Record<string, unknown>> }> {
+async function bridgeWithLog(
+  hh: Harness,
+  env: Record<string, string>,
+): Promise<{ b: Bridge; lines: Array<Record<string, unknown>> }> {
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      for (const l of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(l) as Record<string, unknown>);
       cb();
     },
   });

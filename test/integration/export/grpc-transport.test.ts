@@ -11,15 +11,26 @@ import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
 
 const encode = createRecordEncoder();
-const builder = createRequestBuilder('grpc', { resource: { 'service.name': 'grpc-test' }, scope: { name: 'test', version: '1' } });
-const record = (seq: number): Buffer => encode({
-  tsMicros: 1_700_000_000_000_000 + seq, observedMicros: 1_700_000_000_000_000 + seq, eventName: 'browser.console_log',
-  severityNumber: 9, severityText: 'INFO', body: { text: `line ${seq}` }, attributes: { 'browser.session.id': 's1', 'browser.telemetry.seq': seq },
+const builder = createRequestBuilder('grpc', {
+  resource: { 'service.name': 'grpc-test' },
+  scope: { name: 'test', version: '1' },
 });
+const record = (seq: number): Buffer =>
+  encode({
+    tsMicros: 1_700_000_000_000_000 + seq,
+    observedMicros: 1_700_000_000_000_000 + seq,
+    eventName: 'browser.console_log',
+    severityNumber: 9,
+    severityText: 'INFO',
+    body: { text: `line ${seq}` },
+    attributes: { 'browser.session.id': 's1', 'browser.telemetry.seq': seq },
+  });
 const request = (n: number): Buffer => builder.build(Array.from({ length: n }, (_, i) => record(i + 1)));
 
 /** A TCP relay to 127.0.0.1:port that counts the bytes clients send through it. */
-async function byteCountingRelay(port: number): Promise<{ url: string; bytesIn: () => number; close: () => Promise<void> }> {
+async function byteCountingRelay(
+  port: number,
+): Promise<{ url: string; bytesIn: () => number; close: () => Promise<void> }> {
   let bytes = 0;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
@@ -60,7 +71,13 @@ async function receiver(grpc: NonNullable<ReceiverOptions['grpc']> = {}): Promis
 }
 
 function transport(o: Partial<GrpcTransportOptions> & { url: string }): OtlpTransport {
-  const t = createGrpcTransport({ headers: {}, compression: 'none', timeoutMs: 2000, userAgent: 'bridge-test/1', ...o });
+  const t = createGrpcTransport({
+    headers: {},
+    compression: 'none',
+    timeoutMs: 2000,
+    userAgent: 'bridge-test/1',
+    ...o,
+  });
   open.push(t);
   return t;
 }
@@ -83,7 +100,9 @@ describe('OTLP/gRPC transport, plaintext', () => {
     const wire = async (compression: 'gzip' | 'none'): Promise<number> => {
       const relay = await byteCountingRelay(Number(new URL(r.grpcUrl!).port));
       try {
-        expect(await transport({ url: relay.url, compression }).send(request(200), '')).toMatchObject({ kind: 'success' });
+        expect(await transport({ url: relay.url, compression }).send(request(200), '')).toMatchObject({
+          kind: 'success',
+        });
         return relay.bytesIn();
       } finally {
         await relay.close();
@@ -100,13 +119,25 @@ describe('OTLP/gRPC transport, plaintext', () => {
     const r = await receiver();
     r.behaviour.rejectRecords = (x) => x.attributes['browser.telemetry.seq'] === 2;
     const outcome = await transport({ url: r.grpcUrl! }).send(request(3), '');
-    expect(outcome).toEqual({ kind: 'success', rejected: 1, message: "1 log record(s) rejected by the receiver's behaviour" });
+    expect(outcome).toEqual({
+      kind: 'success',
+      rejected: 1,
+      message: "1 log record(s) rejected by the receiver's behaviour",
+    });
   });
 
   it.each<[string, { status: number; retryAfterSeconds?: number }, object]>([
     ['UNAVAILABLE is retryable', { status: 503 }, { kind: 'retryable', grpcCode: 14 }],
-    ['UNAVAILABLE with RetryInfo carries its delay', { status: 503, retryAfterSeconds: 2 }, { kind: 'retryable', grpcCode: 14, retryAfterMs: 2000 }],
-    ['RESOURCE_EXHAUSTED with RetryInfo is retryable', { status: 429, retryAfterSeconds: 1 }, { kind: 'retryable', grpcCode: 8, retryAfterMs: 1000 }],
+    [
+      'UNAVAILABLE with RetryInfo carries its delay',
+      { status: 503, retryAfterSeconds: 2 },
+      { kind: 'retryable', grpcCode: 14, retryAfterMs: 2000 },
+    ],
+    [
+      'RESOURCE_EXHAUSTED with RetryInfo is retryable',
+      { status: 429, retryAfterSeconds: 1 },
+      { kind: 'retryable', grpcCode: 8, retryAfterMs: 1000 },
+    ],
     ['RESOURCE_EXHAUSTED without RetryInfo is permanent', { status: 429 }, { kind: 'failure', grpcCode: 8 }],
     ['UNAUTHENTICATED is permanent', { status: 401 }, { kind: 'failure', grpcCode: 16 }],
     ['DEADLINE_EXCEEDED from the server is retryable', { status: 504 }, { kind: 'retryable', grpcCode: 4 }],
@@ -146,7 +177,13 @@ describe('OTLP/gRPC transport, plaintext', () => {
   it('close() ends a call in flight instead of waiting for the collector', async () => {
     const r = await receiver();
     r.behaviour.delayMs = 5000;
-    const t = createGrpcTransport({ url: r.grpcUrl!, headers: {}, compression: 'none', timeoutMs: 10_000, userAgent: 'x' });
+    const t = createGrpcTransport({
+      url: r.grpcUrl!,
+      headers: {},
+      compression: 'none',
+      timeoutMs: 10_000,
+      userAgent: 'x',
+    });
     const pending = t.send(request(1), '');
     await new Promise((res) => setTimeout(res, 100));
     const started = Date.now();
@@ -157,14 +194,22 @@ describe('OTLP/gRPC transport, plaintext', () => {
 });
 
 describe('OTLP/gRPC transport, TLS', () => {
-  const tls = (): { cert: string; key: string; clientCa: string } => ({ cert: certs.pem.serverCert, key: certs.pem.serverKey, clientCa: certs.pem.ca });
+  const tls = (): { cert: string; key: string; clientCa: string } => ({
+    cert: certs.pem.serverCert,
+    key: certs.pem.serverKey,
+    clientCa: certs.pem.ca,
+  });
 
   it('presents the client certificate to a server that requires one (mutual TLS)', async () => {
     const r = await receiver({ tls: tls() });
     expect(r.grpcUrl).toMatch(/^https:\/\//);
     const t = transport({
       url: r.grpcUrl!,
-      tls: { ca: certs.pem.ca, cert: readFileSync(certs.paths.clientCert, 'utf8'), key: readFileSync(certs.paths.clientKey, 'utf8') },
+      tls: {
+        ca: certs.pem.ca,
+        cert: readFileSync(certs.paths.clientCert, 'utf8'),
+        key: readFileSync(certs.paths.clientKey, 'utf8'),
+      },
     });
     expect(await t.send(request(2), '')).toEqual({ kind: 'success', rejected: 0 });
     expect(r.requests[0]!.clientCertificate).toBe('bridge');

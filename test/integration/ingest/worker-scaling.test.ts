@@ -21,7 +21,7 @@ describe.skipIf(availableParallelism() < 2)('workers: auto', () => {
     expect(bridge.ingest?.size).toBe(0);
   }, 30_000);
 
-  it('starts the workers when the sessions pass the mark, and moves the main thread\'s sessions there with every event once', async () => {
+  it("starts the workers when the sessions pass the mark, and moves the main thread's sessions there with every event once", async () => {
     h = await harness({ bufferSize: 10_000 });
     const first = ['m1', 'm2'];
     for (const id of first) h.sim.createSession(id).emit(100);
@@ -32,7 +32,10 @@ describe.skipIf(availableParallelism() < 2)('workers: auto', () => {
     for (const id of more) h.sim.createSession(id).emit(50);
     for (const id of more) await bridge.supervisor.add({ id, attributes: {} });
     await until(() => bridge.ingest?.ready === true, 'the workers started');
-    await until(() => bridge.ingest?.sessions === first.length + more.length, 'every session, the first two included, on the workers');
+    await until(
+      () => bridge.ingest?.sessions === first.length + more.length,
+      'every session, the first two included, on the workers',
+    );
     // The moved sessions go on producing on the worker side.
     for (const id of first) h.sim.session(id)!.emit(100);
     const all = [...first, ...more];

@@ -28,8 +28,15 @@ describe('ingest workers', () => {
     // follows what is the pool's own record; a session's status there is reported by that worker
     // alone (reports are looked up in the reporting worker's sessions), so `received` shows the
     // worker read it; and one open stream per session shows no second worker reads it too.
-    const slots = (bridge.ingest as unknown as { slots: Array<{ sessions: Map<number, { id: string; status(): { received: number } }> }> }).slots;
-    await until(() => slots.every((s) => [...s.sessions.values()].every((r) => r.status().received === 400)), 'every worker to report its sessions read');
+    const slots = (
+      bridge.ingest as unknown as {
+        slots: Array<{ sessions: Map<number, { id: string; status(): { received: number } }> }>;
+      }
+    ).slots;
+    await until(
+      () => slots.every((s) => [...s.sessions.values()].every((r) => r.status().received === 400)),
+      'every worker to report its sessions read',
+    );
     const perWorker = slots.map((s) => [...s.sessions.values()].map((r) => r.id).sort());
     for (const followed of perWorker) expect(followed.length, JSON.stringify(perWorker)).toBeGreaterThan(0);
     expect(perWorker.flat().sort(), JSON.stringify(perWorker)).toEqual(ids);
@@ -38,7 +45,8 @@ describe('ingest workers', () => {
     await bridge.supervisor.untilAllEnded();
     for (const t of h.tally(ids)) expect(t).toMatchObject({ unique: 400, missing: 0, duplicates: 0, gapRecords: 0 });
     // Their final status came from the workers; the delivered seq is known here.
-    for (const s of bridge.supervisor.status()) expect(s).toMatchObject({ state: 'ended', received: 400, lastReceivedSeq: 400, lastDeliveredSeq: 400 });
+    for (const s of bridge.supervisor.status())
+      expect(s).toMatchObject({ state: 'ended', received: 400, lastReceivedSeq: 400, lastDeliveredSeq: 400 });
     expect(await counter(bridge, 'bridge_events_received_total')).toBe(2000);
     expect(await counter(bridge, 'bridge_events_delivered_total')).toBe(2000);
   }, 60_000);
@@ -47,10 +55,16 @@ describe('ingest workers', () => {
     h = await harness();
     h.sim.createSession('st').emit(50);
     const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'st', BRIDGE_WORKERS: '1' });
-    await until(() => bridge.supervisor.session('st')?.state === 'streaming' && bridge.supervisor.session('st')?.received === 50, 'the worker reports the session');
+    await until(
+      () => bridge.supervisor.session('st')?.state === 'streaming' && bridge.supervisor.session('st')?.received === 50,
+      'the worker reports the session',
+    );
     expect(bridge.supervisor.session('st')).toMatchObject({ lastReceivedSeq: 50, epoch: 0 });
     await until(() => bridge.supervisor.session('st')?.lastDeliveredSeq === 50, 'delivered');
-    await eventually(async () => ((await counter(bridge, 'bridge_events_received_total')) === 50 ? true : undefined), 'the counter');
+    await eventually(
+      async () => ((await counter(bridge, 'bridge_events_received_total')) === 50 ? true : undefined),
+      'the counter',
+    );
   }, 30_000);
 
   it('DELETE stops the session in its worker: what it read is delivered, nothing after', async () => {
@@ -95,7 +109,11 @@ describe('ingest workers', () => {
     const slots = (bridge.ingest as unknown as { slots: Array<{ worker: Worker }> }).slots;
     await slots[0]!.worker.terminate();
     for (const id of ids) h.sim.session(id)!.emit(200);
-    await until(() => new Set(h.receiver.records.map((r) => r.attributes['log.record.uid'])).size >= 1000, 'all 1000 after the replacement', 30_000);
+    await until(
+      () => new Set(h.receiver.records.map((r) => r.attributes['log.record.uid'])).size >= 1000,
+      'all 1000 after the replacement',
+      30_000,
+    );
     for (const id of ids) h.sim.session(id)!.end();
     await bridge.supervisor.untilAllEnded();
     for (const t of h.tally(ids)) expect(t).toMatchObject({ unique: 500, missing: 0, gapRecords: 0 });

@@ -18,7 +18,13 @@ describe('bridge pool enrichment', () => {
     h.sim.addPool(makePool({ id: 'pool_e2e', name: 'scrapers', region: 'eu-west' }));
     h.sim.createSession('s1', { pool: 'scrapers' });
     h.sim.createSession('s2'); // configured below with a pool the service does not know
-    const bridge = await h.startBridge({ ...FAST, sessions: [{ id: 's1', pool: 'scrapers' }, { id: 's2', pool: 'no-such-pool' }] });
+    const bridge = await h.startBridge({
+      ...FAST,
+      sessions: [
+        { id: 's1', pool: 'scrapers' },
+        { id: 's2', pool: 'no-such-pool' },
+      ],
+    });
     await until(() => bridge.pools.poolStatus().every((p) => p.state !== 'pending'), 'pool lookups');
     expect(bridge.pools.poolStatus()).toMatchObject([
       { ref: 'no-such-pool', state: 'error', lastError: { status: 404, code: 'not_found' } },

@@ -8,7 +8,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionSpec } from '../../../src/config/schema.js';
 import type { AttributeValue } from '../../../src/vocabulary/log-record.js';
 import { PoolResolver, type PoolSessions } from '../../../src/daemon/pool-resolver.js';
-import { makePool, startSimulator, telemetryConfig, TELEMETRY_CATEGORIES, type Simulator } from '../../../src/devkit/simulator/index.js';
+import {
+  makePool,
+  startSimulator,
+  telemetryConfig,
+  TELEMETRY_CATEGORIES,
+  type Simulator,
+} from '../../../src/devkit/simulator/index.js';
 import { createApiKeyProvider } from '../../../src/upstream/api-key.js';
 import { UpstreamClient } from '../../../src/upstream/client.js';
 
@@ -31,7 +37,11 @@ class FakeSessions implements PoolSessions {
   }
 }
 
-interface LogLine { level: number; msg: string; [k: string]: unknown }
+interface LogLine {
+  level: number;
+  msg: string;
+  [k: string]: unknown;
+}
 
 function capturingLogger(): { log: pino.Logger; lines: LogLine[]; text: () => string } {
   const lines: LogLine[] = [];
@@ -59,12 +69,20 @@ async function setup(opts: { url?: string; key?: string; refreshMs?: number; syn
     cleanups.push(() => sim!.close());
     url = sim.url;
   }
-  const client = new UpstreamClient({ baseUrl: url, apiKey: createApiKeyProvider({ apiKey: opts.key ?? KEY }), connectTimeoutMs: 2000 });
+  const client = new UpstreamClient({
+    baseUrl: url,
+    apiKey: createApiKeyProvider({ apiKey: opts.key ?? KEY }),
+    connectTimeoutMs: 2000,
+  });
   cleanups.push(() => client.close());
   const sessions = new FakeSessions();
   const logger = capturingLogger();
   const resolver = new PoolResolver({
-    client, sessions, log: logger.log, refreshMs: opts.refreshMs ?? 60_000, syncMs: opts.syncMs ?? 60_000,
+    client,
+    sessions,
+    log: logger.log,
+    refreshMs: opts.refreshMs ?? 60_000,
+    syncMs: opts.syncMs ?? 60_000,
     retry: { initialMs: 50, maxMs: 200 },
   });
   cleanups.push(() => resolver.stop());
@@ -80,7 +98,10 @@ async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
 }
 
 /** A server answering every pool lookup with `status` and an Error body; counts requests. */
-async function faultServer(status: number, headers: Record<string, string> = {}): Promise<{ url: string; requests: () => number }> {
+async function faultServer(
+  status: number,
+  headers: Record<string, string> = {},
+): Promise<{ url: string; requests: () => number }> {
   let n = 0;
   const server: Server = createServer((req, res) => {
     n++;
@@ -103,9 +124,17 @@ describe('pool resolver', () => {
     sessions.add('s4');
     resolver.start();
     await until(() => sessions.attrs.size === 3);
-    expect(sessions.attrs.get('s1')).toEqual({ 'browser.pool.id': 'pool_a', 'browser.pool.name': 'scrapers', 'cloud.region': 'eu-west' });
+    expect(sessions.attrs.get('s1')).toEqual({
+      'browser.pool.id': 'pool_a',
+      'browser.pool.name': 'scrapers',
+      'cloud.region': 'eu-west',
+    });
     expect(sessions.attrs.get('s2')).toEqual(sessions.attrs.get('s1'));
-    expect(sessions.attrs.get('s3')).toEqual({ 'browser.pool.id': 'pool_b', 'browser.pool.name': 'other', 'cloud.region': 'us-east' });
+    expect(sessions.attrs.get('s3')).toEqual({
+      'browser.pool.id': 'pool_b',
+      'browser.pool.name': 'other',
+      'cloud.region': 'us-east',
+    });
     expect(sessions.attrs.has('s4')).toBe(false);
     expect(sim!.stats.requests).toBe(2);
     expect(resolver.poolStatus()).toMatchObject([
@@ -117,14 +146,22 @@ describe('pool resolver', () => {
   it('warns once per pool per condition across refreshes, and again only when a condition is new', async () => {
     const { sim, sessions, resolver, lines } = await setup({ refreshMs: 100 });
     const allOff = Object.fromEntries(TELEMETRY_CATEGORIES.map((c) => [c, false]));
-    const pool = makePool({ id: 'pool_q', name: 'quiet', browser_pool_config: { telemetry: telemetryConfig(allOff, ['Input.insertText']) } });
+    const pool = makePool({
+      id: 'pool_q',
+      name: 'quiet',
+      browser_pool_config: { telemetry: telemetryConfig(allOff, ['Input.insertText']) },
+    });
     sim!.addPool(pool);
     sessions.add('s1', 'quiet');
     sessions.add('s2', 'quiet');
     resolver.start();
     await until(() => sim!.stats.requests >= 4);
-    const conditions = (): unknown[] => lines.filter((l) => l.condition !== undefined).map((l) => [l.condition, l.level]);
-    expect(conditions()).toEqual([['telemetry-off', 40], ['cdp-excluded', 30]]);
+    const conditions = (): unknown[] =>
+      lines.filter((l) => l.condition !== undefined).map((l) => [l.condition, l.level]);
+    expect(conditions()).toEqual([
+      ['telemetry-off', 40],
+      ['cdp-excluded', 30],
+    ]);
     expect(lines.find((l) => l.condition === 'cdp-excluded')?.msg).toContain('Input.insertText');
     expect(resolver.poolStatus()[0]?.findings.map((f) => f.level)).toEqual(['warn', 'info']);
 
@@ -132,7 +169,11 @@ describe('pool resolver', () => {
     pool.browser_pool_config.telemetry!.export = { otlp: { enabled: true, destination: 'dest-9' } };
     const before = sim!.stats.requests;
     await until(() => sim!.stats.requests >= before + 3);
-    expect(conditions()).toEqual([['telemetry-off', 40], ['cdp-excluded', 30], ['otlp-export', 40]]);
+    expect(conditions()).toEqual([
+      ['telemetry-off', 40],
+      ['cdp-excluded', 30],
+      ['otlp-export', 40],
+    ]);
     expect(lines.find((l) => l.condition === 'otlp-export')?.msg).toContain('twice');
   });
 
@@ -167,7 +208,9 @@ describe('pool resolver', () => {
     [401, 'unauthorized'],
     [404, 'not_found'],
   ])('a %i from the service is recorded and logged without the key, and never throws', async (status, code) => {
-    const { sim, sessions, resolver, lines, text } = await setup({ key: status === 401 ? 'wrong-key-do-not-print' : KEY });
+    const { sim, sessions, resolver, lines, text } = await setup({
+      key: status === 401 ? 'wrong-key-do-not-print' : KEY,
+    });
     sim!.addPool(makePool({ id: 'pool_x' }));
     sessions.add('s1', status === 404 ? 'no-such-pool' : 'pool_x');
     resolver.start();
@@ -187,7 +230,11 @@ describe('pool resolver', () => {
     sessions.add('s1', 'p');
     resolver.start();
     await until(() => resolver.poolStatus()[0]?.state === 'error');
-    expect(resolver.poolStatus()[0]?.lastError).toMatchObject({ status, code: `code_${status}`, message: `injected ${status}` });
+    expect(resolver.poolStatus()[0]?.lastError).toMatchObject({
+      status,
+      code: `code_${status}`,
+      message: `injected ${status}`,
+    });
     if (status >= 500) {
       await until(() => fault.requests() >= 3);
       // The same error again is not news: one error line, the repeats at debug.

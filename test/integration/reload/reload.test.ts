@@ -6,7 +6,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig, type Env } from '../../../src/config/load-config.js';
 import { createReloader, type Reloader } from '../../../src/daemon/reload.js';
-import { FAST, eventually, followedIds, startInProcess, startWorld, worldEnv, type RunningBridge, type World } from '../server/bridge-harness.js';
+import {
+  FAST,
+  eventually,
+  followedIds,
+  startInProcess,
+  startWorld,
+  worldEnv,
+  type RunningBridge,
+  type World,
+} from '../server/bridge-harness.js';
 import { parsePrometheusText, value } from '../server/prom-text.js';
 
 let world: World;
@@ -55,7 +64,14 @@ describe('configuration reload', () => {
 
     writeConfig({ sessions: [{ id: 'b', attributes: { team: 'two' } }, 'c'] });
     const outcome = await reloader.reload('test');
-    expect(outcome).toMatchObject({ status: 'applied', added: ['c'], removed: ['a'], updated: ['b'], mappingChanged: false, restartRequired: [] });
+    expect(outcome).toMatchObject({
+      status: 'applied',
+      added: ['c'],
+      removed: ['a'],
+      updated: ['b'],
+      mappingChanged: false,
+      restartRequired: [],
+    });
     expect(await followedIds(running.url)).toEqual(['api-1', 'b', 'c']);
     expect(running.bridge.config.sessions.map((s) => s.id)).toEqual(['b', 'c']);
 
@@ -84,7 +100,10 @@ describe('configuration reload', () => {
     await world.receiver.stop();
     a.emit(30, { types: ['console_log'] });
     b.emit(30, { types: ['console_log'] });
-    await eventually(() => (running.bridge.supervisor.status().every((s) => s.lastReceivedSeq === 30) ? true : undefined), 'all read');
+    await eventually(
+      () => (running.bridge.supervisor.status().every((s) => s.lastReceivedSeq === 30) ? true : undefined),
+      'all read',
+    );
 
     writeConfig({ sessions: ['b'], mapping: { filters: { exclude_categories: ['console'] } } });
     const outcome = await reloader.reload('test');
@@ -96,10 +115,14 @@ describe('configuration reload', () => {
     // 60 read before the reload (old mapping, none filtered) + the 5 navigations; the 5 console
     // events after it are filtered (counted, checkpointed, not exported).
     await world.receiver.waitFor((rs) => rs.length === 65);
-    const bySession = (id: string): number => world.receiver.records.filter((r) => r.attributes['browser.session.id'] === id).length;
+    const bySession = (id: string): number =>
+      world.receiver.records.filter((r) => r.attributes['browser.session.id'] === id).length;
     expect(bySession('a')).toBe(30);
     expect(bySession('b')).toBe(35);
-    await eventually(() => (running.bridge.supervisor.session('b')?.filtered === 5 ? true : undefined), 'filtered counted');
+    await eventually(
+      () => (running.bridge.supervisor.session('b')?.filtered === 5 ? true : undefined),
+      'filtered counted',
+    );
     const m = parsePrometheusText(await (await fetch(`${running.url}/metrics`)).text());
     expect(value(m, 'bridge_events_filtered_total', { category: 'console' })).toBe(5);
     expect(value(m, 'bridge_config_reloads_total', { outcome: 'applied' })).toBe(1);

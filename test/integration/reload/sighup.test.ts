@@ -60,7 +60,11 @@ it('SIGHUP and a saved file reload the session list of a running daemon', async 
   daemon.kill('SIGHUP');
   await eventually(async () => ((await followedIds(url)).join() === 'b,c' ? true : undefined), 'b and c followed');
   // Logs are written asynchronously: the API can show the change before the line arrives.
-  expect(await logged('configuration reloaded', true)).toMatchObject({ reason: 'SIGHUP', added: ['c'], removed: ['a'] });
+  expect(await logged('configuration reloaded', true)).toMatchObject({
+    reason: 'SIGHUP',
+    added: ['c'],
+    removed: ['a'],
+  });
 
   // 2. An invalid file: logged with the key, ignored, the daemon runs on.
   save({ sessions: ['c'], exporter: { protocol: 'thrift' } });

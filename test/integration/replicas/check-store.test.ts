@@ -30,15 +30,22 @@ afterAll(async () => {
 });
 
 const env = (url: string, extra: Record<string, string> = {}): Record<string, string> => ({
-  BROWSER_API_URL: sim.url, BROWSER_API_KEY: 'sim-key', BRIDGE_SESSIONS: 's1', BRIDGE_STATE_DIR: join(dir, 'state'),
-  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, BRIDGE_STORE_URL: url, ...extra,
+  BROWSER_API_URL: sim.url,
+  BROWSER_API_KEY: 'sim-key',
+  BRIDGE_SESSIONS: 's1',
+  BRIDGE_STATE_DIR: join(dir, 'state'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  BRIDGE_STORE_URL: url,
+  ...extra,
 });
 
 describe('check with the shared store', () => {
   it('reports the schema version and the live replicas of a store in use', async () => {
     const url = await server.createDatabase('check_used');
     const fresh = await runCli(['check'], env(url));
-    expect(fresh.stdout).toMatch(/^✓ store postgres:\/\/postgres@127\.0\.0\.1:\d+\/check_used\s+reachable; no bridge schema yet/m);
+    expect(fresh.stdout).toMatch(
+      /^✓ store postgres:\/\/postgres@127\.0\.0\.1:\d+\/check_used\s+reachable; no bridge schema yet/m,
+    );
     const store = await openPgStore({ url, replicaId: 'r1' });
     const lease = new Lease({ db: store.db, replicaId: 'r1', leaseMs: 60_000, onExpired: () => undefined });
     await lease.renew();
@@ -53,9 +60,14 @@ describe('check with the shared store', () => {
   it('fails in one line when the database cannot be reached, and never prints the password', async () => {
     const pw = join(dir, 'pw');
     writeFileSync(pw, 'hunter2-never-printed\n');
-    const res = await runCli(['check'], env('postgres://bridge@127.0.0.1:1/bridge', { BRIDGE_STORE_PASSWORD_FILE: pw }));
+    const res = await runCli(
+      ['check'],
+      env('postgres://bridge@127.0.0.1:1/bridge', { BRIDGE_STORE_PASSWORD_FILE: pw }),
+    );
     expect(res.code).toBe(1);
-    expect(res.stdout).toMatch(/^✗ store postgres:\/\/bridge@127\.0\.0\.1:1\/bridge\s+cannot connect: connection refused/m);
+    expect(res.stdout).toMatch(
+      /^✗ store postgres:\/\/bridge@127\.0\.0\.1:1\/bridge\s+cannot connect: connection refused/m,
+    );
     expect(res.stdout + res.stderr).not.toContain('hunter2');
     const inUrl = await runCli(['check'], env('postgres://bridge:hunter2-in-url@127.0.0.1:1/bridge'));
     expect(inUrl.stdout + inUrl.stderr).not.toContain('hunter2');
@@ -64,6 +76,8 @@ describe('check with the shared store', () => {
   it('refuses a store URL that is not postgres:// naming the key', async () => {
     const res = await runCli(['check'], env('mysql://db/bridge'));
     expect(res.code).toBe(2);
-    expect(res.stdout).toMatch(/^✗ configuration\s+BRIDGE_STORE_URL: must be a postgres:\/\/ URL \(got a mysql: URL\)/m);
+    expect(res.stdout).toMatch(
+      /^✗ configuration\s+BRIDGE_STORE_URL: must be a postgres:\/\/ URL \(got a mysql: URL\)/m,
+    );
   });
 });

@@ -16,18 +16,26 @@ async function json(url: string, init: RequestInit = {}): Promise<{ status: numb
 describe('replicas sharing a PostgreSQL store', () => {
   it('PUT and DELETE work on any replica: the owner picks the change up within seconds; GET /v1/sessions names the owner', async () => {
     const ids = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
-    const { h: hh, cl } = await world.setup('control', ids, 20, { follow: [], env: { BRIDGE_LISTEN: '127.0.0.1:0', BRIDGE_SESSIONS: '' } });
+    const { h: hh, cl } = await world.setup('control', ids, 20, {
+      follow: [],
+      env: { BRIDGE_LISTEN: '127.0.0.1:0', BRIDGE_SESSIONS: '' },
+    });
     cl.start('r1');
     cl.start('r2');
     const u1 = await cl.httpUrl('r1');
     const u2 = await cl.httpUrl('r2');
     for (const id of ids) {
-      const r = await json(`${u1}/v1/sessions/${id}`, { method: 'PUT', body: JSON.stringify({ attributes: { team: 'a' } }) });
+      const r = await json(`${u1}/v1/sessions/${id}`, {
+        method: 'PUT',
+        body: JSON.stringify({ attributes: { team: 'a' } }),
+      });
       expect(r.status).toBe(201);
     }
     await until(() => ids.every((id) => cl.count(id) > 0), 'every session PUT on r1 to stream', 20_000);
     let owners = await cl.owners();
-    await until(() => new Set(owners.values()).size === 2, 'both replicas to own sessions', 20_000).catch(() => undefined);
+    await until(() => new Set(owners.values()).size === 2, 'both replicas to own sessions', 20_000).catch(
+      () => undefined,
+    );
     owners = await cl.owners();
     const onR2 = ids.find((id) => owners.get(id) === 'r2')!;
     expect(onR2, JSON.stringify([...owners])).toBeDefined();
@@ -39,10 +47,18 @@ describe('replicas sharing a PostgreSQL store', () => {
     for (const id of ids) expect(listed.get(id)).toBe(owners.get(id));
 
     // PUT on r1 for a session r2 owns: r2 applies the new attributes without reconnecting.
-    const updated = await json(`${u1}/v1/sessions/${onR2}`, { method: 'PUT', body: JSON.stringify({ attributes: { team: 'b' } }) });
+    const updated = await json(`${u1}/v1/sessions/${onR2}`, {
+      method: 'PUT',
+      body: JSON.stringify({ attributes: { team: 'b' } }),
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ id: onR2, owner: 'r2' });
-    await until(() => hh.receiver.records.some((r) => r.attributes['browser.session.id'] === onR2 && r.attributes['team'] === 'b'), 'the owner to apply the new attributes', 10_000);
+    await until(
+      () =>
+        hh.receiver.records.some((r) => r.attributes['browser.session.id'] === onR2 && r.attributes['team'] === 'b'),
+      'the owner to apply the new attributes',
+      10_000,
+    );
 
     // DELETE on r1 for that session: r2 stops following it.
     expect((await json(`${u1}/v1/sessions/${onR2}`, { method: 'DELETE' })).status).toBe(204);
@@ -51,7 +67,9 @@ describe('replicas sharing a PostgreSQL store', () => {
     await sleep(1500);
     expect(cl.count(onR2)).toBe(before);
     const r2list = await json(`${u2}/v1/sessions`);
-    expect((r2list.body.sessions as Array<{ id: string; owner?: string }>).find((s) => s.id === onR2 && s.owner === 'r2')).toBeUndefined();
+    expect(
+      (r2list.body.sessions as Array<{ id: string; owner?: string }>).find((s) => s.id === onR2 && s.owner === 'r2'),
+    ).toBeUndefined();
     expect((await json(`${u1}/v1/sessions/${onR2}`, { method: 'DELETE' })).status).toBe(404);
     await cl.stopAll();
   });
@@ -78,7 +96,8 @@ describe('replicas sharing a PostgreSQL store', () => {
       while (watching) {
         for (const [id, [e, cp]] of await cl.checkpoints()) {
           const prev = last.get(id);
-          if (prev && (e < prev[0] || (e === prev[0] && cp < prev[1]))) regressions.push(`${id}: ${prev.join('/')} → ${e}/${cp}`);
+          if (prev && (e < prev[0] || (e === prev[0] && cp < prev[1])))
+            regressions.push(`${id}: ${prev.join('/')} → ${e}/${cp}`);
           last.set(id, [e, cp]);
         }
         await sleep(100);
@@ -99,26 +118,56 @@ describe('replicas sharing a PostgreSQL store', () => {
     await sleep(2000);
     r1.kill('SIGCONT');
     // The zombie notices (its lease deadline passed long ago) and stops reading what it held.
-    await until(() => /lease not renewed within its safety margin|another replica owns them now/.test(r1.output()), 'the thawed replica to give its sessions up', 10_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${r1.output().split('\n').filter((l) => !/"msg":"(export|HTTP)/.test(l)).slice(-20).join('\n')}`);
+    await until(
+      () => /lease not renewed within its safety margin|another replica owns them now/.test(r1.output()),
+      'the thawed replica to give its sessions up',
+      10_000,
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}\n${r1
+          .output()
+          .split('\n')
+          .filter((l) => !/"msg":"(export|HTTP)/.test(l))
+          .slice(-20)
+          .join('\n')}`,
+      );
     });
-    console.log(`SIGSTOP: r2 owned the ${frozen.length} frozen sessions after ${tookMs} ms; fenced writes seen by the zombie: ${/the shared store refused a write/.test(r1.output()) ? 'yes' : 'none in flight'}`);
+    console.log(
+      `SIGSTOP: r2 owned the ${frozen.length} frozen sessions after ${tookMs} ms; fenced writes seen by the zombie: ${/the shared store refused a write/.test(r1.output()) ? 'yes' : 'none in flight'}`,
+    );
     await sleep(3000);
 
     for (const id of ids) {
       hh.sim.session(id)!.produce(0);
       hh.sim.session(id)!.end();
     }
-    await until(() => hh.tally(ids).every((t) => t.missing === 0), 'every event delivered', 30_000).catch(async (err: Error) => {
-      throw new Error(`${err.message}: ${JSON.stringify(hh.tally(ids).map((t) => [t.sessionId, t.missing, t.missingSample.slice(0, 5)]))} owners ${JSON.stringify([...await cl.owners()])}\n${[...cl.replicas.values()].map((r) => r.output().split('\n').filter((l) => !/"msg":"(export|HTTP)/.test(l)).slice(-20).join('\n')).join('\n----\n')}`);
-    });
+    await until(() => hh.tally(ids).every((t) => t.missing === 0), 'every event delivered', 30_000).catch(
+      async (err: Error) => {
+        throw new Error(
+          `${err.message}: ${JSON.stringify(hh.tally(ids).map((t) => [t.sessionId, t.missing, t.missingSample.slice(0, 5)]))} owners ${JSON.stringify([...(await cl.owners())])}\n${[
+            ...cl.replicas.values(),
+          ]
+            .map((r) =>
+              r
+                .output()
+                .split('\n')
+                .filter((l) => !/"msg":"(export|HTTP)/.test(l))
+                .slice(-20)
+                .join('\n'),
+            )
+            .join('\n----\n')}`,
+        );
+      },
+    );
     watching = false;
     await watcher;
     expect(regressions).toEqual([]);
     const t = hh.tally(ids);
     const produced = ids.reduce((n, id) => n + hh.sim.session(id)!.lastSeq, 0);
     const duplicates = t.reduce((n, x) => n + x.duplicates, 0);
-    console.log(`SIGSTOP/SIGCONT: ${produced} events, duplicates ${duplicates} (${duplicateBound(cl, 1).disruptions} disruptions)`);
+    console.log(
+      `SIGSTOP/SIGCONT: ${produced} events, duplicates ${duplicates} (${duplicateBound(cl, 1).disruptions} disruptions)`,
+    );
     for (const x of t) expect(x.gapRecords).toBe(0);
     // At most what was in flight: the frozen replica's (its requests, answered or not, are sent
     // again by r2; thawed, it may finish a claim before it notices) and at each hand-over or loss.

@@ -17,7 +17,13 @@ describe('replicas sharing a PostgreSQL store: discovery', () => {
     cl.start('r1');
     cl.start('r2');
     // Both replicas are up once both hold a lease; then measure the list requests over a window.
-    await until(() => /sharing sessions/.test(cl.replicas.get('r1')!.output()) && /sharing sessions/.test(cl.replicas.get('r2')!.output()), 'both replicas running', 30_000);
+    await until(
+      () =>
+        /sharing sessions/.test(cl.replicas.get('r1')!.output()) &&
+        /sharing sessions/.test(cl.replicas.get('r2')!.output()),
+      'both replicas running',
+      30_000,
+    );
     const ids: string[] = [];
     const before = h.sim.stats.listRequests;
     const windowMs = 8000;
@@ -33,18 +39,29 @@ describe('replicas sharing a PostgreSQL store: discovery', () => {
     const elapsed = Date.now() - started;
     // One page per poll (fewer than 100 matches). Two replicas polling on their own would make ~2×.
     const perInterval = requests / (elapsed / INTERVAL_MS);
-    console.log(`discovery with 2 replicas: ${requests} list requests in ${elapsed} ms (${perInterval.toFixed(2)} per ${INTERVAL_MS} ms interval)`);
+    console.log(
+      `discovery with 2 replicas: ${requests} list requests in ${elapsed} ms (${perInterval.toFixed(2)} per ${INTERVAL_MS} ms interval)`,
+    );
     expect(perInterval).toBeLessThanOrEqual(1.3);
     expect(perInterval).toBeGreaterThanOrEqual(0.6);
 
     for (const id of ids) h.sim.session(id)!.end();
-    await until(() => h.tally(ids).every((t) => t.missing === 0), 'every event of every discovered session delivered', 30_000);
+    await until(
+      () => h.tally(ids).every((t) => t.missing === 0),
+      'every event of every discovered session delivered',
+      30_000,
+    );
     for (const t of h.tally(ids)) expect(t).toMatchObject({ unique: 30, duplicates: 0 });
     const owners = await cl.checkpoints();
     expect([...owners.keys()].sort()).toEqual(ids);
     // Each session was claimed by exactly one replica: none saw it claimed by the other as well.
-    const claimedBy = (r: string): number => [...cl.replicas.get(r)!.output().matchAll(/"msg":"claimed sessions"[^\n]*"sessions":(\d+)|"sessions":(\d+)[^\n]*"msg":"claimed sessions"/g)]
-      .reduce((n, m) => n + Number(m[1] ?? m[2]), 0);
+    const claimedBy = (r: string): number =>
+      [
+        ...cl.replicas
+          .get(r)!
+          .output()
+          .matchAll(/"msg":"claimed sessions"[^\n]*"sessions":(\d+)|"sessions":(\d+)[^\n]*"msg":"claimed sessions"/g),
+      ].reduce((n, m) => n + Number(m[1] ?? m[2]), 0);
     expect(claimedBy('r1') + claimedBy('r2')).toBe(ids.length);
   });
 });

@@ -20,11 +20,18 @@ describe('replicas sharing a PostgreSQL store', () => {
       owners = await cl.owners();
       const by = new Set(owners.values());
       if (ids.every((id) => owners.get(id)) && by.size === 3 && ids.every((id) => cl.count(id) > 0)) break;
-      if (Date.now() > deadline) throw new Error(`not spread over three replicas: ${JSON.stringify([...owners])}\n${[...cl.replicas.values()].map((r) => r.output()).join('\n')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `not spread over three replicas: ${JSON.stringify([...owners])}\n${[...cl.replicas.values()].map((r) => r.output()).join('\n')}`,
+        );
       await sleep(200);
     }
     // Exported as the replica that read it.
-    await until(() => new Set(hh.receiver.records.map((r) => r.resource['service.instance.id'])).size === 3, 'records from every replica', 10_000);
+    await until(
+      () => new Set(hh.receiver.records.map((r) => r.resource['service.instance.id'])).size === 3,
+      'records from every replica',
+      10_000,
+    );
     const instances = new Set(hh.receiver.records.map((r) => r.resource['service.instance.id']));
     expect([...instances].sort()).toEqual(['r1', 'r2', 'r3']);
 
@@ -41,17 +48,30 @@ describe('replicas sharing a PostgreSQL store', () => {
     // Streaming again elsewhere: every orphaned session delivers beyond what it had at the kill,
     // from a replica other than the victim.
     const resumed = new Map<string, number>();
-    await until(() => {
-      for (const id of orphaned) {
-        if (!resumed.has(id) && hh.receiver.records.some((r) => r.attributes['browser.session.id'] === id
-          && r.resource['service.instance.id'] !== victim && Number(r.attributes['browser.telemetry.seq']) > seqAtKill.get(id)! + 40)) {
-          resumed.set(id, Date.now() - killedAt);
+    await until(
+      () => {
+        for (const id of orphaned) {
+          if (
+            !resumed.has(id) &&
+            hh.receiver.records.some(
+              (r) =>
+                r.attributes['browser.session.id'] === id &&
+                r.resource['service.instance.id'] !== victim &&
+                Number(r.attributes['browser.telemetry.seq']) > seqAtKill.get(id)! + 40,
+            )
+          ) {
+            resumed.set(id, Date.now() - killedAt);
+          }
         }
-      }
-      return resumed.size === orphaned.length;
-    }, 'the killed replica\'s sessions to stream again elsewhere', 45_000);
+        return resumed.size === orphaned.length;
+      },
+      "the killed replica's sessions to stream again elsewhere",
+      45_000,
+    );
     const failoverMs = Math.max(...resumed.values());
-    console.log(`failover after kill -9 of ${victim} (${orphaned.length} sessions): ${failoverMs} ms (per session: ${[...resumed.values()].join(', ')} ms)`);
+    console.log(
+      `failover after kill -9 of ${victim} (${orphaned.length} sessions): ${failoverMs} ms (per session: ${[...resumed.values()].join(', ')} ms)`,
+    );
     expect(failoverMs).toBeLessThanOrEqual(30_000);
 
     // End the sessions; the survivors deliver everything.
@@ -60,13 +80,19 @@ describe('replicas sharing a PostgreSQL store', () => {
       hh.sim.session(id)!.produce(0);
       hh.sim.session(id)!.end();
     }
-    await until(() => hh.tally(ids).every((t) => t.missing === 0), 'every event delivered', 30_000).catch((err: Error) => {
-      throw new Error(`${err.message}: ${JSON.stringify(hh.tally(ids).map((t) => [t.sessionId, t.missing, t.missingSample.slice(0, 5)]))}`);
-    });
+    await until(() => hh.tally(ids).every((t) => t.missing === 0), 'every event delivered', 30_000).catch(
+      (err: Error) => {
+        throw new Error(
+          `${err.message}: ${JSON.stringify(hh.tally(ids).map((t) => [t.sessionId, t.missing, t.missingSample.slice(0, 5)]))}`,
+        );
+      },
+    );
     const t = hh.tally(ids);
     const produced = ids.reduce((n, id) => n + hh.sim.session(id)!.lastSeq, 0);
     const duplicates = t.reduce((n, x) => n + x.duplicates, 0);
-    console.log(`delivered ${produced} events of ${ids.length} sessions; duplicates ${duplicates} (${orphaned.length} sessions failed over; ${duplicateBound(cl, 1).disruptions} disruptions)`);
+    console.log(
+      `delivered ${produced} events of ${ids.length} sessions; duplicates ${duplicates} (${orphaned.length} sessions failed over; ${duplicateBound(cl, 1).disruptions} disruptions)`,
+    );
     for (const x of t) {
       expect(x.missing).toBe(0);
       expect(x.gapRecords).toBe(0);

@@ -26,11 +26,16 @@ const metric = (text: string, series: string): number => {
   return line ? Number(line.split(' ')[1]) : NaN;
 };
 
-describe('a replica\'s HTTP surface on the shared store', () => {
+describe("a replica's HTTP surface on the shared store", () => {
   it('is unready while the database is unreachable, ready again by itself; counts ownership; names owners', async () => {
     const url = (await server.createDatabase('surface')).replace(`:${server.port}/`, `:${proxy.port}/`);
     h.sim.createSession('hs1').produce(20);
-    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'hs1', BRIDGE_STORE_URL: url, BRIDGE_REPLICA_ID: 'solo', BRIDGE_STORE_LEASE: '3s' });
+    const bridge = await h.startBridge(FAST, {
+      BRIDGE_SESSIONS: 'hs1',
+      BRIDGE_STORE_URL: url,
+      BRIDGE_REPLICA_ID: 'solo',
+      BRIDGE_STORE_LEASE: '3s',
+    });
     const http = await startHttpServer(bridge, { host: '127.0.0.1', port: 0 }, silentLogger());
     try {
       await until(() => h.receiver.records.length > 0, 'records from the replica', 15_000);
@@ -40,7 +45,10 @@ describe('a replica\'s HTTP surface on the shared store', () => {
       expect(metric(m, 'bridge_lease_renewals_total{outcome="success"}')).toBeGreaterThan(0);
       expect(metric(m, 'bridge_session_handovers_total{kind="claimed"}')).toBe(1);
       expect(metric(m, 'bridge_fenced_writes_total')).toBe(0);
-      const list = await (await fetch(`${http.url}/v1/sessions`)).json() as { replica: string; sessions: Array<{ id: string; owner: string }> };
+      const list = (await (await fetch(`${http.url}/v1/sessions`)).json()) as {
+        replica: string;
+        sessions: Array<{ id: string; owner: string }>;
+      };
       expect(list.replica).toBe('solo');
       expect(list.sessions).toMatchObject([{ id: 'hs1', owner: 'solo', state: 'streaming' }]);
       expect(h.receiver.records[0]!.resource['service.instance.id']).toBe('solo');
@@ -51,7 +59,7 @@ describe('a replica\'s HTTP surface on the shared store', () => {
       // shows once a commit or a renewal ran into it.
       for (let i = 0; i < 60 && body?.status !== 'not_ready'; i++) {
         const res = await fetch(`${http.url}/readyz`);
-        body = await res.json() as typeof body;
+        body = (await res.json()) as typeof body;
         if (res.status === 503) break;
         await new Promise((r) => setTimeout(r, 200));
       }

@@ -20,7 +20,14 @@ async function streaming(cl: Cluster, ids: string[], replicas: number): Promise<
 }
 
 /** Ends the sessions (unless `ended`), waits for every event, and bounds the duplicates by what was in flight (`abrupt`: replicas killed). */
-async function endAndCount(hh: Harness, cl: Cluster, ids: string[], label: string, abrupt: number, ended = false): Promise<void> {
+async function endAndCount(
+  hh: Harness,
+  cl: Cluster,
+  ids: string[],
+  label: string,
+  abrupt: number,
+  ended = false,
+): Promise<void> {
   for (const id of ids) {
     if (ended) break;
     hh.sim.session(id)!.produce(0);
@@ -50,11 +57,30 @@ describe('replicas sharing a PostgreSQL store, through outages', () => {
     world.server.restart('immediate');
     const back = Date.now();
     const seqAt = new Map(ids.map((id) => [id, cl.maxSeq(id)]));
-    await until(() => ids.every((id) => cl.maxSeq(id) > seqAt.get(id)! + 40), 'every session to stream again after the restart', 30_000).catch(async (err: Error) => {
+    await until(
+      () => ids.every((id) => cl.maxSeq(id) > seqAt.get(id)! + 40),
+      'every session to stream again after the restart',
+      30_000,
+    ).catch(async (err: Error) => {
       const o = await cl.owners().catch(() => new Map());
-      throw new Error(`${err.message}: ${JSON.stringify(ids.map((id) => [id, o.get(id), seqAt.get(id), cl.maxSeq(id)]))}\n${[...cl.replicas.values()].map((r) => r.output().split('\n').filter((l) => !/"msg":"(export|HTTP)/.test(l)).slice(-25).join('\n')).join('\n----\n')}`);
+      throw new Error(
+        `${err.message}: ${JSON.stringify(ids.map((id) => [id, o.get(id), seqAt.get(id), cl.maxSeq(id)]))}\n${[
+          ...cl.replicas.values(),
+        ]
+          .map((r) =>
+            r
+              .output()
+              .split('\n')
+              .filter((l) => !/"msg":"(export|HTTP)/.test(l))
+              .slice(-25)
+              .join('\n'),
+          )
+          .join('\n----\n')}`,
+      );
     });
-    console.log(`PostgreSQL -m immediate restart: every session streaming again ${Date.now() - back} ms after the server was back`);
+    console.log(
+      `PostgreSQL -m immediate restart: every session streaming again ${Date.now() - back} ms after the server was back`,
+    );
     await endAndCount(h, cl, ids, 'PostgreSQL restart', 0);
     await cl.stopAll();
   });
@@ -78,18 +104,39 @@ describe('replicas sharing a PostgreSQL store, through outages', () => {
       await sleep(200);
     }
     const tookMs = Date.now() - cutAt;
-    await until(() => /lease not renewed within its safety margin/.test(cl.replicas.get('r1')!.output()), 'the cut-off replica to stop reading', 10_000);
+    await until(
+      () => /lease not renewed within its safety margin/.test(cl.replicas.get('r1')!.output()),
+      'the cut-off replica to stop reading',
+      10_000,
+    );
     // Its sessions stream from r2 now.
     const seqAt = new Map(cutOff.map((id) => [id, cl.maxSeq(id)]));
-    await until(() => cutOff.every((id) => cl.maxSeq(id) > seqAt.get(id)! + 40), 'the cut-off sessions to stream from r2', 20_000);
+    await until(
+      () => cutOff.every((id) => cl.maxSeq(id) > seqAt.get(id)! + 40),
+      'the cut-off sessions to stream from r2',
+      20_000,
+    );
     console.log(`partition: r2 owned the ${cutOff.length} sessions of the cut-off replica ${tookMs} ms after the cut`);
     proxy.restore();
     // Back: r1 renews and gets its preferred sessions handed back.
-    await until(() => /lease renewed again/.test(cl.replicas.get('r1')!.output()), 'the replica to renew its lease again', 20_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${cl.replicas.get('r1')!.output().split('\n').filter((l) => !/"msg":"(export|HTTP)/.test(l)).slice(-30).join('\n')}`);
+    await until(
+      () => /lease renewed again/.test(cl.replicas.get('r1')!.output()),
+      'the replica to renew its lease again',
+      20_000,
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}\n${cl.replicas
+          .get('r1')!
+          .output()
+          .split('\n')
+          .filter((l) => !/"msg":"(export|HTTP)/.test(l))
+          .slice(-30)
+          .join('\n')}`,
+      );
     });
     const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && !cutOff.some((id) => cl.replicas.get('r1') && owners.get(id) === 'r1')) await sleep(200);
+    while (Date.now() < deadline && !cutOff.some((id) => cl.replicas.get('r1') && owners.get(id) === 'r1'))
+      await sleep(200);
     await sleep(2000);
     await endAndCount(h, cl, ids, 'partition', 0);
     await cl.stopAll();

@@ -64,7 +64,10 @@ export function cluster(h: Harness, url: string, sessions: string[], base: Env =
   const replicas = new Map<string, Replica>();
   // Quick retries: a test that takes the collector away waits seconds, not the default 30 s backoff.
   const configFile = join(h.stateDir, 'replicas.yaml');
-  writeFileSync(configFile, `exporter:\n  batch_max_records: ${EXPORTER.batchMaxRecords}\n  concurrency: ${EXPORTER.concurrency}\n  backoff: { initial: 50ms, max: 1s }\nupstream:\n  backoff: { initial: 50ms, max: 1s }\n`);
+  writeFileSync(
+    configFile,
+    `exporter:\n  batch_max_records: ${EXPORTER.batchMaxRecords}\n  concurrency: ${EXPORTER.concurrency}\n  backoff: { initial: 50ms, max: 1s }\nupstream:\n  backoff: { initial: 50ms, max: 1s }\n`,
+  );
   const counts = (session: string): { n: number; max: number } => {
     let n = 0;
     let max = 0;
@@ -79,16 +82,34 @@ export function cluster(h: Harness, url: string, sessions: string[], base: Env =
   return {
     replicas,
     start(id, extra = {}, args = ['run']) {
-      const r = Object.assign(spawnDaemon(h.env({
-        BRIDGE_CONFIG: configFile, BRIDGE_SESSIONS: sessions.join(','), BRIDGE_STORE_URL: url, BRIDGE_REPLICA_ID: id,
-        BRIDGE_STORE_LEASE: '3s', LOG_LEVEL: 'info', ...base, ...extra,
-      }), args), { id });
+      const r = Object.assign(
+        spawnDaemon(
+          h.env({
+            BRIDGE_CONFIG: configFile,
+            BRIDGE_SESSIONS: sessions.join(','),
+            BRIDGE_STORE_URL: url,
+            BRIDGE_REPLICA_ID: id,
+            BRIDGE_STORE_LEASE: '3s',
+            LOG_LEVEL: 'info',
+            ...base,
+            ...extra,
+          }),
+          args,
+        ),
+        { id },
+      );
       replicas.set(id, r);
       return r;
     },
     async owners() {
       // Before the first replica created the schema there is nothing to own.
-      const rows = (await db.query<{ id: string; owner: string | null }>("SELECT id, owner FROM bridge_sessions WHERE lifecycle = 'active'").catch(() => ({ rows: [] }))).rows;
+      const rows = (
+        await db
+          .query<{ id: string; owner: string | null }>(
+            "SELECT id, owner FROM bridge_sessions WHERE lifecycle = 'active'",
+          )
+          .catch(() => ({ rows: [] }))
+      ).rows;
       return new Map(rows.map((r) => [r.id, r.owner]));
     },
     async httpUrl(id) {
@@ -102,7 +123,11 @@ export function cluster(h: Harness, url: string, sessions: string[], base: Env =
       }
     },
     async checkpoints() {
-      const rows = (await db.query<{ id: string; epoch: number; checkpoint: string }>('SELECT id, epoch, checkpoint FROM bridge_sessions').catch(() => ({ rows: [] }))).rows;
+      const rows = (
+        await db
+          .query<{ id: string; epoch: number; checkpoint: string }>('SELECT id, epoch, checkpoint FROM bridge_sessions')
+          .catch(() => ({ rows: [] }))
+      ).rows;
       return new Map(rows.map((r) => [r.id, [r.epoch, Number(r.checkpoint)] as [number, number]]));
     },
     count: (s) => counts(s).n,

@@ -14,7 +14,10 @@ describe('replicas sharing a PostgreSQL store', () => {
     const { h: hh, cl } = await world.setup('scale', ids, 10);
 
     /** Waits until the owners are the placement over `live`; returns how many sessions changed owner since `before`. */
-    async function settle(live: string[], before: Map<string, string | null>): Promise<{ moved: number; ms: number; owners: Map<string, string | null> }> {
+    async function settle(
+      live: string[],
+      before: Map<string, string | null>,
+    ): Promise<{ moved: number; ms: number; owners: Map<string, string | null> }> {
       const start = Date.now();
       for (;;) {
         const owners = await cl.owners();
@@ -22,7 +25,8 @@ describe('replicas sharing a PostgreSQL store', () => {
           const moved = ids.filter((id) => before.get(id) !== owners.get(id)).length;
           return { moved, ms: Date.now() - start, owners };
         }
-        if (Date.now() - start > 30_000) throw new Error(`placement over ${live.join(',')} not reached: ${JSON.stringify([...owners])}`);
+        if (Date.now() - start > 30_000)
+          throw new Error(`placement over ${live.join(',')} not reached: ${JSON.stringify([...owners])}`);
         await sleep(100);
       }
     }
@@ -34,7 +38,16 @@ describe('replicas sharing a PostgreSQL store', () => {
     const expectMoves = (live: string[], prev: string[]): number =>
       ids.filter((id) => preferredOwner(id, live) !== preferredOwner(id, prev)).length;
 
-    for (const [next, prev] of [[['r1', 'r2', 'r3'], ['r1', 'r2']], [['r1', 'r2', 'r3', 'r4', 'r5'], ['r1', 'r2', 'r3']]] as Array<[string[], string[]]>) {
+    for (const [next, prev] of [
+      [
+        ['r1', 'r2', 'r3'],
+        ['r1', 'r2'],
+      ],
+      [
+        ['r1', 'r2', 'r3', 'r4', 'r5'],
+        ['r1', 'r2', 'r3'],
+      ],
+    ] as Array<[string[], string[]]>) {
       for (const r of next) if (!prev.includes(r)) cl.start(r);
       const s = await settle(next, step.owners);
       expect(s.moved).toBe(expectMoves(next, prev));
@@ -59,7 +72,9 @@ describe('replicas sharing a PostgreSQL store', () => {
     const t = hh.tally(ids);
     const produced = ids.reduce((n, id) => n + hh.sim.session(id)!.lastSeq, 0);
     const duplicates = t.reduce((n, x) => n + x.duplicates, 0);
-    console.log(`scaling: ${produced} events, duplicates ${duplicates} (${duplicateBound(cl, 2).disruptions} disruptions)`);
+    console.log(
+      `scaling: ${produced} events, duplicates ${duplicates} (${duplicateBound(cl, 2).disruptions} disruptions)`,
+    );
     for (const x of t) {
       expect(x.missing, `${x.sessionId} missing ${x.missingSample.join(',')}`).toBe(0);
       expect(x.gapRecords).toBe(0);

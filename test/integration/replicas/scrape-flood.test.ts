@@ -21,7 +21,10 @@ afterAll(async () => {
 
 async function transactions(admin: pg.Client, db: string): Promise<number> {
   await admin.query('SELECT pg_stat_clear_snapshot()');
-  const r = await admin.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [db]);
+  const r = await admin.query<{ n: string }>(
+    'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1',
+    [db],
+  );
   return Number(r.rows[0]!.n);
 }
 
@@ -30,13 +33,30 @@ describe('a scrape flood', () => {
     const url = await server.createDatabase('flood');
     const ids = ['f1', 'f2'];
     for (const id of ids) h.sim.createSession(id).produce(20);
-    const d = spawnDaemon(h.env({ BRIDGE_SESSIONS: ids.join(','), BRIDGE_STORE_URL: url, BRIDGE_REPLICA_ID: 'r1', BRIDGE_STORE_LEASE: '3s', BRIDGE_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'info' }));
+    const d = spawnDaemon(
+      h.env({
+        BRIDGE_SESSIONS: ids.join(','),
+        BRIDGE_STORE_URL: url,
+        BRIDGE_REPLICA_ID: 'r1',
+        BRIDGE_STORE_LEASE: '3s',
+        BRIDGE_LISTEN: '127.0.0.1:0',
+        LOG_LEVEL: 'info',
+      }),
+    );
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      await until(() => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.test(d.output()), 'the HTTP surface', 20_000);
+      await until(
+        () => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.test(d.output()),
+        'the HTTP surface',
+        20_000,
+      );
       const base = /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(d.output())![1]!;
-      await until(() => ids.every((id) => h.receiver.records.some((r) => r.attributes['browser.session.id'] === id)), 'both sessions to stream', 20_000);
+      await until(
+        () => ids.every((id) => h.receiver.records.some((r) => r.attributes['browser.session.id'] === id)),
+        'both sessions to stream',
+        20_000,
+      );
       // The background rate of the same replica, for comparison.
       const quietFrom = await transactions(admin, 'flood');
       await sleep(3000);
@@ -46,17 +66,21 @@ describe('a scrape flood', () => {
       const statuses = new Map<number, number>();
       let scrapes = 0;
       const end = Date.now() + 3000;
-      await Promise.all(Array.from({ length: 64 }, async (_, i) => {
-        while (Date.now() < end) {
-          const res = await fetch(`${base}/${i % 2 === 0 ? 'metrics' : 'readyz'}`).catch(() => undefined);
-          if (!res) continue;
-          await res.arrayBuffer();
-          scrapes++;
-          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 64 }, async (_, i) => {
+          while (Date.now() < end) {
+            const res = await fetch(`${base}/${i % 2 === 0 ? 'metrics' : 'readyz'}`).catch(() => undefined);
+            if (!res) continue;
+            await res.arrayBuffer();
+            scrapes++;
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          }
+        }),
+      );
       const flood = (await transactions(admin, 'flood')) - floodFrom;
-      console.log(`scrape flood: ${scrapes} scrapes in 3 s cost ${flood} store transactions (quiet 3 s: ${quiet}); statuses ${JSON.stringify([...statuses])}`);
+      console.log(
+        `scrape flood: ${scrapes} scrapes in 3 s cost ${flood} store transactions (quiet 3 s: ${quiet}); statuses ${JSON.stringify([...statuses])}`,
+      );
       expect(scrapes).toBeGreaterThan(300);
       expect(flood - quiet).toBeLessThan(scrapes / 20);
       expect(statuses.get(200) ?? 0).toBeGreaterThan(0);

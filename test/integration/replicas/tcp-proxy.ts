@@ -47,12 +47,13 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       pairs.clear();
       cut = false;
     },
-    close: () => new Promise((resolve) => {
-      for (const [a, b] of pairs) {
-        a.destroy();
-        b.destroy();
-      }
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const [a, b] of pairs) {
+          a.destroy();
+          b.destroy();
+        }
+        server.close(() => resolve());
+      }),
   };
 }

@@ -31,11 +31,18 @@ afterAll(async () => {
   await world?.close();
 });
 
-interface Rule { alert: string; expr: string; for?: string; labels?: Record<string, string> }
+interface Rule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+}
 
 function documentedRules(): Rule[] {
   const text = readFileSync(join(REPO, 'docs/alerts.md'), 'utf8');
-  const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parseYaml(m[1]!) as { groups?: Array<{ rules: Rule[] }> });
+  const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map(
+    (m) => parseYaml(m[1]!) as { groups?: Array<{ rules: Rule[] }> },
+  );
   return blocks.flatMap((b) => b.groups ?? []).flatMap((g) => g.rules);
 }
 
@@ -59,33 +66,42 @@ describe('documented alerts', () => {
     }
   });
 
-  it.each(rules.map((r) => [r.alert, r] as const))('%s selects only metrics, labels and values a running bridge exports', (_name, rule) => {
-    const { selectors: used, grouping } = selectors(rule.expr);
-    expect(used.length, rule.expr).toBeGreaterThan(0);
-    const labelsSeen = new Set<string>(TARGET_LABELS);
-    for (const sel of used) {
-      if (SYNTHETIC_METRICS.has(sel.metric)) continue;
-      const samples = samplesOf(sel.metric);
-      expect(samples, `${sel.metric} in ${rule.alert}`).toBeDefined();
-      expect(samples!.length, `${sel.metric} has no sample`).toBeGreaterThan(0);
-      for (const s of samples!) for (const l of Object.keys(s.labels)) labelsSeen.add(l);
-      for (const m of sel.matchers) {
-        if (TARGET_LABELS.has(m.label)) continue;
-        const values = new Set(samples!.map((s) => s.labels[m.label]).filter((v): v is string => v !== undefined));
-        expect(values.size, `label ${m.label} of ${sel.metric} in ${rule.alert}`).toBeGreaterThan(0);
-        // Positive matchers must name values the bridge exports (a regex of plain alternatives, each).
-        if (m.op === '=') expect([...values], `${sel.metric}{${m.label}="${m.value}"}`).toContain(m.value);
-        if (m.op === '=~') for (const alt of m.value.split('|')) expect([...values], `${sel.metric}{${m.label}=~…${alt}}`).toContain(alt);
-        if (m.op === '!=') expect([...values], `${sel.metric}{${m.label}!="${m.value}"} excludes a value that exists`).toContain(m.value);
+  it.each(rules.map((r) => [r.alert, r] as const))(
+    '%s selects only metrics, labels and values a running bridge exports',
+    (_name, rule) => {
+      const { selectors: used, grouping } = selectors(rule.expr);
+      expect(used.length, rule.expr).toBeGreaterThan(0);
+      const labelsSeen = new Set<string>(TARGET_LABELS);
+      for (const sel of used) {
+        if (SYNTHETIC_METRICS.has(sel.metric)) continue;
+        const samples = samplesOf(sel.metric);
+        expect(samples, `${sel.metric} in ${rule.alert}`).toBeDefined();
+        expect(samples!.length, `${sel.metric} has no sample`).toBeGreaterThan(0);
+        for (const s of samples!) for (const l of Object.keys(s.labels)) labelsSeen.add(l);
+        for (const m of sel.matchers) {
+          if (TARGET_LABELS.has(m.label)) continue;
+          const values = new Set(samples!.map((s) => s.labels[m.label]).filter((v): v is string => v !== undefined));
+          expect(values.size, `label ${m.label} of ${sel.metric} in ${rule.alert}`).toBeGreaterThan(0);
+          // Positive matchers must name values the bridge exports (a regex of plain alternatives, each).
+          if (m.op === '=') expect([...values], `${sel.metric}{${m.label}="${m.value}"}`).toContain(m.value);
+          if (m.op === '=~')
+            for (const alt of m.value.split('|'))
+              expect([...values], `${sel.metric}{${m.label}=~…${alt}}`).toContain(alt);
+          if (m.op === '!=')
+            expect([...values], `${sel.metric}{${m.label}!="${m.value}"} excludes a value that exists`).toContain(
+              m.value,
+            );
+        }
       }
-    }
-    for (const g of grouping) expect([...labelsSeen], `by (${g}) in ${rule.alert}`).toContain(g);
-  });
+      for (const g of grouping) expect([...labelsSeen], `by (${g}) in ${rule.alert}`).toContain(g);
+    },
+  );
 
   it('the list of metric names in the document matches what the rules use', () => {
     const text = readFileSync(join(REPO, 'docs/alerts.md'), 'utf8');
     const listed = text.slice(text.indexOf('## Metric names these rules rely on'));
-    for (const r of rules) for (const s of selectors(r.expr).selectors) expect(listed, s.metric).toContain(`\`${s.metric}`);
+    for (const r of rules)
+      for (const s of selectors(r.expr).selectors) expect(listed, s.metric).toContain(`\`${s.metric}`);
   });
 });
 
@@ -101,12 +117,35 @@ describe('metrics from the start', () => {
   });
 
   it.each<[string, string, string[]]>([
-    ['bridge_export_requests_total', 'outcome', ['success', 'network', 'timeout', 'http_429', 'http_503', 'grpc_unavailable', 'grpc_resource_exhausted']],
-    ['bridge_reconnects_total', 'reason', ['closed', 'idle', 'network', 'server_error', 'rate_limited', 'unauthorized', 'forbidden', 'bad_content_type', 'frame_too_large', 'http_error']],
+    [
+      'bridge_export_requests_total',
+      'outcome',
+      ['success', 'network', 'timeout', 'http_429', 'http_503', 'grpc_unavailable', 'grpc_resource_exhausted'],
+    ],
+    [
+      'bridge_reconnects_total',
+      'reason',
+      [
+        'closed',
+        'idle',
+        'network',
+        'server_error',
+        'rate_limited',
+        'unauthorized',
+        'forbidden',
+        'bad_content_type',
+        'frame_too_large',
+        'http_error',
+      ],
+    ],
     ['bridge_events_rejected_total', 'reason', ['partial_success', 'invalid', 'too_large', 'corrupt']],
     ['bridge_events_filtered_total', 'category', ['console', 'monitor', 'network', 'other']],
     ['bridge_config_reloads_total', 'outcome', ['applied', 'rejected']],
-    ['bridge_records_oversized_total', 'action', ['strings_truncated', 'attributes_cut', 'body_cut', 'screenshot_dropped']],
+    [
+      'bridge_records_oversized_total',
+      'action',
+      ['strings_truncated', 'attributes_cut', 'body_cut', 'screenshot_dropped'],
+    ],
     ['bridge_sessions', 'state', ['streaming', 'backoff', 'unauthorized', 'forbidden', 'ended']],
   ])('%s has a %s series at zero for each known value', (metric, label, values) => {
     for (const v of values) expect(value(families, metric, { [label]: v }), `${metric}{${label}="${v}"}`).toBe(0);

@@ -50,16 +50,28 @@ export interface RunningBridge {
 }
 
 /** Starts from `raw` (FAST merged in) — or, when `env` names BRIDGE_CONFIG, from that file as `run` does. */
-export async function startInProcess(world: World, raw: Record<string, unknown> = {}, env: Env = {}, httpOpts?: Omit<HttpOptions, 'token'>): Promise<RunningBridge> {
+export async function startInProcess(
+  world: World,
+  raw: Record<string, unknown> = {},
+  env: Env = {},
+  httpOpts?: Omit<HttpOptions, 'token'>,
+): Promise<RunningBridge> {
   // Sessions on this thread unless the test asks for workers (see harness.ts).
   const fullEnv: Env = { BRIDGE_WORKERS: '0', ...worldEnv(world, env) };
   const config = fullEnv.BRIDGE_CONFIG ? loadConfig(undefined, fullEnv) : buildConfig({ ...FAST, ...raw }, fullEnv);
   const log = silentLogger();
   const bridge = await startBridge(config, log);
-  const http = await startHttpServer(bridge, config.listen ?? { host: '127.0.0.1', port: 0 }, log, { token: config.controlToken, allowedHosts: config.controlAllowedHosts, ...httpOpts });
+  const http = await startHttpServer(bridge, config.listen ?? { host: '127.0.0.1', port: 0 }, log, {
+    token: config.controlToken,
+    allowedHosts: config.controlAllowedHosts,
+    ...httpOpts,
+  });
   let stopped: Promise<void> | undefined;
   return {
-    bridge, http, url: http.url, config,
+    bridge,
+    http,
+    url: http.url,
+    config,
     stop() {
       stopped ??= (async () => {
         await http.close();
@@ -71,7 +83,11 @@ export async function startInProcess(world: World, raw: Record<string, unknown> 
 }
 
 /** Polls `probe` until it returns a value other than undefined. */
-export async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -90,5 +106,8 @@ export async function eventually<T>(probe: () => T | undefined | Promise<T | und
 export async function followedIds(url: string, token?: string): Promise<string[]> {
   const res = await fetch(`${url}/v1/sessions`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   const body = (await res.json()) as { sessions: Array<{ id: string; state: string }> };
-  return body.sessions.filter((s) => s.state !== 'ended' && s.state !== 'stopped').map((s) => s.id).sort();
+  return body.sessions
+    .filter((s) => s.state !== 'ended' && s.state !== 'stopped')
+    .map((s) => s.id)
+    .sort();
 }

@@ -7,7 +7,10 @@ const t = worldPerTest();
 const TOKEN = 'control-token-for-tests';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-async function call(path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown; headers: Headers }> {
+async function call(
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: unknown; headers: Headers }> {
   const res = await fetch(`${t.running!.url}${path}`, init);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
@@ -41,7 +44,9 @@ describe('control API with a token', () => {
     }
     const wrong = await call('/v1/sessions', { headers: { authorization: `Bearer ${TOKEN}x` } });
     expect(wrong.status).toBe(401);
-    const basic = await call('/v1/sessions', { headers: { authorization: `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}` } });
+    const basic = await call('/v1/sessions', {
+      headers: { authorization: `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}` },
+    });
     expect(basic.status).toBe(401);
     // A refused PUT must not have followed anything.
     expect(await followedIds(t.running!.url, TOKEN)).toEqual([]);
@@ -107,14 +112,20 @@ describe('control API without a token', () => {
 
   it('PUT creates (201), PUT again updates in place (200), DELETE stops (204) and then 404', async () => {
     const s = t.world.sim.createSession('s1');
-    const created = await call('/v1/sessions/s1', { method: 'PUT', body: JSON.stringify({ start: 'oldest', attributes: { team: 'a' } }) });
+    const created = await call('/v1/sessions/s1', {
+      method: 'PUT',
+      body: JSON.stringify({ start: 'oldest', attributes: { team: 'a' } }),
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id: 's1', source: 'api' });
 
     s.emit(5);
     await t.world.receiver.waitFor((rs) => rs.filter((r) => r.attributes['team'] === 'a').length === 5);
 
-    const updated = await call('/v1/sessions/s1', { method: 'PUT', body: JSON.stringify({ attributes: { team: 'b' } }) });
+    const updated = await call('/v1/sessions/s1', {
+      method: 'PUT',
+      body: JSON.stringify({ attributes: { team: 'b' } }),
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ id: 's1', source: 'api' });
     s.emit(5);
@@ -125,7 +136,13 @@ describe('control API without a token', () => {
 
     const one = await call('/v1/sessions/s1');
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ id: 's1', state: 'streaming', lastReceivedSeq: 10, lastDeliveredSeq: 10, received: 10 });
+    expect(one.body).toMatchObject({
+      id: 's1',
+      state: 'streaming',
+      lastReceivedSeq: 10,
+      lastDeliveredSeq: 10,
+      received: 10,
+    });
 
     const list = await call('/v1/sessions');
     expect((list.body as { sessions: unknown[] }).sessions).toHaveLength(1);
@@ -144,7 +161,10 @@ describe('control API without a token', () => {
     const s = t.world.sim.createSession('late');
     s.emit(20);
     expect((await call('/v1/sessions/late', { method: 'PUT', body: '{"start": "latest"}' })).status).toBe(201);
-    await eventually(async () => ((await call('/v1/sessions/late')).body as { state: string }).state === 'streaming' || undefined, 'stream open');
+    await eventually(
+      async () => ((await call('/v1/sessions/late')).body as { state: string }).state === 'streaming' || undefined,
+      'stream open',
+    );
     s.emit(3);
     await t.world.receiver.waitFor((rs) => rs.length === 3);
     expect(t.world.receiver.records.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([21, 22, 23]);
@@ -156,7 +176,9 @@ describe('sessions added at run time', () => {
     const keep = t.world.sim.createSession('keep');
     t.world.sim.createSession('drop');
     t.running = await startInProcess(t.world);
-    expect((await call('/v1/sessions/keep', { method: 'PUT', body: '{"attributes": {"added": "at-run-time"}}' })).status).toBe(201);
+    expect(
+      (await call('/v1/sessions/keep', { method: 'PUT', body: '{"attributes": {"added": "at-run-time"}}' })).status,
+    ).toBe(201);
     expect((await call('/v1/sessions/drop', { method: 'PUT' })).status).toBe(201);
     keep.emit(4);
     await t.world.receiver.waitFor((rs) => rs.length === 4);
@@ -165,7 +187,10 @@ describe('sessions added at run time', () => {
 
     // Same state dir, same (session-less) configuration: only the store knows about "keep".
     t.running = await startInProcess(t.world);
-    await eventually(async () => ((await call('/v1/sessions/keep')).body as { state: string }).state === 'streaming' || undefined, 'keep followed again');
+    await eventually(
+      async () => ((await call('/v1/sessions/keep')).body as { state: string }).state === 'streaming' || undefined,
+      'keep followed again',
+    );
     expect(await followedIds(t.running.url)).toEqual(['keep']);
     expect((await call('/v1/sessions/keep')).body).toMatchObject({ source: 'api', lastDeliveredSeq: 4 });
     keep.emit(3);

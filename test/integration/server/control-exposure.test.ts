@@ -30,7 +30,10 @@ describe('control API beyond loopback', () => {
     ] as const) {
       const r = await status(path, init);
       expect(r.status, `${init.method ?? 'GET'} ${path}`).toBe(403);
-      expect(JSON.parse(r.body)).toEqual({ code: 'forbidden', message: expect.stringMatching(/BRIDGE_CONTROL_TOKEN.*BRIDGE_CONTROL_INSECURE=true/) });
+      expect(JSON.parse(r.body)).toEqual({
+        code: 'forbidden',
+        message: expect.stringMatching(/BRIDGE_CONTROL_TOKEN.*BRIDGE_CONTROL_INSECURE=true/),
+      });
     }
     // The refused PUT followed nothing.
     expect(t.running.bridge.supervisor.status()).toEqual([]);
@@ -58,21 +61,38 @@ describe('control API beyond loopback', () => {
 describe('malformed session ids', () => {
   it('a bad percent-encoding answers 400 in the Error shape, not 500', async () => {
     t.running = await startInProcess(t.world);
-    for (const [path, method] of [['/v1/sessions/%zz', 'GET'], ['/v1/sessions/abc%', 'PUT'], ['/v1/sessions/%E0%A4%A', 'DELETE']] as const) {
+    for (const [path, method] of [
+      ['/v1/sessions/%zz', 'GET'],
+      ['/v1/sessions/abc%', 'PUT'],
+      ['/v1/sessions/%E0%A4%A', 'DELETE'],
+    ] as const) {
       const r = await status(path, { method, ...(method === 'PUT' ? { body: '{}' } : {}) });
       expect(r.status, `${method} ${path}`).toBe(400);
-      expect(JSON.parse(r.body)).toEqual({ code: 'invalid_input', message: 'session id is not valid percent-encoding' });
+      expect(JSON.parse(r.body)).toEqual({
+        code: 'invalid_input',
+        message: 'session id is not valid percent-encoding',
+      });
     }
   });
 });
 
 /** A raw request: node:http lets a test send any Host and Origin, as a rebinding browser would. */
-function raw(path: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+function raw(
+  path: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   const u = new URL(local(t.running!.url) + path);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname, method, headers }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => { text += c; }).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => {
+          text += c;
+        })
+        .on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
     req.on('error', reject);
     req.end(body);
@@ -113,7 +133,9 @@ describe('DNS rebinding on loopback', () => {
   it('a name in control_allowed_hosts is served', async () => {
     t.running = await startInProcess(t.world, { control_allowed_hosts: ['bridge.internal'] });
     const port = new URL(t.running.url).port;
-    expect((await raw('/v1/sessions', 'GET', { host: `bridge.internal:${port}`, origin: 'https://bridge.internal' })).status).toBe(200);
+    expect(
+      (await raw('/v1/sessions', 'GET', { host: `bridge.internal:${port}`, origin: 'https://bridge.internal' })).status,
+    ).toBe(200);
     expect((await raw('/v1/sessions', 'GET', { host: `other.internal:${port}` })).status).toBe(403);
   });
 

@@ -33,16 +33,25 @@ describe('control API log lines', () => {
   it('PUT (added, then replaced), DELETE and a refused change each log one line; the token never', async () => {
     h.sim.createSession('c1');
     const port = await freePort();
-    daemon = startCli(['run'], { ...h.env({ BRIDGE_LISTEN: `127.0.0.1:${port}`, BRIDGE_CONTROL_TOKEN: TOKEN }), LOG_LEVEL: 'info' });
+    daemon = startCli(['run'], {
+      ...h.env({ BRIDGE_LISTEN: `127.0.0.1:${port}`, BRIDGE_CONTROL_TOKEN: TOKEN }),
+      LOG_LEVEL: 'info',
+    });
     await daemon.waitFor(/HTTP surface listening/);
     const url = `http://127.0.0.1:${port}/v1/sessions/c1`;
     const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
     expect((await fetch(url, { method: 'PUT', headers: auth, body: JSON.stringify({ pool: 'p1' }) })).status).toBe(201);
-    expect((await fetch(url, { method: 'PUT', headers: auth, body: JSON.stringify({ start: 'latest' }) })).status).toBe(200);
+    expect((await fetch(url, { method: 'PUT', headers: auth, body: JSON.stringify({ start: 'latest' }) })).status).toBe(
+      200,
+    );
     expect((await fetch(url, { method: 'DELETE', headers: auth })).status).toBe(204);
     expect((await fetch(url, { method: 'DELETE' })).status).toBe(401);
     await daemon.waitFor(/control API: change refused/);
-    const lines = daemon.stderr().split('\n').filter((l) => l.includes('control API:')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = daemon
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('control API:'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.msg)).toEqual([
       'control API: session added; followed from now on and after a restart',
       'control API: session settings replaced',

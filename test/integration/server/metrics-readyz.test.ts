@@ -42,16 +42,27 @@ describe('/metrics', () => {
 
     const before = await scrape();
     for (const [name, type] of [
-      ['bridge_events_received_total', 'counter'], ['bridge_events_delivered_total', 'counter'],
-      ['bridge_events_filtered_total', 'counter'], ['bridge_events_rejected_total', 'counter'],
-      ['bridge_events_duplicate_total', 'counter'], ['bridge_gap_records_total', 'counter'],
-      ['bridge_missing_events_total', 'counter'], ['bridge_malformed_frames_total', 'counter'],
-      ['bridge_tails_unknown_total', 'counter'], ['bridge_archive_repaired_events_total', 'counter'],
-      ['bridge_reconnects_total', 'counter'], ['bridge_export_requests_total', 'counter'],
-      ['bridge_export_duration_seconds', 'histogram'], ['bridge_spool_records', 'gauge'],
-      ['bridge_spool_bytes', 'gauge'], ['bridge_oldest_undelivered_age_seconds', 'gauge'],
-      ['bridge_sessions', 'gauge'], ['bridge_config_reloads_total', 'counter'], ['bridge_memory_held_bytes', 'gauge'],
-      ['process_resident_memory_bytes', 'gauge'], ['nodejs_eventloop_lag_seconds', 'gauge'],
+      ['bridge_events_received_total', 'counter'],
+      ['bridge_events_delivered_total', 'counter'],
+      ['bridge_events_filtered_total', 'counter'],
+      ['bridge_events_rejected_total', 'counter'],
+      ['bridge_events_duplicate_total', 'counter'],
+      ['bridge_gap_records_total', 'counter'],
+      ['bridge_missing_events_total', 'counter'],
+      ['bridge_malformed_frames_total', 'counter'],
+      ['bridge_tails_unknown_total', 'counter'],
+      ['bridge_archive_repaired_events_total', 'counter'],
+      ['bridge_reconnects_total', 'counter'],
+      ['bridge_export_requests_total', 'counter'],
+      ['bridge_export_duration_seconds', 'histogram'],
+      ['bridge_spool_records', 'gauge'],
+      ['bridge_spool_bytes', 'gauge'],
+      ['bridge_oldest_undelivered_age_seconds', 'gauge'],
+      ['bridge_sessions', 'gauge'],
+      ['bridge_config_reloads_total', 'counter'],
+      ['bridge_memory_held_bytes', 'gauge'],
+      ['process_resident_memory_bytes', 'gauge'],
+      ['nodejs_eventloop_lag_seconds', 'gauge'],
     ] as const) {
       expect(before.get(name)?.type, name).toBe(type);
       expect(before.get(name)?.help, name).not.toBe('');
@@ -78,7 +89,8 @@ describe('/metrics', () => {
     expect(value(after, 'bridge_spool_bytes')).toBe(0);
     expect(value(after, 'bridge_oldest_undelivered_age_seconds')).toBe(0);
     // No per-session label anywhere: series stay bounded with a thousand sessions.
-    for (const fam of after.values()) for (const sample of fam.samples) expect(Object.values(sample.labels)).not.toContain('m1');
+    for (const fam of after.values())
+      for (const sample of fam.samples) expect(Object.values(sample.labels)).not.toContain('m1');
   });
 });
 
@@ -113,8 +125,12 @@ describe('/healthz and /readyz', () => {
     expect(value(m, 'bridge_spool_records')).toBe(25);
     expect(value(m, 'bridge_spool_bytes')).toBeGreaterThan(0);
     // Undelivered records are held in memory too (waiting in the ready queue, or in the request being retried).
-    const held = (x: typeof m): number => ['pending', 'ready', 'sending'].reduce((n, stage) => n + value(x, 'bridge_memory_held_bytes', { stage }), 0);
-    expect(value(m, 'bridge_memory_held_bytes', { stage: 'ready' }) + value(m, 'bridge_memory_held_bytes', { stage: 'sending' })).toBeGreaterThan(0);
+    const held = (x: typeof m): number =>
+      ['pending', 'ready', 'sending'].reduce((n, stage) => n + value(x, 'bridge_memory_held_bytes', { stage }), 0);
+    expect(
+      value(m, 'bridge_memory_held_bytes', { stage: 'ready' }) +
+        value(m, 'bridge_memory_held_bytes', { stage: 'sending' }),
+    ).toBeGreaterThan(0);
     expect(held(m)).toBeLessThanOrEqual(value(m, 'bridge_spool_bytes'));
     // The age is now − the oldest undelivered event's ts (taken around the scrape; 1 ms for rounding),
     // at least the half second between the bursts, and it grows while the collector stays down.
@@ -128,7 +144,9 @@ describe('/healthz and /readyz', () => {
     expect(age2).toBeLessThanOrEqual(to2 + 0.001);
     expect(age2 - age1).toBeGreaterThanOrEqual(0.3 - 0.002);
     expect(value(m, 'bridge_events_delivered_total')).toBe(0);
-    const failures = [...m.get('bridge_export_requests_total')!.samples].filter((x) => x.labels['outcome'] !== 'success');
+    const failures = [...m.get('bridge_export_requests_total')!.samples].filter(
+      (x) => x.labels['outcome'] !== 'success',
+    );
     expect(failures.reduce((n, x) => n + x.value, 0)).toBeGreaterThan(0);
 
     await world.receiver.start();
@@ -141,6 +159,7 @@ describe('/healthz and /readyz', () => {
     // Everything delivered: nothing is undelivered, so no age, and nothing held.
     const drained = await scrape();
     expect(value(drained, 'bridge_oldest_undelivered_age_seconds')).toBe(0);
-    for (const stage of ['pending', 'ready', 'sending']) expect(value(drained, 'bridge_memory_held_bytes', { stage }), stage).toBe(0);
+    for (const stage of ['pending', 'ready', 'sending'])
+      expect(value(drained, 'bridge_memory_held_bytes', { stage }), stage).toBe(0);
   });
 });

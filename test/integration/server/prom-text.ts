@@ -99,7 +99,9 @@ function parseValue(text: string, where: string): number {
 }
 
 function unescape(s: string, quotes: boolean): string {
-  return s.replace(/\\(.)/g, (all, c: string) => (c === 'n' ? '\n' : c === '\\' ? '\\' : quotes && c === '"' ? '"' : all));
+  return s.replace(/\\(.)/g, (all, c: string) =>
+    c === 'n' ? '\n' : c === '\\' ? '\\' : quotes && c === '"' ? '"' : all,
+  );
 }
 
 /** Per label set: cumulative buckets never decrease and the +Inf bucket equals _count. */
@@ -118,7 +120,8 @@ function checkHistogram(fam: Family): void {
   }
   for (const [key, g] of groups) {
     const all = [...g.buckets, g.inf ?? NaN];
-    for (let i = 1; i < all.length; i++) if (!(all[i]! >= all[i - 1]!)) throw new Error(`${fam.name}${key}: buckets decrease or +Inf missing`);
+    for (let i = 1; i < all.length; i++)
+      if (!(all[i]! >= all[i - 1]!)) throw new Error(`${fam.name}${key}: buckets decrease or +Inf missing`);
     if (g.inf !== g.count) throw new Error(`${fam.name}${key}: +Inf bucket ${g.inf} != count ${g.count}`);
   }
 }

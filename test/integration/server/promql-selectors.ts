@@ -13,16 +13,36 @@ export interface Selector {
   matchers: Matcher[];
 }
 
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+]);
 const MATCHER = /\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"\s*,?/y;
 
 export function selectors(expr: string): { selectors: Selector[]; grouping: string[] } {
   const grouping: string[] = [];
   // Grouping clauses name labels, not metrics: take them out first.
-  let rest = expr.replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g, (_m, _kw, labels: string) => {
-    grouping.push(...labels.split(',').map((l) => l.trim()).filter(Boolean));
-    return ' ';
-  });
+  let rest = expr.replace(
+    /\b(by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g,
+    (_m, _kw, labels: string) => {
+      grouping.push(
+        ...labels
+          .split(',')
+          .map((l) => l.trim())
+          .filter(Boolean),
+      );
+      return ' ';
+    },
+  );
   rest = rest.replace(/\[[^\]]*\]/g, ' '); // range durations: [5m]
   const out: Selector[] = [];
   const ident = /([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(\{)?/g;

@@ -6,9 +6,15 @@ import { startInProcess, worldPerTest } from './bridge-harness.js';
 
 const t = worldPerTest();
 
-async function put(id: string): Promise<{ status: number; body: { code?: string; message?: string }; retryAfter: string | null }> {
+async function put(
+  id: string,
+): Promise<{ status: number; body: { code?: string; message?: string }; retryAfter: string | null }> {
   const res = await fetch(`${t.running!.url}/v1/sessions/${id}`, { method: 'PUT', body: '{}' });
-  return { status: res.status, body: await res.json() as { code?: string }, retryAfter: res.headers.get('retry-after') };
+  return {
+    status: res.status,
+    body: (await res.json()) as { code?: string },
+    retryAfter: res.headers.get('retry-after'),
+  };
 }
 
 async function refusedTotal(): Promise<number> {

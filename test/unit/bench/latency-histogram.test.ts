@@ -3,7 +3,16 @@ import { LatencyHistogram, bucketOf, bucketUpperMs } from '../../../bench/latenc
 
 describe('latency histogram buckets', () => {
   const cases: Array<[ms: number, upperMs: number]> = [
-    [-5, 1], [0, 1], [0.4, 1], [1, 2], [999.9, 1000], [1000, 1010], [9999, 10_000], [10_000, 10_100], [54_321, 54_400], [5_000_000, 1_000_000],
+    [-5, 1],
+    [0, 1],
+    [0.4, 1],
+    [1, 2],
+    [999.9, 1000],
+    [1000, 1010],
+    [9999, 10_000],
+    [10_000, 10_100],
+    [54_321, 54_400],
+    [5_000_000, 1_000_000],
   ];
   for (const [ms, upper] of cases) {
     it(`${ms} ms falls in the bucket ending at ${upper} ms`, () => expect(bucketUpperMs(bucketOf(ms))).toBe(upper));

@@ -29,7 +29,11 @@ function request(resources: Array<Array<Array<Record<string, unknown>>>>): Recor
   };
 }
 
-function walkBoth(req: Record<string, unknown>): { protobuf: Array<[number, string | undefined]>; json: Array<[number, string | undefined]>; count: number } {
+function walkBoth(req: Record<string, unknown>): {
+  protobuf: Array<[number, string | undefined]>;
+  json: Array<[number, string | undefined]>;
+  count: number;
+} {
   const type = otlpSchema().exportLogsRequest;
   const bytes = Buffer.from(type.encode(type.fromObject(req)).finish());
   const protobuf: Array<[number, string | undefined]> = [];
@@ -45,17 +49,50 @@ describe('walking an ExportLogsServiceRequest', () => {
     { name: 'one record', req: request([[[record(T, [uid('s1:1')])]]]), want: [[Number(T), 's1:1']] },
     {
       name: 'records across resources and scopes, in order',
-      req: request([[[record(T, [uid('a:1')]), record(T, [uid('a:2')])], [record(T, [uid('b:7')])]], [[record(T, [uid('c:3')])]]]),
-      want: [[Number(T), 'a:1'], [Number(T), 'a:2'], [Number(T), 'b:7'], [Number(T), 'c:3']],
+      req: request([
+        [[record(T, [uid('a:1')]), record(T, [uid('a:2')])], [record(T, [uid('b:7')])]],
+        [[record(T, [uid('c:3')])]],
+      ]),
+      want: [
+        [Number(T), 'a:1'],
+        [Number(T), 'a:2'],
+        [Number(T), 'b:7'],
+        [Number(T), 'c:3'],
+      ],
     },
     {
       name: 'uid after other attributes; a body mentioning the key is not an attribute',
-      req: request([[[record(T, [['browser.session.id', { stringValue: 'x' }], ['browser.telemetry.seq', { intValue: '5' }], uid('x:5')])]]]),
+      req: request([
+        [
+          [
+            record(T, [
+              ['browser.session.id', { stringValue: 'x' }],
+              ['browser.telemetry.seq', { intValue: '5' }],
+              uid('x:5'),
+            ]),
+          ],
+        ],
+      ]),
       want: [[Number(T), 'x:5']],
     },
-    { name: 'no uid attribute', req: request([[[record(T, [['other', { stringValue: 'x:1' }]])]]]), want: [[Number(T), undefined]] },
-    { name: 'uid that is not a string', req: request([[[record(T, [['log.record.uid', { intValue: '3' }]])]]]), want: [[Number(T), undefined]] },
-    { name: 'time 0 and a small time', req: request([[[record('0', [uid('z:1')]), record('4294967297', [uid('z:2')])]]]), want: [[0, 'z:1'], [4294967297, 'z:2']] },
+    {
+      name: 'no uid attribute',
+      req: request([[[record(T, [['other', { stringValue: 'x:1' }]])]]]),
+      want: [[Number(T), undefined]],
+    },
+    {
+      name: 'uid that is not a string',
+      req: request([[[record(T, [['log.record.uid', { intValue: '3' }]])]]]),
+      want: [[Number(T), undefined]],
+    },
+    {
+      name: 'time 0 and a small time',
+      req: request([[[record('0', [uid('z:1')]), record('4294967297', [uid('z:2')])]]]),
+      want: [
+        [0, 'z:1'],
+        [4294967297, 'z:2'],
+      ],
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {

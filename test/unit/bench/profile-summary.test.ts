@@ -5,7 +5,10 @@ describe('placeOf', () => {
   const cases: Array<[string, string]> = [
     ['', '(native)'],
     ['file:///work/main/node_modules/better-sqlite3/lib/methods/wrappers.js', 'better-sqlite3'],
-    ['file:///work/main/node_modules/@opentelemetry/otlp-transformer/build/src/x.js', '@opentelemetry/otlp-transformer'],
+    [
+      'file:///work/main/node_modules/@opentelemetry/otlp-transformer/build/src/x.js',
+      '@opentelemetry/otlp-transformer',
+    ],
     ['file:///work/wt-bench/src/mapping/mapper.ts', 'src/mapping/mapper.ts'],
     ['file:///work/main/.bench-build/run-42/src/mapping/mapper.js', 'src/mapping/mapper.ts'],
     ['file:///work/main/dist/cli/main.js', '/work/main/dist/cli/main.js'],

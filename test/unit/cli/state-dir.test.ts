@@ -24,17 +24,30 @@ describe('stateDirWriteProblem', () => {
 
   it('a path through a file says so in one sentence', () => {
     writeFileSync(join(dir, 'f'), '');
-    expect(stateDirWriteProblem(join(dir, 'f', 'state'))).toBe(`the state directory ${join(dir, 'f', 'state')} cannot exist: a part of its path is a file, not a directory`);
-    expect(stateDirWriteProblem(join(dir, 'f'))).toBe(`the state directory ${join(dir, 'f')} is a file, not a directory`);
+    expect(stateDirWriteProblem(join(dir, 'f', 'state'))).toBe(
+      `the state directory ${join(dir, 'f', 'state')} cannot exist: a part of its path is a file, not a directory`,
+    );
+    expect(stateDirWriteProblem(join(dir, 'f'))).toBe(
+      `the state directory ${join(dir, 'f')} is a file, not a directory`,
+    );
   });
 
-  it.skipIf(asRoot)('a read-only directory names the user and what to do, not SQLite\'s "unable to open database file"', () => {
-    chmodSync(dir, 0o500);
-    expect(stateDirWriteProblem(dir)).toMatch(new RegExp(`^the state directory ${dir} cannot be created or written by this user \\(uid \\d+\\): permission denied on ${dir}; set BRIDGE_STATE_DIR`));
-  });
+  it.skipIf(asRoot)(
+    'a read-only directory names the user and what to do, not SQLite\'s "unable to open database file"',
+    () => {
+      chmodSync(dir, 0o500);
+      expect(stateDirWriteProblem(dir)).toMatch(
+        new RegExp(
+          `^the state directory ${dir} cannot be created or written by this user \\(uid \\d+\\): permission denied on ${dir}; set BRIDGE_STATE_DIR`,
+        ),
+      );
+    },
+  );
 
   it.skipIf(asRoot)('a parent this user cannot enter is the same sentence, not a stack trace', () => {
     chmodSync(dir, 0o000);
-    expect(stateDirWriteProblem(join(dir, 'state'))).toMatch(/cannot be created or written by this user \(uid \d+\): permission denied/);
+    expect(stateDirWriteProblem(join(dir, 'state'))).toMatch(
+      /cannot be created or written by this user \(uid \d+\): permission denied/,
+    );
   });
 });

@@ -4,7 +4,16 @@ import type { Logger } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatStatusLine, startStatusReporter, type StatusSummary } from '../../../src/cli/status-reporter.js';
 
-const base: StatusSummary = { sessions: { streaming: 2 }, received: 100, delivered: 90, gaps: 0, malformed: 0, spoolRecords: 10, spoolBytes: 5000, exportFailing: false };
+const base: StatusSummary = {
+  sessions: { streaming: 2 },
+  received: 100,
+  delivered: 90,
+  gaps: 0,
+  malformed: 0,
+  spoolRecords: 10,
+  spoolBytes: 5000,
+  exportFailing: false,
+};
 
 function fakeLog(): { log: Logger; calls: unknown[][] } {
   const calls: unknown[][] = [];
@@ -18,8 +27,16 @@ describe('formatStatusLine', () => {
   it.each([
     [base, undefined, '2 streaming · received 100 · delivered 90 · spool 10'],
     [{ ...base, received: 300 }, base, '2 streaming · received 300 (+40/s) · delivered 90 · spool 10'],
-    [{ ...base, sessions: {}, gaps: 2, malformed: 1, exportFailing: true }, undefined, 'no sessions · received 100 · delivered 90 · spool 10 · gaps 2 · malformed 1 · EXPORT FAILING'],
-    [{ ...base, sessions: { streaming: 1, ended: 3 } }, undefined, '1 streaming, 3 ended · received 100 · delivered 90 · spool 10'],
+    [
+      { ...base, sessions: {}, gaps: 2, malformed: 1, exportFailing: true },
+      undefined,
+      'no sessions · received 100 · delivered 90 · spool 10 · gaps 2 · malformed 1 · EXPORT FAILING',
+    ],
+    [
+      { ...base, sessions: { streaming: 1, ended: 3 } },
+      undefined,
+      '1 streaming, 3 ended · received 100 · delivered 90 · spool 10',
+    ],
   ] as const)('%#', (s, prev, line) => {
     expect(formatStatusLine(s, prev, 5)).toBe(line);
   });

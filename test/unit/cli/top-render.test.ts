@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { paint } from '../../../src/cli/ansi.js';
 import { defaultUrl } from '../../../src/cli/top-command.js';
 import { buildModel, parseMetrics, type SessionStatusView, type Snapshot } from '../../../src/cli/top-model.js';
-import { formatBytes, initialView, onKey, renderPlain, renderScreen, visibleRows, type ViewState } from '../../../src/cli/top-render.js';
+import {
+  formatBytes,
+  initialView,
+  onKey,
+  renderPlain,
+  renderScreen,
+  visibleRows,
+  type ViewState,
+} from '../../../src/cli/top-render.js';
 
 const METRICS = `# HELP bridge_build_info x
 # TYPE bridge_build_info gauge
@@ -19,7 +27,16 @@ bridge_oldest_undelivered_age_seconds 75.4
 `;
 
 const session = (id: string, o: Partial<SessionStatusView> = {}): SessionStatusView => ({
-  id, state: 'streaming', source: 'config', lastReceivedSeq: 100, lastDeliveredSeq: 100, received: 100, gaps: 0, missingEvents: 0, reconnects: {}, ...o,
+  id,
+  state: 'streaming',
+  source: 'config',
+  lastReceivedSeq: 100,
+  lastDeliveredSeq: 100,
+  received: 100,
+  gaps: 0,
+  missingEvents: 0,
+  reconnects: {},
+  ...o,
 });
 
 const first: Snapshot = {
@@ -29,10 +46,22 @@ const first: Snapshot = {
 };
 const second: Snapshot = {
   atMs: 2000,
-  metrics: parseMetrics(METRICS.replace('delivered_total 1000', 'delivered_total 1400').replace('received_total 1200', 'received_total 1500').replace('outcome="http_503"} 3', 'outcome="http_503"} 7')),
+  metrics: parseMetrics(
+    METRICS.replace('delivered_total 1000', 'delivered_total 1400')
+      .replace('received_total 1200', 'received_total 1500')
+      .replace('outcome="http_503"} 3', 'outcome="http_503"} 7'),
+  ),
   sessions: [
     session('a', { received: 300, lastReceivedSeq: 300, lastDeliveredSeq: 250 }),
-    session('b', { received: 51, lastReceivedSeq: 51, lastDeliveredSeq: 51, state: 'backoff', lastError: 'HTTP 503', reconnects: { server_error: 2, network: 1 }, source: 'discovery' }),
+    session('b', {
+      received: 51,
+      lastReceivedSeq: 51,
+      lastDeliveredSeq: 51,
+      state: 'backoff',
+      lastError: 'HTTP 503',
+      reconnects: { server_error: 2, network: 1 },
+      source: 'discovery',
+    }),
     session('c', { received: 0, gaps: 2, missingEvents: 40, lastReceivedSeq: 0, lastDeliveredSeq: 0 }),
   ],
 };
@@ -41,9 +70,20 @@ const model = buildModel(first, second);
 describe('top model', () => {
   it('rates come from two reads; lag is received minus delivered; failures are every non-success outcome', () => {
     expect(model.version).toBe('1.2.3');
-    expect(model.sessions.map((s) => [s.id, s.rate, s.lag, s.reconnects])).toEqual([['a', 100, 50, 0], ['b', 0.5, 0, 3], ['c', 0, 0, 0]]);
+    expect(model.sessions.map((s) => [s.id, s.rate, s.lag, s.reconnects])).toEqual([
+      ['a', 100, 50, 0],
+      ['b', 0.5, 0, 3],
+      ['c', 0, 0, 0],
+    ]);
     expect(model.exporter).toEqual({
-      deliveredRate: 200, receivedRate: 150, failureRate: 2, failures: 9, spoolBytes: 1048576, spoolCapacity: 4194304, spoolRecords: 200, oldestAgeSeconds: 75.4,
+      deliveredRate: 200,
+      receivedRate: 150,
+      failureRate: 2,
+      failures: 9,
+      spoolBytes: 1048576,
+      spoolCapacity: 4194304,
+      spoolRecords: 200,
+      oldestAgeSeconds: 75.4,
     });
   });
 
@@ -54,22 +94,26 @@ describe('top model', () => {
   });
 
   it('reads labels with escapes and skips comments', () => {
-    expect(parseMetrics('# HELP x y\nm{a="q\\"uote",b="x\\\\y"} 2\n')).toEqual([{ name: 'm', labels: { a: 'q"uote', b: 'x\\y' }, value: 2 }]);
+    expect(parseMetrics('# HELP x y\nm{a="q\\"uote",b="x\\\\y"} 2\n')).toEqual([
+      { name: 'm', labels: { a: 'q"uote', b: 'x\\y' }, value: 2 },
+    ]);
   });
 });
 
 describe('top rendering', () => {
   it('the plain table', () => {
-    expect(renderPlain(model, 'http://127.0.0.1:9464')).toBe([
-      'bridge 1.2.3 at http://127.0.0.1:9464   sessions 3 (2 streaming, 1 backoff)   received 150/s',
-      'exporter delivered 200/s, failed 2.0/s (9 failed requests)   spool 1.0 MiB / 4.0 MiB (25%), 200 records, oldest 1m15s',
-      '',
-      'SESSION  STATE      SOURCE     RATE/s  LAG  GAPS  MISSING  RECONN  LAST ERROR',
-      'a        streaming  config        100   50     0        0       0  -',
-      'b        backoff    discovery     0.5    0     0        0       3  HTTP 503',
-      'c        streaming  config        0.0    0     2       40       0  -',
-      '',
-    ].join('\n'));
+    expect(renderPlain(model, 'http://127.0.0.1:9464')).toBe(
+      [
+        'bridge 1.2.3 at http://127.0.0.1:9464   sessions 3 (2 streaming, 1 backoff)   received 150/s',
+        'exporter delivered 200/s, failed 2.0/s (9 failed requests)   spool 1.0 MiB / 4.0 MiB (25%), 200 records, oldest 1m15s',
+        '',
+        'SESSION  STATE      SOURCE     RATE/s  LAG  GAPS  MISSING  RECONN  LAST ERROR',
+        'a        streaming  config        100   50     0        0       0  -',
+        'b        backoff    discovery     0.5    0     0        0       3  HTTP 503',
+        'c        streaming  config        0.0    0     2       40       0  -',
+        '',
+      ].join('\n'),
+    );
   });
 
   it.each<[string, ViewState, string[]]>([
@@ -106,7 +150,12 @@ describe('top rendering', () => {
     else expect(view).toMatchObject(expected);
   });
 
-  it.each<[number, number]>([[80, 24], [40, 12], [120, 8], [20, 5]])('a %ix%i screen is filled exactly and nothing is wider', (width, height) => {
+  it.each<[number, number]>([
+    [80, 24],
+    [40, 12],
+    [120, 8],
+    [20, 5],
+  ])('a %ix%i screen is filled exactly and nothing is wider', (width, height) => {
     const lines = renderScreen(model, initialView(), { url: 'http://127.0.0.1:9464', width, height, p: paint(false) });
     expect(lines).toHaveLength(height);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(width);
@@ -114,7 +163,10 @@ describe('top rendering', () => {
   });
 
   it('too many sessions for the screen: the last visible row says how many are hidden', () => {
-    const many = buildModel(undefined, { ...second, sessions: Array.from({ length: 30 }, (_, i) => session(`s${String(i).padStart(2, '0')}`)) });
+    const many = buildModel(undefined, {
+      ...second,
+      sessions: Array.from({ length: 30 }, (_, i) => session(`s${String(i).padStart(2, '0')}`)),
+    });
     const lines = renderScreen(many, initialView('id'), { url: 'u', width: 100, height: 10, p: paint(false) });
     expect(lines[3]).toMatch(/^SESSION\*/);
     expect(lines.slice(4, 8).map((l) => l.split(' ')[0])).toEqual(['s00', 's01', 's02', 's03']);
@@ -122,18 +174,33 @@ describe('top rendering', () => {
   });
 
   it('a read error shows under the summary; typing a filter shows on the key line', () => {
-    const lines = renderScreen(model, { ...initialView(), editing: true, filter: 'ab' }, { url: 'u', width: 200, height: 12, error: 'cannot reach the bridge', p: paint(false) });
+    const lines = renderScreen(
+      model,
+      { ...initialView(), editing: true, filter: 'ab' },
+      { url: 'u', width: 200, height: 12, error: 'cannot reach the bridge', p: paint(false) },
+    );
     expect(lines[2]).toBe('! cannot reach the bridge');
     expect(lines.at(-1)).toBe('filter: ab█   (Enter keep, Esc clear)');
   });
 
-  it.each<[number, string]>([[0, '0 B'], [1023, '1023 B'], [1024, '1.0 KiB'], [268435456, '256 MiB'], [1.5 * 1024 ** 3, '1.5 GiB']])('%i bytes is %s', (n, text) => {
+  it.each<[number, string]>([
+    [0, '0 B'],
+    [1023, '1023 B'],
+    [1024, '1.0 KiB'],
+    [268435456, '256 MiB'],
+    [1.5 * 1024 ** 3, '1.5 GiB'],
+  ])('%i bytes is %s', (n, text) => {
     expect(formatBytes(n)).toBe(text);
   });
 
   it.each<[string | undefined, string]>([
-    [undefined, 'http://127.0.0.1:9464'], ['127.0.0.1:9464', 'http://127.0.0.1:9464'], ['0.0.0.0:8080', 'http://127.0.0.1:8080'],
-    ['[::]:9464', 'http://[::1]:9464'], ['[::1]:9000', 'http://[::1]:9000'], ['bridge.internal:9464', 'http://bridge.internal:9464'], ['off', 'http://127.0.0.1:9464'],
+    [undefined, 'http://127.0.0.1:9464'],
+    ['127.0.0.1:9464', 'http://127.0.0.1:9464'],
+    ['0.0.0.0:8080', 'http://127.0.0.1:8080'],
+    ['[::]:9464', 'http://[::1]:9464'],
+    ['[::1]:9000', 'http://[::1]:9000'],
+    ['bridge.internal:9464', 'http://bridge.internal:9464'],
+    ['off', 'http://127.0.0.1:9464'],
   ])('BRIDGE_LISTEN %s → %s', (listen, url) => {
     expect(defaultUrl(listen)).toBe(url);
   });
@@ -142,9 +209,21 @@ describe('top rendering', () => {
 describe('text from the daemon cannot steer the terminal', () => {
   it('lastError, id and state lose their control characters in the plain table and the screen', () => {
     const evil = `upstream said \u001b[2J\u001b]8;;http://x\u0007click\u001b]8;;\u0007\rgone`;
-    const snap: Snapshot = { atMs: 0, metrics: parseMetrics(METRICS), sessions: [session('s\u001b[1m', { state: 'retrying\u009b', lastError: evil })] };
+    const snap: Snapshot = {
+      atMs: 0,
+      metrics: parseMetrics(METRICS),
+      sessions: [session('s\u001b[1m', { state: 'retrying\u009b', lastError: evil })],
+    };
     const model = buildModel(undefined, snap);
-    const text = renderPlain(model, 'http://x') + renderScreen(model, initialView(), { url: 'http://x', width: 200, height: 20, error: `fetch \u001b[5mfailed`, p: paint(false) }).join('\n');
+    const text =
+      renderPlain(model, 'http://x') +
+      renderScreen(model, initialView(), {
+        url: 'http://x',
+        width: 200,
+        height: 20,
+        error: `fetch \u001b[5mfailed`,
+        p: paint(false),
+      }).join('\n');
     // eslint-disable-next-line no-control-regex
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(text).toContain('upstream said \ufffd[2J');

@@ -47,7 +47,13 @@ describe('claim and concurrent commits', () => {
       await a.putSession({ id: 'live', attributes: {} }, 'config');
       await admin.query("INSERT INTO bridge_replicas (id, lease_until) VALUES ('a', now() + interval '1 minute')");
       await a.claim(['live']);
-      const spool = await Spool.open({ store: a, maxBytes: 1 << 30, memoryMaxBytes: 1 << 24, commitMaxRecords: 5, commitIntervalMs: 1 });
+      const spool = await Spool.open({
+        store: a,
+        maxBytes: 1 << 30,
+        memoryMaxBytes: 1 << 24,
+        commitMaxRecords: 5,
+        commitIntervalMs: 1,
+      });
       let seq = 0;
       const appending = setInterval(() => {
         for (let i = 0; i < 5; i++) spool.append('live', ++seq, 0, seq, record);
@@ -66,8 +72,17 @@ describe('claim and concurrent commits', () => {
         }
       })();
       const ownership = new Ownership({
-        store: a, spool, leaseMs: 60_000, emit: () => undefined, log: silentLogger(),
-        host: { follow: () => undefined, unfollow: async () => undefined, isFollowed: () => true, respecify: () => undefined },
+        store: a,
+        spool,
+        leaseMs: 60_000,
+        emit: () => undefined,
+        log: silentLogger(),
+        host: {
+          follow: () => undefined,
+          unfollow: async () => undefined,
+          isFollowed: () => true,
+          respecify: () => undefined,
+        },
       });
       ownership.start();
       const deadline = Date.now() + 15_000;

@@ -9,7 +9,7 @@ import { Ownership } from '../../../src/cluster/ownership.js';
 import { Delivery } from '../../../src/export/delivery.js';
 import { createOtlpTransport } from '../../../src/export/otlp-transport.js';
 import { startReceiver } from '../../../src/devkit/receiver/server.js';
-import { createPgPool, openPgStore, type PgStore } from '../../../src/store/pg-store.js';
+import { openPgStore, type PgStore } from '../../../src/store/pg-store.js';
 import { Spool } from '../../../src/store/spool.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { createRecordEncoder } from '../../../src/wire/encode-record.js';
@@ -28,8 +28,20 @@ afterAll(async () => {
 });
 
 const encode = createRecordEncoder();
-const requests = createRequestBuilder('http/protobuf', { resource: { 'service.name': 't' }, scope: { name: 't', version: '1' } });
-const record = (seq: number) => encode({ tsMicros: seq, observedMicros: seq, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { 'browser.session.id': 'zs', seq } });
+const requests = createRequestBuilder('http/protobuf', {
+  resource: { 'service.name': 't' },
+  scope: { name: 't', version: '1' },
+});
+const record = (seq: number) =>
+  encode({
+    tsMicros: seq,
+    observedMicros: seq,
+    eventName: 'browser.x',
+    severityNumber: 9,
+    severityText: 'INFO',
+    body: undefined,
+    attributes: { 'browser.session.id': 'zs', seq },
+  });
 
 /** Blocks this thread: no timer, no socket, nothing runs (the monotonic clock goes on). */
 const freeze = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -42,15 +54,42 @@ describe('a paused replica', () => {
     const receiver = await startReceiver();
     const facts: Fact[] = [];
     await a.putSession({ id: 'zs', attributes: {} }, 'config');
-    const spool = await Spool.open({ store: a, maxBytes: 1 << 30, memoryMaxBytes: 1 << 24, commitMaxRecords: 1000, commitIntervalMs: 5 });
+    const spool = await Spool.open({
+      store: a,
+      maxBytes: 1 << 30,
+      memoryMaxBytes: 1 << 24,
+      commitMaxRecords: 1000,
+      commitIntervalMs: 5,
+    });
     const ownership = new Ownership({
-      store: a, spool, leaseMs: 1000, emit: (f) => facts.push(f), log: silentLogger(),
-      host: { follow: () => undefined, unfollow: async () => undefined, isFollowed: () => true, respecify: () => undefined },
+      store: a,
+      spool,
+      leaseMs: 1000,
+      emit: (f) => facts.push(f),
+      log: silentLogger(),
+      host: {
+        follow: () => undefined,
+        unfollow: async () => undefined,
+        isFollowed: () => true,
+        respecify: () => undefined,
+      },
     });
     const delivery = new Delivery({
-      spool, requests, emit: (f) => facts.push(f), batchMaxRecords: 10, batchMaxBytes: 1 << 20, concurrency: 2,
+      spool,
+      requests,
+      emit: (f) => facts.push(f),
+      batchMaxRecords: 10,
+      batchMaxBytes: 1 << 20,
+      concurrency: 2,
       backoff: { initialMs: 100, maxMs: 100 },
-      transport: createOtlpTransport({ url: receiver.logsUrl, headers: {}, compression: 'none', timeoutMs: 2000, connections: 2, userAgent: 't' }),
+      transport: createOtlpTransport({
+        url: receiver.logsUrl,
+        headers: {},
+        compression: 'none',
+        timeoutMs: 2000,
+        connections: 2,
+        userAgent: 't',
+      }),
     });
     delivery.gateWith(ownership.sendGate);
     ownership.start();
@@ -70,7 +109,11 @@ describe('a paused replica', () => {
     await until(() => receiver.requests.length >= 2, 'a to be retrying');
     receiver.behaviour = {};
     // While a is frozen past its lease, another replica (a child process) takes the session over.
-    const takeover = spawn(process.execPath, ['-e', `
+    const takeover = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const pg = require('pg');
       setTimeout(async () => {
         const c = new pg.Client({ connectionString: ${JSON.stringify(url)} });
@@ -79,7 +122,10 @@ describe('a paused replica', () => {
         await c.query("UPDATE bridge_sessions SET owner = 'b', lease_epoch = lease_epoch + 1 WHERE id = 'zs'");
         await c.end();
       }, 1500);
-    `], { cwd: process.cwd(), stdio: 'inherit' });
+    `,
+      ],
+      { cwd: process.cwd(), stdio: 'inherit' },
+    );
     const acceptedBefore = receiver.records.length;
     freeze(3500);
     await new Promise<void>((r) => takeover.once('exit', () => r()));

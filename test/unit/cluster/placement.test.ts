@@ -3,7 +3,8 @@ import { preferredOwner } from '../../../src/cluster/placement.js';
 
 const sessions = Array.from({ length: 3000 }, (_, i) => `session-${i}`);
 const names = (n: number): string[] => Array.from({ length: n }, (_, i) => `replica-${i}`);
-const place = (replicas: string[]): Map<string, string> => new Map(sessions.map((s) => [s, preferredOwner(s, replicas)!]));
+const place = (replicas: string[]): Map<string, string> =>
+  new Map(sessions.map((s) => [s, preferredOwner(s, replicas)!]));
 
 describe('rendezvous placement', () => {
   it('has no owner without replicas and the only one with one', () => {
@@ -12,17 +13,23 @@ describe('rendezvous placement', () => {
   });
 
   it('does not depend on the order replicas are listed in', () => {
-    for (const s of sessions.slice(0, 200)) expect(preferredOwner(s, ['a', 'b', 'c'])).toBe(preferredOwner(s, ['c', 'a', 'b']));
+    for (const s of sessions.slice(0, 200))
+      expect(preferredOwner(s, ['a', 'b', 'c'])).toBe(preferredOwner(s, ['c', 'a', 'b']));
   });
 
   it.each([2, 3, 5])('spreads sessions evenly over %i replicas (within 15 %%)', (n) => {
     const counts = new Map<string, number>();
     for (const owner of place(names(n)).values()) counts.set(owner, (counts.get(owner) ?? 0) + 1);
-    for (const c of counts.values()) expect(Math.abs(c - sessions.length / n)).toBeLessThan(0.15 * sessions.length / n);
+    for (const c of counts.values())
+      expect(Math.abs(c - sessions.length / n)).toBeLessThan((0.15 * sessions.length) / n);
   });
 
   // Scaling 2 → 3 → 5 → 3: only the sessions the newcomers win (or the leavers held) move.
-  it.each([[2, 3], [3, 5], [5, 3]])('moves about the minimum when scaling %i → %i replicas', (from, to) => {
+  it.each([
+    [2, 3],
+    [3, 5],
+    [5, 3],
+  ])('moves about the minimum when scaling %i → %i replicas', (from, to) => {
     const before = place(names(from));
     const after = place(names(to));
     let moved = 0;

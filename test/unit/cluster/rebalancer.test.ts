@@ -21,7 +21,10 @@ function replica(store: PgStore): { pass: () => Promise<void>; log: string[]; le
   const log: string[] = [];
   const lease = new Lease({ db: store.db, replicaId: store.replicaId, leaseMs: 60_000, onExpired: () => undefined });
   const r = new Rebalancer({
-    store, lease, intervalMs: 1000, orphanGraceMs: 60_000,
+    store,
+    lease,
+    intervalMs: 1000,
+    orphanGraceMs: 60_000,
     hooks: {
       acquired: async (c) => void log.push(`claimed ${c.sessions.map((s) => s.spec.id).join(',')}`),
       lost: async (ids) => void log.push(`lost ${ids.join(',')}`),
@@ -58,7 +61,10 @@ describe('ownership pass', () => {
     // b does not take a session whose owner is live; a takes its own row back (new epoch)...
     expect(rb.log).toEqual([]);
     expect(ra.log).toEqual([`claimed ${id}`]);
-    expect((await a.db.query('SELECT owner, lease_epoch FROM bridge_sessions WHERE id = $1', [id])).rows[0]).toEqual({ owner: 'a', lease_epoch: '6' });
+    expect((await a.db.query('SELECT owner, lease_epoch FROM bridge_sessions WHERE id = $1', [id])).rows[0]).toEqual({
+      owner: 'a',
+      lease_epoch: '6',
+    });
     // ...and hands it over to b, which claims it.
     await ra.pass();
     expect(ra.log.at(-1)).toBe(`handed over ${id}`);

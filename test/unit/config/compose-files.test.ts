@@ -8,11 +8,16 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 const DIR = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../config/docker-compose');
-const composeFiles = readdirSync(DIR).filter((f) => f.endsWith('.yaml') && (parse(readFileSync(join(DIR, f), 'utf8')) as { services?: unknown }).services !== undefined);
+const composeFiles = readdirSync(DIR).filter(
+  (f) =>
+    f.endsWith('.yaml') && (parse(readFileSync(join(DIR, f), 'utf8')) as { services?: unknown }).services !== undefined,
+);
 
 describe.each(composeFiles)('%s', (file) => {
   const text = readFileSync(join(DIR, file), 'utf8');
-  const services = (parse(text) as { services: Record<string, { image?: string; environment?: Record<string, string> }> }).services;
+  const services = (
+    parse(text) as { services: Record<string, { image?: string; environment?: Record<string, string> }> }
+  ).services;
   const bridges = Object.entries(services).filter(([, s]) => s.environment?.BROWSER_API_URL !== undefined);
 
   it('has a bridge service', () => {

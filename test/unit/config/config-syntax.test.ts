@@ -41,52 +41,79 @@ describe('configuration syntax', () => {
     expect(buildConfig({}, { ...base, [name]: text }).exporter.timeoutMs).toBe(ms);
   });
 
-  it.each<[unknown, number]>([['45s', 45_000], ['1m30s', 90_000], ['1.5h', 5_400_000], ['250ms', 250], [1200, 1200], ['1200', 1200], ['2500us', 3]])(
-    'duration %j is %i ms', (v, ms) => {
-      expect(buildConfig({ upstream: { backoff: { initial: v } } }, base).upstream.backoff.initialMs).toBe(ms);
-    },
-  );
+  it.each<[unknown, number]>([
+    ['45s', 45_000],
+    ['1m30s', 90_000],
+    ['1.5h', 5_400_000],
+    ['250ms', 250],
+    [1200, 1200],
+    ['1200', 1200],
+    ['2500us', 3],
+  ])('duration %j is %i ms', (v, ms) => {
+    expect(buildConfig({ upstream: { backoff: { initial: v } } }, base).upstream.backoff.initialMs).toBe(ms);
+  });
 
   it.each(['10 sec', '1d', '-5s', 's', '1m30'])('"%s" is not a duration', (v) => {
-    expect(problem(() => buildConfig({ shutdown: { grace: v } }, base)).message).toMatch(/^shutdown.grace: must be a duration such as "45s", "500ms", "1m30s"/);
+    expect(problem(() => buildConfig({ shutdown: { grace: v } }, base)).message).toMatch(
+      /^shutdown.grace: must be a duration such as "45s", "500ms", "1m30s"/,
+    );
   });
 
   it('sizes accept IEC units everywhere, including the record size', () => {
     const c = buildConfig({ spool: { max_bytes: '64MiB' }, mapping: { max_record_bytes: '64KiB' } }, base);
     expect(c.spool.maxBytes).toBe(64 * 1024 * 1024);
     expect(c.mapping.maxRecordBytes).toBe(64 * 1024);
-    expect(problem(() => buildConfig({ mapping: { max_record_bytes: '2MiB' } }, base)).key).toBe('mapping.max_record_bytes');
+    expect(problem(() => buildConfig({ mapping: { max_record_bytes: '2MiB' } }, base)).key).toBe(
+      'mapping.max_record_bytes',
+    );
   });
 
-  it.each(['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL'])('a wrong %s names the three protocols', (name) => {
-    const e = problem(() => buildConfig({}, { ...base, [name]: 'http/xml' }));
-    expect(e.message).toBe(`${name}: must be one of http/protobuf, http/json, grpc (got "http/xml")`);
-    expect(buildConfig({}, { ...base, [name]: 'grpc' }).exporter.protocol).toBe('grpc');
-  });
+  it.each(['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL'])(
+    'a wrong %s names the three protocols',
+    (name) => {
+      const e = problem(() => buildConfig({}, { ...base, [name]: 'http/xml' }));
+      expect(e.message).toBe(`${name}: must be one of http/protobuf, http/json, grpc (got "http/xml")`);
+      expect(buildConfig({}, { ...base, [name]: 'grpc' }).exporter.protocol).toBe('grpc');
+    },
+  );
 
   it('a missing configuration file is one line naming where it came from', () => {
-    expect(problem(() => loadConfig('/nonexistent/bridge.yaml', base)).message).toBe('--config: /nonexistent/bridge.yaml does not exist');
-    expect(problem(() => loadConfig(undefined, { ...base, BRIDGE_CONFIG: '/nonexistent/b.yaml' })).message).toBe('BRIDGE_CONFIG: /nonexistent/b.yaml does not exist');
+    expect(problem(() => loadConfig('/nonexistent/bridge.yaml', base)).message).toBe(
+      '--config: /nonexistent/bridge.yaml does not exist',
+    );
+    expect(problem(() => loadConfig(undefined, { ...base, BRIDGE_CONFIG: '/nonexistent/b.yaml' })).message).toBe(
+      'BRIDGE_CONFIG: /nonexistent/b.yaml does not exist',
+    );
     expect(problem(() => loadConfig(tmpdir(), base)).message).toBe(`--config: ${tmpdir()} is a directory, not a file`);
-    expect(problem(() => loadConfig(undefined, { BROWSER_API_URL: 'http://x', BROWSER_API_KEY_FILE: '/nonexistent/key' })).message)
-      .toBe('BROWSER_API_KEY_FILE: /nonexistent/key does not exist');
+    expect(
+      problem(() => loadConfig(undefined, { BROWSER_API_URL: 'http://x', BROWSER_API_KEY_FILE: '/nonexistent/key' }))
+        .message,
+    ).toBe('BROWSER_API_KEY_FILE: /nonexistent/key does not exist');
   });
 
   it('${env:VAR} references in the file are resolved, with types and defaults', () => {
-    const path = file([
-      'upstream:',
-      '  url: ${env:SVC_URL}',
-      '  api_key: ${env:SVC_KEY}',
-      'exporter:',
-      '  endpoint: http://${env:COLLECTOR_HOST:-localhost}:4318',
-      '  headers: { x-tenant: "${env:TENANT}", x-literal: "a$$b" }',
-      '  timeout: ${env:TIMEOUT:-5s}',
-      'spool:',
-      '  max_bytes: ${env:SPOOL_BYTES}',
-      'sessions:',
-      '  - ${env:SESSION}',
-    ].join('\n'));
-    const c = loadConfig(path, { SVC_URL: 'http://svc.test', SVC_KEY: 'secret', TENANT: 'acme', SPOOL_BYTES: '2097152', SESSION: 'sess_1' });
+    const path = file(
+      [
+        'upstream:',
+        '  url: ${env:SVC_URL}',
+        '  api_key: ${env:SVC_KEY}',
+        'exporter:',
+        '  endpoint: http://${env:COLLECTOR_HOST:-localhost}:4318',
+        '  headers: { x-tenant: "${env:TENANT}", x-literal: "a$$b" }',
+        '  timeout: ${env:TIMEOUT:-5s}',
+        'spool:',
+        '  max_bytes: ${env:SPOOL_BYTES}',
+        'sessions:',
+        '  - ${env:SESSION}',
+      ].join('\n'),
+    );
+    const c = loadConfig(path, {
+      SVC_URL: 'http://svc.test',
+      SVC_KEY: 'secret',
+      TENANT: 'acme',
+      SPOOL_BYTES: '2097152',
+      SESSION: 'sess_1',
+    });
     expect(c.upstream.url).toBe('http://svc.test');
     expect(c.upstream.apiKey).toBe('secret');
     expect(c.exporter.url).toBe('http://localhost:4318/v1/logs');
@@ -98,16 +125,25 @@ describe('configuration syntax', () => {
 
   it('an unset variable in the file names the key and the variable', () => {
     const path = file('upstream:\n  url: ${env:SVC_URL}\n');
-    expect(problem(() => loadConfig(path, base)).message).toMatch(/^upstream.url: environment variable SVC_URL is not set/);
+    expect(problem(() => loadConfig(path, base)).message).toMatch(
+      /^upstream.url: environment variable SVC_URL is not set/,
+    );
   });
 
   it('an unknown category is refused with the valid names; an unknown type is kept with a warning', () => {
     const e = problem(() => buildConfig({ mapping: { filters: { include_categories: ['network', 'consol'] } } }, base));
     expect(e.key).toBe('mapping.filters.include_categories[1]');
-    expect(e.message).toMatch(/did you mean "console"\?.*valid categories: captcha, connection, console, control, interaction, monitor, network, page, platform, screenshot, system$/);
-    expect(problem(() => buildConfig({ mapping: { filters: { exclude_categories: ['everything'] } } }, base)).key).toBe('mapping.filters.exclude_categories[0]');
+    expect(e.message).toMatch(
+      /did you mean "console"\?.*valid categories: captcha, connection, console, control, interaction, monitor, network, page, platform, screenshot, system$/,
+    );
+    expect(problem(() => buildConfig({ mapping: { filters: { exclude_categories: ['everything'] } } }, base)).key).toBe(
+      'mapping.filters.exclude_categories[0]',
+    );
 
-    const c = buildConfig({ mapping: { filters: { include_types: ['console_eror', 'page_load'], exclude_types: ['future_thing'] } } }, base);
+    const c = buildConfig(
+      { mapping: { filters: { include_types: ['console_eror', 'page_load'], exclude_types: ['future_thing'] } } },
+      base,
+    );
     expect(c.mapping.filters.includeTypes).toEqual(['console_eror', 'page_load']);
     expect(configWarnings(c)).toEqual([
       'mapping.filters.include_types: "console_eror" is not a known event type (did you mean "console_error"?); kept, in case the service sends it',
@@ -116,12 +152,24 @@ describe('configuration syntax', () => {
   });
 
   it('an include_types list that no known type is in is refused, unless newer types are expected', () => {
-    const e = problem(() => buildConfig({ mapping: { filters: { include_types: ['console_eror', 'future_thing'] } } }, base));
+    const e = problem(() =>
+      buildConfig({ mapping: { filters: { include_types: ['console_eror', 'future_thing'] } } }, base),
+    );
     expect(e.key).toBe('mapping.filters.include_types');
-    expect(e.message).toBe('mapping.filters.include_types: no event type in the list is known ("console_eror" (did you mean "console_error"?), "future_thing"), so this include filter would drop every event; fix the names, or set mapping.filters.allow_unknown_types: true if you expect types newer than this bridge');
-    expect(buildConfig({ mapping: { filters: { include_types: ['future_thing'], allow_unknown_types: true } } }, base).mapping.filters.includeTypes).toEqual(['future_thing']);
+    expect(e.message).toBe(
+      'mapping.filters.include_types: no event type in the list is known ("console_eror" (did you mean "console_error"?), "future_thing"), so this include filter would drop every event; fix the names, or set mapping.filters.allow_unknown_types: true if you expect types newer than this bridge',
+    );
+    expect(
+      buildConfig({ mapping: { filters: { include_types: ['future_thing'], allow_unknown_types: true } } }, base)
+        .mapping.filters.includeTypes,
+    ).toEqual(['future_thing']);
     // With a category in the include list, events of that category still pass: nothing to refuse.
-    expect(buildConfig({ mapping: { filters: { include_types: ['future_thing'], include_categories: ['console'] } } }, base).mapping.filters.includeTypes).toEqual(['future_thing']);
-    expect(problem(() => buildConfig({ mapping: { filters: { allow_unknown_types: 'yes' } } }, base)).key).toBe('mapping.filters.allow_unknown_types');
+    expect(
+      buildConfig({ mapping: { filters: { include_types: ['future_thing'], include_categories: ['console'] } } }, base)
+        .mapping.filters.includeTypes,
+    ).toEqual(['future_thing']);
+    expect(problem(() => buildConfig({ mapping: { filters: { allow_unknown_types: 'yes' } } }, base)).key).toBe(
+      'mapping.filters.allow_unknown_types',
+    );
   });
 });

@@ -23,15 +23,46 @@ describe('discovery configuration', () => {
   });
 
   it('reads the file section', () => {
-    const c = buildConfig({ discovery: { enabled: true, tags: { team: 'a', tier: 2 }, query: 'checkout', interval: '30s', start: 'latest', project: 'proj_1' } }, base);
-    expect(c.discovery).toEqual({ enabled: true, tags: { team: 'a', tier: '2' }, query: 'checkout', intervalMs: 30_000, start: 'latest', project: 'proj_1' });
+    const c = buildConfig(
+      {
+        discovery: {
+          enabled: true,
+          tags: { team: 'a', tier: 2 },
+          query: 'checkout',
+          interval: '30s',
+          start: 'latest',
+          project: 'proj_1',
+        },
+      },
+      base,
+    );
+    expect(c.discovery).toEqual({
+      enabled: true,
+      tags: { team: 'a', tier: '2' },
+      query: 'checkout',
+      intervalMs: 30_000,
+      start: 'latest',
+      project: 'proj_1',
+    });
   });
 
   it('the environment wins over the file, key by key', () => {
-    const c = buildConfig({ discovery: { enabled: false, tags: { team: 'a' }, query: 'x', interval: '30s' } }, {
-      ...base, BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_TAGS: 'team=b,env=prod%2Ceu', BRIDGE_DISCOVER_QUERY: 'agent', BRIDGE_DISCOVER_INTERVAL: '2s',
+    const c = buildConfig(
+      { discovery: { enabled: false, tags: { team: 'a' }, query: 'x', interval: '30s' } },
+      {
+        ...base,
+        BRIDGE_DISCOVER: 'true',
+        BRIDGE_DISCOVER_TAGS: 'team=b,env=prod%2Ceu',
+        BRIDGE_DISCOVER_QUERY: 'agent',
+        BRIDGE_DISCOVER_INTERVAL: '2s',
+      },
+    );
+    expect(c.discovery).toMatchObject({
+      enabled: true,
+      tags: { team: 'b', env: 'prod,eu' },
+      query: 'agent',
+      intervalMs: 2000,
     });
-    expect(c.discovery).toMatchObject({ enabled: true, tags: { team: 'b', env: 'prod,eu' }, query: 'agent', intervalMs: 2000 });
   });
 
   it('a bridge with only a selector and no named session is a valid configuration', () => {
@@ -43,13 +74,25 @@ describe('discovery configuration', () => {
   it('names the key of every mistake', () => {
     expect(problem(() => buildConfig({}, { ...base, BRIDGE_DISCOVER: 'yes please' })).key).toBe('BRIDGE_DISCOVER');
     expect(problem(() => buildConfig({ discovery: { enabled: 'yes' } }, base)).key).toBe('discovery.enabled');
-    expect(problem(() => buildConfig({}, { ...base, BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_TAGS: 'team' })).key).toBe('BRIDGE_DISCOVER_TAGS');
+    expect(problem(() => buildConfig({}, { ...base, BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_TAGS: 'team' })).key).toBe(
+      'BRIDGE_DISCOVER_TAGS',
+    );
     expect(problem(() => buildConfig({ discovery: { enabled: true, tags: ['a'] } }, base)).key).toBe('discovery.tags');
-    expect(problem(() => buildConfig({ discovery: { enabled: true, tags: { 'a]b': 'x' } } }, base)).key).toBe('discovery.tags');
-    expect(problem(() => buildConfig({ discovery: { enabled: true, interval: '10ms' } }, base)).key).toBe('discovery.interval');
-    expect(problem(() => buildConfig({}, { ...base, BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_INTERVAL: 'soon' })).key).toBe('BRIDGE_DISCOVER_INTERVAL');
-    expect(problem(() => buildConfig({ discovery: { enabled: true, interval: '48h' } }, base)).key).toBe('discovery.interval');
-    expect(problem(() => buildConfig({ discovery: { enabled: true, start: 'middle' } }, base)).key).toBe('discovery.start');
+    expect(problem(() => buildConfig({ discovery: { enabled: true, tags: { 'a]b': 'x' } } }, base)).key).toBe(
+      'discovery.tags',
+    );
+    expect(problem(() => buildConfig({ discovery: { enabled: true, interval: '10ms' } }, base)).key).toBe(
+      'discovery.interval',
+    );
+    expect(
+      problem(() => buildConfig({}, { ...base, BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_INTERVAL: 'soon' })).key,
+    ).toBe('BRIDGE_DISCOVER_INTERVAL');
+    expect(problem(() => buildConfig({ discovery: { enabled: true, interval: '48h' } }, base)).key).toBe(
+      'discovery.interval',
+    );
+    expect(problem(() => buildConfig({ discovery: { enabled: true, start: 'middle' } }, base)).key).toBe(
+      'discovery.start',
+    );
     expect(problem(() => buildConfig({ discovery: { enabeld: true } }, base)).key).toBe('discovery.enabeld');
   });
 

@@ -26,12 +26,23 @@ describe('${env:VAR} substitution', () => {
   });
 
   it('reaches every value of nested mappings and lists, never the keys', () => {
-    const doc = { exporter: { endpoint: 'http://${env:HOST}:4318', headers: { '${env:HOST}': '${env:PORT}' } }, sessions: ['a', { id: '${env:HOST}' }] };
-    expect(substituteEnv(doc, env)).toEqual({ exporter: { endpoint: 'http://collector:4318', headers: { '${env:HOST}': 4318 } }, sessions: ['a', { id: 'collector' }] });
+    const doc = {
+      exporter: { endpoint: 'http://${env:HOST}:4318', headers: { '${env:HOST}': '${env:PORT}' } },
+      sessions: ['a', { id: '${env:HOST}' }],
+    };
+    expect(substituteEnv(doc, env)).toEqual({
+      exporter: { endpoint: 'http://collector:4318', headers: { '${env:HOST}': 4318 } },
+      sessions: ['a', { id: 'collector' }],
+    });
   });
 
   it.each<[string, unknown, string, RegExp]>([
-    ['an unset variable without default', { upstream: { url: '${env:API_URL}' } }, 'upstream.url', /environment variable API_URL is not set/],
+    [
+      'an unset variable without default',
+      { upstream: { url: '${env:API_URL}' } },
+      'upstream.url',
+      /environment variable API_URL is not set/,
+    ],
     ['an unset variable in a list', { sessions: ['a', '${env:S2}'] }, 'sessions[1]', /S2 is not set/],
     ['a malformed reference', { exporter: { endpoint: '${env:}' } }, 'exporter.endpoint', /not a valid reference/],
     ['another provider', { upstream: { api_key: '${file:/run/key}' } }, 'upstream.api_key', /not a valid reference/],

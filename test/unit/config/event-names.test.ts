@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CATEGORIES, knownTypes, categoryProblem, checkCategories, closest, editDistance, typeWarnings } from '../../../src/config/event-names.js';
+import {
+  CATEGORIES,
+  knownTypes,
+  categoryProblem,
+  checkCategories,
+  closest,
+  editDistance,
+  typeWarnings,
+} from '../../../src/config/event-names.js';
 import { ConfigError } from '../../../src/config/errors.js';
 import { CATALOGUE, NAMED_WITHOUT_DETAIL } from '../../../src/mapping/catalogue.js';
 
@@ -14,13 +22,22 @@ describe('event names', () => {
   });
 
   it.each<[string, string, number]>([
-    ['console', 'console', 0], ['consol', 'console', 1], ['netwrok', 'network', 1], ['', 'abc', 3], ['kitten', 'sitting', 3],
+    ['console', 'console', 0],
+    ['consol', 'console', 1],
+    ['netwrok', 'network', 1],
+    ['', 'abc', 3],
+    ['kitten', 'sitting', 3],
   ])('edit distance %s → %s = %i', (a, b, d) => {
     expect(editDistance(a, b)).toBe(d);
   });
 
   it.each<[string, string | undefined]>([
-    ['consol', 'console'], ['Console', 'console'], ['netwrok', 'network'], ['screenshots', 'screenshot'], ['foo', undefined], ['everything', undefined],
+    ['consol', 'console'],
+    ['Console', 'console'],
+    ['netwrok', 'network'],
+    ['screenshots', 'screenshot'],
+    ['foo', undefined],
+    ['everything', undefined],
   ])('closest category to %s is %s', (name, expected) => {
     expect(closest(name, CATEGORIES)).toBe(expected);
   });
@@ -40,8 +57,16 @@ describe('event names', () => {
 
   it.each<[string[], string[]]>([
     [['console_error', 'page_load', 'captcha_solve_started'], []],
-    [['console_eror'], ['k: "console_eror" is not a known event type (did you mean "console_error"?); kept, in case the service sends it']],
-    [['brand_new_future_event'], ['k: "brand_new_future_event" is not a known event type; kept, in case the service sends it']],
+    [
+      ['console_eror'],
+      [
+        'k: "console_eror" is not a known event type (did you mean "console_error"?); kept, in case the service sends it',
+      ],
+    ],
+    [
+      ['brand_new_future_event'],
+      ['k: "brand_new_future_event" is not a known event type; kept, in case the service sends it'],
+    ],
   ])('types %j warn %j', (names, warnings) => {
     expect(typeWarnings(names, 'k')).toEqual(warnings);
   });

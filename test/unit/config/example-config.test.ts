@@ -19,20 +19,74 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // Every key load-config.ts and mapping/options.ts accept, as paths.
 const ALL_KEYS = [
-  'upstream.url', 'upstream.api_key', 'upstream.api_key_file', 'upstream.idle_timeout', 'upstream.connect_timeout',
-  'upstream.backoff.initial', 'upstream.backoff.max', 'upstream.backoff.auth', 'upstream.pool_refresh', 'upstream.ca_file', 'upstream.archive',
-  'sessions', 'start', 'state.dir', 'store.url', 'store.password_file', 'store.lease', 'spool.max_bytes', 'spool.commit_max_records', 'spool.commit_interval',
-  'listen', 'control_token',
-  'exporter.endpoint', 'exporter.protocol', 'exporter.headers', 'exporter.compression', 'exporter.timeout',
-  'exporter.batch_max_records', 'exporter.batch_max_bytes', 'exporter.tls', 'exporter.tls.ca_file', 'exporter.tls.cert_file', 'exporter.tls.key_file', 'exporter.insecure', 'exporter.concurrency', 'memory_limit', 'workers', 'exporter.backoff.initial', 'exporter.backoff.max',
-  'service.name', 'service.resource_attributes', 'shutdown.grace',
-  'mapping.body_format', 'mapping.max_record_bytes', 'mapping.redaction.enabled', 'mapping.redaction.headers',
-  'mapping.redaction.additional_headers', 'mapping.redaction.query_params', 'mapping.redaction.additional_query_params',
-  'mapping.redaction.url_userinfo', 'mapping.redaction.drop_post_data', 'mapping.redaction.drop_response_body',
-  'mapping.redaction.drop_api_call_code', 'mapping.redaction.mask_typed_keys', 'mapping.screenshots.policy', 'mapping.screenshots.directory', 'mapping.screenshots.max_record_bytes',
-  'mapping.filters.include_categories', 'mapping.filters.exclude_categories', 'mapping.filters.include_types',
-  'mapping.filters.exclude_types', 'mapping.filters.allow_unknown_types',
-  'discovery.enabled', 'discovery.tags', 'discovery.query', 'discovery.interval', 'discovery.start', 'discovery.project',
+  'upstream.url',
+  'upstream.api_key',
+  'upstream.api_key_file',
+  'upstream.idle_timeout',
+  'upstream.connect_timeout',
+  'upstream.backoff.initial',
+  'upstream.backoff.max',
+  'upstream.backoff.auth',
+  'upstream.pool_refresh',
+  'upstream.ca_file',
+  'upstream.archive',
+  'sessions',
+  'start',
+  'state.dir',
+  'store.url',
+  'store.password_file',
+  'store.lease',
+  'spool.max_bytes',
+  'spool.commit_max_records',
+  'spool.commit_interval',
+  'listen',
+  'control_token',
+  'exporter.endpoint',
+  'exporter.protocol',
+  'exporter.headers',
+  'exporter.compression',
+  'exporter.timeout',
+  'exporter.batch_max_records',
+  'exporter.batch_max_bytes',
+  'exporter.tls',
+  'exporter.tls.ca_file',
+  'exporter.tls.cert_file',
+  'exporter.tls.key_file',
+  'exporter.insecure',
+  'exporter.concurrency',
+  'memory_limit',
+  'workers',
+  'exporter.backoff.initial',
+  'exporter.backoff.max',
+  'service.name',
+  'service.resource_attributes',
+  'shutdown.grace',
+  'mapping.body_format',
+  'mapping.max_record_bytes',
+  'mapping.redaction.enabled',
+  'mapping.redaction.headers',
+  'mapping.redaction.additional_headers',
+  'mapping.redaction.query_params',
+  'mapping.redaction.additional_query_params',
+  'mapping.redaction.url_userinfo',
+  'mapping.redaction.drop_post_data',
+  'mapping.redaction.drop_response_body',
+  'mapping.redaction.drop_api_call_code',
+  'mapping.redaction.mask_typed_keys',
+  'mapping.screenshots.policy',
+  'mapping.screenshots.directory',
+  'mapping.screenshots.max_record_bytes',
+  'mapping.filters.include_categories',
+  'mapping.filters.exclude_categories',
+  'mapping.filters.include_types',
+  'mapping.filters.exclude_types',
+  'mapping.filters.allow_unknown_types',
+  'discovery.enabled',
+  'discovery.tags',
+  'discovery.query',
+  'discovery.interval',
+  'discovery.start',
+  'discovery.project',
 ];
 
 function has(doc: unknown, path: string): boolean {
@@ -55,7 +109,11 @@ describe('config/bridge.example.yaml', () => {
     const c = loadConfig(file, { BROWSER_API_KEY_FILE: keyFile });
     expect(c.upstream.url).toBe('https://api.example.com');
     expect(c.sessions.map((s) => s.id)).toEqual(['sess_0123456789abcdef', 'sess_fedcba9876543210']);
-    expect(c.sessions[1]).toMatchObject({ pool: 'checkout-agents', start: 'oldest', attributes: { 'agent.name': 'checkout-bot' } });
+    expect(c.sessions[1]).toMatchObject({
+      pool: 'checkout-agents',
+      start: 'oldest',
+      attributes: { 'agent.name': 'checkout-bot' },
+    });
   });
 
   it('shows every key of the schema, set or as a commented line', () => {
@@ -71,13 +129,18 @@ describe('config/bridge.example.yaml', () => {
   it('states the defaults truthfully: apart from the example values, loading it equals loading nothing', () => {
     const env = { BROWSER_API_KEY_FILE: keyFile };
     const example = loadConfig(file, env);
-    const defaults = buildConfig({ upstream: { url: 'https://api.example.com' }, sessions: parse(text).sessions as unknown }, env);
+    const defaults = buildConfig(
+      { upstream: { url: 'https://api.example.com' }, sessions: parse(text).sessions as unknown },
+      env,
+    );
     expect(normalized(example)).toEqual(normalized(defaults));
   });
 
   it('the Kubernetes sidecar ConfigMap holds a configuration that loads', () => {
     const manifest = readFileSync(resolve(file, '../kubernetes/sidecar.yaml'), 'utf8');
-    const docs = parseAllDocuments(manifest).map((d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null);
+    const docs = parseAllDocuments(manifest).map(
+      (d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null,
+    );
     const embedded = docs.find((d) => d?.kind === 'ConfigMap')?.data?.['bridge.yaml'];
     expect(embedded).toBeDefined();
     const path = join(dir, 'sidecar-bridge.yaml');
@@ -88,23 +151,35 @@ describe('config/bridge.example.yaml', () => {
 
   it('the Kubernetes replicas ConfigMap holds a configuration that loads and selects the shared store', () => {
     const manifest = readFileSync(resolve(file, '../kubernetes/replicas.yaml'), 'utf8');
-    const docs = parseAllDocuments(manifest).map((d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null);
+    const docs = parseAllDocuments(manifest).map(
+      (d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null,
+    );
     const embedded = docs.find((d) => d?.kind === 'ConfigMap')?.data?.['bridge.yaml'];
     expect(embedded).toBeDefined();
     const path = join(dir, 'replicas-bridge.yaml');
     const pw = join(dir, 'db-password');
     writeFileSync(pw, 'pw\n');
     writeFileSync(path, embedded!.replace('/etc/bridge-secrets/db-password', pw));
-    const c = loadConfig(path, { BROWSER_API_URL: 'https://api.example.com', BROWSER_API_KEY_FILE: keyFile, BRIDGE_REPLICA_ID: 'bridge-abc' });
-    expect(c.store).toEqual({ kind: 'postgres', url: 'postgres://bridge@bridge-postgres:5432/bridge', password: 'pw', leaseMs: 10_000 });
+    const c = loadConfig(path, {
+      BROWSER_API_URL: 'https://api.example.com',
+      BROWSER_API_KEY_FILE: keyFile,
+      BRIDGE_REPLICA_ID: 'bridge-abc',
+    });
+    expect(c.store).toEqual({
+      kind: 'postgres',
+      url: 'postgres://bridge@bridge-postgres:5432/bridge',
+      password: 'pw',
+      leaseMs: 10_000,
+    });
     expect(c.resource.instanceId).toBe('bridge-abc');
   });
 
   it('the two Kubernetes manifests can be applied in one namespace: no kind and name appears in both', () => {
-    const named = (f: string): string[] => parseAllDocuments(readFileSync(resolve(file, `../kubernetes/${f}`), 'utf8'))
-      .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } } | null)
-      .filter((d) => d?.kind && d.metadata?.name)
-      .map((d) => `${d!.kind}/${d!.metadata!.name}`);
+    const named = (f: string): string[] =>
+      parseAllDocuments(readFileSync(resolve(file, `../kubernetes/${f}`), 'utf8'))
+        .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } } | null)
+        .filter((d) => d?.kind && d.metadata?.name)
+        .map((d) => `${d!.kind}/${d!.metadata!.name}`);
     const sidecar = named('sidecar.yaml');
     const replicas = named('replicas.yaml');
     expect(sidecar).toContain('ConfigMap/browser-telemetry-bridge-sidecar');
@@ -113,7 +188,9 @@ describe('config/bridge.example.yaml', () => {
   });
 
   it('the sidecar ConfigMap runs without ingest workers, as its memory figures assume', () => {
-    const docs = parseAllDocuments(readFileSync(resolve(file, '../kubernetes/sidecar.yaml'), 'utf8')).map((d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null);
+    const docs = parseAllDocuments(readFileSync(resolve(file, '../kubernetes/sidecar.yaml'), 'utf8')).map(
+      (d) => d.toJS() as { kind?: string; data?: Record<string, string> } | null,
+    );
     expect(parse(docs.find((d) => d?.kind === 'ConfigMap')!.data!['bridge.yaml']!)).toMatchObject({ workers: 0 });
   });
 });

@@ -3,7 +3,8 @@ import { buildConfig } from '../../../src/config/load-config.js';
 import { configWarnings } from '../../../src/config/warnings.js';
 
 const base = { BROWSER_API_URL: 'http://svc.test', BROWSER_API_KEY: 'k' };
-const warnings = (env: Record<string, string>, raw: Record<string, unknown> = {}): string[] => configWarnings(buildConfig(raw, { ...base, ...env }));
+const warnings = (env: Record<string, string>, raw: Record<string, unknown> = {}): string[] =>
+  configWarnings(buildConfig(raw, { ...base, ...env }));
 
 describe('exporter warnings', () => {
   it('port 4317 with an HTTP protocol is named, with both ways out', () => {
@@ -13,11 +14,15 @@ describe('exporter warnings', () => {
   });
 
   it('port 4318 with gRPC is named', () => {
-    expect(warnings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })[0]).toMatch(/^the collector endpoint uses port 4318, the OTLP\/HTTP port, with protocol grpc/);
+    expect(
+      warnings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })[0],
+    ).toMatch(/^the collector endpoint uses port 4318, the OTLP\/HTTP port, with protocol grpc/);
   });
 
   it('a gRPC batch above the Collector message limit is named', () => {
-    expect(warnings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, { exporter: { batch_max_bytes: '8MiB' } })[0]).toMatch(/^exporter.batch_max_bytes is above 4 MiB/);
+    expect(warnings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, { exporter: { batch_max_bytes: '8MiB' } })[0]).toMatch(
+      /^exporter.batch_max_bytes is above 4 MiB/,
+    );
   });
 
   it('the matching ports and the defaults say nothing', () => {

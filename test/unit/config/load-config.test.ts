@@ -17,7 +17,11 @@ function err(raw: Record<string, unknown>, env: Record<string, string> = base): 
 describe('configuration', () => {
   it('defaults', () => {
     const c = buildConfig({}, base);
-    expect(c.exporter).toMatchObject({ url: 'http://localhost:4318/v1/logs', protocol: 'http/protobuf', compression: 'none' });
+    expect(c.exporter).toMatchObject({
+      url: 'http://localhost:4318/v1/logs',
+      protocol: 'http/protobuf',
+      compression: 'none',
+    });
     expect(c.listen).toEqual({ host: '127.0.0.1', port: 9464 });
     expect(c.start).toBe('oldest');
     expect(c.resource.serviceName).toBe('browser-telemetry-bridge');
@@ -35,11 +39,22 @@ describe('configuration', () => {
 
   it('environment overrides the file', () => {
     const c = buildConfig(
-      { upstream: { url: 'http://file.test', api_key: 'filekey' }, start: 'latest', exporter: { endpoint: 'http://file-collector:4318', protocol: 'http/json' }, sessions: ['a', { id: 'b', pool: 'p1', attributes: { team: 'x' } }] },
       {
-        BROWSER_API_URL: 'http://env.test/', BRIDGE_START: 'oldest', BRIDGE_SESSIONS: 'b, c', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env-collector:4318/',
-        OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=acme,authorization=Bearer%20secret', OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
-        OTEL_SERVICE_NAME: 'bridge-a', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod', BRIDGE_LISTEN: '0.0.0.0:8080',
+        upstream: { url: 'http://file.test', api_key: 'filekey' },
+        start: 'latest',
+        exporter: { endpoint: 'http://file-collector:4318', protocol: 'http/json' },
+        sessions: ['a', { id: 'b', pool: 'p1', attributes: { team: 'x' } }],
+      },
+      {
+        BROWSER_API_URL: 'http://env.test/',
+        BRIDGE_START: 'oldest',
+        BRIDGE_SESSIONS: 'b, c',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env-collector:4318/',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=acme,authorization=Bearer%20secret',
+        OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+        OTEL_SERVICE_NAME: 'bridge-a',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod',
+        BRIDGE_LISTEN: '0.0.0.0:8080',
       },
     );
     expect(c.upstream.url).toBe('http://env.test');
@@ -56,12 +71,26 @@ describe('configuration', () => {
   });
 
   it('the signal-specific logs endpoint is used as is', () => {
-    const c = buildConfig({}, { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'http://b:9999/custom' });
+    const c = buildConfig(
+      {},
+      {
+        ...base,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318',
+        OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'http://b:9999/custom',
+      },
+    );
     expect(c.exporter.url).toBe('http://b:9999/custom');
   });
 
   it('sizes and durations accept units', () => {
-    const c = buildConfig({ spool: { max_bytes: '64MiB', commit_interval: '20ms' }, upstream: { idle_timeout: '30s' }, shutdown: { grace: '1m' } }, base);
+    const c = buildConfig(
+      {
+        spool: { max_bytes: '64MiB', commit_interval: '20ms' },
+        upstream: { idle_timeout: '30s' },
+        shutdown: { grace: '1m' },
+      },
+      base,
+    );
     expect(c.spool.maxBytes).toBe(64 * 1024 * 1024);
     expect(c.spool.commitIntervalMs).toBe(20);
     expect(c.upstream.idleTimeoutMs).toBe(30_000);

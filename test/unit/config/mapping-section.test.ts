@@ -12,13 +12,23 @@ describe('parseMappingOptions', () => {
 
   it('defaults: redaction on, inline screenshots, 64 KiB records, map bodies, no filters', () => {
     expect(defaultMappingOptions).toMatchObject({
-      redaction: { enabled: true, urlUserinfo: true, dropPostData: false, dropResponseBody: false, dropApiCallCode: false, maskTypedKeys: true, maskBodySecrets: true },
+      redaction: {
+        enabled: true,
+        urlUserinfo: true,
+        dropPostData: false,
+        dropResponseBody: false,
+        dropApiCallCode: false,
+        maskTypedKeys: true,
+        maskBodySecrets: true,
+      },
       screenshots: { policy: 'inline', maxRecordBytes: 245760 },
       maxRecordBytes: 65536,
       bodyFormat: 'map',
       filters: {},
     });
-    expect(defaultMappingOptions.redaction.headers).toEqual(expect.arrayContaining(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']));
+    expect(defaultMappingOptions.redaction.headers).toEqual(
+      expect.arrayContaining(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']),
+    );
   });
 
   it('reads every key', () => {
@@ -26,18 +36,50 @@ describe('parseMappingOptions', () => {
       {
         body_format: 'json',
         max_record_bytes: 8192,
-        redaction: { enabled: true, headers: ['a'], additional_headers: ['b'], query_params: ['c'], additional_query_params: ['d'], url_userinfo: false, drop_post_data: true, drop_response_body: true, drop_api_call_code: true, mask_typed_keys: false, mask_body_secrets: false },
+        redaction: {
+          enabled: true,
+          headers: ['a'],
+          additional_headers: ['b'],
+          query_params: ['c'],
+          additional_query_params: ['d'],
+          url_userinfo: false,
+          drop_post_data: true,
+          drop_response_body: true,
+          drop_api_call_code: true,
+          mask_typed_keys: false,
+          mask_body_secrets: false,
+        },
         screenshots: { policy: 'directory', directory: '/tmp/shots', max_record_bytes: 2097152 },
-        filters: { include_categories: ['console'], exclude_categories: ['screenshot'], include_types: ['api_call'], exclude_types: ['network_idle'] },
+        filters: {
+          include_categories: ['console'],
+          exclude_categories: ['screenshot'],
+          include_types: ['api_call'],
+          exclude_types: ['network_idle'],
+        },
       },
       'mapping',
     );
     expect(o).toEqual({
       bodyFormat: 'json',
       maxRecordBytes: 8192,
-      redaction: { enabled: true, headers: ['a', 'b'], queryParams: ['c', 'd'], urlUserinfo: false, dropPostData: true, dropResponseBody: true, dropApiCallCode: true, maskTypedKeys: false, maskBodySecrets: false },
+      redaction: {
+        enabled: true,
+        headers: ['a', 'b'],
+        queryParams: ['c', 'd'],
+        urlUserinfo: false,
+        dropPostData: true,
+        dropResponseBody: true,
+        dropApiCallCode: true,
+        maskTypedKeys: false,
+        maskBodySecrets: false,
+      },
       screenshots: { policy: 'directory', directory: '/tmp/shots', maxRecordBytes: 2097152 },
-      filters: { includeCategories: ['console'], excludeCategories: ['screenshot'], includeTypes: ['api_call'], excludeTypes: ['network_idle'] },
+      filters: {
+        includeCategories: ['console'],
+        excludeCategories: ['screenshot'],
+        includeTypes: ['api_call'],
+        excludeTypes: ['network_idle'],
+      },
     });
   });
 
@@ -78,6 +120,8 @@ describe('parseMappingOptions', () => {
   });
 
   it('uses the given key prefix', () => {
-    expect(() => parseMappingOptions({ body_format: 1 }, 'sessions.s1.mapping')).toThrow('sessions.s1.mapping.body_format');
+    expect(() => parseMappingOptions({ body_format: 1 }, 'sessions.s1.mapping')).toThrow(
+      'sessions.s1.mapping.body_format',
+    );
   });
 });

@@ -27,42 +27,89 @@ describe('OTLP/gRPC endpoint', () => {
   });
 
   it('is used as is, without /v1/logs, whichever variable names it', () => {
-    expect(exporter({ ...grpc, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317/' }).url).toBe('http://collector:4317');
-    expect(exporter({ ...grpc, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4317', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'https://b:4443' }).url).toBe('https://b:4443');
-    expect(exporter(base, { exporter: { protocol: 'grpc', endpoint: 'https://collector.example' } }).url).toBe('https://collector.example');
+    expect(exporter({ ...grpc, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317/' }).url).toBe(
+      'http://collector:4317',
+    );
+    expect(
+      exporter({
+        ...grpc,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4317',
+        OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'https://b:4443',
+      }).url,
+    ).toBe('https://b:4443');
+    expect(exporter(base, { exporter: { protocol: 'grpc', endpoint: 'https://collector.example' } }).url).toBe(
+      'https://collector.example',
+    );
   });
 
   it.each<[string, Record<string, string>, string]>([
-    ['http:// is plaintext whatever insecure says', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_INSECURE: 'false' }, 'http://c:4317'],
-    ['https:// is TLS whatever insecure says', { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c:4317', OTEL_EXPORTER_OTLP_INSECURE: 'true' }, 'https://c:4317'],
+    [
+      'http:// is plaintext whatever insecure says',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_INSECURE: 'false' },
+      'http://c:4317',
+    ],
+    [
+      'https:// is TLS whatever insecure says',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c:4317', OTEL_EXPORTER_OTLP_INSECURE: 'true' },
+      'https://c:4317',
+    ],
     ['no scheme is TLS by default', { OTEL_EXPORTER_OTLP_ENDPOINT: 'c:4317' }, 'https://c:4317'],
-    ['no scheme and insecure is plaintext', { OTEL_EXPORTER_OTLP_ENDPOINT: 'c:4317', OTEL_EXPORTER_OTLP_INSECURE: 'true' }, 'http://c:4317'],
-    ['the logs variable wins', { OTEL_EXPORTER_OTLP_ENDPOINT: '127.0.0.1:4317', OTEL_EXPORTER_OTLP_INSECURE: 'false', OTEL_EXPORTER_OTLP_LOGS_INSECURE: 'TRUE' }, 'http://127.0.0.1:4317'],
+    [
+      'no scheme and insecure is plaintext',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'c:4317', OTEL_EXPORTER_OTLP_INSECURE: 'true' },
+      'http://c:4317',
+    ],
+    [
+      'the logs variable wins',
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: '127.0.0.1:4317',
+        OTEL_EXPORTER_OTLP_INSECURE: 'false',
+        OTEL_EXPORTER_OTLP_LOGS_INSECURE: 'TRUE',
+      },
+      'http://127.0.0.1:4317',
+    ],
   ])('insecure applies only without a scheme: %s', (_name, env, url) => {
     expect(exporter({ ...grpc, ...env }).url).toBe(url);
   });
 
   it('exporter.insecure in the file counts for a scheme-less endpoint', () => {
-    expect(exporter(base, { exporter: { protocol: 'grpc', endpoint: 'collector:4317', insecure: true } }).url).toBe('http://collector:4317');
+    expect(exporter(base, { exporter: { protocol: 'grpc', endpoint: 'collector:4317', insecure: true } }).url).toBe(
+      'http://collector:4317',
+    );
   });
 
   it('refuses what an OTLP/HTTP endpoint would have, and says what to write', () => {
-    expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317/v1/logs' })).toMatch(/^OTEL_EXPORTER_OTLP_ENDPOINT: a gRPC endpoint is host and port only, without a path: drop "\/v1\/logs"/);
-    expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_ENDPOINT: 'collector' })).toMatch(/names no port: write collector:4317/);
-    expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_ENDPOINT: 'unix:///run/otel.sock' })).toMatch(/must be http:\/\/host:port/);
-    expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_INSECURE: 'yes' })).toBe('OTEL_EXPORTER_OTLP_INSECURE: must be true or false');
+    expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317/v1/logs' })).toMatch(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT: a gRPC endpoint is host and port only, without a path: drop "\/v1\/logs"/,
+    );
+    expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_ENDPOINT: 'collector' })).toMatch(
+      /names no port: write collector:4317/,
+    );
+    expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_ENDPOINT: 'unix:///run/otel.sock' })).toMatch(
+      /must be http:\/\/host:port/,
+    );
+    expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_INSECURE: 'yes' })).toBe(
+      'OTEL_EXPORTER_OTLP_INSECURE: must be true or false',
+    );
   });
 
   it('headers become metadata, so their names must be metadata keys', () => {
     expect(exporter({ ...grpc, OTEL_EXPORTER_OTLP_HEADERS: 'X-Tenant=acme' }).headers).toEqual({ 'X-Tenant': 'acme' });
-    expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_HEADERS: 'x-trace-bin=AAEC' })).toMatch(/^OTEL_EXPORTER_OTLP_HEADERS: "x-trace-bin" cannot be sent as gRPC metadata/);
+    expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_HEADERS: 'x-trace-bin=AAEC' })).toMatch(
+      /^OTEL_EXPORTER_OTLP_HEADERS: "x-trace-bin" cannot be sent as gRPC metadata/,
+    );
   });
 });
 
 describe('OTLP/HTTP endpoint', () => {
-  it.each(['127.0.0.1:4318', 'localhost:4318'])('%s without a scheme gets a suggestion, not "not a valid URL"', (text) => {
-    expect(problem({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: text })).toBe(`OTEL_EXPORTER_OTLP_ENDPOINT: needs a scheme: http://${text} (or https:// for TLS) (got "${text}")`);
-  });
+  it.each(['127.0.0.1:4318', 'localhost:4318'])(
+    '%s without a scheme gets a suggestion, not "not a valid URL"',
+    (text) => {
+      expect(problem({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: text })).toBe(
+        `OTEL_EXPORTER_OTLP_ENDPOINT: needs a scheme: http://${text} (or https:// for TLS) (got "${text}")`,
+      );
+    },
+  );
 
   it('keeps the specification rules: the generic endpoint gets /v1/logs, the logs one does not', () => {
     expect(exporter({ ...base, OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c:4318/' }).url).toBe('https://c:4318/v1/logs');

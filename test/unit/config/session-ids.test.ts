@@ -6,8 +6,18 @@ import { parseSessionList, parseSessionSpec, validPoolRef, validSessionId } from
 
 describe('validSessionId', () => {
   it.each([
-    ['.', false], ['..', false], ['...', false], ['', false], ['a/b', false], ['a'.repeat(129), false],
-    ['a', true], ['.a', true], ['a..b', true], ['..a', true], ['s_1-x~y', true], ['a'.repeat(128), true],
+    ['.', false],
+    ['..', false],
+    ['...', false],
+    ['', false],
+    ['a/b', false],
+    ['a'.repeat(129), false],
+    ['a', true],
+    ['.a', true],
+    ['a..b', true],
+    ['..a', true],
+    ['s_1-x~y', true],
+    ['a'.repeat(128), true],
   ])('%j → %s', (id, ok) => {
     expect(validSessionId(id)).toBe(ok);
   });

@@ -11,7 +11,13 @@ import type { Fact } from '../../../src/vocabulary/facts.js';
 const INTERVAL = 1000;
 const NOW = Date.parse('2026-08-01T12:00:00Z');
 
-function world(o: { live?: ListedSession[]; deleted?: ListedSession[]; lastSuccessAt: number | null; claimed?: boolean; fail?: ListPageResult }) {
+function world(o: {
+  live?: ListedSession[];
+  deleted?: ListedSession[];
+  lastSuccessAt: number | null;
+  claimed?: boolean;
+  fail?: ListPageResult;
+}) {
   const queries: BrowserListQuery[] = [];
   const added: SessionSpec[][] = [];
   const recorded: number[] = [];
@@ -21,20 +27,46 @@ function world(o: { live?: ListedSession[]; deleted?: ListedSession[]; lastSucce
     config: { enabled: true, tags: { team: 'a' }, intervalMs: INTERVAL, start: 'oldest' },
     backoff: { initialMs: 10, maxMs: 100, authMs: 1000 },
     emit: (f) => facts.push(f),
-    host: { discovered: async (specs) => { added.push([...specs]); return specs.map((s) => s.id); } },
+    host: {
+      discovered: async (specs) => {
+        added.push([...specs]);
+        return specs.map((s) => s.id);
+      },
+    },
     store: {
-      claimDiscoveryPoll: async (): Promise<DiscoveryClaim> => ({ claimed: o.claimed ?? true, lastSuccessAt: last, now: NOW }),
-      recordDiscoveryPoll: async (t) => { recorded.push(t); last = t; },
+      claimDiscoveryPoll: async (): Promise<DiscoveryClaim> => ({
+        claimed: o.claimed ?? true,
+        lastSuccessAt: last,
+        now: NOW,
+      }),
+      recordDiscoveryPoll: async (t) => {
+        recorded.push(t);
+        last = t;
+      },
     },
     client: {
       listBrowsers: async (q) => {
         queries.push(q);
         if (o.fail) return o.fail;
-        return { kind: 'ok', sessions: q.status === 'deleted' ? o.deleted ?? [] : o.live ?? [], invalid: 0, nextOffset: undefined };
+        return {
+          kind: 'ok',
+          sessions: q.status === 'deleted' ? (o.deleted ?? []) : (o.live ?? []),
+          invalid: 0,
+          nextOffset: undefined,
+        };
       },
     },
   });
-  return { loop, queries, added, recorded, facts, setLast: (t: number) => { last = t; } };
+  return {
+    loop,
+    queries,
+    added,
+    recorded,
+    facts,
+    setLast: (t: number) => {
+      last = t;
+    },
+  };
 }
 
 describe('discovery poll', () => {
@@ -62,7 +94,11 @@ describe('discovery poll', () => {
     await w.loop.pollOnce();
     expect(w.queries.map((q) => q.status)).toEqual([undefined, 'deleted']);
     expect(w.added.flat().map((s) => s.id)).toEqual(['recent', 'skewed', 'no-time']);
-    expect(w.facts).toContainEqual({ f: 'sessions_discovered', sessions: ['recent', 'skewed', 'no-time'], deleted: true });
+    expect(w.facts).toContainEqual({
+      f: 'sessions_discovered',
+      sessions: ['recent', 'skewed', 'no-time'],
+      deleted: true,
+    });
     // The next poll, right after, reads the live list only.
     w.queries.length = 0;
     await w.loop.pollOnce();
@@ -88,12 +124,21 @@ describe('discovery poll', () => {
   });
 
   it('a failed walk records nothing: 429 waits Retry-After, 404 waits long, 5xx backs off', async () => {
-    const r429 = world({ lastSuccessAt: null, fail: { kind: 'error', status: 429, error: { code: 'rate_limited', message: 'slow down' }, retryAfterMs: 7000 } });
+    const r429 = world({
+      lastSuccessAt: null,
+      fail: { kind: 'error', status: 429, error: { code: 'rate_limited', message: 'slow down' }, retryAfterMs: 7000 },
+    });
     expect(await r429.loop.pollOnce()).toEqual({ outcome: 'rate_limited', delayMs: 7000 });
     expect(r429.recorded).toEqual([]);
-    const r404 = world({ lastSuccessAt: null, fail: { kind: 'error', status: 404, error: { code: 'not_found', message: 'no route' } } });
+    const r404 = world({
+      lastSuccessAt: null,
+      fail: { kind: 'error', status: 404, error: { code: 'not_found', message: 'no route' } },
+    });
     expect((await r404.loop.pollOnce()).delayMs).toBeGreaterThanOrEqual(60_000);
-    const r503 = world({ lastSuccessAt: null, fail: { kind: 'error', status: 503, error: { code: 'x', message: 'y' } } });
+    const r503 = world({
+      lastSuccessAt: null,
+      fail: { kind: 'error', status: 503, error: { code: 'x', message: 'y' } },
+    });
     const d = await r503.loop.pollOnce();
     expect(d.outcome).toBe('server_error');
     expect(d.delayMs).toBeLessThanOrEqual(100);

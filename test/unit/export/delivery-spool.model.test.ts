@@ -24,7 +24,10 @@ import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
 
 const encode = createRecordEncoder();
-const requests = createRequestBuilder('http/protobuf', { resource: { 'service.name': 't' }, scope: { name: 't', version: '1' } });
+const requests = createRequestBuilder('http/protobuf', {
+  resource: { 'service.name': 't' },
+  scope: { name: 't', version: '1' },
+});
 
 type Mode = 'ok' | 'partial' | 'refuse_all' | 'too_large' | 'throttle' | 'timeout' | 'reset';
 type Step =
@@ -34,7 +37,12 @@ type Step =
   | { kind: 'crash' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<Mode>('ok', 'partial', 'refuse_all', 'too_large', 'throttle', 'timeout', 'reset').map((mode) => ({ kind: 'collector' as const, mode })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom<Mode>('ok', 'partial', 'refuse_all', 'too_large', 'throttle', 'timeout', 'reset')
+      .map((mode) => ({ kind: 'collector' as const, mode })),
+  },
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 12 }).map((records) => ({ kind: 'commit' as const, records })) },
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 40 }).map((ms) => ({ kind: 'run' as const, ms })) },
   { weight: 1, arbitrary: fc.constant({ kind: 'crash' as const }) },
@@ -50,14 +58,21 @@ class Collector {
 
   answer(seqs: number[]): ExportOutcome {
     switch (this.mode) {
-      case 'refuse_all': return { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400: wrong tenant' };
-      case 'throttle': return { kind: 'retryable', status: seqs.length % 2 ? 429 : 503, retryAfterMs: 2, message: 'HTTP 503' };
-      case 'timeout': return { kind: 'retryable', message: 'timeout' };
-      case 'reset': return { kind: 'retryable', message: 'ECONNRESET' };
-      default: break;
+      case 'refuse_all':
+        return { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400: wrong tenant' };
+      case 'throttle':
+        return { kind: 'retryable', status: seqs.length % 2 ? 429 : 503, retryAfterMs: 2, message: 'HTTP 503' };
+      case 'timeout':
+        return { kind: 'retryable', message: 'timeout' };
+      case 'reset':
+        return { kind: 'retryable', message: 'ECONNRESET' };
+      default:
+        break;
     }
-    if (this.mode === 'too_large' && seqs.length > 3) return { kind: 'failure', status: 413, refused: 'too_large', message: 'HTTP 413' };
-    if (seqs.some((s) => this.poison.has(s))) return { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400: bad record' };
+    if (this.mode === 'too_large' && seqs.length > 3)
+      return { kind: 'failure', status: 413, refused: 'too_large', message: 'HTTP 413' };
+    if (seqs.some((s) => this.poison.has(s)))
+      return { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400: bad record' };
     let rejected = 0;
     for (const [i, s] of seqs.entries()) {
       if (this.mode === 'partial' && i === seqs.length - 1 && seqs.length > 1) {
@@ -86,10 +101,22 @@ async function runScenario(steps: Step[], poison: ReadonlySet<number>): Promise<
   const open = async () => {
     const store = await openSqliteStore(join(dir, 'bridge.db'));
     await store.putSession({ id: 's', attributes: {} }, 'config');
-    const spool = await Spool.open({ store, maxBytes: 1 << 26, memoryMaxBytes: 4096, commitMaxRecords: 1000, commitIntervalMs: 1000 });
+    const spool = await Spool.open({
+      store,
+      maxBytes: 1 << 26,
+      memoryMaxBytes: 4096,
+      commitMaxRecords: 1000,
+      commitIntervalMs: 1000,
+    });
     const delivery = new Delivery({
-      spool, transport, requests, batchMaxRecords: 5, batchMaxBytes: 1 << 20, concurrency: 2,
-      backoff: { initialMs: 1, maxMs: 5 }, emit: (f) => facts.push(f),
+      spool,
+      transport,
+      requests,
+      batchMaxRecords: 5,
+      batchMaxBytes: 1 << 20,
+      concurrency: 2,
+      backoff: { initialMs: 1, maxMs: 5 },
+      emit: (f) => facts.push(f),
     });
     delivery.start();
     return { store, spool, delivery };
@@ -103,7 +130,21 @@ async function runScenario(steps: Step[], poison: ReadonlySet<number>): Promise<
       else if (s.kind === 'commit') {
         for (let i = 0; i < s.records; i++) {
           seq++;
-          bridge.spool.append('s', seq, 0, seq, encode({ tsMicros: seq, observedMicros: seq, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { seq } }));
+          bridge.spool.append(
+            's',
+            seq,
+            0,
+            seq,
+            encode({
+              tsMicros: seq,
+              observedMicros: seq,
+              eventName: 'browser.x',
+              severityNumber: 9,
+              severityText: 'INFO',
+              body: undefined,
+              attributes: { seq },
+            }),
+          );
           committed.push(seq);
         }
         expect(await bridge.spool.flush()).toBe(true);
@@ -126,10 +167,14 @@ async function runScenario(steps: Step[], poison: ReadonlySet<number>): Promise<
     rmSync(dir, { recursive: true, force: true });
   }
   // The model.
-  const lost = committed.filter((s) => !poison.has(s) && !collector.accepted.has(s) && !collector.partialDropped.has(s));
+  const lost = committed.filter(
+    (s) => !poison.has(s) && !collector.accepted.has(s) && !collector.partialDropped.has(s),
+  );
   expect(lost, 'committed records neither accepted nor named in a partial success').toEqual([]);
   for (const s of poison) expect(collector.accepted.has(s)).toBe(false);
-  const refused = facts.filter((f): f is Extract<Fact, { f: 'records_rejected' }> => f.f === 'records_rejected' && f.reason !== 'partial_success');
+  const refused = facts.filter(
+    (f): f is Extract<Fact, { f: 'records_rejected' }> => f.f === 'records_rejected' && f.reason !== 'partial_success',
+  );
   const refusedCount = refused.reduce((n, f) => n + f.count, 0);
   const poisonCommitted = committed.filter((s) => poison.has(s)).length;
   // Dropped only when proven: never more than the poison records (a crash may make one go twice).
@@ -150,6 +195,15 @@ describe('delivery and spool against a model', () => {
   }, 240_000);
 
   it('a collector that refuses everything drops nothing, however long', async () => {
-    await runScenario([{ kind: 'collector', mode: 'refuse_all' }, { kind: 'commit', records: 12 }, { kind: 'run', ms: 150 }, { kind: 'crash' }, { kind: 'run', ms: 100 }], new Set());
+    await runScenario(
+      [
+        { kind: 'collector', mode: 'refuse_all' },
+        { kind: 'commit', records: 12 },
+        { kind: 'run', ms: 150 },
+        { kind: 'crash' },
+        { kind: 'run', ms: 100 },
+      ],
+      new Set(),
+    );
   }, 30_000);
 });

@@ -12,14 +12,41 @@ import { Spool } from '../../../src/store/spool.js';
 import { silentLogger } from '../../../src/util/logger.js';
 
 const encode = createRecordEncoder();
-const requests = createRequestBuilder('http/protobuf', { resource: { 'service.name': 't' }, scope: { name: 't', version: '1' } });
+const requests = createRequestBuilder('http/protobuf', {
+  resource: { 'service.name': 't' },
+  scope: { name: 't', version: '1' },
+});
 
-async function setup(records: number, answer: (seqs: number[], call: number) => ExportOutcome | Promise<ExportOutcome>, batchMaxBytes = 1 << 30) {
+async function setup(
+  records: number,
+  answer: (seqs: number[], call: number) => ExportOutcome | Promise<ExportOutcome>,
+  batchMaxBytes = 1 << 30,
+) {
   const store = await openSqliteStore(':memory:');
   await store.putSession({ id: 's', attributes: {} }, 'config');
-  const spool = await Spool.open({ store, maxBytes: 1 << 24, memoryMaxBytes: 1 << 20, commitMaxRecords: 1000, commitIntervalMs: 5 });
+  const spool = await Spool.open({
+    store,
+    maxBytes: 1 << 24,
+    memoryMaxBytes: 1 << 20,
+    commitMaxRecords: 1000,
+    commitIntervalMs: 5,
+  });
   for (let seq = 1; seq <= records; seq++) {
-    spool.append('s', seq, 0, seq, encode({ tsMicros: seq, observedMicros: seq, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { seq } }));
+    spool.append(
+      's',
+      seq,
+      0,
+      seq,
+      encode({
+        tsMicros: seq,
+        observedMicros: seq,
+        eventName: 'browser.x',
+        severityNumber: 9,
+        severityText: 'INFO',
+        body: undefined,
+        attributes: { seq },
+      }),
+    );
   }
   await spool.flush();
   const calls: number[][] = [];
@@ -36,8 +63,14 @@ async function setup(records: number, answer: (seqs: number[], call: number) => 
   };
   const metrics = createMetrics({ defaultMetrics: false });
   const delivery = new Delivery({
-    spool, transport, requests, batchMaxRecords: 10, batchMaxBytes, concurrency: 1,
-    backoff: { initialMs: 5, maxMs: 20 }, emit: createFactSink(metrics, silentLogger()),
+    spool,
+    transport,
+    requests,
+    batchMaxRecords: 10,
+    batchMaxBytes,
+    concurrency: 1,
+    backoff: { initialMs: 5, maxMs: 20 },
+    emit: createFactSink(metrics, silentLogger()),
   });
   return { store, spool, delivery, calls, metrics, sizes };
 }
@@ -59,7 +92,21 @@ describe('Delivery', () => {
     };
     // More commits, so several claims are exported while no delete succeeds.
     for (let seq = 31; seq <= 60; seq++) {
-      spool.append('s', seq, 0, seq, encode({ tsMicros: seq, observedMicros: seq, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { seq } }));
+      spool.append(
+        's',
+        seq,
+        0,
+        seq,
+        encode({
+          tsMicros: seq,
+          observedMicros: seq,
+          eventName: 'browser.x',
+          severityNumber: 9,
+          severityText: 'INFO',
+          body: undefined,
+          attributes: { seq },
+        }),
+      );
       if (seq % 10 === 0) await spool.flush();
     }
     delivery.start();
@@ -93,7 +140,21 @@ describe('Delivery', () => {
     expect(spool.full).toBe(true);
     // The operator frees space; the next commit comes before the background retry would.
     full = false;
-    spool.append('s', 11, 0, 11, encode({ tsMicros: 11, observedMicros: 11, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { seq: 11 } }));
+    spool.append(
+      's',
+      11,
+      0,
+      11,
+      encode({
+        tsMicros: 11,
+        observedMicros: 11,
+        eventName: 'browser.x',
+        severityNumber: 9,
+        severityText: 'INFO',
+        body: undefined,
+        attributes: { seq: 11 },
+      }),
+    );
     await spool.flush();
     expect(order.slice(0, 2)).toEqual(['delete', 'commit']);
     expect(spool.undeletedClaims).toBe(0);
@@ -129,11 +190,18 @@ describe('Delivery', () => {
   });
 
   it('a 400 splits the batch until the bad record stands alone; only it is dropped and counted', async () => {
-    const { delivery, calls, metrics, spool } = await setup(10, (seqs) => (seqs.includes(7) ? { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' } : { kind: 'success', rejected: 0 }));
+    const { delivery, calls, metrics, spool } = await setup(10, (seqs) =>
+      seqs.includes(7)
+        ? { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' }
+        : { kind: 'success', rejected: 0 },
+    );
     delivery.start();
     await until(() => spool.idle);
     await delivery.stop();
-    const accepted = calls.filter((c) => !c.includes(7)).flat().sort((a, b) => a - b);
+    const accepted = calls
+      .filter((c) => !c.includes(7))
+      .flat()
+      .sort((a, b) => a - b);
     expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 8, 9, 10]);
     expect(calls.at(-1)).not.toContain(7);
     expect(calls.some((c) => c.length === 1 && c[0] === 7)).toBe(true);
@@ -142,7 +210,11 @@ describe('Delivery', () => {
 
   it('400 for every request drops nothing: every record stays spooled until the collector accepts again', async () => {
     let refuse = true;
-    const { delivery, calls, metrics, spool } = await setup(10, () => (refuse ? { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400: wrong tenant' } : { kind: 'success', rejected: 0 }));
+    const { delivery, calls, metrics, spool } = await setup(10, () =>
+      refuse
+        ? { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400: wrong tenant' }
+        : { kind: 'success', rejected: 0 },
+    );
     delivery.start();
     await until(() => calls.length > 30);
     expect(spool.idle).toBe(false);
@@ -160,7 +232,14 @@ describe('Delivery', () => {
 
   it('a record refused alone, with no neighbour in its request, is dropped once the collector accepts the request without it', async () => {
     // One record per request: no neighbour to compare with, so the proof is an empty request accepted.
-    const { delivery, spool, metrics } = await setup(5, (seqs) => (seqs.includes(3) ? { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' } : { kind: 'success', rejected: 0 }), 1);
+    const { delivery, spool, metrics } = await setup(
+      5,
+      (seqs) =>
+        seqs.includes(3)
+          ? { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' }
+          : { kind: 'success', rejected: 0 },
+      1,
+    );
     delivery.start();
     await until(() => spool.idle);
     await delivery.stop();
@@ -169,7 +248,11 @@ describe('Delivery', () => {
   });
 
   it('honours Retry-After, and counts failures by status', async () => {
-    const { delivery, calls, metrics, spool } = await setup(3, (_s, call) => (call === 1 ? { kind: 'retryable', status: 503, retryAfterMs: 300, message: 'HTTP 503' } : { kind: 'success', rejected: 0 }));
+    const { delivery, calls, metrics, spool } = await setup(3, (_s, call) =>
+      call === 1
+        ? { kind: 'retryable', status: 503, retryAfterMs: 300, message: 'HTTP 503' }
+        : { kind: 'success', rejected: 0 },
+    );
     const started = Date.now();
     delivery.start();
     await until(() => spool.idle);
@@ -181,11 +264,29 @@ describe('Delivery', () => {
   });
 
   it('new data does not cut a backoff short', async () => {
-    const { delivery, calls, spool } = await setup(2, (_s, call) => (call === 1 ? { kind: 'retryable', status: 503, retryAfterMs: 400, message: 'HTTP 503' } : { kind: 'success', rejected: 0 }));
+    const { delivery, calls, spool } = await setup(2, (_s, call) =>
+      call === 1
+        ? { kind: 'retryable', status: 503, retryAfterMs: 400, message: 'HTTP 503' }
+        : { kind: 'success', rejected: 0 },
+    );
     delivery.start();
     await until(() => calls.length === 1);
     for (let i = 0; i < 5; i++) {
-      spool.append('s', 100 + i, 0, 1, encode({ tsMicros: 1, observedMicros: 1, eventName: 'browser.x', severityNumber: 9, severityText: 'INFO', body: undefined, attributes: { seq: 100 + i } }));
+      spool.append(
+        's',
+        100 + i,
+        0,
+        1,
+        encode({
+          tsMicros: 1,
+          observedMicros: 1,
+          eventName: 'browser.x',
+          severityNumber: 9,
+          severityText: 'INFO',
+          body: undefined,
+          attributes: { seq: 100 + i },
+        }),
+      );
       await spool.flush();
       await new Promise((r) => setTimeout(r, 30));
     }
@@ -207,7 +308,11 @@ describe('Delivery', () => {
   });
 
   it('counts records a partial success rejected', async () => {
-    const { delivery, metrics, spool } = await setup(4, () => ({ kind: 'success', rejected: 2, message: 'bad attributes' }));
+    const { delivery, metrics, spool } = await setup(4, () => ({
+      kind: 'success',
+      rejected: 2,
+      message: 'bad attributes',
+    }));
     delivery.start();
     await until(() => spool.idle);
     await delivery.stop();
@@ -220,7 +325,14 @@ describe('Spool room', () => {
   it('is bounded by the free space of its volume, less a reserve, not only by max_bytes', async () => {
     let free = 1 << 30;
     const store = await openSqliteStore(':memory:');
-    const spool = await Spool.open({ store, maxBytes: 1 << 30, memoryMaxBytes: 1 << 20, commitMaxRecords: 1000, commitIntervalMs: 5, freeBytes: () => ({ free, total: 4 * 2 ** 30 }) });
+    const spool = await Spool.open({
+      store,
+      maxBytes: 1 << 30,
+      memoryMaxBytes: 1 << 20,
+      commitMaxRecords: 1000,
+      commitIntervalMs: 5,
+      freeBytes: () => ({ free, total: 4 * 2 ** 30 }),
+    });
     expect(spool.full).toBe(false);
     expect(spool.limitedByDisk).toBe(true);
     free = 32 * 1024 * 1024;
@@ -231,7 +343,14 @@ describe('Spool room', () => {
   it('is full under memory pressure, and wakes the waiting readers when it ends', async () => {
     let pressure = true;
     const store = await openSqliteStore(':memory:');
-    const spool = await Spool.open({ store, maxBytes: 1 << 24, memoryMaxBytes: 1 << 20, commitMaxRecords: 1000, commitIntervalMs: 5, memoryPressure: () => pressure });
+    const spool = await Spool.open({
+      store,
+      maxBytes: 1 << 24,
+      memoryMaxBytes: 1 << 20,
+      commitMaxRecords: 1000,
+      commitIntervalMs: 5,
+      memoryPressure: () => pressure,
+    });
     expect(spool.full).toBe(true);
     let woke = false;
     const waiting = spool.waitForRoom().then(() => (woke = true));
@@ -248,18 +367,45 @@ describe('what delivery says about the collector', () => {
   it('names the endpoint with its credentials and secret parameters masked', async () => {
     const { Delivery } = await import('../../../src/export/delivery.js');
     const facts: Array<{ f: string; endpoint?: string }> = [];
-    const segment = { id: 1, sessionId: 's', firstSeq: 1, lastSeq: 1, records: 1, bytes: 1, oldestTsMicros: 0, payload: Buffer.from([0]) };
+    const segment = {
+      id: 1,
+      sessionId: 's',
+      firstSeq: 1,
+      lastSeq: 1,
+      records: 1,
+      bytes: 1,
+      oldestTsMicros: 0,
+      payload: Buffer.from([0]),
+    };
     let claimed = false;
     const spool = {
       claim: async () => (claimed ? null : ((claimed = true), { segments: [segment], records: 1, bytes: 1 })),
-      waitForData: () => new Promise<void>(() => {}), idle: false, acknowledge: async () => {}, settle: () => {},
+      waitForData: () => new Promise<void>(() => {}),
+      idle: false,
+      acknowledge: async () => {},
+      settle: () => {},
     } as never;
-    const transport = { url: 'https://user:SECRET-PW@collector.example/v1/logs?api_key=SECRET-K', send: async () => ({ kind: 'retryable', status: 503, message: 'HTTP 503' }), close: async () => {} } as never;
-    const d = new Delivery({ spool, transport, requests: { build: () => Buffer.alloc(1), contentType: 'x' } as never, batchMaxRecords: 10, batchMaxBytes: 1000, concurrency: 1, backoff: { initialMs: 10_000, maxMs: 10_000 }, emit: (f) => void facts.push(f as never) });
+    const transport = {
+      url: 'https://user:SECRET-PW@collector.example/v1/logs?api_key=SECRET-K',
+      send: async () => ({ kind: 'retryable', status: 503, message: 'HTTP 503' }),
+      close: async () => {},
+    } as never;
+    const d = new Delivery({
+      spool,
+      transport,
+      requests: { build: () => Buffer.alloc(1), contentType: 'x' },
+      batchMaxRecords: 10,
+      batchMaxBytes: 1000,
+      concurrency: 1,
+      backoff: { initialMs: 10_000, maxMs: 10_000 },
+      emit: (f) => void facts.push(f),
+    });
     d.start();
     await until(() => facts.some((f) => f.f === 'export_failed'));
     await d.stop(Date.now());
-    expect(facts.find((f) => f.f === 'export_failed')?.endpoint).toBe('https://REDACTED:REDACTED@collector.example/v1/logs?api_key=REDACTED');
+    expect(facts.find((f) => f.f === 'export_failed')?.endpoint).toBe(
+      'https://REDACTED:REDACTED@collector.example/v1/logs?api_key=REDACTED',
+    );
     expect(JSON.stringify(facts)).not.toContain('SECRET');
   });
 });

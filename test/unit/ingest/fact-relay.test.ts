@@ -40,13 +40,18 @@ describe('FactRelay', () => {
   });
 });
 
-describe('a worker\'s log lines', () => {
-  it('carry `name` once: the worker\'s logger sets it, the bindings it is given do not', async () => {
+describe("a worker's log lines", () => {
+  it("carry `name` once: the worker's logger sets it, the bindings it is given do not", async () => {
     const { workerLogBindings } = await import('../../../src/ingest/worker-group.js');
     const pino = (await import('pino')).default;
     const { Writable } = await import('node:stream');
     const lines: string[] = [];
-    const sink = new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } });
+    const sink = new Writable({
+      write(c, _e, cb) {
+        lines.push(String(c));
+        cb();
+      },
+    });
     const main = pino({ name: 'bridge' }, sink).child({ replica: 'r1' });
     const worker = pino({ name: 'bridge' }, sink).child(workerLogBindings(main, 3));
     worker.info('x');

@@ -6,8 +6,13 @@ import { createRecordEncoder } from '../../../src/wire/encode-record.js';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 
 const record = (seq: number, text = 'x'): BridgeLogRecord => ({
-  tsMicros: 1_700_000_000_000_000 + seq, observedMicros: 1_700_000_000_000_500 + seq, eventName: 'browser.console_log',
-  severityNumber: 9, severityText: 'INFO', body: { text, n: seq }, attributes: { 'browser.telemetry.seq': seq, 'browser.session.id': 'a' },
+  tsMicros: 1_700_000_000_000_000 + seq,
+  observedMicros: 1_700_000_000_000_500 + seq,
+  eventName: 'browser.console_log',
+  severityNumber: 9,
+  severityText: 'INFO',
+  body: { text, n: seq },
+  attributes: { 'browser.telemetry.seq': seq, 'browser.session.id': 'a' },
 });
 
 type Batch = Extract<FromWorker, { t: 'batch' }>;
@@ -24,30 +29,49 @@ function capture(limit = 1 << 20): { outbox: Outbox; batches: Batch[]; transferr
 
 function unpack(b: Batch): Array<[number, number, number, number, string | null, string | undefined]> {
   const out: Array<[number, number, number, number, string | null, string | undefined]> = [];
-  unpackBatch(b.meta, b.bytes, b.sourceIds, (h, seq, epoch, ts, record, sourceId) => out.push([h, seq, epoch, ts, record ? record.toString('latin1') : null, sourceId]));
+  unpackBatch(b.meta, b.bytes, b.sourceIds, (h, seq, epoch, ts, record, sourceId) =>
+    out.push([h, seq, epoch, ts, record ? record.toString('latin1') : null, sourceId]),
+  );
   return out;
 }
 
 describe('outbox: spool appends packed for the main thread', () => {
   it.each([
     ['one record', [['a', 1, 0, 1_700_000_000_000_001, 'rec-1', undefined]]],
-    ['a checkpoint-only append (filtered event) keeps its place', [['a', 1, 0, 5, 'x', undefined], ['a', 2, 0, 6, null, undefined], ['a', 3, 0, 7, 'yz', undefined]]],
-    ['two sessions interleaved, with source ids shared once', [['a', 7, 1, 9, 'p', 'src-1'], ['b', 1, 0, 9, 'qq', 'src-2'], ['a', 8, 1, 10, 'r', 'src-2']]],
+    [
+      'a checkpoint-only append (filtered event) keeps its place',
+      [
+        ['a', 1, 0, 5, 'x', undefined],
+        ['a', 2, 0, 6, null, undefined],
+        ['a', 3, 0, 7, 'yz', undefined],
+      ],
+    ],
+    [
+      'two sessions interleaved, with source ids shared once',
+      [
+        ['a', 7, 1, 9, 'p', 'src-1'],
+        ['b', 1, 0, 9, 'qq', 'src-2'],
+        ['a', 8, 1, 10, 'r', 'src-2'],
+      ],
+    ],
     ['an empty record is not a checkpoint-only append', [['b', 4, 2, 11, '', undefined]]],
   ] as const)('%s: unpacks to exactly what was appended', (_name, appends) => {
     const { outbox, batches, transferred } = capture();
     outbox.bind('a', 1);
     outbox.bind('b', 2);
-    for (const [id, seq, epoch, ts, rec, src] of appends) outbox.append(id, seq, epoch, ts, rec === null ? null : Buffer.from(rec), src);
+    for (const [id, seq, epoch, ts, rec, src] of appends)
+      outbox.append(id, seq, epoch, ts, rec === null ? null : Buffer.from(rec), src);
     outbox.flush();
     expect(batches).toHaveLength(1);
-    expect(unpack(batches[0]!)).toEqual(appends.map(([id, seq, epoch, ts, rec, src]) => [id === 'a' ? 1 : 2, seq, epoch, ts, rec, src]));
+    expect(unpack(batches[0]!)).toEqual(
+      appends.map(([id, seq, epoch, ts, rec, src]) => [id === 'a' ? 1 : 2, seq, epoch, ts, rec, src]),
+    );
     // Both buffers travel by transfer, not by copy.
     expect(transferred[0]).toEqual([batches[0]!.meta.buffer, batches[0]!.bytes.buffer]);
     expect(new Set(batches[0]!.sourceIds).size).toBe(batches[0]!.sourceIds.length);
   });
 
-  it('a session\'s source id is sent when it changes, not with every append (the spool keeps the last one)', () => {
+  it("a session's source id is sent when it changes, not with every append (the spool keeps the last one)", () => {
     const { outbox, batches } = capture();
     outbox.bind('a', 1);
     outbox.append('a', 1, 0, 1, Buffer.from('r'), 'src-1');
@@ -61,7 +85,13 @@ describe('outbox: spool appends packed for the main thread', () => {
     outbox.bind('a', 2);
     outbox.append('a', 5, 1, 5, Buffer.from('r'), 'src-2');
     outbox.flush();
-    expect(batches.flatMap((b) => unpack(b).map((x) => x[5]))).toEqual(['src-1', undefined, undefined, 'src-2', 'src-2']);
+    expect(batches.flatMap((b) => unpack(b).map((x) => x[5]))).toEqual([
+      'src-1',
+      undefined,
+      undefined,
+      'src-2',
+      'src-2',
+    ]);
     expect(batches.map((b) => b.sourceIds)).toEqual([['src-1'], ['src-2'], ['src-2']]);
   });
 
@@ -111,7 +141,10 @@ describe('outbox: spool appends packed for the main thread', () => {
     outbox.append('a', 5, 0, 5, Buffer.from(reference(record(5))));
     outbox.flush();
     const got = unpack(batches[0]!).map(([, seq, , , rec]) => [seq, rec]);
-    expect(got).toEqual([...texts.map((t, i) => [i + 1, reference(record(i + 1, t)).toString('latin1')]), [5, reference(record(5)).toString('latin1')]]);
+    expect(got).toEqual([
+      ...texts.map((t, i) => [i + 1, reference(record(i + 1, t)).toString('latin1')]),
+      [5, reference(record(5)).toString('latin1')],
+    ]);
   });
 
   it('a record encoded and never appended leaves nothing behind', () => {

@@ -41,7 +41,11 @@ const LOC = {
   'code.column.number': 15,
 };
 
-const c = (row: string, name: string, rest: Omit<MappingCase, 'row' | 'name' | 'type'> & { type?: string }): MappingCase => ({
+const c = (
+  row: string,
+  name: string,
+  rest: Omit<MappingCase, 'row' | 'name' | 'type'> & { type?: string },
+): MappingCase => ({
   row,
   name,
   type: rest.type ?? row,
@@ -71,7 +75,14 @@ export const TYPE_CASES: MappingCase[] = [
   }),
   c('console_error', 'uncaught exception', {
     category: 'console',
-    data: { ...ctx, text: 'Uncaught TypeError: x is not a function', line: 9, column: 14, source_url: 'https://shop.example/app.js', stack_trace: STACK },
+    data: {
+      ...ctx,
+      text: 'Uncaught TypeError: x is not a function',
+      line: 9,
+      column: 14,
+      source_url: 'https://shop.example/app.js',
+      stack_trace: STACK,
+    },
     severity: ERROR,
     attributes: {
       'exception.type': 'TypeError',
@@ -88,13 +99,30 @@ export const TYPE_CASES: MappingCase[] = [
     category: 'console',
     data: { text: 'Uncaught Error: boom', line: 0, column: 0, source_url: 'https://shop.example/inline.js' },
     severity: ERROR,
-    attributes: { 'exception.type': 'Error', 'exception.message': 'boom', 'code.file.path': 'https://shop.example/inline.js', 'code.line.number': 1, 'code.column.number': 1 },
+    attributes: {
+      'exception.type': 'Error',
+      'exception.message': 'boom',
+      'code.file.path': 'https://shop.example/inline.js',
+      'code.line.number': 1,
+      'code.column.number': 1,
+    },
   }),
   c('console_error', 'uncaught exception that also carries a level', {
     category: 'console',
-    data: { level: 'error', text: 'Uncaught (in promise) TypeError: x is not a function', line: 3, column: 7, source_url: 'https://shop.example/app.js' },
+    data: {
+      level: 'error',
+      text: 'Uncaught (in promise) TypeError: x is not a function',
+      line: 3,
+      column: 7,
+      source_url: 'https://shop.example/app.js',
+    },
     severity: ERROR,
-    attributes: { 'exception.type': 'TypeError', 'exception.message': 'x is not a function', 'code.line.number': 4, 'code.column.number': 8 },
+    attributes: {
+      'exception.type': 'TypeError',
+      'exception.message': 'x is not a function',
+      'code.line.number': 4,
+      'code.column.number': 8,
+    },
   }),
   c('console_error', 'console.error call without level (older or cut event) is no exception', {
     category: 'console',
@@ -133,7 +161,15 @@ export const TYPE_CASES: MappingCase[] = [
   ...[200, 304, 404, 503].map((status) =>
     c('network_response', `status ${status}`, {
       category: 'network',
-      data: { url: 'https://api.example:444/x', method: 'POST', status, status_text: 'x', request_id: 'R2', resource_type: 'XHR', headers: { 'set-cookie': 'sid=1' } },
+      data: {
+        url: 'https://api.example:444/x',
+        method: 'POST',
+        status,
+        status_text: 'x',
+        request_id: 'R2',
+        resource_type: 'XHR',
+        headers: { 'set-cookie': 'sid=1' },
+      },
       severity: status >= 500 ? ERROR : status >= 400 ? WARN : INFO,
       attributes: {
         'http.response.status_code': status,
@@ -155,26 +191,83 @@ export const TYPE_CASES: MappingCase[] = [
   }),
   c('network_loading_failed', 'failed', {
     category: 'network',
-    data: { ...ctx, canceled: false, error_text: 'net::ERR_NAME_NOT_RESOLVED', request_id: 'R3', resource_type: 'Script' },
+    data: {
+      ...ctx,
+      canceled: false,
+      error_text: 'net::ERR_NAME_NOT_RESOLVED',
+      request_id: 'R3',
+      resource_type: 'Script',
+    },
     severity: ERROR,
-    attributes: { ...PAGE_ATTRS, 'error.type': 'net::ERR_NAME_NOT_RESOLVED', 'browser.network.request.id': 'R3', 'browser.network.resource_type': 'Script' },
+    attributes: {
+      ...PAGE_ATTRS,
+      'error.type': 'net::ERR_NAME_NOT_RESOLVED',
+      'browser.network.request.id': 'R3',
+      'browser.network.resource_type': 'Script',
+    },
   }),
-  c('network_loading_failed', 'canceled', { category: 'network', data: { canceled: true, error_text: 'net::ERR_ABORTED' }, severity: INFO }),
-  c('network_loading_failed', 'in flight before attach', { category: 'network', data: { canceled: false, error_text: 'x', request_id: 'R4' }, severity: ERROR }),
+  c('network_loading_failed', 'canceled', {
+    category: 'network',
+    data: { canceled: true, error_text: 'net::ERR_ABORTED' },
+    severity: INFO,
+  }),
+  c('network_loading_failed', 'in flight before attach', {
+    category: 'network',
+    data: { canceled: false, error_text: 'x', request_id: 'R4' },
+    severity: ERROR,
+  }),
   c('network_idle', 'context only', { category: 'network', data: { ...ctx }, severity: INFO, attributes: PAGE_ATTRS }),
-  c('page_dom_content_loaded', 'with cdp_timestamp', { category: 'page', data: { ...ctx, cdp_timestamp: 1234.5 }, severity: INFO, attributes: PAGE_ATTRS }),
-  c('page_load', 'with cdp_timestamp', { category: 'page', data: { ...ctx, cdp_timestamp: 1235.25 }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('page_dom_content_loaded', 'with cdp_timestamp', {
+    category: 'page',
+    data: { ...ctx, cdp_timestamp: 1234.5 },
+    severity: INFO,
+    attributes: PAGE_ATTRS,
+  }),
+  c('page_load', 'with cdp_timestamp', {
+    category: 'page',
+    data: { ...ctx, cdp_timestamp: 1235.25 },
+    severity: INFO,
+    attributes: PAGE_ATTRS,
+  }),
   c('page_layout_shift', 'shift', {
     category: 'page',
-    data: { ...ctx, duration: 0, layout_shift_details: { had_recent_input: false, value: 0.1375 }, source_frame_id: 'F1', time: 812.4 },
+    data: {
+      ...ctx,
+      duration: 0,
+      layout_shift_details: { had_recent_input: false, value: 0.1375 },
+      source_frame_id: 'F1',
+      time: 812.4,
+    },
     severity: INFO,
-    attributes: { ...PAGE_ATTRS, 'browser.page.layout_shift.value': 0.1375, 'browser.page.layout_shift.had_recent_input': false },
+    attributes: {
+      ...PAGE_ATTRS,
+      'browser.page.layout_shift.value': 0.1375,
+      'browser.page.layout_shift.had_recent_input': false,
+    },
   }),
   c('page_lcp', 'same-origin image', {
     category: 'page',
-    data: { ...ctx, lcp_details: { element_id: 'hero', load_time: 900.5, node_id: 12, render_time: 1020.25, size: 48000, url: 'https://cdn.example/hero.png?token=t' }, source_frame_id: 'F1', time: 1020.25 },
+    data: {
+      ...ctx,
+      lcp_details: {
+        element_id: 'hero',
+        load_time: 900.5,
+        node_id: 12,
+        render_time: 1020.25,
+        size: 48000,
+        url: 'https://cdn.example/hero.png?token=t',
+      },
+      source_frame_id: 'F1',
+      time: 1020.25,
+    },
     severity: INFO,
-    attributes: { ...PAGE_ATTRS, 'browser.page.lcp.value': 1020.25, 'browser.page.lcp.render_time': 1020.25, 'browser.page.lcp.load_time': 900.5, 'browser.page.lcp.size': 48000 },
+    attributes: {
+      ...PAGE_ATTRS,
+      'browser.page.lcp.value': 1020.25,
+      'browser.page.lcp.render_time': 1020.25,
+      'browser.page.lcp.load_time': 900.5,
+      'browser.page.lcp.size': 48000,
+    },
   }),
   c('page_lcp', 'cross-origin image without timing header', {
     category: 'page',
@@ -182,8 +275,18 @@ export const TYPE_CASES: MappingCase[] = [
     severity: INFO,
     attributes: { 'browser.page.lcp.value': 700.5 },
   }),
-  c('page_layout_settled', 'context only', { category: 'page', data: { ...ctx }, severity: INFO, attributes: PAGE_ATTRS }),
-  c('page_crashed', 'renderer crash', { category: 'page', data: { target_id: 'T1', target_type: 'page', url: PAGE }, severity: ERROR, attributes: PAGE_ATTRS }),
+  c('page_layout_settled', 'context only', {
+    category: 'page',
+    data: { ...ctx },
+    severity: INFO,
+    attributes: PAGE_ATTRS,
+  }),
+  c('page_crashed', 'renderer crash', {
+    category: 'page',
+    data: { target_id: 'T1', target_type: 'page', url: PAGE },
+    severity: ERROR,
+    attributes: PAGE_ATTRS,
+  }),
   c('interaction_click', 'y sent as `true`', {
     category: 'interaction',
     data: { ...ctx, selector: 'button#pay', tag: 'BUTTON', text: 'Pay', x: 10, true: 20 },
@@ -191,9 +294,25 @@ export const TYPE_CASES: MappingCase[] = [
     attributes: PAGE_ATTRS,
     body: { ...ctx, selector: 'button#pay', tag: 'BUTTON', text: 'Pay', x: 10, y: 20 },
   }),
-  c('interaction_click', 'y sent as `y`', { category: 'interaction', data: { x: 1, y: 2 }, severity: INFO, body: { x: 1, y: 2 } }),
-  c('interaction_key', 'named key', { category: 'interaction', data: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' }, severity: INFO, attributes: PAGE_ATTRS, body: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' } }),
-  c('interaction_key', 'typed character', { category: 'interaction', data: { key: 'p', selector: 'input#password', tag: 'INPUT' }, severity: INFO, body: { key: 'REDACTED', selector: 'input#password', tag: 'INPUT' } }),
+  c('interaction_click', 'y sent as `y`', {
+    category: 'interaction',
+    data: { x: 1, y: 2 },
+    severity: INFO,
+    body: { x: 1, y: 2 },
+  }),
+  c('interaction_key', 'named key', {
+    category: 'interaction',
+    data: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' },
+    severity: INFO,
+    attributes: PAGE_ATTRS,
+    body: { ...ctx, key: 'Enter', selector: 'input', tag: 'INPUT' },
+  }),
+  c('interaction_key', 'typed character', {
+    category: 'interaction',
+    data: { key: 'p', selector: 'input#password', tag: 'INPUT' },
+    severity: INFO,
+    body: { key: 'REDACTED', selector: 'input#password', tag: 'INPUT' },
+  }),
   c('interaction_scroll_settled', 'scroll', {
     category: 'interaction',
     data: { ...ctx, from_x: 0, from_y: 0, to_x: 0, to_y: 900, target_selector: 'html' },
@@ -215,37 +334,91 @@ export const TYPE_CASES: MappingCase[] = [
     attributes: { 'browser.screenshot.disposition': 'file', 'browser.screenshot.path': '/fake/s-1/1.png' },
     body: {},
   }),
-  c('monitor_disconnected', 'chrome restarted', { category: 'monitor', data: { reason: 'chrome_restarted' }, severity: WARN, attributes: { 'browser.monitor.reason': 'chrome_restarted' } }),
-  c('monitor_disconnected', 'sent under system', { category: 'system', data: { reason: 'chrome_restarted' }, severity: WARN }),
-  c('monitor_reconnected', 'reconnected', { category: 'monitor', data: { reconnect_duration_ms: 1500 }, severity: INFO }),
-  c('monitor_reconnect_failed', 'exhausted', { category: 'monitor', data: { reason: 'reconnect_exhausted' }, severity: ERROR, attributes: { 'browser.monitor.reason': 'reconnect_exhausted' } }),
+  c('monitor_disconnected', 'chrome restarted', {
+    category: 'monitor',
+    data: { reason: 'chrome_restarted' },
+    severity: WARN,
+    attributes: { 'browser.monitor.reason': 'chrome_restarted' },
+  }),
+  c('monitor_disconnected', 'sent under system', {
+    category: 'system',
+    data: { reason: 'chrome_restarted' },
+    severity: WARN,
+  }),
+  c('monitor_reconnected', 'reconnected', {
+    category: 'monitor',
+    data: { reconnect_duration_ms: 1500 },
+    severity: INFO,
+  }),
+  c('monitor_reconnect_failed', 'exhausted', {
+    category: 'monitor',
+    data: { reason: 'reconnect_exhausted' },
+    severity: ERROR,
+    attributes: { 'browser.monitor.reason': 'reconnect_exhausted' },
+  }),
   c('monitor_init_failed', 'step', { category: 'monitor', data: { step: 'Network.enable' }, severity: ERROR }),
   ...[200, 422, 500].map((status) =>
     c('api_call', `status ${status}`, {
       category: 'control',
-      data: { request_id: 'A1', operation_id: 'ExecutePlaywright', status, duration_ms: 12.5, code: 'await page.click("x")' },
+      data: {
+        request_id: 'A1',
+        operation_id: 'ExecutePlaywright',
+        status,
+        duration_ms: 12.5,
+        code: 'await page.click("x")',
+      },
       severity: status >= 500 ? ERROR : status >= 400 ? WARN : INFO,
       attributes: { 'http.response.status_code': status, 'browser.api_call.operation_id': 'ExecutePlaywright' },
     }),
   ),
   c('cdp_command', 'Page.navigate', {
     category: 'control',
-    data: { method: 'Page.navigate', command_id: 4, connection_id: 'C1', session_id: 'S1', url_scheme: 'HTTPS', transition_type: 'other' },
+    data: {
+      method: 'Page.navigate',
+      command_id: 4,
+      connection_id: 'C1',
+      session_id: 'S1',
+      url_scheme: 'HTTPS',
+      transition_type: 'other',
+    },
     severity: INFO,
     attributes: { 'browser.cdp.method': 'Page.navigate', 'url.scheme': 'https' },
   }),
   c('cdp_connect', 'connect', { category: 'connection', data: { connection_id: 'C1' }, severity: INFO }),
   c('cdp_disconnect', 'client close', {
     category: 'connection',
-    data: { connection_id: 'C1', duration_ms: 1000, message_count: 20, reason: 'client_close', telemetry_dropped: 0, telemetry_excluded: 3 },
+    data: {
+      connection_id: 'C1',
+      duration_ms: 1000,
+      message_count: 20,
+      reason: 'client_close',
+      telemetry_dropped: 0,
+      telemetry_excluded: 3,
+    },
     severity: INFO,
     attributes: { 'browser.connection.reason': 'client_close' },
   }),
-  c('cdp_disconnect', 'upstream error', { category: 'connection', data: { duration_ms: 5, message_count: 1, reason: 'upstream_error' }, severity: WARN }),
-  c('cdp_disconnect', 'telemetry dropped', { category: 'connection', data: { duration_ms: 5, message_count: 1, reason: 'client_close', telemetry_dropped: 2 }, severity: WARN }),
-  c('cdp_disconnect', 'older image without telemetry_dropped', { category: 'connection', data: { duration_ms: 5, message_count: 1, reason: 'context_cancelled' }, severity: INFO }),
+  c('cdp_disconnect', 'upstream error', {
+    category: 'connection',
+    data: { duration_ms: 5, message_count: 1, reason: 'upstream_error' },
+    severity: WARN,
+  }),
+  c('cdp_disconnect', 'telemetry dropped', {
+    category: 'connection',
+    data: { duration_ms: 5, message_count: 1, reason: 'client_close', telemetry_dropped: 2 },
+    severity: WARN,
+  }),
+  c('cdp_disconnect', 'older image without telemetry_dropped', {
+    category: 'connection',
+    data: { duration_ms: 5, message_count: 1, reason: 'context_cancelled' },
+    severity: INFO,
+  }),
   c('live_view_connect', 'connect', { category: 'connection', data: { session_id: 'LV1' }, severity: INFO }),
-  c('live_view_disconnect', 'disconnect', { category: 'connection', data: { session_id: 'LV1', duration_ms: 60000 }, severity: INFO }),
+  c('live_view_disconnect', 'disconnect', {
+    category: 'connection',
+    data: { session_id: 'LV1', duration_ms: 60000 },
+    severity: INFO,
+  }),
   ...(
     [
       ['success', INFO],
@@ -256,9 +429,24 @@ export const TYPE_CASES: MappingCase[] = [
   ).map(([status, severity]) =>
     c('captcha_solve_result', status, {
       category: 'captcha',
-      data: { captcha_type: 'turnstile', status, duration_ms: 4200, error_code: 'ERROR_CAPTCHA_UNSOLVABLE', task_id: 'T9', challenge_id: 'ch_1', website_host: 'shop.example', website_path: '/login' },
+      data: {
+        captcha_type: 'turnstile',
+        status,
+        duration_ms: 4200,
+        error_code: 'ERROR_CAPTCHA_UNSOLVABLE',
+        task_id: 'T9',
+        challenge_id: 'ch_1',
+        website_host: 'shop.example',
+        website_path: '/login',
+      },
       severity,
-      attributes: { 'browser.captcha.type': 'turnstile', 'browser.captcha.status': status, 'browser.captcha.challenge_id': 'ch_1', 'error.type': 'ERROR_CAPTCHA_UNSOLVABLE', 'server.address': 'shop.example' },
+      attributes: {
+        'browser.captcha.type': 'turnstile',
+        'browser.captcha.status': status,
+        'browser.captcha.challenge_id': 'ch_1',
+        'error.type': 'ERROR_CAPTCHA_UNSOLVABLE',
+        'server.address': 'shop.example',
+      },
     }),
   ),
   // Beyond the written table: the shapes the service's source shows (docs/service-api.md "Event types and categories").
@@ -268,7 +456,12 @@ export const TYPE_CASES: MappingCase[] = [
     severity: INFO,
     attributes: PAGE_ATTRS,
   }),
-  c('page_navigation_settled', 'context', { category: 'page', data: { ...ctx, nav_seq: 3 }, severity: INFO, attributes: PAGE_ATTRS }),
+  c('page_navigation_settled', 'context', {
+    category: 'page',
+    data: { ...ctx, nav_seq: 3 },
+    severity: INFO,
+    attributes: PAGE_ATTRS,
+  }),
   c('page_tab_opened', 'new tab', {
     category: 'page',
     data: { target_id: 'T2', target_type: 'page', url: PAGE, opener_id: 'T1', title: 'Checkout' },
@@ -292,7 +485,15 @@ export const TYPE_CASES: MappingCase[] = [
   ).map(([resourceType, severity]) =>
     c('proxy_error', `resource ${resourceType ?? 'unknown'}`, {
       category: 'network',
-      data: { ...ctx, url: PAGE, code: 'destination_blocked', request_id: 'R7', status: 502, method: 'GET', ...(resourceType === undefined ? {} : { resource_type: resourceType }) },
+      data: {
+        ...ctx,
+        url: PAGE,
+        code: 'destination_blocked',
+        request_id: 'R7',
+        status: 502,
+        method: 'GET',
+        ...(resourceType === undefined ? {} : { resource_type: resourceType }),
+      },
       severity,
       attributes: {
         ...PAGE_ATTRS,
@@ -308,7 +509,11 @@ export const TYPE_CASES: MappingCase[] = [
     category: 'system',
     data: { service_name: 'chromium', phase: 'running', pid: 4242 },
     severity: ERROR,
-    attributes: { 'browser.service.name': 'chromium', 'browser.service.crash_phase': 'running', 'browser.service.pid': 4242 },
+    attributes: {
+      'browser.service.name': 'chromium',
+      'browser.service.crash_phase': 'running',
+      'browser.service.pid': 4242,
+    },
   }),
   c('service_crashed', 'restarts given up (no pid)', {
     category: 'system',
@@ -334,13 +539,28 @@ export const TYPE_CASES: MappingCase[] = [
       ],
     },
     severity: ERROR,
-    attributes: { 'browser.oom.process_name': 'chrome', 'browser.oom.pid': 3117, 'browser.oom.rss_kb': 1843200, 'browser.oom.constraint': 'memcg' },
+    attributes: {
+      'browser.oom.process_name': 'chrome',
+      'browser.oom.pid': 3117,
+      'browser.oom.rss_kb': 1843200,
+      'browser.oom.constraint': 'memcg',
+    },
   }),
   c('captcha_solve_started', 'press and hold', {
     category: 'captcha',
-    data: { captcha_type: 'press_and_hold', challenge_id: 'ch_1', task_id: 'T9', website_host: 'shop.example', website_path: '/login' },
+    data: {
+      captcha_type: 'press_and_hold',
+      challenge_id: 'ch_1',
+      task_id: 'T9',
+      website_host: 'shop.example',
+      website_path: '/login',
+    },
     severity: INFO,
-    attributes: { 'browser.captcha.type': 'press_and_hold', 'browser.captcha.challenge_id': 'ch_1', 'server.address': 'shop.example' },
+    attributes: {
+      'browser.captcha.type': 'press_and_hold',
+      'browser.captcha.challenge_id': 'ch_1',
+      'server.address': 'shop.example',
+    },
   }),
   ...(
     [
@@ -352,14 +572,34 @@ export const TYPE_CASES: MappingCase[] = [
   ).map(([status, severity]) =>
     c('captcha_challenge_result', status, {
       category: 'captcha',
-      data: { captcha_type: 'recaptcha_v2', challenge_id: 'ch_1', status, duration_ms: 15300.5, website_host: 'shop.example', website_path: '/login' },
+      data: {
+        captcha_type: 'recaptcha_v2',
+        challenge_id: 'ch_1',
+        status,
+        duration_ms: 15300.5,
+        website_host: 'shop.example',
+        website_path: '/login',
+      },
       severity,
-      attributes: { 'browser.captcha.type': 'recaptcha_v2', 'browser.captcha.status': status, 'browser.captcha.challenge_id': 'ch_1', 'server.address': 'shop.example' },
+      attributes: {
+        'browser.captcha.type': 'recaptcha_v2',
+        'browser.captcha.status': status,
+        'browser.captcha.challenge_id': 'ch_1',
+        'server.address': 'shop.example',
+      },
     }),
   ),
   c('captcha_challenge_result', 'inferred from a solved token task (task_id, no challenge_id)', {
     category: 'captcha',
-    data: { captcha_type: 'turnstile', status: 'solved', duration_ms: 1234.5, inferred: true, task_id: 't1', website_host: 'shop.example', website_path: '/login' },
+    data: {
+      captcha_type: 'turnstile',
+      status: 'solved',
+      duration_ms: 1234.5,
+      inferred: true,
+      task_id: 't1',
+      website_host: 'shop.example',
+      website_path: '/login',
+    },
     severity: INFO,
     absent: ['browser.captcha.challenge_id'],
   }),
@@ -368,25 +608,79 @@ export const TYPE_CASES: MappingCase[] = [
     category: 'future',
     data: { url: 'https://w.example:8080/a', method: 'GET', status: 200, nested: [[], {}, null] },
     severity: INFO,
-    attributes: { 'url.full': 'https://w.example:8080/a', 'url.scheme': 'https', 'server.address': 'w.example', 'server.port': 8080, 'http.request.method': 'GET', 'http.response.status_code': 200 },
+    attributes: {
+      'url.full': 'https://w.example:8080/a',
+      'url.scheme': 'https',
+      'server.address': 'w.example',
+      'server.port': 8080,
+      'http.request.method': 'GET',
+      'http.response.status_code': 200,
+    },
   }),
-  c('*', 'future type, odd method', { type: 'widget_fetched', category: 'future', data: { method: 'Get' }, severity: INFO, attributes: { 'http.request.method_original': 'Get' } }),
+  c('*', 'future type, odd method', {
+    type: 'widget_fetched',
+    category: 'future',
+    data: { method: 'Get' },
+    severity: INFO,
+    attributes: { 'http.request.method_original': 'Get' },
+  }),
   c('*', 'future failure by name', { type: 'widget_load_failed', category: 'future', severity: ERROR }),
   c('*', 'future warning by name', { type: 'widget_timeout', category: 'future', severity: WARN }),
-  c('*', 'future type with 4xx status', { type: 'widget_call', category: 'future', data: { status: 404 }, severity: WARN }),
-  c('*', 'future type with console level', { type: 'widget_log', category: 'future', data: { level: 'debug' }, severity: INFO }),
+  c('*', 'future type with 4xx status', {
+    type: 'widget_call',
+    category: 'future',
+    data: { status: 404 },
+    severity: WARN,
+  }),
+  c('*', 'future type with console level', {
+    type: 'widget_log',
+    category: 'future',
+    data: { level: 'debug' },
+    severity: INFO,
+  }),
   c('*', 'no false positive for zoom', { type: 'page_zoom', category: 'page', severity: INFO }),
 ];
 
 /** Sample members per cdp_command method: every required and optional member, enums as `other`. */
 function sampleMember(name: string): unknown {
-  if (name.endsWith('_present') || ['accept', 'auto_repeat', 'is_keypad', 'is_system_key', 'prevent_fling', 'ignore_cache', 'landscape', 'background', 'focus', 'hidden', 'new_window'].includes(name)) return true;
+  if (
+    name.endsWith('_present') ||
+    [
+      'accept',
+      'auto_repeat',
+      'is_keypad',
+      'is_system_key',
+      'prevent_fling',
+      'ignore_cache',
+      'landscape',
+      'background',
+      'focus',
+      'hidden',
+      'new_window',
+    ].includes(name)
+  )
+    return true;
   if (name === 'drag_mime_categories') return ['text', 'other'];
-  if (['event_type', 'button', 'pointer_type', 'gesture_source_type', 'format', 'referrer_policy', 'transition_type', 'state', 'window_state', 'transfer_mode'].includes(name)) return 'other';
+  if (
+    [
+      'event_type',
+      'button',
+      'pointer_type',
+      'gesture_source_type',
+      'format',
+      'referrer_policy',
+      'transition_type',
+      'state',
+      'window_state',
+      'transfer_mode',
+    ].includes(name)
+  )
+    return 'other';
   if (name === 'mode') return 'address';
   if (name === 'named_key') return 'Enter';
   if (name === 'url_scheme') return 'https';
-  if (name.endsWith('_id') && !['window_id', 'field_id', 'entry_id', 'node_id', 'backend_node_id'].includes(name)) return `${name}-1`;
+  if (name.endsWith('_id') && !['window_id', 'field_id', 'entry_id', 'node_id', 'backend_node_id'].includes(name))
+    return `${name}-1`;
   if (['force', 'scale_factor', 'scale', 'tangential_pressure'].includes(name)) return 0.5;
   return 3;
 }
@@ -405,5 +699,14 @@ export const CDP_CASES: MappingCase[] = CDP_METHODS.map((m) => {
   }
   const attributes: Record<string, AttributeValue> = { 'browser.cdp.method': m.method };
   if (typeof data.url_scheme === 'string') attributes['url.scheme'] = data.url_scheme;
-  return { row: m.method, name: m.method, type: 'cdp_command', category: 'control', data, severity: INFO, attributes, body: body as JsonValue };
+  return {
+    row: m.method,
+    name: m.method,
+    type: 'cdp_command',
+    category: 'control',
+    data,
+    severity: INFO,
+    attributes,
+    body: body as JsonValue,
+  };
 });

@@ -30,17 +30,22 @@ function rows(markdown: string, heading: string): Row[] {
     .split('\n')
     .filter((line) => line.startsWith('| `'))
     .map((line) => {
-      const cells = line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+      const cells = line
+        .slice(1, -1)
+        .split(' | ')
+        .map((cell) => cell.trim());
       return { key: (cells[0] ?? '').replace(/`/g, ''), cells };
     });
 }
 
 /** Backticked dotted names in a cell: the attribute names it lists. */
-const attributeNames = (cell: string): string[] => [...cell.matchAll(/`([a-z_]+(?:\.[a-z_]+)+)`/g)].map((m) => m[1] as string);
+const attributeNames = (cell: string): string[] =>
+  [...cell.matchAll(/`([a-z_]+(?:\.[a-z_]+)+)`/g)].map((m) => m[1] as string);
 
 function promotedBy(cases: MappingCase[]): Set<string> {
   const names = new Set<string>();
-  for (const k of cases) for (const name of Object.keys(mapCase(k).attributes)) if (!isBaseAttribute(name)) names.add(name);
+  for (const k of cases)
+    for (const name of Object.keys(mapCase(k).attributes)) if (!isBaseAttribute(name)) names.add(name);
   return names;
 }
 
@@ -129,15 +134,18 @@ describe('docs/service-api.md "Event types and categories"', () => {
   it('the rows marked "service" are SERVICE_EVENT_TYPES with their categories', () => {
     expect(asRecord('service')).toEqual({ ...SERVICE_EVENT_TYPES });
   });
-  it('every row is in the mapper\'s catalogue with the same category, and the catalogue has no other type', () => {
+  it("every row is in the mapper's catalogue with the same category, and the catalogue has no other type", () => {
     const catalogue = [...CATALOGUE, ...SERVICE_TYPES];
     for (const r of table) expect(catalogue.find((e) => e.type === r.key)?.category, r.key).toBe(r.cells[1]);
     expect(table.map((r) => r.key).sort()).toEqual(catalogue.map((e) => e.type).sort());
     expect(CATALOGUE.map((e) => e.type)).toEqual(Object.keys(SPEC_EVENT_TYPES));
   });
   it('names exactly the types the written table left without detail, and each has its real shape', () => {
-    const named = new Set([...api.matchAll(/seven the written text names without category or data \(([^)]*)\)/g)].flatMap((m) =>
-      [...(m[1] as string).matchAll(/`(\w+)`/g)].map((x) => x[1] as string)));
+    const named = new Set(
+      [...api.matchAll(/seven the written text names without category or data \(([^)]*)\)/g)].flatMap((m) =>
+        [...(m[1] as string).matchAll(/`(\w+)`/g)].map((x) => x[1] as string),
+      ),
+    );
     expect([...named].sort()).toEqual([...NAMED_WITHOUT_DETAIL].sort());
     expect(SERVICE_TYPES.map((e) => e.type)).toEqual(expect.arrayContaining([...NAMED_WITHOUT_DETAIL]));
   });

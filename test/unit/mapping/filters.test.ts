@@ -8,11 +8,13 @@ import { CTX, envelopeOf } from './helpers.js';
 function run(filters: Record<string, string[]>, events: Array<[string, string]>) {
   const filtered: string[] = [];
   const mapper = createMapper(parseMappingOptions({ filters }, 'mapping'));
-  const kept = events.filter(([type, category]) => {
-    const record = mapper.map(envelopeOf(type, category, {}), CTX, 1);
-    if (record === null) filtered.push(`${type}/${category}`);
-    return record !== null;
-  }).map(([t]) => t);
+  const kept = events
+    .filter(([type, category]) => {
+      const record = mapper.map(envelopeOf(type, category, {}), CTX, 1);
+      if (record === null) filtered.push(`${type}/${category}`);
+      return record !== null;
+    })
+    .map(([t]) => t);
   return { kept, filtered };
 }
 
@@ -39,7 +41,10 @@ describe('filters', () => {
   });
 
   it('include categories OR types, then exclude wins', () => {
-    const { kept } = run({ include_categories: ['network'], include_types: ['console_log'], exclude_types: ['network_idle'] }, EVENTS);
+    const { kept } = run(
+      { include_categories: ['network'], include_types: ['console_log'], exclude_types: ['network_idle'] },
+      EVENTS,
+    );
     expect(kept).toEqual(['console_log', 'network_request']);
   });
 

@@ -54,6 +54,8 @@ describe('gapRecord', () => {
     expect(r.attributes).not.toHaveProperty('browser.telemetry.gap.last_seq');
     expect(r.attributes).not.toHaveProperty('browser.telemetry.gap.count');
     expect(r.attributes['log.record.uid']).toBe('s-1:gap:41-');
-    expect(r.body).toBe('telemetry gap: the session ended unseen; events after seq 40 may have been lost (tail_unknown)');
+    expect(r.body).toBe(
+      'telemetry gap: the session ended unseen; events after seq 40 may have been lost (tail_unknown)',
+    );
   });
 });

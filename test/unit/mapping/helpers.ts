@@ -9,7 +9,9 @@ export const CTX: SessionContext = { sessionId: 's-1', attributes: { 'browser.po
 export const TS = 1_731_000_000_123_456;
 
 /** A fake screenshot sink: no files, a predictable path. */
-export const fakeSink = { write: (session: string, _epoch: number, seq: number): string => `/fake/${session}/${seq}.png` };
+export const fakeSink = {
+  write: (session: string, _epoch: number, seq: number): string => `/fake/${session}/${seq}.png`,
+};
 
 export function envelopeOf(type: string, category: string, data?: Record<string, unknown>, seq = 1): Envelope {
   const event: Envelope['event'] = { ts: TS, type, category, source: { kind: 'cdp', event: 'Some.event' } };
@@ -19,7 +21,11 @@ export function envelopeOf(type: string, category: string, data?: Record<string,
 
 export function mapCase(k: MappingCase, deps: MapperDeps = {}): BridgeLogRecord {
   const options: MappingOptions = k.options === undefined ? defaultMappingOptions : k.options(defaultMappingOptions);
-  const record = createMapper(options, { screenshots: fakeSink, ...deps }).map(envelopeOf(k.type, k.category, k.data), CTX, TS + 5);
+  const record = createMapper(options, { screenshots: fakeSink, ...deps }).map(
+    envelopeOf(k.type, k.category, k.data),
+    CTX,
+    TS + 5,
+  );
   if (record === null) throw new Error('unexpectedly filtered');
   return record;
 }

@@ -17,7 +17,19 @@ const map = (env: Envelope, ctx = CTX) => {
 describe('source attributes', () => {
   it('scalars as attributes, non-scalars as JSON text listed for decoding', () => {
     const env = envelopeOf('page_crashed', 'page', { target_id: 't', target_type: 'page', url: 'about:blank' });
-    env.event.source = { kind: 'cdp', event: 'Inspector.targetCrashed', metadata: { cdp_session_id: 'S1', target_id: 'T1', attempt: 2, ok: true, ids: [1, 2], nested: { a: null }, none: null } };
+    env.event.source = {
+      kind: 'cdp',
+      event: 'Inspector.targetCrashed',
+      metadata: {
+        cdp_session_id: 'S1',
+        target_id: 'T1',
+        attempt: 2,
+        ok: true,
+        ids: [1, 2],
+        nested: { a: null },
+        none: null,
+      },
+    };
     const r = map(env);
     expect(r.attributes).toMatchObject({
       'browser.event.source.kind': 'cdp',
@@ -49,7 +61,11 @@ describe('source attributes', () => {
     const env = envelopeOf('cdp_connect', 'connection', { connection_id: 'c' });
     env.event.source = { kind: 7, metadata: {}, region: 'eu' } as unknown as Envelope['event']['source'];
     const r = map(env);
-    expect(JSON.parse(r.attributes['browser.event.source.extra'] as string)).toEqual({ kind: 7, metadata: {}, region: 'eu' });
+    expect(JSON.parse(r.attributes['browser.event.source.extra'] as string)).toEqual({
+      kind: 7,
+      metadata: {},
+      region: 'eu',
+    });
     expect(rebuildEnvelope(r)).toEqual(env);
   });
 });
@@ -57,7 +73,9 @@ describe('source attributes', () => {
 describe('uid, truncated, data', () => {
   it('uid carries the epoch once it is above 0', () => {
     expect(map(envelopeOf('page_load', 'page', {}, 42)).attributes['log.record.uid']).toBe('s-1:42');
-    expect(map(envelopeOf('page_load', 'page', {}, 42), { ...CTX, epoch: 3 }).attributes['log.record.uid']).toBe('s-1:e3:42');
+    expect(map(envelopeOf('page_load', 'page', {}, 42), { ...CTX, epoch: 3 }).attributes['log.record.uid']).toBe(
+      's-1:e3:42',
+    );
   });
 
   it('browser.event.truncated only when true', () => {
@@ -99,7 +117,9 @@ describe('uid, truncated, data', () => {
 
   it('a hostile frame nested 200 000 levels deep maps without throwing', () => {
     const deep = '['.repeat(200_000) + ']'.repeat(200_000);
-    const parsed = parseEnvelope(`{"seq":1,"event":{"ts":1,"type":"x","category":"y","source":{"metadata":{"a":${deep}}},"data":{"d":${deep}}}}`);
+    const parsed = parseEnvelope(
+      `{"seq":1,"event":{"ts":1,"type":"x","category":"y","source":{"metadata":{"a":${deep}}},"data":{"d":${deep}}}}`,
+    );
     if (!parsed.ok) throw new Error(parsed.reason);
     const r = map(parsed.envelope);
     expect(() => JSON.stringify(r)).not.toThrow();
@@ -110,7 +130,11 @@ describe('uid, truncated, data', () => {
 describe('body format json', () => {
   it('the same redacted, normalized body as JSON text', () => {
     const json = createMapper({ ...defaultMappingOptions, bodyFormat: 'json' });
-    const r = json.map(envelopeOf('interaction_click', 'interaction', { x: 1, true: 2, url: 'https://u:p@h.example/' }), CTX, TS);
+    const r = json.map(
+      envelopeOf('interaction_click', 'interaction', { x: 1, true: 2, url: 'https://u:p@h.example/' }),
+      CTX,
+      TS,
+    );
     expect(r?.body).toBe('{"x":1,"y":2,"url":"https://REDACTED:REDACTED@h.example/"}');
     expect(r?.attributes['url.full']).toBe('https://REDACTED:REDACTED@h.example/');
   });

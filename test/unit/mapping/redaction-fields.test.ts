@@ -18,7 +18,10 @@ describe('URLs: hash-routed queries, nested URLs, path parameters', () => {
   it.each([
     ['https://app.example.com/#/verify?code=123456', 'https://app.example.com/#/verify?code=REDACTED'],
     ['https://app.example.com/#!/reset?token=t&x=1', 'https://app.example.com/#!/reset?token=REDACTED&x=1'],
-    ['https://app.example.com/p?next=https://b.example/cb?token=t2', 'https://app.example.com/p?next=https://b.example/cb?token=REDACTED'],
+    [
+      'https://app.example.com/p?next=https://b.example/cb?token=t2',
+      'https://app.example.com/p?next=https://b.example/cb?token=REDACTED',
+    ],
     ['https://shop.example/cart;jsessionid=ABCDEF0123', 'https://shop.example/cart;jsessionid=REDACTED'],
     ['https://shop.example/cart;JSESSIONID=ABC/item?x=1', 'https://shop.example/cart;JSESSIONID=REDACTED/item?x=1'],
     ['https://shop.example/a;v=2/b;phpsessid=zz', 'https://shop.example/a;v=2/b;phpsessid=REDACTED'],
@@ -33,8 +36,15 @@ describe('URLs: hash-routed queries, nested URLs, path parameters', () => {
   });
 
   it.each([
-    ['https://a.example/', true], ['wss://h/devtools', true], ['chrome-extension://abc/x', true],
-    ['http:/x', false], ['/path?token=1', false], ['token=abc', false], ['', false], ['a', false], ['1http://x', false],
+    ['https://a.example/', true],
+    ['wss://h/devtools', true],
+    ['chrome-extension://abc/x', true],
+    ['http:/x', false],
+    ['/path?token=1', false],
+    ['token=abc', false],
+    ['', false],
+    ['a', false],
+    ['1http://x', false],
   ])('looksLikeUrl(%j) = %s', (s, expected) => expect(looksLikeUrl(s)).toBe(expected));
 });
 
@@ -42,15 +52,35 @@ describe('the record: metadata URLs, arrays of URLs, bodies', () => {
   const mapper = createMapper(defaultMappingOptions);
   const map = (type: string, data: Record<string, unknown>, source?: Record<string, unknown>) => {
     const env = envelopeOf(type, 'network', data);
-    if (source) env.event.source = { kind: 'cdp', ...source } as typeof env.event.source;
+    if (source) env.event.source = { kind: 'cdp', ...source };
     return mapper.map(env, CTX, 1)!;
   };
 
   it.each<[string, Record<string, unknown>, string, string]>([
-    ['a DevTools URL in metadata', { metadata: { ws: 'wss://proxy.example/devtools/browser/abc?jwt=SECRET-JWT' } }, 'browser.event.source.metadata.ws', 'wss://proxy.example/devtools/browser/abc?jwt=REDACTED'],
-    ['a relative URL under a URL-named metadata key', { metadata: { target_url: '/cb?code=SECRET-CODE' } }, 'browser.event.source.metadata.target_url', '/cb?code=REDACTED'],
-    ['a URL inside nested metadata', { metadata: { targets: [{ u: 'https://h.example/?token=SECRET-T' }] } }, 'browser.event.source.metadata.targets', '[{"u":"https://h.example/?token=REDACTED"}]'],
-    ['a secret-named metadata key', { metadata: { refresh_token: 'SECRET-R' } }, 'browser.event.source.metadata.refresh_token', 'REDACTED'],
+    [
+      'a DevTools URL in metadata',
+      { metadata: { ws: 'wss://proxy.example/devtools/browser/abc?jwt=SECRET-JWT' } },
+      'browser.event.source.metadata.ws',
+      'wss://proxy.example/devtools/browser/abc?jwt=REDACTED',
+    ],
+    [
+      'a relative URL under a URL-named metadata key',
+      { metadata: { target_url: '/cb?code=SECRET-CODE' } },
+      'browser.event.source.metadata.target_url',
+      '/cb?code=REDACTED',
+    ],
+    [
+      'a URL inside nested metadata',
+      { metadata: { targets: [{ u: 'https://h.example/?token=SECRET-T' }] } },
+      'browser.event.source.metadata.targets',
+      '[{"u":"https://h.example/?token=REDACTED"}]',
+    ],
+    [
+      'a secret-named metadata key',
+      { metadata: { refresh_token: 'SECRET-R' } },
+      'browser.event.source.metadata.refresh_token',
+      'REDACTED',
+    ],
   ])('%s', (_name, source, attr, expected) => {
     const r = map('page_navigation', { url: 'https://a.example/' }, source);
     expect(r.attributes[attr]).toBe(expected);
@@ -58,9 +88,21 @@ describe('the record: metadata URLs, arrays of URLs, bodies', () => {
   });
 
   it.each<[string, Record<string, unknown>, unknown]>([
-    ['a redirect chain', { redirect_chain: ['https://a.example/?token=SECRET-1', 'https://b.example/cb#access_token=SECRET-2'] }, { redirect_chain: ['https://a.example/?token=REDACTED', 'https://b.example/cb#access_token=REDACTED'] }],
-    ['a list of relative URLs under `urls`', { urls: ['/a?api_key=SECRET-3', '/b'] }, { urls: ['/a?api_key=REDACTED', '/b'] }],
-    ['objects inside an array', { hops: [{ location: 'https://c.example/;jsessionid=SECRET-4' }] }, { hops: [{ location: 'https://c.example/;jsessionid=REDACTED' }] }],
+    [
+      'a redirect chain',
+      { redirect_chain: ['https://a.example/?token=SECRET-1', 'https://b.example/cb#access_token=SECRET-2'] },
+      { redirect_chain: ['https://a.example/?token=REDACTED', 'https://b.example/cb#access_token=REDACTED'] },
+    ],
+    [
+      'a list of relative URLs under `urls`',
+      { urls: ['/a?api_key=SECRET-3', '/b'] },
+      { urls: ['/a?api_key=REDACTED', '/b'] },
+    ],
+    [
+      'objects inside an array',
+      { hops: [{ location: 'https://c.example/;jsessionid=SECRET-4' }] },
+      { hops: [{ location: 'https://c.example/;jsessionid=REDACTED' }] },
+    ],
   ])('%s', (_name, data, expected) => {
     const r = map('network_response', data);
     expect(r.body).toMatchObject(expected as object);
@@ -68,10 +110,30 @@ describe('the record: metadata URLs, arrays of URLs, bodies', () => {
   });
 
   it.each<[string, string, Record<string, unknown>, unknown]>([
-    ['a JSON login', 'network_request', { post_data: '{"email":"a@example.com","password":"SECRET-PW"}' }, { post_data: '{"email":"a@example.com","password":"REDACTED"}' }],
-    ['a form with client_secret', 'network_request', { post_data: 'grant_type=client_credentials&client_secret=SECRET-CS' }, { post_data: 'grant_type=client_credentials&client_secret=REDACTED' }],
-    ['a token response', 'network_response', { body: '{"access_token":"SECRET-AT","expires_in":3600,"user":{"api_key":"SECRET-K"}}' }, { body: '{"access_token":"REDACTED","expires_in":3600,"user":{"api_key":"REDACTED"}}' }],
-    ['a body as JSON already', 'network_response', { body: { items: [{ secret: 'SECRET-S' }] } }, { body: { items: [{ secret: 'REDACTED' }] } }],
+    [
+      'a JSON login',
+      'network_request',
+      { post_data: '{"email":"a@example.com","password":"SECRET-PW"}' },
+      { post_data: '{"email":"a@example.com","password":"REDACTED"}' },
+    ],
+    [
+      'a form with client_secret',
+      'network_request',
+      { post_data: 'grant_type=client_credentials&client_secret=SECRET-CS' },
+      { post_data: 'grant_type=client_credentials&client_secret=REDACTED' },
+    ],
+    [
+      'a token response',
+      'network_response',
+      { body: '{"access_token":"SECRET-AT","expires_in":3600,"user":{"api_key":"SECRET-K"}}' },
+      { body: '{"access_token":"REDACTED","expires_in":3600,"user":{"api_key":"REDACTED"}}' },
+    ],
+    [
+      'a body as JSON already',
+      'network_response',
+      { body: { items: [{ secret: 'SECRET-S' }] } },
+      { body: { items: [{ secret: 'REDACTED' }] } },
+    ],
   ])('%s', (_name, type, data, expected) => {
     const r = map(type, data);
     expect(r.body).toMatchObject(expected as object);

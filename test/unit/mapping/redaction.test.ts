@@ -5,7 +5,11 @@ import { MAX_BODY_DEPTH } from '../../../src/mapping/body-transform.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import type { Emit } from '../../../src/vocabulary/facts.js';
 import { compileNameMatcher } from '../../../src/mapping/name-matcher.js';
-import { defaultMappingOptions, parseMappingOptions, type MappingOptions } from '../../../src/config/mapping-section.js';
+import {
+  defaultMappingOptions,
+  parseMappingOptions,
+  type MappingOptions,
+} from '../../../src/config/mapping-section.js';
 import { addUrlAttributes, createUrlRedactor } from '../../../src/mapping/redact-url.js';
 import { CTX, envelopeOf } from './helpers.js';
 
@@ -21,7 +25,10 @@ describe('URL redaction', () => {
     ['//user:pw@cdn.example/x', '//REDACTED:REDACTED@cdn.example/x'],
     ['https://shop.example/@home?x=1', 'https://shop.example/@home?x=1'],
     ['https://shop.example/?q=a@b', 'https://shop.example/?q=a@b'],
-    ['https://b.s3.example/k?X-Amz-Algorithm=AWS4&X-Amz-Credential=AK%2F1&X-Amz-Signature=ff&X-Amz-Security-Token=tt', 'https://b.s3.example/k?X-Amz-Algorithm=AWS4&X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&X-Amz-Security-Token=REDACTED'],
+    [
+      'https://b.s3.example/k?X-Amz-Algorithm=AWS4&X-Amz-Credential=AK%2F1&X-Amz-Signature=ff&X-Amz-Security-Token=tt',
+      'https://b.s3.example/k?X-Amz-Algorithm=AWS4&X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&X-Amz-Security-Token=REDACTED',
+    ],
     ['https://a.blob.example/c?sv=2020&sig=abc%2B&se=2030', 'https://a.blob.example/c?sv=2020&sig=REDACTED&se=2030'],
     ['wss://proxy.example/devtools?jwt=eyJ.x.y', 'wss://proxy.example/devtools?jwt=REDACTED'],
     ['https://app.example/cb#access_token=t&state=s', 'https://app.example/cb#access_token=REDACTED&state=s'],
@@ -49,7 +56,15 @@ describe('URL redaction', () => {
 
 describe('URL attributes', () => {
   it.each([
-    ['https://Shop.Example:8443/a?b', { 'url.full': 'https://Shop.Example:8443/a?b', 'url.scheme': 'https', 'server.address': 'Shop.Example', 'server.port': 8443 }],
+    [
+      'https://Shop.Example:8443/a?b',
+      {
+        'url.full': 'https://Shop.Example:8443/a?b',
+        'url.scheme': 'https',
+        'server.address': 'Shop.Example',
+        'server.port': 8443,
+      },
+    ],
     ['HTTP://[::1]:80/', { 'url.scheme': 'http', 'server.address': '::1', 'server.port': 80 }],
     ['https://REDACTED:REDACTED@h.example/', { 'server.address': 'h.example' }],
     ['about:blank', { 'url.full': 'about:blank', 'url.scheme': 'about' }],
@@ -67,12 +82,25 @@ describe('URL attributes', () => {
 });
 
 function mapOne(options: MappingOptions, type: string, data: Record<string, unknown>, emit?: Emit) {
-  const record = createMapper(options, emit === undefined ? {} : { emit }).map(envelopeOf(type, 'network', data), CTX, 1);
+  const record = createMapper(options, emit === undefined ? {} : { emit }).map(
+    envelopeOf(type, 'network', data),
+    CTX,
+    1,
+  );
   if (record === null) throw new Error('filtered');
   return record;
 }
 
-const SECRETS = ['Bearer-SECRET-1', 'sid=SECRET-2', 'SECRET-3', 'SECRET-4', 'SECRET-5', 'SECRET-6', 'SECRET-7', 'SECRET-8'];
+const SECRETS = [
+  'Bearer-SECRET-1',
+  'sid=SECRET-2',
+  'SECRET-3',
+  'SECRET-4',
+  'SECRET-5',
+  'SECRET-6',
+  'SECRET-7',
+  'SECRET-8',
+];
 
 describe('headers and bodies', () => {
   const request = {
@@ -109,31 +137,56 @@ describe('headers and bodies', () => {
       // A form's secret-named fields are masked by default (mask_body_secrets); the rest stays.
       post_data: 'user=alice&password=REDACTED',
     });
-    expect(record.attributes['url.full']).toBe('https://REDACTED:REDACTED@api.example/v1?X-Goog-Signature=REDACTED&page=1');
+    expect(record.attributes['url.full']).toBe(
+      'https://REDACTED:REDACTED@api.example/v1?X-Goog-Signature=REDACTED&page=1',
+    );
   });
 
   it('masks set-cookie in responses and nested headers of unknown types', () => {
-    const r1 = mapOne(defaultMappingOptions, 'network_response', { status: 200, headers: { 'Set-Cookie': 'a=SECRET-2' } });
+    const r1 = mapOne(defaultMappingOptions, 'network_response', {
+      status: 200,
+      headers: { 'Set-Cookie': 'a=SECRET-2' },
+    });
     expect(JSON.stringify(r1)).not.toContain('SECRET');
-    const r2 = mapOne(defaultMappingOptions, 'proxy_error', { upstream: { headers: { authorization: 'SECRET-1' }, target_url: 'https://u:SECRET-3@x.example/' } });
+    const r2 = mapOne(defaultMappingOptions, 'proxy_error', {
+      upstream: { headers: { authorization: 'SECRET-1' }, target_url: 'https://u:SECRET-3@x.example/' },
+    });
     expect(JSON.stringify(r2)).not.toContain('SECRET');
   });
 
   it('drops post_data, response body and api_call.code when switched on', () => {
-    const options = parseMappingOptions({ redaction: { drop_post_data: true, drop_response_body: true, drop_api_call_code: true } }, 'mapping');
+    const options = parseMappingOptions(
+      { redaction: { drop_post_data: true, drop_response_body: true, drop_api_call_code: true } },
+      'mapping',
+    );
     expect(mapOne(options, 'network_request', request).body).toMatchObject({ post_data: 'REDACTED' });
-    expect(mapOne(options, 'network_response', { status: 200, body: '{"ssn":"123"}' }).body).toMatchObject({ body: 'REDACTED' });
-    expect(mapOne(options, 'api_call', { status: 200, code: 'const pw = "x"' }).body).toMatchObject({ code: 'REDACTED' });
+    expect(mapOne(options, 'network_response', { status: 200, body: '{"ssn":"123"}' }).body).toMatchObject({
+      body: 'REDACTED',
+    });
+    expect(mapOne(options, 'api_call', { status: 200, code: 'const pw = "x"' }).body).toMatchObject({
+      code: 'REDACTED',
+    });
     // Only on their own types: a `body` of another type is data, not a response body.
     expect(mapOne(options, 'proxy_error', { body: 'kept' }).body).toEqual({ body: 'kept' });
   });
 
   it('configurable lists: additional headers and parameters, or replaced lists', () => {
-    const options = parseMappingOptions({ redaction: { additional_headers: ['x-tenant'], additional_query_params: ['tenant'] } }, 'mapping');
-    const r = mapOne(options, 'network_request', { url: 'https://h.example/?tenant=t1&sig=s', headers: { 'X-Tenant': 't1', authorization: 'a' } });
-    expect(r.body).toMatchObject({ url: 'https://h.example/?tenant=REDACTED&sig=REDACTED', headers: { 'X-Tenant': 'REDACTED', authorization: 'REDACTED' } });
+    const options = parseMappingOptions(
+      { redaction: { additional_headers: ['x-tenant'], additional_query_params: ['tenant'] } },
+      'mapping',
+    );
+    const r = mapOne(options, 'network_request', {
+      url: 'https://h.example/?tenant=t1&sig=s',
+      headers: { 'X-Tenant': 't1', authorization: 'a' },
+    });
+    expect(r.body).toMatchObject({
+      url: 'https://h.example/?tenant=REDACTED&sig=REDACTED',
+      headers: { 'X-Tenant': 'REDACTED', authorization: 'REDACTED' },
+    });
     const replaced = parseMappingOptions({ redaction: { headers: ['x-only'] } }, 'mapping');
-    expect(mapOne(replaced, 'network_request', { headers: { authorization: 'a' } }).body).toEqual({ headers: { authorization: 'a' } });
+    expect(mapOne(replaced, 'network_request', { headers: { authorization: 'a' } }).body).toEqual({
+      headers: { authorization: 'a' },
+    });
   });
 
   it('redaction off passes everything through', () => {
@@ -191,7 +244,13 @@ describe('redaction holes', () => {
     const env = envelopeOf('api_call', 'control', { status: 200 });
     env.event.source = {
       kind: 'kernel_api',
-      metadata: { authorization: 'Bearer SECRET-1', 'X-Api-Key': 'SECRET-2', refresh_token: 'SECRET-3', telemetry_session_id: 'tsid-1', cdp_session_id: 'C1' },
+      metadata: {
+        authorization: 'Bearer SECRET-1',
+        'X-Api-Key': 'SECRET-2',
+        refresh_token: 'SECRET-3',
+        telemetry_session_id: 'tsid-1',
+        cdp_session_id: 'C1',
+      },
       auth_token: 'SECRET-4',
     };
     const r = createMapper(defaultMappingOptions, { emit: stats }).map(env, CTX, 1)!;
@@ -206,7 +265,9 @@ describe('redaction holes', () => {
     });
     expect(calls).toContainEqual(['api_call', 'source_metadata']);
     const off = parseMappingOptions({ redaction: { enabled: false } }, 'mapping');
-    expect(createMapper(off).map(env, CTX, 1)!.attributes['browser.event.source.metadata.authorization']).toBe('Bearer SECRET-1');
+    expect(createMapper(off).map(env, CTX, 1)!.attributes['browser.event.source.metadata.authorization']).toBe(
+      'Bearer SECRET-1',
+    );
   });
 
   it('headers and URLs nested deeper than the body depth limit are masked in the JSON text that replaces them', () => {
@@ -223,7 +284,7 @@ describe('redaction holes', () => {
     // A subtree that is itself a `headers` member below the limit is masked too.
     let headersDeep: Record<string, unknown> = {};
     let cursor = headersDeep;
-    for (let i = 0; i < MAX_BODY_DEPTH - 1; i++) cursor = (cursor.nested = {}) as Record<string, unknown>;
+    for (let i = 0; i < MAX_BODY_DEPTH - 1; i++) cursor = cursor.nested = {};
     cursor.headers = { cookie: 'SECRET-5', nested: { deeper: 1 } };
     headersDeep = { root: headersDeep };
     expect(JSON.stringify(mapOne(defaultMappingOptions, 'future_widget', headersDeep))).not.toContain('SECRET');
@@ -240,7 +301,10 @@ describe('redaction holes', () => {
     ['F5', 'F5'],
     ['Shift', 'Shift'],
   ])('interaction_key.key %j → %j (typed characters masked, named keys kept)', (key, expected) => {
-    expect(mapOne(defaultMappingOptions, 'interaction_key', { key, tag: 'INPUT' }).body).toEqual({ key: expected, tag: 'INPUT' });
+    expect(mapOne(defaultMappingOptions, 'interaction_key', { key, tag: 'INPUT' }).body).toEqual({
+      key: expected,
+      tag: 'INPUT',
+    });
   });
 
   it('typed-key masking is counted and can be switched off', () => {

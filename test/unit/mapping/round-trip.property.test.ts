@@ -11,7 +11,11 @@ import { splitRecords } from '../../../src/wire/segment-framing.js';
 import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
 import { otlpSchema } from '../../../src/devkit/receiver/otlp-schema.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
-import { defaultMappingOptions, MAX_MAX_RECORD_BYTES, type MappingOptions } from '../../../src/config/mapping-section.js';
+import {
+  defaultMappingOptions,
+  MAX_MAX_RECORD_BYTES,
+  type MappingOptions,
+} from '../../../src/config/mapping-section.js';
 import { rebuildEnvelope } from '../../helpers/rebuild-envelope.js';
 import type { SessionContext } from '../../../src/vocabulary/log-record.js';
 import { envelopes } from './arbitraries.js';
@@ -21,12 +25,18 @@ const RUNS = 600;
 const base: MappingOptions = { ...defaultMappingOptions, maxRecordBytes: MAX_MAX_RECORD_BYTES };
 const contexts = fc.record({
   sessionId: fc.string({ minLength: 1, maxLength: 12 }),
-  attributes: fc.constantFrom({}, { 'browser.pool.id': 'p1', 'browser.pool.name': 'checkout', 'cloud.region': 'eu-west' }),
+  attributes: fc.constantFrom(
+    {},
+    { 'browser.pool.id': 'p1', 'browser.pool.name': 'checkout', 'cloud.region': 'eu-west' },
+  ),
   epoch: fc.constantFrom(0, 0, 1, 7),
 }) as fc.Arbitrary<SessionContext>;
 
 const encode = createRecordEncoder();
-const requests = createRequestBuilder('http/protobuf', { resource: { 'service.name': 'round-trip' }, scope: { name: 'browser-telemetry-bridge', version: '0' } });
+const requests = createRequestBuilder('http/protobuf', {
+  resource: { 'service.name': 'round-trip' },
+  scope: { name: 'browser-telemetry-bridge', version: '0' },
+});
 type RawRequest = { resourceLogs: Array<{ scopeLogs: Array<{ logRecords: Array<Record<string, unknown>> }> }> };
 
 /**
@@ -115,7 +125,9 @@ describe('rebuildEnvelope(map(envelope))', () => {
         expect(r.severityText).toMatch(/^(TRACE|DEBUG|INFO|WARN|ERROR|FATAL)$/);
         expect(r.attributes['browser.session.id']).toBe(ctx.sessionId);
         expect(r.attributes['browser.telemetry.seq']).toBe(seq);
-        expect(r.attributes['log.record.uid']).toBe(ctx.epoch === 0 ? `${ctx.sessionId}:${seq}` : `${ctx.sessionId}:e${ctx.epoch}:${seq}`);
+        expect(r.attributes['log.record.uid']).toBe(
+          ctx.epoch === 0 ? `${ctx.sessionId}:${seq}` : `${ctx.sessionId}:e${ctx.epoch}:${seq}`,
+        );
         for (const [k, v] of Object.entries(ctx.attributes)) expect(r.attributes[k]).toBe(v);
       }),
       { numRuns: RUNS / 2 },

@@ -1,11 +1,25 @@
 // monitor_screenshot policies (docs/mapping.md "Screenshots"), with a real directory.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import type { Emit } from '../../../src/vocabulary/facts.js';
-import { defaultMappingOptions, largestRecordBytes, parseMappingOptions, type MappingOptions } from '../../../src/config/mapping-section.js';
+import {
+  defaultMappingOptions,
+  largestRecordBytes,
+  parseMappingOptions,
+  type MappingOptions,
+} from '../../../src/config/mapping-section.js';
 import { screenshotsBase64 } from '../../../src/devkit/simulator/events/png.js';
 import { createDirectorySink, safeSegment } from '../../../src/mapping/screenshots.js';
 import { CTX, envelopeOf } from './helpers.js';
@@ -14,7 +28,11 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3
 const dir = mkdtempSync(join(tmpdir(), 'bridge-shots-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const withPolicy = (screenshots: MappingOptions['screenshots'], max = 65536): MappingOptions => ({ ...defaultMappingOptions, screenshots, maxRecordBytes: max });
+const withPolicy = (screenshots: MappingOptions['screenshots'], max = 65536): MappingOptions => ({
+  ...defaultMappingOptions,
+  screenshots,
+  maxRecordBytes: max,
+});
 const shot = (png: string, seq = 5) => envelopeOf('monitor_screenshot', 'screenshot', { png }, seq);
 
 /** The record's JSON size (the body holds the base64 text as is): a lower bound of what it costs. */
@@ -29,7 +47,11 @@ describe('screenshots of real size under the defaults', () => {
     let inline = 0;
     for (const png of shots) {
       const env = shot(png);
-      env.event.source = { kind: 'local_process', event: 'Page.loadEventFired', metadata: { target_id: 'T'.repeat(32), url: 'https://shop.example/checkout?step=2' } };
+      env.event.source = {
+        kind: 'local_process',
+        event: 'Page.loadEventFired',
+        metadata: { target_id: 'T'.repeat(32), url: 'https://shop.example/checkout?step=2' },
+      };
       const r = mapper.map(env, CTX, 1)!;
       expect(r.attributes['browser.record.truncated']).toBeUndefined();
       expect(r.attributes['browser.screenshot.bytes']).toBe(Buffer.from(png, 'base64').length);
@@ -58,7 +80,11 @@ describe('screenshots of real size under the defaults', () => {
   });
 
   it('the screenshot limit is for inline PNGs only: other records keep max_record_bytes', () => {
-    const r = createMapper(defaultMappingOptions).map(envelopeOf('network_response', 'network', { status: 200, body: 'x'.repeat(200_000) }), CTX, 1)!;
+    const r = createMapper(defaultMappingOptions).map(
+      envelopeOf('network_response', 'network', { status: 200, body: 'x'.repeat(200_000) }),
+      CTX,
+      1,
+    )!;
     expect(r.attributes['browser.record.truncated']).toBe(true);
     expect(jsonSize(r)).toBeLessThanOrEqual(defaultMappingOptions.maxRecordBytes);
   });
@@ -66,7 +92,11 @@ describe('screenshots of real size under the defaults', () => {
   it('largestRecordBytes: the screenshot limit under inline, max_record_bytes otherwise', () => {
     expect(largestRecordBytes(defaultMappingOptions)).toBe(240 * 1024);
     expect(largestRecordBytes(parseMappingOptions({ screenshots: { policy: 'drop' } }, 'mapping'))).toBe(64 * 1024);
-    expect(largestRecordBytes(parseMappingOptions({ max_record_bytes: 1048576, screenshots: { max_record_bytes: 65536 } }, 'mapping'))).toBe(1048576);
+    expect(
+      largestRecordBytes(
+        parseMappingOptions({ max_record_bytes: 1048576, screenshots: { max_record_bytes: 65536 } }, 'mapping'),
+      ),
+    ).toBe(1048576);
   });
 });
 
@@ -74,16 +104,26 @@ describe('screenshots', () => {
   it('inline keeps the PNG', () => {
     const r = createMapper(withPolicy({ policy: 'inline' })).map(shot(PNG.toString('base64')), CTX, 1)!;
     expect(r.body).toEqual({ png: PNG.toString('base64') });
-    expect(r.attributes).toMatchObject({ 'browser.screenshot.disposition': 'inline', 'browser.screenshot.bytes': PNG.length });
+    expect(r.attributes).toMatchObject({
+      'browser.screenshot.disposition': 'inline',
+      'browser.screenshot.bytes': PNG.length,
+    });
   });
 
   it('inline drops a PNG too large for the record whole, and counts it', () => {
     const oversized: string[] = [];
     const stats: Emit = (f) => void (f.f === 'record_oversized' && oversized.push(f.action));
     const big = Buffer.alloc(100_000, 7).toString('base64');
-    const r = createMapper(withPolicy({ policy: 'inline', maxRecordBytes: 65536 }), { emit: stats }).map(shot(big), CTX, 1)!;
+    const r = createMapper(withPolicy({ policy: 'inline', maxRecordBytes: 65536 }), { emit: stats }).map(
+      shot(big),
+      CTX,
+      1,
+    )!;
     expect(r.body).toEqual({});
-    expect(r.attributes).toMatchObject({ 'browser.screenshot.disposition': 'oversized', 'browser.screenshot.bytes': 100_000 });
+    expect(r.attributes).toMatchObject({
+      'browser.screenshot.disposition': 'oversized',
+      'browser.screenshot.bytes': 100_000,
+    });
     expect(oversized).toEqual(['screenshot_dropped']);
     expect(r.attributes['browser.record.truncated']).toBeUndefined();
   });
@@ -91,7 +131,10 @@ describe('screenshots', () => {
   it('drop removes the PNG and keeps the event', () => {
     const r = createMapper(withPolicy({ policy: 'drop' })).map(shot(PNG.toString('base64')), CTX, 1)!;
     expect(r.body).toEqual({});
-    expect(r.attributes).toMatchObject({ 'browser.screenshot.disposition': 'dropped', 'browser.screenshot.bytes': PNG.length });
+    expect(r.attributes).toMatchObject({
+      'browser.screenshot.disposition': 'dropped',
+      'browser.screenshot.bytes': PNG.length,
+    });
   });
 
   it('directory writes <session>/<seq>.png and references it', () => {
@@ -146,7 +189,11 @@ describe('screenshots', () => {
     writeFileSync(blocker, 'x');
     let failed = 0;
     const stats: Emit = (f) => void (f.f === 'screenshot_failed' && failed++);
-    const r = createMapper(withPolicy({ policy: 'directory', directory: blocker }), { emit: stats }).map(shot(PNG.toString('base64')), CTX, 1)!;
+    const r = createMapper(withPolicy({ policy: 'directory', directory: blocker }), { emit: stats }).map(
+      shot(PNG.toString('base64')),
+      CTX,
+      1,
+    )!;
     expect(r.attributes['browser.screenshot.disposition']).toBe('write_failed');
     expect(r.attributes['browser.screenshot.path']).toBeUndefined();
     expect(r.body).toEqual({});
@@ -154,7 +201,11 @@ describe('screenshots', () => {
   });
 
   it('a non-string png is left alone', () => {
-    const r = createMapper(withPolicy({ policy: 'drop' })).map(envelopeOf('monitor_screenshot', 'screenshot', { png: 5 }), CTX, 1)!;
+    const r = createMapper(withPolicy({ policy: 'drop' })).map(
+      envelopeOf('monitor_screenshot', 'screenshot', { png: 5 }),
+      CTX,
+      1,
+    )!;
     expect(r.body).toEqual({ png: 5 });
   });
 });

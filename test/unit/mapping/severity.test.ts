@@ -1,6 +1,12 @@
 // Severity tables (docs/mapping.md "Event types", column severity; unknown-type rule).
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_LEVEL_SEVERITY, consoleLevelSeverity, genericSeverity, httpStatusSeverity, typeNameSeverity } from '../../../src/mapping/severity.js';
+import {
+  CONSOLE_LEVEL_SEVERITY,
+  consoleLevelSeverity,
+  genericSeverity,
+  httpStatusSeverity,
+  typeNameSeverity,
+} from '../../../src/mapping/severity.js';
 import { SEVERITY, severityText } from '../../../src/mapping/severity-levels.js';
 
 const { TRACE, DEBUG, INFO, WARN, ERROR } = SEVERITY;
@@ -114,5 +120,7 @@ describe('generic severity: the highest of name, status and level', () => {
     ['future_event', { status: 42 }, INFO],
     ['future_event', null, INFO],
     ['future_event', undefined, INFO],
-  ] as const)('%s %j → %i', (type, data, n) => expect(genericSeverity(type, data as Record<string, unknown> | null | undefined)).toBe(n));
+  ] as const)('%s %j → %i', (type, data, n) =>
+    expect(genericSeverity(type, data as Record<string, unknown> | null | undefined)).toBe(n),
+  );
 });

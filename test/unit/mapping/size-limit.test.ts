@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import type { Emit } from '../../../src/vocabulary/facts.js';
-import { defaultMappingOptions, MIN_MAX_RECORD_BYTES, type MappingOptions } from '../../../src/config/mapping-section.js';
+import {
+  defaultMappingOptions,
+  MIN_MAX_RECORD_BYTES,
+  type MappingOptions,
+} from '../../../src/config/mapping-section.js';
 import { ATTRIBUTE_OVERHEAD, cutString, NODE_OVERHEAD, RECORD_OVERHEAD } from '../../../src/mapping/size-limit.js';
 import { json, text } from './arbitraries.js';
 import { CTX, envelopeOf } from './helpers.js';
@@ -20,7 +24,8 @@ function estimatedSize(r: BridgeLogRecord): number {
   };
   if (r.body !== undefined) count(r.body);
   let attrs = 0;
-  for (const [k, v] of Object.entries(r.attributes)) attrs += Buffer.byteLength(k) + Buffer.byteLength(JSON.stringify(v)) + ATTRIBUTE_OVERHEAD;
+  for (const [k, v] of Object.entries(r.attributes))
+    attrs += Buffer.byteLength(k) + Buffer.byteLength(JSON.stringify(v)) + ATTRIBUTE_OVERHEAD;
   const body = r.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.body));
   return body + nodes * NODE_OVERHEAD + attrs + RECORD_OVERHEAD;
 }
@@ -42,7 +47,11 @@ describe('size limit', () => {
   it('cuts the longest strings first, with the service marker, and says so', () => {
     const actions: string[] = [];
     const body = 'b'.repeat(200_000);
-    const r = mapperWith(65536, actions).map(envelopeOf('network_response', 'network', { status: 200, body, mime_type: 'text/html' }), CTX, 1)!;
+    const r = mapperWith(65536, actions).map(
+      envelopeOf('network_response', 'network', { status: 200, body, mime_type: 'text/html' }),
+      CTX,
+      1,
+    )!;
     expect(actions).toEqual(['strings_truncated']);
     const data = r.body as Record<string, string>;
     expect(data.mime_type).toBe('text/html');
@@ -55,7 +64,11 @@ describe('size limit', () => {
 
   it('turns a body of many small values into cut JSON text', () => {
     const actions: string[] = [];
-    const r = mapperWith(8192, actions).map(envelopeOf('future_thing', 'x', { values: Array.from({ length: 5000 }, (_, i) => i) }), CTX, 1)!;
+    const r = mapperWith(8192, actions).map(
+      envelopeOf('future_thing', 'x', { values: Array.from({ length: 5000 }, (_, i) => i) }),
+      CTX,
+      1,
+    )!;
     expect(actions).toContain('body_cut');
     expect(typeof r.body).toBe('string');
     expect((r.body as string).startsWith('{"values":[0,1,2')).toBe(true);
@@ -65,7 +78,10 @@ describe('size limit', () => {
   it('cuts long attributes (stack traces, metadata) and finally keeps only the contract', () => {
     const actions: string[] = [];
     const env = envelopeOf('console_error', 'console', { text: 'Uncaught Error: x' });
-    env.event.source = { kind: 'k', metadata: Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`key${i}`, 'v'.repeat(40)])) };
+    env.event.source = {
+      kind: 'k',
+      metadata: Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`key${i}`, 'v'.repeat(40)])),
+    };
     const r = mapperWith(MIN_MAX_RECORD_BYTES, actions).map(env, CTX, 1)!;
     expect(actions).toContain('attributes_cut');
     expect(r.attributes['browser.session.id']).toBe(CTX.sessionId);
@@ -74,7 +90,11 @@ describe('size limit', () => {
   });
 
   it('counts multi-byte and escaped characters as bytes', () => {
-    const r = mapperWith(16384).map(envelopeOf('console_log', 'console', { a: '€'.repeat(20000), b: '\u0001'.repeat(20000), c: '😀'.repeat(5000) }), CTX, 1)!;
+    const r = mapperWith(16384).map(
+      envelopeOf('console_log', 'console', { a: '€'.repeat(20000), b: '\u0001'.repeat(20000), c: '😀'.repeat(5000) }),
+      CTX,
+      1,
+    )!;
     expect(estimatedSize(r)).toBeLessThanOrEqual(16384);
     expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(16384);
   });
@@ -88,7 +108,15 @@ describe('size limit', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: MIN_MAX_RECORD_BYTES, max: 32768 }),
-        fc.dictionary(text, fc.oneof(json, fc.string({ minLength: 1000, maxLength: 40000, unit: 'binary' }), fc.array(fc.integer(), { maxLength: 3000 })), { maxKeys: 6 }),
+        fc.dictionary(
+          text,
+          fc.oneof(
+            json,
+            fc.string({ minLength: 1000, maxLength: 40000, unit: 'binary' }),
+            fc.array(fc.integer(), { maxLength: 3000 }),
+          ),
+          { maxKeys: 6 },
+        ),
         fc.dictionary(text, json, { maxKeys: 40 }),
         (max, data, metadata) => {
           const env = envelopeOf('future_blob', 'x', data);

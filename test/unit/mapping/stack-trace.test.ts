@@ -2,13 +2,23 @@
 import { describe, expect, it } from 'vitest';
 import { innermostFrame, renderStackTrace } from '../../../src/mapping/stack-trace.js';
 
-const frame = (functionName: string, lineNumber: number, columnNumber: number, url = 'https://a.example/app.js') => ({ functionName, scriptId: '1', url, lineNumber, columnNumber });
+const frame = (functionName: string, lineNumber: number, columnNumber: number, url = 'https://a.example/app.js') => ({
+  functionName,
+  scriptId: '1',
+  url,
+  lineNumber,
+  columnNumber,
+});
 
 describe('stack traces', () => {
   it('innermost first, one-based, anonymous functions, async parents', () => {
     const stack = {
       callFrames: [frame('', 2, 4), frame('main', 30, 0)],
-      parent: { description: 'setTimeout', callFrames: [frame('schedule', 11, 2)], parent: { callFrames: [frame('boot', 0, 0, '')] } },
+      parent: {
+        description: 'setTimeout',
+        callFrames: [frame('schedule', 11, 2)],
+        parent: { callFrames: [frame('boot', 0, 0, '')] },
+      },
     };
     expect(renderStackTrace('TypeError: boom', stack)).toBe(
       [
@@ -35,7 +45,12 @@ describe('stack traces', () => {
     expect(lines.at(-1)).toBe('    ...');
   });
   it('innermost frame is the first call frame (CDP order, as the service sends it)', () => {
-    expect(innermostFrame({ callFrames: [frame('inner', 1, 1), frame('outer', 9, 0)] })).toEqual({ functionName: 'inner', url: 'https://a.example/app.js', line: 2, column: 2 });
+    expect(innermostFrame({ callFrames: [frame('inner', 1, 1), frame('outer', 9, 0)] })).toEqual({
+      functionName: 'inner',
+      url: 'https://a.example/app.js',
+      line: 2,
+      column: 2,
+    });
     expect(innermostFrame({ callFrames: [] })).toBeUndefined();
   });
 });

@@ -16,7 +16,9 @@ async function series(m: BridgeMetrics): Promise<Map<string, number>> {
     if (!family.name.startsWith('bridge_') || family.type === 'gauge') continue;
     for (const { name, labels: l, value } of family.samples) {
       if (name.endsWith('_bucket') || name.endsWith('_sum')) continue;
-      const labels = Object.entries(l).map(([k, x]) => `${k}="${x}"`).join(',');
+      const labels = Object.entries(l)
+        .map(([k, x]) => `${k}="${x}"`)
+        .join(',');
       out.set(labels ? `${name}{${labels}}` : name, value);
     }
   }
@@ -38,32 +40,98 @@ const S = 'sess-1';
 const CASES: Array<[Fact, Record<string, number>]> = [
   [{ f: 'events_received', session: S, count: 3 }, { bridge_events_received_total: 3 }],
   [{ f: 'duplicates', count: 2 }, { bridge_events_duplicate_total: 2 }],
-  [{ f: 'malformed_frame', session: S, frameId: '7', bytes: 10, reason: 'not JSON' }, { bridge_malformed_frames_total: 1 }],
-  [{ f: 'epoch_started', session: S, epoch: 1, seq: 1, why: 'source_changed', previousEpoch: 0, previousLastSeq: 9 }, { bridge_service_epochs_total: 1 }],
-  [{ f: 'gap_recorded', session: S, first: 5, last: 9, reason: 'evicted' }, { bridge_gap_records_total: 1, bridge_missing_events_total: 5 }],
-  [{ f: 'tail_unknown', session: S, epoch: 0, afterSeq: 4 }, { bridge_gap_records_total: 1, bridge_tails_unknown_total: 1 }],
-  [{ f: 'archive_repaired', session: S, first: 1, last: 3, reason: 'malformed', repaired: 3 }, { bridge_archive_repaired_events_total: 3 }],
-  [{ f: 'reconnect_scheduled', session: S, reason: 'idle', delayMs: 10, attempt: 1 }, { 'bridge_reconnects_total{reason="idle"}': 1 }],
-  [{ f: 'event_filtered', session: S, type: 'foo_bar', category: 'newcat', count: 2 }, { 'bridge_events_filtered_total{category="other"}': 2 }],
-  [{ f: 'event_filtered', type: 'console_log', category: 'console', count: 1 }, { 'bridge_events_filtered_total{category="console"}': 1 }],
-  [{ f: 'record_oversized', type: 'console_log', action: 'body_cut', count: 1 }, { 'bridge_records_oversized_total{action="body_cut"}': 1 }],
-  [{ f: 'values_redacted', type: 'network_request', kind: 'header', count: 4 }, { 'bridge_records_redacted_total{kind="header"}': 4 }],
+  [
+    { f: 'malformed_frame', session: S, frameId: '7', bytes: 10, reason: 'not JSON' },
+    { bridge_malformed_frames_total: 1 },
+  ],
+  [
+    { f: 'epoch_started', session: S, epoch: 1, seq: 1, why: 'source_changed', previousEpoch: 0, previousLastSeq: 9 },
+    { bridge_service_epochs_total: 1 },
+  ],
+  [
+    { f: 'gap_recorded', session: S, first: 5, last: 9, reason: 'evicted' },
+    { bridge_gap_records_total: 1, bridge_missing_events_total: 5 },
+  ],
+  [
+    { f: 'tail_unknown', session: S, epoch: 0, afterSeq: 4 },
+    { bridge_gap_records_total: 1, bridge_tails_unknown_total: 1 },
+  ],
+  [
+    { f: 'archive_repaired', session: S, first: 1, last: 3, reason: 'malformed', repaired: 3 },
+    { bridge_archive_repaired_events_total: 3 },
+  ],
+  [
+    { f: 'reconnect_scheduled', session: S, reason: 'idle', delayMs: 10, attempt: 1 },
+    { 'bridge_reconnects_total{reason="idle"}': 1 },
+  ],
+  [
+    { f: 'event_filtered', session: S, type: 'foo_bar', category: 'newcat', count: 2 },
+    { 'bridge_events_filtered_total{category="other"}': 2 },
+  ],
+  [
+    { f: 'event_filtered', type: 'console_log', category: 'console', count: 1 },
+    { 'bridge_events_filtered_total{category="console"}': 1 },
+  ],
+  [
+    { f: 'record_oversized', type: 'console_log', action: 'body_cut', count: 1 },
+    { 'bridge_records_oversized_total{action="body_cut"}': 1 },
+  ],
+  [
+    { f: 'values_redacted', type: 'network_request', kind: 'header', count: 4 },
+    { 'bridge_records_redacted_total{kind="header"}': 4 },
+  ],
   [{ f: 'screenshot_written', count: 1 }, { 'bridge_screenshots_total{outcome="written"}': 1 }],
   [{ f: 'screenshot_failed', count: 1 }, { 'bridge_screenshots_total{outcome="write_failed"}': 1 }],
-  [{ f: 'commit_failed', error: 'SQLITE_FULL', code: 'SQLITE_FULL', streak: 1 }, { bridge_spool_commit_errors_total: 1 }],
+  [
+    { f: 'commit_failed', error: 'SQLITE_FULL', code: 'SQLITE_FULL', streak: 1 },
+    { bridge_spool_commit_errors_total: 1 },
+  ],
   [{ f: 'writes_fenced', sessions: ['a', 'b'] }, { bridge_fenced_writes_total: 2 }],
-  [{ f: 'export_attempted', outcome: 'http_503', success: false, seconds: 0.2 }, { 'bridge_export_requests_total{outcome="http_503"}': 1, 'bridge_export_duration_seconds_count{outcome="failure"}': 1 }],
+  [
+    { f: 'export_attempted', outcome: 'http_503', success: false, seconds: 0.2 },
+    {
+      'bridge_export_requests_total{outcome="http_503"}': 1,
+      'bridge_export_duration_seconds_count{outcome="failure"}': 1,
+    },
+  ],
   [{ f: 'records_delivered', count: 10 }, { bridge_events_delivered_total: 10 }],
-  [{ f: 'records_rejected', reason: 'invalid', count: 1, endpoint: 'http://c/v1/logs', error: 'bad' }, { 'bridge_events_rejected_total{reason="invalid"}': 1 }],
+  [
+    { f: 'records_rejected', reason: 'invalid', count: 1, endpoint: 'http://c/v1/logs', error: 'bad' },
+    { 'bridge_events_rejected_total{reason="invalid"}': 1 },
+  ],
   [{ f: 'lease_renewed', recovered: false }, { 'bridge_lease_renewals_total{outcome="success"}': 1 }],
-  [{ f: 'lease_renewal_failed', error: 'timeout', first: true }, { 'bridge_lease_renewals_total{outcome="failure"}': 1 }],
+  [
+    { f: 'lease_renewal_failed', error: 'timeout', first: true },
+    { 'bridge_lease_renewals_total{outcome="failure"}': 1 },
+  ],
   [{ f: 'lease_expired', sessions: 3 }, { bridge_lease_expirations_total: 1 }],
-  [{ f: 'sessions_claimed', sessions: 3, backlogRecords: 0, replica: 'r1' }, { 'bridge_session_handovers_total{kind="claimed"}': 3 }],
+  [
+    { f: 'sessions_claimed', sessions: 3, backlogRecords: 0, replica: 'r1' },
+    { 'bridge_session_handovers_total{kind="claimed"}': 3 },
+  ],
   [{ f: 'sessions_lost', sessions: ['a'], why: 'fenced' }, { 'bridge_session_handovers_total{kind="lost"}': 1 }],
   [{ f: 'sessions_handed_over', sessions: 2 }, { 'bridge_session_handovers_total{kind="handed_over"}': 2 }],
-  [{ f: 'config_reloaded', reason: 'SIGHUP', added: [], removed: [], updated: [], mappingChanged: false, startChanged: false, restartRequired: [] }, { 'bridge_config_reloads_total{outcome="applied"}': 1 }],
-  [{ f: 'config_rejected', reason: 'SIGHUP', key: 'spool.max_bytes', error: 'bad' }, { 'bridge_config_reloads_total{outcome="rejected"}': 1 }],
-  [{ f: 'session_refused', session: 'x', followed: 1000, limit: 1000, remote: '127.0.0.1' }, { bridge_sessions_refused_total: 1 }],
+  [
+    {
+      f: 'config_reloaded',
+      reason: 'SIGHUP',
+      added: [],
+      removed: [],
+      updated: [],
+      mappingChanged: false,
+      startChanged: false,
+      restartRequired: [],
+    },
+    { 'bridge_config_reloads_total{outcome="applied"}': 1 },
+  ],
+  [
+    { f: 'config_rejected', reason: 'SIGHUP', key: 'spool.max_bytes', error: 'bad' },
+    { 'bridge_config_reloads_total{outcome="rejected"}': 1 },
+  ],
+  [
+    { f: 'session_refused', session: 'x', followed: 1000, limit: 1000, remote: '127.0.0.1' },
+    { bridge_sessions_refused_total: 1 },
+  ],
   // Facts that only a log line or a status reports.
   [{ f: 'state_changed', session: S, state: 'streaming', at: 0 }, {}],
   [{ f: 'connected', session: S, at: 0 }, {}],
@@ -80,9 +148,22 @@ describe('facts → metrics', () => {
 
 function capture(): { log: pino.Logger; lines: () => Array<Record<string, unknown>> } {
   const chunks: string[] = [];
-  const sink = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } });
+  const sink = new Writable({
+    write(c, _e, cb) {
+      chunks.push(String(c));
+      cb();
+    },
+  });
   const log = pino({ level: 'debug' }, sink);
-  return { log, lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    log,
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 describe('facts → log lines', () => {
@@ -98,8 +179,19 @@ describe('facts → log lines', () => {
 
   it('a failure in a row is said the first time and every 50th (commit), every 20th attempt (export)', () => {
     const { log, lines } = capture();
-    for (let streak = 1; streak <= 100; streak++) logFact(log, { f: 'commit_failed', error: 'full', code: 'SQLITE_FULL', streak });
-    for (let attempt = 1; attempt <= 41; attempt++) logFact(log, { f: 'export_failed', endpoint: 'e', status: 503, grpcCode: undefined, records: 1, attempt, delayMs: 5, error: 'x' });
+    for (let streak = 1; streak <= 100; streak++)
+      logFact(log, { f: 'commit_failed', error: 'full', code: 'SQLITE_FULL', streak });
+    for (let attempt = 1; attempt <= 41; attempt++)
+      logFact(log, {
+        f: 'export_failed',
+        endpoint: 'e',
+        status: 503,
+        grpcCode: undefined,
+        records: 1,
+        attempt,
+        delayMs: 5,
+        error: 'x',
+      });
     const out = lines();
     expect(out.filter((l) => l.streak !== undefined).map((l) => l.streak)).toEqual([1, 50, 100]);
     expect(out.filter((l) => l.attempt !== undefined).map((l) => l.attempt)).toEqual([1, 21, 41]);
@@ -123,9 +215,16 @@ describe('facts → log lines', () => {
 describe('reconnect lines', () => {
   it('the first two in a row are routine (info: how the service ends a session), the third a warning; a refused key an error at once', () => {
     const { log, lines } = capture();
-    for (const attempt of [1, 2, 3]) logFact(log, { f: 'reconnect_scheduled', session: S, reason: 'server_error', delayMs: 100, attempt });
+    for (const attempt of [1, 2, 3])
+      logFact(log, { f: 'reconnect_scheduled', session: S, reason: 'server_error', delayMs: 100, attempt });
     logFact(log, { f: 'reconnect_scheduled', session: S, reason: 'unauthorized', delayMs: 100, attempt: 1 });
     logFact(log, { f: 'reconnect_scheduled', session: S, reason: 'closed', delayMs: 0, attempt: 1 });
-    expect(lines().map((l) => [l.attempt, l.reason, l.level])).toEqual([[1, 'server_error', 30], [2, 'server_error', 30], [3, 'server_error', 40], [1, 'unauthorized', 50], [1, 'closed', 20]]);
+    expect(lines().map((l) => [l.attempt, l.reason, l.level])).toEqual([
+      [1, 'server_error', 30],
+      [2, 'server_error', 30],
+      [3, 'server_error', 40],
+      [1, 'unauthorized', 50],
+      [1, 'closed', 20],
+    ]);
   });
 });

@@ -37,9 +37,11 @@ const EXPECTED: Array<[string, Family['type'], boolean]> = [
   ['nodejs_gc_duration_seconds', 'histogram', false],
 ];
 
-const scrape = async (m: ReturnType<typeof createMetrics>): Promise<Map<string, Family>> => parsePrometheusText(await m.registry.metrics());
+const scrape = async (m: ReturnType<typeof createMetrics>): Promise<Map<string, Family>> =>
+  parsePrometheusText(await m.registry.metrics());
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const own = (families: Map<string, Family>) => [...families.keys()].filter((n) => n.startsWith('process_') || n.startsWith('nodejs_'));
+const own = (families: Map<string, Family>) =>
+  [...families.keys()].filter((n) => n.startsWith('process_') || n.startsWith('nodejs_'));
 
 describe('process and runtime metrics', () => {
   it('are exactly the documented families, each with its type, help and a sample', async () => {
@@ -74,17 +76,23 @@ describe('process and runtime metrics', () => {
     expect(s2).toBeGreaterThanOrEqual(s1!);
     expect(value(second, 'process_cpu_seconds_total')).toBeCloseTo(u2! + s2!, 6);
 
-    expect(Math.abs(value(second, 'process_start_time_seconds') - (Date.now() / 1000 - process.uptime()))).toBeLessThan(2);
+    expect(Math.abs(value(second, 'process_start_time_seconds') - (Date.now() / 1000 - process.uptime()))).toBeLessThan(
+      2,
+    );
     const rss = value(second, 'process_resident_memory_bytes');
     expect(rss / process.memoryUsage.rss()).toBeGreaterThan(0.8);
     expect(rss / process.memoryUsage.rss()).toBeLessThan(1.25);
     const heap = process.memoryUsage();
     expect(value(second, 'nodejs_heap_size_total_bytes')).toBeGreaterThan(heap.heapTotal / 2);
-    expect(value(second, 'nodejs_heap_size_used_bytes')).toBeLessThanOrEqual(value(second, 'nodejs_heap_size_total_bytes'));
+    expect(value(second, 'nodejs_heap_size_used_bytes')).toBeLessThanOrEqual(
+      value(second, 'nodejs_heap_size_total_bytes'),
+    );
     expect(value(second, 'nodejs_external_memory_bytes')).toBeGreaterThan(0);
     expect(value(second, 'nodejs_active_resources_total')).toBeGreaterThanOrEqual(0);
     const [major, minor, patch] = process.versions.node.split('.');
-    expect(value(second, 'nodejs_version_info', { version: process.version, major: major!, minor: minor!, patch: patch! })).toBe(1);
+    expect(
+      value(second, 'nodejs_version_info', { version: process.version, major: major!, minor: minor!, patch: patch! }),
+    ).toBe(1);
     if (LINUX) {
       expect(value(second, 'process_virtual_memory_bytes')).toBeGreaterThan(rss);
       expect(value(second, 'process_heap_bytes')).toBeGreaterThan(0);
@@ -104,7 +112,9 @@ describe('process and runtime metrics', () => {
     const blocked = await scrape(m);
     expect(value(blocked, 'nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual(0.25);
     expect(value(blocked, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0.25);
-    expect(value(blocked, 'nodejs_eventloop_lag_min_seconds')).toBeLessThanOrEqual(value(blocked, 'nodejs_eventloop_lag_p50_seconds'));
+    expect(value(blocked, 'nodejs_eventloop_lag_min_seconds')).toBeLessThanOrEqual(
+      value(blocked, 'nodejs_eventloop_lag_p50_seconds'),
+    );
     expect(value(blocked, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
     await sleep(100);
     const after = await scrape(m);
@@ -130,13 +140,17 @@ describe('process and runtime metrics', () => {
 
 describe('reading /proc', () => {
   it('takes VmRSS, VmSize and VmData from /proc/self/status, in bytes', () => {
-    const status = 'Name:\tnode\nVmPeak:\t  999 kB\nVmSize:\t 1000 kB\nVmRSS:\t   20 kB\nVmData:\t  300 kB\nThreads:\t7\n';
+    const status =
+      'Name:\tnode\nVmPeak:\t  999 kB\nVmSize:\t 1000 kB\nVmRSS:\t   20 kB\nVmData:\t  300 kB\nThreads:\t7\n';
     expect(procStatus(status)).toEqual({ VmSize: 1000 * 1024, VmRSS: 20 * 1024, VmData: 300 * 1024 });
     expect(procStatus('')).toEqual({});
   });
 
   it.each<[string, number | undefined]>([
-    ['Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 524288               files\n', 1024],
+    [
+      'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 524288               files\n',
+      1024,
+    ],
     ['Max open files            unlimited            unlimited            files\n', undefined],
     ['', undefined],
   ])('takes the soft open-files limit from /proc/self/limits', (text, expected) => {

@@ -22,7 +22,10 @@ const LINE = {
 /** Lines that match no kind (empty when the whole text follows the grammar and ends with a newline). */
 function offGrammar(text: string): string[] {
   if (!text.endsWith('\n')) return ['(no final newline)'];
-  return text.slice(0, -1).split('\n').filter((l) => !LINE.help.test(l) && !LINE.type.test(l) && !LINE.sample.test(l));
+  return text
+    .slice(0, -1)
+    .split('\n')
+    .filter((l) => !LINE.help.test(l) && !LINE.type.test(l) && !LINE.sample.test(l));
 }
 
 describe('numbers', () => {
@@ -47,12 +50,14 @@ describe('numbers', () => {
 
   it('every double is written in the grammar and reads back to itself', () => {
     const number = new RegExp(`^${NUMBER}$`);
-    fc.assert(fc.property(fc.double(), (x) => {
-      const text = formatValue(x);
-      expect(text).toMatch(number);
-      if (Number.isNaN(x)) expect(text).toBe('NaN');
-      else expect(Number(text.replace('Inf', 'Infinity'))).toBe(x === 0 ? 0 : x);
-    }));
+    fc.assert(
+      fc.property(fc.double(), (x) => {
+        const text = formatValue(x);
+        expect(text).toMatch(number);
+        if (Number.isNaN(x)) expect(text).toBe('NaN');
+        else expect(Number(text.replace('Inf', 'Infinity'))).toBe(x === 0 ? 0 : x);
+      }),
+    );
   });
 });
 
@@ -78,15 +83,17 @@ describe('escaping', () => {
   });
 
   it('any help and label value survive the trip through the text', async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), async (help, v) => {
-      const r = new Registry();
-      r.gauge({ name: 'g', help, labelNames: ['l'] }).set({ l: v }, 1);
-      const text = await r.metrics();
-      expect(offGrammar(text)).toEqual([]);
-      const fam = parsePrometheusText(text).get('g')!;
-      expect(fam.help).toBe(help);
-      expect(fam.samples).toEqual([{ name: 'g', labels: { l: v }, value: 1 }]);
-    }));
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), async (help, v) => {
+        const r = new Registry();
+        r.gauge({ name: 'g', help, labelNames: ['l'] }).set({ l: v }, 1);
+        const text = await r.metrics();
+        expect(offGrammar(text)).toEqual([]);
+        const fam = parsePrometheusText(text).get('g')!;
+        expect(fam.help).toBe(help);
+        expect(fam.samples).toEqual([{ name: 'g', labels: { l: v }, value: 1 }]);
+      }),
+    );
   });
 });
 
@@ -104,34 +111,36 @@ describe('exposition', () => {
     g.set({ room: 'x' }, NaN);
     h.zero({ op: 'write' });
     for (const v of [0.05, 0.1, 0.2, 5, 100]) h.observe({ op: 'read' }, v);
-    expect(await r.metrics()).toBe([
-      '# HELP app_requests_total Requests.',
-      '# TYPE app_requests_total counter',
-      'app_requests_total{method="get",code="500"} 3',
-      'app_requests_total{method="put",code="200"} 0',
-      '# HELP app_plain_total No labels: one series from the start.',
-      '# TYPE app_plain_total counter',
-      'app_plain_total 0',
-      '# HELP app_temperature Odd "values" \\\\ lines\\nhere.',
-      '# TYPE app_temperature gauge',
-      'app_temperature{room="a \\"b\\"\\nc\\\\d"} -Inf',
-      'app_temperature{room="x"} NaN',
-      '# HELP app_latency_seconds Latency.',
-      '# TYPE app_latency_seconds histogram',
-      'app_latency_seconds_bucket{op="write",le="0.1"} 0',
-      'app_latency_seconds_bucket{op="write",le="1"} 0',
-      'app_latency_seconds_bucket{op="write",le="10"} 0',
-      'app_latency_seconds_bucket{op="write",le="+Inf"} 0',
-      'app_latency_seconds_sum{op="write"} 0',
-      'app_latency_seconds_count{op="write"} 0',
-      'app_latency_seconds_bucket{op="read",le="0.1"} 2',
-      'app_latency_seconds_bucket{op="read",le="1"} 3',
-      'app_latency_seconds_bucket{op="read",le="10"} 4',
-      'app_latency_seconds_bucket{op="read",le="+Inf"} 5',
-      'app_latency_seconds_sum{op="read"} 105.35',
-      'app_latency_seconds_count{op="read"} 5',
-      '',
-    ].join('\n'));
+    expect(await r.metrics()).toBe(
+      [
+        '# HELP app_requests_total Requests.',
+        '# TYPE app_requests_total counter',
+        'app_requests_total{method="get",code="500"} 3',
+        'app_requests_total{method="put",code="200"} 0',
+        '# HELP app_plain_total No labels: one series from the start.',
+        '# TYPE app_plain_total counter',
+        'app_plain_total 0',
+        '# HELP app_temperature Odd "values" \\\\ lines\\nhere.',
+        '# TYPE app_temperature gauge',
+        'app_temperature{room="a \\"b\\"\\nc\\\\d"} -Inf',
+        'app_temperature{room="x"} NaN',
+        '# HELP app_latency_seconds Latency.',
+        '# TYPE app_latency_seconds histogram',
+        'app_latency_seconds_bucket{op="write",le="0.1"} 0',
+        'app_latency_seconds_bucket{op="write",le="1"} 0',
+        'app_latency_seconds_bucket{op="write",le="10"} 0',
+        'app_latency_seconds_bucket{op="write",le="+Inf"} 0',
+        'app_latency_seconds_sum{op="write"} 0',
+        'app_latency_seconds_count{op="write"} 0',
+        'app_latency_seconds_bucket{op="read",le="0.1"} 2',
+        'app_latency_seconds_bucket{op="read",le="1"} 3',
+        'app_latency_seconds_bucket{op="read",le="10"} 4',
+        'app_latency_seconds_bucket{op="read",le="+Inf"} 5',
+        'app_latency_seconds_sum{op="read"} 105.35',
+        'app_latency_seconds_count{op="read"} 5',
+        '',
+      ].join('\n'),
+    );
     expect(r.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(CONTENT_TYPE).toBe(r.contentType);
   });
@@ -153,7 +162,11 @@ describe('exposition', () => {
     expect(buckets.map((s) => s.value)).toEqual([...cumulative, observations.length]);
     expect(value(new Map([['h', fam]]), 'h_count')).toBe(observations.length);
     expect(value(new Map([['h', fam]]), 'h_sum')).toBe(observations.reduce((a, b) => a + b, 0));
-    expect(h.get()).toEqual({ buckets: cumulative, sum: observations.reduce((a, b) => a + b, 0), count: observations.length });
+    expect(h.get()).toEqual({
+      buckets: cumulative,
+      sum: observations.reduce((a, b) => a + b, 0),
+      count: observations.length,
+    });
   });
 
   it('a labelled series exists only once created; inc(labels, 0) and zero(labels) create it at zero', async () => {
@@ -180,9 +193,18 @@ describe('exposition', () => {
     let source = 1;
     let scrapes = 0;
     const plain = r.gauge({ name: 'plain', help: 'p' });
-    r.gauge({ name: 'sync_read', help: 's', labelNames: ['k'], collect() { scrapes++; this.set({ k: 'x' }, source); } });
     r.gauge({
-      name: 'async_read', help: 'a',
+      name: 'sync_read',
+      help: 's',
+      labelNames: ['k'],
+      collect() {
+        scrapes++;
+        this.set({ k: 'x' }, source);
+      },
+    });
+    r.gauge({
+      name: 'async_read',
+      help: 'a',
       async collect() {
         await new Promise((resolve) => setTimeout(resolve, 10));
         this.set(source * 10);
@@ -208,7 +230,13 @@ describe('exposition', () => {
 
   it('a failing collect fails the scrape (no half-read text)', async () => {
     const r = new Registry();
-    r.gauge({ name: 'g', help: 'g', async collect() { throw new Error('source down'); } });
+    r.gauge({
+      name: 'g',
+      help: 'g',
+      async collect() {
+        throw new Error('source down');
+      },
+    });
     await expect(r.metrics()).rejects.toThrow('source down');
   });
 
@@ -225,10 +253,25 @@ describe('exposition', () => {
     ['buckets out of order', (r) => r.histogram({ name: 'h', help: 'h', buckets: [1, 0.5] })],
     ['an infinite bucket', (r) => r.histogram({ name: 'h', help: 'h', buckets: [1, Infinity] })],
     ['no bucket', (r) => r.histogram({ name: 'h', help: 'h', buckets: [] })],
-    ['a name registered twice', (r) => { r.counter({ name: 'c', help: 'c' }); r.gauge({ name: 'c', help: 'c' }); }],
-    ['a missing label', (r) => r.counter({ name: 'c', help: 'c', labelNames: ['a', 'b'] }).inc({ a: 'x' } as { a: string; b: string })],
-    ['an unknown label', (r) => r.counter({ name: 'c', help: 'c', labelNames: ['a'] }).inc({ a: 'x', b: 'y' } as { a: string })],
-    ['a label value that is no string', (r) => r.gauge({ name: 'g', help: 'g', labelNames: ['a'] }).set({ a: 1 as unknown as string }, 1)],
+    [
+      'a name registered twice',
+      (r) => {
+        r.counter({ name: 'c', help: 'c' });
+        r.gauge({ name: 'c', help: 'c' });
+      },
+    ],
+    [
+      'a missing label',
+      (r) => r.counter({ name: 'c', help: 'c', labelNames: ['a', 'b'] }).inc({ a: 'x' } as { a: string; b: string }),
+    ],
+    [
+      'an unknown label',
+      (r) => r.counter({ name: 'c', help: 'c', labelNames: ['a'] }).inc({ a: 'x', b: 'y' } as { a: string }),
+    ],
+    [
+      'a label value that is no string',
+      (r) => r.gauge({ name: 'g', help: 'g', labelNames: ['a'] }).set({ a: 1 as unknown as string }, 1),
+    ],
   ])('refuses %s', (_name, act) => {
     expect(() => act(new Registry())).toThrow();
   });
@@ -272,7 +315,7 @@ describe('the grammar check', () => {
       'm 1', // no final newline
       'm{l="a"b"} 1\n', // unescaped quote
       'm{l="a\\tb"} 1\n', // an escape the format does not have
-      'm{l=\'a\'} 1\n',
+      "m{l='a'} 1\n",
       'm 1.\n',
       'm Nan\n',
       'm +inf\n',
@@ -281,6 +324,7 @@ describe('the grammar check', () => {
       '# TYPE m summary\n',
       '# TYPE m counter extra\n',
       'bad-name 1\n',
-    ]) expect(offGrammar(bad), JSON.stringify(bad)).not.toEqual([]);
+    ])
+      expect(offGrammar(bad), JSON.stringify(bad)).not.toEqual([]);
   });
 });

@@ -8,7 +8,9 @@ const REPO = resolve(import.meta.dirname, '../../..');
 describe('.gitignore', () => {
   it('covers the default state directory, the README receiver output and the compose password file', () => {
     const paths = ['state/bridge.db', 'state/bridge.lock', 'records.jsonl', 'config/docker-compose/db-password.txt'];
-    const ignored = execFileSync('git', ['check-ignore', '--no-index', ...paths], { cwd: REPO, encoding: 'utf8' }).trim().split('\n');
+    const ignored = execFileSync('git', ['check-ignore', '--no-index', ...paths], { cwd: REPO, encoding: 'utf8' })
+      .trim()
+      .split('\n');
     expect(ignored).toEqual(paths);
   });
 });

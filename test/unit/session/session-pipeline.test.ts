@@ -9,13 +9,28 @@ import { SessionPipeline } from '../../../src/session/session-pipeline.js';
 import { createMetrics } from '../../../src/observe/metrics.js';
 import { createFactSink } from '../../../src/observe/facts.js';
 import { ArchiveReader } from '../../../src/upstream/archive.js';
-import type { ArchivePageQuery, ArchivePageResult, OpenStreamResult, StreamPosition } from '../../../src/upstream/client.js';
+import type {
+  ArchivePageQuery,
+  ArchivePageResult,
+  OpenStreamResult,
+  StreamPosition,
+} from '../../../src/upstream/client.js';
 import { silentLogger } from '../../../src/util/logger.js';
 
 type Answer = { frames: number[] | string; sid?: string; end: 'clean' | 'reset' } | { status: number };
 
-const env = (seq: number, sid = 'A') => ({ seq, event: { ts: 1_700_000_000_000_000 + seq, type: 'api_call', category: 'control', source: { kind: 'kernel_api', metadata: { telemetry_session_id: sid } }, data: { n: seq } } });
-const sse = (seqs: number[], sid = 'A') => seqs.map((s) => `id: ${s}\ndata: ${JSON.stringify(env(s, sid))}\n\n`).join('');
+const env = (seq: number, sid = 'A') => ({
+  seq,
+  event: {
+    ts: 1_700_000_000_000_000 + seq,
+    type: 'api_call',
+    category: 'control',
+    source: { kind: 'kernel_api', metadata: { telemetry_session_id: sid } },
+    data: { n: seq },
+  },
+});
+const sse = (seqs: number[], sid = 'A') =>
+  seqs.map((s) => `id: ${s}\ndata: ${JSON.stringify(env(s, sid))}\n\n`).join('');
 
 function service(answers: Answer[], archive: Array<ReturnType<typeof env>> | 'none') {
   const positions: StreamPosition[] = [];
@@ -32,15 +47,18 @@ function service(answers: Answer[], archive: Array<ReturnType<typeof env>> | 'no
         const a = answers.shift() ?? { status: 404 };
         if ('status' in a) return { kind: 'error', status: a.status, error: { code: 'x', message: 'scripted' } };
         const text = typeof a.frames === 'string' ? a.frames : sse(a.frames, a.sid);
-        const body = Readable.from((async function* () {
-          yield Buffer.from(text);
-          if (a.end === 'reset') throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-        })());
-        return { kind: 'stream', body: body as never };
+        const body = Readable.from(
+          (async function* () {
+            yield Buffer.from(text);
+            if (a.end === 'reset') throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+          })(),
+        );
+        return { kind: 'stream', body: body };
       },
       async listEvents(_id: string, q: ArchivePageQuery): Promise<ArchivePageResult> {
         archiveCalls++;
-        if (archive === 'none') return { kind: 'error', status: 404, error: { code: 'not_found', message: 'no route' } };
+        if (archive === 'none')
+          return { kind: 'error', status: 404, error: { code: 'not_found', message: 'no route' } };
         const list = q.order === 'desc' ? [...archive].reverse() : archive;
         const from = q.offset ? Number(q.offset) : 0;
         const items = list.slice(from, from + q.limit);
@@ -51,17 +69,33 @@ function service(answers: Answer[], archive: Array<ReturnType<typeof env>> | 'no
   };
 }
 
-function pipeline(svc: ReturnType<typeof service>, opts: { start?: 'oldest' | 'latest'; checkpoint?: number; archive?: 'auto' | 'off' } = {}) {
-  const appends: Array<{ seq: number; epoch: number; sourceId: string | undefined; record: BridgeLogRecord | null }> = [];
+function pipeline(
+  svc: ReturnType<typeof service>,
+  opts: { start?: 'oldest' | 'latest'; checkpoint?: number; archive?: 'auto' | 'off' } = {},
+) {
+  const appends: Array<{ seq: number; epoch: number; sourceId: string | undefined; record: BridgeLogRecord | null }> =
+    [];
   let ended = 0;
   const metrics = createMetrics({ defaultMetrics: false });
   const p = new SessionPipeline(
-    { spec: { id: 's', attributes: {}, ...(opts.start ? { start: opts.start } : {}) }, source: 'config', lifecycle: 'active', checkpoint: opts.checkpoint ?? 0, epoch: 0 },
+    {
+      spec: { id: 's', attributes: {}, ...(opts.start ? { start: opts.start } : {}) },
+      source: 'config',
+      lifecycle: 'active',
+      checkpoint: opts.checkpoint ?? 0,
+      epoch: 0,
+    },
     {
       client: svc.client,
       mapper: createMapper(defaultMappingOptions),
       spool: {
-        append: (_id, seq, epoch, _ts, bytes, sourceId) => void appends.push({ seq, epoch, sourceId, record: bytes ? (JSON.parse(bytes.toString()) as BridgeLogRecord) : null }),
+        append: (_id, seq, epoch, _ts, bytes, sourceId) =>
+          void appends.push({
+            seq,
+            epoch,
+            sourceId,
+            record: bytes ? (JSON.parse(bytes.toString()) as BridgeLogRecord) : null,
+          }),
         get full() {
           return false;
         },
@@ -86,7 +120,14 @@ function pipeline(svc: ReturnType<typeof service>, opts: { start?: 'oldest' | 'l
       }
     }, 2);
   });
-  return { p, appends, metrics, done, uids: () => appends.map((a) => (a.record ? String(a.record.attributes['log.record.uid']) : `(checkpoint ${a.seq})`)) };
+  return {
+    p,
+    appends,
+    metrics,
+    done,
+    uids: () =>
+      appends.map((a) => (a.record ? String(a.record.attributes['log.record.uid']) : `(checkpoint ${a.seq})`)),
+  };
 }
 
 describe('SessionPipeline', () => {
@@ -103,7 +144,10 @@ describe('SessionPipeline', () => {
   });
 
   it('repairs a gap from the archive before the event that revealed it', async () => {
-    const svc = service([{ frames: [1, 2, 5], end: 'clean' }], [1, 2, 3, 4, 5].map((s) => env(s)));
+    const svc = service(
+      [{ frames: [1, 2, 5], end: 'clean' }],
+      [1, 2, 3, 4, 5].map((s) => env(s)),
+    );
     const t = pipeline(svc);
     t.p.start();
     await t.done;
@@ -122,7 +166,10 @@ describe('SessionPipeline', () => {
   });
 
   it('a session that ends after a reset has its tail read from the archive', async () => {
-    const svc = service([{ frames: [1, 2], end: 'reset' }, { status: 502 }, { status: 404 }], [1, 2, 3, 4].map((s) => env(s)));
+    const svc = service(
+      [{ frames: [1, 2], end: 'reset' }, { status: 502 }, { status: 404 }],
+      [1, 2, 3, 4].map((s) => env(s)),
+    );
     const t = pipeline(svc);
     t.p.start();
     await t.done;
@@ -139,7 +186,13 @@ describe('SessionPipeline', () => {
   });
 
   it('a replay from 1 under a new telemetry_session_id is a new epoch with its own uids', async () => {
-    const svc = service([{ frames: [1, 2, 3], end: 'reset' }, { frames: [1, 2], sid: 'B', end: 'clean' }], [1, 2, 3].map((s) => env(s)).concat([1, 2].map((s) => env(s, 'B'))));
+    const svc = service(
+      [
+        { frames: [1, 2, 3], end: 'reset' },
+        { frames: [1, 2], sid: 'B', end: 'clean' },
+      ],
+      [1, 2, 3].map((s) => env(s)).concat([1, 2].map((s) => env(s, 'B'))),
+    );
     const t = pipeline(svc);
     t.p.start();
     await t.done;
@@ -151,16 +204,32 @@ describe('SessionPipeline', () => {
   it('the tail of an epoch read from the archive after the next epoch began is spooled under its own source id', async () => {
     // A checkpoint committed between the repaired tail and the new epoch must say (A's seq, epoch 0, A),
     // never A's seq under B's source: a restart would then take B's replay for duplicates.
-    const svc = service([{ frames: [1, 2], end: 'reset' }, { frames: [1, 2], sid: 'B', end: 'clean' }], [1, 2, 3, 4].map((s) => env(s)).concat([1, 2].map((s) => env(s, 'B'))));
+    const svc = service(
+      [
+        { frames: [1, 2], end: 'reset' },
+        { frames: [1, 2], sid: 'B', end: 'clean' },
+      ],
+      [1, 2, 3, 4].map((s) => env(s)).concat([1, 2].map((s) => env(s, 'B'))),
+    );
     const t = pipeline(svc);
     t.p.start();
     await t.done;
     expect(t.uids()).toEqual(['s:1', 's:2', 's:3', 's:4', 's:e1:1', 's:e1:2']);
-    expect(t.appends.map((a) => [a.epoch, a.sourceId])).toEqual([[0, 'A'], [0, 'A'], [0, 'A'], [0, 'A'], [1, 'B'], [1, 'B']]);
+    expect(t.appends.map((a) => [a.epoch, a.sourceId])).toEqual([
+      [0, 'A'],
+      [0, 'A'],
+      [0, 'A'],
+      [0, 'A'],
+      [1, 'B'],
+      [1, 'B'],
+    ]);
   });
 
   it('start: latest takes the archive newest seq as the baseline and persists it before streaming', async () => {
-    const svc = service([{ frames: [8, 9], end: 'clean' }], [1, 2, 3, 4, 5, 6, 7].map((s) => env(s)));
+    const svc = service(
+      [{ frames: [8, 9], end: 'clean' }],
+      [1, 2, 3, 4, 5, 6, 7].map((s) => env(s)),
+    );
     const t = pipeline(svc, { start: 'latest' });
     t.p.start();
     await t.done;

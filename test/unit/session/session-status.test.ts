@@ -6,13 +6,32 @@ import type { Fact } from '../../../src/vocabulary/facts.js';
 import type { SessionRow } from '../../../src/store/store.js';
 
 const row = (checkpoint: number, pool?: string): SessionRow =>
-  ({ spec: { id: 's1', ...(pool ? { pool } : {}) }, source: 'api', checkpoint, epoch: 2, lifecycle: 'active' }) as SessionRow;
+  ({
+    spec: { id: 's1', ...(pool ? { pool } : {}) },
+    source: 'api',
+    checkpoint,
+    epoch: 2,
+    lifecycle: 'active',
+  }) as SessionRow;
 
 describe('initialStatus', () => {
   it('starts idle at the checkpoint, with the pool when there is one', () => {
     expect(initialStatus(row(40, 'p1'))).toEqual({
-      id: 's1', source: 'api', pool: 'p1', state: 'idle', lastReceivedSeq: 40, lastDeliveredSeq: 40, epoch: 2,
-      received: 0, filtered: 0, duplicates: 0, gaps: 0, missingEvents: 0, malformedFrames: 0, repaired: 0, reconnects: {},
+      id: 's1',
+      source: 'api',
+      pool: 'p1',
+      state: 'idle',
+      lastReceivedSeq: 40,
+      lastDeliveredSeq: 40,
+      epoch: 2,
+      received: 0,
+      filtered: 0,
+      duplicates: 0,
+      gaps: 0,
+      missingEvents: 0,
+      malformedFrames: 0,
+      repaired: 0,
+      reconnects: {},
     });
     expect(initialStatus(row(0))).not.toHaveProperty('pool');
   });
@@ -25,11 +44,39 @@ const CASES: Array<[string, Fact, Record<string, unknown>]> = [
   ['malformed', { f: 'malformed_frame', session: 's1', frameId: '1', bytes: 3, reason: 'r' }, { malformedFrames: 1 }],
   ['gap', { f: 'gap_recorded', session: 's1', first: 3, last: 7, reason: 'evicted' }, { gaps: 1, missingEvents: 5 }],
   ['tail unknown', { f: 'tail_unknown', session: 's1', epoch: 2, afterSeq: 9 }, { gaps: 1, missingEvents: 0 }],
-  ['repaired', { f: 'archive_repaired', session: 's1', first: 1, last: 4, reason: 'malformed', repaired: 4 }, { repaired: 4 }],
-  ['epoch', { f: 'epoch_started', session: 's1', epoch: 3, seq: 1, why: 'source_changed', previousEpoch: 2, previousLastSeq: 50 }, { epoch: 3 }],
-  ['reconnect', { f: 'reconnect_scheduled', session: 's1', reason: 'network', delayMs: 5, attempt: 1 }, { reconnects: { network: 1 } }],
-  ['backoff with a reason', { f: 'state_changed', session: 's1', state: 'backoff', detail: '503 from the service', at: 0 }, { state: 'backoff', lastError: '503 from the service' }],
-  ['connected', { f: 'connected', session: 's1', at: Date.UTC(2026, 0, 1) }, { connectedSince: '2026-01-01T00:00:00.000Z' }],
+  [
+    'repaired',
+    { f: 'archive_repaired', session: 's1', first: 1, last: 4, reason: 'malformed', repaired: 4 },
+    { repaired: 4 },
+  ],
+  [
+    'epoch',
+    {
+      f: 'epoch_started',
+      session: 's1',
+      epoch: 3,
+      seq: 1,
+      why: 'source_changed',
+      previousEpoch: 2,
+      previousLastSeq: 50,
+    },
+    { epoch: 3 },
+  ],
+  [
+    'reconnect',
+    { f: 'reconnect_scheduled', session: 's1', reason: 'network', delayMs: 5, attempt: 1 },
+    { reconnects: { network: 1 } },
+  ],
+  [
+    'backoff with a reason',
+    { f: 'state_changed', session: 's1', state: 'backoff', detail: '503 from the service', at: 0 },
+    { state: 'backoff', lastError: '503 from the service' },
+  ],
+  [
+    'connected',
+    { f: 'connected', session: 's1', at: Date.UTC(2026, 0, 1) },
+    { connectedSince: '2026-01-01T00:00:00.000Z' },
+  ],
   ['a delivery says nothing of one session', { f: 'records_delivered', count: 9 }, {}],
 ];
 

@@ -2,25 +2,35 @@ import { describe, expect, it } from 'vitest';
 import { PendingSegments } from '../../../src/store/pending-segments.js';
 
 describe('pending segments', () => {
-  it('one session\'s records become one segment, and every append moves its checkpoint', () => {
+  it("one session's records become one segment, and every append moves its checkpoint", () => {
     const p = new PendingSegments();
     p.append('a', 1, 0, 10, Buffer.from('ab'), undefined);
     p.append('a', 2, 0, 9, null, 'src');
     p.append('a', 3, 0, 11, Buffer.from('c'), undefined);
     const batch = p.take();
     expect(batch.segments).toHaveLength(1);
-    expect(batch.segments[0]).toMatchObject({ sessionId: 'a', records: 2, firstSeq: 1, lastSeq: 3, oldestTsMicros: 10 });
+    expect(batch.segments[0]).toMatchObject({
+      sessionId: 'a',
+      records: 2,
+      firstSeq: 1,
+      lastSeq: 3,
+      oldestTsMicros: 10,
+    });
     expect(batch.segments[0]!.payload.toString()).toBe('abc');
     expect(batch.checkpoints).toEqual([{ sessionId: 'a', checkpoint: 3, epoch: 0, sourceId: 'src' }]);
   });
 
   it.each([
     ['a record of its own is kept as it is', () => Buffer.alloc(4, 'solo'), true],
-    ['a small view into a larger buffer (a worker\'s batch) is copied, so the batch can be freed', () => {
-      const batch = Buffer.alloc(64, 'x');
-      batch.write('solo', 10);
-      return batch.subarray(10, 14);
-    }, false],
+    [
+      "a small view into a larger buffer (a worker's batch) is copied, so the batch can be freed",
+      () => {
+        const batch = Buffer.alloc(64, 'x');
+        batch.write('solo', 10);
+        return batch.subarray(10, 14);
+      },
+      false,
+    ],
   ])('%s', (_name, make, same) => {
     const p = new PendingSegments();
     const rec = make();

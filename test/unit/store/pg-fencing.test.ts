@@ -36,13 +36,19 @@ const seg = (sessionId: string, first: number, last: number): NewSegment => {
 };
 
 async function live(admin: pg.Pool, id: string, ms: number): Promise<void> {
-  await admin.query(`INSERT INTO bridge_replicas (id, lease_until) VALUES ($1, now() + $2 * interval '1 millisecond')
-    ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until`, [id, ms]);
+  await admin.query(
+    `INSERT INTO bridge_replicas (id, lease_until) VALUES ($1, now() + $2 * interval '1 millisecond')
+    ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until`,
+    [id, ms],
+  );
 }
 
 describe('PostgreSQL store: leases and fencing', () => {
   it('rejects every write of a replica that lost its session (stale epoch), and checkpoints only move forward', async () => {
-    const { stores: [a, b], admin } = await replicas('a', 'b');
+    const {
+      stores: [a, b],
+      admin,
+    } = await replicas('a', 'b');
     await live(admin, 'a', 60_000);
     await live(admin, 'b', 60_000);
     await a!.putSession({ id: 's', attributes: {} }, 'config');
@@ -62,7 +68,9 @@ describe('PostgreSQL store: leases and fencing', () => {
     expect(epochs).toEqual({ owner: 'b', lease_epoch: '2' });
 
     // The zombie's commit is refused whole: no segment, no checkpoint.
-    const err = await a!.commit([seg('s', 6, 9)], [{ sessionId: 's', checkpoint: 9, epoch: 0 }]).catch((e: unknown) => e);
+    const err = await a!
+      .commit([seg('s', 6, 9)], [{ sessionId: 's', checkpoint: 9, epoch: 0 }])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FencedError);
     expect((err as FencedError).sessionIds).toEqual(['s']);
     const rows = (await admin.query('SELECT session_id, first_seq FROM bridge_segments ORDER BY id')).rows;
@@ -85,7 +93,10 @@ describe('PostgreSQL store: leases and fencing', () => {
   });
 
   it('a fenced check at the database refuses a commit even when the replica still believes it owns the session', async () => {
-    const { stores: [a], admin } = await replicas('a');
+    const {
+      stores: [a],
+      admin,
+    } = await replicas('a');
     await a!.putSession({ id: 's', attributes: {} }, 'config');
     await a!.claim(['s']);
     // Another replica took it behind a's back (epoch bumped in the database).
@@ -97,7 +108,10 @@ describe('PostgreSQL store: leases and fencing', () => {
   });
 
   it('a claim skips a session whose owner is writing right now (SKIP LOCKED) instead of waiting', async () => {
-    const { stores: [b], admin } = await replicas('b');
+    const {
+      stores: [b],
+      admin,
+    } = await replicas('b');
     await b!.putSession({ id: 's', attributes: {} }, 'config');
     const c = await admin.connect();
     try {
@@ -112,13 +126,19 @@ describe('PostgreSQL store: leases and fencing', () => {
   });
 
   it('a released session is claimable at once, at a new epoch', async () => {
-    const { stores: [a, b], admin } = await replicas('a', 'b');
+    const {
+      stores: [a, b],
+      admin,
+    } = await replicas('a', 'b');
     await live(admin, 'a', 60_000);
     await a!.putSession({ id: 's', attributes: {} }, 'config');
     await a!.claim(['s']);
     await a!.release('s');
     expect((await b!.claim(['s'])).sessions).toHaveLength(1);
-    expect((await admin.query("SELECT owner, lease_epoch FROM bridge_sessions WHERE id = 's'")).rows[0]).toEqual({ owner: 'b', lease_epoch: '3' });
+    expect((await admin.query("SELECT owner, lease_epoch FROM bridge_sessions WHERE id = 's'")).rows[0]).toEqual({
+      owner: 'b',
+      lease_epoch: '3',
+    });
   });
 });
 
@@ -129,7 +149,14 @@ describe('PostgreSQL store: lease', () => {
     await migratePg(pool);
     let now = 1000;
     let expired = 0;
-    const lease = new Lease({ db: pool, replicaId: 'l', leaseMs: 4000, marginFraction: 0.25, now: () => now, onExpired: () => expired++ });
+    const lease = new Lease({
+      db: pool,
+      replicaId: 'l',
+      leaseMs: 4000,
+      marginFraction: 0.25,
+      now: () => now,
+      onExpired: () => expired++,
+    });
     expect(lease.valid).toBe(false);
     expect(await lease.renew()).toBe(true);
     expect(await lease.liveReplicas()).toEqual(['l']);
@@ -152,7 +179,9 @@ describe('PostgreSQL store: lease', () => {
 describe('PostgreSQL store: schema', () => {
   it('records its schema version, and refuses a newer one or a foreign database in one line', async () => {
     const { admin } = await replicas('a');
-    expect((await admin.query("SELECT value FROM bridge_meta WHERE key = 'schema_version'")).rows[0]).toEqual({ value: String(PG_SCHEMA_VERSION) });
+    expect((await admin.query("SELECT value FROM bridge_meta WHERE key = 'schema_version'")).rows[0]).toEqual({
+      value: String(PG_SCHEMA_VERSION),
+    });
     await admin.query("UPDATE bridge_meta SET value = '99' WHERE key = 'schema_version'");
     const newer = await migratePg(admin).catch((e: unknown) => e);
     expect(newer).toBeInstanceOf(PgSchemaError);

@@ -12,7 +12,8 @@ it('deletes long-finished rows at open', async () => {
   server = await startPostgres();
   const url = await server.createDatabase('prune');
   const a = await openPgStore({ url, replicaId: 'r1' });
-  for (const id of ['active', 'ended-old', 'removed-old', 'ended-recent', 'revived']) await a.putSession({ id, attributes: {} }, 'api');
+  for (const id of ['active', 'ended-old', 'removed-old', 'ended-recent', 'revived'])
+    await a.putSession({ id, attributes: {} }, 'api');
   await a.setLifecycle('ended-old', 'ended');
   await a.setLifecycle('removed-old', 'removed');
   await a.setLifecycle('revived', 'removed');

@@ -22,9 +22,15 @@ async function store(): Promise<PgStore> {
 }
 
 const payload = Buffer.concat([Buffer.from([0x12, 0x80, 0x20]), randomBytes(4096)]);
-const segs = (count: number, from: number): NewSegment[] => Array.from({ length: count }, (_, i) => ({
-  sessionId: 's', payload, records: 1, firstSeq: from + i, lastSeq: from + i, oldestTsMicros: 1,
-}));
+const segs = (count: number, from: number): NewSegment[] =>
+  Array.from({ length: count }, (_, i) => ({
+    sessionId: 's',
+    payload,
+    records: 1,
+    firstSeq: from + i,
+    lastSeq: from + i,
+    oldestTsMicros: 1,
+  }));
 
 /** Moves the id sequence to the start of generation `g`, as steady traffic would. */
 async function jumpTo(s: PgStore, g: number): Promise<void> {
@@ -44,7 +50,9 @@ describe('shared spool rotation', () => {
     const bloated = await spoolDiskBytes(s.db);
     const truncated = await truncateDrainedGenerations(s.db);
     const after = await spoolDiskBytes(s.db);
-    console.log(`spool on disk after 1200 segments of 4 KiB inserted and deleted: ${bloated} bytes; after truncating drained generations ${truncated.join(',')}: ${after} bytes`);
+    console.log(
+      `spool on disk after 1200 segments of 4 KiB inserted and deleted: ${bloated} bytes; after truncating drained generations ${truncated.join(',')}: ${after} bytes`,
+    );
     // Generation 3 is being written (and 4 comes next): left alone. 0, 1 and 2 are drained.
     expect(truncated.sort()).toEqual([0, 1, 2]);
     expect(after).toBeLessThan(bloated / 3);

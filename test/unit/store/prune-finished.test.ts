@@ -21,12 +21,16 @@ it('deletes long-finished rows at open, keeps active, recent and still-spooled o
   let now = t0;
   const clock = { now: () => now };
   const a = await openSqliteStore(dir, clock);
-  for (const id of ['active', 'ended-old', 'removed-old', 'ended-recent', 'ended-spooled', 'revived']) await a.putSession({ id, attributes: {} }, 'api');
+  for (const id of ['active', 'ended-old', 'removed-old', 'ended-recent', 'ended-spooled', 'revived'])
+    await a.putSession({ id, attributes: {} }, 'api');
   await a.setLifecycle('ended-old', 'ended');
   await a.setLifecycle('removed-old', 'removed');
   await a.setLifecycle('ended-spooled', 'ended');
   await a.setLifecycle('revived', 'removed');
-  await a.commit([{ sessionId: 'ended-spooled', payload: Buffer.from('x'), records: 1, firstSeq: 1, lastSeq: 1, oldestTsMicros: 1 }], []);
+  await a.commit(
+    [{ sessionId: 'ended-spooled', payload: Buffer.from('x'), records: 1, firstSeq: 1, lastSeq: 1, oldestTsMicros: 1 }],
+    [],
+  );
   now = t0 + 6 * DAY;
   await a.setLifecycle('ended-recent', 'ended');
   await a.putSession({ id: 'revived', attributes: {} }, 'api'); // followed again: no longer finished
@@ -37,7 +41,12 @@ it('deletes long-finished rows at open, keeps active, recent and still-spooled o
   const b = await openSqliteStore(dir, clock);
   try {
     expect(b.pruned).toBe(2);
-    expect((await b.sessions()).map((s) => s.spec.id).sort()).toEqual(['active', 'ended-recent', 'ended-spooled', 'revived']);
+    expect((await b.sessions()).map((s) => s.spec.id).sort()).toEqual([
+      'active',
+      'ended-recent',
+      'ended-spooled',
+      'revived',
+    ]);
   } finally {
     await b.close();
   }

@@ -20,7 +20,11 @@ async function spoolWithBudget(): Promise<{ spool: Spool; guard: MemoryGuard }> 
   guard = startMemoryGuard(BUDGET, { intervalMs: 60_000, rss: () => 0 });
   const g = guard;
   const spool = await Spool.open({
-    store, maxBytes: 1024 ** 3, memoryMaxBytes: 64 * 1024 * 1024, commitMaxRecords: 100_000, commitIntervalMs: 60_000,
+    store,
+    maxBytes: 1024 ** 3,
+    memoryMaxBytes: 64 * 1024 * 1024,
+    commitMaxRecords: 100_000,
+    commitIntervalMs: 60_000,
     memoryPressure: () => g.over,
   });
   g.countHeld(() => spool.heldBytes.pending + spool.heldBytes.ready);

@@ -104,9 +104,12 @@ interface Real {
 async function openReal(dir: string, memoryMaxBytes: number): Promise<{ store: FlakyStore; spool: Spool }> {
   const store = new FlakyStore(dir);
   const spool = await Spool.open({
-    store, maxBytes: 1 << 30, memoryMaxBytes,
+    store,
+    maxBytes: 1 << 30,
+    memoryMaxBytes,
     // Commits happen only when the model says so: by flush(), or by the commit timer in Tick.
-    commitMaxRecords: Number.MAX_SAFE_INTEGER, commitIntervalMs: COMMIT_INTERVAL_MS,
+    commitMaxRecords: Number.MAX_SAFE_INTEGER,
+    commitIntervalMs: COMMIT_INTERVAL_MS,
   });
   return { store, spool };
 }
@@ -183,10 +186,14 @@ function appendTo(m: Model, r: Real, sessionId: string, kinds: readonly boolean[
   }
   m.lastSeq.set(sessionId, seq);
 }
-const describeAppend = (sessionId: string, kinds: readonly boolean[]): string => `append(${sessionId}, ${kinds.map((k) => (k ? 'r' : '-')).join('')})`;
+const describeAppend = (sessionId: string, kinds: readonly boolean[]): string =>
+  `append(${sessionId}, ${kinds.map((k) => (k ? 'r' : '-')).join('')})`;
 
 class Append implements Cmd {
-  constructor(readonly sessionId: string, readonly kinds: boolean[]) {}
+  constructor(
+    readonly sessionId: string,
+    readonly kinds: boolean[],
+  ) {}
   check = (): boolean => true;
   async run(m: Model, r: Real): Promise<void> {
     appendTo(m, r, this.sessionId, this.kinds);
@@ -202,7 +209,10 @@ class Append implements Cmd {
  * of them.
  */
 class Flush implements Cmd {
-  constructor(readonly fails: boolean, readonly during?: { sessionId: string; kinds: boolean[] }) {}
+  constructor(
+    readonly fails: boolean,
+    readonly during?: { sessionId: string; kinds: boolean[] },
+  ) {}
   check = (m: Readonly<Model>): boolean => (!this.fails && !this.during) || m.pending.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const inBatch = m.pending.length;
@@ -224,7 +234,8 @@ class Flush implements Cmd {
     }
     await checkInvariants(m, r);
   }
-  toString = (): string => `flush${this.fails ? ' (fails)' : ''}${this.during ? ` while ${describeAppend(this.during.sessionId, this.during.kinds)}` : ''}`;
+  toString = (): string =>
+    `flush${this.fails ? ' (fails)' : ''}${this.during ? ` while ${describeAppend(this.during.sessionId, this.during.kinds)}` : ''}`;
 }
 
 /** Time passes: the commit timer (or a failed commit's retry) commits, failed deletes are retried. */
@@ -262,7 +273,10 @@ class ClaimNext implements Cmd {
     // Per session: the claim holds the lowest seqs still waiting, in seq order.
     for (const s of SESSIONS) {
       const got = keys.filter((k) => sessionOf(k) === s).map(seqOf);
-      const waiting = queued.filter((k) => sessionOf(k) === s).map(seqOf).sort((x, y) => x - y);
+      const waiting = queued
+        .filter((k) => sessionOf(k) === s)
+        .map(seqOf)
+        .sort((x, y) => x - y);
       expect(got, `records of ${s} in the claim`).toEqual(waiting.slice(0, got.length));
     }
     m.claims.push({ claim, keys });
@@ -273,7 +287,10 @@ class ClaimNext implements Cmd {
 
 /** Settles one claim in flight: acknowledged (its delete succeeds or fails) or given up. */
 class Settle implements Cmd {
-  constructor(readonly pick: number, readonly how: 'ack' | 'ack, delete fails' | 'settle') {}
+  constructor(
+    readonly pick: number,
+    readonly how: 'ack' | 'ack, delete fails' | 'settle',
+  ) {}
   check = (m: Readonly<Model>): boolean => m.claims.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const [{ claim, keys }] = m.claims.splice(this.pick % m.claims.length, 1) as [{ claim: Claim; keys: string[] }];
@@ -339,7 +356,9 @@ const commands = [
   fc.constant(new Tick()),
   fc.integer({ min: 1, max: 6 }).map((n) => new ClaimNext(n)),
   fc.integer({ min: 1, max: 6 }).map((n) => new ClaimNext(n)),
-  fc.tuple(fc.nat(), fc.constantFrom('ack' as const, 'ack' as const, 'ack, delete fails' as const, 'settle' as const)).map(([p, how]) => new Settle(p, how)),
+  fc
+    .tuple(fc.nat(), fc.constantFrom('ack' as const, 'ack' as const, 'ack, delete fails' as const, 'settle' as const))
+    .map(([p, how]) => new Settle(p, how)),
   fc.boolean().map((crash) => new Restart(crash)),
 ];
 
@@ -359,36 +378,45 @@ describe('Spool against a model', () => {
 
   it('keeps at-least-once, seq order and a checkpoint that never runs ahead of the store', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: 'max' }), fc.constantFrom(40, 1 << 20), async (cmds, memoryMaxBytes) => {
-        // A small memoryMaxBytes sends most commits to the backlog (read back from the store); a
-        // large one keeps them in the ready queue.
-        const dir = mkdtempSync(join(tmpdir(), 'spool-model-'));
-        dirs.push(dir);
-        const real: Real = { dir, memoryMaxBytes, ...(await openReal(dir, memoryMaxBytes)) };
-        reals.push(real);
-        for (const s of SESSIONS) await real.store.putSession({ id: s, attributes: {} }, 'config');
-        const model: Model = {
-          lastSeq: new Map(SESSIONS.map((s) => [s, 0])), durable: new Map(SESSIONS.map((s) => [s, 0])),
-          pending: [], stored: new Map(), deleted: new Set(), everCommitted: new Set(), claims: [],
-        };
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
+      fc.asyncProperty(
+        fc.commands(commands, { maxCommands: 40, size: 'max' }),
+        fc.constantFrom(40, 1 << 20),
+        async (cmds, memoryMaxBytes) => {
+          // A small memoryMaxBytes sends most commits to the backlog (read back from the store); a
+          // large one keeps them in the ready queue.
+          const dir = mkdtempSync(join(tmpdir(), 'spool-model-'));
+          dirs.push(dir);
+          const real: Real = { dir, memoryMaxBytes, ...(await openReal(dir, memoryMaxBytes)) };
+          reals.push(real);
+          for (const s of SESSIONS) await real.store.putSession({ id: s, attributes: {} }, 'config');
+          const model: Model = {
+            lastSeq: new Map(SESSIONS.map((s) => [s, 0])),
+            durable: new Map(SESSIONS.map((s) => [s, 0])),
+            pending: [],
+            stored: new Map(),
+            deleted: new Set(),
+            everCommitted: new Set(),
+            claims: [],
+          };
+          await fc.asyncModelRun(() => ({ model, real }), cmds);
 
-        // At-least-once: a last clean restart, then a full drain hands out every committed record
-        // that was not acknowledged with a durable delete, each once, and leaves the store empty.
-        await new Restart(false).run(model, real);
-        const drained: string[] = [];
-        for (let c = await real.spool.claim(4); c; c = await real.spool.claim(4)) {
-          drained.push(...c.segments.flatMap(recordKeys));
-          await real.spool.acknowledge(c);
-        }
-        expect(new Set(drained).size).toBe(drained.length);
-        const expected = [...model.everCommitted].filter((k) => !model.deleted.has(k));
-        expect(drained.sort()).toEqual(expected.sort());
-        expect(real.spool.idle).toBe(true);
-        expect((await real.store.spoolTotals()).records).toBe(0);
-        await real.spool.close();
-        await real.store.close();
-      }),
+          // At-least-once: a last clean restart, then a full drain hands out every committed record
+          // that was not acknowledged with a durable delete, each once, and leaves the store empty.
+          await new Restart(false).run(model, real);
+          const drained: string[] = [];
+          for (let c = await real.spool.claim(4); c; c = await real.spool.claim(4)) {
+            drained.push(...c.segments.flatMap(recordKeys));
+            await real.spool.acknowledge(c);
+          }
+          expect(new Set(drained).size).toBe(drained.length);
+          const expected = [...model.everCommitted].filter((k) => !model.deleted.has(k));
+          expect(drained.sort()).toEqual(expected.sort());
+          expect(real.spool.idle).toBe(true);
+          expect((await real.store.spoolTotals()).records).toBe(0);
+          await real.spool.close();
+          await real.store.close();
+        },
+      ),
       { numRuns: 100 },
     );
   });

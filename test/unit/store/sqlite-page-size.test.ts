@@ -24,7 +24,14 @@ function pageSize(dir: string): number {
     db.close();
   }
 }
-const segment = (seq: number) => ({ sessionId: 's', firstSeq: seq, lastSeq: seq, records: 1, oldestTsMicros: 1, payload: Buffer.alloc(100_000, seq) });
+const segment = (seq: number) => ({
+  sessionId: 's',
+  firstSeq: seq,
+  lastSeq: seq,
+  records: 1,
+  oldestTsMicros: 1,
+  payload: Buffer.alloc(100_000, seq),
+});
 
 describe('the state database page size', () => {
   it('is 64 KiB for a database the bridge creates', async () => {

@@ -29,7 +29,8 @@ describe('state directory modes', () => {
       await store.probeWritable();
       expect(mode(join(root, 'a'))).toBe('700');
       expect(mode(dir)).toBe('700');
-      for (const f of ['bridge.db', 'bridge.db-wal', 'bridge.db-shm', 'bridge.lock']) expect(mode(join(dir, f)), f).toBe('600');
+      for (const f of ['bridge.db', 'bridge.db-wal', 'bridge.db-shm', 'bridge.lock'])
+        expect(mode(join(dir, f)), f).toBe('600');
     } finally {
       await store.close();
     }

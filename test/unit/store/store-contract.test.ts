@@ -24,27 +24,36 @@ function tmp(): string {
 }
 
 const impls: Array<[string, () => { open(): Promise<Store> }]> = [
-  ['sqlite on disk', () => {
-    const dir = tmp();
-    return { open: () => openSqliteStore(dir) };
-  }],
-  ['sqlite in memory', () => {
-    let s: Store | undefined;
-    // One database for the life of the factory: "reopen" hands back the same store.
-    return { open: async () => (s ??= await openSqliteStore(':memory:')) };
-  }],
-  ['postgresql', () => {
-    let s: Store | undefined;
-    return {
-      open: async () => {
-        if (s) return s;
-        const url = await (await pgServer()).createDatabase(`contract_${++databases}`);
-        const store = await openPgStore({ url, replicaId: 'contract' });
-        s = ownEverything(store);
-        return s;
-      },
-    };
-  }],
+  [
+    'sqlite on disk',
+    () => {
+      const dir = tmp();
+      return { open: () => openSqliteStore(dir) };
+    },
+  ],
+  [
+    'sqlite in memory',
+    () => {
+      let s: Store | undefined;
+      // One database for the life of the factory: "reopen" hands back the same store.
+      return { open: async () => (s ??= await openSqliteStore(':memory:')) };
+    },
+  ],
+  [
+    'postgresql',
+    () => {
+      let s: Store | undefined;
+      return {
+        open: async () => {
+          if (s) return s;
+          const url = await (await pgServer()).createDatabase(`contract_${++databases}`);
+          const store = await openPgStore({ url, replicaId: 'contract' });
+          s = ownEverything(store);
+          return s;
+        },
+      };
+    },
+  ],
 ];
 
 let server: Promise<PgServer> | undefined;
@@ -79,7 +88,14 @@ function framed(text: string): Buffer {
 const segment = (sessionId: string, firstSeq: number, lastSeq: number): NewSegment => {
   const parts = [];
   for (let s = firstSeq; s <= lastSeq; s++) parts.push(framed(`${sessionId}:${s}:ü`));
-  return { sessionId, payload: Buffer.concat(parts), records: parts.length, firstSeq, lastSeq, oldestTsMicros: 1_700_000_000_000_000 + firstSeq };
+  return {
+    sessionId,
+    payload: Buffer.concat(parts),
+    records: parts.length,
+    firstSeq,
+    lastSeq,
+    oldestTsMicros: 1_700_000_000_000_000 + firstSeq,
+  };
 };
 
 for (const [name, make] of impls) {
@@ -93,7 +109,9 @@ for (const [name, make] of impls) {
         await s.close();
         s = await f.open();
       }
-      expect(await s.sessions()).toEqual([{ spec: { id: 'a', attributes: { team: 'x' } }, source: 'api', lifecycle: 'active', checkpoint: 2, epoch: 0 }]);
+      expect(await s.sessions()).toEqual([
+        { spec: { id: 'a', attributes: { team: 'x' } }, source: 'api', lifecycle: 'active', checkpoint: 2, epoch: 0 },
+      ]);
       expect((await s.spoolStats()).records).toBe(2);
       expect(await s.spoolTotals()).toMatchObject({ records: 2, maxId: expect.any(Number) });
       await s.close();
@@ -104,11 +122,18 @@ for (const [name, make] of impls) {
       await s.putSession({ id: 'a', attributes: {} }, 'config');
       await s.putSession({ id: 'b', attributes: {} }, 'config');
       const segs = [segment('a', 1, 3), segment('b', 1, 1), segment('a', 4, 5)];
-      const ids = await s.commit(segs, [{ sessionId: 'a', checkpoint: 5, epoch: 0 }, { sessionId: 'b', checkpoint: 1, epoch: 0 }]);
+      const ids = await s.commit(segs, [
+        { sessionId: 'a', checkpoint: 5, epoch: 0 },
+        { sessionId: 'b', checkpoint: 1, epoch: 0 },
+      ]);
       expect(ids).toHaveLength(3);
       expect(ids[0]! < ids[1]! && ids[1]! < ids[2]!).toBe(true);
       const all = await s.readSegments(0, ids[2]!, 100);
-      expect(all.map((r) => `${r.sessionId}:${r.firstSeq}-${r.lastSeq}/${r.records}`)).toEqual(['a:1-3/3', 'b:1-1/1', 'a:4-5/2']);
+      expect(all.map((r) => `${r.sessionId}:${r.firstSeq}-${r.lastSeq}/${r.records}`)).toEqual([
+        'a:1-3/3',
+        'b:1-1/1',
+        'a:4-5/2',
+      ]);
       expect(Buffer.compare(all[0]!.payload, segs[0]!.payload)).toBe(0);
       expect(splitRecords(all[2]!.payload).map((b) => b.subarray(2).toString())).toEqual(['a:4:ü', 'a:5:ü']);
       // After a cursor, up to a bound, and limited by records (but never fewer than one segment).
@@ -123,7 +148,9 @@ for (const [name, make] of impls) {
       const s = await make().open();
       await s.putSession({ id: 'a', attributes: {} }, 'config');
       const bad = { ...segment('a', 3, 3), payload: null as unknown as Buffer };
-      await expect(s.commit([segment('a', 1, 2), bad], [{ sessionId: 'a', checkpoint: 3, epoch: 0 }])).rejects.toThrow();
+      await expect(
+        s.commit([segment('a', 1, 2), bad], [{ sessionId: 'a', checkpoint: 3, epoch: 0 }]),
+      ).rejects.toThrow();
       expect(await s.spoolStats()).toMatchObject({ records: 0, bytes: 0 });
       expect((await s.sessions())[0]!.checkpoint).toBe(0);
       await s.close();
@@ -154,10 +181,19 @@ for (const [name, make] of impls) {
       const run = back.slice(10, 40);
       const known = { records: 30, bytes: run.reduce((n, r) => n + r.payload.length, 0) };
       const before = await s.spoolStats();
-      await s.deleteSegments(run.map((r) => r.id), known);
-      await s.deleteSegments(run.map((r) => r.id), known);
+      await s.deleteSegments(
+        run.map((r) => r.id),
+        known,
+      );
+      await s.deleteSegments(
+        run.map((r) => r.id),
+        known,
+      );
       expect(await s.spoolStats()).toMatchObject({ records: before.records - 30, bytes: before.bytes - known.bytes });
-      expect((await s.readSegments(0, ids[74]!, 1000)).map((r) => r.firstSeq)).toEqual([...Array.from({ length: 10 }, (_, i) => i + 1), ...Array.from({ length: 35 }, (_, i) => i + 41)]);
+      expect((await s.readSegments(0, ids[74]!, 1000)).map((r) => r.firstSeq)).toEqual([
+        ...Array.from({ length: 10 }, (_, i) => i + 1),
+        ...Array.from({ length: 35 }, (_, i) => i + 41),
+      ]);
       await s.close();
     });
 
@@ -197,12 +233,22 @@ for (const [name, make] of impls) {
       await s.putSession({ id: 'removed', attributes: {} }, 'api');
       await s.setLifecycle('removed', 'removed');
       await s.putSession({ id: 'cfg', attributes: { k: 'v' } }, 'config');
-      const added = await s.addSessions(['ended', 'removed', 'cfg', 'new-1', 'new-2'].map((id) => ({ id, start: 'oldest' as const, attributes: {} })), 'discovery');
-      expect(added.map((r) => [r.spec.id, r.source, r.lifecycle, r.checkpoint])).toEqual([['new-1', 'discovery', 'active', 0], ['new-2', 'discovery', 'active', 0]]);
+      const added = await s.addSessions(
+        ['ended', 'removed', 'cfg', 'new-1', 'new-2'].map((id) => ({ id, start: 'oldest' as const, attributes: {} })),
+        'discovery',
+      );
+      expect(added.map((r) => [r.spec.id, r.source, r.lifecycle, r.checkpoint])).toEqual([
+        ['new-1', 'discovery', 'active', 0],
+        ['new-2', 'discovery', 'active', 0],
+      ]);
       const rows = new Map((await s.sessions()).map((r) => [r.spec.id, r]));
       expect(rows.get('ended')).toMatchObject({ lifecycle: 'ended', source: 'config' });
       expect(rows.get('removed')).toMatchObject({ lifecycle: 'removed', source: 'api' });
-      expect(rows.get('cfg')).toMatchObject({ lifecycle: 'active', source: 'config', spec: { attributes: { k: 'v' } } });
+      expect(rows.get('cfg')).toMatchObject({
+        lifecycle: 'active',
+        source: 'config',
+        spec: { attributes: { k: 'v' } },
+      });
       expect(rows.get('new-1')).toMatchObject({ source: 'discovery', spec: { start: 'oldest' } });
       expect(await s.addSessions([{ id: 'new-1', attributes: {} }], 'discovery')).toEqual([]);
       expect(await s.addSessions([], 'discovery')).toEqual([]);
@@ -286,7 +332,10 @@ describe('SqliteStore state directory', () => {
     expect(report).toEqual({ records: 300, segments: expect.any(Number), unreadable: 0 });
     expect(converted).toHaveLength(300);
     const sessions = await store.sessions();
-    expect(sessions.map((s) => [s.spec.id, s.checkpoint])).toEqual([['v1-a', 150], ['v1-b', 150]]);
+    expect(sessions.map((s) => [s.spec.id, s.checkpoint])).toEqual([
+      ['v1-a', 150],
+      ['v1-b', 150],
+    ]);
     const totals = await store.spoolTotals();
     expect(totals.records).toBe(300);
     const segs = await store.readSegments(0, totals.maxId, 100_000);

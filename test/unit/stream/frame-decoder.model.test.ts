@@ -18,17 +18,50 @@ const BOM = [0xef, 0xbb, 0xbf];
 const eol = fc.constantFrom('\n', '\r\n', '\r');
 /** Invalid or tricky UTF-8: truncated sequences, overlongs, encoded surrogates, lone continuation bytes, beyond U+10FFFF. */
 const oddBytes = fc.constantFrom(
-  [0x80], [0xbf], [0xc0, 0xaf], [0xc1, 0xbf], [0xc2], [0xe2, 0x82], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80],
-  [0xed, 0xbf, 0xbf], [0xf0, 0x9f], [0xf0, 0x9f, 0x8e], [0xf0, 0x80, 0x80, 0xaf], [0xf4, 0x90, 0x80, 0x80],
-  [0xf5], [0xff], [0xfe], [0xef, 0xbb, 0xbf], [0xef, 0xbb], [0x00], [0xc3, 0xa9], [0xf0, 0x9f, 0x8e, 0x89],
+  [0x80],
+  [0xbf],
+  [0xc0, 0xaf],
+  [0xc1, 0xbf],
+  [0xc2],
+  [0xe2, 0x82],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xf0, 0x9f],
+  [0xf0, 0x9f, 0x8e],
+  [0xf0, 0x80, 0x80, 0xaf],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf5],
+  [0xff],
+  [0xfe],
+  [0xef, 0xbb, 0xbf],
+  [0xef, 0xbb],
+  [0x00],
+  [0xc3, 0xa9],
+  [0xf0, 0x9f, 0x8e, 0x89],
 );
 /** A field value: text of any code points (no line ends), with odd bytes here and there. */
 const value = fc
   .array(
     fc.oneof(
-      { weight: 4, arbitrary: fc.string({ unit: 'grapheme', maxLength: 8 }).map((s) => Array.from(enc.encode(s.replace(/[\r\n]/g, '')))) },
-      { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 4 }).map((s) => Array.from(enc.encode(s.replace(/[\r\n]/g, '')))) },
-      { weight: 2, arbitrary: fc.constantFrom('{"seq":1}', ' ', '  ', 'héllo — 日本 🎉', ':', 'data: x', '\0').map((s) => Array.from(enc.encode(s))) },
+      {
+        weight: 4,
+        arbitrary: fc
+          .string({ unit: 'grapheme', maxLength: 8 })
+          .map((s) => Array.from(enc.encode(s.replace(/[\r\n]/g, '')))),
+      },
+      {
+        weight: 2,
+        arbitrary: fc
+          .string({ unit: 'binary', maxLength: 4 })
+          .map((s) => Array.from(enc.encode(s.replace(/[\r\n]/g, '')))),
+      },
+      {
+        weight: 2,
+        arbitrary: fc
+          .constantFrom('{"seq":1}', ' ', '  ', 'héllo — 日本 🎉', ':', 'data: x', '\0')
+          .map((s) => Array.from(enc.encode(s))),
+      },
       { weight: 1, arbitrary: oddBytes },
     ),
     { maxLength: 5 },
@@ -39,14 +72,53 @@ type Line = number[];
 const ascii = (s: string): Line => Array.from(enc.encode(s));
 /** One line's bytes, without its line end. */
 const line: fc.Arbitrary<Line> = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(fc.constantFrom('data:', 'data: ', 'data:  '), value).map(([f, v]) => [...ascii(f), ...v]) },
-  { weight: 3, arbitrary: fc.tuple(fc.constantFrom('id:', 'id: '), fc.oneof(fc.nat().map((n) => ascii(String(n))), value)).map(([f, v]) => [...ascii(f), ...v]) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(':', ': ', ':keepalive'), value).map(([f, v]) => [...ascii(f), ...v]) },
-  { weight: 1, arbitrary: fc.constantFrom('data', 'id', 'event: ping', 'retry: 1000', 'retry: x', 'dat', 'datum: 1', 'idx: 2', ' data: 3', 'DATA: 4', 'Id: 5').map(ascii) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('event:', 'unknown: ', 'x'), value).map(([f, v]) => [...ascii(f), ...v]) },
+  {
+    weight: 6,
+    arbitrary: fc.tuple(fc.constantFrom('data:', 'data: ', 'data:  '), value).map(([f, v]) => [...ascii(f), ...v]),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom('id:', 'id: '),
+        fc.oneof(
+          fc.nat().map((n) => ascii(String(n))),
+          value,
+        ),
+      )
+      .map(([f, v]) => [...ascii(f), ...v]),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.constantFrom(':', ': ', ':keepalive'), value).map(([f, v]) => [...ascii(f), ...v]),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        'data',
+        'id',
+        'event: ping',
+        'retry: 1000',
+        'retry: x',
+        'dat',
+        'datum: 1',
+        'idx: 2',
+        ' data: 3',
+        'DATA: 4',
+        'Id: 5',
+      )
+      .map(ascii),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom('event:', 'unknown: ', 'x'), value).map(([f, v]) => [...ascii(f), ...v]),
+  },
 );
 /** A frame: its lines, then a blank line (or, rarely, blank lines of its own). */
-const frame = fc.tuple(fc.array(line, { minLength: 0, maxLength: 5 }), fc.integer({ min: 1, max: 2 })).map(([lines, blanks]) => [...lines, ...Array<Line>(blanks).fill([])]);
+const frame = fc
+  .tuple(fc.array(line, { minLength: 0, maxLength: 5 }), fc.integer({ min: 1, max: 2 }))
+  .map(([lines, blanks]) => [...lines, ...Array<Line>(blanks).fill([])]);
 
 const stream = fc
   .record({
@@ -70,7 +142,32 @@ const stream = fc
 const soup = fc
   .array(
     fc.oneof(
-      { weight: 12, arbitrary: fc.constantFrom('data:', 'data: ', 'data', 'id:', 'id: ', 'id', ':', ' ', '\r', '\n', '\r\n', '\n\n', '\r\r', 'event:', 'x', '7', '\0', 'é', '🎉').map(ascii) },
+      {
+        weight: 12,
+        arbitrary: fc
+          .constantFrom(
+            'data:',
+            'data: ',
+            'data',
+            'id:',
+            'id: ',
+            'id',
+            ':',
+            ' ',
+            '\r',
+            '\n',
+            '\r\n',
+            '\n\n',
+            '\r\r',
+            'event:',
+            'x',
+            '7',
+            '\0',
+            'é',
+            '🎉',
+          )
+          .map(ascii),
+      },
       { weight: 2, arbitrary: oddBytes },
       { weight: 1, arbitrary: fc.constant(BOM) },
     ),
@@ -84,8 +181,20 @@ function chunked(bytes: fc.Arbitrary<Uint8Array>): fc.Arbitrary<{ bytes: Uint8Ar
     const afterCR = b.reduce<number[]>((at, x, i) => (x === 13 ? [...at, i + 1] : at), []);
     return fc
       .oneof(
-        { weight: 4, arbitrary: fc.uniqueArray(fc.integer({ min: 0, max: b.length }), { maxLength: Math.min(b.length, 12) }) },
-        { weight: 2, arbitrary: fc.subarray(afterCR).chain((cr) => fc.uniqueArray(fc.integer({ min: 0, max: b.length }), { maxLength: 4 }).map((more) => [...new Set([...cr, ...more])])) },
+        {
+          weight: 4,
+          arbitrary: fc.uniqueArray(fc.integer({ min: 0, max: b.length }), { maxLength: Math.min(b.length, 12) }),
+        },
+        {
+          weight: 2,
+          arbitrary: fc
+            .subarray(afterCR)
+            .chain((cr) =>
+              fc
+                .uniqueArray(fc.integer({ min: 0, max: b.length }), { maxLength: 4 })
+                .map((more) => [...new Set([...cr, ...more])]),
+            ),
+        },
         { weight: 1, arbitrary: fc.constant(Array.from({ length: b.length + 1 }, (_, i) => i)) },
       )
       .map((cuts) => {
@@ -98,7 +207,11 @@ function chunked(bytes: fc.Arbitrary<Uint8Array>): fc.Arbitrary<{ bytes: Uint8Ar
   });
 }
 
-interface Run { frames: Frame[]; comments: number; afterEach: Array<{ frames: number; comments: number }> }
+interface Run {
+  frames: Frame[];
+  comments: number;
+  afterEach: Array<{ frames: number; comments: number }>;
+}
 
 function run(make: () => FrameDecoder, chunks: Uint8Array[]): Run {
   const d = make();
@@ -136,15 +249,24 @@ const decoder = (): FrameDecoder => createFrameDecoder(noOverflow);
 
 describe('frame decoder against TextDecoder + eventsource-parser', () => {
   it('random streams of frames, cut anywhere', () => {
-    fc.assert(fc.property(chunked(stream), (c) => agreesWithReference(decoder, c)), { numRuns: 1500 });
+    fc.assert(
+      fc.property(chunked(stream), (c) => agreesWithReference(decoder, c)),
+      { numRuns: 1500 },
+    );
   });
 
   it('random soups of SSE pieces, cut anywhere', () => {
-    fc.assert(fc.property(chunked(soup), (c) => agreesWithReference(decoder, c)), { numRuns: 1500 });
+    fc.assert(
+      fc.property(chunked(soup), (c) => agreesWithReference(decoder, c)),
+      { numRuns: 1500 },
+    );
   });
 
   it('the same bytes in one chunk', () => {
-    fc.assert(fc.property(stream, (b) => agreesWithReference(decoder, { bytes: b, chunks: [b] })), { numRuns: 500 });
+    fc.assert(
+      fc.property(stream, (b) => agreesWithReference(decoder, { bytes: b, chunks: [b] })),
+      { numRuns: 500 },
+    );
   });
 
   it('fails a decoder with a bug (the property can fail)', () => {
@@ -164,6 +286,11 @@ describe('frame decoder against TextDecoder + eventsource-parser', () => {
         },
       };
     };
-    expect(() => fc.assert(fc.property(chunked(stream), (c) => agreesWithReference(broken, c)), { numRuns: 1500 })).toThrow();
+    expect(() =>
+      fc.assert(
+        fc.property(chunked(stream), (c) => agreesWithReference(broken, c)),
+        { numRuns: 1500 },
+      ),
+    ).toThrow();
   });
 });

@@ -14,7 +14,10 @@ function decodeIn(chunks: Uint8Array[]): Frame[] {
 }
 
 /** Frames and comments until the end of the stream. */
-function decodeAll(chunks: Uint8Array[], make = () => createFrameDecoder(() => {})): { frames: Frame[]; comments: number } {
+function decodeAll(
+  chunks: Uint8Array[],
+  make = () => createFrameDecoder(() => {}),
+): { frames: Frame[]; comments: number } {
   const d = make();
   const frames: Frame[] = [];
   for (const c of chunks) d.feed(c, frames);
@@ -22,7 +25,8 @@ function decodeAll(chunks: Uint8Array[], make = () => createFrameDecoder(() => {
   return { frames, comments: d.comments };
 }
 
-const bytes = (...parts: Array<string | number[]>): Uint8Array => Uint8Array.from(parts.flatMap((p) => (typeof p === 'string' ? [...enc.encode(p)] : p)));
+const bytes = (...parts: Array<string | number[]>): Uint8Array =>
+  Uint8Array.from(parts.flatMap((p) => (typeof p === 'string' ? [...enc.encode(p)] : p)));
 
 /** Splits bytes at every position given, e.g. inside multi-byte characters and between CR and LF. */
 function splitAt(bytes: Uint8Array, size: number): Uint8Array[] {
@@ -31,7 +35,8 @@ function splitAt(bytes: Uint8Array, size: number): Uint8Array[] {
   return out;
 }
 
-const json = '{"seq":1,"event":{"ts":1,"type":"console_log","category":"console","source":{},"data":{"text":"héllo — 日本 🎉"}}}';
+const json =
+  '{"seq":1,"event":{"ts":1,"type":"console_log","category":"console","source":{},"data":{"text":"héllo — 日本 🎉"}}}';
 
 describe('frame decoder', () => {
   it('decodes LF frames and ignores keepalive comments', () => {
@@ -57,7 +62,10 @@ describe('frame decoder', () => {
   for (const size of [1, 2, 3, 5, 7]) {
     it(`reassembles frames fed in ${size}-byte chunks (split inside UTF-8 and CRLF)`, () => {
       const text = `id: 1\r\ndata: ${json}\r\n\r\n: keepalive\r\n\r\nid: 2\r\ndata: ${json}\r\n\r\n`;
-      expect(decodeIn(splitAt(enc.encode(text), size))).toEqual([{ id: '1', data: json }, { id: '2', data: json }]);
+      expect(decodeIn(splitAt(enc.encode(text), size))).toEqual([
+        { id: '1', data: json },
+        { id: '2', data: json },
+      ]);
     });
   }
 
@@ -70,13 +78,16 @@ describe('frame decoder', () => {
     expect(out).toHaveLength(1);
   });
 
-  it('CR-only line ends: the last frame is dispatched when the stream ends (its final CR may not be followed by LF)', () => {
+  it('CR-only line ends: the last frame is dispatched by its final CR, with no LF or end() needed', () => {
     const d = createFrameDecoder(() => {});
     const out: Frame[] = [];
     d.feed(enc.encode(`id: 1\rdata: ${json}\r\rid: 2\rdata: ${json}\r\r`), out);
-    expect(out.map((f) => f.id)).toEqual(['1']);
+    expect(out.map((f) => f.id)).toEqual(['1', '2']);
     d.end(out);
-    expect(out).toEqual([{ id: '1', data: json }, { id: '2', data: json }]);
+    expect(out).toEqual([
+      { id: '1', data: json },
+      { id: '2', data: json },
+    ]);
   });
 
   it('CR-only frames in 1-byte chunks, flushed at the end', () => {
@@ -119,13 +130,22 @@ describe('frame decoder', () => {
       { id: '', data: 'e' }, // `id` alone is the empty id
     ];
     expect(decodeAll([enc.encode(text)]).frames).toEqual(want);
-    expect(decodeAll([enc.encode(text)], () => createReferenceFrameDecoder(() => {}, { settleHeldCR: false })).frames).toEqual(want);
+    expect(
+      decodeAll([enc.encode(text)], () => createReferenceFrameDecoder(() => {}, { settleHeldCR: false })).frames,
+    ).toEqual(want);
   });
 
   it('fields: one space after the colon dropped, `data` alone is an empty line, other fields and comments ignored', () => {
-    const text = ': hi\ndata:x\ndata:  two\ndata\nevent: e\nretry: 5\nretry: x\nfoo: bar\nDATA: no\n data: no\ndata : no\n:\n\n';
-    expect(decodeAll(splitAt(enc.encode(text), 3))).toEqual({ frames: [{ id: undefined, data: 'x\n two\n' }], comments: 2 });
-    expect(decodeAll([enc.encode('data\n\ndata:\ndata:\n\n')]).frames).toEqual([{ id: undefined, data: '' }, { id: undefined, data: '\n' }]);
+    const text =
+      ': hi\ndata:x\ndata:  two\ndata\nevent: e\nretry: 5\nretry: x\nfoo: bar\nDATA: no\n data: no\ndata : no\n:\n\n';
+    expect(decodeAll(splitAt(enc.encode(text), 3))).toEqual({
+      frames: [{ id: undefined, data: 'x\n two\n' }],
+      comments: 2,
+    });
+    expect(decodeAll([enc.encode('data\n\ndata:\ndata:\n\n')]).frames).toEqual([
+      { id: undefined, data: '' },
+      { id: undefined, data: '\n' },
+    ]);
     expect(decodeAll([enc.encode('event: x\nid: 2\n\n:\n\n')])).toEqual({ frames: [], comments: 1 });
   });
 
@@ -136,7 +156,9 @@ describe('frame decoder', () => {
     // U+FEFF then "data": an unknown field, as the spec reads it.
     expect(decodeAll(splitAt(bytes(bom, bom, 'data: 2\n\n'), 1)).frames).toEqual([]);
     // EF BB then "data": not a BOM; the bytes begin the first line (an unknown field).
-    expect(decodeAll(splitAt(bytes([0xef, 0xbb], 'data: 3\n\ndata: 4\n\n'), 1)).frames).toEqual([{ id: undefined, data: '4' }]);
+    expect(decodeAll(splitAt(bytes([0xef, 0xbb], 'data: 3\n\ndata: 4\n\n'), 1)).frames).toEqual([
+      { id: undefined, data: '4' },
+    ]);
     expect(decodeAll([bytes([0xef], '\ndata: 5\n\n')]).frames).toEqual([{ id: undefined, data: '5' }]);
     // Only at the start of the stream.
     expect(decodeAll([bytes('data: 6\n\n', bom, 'data: 7\n\n')]).frames).toEqual([{ id: undefined, data: '6' }]);
@@ -148,46 +170,74 @@ describe('frame decoder', () => {
     const tricky: number[][] = [
       [0xe2, 0x82], // truncated 3-byte (€ without its last byte)
       [0xf0, 0x9f, 0x8e], // truncated 4-byte
-      [0xc2], [0xf4], // a lead byte alone
-      [0xc0, 0xaf], [0xc1, 0xbf], [0xe0, 0x80, 0xaf], [0xf0, 0x80, 0x80, 0xaf], // overlong
-      [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80], // surrogates, paired too
-      [0x80], [0xbf, 0xbf], [0x80, 0x41], // lone continuation bytes
-      [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xfe], [0xff], // beyond U+10FFFF, never valid
-      [0xe2, 0x82, 0xe2, 0x82, 0xac], [0xc3, 0xe9], // a sequence cut by the next lead byte
+      [0xc2],
+      [0xf4], // a lead byte alone
+      [0xc0, 0xaf],
+      [0xc1, 0xbf],
+      [0xe0, 0x80, 0xaf],
+      [0xf0, 0x80, 0x80, 0xaf], // overlong
+      [0xed, 0xa0, 0x80],
+      [0xed, 0xbf, 0xbf],
+      [0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80], // surrogates, paired too
+      [0x80],
+      [0xbf, 0xbf],
+      [0x80, 0x41], // lone continuation bytes
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xf5, 0x80],
+      [0xf8, 0x88, 0x80, 0x80, 0x80],
+      [0xfe],
+      [0xff], // beyond U+10FFFF, never valid
+      [0xe2, 0x82, 0xe2, 0x82, 0xac],
+      [0xc3, 0xe9], // a sequence cut by the next lead byte
       [0xef, 0xbb, 0xbf], // a BOM inside a value stays
-      [0x00], [0xc3, 0xa9, 0xf0, 0x9f, 0x8e, 0x89], // NUL, and valid text
+      [0x00],
+      [0xc3, 0xa9, 0xf0, 0x9f, 0x8e, 0x89], // NUL, and valid text
     ];
     for (const t of tricky) {
-      for (const [pre, post] of [[[], []], [[0x61], [0x62]], [[0xe2], [0x20]]] as number[][][]) {
+      for (const [pre, post] of [
+        [[], []],
+        [[0x61], [0x62]],
+        [[0xe2], [0x20]],
+      ] as number[][][]) {
         const value = [...pre!, ...t, ...post!];
         const want = td.decode(Uint8Array.from(value));
         const stream = bytes('id: 1\ndata: ', value, '\ndata: ', value, '\n\n');
         for (const size of [1, 2, 3, stream.length]) {
-          expect(decodeAll(splitAt(stream, size)).frames, `${value.map((x) => x.toString(16))} in ${size}-byte chunks`).toEqual([{ id: '1', data: `${want}\n${want}` }]);
+          expect(
+            decodeAll(splitAt(stream, size)).frames,
+            `${value.map((x) => x.toString(16))} in ${size}-byte chunks`,
+          ).toEqual([{ id: '1', data: `${want}\n${want}` }]);
         }
         // And in an id.
-        expect(decodeAll([bytes('id: ', value, '\ndata: x\n\n')]).frames[0]!.id).toBe(value.includes(0) ? undefined : want);
+        expect(decodeAll([bytes('id: ', value, '\ndata: x\n\n')]).frames[0]!.id).toBe(
+          value.includes(0) ? undefined : want,
+        );
       }
     }
   });
 
-  it('a CR ending a frame at the end of a chunk, then only an unfinished line until the end: the frame is dispatched (the old decoder lost it)', () => {
+  it('a CR ending a frame at the end of a chunk: the frame is dispatched with that chunk, not the next', () => {
     const chunks = [enc.encode('data: 1\r\r'), enc.encode('data: 2')];
     expect(decodeAll(chunks)).toEqual({ frames: [{ id: undefined, data: '1' }], comments: 0 });
-    expect(decodeAll(chunks, () => createReferenceFrameDecoder(() => {}, { settleHeldCR: false })).frames).toEqual([]);
-    // The frame comes out with the next chunk.
+    // On a quiet stream the next chunk may be a keepalive 15 s later: the frame must not wait for it.
     const d = createFrameDecoder(() => {});
     const out: Frame[] = [];
     d.feed(chunks[0]!, out);
-    expect(out).toEqual([]);
-    d.feed(chunks[1]!, out);
     expect(out).toEqual([{ id: undefined, data: '1' }]);
+    // An LF opening the next chunk is the rest of that CRLF, not a second (blank) line.
+    d.feed(enc.encode('\ndata: 3\n\n'), out);
+    expect(out).toEqual([
+      { id: undefined, data: '1' },
+      { id: undefined, data: '3' },
+    ]);
   });
 
   it('a text BOM mis-decoded as Latin-1 ("ï»¿") at the start is an unknown field, not stripped (eventsource-parser stripped it)', () => {
     const chunks = [enc.encode('\u00ef\u00bb\u00bfdata: 1\n\ndata: 2\n\n')];
     expect(decodeAll(chunks).frames).toEqual([{ id: undefined, data: '2' }]);
-    expect(decodeAll(chunks, () => createReferenceFrameDecoder(() => {}, { settleHeldCR: false })).frames).toHaveLength(2);
+    expect(decodeAll(chunks, () => createReferenceFrameDecoder(() => {}, { settleHeldCR: false })).frames).toHaveLength(
+      2,
+    );
   });
 
   it('a frame over many chunks is copied out of them: changing a chunk after feed() changes nothing', () => {

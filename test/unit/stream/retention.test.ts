@@ -21,7 +21,8 @@ async function collected(ref: WeakRef<object>): Promise<boolean> {
   return ref.deref() === undefined;
 }
 
-const frame = (seq: number) => `id: ${seq}\ndata: ${JSON.stringify({ seq, event: { ts: seq, type: 'console_log', category: 'console', source: {}, data: { text: 'x'.repeat(200) } } })}\n\n`;
+const frame = (seq: number) =>
+  `id: ${seq}\ndata: ${JSON.stringify({ seq, event: { ts: seq, type: 'console_log', category: 'console', source: {}, data: { text: 'x'.repeat(200) } } })}\n\n`;
 
 describe('between two chunks', () => {
   it('the frame decoder keeps nothing of the array it filled', async () => {
@@ -39,7 +40,10 @@ describe('between two chunks', () => {
     const out: Frame[] = [];
     // A complete data line of the unfinished frame and an unfinished line; then a frame ended by a CR
     // at the chunk's end, handed out with the next chunk.
-    for (const text of [`id: 1\ndata: ${'a'.repeat(300)}\ndata: ${'b'.repeat(100)}`, `id: 2\rdata: ${'c'.repeat(300)}\r\r`]) {
+    for (const text of [
+      `id: 1\ndata: ${'a'.repeat(300)}\ndata: ${'b'.repeat(100)}`,
+      `id: 2\rdata: ${'c'.repeat(300)}\r\r`,
+    ]) {
       let chunk: Uint8Array | undefined = new TextEncoder().encode(text);
       const ref = new WeakRef(chunk.buffer);
       d.feed(chunk, out);
@@ -47,7 +51,10 @@ describe('between two chunks', () => {
       expect(await collected(ref)).toBe(true);
       d.feed(new TextEncoder().encode('\n\n'), out);
     }
-    expect(out).toEqual([{ id: '1', data: `${'a'.repeat(300)}\n${'b'.repeat(100)}` }, { id: '2', data: 'c'.repeat(300) }]);
+    expect(out).toEqual([
+      { id: '1', data: `${'a'.repeat(300)}\n${'b'.repeat(100)}` },
+      { id: '2', data: 'c'.repeat(300) },
+    ]);
   });
 
   let stop: (() => Promise<void>) | undefined;
@@ -63,7 +70,7 @@ describe('between two chunks', () => {
       openStream: async (_id: string, _pos: unknown, signal: AbortSignal): Promise<OpenStreamResult> => {
         // As the HTTP client's body does (util/http-client.ts): an abort ends the read.
         signal.addEventListener('abort', () => body.destroy(new Error('aborted')));
-        return { kind: 'stream', body: body as never };
+        return { kind: 'stream', body: body };
       },
     };
     // The frames the subscriber hands to its stream.
@@ -83,7 +90,9 @@ describe('between two chunks', () => {
       report() {},
     };
     const sub = new Subscriber('s', client, stream, sink, {
-      idleTimeoutMs: 60_000, backoff: { initialMs: 1, maxMs: 2, authMs: 5 }, start: 'oldest',
+      idleTimeoutMs: 60_000,
+      backoff: { initialMs: 1, maxMs: 2, authMs: 5 },
+      start: 'oldest',
     });
     stop = () => sub.stop();
     sub.start();

@@ -10,7 +10,8 @@ import { Subscriber, type StreamSink } from '../../../src/stream/subscriber.js';
 import type { OpenStreamResult } from '../../../src/upstream/client.js';
 import { MAX_FRAME_BYTES } from '../../../src/stream/frame-decoder.js';
 
-const frame = (seq: number) => `id: ${seq}\ndata: ${JSON.stringify({ seq, event: { ts: seq, type: 'console_log', category: 'console', source: {}, data: {} } })}\n\n`;
+const frame = (seq: number) =>
+  `id: ${seq}\ndata: ${JSON.stringify({ seq, event: { ts: seq, type: 'console_log', category: 'console', source: {}, data: {} } })}\n\n`;
 
 /** Each call of openStream takes the next answer: a body to stream, or 404 (the session ended). */
 type Answer = PassThrough | 404;
@@ -26,7 +27,7 @@ function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Pro
       const a = answers.shift() ?? 404;
       if (a === 404) return { kind: 'error', status: 404, error: { code: 'not_found', message: 'gone' } };
       signal.addEventListener('abort', () => a.destroy(Object.assign(new Error('aborted'), { name: 'AbortError' })));
-      return { kind: 'stream', body: a as never };
+      return { kind: 'stream', body: a };
     },
   };
   const sink: StreamSink = {
@@ -41,7 +42,9 @@ function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Pro
     report() {},
   };
   const sub = new Subscriber('s', client, new SequencedStream({ lastSeq: 0, epoch: 0 }, 'oldest'), sink, {
-    idleTimeoutMs: 60_000, backoff: { initialMs: 1, maxMs: 2, authMs: 5 }, start: 'oldest',
+    idleTimeoutMs: 60_000,
+    backoff: { initialMs: 1, maxMs: 2, authMs: 5 },
+    start: 'oldest',
   });
   return { sub, items, opened: () => opened, ended: () => ended };
 }
@@ -100,7 +103,9 @@ describe('subscriber holds', () => {
     t.sub.start();
     body.write(frame(1));
     await until(() => stopping !== undefined, 'the push');
-    await expect(Promise.race([stopping!.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('hung'), 2000))])).resolves.toBe('stopped');
+    await expect(
+      Promise.race([stopping!.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('hung'), 2000))]),
+    ).resolves.toBe('stopped');
     expect(t.sub.currentState).toBe('stopped');
   });
 });

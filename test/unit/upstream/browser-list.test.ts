@@ -4,14 +4,24 @@ import { listSearchParams, parseListPage, parseListedSession } from '../../../sr
 
 describe('GET /browsers query', () => {
   it('sends limit, offset, status, query and every tag as tags[k]=v', () => {
-    const p = listSearchParams({ limit: 100, offset: 200, status: 'deleted', query: 'agent', tags: { team: 'a', env: 'prod eu' } });
+    const p = listSearchParams({
+      limit: 100,
+      offset: 200,
+      status: 'deleted',
+      query: 'agent',
+      tags: { team: 'a', env: 'prod eu' },
+    });
     expect(p.toString()).toBe('limit=100&offset=200&status=deleted&query=agent&tags%5Bteam%5D=a&tags%5Benv%5D=prod+eu');
     expect(listSearchParams({ limit: 100, offset: 0 }).toString()).toBe('limit=100');
   });
 });
 
 describe('a page of the session list', () => {
-  const item = (id: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ session_id: id, created_at: '2026-08-01T10:00:00Z', ...extra });
+  const item = (id: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    session_id: id,
+    created_at: '2026-08-01T10:00:00Z',
+    ...extra,
+  });
 
   it('takes X-Next-Offset as the absolute start of the next page', () => {
     const page = parseListPage([item('a'), item('b')], 100, 'true', '102');
@@ -35,17 +45,44 @@ describe('a page of the session list', () => {
   });
 
   it('refuses a body that is not an array', () => {
-    expect(parseListPage({ items: [] }, 0, 'false', undefined)).toEqual({ error: 'the session list is not a JSON array' });
+    expect(parseListPage({ items: [] }, 0, 'false', undefined)).toEqual({
+      error: 'the session list is not a JSON array',
+    });
   });
 
   it('skips and counts items without a usable session id; ignores mistyped members', () => {
-    const page = parseListPage([item('ok', { tags: { team: 'a', n: 3 }, pool: { id: 'p1', name: 7 }, name: 5, deleted_at: 'not a time' }), item(''), item(7), item('a/b'), 'x', null], 0, 'false', undefined);
-    expect(page).toEqual({ sessions: [{ id: 'ok', createdAt: Date.parse('2026-08-01T10:00:00Z'), tags: { team: 'a' }, pool: { id: 'p1' } }], invalid: 5, nextOffset: undefined });
+    const page = parseListPage(
+      [
+        item('ok', { tags: { team: 'a', n: 3 }, pool: { id: 'p1', name: 7 }, name: 5, deleted_at: 'not a time' }),
+        item(''),
+        item(7),
+        item('a/b'),
+        'x',
+        null,
+      ],
+      0,
+      'false',
+      undefined,
+    );
+    expect(page).toEqual({
+      sessions: [{ id: 'ok', createdAt: Date.parse('2026-08-01T10:00:00Z'), tags: { team: 'a' }, pool: { id: 'p1' } }],
+      invalid: 5,
+      nextOffset: undefined,
+    });
   });
 
   it('reads deleted_at, name and the pool of a deleted session', () => {
-    expect(parseListedSession(item('s', { deleted_at: '2026-08-01T11:00:00.5Z', name: 'checkout', pool: { id: 'p', name: 'agents' } }))).toEqual({
-      id: 's', name: 'checkout', createdAt: Date.parse('2026-08-01T10:00:00Z'), deletedAt: Date.parse('2026-08-01T11:00:00.5Z'), tags: {}, pool: { id: 'p', name: 'agents' },
+    expect(
+      parseListedSession(
+        item('s', { deleted_at: '2026-08-01T11:00:00.5Z', name: 'checkout', pool: { id: 'p', name: 'agents' } }),
+      ),
+    ).toEqual({
+      id: 's',
+      name: 'checkout',
+      createdAt: Date.parse('2026-08-01T10:00:00Z'),
+      deletedAt: Date.parse('2026-08-01T11:00:00.5Z'),
+      tags: {},
+      pool: { id: 'p', name: 'agents' },
     });
   });
 });

@@ -1,7 +1,13 @@
 // The browser pool resource as it enters (untrusted JSON → typed), and what the bridge reads from it.
 import { describe, expect, it } from 'vitest';
 import { makePool, telemetryConfig } from '../../../src/devkit/simulator/index.js';
-import { parsePool, poolAttributes, poolFindings, TELEMETRY_CATEGORIES, type BrowserPool } from '../../../src/upstream/browser-pool.js';
+import {
+  parsePool,
+  poolAttributes,
+  poolFindings,
+  TELEMETRY_CATEGORIES,
+  type BrowserPool,
+} from '../../../src/upstream/browser-pool.js';
 
 function parsed(value: unknown): BrowserPool {
   const r = parsePool(value);
@@ -14,14 +20,37 @@ const allOff = Object.fromEntries(TELEMETRY_CATEGORIES.map((c) => [c, false]));
 describe('parsePool', () => {
   it('reads every member of a complete pool resource', () => {
     const raw = makePool({
-      id: 'pool_1', name: 'scrapers', region: 'eu-west', acquired_count: 2, available_count: 3, extension_ids: ['ext_a'], profile_id: 'prof_1',
-      browser_pool_config: { size: 5, extensions: [{ id: 'ext_a', name: 'adblock' }], profile: { id: 'prof_1', name: 'logged-in' }, telemetry: telemetryConfig({ screenshot: false }, ['Input.insertText']) },
+      id: 'pool_1',
+      name: 'scrapers',
+      region: 'eu-west',
+      acquired_count: 2,
+      available_count: 3,
+      extension_ids: ['ext_a'],
+      profile_id: 'prof_1',
+      browser_pool_config: {
+        size: 5,
+        extensions: [{ id: 'ext_a', name: 'adblock' }],
+        profile: { id: 'prof_1', name: 'logged-in' },
+        telemetry: telemetryConfig({ screenshot: false }, ['Input.insertText']),
+      },
     });
     const pool = parsed(JSON.parse(JSON.stringify(raw)));
     expect(pool).toMatchObject({
-      id: 'pool_1', name: 'scrapers', region: 'eu-west', acquiredCount: 2, availableCount: 3, size: 5,
-      extensionIds: ['ext_a'], extensions: [{ id: 'ext_a', name: 'adblock' }], profileId: 'prof_1', profile: { id: 'prof_1', name: 'logged-in' },
-      headless: false, stealth: true, kioskMode: false, timeoutSeconds: 600, viewport: { width: 1280, height: 800, refreshRate: 60 },
+      id: 'pool_1',
+      name: 'scrapers',
+      region: 'eu-west',
+      acquiredCount: 2,
+      availableCount: 3,
+      size: 5,
+      extensionIds: ['ext_a'],
+      extensions: [{ id: 'ext_a', name: 'adblock' }],
+      profileId: 'prof_1',
+      profile: { id: 'prof_1', name: 'logged-in' },
+      headless: false,
+      stealth: true,
+      kioskMode: false,
+      timeoutSeconds: 600,
+      viewport: { width: 1280, height: 800, refreshRate: 60 },
       ignored: [],
     });
     expect(pool.telemetry?.categories.screenshot).toBe(false);
@@ -50,15 +79,30 @@ describe('parsePool', () => {
 
   it('ignores mistyped members and names them, without quoting their values', () => {
     const pool = parsed({
-      id: 'p', name: 42, region: ['us-east'], acquired_count: '3', extension_ids: [1],
-      browser_pool_config: { size: 1.5, telemetry: { browser: { console: { enabled: 'yes' }, control: { cdp: { excluded_methods: 'Input.insertText' } } }, export: { otlp: { enabled: 1 } } } },
+      id: 'p',
+      name: 42,
+      region: ['us-east'],
+      acquired_count: '3',
+      extension_ids: [1],
+      browser_pool_config: {
+        size: 1.5,
+        telemetry: {
+          browser: { console: { enabled: 'yes' }, control: { cdp: { excluded_methods: 'Input.insertText' } } },
+          export: { otlp: { enabled: 1 } },
+        },
+      },
     });
     expect(pool.name).toBeUndefined();
     expect(pool.region).toBeUndefined();
     expect(pool.telemetry?.categories.console).toBeUndefined();
     expect(pool.ignored).toEqual([
-      'extension_ids', 'name', 'region', 'acquired_count', 'browser_pool_config.size',
-      'browser_pool_config.telemetry.browser.console.enabled', 'browser_pool_config.telemetry.browser.control.cdp.excluded_methods',
+      'extension_ids',
+      'name',
+      'region',
+      'acquired_count',
+      'browser_pool_config.size',
+      'browser_pool_config.telemetry.browser.console.enabled',
+      'browser_pool_config.telemetry.browser.control.cdp.excluded_methods',
       'browser_pool_config.telemetry.export.otlp.enabled',
     ]);
   });
@@ -85,7 +129,12 @@ describe('poolFindings', () => {
     expect(poolFindings(withTelemetry(telemetryConfig({ ...allOff, control: true })))).toEqual([]);
     expect(poolFindings(withTelemetry({ browser: { console: { enabled: false } } }))).toEqual([]);
     // The operational categories off, the opt-in ones unstated: nothing is captured.
-    const opsOff = { control: { enabled: false }, connection: { enabled: false }, system: { enabled: false }, captcha: { enabled: false } };
+    const opsOff = {
+      control: { enabled: false },
+      connection: { enabled: false },
+      system: { enabled: false },
+      captcha: { enabled: false },
+    };
     expect(poolFindings(withTelemetry({ browser: opsOff })).map((x) => x.key)).toEqual(['telemetry-off']);
     expect(poolFindings(withTelemetry({ browser: { ...opsOff, network: { enabled: true } } }))).toEqual([]);
   });
@@ -99,7 +148,13 @@ describe('poolFindings', () => {
 
   it('lists excluded cdp methods at info level, keyed by the list', () => {
     const f = poolFindings(withTelemetry(telemetryConfig({}, ['Input.insertText', 'Page.navigate'])));
-    expect(f).toEqual([{ key: 'cdp-excluded:Input.insertText, Page.navigate', level: 'info', message: expect.stringContaining('Input.insertText, Page.navigate') }]);
+    expect(f).toEqual([
+      {
+        key: 'cdp-excluded:Input.insertText, Page.navigate',
+        level: 'info',
+        message: expect.stringContaining('Input.insertText, Page.navigate'),
+      },
+    ]);
   });
 
   it('says it cannot tell when the pool shows no telemetry configuration', () => {
@@ -109,7 +164,11 @@ describe('poolFindings', () => {
 
 describe('poolAttributes', () => {
   it('id, name and region as the pool gives them', () => {
-    expect(poolAttributes(parsed({ id: 'p1', name: 'n', region: 'eu-west' }))).toEqual({ 'browser.pool.id': 'p1', 'browser.pool.name': 'n', 'cloud.region': 'eu-west' });
+    expect(poolAttributes(parsed({ id: 'p1', name: 'n', region: 'eu-west' }))).toEqual({
+      'browser.pool.id': 'p1',
+      'browser.pool.name': 'n',
+      'cloud.region': 'eu-west',
+    });
     expect(poolAttributes(parsed({ id: 'p1' }))).toEqual({ 'browser.pool.id': 'p1' });
   });
 });

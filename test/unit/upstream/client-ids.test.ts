@@ -16,7 +16,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
-  client = new UpstreamClient({ baseUrl: base, apiKey: { get: () => 'k', invalidate: () => {}, source: 'test' }, connectTimeoutMs: 2000 });
+  client = new UpstreamClient({
+    baseUrl: base,
+    apiKey: { get: () => 'k', invalidate: () => {}, source: 'test' },
+    connectTimeoutMs: 2000,
+  });
 });
 afterAll(async () => {
   await client.close();

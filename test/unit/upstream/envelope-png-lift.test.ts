@@ -3,7 +3,12 @@
 // an ordinary screenshot frame the lift must actually happen (the parser never sees the base64).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LIFT_PNG_ABOVE_CHARS, parseEnvelope, parseWholeEnvelope, type EnvelopeResult } from '../../../src/upstream/envelope.js';
+import {
+  LIFT_PNG_ABOVE_CHARS,
+  parseEnvelope,
+  parseWholeEnvelope,
+  type EnvelopeResult,
+} from '../../../src/upstream/envelope.js';
 
 const PNG = 'iVBORw0KGgo' + 'QUJD+/0x'.repeat(LIFT_PNG_ABOVE_CHARS / 8 + 10) + '==';
 
@@ -11,26 +16,56 @@ const PNG = 'iVBORw0KGgo' + 'QUJD+/0x'.repeat(LIFT_PNG_ABOVE_CHARS / 8 + 10) + '
 const whole = (text: string): EnvelopeResult => parseWholeEnvelope(text);
 
 function frame(event: Record<string, unknown>): string {
-  return JSON.stringify({ seq: 7, event: { ts: 1_700_000_000_000_000, category: 'system', source: { kind: 'cdp' }, ...event } });
+  return JSON.stringify({
+    seq: 7,
+    event: { ts: 1_700_000_000_000_000, category: 'system', source: { kind: 'cdp' }, ...event },
+  });
 }
 
 afterEach(() => vi.restoreAllMocks());
 
 describe('parseEnvelope lifts the PNG of a large screenshot frame', () => {
   const cases: Array<[string, string]> = [
-    ['an ordinary screenshot', frame({ type: 'monitor_screenshot', data: { png: PNG, trigger: 'Page.loadEventFired' } })],
-    ['png before the other keys', `{"seq":7,"event":{"type":"monitor_screenshot","data":{"png":"${PNG}","x":1},"ts":1,"category":"system","source":{}}}`],
-    ['a "png" key in source.metadata first', frame({ source: { metadata: { png: 'abc' } }, type: 'monitor_screenshot', data: { png: PNG } })],
+    [
+      'an ordinary screenshot',
+      frame({ type: 'monitor_screenshot', data: { png: PNG, trigger: 'Page.loadEventFired' } }),
+    ],
+    [
+      'png before the other keys',
+      `{"seq":7,"event":{"type":"monitor_screenshot","data":{"png":"${PNG}","x":1},"ts":1,"category":"system","source":{}}}`,
+    ],
+    [
+      'a "png" key in source.metadata first',
+      frame({ source: { metadata: { png: 'abc' } }, type: 'monitor_screenshot', data: { png: PNG } }),
+    ],
     ['a "png" key nested in data', frame({ type: 'monitor_screenshot', data: { nested: { png: PNG }, png: 'small' } })],
     ['png under another event type', frame({ type: 'console_log', data: { png: PNG } })],
-    ['duplicate png keys (the last wins, as in JSON.parse)', `{"seq":7,"event":{"ts":1,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}","png":"second"}}}`],
+    [
+      'duplicate png keys (the last wins, as in JSON.parse)',
+      `{"seq":7,"event":{"ts":1,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}","png":"second"}}}`,
+    ],
     ['escaped slashes in the base64', frame({ type: 'monitor_screenshot', data: { png: PNG } }).replaceAll('/', '\\/')],
-    ['an escaped "png" inside a string before the key', frame({ type: 'monitor_screenshot', data: { text: '"png":"fake"', png: PNG } })],
+    [
+      'an escaped "png" inside a string before the key',
+      frame({ type: 'monitor_screenshot', data: { text: '"png":"fake"', png: PNG } }),
+    ],
     ['png that is not a string', frame({ type: 'monitor_screenshot', data: { png: 12, pad: PNG } })],
-    ['the stand-in itself as the png value', frame({ type: 'monitor_screenshot', data: { png: '\u0000png', pad: PNG } })],
-    ['unterminated png string', `{"seq":7,"event":{"ts":1,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}`],
-    ['broken JSON after the png', `{"seq":7,"event":{"ts":1,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}"},}}`],
-    ['an invalid envelope (seq 0)', frame({ type: 'monitor_screenshot', data: { png: PNG } }).replace('"seq":7', '"seq":0')],
+    [
+      'the stand-in itself as the png value',
+      frame({ type: 'monitor_screenshot', data: { png: '\u0000png', pad: PNG } }),
+    ],
+    [
+      'unterminated png string',
+      `{"seq":7,"event":{"ts":1,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}`,
+    ],
+    [
+      'broken JSON after the png',
+      `{"seq":7,"event":{"ts":1,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}"},}}`,
+    ],
+    [
+      'an invalid envelope (seq 0)',
+      frame({ type: 'monitor_screenshot', data: { png: PNG } }).replace('"seq":7', '"seq":0'),
+    ],
   ];
   it.each(cases)('%s: the same result as parsing the whole text', (_name, text) => {
     expect(text.length).toBeGreaterThan(LIFT_PNG_ABOVE_CHARS);
@@ -43,7 +78,7 @@ describe('parseEnvelope lifts the PNG of a large screenshot frame', () => {
     const r = parseEnvelope(text);
     expect(r.ok && r.envelope.event.data?.png).toBe(PNG);
     expect(parse).toHaveBeenCalledTimes(1);
-    expect((parse.mock.calls[0]![0] as string).length).toBeLessThan(1000);
+    expect(parse.mock.calls[0]![0].length).toBeLessThan(1000);
   });
 
   it('any JSON beside the PNG: the same result as parsing the whole text', () => {

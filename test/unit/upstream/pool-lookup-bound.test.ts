@@ -20,7 +20,11 @@ beforeAll(async () => {
     }, 30);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  client = new UpstreamClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: { get: () => 'k', invalidate: () => {}, source: 'test' }, connectTimeoutMs: 5000 });
+  client = new UpstreamClient({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    apiKey: { get: () => 'k', invalidate: () => {}, source: 'test' },
+    connectTimeoutMs: 5000,
+  });
 });
 afterAll(async () => {
   await client.close();
@@ -29,7 +33,9 @@ afterAll(async () => {
 
 it(`40 lookups at once reach the service at most ${MAX_POOL_LOOKUPS} at a time, and all are answered`, async () => {
   const results = await Promise.all(Array.from({ length: 40 }, (_, i) => client.getPool(`pool_${i}`)));
-  expect(results.map((r) => (r.kind === 'ok' ? (r.value as { id: string }).id : r.kind))).toEqual(Array.from({ length: 40 }, (_, i) => `pool_${i}`));
+  expect(results.map((r) => (r.kind === 'ok' ? (r.value as { id: string }).id : r.kind))).toEqual(
+    Array.from({ length: 40 }, (_, i) => `pool_${i}`),
+  );
   expect(peak).toBeGreaterThan(1);
   expect(peak).toBeLessThanOrEqual(MAX_POOL_LOOKUPS);
 });

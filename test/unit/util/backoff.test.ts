@@ -4,7 +4,12 @@ import { backoffDelay, parseRetryAfter } from '../../../src/util/backoff.js';
 describe('backoffDelay', () => {
   const p = { initialMs: 100, maxMs: 2000 };
   it.each([
-    [0, 0, 50], [0, 1, 100], [3, 1, 800], [3, 0, 50], [10, 1, 2000], [50, 1, 2000],
+    [0, 0, 50],
+    [0, 1, 100],
+    [3, 1, 800],
+    [3, 0, 50],
+    [10, 1, 2000],
+    [50, 1, 2000],
   ])('attempt %i with random %f → %i ms', (attempt, r, want) => {
     expect(backoffDelay(p, attempt, () => r)).toBe(want);
   });
@@ -20,8 +25,14 @@ describe('backoffDelay', () => {
 describe('parseRetryAfter', () => {
   const now = Date.parse('2026-11-21T10:00:00Z');
   it.each([
-    ['7', 7000], [' 0 ', 0], ['Sat, 21 Nov 2026 10:00:05 GMT', 5000], ['Sat, 21 Nov 2026 09:00:00 GMT', 0], ['soon', undefined], ['', undefined], [undefined, undefined],
+    ['7', 7000],
+    [' 0 ', 0],
+    ['Sat, 21 Nov 2026 10:00:05 GMT', 5000],
+    ['Sat, 21 Nov 2026 09:00:00 GMT', 0],
+    ['soon', undefined],
+    ['', undefined],
+    [undefined, undefined],
   ])('%s → %s', (v, want) => {
-    expect(parseRetryAfter(v as string | undefined, now)).toBe(want);
+    expect(parseRetryAfter(v, now)).toBe(want);
   });
 });

@@ -20,7 +20,7 @@ describe('boundedMemo', () => {
   it('remembers falsy values (false, 0, empty string)', () => {
     let n = 0;
     const f = boundedMemo(8, (k) => (n++, k === 'f' ? false : k === 'z' ? 0 : ''));
-    for (let i = 0; i < 3; i++) [f('f'), f('z'), f('e')];
+    for (let i = 0; i < 3; i++) for (const k of ['f', 'z', 'e']) f(k);
     expect(n).toBe(3);
   });
 });

@@ -33,7 +33,9 @@ function keep(s: Socket): void {
   s.on('close', () => sockets.delete(s));
 }
 
-async function listen<S extends Server | HttpsServer>(server: S): Promise<{ server: S; port: number; connections: () => number }> {
+async function listen<S extends Server | HttpsServer>(
+  server: S,
+): Promise<{ server: S; port: number; connections: () => number }> {
   let connections = 0;
   server.on('setSecureContext' in server ? 'secureConnection' : 'connection', () => connections++);
   server.on('connection', keep);
@@ -84,7 +86,11 @@ describe('requests and connections', () => {
     });
     const c = client();
     for (const n of [1, 2, 3]) {
-      const res = await c.request(`${s.url}/p${n}`, { method: 'POST', headers: { 'x-test': `t${n}` }, body: Buffer.from(`b${n}`) });
+      const res = await c.request(`${s.url}/p${n}`, {
+        method: 'POST',
+        headers: { 'x-test': `t${n}` },
+        body: Buffer.from(`b${n}`),
+      });
       expect([res.statusCode, res.headers['x-answer'], await text(res.body)]).toEqual([201, 'yes', 'done']);
     }
     expect(seen).toEqual(['POST /p1 t1 2 b1', 'POST /p2 t2 2 b2', 'POST /p3 t3 2 b3']);
@@ -229,7 +235,7 @@ describe('timeouts and abort', () => {
     expect(await text(res.body)).toBe('');
   });
 
-  it('an abort before the answer fails the request with the signal\'s reason', async () => {
+  it("an abort before the answer fails the request with the signal's reason", async () => {
     const s = await httpServer(() => undefined);
     const ac = new AbortController();
     const pending = client().request(s.url, { signal: ac.signal });
@@ -274,7 +280,7 @@ describe('timeouts and abort', () => {
 });
 
 describe('back-pressure', () => {
-  it('a body nobody reads stops reading the socket: the server\'s writes stall until the reader resumes', async () => {
+  it("a body nobody reads stops reading the socket: the server's writes stall until the reader resumes", async () => {
     const piece = Buffer.alloc(64 * 1024, 'z');
     const total = 64 * 1024 * 1024;
     let written = 0;
@@ -301,7 +307,7 @@ describe('back-pressure', () => {
     const readHighWaterMark = 16 * 1024;
     const res = await client({ bodyTimeoutMs: 0, readHighWaterMark }).request(s.url);
     res.body.pause();
-    await until(() => stalled, 'the server\'s writes to stall');
+    await until(() => stalled, "the server's writes to stall");
     // Kernel buffers on both ends take some megabytes; past them, nothing moves while nobody reads.
     await sleep(300);
     const before = written;
@@ -324,21 +330,76 @@ describe('TLS with a private CA, directly and through a CONNECT proxy', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'bridge-http-client-'));
     const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-    ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=http client test CA');
-    for (const [name, cn, ext] of [['server', 'peer.test', 'subjectAltName=DNS:peer.test,IP:127.0.0.1'], ['client', 'bridge', 'extendedKeyUsage=clientAuth']] as const) {
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=http client test CA',
+    );
+    for (const [name, cn, ext] of [
+      ['server', 'peer.test', 'subjectAltName=DNS:peer.test,IP:127.0.0.1'],
+      ['client', 'bridge', 'extendedKeyUsage=clientAuth'],
+    ] as const) {
       writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
-      ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
-      ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+      ssl(
+        'req',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.csr`,
+        '-subj',
+        `/CN=${cn}`,
+      );
+      ssl(
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${name}.pem`,
+        '-days',
+        '2',
+        '-extfile',
+        `${name}.ext`,
+      );
     }
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** An HTTPS peer that requires a client certificate signed by the test CA and says whose it got. */
   async function tlsPeer() {
-    const server = createHttpsServer({ key: pem('server.key'), cert: pem('server.pem'), ca: pem('ca.pem'), requestCert: true, rejectUnauthorized: true }, (req, res) => {
-      const cn = (req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }).getPeerCertificate().subject?.CN;
-      res.end(`hello ${cn} at ${req.headers.host}${req.url}`);
-    });
+    const server = createHttpsServer(
+      {
+        key: pem('server.key'),
+        cert: pem('server.pem'),
+        ca: pem('ca.pem'),
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
+      (req, res) => {
+        const cn = (
+          req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }
+        ).getPeerCertificate().subject?.CN;
+        res.end(`hello ${cn} at ${req.headers.host}${req.url}`);
+      },
+    );
     const s = await listen(server);
     return { ...s, url: `https://127.0.0.1:${s.port}` };
   }
@@ -380,7 +441,7 @@ describe('TLS with a private CA, directly and through a CONNECT proxy', () => {
     expect(String(err.code)).toMatch(/CERT|SIGNATURE|SELF_SIGNED/);
   });
 
-  it('https:// through HTTPS_PROXY: a CONNECT tunnel, the peer\'s TLS (name, CA, client certificate) inside it, kept alive', async () => {
+  it("https:// through HTTPS_PROXY: a CONNECT tunnel, the peer's TLS (name, CA, client certificate) inside it, kept alive", async () => {
     const peer = await tlsPeer();
     const proxy = await connectProxy();
     const c = client({ tls: material(), env: { HTTPS_PROXY: proxy.url } });
@@ -393,7 +454,7 @@ describe('TLS with a private CA, directly and through a CONNECT proxy', () => {
     expect(proxy.auth).toEqual([undefined]);
   });
 
-  it('http:// through HTTP_PROXY is tunnelled too, and the proxy URL\'s credentials go with the CONNECT', async () => {
+  it("http:// through HTTP_PROXY is tunnelled too, and the proxy URL's credentials go with the CONNECT", async () => {
     const s = await httpServer((req, res) => res.end(`plain ${req.headers.host}`));
     const proxy = await connectProxy();
     const c = client({ env: { HTTP_PROXY: `http://me:p%40ss@127.0.0.1:${proxy.port}` } });
@@ -405,7 +466,10 @@ describe('TLS with a private CA, directly and through a CONNECT proxy', () => {
   it('NO_PROXY hosts are reached directly', async () => {
     const peer = await tlsPeer();
     const proxy = await connectProxy();
-    const res = await client({ tls: material(), env: { HTTPS_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' } }).request(peer.url);
+    const res = await client({
+      tls: material(),
+      env: { HTTPS_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' },
+    }).request(peer.url);
     expect(await text(res.body)).toMatch(/^hello bridge/);
     expect(proxy.tunnels).toEqual([]);
   });
@@ -413,6 +477,8 @@ describe('TLS with a private CA, directly and through a CONNECT proxy', () => {
   it('a proxy that refuses the tunnel fails the request with its answer', async () => {
     const proxy = await connectProxy(407);
     const err = await failure(client({ env: { HTTPS_PROXY: proxy.url } }).request('https://peer.test:1/'));
-    expect(err.message).toMatch(/the proxy 127\.0\.0\.1:\d+ answered 407 No to CONNECT peer\.test:1 \(the proxy wants credentials/);
+    expect(err.message).toMatch(
+      /the proxy 127\.0\.0\.1:\d+ answered 407 No to CONNECT peer\.test:1 \(the proxy wants credentials/,
+    );
   });
 });

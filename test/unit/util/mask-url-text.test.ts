@@ -11,7 +11,10 @@ describe('maskUrlText', () => {
     ['otlp-default', 'otlp-default'],
     ['https://collector.example/v1/logs', 'https://collector.example/v1/logs'],
     ['https://user:pw@collector.example/v1/logs', 'https://REDACTED@collector.example/v1/logs'],
-    ['https://collector.example/v1/logs?tenant=a&api_key=k', 'https://collector.example/v1/logs?tenant=REDACTED&api_key=REDACTED'],
+    [
+      'https://collector.example/v1/logs?tenant=a&api_key=k',
+      'https://collector.example/v1/logs?tenant=REDACTED&api_key=REDACTED',
+    ],
     ['http://u:p@[bad host/x?token=t#frag=f', 'http://REDACTED@[bad host/x?token=REDACTED#frag=REDACTED'],
     ['//u@h/x', '//REDACTED@h/x'],
   ])('%s', (input, output) => expect(maskUrlText(input)).toBe(output));
@@ -22,7 +25,11 @@ describe('what a person reads', () => {
 
   it.each([
     ['exporter.endpoint', { exporter: { endpoint: 'http://admin:SECRET-PW@[collector/v1?token=SECRET-T' } }, {}],
-    ['OTEL_EXPORTER_OTLP_ENDPOINT', {}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://admin:SECRET-PW@[collector/?token=SECRET-T' }],
+    [
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      {},
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://admin:SECRET-PW@[collector/?token=SECRET-T' },
+    ],
     ['BROWSER_API_URL', {}, { BROWSER_API_URL: 'https://u:SECRET-PW@[svc?api_key=SECRET-T' }],
   ])('a configuration error on %s echoes the URL masked', (key, raw, env) => {
     let err: unknown;
@@ -38,13 +45,22 @@ describe('what a person reads', () => {
   });
 
   it("a pool's OTLP destination is masked where the pool is parsed, so findings, logs and /v1/sessions show it masked", () => {
-    const r = parsePool({ id: 'p', browser_pool_config: { telemetry: { export: { otlp: { enabled: true, destination: 'https://u:SECRET-PW@otlp.example/v1/logs?token=SECRET-T' } } } } });
+    const r = parsePool({
+      id: 'p',
+      browser_pool_config: {
+        telemetry: {
+          export: { otlp: { enabled: true, destination: 'https://u:SECRET-PW@otlp.example/v1/logs?token=SECRET-T' } },
+        },
+      },
+    });
     if (!r.ok) throw new Error(r.reason);
     expect(r.pool.telemetry?.otlpExport.destination).toBe('https://REDACTED@otlp.example/v1/logs?token=REDACTED');
     expect(JSON.stringify(poolFindings(r.pool))).not.toMatch(/SECRET-/);
   });
 
   it('the collector endpoint for export-failure log lines: displayUrl masks credentials and secret parameters', () => {
-    expect(displayUrl('https://u:SECRET-PW@otlp.example:4318/v1/logs?api_key=SECRET-K&tenant=a')).toBe('https://REDACTED:REDACTED@otlp.example:4318/v1/logs?api_key=REDACTED&tenant=a');
+    expect(displayUrl('https://u:SECRET-PW@otlp.example:4318/v1/logs?api_key=SECRET-K&tenant=a')).toBe(
+      'https://REDACTED:REDACTED@otlp.example:4318/v1/logs?api_key=REDACTED&tenant=a',
+    );
   });
 });

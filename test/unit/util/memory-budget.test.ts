@@ -2,17 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { containerMemoryLimit, HELD_SHARE, startMemoryGuard } from '../../../src/util/memory-budget.js';
 import { buildConfig } from '../../../src/config/load-config.js';
 
-const files = (m: Record<string, string>) => (path: string): string => {
-  if (!(path in m)) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-  return m[path]!;
-};
+const files =
+  (m: Record<string, string>) =>
+  (path: string): string => {
+    if (!(path in m)) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+    return m[path]!;
+  };
 
 describe('containerMemoryLimit', () => {
   const cases: Array<[string, Record<string, string>, number | undefined]> = [
     ['cgroup v2 with a limit', { '/sys/fs/cgroup/memory.max': '402653184\n' }, 402653184],
     ['cgroup v2 without a limit', { '/sys/fs/cgroup/memory.max': 'max\n' }, undefined],
     ['cgroup v1 with a limit', { '/sys/fs/cgroup/memory/memory.limit_in_bytes': '268435456' }, 268435456],
-    ['cgroup v1 "unlimited" (a huge number)', { '/sys/fs/cgroup/memory/memory.limit_in_bytes': '9223372036854771712' }, undefined],
+    [
+      'cgroup v1 "unlimited" (a huge number)',
+      { '/sys/fs/cgroup/memory/memory.limit_in_bytes': '9223372036854771712' },
+      undefined,
+    ],
     ['no cgroup files', {}, undefined],
   ];
   for (const [name, fs, want] of cases) it(name, () => expect(containerMemoryLimit(files(fs))).toBe(want));

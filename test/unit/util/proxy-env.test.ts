@@ -74,7 +74,9 @@ describe('the variables', () => {
   });
 
   it('a SOCKS proxy is refused by name, and a value that is no URL without quoting it (it may hold a password)', () => {
-    expect(() => proxyFor(new URL('https://a.example'), { HTTPS_PROXY: 'socks5://proxy.local:1080' })).toThrow(/socks5:\/\/proxy\.local:1080: only http:\/\/ and https:\/\/ proxies/);
+    expect(() => proxyFor(new URL('https://a.example'), { HTTPS_PROXY: 'socks5://proxy.local:1080' })).toThrow(
+      /socks5:\/\/proxy\.local:1080: only http:\/\/ and https:\/\/ proxies/,
+    );
     let message = '';
     try {
       proxyFor(new URL('https://a.example'), { HTTPS_PROXY: 'http://me:secret@[bad' });

@@ -28,14 +28,32 @@ const cases: Array<[string, Partial<BridgeLogRecord>]> = [
   ['plain record', {}],
   ['no body', { body: undefined }],
   ['string body', { body: 'telemetry gap: 3 events' }],
-  ['nested map, arrays, null, bool, doubles, negatives', { body: { a: [1, 2.5, null, true, 'x'], b: { c: { d: -42, e: -1.5 } }, f: false } }],
-  ['unicode: multi-byte, astral, right at the short-string limit', { body: { s: '😀'.repeat(21), t: 'ü'.repeat(42), u: 'a'.repeat(43), k: long }, attributes: { 'clé': 'välue', 'browser.session.id': 's1' } }],
-  ['long nested message (length varint of 2-3 bytes)', { body: { big: 'y'.repeat(70_000), list: Array.from({ length: 200 }, (_, i) => ({ i, s: `item-${i}` })) } }],
+  [
+    'nested map, arrays, null, bool, doubles, negatives',
+    { body: { a: [1, 2.5, null, true, 'x'], b: { c: { d: -42, e: -1.5 } }, f: false } },
+  ],
+  [
+    'unicode: multi-byte, astral, right at the short-string limit',
+    {
+      body: { s: '😀'.repeat(21), t: 'ü'.repeat(42), u: 'a'.repeat(43), k: long },
+      attributes: { clé: 'välue', 'browser.session.id': 's1' },
+    },
+  ],
+  [
+    'long nested message (length varint of 2-3 bytes)',
+    { body: { big: 'y'.repeat(70_000), list: Array.from({ length: 200 }, (_, i) => ({ i, s: `item-${i}` })) } },
+  ],
   ['empty containers and strings', { body: { a: [], m: {}, s: '' }, attributes: { empty: '' } }],
   ['attribute arrays', { attributes: { strs: ['a', 'b'], nums: [1, 2, 3], bools: [true, false] } }],
   ['severity 0 and empty text (unspecified)', { severityNumber: 0, severityText: '' }],
-  ['large and unsafe numbers become doubles', { body: { big: 2 ** 60, max: Number.MAX_SAFE_INTEGER, min: -Number.MAX_SAFE_INTEGER } }],
-  ['timestamps near the top of the microsecond range', { tsMicros: 9_007_199_254_740_991, observedMicros: 4_294_967_296_000 }],
+  [
+    'large and unsafe numbers become doubles',
+    { body: { big: 2 ** 60, max: Number.MAX_SAFE_INTEGER, min: -Number.MAX_SAFE_INTEGER } },
+  ],
+  [
+    'timestamps near the top of the microsecond range',
+    { tsMicros: 9_007_199_254_740_991, observedMicros: 4_294_967_296_000 },
+  ],
 ];
 
 describe('record encoder', () => {
@@ -45,10 +63,13 @@ describe('record encoder', () => {
 
   for (const [name, over] of cases) {
     it(`${name}: decodes to the same record (protobuf and JSON)`, () => {
-      const r = { ...base, ...over } as BridgeLogRecord;
+      const r = { ...base, ...over };
       const bytes = encode(r);
       expect(splitRecords(bytes)).toHaveLength(1);
-      for (const decoded of [decodeProtobufLogsRequest(proto.build([bytes])), decodeJsonLogsRequest(json.build([bytes]))]) {
+      for (const decoded of [
+        decodeProtobufLogsRequest(proto.build([bytes])),
+        decodeJsonLogsRequest(json.build([bytes])),
+      ]) {
         expect(decoded).toHaveLength(1);
         const d = decoded[0]!;
         expect(d.timeUnixNano).toBe(BigInt(r.tsMicros) * 1000n);
@@ -66,20 +87,38 @@ describe('record encoder', () => {
 
   it('a request of many segments carries every record in order', () => {
     const records = Array.from({ length: 50 }, (_, i) => encode({ ...base, attributes: { i } }));
-    const segments = [Buffer.concat(records.slice(0, 20)), Buffer.concat(records.slice(20, 21)), Buffer.concat(records.slice(21))];
+    const segments = [
+      Buffer.concat(records.slice(0, 20)),
+      Buffer.concat(records.slice(20, 21)),
+      Buffer.concat(records.slice(21)),
+    ];
     const decoded = decodeProtobufLogsRequest(proto.build(segments));
     expect(decoded.map((d) => d.attributes.i)).toEqual(Array.from({ length: 50 }, (_, i) => i));
-    expect(decodeJsonLogsRequest(json.build(segments)).map((d) => d.attributes.i)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(decodeJsonLogsRequest(json.build(segments)).map((d) => d.attributes.i)).toEqual(
+      Array.from({ length: 50 }, (_, i) => i),
+    );
   });
 
-  it('decodes exactly like the stock serializer\'s request for the same record', () => {
-    const r: BridgeLogRecord = { ...base, body: { text: 'héllo', list: [1, 'two', false], nested: { x: 1.25 } }, attributes: { 'browser.session.id': 's1', n: -5, 'url.full': 'https://example.com/' + 'p'.repeat(200) } };
-    const stock = ProtobufLogsSerializer.serializeRequest([{
-      hrTime: [Math.floor(r.tsMicros / 1e6), (r.tsMicros % 1e6) * 1000],
-      hrTimeObserved: [Math.floor(r.observedMicros / 1e6), (r.observedMicros % 1e6) * 1000],
-      severityNumber: r.severityNumber, severityText: r.severityText, body: r.body as never, eventName: r.eventName,
-      attributes: r.attributes as never, resource: resourceFromAttributes(resource), instrumentationScope: scope, droppedAttributesCount: 0,
-    } as never])!;
+  it("decodes exactly like the stock serializer's request for the same record", () => {
+    const r: BridgeLogRecord = {
+      ...base,
+      body: { text: 'héllo', list: [1, 'two', false], nested: { x: 1.25 } },
+      attributes: { 'browser.session.id': 's1', n: -5, 'url.full': 'https://example.com/' + 'p'.repeat(200) },
+    };
+    const stock = ProtobufLogsSerializer.serializeRequest([
+      {
+        hrTime: [Math.floor(r.tsMicros / 1e6), (r.tsMicros % 1e6) * 1000],
+        hrTimeObserved: [Math.floor(r.observedMicros / 1e6), (r.observedMicros % 1e6) * 1000],
+        severityNumber: r.severityNumber,
+        severityText: r.severityText,
+        body: r.body as never,
+        eventName: r.eventName,
+        attributes: r.attributes as never,
+        resource: resourceFromAttributes(resource),
+        instrumentationScope: scope,
+        droppedAttributesCount: 0,
+      } as never,
+    ])!;
     const ours = proto.build([encode(r)]);
     // Not byte-identical only because the stock serializer also writes zero dropped-attribute counts.
     expect(decodeProtobufLogsRequest(ours)).toEqual(decodeProtobufLogsRequest(stock));

@@ -35,7 +35,10 @@ function challenge(g: GenState): Challenge {
 export function captchaSolveStarted(g: GenState): GenResult {
   const c = challenge(g);
   c.taskId = `task_${g.rng.hex(24)}`;
-  return { data: { captcha_type: c.type, challenge_id: c.id, task_id: c.taskId, ...site(g) }, source: { kind: 'extension', event: 'captcha_solve_started' } };
+  return {
+    data: { captcha_type: c.type, challenge_id: c.id, task_id: c.taskId, ...site(g) },
+    source: { kind: 'extension', event: 'captcha_solve_started' },
+  };
 }
 
 /** captcha_solve_result: the terminal outcome of the current task. */
@@ -52,7 +55,8 @@ export function captchaSolveResult(g: GenState): GenResult {
     ...site(g),
   };
   // error_code: absent on success.
-  if (status === 'failure') data.error_code = rng.pick(['ERROR_CAPTCHA_UNSOLVABLE', 'ERROR_WRONG_SITEKEY', 'ERROR_ZERO_BALANCE']);
+  if (status === 'failure')
+    data.error_code = rng.pick(['ERROR_CAPTCHA_UNSOLVABLE', 'ERROR_WRONG_SITEKEY', 'ERROR_ZERO_BALANCE']);
   return { data, source: { kind: 'extension', event: 'captcha_solve_result' } };
 }
 
@@ -68,12 +72,25 @@ export function captchaChallengeResult(g: GenState): GenResult {
   const duration = Math.max(1, Date.now() - c.openedAt) + rng.float(500, 30000, 1);
   if (rng.chance(0.2)) {
     return {
-      data: { captcha_type: c.type, status: 'solved', duration_ms: duration, inferred: true, task_id: c.taskId, ...site(g) },
+      data: {
+        captcha_type: c.type,
+        status: 'solved',
+        duration_ms: duration,
+        inferred: true,
+        task_id: c.taskId,
+        ...site(g),
+      },
       source: { kind: 'kernel_api', event: 'captcha_challenge_result' },
     };
   }
   return {
-    data: { captcha_type: c.type, challenge_id: c.id, status: rng.pick(CHALLENGE_STATUSES), duration_ms: duration, ...site(g) },
+    data: {
+      captcha_type: c.type,
+      challenge_id: c.id,
+      status: rng.pick(CHALLENGE_STATUSES),
+      duration_ms: duration,
+      ...site(g),
+    },
     source: { kind: 'extension', event: 'captcha_challenge_result' },
   };
 }

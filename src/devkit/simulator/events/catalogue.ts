@@ -8,10 +8,24 @@ import { consoleError, consoleLog } from './console.js';
 import type { GenResult, GenState } from './context.js';
 import { apiCall } from './control.js';
 import { interactionClick, interactionKey, interactionScrollSettled } from './interaction.js';
-import { monitorDisconnected, monitorInitFailed, monitorReconnectFailed, monitorReconnected, monitorScreenshot } from './monitor.js';
+import {
+  monitorDisconnected,
+  monitorInitFailed,
+  monitorReconnectFailed,
+  monitorReconnected,
+  monitorScreenshot,
+} from './monitor.js';
 import { networkIdle, networkLoadingFailed, networkRequest, networkResponse } from './network.js';
 import { pageCrashed, pageDomContentLoaded, pageLayoutSettled, pageLayoutShift, pageLcp, pageLoad } from './page.js';
-import { pageNavigation, pageNavigationSettled, pageTabOpened, platformApiCall, proxyError, serviceCrashed, systemOomKill } from './unlisted.js';
+import {
+  pageNavigation,
+  pageNavigationSettled,
+  pageTabOpened,
+  platformApiCall,
+  proxyError,
+  serviceCrashed,
+  systemOomKill,
+} from './unlisted.js';
 
 export interface CatalogueEntry {
   category: string;
@@ -19,7 +33,11 @@ export interface CatalogueEntry {
   generate: (g: GenState) => GenResult;
 }
 
-const entry = (category: string, weight: number, generate: (g: GenState) => GenResult): CatalogueEntry => ({ category, weight, generate });
+const entry = (category: string, weight: number, generate: (g: GenState) => GenResult): CatalogueEntry => ({
+  category,
+  weight,
+  generate,
+});
 
 /** Types of the written table (the rows marked "written" in docs/service-api.md). */
 const LISTED: Record<string, CatalogueEntry> = {

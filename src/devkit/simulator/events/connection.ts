@@ -6,12 +6,20 @@ import { clip128 } from './context.js';
 export function cdpConnect(g: GenState): GenResult {
   const id = clip128(`conn_${g.rng.hex(16)}`);
   g.connection = { id, openedAt: Date.now(), messages: 0, excluded: 0 };
-  return { data: { connection_id: id }, source: { kind: 'cdp_proxy', event: 'connect', metadata: { remote_addr: '10.0.3.17' } } };
+  return {
+    data: { connection_id: id },
+    source: { kind: 'cdp_proxy', event: 'connect', metadata: { remote_addr: '10.0.3.17' } },
+  };
 }
 
 export function cdpDisconnect(g: GenState): GenResult {
   const { rng } = g;
-  const conn = g.connection ?? { id: `conn_${rng.hex(16)}`, openedAt: Date.now() - rng.int(1000, 600000), messages: rng.int(10, 5000), excluded: 0 };
+  const conn = g.connection ?? {
+    id: `conn_${rng.hex(16)}`,
+    openedAt: Date.now() - rng.int(1000, 600000),
+    messages: rng.int(10, 5000),
+    excluded: 0,
+  };
   g.connection = undefined;
   const data: Record<string, unknown> = {
     duration_ms: Math.max(1, Date.now() - conn.openedAt) + rng.float(0, 1, 3),

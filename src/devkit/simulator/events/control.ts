@@ -2,7 +2,16 @@
 // (docs/service-api.md "Event types and categories"). VM-management calls are platform_api_call (unlisted.ts).
 import type { GenResult, GenState } from './context.js';
 
-const OPERATIONS = ['click_mouse', 'type_text', 'press_key', 'take_screenshot', 'move_mouse', 'scroll', 'batch_computer_actions', 'execute_playwright_code'];
+const OPERATIONS = [
+  'click_mouse',
+  'type_text',
+  'press_key',
+  'take_screenshot',
+  'move_mouse',
+  'scroll',
+  'batch_computer_actions',
+  'execute_playwright_code',
+];
 const CODE_SNIPPETS = [
   "await page.goto('https://example.com');\nreturn await page.title();",
   "await page.fill('#password', 'hunter2-🔑');\nawait page.click('button[type=submit]');",

@@ -73,7 +73,8 @@ export class EventFactory {
       // on wall-clock time, and it must not change the rest of a seed's events.
       const shots = screenshotsBase64();
       const png = shots[this.screenshots++ % shots.length] as string;
-      if (!types || types.includes('monitor_screenshot')) return this.build('monitor_screenshot', monitorScreenshot(this.g, trigger, png));
+      if (!types || types.includes('monitor_screenshot'))
+        return this.build('monitor_screenshot', monitorScreenshot(this.g, trigger, png));
     }
     let kind: Kind | undefined;
     if (types) {
@@ -85,7 +86,9 @@ export class EventFactory {
       kind = this.weightedPick();
     }
     if (!kind) return undefined;
-    const result = kind.method ? cdpCommand(this.g, kind.method) : (CATALOGUE[kind.type]?.generate(this.g) as GenResult);
+    const result = kind.method
+      ? cdpCommand(this.g, kind.method)
+      : (CATALOGUE[kind.type]?.generate(this.g) as GenResult);
     // Commands of excluded methods produce no event but are counted in cdp_disconnect.telemetry_excluded.
     if (kind.method && this.excludedShare > 0 && this.g.rng.chance(this.excludedShare)) this.g.excludedCommands++;
     return this.build(kind.type, result);
@@ -111,12 +114,18 @@ export class EventFactory {
       else this.templates[this.templateSlot++ % TEMPLATES] = tail;
       return json;
     }
-    return '{"ts":' + this.nowMicros() + (this.templates[Math.floor(this.g.rng.next() * this.templates.length)] as string);
+    return (
+      '{"ts":' + this.nowMicros() + (this.templates[Math.floor(this.g.rng.next() * this.templates.length)] as string)
+    );
   }
 
   /** Fills ts, category and source of a caller-supplied event (SimSession.emitEvent). */
   complete(partial: Partial<TelemetryEvent> & { type: string }): TelemetryEvent {
-    const source: EventSource = partial.source ?? { kind: 'cdp', event: 'Runtime.consoleAPICalled', metadata: { cdp_session_id: this.g.page.cdpSessionId, target_id: this.g.page.targetId } };
+    const source: EventSource = partial.source ?? {
+      kind: 'cdp',
+      event: 'Runtime.consoleAPICalled',
+      metadata: { cdp_session_id: this.g.page.cdpSessionId, target_id: this.g.page.targetId },
+    };
     const event: TelemetryEvent = {
       ts: partial.ts ?? this.nowMicros(),
       type: partial.type,
@@ -137,7 +146,12 @@ export class EventFactory {
 
   private build(type: string, r: GenResult): TelemetryEvent {
     // Key order mirrors the envelope's field table (docs/service-api.md "Envelope"); serialised once by the session.
-    const event: TelemetryEvent = { ts: this.nowMicros(), type, category: r.category ?? categoryOf(type), source: r.source };
+    const event: TelemetryEvent = {
+      ts: this.nowMicros(),
+      type,
+      category: r.category ?? categoryOf(type),
+      source: r.source,
+    };
     if (r.data) event.data = r.data;
     if (r.truncated) event.truncated = true;
     if (type === 'monitor_screenshot') this.lastScreenshotTs = event.ts;
@@ -148,7 +162,11 @@ export class EventFactory {
   /** The service's triggers: a (main-frame) load, an uncaught exception; rate-limited to one per 2 s. */
   private maybeScreenshotAfter(event: TelemetryEvent): void {
     const trigger =
-      event.type === 'page_load' ? 'Page.loadEventFired' : event.type === 'console_error' && event.source.event === 'Runtime.exceptionThrown' ? 'Runtime.exceptionThrown' : undefined;
+      event.type === 'page_load'
+        ? 'Page.loadEventFired'
+        : event.type === 'console_error' && event.source.event === 'Runtime.exceptionThrown'
+          ? 'Runtime.exceptionThrown'
+          : undefined;
     if (trigger === undefined || !this.capture.category('screenshot')) return;
     if (event.ts - this.lastScreenshotTs < SCREENSHOT_INTERVAL_MICROS) return;
     this.screenshotTrigger = trigger;

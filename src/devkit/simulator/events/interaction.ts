@@ -21,7 +21,12 @@ export function interactionClick(g: GenState): GenResult {
 export function interactionKey(g: GenState): GenResult {
   const { rng } = g;
   return {
-    data: { ...pageContext(g), key: rng.pick(KEYS), selector: rng.pick(SELECTORS), tag: rng.pick(['INPUT', 'TEXTAREA', 'BODY', 'DIV']) },
+    data: {
+      ...pageContext(g),
+      key: rng.pick(KEYS),
+      selector: rng.pick(SELECTORS),
+      tag: rng.pick(['INPUT', 'TEXTAREA', 'BODY', 'DIV']),
+    },
     source: cdpSource(g, 'Runtime.bindingCalled'),
   };
 }

@@ -17,7 +17,11 @@ function legacyCategory(g: GenState): { category?: string } {
 export function monitorScreenshot(g: GenState, trigger = 'Page.loadEventFired', png?: string): GenResult {
   return {
     data: { png: png ?? g.rng.pick(screenshotsBase64()) },
-    source: { kind: 'local_process', event: trigger, metadata: { target_id: g.page.targetId, frame_id: g.page.frameId, loader_id: g.page.loaderId, url: g.page.url } },
+    source: {
+      kind: 'local_process',
+      event: trigger,
+      metadata: { target_id: g.page.targetId, frame_id: g.page.frameId, loader_id: g.page.loaderId, url: g.page.url },
+    },
   };
 }
 
@@ -25,7 +29,11 @@ export function monitorScreenshot(g: GenState, trigger = 'Page.loadEventFired', 
 export const SCREENSHOT_INTERVAL_MICROS = 2_000_000;
 
 export function monitorDisconnected(g: GenState): GenResult {
-  return { data: { reason: 'chrome_restarted' }, source: monitorSource(g, 'monitor_disconnected'), ...legacyCategory(g) };
+  return {
+    data: { reason: 'chrome_restarted' },
+    source: monitorSource(g, 'monitor_disconnected'),
+    ...legacyCategory(g),
+  };
 }
 
 export function monitorReconnected(g: GenState): GenResult {
@@ -37,7 +45,11 @@ export function monitorReconnected(g: GenState): GenResult {
 }
 
 export function monitorReconnectFailed(g: GenState): GenResult {
-  return { data: { reason: 'reconnect_exhausted' }, source: monitorSource(g, 'monitor_reconnect_failed'), ...legacyCategory(g) };
+  return {
+    data: { reason: 'reconnect_exhausted' },
+    source: monitorSource(g, 'monitor_reconnect_failed'),
+    ...legacyCategory(g),
+  };
 }
 
 export function monitorInitFailed(g: GenState): GenResult {

@@ -1,14 +1,47 @@
 // network_request, network_response, network_loading_failed, network_idle (docs/service-api.md
 // "Event types and categories"). Headers and URLs carry credentials on purpose: the bridge must mask them.
 import type { GenResult, GenState } from './context.js';
-import { LONG_BODY, SECRET_URLS, SITES, cdpSource, monitorSource, nextRequestId, pageContext, pageOrigin, takeRequestId } from './context.js';
+import {
+  LONG_BODY,
+  SECRET_URLS,
+  SITES,
+  cdpSource,
+  monitorSource,
+  nextRequestId,
+  pageContext,
+  pageOrigin,
+  takeRequestId,
+} from './context.js';
 
-const RESOURCE_TYPES = ['Document', 'Fetch', 'XHR', 'Script', 'Stylesheet', 'Image', 'Font', 'Media', 'EventSource', 'WebSocket', 'Manifest', 'Prefetch', 'Other'];
+const RESOURCE_TYPES = [
+  'Document',
+  'Fetch',
+  'XHR',
+  'Script',
+  'Stylesheet',
+  'Image',
+  'Font',
+  'Media',
+  'EventSource',
+  'WebSocket',
+  'Manifest',
+  'Prefetch',
+  'Other',
+];
 const INITIATORS = ['script', 'parser', 'preload', 'other'];
 const STATUSES: ReadonlyArray<[number, string]> = [
-  [200, 'OK'], [200, 'OK'], [200, 'OK'], [201, 'Created'], [204, 'No Content'], [301, 'Moved Permanently'],
-  [304, 'Not Modified'], [401, 'Unauthorized'], [404, 'Not Found'], [429, 'Too Many Requests'],
-  [500, 'Internal Server Error'], [503, 'Service Unavailable'],
+  [200, 'OK'],
+  [200, 'OK'],
+  [200, 'OK'],
+  [201, 'Created'],
+  [204, 'No Content'],
+  [301, 'Moved Permanently'],
+  [304, 'Not Modified'],
+  [401, 'Unauthorized'],
+  [404, 'Not Found'],
+  [429, 'Too Many Requests'],
+  [500, 'Internal Server Error'],
+  [503, 'Service Unavailable'],
 ];
 const MIME: ReadonlyArray<[string, string | undefined]> = [
   ['application/json', '{"items":[{"id":1,"name":"Käse"}],"next":null}'],
@@ -17,7 +50,13 @@ const MIME: ReadonlyArray<[string, string | undefined]> = [
   ['image/png', undefined],
   ['font/woff2', undefined],
 ];
-const ERRORS = ['net::ERR_CONNECTION_RESET', 'net::ERR_NAME_NOT_RESOLVED', 'net::ERR_ABORTED', 'net::ERR_TIMED_OUT', 'net::ERR_CERT_DATE_INVALID'];
+const ERRORS = [
+  'net::ERR_CONNECTION_RESET',
+  'net::ERR_NAME_NOT_RESOLVED',
+  'net::ERR_ABORTED',
+  'net::ERR_TIMED_OUT',
+  'net::ERR_CERT_DATE_INVALID',
+];
 
 function requestUrl(g: GenState): string {
   const { rng } = g;
@@ -29,7 +68,8 @@ function requestHeaders(g: GenState): Record<string, string> {
   const { rng } = g;
   const h: Record<string, string> = {
     accept: 'application/json, text/plain, */*',
-    'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    'user-agent':
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
   };
   if (rng.chance(0.6)) h.authorization = `Bearer eyJhbGciOiJSUzI1NiJ9.${rng.hex(40)}.${rng.hex(24)}`;
   if (rng.chance(0.6)) h.cookie = `session_id=${rng.hex(32)}; csrftoken=${rng.hex(16)}; theme=dark`;
@@ -112,7 +152,8 @@ export function networkLoadingFailed(g: GenState): GenResult {
     request_id: requestId,
   };
   // In flight before the monitor attached: url, frame_id, loader_id and resource_type are absent.
-  if (rng.chance(0.75)) Object.assign(data, pageContext(g), { url: requestUrl(g), resource_type: rng.pick(RESOURCE_TYPES) });
+  if (rng.chance(0.75))
+    Object.assign(data, pageContext(g), { url: requestUrl(g), resource_type: rng.pick(RESOURCE_TYPES) });
   return { data, source: cdpSource(g, 'Network.loadingFailed') };
 }
 

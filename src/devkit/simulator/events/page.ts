@@ -63,6 +63,10 @@ export function pageCrashed(g: GenState): GenResult {
   return {
     data: { target_id: page.targetId, target_type: rng.pick(['page', 'page', 'iframe']), url: page.url },
     // Reported on the crashed page's session, with session and target ids in source.metadata.
-    source: { kind: 'cdp', event: 'Inspector.targetCrashed', metadata: { cdp_session_id: page.cdpSessionId, target_id: page.targetId } },
+    source: {
+      kind: 'cdp',
+      event: 'Inspector.targetCrashed',
+      metadata: { cdp_session_id: page.cdpSessionId, target_id: page.targetId },
+    },
   };
 }

@@ -31,7 +31,11 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /** Encodes an 8-bit RGB image; `pixel` gives [r, g, b] for each coordinate. */
-export function encodePng(width: number, height: number, pixel: (x: number, y: number) => [number, number, number]): Buffer {
+export function encodePng(
+  width: number,
+  height: number,
+  pixel: (x: number, y: number) => [number, number, number],
+): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);

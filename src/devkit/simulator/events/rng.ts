@@ -45,7 +45,10 @@ export function createRng(seed: number): Rng {
     pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T,
     hex: (length) => {
       let s = '';
-      while (s.length < length) s += Math.floor(next() * 0x100000000).toString(16).padStart(8, '0');
+      while (s.length < length)
+        s += Math.floor(next() * 0x100000000)
+          .toString(16)
+          .padStart(8, '0');
       return s.slice(0, length);
     },
   };

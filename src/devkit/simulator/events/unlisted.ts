@@ -37,8 +37,18 @@ export function pageTabOpened(g: GenState): GenResult {
   const opener = g.page.targetId;
   g.page = newPage(rng, rng.pick(SITES));
   return {
-    data: { target_id: g.page.targetId, target_type: 'page', url: g.page.url, opener_id: rng.chance(0.7) ? opener : '', title: rng.pick(['', 'New Tab', 'Checkout – Shop', 'ログイン']) },
-    source: { kind: 'cdp', event: 'Target.attachedToTarget', metadata: { cdp_session_id: g.page.cdpSessionId, target_id: g.page.targetId, target_type: 'page' } },
+    data: {
+      target_id: g.page.targetId,
+      target_type: 'page',
+      url: g.page.url,
+      opener_id: rng.chance(0.7) ? opener : '',
+      title: rng.pick(['', 'New Tab', 'Checkout – Shop', 'ログイン']),
+    },
+    source: {
+      kind: 'cdp',
+      event: 'Target.attachedToTarget',
+      metadata: { cdp_session_id: g.page.cdpSessionId, target_id: g.page.targetId, target_type: 'page' },
+    },
   };
 }
 
@@ -48,7 +58,16 @@ export function platformApiCall(g: GenState): GenResult {
   return {
     data: {
       request_id: `req_${rng.hex(20)}`,
-      operation_id: rng.pick(['StartRecording', 'StopRecording', 'DownloadRecording', 'ProcessSpawn', 'ProcessStatus', 'UploadFile', 'ListFiles', 'PatchTelemetry']),
+      operation_id: rng.pick([
+        'StartRecording',
+        'StopRecording',
+        'DownloadRecording',
+        'ProcessSpawn',
+        'ProcessStatus',
+        'UploadFile',
+        'ListFiles',
+        'PatchTelemetry',
+      ]),
       status: rng.pick([200, 200, 200, 201, 404, 409, 500]),
       duration_ms: rng.float(1, 1500, 3),
     },
@@ -88,7 +107,10 @@ export function proxyError(g: GenState): GenResult {
 export function serviceCrashed(g: GenState): GenResult {
   const { rng } = g;
   const phase = rng.pick(['startup', 'running', 'running', 'gave_up']);
-  const data: Record<string, unknown> = { service_name: rng.pick(['chromium', 'kernel-images-api', 'mutter', 'neko', 'xvfb']), phase };
+  const data: Record<string, unknown> = {
+    service_name: rng.pick(['chromium', 'kernel-images-api', 'mutter', 'neko', 'xvfb']),
+    phase,
+  };
   // pid is absent when the process manager gave up.
   if (phase !== 'gave_up') data.pid = rng.int(100, 65000);
   return { data, source: { kind: 'local_process', event: 'supervisor' } };
@@ -97,8 +119,16 @@ export function serviceCrashed(g: GenState): GenResult {
 /** system_oom_kill (category system): parsed from the kernel's OOM report; comms are at most 15 characters. */
 export function systemOomKill(g: GenState): GenResult {
   const { rng } = g;
-  const victim = { name: rng.pick(['chrome', 'chrome', 'node', 'ffmpeg']), pid: rng.int(100, 65000), rss_kb: rng.int(400_000, 3_800_000) };
-  const others = Array.from({ length: rng.int(0, 4) }, () => ({ name: rng.pick(['chrome', 'Xvfb', 'kernel-images-a', 'mutter']), pid: rng.int(100, 65000), rss_kb: rng.int(10_000, 400_000) }));
+  const victim = {
+    name: rng.pick(['chrome', 'chrome', 'node', 'ffmpeg']),
+    pid: rng.int(100, 65000),
+    rss_kb: rng.int(400_000, 3_800_000),
+  };
+  const others = Array.from({ length: rng.int(0, 4) }, () => ({
+    name: rng.pick(['chrome', 'Xvfb', 'kernel-images-a', 'mutter']),
+    pid: rng.int(100, 65000),
+    rss_kb: rng.int(10_000, 400_000),
+  }));
   const total = rng.pick([2, 4, 8]) * 1024 * 1024;
   const data: Record<string, unknown> = {
     pid: victim.pid,

@@ -6,9 +6,19 @@ import { ExportResultCode } from '@opentelemetry/core';
 import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startReceiver, type Receiver } from '../../../../src/devkit/receiver/server.js';
-import { createExporter, exportRecords, logRecord, PROTOCOLS, type ExporterOptions, type Protocol } from './exporters.js';
+import {
+  createExporter,
+  exportRecords,
+  logRecord,
+  PROTOCOLS,
+  type ExporterOptions,
+  type Protocol,
+} from './exporters.js';
 
-const CONTENT_TYPES: Record<Protocol, string> = { 'http/protobuf': 'application/x-protobuf', 'http/json': 'application/json' };
+const CONTENT_TYPES: Record<Protocol, string> = {
+  'http/protobuf': 'application/x-protobuf',
+  'http/json': 'application/json',
+};
 
 function connectionError(url: string): Promise<string> {
   const { hostname, port } = new URL(url);
@@ -54,7 +64,10 @@ describe.each(PROTOCOLS)('%s exporter → receiver', (protocol) => {
     expect(result.code).toBe(ExportResultCode.SUCCESS);
     expect(receiver.records).toStrictEqual([
       {
-        resource: expect.objectContaining({ 'service.name': 'bridge-test', 'service.instance.id': 'instance-1' }) as unknown,
+        resource: expect.objectContaining({
+          'service.name': 'bridge-test',
+          'service.instance.id': 'instance-1',
+        }) as unknown,
         scope: { name: 'browser-telemetry-bridge', version: '0.1.0' },
         timeUnixNano: 1732100000123456000n,
         observedTimeUnixNano: 1732100000128456000n,
@@ -66,7 +79,12 @@ describe.each(PROTOCOLS)('%s exporter → receiver', (protocol) => {
       },
     ]);
     expect(receiver.requests).toHaveLength(1);
-    expect(receiver.requests[0]).toMatchObject({ contentType: CONTENT_TYPES[protocol], records: 1, rejected: 0, status: 200 });
+    expect(receiver.requests[0]).toMatchObject({
+      contentType: CONTENT_TYPES[protocol],
+      records: 1,
+      rejected: 0,
+      status: 200,
+    });
   });
 
   it('keeps nested maps, arrays, nulls, unicode, int vs double, bytes and 64-bit ints', async () => {
@@ -102,7 +120,11 @@ describe.each(PROTOCOLS)('%s exporter → receiver', (protocol) => {
 
   it('an undefined and a null body both arrive as null', async () => {
     // protobuf leaves the field out for undefined and sends an empty AnyValue for null; JSON sends {} for both.
-    await exportRecords(exporter(), [logRecord({ body: undefined }), logRecord({ body: null }), logRecord({ body: 'text' })]);
+    await exportRecords(exporter(), [
+      logRecord({ body: undefined }),
+      logRecord({ body: null }),
+      logRecord({ body: 'text' }),
+    ]);
     expect(receiver.records.map((r) => r.body)).toStrictEqual([null, null, 'text']);
   });
 
@@ -122,7 +144,9 @@ describe.each(PROTOCOLS)('%s exporter → receiver', (protocol) => {
   });
 
   it('decodes gzip-compressed requests', async () => {
-    const records = Array.from({ length: 50 }, (_, i) => logRecord({ body: `message ${i} `.repeat(20), attributes: { i } }));
+    const records = Array.from({ length: 50 }, (_, i) =>
+      logRecord({ body: `message ${i} `.repeat(20), attributes: { i } }),
+    );
     expect((await exportRecords(exporter({ compression: 'gzip' }), records)).code).toBe(ExportResultCode.SUCCESS);
     expect(receiver.records.map((r) => r.attributes['i'])).toStrictEqual(records.map((_, i) => i));
     const [request] = receiver.requests;
@@ -226,7 +250,8 @@ describe.each(PROTOCOLS)('%s exporter → receiver', (protocol) => {
     expect(await connectionError(url)).toBe('ECONNREFUSED');
     const down = await exportRecords(e, [logRecord({ eventName: 'while-down' })]);
     expect(down.code).toBe(ExportResultCode.FAILED);
-    expect((down.error as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNREFUSED');
+    const downError: NodeJS.ErrnoException | undefined = down.error;
+    expect(downError?.code).toBe('ECONNREFUSED');
 
     await receiver.start();
     expect(receiver.url).toBe(url);

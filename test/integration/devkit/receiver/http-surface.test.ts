@@ -11,7 +11,9 @@ const JSON_TYPE = 'application/json';
 
 function jsonRequest(eventNames: string[]): string {
   return JSON.stringify({
-    resourceLogs: [{ scopeLogs: [{ scope: { name: 's' }, logRecords: eventNames.map((eventName) => ({ eventName })) }] }],
+    resourceLogs: [
+      { scopeLogs: [{ scope: { name: 's' }, logRecords: eventNames.map((eventName) => ({ eventName })) }] },
+    ],
   });
 }
 
@@ -45,7 +47,11 @@ describe('receiver HTTP surface', () => {
     expect(res.headers.get('content-type')).toBe(JSON_TYPE);
     expect(await res.json()).toStrictEqual({});
     expect(receiver.records.map((r) => r.eventName)).toStrictEqual(['a', 'b']);
-    expect(receiver.requests[0]).toMatchObject({ contentType: 'application/json; charset=utf-8', records: 2, status: 200 });
+    expect(receiver.requests[0]).toMatchObject({
+      contentType: 'application/json; charset=utf-8',
+      records: 2,
+      status: 200,
+    });
   });
 
   it('answers a protobuf request with an empty protobuf ExportLogsServiceResponse', async () => {
@@ -129,7 +135,8 @@ describe('receiver HTTP surface', () => {
   it('failNext answers 503 that many times, then recovers', async () => {
     receiver.behaviour.failNext = 2;
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await post(jsonRequest([`e${i}`]), { 'content-type': JSON_TYPE })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await post(jsonRequest([`e${i}`]), { 'content-type': JSON_TYPE })).status);
     expect(statuses).toStrictEqual([503, 503, 200]);
     expect(receiver.records.map((r) => r.eventName)).toStrictEqual(['e2']);
   });
@@ -205,7 +212,9 @@ describe('receiver options', () => {
     try {
       receiver.behaviour.rejectRecords = (r) => r.eventName === 'no';
       const body = jsonRequest(['yes', 'no', 'also']);
-      expect((await fetch(receiver.logsUrl, { method: 'POST', headers: { 'content-type': JSON_TYPE }, body })).status).toBe(200);
+      expect(
+        (await fetch(receiver.logsUrl, { method: 'POST', headers: { 'content-type': JSON_TYPE }, body })).status,
+      ).toBe(200);
       expect(seen).toStrictEqual(['yes', 'also']);
       expect(receiver.records).toHaveLength(0);
       expect(receiver.requests).toHaveLength(0);

@@ -39,7 +39,8 @@ function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
 }
 
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 describe('standalone receiver', () => {
@@ -90,13 +91,34 @@ describe('standalone receiver', () => {
   it('--grpc also accepts OTLP/gRPC on its own port and prints what arrives there', async () => {
     const child = startStandalone(['--port', '0', '--grpc-port', '0']);
     const [, grpcUrl] = await waitForOutput(child.stderr, /OTLP\/gRPC logs receiver listening on (http:\/\/\S+)/);
-    const transport = createGrpcTransport({ url: grpcUrl!, headers: {}, compression: 'gzip', timeoutMs: 5000, userAgent: 'test' });
-    const requests = createRequestBuilder('grpc', { resource: { 'service.name': 'by-grpc' }, scope: { name: 's', version: '1' } });
-    const record = createRecordEncoder()({ tsMicros: 1, observedMicros: 1, eventName: 'browser.console_log', severityNumber: 9, severityText: 'INFO', body: 'hi', attributes: {} });
+    const transport = createGrpcTransport({
+      url: grpcUrl!,
+      headers: {},
+      compression: 'gzip',
+      timeoutMs: 5000,
+      userAgent: 'test',
+    });
+    const requests = createRequestBuilder('grpc', {
+      resource: { 'service.name': 'by-grpc' },
+      scope: { name: 's', version: '1' },
+    });
+    const record = createRecordEncoder()({
+      tsMicros: 1,
+      observedMicros: 1,
+      eventName: 'browser.console_log',
+      severityNumber: 9,
+      severityText: 'INFO',
+      body: 'hi',
+      attributes: {},
+    });
     const line = waitForOutput(child.stdout, /^(.*)\n/);
     expect(await transport.send(requests.build([record]), '')).toEqual({ kind: 'success', rejected: 0 });
     await transport.close();
-    expect(JSON.parse((await line)[1] ?? '')).toMatchObject({ resource: { 'service.name': 'by-grpc' }, eventName: 'browser.console_log', body: 'hi' });
+    expect(JSON.parse((await line)[1] ?? '')).toMatchObject({
+      resource: { 'service.name': 'by-grpc' },
+      eventName: 'browser.console_log',
+      body: 'hi',
+    });
     const exited = exitOf(child);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -107,13 +129,18 @@ describe('standalone receiver', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const port = String((blocker.address() as AddressInfo).port);
     try {
-      for (const args of [['--port', port], ['--port', '0', '--grpc-port', port]]) {
+      for (const args of [
+        ['--port', port],
+        ['--port', '0', '--grpc-port', port],
+      ]) {
         const child = startStandalone(args);
         let err = '';
         child.stderr.on('data', (d: Buffer) => (err += d.toString()));
         expect(await exitOf(child)).toBe(1);
         const flag = args.includes('--grpc-port') ? '--grpc-port' : '--port';
-        expect(err.trim()).toBe(`receive: 127.0.0.1:${port} is already in use (another instance, a collector or another program?); choose another port with ${flag}, or 0 for any free port`);
+        expect(err.trim()).toBe(
+          `receive: 127.0.0.1:${port} is already in use (another instance, a collector or another program?); choose another port with ${flag}, or 0 for any free port`,
+        );
       }
     } finally {
       blocker.close();

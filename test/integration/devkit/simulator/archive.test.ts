@@ -6,12 +6,22 @@ import { startSimulator, type Simulator } from '../../../../src/devkit/simulator
 let sim: Simulator;
 afterEach(async () => sim?.close());
 
-interface Page { status: number; items: Array<{ seq: number; event: { ts: number; category: string; source: { metadata: Record<string, unknown> } } }>; more: string | null; next: string | null }
+interface Page {
+  status: number;
+  items: Array<{ seq: number; event: { ts: number; category: string; source: { metadata: Record<string, unknown> } } }>;
+  more: string | null;
+  next: string | null;
+}
 
 async function page(path: string): Promise<Page> {
   const res = await fetch(`${sim.url}${path}`, { headers: { authorization: 'Bearer sim-key' } });
-  const body = (await res.json()) as unknown;
-  return { status: res.status, items: Array.isArray(body) ? (body as Page['items']) : [], more: res.headers.get('x-has-more'), next: res.headers.get('x-next-offset') };
+  const body = await res.json();
+  return {
+    status: res.status,
+    items: Array.isArray(body) ? (body as Page['items']) : [],
+    more: res.headers.get('x-has-more'),
+    next: res.headers.get('x-next-offset'),
+  };
 }
 
 const ALL = '/browsers/s/telemetry/events?since=1970-01-01T00:00:00Z';
@@ -58,7 +68,11 @@ describe('simulated archive', () => {
     expect((await page(`${ALL}&category=system&category=connection`)).items.map((i) => i.seq)).toEqual([2, 3]);
     const desc = await page('/browsers/s/telemetry/events?order=desc&limit=2');
     expect([desc.items.map((i) => i.seq), desc.more]).toEqual([[3, 2], 'true']);
-    expect((await page(`/browsers/s/telemetry/events?order=desc&offset=${encodeURIComponent(desc.next as string)}`)).items.map((i) => i.seq)).toEqual([1]);
+    expect(
+      (
+        await page(`/browsers/s/telemetry/events?order=desc&offset=${encodeURIComponent(desc.next as string)}`)
+      ).items.map((i) => i.seq),
+    ).toEqual([1]);
     expect((await page(`${ALL}&order=desc`)).status).toBe(400);
   });
 
@@ -72,8 +86,12 @@ describe('simulated archive', () => {
     s.end();
     const p = await page(ALL);
     expect(p.items.map((i) => i.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3]);
-    expect(new Set(p.items.slice(0, 10).map((i) => i.event.source.metadata.telemetry_session_id))).toEqual(new Set([first]));
-    expect(new Set(p.items.slice(10).map((i) => i.event.source.metadata.telemetry_session_id))).toEqual(new Set([s.telemetrySessionId]));
+    expect(new Set(p.items.slice(0, 10).map((i) => i.event.source.metadata.telemetry_session_id))).toEqual(
+      new Set([first]),
+    );
+    expect(new Set(p.items.slice(10).map((i) => i.event.source.metadata.telemetry_session_id))).toEqual(
+      new Set([s.telemetrySessionId]),
+    );
     expect((await page('/browsers/nobody/telemetry/events')).status).toBe(404);
   });
 
@@ -87,10 +105,20 @@ describe('simulated archive', () => {
 describe('simulated events as the real service sends them', () => {
   it('captures control, connection, system and captcha by default; the rest only when a session opts in', async () => {
     sim = await startSimulator({ seed: 6 });
-    const plain = new Set(sim.createSession('plain').emit(600).map((e) => e.event.category));
+    const plain = new Set(
+      sim
+        .createSession('plain')
+        .emit(600)
+        .map((e) => e.event.category),
+    );
     expect([...plain].every((c) => ['control', 'connection', 'system', 'captcha'].includes(c))).toBe(true);
     expect(plain.size).toBeGreaterThan(1);
-    const opted = new Set(sim.createSession('opted', { categories: ['console', 'network'] }).emit(600).map((e) => e.event.category));
+    const opted = new Set(
+      sim
+        .createSession('opted', { categories: ['console', 'network'] })
+        .emit(600)
+        .map((e) => e.event.category),
+    );
     expect(opted.has('console') && opted.has('network') && opted.has('monitor')).toBe(true);
     expect(opted.has('page') || opted.has('screenshot')).toBe(false);
   });
@@ -120,9 +148,19 @@ describe('truncation as the real service does it', () => {
     const events = sim.createSession('s', { categories: 'all' }).emit(3000);
     expect(events.some((e) => JSON.stringify(e.event.data ?? {}).includes('...[truncated]'))).toBe(true);
     expect(events.filter((e) => e.event.truncated !== undefined)).toEqual([]);
-    const small = JSON.stringify({ seq: 1, event: { ts: 1, type: 'console_log', category: 'console', source: {}, data: { text: 'x' } } });
+    const small = JSON.stringify({
+      seq: 1,
+      event: { ts: 1, type: 'console_log', category: 'console', source: {}, data: { text: 'x' } },
+    });
     expect(capEnvelope(small)).toBe(small);
-    const big = JSON.parse(capEnvelope(JSON.stringify({ seq: 2, event: { ts: 1, type: 'console_log', category: 'console', source: {}, data: { text: 'é'.repeat(600_000) } } }))) as { event: Record<string, unknown> };
+    const big = JSON.parse(
+      capEnvelope(
+        JSON.stringify({
+          seq: 2,
+          event: { ts: 1, type: 'console_log', category: 'console', source: {}, data: { text: 'é'.repeat(600_000) } },
+        }),
+      ),
+    ) as { event: Record<string, unknown> };
     expect([big.event.data, big.event.truncated]).toEqual([null, true]);
   });
 });

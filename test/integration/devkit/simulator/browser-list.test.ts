@@ -11,10 +11,22 @@ afterEach(async () => {
   sim = undefined;
 });
 
-async function list(query: string): Promise<{ status: number; body: Array<Record<string, unknown>>; more: string | null; next: string | null; retryAfter: string | null }> {
+async function list(query: string): Promise<{
+  status: number;
+  body: Array<Record<string, unknown>>;
+  more: string | null;
+  next: string | null;
+  retryAfter: string | null;
+}> {
   const res = await fetch(`${sim!.url}/browsers${query}`, { headers: { authorization: 'Bearer sim-key' } });
   const body = (await res.json()) as Array<Record<string, unknown>>;
-  return { status: res.status, body, more: res.headers.get('x-has-more'), next: res.headers.get('x-next-offset'), retryAfter: res.headers.get('retry-after') };
+  return {
+    status: res.status,
+    body,
+    more: res.headers.get('x-has-more'),
+    next: res.headers.get('x-next-offset'),
+    retryAfter: res.headers.get('retry-after'),
+  };
 }
 
 describe('simulator: GET /browsers', () => {
@@ -27,7 +39,9 @@ describe('simulator: GET /browsers', () => {
     const third = await list('?limit=100&offset=200');
     expect(third).toMatchObject({ more: 'false', next: '0' });
     expect(third.body).toHaveLength(50);
-    const ids = new Set([...first.body, ...(await list('?limit=100&offset=100')).body, ...third.body].map((s) => s.session_id));
+    const ids = new Set(
+      [...first.body, ...(await list('?limit=100&offset=100')).body, ...third.body].map((s) => s.session_id),
+    );
     expect(ids.size).toBe(250);
     expect((await list('')).body).toHaveLength(20); // the service's default limit
   });

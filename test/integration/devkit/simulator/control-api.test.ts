@@ -12,10 +12,19 @@ afterEach(async () => {
   sim = undefined;
 });
 
-async function call(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: unknown }> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; json: unknown }> {
   const res = await fetch(new URL(path, base), {
     method,
-    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   return { status: res.status, json: await res.json() };
@@ -29,15 +38,31 @@ describe('GET /browser_pools/{id_or_name}', () => {
     sim.addPool(pool);
     const byId = await call(sim.url, 'GET', '/browser_pools/pool_123', undefined, 'k2');
     expect(byId).toEqual({ status: 200, json: pool });
-    expect((await call(sim.url, 'GET', '/browser_pools/checkout', undefined, 'k1')).json).toMatchObject({ id: 'pool_123', region: 'eu-west' });
-    expect(await call(sim.url, 'GET', '/browser_pools/missing', undefined, 'k1')).toEqual({ status: 404, json: { code: 'not_found', message: expect.any(String) } });
-    expect(await call(sim.url, 'GET', '/browser_pools/pool_123')).toEqual({ status: 401, json: { code: 'unauthorized', message: expect.any(String) } });
+    expect((await call(sim.url, 'GET', '/browser_pools/checkout', undefined, 'k1')).json).toMatchObject({
+      id: 'pool_123',
+      region: 'eu-west',
+    });
+    expect(await call(sim.url, 'GET', '/browser_pools/missing', undefined, 'k1')).toEqual({
+      status: 404,
+      json: { code: 'not_found', message: expect.any(String) },
+    });
+    expect(await call(sim.url, 'GET', '/browser_pools/pool_123')).toEqual({
+      status: 401,
+      json: { code: 'unauthorized', message: expect.any(String) },
+    });
     expect(byId.json).toMatchObject({
       acquired_count: expect.any(Number),
       available_count: expect.any(Number),
       extension_ids: [],
       created_at: expect.any(String),
-      browser_pool_config: { telemetry: { browser: { screenshot: { enabled: false }, control: { cdp: { excluded_methods: ['Page.captureScreenshot'] } } } } },
+      browser_pool_config: {
+        telemetry: {
+          browser: {
+            screenshot: { enabled: false },
+            control: { cdp: { excluded_methods: ['Page.captureScreenshot'] } },
+          },
+        },
+      },
     });
   });
 
@@ -52,13 +77,43 @@ describe('GET /browser_pools/{id_or_name}', () => {
   it("a pool's telemetry config limits what its sessions capture", async () => {
     sim = await startSimulator({ seed: 3 });
     const off = makePool({ name: 'all-off' });
-    off.browser_pool_config.telemetry = telemetryConfig(Object.fromEntries(['captcha', 'connection', 'console', 'control', 'interaction', 'network', 'page', 'platform', 'screenshot', 'system'].map((c) => [c, false])));
+    off.browser_pool_config.telemetry = telemetryConfig(
+      Object.fromEntries(
+        [
+          'captcha',
+          'connection',
+          'console',
+          'control',
+          'interaction',
+          'network',
+          'page',
+          'platform',
+          'screenshot',
+          'system',
+        ].map((c) => [c, false]),
+      ),
+    );
     sim.addPool(off);
     expect(sim.createSession('a', { pool: 'all-off' }).emit(50)).toEqual([]);
     const netOnly = makePool({ name: 'net' });
-    netOnly.browser_pool_config.telemetry = telemetryConfig({ captcha: false, connection: false, console: false, control: false, interaction: false, page: false, platform: false, screenshot: false, system: false });
+    netOnly.browser_pool_config.telemetry = telemetryConfig({
+      captcha: false,
+      connection: false,
+      console: false,
+      control: false,
+      interaction: false,
+      page: false,
+      platform: false,
+      screenshot: false,
+      system: false,
+    });
     sim.addPool(netOnly);
-    const cats = new Set(sim.createSession('b', { pool: 'net' }).emit(500).map((e) => e.event.category));
+    const cats = new Set(
+      sim
+        .createSession('b', { pool: 'net' })
+        .emit(500)
+        .map((e) => e.event.category),
+    );
     // monitor flows because network is captured (Capture rule 2); some versions label it system.
     expect([...cats].every((c) => ['network', 'monitor', 'system'].includes(c))).toBe(true);
     expect(cats.has('network')).toBe(true);
@@ -70,14 +125,24 @@ describe('control API', () => {
     sim = await startSimulator({ seed: 4 });
     expect((await call(sim.url, 'POST', '/_sim/sessions/x', { pool: 'p1' })).status).toBe(201);
     expect((await call(sim.url, 'POST', '/_sim/sessions/x', {})).status).toBe(409);
-    expect((await call(sim.url, 'POST', '/_sim/sessions/off', { telemetry: false })).json).toMatchObject({ telemetry: false });
+    expect((await call(sim.url, 'POST', '/_sim/sessions/off', { telemetry: false })).json).toMatchObject({
+      telemetry: false,
+    });
     expect((await call(sim.url, 'POST', '/_sim/sessions/x/emit?count=7')).json).toMatchObject({ lastSeq: 7, count: 7 });
-    expect((await call(sim.url, 'POST', '/_sim/sessions/x/emit?count=3&types=network_request,cdp_command')).json).toMatchObject({ lastSeq: 10 });
+    expect(
+      (await call(sim.url, 'POST', '/_sim/sessions/x/emit?count=3&types=network_request,cdp_command')).json,
+    ).toMatchObject({ lastSeq: 10 });
     expect((await call(sim.url, 'POST', '/_sim/sessions/x/malformed?kind=envelope')).json).toMatchObject({ seq: 11 });
     await call(sim.url, 'POST', '/_sim/sessions/x/produce?rate=500');
     await new Promise((r) => setTimeout(r, 200));
     await call(sim.url, 'POST', '/_sim/sessions/x/produce?rate=0');
-    const list = (await call(sim.url, 'GET', '/_sim/sessions')).json as Array<{ id: string; lastSeq: number; emitted: number; ended: boolean; pool: string | null }>;
+    const list = (await call(sim.url, 'GET', '/_sim/sessions')).json as Array<{
+      id: string;
+      lastSeq: number;
+      emitted: number;
+      ended: boolean;
+      pool: string | null;
+    }>;
     const x = list.find((s) => s.id === 'x');
     expect(x?.lastSeq).toBeGreaterThan(20);
     expect(x?.emitted).toBe((x?.lastSeq ?? 0) - 1);
@@ -119,8 +184,18 @@ describe('control API', () => {
   it('PUT /_sim/faults merges and validates', async () => {
     sim = await startSimulator();
     sim.createSession('s1');
-    const r = await call(sim.url, 'PUT', '/_sim/faults', { failNext: [{ status: 429, retryAfterSeconds: 3 }], crlf: true, chunkSize: 5 });
-    expect(r.json).toMatchObject({ failNext: [{ status: 429, retryAfterSeconds: 3 }], crlf: true, chunkSize: 5, splitData: false, wrongContentType: 0 });
+    const r = await call(sim.url, 'PUT', '/_sim/faults', {
+      failNext: [{ status: 429, retryAfterSeconds: 3 }],
+      crlf: true,
+      chunkSize: 5,
+    });
+    expect(r.json).toMatchObject({
+      failNext: [{ status: 429, retryAfterSeconds: 3 }],
+      crlf: true,
+      chunkSize: 5,
+      splitData: false,
+      wrongContentType: 0,
+    });
     expect((await call(sim.url, 'PUT', '/_sim/faults', { chunkSize: null })).json).not.toHaveProperty('chunkSize');
     expect((await call(sim.url, 'PUT', '/_sim/faults', { bogus: 1 })).status).toBe(400);
     expect((await call(sim.url, 'PUT', '/_sim/faults', { crlf: 'yes' })).status).toBe(400);
@@ -132,9 +207,27 @@ describe('control API', () => {
 
 describe('standalone process (main.ts)', () => {
   it('prints {"url"} when listening, serves the sessions, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/devkit/simulator/main.ts', '--port', '0', '--sessions', 'a,b', '--rate', '200', '--buffer', '50', '--keepalive-ms', '100'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/devkit/simulator/main.ts',
+        '--port',
+        '0',
+        '--sessions',
+        'a,b',
+        '--rate',
+        '200',
+        '--buffer',
+        '50',
+        '--keepalive-ms',
+        '100',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     const line = await new Promise<string>((resolve, reject) => {
       createInterface({ input: child.stdout }).once('line', resolve);

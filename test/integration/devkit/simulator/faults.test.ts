@@ -17,7 +17,11 @@ describe('simulator faults', () => {
   it('failNext: each stream request pops one; 429 carries Retry-After; bodies are Error-shaped', async () => {
     sim = await startSimulator();
     sim.createSession('s1');
-    sim.faults.failNext.push({ status: 429, retryAfterSeconds: 7 }, { status: 500 }, { status: 403, code: 'plan_required' });
+    sim.faults.failNext.push(
+      { status: 429, retryAfterSeconds: 7 },
+      { status: 500 },
+      { status: 403, code: 'plan_required' },
+    );
     const a = await openStream(sim.url, 's1');
     expect(a.status).toBe(429);
     expect(a.headers['retry-after']).toBe('7');
@@ -156,7 +160,15 @@ describe('simulator faults', () => {
   it('faults can be replaced as a whole object and are read per request', async () => {
     sim = await startSimulator();
     sim.createSession('s1');
-    sim.faults = { failNext: [{ status: 503, retryAfterSeconds: 2 }], wrongContentType: 0, crlf: false, crOnly: false, splitData: false, staleResume: 'wait', endedServerErrors: 1 };
+    sim.faults = {
+      failNext: [{ status: 503, retryAfterSeconds: 2 }],
+      wrongContentType: 0,
+      crlf: false,
+      crOnly: false,
+      splitData: false,
+      staleResume: 'wait',
+      endedServerErrors: 1,
+    };
     const a = await openStream(sim.url, 's1');
     expect(a.status).toBe(503);
     expect(a.headers['retry-after']).toBe('2');

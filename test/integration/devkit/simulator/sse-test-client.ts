@@ -142,8 +142,10 @@ export function openStream(baseUrl: string, sessionId: string, opts: OpenOptions
           return text;
         },
         done,
-        waitFrames: (n, t = 5000) => wait(() => (frames.length >= n ? frames.slice(0, n) : undefined), t, `${n} frames`),
-        waitComments: (n, t = 5000) => wait(() => (comments.length >= n ? comments.slice(0, n) : undefined), t, `${n} comments`),
+        waitFrames: (n, t = 5000) =>
+          wait(() => (frames.length >= n ? frames.slice(0, n) : undefined), t, `${n} frames`),
+        waitComments: (n, t = 5000) =>
+          wait(() => (comments.length >= n ? comments.slice(0, n) : undefined), t, `${n} comments`),
         close: () => req.destroy(),
         pause: () => res.pause(),
         resume: () => res.resume(),

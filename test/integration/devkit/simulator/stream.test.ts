@@ -169,7 +169,9 @@ describe('simulated telemetry stream', () => {
     const fresh = await openStream(sim.url, 's1', { replay: 'all' });
     const now = await fresh.waitFrames(2);
     expect(ids(now)).toEqual([1, 2]);
-    const sid = (f: { data?: string }) => (JSON.parse(f.data ?? '') as { event: { source: { metadata: Record<string, string> } } }).event.source.metadata.telemetry_session_id;
+    const sid = (f: { data?: string }) =>
+      (JSON.parse(f.data ?? '') as { event: { source: { metadata: Record<string, string> } } }).event.source.metadata
+        .telemetry_session_id;
     expect(old.map(sid)).toEqual(Array(5).fill(before));
     expect(now.map(sid)).toEqual([s.telemetrySessionId, s.telemetrySessionId]);
     fresh.close();
@@ -224,7 +226,8 @@ describe('simulated telemetry stream', () => {
     st.resume();
     await st.waitFrames(1);
     const deadline = Date.now() + 20_000;
-    while (Number(st.frames.at(-1)?.id) !== s.lastSeq && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (Number(st.frames.at(-1)?.id) !== s.lastSeq && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const got = ids(st.frames);
     expect(got.at(-1)).toBe(60_000);
     expect(got.length).toBeLessThan(60_000);
@@ -239,9 +242,13 @@ describe('simulated telemetry stream', () => {
     const s = sim.createSession('s1', { categories: 'all' });
     s.emit(400);
     const st = await openStream(sim.url, 's1', { replay: 'all' });
-    const envs = (await st.waitFrames(400)).map((f) => JSON.parse(f.data ?? '') as { event: { type: string; data?: { method?: string } } });
+    const envs = (await st.waitFrames(400)).map(
+      (f) => JSON.parse(f.data ?? '') as { event: { type: string; data?: { method?: string } } },
+    );
     expect(new Set(envs.map((e) => e.event.type))).toEqual(new Set(EVENT_TYPES));
-    expect(new Set(envs.filter((e) => e.event.type === 'cdp_command').map((e) => e.event.data?.method))).toEqual(new Set(CDP_METHODS));
+    expect(new Set(envs.filter((e) => e.event.type === 'cdp_command').map((e) => e.event.data?.method))).toEqual(
+      new Set(CDP_METHODS),
+    );
     st.close();
   });
 

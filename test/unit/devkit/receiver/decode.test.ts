@@ -21,7 +21,10 @@ function encode(request: Json, format: OtlpFormat): Uint8Array {
 function requestWith(logRecords: Json[], extra: { resource?: Json; scope?: Json } = {}): Json {
   return {
     resourceLogs: [
-      { resource: extra.resource ?? { attributes: [] }, scopeLogs: [{ scope: extra.scope ?? { name: 's' }, logRecords }] },
+      {
+        resource: extra.resource ?? { attributes: [] },
+        scopeLogs: [{ scope: extra.scope ?? { name: 's' }, logRecords }],
+      },
     ],
   };
 }
@@ -52,7 +55,11 @@ const ANY_VALUE_CASES: Array<[string, Json, unknown]> = [
   ['double infinity', { doubleValue: 'Infinity' }, Infinity],
   ['bytes', { bytesValue: 'AAEC/w==' }, new Uint8Array([0, 1, 2, 255])],
   ['empty AnyValue is null', {}, null],
-  ['array', { arrayValue: { values: [{ intValue: 1 }, { stringValue: 'a' }, {}, { boolValue: false }] } }, [1, 'a', null, false]],
+  [
+    'array',
+    { arrayValue: { values: [{ intValue: 1 }, { stringValue: 'a' }, {}, { boolValue: false }] } },
+    [1, 'a', null, false],
+  ],
   ['empty array', { arrayValue: {} }, []],
   ['empty kvlist', { kvlistValue: {} }, {}],
   [
@@ -64,7 +71,12 @@ const ANY_VALUE_CASES: Array<[string, Json, unknown]> = [
             key: 'a',
             value: {
               kvlistValue: {
-                values: [{ key: 'b', value: { arrayValue: { values: [{ doubleValue: 0.5 }, { kvlistValue: { values: [] } }] } } }],
+                values: [
+                  {
+                    key: 'b',
+                    value: { arrayValue: { values: [{ doubleValue: 0.5 }, { kvlistValue: { values: [] } }] } },
+                  },
+                ],
               },
             },
           },
@@ -88,7 +100,10 @@ describe('AnyValue conversion, both encodings', () => {
     });
 
     it(`${format}: a "__proto__" key becomes data, not the prototype`, () => {
-      const body = bodyOf({ kvlistValue: { values: [{ key: '__proto__', value: { stringValue: 'x' } }] } }, format) as object;
+      const body = bodyOf(
+        { kvlistValue: { values: [{ key: '__proto__', value: { stringValue: 'x' } }] } },
+        format,
+      ) as object;
       expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
       expect(Object.getOwnPropertyDescriptor(body, '__proto__')?.value).toBe('x');
     });
@@ -141,7 +156,10 @@ describe('log record fields, both encodings', () => {
     });
 
     it(`${format}: absent fields take their defaults; no body is null`, () => {
-      const [record] = decodeLogsRequest(encode({ resourceLogs: [{ scopeLogs: [{ logRecords: [{}] }] }] }, format), format);
+      const [record] = decodeLogsRequest(
+        encode({ resourceLogs: [{ scopeLogs: [{ logRecords: [{}] }] }] }, format),
+        format,
+      );
       expect(record).toStrictEqual({
         resource: {},
         scope: { name: '' },
@@ -189,7 +207,11 @@ describe('OTLP/JSON specifics', () => {
     ['severity by enum name', { severityNumber: 'SEVERITY_NUMBER_WARN' }, { severityNumber: 13 }],
     ['double as a string', { body: { doubleValue: '1.25' } }, { body: 1.25 }],
     ['URL-safe base64 bytes', { body: { bytesValue: '-_8' } }, { body: new Uint8Array([0xfb, 0xff]) }],
-    ['null stands for an absent field', { severityText: null, body: { stringValue: null } }, { severityText: '', body: null }],
+    [
+      'null stands for an absent field',
+      { severityText: null, body: { stringValue: null } },
+      { severityText: '', body: null },
+    ],
     [
       'proto field names (snake_case) are accepted',
       { time_unix_nano: '5', event_name: 'e', body: { int_value: '1' } },
@@ -200,7 +222,11 @@ describe('OTLP/JSON specifics', () => {
   });
 
   it('hex trace and span ids (OTLP/JSON deviates from proto3 there) do not disturb decoding', () => {
-    const record = decodeOne({ traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', eventName: 'e' });
+    const record = decodeOne({
+      traceId: '5b8efff798038103d269b633813fc60c',
+      spanId: 'eee19b7ec3c1b174',
+      eventName: 'e',
+    });
     expect(record).toMatchObject({ eventName: 'e' });
   });
 

@@ -14,7 +14,15 @@ const record = (eventName: string): ReceivedLogRecord => ({
   body: undefined,
   attributes: {},
 });
-const request = (status: number): ReceivedRequest => ({ at: 0, contentType: '', bytes: 0, records: 0, rejected: 0, headers: {}, status });
+const request = (status: number): ReceivedRequest => ({
+  at: 0,
+  contentType: '',
+  bytes: 0,
+  records: 0,
+  rejected: 0,
+  headers: {},
+  status,
+});
 
 describe('describeReceiver', () => {
   it('counts records, requests by status and records by event name', () => {

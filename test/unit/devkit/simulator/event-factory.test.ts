@@ -1,7 +1,13 @@
 // Realism of generated events: catalogue coverage, categories, timestamps, the shapes the bridge
 // must handle (y vs `true`, secrets, truncation, unicode, async stacks, PNGs), determinism.
 import { describe, expect, it } from 'vitest';
-import { CDP_METHODS, EVENT_TYPES, LISTED_TYPES, UNLISTED_TYPES, categoryOf } from '../../../../src/devkit/simulator/index.js';
+import {
+  CDP_METHODS,
+  EVENT_TYPES,
+  LISTED_TYPES,
+  UNLISTED_TYPES,
+  categoryOf,
+} from '../../../../src/devkit/simulator/index.js';
 import { BEYOND_SPEC_TYPES } from '../../../../src/devkit/simulator/events/catalogue.js';
 import { EventFactory } from '../../../../src/devkit/simulator/events/event-factory.js';
 import { SERVICE_PNG_MAX_BYTES, screenshotsBase64 } from '../../../../src/devkit/simulator/events/png.js';
@@ -11,22 +17,82 @@ import type { TelemetryEvent } from '../../../../src/upstream/envelope.js';
 import { validateEnvelope } from '../../../../src/upstream/envelope.js';
 
 const SPEC_TYPES = [
-  'console_log', 'console_error', 'network_request', 'network_response', 'network_loading_failed', 'network_idle',
-  'page_dom_content_loaded', 'page_load', 'page_layout_shift', 'page_lcp', 'page_layout_settled', 'page_crashed',
-  'interaction_click', 'interaction_key', 'interaction_scroll_settled', 'monitor_screenshot', 'monitor_disconnected',
-  'monitor_reconnected', 'monitor_reconnect_failed', 'monitor_init_failed', 'api_call', 'cdp_command', 'cdp_connect',
-  'cdp_disconnect', 'live_view_connect', 'live_view_disconnect', 'captcha_solve_result',
+  'console_log',
+  'console_error',
+  'network_request',
+  'network_response',
+  'network_loading_failed',
+  'network_idle',
+  'page_dom_content_loaded',
+  'page_load',
+  'page_layout_shift',
+  'page_lcp',
+  'page_layout_settled',
+  'page_crashed',
+  'interaction_click',
+  'interaction_key',
+  'interaction_scroll_settled',
+  'monitor_screenshot',
+  'monitor_disconnected',
+  'monitor_reconnected',
+  'monitor_reconnect_failed',
+  'monitor_init_failed',
+  'api_call',
+  'cdp_command',
+  'cdp_connect',
+  'cdp_disconnect',
+  'live_view_connect',
+  'live_view_disconnect',
+  'captcha_solve_result',
 ];
-const SPEC_UNLISTED = ['page_navigation', 'page_navigation_settled', 'page_tab_opened', 'platform_api_call', 'proxy_error', 'service_crashed', 'system_oom_kill'];
+const SPEC_UNLISTED = [
+  'page_navigation',
+  'page_navigation_settled',
+  'page_tab_opened',
+  'platform_api_call',
+  'proxy_error',
+  'service_crashed',
+  'system_oom_kill',
+];
 const SPEC_CDP_METHODS = [
-  'Input.dispatchMouseEvent', 'Input.dispatchKeyEvent', 'Input.insertText', 'Input.imeSetComposition', 'Input.dispatchTouchEvent',
-  'Input.dispatchDragEvent', 'Input.cancelDragging', 'Input.emulateTouchFromMouseEvent', 'Input.synthesizePinchGesture',
-  'Input.synthesizeScrollGesture', 'Input.synthesizeTapGesture', 'DOM.setFileInputFiles', 'DOM.focus', 'DOM.scrollIntoViewIfNeeded',
-  'Page.bringToFront', 'Page.captureScreenshot', 'Page.captureSnapshot', 'Page.handleJavaScriptDialog', 'Page.navigate',
-  'Page.navigateToHistoryEntry', 'Page.reload', 'Page.printToPDF', 'Page.startScreencast', 'Page.stopScreencast', 'Page.stopLoading',
-  'Page.close', 'Page.setWebLifecycleState', 'Target.activateTarget', 'Target.closeTarget', 'Target.createTarget',
-  'Target.createBrowserContext', 'Target.disposeBrowserContext', 'Target.openDevTools', 'Browser.cancelDownload', 'Browser.close',
-  'Browser.setWindowBounds', 'Browser.setContentsSize', 'Autofill.trigger',
+  'Input.dispatchMouseEvent',
+  'Input.dispatchKeyEvent',
+  'Input.insertText',
+  'Input.imeSetComposition',
+  'Input.dispatchTouchEvent',
+  'Input.dispatchDragEvent',
+  'Input.cancelDragging',
+  'Input.emulateTouchFromMouseEvent',
+  'Input.synthesizePinchGesture',
+  'Input.synthesizeScrollGesture',
+  'Input.synthesizeTapGesture',
+  'DOM.setFileInputFiles',
+  'DOM.focus',
+  'DOM.scrollIntoViewIfNeeded',
+  'Page.bringToFront',
+  'Page.captureScreenshot',
+  'Page.captureSnapshot',
+  'Page.handleJavaScriptDialog',
+  'Page.navigate',
+  'Page.navigateToHistoryEntry',
+  'Page.reload',
+  'Page.printToPDF',
+  'Page.startScreencast',
+  'Page.stopScreencast',
+  'Page.stopLoading',
+  'Page.close',
+  'Page.setWebLifecycleState',
+  'Target.activateTarget',
+  'Target.closeTarget',
+  'Target.createTarget',
+  'Target.createBrowserContext',
+  'Target.disposeBrowserContext',
+  'Target.openDevTools',
+  'Browser.cancelDownload',
+  'Browser.close',
+  'Browser.setWindowBounds',
+  'Browser.setContentsSize',
+  'Autofill.trigger',
 ];
 
 function generate(n: number, seed = 42): TelemetryEvent[] {
@@ -59,7 +125,8 @@ describe('event catalogue', () => {
   it('produces valid envelopes with the category fixed per type', () => {
     for (const [i, e] of events.entries()) {
       expect(validateEnvelope({ seq: i + 1, event: e }).ok).toBe(true);
-      if (e.type.startsWith('monitor_') && e.type !== 'monitor_screenshot') expect(['monitor', 'system']).toContain(e.category);
+      if (e.type.startsWith('monitor_') && e.type !== 'monitor_screenshot')
+        expect(['monitor', 'system']).toContain(e.category);
       else expect(e.category).toBe(categoryOf(e.type));
     }
     expect(categoryOf('monitor_screenshot')).toBe('screenshot');
@@ -90,7 +157,9 @@ describe('event catalogue', () => {
   });
 
   it('the y coordinate is mostly `y`, sometimes the spec-literal member `true`', () => {
-    const coords = [...ofType('interaction_click'), ...ofType('cdp_command').filter((e) => 'x' in dataOf(e))].map(dataOf);
+    const coords = [...ofType('interaction_click'), ...ofType('cdp_command').filter((e) => 'x' in dataOf(e))].map(
+      dataOf,
+    );
     const y = coords.filter((d) => 'y' in d).length;
     const t = coords.filter((d) => 'true' in d).length;
     expect(y + t).toBe(coords.length);
@@ -110,7 +179,9 @@ describe('event catalogue', () => {
     const truncated = events.filter((e) => e.truncated === true);
     expect(truncated.length).toBeGreaterThan(0);
     for (const e of truncated) {
-      const long = Object.values(dataOf(e)).filter((v): v is string => typeof v === 'string' && v.endsWith('...[truncated]'));
+      const long = Object.values(dataOf(e)).filter(
+        (v): v is string => typeof v === 'string' && v.endsWith('...[truncated]'),
+      );
       expect(long.length).toBeGreaterThan(0);
       for (const s of long) expect(Buffer.byteLength(s)).toBeLessThanOrEqual(8192);
     }
@@ -128,7 +199,10 @@ describe('event catalogue', () => {
     expect(uncaught.length).toBeGreaterThan(0);
     for (const d of uncaught) {
       expect(d).toMatchObject({ text: expect.any(String), line: expect.any(Number), column: expect.any(Number) });
-      const st = d.stack_trace as { callFrames: Array<Record<string, unknown>>; parent?: { callFrames: unknown[]; description?: string } };
+      const st = d.stack_trace as {
+        callFrames: Array<Record<string, unknown>>;
+        parent?: { callFrames: unknown[]; description?: string };
+      };
       expect(st.callFrames.length).toBeGreaterThan(0);
       // CDP order: the throwing (innermost) frame first, at exceptionDetails' zero-based position.
       expect(d.level).toBeUndefined();
@@ -153,7 +227,10 @@ describe('event catalogue', () => {
     expect(Math.max(...sizes)).toBeGreaterThan(600 * 1024);
     const shot = ofType('monitor_screenshot')[0] as TelemetryEvent;
     expect(screenshotsBase64()).toContain(dataOf(shot).png);
-    expect(shot.source).toMatchObject({ kind: 'local_process', event: expect.stringMatching(/^(Page\.loadEventFired|Runtime\.exceptionThrown)$/) });
+    expect(shot.source).toMatchObject({
+      kind: 'local_process',
+      event: expect.stringMatching(/^(Page\.loadEventFired|Runtime\.exceptionThrown)$/),
+    });
   });
 
   it('screenshots follow a page load or an uncaught exception, at most one per 2 s of event time, and only when captured', () => {
@@ -161,10 +238,15 @@ describe('event catalogue', () => {
     expect(shots.length).toBeGreaterThan(0);
     for (const i of shots) {
       const before = events[i - 1] as TelemetryEvent;
-      expect(before.type === 'page_load' || (before.type === 'console_error' && before.source.event === 'Runtime.exceptionThrown')).toBe(true);
+      expect(
+        before.type === 'page_load' ||
+          (before.type === 'console_error' && before.source.event === 'Runtime.exceptionThrown'),
+      ).toBe(true);
     }
     for (let k = 1; k < shots.length; k++) {
-      expect((events[shots[k] as number] as TelemetryEvent).ts - (events[shots[k - 1] as number] as TelemetryEvent).ts).toBeGreaterThanOrEqual(2_000_000);
+      expect(
+        (events[shots[k] as number] as TelemetryEvent).ts - (events[shots[k - 1] as number] as TelemetryEvent).ts,
+      ).toBeGreaterThanOrEqual(2_000_000);
     }
     // Never drawn at random: far fewer screenshots than page loads in a burst of events.
     expect(shots.length).toBeLessThan(ofType('page_load').length);
@@ -176,15 +258,26 @@ describe('event catalogue', () => {
 
   it('types beyond the spec table carry the shapes and categories of the real service', () => {
     const cats: Record<string, string> = {
-      page_navigation: 'page', page_navigation_settled: 'page', page_tab_opened: 'page', platform_api_call: 'platform', proxy_error: 'network',
-      service_crashed: 'system', system_oom_kill: 'system', captcha_solve_started: 'captcha', captcha_challenge_result: 'captcha',
+      page_navigation: 'page',
+      page_navigation_settled: 'page',
+      page_tab_opened: 'page',
+      platform_api_call: 'platform',
+      proxy_error: 'network',
+      service_crashed: 'system',
+      system_oom_kill: 'system',
+      captcha_solve_started: 'captcha',
+      captcha_challenge_result: 'captcha',
     };
     for (const [type, category] of Object.entries(cats)) {
       expect(ofType(type).length, type).toBeGreaterThan(0);
       for (const e of ofType(type)) expect(e.category).toBe(category);
     }
     for (const d of ofType('proxy_error').map(dataOf)) {
-      expect(d).toMatchObject({ code: expect.stringMatching(/^[a-z_]+$/), request_id: expect.any(String), status: 502 });
+      expect(d).toMatchObject({
+        code: expect.stringMatching(/^[a-z_]+$/),
+        request_id: expect.any(String),
+        status: 502,
+      });
     }
     expect(new Set(ofType('proxy_error').map((e) => dataOf(e).resource_type))).toContain('Document');
     for (const d of ofType('service_crashed').map(dataOf)) {
@@ -193,14 +286,24 @@ describe('event catalogue', () => {
       expect(d.pid === undefined).toBe(d.phase === 'gave_up');
     }
     for (const d of ofType('system_oom_kill').map(dataOf)) {
-      expect(d).toMatchObject({ pid: expect.any(Number), process_name: expect.any(String), rss_kb: expect.any(Number) });
+      expect(d).toMatchObject({
+        pid: expect.any(Number),
+        process_name: expect.any(String),
+        rss_kb: expect.any(Number),
+      });
       const top = d.top_tasks as Array<{ rss_kb: number; name: string }>;
       expect(top.length).toBeGreaterThan(0);
       expect(top.length).toBeLessThanOrEqual(5);
       expect(top.map((t) => t.rss_kb)).toEqual([...top.map((t) => t.rss_kb)].sort((a, b) => b - a));
       for (const t of top) expect(t.name.length).toBeLessThanOrEqual(15);
     }
-    for (const d of ofType('platform_api_call').map(dataOf)) expect(d).toMatchObject({ request_id: expect.any(String), operation_id: expect.any(String), status: expect.any(Number), duration_ms: expect.any(Number) });
+    for (const d of ofType('platform_api_call').map(dataOf))
+      expect(d).toMatchObject({
+        request_id: expect.any(String),
+        operation_id: expect.any(String),
+        status: expect.any(Number),
+        duration_ms: expect.any(Number),
+      });
     for (const d of ofType('page_tab_opened').map(dataOf)) expect(d.frame_id).toBeUndefined();
     for (const d of ofType('page_navigation').map(dataOf)) expect(d.nav_seq).toBeUndefined();
   });
@@ -231,22 +334,36 @@ describe('event catalogue', () => {
       if (String(d.method).startsWith('Browser.')) expect(d.session_id).toBeUndefined();
     }
     const required: Record<string, string[]> = {
-      'Input.dispatchMouseEvent': ['event_type'], 'Input.insertText': ['text_length'], 'Input.dispatchTouchEvent': ['event_type', 'touch_point_count'],
-      'DOM.setFileInputFiles': ['file_count'], 'Page.handleJavaScriptDialog': ['accept'], 'Page.navigateToHistoryEntry': ['entry_id'],
-      'Page.setWebLifecycleState': ['state'], 'Target.closeTarget': ['target_id'], 'Target.disposeBrowserContext': ['browser_context_id'],
-      'Browser.cancelDownload': ['download_guid'], 'Browser.setWindowBounds': ['window_id'], 'Autofill.trigger': ['field_id'],
+      'Input.dispatchMouseEvent': ['event_type'],
+      'Input.insertText': ['text_length'],
+      'Input.dispatchTouchEvent': ['event_type', 'touch_point_count'],
+      'DOM.setFileInputFiles': ['file_count'],
+      'Page.handleJavaScriptDialog': ['accept'],
+      'Page.navigateToHistoryEntry': ['entry_id'],
+      'Page.setWebLifecycleState': ['state'],
+      'Target.closeTarget': ['target_id'],
+      'Target.disposeBrowserContext': ['browser_context_id'],
+      'Browser.cancelDownload': ['download_guid'],
+      'Browser.setWindowBounds': ['window_id'],
+      'Autofill.trigger': ['field_id'],
     };
     for (const [method, keys] of Object.entries(required)) {
       const sample = cmds.filter((d) => d.method === method);
       expect(sample.length).toBeGreaterThan(0);
       for (const d of sample) for (const k of keys) expect(d).toHaveProperty(k);
     }
-    expect(cmds.filter((d) => d.method === 'Page.navigate').every((d) => typeof d.url_scheme === 'string' && !('url' in d))).toBe(true);
+    expect(
+      cmds.filter((d) => d.method === 'Page.navigate').every((d) => typeof d.url_scheme === 'string' && !('url' in d)),
+    ).toBe(true);
   });
 
   it('is deterministic for a seed (apart from ts, connection durations and when screenshots fall due)', () => {
     const strip = (es: TelemetryEvent[]): string =>
-      JSON.stringify(es.filter((e) => e.type !== 'monitor_screenshot').map((e) => ({ ...e, ts: 0, data: { ...e.data, duration_ms: 0 } })));
+      JSON.stringify(
+        es
+          .filter((e) => e.type !== 'monitor_screenshot')
+          .map((e) => ({ ...e, ts: 0, data: { ...e.data, duration_ms: 0 } })),
+      );
     expect(strip(generate(300, 9))).toBe(strip(generate(300, 9)));
     expect(strip(generate(300, 9))).not.toBe(strip(generate(300, 10)));
   });
@@ -256,7 +373,10 @@ describe('event catalogue', () => {
     const only = Array.from({ length: 50 }, () => f.next(['network_request', 'console_log']) as TelemetryEvent);
     expect(new Set(only.map((e) => e.type))).toEqual(new Set(['network_request', 'console_log']));
     const pool = makePool();
-    pool.browser_pool_config.telemetry = telemetryConfig({ console: false, network: false, page: false, interaction: false }, ['Page.navigate']);
+    pool.browser_pool_config.telemetry = telemetryConfig(
+      { console: false, network: false, page: false, interaction: false },
+      ['Page.navigate'],
+    );
     const g = new EventFactory(createRng(1), 's', captureFilter(pool));
     const evs = Array.from({ length: 1000 }, () => g.next() as TelemetryEvent);
     const cats = new Set(evs.map((e) => e.category));
@@ -285,8 +405,16 @@ describe('event catalogue', () => {
   it('complete() fills ts, category and source of a caller-supplied event', () => {
     const f = new EventFactory(createRng(1), 's', CAPTURE_ALL);
     const e = f.complete({ type: 'page_load', data: { url: 'https://x.test/' } });
-    expect(e).toMatchObject({ type: 'page_load', category: 'page', source: { kind: expect.any(String) }, data: { url: 'https://x.test/' } });
+    expect(e).toMatchObject({
+      type: 'page_load',
+      category: 'page',
+      source: { kind: expect.any(String) },
+      data: { url: 'https://x.test/' },
+    });
     expect(Number.isSafeInteger(e.ts)).toBe(true);
-    expect(f.complete({ type: 'some_future_type', ts: 5, category: 'future' })).toMatchObject({ ts: 5, category: 'future' });
+    expect(f.complete({ type: 'some_future_type', ts: 5, category: 'future' })).toMatchObject({
+      ts: 5,
+      category: 'future',
+    });
   });
 });

@@ -4,8 +4,15 @@ import { defaultFaults, mergeFaults } from '../../../../src/devkit/simulator/fau
 describe('mergeFaults', () => {
   it('merges present keys, clears optional ones with null', () => {
     const f = defaultFaults();
-    expect(mergeFaults(f, { crlf: true, cutAfterFrames: 4, failNext: [{ status: 429, retryAfterSeconds: 2 }] })).toBeUndefined();
-    expect(f).toMatchObject({ crlf: true, cutAfterFrames: 4, failNext: [{ status: 429, retryAfterSeconds: 2 }], splitData: false });
+    expect(
+      mergeFaults(f, { crlf: true, cutAfterFrames: 4, failNext: [{ status: 429, retryAfterSeconds: 2 }] }),
+    ).toBeUndefined();
+    expect(f).toMatchObject({
+      crlf: true,
+      cutAfterFrames: 4,
+      failNext: [{ status: 429, retryAfterSeconds: 2 }],
+      splitData: false,
+    });
     expect(mergeFaults(f, { cutAfterFrames: null })).toBeUndefined();
     expect(f).not.toHaveProperty('cutAfterFrames');
     expect(f.crlf).toBe(true);
@@ -13,7 +20,15 @@ describe('mergeFaults', () => {
 
   it('rejects invalid patches without changing anything', () => {
     const f = defaultFaults();
-    for (const bad of [null, [], { chunkSize: 0 }, { failNext: [{ status: 42 }] }, { wrongContentType: -1 }, { nope: true }, { crlf: true, splitData: 1 }]) {
+    for (const bad of [
+      null,
+      [],
+      { chunkSize: 0 },
+      { failNext: [{ status: 42 }] },
+      { wrongContentType: -1 },
+      { nope: true },
+      { crlf: true, splitData: 1 },
+    ]) {
       expect(mergeFaults(f, bad)).toEqual(expect.any(String));
     }
     expect(f).toEqual(defaultFaults());

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { defaultFaults } from '../../../../src/devkit/simulator/faults.js';
-import { applyTextFaults, formatFrame, frameData, keepaliveFrame } from '../../../../src/devkit/simulator/sse-format.js';
+import {
+  applyTextFaults,
+  formatFrame,
+  frameData,
+  keepaliveFrame,
+} from '../../../../src/devkit/simulator/sse-format.js';
 
-const json = JSON.stringify({ seq: 12, event: { ts: 1, type: 't', category: 'c', source: {}, data: { s: 'a\nb "q" 🚀', n: [1, 2] } } });
+const json = JSON.stringify({
+  seq: 12,
+  event: { ts: 1, type: 't', category: 'c', source: {}, data: { s: 'a\nb "q" 🚀', n: [1, 2] } },
+});
 
 describe('SSE frame text', () => {
   it('default frame: id line, one data line, blank line, no event field', () => {
