@@ -60,7 +60,9 @@ async function freePort(): Promise<number> {
 /** Runs a command as the server's unprivileged user when we are root. */
 function asUser(cmd: string, args: string[]): void {
   const root = process.getuid?.() === 0;
-  const [file, argv] = root ? ['runuser', ['-u', 'nobody', '--', cmd, ...args]] : [cmd, args];
+  // runuser lives in sbin, which a CI job's or a user's PATH may leave out.
+  const runuser = ['/usr/sbin/runuser', '/sbin/runuser'].find((p) => existsSync(p)) ?? 'runuser';
+  const [file, argv] = root ? [runuser, ['-u', 'nobody', '--', cmd, ...args]] : [cmd, args];
   const r = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr || r.stdout || r.error?.message}`);
 }
