@@ -139,16 +139,19 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
 
   const svc = section(raw, 'service', 'service');
   onlyKeys(svc, ['name', 'resource_attributes'], 'service');
-  const resourceAttributes = {
-    ...optStringMap(svc.resource_attributes, 'service.resource_attributes'),
-    ...(env.OTEL_RESOURCE_ATTRIBUTES
-      ? parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES')
-      : {}),
-  };
+  const fileAttributes = optStringMap(svc.resource_attributes, 'service.resource_attributes');
+  const envAttributes = env.OTEL_RESOURCE_ATTRIBUTES
+    ? parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES')
+    : {};
+  const resourceAttributes = { ...fileAttributes, ...envAttributes };
+  // The environment wins over the file, as everywhere else; within each, the dedicated name wins
+  // over the one among the attributes (OTEL_SERVICE_NAME over OTEL_RESOURCE_ATTRIBUTES, as the
+  // OpenTelemetry specification orders them).
   const serviceName =
     optString(env.OTEL_SERVICE_NAME, 'OTEL_SERVICE_NAME') ??
+    envAttributes['service.name'] ??
     optString(svc.name, 'service.name') ??
-    resourceAttributes['service.name'] ??
+    fileAttributes['service.name'] ??
     'browser-telemetry-bridge';
 
   const store = parseStoreConfig(raw, env);
