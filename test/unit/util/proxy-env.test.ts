@@ -35,6 +35,26 @@ describe('NO_PROXY', () => {
     ['[::1]', 'http://[::1]:8080', true],
     ['[::1]:8080', 'http://[::1]:8080', true],
     ['[::1]:9090', 'http://[::1]:8080', false],
+    // Ranges (curl 7.86+, Go): only for URLs written with an address.
+    ['10.0.0.0/8', 'http://10.1.2.3:4318', true],
+    ['10.0.0.0/8', 'http://11.1.2.3:4318', false],
+    ['192.168.1.0/24', 'https://192.168.1.254', true],
+    ['192.168.1.0/24', 'https://192.168.2.1', false],
+    ['0.0.0.0/0', 'https://203.0.113.9', true],
+    ['10.0.0.0/8', 'http://ten.example.com', false],
+    ['10.0.0.0/33', 'http://10.1.2.3', false],
+    ['fd00::/8', 'http://[fd12::1]:4318', true],
+    ['[fd00::]/8', 'http://[fd12::1]:4318', true],
+    ['fd00::/8', 'http://[fe80::1]:4318', false],
+    ['fd00::/8', 'http://10.1.2.3', false],
+    ['::1/128', 'http://[::1]', true],
+    // A trailing dot (the absolute form of a name) on either side.
+    ['example.com.', 'https://api.example.com', true],
+    ['example.com', 'https://api.example.com.', true],
+    ['example.com.', 'https://example.com.', true],
+    ['.example.com.', 'https://example.com', true],
+    ['example.com.:8443', 'https://example.com.:8443', true],
+    ['example.com.', 'https://badexample.com.', false],
   ] as const)('NO_PROXY=%j, %s → bypassed %s', (noProxy, url, bypassed) => {
     expect(bypassesProxy(new URL(url), noProxy)).toBe(bypassed);
   });
