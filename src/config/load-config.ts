@@ -6,6 +6,7 @@ import { parseYaml } from './yaml.js';
 import { substituteEnv } from './env-substitution.js';
 import { ConfigError } from './errors.js';
 import { upstreamTls } from './tls.js';
+import { proxyVariableProblem } from '../util/proxy-env.js';
 import type { BridgeConfig, SessionSpec, StartPosition } from './schema.js';
 import { buildExporter } from './exporter-section.js';
 import {
@@ -99,6 +100,11 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
   );
   const upBackoff = section(up, 'backoff', 'upstream.backoff');
   onlyKeys(upBackoff, ['initial', 'max', 'auth'], 'upstream.backoff');
+
+  // Both peers are reached through these: a value no request could use is a load error, not a
+  // failure of every request (or, before, of the process).
+  const proxy = proxyVariableProblem(env);
+  if (proxy) throw new ConfigError(proxy.variable, proxy.problem);
 
   const url = optUrl(env.BROWSER_API_URL, 'BROWSER_API_URL') ?? optUrl(up.url, 'upstream.url');
   if (!url) throw new ConfigError('upstream.url', 'is required (or set BROWSER_API_URL)');

@@ -32,7 +32,35 @@ export function proxyFor(url: URL, env: NodeJS.ProcessEnv = process.env): URL | 
   const chosen = url.protocol === 'https:' ? (env.https_proxy ?? env.HTTPS_PROXY) || httpProxy : httpProxy;
   if (!chosen) return undefined;
   if (bypassesProxy(url, env.no_proxy ?? env.NO_PROXY ?? '')) return undefined;
-  return proxyUrl(chosen);
+  return proxyUrl(chosen, 'HTTPS_PROXY / HTTP_PROXY');
+}
+
+/**
+ * The proxy variables a request would read (the lower-case name when it is set), each checked as a
+ * request would use it: the first problem, with the variable it is in, or undefined. For the
+ * configuration to refuse at load what would otherwise fail every request.
+ */
+export function proxyVariableProblem(env: NodeJS.ProcessEnv): { variable: string; problem: string } | undefined {
+  for (const names of [
+    ['http_proxy', 'HTTP_PROXY'],
+    ['https_proxy', 'HTTPS_PROXY'],
+  ] as const) {
+    const variable = names.find((n) => env[n] !== undefined);
+    const value = variable === undefined ? undefined : env[variable];
+    if (variable === undefined || !value) continue;
+    try {
+      proxyUrl(value, variable);
+    } catch (err) {
+      return { variable, problem: (err as Error).message };
+    }
+  }
+  return undefined;
+}
+
+/** Proxy credentials as sent (Proxy-Authorization: Basic): the URL's user-info, percent-decoded. */
+export function proxyCredentials(proxy: URL): string | undefined {
+  if (proxy.username === '' && proxy.password === '') return undefined;
+  return `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
 }
 
 /** Whether NO_PROXY (its value) names the URL's host (and port). */
@@ -86,19 +114,30 @@ const withoutFinalDot = (host: string): string => (host.endsWith('.') ? host.sli
 /** An IPv6 host without the brackets a URL writes around it. */
 const bare = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
 
-/** The proxy variable's value as a URL; `host:port` without a scheme means http://, as curl reads it. */
-function proxyUrl(value: string): URL {
+/**
+ * The proxy variable's value as a URL; `host:port` without a scheme means http://, as curl reads it.
+ * The value is never quoted in an error: it may carry the proxy's credentials.
+ */
+function proxyUrl(value: string, variable: string): URL {
   const written = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
   let url: URL;
   try {
     url = new URL(written);
   } catch {
-    // Not quoted: the value may carry the proxy's credentials.
-    throw new Error('HTTPS_PROXY / HTTP_PROXY is not a URL');
+    throw new Error(`${variable} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new Error(
       `proxy ${url.protocol}//${url.host}: only http:// and https:// proxies (HTTP CONNECT) are supported`,
+    );
+  }
+  if (url.hostname === '') throw new Error(`${variable} names no proxy host`);
+  try {
+    proxyCredentials(url);
+  } catch {
+    // A raw % (`50%off`): the URL parser keeps it, the decoding of the credentials cannot.
+    throw new Error(
+      `the credentials in ${variable} are not valid percent-encoding: write a % in the user name or password as %25 (and @ : / as %40 %3A %2F)`,
     );
   }
   return url;

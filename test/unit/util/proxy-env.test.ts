@@ -1,7 +1,7 @@
 // Which proxy a URL goes through: the variables (upper and lower case, HTTPS falling back to HTTP)
 // and NO_PROXY's entries, one row per rule.
 import { describe, expect, it } from 'vitest';
-import { bypassesProxy, proxyFor } from '../../../src/util/proxy-env.js';
+import { bypassesProxy, proxyFor, proxyVariableProblem } from '../../../src/util/proxy-env.js';
 
 describe('NO_PROXY', () => {
   it.each([
@@ -105,5 +105,28 @@ describe('the variables', () => {
     }
     expect(message).toMatch(/not a URL/);
     expect(message).not.toContain('secret');
+  });
+});
+
+describe('the variables checked at load', () => {
+  it.each([
+    // [environment, variable named or undefined, message]
+    [{}, undefined, undefined],
+    [{ HTTPS_PROXY: 'http://user:50%25off@proxy:3128' }, undefined, undefined],
+    [{ HTTPS_PROXY: 'proxy:3128' }, undefined, undefined],
+    [{ HTTPS_PROXY: 'http://user:50%off@proxy:3128' }, 'HTTPS_PROXY', /percent-encoding/],
+    [{ http_proxy: 'http://us%er@proxy:3128' }, 'http_proxy', /percent-encoding/],
+    [{ HTTP_PROXY: 'socks5://proxy:1080' }, 'HTTP_PROXY', /only http:\/\/ and https:\/\//],
+    [{ HTTPS_PROXY: 'http://' }, 'HTTPS_PROXY', /not a URL|no proxy host/],
+    // The lower-case variable is the one a request reads; the other is not checked.
+    [{ https_proxy: 'http://proxy:3128', HTTPS_PROXY: 'http://u:%@proxy:3128' }, undefined, undefined],
+    // An empty lower-case variable shadows the upper-case one, as for requests.
+    [{ http_proxy: '', HTTP_PROXY: 'http://u:%@proxy:3128' }, undefined, undefined],
+  ] as const)('%j → %s', (env, variable, message) => {
+    const problem = proxyVariableProblem(env);
+    expect(problem?.variable).toBe(variable);
+    if (message) expect(problem?.problem).toMatch(message);
+    // The credentials are never echoed.
+    expect(problem?.problem ?? '').not.toMatch(/50%off|us%er/);
   });
 });
