@@ -13,7 +13,7 @@ export async function probeGrpcCollector(cfg: ExporterConfig): Promise<CheckItem
   const label = 'collector';
   const where = displayUrl(cfg.url);
   const how = `grpc, ${cfg.url.startsWith('https:') ? 'TLS' : 'plaintext'}${cfg.compression === 'gzip' ? ', gzip' : ''}`;
-  const transport = await createTransport(cfg, `${USER_AGENT} (check)`);
+  const transport = await createTransport(cfg, { userAgent: `${USER_AGENT} (check)` });
   try {
     const outcome = await transport.send(Buffer.alloc(0), 'application/x-protobuf');
     if (outcome.kind === 'success')

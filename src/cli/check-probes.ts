@@ -5,9 +5,10 @@ import { rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { makeDirs } from '../util/make-dirs.js';
 import { STATUS_CODES } from 'node:http';
 import { join, resolve } from 'node:path';
-import { text } from 'node:stream/consumers';
+import { buffer } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
 import type { ExporterConfig } from '../config/schema.js';
+import { isOtlpAnswer } from '../wire/partial-success.js';
 import { HttpClient } from '../util/http-client.js';
 import { isHttpTimeout } from '../util/http-timeout.js';
 import { describeApiError, type ApiErrorBody } from '../upstream/api-error.js';
@@ -181,8 +182,18 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
       body: gzip ? gzipSync(plain) : plain,
       signal: AbortSignal.timeout(cfg.timeoutMs),
     });
-    const said = await text(res.body).catch(() => '');
+    const body = await buffer(res.body).catch(() => Buffer.alloc(0));
+    const said = body.toString('utf8');
+    const answerType = String(res.headers['content-type'] ?? '');
     if (res.statusCode >= 200 && res.statusCode < 300) {
+      // A catch-all route at a wrong path answers 200 too: the daemon would have every record
+      // acknowledged and deleted, stored nowhere.
+      if (!isOtlpAnswer(body, answerType || headers['content-type']!))
+        return {
+          label,
+          status: 'fail',
+          detail: `${where} answered ${res.statusCode} (${how}) with ${answerType || 'a body'} that is not an OTLP response (${body.length} bytes): this is not an OTLP logs endpoint, and the daemon would take its answers as deliveries (OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/logs appended; OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is used as is)`,
+        };
       return { label, status: 'ok', detail: `${where} accepted an empty export (${res.statusCode}, ${how})` };
     }
     return {

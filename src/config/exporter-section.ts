@@ -69,13 +69,9 @@ export function buildExporter(ex: Raw, env: Env): ExporterConfig {
     optEnum(ex.compression, COMPRESSIONS, 'exporter.compression') ??
     'none';
   const headers = {
-    ...optStringMap(ex.headers, 'exporter.headers'),
-    ...(env.OTEL_EXPORTER_OTLP_HEADERS
-      ? parseKeyValueList(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS')
-      : {}),
-    ...(env.OTEL_EXPORTER_OTLP_LOGS_HEADERS
-      ? parseKeyValueList(env.OTEL_EXPORTER_OTLP_LOGS_HEADERS, 'OTEL_EXPORTER_OTLP_LOGS_HEADERS')
-      : {}),
+    ...checkHeaders(optStringMap(ex.headers, 'exporter.headers'), 'exporter.headers'),
+    ...headersFromEnv(env, 'OTEL_EXPORTER_OTLP_HEADERS'),
+    ...headersFromEnv(env, 'OTEL_EXPORTER_OTLP_LOGS_HEADERS'),
   };
   if (protocol === 'grpc') checkMetadataKeys(headers, env);
   // The specification documents these as plain milliseconds (default 10000); "10s" is accepted too.
@@ -101,6 +97,40 @@ export function buildExporter(ex: Raw, env: Env): ExporterConfig {
     },
     tls: exporterTls(env, tls),
   };
+}
+
+function headersFromEnv(env: Env, name: string): Record<string, string> {
+  const text = env[name];
+  return text ? checkHeaders(parseKeyValueList(text, name), name) : {};
+}
+
+/** RFC 9110 field names: tokens. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What node:http refuses in a field value (ERR_INVALID_CHAR): controls other than tab (CR, LF, NUL, …) and anything past U+00FF. */
+const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * Every request would fail with these (ERR_INVALID_HTTP_TOKEN, ERR_INVALID_CHAR), forever: a CR or
+ * LF in a value (a secret pasted with its line end, `%0D%0A` in the variable) is refused here, at
+ * load. The value is never quoted: it is usually a credential.
+ */
+function checkHeaders(headers: Record<string, string>, source: string): Record<string, string> {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name))
+      throw new ConfigError(source, `"${name}" is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
+    const bad = BAD_VALUE_CHAR.exec(value);
+    if (bad) {
+      const code = bad[0].charCodeAt(0);
+      const what =
+        code === 13 || code === 10
+          ? 'a line break (CR or LF)'
+          : code < 32 || code === 127
+            ? `a control character (U+${code.toString(16).toUpperCase().padStart(4, '0')})`
+            : 'a character beyond U+00FF';
+      throw new ConfigError(source, `the value of "${name}" contains ${what}, which no HTTP header may carry`);
+    }
+  }
+  return headers;
 }
 
 /** Headers travel as gRPC metadata, whose keys are stricter than HTTP header names. */

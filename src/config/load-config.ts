@@ -6,6 +6,7 @@ import { parseYaml } from './yaml.js';
 import { substituteEnv } from './env-substitution.js';
 import { ConfigError } from './errors.js';
 import { upstreamTls } from './tls.js';
+import { proxyVariableProblem } from '../util/proxy-env.js';
 import type { BridgeConfig, SessionSpec, StartPosition } from './schema.js';
 import { buildExporter } from './exporter-section.js';
 import {
@@ -100,6 +101,11 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
   const upBackoff = section(up, 'backoff', 'upstream.backoff');
   onlyKeys(upBackoff, ['initial', 'max', 'auth'], 'upstream.backoff');
 
+  // Both peers are reached through these: a value no request could use is a load error, not a
+  // failure of every request (or, before, of the process).
+  const proxy = proxyVariableProblem(env);
+  if (proxy) throw new ConfigError(proxy.variable, proxy.problem);
+
   const url = optUrl(env.BROWSER_API_URL, 'BROWSER_API_URL') ?? optUrl(up.url, 'upstream.url');
   if (!url) throw new ConfigError('upstream.url', 'is required (or set BROWSER_API_URL)');
   const apiKey = optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.api_key, 'upstream.api_key');
@@ -139,16 +145,19 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
 
   const svc = section(raw, 'service', 'service');
   onlyKeys(svc, ['name', 'resource_attributes'], 'service');
-  const resourceAttributes = {
-    ...optStringMap(svc.resource_attributes, 'service.resource_attributes'),
-    ...(env.OTEL_RESOURCE_ATTRIBUTES
-      ? parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES')
-      : {}),
-  };
+  const fileAttributes = optStringMap(svc.resource_attributes, 'service.resource_attributes');
+  const envAttributes = env.OTEL_RESOURCE_ATTRIBUTES
+    ? parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES')
+    : {};
+  const resourceAttributes = { ...fileAttributes, ...envAttributes };
+  // The environment wins over the file, as everywhere else; within each, the dedicated name wins
+  // over the one among the attributes (OTEL_SERVICE_NAME over OTEL_RESOURCE_ATTRIBUTES, as the
+  // OpenTelemetry specification orders them).
   const serviceName =
     optString(env.OTEL_SERVICE_NAME, 'OTEL_SERVICE_NAME') ??
+    envAttributes['service.name'] ??
     optString(svc.name, 'service.name') ??
-    resourceAttributes['service.name'] ??
+    fileAttributes['service.name'] ??
     'browser-telemetry-bridge';
 
   const store = parseStoreConfig(raw, env);

@@ -3,7 +3,9 @@
 // exporter.tls) and the session service (BROWSER_API_CA_FILE / upstream.ca_file). Files are read
 // once, here, so an unreadable one is a configuration error naming its key rather than a failure
 // at the first request.
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { ConfigError } from './errors.js';
 import { optString, type Raw } from './readers.js';
 import type { TlsFiles } from '../util/peer-connection.js';
@@ -58,12 +60,68 @@ export function exporterTls(env: Env, raw: Raw): TlsFiles {
       'a client certificate needs its key and a key its certificate (both, or neither)',
     );
   }
-  return compact({ ca: readPem(caPath, caKey), cert: readPem(certPath, certKey), key: readPem(keyPath, keyKey) });
+  const files = compact({
+    ca: readPem(caPath, caKey),
+    cert: readPem(certPath, certKey),
+    key: readPem(keyPath, keyKey),
+  });
+  checkCa(files.ca, caPath, caKey);
+  if (files.cert !== undefined && files.key !== undefined)
+    checkClientPair(files.cert, files.key, [certPath!, certKey], [keyPath!, keyKey]);
+  return files;
 }
 
 export function upstreamTls(env: Env, raw: Raw): TlsFiles {
   const [caPath, caKey] = pick(env, ['BROWSER_API_CA_FILE'], raw, 'ca_file', 'upstream');
-  return compact({ ca: readPem(caPath, caKey) });
+  const files = compact({ ca: readPem(caPath, caKey) });
+  checkCa(files.ca, caPath, caKey);
+  return files;
+}
+
+// The material is tried here as a connection would use it. A client key that is not PEM made the
+// TLS step of every connection throw (and, before that was caught, killed the process); a CA file
+// without a certificate in it is taken silently by node:tls and then trusts nothing.
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+function checkCa(pem: string | undefined, path: string | undefined, key: string): void {
+  if (pem === undefined) return;
+  const blocks = pem.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) throw new ConfigError(key, `${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch (err) {
+      throw new ConfigError(key, `a certificate in ${path} cannot be read (${openSslProblem(err)})`);
+    }
+  }
+}
+
+function checkClientPair(cert: string, key: string, [certPath, certKey]: string[], [keyPath, keyKey]: string[]): void {
+  try {
+    createSecureContext({ cert });
+  } catch (err) {
+    throw new ConfigError(certKey!, `${certPath} is not a PEM certificate (${openSslProblem(err)})`);
+  }
+  try {
+    createSecureContext({ key });
+  } catch (err) {
+    throw new ConfigError(keyKey!, `${keyPath} is not an unencrypted PEM private key (${openSslProblem(err)})`);
+  }
+  try {
+    createSecureContext({ cert, key });
+  } catch (err) {
+    throw new ConfigError(
+      keyKey!,
+      `${keyPath} is not the key of the certificate in ${certPath} (${openSslProblem(err)})`,
+    );
+  }
+}
+
+/** OpenSSL's words without its error-queue codes: `error:1E08010C:DECODER routines::unsupported` → `DECODER routines: unsupported`. */
+function openSslProblem(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/^error:[0-9A-F]+:/, '').replace(/::/, ': ');
 }
 
 function compact(t: TlsFiles): TlsFiles {

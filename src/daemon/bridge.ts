@@ -152,7 +152,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const client = createUpstreamClient(config.upstream);
   const mapper = new SwappableMapper((options) => createMapper(options, { emit }), config.mapping);
   const ex = config.exporter;
-  const transport = overrides.transport ?? (await createTransport(ex));
+  const transport = overrides.transport ?? (await createTransport(ex, { emit }));
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
   const workers = resolveWorkers(config.workers);
   // `auto` starts the workers only once they are worth their cost (worker-scaling.ts).

@@ -3,11 +3,19 @@
 // of memory that an HTTP deployment (a sidecar within 64 MiB) has no use for.
 import type { ExporterConfig } from '../config/schema.js';
 import { BRIDGE_VERSION } from '../util/version.js';
+import type { Emit } from '../vocabulary/facts.js';
 import { createOtlpTransport, type OtlpTransport } from './otlp-transport.js';
 
 export const USER_AGENT = `browser-telemetry-bridge/${BRIDGE_VERSION}`;
 
-export async function createTransport(ex: ExporterConfig, userAgent = USER_AGENT): Promise<OtlpTransport> {
+export interface CreateTransportOptions {
+  userAgent?: string;
+  /** Where the transport reports what only it sees (an answer that is not OTLP). */
+  emit?: Emit;
+}
+
+export async function createTransport(ex: ExporterConfig, o: CreateTransportOptions = {}): Promise<OtlpTransport> {
+  const userAgent = o.userAgent ?? USER_AGENT;
   if (ex.protocol === 'grpc') {
     const { createGrpcTransport } = await import('./grpc-transport.js');
     return createGrpcTransport({
@@ -28,5 +36,6 @@ export async function createTransport(ex: ExporterConfig, userAgent = USER_AGENT
     tls: ex.tls,
     connections: ex.concurrency,
     userAgent,
+    ...(o.emit ? { emit: o.emit } : {}),
   });
 }

@@ -10,6 +10,11 @@
 //
 // Retryable, as the OTLP specification lists them: 429, 502, 503, 504, and network errors or
 // timeouts (the request may never have arrived).
+//
+// A 2xx is success, as the specification says, but its body is looked at: empty or an
+// ExportLogsServiceResponse is a collector's answer; anything else (an HTML page from a catch-all
+// route at a wrong path) is still success (the records are acknowledged: retrying them would not make
+// that endpoint store them) and reported as `export_answer_unrecognized`: a warning and a counter.
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Readable } from 'node:stream';
@@ -17,8 +22,10 @@ import type { TlsFiles } from '../config/tls.js';
 import { HttpClient, type HttpResponse } from '../util/http-client.js';
 import { BODY_TIMEOUT, HEADERS_TIMEOUT } from '../util/http-timeout.js';
 import { parseRetryAfter } from '../util/backoff.js';
-import { decodePartialSuccess, decodeStatusMessage } from '../wire/partial-success.js';
+import { decodePartialSuccess, decodeStatusMessage, isOtlpAnswer } from '../wire/partial-success.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
+import { displayUrl } from '../mapping/display-url.js';
+import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 
 const gzipAsync = promisify(gzip);
 const RETRYABLE = new Set([429, 502, 503, 504]);
@@ -46,6 +53,8 @@ export interface TransportOptions {
   userAgent: string;
   /** A private CA and/or client certificate for the collector. */
   tls?: TlsFiles;
+  /** Where an answer that is not OTLP is reported. */
+  emit?: Emit;
 }
 
 export interface OtlpTransport {
@@ -64,6 +73,8 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
     connections: o.connections,
   });
   const baseHeaders: Record<string, string> = { ...o.headers, 'user-agent': o.userAgent };
+  const emit = o.emit ?? ignoreFacts;
+  let unrecognized = 0;
   if (o.compression === 'gzip') baseHeaders['content-encoding'] = 'gzip';
   return {
     url: o.url,
@@ -89,7 +100,17 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
       }
       const status = res.statusCode;
       if (status >= 200 && status < 300) {
-        const partial = decodePartialSuccess(data, String(res.headers['content-type'] ?? contentType));
+        const answerType = res.headers['content-type'] ?? contentType;
+        if (!isOtlpAnswer(data, answerType, data.length >= MAX_RESPONSE_BYTES))
+          emit({
+            f: 'export_answer_unrecognized',
+            endpoint: displayUrl(o.url),
+            status,
+            contentType: res.headers['content-type'] ?? '',
+            bytes: data.length,
+            count: ++unrecognized,
+          });
+        const partial = decodePartialSuccess(data, answerType);
         return partial
           ? { kind: 'success', rejected: partial.rejected, message: partial.message }
           : { kind: 'success', rejected: 0 };

@@ -231,6 +231,19 @@ export function logFact(log: Logger, fact: Fact): void {
           "the collector refuses every record it is sent: check the exporter's endpoint, headers, compression and tenant; nothing is dropped, delivery backs off and resumes by itself",
         );
       return;
+    case 'export_answer_unrecognized':
+      if (sayAgain(fact.count))
+        log.warn(
+          {
+            endpoint: fact.endpoint,
+            status: fact.status,
+            contentType: fact.contentType,
+            bytes: fact.bytes,
+            count: fact.count,
+          },
+          'the collector answered 2xx with a body that is not an OTLP response (an HTML page? is the endpoint path right?); the records count as delivered, as it said, but may be stored nowhere',
+        );
+      return;
     case 'export_recovered':
       log.info({ endpoint: fact.endpoint, records: fact.records }, 'collector accepts exports again');
       return;

@@ -57,6 +57,9 @@ export function countFact(m: BridgeMetrics, fact: Fact): void {
       m.exportDuration.observe({ outcome: fact.success ? 'success' : 'failure' }, fact.seconds);
       m.exportRequests.inc({ outcome: fact.outcome });
       break;
+    case 'export_answer_unrecognized':
+      m.exportUnrecognized.inc();
+      break;
     case 'records_delivered':
       m.eventsDelivered.inc(fact.count);
       break;

@@ -131,6 +131,10 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       help: 'OTLP export requests by outcome.',
       labelNames: ['outcome'],
     }),
+    exportUnrecognized: registry.counter({
+      name: 'bridge_export_unrecognized_answers_total',
+      help: 'Export requests answered 2xx with a body that is neither empty nor an OTLP response (a wrong endpoint path?).',
+    }),
     exportDuration: registry.histogram({
       name: 'bridge_export_duration_seconds',
       help: 'OTLP export request latency.',

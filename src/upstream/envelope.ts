@@ -64,9 +64,18 @@ export function validateEnvelope(value: unknown): EnvelopeResult {
  */
 export const LIFT_PNG_ABOVE_CHARS = 64 * 1024;
 const PNG_KEY = '"png":"';
-/** Stands in for the PNG while the rest is parsed; JSON text `\u0000png`, which no base64 holds. */
+/**
+ * Stands in for the PNG while the rest is parsed; JSON text `\u0000png`. It holds a NUL, which JSON
+ * can only write as an escape: a text without `\u0000` outside the cut yields no other string like it.
+ */
 const PNG_STAND_IN = '\u0000png';
 const PNG_STAND_IN_TEXT = '\\u0000png';
+const NUL_ESCAPE = '\\u0000';
+/**
+ * The characters JSON.parse refuses raw inside a string (RFC 8259 section 7), CR aside: the frame
+ * decoder ends a line at every CR, so none reaches a frame's data.
+ */
+const RAW_CONTROLS = Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).filter((c) => c !== '\r');
 
 /** Parses the `data:` text of one frame. */
 export function parseEnvelope(text: string): EnvelopeResult {
@@ -96,8 +105,18 @@ export function parseWholeEnvelope(text: string): EnvelopeResult {
  * text (no JSON escape can occur inside base64: a backslash means it is not plain base64), the rest
  * is parsed with a stand-in, and `data.png` becomes a slice of the frame's text (V8 shares the
  * characters instead of copying them). An unescaped `"png":"` is always a key followed by a string
- * (a quote inside a string is escaped), but it may be another object's key: unless the stand-in
- * ended up as the screenshot's `data.png`, the frame is parsed the ordinary way (undefined here).
+ * (a quote inside a string is escaped), but it may be another object's key (or the end of a key
+ * ending in `\"png`), or overwritten by a later duplicate: unless the stand-in ended up as the
+ * screenshot's `data.png`, the frame is parsed the ordinary way (undefined here).
+ *
+ * The result must be exactly what JSON.parse of the whole text gives, or undefined: the cut span
+ * must be a string JSON.parse would take as it is (no escape, no raw control character), and the
+ * stand-in must be the only string of its kind (no `\u0000` escape elsewhere: else a crafted frame
+ * could put its own stand-in at `data.png` and swap the cut value in for it). The control scan is
+ * one native indexOf (memchr) per character, ~17 µs each for a 955 KB frame: the lift of such a frame
+ * went from 0.05 ms (without the scan, and unsound) to 1.0–1.6 ms on a loaded two-core machine,
+ * where JSON.parse of the whole text took 2.7 ms (and copied the base64). A regex over the span, one
+ * pass, was slower than JSON.parse itself (3.5 ms).
  */
 function liftPng(text: string): EnvelopeResult | undefined {
   const key = text.indexOf(PNG_KEY);
@@ -107,6 +126,11 @@ function liftPng(text: string): EnvelopeResult | undefined {
   if (end === -1) return undefined;
   const escape = text.indexOf('\\', start);
   if (escape !== -1 && escape < end) return undefined;
+  for (const c of RAW_CONTROLS) {
+    const at = text.indexOf(c, start);
+    if (at !== -1 && at < end) return undefined;
+  }
+  if (text.indexOf(NUL_ESCAPE) !== -1) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text.slice(0, start) + PNG_STAND_IN_TEXT + text.slice(end));

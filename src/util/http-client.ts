@@ -213,7 +213,12 @@ export class HttpClient {
         opened: (err: Error | null, socket?: Duplex) => void,
       ): undefined {
         const peer = { secure, host: String(options.host), port: Number(options.port) };
-        const cancel = openConnection(
+        // Declared before the call: a callback that came before openConnection returned must not
+        // reach a `cancel` still in its temporal dead zone (a ReferenceError from a timer, exit 1).
+        let settled = false;
+        let cancel: ((why: Error) => void) | undefined;
+        // eslint-disable-next-line prefer-const -- a const would be exactly that dead zone
+        cancel = openConnection(
           peer,
           {
             tls,
@@ -222,11 +227,12 @@ export class HttpClient {
             ...(readHighWaterMark !== undefined ? { readHighWaterMark } : {}),
           },
           (err, socket) => {
-            opening.delete(cancel);
+            settled = true;
+            if (cancel) opening.delete(cancel);
             opened(err, socket);
           },
         );
-        opening.add(cancel);
+        if (!settled) opening.add(cancel);
         return undefined;
       }
     })({ keepAlive: true, timeout: this.o.keepAliveMs ?? KEEP_ALIVE_MS, scheduling: 'lifo' });

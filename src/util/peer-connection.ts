@@ -13,6 +13,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { CONNECT_TIMEOUT, HttpTimeoutError } from './http-timeout.js';
+import { proxyCredentials } from './proxy-env.js';
 
 export interface TlsFiles {
   /** PEM of the CA(s) that sign the peer's certificate, replacing the system roots. */
@@ -71,6 +72,11 @@ export function openConnection(peer: PeerAddress, o: ConnectOptions, done: Opene
         }, o.timeoutMs)
       : undefined;
 
+  // A step that throws instead of emitting 'error' (tlsConnect with key material it cannot use, a
+  // proxy URL whose credentials do not decode) fails this connection like any other error, never the
+  // process, and always after openConnection has returned: the caller holds its cancel by then.
+  const thrown = (err: unknown): void => process.nextTick(finish, err instanceof Error ? err : new Error(String(err)));
+
   /** The last step: TLS to the peer for https://, the socket as it is for http://. */
   const toPeer = (socket: Socket): void => {
     if (!peer.secure) {
@@ -78,58 +84,72 @@ export function openConnection(peer: PeerAddress, o: ConnectOptions, done: Opene
       else finish(null, socket);
       return;
     }
-    const secure = track(
-      tlsConnect({
-        socket,
-        host: peer.host,
-        servername: serverName(peer.host),
-        ...o.tls,
-        ...(o.readHighWaterMark !== undefined ? { highWaterMark: o.readHighWaterMark } : {}),
-      }),
-    );
-    secure.once('secureConnect', () => finish(null, secure));
+    try {
+      const secure = track(
+        tlsConnect({
+          socket,
+          host: peer.host,
+          servername: serverName(peer.host),
+          ...o.tls,
+          ...(o.readHighWaterMark !== undefined ? { highWaterMark: o.readHighWaterMark } : {}),
+        }),
+      );
+      secure.once('secureConnect', () => finish(null, secure));
+    } catch (err) {
+      // Also when the tunnel's answer calls this, in an event handler: a throw there would be uncaught.
+      thrown(err);
+    }
   };
 
-  const proxy = o.proxy;
-  if (!proxy) {
-    toPeer(tcp(peer.host, peer.port, o.readHighWaterMark, track));
-    return (why) => finish(why);
+  try {
+    if (o.proxy) throughProxy(o.proxy);
+    else toPeer(tcp(peer.host, peer.port, o.readHighWaterMark, track));
+  } catch (err) {
+    thrown(err);
   }
-  const proxyHost = unbracket(proxy.hostname);
-  let toProxy: Socket = tcp(
-    proxyHost,
-    Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80),
-    o.readHighWaterMark,
-    track,
-  );
-  if (proxy.protocol === 'https:')
-    toProxy = track(tlsConnect({ socket: toProxy, host: proxyHost, servername: serverName(proxyHost) }));
-  const headers: Record<string, string> = { host: authority };
-  if (proxy.username !== '' || proxy.password !== '') {
-    headers['proxy-authorization'] =
-      `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`;
-  }
-  const socket = toProxy;
-  tunnel = httpRequest({ method: 'CONNECT', path: authority, headers, setHost: false, createConnection: () => socket });
-  tunnel.on('error', (err) => finish(err));
-  tunnel.on('connect', (res: IncomingMessage, s: Socket, head: Buffer) => {
-    if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) {
-      const hint =
-        res.statusCode === 407
-          ? ' (the proxy wants credentials: write them into the proxy URL, http://user:password@host:port)'
-          : '';
-      return finish(
-        new Error(
-          `the proxy ${proxy.host} answered ${res.statusCode} ${res.statusMessage ?? ''} to CONNECT ${authority}${hint}`,
-        ),
-      );
-    }
-    // Bytes the proxy sent after its answer belong to the peer.
-    if (head.length > 0) s.unshift(head);
-    toPeer(s);
-  });
-  tunnel.end();
   return (why) => finish(why);
+
+  function throughProxy(proxy: URL): void {
+    const proxyHost = unbracket(proxy.hostname);
+    let toProxy: Socket = tcp(
+      proxyHost,
+      Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80),
+      o.readHighWaterMark,
+      track,
+    );
+    if (proxy.protocol === 'https:')
+      toProxy = track(tlsConnect({ socket: toProxy, host: proxyHost, servername: serverName(proxyHost) }));
+    const headers: Record<string, string> = { host: authority };
+    const credentials = proxyCredentials(proxy);
+    if (credentials !== undefined)
+      headers['proxy-authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    const socket = toProxy;
+    tunnel = httpRequest({
+      method: 'CONNECT',
+      path: authority,
+      headers,
+      setHost: false,
+      createConnection: () => socket,
+    });
+    tunnel.on('error', (err) => finish(err));
+    tunnel.on('connect', (res: IncomingMessage, s: Socket, head: Buffer) => {
+      if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) {
+        const hint =
+          res.statusCode === 407
+            ? ' (the proxy wants credentials: write them into the proxy URL, http://user:password@host:port)'
+            : '';
+        return finish(
+          new Error(
+            `the proxy ${proxy.host} answered ${res.statusCode} ${res.statusMessage ?? ''} to CONNECT ${authority}${hint}`,
+          ),
+        );
+      }
+      // Bytes the proxy sent after its answer belong to the peer.
+      if (head.length > 0) s.unshift(head);
+      toPeer(s);
+    });
+    tunnel.end();
+  }
 }
 
 function tcp(host: string, port: number, readHighWaterMark: number | undefined, track: (s: Socket) => Socket): Socket {

@@ -110,6 +110,19 @@ export type Fact =
       error: string;
     }
   | { f: 'export_recovered'; endpoint: string; records: number }
+  /**
+   * A 2xx whose body is neither empty nor an OTLP response (an HTML page from a catch-all route at a
+   * wrong path): counted as delivered, as the collector said, but said loudly (export/otlp-transport.ts).
+   * `count`: such answers so far from this endpoint.
+   */
+  | {
+      f: 'export_answer_unrecognized';
+      endpoint: string;
+      status: number;
+      contentType: string;
+      bytes: number;
+      count: number;
+    }
   /** Every record of a request was refused (400/413) and nothing proves it is about the records: all stay spooled. */
   | {
       f: 'collector_refusing';

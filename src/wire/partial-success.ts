@@ -2,6 +2,7 @@
 // records were rejected). Read per request, so every rejected record is counted (docs/design.md
 // "Delivery semantics": loss is repaired, or reported). Protobuf: ExportLogsServiceResponse{1 partial_success:
 // {1 rejected_log_records int64, 2 error_message string}}; JSON: {"partialSuccess": {...}}.
+import { isUtf8 } from 'node:buffer';
 import { readVarint } from './proto-writer.js';
 
 export interface PartialSuccess {
@@ -109,4 +110,62 @@ export function decodeStatusMessage(body: Buffer, contentType: string): string {
     if (pos < 0) return '';
   }
   return '';
+}
+
+/**
+ * Whether a 2xx answer's body is what an OTLP collector sends back: nothing, or an
+ * ExportLogsServiceResponse (protobuf: well-formed fields, `partial_success` a message of a count and
+ * a string; JSON: an object). Anything else (an HTML page from a catch-all route at a wrong path, a
+ * proxy's "OK") acknowledged records nobody may have stored. `cut`: the body was read only in part.
+ */
+export function isOtlpAnswer(body: Buffer, contentType: string, cut = false): boolean {
+  if (cut) return false;
+  if (body.length === 0) return true;
+  const type = contentType.toLowerCase();
+  if (type.startsWith('text/')) return false;
+  if (type.includes('json')) {
+    try {
+      const v: unknown = JSON.parse(body.toString('utf8'));
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    } catch {
+      return false;
+    }
+  }
+  return wellFormed(body, (field, wire, b) => field !== 1 || (b !== undefined && wellFormed(b, partialField)));
+}
+
+/** ExportLogsPartialSuccess: 1 rejected_log_records (varint), 2 error_message (UTF-8 string). */
+const partialField = (field: number, wire: number, b: Buffer | undefined): boolean =>
+  field === 1 ? wire === 0 : field === 2 ? wire === 2 && b !== undefined && isUtf8(b) : true;
+
+/**
+ * A protobuf message whose every field has a known wire type and lies within the body; `check` sees
+ * each field (with its bytes for length-delimited ones) and may refuse it.
+ */
+function wellFormed(b: Buffer, check: (field: number, wire: number, bytes: Buffer | undefined) => boolean): boolean {
+  let pos = 0;
+  while (pos < b.length) {
+    const [tag, next] = readVarint(b, pos);
+    if (tag < 0) return false;
+    const field = Math.floor(tag / 8);
+    const wire = tag & 7;
+    if (field === 0) return false;
+    if (wire === 2) {
+      const [len, start] = readVarint(b, next);
+      if (len < 0 || start + len > b.length) return false;
+      if (!check(field, wire, b.subarray(start, start + len))) return false;
+      pos = start + len;
+      continue;
+    }
+    if (!check(field, wire, undefined)) return false;
+    if (wire === 0) {
+      const [v, after] = readVarint(b, next);
+      if (v < 0) return false;
+      pos = after;
+    } else if (wire === 1 || wire === 5) {
+      pos = next + (wire === 1 ? 8 : 4);
+      if (pos > b.length) return false;
+    } else return false;
+  }
+  return true;
 }

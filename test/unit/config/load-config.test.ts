@@ -70,6 +70,33 @@ describe('configuration', () => {
     expect(c.listen).toEqual({ host: '0.0.0.0', port: 8080 });
   });
 
+  // The README: the environment wins over the file, for service.name too.
+  it.each<[string, Record<string, unknown>, Record<string, string>, string]>([
+    ['the default', {}, {}, 'browser-telemetry-bridge'],
+    ['the file', { service: { name: 'file' } }, {}, 'file'],
+    ["the file's attributes", { service: { resource_attributes: { 'service.name': 'file-attr' } } }, {}, 'file-attr'],
+    [
+      "the file's name over its attributes",
+      { service: { name: 'file', resource_attributes: { 'service.name': 'file-attr' } } },
+      {},
+      'file',
+    ],
+    [
+      'OTEL_RESOURCE_ATTRIBUTES over the file',
+      { service: { name: 'file' } },
+      { OTEL_RESOURCE_ATTRIBUTES: 'service.name=env-attr' },
+      'env-attr',
+    ],
+    [
+      'OTEL_SERVICE_NAME over OTEL_RESOURCE_ATTRIBUTES',
+      { service: { name: 'file' } },
+      { OTEL_SERVICE_NAME: 'env', OTEL_RESOURCE_ATTRIBUTES: 'service.name=env-attr' },
+      'env',
+    ],
+  ])('service.name: %s', (_name, raw, env, expected) => {
+    expect(buildConfig(raw, { ...base, ...env }).resource.serviceName).toBe(expected);
+  });
+
   it('the signal-specific logs endpoint is used as is', () => {
     const c = buildConfig(
       {},

@@ -132,6 +132,17 @@ const CASES: Array<[Fact, Record<string, number>]> = [
     { f: 'session_refused', session: 'x', followed: 1000, limit: 1000, remote: '127.0.0.1' },
     { bridge_sessions_refused_total: 1 },
   ],
+  [
+    {
+      f: 'export_answer_unrecognized',
+      endpoint: 'http://c/v1/logs',
+      status: 200,
+      contentType: 'text/html',
+      bytes: 120,
+      count: 1,
+    },
+    { bridge_export_unrecognized_answers_total: 1 },
+  ],
   // Facts that only a log line or a status reports.
   [{ f: 'state_changed', session: S, state: 'streaming', at: 0 }, {}],
   [{ f: 'connected', session: S, at: 0 }, {}],
@@ -195,6 +206,26 @@ describe('facts → log lines', () => {
     const out = lines();
     expect(out.filter((l) => l.streak !== undefined).map((l) => l.streak)).toEqual([1, 50, 100]);
     expect(out.filter((l) => l.attempt !== undefined).map((l) => l.attempt)).toEqual([1, 21, 41]);
+  });
+
+  it('a 2xx that is not OTLP is a warning, the first time and every 50th', () => {
+    const { log, lines } = capture();
+    for (let count = 1; count <= 100; count++)
+      logFact(log, {
+        f: 'export_answer_unrecognized',
+        endpoint: 'http://c/v1/logs',
+        status: 200,
+        contentType: 'text/html',
+        bytes: 120,
+        count,
+      });
+    const out = lines();
+    expect(out.map((l) => [l.count, l.level])).toEqual([
+      [1, 40],
+      [50, 40],
+      [100, 40],
+    ]);
+    expect(out[0]).toMatchObject({ endpoint: 'http://c/v1/logs', status: 200, contentType: 'text/html', bytes: 120 });
   });
 
   it('a malformed frame is logged without its payload', () => {

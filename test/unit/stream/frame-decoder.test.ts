@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFrameDecoder, MAX_FRAME_BYTES, type Frame } from '../../../src/stream/frame-decoder.js';
+import { createFrameDecoder, MAX_FRAME_BYTES, PIECE_OVERHEAD, type Frame } from '../../../src/stream/frame-decoder.js';
 import { createReferenceFrameDecoder } from './reference-frame-decoder.js';
 
 const enc = new TextEncoder();
@@ -259,10 +259,16 @@ describe('frame decoder', () => {
     const out: Frame[] = [];
     const line = enc.encode('data: ' + 'x'.repeat(1024 * 1024 - 7) + '\n');
     d.feed(enc.encode('id: 1\ndata: {}\n\n'), out);
-    for (let i = 0; i < MAX_FRAME_BYTES / line.length && overflows === 0; i++) d.feed(line, out);
-    expect(overflows).toBe(0);
-    d.feed(line, out);
+    // Held after n such lines: n values of line.length - 7 bytes, each in a Buffer of its own.
+    const held = (n: number): number => n * (line.length - 7 + PIECE_OVERHEAD);
+    let fed = 0;
+    while (overflows === 0 && fed <= MAX_FRAME_BYTES / line.length) {
+      d.feed(line, out);
+      fed++;
+    }
     expect(overflows).toBe(1);
+    expect(held(fed - 1)).toBeLessThanOrEqual(MAX_FRAME_BYTES);
+    expect(held(fed)).toBeGreaterThan(MAX_FRAME_BYTES);
     d.feed(enc.encode('\n'), out);
     d.end(out);
     expect([out, overflows]).toEqual([[{ id: '1', data: '{}' }], 1]);

@@ -92,3 +92,67 @@ describe('parseEnvelope lifts the PNG of a large screenshot frame', () => {
     );
   });
 });
+
+describe('crafted frames: the lift gives what JSON.parse gives, or steps aside', () => {
+  const envelope = (data: string, type = 'monitor_screenshot'): string =>
+    `{"seq":7,"event":{"ts":1,"type":"${type}","category":"system","source":{"kind":"cdp"},"data":${data}}}`;
+  const withRaw = (code: number): string => `${PNG.slice(0, 1000)}${String.fromCharCode(code)}${PNG.slice(1000)}`;
+
+  it.each<[string, string]>([
+    // JSON.parse refuses a raw control character inside a string: so must the lift.
+    ['a raw NUL inside the base64', envelope(`{"png":"${withRaw(0)}"}`)],
+    ['a raw LF inside the base64 (two data lines joined)', envelope(`{"png":"${withRaw(10)}"}`)],
+    ['a raw TAB inside the base64', envelope(`{"png":"${withRaw(9)}"}`)],
+    ['a raw U+001F inside the base64', envelope(`{"png":"${withRaw(31)}"}`)],
+    // A key ending in an escaped quote, then "png": the cut is that key's value, and the real png is the stand-in's text.
+    ['a key ending in \\"png, then png written as the stand-in', envelope(`{"abc\\"png":"${PNG}","png":"\\u0000png"}`)],
+    [
+      'the first png overwritten by a later one written as the stand-in',
+      envelope(`{"png":"${PNG}","png":"\\u0000png"}`),
+    ],
+    ['a nested png first, the stand-in text as data.png', envelope(`{"meta":{"png":"${PNG}"},"png":"\\u0000png"}`)],
+    ['the stand-in spelled with other escapes', envelope(`{"meta":{"png":"${PNG}"},"png":"\\u0000\\u0070ng"}`)],
+  ])('%s', (_name, text) => {
+    expect(text.length).toBeGreaterThan(LIFT_PNG_ABOVE_CHARS);
+    expect(parseEnvelope(text)).toEqual(whole(text));
+  });
+
+  /** JSON-ish object text built from fragments that can fool a cut: duplicates, escaped quotes, raw controls, the stand-in. */
+  const value: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(`"${PNG}"`),
+      fc.integer({ min: 0, max: 31 }).map((c) => `"${withRaw(c)}"`),
+      fc.constantFrom(
+        '"\\u0000png"',
+        '"\\u0000\\u0070ng"',
+        '"\\\\u0000png"',
+        '"small"',
+        '12',
+        'null',
+        '"a\\"png\\":\\""',
+      ),
+      fc.jsonValue({ maxDepth: 1 }).map((v) => JSON.stringify(v)),
+      tie('object'),
+    ),
+    object: fc
+      .array(fc.tuple(fc.constantFrom('png', 'abc\\"png', 'meta', 'x', 'png\\\\', 'PNG'), tie('value')), {
+        maxLength: 4,
+      })
+      .map((entries) => `{${entries.map(([k, v]) => `"${k}":${v}`).join(',')}}`),
+  })).value;
+
+  it('any arrangement of such fragments: the same result as parsing the whole text', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('png', 'abc\\"png', 'meta', 'x'), value), { minLength: 1, maxLength: 4 }),
+        fc.constantFrom('monitor_screenshot', 'console_log'),
+        (entries, type) => {
+          const text = envelope(`{${entries.map(([k, v]) => `"${k}":${v}`).join(',')}}`, type);
+          expect(parseEnvelope(text)).toEqual(whole(text));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});

@@ -1,7 +1,7 @@
 // Which proxy a URL goes through: the variables (upper and lower case, HTTPS falling back to HTTP)
 // and NO_PROXY's entries, one row per rule.
 import { describe, expect, it } from 'vitest';
-import { bypassesProxy, proxyFor } from '../../../src/util/proxy-env.js';
+import { bypassesProxy, proxyFor, proxyVariableProblem } from '../../../src/util/proxy-env.js';
 
 describe('NO_PROXY', () => {
   it.each([
@@ -35,6 +35,26 @@ describe('NO_PROXY', () => {
     ['[::1]', 'http://[::1]:8080', true],
     ['[::1]:8080', 'http://[::1]:8080', true],
     ['[::1]:9090', 'http://[::1]:8080', false],
+    // Ranges (curl 7.86+, Go): only for URLs written with an address.
+    ['10.0.0.0/8', 'http://10.1.2.3:4318', true],
+    ['10.0.0.0/8', 'http://11.1.2.3:4318', false],
+    ['192.168.1.0/24', 'https://192.168.1.254', true],
+    ['192.168.1.0/24', 'https://192.168.2.1', false],
+    ['0.0.0.0/0', 'https://203.0.113.9', true],
+    ['10.0.0.0/8', 'http://ten.example.com', false],
+    ['10.0.0.0/33', 'http://10.1.2.3', false],
+    ['fd00::/8', 'http://[fd12::1]:4318', true],
+    ['[fd00::]/8', 'http://[fd12::1]:4318', true],
+    ['fd00::/8', 'http://[fe80::1]:4318', false],
+    ['fd00::/8', 'http://10.1.2.3', false],
+    ['::1/128', 'http://[::1]', true],
+    // A trailing dot (the absolute form of a name) on either side.
+    ['example.com.', 'https://api.example.com', true],
+    ['example.com', 'https://api.example.com.', true],
+    ['example.com.', 'https://example.com.', true],
+    ['.example.com.', 'https://example.com', true],
+    ['example.com.:8443', 'https://example.com.:8443', true],
+    ['example.com.', 'https://badexample.com.', false],
   ] as const)('NO_PROXY=%j, %s → bypassed %s', (noProxy, url, bypassed) => {
     expect(bypassesProxy(new URL(url), noProxy)).toBe(bypassed);
   });
@@ -85,5 +105,28 @@ describe('the variables', () => {
     }
     expect(message).toMatch(/not a URL/);
     expect(message).not.toContain('secret');
+  });
+});
+
+describe('the variables checked at load', () => {
+  it.each([
+    // [environment, variable named or undefined, message]
+    [{}, undefined, undefined],
+    [{ HTTPS_PROXY: 'http://user:50%25off@proxy:3128' }, undefined, undefined],
+    [{ HTTPS_PROXY: 'proxy:3128' }, undefined, undefined],
+    [{ HTTPS_PROXY: 'http://user:50%off@proxy:3128' }, 'HTTPS_PROXY', /percent-encoding/],
+    [{ http_proxy: 'http://us%er@proxy:3128' }, 'http_proxy', /percent-encoding/],
+    [{ HTTP_PROXY: 'socks5://proxy:1080' }, 'HTTP_PROXY', /only http:\/\/ and https:\/\//],
+    [{ HTTPS_PROXY: 'http://' }, 'HTTPS_PROXY', /not a URL|no proxy host/],
+    // The lower-case variable is the one a request reads; the other is not checked.
+    [{ https_proxy: 'http://proxy:3128', HTTPS_PROXY: 'http://u:%@proxy:3128' }, undefined, undefined],
+    // An empty lower-case variable shadows the upper-case one, as for requests.
+    [{ http_proxy: '', HTTP_PROXY: 'http://u:%@proxy:3128' }, undefined, undefined],
+  ] as const)('%j → %s', (env, variable, message) => {
+    const problem = proxyVariableProblem(env);
+    expect(problem?.variable).toBe(variable);
+    if (message) expect(problem?.problem).toMatch(message);
+    // The credentials are never echoed.
+    expect(problem?.problem ?? '').not.toMatch(/50%off|us%er/);
   });
 });
