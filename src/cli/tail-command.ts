@@ -23,6 +23,7 @@ import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
 import { parseCommand, UsageError } from '../util/command-line.js';
 import { displayUrl } from '../mapping/display-url.js';
 import { explainSessionNotFound } from './session-not-found.js';
+import { ReconnectNotes } from './tail-reconnect-notes.js';
 
 const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
 
@@ -156,6 +157,8 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
     let done = false;
     let releasePause: (() => void) | undefined;
     let malformedNoted = 0;
+    const breaks = new ReconnectNotes(note);
+    let triedBefore = false;
 
     // --from N: the service resumes after N-1 and sends nothing until #N exists, which looks like a
     // hang. Say so once when nothing has come a little while after connecting.
@@ -224,6 +227,7 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
 
     const onConnected = (): void => {
       connects++;
+      const after = breaks.connected();
       if (connects === 1) {
         note('info', `following ${o.sessionId} from ${fromText}; Ctrl-C to stop`);
         const from = o.from;
@@ -234,7 +238,11 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
           }, o.waitingNoteMs ?? 2000);
           waitingTimer.unref();
         }
-      } else note('info', seq.lastSeq > 0 ? `reconnected; resuming after #${seq.lastSeq}` : 'reconnected');
+      } else
+        note(
+          'info',
+          `reconnected${after ? ` after ${after}` : ''}${seq.lastSeq > 0 ? `; resuming after #${seq.lastSeq}` : ''}`,
+        );
     };
 
     const onReconnect = (reason: ReconnectReason, delayMs: number, detail?: string): void => {
@@ -254,7 +262,14 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
         connects === 0 && reason !== 'closed'
           ? ` at ${displayUrl(config.upstream.url)} (is BROWSER_API_URL right, and the service up?)`
           : '';
-      note(reason === 'closed' ? 'info' : 'warn', `${why}${where}; reconnecting in ${formatDelay(delayMs)}`);
+      // A service that is down is tried again and again: say once that it will be, and how to stop.
+      const forever =
+        connects === 0 && !triedBefore ? ' (tail keeps trying until the service answers; Ctrl-C stops it)' : '';
+      triedBefore = true;
+      breaks.failed(
+        reason === 'closed' ? 'info' : 'warn',
+        `${why}${where}; reconnecting in ${formatDelay(delayMs)}${forever}`,
+      );
     };
 
     const subscriber = new Subscriber(
@@ -279,6 +294,7 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
             finish(1);
             return;
           }
+          breaks.ended();
           note('info', `session ${o.sessionId} ended`);
           finish(0);
         },
