@@ -4,6 +4,7 @@
 //
 // Lifecycle: connecting → streaming ⇄ reconnecting → done. Done, with its exit code:
 //   0  the session ended while followed, Ctrl-C / SIGTERM, or stdout closed (| head)
+//      (a session that had already ended: its events from the archive, with --from oldest or N)
 //   1  the session was not found at the first request (a typo must fail a script), or 401/403:
 //      printed once, no retry; a person at a terminal is better served by the service's message
 //      than by a process that waits five minutes and asks again
@@ -24,13 +25,15 @@ import { parseCommand, UsageError } from '../util/command-line.js';
 import { displayUrl } from '../mapping/display-url.js';
 import { explainSessionNotFound } from './session-not-found.js';
 import { ReconnectNotes } from './tail-reconnect-notes.js';
+import { readEndedSession } from './tail-archive.js';
 
 const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
 
 Follows one browser session's telemetry live: one line per event with its local time, severity,
 type and essentials. Reconnects by itself and resumes where it left off (Last-Event-ID); gaps and
-reconnects are shown as notes on stderr. Exits 0 when the session ends or on Ctrl-C; exits 1
-when the session does not exist (or had already ended), and on 401/403 it prints the service's
+reconnects are shown as notes on stderr. Exits 0 when the session ends or on Ctrl-C; a session
+that had already ended is read from the service's archive with --from oldest or N. Exits 1
+when the session does not exist (or ended with nothing to show), and on 401/403 it prints the service's
 message and exits 1 instead of retrying: a bad key or a missing permission does not fix itself
 while you wait. With --from N beyond the session's latest event it says so and waits for #N.
 
@@ -287,6 +290,16 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
           const owed = items.filter((i) => i.kind === 'gap' && i.last !== undefined);
           if (owed.length > 0) await onItems(owed);
           if (connects === 0) {
+            // Ended before tail came: what was asked for of it may still be in the service's archive.
+            const archived =
+              o.from === 'latest'
+                ? undefined
+                : await readEndedSession(client, config, o.sessionId, o.from === 'oldest' ? 1 : o.from, onItems);
+            if (archived !== undefined) {
+              note('info', `session ${o.sessionId} had ended: ${archived} event(s) read from the service's archive`);
+              finish(0);
+              return;
+            }
             note(
               'error',
               await explainSessionNotFound(client, config.upstream.url, o.sessionId, config.upstream.connectTimeoutMs),

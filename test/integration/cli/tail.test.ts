@@ -223,6 +223,26 @@ describe('tail', () => {
     expect((await p.done).code).toBe(0);
   });
 
+  it('a session that had already ended: --from oldest or N reads it from the archive and exits 0; new events only exits 1', async () => {
+    const s = sim.createSession('s1');
+    const sent = s.emit(10);
+    // Ended a while ago: past the 502s of its last moments, its stream answers 404.
+    sim.faults.endedServerErrors = 0;
+    s.end();
+    const all = await runCli(['tail', 's1', '--from', 'oldest', '-o', 'json', '--no-redact'], env);
+    expect(all.code).toBe(0);
+    expect(lines(all.stdout)).toEqual(sent.map((e) => JSON.stringify(e)));
+    expect(lines(all.stderr)).toEqual(["· session s1 had ended: 10 event(s) read from the service's archive"]);
+
+    const some = await runCli(['tail', 's1', '--from', '7', '-o', 'json'], env);
+    expect(some.code).toBe(0);
+    expect(lines(some.stdout).map((l) => (JSON.parse(l) as Envelope).seq)).toEqual([7, 8, 9, 10]);
+
+    const latest = await runCli(['tail', 's1'], env);
+    expect(latest.code).toBe(1);
+    expect(latest.stderr).toContain('session s1 not found: it does not exist or has ended');
+  });
+
   it('--from N beyond the latest event says it waits for #N, then shows #N when it comes', async () => {
     const s = sim.createSession('s1');
     for (let i = 0; i < 5; i++)
