@@ -158,7 +158,7 @@ function sessionRow(
     id: printable(String(s.id)),
     state: elsewhere ? 'elsewhere' : printable(String(s.state)),
     source: printable(String(s.source ?? '-')),
-    rate: perSecond(s.received, before?.received, seconds),
+    rate: elsewhere ? undefined : perSecond(s.received, before?.received, seconds),
     lag: Math.max(0, s.lastReceivedSeq - s.lastDeliveredSeq),
     gaps: s.gaps,
     missing: s.missingEvents,

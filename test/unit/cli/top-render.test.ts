@@ -147,8 +147,8 @@ describe('top model: ended sessions, other replicas, the exporter', () => {
   });
 
   it('with the shared store, an OWNER column; another replica’s session is "elsewhere", not idle', () => {
-    const m = buildModel(undefined, {
-      atMs: 0,
+    const at = (atMs: number): Snapshot => ({
+      atMs,
       metrics: [],
       replica: 'r1',
       sessions: [
@@ -157,10 +157,12 @@ describe('top model: ended sessions, other replicas, the exporter', () => {
         session('nobody', { state: 'idle', owner: null }),
       ],
     });
+    // Two reads: a rate for this replica's sessions, none for another's (its numbers are that replica's).
+    const m = buildModel(at(0), at(2000));
     expect(renderPlain(m, 'u', initialView('id')).split('\n').slice(3, 7)).toEqual([
       'SESSION  STATE      SOURCE  OWNER  RATE/s  LAG  GAPS  MISSING  RECONN  LAST ERROR',
-      'mine     streaming  config  r1          -    0     0        0       0  -',
-      'nobody   idle       config  -           -    0     0        0       0  -',
+      'mine     streaming  config  r1        0.0    0     0        0       0  -',
+      'nobody   idle       config  -         0.0    0     0        0       0  -',
       'theirs   elsewhere  config  r2          -    0     0        0       0  -',
     ]);
     expect(visibleRows(m.sessions, { ...initialView(), filter: 'r2' }).map((r) => r.id)).toEqual(['theirs']);
