@@ -5,17 +5,16 @@ import { runCli } from './cli-process.js';
 
 describe('demo', () => {
   it('--protocol grpc delivers every event to the receiver over OTLP/gRPC, through the kill -9', async () => {
-    const started = Date.now();
     const res = await runCli(
       ['demo', '--protocol', 'grpc', '--sessions', '2', '--events', '400', '--rate', '400'],
       {},
       100_000,
     );
-    // The sessions end once everything arrived, even when all was delivered before the kill: the
-    // demo does not sit out its 60 s deadline.
-    expect(Date.now() - started).toBeLessThan(45_000);
     expect(res.stdout, res.stderr).toMatch(/^receiver {3}http:\/\/127\.0\.0\.1:\d+ {3}\(grpc\)$/m);
     expect(res.stdout).toMatch(/>>> kill -9 \d+/);
+    // The sessions end once everything arrived, even when all was delivered before the kill: the
+    // daemon (run --until-ended) exits by itself, which the ✓ requires, rather than being stopped at
+    // the demo's deadline (measured as a property, not against the wall clock of a loaded machine).
     expect(res.stdout).toMatch(/^✓ every event delivered: /m);
     expect(res.code).toBe(0);
   }, 120_000);
