@@ -1,12 +1,21 @@
 # syntax=docker/dockerfile:1
 # browser-telemetry-bridge as a container: the daemon (`run`) by default, any other command with
-# `docker run IMAGE <command> …` (tail, pool, check, demo, simulate, receive).
+# `docker run IMAGE <command> …` (tail, pool, check, demo, simulate, receive), and in a running
+# container as `docker exec CONTAINER browser-telemetry-bridge top` (the command is on the PATH).
 #
 #   docker build -t browser-telemetry-bridge .
-#   docker run --rm -v bridge-state:/var/lib/bridge -p 127.0.0.1:9464:9464 \
+#   printf %s "$BROWSER_API_KEY" > browser-api-key      # the session service's key, as a file
+#   docker run --rm --name bridge -v bridge-state:/var/lib/bridge -p 127.0.0.1:9464:9464 \
+#     -v "$PWD/browser-api-key:/run/secrets/browser-api-key:ro" \
 #     -e BROWSER_API_URL=https://api.example.com -e BROWSER_API_KEY_FILE=/run/secrets/browser-api-key \
+#     -e BRIDGE_CONTROL_TOKEN="$(openssl rand -hex 32)" \
 #     -e BRIDGE_SESSIONS=sess_123 -e OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 \
 #     browser-telemetry-bridge
+#   docker exec -it bridge browser-telemetry-bridge top
+#
+# The key file must be readable by the image's user (uid 1000). The control token opens
+# PUT/DELETE /v1/sessions, which the image's listener on 0.0.0.0 otherwise keeps closed; `top` in
+# the container reads it from the same variable.
 #
 # Both stages use the same base image on purpose: better-sqlite3 is a native module, and the binary
 # built (or fetched) in the build stage must match the Node ABI and the glibc of the runtime stage.
@@ -55,6 +64,8 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/proto ./proto
+# `browser-telemetry-bridge` on the PATH, as `npm install -g` puts it: `docker exec … browser-telemetry-bridge top`.
+RUN chmod 755 dist/cli/main.js && ln -s /app/dist/cli/main.js /usr/local/bin/browser-telemetry-bridge
 # `node` (uid 1000) ships with the official image. Create the state directory before declaring the
 # volume so a fresh named volume is initialised with this ownership.
 RUN mkdir -p /var/lib/bridge && chown node:node /var/lib/bridge && chmod 700 /var/lib/bridge

@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(help() + '\n');
     return name ? 0 : 2;
   }
-  if (name === '--version' || name === '-v') {
+  if (name === '--version' || name === '-v' || name === '-V') {
     process.stdout.write(BRIDGE_VERSION + '\n');
     return 0;
   }

@@ -1,6 +1,7 @@
 // The readable summary `pool` prints: identity, capacity, telemetry configuration and what it means
 // for the bridge (the findings the pool resolver logs). Pure: the pool in, lines out.
 import { enabledCategories, poolFindings, TELEMETRY_CATEGORIES, type BrowserPool } from '../upstream/browser-pool.js';
+import { CATEGORIES } from '../vocabulary/event-types.js';
 import type { Paint } from './ansi.js';
 
 const yesNo = (v: boolean | undefined): string => (v === undefined ? '?' : v ? 'yes' : 'no');
@@ -30,6 +31,12 @@ export function formatPoolSummary(pool: BrowserPool, p: Paint): string {
       rows.push(['Telemetry on', on.length > 0 ? p.green(on.join(', ')) : p.yellow('none')]);
       rows.push(['Telemetry off', off.length > 0 ? off.join(', ') : 'none']);
       if (unset.length > 0) rows.push(['Not stated', unset.join(', ')]);
+      // The eleventh category the configuration's filters know: the service sends it with no flag.
+      rows.push([
+        'Always sent',
+        CATEGORIES.filter((c) => !(TELEMETRY_CATEGORIES as readonly string[]).includes(c)).join(', ') +
+          p.dim(' (no flag in a pool)'),
+      ]);
     } else {
       rows.push(['Telemetry', p.dim('no per-category configuration shown')]);
     }

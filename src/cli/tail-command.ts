@@ -4,6 +4,7 @@
 //
 // Lifecycle: connecting → streaming ⇄ reconnecting → done. Done, with its exit code:
 //   0  the session ended while followed, Ctrl-C / SIGTERM, or stdout closed (| head)
+//      (a session that had already ended: its events from the archive, with --from oldest or N)
 //   1  the session was not found at the first request (a typo must fail a script), or 401/403:
 //      printed once, no retry; a person at a terminal is better served by the service's message
 //      than by a process that waits five minutes and asks again
@@ -23,13 +24,16 @@ import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
 import { parseCommand, UsageError } from '../util/command-line.js';
 import { displayUrl } from '../mapping/display-url.js';
 import { explainSessionNotFound } from './session-not-found.js';
+import { ReconnectNotes } from './tail-reconnect-notes.js';
+import { readEndedSession } from './tail-archive.js';
 
 const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
 
 Follows one browser session's telemetry live: one line per event with its local time, severity,
 type and essentials. Reconnects by itself and resumes where it left off (Last-Event-ID); gaps and
-reconnects are shown as notes on stderr. Exits 0 when the session ends or on Ctrl-C; exits 1
-when the session does not exist (or had already ended), and on 401/403 it prints the service's
+reconnects are shown as notes on stderr. Exits 0 when the session ends or on Ctrl-C; a session
+that had already ended is read from the service's archive with --from oldest or N. Exits 1
+when the session does not exist (or ended with nothing to show), and on 401/403 it prints the service's
 message and exits 1 instead of retrying: a bad key or a missing permission does not fix itself
 while you wait. With --from N beyond the session's latest event it says so and waits for #N.
 
@@ -156,6 +160,8 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
     let done = false;
     let releasePause: (() => void) | undefined;
     let malformedNoted = 0;
+    const breaks = new ReconnectNotes(note);
+    let triedBefore = false;
 
     // --from N: the service resumes after N-1 and sends nothing until #N exists, which looks like a
     // hang. Say so once when nothing has come a little while after connecting.
@@ -224,6 +230,7 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
 
     const onConnected = (): void => {
       connects++;
+      const after = breaks.connected();
       if (connects === 1) {
         note('info', `following ${o.sessionId} from ${fromText}; Ctrl-C to stop`);
         const from = o.from;
@@ -234,7 +241,11 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
           }, o.waitingNoteMs ?? 2000);
           waitingTimer.unref();
         }
-      } else note('info', seq.lastSeq > 0 ? `reconnected; resuming after #${seq.lastSeq}` : 'reconnected');
+      } else
+        note(
+          'info',
+          `reconnected${after ? ` after ${after}` : ''}${seq.lastSeq > 0 ? `; resuming after #${seq.lastSeq}` : ''}`,
+        );
     };
 
     const onReconnect = (reason: ReconnectReason, delayMs: number, detail?: string): void => {
@@ -254,7 +265,14 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
         connects === 0 && reason !== 'closed'
           ? ` at ${displayUrl(config.upstream.url)} (is BROWSER_API_URL right, and the service up?)`
           : '';
-      note(reason === 'closed' ? 'info' : 'warn', `${why}${where}; reconnecting in ${formatDelay(delayMs)}`);
+      // A service that is down is tried again and again: say once that it will be, and how to stop.
+      const forever =
+        connects === 0 && !triedBefore ? ' (tail keeps trying until the service answers; Ctrl-C stops it)' : '';
+      triedBefore = true;
+      breaks.failed(
+        reason === 'closed' ? 'info' : 'warn',
+        `${why}${where}; reconnecting in ${formatDelay(delayMs)}${forever}`,
+      );
     };
 
     const subscriber = new Subscriber(
@@ -272,6 +290,16 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
           const owed = items.filter((i) => i.kind === 'gap' && i.last !== undefined);
           if (owed.length > 0) await onItems(owed);
           if (connects === 0) {
+            // Ended before tail came: what was asked for of it may still be in the service's archive.
+            const archived =
+              o.from === 'latest'
+                ? undefined
+                : await readEndedSession(client, config, o.sessionId, o.from === 'oldest' ? 1 : o.from, onItems);
+            if (archived !== undefined) {
+              note('info', `session ${o.sessionId} had ended: ${archived} event(s) read from the service's archive`);
+              finish(0);
+              return;
+            }
             note(
               'error',
               await explainSessionNotFound(client, config.upstream.url, o.sessionId, config.upstream.connectTimeoutMs),
@@ -279,6 +307,7 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
             finish(1);
             return;
           }
+          breaks.ended();
           note('info', `session ${o.sessionId} ended`);
           finish(0);
         },

@@ -133,15 +133,39 @@ async function readSnapshot(http: HttpClient, url: string, token: string | undef
     if (status !== 200) throw new ReadError(`GET ${url}${path} answered ${status}: ${body.slice(0, 200).trim()}`);
     return body;
   };
-  const [sessionsText, metricsText] = await Promise.all([get('/v1/sessions', true), get('/metrics', false)]);
-  let sessions: SessionStatusView[];
+  const [sessionsText, metricsText, exporterError] = await Promise.all([
+    get('/v1/sessions', true),
+    get('/metrics', false),
+    readExporterError(http, url),
+  ]);
+  let list: { sessions: SessionStatusView[]; replica?: unknown };
   try {
-    sessions = (JSON.parse(sessionsText) as { sessions: SessionStatusView[] }).sessions;
-    if (!Array.isArray(sessions)) throw new Error('no sessions list');
+    list = JSON.parse(sessionsText) as typeof list;
+    if (!Array.isArray(list.sessions)) throw new Error('no sessions list');
   } catch {
     throw new ReadError(`${url}/v1/sessions did not answer like a bridge (is --url the bridge's HTTP surface?)`);
   }
-  return { atMs: Date.now(), sessions, metrics: parseMetrics(metricsText) };
+  return {
+    atMs: Date.now(),
+    sessions: list.sessions,
+    metrics: parseMetrics(metricsText),
+    ...(typeof list.replica === 'string' ? { replica: list.replica } : {}),
+    ...(exporterError === undefined ? {} : { exporterError }),
+  };
+}
+
+/** Why the exporter fails, from /readyz (200 or 503 alike); nothing when it does not say. */
+async function readExporterError(http: HttpClient, url: string): Promise<string | undefined> {
+  try {
+    const res = await http.request(`${url}/readyz`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
+    const body = JSON.parse(await text(res.body)) as { exporter?: { failing?: unknown; lastError?: unknown } };
+    return body.exporter?.failing === true && typeof body.exporter.lastError === 'string'
+      ? body.exporter.lastError
+      : undefined;
+  } catch {
+    // An older bridge, or one that went away between reads: the other reads say so.
+    return undefined;
+  }
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,11 @@
 // What `top` shows, computed from two successive reads of the bridge's HTTP surface (GET
 // /v1/sessions and GET /metrics): per-session state, rate, lag, gaps and last error; the exporter's
 // delivery and failure rates and the spool's fill. Pure: the command does the fetching.
+//
+// A session that ended is not a failure: the real service ends one by resetting the connection and
+// answering 502 until the 404 that says it ended, so the errors on its way out are not its last
+// word. An ended row carries no error and sorts below the live ones (top-render.ts). With the
+// shared store, a session another replica reads shows that replica as its owner, not as idle here.
 import { printable } from '../util/printable.js';
 
 /** The fields of one GET /v1/sessions entry that `top` reads (server/http-server.ts). */
@@ -16,6 +21,8 @@ export interface SessionStatusView {
   missingEvents: number;
   reconnects: Record<string, number>;
   lastError?: string;
+  /** The replica that reads it (shared store only; null while nobody does). */
+  owner?: string | null;
 }
 
 export interface PromSample {
@@ -29,6 +36,10 @@ export interface Snapshot {
   atMs: number;
   sessions: SessionStatusView[];
   metrics: PromSample[];
+  /** This bridge's replica id, when it shares a store with others (GET /v1/sessions `replica`). */
+  replica?: string;
+  /** Why the exporter fails, when it does (GET /readyz `exporter.lastError`). */
+  exporterError?: string;
 }
 
 export interface SessionRow {
@@ -44,6 +55,10 @@ export interface SessionRow {
   missing: number;
   reconnects: number;
   lastError: string;
+  /** The replica that reads it; '-' without a shared store or while nobody does. */
+  owner: string;
+  /** It ended (or the service never knew it): shown below the sessions that are still read. */
+  done: boolean;
 }
 
 export interface TopModel {
@@ -58,7 +73,11 @@ export interface TopModel {
     spoolCapacity: number | undefined;
     spoolRecords: number;
     oldestAgeSeconds: number;
+    /** Why it fails, when it does. */
+    lastError: string | undefined;
   };
+  /** Whether the bridge shares its store with other replicas (the OWNER column is shown). */
+  replicated: boolean;
 }
 
 /** Reads Prometheus text exposition into samples; comments and unreadable lines are skipped. */
@@ -102,17 +121,7 @@ export function buildModel(prev: Snapshot | undefined, cur: Snapshot): TopModel 
       m.find((s) => s.name === 'bridge_build_info')?.labels.version,
     ),
     // What the daemon reports may quote the service: never let it steer the terminal.
-    sessions: cur.sessions.map((s) => ({
-      id: printable(String(s.id)),
-      state: printable(String(s.state)),
-      source: printable(String(s.source ?? '-')),
-      rate: perSecond(s.received, before.get(s.id)?.received, seconds),
-      lag: Math.max(0, s.lastReceivedSeq - s.lastDeliveredSeq),
-      gaps: s.gaps,
-      missing: s.missingEvents,
-      reconnects: Object.values(s.reconnects ?? {}).reduce((a, b) => a + b, 0),
-      lastError: printable(String(s.lastError ?? '')),
-    })),
+    sessions: cur.sessions.map((s) => sessionRow(s, before.get(s.id), seconds, cur.replica)),
     exporter: {
       deliveredRate: perSecond(
         sum(m, 'bridge_events_delivered_total'),
@@ -130,6 +139,32 @@ export function buildModel(prev: Snapshot | undefined, cur: Snapshot): TopModel 
       spoolCapacity: sum(m, 'bridge_spool_capacity_bytes') || undefined,
       spoolRecords: sum(m, 'bridge_spool_records') ?? 0,
       oldestAgeSeconds: sum(m, 'bridge_oldest_undelivered_age_seconds') ?? 0,
+      lastError: cur.exporterError === undefined ? undefined : printable(cur.exporterError),
     },
+    replicated: cur.replica !== undefined,
+  };
+}
+
+function sessionRow(
+  s: SessionStatusView,
+  before: SessionStatusView | undefined,
+  seconds: number,
+  replica: string | undefined,
+): SessionRow {
+  const ended = s.state === 'ended';
+  // Another replica's session is listed from the store alone: its numbers are that replica's to tell.
+  const elsewhere = replica !== undefined && typeof s.owner === 'string' && s.owner !== replica;
+  return {
+    id: printable(String(s.id)),
+    state: elsewhere ? 'elsewhere' : printable(String(s.state)),
+    source: printable(String(s.source ?? '-')),
+    rate: elsewhere ? undefined : perSecond(s.received, before?.received, seconds),
+    lag: Math.max(0, s.lastReceivedSeq - s.lastDeliveredSeq),
+    gaps: s.gaps,
+    missing: s.missingEvents,
+    reconnects: Object.values(s.reconnects ?? {}).reduce((a, b) => a + b, 0),
+    lastError: ended ? '' : printable(String(s.lastError ?? '')),
+    owner: typeof s.owner === 'string' ? printable(s.owner) : '-',
+    done: ended || s.state === 'unknown',
   };
 }

@@ -11,7 +11,7 @@ export interface ViewState {
   sort: SortKey;
   /** Largest first for numbers, A→Z for text; the same key again flips it. */
   descending: boolean;
-  /** Sessions whose id, state, source or last error contain this text (case-insensitive). */
+  /** Sessions whose id, state, source, owner or last error contain this text (case-insensitive). */
   filter: string;
   /** The filter is being typed (after `/`). */
   editing: boolean;
@@ -47,15 +47,19 @@ export function onKey(view: ViewState, key: string): ViewState | 'quit' {
 const numeric = (r: SessionRow, key: SortKey): number =>
   key === 'rate' ? (r.rate ?? -1) : key === 'lag' ? r.lag : key === 'gaps' ? r.gaps : 0;
 
-/** The rows to show: filtered, then sorted (ties by id, so the order is stable between frames). */
+/**
+ * The rows to show: filtered, then sorted (ties by id, so the order is stable between frames);
+ * sessions that ended come after the ones still read, whatever the sort.
+ */
 export function visibleRows(rows: readonly SessionRow[], view: ViewState): SessionRow[] {
   const f = view.filter.toLowerCase();
   const kept =
     f === ''
       ? [...rows]
-      : rows.filter((r) => `${r.id} ${r.state} ${r.source} ${r.lastError}`.toLowerCase().includes(f));
+      : rows.filter((r) => `${r.id} ${r.state} ${r.source} ${r.owner} ${r.lastError}`.toLowerCase().includes(f));
   const dir = view.descending ? -1 : 1;
   return kept.sort((a, b) => {
+    if (a.done !== b.done) return a.done ? 1 : -1;
     let c: number;
     if (view.sort === 'id') c = a.id.localeCompare(b.id);
     else if (view.sort === 'state') c = a.state.localeCompare(b.state);
@@ -100,10 +104,24 @@ export function summaryLines(model: TopModel, url: string): string[] {
     `bridge ${model.version ?? '?'} at ${url}   sessions ${model.sessions.length}${states ? ` (${states})` : ''}   received ${formatRate(e.receivedRate)}/s`,
     `exporter delivered ${formatRate(e.deliveredRate)}/s, failed ${formatRate(e.failureRate)}/s (${e.failures} failed requests)   ` +
       `spool ${formatBytes(e.spoolBytes)}${fill}, ${e.spoolRecords} records, oldest ${formatAge(e.oldestAgeSeconds)}`,
+    ...(e.lastError ? [`exporter failing: ${e.lastError}`] : []),
   ];
 }
 
-const COLUMNS = ['SESSION', 'STATE', 'SOURCE', 'RATE/s', 'LAG', 'GAPS', 'MISSING', 'RECONN', 'LAST ERROR'] as const;
+const COLUMNS = [
+  'SESSION',
+  'STATE',
+  'SOURCE',
+  'OWNER',
+  'RATE/s',
+  'LAG',
+  'GAPS',
+  'MISSING',
+  'RECONN',
+  'LAST ERROR',
+] as const;
+/** The column shown only when the bridge shares its store with other replicas. */
+const OWNER = COLUMNS.indexOf('OWNER');
 const RIGHT = new Set<string>(['RATE/s', 'LAG', 'GAPS', 'MISSING', 'RECONN']);
 const SORT_COLUMN: Record<SortKey, string> = {
   id: 'SESSION',
@@ -118,6 +136,7 @@ const cells = (r: SessionRow): string[] => [
   r.id,
   r.state,
   r.source,
+  r.owner,
   formatRate(r.rate),
   String(r.lag),
   String(r.gaps),
@@ -127,15 +146,17 @@ const cells = (r: SessionRow): string[] => [
 ];
 
 /** Aligned table lines (header first); the last column is cut to `width` when one is given. */
-export function tableLines(rows: readonly SessionRow[], opts: { width?: number; sortColumn?: string } = {}): string[] {
-  const data = rows.map(cells);
-  const header = COLUMNS.map((c) => (c === opts.sortColumn ? `${c}*` : c));
+export function tableLines(
+  rows: readonly SessionRow[],
+  opts: { width?: number; sortColumn?: string; owners?: boolean } = {},
+): string[] {
+  const shown = COLUMNS.filter((_c, i) => opts.owners === true || i !== OWNER);
+  const data = rows.map((r) => cells(r).filter((_c, i) => opts.owners === true || i !== OWNER));
+  const header = shown.map((c) => (c === opts.sortColumn ? `${c}*` : c));
   const widths = header.map((h, i) => Math.max(h.length, ...data.map((d) => d[i]!.length)));
   const line = (cols: readonly string[]): string => {
     const text = cols
-      .map((c, i) =>
-        i === cols.length - 1 ? c : RIGHT.has(COLUMNS[i]!) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!),
-      )
+      .map((c, i) => (i === cols.length - 1 ? c : RIGHT.has(shown[i]!) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
       .join('  ');
     return opts.width !== undefined && text.length > opts.width
       ? `${text.slice(0, Math.max(0, opts.width - 1))}…`
@@ -146,7 +167,8 @@ export function tableLines(rows: readonly SessionRow[], opts: { width?: number; 
 
 /** The plain table for a pipe or --once: summary, a blank line, every session sorted by the view. */
 export function renderPlain(model: TopModel, url: string, view: ViewState = initialView()): string {
-  return [...summaryLines(model, url), '', ...tableLines(visibleRows(model.sessions, view))].join('\n') + '\n';
+  const table = tableLines(visibleRows(model.sessions, view), { owners: model.replicated });
+  return [...summaryLines(model, url), '', ...table].join('\n') + '\n';
 }
 
 /** A full terminal frame of exactly `height` lines (or fewer when the screen is tiny), each at most `width` wide. */
@@ -159,7 +181,7 @@ export function renderScreen(
   const rows = visibleRows(model.sessions, view);
   const head = summaryLines(model, o.url).map(cut);
   if (o.error) head.push(o.p.red(cut(`! ${printable(o.error)}`)));
-  const table = tableLines(rows, { width: o.width, sortColumn: SORT_COLUMN[view.sort] });
+  const table = tableLines(rows, { width: o.width, sortColumn: SORT_COLUMN[view.sort], owners: model.replicated });
   const keys = view.editing
     ? `filter: ${view.filter}█   (Enter keep, Esc clear)`
     : `sort: i id  s state  r rate  l lag  g gaps  e error (again: reverse)   / filter${view.filter ? ` [${view.filter}]` : ''}   q quit`;

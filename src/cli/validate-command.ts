@@ -2,10 +2,10 @@
 // same messages as `run` (an invalid configuration prints `invalid configuration: <key>: …` and
 // exits 2), but nothing is contacted and nothing is opened: no service, no collector, no state
 // directory. A CI job or a container entrypoint can run it before `run`. Warnings (unknown event
-// types) are printed and do not fail the check.
+// types, nothing to follow) are printed and do not fail the check.
 import { loadConfig } from '../config/load-config.js';
 import type { BridgeConfig } from '../config/schema.js';
-import { configWarnings } from '../config/warnings.js';
+import { configWarnings, followWarnings } from '../config/warnings.js';
 import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
 import { parseCommand } from '../util/command-line.js';
 import { describeSelector } from './discovery-probe.js';
@@ -29,7 +29,8 @@ export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, { config: { type: 'string', short: 'c' } }, HELP);
   if (!args) return 0;
   const config = loadConfig(args.values.config);
-  const out: string[] = [summary(config), ...configWarnings(config).map((w) => `warning: ${w}`)];
+  const warnings = [...configWarnings(config), ...followWarnings(config)];
+  const out: string[] = [summary(config), ...warnings.map((w) => `warning: ${w}`)];
   process.stdout.write(out.join('\n') + '\n');
   return 0;
 }

@@ -113,7 +113,9 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     optString(env.BROWSER_API_KEY_FILE, 'BROWSER_API_KEY_FILE') ?? optString(up.api_key_file, 'upstream.api_key_file');
   if (!apiKey && !apiKeyFile)
     throw new ConfigError('upstream.api_key', 'an API key is required: set BROWSER_API_KEY or BROWSER_API_KEY_FILE');
-  if (apiKeyFile && !apiKey) {
+  // Checked even when a key is also given: a file named and missing is a mistake (a key left in the
+  // shell would otherwise hide it until the day that variable is gone).
+  if (apiKeyFile) {
     try {
       readFileSync(apiKeyFile, 'utf8');
     } catch (err) {

@@ -1,6 +1,6 @@
 // Problems in a valid configuration that deserve a word but not a refusal: event types this bridge
 // does not know (maybe newer than it, maybe a typo), a collector port that belongs to the other OTLP
-// protocol. `run` logs them at start, `check` and `validate` print them. Pure.
+// protocol, a key given twice. `run` logs them at start, `check` and `validate` print them. Pure.
 import type { BridgeConfig } from './schema.js';
 import { typeWarnings } from './event-names.js';
 import { exporterWarnings } from './exporter-warnings.js';
@@ -11,5 +11,22 @@ export function configWarnings(config: BridgeConfig): string[] {
     ...typeWarnings(f.includeTypes ?? [], 'mapping.filters.include_types'),
     ...typeWarnings(f.excludeTypes ?? [], 'mapping.filters.exclude_types'),
     ...exporterWarnings(config.exporter),
+    ...(config.upstream.apiKey && config.upstream.apiKeyFile
+      ? [
+          `an API key and an API key file are both set: the key (BROWSER_API_KEY or upstream.api_key) is used and ${config.upstream.apiKeyFile} is not read; unset one`,
+        ]
+      : []),
   ];
+}
+
+/**
+ * What `validate` adds: a configuration that names no session and discovers none is valid (a
+ * sidecar is told its sessions with PUT /v1/sessions/{id}), but it follows nothing by itself.
+ */
+export function followWarnings(config: BridgeConfig): string[] {
+  return config.sessions.length === 0 && !config.discovery.enabled
+    ? [
+        'no session is named (BRIDGE_SESSIONS or sessions) and discovery is off (BRIDGE_DISCOVER): the bridge follows only the sessions PUT /v1/sessions/{id} adds',
+      ]
+    : [];
 }

@@ -96,6 +96,14 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
       replicaId: config.replicaId,
       // A query may not outlive a third of the lease: a cut connection is noticed while the lease holds.
       queryTimeoutMs: Math.max(1000, Math.floor(sc.leaseMs / 3)),
+    }).catch((err: unknown) => {
+      // The driver's words alone ("connect ECONNREFUSED 127.0.0.1:5433") do not say which setting
+      // points there: a leftover export in the shell is the usual cause.
+      const why = ((err as Error).message ?? String(err)).split('\n')[0];
+      throw new Error(
+        `cannot open the shared store ${displayStoreUrl(sc.url)} (BRIDGE_STORE_URL or store.url): ${why}; ` +
+          '`check` says more, and without BRIDGE_STORE_URL the bridge uses its embedded SQLite store',
+      );
     });
     log.info(
       { store: displayStoreUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs },

@@ -27,6 +27,7 @@ import { Ownership } from '../cluster/ownership.js';
 import type { FollowedSession } from '../session/session-pipeline.js';
 import { sessionFactory, type SessionFactory } from '../session/session-factory.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
+import { carryCounts } from '../session/carried-status.js';
 import type { IngestWorkers } from '../ingest/worker-group.js';
 import type { WorkerScaling } from './worker-scaling.js';
 
@@ -60,6 +61,8 @@ export class Supervisor {
   private readonly onMain = new Set<string>();
   /** Final status of sessions that ended or were removed during this run. */
   private readonly finished = new Map<string, SessionStatus>();
+  /** Status of sessions stopped to be followed again (moved between threads): their counts carry over. */
+  private readonly moving = new Map<string, SessionStatus>();
   private stopping = false;
   private endedWaiters: Array<() => void> = [];
   /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
@@ -113,13 +116,12 @@ export class Supervisor {
     }
   }
 
-  /** Followed sessions by state (the bridge_sessions gauge). */
+  /** Sessions by state, as GET /v1/sessions lists them (the bridge_sessions gauge). */
   sessionsByState(): Record<string, number> {
+    // The same sessions GET /v1/sessions lists: the followed ones and those that ended or were
+    // removed during this run.
     const out: Record<string, number> = {};
-    for (const p of this.active.values()) {
-      const s = p.status().state;
-      out[s] = (out[s] ?? 0) + 1;
-    }
+    for (const { state } of this.status()) out[state] = (out[state] ?? 0) + 1;
     return out;
   }
 
@@ -167,7 +169,11 @@ export class Supervisor {
 
   private follow(row: SessionRow): FollowedSession {
     const onWorker = this.d.ingest?.ready === true;
-    const p = onWorker ? this.d.ingest!.follow(row) : this.newSession(row, (id) => this.onEnded(id));
+    const p = carryCounts(
+      this.moving.get(row.spec.id),
+      onWorker ? this.d.ingest!.follow(row) : this.newSession(row, (id) => this.onEnded(id)),
+    );
+    this.moving.delete(row.spec.id);
     this.active.set(row.spec.id, p);
     if (onWorker) this.onMain.delete(row.spec.id);
     else this.onMain.add(row.spec.id);
@@ -267,7 +273,11 @@ export class Supervisor {
    * again from the checkpoints the store now holds (what it had read and not posted is read again).
    */
   async refollow(ids: readonly string[]): Promise<void> {
-    for (const id of ids) this.active.delete(id);
+    for (const id of ids) {
+      const before = this.active.get(id)?.status();
+      if (before) this.moving.set(id, before);
+      this.active.delete(id);
+    }
     await this.d.spool.flush();
     // Shared store: the next ownership pass follows again whichever of them this replica still owns.
     if (this.ownership) return;

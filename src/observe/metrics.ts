@@ -194,7 +194,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     }),
     sessions: registry.gauge({
       name: 'bridge_sessions',
-      help: 'Followed sessions by state.',
+      help: 'Sessions by state: the followed ones and those that ended or were removed during this run, as GET /v1/sessions lists them.',
       labelNames: ['state'],
       collect() {
         if (!sources) return;

@@ -40,7 +40,11 @@ function usageProblem(err: NodeJS.ErrnoException, options: Options): string {
     return `unknown option ${named}${near ? `; did you mean --${near}?` : ''}`;
   }
   if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && named) {
-    return /argument missing/.test(err.message) ? `option ${named} needs a value` : `option ${named} takes no value`;
+    if (/argument missing/.test(err.message)) return `option ${named} needs a value`;
+    // `--from -3`: parseArgs will not take a value that starts with a dash after a space.
+    if (/argument is ambiguous/.test(err.message))
+      return `option ${named} needs a value; one that starts with "-" is written ${named}=-…`;
+    return `option ${named} takes no value`;
   }
   return err.message;
 }

@@ -11,14 +11,19 @@ import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../simulator/index.js';
 import { startReceiver, type Receiver } from '../receiver/server.js';
 import { parseCommand, UsageError } from '../../util/command-line.js';
-import { tallyDelivery, type SessionTally } from './delivery-tally.js';
+import { describeFailure, tallyDelivery, type SessionTally } from './delivery-tally.js';
 import { formatReceivedRecord } from '../receiver/format-received.js';
+import { createInterface } from 'node:readline';
+import { demoEnvironment } from './demo-environment.js';
+import { formatDaemonLine } from './daemon-log.js';
 
 const HELP = `Usage: browser-telemetry-bridge demo [options]
 
 Runs the simulator, a local OTLP receiver and the daemon, which follows every session tagged
 demo=true by discovery (it is given no session id); creates more sessions while it runs, kills the
 daemon with kill -9 halfway, restarts it, and checks that every event reached the receiver.
+The daemon is configured by the demo alone: the bridge's variables exported in the shell
+(BROWSER_*, BRIDGE_*, OTEL_*, proxies) are not passed to it, and the demo names them.
 
 Options:
       --sessions N     simulated sessions at the start (default 3)
@@ -75,8 +80,7 @@ export async function main(argv: string[]): Promise<number> {
   out(`receiver   ${protocol === 'grpc' ? endpoint : receiver.logsUrl}   (${protocol})`);
   out(`state      ${stateDir}`);
 
-  const env = {
-    ...process.env,
+  const { env, ignored } = demoEnvironment(process.env, {
     BROWSER_API_URL: sim.url,
     BROWSER_API_KEY: 'sim-key',
     // No session is named: the daemon follows whatever the service lists with the tag.
@@ -89,7 +93,9 @@ export async function main(argv: string[]): Promise<number> {
     OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
     OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-  };
+  });
+  if (ignored.length > 0)
+    out(`ignored    ${ignored.join(', ')}   (exported in this shell; the demo configures its daemon itself)`);
   let daemon = startDaemon(env);
   out(`daemon     pid ${daemon.pid} started, following every session tagged demo=true (BRIDGE_DISCOVER_TAGS)\n`);
 
@@ -144,6 +150,7 @@ export async function main(argv: string[]): Promise<number> {
     const tallies = tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq);
     printProgress(out, tallies, sim, ids);
     if (!crashed && delivered >= producedTarget * ids.length * 0.35) {
+      if (!process.stdout.isTTY) printProgress(out, tallies, sim, ids, true);
       say(
         out,
         `\n>>> kill -9 ${daemon.pid}  (the daemon dies mid-stream; what it read but did not deliver is in its spool)\n`,
@@ -169,20 +176,23 @@ export async function main(argv: string[]): Promise<number> {
 
   const tallies = tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq);
   say(out, '\nFinal:');
-  lastTable = '';
-  printProgress(out, tallies, sim, ids);
+  printProgress(out, tallies, sim, ids, true);
   out('\nA few records as the collector received them:\n');
   for (const r of pickSamples(receiver)) out(formatReceivedRecord(r) + '\n');
 
-  const ok = exitCode === 0 && tallies.every((t) => t.missing === 0);
+  const missing = tallies.reduce((n, t) => n + t.missing, 0);
+  // `run --until-ended` exits by itself once every session ended and was delivered: a daemon stopped
+  // at the deadline did not finish, whatever it delivered.
+  const ok = ended && exitCode === 0 && missing === 0;
   const dup = tallies.reduce((n, t) => n + t.duplicates, 0);
   const elapsed = (Date.now() - started) / 1000;
+  const repaired = injected ? " (the undecodable frame's event was read from the archive)" : '';
   out(
     ok
       ? `✓ every event delivered: ${tallies.reduce((n, t) => n + t.unique, 0)} records in ${elapsed.toFixed(1)} s, ` +
-          `${tallies.reduce((n, t) => n + t.gapEvents, 0)} event(s) reported lost in gap records (the undecodable frame's event was read from the archive), ` +
-          `${dup} duplicate(s) after the kill -9 (same log.record.uid, removable by the backend)`
-      : `✗ delivery incomplete (daemon exit code ${exitCode}); see the table above`,
+          `${tallies.reduce((n, t) => n + t.gapEvents, 0)} event(s) reported lost in gap records${repaired}, ` +
+          `${dup} duplicate(s)${crash ? ' after the kill -9' : ''} (same log.record.uid, removable by the backend)`
+      : describeFailure(tallies, ended ? exitCode : undefined, elapsed),
   );
 
   await sim.close();
@@ -196,7 +206,13 @@ function startDaemon(env: NodeJS.ProcessEnv): ChildProcess {
   const entry = process.argv[1]!;
   const child = spawn(process.execPath, [...process.execArgv, entry, 'run', '--until-ended'], {
     env,
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'inherit', 'pipe'],
+  });
+  // Its log (pino JSON on a pipe) as short lines between the demo's own, never inside the table.
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    if (line.trim() === '') return;
+    process.stdout.write(formatDaemonLine(line) + '\n');
+    drawn = 0;
   });
   return child;
 }
@@ -214,9 +230,20 @@ function sleep(ms: number): Promise<void> {
 let drawn = 0;
 let lastTable = '';
 
-function printProgress(out: (s: string) => void, tallies: SessionTally[], sim: Simulator, ids: string[]): void {
+/**
+ * On a terminal the table is redrawn in place whenever it changes; off one (a pipe, a CI log) it is
+ * printed only when `force`d, at the kill and at the end, instead of once a tick.
+ */
+function printProgress(
+  out: (s: string) => void,
+  tallies: SessionTally[],
+  sim: Simulator,
+  ids: string[],
+  force = false,
+): void {
+  if (!process.stdout.isTTY && !force) return;
   const table = renderTable(tallies, sim, ids);
-  if (table === lastTable) return;
+  if (table === lastTable && !force) return;
   lastTable = table;
   if (process.stdout.isTTY && drawn > 0) process.stdout.write(`\x1b[${drawn}A\x1b[0J`);
   out(table);

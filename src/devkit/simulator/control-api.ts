@@ -1,5 +1,6 @@
 // HTTP control API under /_sim/ (no auth), so a simulator running in another process (main.ts) can
-// be driven by tests, the demo and the benchmark. Not part of the simulated service.
+// be driven by tests, the demo and the benchmark. Not part of the simulated service. For people:
+// docs/simulator.md (keep it in step with the routes below).
 //
 //   GET  /_sim/sessions                         list: id, lastSeq, ended, emitted, telemetry, pool, streams
 //   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?, categories?, name?, tags?}

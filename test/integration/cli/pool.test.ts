@@ -58,6 +58,7 @@ describe('pool', () => {
         'Browsers       size 5 · acquired 2 · available 3',
         'Telemetry on   connection, console, control, interaction, network, page, platform, system',
         'Telemetry off  captcha, screenshot',
+        'Always sent    monitor (no flag in a pool)',
         'CDP excluded   Input.insertText, Page.navigate',
         'OTLP export    off (destination otlp-default)',
         'Profile        prof_1 (logged-in)',

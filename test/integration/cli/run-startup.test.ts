@@ -44,6 +44,23 @@ describe('run start-up', () => {
     expect(h.sim.stats.requests).toBe(0);
   });
 
+  it('a shared store that is down: one line naming BRIDGE_STORE_URL (password masked), exit 1', async () => {
+    const port = await occupyPort();
+    blocker!.close();
+    const res = await runCli(
+      ['run'],
+      h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_STORE_URL: `postgres://bridge:secret@127.0.0.1:${port}/bridge` }),
+    );
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(
+      new RegExp(
+        `^error: cannot open the shared store postgres://bridge:REDACTED@127\\.0\\.0\\.1:${port}/bridge \\(BRIDGE_STORE_URL or store\\.url\\): connect ECONNREFUSED 127\\.0\\.0\\.1:${port}; `,
+      ),
+    );
+    expect(res.stderr).not.toContain('secret');
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('a state directory that is a file: one line naming it, exit 1', async () => {
     const file = join(h.stateDir, 'not-a-dir');
     writeFileSync(file, 'x');

@@ -43,6 +43,28 @@ describe('top', () => {
     expect(lines).toHaveLength(6);
   });
 
+  it('says why the exporter fails, and an ended session carries no error', async () => {
+    const closed = await closedPort();
+    const a = t.world.sim.createSession('sess_a');
+    t.running = await startInProcess(
+      t.world,
+      { sessions: ['sess_a'] },
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closed}`,
+      },
+    );
+    a.emit(5);
+    await eventually(() => t.running!.bridge.delivery.exportFailing || undefined, 'the exporter failing');
+    a.end();
+    await eventually(() => t.running!.bridge.supervisor.session('sess_a')?.state === 'ended' || undefined, 'the end');
+
+    const res = await runCli(['top', '--url', t.running.url], {});
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines[2]).toMatch(new RegExp(`^exporter failing: .*ECONNREFUSED`));
+    expect(lines.at(-1)).toMatch(/^sess_a\s+ended\s+config\s+\S+\s+\d+\s+0\s+0\s+\d+\s+-$/);
+  });
+
   it('a refused token, an unreachable bridge and bad options are one line each', async () => {
     t.running = await startInProcess(t.world, { control_token: TOKEN });
     const refused = await runCli(['top', '--url', t.running.url], { BRIDGE_CONTROL_TOKEN: 'wrong' });

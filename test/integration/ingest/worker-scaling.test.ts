@@ -1,9 +1,10 @@
 // `workers: auto` on real sockets: a single quiet session never starts a worker thread (the sidecar
 // pays for none), and sessions read on the main thread move to the workers once the workers start,
-// without losing or repeating an event.
+// without losing or repeating an event, or a count.
 import { availableParallelism } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SESSIONS_ON_MAIN } from '../../../src/daemon/worker-scaling.js';
+import { summarize } from '../../../src/cli/status-reporter.js';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
@@ -44,5 +45,21 @@ describe.skipIf(availableParallelism() < 2)('workers: auto', () => {
     await bridge.supervisor.untilAllEnded();
     for (const t of h.tally(first)) expect(t).toMatchObject({ unique: 200, missing: 0, duplicates: 0, gapRecords: 0 });
     for (const t of h.tally(more)) expect(t).toMatchObject({ unique: 50, missing: 0, duplicates: 0, gapRecords: 0 });
+
+    // Every view counts the same: a session's counts survive its move to a worker, the status line
+    // adds them up to what the metrics count, and the gauge lists the ended sessions /v1/sessions lists.
+    const statuses = new Map(bridge.supervisor.status().map((s) => [s.id, s]));
+    for (const id of first)
+      expect(statuses.get(id)).toMatchObject({ state: 'ended', received: 200, lastReceivedSeq: 200 });
+    for (const id of more)
+      expect(statuses.get(id)).toMatchObject({ state: 'ended', received: 50, lastReceivedSeq: 50 });
+    const received = await bridge.metrics.registry.metricText('bridge_events_received_total');
+    expect(Number(/ (\d+)$/m.exec(received)?.[1])).toBe(200 * first.length + 50 * more.length);
+    expect(summarize(bridge)).toMatchObject({
+      received: 200 * first.length + 50 * more.length,
+      sessions: { ended: all.length },
+    });
+    const gauge = await bridge.metrics.registry.metricText('bridge_sessions');
+    expect(gauge).toMatch(new RegExp(`^bridge_sessions\\{state="ended"\\} ${all.length}$`, 'm'));
   }, 60_000);
 });

@@ -100,6 +100,81 @@ describe('top model', () => {
   });
 });
 
+describe('top model: ended sessions, other replicas, the exporter', () => {
+  // The service ends a session by resetting its stream and answering 502 until the 404: the end
+  // leaves a reconnect and an error behind, which must not make a normal end look like a failure.
+  const endings: Snapshot = {
+    atMs: 0,
+    metrics: [],
+    sessions: [
+      session('a-ended', {
+        state: 'ended',
+        lastError: '502 bad_gateway: browser session a-ended is unavailable',
+        reconnects: { network: 1, server_error: 1 },
+      }),
+      session('b-live', { lastReceivedSeq: 120, lastDeliveredSeq: 100 }),
+      session('c-backoff', { state: 'backoff', lastError: 'HTTP 503' }),
+      session('d-unknown', { state: 'unknown', lastError: '404 not found' }),
+    ],
+  };
+
+  it('an ended session is "ended" with no error, and sorts below the live ones whatever the sort', () => {
+    const m = buildModel(undefined, endings);
+    expect(m.sessions.find((r) => r.id === 'a-ended')).toMatchObject({ state: 'ended', lastError: '', done: true });
+    expect(m.sessions.find((r) => r.id === 'c-backoff')).toMatchObject({ lastError: 'HTTP 503', done: false });
+    // A session the service never knew keeps its error (it is one), but is not read either.
+    expect(m.sessions.find((r) => r.id === 'd-unknown')).toMatchObject({ lastError: '404 not found', done: true });
+    for (const view of [
+      initialView(),
+      initialView('id'),
+      { ...initialView('id'), descending: true },
+      initialView('error'),
+    ])
+      expect(
+        visibleRows(m.sessions, view)
+          .slice(2)
+          .map((r) => r.id)
+          .sort(),
+      ).toEqual(['a-ended', 'd-unknown']);
+    expect(renderPlain(m, 'u', initialView('id')).split('\n').slice(3)).toEqual([
+      'SESSION    STATE      SOURCE  RATE/s  LAG  GAPS  MISSING  RECONN  LAST ERROR',
+      'b-live     streaming  config       -   20     0        0       0  -',
+      'c-backoff  backoff    config       -    0     0        0       0  HTTP 503',
+      'a-ended    ended      config       -    0     0        0       2  -',
+      'd-unknown  unknown    config       -    0     0        0       0  404 not found',
+      '',
+    ]);
+  });
+
+  it('with the shared store, an OWNER column; another replica’s session is "elsewhere", not idle', () => {
+    const at = (atMs: number): Snapshot => ({
+      atMs,
+      metrics: [],
+      replica: 'r1',
+      sessions: [
+        session('mine', { owner: 'r1' }),
+        session('theirs', { state: 'idle', owner: 'r2' }),
+        session('nobody', { state: 'idle', owner: null }),
+      ],
+    });
+    // Two reads: a rate for this replica's sessions, none for another's (its numbers are that replica's).
+    const m = buildModel(at(0), at(2000));
+    expect(renderPlain(m, 'u', initialView('id')).split('\n').slice(3, 7)).toEqual([
+      'SESSION  STATE      SOURCE  OWNER  RATE/s  LAG  GAPS  MISSING  RECONN  LAST ERROR',
+      'mine     streaming  config  r1        0.0    0     0        0       0  -',
+      'nobody   idle       config  -         0.0    0     0        0       0  -',
+      'theirs   elsewhere  config  r2          -    0     0        0       0  -',
+    ]);
+    expect(visibleRows(m.sessions, { ...initialView(), filter: 'r2' }).map((r) => r.id)).toEqual(['theirs']);
+  });
+
+  it('says why the exporter fails when the bridge says it', () => {
+    const m = buildModel(undefined, { ...first, exporterError: 'connect ECONNREFUSED 127.0.0.1:4318' });
+    expect(renderPlain(m, 'u').split('\n')[2]).toBe('exporter failing: connect ECONNREFUSED 127.0.0.1:4318');
+    expect(renderPlain(model, 'u').split('\n')[2]).toBe('');
+  });
+});
+
 describe('top rendering', () => {
   it('the plain table', () => {
     expect(renderPlain(model, 'http://127.0.0.1:9464')).toBe(
