@@ -45,9 +45,16 @@ export function redactUrlsInText(text: string, urls: UrlMask): string {
     // A scheme starts with a letter: `1http://` is `http://` after a digit.
     while (start < sep && !isAlpha(text.charCodeAt(start))) start++;
     let end = sep + 3;
-    while (end < text.length && !isUrlEnd(text.charCodeAt(end))) end++;
+    // Only a URL with user-info or parameters (`@`, `?`, `#`, `;`) can change: most links in a
+    // page or a message have none, and skip the redactor.
+    let maskable = false;
+    for (; end < text.length; end++) {
+      const c = text.charCodeAt(end);
+      if (isUrlEnd(c)) break;
+      if (c === 63 || c === 35 || c === 59 || c === 64) maskable = true;
+    }
     while (end > sep + 3 && isTrailingPunctuation(text.charCodeAt(end - 1))) end--;
-    if (start < sep) {
+    if (maskable && start < sep) {
       const url = text.slice(start, end);
       const masked = urls.redact(url);
       if (masked !== url) {
