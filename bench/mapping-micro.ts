@@ -1,7 +1,11 @@
 // Micro-benchmark of the mapper's per-event cost (src/mapping/mapper.ts with the default mapping
 // options: redaction on), over three shapes of traffic. Not a test; prints ns/event per shape.
 //
-//   npx tsx bench/mapping-micro.ts [--reps 5] [--ms 300]
+//   npx tsx bench/mapping-micro.ts [--reps 5] [--ms 300] [--against DIR]
+//
+// --against DIR times the mapper of another checkout too (e.g. `git worktree add` or
+// `git archive <commit> | tar -x -C DIR`, with node_modules linked), alternating with this tree's
+// timing by timing: the before/after of a change on a busy machine.
 //
 // Shapes:
 //   simulator mix  the simulator's seeded mix of every category (src/devkit/simulator), screenshots
@@ -10,10 +14,14 @@
 //                  answer without secrets, a 9 KB JSON answer cut by the service at 8,192 bytes
 //                  (`...[truncated]`) with a refresh_token in it, an anti-XSSI-prefixed answer, a
 //                  login form, a multipart upload, an HTML page with links
-//   console text   console_log lines, a fifth of them printing a signed URL in `text` and `args`
+//   console text   console_log lines without URLs (what nearly every console event is)
+//   console + signed URL  console_log lines printing a signed URL in `text` and `args`
 //
-// One process, warmed up on every shape, then each shape timed --reps times for about --ms; the
-// median is printed. Run it on a quiet machine: load from neighbours moves the figures.
+// One process, warmed up on every shape, then each shape timed --reps times for about --ms of CPU
+// time; the median is printed (CPU ns per event). A quiet machine still gives steadier figures:
+// neighbours share the caches.
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { EventFactory } from '../src/devkit/simulator/events/event-factory.js';
 import { createRng } from '../src/devkit/simulator/events/rng.js';
@@ -24,7 +32,7 @@ import type { Envelope } from '../src/upstream/envelope.js';
 import type { SessionContext } from '../src/vocabulary/log-record.js';
 
 const { values: args } = parseArgs({
-  options: { reps: { type: 'string' }, ms: { type: 'string' } },
+  options: { reps: { type: 'string' }, ms: { type: 'string' }, against: { type: 'string' } },
   strict: true,
 });
 const reps = Number(args.reps ?? '5');
@@ -126,46 +134,73 @@ function networkBodies(): Envelope[] {
   return out;
 }
 
-function consoleText(): Envelope[] {
+function consoleText(signed: boolean): Envelope[] {
   return Array.from({ length: 2000 }, (_, i) => {
-    const text =
-      i % 5 === 0
-        ? `download ready: https://bucket.s3.example.com/report.pdf?X-Amz-Credential=AK%2F1&X-Amz-Signature=ff${i}`
-        : `[checkout] step ${i} ok: cart=3 items total=129.90 EUR`;
+    const text = signed
+      ? `download ready: https://bucket.s3.example.com/report.pdf?X-Amz-Credential=AK%2F1&X-Amz-Signature=ff${i}`
+      : `[checkout] step ${i} ok: cart=3 items total=129.90 EUR`;
     return envelope(i + 1, 'console_log', 'console', { ...PAGE, level: 'log', text, args: [text, String(i)] });
   });
 }
 
-function main(): void {
-  const mapper = createMapper(defaultMappingOptions);
+type MapperFactory = typeof createMapper;
+
+/** The mapper of another checkout (`--against DIR`), built with that checkout's default options. */
+async function mapperOf(dir: string): Promise<ReturnType<MapperFactory>> {
+  const root = resolve(dir);
+  const m = (await import(pathToFileURL(join(root, 'src/mapping/mapper.ts')).href)) as { createMapper: MapperFactory };
+  const o = (await import(pathToFileURL(join(root, 'src/config/mapping-section.ts')).href)) as {
+    defaultMappingOptions: typeof defaultMappingOptions;
+  };
+  return m.createMapper(o.defaultMappingOptions);
+}
+
+async function main(): Promise<void> {
+  const mappers = [{ label: 'this tree', mapper: createMapper(defaultMappingOptions) }];
+  if (args.against !== undefined) mappers.push({ label: args.against, mapper: await mapperOf(args.against) });
+  // Through JSON text, as the stream hands envelopes to the mapper: strings built here would be
+  // ropes (concatenations) that read more slowly than the flat strings JSON.parse makes.
+  const asParsed = (events: Envelope[]): Envelope[] => events.map((e) => JSON.parse(JSON.stringify(e)) as Envelope);
   const shapes: Array<{ name: string; events: Envelope[] }> = [
-    { name: 'simulator mix', events: simulatorMix() },
-    { name: 'network bodies', events: networkBodies() },
-    { name: 'console text', events: consoleText() },
+    { name: 'simulator mix', events: asParsed(simulatorMix()) },
+    { name: 'network bodies', events: asParsed(networkBodies()) },
+    { name: 'console text', events: asParsed(consoleText(false)) },
+    { name: 'console + signed URL', events: asParsed(consoleText(true)) },
   ];
   let sink = 0;
-  const time = (events: Envelope[]): number => {
+  // CPU time of this process, not wall time: on a machine shared with other work, wall time
+  // counts the neighbours' turns too (at a load of 19 on 2 cores it moved the figures by 2-5x).
+  const cpuMicros = (): number => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
+  const time = (mapper: ReturnType<MapperFactory>, events: Envelope[]): number => {
     let passes = 0;
-    const t0 = process.hrtime.bigint();
-    const until = t0 + BigInt(budgetMs) * 1_000_000n;
-    let now: bigint;
+    const t0 = cpuMicros();
+    const until = t0 + budgetMs * 1000;
+    let now: number;
     do {
       for (const e of events) if (mapper.map(e, CTX, 1) !== null) sink++;
       passes++;
-      now = process.hrtime.bigint();
+      now = cpuMicros();
     } while (now < until);
-    return Number(now - t0) / passes / events.length;
+    return ((now - t0) * 1000) / passes / events.length;
   };
-  for (const s of shapes) time(s.events);
+  for (const s of shapes) for (const m of mappers) time(m.mapper, s.events);
   const median = (v: number[]): number => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)]!;
-  console.log(`node ${process.version}; ${reps} timings of ~${budgetMs} ms per shape, median`);
+  console.log(`node ${process.version}; ${reps} timings of ~${budgetMs} ms of CPU per shape and mapper, median`);
   for (const s of shapes) {
-    const ns = median(Array.from({ length: reps }, () => time(s.events)));
-    console.log(
-      `  ${s.name.padEnd(16)} ${String(s.events.length).padStart(5)} events ${ns.toFixed(0).padStart(7)} ns/event`,
-    );
+    // Mappers alternate timing by timing, so a neighbour's burst of load falls on both alike.
+    const ns = mappers.map((): number[] => []);
+    for (let r = 0; r < reps; r++) mappers.forEach((m, i) => ns[i]!.push(time(m.mapper, s.events)));
+    mappers.forEach((m, i) => {
+      const label = mappers.length > 1 ? ` ${m.label}`.padEnd(24) : '';
+      console.log(
+        `  ${s.name.padEnd(20)} ${String(s.events.length).padStart(5)} events${label} ${median(ns[i]!).toFixed(0).padStart(7)} ns/event (CPU)`,
+      );
+    });
   }
   if (sink === 0) throw new Error('nothing mapped');
 }
 
-main();
+await main();

@@ -91,6 +91,10 @@ export function createBodyTransformer(
   if (redaction.enabled) for (const rule of DROP_RULES) if (rule.enabled(redaction)) drops.set(rule.type, rule);
   const bodies = redaction.enabled && redaction.maskBodySecrets && bodyNames !== undefined ? BODY_MEMBERS : undefined;
 
+  // The last free text masked and its result (maskOne).
+  let lastText = '';
+  let lastMasked = '';
+
   /**
    * The masked form of one value under `key` (headers, URLs, URLs inside free text: a console
    * message, an error text, a body), or the value itself.
@@ -98,7 +102,18 @@ export function createBodyTransformer(
   function maskOne(value: JsonValue, key: string, state: WalkState): JsonValue {
     if (typeof value === 'string') {
       if (urls === undefined) return value;
-      const redacted = isUrlKey(key) || looksLikeUrl(value) ? urls.redact(value) : redactUrlsInText(value, urls);
+      let redacted: string;
+      if (isUrlKey(key)) redacted = urls.redact(value);
+      // Every absolute URL holds `://`: one native search settles nearly every string.
+      else if (!value.includes('://')) return value;
+      else if (looksLikeUrl(value)) redacted = urls.redact(value);
+      // A console event repeats its text as its first argument: mask it once.
+      else if (value === lastText) redacted = lastMasked;
+      else {
+        redacted = redactUrlsInText(value, urls);
+        lastText = value;
+        lastMasked = redacted;
+      }
       if (redacted !== value) state.urlsRedacted = true;
       return redacted;
     }
