@@ -19,6 +19,9 @@ import { redactUrlsInText } from './redact-free-text.js';
  */
 export const MAX_BODY_DEPTH = 48;
 
+/** `://` as JSON text writes it when its encoder escapes `/`. */
+const ESCAPED_SEPARATOR = ':\\/\\/';
+
 /** Per-event scratch, reused by one mapper (map() is synchronous) to avoid an allocation per event. */
 export interface WalkState {
   /**
@@ -104,9 +107,12 @@ export function createBodyTransformer(
       if (urls === undefined) return value;
       let redacted: string;
       if (isUrlKey(key)) redacted = urls.redact(value);
-      // Every absolute URL holds `://`: one native search settles nearly every string.
-      else if (!value.includes('://')) return value;
-      else if (looksLikeUrl(value)) redacted = urls.redact(value);
+      // Every absolute URL holds `://`: one native search settles nearly every string. A body
+      // may be JSON text whose encoder escaped its slashes (`https:\/\/…`).
+      else if (!value.includes('://')) {
+        if (!(key === 'body' || key === 'post_data') || !value.includes(ESCAPED_SEPARATOR)) return value;
+        redacted = redactUrlsInText(value, urls, ESCAPED_SEPARATOR);
+      } else if (looksLikeUrl(value)) redacted = urls.redact(value);
       // A console event repeats its text as its first argument: mask it once.
       else if (value === lastText) redacted = lastMasked;
       else {

@@ -32,9 +32,13 @@ function isTrailingPunctuation(c: number): boolean {
 /**
  * `text` with every `scheme://…` inside it passed through `urls`; the very same string when
  * nothing changed. One native indexOf when the text holds no `://`, which is nearly always.
+ * `separator` `:\/\/` finds the URLs of JSON text whose encoder escapes `/` (PHP's json_encode
+ * does by default): their query parameters are masked the same way.
  */
-export function redactUrlsInText(text: string, urls: UrlMask): string {
-  let sep = text.indexOf('://');
+export function redactUrlsInText(text: string, urls: UrlMask, separator = '://'): string {
+  const gap = separator.length;
+  const escaped = separator !== '://';
+  let sep = text.indexOf(separator);
   if (sep === -1) return text;
   let out: string[] | null = null;
   let copied = 0;
@@ -44,16 +48,21 @@ export function redactUrlsInText(text: string, urls: UrlMask): string {
     while (start > scanned && isSchemeChar(text.charCodeAt(start - 1))) start--;
     // A scheme starts with a letter: `1http://` is `http://` after a digit.
     while (start < sep && !isAlpha(text.charCodeAt(start))) start++;
-    let end = sep + 3;
+    let end = sep + gap;
     // Only a URL with user-info or parameters (`@`, `?`, `#`, `;`) can change: most links in a
     // page or a message have none, and skip the redactor.
     let maskable = false;
     for (; end < text.length; end++) {
       const c = text.charCodeAt(end);
       if (isUrlEnd(c)) break;
-      if (c === 63 || c === 35 || c === 59 || c === 64) maskable = true;
+      if (c === 92 /* \ */) {
+        // Never raw in a URL: a JSON escape (`\"` closing a nested string) ends it, except the
+        // escaped slash of the escaped form.
+        if (!escaped || text.charCodeAt(end + 1) !== 47 /* / */) break;
+        end++;
+      } else if (c === 63 || c === 35 || c === 59 || c === 64) maskable = true;
     }
-    while (end > sep + 3 && isTrailingPunctuation(text.charCodeAt(end - 1))) end--;
+    while (end > sep + gap && isTrailingPunctuation(text.charCodeAt(end - 1))) end--;
     if (maskable && start < sep) {
       const url = text.slice(start, end);
       const masked = urls.redact(url);
@@ -62,8 +71,8 @@ export function redactUrlsInText(text: string, urls: UrlMask): string {
         copied = end;
       }
     }
-    scanned = Math.max(end, sep + 3);
-    sep = text.indexOf('://', scanned);
+    scanned = Math.max(end, sep + gap);
+    sep = text.indexOf(separator, scanned);
   }
   if (out === null) return text;
   out.push(text.slice(copied));

@@ -260,3 +260,21 @@ describe('signed URLs inside free text', () => {
     expect(redactUrlsInText('no url here', urls)).toBe('no url here');
   });
 });
+
+describe('URLs in JSON text bodies', () => {
+  it.each<[string, string, string]>([
+    [
+      'slashes escaped by the encoder',
+      '{"next":"https:\\/\\/app.example\\/cb?code=SECRET-E1&state=s"}',
+      '{"next":"https:\\/\\/app.example\\/cb?code=REDACTED&state=s"}',
+    ],
+    [
+      'a URL inside a nested JSON string keeps its escaped quote',
+      '{"payload":"{\\"u\\":\\"https://a.example/?token=SECRET-E2\\"}"}',
+      '{"payload":"{\\"u\\":\\"https://a.example/?token=REDACTED\\"}"}',
+    ],
+  ])('%s', (_name, body, expected) => {
+    const record = mapper.map(envelopeOf('network_response', 'network', { body }), CTX, 1)!;
+    expect(record.body).toMatchObject({ body: expected });
+  });
+});
