@@ -78,6 +78,19 @@ export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
   '*signature',
   '*credential',
   '*session-id',
+  // API keys under names that do not end in `api-key`: Cloudflare's X-Auth-Key, Azure API
+  // Management's Ocp-Apim-Subscription-Key, Azure Functions' x-functions-key, and their kin.
+  '*auth-key',
+  '*access-key',
+  '*secret-key',
+  '*private-key',
+  '*subscription-key',
+  '*functions-key',
+  // `Authentication` is what some APIs call their Authorization header.
+  '*authentication',
+  // Signed assertions that are credentials: OAuth's client_assertion (RFC 7521), Cloudflare Access's
+  // Cf-Access-Jwt-Assertion, Google IAP's X-Goog-IAP-JWT-Assertion.
+  '*assertion',
 ];
 
 /**
@@ -93,7 +106,21 @@ export const DEFAULT_REDACTED_QUERY_PARAMS: readonly string[] = [
   '*token',
   '*secret',
   '*password',
-  'passwd',
+  '*passwd',
+  // Login forms name the password field short as often as in full; the passcode and passphrase
+  // fields of the same forms; one-time codes.
+  'pass',
+  '*pwd',
+  '*passcode',
+  '*passphrase',
+  'otp',
+  // Single sign-on: a CAS service ticket and the SAML assertion a browser posts back are each
+  // enough to log in as the user.
+  'ticket',
+  'samlresponse',
+  // Payment card security codes.
+  'cvv',
+  'cvc',
   '*api_key',
   '*apikey',
   'api-key',

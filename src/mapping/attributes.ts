@@ -8,6 +8,7 @@ import type { NameMatcher } from './name-matcher.js';
 import { REDACTED as MASK } from '../config/mapping-section.js';
 import { isRecord } from '../util/guards.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
+import { redactUrlsInText } from './redact-free-text.js';
 
 /** What masks `event.source`: secret-named keys (the header list) and URLs in values (the URL redactor). */
 export interface SourceMasks {
@@ -170,7 +171,7 @@ function addSource(
 /**
  * One scalar of `source` as it may be exported: the mask for a secret-named key (whatever the
  * value), URL redaction for a URL (under a URL-named key, or any value shaped like `scheme://…`,
- * e.g. a DevTools WebSocket URL carrying `?jwt=`), else the value itself.
+ * e.g. a DevTools WebSocket URL carrying `?jwt=`) and for URLs inside free text, else the value itself.
  */
 export function maskSourceScalar<T extends string | number | boolean>(
   key: string,
@@ -178,9 +179,8 @@ export function maskSourceScalar<T extends string | number | boolean>(
   m: SourceMasks,
 ): T | string {
   if (m.secretKeys !== undefined && m.secretKeys.matches(key)) return MASK;
-  if (typeof value === 'string' && m.urls !== undefined && (isUrlKey(key) || looksLikeUrl(value)))
-    return m.urls.redact(value);
-  return value;
+  if (typeof value !== 'string' || m.urls === undefined) return value;
+  return isUrlKey(key) || looksLikeUrl(value) ? m.urls.redact(value) : redactUrlsInText(value, m.urls);
 }
 
 /**

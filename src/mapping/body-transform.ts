@@ -6,9 +6,11 @@ import { setOwn } from './attributes.js';
 import type { JsonValue } from '../vocabulary/log-record.js';
 import { REDACTED, type RedactionOptions } from '../config/mapping-section.js';
 import type { HeaderRedactor } from './redact-headers.js';
-import { redactParams, type UrlRedactor } from './redact-url.js';
+import type { UrlRedactor } from './redact-url.js';
 import type { NameMatcher } from './name-matcher.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
+import { maskBodySecrets } from './body-secrets.js';
+import { redactUrlsInText } from './redact-free-text.js';
 
 /**
  * Subtrees nested deeper than this are replaced by their JSON text: the OTLP encoders and the
@@ -16,6 +18,9 @@ import { isUrlKey, looksLikeUrl } from './url-shape.js';
  * parents are the deepest).
  */
 export const MAX_BODY_DEPTH = 48;
+
+/** `://` as JSON text writes it when its encoder escapes `/`. */
+const ESCAPED_SEPARATOR = ':\\/\\/';
 
 /** Per-event scratch, reused by one mapper (map() is synchronous) to avoid an allocation per event. */
 export interface WalkState {
@@ -77,54 +82,6 @@ const BODY_MEMBERS: ReadonlyMap<string, { member: string; kind: 'post_data' | 'r
   ['network_response', { member: 'body', kind: 'response_body' }],
 ]);
 
-/** Bodies longer than this are not parsed for secrets (the record size limit cuts them anyway). */
-const MAX_BODY_SCAN = 1024 * 1024;
-
-/**
- * A body with the values of secret-named keys masked: JSON (`{"password": …}` at any depth) or a
- * form (`client_secret=…&…`); the same value when nothing matched. Only the bodies of
- * network_request and network_response pass here, so the parse is not on every event's path.
- */
-export function maskBodySecrets(body: JsonValue, names: NameMatcher): JsonValue {
-  if (typeof body === 'string') {
-    if (body.length > MAX_BODY_SCAN) return body;
-    const first = body.trimStart().charCodeAt(0);
-    if (first === 123 /* { */ || first === 91 /* [ */) {
-      let parsed: JsonValue;
-      try {
-        parsed = JSON.parse(body) as JsonValue;
-      } catch {
-        return redactParams(body, names) ?? body;
-      }
-      const masked = maskJsonKeys(parsed, names, 0);
-      return masked === parsed ? body : JSON.stringify(masked);
-    }
-    return body.includes('=') ? (redactParams(body, names) ?? body) : body;
-  }
-  return typeof body === 'object' && body !== null ? maskJsonKeys(body, names, 0) : body;
-}
-
-function maskJsonKeys(v: JsonValue, names: NameMatcher, depth: number): JsonValue {
-  if (typeof v !== 'object' || v === null || depth > MAX_BODY_DEPTH) return v;
-  if (Array.isArray(v)) {
-    let out: JsonValue[] | undefined;
-    for (let i = 0; i < v.length; i++) {
-      const next = maskJsonKeys(v[i] as JsonValue, names, depth + 1);
-      if (next !== v[i]) (out ??= v.slice())[i] = next;
-    }
-    return out ?? v;
-  }
-  let out: JsonObject | undefined;
-  for (const k of Object.keys(v)) {
-    const child = v[k] as JsonValue;
-    let next: JsonValue;
-    if (names.matches(k) && child !== null && typeof child !== 'object') next = child === REDACTED ? child : REDACTED;
-    else next = maskJsonKeys(child, names, depth + 1);
-    if (next !== child) setOwn((out ??= { ...v }), k, next);
-  }
-  return out ?? v;
-}
-
 export function createBodyTransformer(
   redaction: RedactionOptions,
   headers: HeaderRedactor | undefined,
@@ -137,11 +94,32 @@ export function createBodyTransformer(
   if (redaction.enabled) for (const rule of DROP_RULES) if (rule.enabled(redaction)) drops.set(rule.type, rule);
   const bodies = redaction.enabled && redaction.maskBodySecrets && bodyNames !== undefined ? BODY_MEMBERS : undefined;
 
-  /** The masked form of one value under `key` (headers and URLs), or the value itself. */
+  // The last free text masked and its result (maskOne).
+  let lastText = '';
+  let lastMasked = '';
+
+  /**
+   * The masked form of one value under `key` (headers, URLs, URLs inside free text: a console
+   * message, an error text, a body), or the value itself.
+   */
   function maskOne(value: JsonValue, key: string, state: WalkState): JsonValue {
     if (typeof value === 'string') {
-      if (urls === undefined || !(isUrlKey(key) || looksLikeUrl(value))) return value;
-      const redacted = urls.redact(value);
+      if (urls === undefined) return value;
+      let redacted: string;
+      if (isUrlKey(key)) redacted = urls.redact(value);
+      // Every absolute URL holds `://`: one native search settles nearly every string. A body
+      // may be JSON text whose encoder escaped its slashes (`https:\/\/…`).
+      else if (!value.includes('://')) {
+        if (!(key === 'body' || key === 'post_data') || !value.includes(ESCAPED_SEPARATOR)) return value;
+        redacted = redactUrlsInText(value, urls, ESCAPED_SEPARATOR);
+      } else if (looksLikeUrl(value)) redacted = urls.redact(value);
+      // A console event repeats its text as its first argument: mask it once.
+      else if (value === lastText) redacted = lastMasked;
+      else {
+        redacted = redactUrlsInText(value, urls);
+        lastText = value;
+        lastMasked = redacted;
+      }
       if (redacted !== value) state.urlsRedacted = true;
       return redacted;
     }

@@ -29,3 +29,19 @@ export function compileNameMatcher(patterns: readonly string[]): NameMatcher {
   });
   return { matches };
 }
+
+/**
+ * Whether a form or query field name is named like a secret: the name itself, or for the bracket
+ * notation of PHP and Rails forms (`user[password]`, `otp[]`, `session[otp][]`) its last named
+ * segment.
+ */
+export function matchesFieldName(names: NameMatcher, name: string): boolean {
+  if (names.matches(name)) return true;
+  if (name.charCodeAt(name.length - 1) !== 93 /* ] */) return false;
+  let end = name.length;
+  // `[]` (a list) names nothing: look at what comes before it.
+  while (end >= 2 && name.charCodeAt(end - 1) === 93 && name.charCodeAt(end - 2) === 91 /* [ */) end -= 2;
+  if (name.charCodeAt(end - 1) !== 93) return end > 0 && end < name.length && names.matches(name.slice(0, end));
+  const open = name.lastIndexOf('[', end - 2);
+  return open !== -1 && open + 1 < end - 1 && names.matches(name.slice(open + 1, end - 1));
+}

@@ -9,7 +9,7 @@
 // Fragments are included because OAuth implicit flows put `access_token` there, and single-page
 // apps route with a query inside the fragment (`#/verify?code=…`).
 import type { AttributeValue } from '../vocabulary/log-record.js';
-import type { NameMatcher } from './name-matcher.js';
+import { matchesFieldName, type NameMatcher } from './name-matcher.js';
 import { REDACTED } from '../config/mapping-section.js';
 import { ATTR } from './attributes.js';
 
@@ -27,7 +27,8 @@ const isParamEnd = (c: number): boolean => c === 38 /* & */ || c === 59 /* ; */ 
  * Masks values of matching `name=value` pairs in text (a query or fragment); null when unchanged.
  * Pairs end at `&`, at `;` (the older form separator) and at `?`: a hash-routed fragment carries
  * its own query (`#/verify?code=…`), and a parameter's value may be a URL with a query of its own
- * (`?next=https://a.example/cb?token=…`). Splitting there can only mask more, never less.
+ * (`?next=https://a.example/cb?token=…`). Splitting there can only mask more, never less. A
+ * bracketed name (`user[password]`, PHP and Rails forms) is read by its last segment.
  */
 export function redactParams(text: string, params: NameMatcher): string | null {
   let out: string[] | null = null;
@@ -51,7 +52,7 @@ export function redactParams(text: string, params: NameMatcher): string | null {
           // A malformed escape: match on the raw name.
         }
       }
-      if (params.matches(name) && text.slice(eq + 1, end) !== REDACTED) {
+      if (matchesFieldName(params, name) && text.slice(eq + 1, end) !== REDACTED) {
         (out ??= []).push(text.slice(last, eq + 1), REDACTED);
         last = end;
       }

@@ -83,3 +83,47 @@ it('hash-routed codes, metadata URLs, URL arrays, path parameters and body secre
     expect(bytes, f).not.toMatch(/SECRET-/);
   }
 });
+
+it('cut, prefixed and multipart bodies, API-key headers and signed URLs in console text arrive masked', async () => {
+  const s = h.sim.createSession('s2');
+  const history = Array.from({ length: 150 }, (_, i) => ({ order: i, status: 'shipped' }));
+  // As the service sends a body over 8,192 bytes: cut, `...[truncated]` appended, no longer JSON.
+  const cut = JSON.stringify({ refresh_token: 'SECRET-RT', history }).slice(0, 8178) + '...[truncated]';
+  const boundary = '----b1';
+  const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="pwd"\r\n\r\nSECRET-MP\r\n--${boundary}--\r\n`;
+  const signed = 'https://files.example.com/r.pdf?X-Amz-Signature=SECRET-SIG';
+  const events: Array<{ type: string; data: Record<string, unknown> }> = [
+    { type: 'network_response', data: { url: 'https://idp.example/token', status: 200, body: cut } },
+    {
+      type: 'network_response',
+      data: { url: 'https://api.example/', status: 200, body: `)]}'\n{"id_token":"SECRET-X"}` },
+    },
+    { type: 'network_request', data: { url: 'https://api.example/up', method: 'POST', post_data: multipart } },
+    {
+      type: 'network_request',
+      data: { url: 'https://api.example/', method: 'GET', headers: { 'Ocp-Apim-Subscription-Key': 'SECRET-APIM' } },
+    },
+    {
+      type: 'console_log',
+      data: { url: 'https://app.example/', level: 'log', text: `ready: ${signed}`, args: [signed] },
+    },
+  ];
+  events.forEach((e, i) => s.emitEvent({ ...e, ts: TS + i }));
+  bridge = await h.startBridge({ ...FAST, sessions: ['s2'] });
+  await h.receiver.waitFor((rs) => rs.filter((r) => r.attributes['browser.session.id'] === 's2').length >= 5);
+  const text = JSON.stringify(h.receiver.records, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+  expect(text).not.toMatch(/SECRET-/);
+  // What is not secret stays readable: the rest of the cut body and its marker.
+  expect(text).toContain('\\"refresh_token\\":\\"REDACTED\\",\\"history\\":[{\\"order\\":0');
+  expect(text).toContain('...[truncated]');
+  expect(text).toContain('X-Amz-Signature=REDACTED');
+  for (const f of ['bridge.db', 'bridge.db-wal']) {
+    let bytes = '';
+    try {
+      bytes = readFileSync(join(h.stateDir, f)).toString('latin1');
+    } catch {
+      continue;
+    }
+    expect(bytes, f).not.toMatch(/SECRET-/);
+  }
+});

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compileNameMatcher } from '../../../src/mapping/name-matcher.js';
 import { defaultMappingOptions, parseMappingOptions } from '../../../src/config/mapping-section.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
-import { maskBodySecrets } from '../../../src/mapping/body-transform.js';
+import { maskBodySecrets } from '../../../src/mapping/body-secrets.js';
 import { createUrlRedactor } from '../../../src/mapping/redact-url.js';
 import { looksLikeUrl } from '../../../src/mapping/url-shape.js';
 import { CTX, envelopeOf } from './helpers.js';

@@ -1,0 +1,106 @@
+// Secret-named members of JSON *text*, whole or cut short, masked in place. The service cuts every
+// captured string at 8,192 bytes and appends `...[truncated]` (docs/service-api.md "Envelope"), so
+// a large request or response body arrives as a JSON prefix that JSON.parse refuses; this scanner
+// needs no complete document. It walks the strings only: in JSON a `"` outside a string always
+// opens one, so pairing quotes from the start finds every string, and a string followed by `:` is
+// a member name. The value after a matching name is replaced by `"REDACTED"` whatever it is (a
+// string, a number, an array, an object: `{"password":["…"]}` hides as much as a string does),
+// except `null`; a value the cut ends inside is masked to the end of the text. Everything else
+// stays byte for byte: the rest of a cut body is as readable as the service left it.
+import type { NameMatcher } from './name-matcher.js';
+import { REDACTED } from '../config/mapping-section.js';
+
+const MASKED = `"${REDACTED}"`;
+
+const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
+
+/** The index of the `"` closing the string opened at `open`, or -1 when the text ends first. */
+function stringEnd(text: string, open: number): number {
+  let q = text.indexOf('"', open + 1);
+  while (q !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(q - 1 - backslashes) === 92 /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return q;
+    q = text.indexOf('"', q + 1);
+  }
+  return -1;
+}
+
+/** The end (exclusive) of the value starting at `v`: past its closing quote or bracket, or the text's end when cut. */
+function valueEnd(text: string, v: number): number {
+  const n = text.length;
+  const c = text.charCodeAt(v);
+  if (c === 34 /* " */) {
+    const q = stringEnd(text, v);
+    return q === -1 ? n : q + 1;
+  }
+  if (c === 123 /* { */ || c === 91 /* [ */) {
+    let depth = 0;
+    for (let i = v; i < n; i++) {
+      const k = text.charCodeAt(i);
+      if (k === 34) {
+        const q = stringEnd(text, i);
+        if (q === -1) return n;
+        i = q;
+      } else if (k === 123 || k === 91) depth++;
+      else if (k === 125 /* } */ || k === 93 /* ] */) {
+        if (--depth === 0) return i + 1;
+      }
+    }
+    return n;
+  }
+  // A number or a literal (or whatever a broken document has there): up to the next delimiter.
+  let i = v;
+  while (i < n) {
+    const k = text.charCodeAt(i);
+    if (k === 44 /* , */ || k === 125 || k === 93 || isSpace(k)) break;
+    i++;
+  }
+  return i;
+}
+
+/** The member name of the string between `open` and `close`, its escapes decoded when it has any. */
+function memberName(text: string, open: number, close: number): string {
+  const raw = text.slice(open + 1, close);
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(text.slice(open, close + 1)) as string;
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * `text` from `from` on, read as JSON (complete or cut short), with the value of every member
+ * whose name `names` matches replaced by `"REDACTED"`; null when nothing matched.
+ */
+export function maskJsonText(text: string, names: NameMatcher, from = 0): string | null {
+  const n = text.length;
+  let out: string[] | null = null;
+  let copied = 0;
+  let open = text.indexOf('"', from);
+  while (open !== -1) {
+    const close = stringEnd(text, open);
+    if (close === -1) break;
+    let colon = close + 1;
+    while (colon < n && isSpace(text.charCodeAt(colon))) colon++;
+    if (text.charCodeAt(colon) !== 58 /* : */ || !names.matches(memberName(text, open, close))) {
+      open = text.indexOf('"', close + 1);
+      continue;
+    }
+    let v = colon + 1;
+    while (v < n && isSpace(text.charCodeAt(v))) v++;
+    // Cut right after the name: no value to mask.
+    if (v >= n) break;
+    const end = valueEnd(text, v);
+    const value = text.slice(v, end);
+    if (value !== 'null' && value !== MASKED) {
+      (out ??= []).push(text.slice(copied, v), MASKED);
+      copied = end;
+    }
+    open = end < n ? text.indexOf('"', end) : -1;
+  }
+  if (out === null) return null;
+  out.push(text.slice(copied));
+  return out.join('');
+}
