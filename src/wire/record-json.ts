@@ -3,12 +3,13 @@
 // change between two runs needs no migration; JSON is the rarer choice and pays this transcoding.
 // Only what encode-record.ts writes needs to be understood; anything else is a damaged record.
 
-const WIRE_VARINT = 0;
-const WIRE_FIXED64 = 1;
-const WIRE_LEN = 2;
-const WIRE_FIXED32 = 5;
+export const WIRE_VARINT = 0;
+export const WIRE_FIXED64 = 1;
+export const WIRE_LEN = 2;
+export const WIRE_FIXED32 = 5;
 
-class Reader {
+/** A bounded protobuf reader over one message of a framed payload (span-json.ts reads spans with it). */
+export class Reader {
   pos: number;
   constructor(
     readonly buf: Buffer,
@@ -132,7 +133,7 @@ function logRecordJson(r: Reader): string {
   },"eventName":${JSON.stringify(eventName)},"attributes":[${attributes.join(',')}],"droppedAttributesCount":0${ids}}`;
 }
 
-function keyValueJson(parent: Reader, start: number, end: number): string {
+export function keyValueJson(parent: Reader, start: number, end: number): string {
   const r = new Reader(parent.buf, start, end);
   let key = '';
   let value = '{}';
