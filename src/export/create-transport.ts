@@ -1,16 +1,21 @@
 // The transport the exporter configuration asks for: OTLP/HTTP (protobuf or JSON, node:http) or
 // OTLP/gRPC. The gRPC client library is loaded only when gRPC is configured: it costs about 13 MiB
 // of memory that an HTTP deployment (a sidecar within 64 MiB) has no use for.
-import type { ExporterConfig } from '../config/schema.js';
+import type { ExporterConfig, OtlpSignal } from '../config/schema.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { createOtlpTransport, type OtlpTransport } from './otlp-transport.js';
 
 export const USER_AGENT = `browser-telemetry-bridge/${BRIDGE_VERSION}`;
 
-export async function createTransport(ex: ExporterConfig, userAgent = USER_AGENT): Promise<OtlpTransport> {
+export async function createTransport(
+  ex: ExporterConfig,
+  userAgent = USER_AGENT,
+  signal: OtlpSignal = 'logs',
+): Promise<OtlpTransport> {
   if (ex.protocol === 'grpc') {
-    const { createGrpcTransport } = await import('./grpc-transport.js');
+    const { createGrpcTransport, TRACES_EXPORT_METHOD } = await import('./grpc-transport.js');
     return createGrpcTransport({
+      ...(signal === 'traces' ? { method: TRACES_EXPORT_METHOD } : {}),
       url: ex.url,
       headers: ex.headers,
       compression: ex.compression,

@@ -231,6 +231,18 @@ export function logFact(log: Logger, fact: Fact): void {
           "the collector refuses every record it is sent: check the exporter's endpoint, headers, compression and tenant; nothing is dropped, delivery backs off and resumes by itself",
         );
       return;
+    case 'traces_unsupported':
+      log.warn(
+        { endpoint: fact.endpoint, status: fact.status, grpcCode: fact.grpcCode, retryInMs: fact.retryInMs },
+        'the collector has no traces pipeline: spans wait and are offered again later; records are delivered as usual',
+      );
+      return;
+    case 'traces_supported':
+      log.info({ endpoint: fact.endpoint }, 'the collector accepts spans');
+      return;
+    case 'spans_dropped':
+      log.warn({ count: fact.count, reason: fact.reason }, 'spans not delivered');
+      return;
     case 'export_recovered':
       log.info({ endpoint: fact.endpoint, records: fact.records }, 'collector accepts exports again');
       return;
