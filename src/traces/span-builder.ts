@@ -185,7 +185,8 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     const key = loader === undefined ? `t:${target}:${requestId}` : `${loader}:${requestId}`;
     const open = requests.get(key);
     if (type === 'network_request') {
-      if (doc !== undefined && doc.url === undefined && data.resource_type === 'Document') {
+      // Chrome's navigation request has the loader's id as its request id: that request is the page.
+      if (doc !== undefined && doc.url === undefined && data.resource_type === 'Document' && requestId === loader) {
         const url = attrs['url.full'];
         if (typeof url === 'string') doc.url = url;
       }
@@ -346,6 +347,9 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     const doc = touchDoc(loader, frame, ev.ts);
     if (doc === undefined) return docRef(loader);
     onPage(ev.type, ev.ts, data, doc, record);
+    // Page events carry the page's own URL in their context: the name of a page whose navigation
+    // was not seen (the session's first page, or one loaded before the bridge started reading).
+    if (doc.url === undefined && typeof attrs['url.full'] === 'string') doc.url = attrs['url.full'];
     return { traceId: doc.traceId, spanId: doc.spanId };
   }
 
