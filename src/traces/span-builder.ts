@@ -91,10 +91,20 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
   const closedSet = new Set(closed);
   let out: BridgeSpan[] = [];
 
-  const docRef = (loader: string): SpanRef => ({
-    traceId: traceIdOf('navigation', [sessionId, loader]),
-    spanId: spanIdOf('navigation', [sessionId, loader]),
-  });
+  // A page's ids are asked for by every request of the page: derived once per loader (bounded).
+  const docRefs = new Map<string, SpanRef>();
+  const docRef = (loader: string): SpanRef => {
+    let ref = docRefs.get(loader);
+    if (ref === undefined) {
+      if (docRefs.size >= MAX_OPEN_DOCS + MAX_CLOSED) docRefs.delete(docRefs.keys().next().value!);
+      ref = {
+        traceId: traceIdOf('navigation', [sessionId, loader]),
+        spanId: spanIdOf('navigation', [sessionId, loader]),
+      };
+      docRefs.set(loader, ref);
+    }
+    return ref;
+  };
 
   function closeDoc(doc: DocState, reason: EndReason | undefined): void {
     docs.delete(doc.loaderId);
@@ -154,17 +164,16 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       closeRequest(oldest, oldest.startMicros, { kind: 'cut', reason: 'evicted' });
     }
     const kind = loader === undefined ? 'orphan' : 'request';
-    const traceParts = loader === undefined ? [sessionId, key] : [sessionId, loader];
     const req: ReqState = {
       key,
-      traceId: loader === undefined ? traceIdOf('orphan', traceParts) : traceIdOf('navigation', traceParts),
+      traceId: loader === undefined ? traceIdOf('orphan', [sessionId, key]) : docRef(loader).traceId,
       spanId: spanIdOf(kind, [sessionId, key, String(hop)]),
       hop,
       startMicros: ts,
       startUnknown,
       attributes: {},
     };
-    if (loader !== undefined) req.parentSpanId = spanIdOf('navigation', [sessionId, loader]);
+    if (loader !== undefined) req.parentSpanId = docRef(loader).spanId;
     for (const name of REQUEST_ATTRS) if (attrs[name] !== undefined) req.attributes[name] = attrs[name];
     requests.set(key, req);
     return req;
