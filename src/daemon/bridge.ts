@@ -283,7 +283,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
 }
 
 /** The span exporter of traces.enabled: its own transport to /v1/traces (TraceService/Export) and queue. */
-async function startSpanExport(config: BridgeConfig, emit: Emit): Promise<SpanExport & { close(): Promise<void> }> {
+async function startSpanExport(config: BridgeConfig, emit: Emit): Promise<SpanExport> {
   const ex = config.traces.exporter;
   const transport = await createTransport(ex, USER_AGENT, 'traces');
   const spans = createSpanExport({
@@ -301,15 +301,15 @@ async function startSpanExport(config: BridgeConfig, emit: Emit): Promise<SpanEx
   });
   spans.start();
   return {
-    ...spans,
+    offer: (encoded) => spans.offer(encoded),
+    start: () => spans.start(),
     get queued() {
       return spans.queued;
     },
-    async shutdown(deadline: number) {
+    shutdown: once(async (deadline: number) => {
       await spans.shutdown(deadline);
       await transport.close();
-    },
-    close: () => transport.close(),
+    }),
   };
 }
 
