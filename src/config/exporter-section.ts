@@ -1,10 +1,10 @@
 // The `exporter:` section and the standard OTEL_EXPORTER_OTLP_* variables → ExporterConfig.
-// Signal-specific variables (…_LOGS_…) win over the generic ones, which win over the file
+// Signal-specific variables (…_LOGS_…, …_TRACES_… for spans) win over the generic ones, which win over the file
 // (OpenTelemetry exporter specification). Where the requests go is otlp-endpoint.ts' business.
 import { ConfigError } from './errors.js';
 import { exporterTls } from './tls.js';
-import { insecureFlag, resolveEndpoint } from './otlp-endpoint.js';
-import type { ExporterConfig, OtlpProtocol } from './schema.js';
+import { insecureFlag, resolveEndpoint, signalVar } from './otlp-endpoint.js';
+import type { ExporterConfig, OtlpProtocol, OtlpSignal } from './schema.js';
 import {
   onlyKeys,
   optBytes,
@@ -33,7 +33,9 @@ const GRPC_BATCH_MAX_BYTES = GRPC_MESSAGE_LIMIT - 64 * 1024;
 /** gRPC metadata keys: lower-case ASCII letters, digits, `_`, `-`, `.` (binary `-bin` keys are not text). */
 const METADATA_KEY = /^[0-9a-z_.-]+$/;
 
-export function buildExporter(ex: Raw, env: Env): ExporterConfig {
+/** The exporter of one signal; spans (`traces`) read the OTEL_EXPORTER_OTLP_TRACES_* variables instead of …_LOGS_*. */
+export function buildExporter(ex: Raw, env: Env, signal: OtlpSignal = 'logs'): ExporterConfig {
+  const v = (name: string): string => signalVar(signal, name);
   onlyKeys(
     ex,
     [
@@ -56,27 +58,27 @@ export function buildExporter(ex: Raw, env: Env): ExporterConfig {
   const backoff = section(ex, 'backoff', 'exporter.backoff');
   onlyKeys(backoff, ['initial', 'max'], 'exporter.backoff');
   const protocol =
-    optEnum(env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL, PROTOCOLS, 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL') ??
+    optEnum(env[v('PROTOCOL')], PROTOCOLS, v('PROTOCOL')) ??
     optEnum(env.OTEL_EXPORTER_OTLP_PROTOCOL, PROTOCOLS, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
     optEnum(ex.protocol, PROTOCOLS, 'exporter.protocol') ??
     'http/protobuf';
   // Validated whatever the protocol, so a typo is not silently taken; it only matters for gRPC.
-  insecureFlag(env, ex);
-  const url = resolveEndpoint(protocol, env, ex);
+  insecureFlag(env, ex, signal);
+  const url = resolveEndpoint(protocol, env, ex, signal);
   const compression =
-    optEnum(env.OTEL_EXPORTER_OTLP_LOGS_COMPRESSION, COMPRESSIONS, 'OTEL_EXPORTER_OTLP_LOGS_COMPRESSION') ??
+    optEnum(env[v('COMPRESSION')], COMPRESSIONS, v('COMPRESSION')) ??
     optEnum(env.OTEL_EXPORTER_OTLP_COMPRESSION, COMPRESSIONS, 'OTEL_EXPORTER_OTLP_COMPRESSION') ??
     optEnum(ex.compression, COMPRESSIONS, 'exporter.compression') ??
     'none';
   const headers = {
     ...checkHeaders(optStringMap(ex.headers, 'exporter.headers'), 'exporter.headers'),
     ...headersFromEnv(env, 'OTEL_EXPORTER_OTLP_HEADERS'),
-    ...headersFromEnv(env, 'OTEL_EXPORTER_OTLP_LOGS_HEADERS'),
+    ...headersFromEnv(env, v('HEADERS')),
   };
-  if (protocol === 'grpc') checkMetadataKeys(headers, env);
+  if (protocol === 'grpc') checkMetadataKeys(headers, env, v('HEADERS'));
   // The specification documents these as plain milliseconds (default 10000); "10s" is accepted too.
   const timeoutMs =
-    optDurationMs(env.OTEL_EXPORTER_OTLP_LOGS_TIMEOUT, 'OTEL_EXPORTER_OTLP_LOGS_TIMEOUT', 1) ??
+    optDurationMs(env[v('TIMEOUT')], v('TIMEOUT'), 1) ??
     optDurationMs(env.OTEL_EXPORTER_OTLP_TIMEOUT, 'OTEL_EXPORTER_OTLP_TIMEOUT', 1) ??
     optDurationMs(ex.timeout, 'exporter.timeout', 1) ??
     10_000;
@@ -134,12 +136,12 @@ function checkHeaders(headers: Record<string, string>, source: string): Record<s
 }
 
 /** Headers travel as gRPC metadata, whose keys are stricter than HTTP header names. */
-function checkMetadataKeys(headers: Record<string, string>, env: Env): void {
+function checkMetadataKeys(headers: Record<string, string>, env: Env, signalHeaders: string): void {
   for (const name of Object.keys(headers)) {
     const key = name.toLowerCase();
     if (METADATA_KEY.test(key) && !key.endsWith('-bin')) continue;
-    const source = env.OTEL_EXPORTER_OTLP_LOGS_HEADERS
-      ? 'OTEL_EXPORTER_OTLP_LOGS_HEADERS'
+    const source = env[signalHeaders]
+      ? signalHeaders
       : env.OTEL_EXPORTER_OTLP_HEADERS
         ? 'OTEL_EXPORTER_OTLP_HEADERS'
         : 'exporter.headers';

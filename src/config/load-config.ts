@@ -49,6 +49,7 @@ const TOP_KEYS = [
   'memory_limit',
   'workers',
   'discovery',
+  'traces',
 ] as const;
 const MAX_WORKERS = 64;
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
@@ -144,6 +145,12 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
   const listen = parseListen(listenText, env.BRIDGE_LISTEN !== undefined ? 'BRIDGE_LISTEN' : 'listen');
 
   const exporter = buildExporter(section(raw, 'exporter', 'exporter'), env);
+  const tracesSection = section(raw, 'traces', 'traces');
+  onlyKeys(tracesSection, ['enabled'], 'traces');
+  const tracesEnabled =
+    flag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? flag(tracesSection.enabled, 'traces.enabled') ?? false;
+  // Built only when enabled, so a TRACES variable's mistake cannot stop a bridge that sends no spans.
+  const tracesExporter = tracesEnabled ? buildExporter(section(raw, 'exporter', 'exporter'), env, 'traces') : exporter;
 
   const svc = section(raw, 'service', 'service');
   onlyKeys(svc, ['name', 'resource_attributes'], 'service');
@@ -208,6 +215,7 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
         1_000_000,
       ) ?? 1000,
     exporter,
+    traces: { enabled: tracesEnabled, exporter: tracesExporter },
     // A named replica (or one of several sharing a store) is who exported a record.
     resource: {
       serviceName,
@@ -220,6 +228,15 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     mapping: raw.mapping === undefined ? defaultMappingOptions : parseMappingOptions(raw.mapping, 'mapping'),
     discovery: parseDiscovery(raw, env),
   };
+}
+
+/** A boolean from YAML (true/false) or the environment (true/false, case-insensitive); undefined when unset. */
+function flag(v: unknown, key: string): boolean | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (typeof v === 'boolean') return v;
+  const s = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
+  if (s === 'true' || s === 'false') return s === 'true';
+  throw new ConfigError(key, 'must be true or false');
 }
 
 /**

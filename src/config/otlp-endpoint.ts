@@ -1,6 +1,7 @@
 // Where the exporter sends, from the OpenTelemetry exporter specification ("Configuration
-// Options"): the signal-specific OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, then OTEL_EXPORTER_OTLP_ENDPOINT,
-// then the file's exporter.endpoint.
+// Options"): the signal-specific OTEL_EXPORTER_OTLP_LOGS_ENDPOINT (…_TRACES_ENDPOINT for spans),
+// then OTEL_EXPORTER_OTLP_ENDPOINT, then the file's exporter.endpoint. Spans go to the same base
+// as records: a file endpoint written as …/v1/logs sends spans to …/v1/traces.
 //
 // OTLP/HTTP: a URL. The generic endpoint is a base that gets /v1/logs appended; the logs one is used
 // as is. Default http://localhost:4318/v1/logs.
@@ -13,39 +14,46 @@
 // same decision.
 import { ConfigError } from './errors.js';
 import { optString, type Raw } from './readers.js';
-import type { OtlpProtocol } from './schema.js';
+import type { OtlpProtocol, OtlpSignal } from './schema.js';
 import { maskUrlText } from '../util/mask-url-text.js';
 
 type Env = Record<string, string | undefined>;
 
-const HTTP_DEFAULT = 'http://localhost:4318/v1/logs';
+const HTTP_BASE_DEFAULT = 'http://localhost:4318';
 const GRPC_DEFAULT = 'http://localhost:4317';
 const LOGS_PATH = '/v1/logs';
+const PATHS: Readonly<Record<OtlpSignal, string>> = { logs: LOGS_PATH, traces: '/v1/traces' };
+
+/** `OTEL_EXPORTER_OTLP_LOGS_<name>` or `OTEL_EXPORTER_OTLP_TRACES_<name>`. */
+export const signalVar = (signal: OtlpSignal, name: string): string =>
+  `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_${name}`;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /** The exporter's URL for `protocol`, resolved from the environment and the file's exporter section. */
-export function resolveEndpoint(protocol: OtlpProtocol, env: Env, ex: Raw): string {
-  const logs = optString(env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT');
+export function resolveEndpoint(protocol: OtlpProtocol, env: Env, ex: Raw, signal: OtlpSignal = 'logs'): string {
+  const own = signalVar(signal, 'ENDPOINT');
+  const path = PATHS[signal];
+  const logs = optString(env[own], own);
   const base = optString(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   const file = optString(ex.endpoint, 'exporter.endpoint');
   if (protocol === 'grpc') {
     const [text, key] =
       logs !== undefined
-        ? [logs, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT']
+        ? [logs, own]
         : base !== undefined
           ? [base, 'OTEL_EXPORTER_OTLP_ENDPOINT']
           : file !== undefined
             ? [file, 'exporter.endpoint']
             : [undefined, ''];
-    return text === undefined ? GRPC_DEFAULT : grpcAddress(text, key, insecureFlag(env, ex));
+    return text === undefined ? GRPC_DEFAULT : grpcAddress(text, key, insecureFlag(env, ex, signal));
   }
-  if (logs !== undefined) return httpUrl(logs, 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT');
-  if (base !== undefined) return `${httpUrl(base, 'OTEL_EXPORTER_OTLP_ENDPOINT')}${LOGS_PATH}`;
+  if (logs !== undefined) return httpUrl(logs, own);
+  if (base !== undefined) return `${httpUrl(base, 'OTEL_EXPORTER_OTLP_ENDPOINT')}${path}`;
   if (file !== undefined) {
     const url = httpUrl(file, 'exporter.endpoint');
-    return url.endsWith(LOGS_PATH) ? url : `${url}${LOGS_PATH}`;
+    return url.endsWith(LOGS_PATH) ? `${url.slice(0, -LOGS_PATH.length)}${path}` : `${url}${path}`;
   }
-  return HTTP_DEFAULT;
+  return `${HTTP_BASE_DEFAULT}${path}`;
 }
 
 /** An http(s) URL without trailing slashes; a bare host:port gets a suggestion rather than "not a URL". */
@@ -101,9 +109,9 @@ function grpcAddress(text: string, key: string, insecure: boolean): string {
   return `${u.protocol}//${u.host}`;
 }
 
-/** OTEL_EXPORTER_OTLP_LOGS_INSECURE, then OTEL_EXPORTER_OTLP_INSECURE, then exporter.insecure; false by default. */
-export function insecureFlag(env: Env, ex: Raw): boolean {
-  for (const key of ['OTEL_EXPORTER_OTLP_LOGS_INSECURE', 'OTEL_EXPORTER_OTLP_INSECURE']) {
+/** OTEL_EXPORTER_OTLP_LOGS_INSECURE (…_TRACES_…), then OTEL_EXPORTER_OTLP_INSECURE, then exporter.insecure; false by default. */
+export function insecureFlag(env: Env, ex: Raw, signal: OtlpSignal = 'logs'): boolean {
+  for (const key of [signalVar(signal, 'INSECURE'), 'OTEL_EXPORTER_OTLP_INSECURE']) {
     const v = env[key]?.trim().toLowerCase();
     if (v === undefined || v === '') continue;
     if (v !== 'true' && v !== 'false') throw new ConfigError(key, 'must be true or false');

@@ -10,6 +10,9 @@ export type { StoreConfig } from './store-config.js';
 export type StartPosition = 'oldest' | 'latest';
 export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 
+/** Which OTLP signal an exporter carries: log records (/v1/logs) or spans (/v1/traces). */
+export type OtlpSignal = 'logs' | 'traces';
+
 /** One session to follow. */
 export interface SessionSpec {
   id: string;
@@ -107,6 +110,11 @@ export interface BridgeConfig {
   /** Sessions followed at most; a PUT of one more answers 429. */
   maxSessions: number;
   exporter: ExporterConfig;
+  /**
+   * Spans beside the records (docs/traces.md): `traces.enabled` / BRIDGE_TRACES, and their exporter,
+   * the logs exporter's settings with the OTEL_EXPORTER_OTLP_TRACES_* variables and /v1/traces.
+   */
+  traces: { enabled: boolean; exporter: ExporterConfig };
   resource: { serviceName: string; attributes: Record<string, string>; instanceId?: string };
   shutdownGraceMs: number;
   /** Ingest worker threads (reading, mapping, encoding); 0 does everything on the main thread. */

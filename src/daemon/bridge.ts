@@ -18,7 +18,9 @@ import { Delivery } from '../export/delivery.js';
 import { createRecordEncoder } from '../wire/encode-record.js';
 import { createRequestBuilder } from '../wire/otlp-request.js';
 import type { OtlpTransport } from '../export/otlp-transport.js';
-import { createTransport } from '../export/create-transport.js';
+import { createTransport, USER_AGENT } from '../export/create-transport.js';
+import { createSpanExport, type SpanExport } from '../export/span-export.js';
+import { spanTapFactory } from '../session/span-tap.js';
 import { resourceAttributes, SCOPE } from '../wire/resource.js';
 import { createFactSink } from '../observe/facts.js';
 import type { Emit } from '../vocabulary/facts.js';
@@ -162,7 +164,12 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const ex = config.exporter;
   const transport = overrides.transport ?? (await createTransport(ex, { emit }));
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
-  const workers = resolveWorkers(config.workers);
+  // Spans are built where the events are read, and worker threads cannot hand spans back yet: with
+  // traces on, `workers: auto` keeps every session on this thread (docs/traces.md).
+  const workers = config.traces.enabled && config.workers === 'auto' ? 0 : resolveWorkers(config.workers);
+  if (config.traces.enabled && workers > 0)
+    log.warn({ workers }, 'traces are built only for sessions read on the main thread: set workers: auto or 0');
+  const spanExport = config.traces.enabled ? await startSpanExport(config, emit) : undefined;
   // `auto` starts the workers only once they are worth their cost (worker-scaling.ts).
   const lazy = config.workers === 'auto';
   const ingest =
@@ -213,6 +220,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     emit,
     log,
     delivery,
+    ...(spanExport ? { spans: spanTapFactory(spanExport) } : {}),
     ...(ingest ? { ingest } : {}),
     ...(scaling ? { scaling } : {}),
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
@@ -273,10 +281,42 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
       await pools.stop();
       memory?.stop();
       const drained = await supervisor.shutdown(deadline);
+      await spanExport?.shutdown(deadline);
       await ingest?.close();
       await client.close();
       await store.close();
       return drained;
+    }),
+  };
+}
+
+/** The span exporter of traces.enabled: its own transport to /v1/traces (TraceService/Export) and queue. */
+async function startSpanExport(config: BridgeConfig, emit: Emit): Promise<SpanExport> {
+  const ex = config.traces.exporter;
+  const transport = await createTransport(ex, { userAgent: USER_AGENT, signal: 'traces', emit });
+  const spans = createSpanExport({
+    transport,
+    request: createRequestBuilder(
+      ex.protocol,
+      { resource: resourceAttributes(config.resource), scope: SCOPE },
+      'traces',
+    ),
+    emit,
+    batchMaxSpans: ex.batchMaxRecords,
+    // Spans wait in memory only; 16 MiB is tens of thousands of spans (a span is 300-800 bytes).
+    maxQueuedBytes: 16 * 1024 * 1024,
+    backoff: ex.backoff,
+  });
+  spans.start();
+  return {
+    offer: (encoded) => spans.offer(encoded),
+    start: () => spans.start(),
+    get queued() {
+      return spans.queued;
+    },
+    shutdown: once(async (deadline: number) => {
+      await spans.shutdown(deadline);
+      await transport.close();
     }),
   };
 }

@@ -26,6 +26,7 @@ import { readOwners } from '../cluster/ownership-view.js';
 import { Ownership } from '../cluster/ownership.js';
 import type { FollowedSession } from '../session/session-pipeline.js';
 import { sessionFactory, type SessionFactory } from '../session/session-factory.js';
+import type { SpanTapFactory } from '../session/span-tap.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
 import { carryCounts } from '../session/carried-status.js';
 import type { IngestWorkers } from '../ingest/worker-group.js';
@@ -49,6 +50,8 @@ export interface SupervisorDeps {
   delivery: Delivery;
   /** The shared store: follow only the sessions this replica owns. */
   shared?: { store: PgStore; leaseMs: number };
+  /** Spans beside the records (traces.enabled): made for the sessions read on this thread. */
+  spans?: SpanTapFactory;
   /** Ingest workers: sessions are read, mapped and encoded there once they run (absent: on this thread). */
   ingest?: IngestWorkers;
   /** `workers: auto`: when the ingest workers start (worker-scaling.ts); absent, they run from the start. */
@@ -81,6 +84,7 @@ export class Supervisor {
       encode: d.encode,
       emit: d.emit,
       log: d.log,
+      ...(d.spans ? { spans: d.spans } : {}),
     });
     // What the components downstream settle comes back here through their watchers: the
     // components know nothing of the supervisor.

@@ -16,6 +16,8 @@ import { grpcFailure } from './grpc-outcome.js';
 import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
 
 export const LOGS_EXPORT_METHOD = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
+/** Spans (docs/traces.md): the same call shape, the traces service's method. */
+export const TRACES_EXPORT_METHOD = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 /** grpc-js' CompressionAlgorithms: 0 identity, 2 gzip. */
 const GZIP = 2;
 const IDENTITY = 0;
@@ -28,6 +30,8 @@ export interface GrpcTransportOptions {
   timeoutMs: number;
   userAgent: string;
   tls?: TlsFiles;
+  /** The method called; LogsService/Export unless told otherwise (TraceService/Export for spans). */
+  method?: string;
   /** The channel reconnects a lost connection with this backoff (delivery's, so both agree). */
   reconnect?: { initialMs: number; maxMs: number };
 }
@@ -65,7 +69,7 @@ export function createGrpcTransport(o: GrpcTransportOptions): OtlpTransport {
       if (closed) return Promise.resolve({ kind: 'retryable', message: 'transport closed' });
       return new Promise<ExportOutcome>((resolve) => {
         const call = client.makeUnaryRequest<Buffer, Buffer>(
-          LOGS_EXPORT_METHOD,
+          o.method ?? LOGS_EXPORT_METHOD,
           passThrough,
           passThrough,
           body,

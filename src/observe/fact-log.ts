@@ -244,6 +244,18 @@ export function logFact(log: Logger, fact: Fact): void {
           'the collector answered 2xx with a body that is not an OTLP response (an HTML page? is the endpoint path right?); the records count as delivered, as it said, but may be stored nowhere',
         );
       return;
+    case 'traces_unsupported':
+      log.warn(
+        { endpoint: fact.endpoint, status: fact.status, grpcCode: fact.grpcCode, retryInMs: fact.retryInMs },
+        'the collector has no traces pipeline: spans wait and are offered again later; records are delivered as usual',
+      );
+      return;
+    case 'traces_supported':
+      log.info({ endpoint: fact.endpoint }, 'the collector accepts spans');
+      return;
+    case 'spans_dropped':
+      log.warn({ count: fact.count, reason: fact.reason }, 'spans not delivered');
+      return;
     case 'export_recovered':
       log.info({ endpoint: fact.endpoint, records: fact.records }, 'collector accepts exports again');
       return;

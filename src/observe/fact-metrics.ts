@@ -106,6 +106,18 @@ export function countFact(m: BridgeMetrics, fact: Fact): void {
     case 'config_rejected':
       m.configReloads.inc({ outcome: 'rejected' });
       break;
+    case 'spans_exported':
+      m.spansExported.inc(fact.count);
+      break;
+    case 'spans_dropped':
+      m.spansDropped.inc({ reason: fact.reason }, fact.count);
+      break;
+    case 'traces_unsupported':
+      m.tracesUnsupported.set(1);
+      break;
+    case 'traces_supported':
+      m.tracesUnsupported.set(0);
+      break;
     default:
       break;
   }

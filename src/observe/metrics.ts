@@ -92,6 +92,19 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       help: 'Records the collector rejected (partial success, or refused alone as invalid).',
       labelNames: ['reason'],
     }),
+    spansExported: registry.counter({
+      name: 'bridge_spans_exported_total',
+      help: 'Spans acknowledged by the collector (traces.enabled).',
+    }),
+    spansDropped: registry.counter({
+      name: 'bridge_spans_dropped_total',
+      help: 'Spans not delivered: refused, rejected, over the span queue bound, or queued at shutdown.',
+      labelNames: ['reason'],
+    }),
+    tracesUnsupported: registry.gauge({
+      name: 'bridge_traces_unsupported',
+      help: '1 while the collector answers that it has no traces pipeline (404 / UNIMPLEMENTED); records are not affected.',
+    }),
     exportRefusing: registry.gauge({
       name: 'bridge_export_refusing',
       help: '1 while the collector refuses every record it is sent (400/413 for all): nothing is dropped, delivery backs off; 0 otherwise.',
@@ -268,6 +281,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     },
   };
   m.exportRefusing.set(0);
+  m.tracesUnsupported.set(0);
   m.buildInfo.set({ version: BRIDGE_VERSION, node: process.versions.node }, 1);
   if (opts.spoolCapacityBytes !== undefined) m.setSpoolCapacity(opts.spoolCapacityBytes);
   const zero = <L extends string>(c: Counter<L>, label: L, values: readonly string[]): void => {

@@ -11,6 +11,7 @@ import { ArchiveReader } from '../upstream/archive.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { Emit } from '../vocabulary/facts.js';
 import { SessionPipeline } from './session-pipeline.js';
+import type { SpanTapFactory } from './span-tap.js';
 
 /** What every session of a thread shares. */
 export interface SessionEnvironment {
@@ -21,6 +22,8 @@ export interface SessionEnvironment {
   encode: RecordEncoder;
   emit: Emit;
   log: Logger;
+  /** Spans beside the records, when traces are on. */
+  spans?: SpanTapFactory;
 }
 
 /** Makes a session from its stored row; `onEnded` runs once its stream answered 404 or 410. */

@@ -27,6 +27,7 @@ import { SequencedStream, type GapItem, type StreamItem } from '../stream/sequen
 import { Subscriber, type SubscriberEvent, type StreamSink } from '../stream/subscriber.js';
 import type { ArchiveReader } from '../upstream/archive.js';
 import type { UpstreamClient } from '../upstream/client.js';
+import type { SpanTap, SpanTapFactory } from './span-tap.js';
 
 export type { SessionStatus } from './session-status.js';
 
@@ -46,6 +47,8 @@ export interface SessionDeps {
   onEnded(sessionId: string): Promise<void>;
   /** Wall clock in ms (injectable for tests). */
   now?: () => number;
+  /** Spans beside the records (traces.enabled, docs/traces.md); absent when traces are off. */
+  spans?: SpanTapFactory;
 }
 
 /** What the supervisor holds for a followed session: this class in one thread, or ingest/remote-session.ts. */
@@ -78,6 +81,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   private stopping = false;
   /** Aborts archive reads in flight when the session stops. */
   private readonly aborter = new AbortController();
+  private readonly spans: SpanTap | undefined;
 
   constructor(
     row: SessionRow,
@@ -97,6 +101,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
       this.startPos,
     );
     this.ctx = { sessionId: spec.id, attributes: { ...spec.attributes }, epoch: row.epoch };
+    this.spans = deps.spans?.(spec.id);
     this.stats = { ...initialStatus(row), lastReceivedSeq: initial };
     this.subscriber = new Subscriber(spec.id, deps.client, stream, this, {
       idleTimeoutMs: deps.idleTimeoutMs,
@@ -184,6 +189,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     const observed = this.now() * 1000;
     const rest = this.apply(items, 0, observed);
     if (rest) await rest;
+    this.spans?.end();
     if (unknown) this.emit({ f: 'session_unknown', session: this.id, detail });
     else
       this.emit({
@@ -339,6 +345,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     let bytes: Buffer | null = null;
     try {
       record = this.deps.mapper.map(env, this.ctx, observedMicros);
+      this.spans?.observe(env, record);
       if (record !== null) bytes = this.deps.encode(record);
     } catch (err) {
       // A mapping bug must not stop the session or lose the event silently: it becomes a gap.

@@ -173,7 +173,16 @@ export type Fact =
       startChanged: boolean;
       restartRequired: readonly string[];
     }
-  | { f: 'config_rejected'; reason: string; key: string; error: string };
+  | { f: 'config_rejected'; reason: string; key: string; error: string }
+  // --- spans (export/span-export.ts, docs/traces.md) ---
+  | { f: 'spans_exported'; count: number }
+  | { f: 'spans_dropped'; count: number; reason: SpanDropReason }
+  /** The collector has no traces pipeline (HTTP 404, gRPC UNIMPLEMENTED): said once, asked again later. */
+  | { f: 'traces_unsupported'; endpoint: string; status?: number; grpcCode?: number; retryInMs: number }
+  | { f: 'traces_supported'; endpoint: string };
+
+/** Why spans were not delivered: refused for their content, rejected in a partial success, over the queue's bound, still queued at shutdown. */
+export type SpanDropReason = 'refused' | 'rejected' | 'overflow' | 'shutdown';
 
 /** The name of a fact, and the fact of that name. */
 export type FactName = Fact['f'];

@@ -19,6 +19,9 @@ export interface BridgeLogRecord {
   /** The event's data after redaction: a structured map, or its JSON text when body format is `json`. */
   body: JsonValue | undefined;
   attributes: Record<string, AttributeValue>;
+  /** The span the event belongs to (lowercase hex, 32 and 16 digits), when traces are on (docs/traces.md). */
+  traceId?: string;
+  spanId?: string;
 }
 
 /** Per-session facts the mapper adds to every record of the session. */

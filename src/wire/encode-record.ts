@@ -5,7 +5,7 @@
 //
 // Numbers keep the stock exporter's choice: a safe integer is intValue, anything else doubleValue.
 // Fields: LogRecord{1 time fixed64, 2 severity_number, 3 severity_text, 5 body, 6 attributes,
-// 11 observed_time fixed64, 12 event_name}; AnyValue{1 string, 2 bool, 3 int, 4 double, 5 array,
+// 8 flags fixed32, 9 trace_id, 10 span_id, 11 observed_time fixed64, 12 event_name}; AnyValue{1 string, 2 bool, 3 int, 4 double, 5 array,
 // 6 kvlist}; KeyValue{1 key, 2 value}.
 import type { AttributeValue, BridgeLogRecord, JsonValue } from '../vocabulary/log-record.js';
 import { ProtoWriter } from './proto-writer.js';
@@ -61,6 +61,12 @@ export function writeFramedRecord(w: ProtoWriter, r: BridgeLogRecord): void {
     writeKey(w, key);
     writeAttributeValue(w, 2, attrs[key]!);
     w.end(kv);
+  }
+  if (r.traceId !== undefined && r.spanId !== undefined) {
+    // W3C trace flags: sampled. The bridge samples nothing away: every span it builds is sent.
+    w.fixed32(8, 1);
+    w.hexBytes(9, r.traceId);
+    w.hexBytes(10, r.spanId);
   }
   w.fixed64NanosFromMicros(11, r.observedMicros);
   if (r.eventName !== '') w.string(12, r.eventName);

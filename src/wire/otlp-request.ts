@@ -4,10 +4,12 @@
 //     ScopeLogs{ scope(1), log_records(2)… } } }
 // where the log_records are the spooled payloads as they are (they are framed as field 2 already).
 // For http/json the framed protobuf records are transcoded to OTLP/JSON here (record-json.ts).
+// Spans (/v1/traces) are built the same way from framed spans (encode-span.ts, span-json.ts).
 import type { OtlpProtocol } from '../config/schema.js';
 import { encodeResource, encodeScope } from './encode-record.js';
 import { varintSize, writeVarint } from './proto-writer.js';
 import { recordToJson } from './record-json.js';
+import { spanToJson } from './span-json.js';
 
 export interface RequestBuilder {
   readonly contentType: string;
@@ -20,8 +22,20 @@ export interface ResourceScope {
   scope: { name: string; version: string };
 }
 
-export function createRequestBuilder(protocol: OtlpProtocol, rs: ResourceScope): RequestBuilder {
-  return protocol === 'http/json' ? jsonBuilder(rs) : protobufBuilder(rs);
+/** Which OTLP signal a request carries: log records (/v1/logs) or spans (/v1/traces). */
+export type Signal = 'logs' | 'traces';
+
+/**
+ * The builder for one signal. ExportTraceServiceRequest has the logs request's shape and field
+ * numbers (resource_spans 1 → resource 1, scope_spans 2 → scope 1, spans 2), so protobuf requests
+ * of both signals are built alike from their framed payloads; only OTLP/JSON names differ.
+ */
+export function createRequestBuilder(
+  protocol: OtlpProtocol,
+  rs: ResourceScope,
+  signal: Signal = 'logs',
+): RequestBuilder {
+  return protocol === 'http/json' ? jsonBuilder(rs, signal) : protobufBuilder(rs);
 }
 
 function protobufBuilder(rs: ResourceScope): RequestBuilder {
@@ -55,15 +69,21 @@ function protobufBuilder(rs: ResourceScope): RequestBuilder {
   };
 }
 
-function jsonBuilder(rs: ResourceScope): RequestBuilder {
+const JSON_NAMES = {
+  logs: { resource: 'resourceLogs', scope: 'scopeLogs', items: 'logRecords', transcode: recordToJson },
+  traces: { resource: 'resourceSpans', scope: 'scopeSpans', items: 'spans', transcode: spanToJson },
+} as const satisfies Record<Signal, { resource: string; scope: string; items: string; transcode: unknown }>;
+
+function jsonBuilder(rs: ResourceScope, signal: Signal): RequestBuilder {
+  const names = JSON_NAMES[signal];
   const attributes = Object.entries(rs.resource).map(([key, value]) => ({ key, value: { stringValue: value } }));
-  const prefix = `{"resourceLogs":[{"resource":${JSON.stringify({ attributes, droppedAttributesCount: 0 })},"scopeLogs":[{"scope":${JSON.stringify(rs.scope)},"logRecords":[`;
+  const prefix = `{"${names.resource}":[{"resource":${JSON.stringify({ attributes, droppedAttributesCount: 0 })},"${names.scope}":[{"scope":${JSON.stringify(rs.scope)},"${names.items}":[`;
   const suffix = ']}]}]}';
   return {
     contentType: 'application/json',
     build(payloads) {
       const parts: string[] = [];
-      for (const p of payloads) recordToJson(p, parts);
+      for (const p of payloads) names.transcode(p, parts);
       return Buffer.from(prefix + parts.join(',') + suffix, 'utf8');
     },
   };

@@ -1,6 +1,7 @@
-// The partial-success part of an ExportLogsServiceResponse (OTLP: a 2xx answer may say that some
-// records were rejected). Read per request, so every rejected record is counted (docs/design.md
-// "Delivery semantics": loss is repaired, or reported). Protobuf: ExportLogsServiceResponse{1 partial_success:
+// The partial-success part of an ExportLogsServiceResponse or ExportTraceServiceResponse (OTLP: a
+// 2xx answer may say that some records or spans were rejected; both have the same field numbers).
+// Read per request, so every rejected record is counted (docs/design.md "Delivery semantics": loss
+// is repaired, or reported). Protobuf: ExportLogsServiceResponse{1 partial_success:
 // {1 rejected_log_records int64, 2 error_message string}}; JSON: {"partialSuccess": {...}}.
 import { isUtf8 } from 'node:buffer';
 import { readVarint } from './proto-writer.js';
@@ -19,11 +20,11 @@ export function decodePartialSuccess(body: Buffer, contentType: string): Partial
 function fromJson(body: Buffer): PartialSuccess | null {
   try {
     const v = JSON.parse(body.toString('utf8')) as {
-      partialSuccess?: { rejectedLogRecords?: string | number; errorMessage?: string };
+      partialSuccess?: { rejectedLogRecords?: string | number; rejectedSpans?: string | number; errorMessage?: string };
     };
     const p = v.partialSuccess;
     if (!p) return null;
-    const rejected = Number(p.rejectedLogRecords ?? 0);
+    const rejected = Number(p.rejectedLogRecords ?? p.rejectedSpans ?? 0);
     const message = typeof p.errorMessage === 'string' ? p.errorMessage : '';
     return rejected > 0 || message ? { rejected: Number.isFinite(rejected) ? rejected : 0, message } : null;
   } catch {

@@ -99,6 +99,22 @@ export class ProtoWriter {
     this.pos += 8;
   }
 
+  fixed32(field: number, n: number): void {
+    this.tag(field, 5);
+    this.ensure(4);
+    this.buf.writeUInt32LE(n >>> 0, this.pos);
+    this.pos += 4;
+  }
+
+  /** A bytes field from lowercase hex (trace and span ids), without an intermediate Buffer. */
+  hexBytes(field: number, hex: string): void {
+    const n = hex.length >>> 1;
+    this.tag(field, WIRE_LEN);
+    this.varint(n);
+    this.ensure(n);
+    this.pos += this.buf.write(hex, this.pos, n, 'hex');
+  }
+
   uintField(field: number, n: number): void {
     this.tag(field, WIRE_VARINT);
     this.varint(n);

@@ -3,11 +3,13 @@
 // change between two runs needs no migration; JSON is the rarer choice and pays this transcoding.
 // Only what encode-record.ts writes needs to be understood; anything else is a damaged record.
 
-const WIRE_VARINT = 0;
-const WIRE_FIXED64 = 1;
-const WIRE_LEN = 2;
+export const WIRE_VARINT = 0;
+export const WIRE_FIXED64 = 1;
+export const WIRE_LEN = 2;
+export const WIRE_FIXED32 = 5;
 
-class Reader {
+/** A bounded protobuf reader over one message of a framed payload (span-json.ts reads spans with it). */
+export class Reader {
   pos: number;
   constructor(
     readonly buf: Buffer,
@@ -63,6 +65,18 @@ class Reader {
     return [start, start + n];
   }
 
+  fixed32(): number {
+    if (this.pos + 4 > this.end) throw new Error('damaged record: fixed32 runs past the end');
+    const v = this.buf.readUInt32LE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+
+  hex(): string {
+    const [s, e] = this.len();
+    return this.buf.toString('hex', s, e);
+  }
+
   string(): string {
     const [s, e] = this.len();
     return this.buf.toString('utf8', s, e);
@@ -96,6 +110,7 @@ function logRecordJson(r: Reader): string {
   let body: string | undefined;
   let eventName = '';
   const attributes: string[] = [];
+  let ids = '';
   while (r.pos < r.end) {
     const tag = r.varint();
     const field = Math.floor(tag / 8);
@@ -107,14 +122,18 @@ function logRecordJson(r: Reader): string {
     else if (field === 12 && wire === WIRE_LEN) eventName = r.string();
     else if (field === 5 && wire === WIRE_LEN) body = anyValueJson(r, ...r.len());
     else if (field === 6 && wire === WIRE_LEN) attributes.push(keyValueJson(r, ...r.len()));
+    else if (field === 8 && wire === WIRE_FIXED32) ids += `,"flags":${r.fixed32()}`;
+    // OTLP/JSON spells trace and span ids as hex, not base64 like other bytes fields.
+    else if (field === 9 && wire === WIRE_LEN) ids += `,"traceId":"${r.hex()}"`;
+    else if (field === 10 && wire === WIRE_LEN) ids += `,"spanId":"${r.hex()}"`;
     else r.skip(wire);
   }
   return `{"timeUnixNano":"${time}","observedTimeUnixNano":"${observed}","severityNumber":${severityNumber},"severityText":${JSON.stringify(severityText)}${
     body === undefined ? '' : `,"body":${body}`
-  },"eventName":${JSON.stringify(eventName)},"attributes":[${attributes.join(',')}],"droppedAttributesCount":0}`;
+  },"eventName":${JSON.stringify(eventName)},"attributes":[${attributes.join(',')}],"droppedAttributesCount":0${ids}}`;
 }
 
-function keyValueJson(parent: Reader, start: number, end: number): string {
+export function keyValueJson(parent: Reader, start: number, end: number): string {
   const r = new Reader(parent.buf, start, end);
   let key = '';
   let value = '{}';

@@ -20,6 +20,7 @@ export const LAYERS = [
   'upstream', // the session service's wire: HTTP client, envelope validation, archive, browser pools
   'stream', // SSE frames → sequenced items (subscriber state machine)
   'mapping', // event → log record (pure)
+  'traces', // events → spans: navigations, requests, api calls (pure, serializable state)
   'wire', // the record's bytes: protobuf encoding, request framing, OTLP/JSON, segment framing
   'store', // the durable spool and checkpoints (SQLite, PostgreSQL)
   'export', // delivery of spooled bytes to the collector

@@ -16,6 +16,7 @@ import { formatReceivedRecord } from '../receiver/format-received.js';
 import { createInterface } from 'node:readline';
 import { demoEnvironment } from './demo-environment.js';
 import { formatDaemonLine } from './daemon-log.js';
+import { formatWaterfall, richestTrace } from '../receiver/waterfall.js';
 
 const HELP = `Usage: browser-telemetry-bridge demo [options]
 
@@ -92,6 +93,8 @@ export async function main(argv: string[]): Promise<number> {
     BRIDGE_START: 'oldest',
     OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
     OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+    // Spans too: one trace per page load (docs/traces.md); the end shows one as a waterfall.
+    BRIDGE_TRACES: 'true',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   });
   if (ignored.length > 0)
@@ -179,6 +182,7 @@ export async function main(argv: string[]): Promise<number> {
   printProgress(out, tallies, sim, ids, true);
   out('\nA few records as the collector received them:\n');
   for (const r of pickSamples(receiver)) out(formatReceivedRecord(r) + '\n');
+  printTrace(out, receiver);
 
   const missing = tallies.reduce((n, t) => n + t.missing, 0);
   // `run --until-ended` exits by itself once every session ended and was delivered: a daemon stopped
@@ -199,6 +203,26 @@ export async function main(argv: string[]): Promise<number> {
   await receiver.close();
   rmSync(stateDir, { recursive: true, force: true });
   return ok ? 0 : 1;
+}
+
+const WATERFALL_LINES = 25;
+
+/** One navigation's waterfall, and how many records point into traces. */
+function printTrace(out: (s: string) => void, receiver: Receiver): void {
+  const traceId = richestTrace(receiver.spans);
+  if (traceId === undefined) {
+    out('No spans arrived (traces are sent beside the records: see docs/traces.md).\n');
+    return;
+  }
+  const inTraces = receiver.records.filter((r) => r.traceId !== undefined).length;
+  out(
+    `Spans: ${receiver.spans.length} received; ${inTraces} of ${receiver.records.length} records point at one (trace_id, span_id).`,
+  );
+  out(`One navigation as a trace backend would draw it (trace ${traceId}):\n`);
+  const lines = formatWaterfall(receiver.spans, traceId);
+  for (const line of lines.slice(0, WATERFALL_LINES)) out('  ' + line);
+  if (lines.length > WATERFALL_LINES) out(`  … ${lines.length - WATERFALL_LINES} more spans`);
+  out('');
 }
 
 function startDaemon(env: NodeJS.ProcessEnv): ChildProcess {

@@ -31,6 +31,9 @@ export interface ReceivedLogRecord {
   /** AnyValue → JS (see any-value.ts); null for an empty AnyValue and for no body at all. */
   body: unknown;
   attributes: Record<string, unknown>;
+  /** The span the record points at (lowercase hex), when it carries one. */
+  traceId?: string;
+  spanId?: string;
 }
 
 /** The two OTLP/HTTP encodings. */
@@ -141,7 +144,7 @@ function toRecord(
   } catch (err) {
     rethrowAt(err, 'attributes');
   }
-  return {
+  const record: ReceivedLogRecord = {
     resource,
     scope,
     timeUnixNano: asUint64(field(wire, 'timeUnixNano', 'time_unix_nano'), 'timeUnixNano'),
@@ -155,4 +158,20 @@ function toRecord(
     body,
     attributes,
   };
+  const traceId = idHex(field(wire, 'traceId', 'trace_id'), 'traceId');
+  const spanId = idHex(field(wire, 'spanId', 'span_id'), 'spanId');
+  if (traceId !== undefined) record.traceId = traceId;
+  if (spanId !== undefined) record.spanId = spanId;
+  return record;
+}
+
+/** A trace or span id: bytes in protobuf, hex text in OTLP/JSON; empty means none. */
+export function idHex(v: unknown, what: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (v instanceof Uint8Array) return v.length === 0 ? undefined : Buffer.from(v).toString('hex');
+  if (typeof v === 'string') {
+    if (v === '') return undefined;
+    if (/^[0-9a-fA-F]+$/.test(v) && v.length % 2 === 0) return v.toLowerCase();
+  }
+  throw new OtlpDecodeError(`${what} is not a hex id`);
 }

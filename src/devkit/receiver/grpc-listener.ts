@@ -10,11 +10,12 @@ import { Metadata, Server, ServerCredentials, type sendUnaryData, type ServerUna
 import type { GrpcError } from './grpc-answer.js';
 
 const EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
+const TRACES_EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 const passThrough = (b: Buffer): Buffer => b;
 
-const LOGS_SERVICE = {
+const service = (path: string) => ({
   export: {
-    path: EXPORT_PATH,
+    path,
     requestStream: false,
     responseStream: false,
     requestSerialize: passThrough,
@@ -22,7 +23,7 @@ const LOGS_SERVICE = {
     responseSerialize: passThrough,
     responseDeserialize: passThrough,
   },
-} as const;
+});
 
 /** TLS for the gRPC listener (PEM). With `clientCa`, a client must present a certificate it signed. */
 export interface GrpcServerTls {
@@ -52,6 +53,8 @@ export class GrpcListener {
     port: number,
     private readonly tls: GrpcServerTls | undefined,
     private readonly handle: GrpcHandler,
+    /** TraceService/Export, when the receiver accepts traces; without it the call is UNIMPLEMENTED. */
+    private readonly handleTraces?: GrpcHandler,
   ) {
     this.#port = port;
   }
@@ -72,10 +75,16 @@ export class GrpcListener {
   async start(): Promise<void> {
     if (this.#server) return;
     const server = new Server();
-    server.addService(LOGS_SERVICE, {
+    server.addService(service(EXPORT_PATH), {
       export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) =>
-        void this.#export(call, callback),
+        void this.#export(call, callback, this.handle),
     });
+    const traces = this.handleTraces;
+    if (traces !== undefined)
+      server.addService(service(TRACES_EXPORT_PATH), {
+        export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) =>
+          void this.#export(call, callback, traces),
+      });
     const address = `${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.#port}`;
     this.#port = await new Promise<number>((resolve, reject) => {
       server.bindAsync(address, this.#credentials(), (err, port) => (err ? reject(err) : resolve(port)));
@@ -98,7 +107,11 @@ export class GrpcListener {
     );
   }
 
-  async #export(call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): Promise<void> {
+  async #export(
+    call: ServerUnaryCall<Buffer, Buffer>,
+    callback: sendUnaryData<Buffer>,
+    handle: GrpcHandler,
+  ): Promise<void> {
     const metadata: Record<string, string> = {};
     for (const [name, value] of Object.entries(call.metadata.getMap()))
       metadata[name] = Buffer.isBuffer(value) ? value.toString('base64') : value;
@@ -108,7 +121,7 @@ export class GrpcListener {
       : { metadata };
     let answer: Awaited<ReturnType<GrpcHandler>>;
     try {
-      answer = await this.handle(call.request, info);
+      answer = await handle(call.request, info);
     } catch (err) {
       callback({ code: 13, details: `receiver error: ${(err as Error).message}` }, null);
       return;

@@ -12,9 +12,18 @@ export interface OtlpSchema {
   readonly status: protobuf.Type;
   /** SeverityNumber name → number, for OTLP/JSON bodies that spell the enum by name. */
   readonly severityNumbers: Readonly<Record<string, number>>;
+  readonly exportTraceRequest: protobuf.Type;
+  readonly exportTraceResponse: protobuf.Type;
+  /** Span.SpanKind and Status.StatusCode name → number, for OTLP/JSON bodies that spell them by name. */
+  readonly spanKinds: Readonly<Record<string, number>>;
+  readonly statusCodes: Readonly<Record<string, number>>;
 }
 
-const PROTO_FILES = ['opentelemetry/proto/collector/logs/v1/logs_service.proto', 'google/rpc/status.proto'];
+const PROTO_FILES = [
+  'opentelemetry/proto/collector/logs/v1/logs_service.proto',
+  'opentelemetry/proto/collector/trace/v1/trace_service.proto',
+  'google/rpc/status.proto',
+];
 
 let cached: OtlpSchema | undefined;
 
@@ -41,6 +50,10 @@ export function otlpSchema(): OtlpSchema {
     exportLogsResponse: root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse'),
     status: root.lookupType('google.rpc.Status'),
     severityNumbers: root.lookupEnum('opentelemetry.proto.logs.v1.SeverityNumber').values,
+    exportTraceRequest: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
+    exportTraceResponse: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
+    spanKinds: root.lookupEnum('opentelemetry.proto.trace.v1.Span.SpanKind').values,
+    statusCodes: root.lookupEnum('opentelemetry.proto.trace.v1.Status.StatusCode').values,
   };
   return cached;
 }

@@ -1,5 +1,6 @@
 // The receiver's contract: what tests and the demo see of it. The implementation is server.ts.
 import type { ReceivedLogRecord } from './decode.js';
+import type { ReceivedSpan } from './decode-traces.js';
 import type { GrpcServerTls } from './grpc-listener.js';
 
 export type { GrpcServerTls } from './grpc-listener.js';
@@ -52,6 +53,13 @@ export interface ReceiverOptions {
   port?: number;
   /** Called for every accepted record, in arrival order (the standalone receiver prints them). */
   onRecord?: (record: ReceivedLogRecord) => void;
+  /** Called for every accepted span (POST /v1/traces, gRPC TraceService/Export). */
+  onSpan?: (span: ReceivedSpan) => void;
+  /**
+   * Accept traces (default true). false is a collector without a traces pipeline: /v1/traces
+   * answers 404 and gRPC TraceService/Export UNIMPLEMENTED.
+   */
+  traces?: boolean;
   /** Keep records and requests in memory (default true); false for a long-running sink. */
   retain?: boolean;
   /**
@@ -71,6 +79,8 @@ export interface Receiver {
   readonly grpcUrl: string | undefined;
   /** Every accepted record (not the rejected ones), in arrival order. */
   readonly records: ReceivedLogRecord[];
+  /** Every accepted span, in arrival order. */
+  readonly spans: ReceivedSpan[];
   /** Every answered request, in answer order. */
   readonly requests: ReceivedRequest[];
   behaviour: ReceiverBehaviour;

@@ -1,5 +1,7 @@
 // A real OTLP logs receiver (POST /v1/logs, protobuf or JSON, optionally gzipped; and, when asked,
-// OTLP/gRPC LogsService/Export on a port of its own, see grpc-listener.ts) for the integration tests
+// OTLP/gRPC LogsService/Export on a port of its own, see grpc-listener.ts), which also takes spans
+// (POST /v1/traces, gRPC TraceService/Export: decoded and kept, no failure injection) unless told
+// to be a collector without a traces pipeline (`traces: false`), for the integration tests
 // and the `demo` sink. It decodes what the exporter really sent and can be made
 // to misbehave like a collector does: fail, throttle, reject part of a batch, stall, go down.
 //
@@ -15,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { decodeLogsRequest, type OtlpFormat, type ReceivedLogRecord } from './decode.js';
+import { decodeTracesRequest, type ReceivedSpan } from './decode-traces.js';
 import { readBody } from './read-body.js';
 import type { ReceivedRequest, Receiver, ReceiverBehaviour, ReceiverOptions } from './receiver.js';
 import { describeReceiver } from './receiver-summary.js';
@@ -34,6 +37,7 @@ export async function startReceiver(opts: ReceiverOptions = {}): Promise<Receive
 }
 
 const LOGS_PATH = '/v1/logs';
+const TRACES_PATH = '/v1/traces';
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 // Two turns suffice in practice (measured); the margin costs microseconds.
 const SETTLE_TURNS = 4;
@@ -54,6 +58,7 @@ type ExportVerdict =
 
 class OtlpLogsReceiver implements Receiver {
   readonly records: ReceivedLogRecord[] = [];
+  readonly spans: ReceivedSpan[] = [];
   readonly requests: ReceivedRequest[] = [];
   behaviour: ReceiverBehaviour = {};
 
@@ -66,6 +71,8 @@ class OtlpLogsReceiver implements Receiver {
   readonly #host: string;
   readonly #onRecord: ((record: ReceivedLogRecord) => void) | undefined;
   readonly #retain: boolean;
+  readonly #onSpan: ((span: ReceivedSpan) => void) | undefined;
+  readonly #traces: boolean;
   readonly #grpc: GrpcListener | undefined;
   #port: number;
   #closed = false;
@@ -79,9 +86,17 @@ class OtlpLogsReceiver implements Receiver {
     this.#port = opts.port ?? 0;
     this.#onRecord = opts.onRecord;
     this.#retain = opts.retain ?? true;
+    this.#onSpan = opts.onSpan;
+    this.#traces = opts.traces ?? true;
     this.#grpc =
       opts.grpc &&
-      new GrpcListener(this.#host, opts.grpc.port ?? 0, opts.grpc.tls, (body, call) => this.#handleGrpc(body, call));
+      new GrpcListener(
+        this.#host,
+        opts.grpc.port ?? 0,
+        opts.grpc.tls,
+        (body, call) => this.#handleGrpc(body, call),
+        this.#traces ? (body) => Promise.resolve(this.#grpcTraces(body)) : undefined,
+      );
     // Clients (the exporter's agent) keep sockets alive without an idle limit; the server closing an
     // idle socket just as a request goes out is the classic ECONNRESET race. A long server-side idle
     // timeout makes that rare enough not to show up as spurious retries in tests.
@@ -201,7 +216,12 @@ class OtlpLogsReceiver implements Receiver {
 
   async #process(req: IncomingMessage, entry: ReceivedRequest, signal: AbortSignal): Promise<Answer> {
     const path = new URL(req.url ?? '/', 'http://receiver').pathname;
-    if (path !== LOGS_PATH) return { status: 404, ...encodeText(`not found: ${path} (only POST ${LOGS_PATH})`) };
+    const traces = path === TRACES_PATH && this.#traces;
+    if (path !== LOGS_PATH && !traces)
+      return {
+        status: 404,
+        ...encodeText(`not found: ${path} (only POST ${LOGS_PATH}${this.#traces ? ` and ${TRACES_PATH}` : ''})`),
+      };
     if (req.method !== 'POST') {
       return { status: 405, headers: { allow: 'POST' }, ...encodeText(`method ${req.method ?? ''} not allowed`) };
     }
@@ -224,6 +244,12 @@ class OtlpLogsReceiver implements Receiver {
     entry.bytes = body.wireBytes;
     if (!body.ok) return { status: body.status, ...encodeStatus(format, body.status, body.message) };
 
+    if (traces) {
+      const spans = this.#acceptSpans(body.body, format);
+      if (typeof spans === 'string') return { status: 400, ...encodeStatus(format, 400, spans) };
+      entry.records = spans;
+      return { status: 200, ...encodeExportResponse(format, 0, '') };
+    }
     const verdict = await this.#export(body.body, format, entry, signal);
     if (verdict.kind === 'accepted')
       return { status: verdict.status, ...encodeExportResponse(format, verdict.rejected, verdict.message) };
@@ -307,6 +333,25 @@ class OtlpLogsReceiver implements Receiver {
     this.#accept(accepted);
     const message = entry.rejected > 0 ? `${entry.rejected} log record(s) rejected by the receiver's behaviour` : '';
     return { kind: 'accepted', status: 200, rejected: entry.rejected, message };
+  }
+
+  /** Decodes and keeps the spans of a traces request: their count, or why it could not be decoded. */
+  #acceptSpans(body: Buffer, format: OtlpFormat): number | string {
+    let spans: ReceivedSpan[];
+    try {
+      spans = decodeTracesRequest(body, format);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    if (this.#retain) this.spans.push(...spans);
+    if (this.#onSpan !== undefined) for (const s of spans) this.#onSpan(s);
+    return spans.length;
+  }
+
+  #grpcTraces(body: Buffer): Awaited<ReturnType<GrpcHandler>> {
+    const spans = this.#acceptSpans(body, 'protobuf');
+    if (typeof spans === 'string') return { ok: false, error: grpcErrorFor(400, spans, undefined) };
+    return { ok: true, response: Buffer.alloc(0) };
   }
 
   /** The status a failure injection imposes on this request, consuming one `failNext`. */

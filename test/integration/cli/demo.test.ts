@@ -1,4 +1,4 @@
-// `demo` as a person runs it, small: the whole pipeline with its kill -9, over OTLP/gRPC.
+// `demo` as a person runs it, small: the whole pipeline with its kill -9, over OTLP/gRPC, traces on.
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cli-process.js';
@@ -16,6 +16,9 @@ describe('demo', () => {
     // daemon (run --until-ended) exits by itself, which the ✓ requires, rather than being stopped at
     // the demo's deadline (measured as a property, not against the wall clock of a loaded machine).
     expect(res.stdout).toMatch(/^✓ every event delivered: /m);
+    // Traces on (BRIDGE_TRACES): spans through the kill -9 too, records pointing at them, a waterfall.
+    expect(res.stdout).toMatch(/^Spans: [1-9]\d* received; [1-9]\d* of \d+ records point at one/m);
+    expect(res.stdout).toMatch(/^ {2}span +offset +duration +status +timeline$/m);
     expect(res.code).toBe(0);
   }, 120_000);
 

@@ -41,6 +41,8 @@ const ALL_KEYS = [
   'spool.commit_interval',
   'listen',
   'control_token',
+  'traces',
+  'traces.enabled',
   'exporter.endpoint',
   'exporter.protocol',
   'exporter.headers',

@@ -45,6 +45,7 @@ const cases: Array<[string, Partial<BridgeLogRecord>]> = [
   ],
   ['empty containers and strings', { body: { a: [], m: {}, s: '' }, attributes: { empty: '' } }],
   ['attribute arrays', { attributes: { strs: ['a', 'b'], nums: [1, 2, 3], bools: [true, false] } }],
+  ['pointing at its span', { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }],
   ['severity 0 and empty text (unspecified)', { severityNumber: 0, severityText: '' }],
   [
     'large and unsafe numbers become doubles',
@@ -81,6 +82,8 @@ describe('record encoder', () => {
         expect(d.scope).toEqual(scope);
         expect(d.body).toEqual(r.body === undefined ? null : r.body);
         expect(d.attributes).toEqual(r.attributes);
+        expect(d.traceId).toBe(r.traceId);
+        expect(d.spanId).toBe(r.spanId);
       }
     });
   }
@@ -122,6 +125,28 @@ describe('record encoder', () => {
     const ours = proto.build([encode(r)]);
     // Not byte-identical only because the stock serializer also writes zero dropped-attribute counts.
     expect(decodeProtobufLogsRequest(ours)).toEqual(decodeProtobufLogsRequest(stock));
+  });
+
+  it('carries trace_id, span_id and flags exactly as the stock serializer does for a record in a span', () => {
+    const r: BridgeLogRecord = { ...base, traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+    const stock = ProtobufLogsSerializer.serializeRequest([
+      {
+        hrTime: [Math.floor(r.tsMicros / 1e6), (r.tsMicros % 1e6) * 1000],
+        hrTimeObserved: [Math.floor(r.observedMicros / 1e6), (r.observedMicros % 1e6) * 1000],
+        severityNumber: r.severityNumber,
+        severityText: r.severityText,
+        body: r.body as never,
+        eventName: r.eventName,
+        attributes: r.attributes as never,
+        spanContext: { traceId: r.traceId, spanId: r.spanId, traceFlags: 1 },
+        resource: resourceFromAttributes(resource),
+        instrumentationScope: scope,
+        droppedAttributesCount: 0,
+      } as never,
+    ])!;
+    const ours = decodeProtobufLogsRequest(proto.build([encode(r)]));
+    expect(ours).toEqual(decodeProtobufLogsRequest(stock));
+    expect(ours[0]).toMatchObject({ traceId: r.traceId, spanId: r.spanId });
   });
 
   it('back-patches a length that needs more than one varint byte', () => {

@@ -64,7 +64,7 @@ describe('receiver HTTP surface', () => {
   });
 
   it('404 for other paths, 405 for other methods, 415 for other content types and encodings', async () => {
-    expect((await post(jsonRequest(['a']), { 'content-type': JSON_TYPE }, '/v1/traces')).status).toBe(404);
+    expect((await post(jsonRequest(['a']), { 'content-type': JSON_TYPE }, '/v1/metrics')).status).toBe(404);
     const get = await fetch(receiver.logsUrl);
     expect([get.status, get.headers.get('allow')]).toStrictEqual([405, 'POST']);
     const text = await post('hello', { 'content-type': 'text/plain' });

@@ -116,7 +116,8 @@ describe('AnyValue conversion, both encodings', () => {
 });
 
 describe('log record fields, both encodings', () => {
-  const full: Json = {
+  // OTLP/JSON spells trace and span ids in hex; protobufjs's fromObject (the protobuf side) reads base64.
+  const full = (format: string): Json => ({
     timeUnixNano: '1732100000123456000',
     observedTimeUnixNano: '18446744073709551615',
     severityNumber: 17,
@@ -130,13 +131,13 @@ describe('log record fields, both encodings', () => {
     ],
     droppedAttributesCount: 1,
     flags: 1,
-    traceId: 'AAAAAAAAAAAAAAAAAAAAAQ==',
-    spanId: 'AAAAAAAAAAE=',
-  };
+    traceId: format === 'json' ? '00000000000000000000000000000001' : 'AAAAAAAAAAAAAAAAAAAAAQ==',
+    spanId: format === 'json' ? '0000000000000001' : 'AAAAAAAAAAE=',
+  });
 
   for (const format of FORMATS) {
     it(`${format}: every field, 64-bit timestamps exact`, () => {
-      const request = requestWith([full], {
+      const request = requestWith([full(format)], {
         resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bridge' } }] },
         scope: { name: 'browser-telemetry-bridge', version: '0.1.0' },
       });
@@ -151,6 +152,8 @@ describe('log record fields, both encodings', () => {
           eventName: 'browser.console_error',
           body: 'boom',
           attributes: { 'browser.session.id': 's-1', 'browser.telemetry.seq': 42, tags: ['a'] },
+          traceId: '00000000000000000000000000000001',
+          spanId: '0000000000000001',
         },
       ]);
     });

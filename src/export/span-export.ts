@@ -1,0 +1,151 @@
+// Delivery of spans (docs/traces.md), beside the records' and never in their way: spans wait in a
+// bounded queue of their own, go out in batches to /v1/traces (gRPC TraceService/Export) on their
+// own transport, and nothing a traces endpoint answers can hold a record back.
+//
+// States: *idle* (queue empty) → *sending* (one request in flight) → back to idle, or to
+// *backing off* after a retryable answer (429, 5xx, network: the Retry-After or the exponential
+// backoff), or to *unsupported* when the collector has no traces pipeline (HTTP 404, gRPC
+// UNIMPLEMENTED): said once (traces_unsupported), the spans kept, and tried again after
+// `unsupportedRetryMs`; the first success says so (traces_supported). A batch the collector refuses
+// as invalid is dropped and counted, as is the oldest span when the queue is over its bound.
+import type { Emit } from '../vocabulary/facts.js';
+import type { RequestBuilder } from '../wire/otlp-request.js';
+import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
+
+/** gRPC UNIMPLEMENTED: the collector has no TraceService. */
+const GRPC_UNIMPLEMENTED = 12;
+
+export interface SpanExportOptions {
+  transport: OtlpTransport;
+  /** The traces request builder (otlp-request.ts with signal `traces`). */
+  request: RequestBuilder;
+  emit: Emit;
+  /** Spans per request, and bytes of spans queued at most (the oldest go first beyond it). */
+  batchMaxSpans: number;
+  maxQueuedBytes: number;
+  backoff: { initialMs: number; maxMs: number };
+  /** How long to wait before asking again a collector that has no traces pipeline. Default 5 min. */
+  unsupportedRetryMs?: number;
+  /** Injected for tests; default setTimeout. Returns a cancel function. */
+  schedule?: (fn: () => void, ms: number) => () => void;
+}
+
+export interface SpanExport {
+  /** Queues encoded spans (framed ScopeSpans entries, as encode-span.ts writes them). */
+  offer(spans: readonly Buffer[]): void;
+  start(): void;
+  /** Sends what is queued until `deadline` (epoch ms), then stops; queued spans left are counted. */
+  shutdown(deadline: number): Promise<void>;
+  /** Spans waiting (for the status and tests). */
+  readonly queued: number;
+}
+
+const defaultSchedule = (fn: () => void, ms: number): (() => void) => {
+  const t = setTimeout(fn, ms);
+  t.unref();
+  return () => clearTimeout(t);
+};
+
+export function isNoTracesPipeline(o: ExportOutcome): boolean {
+  return o.kind === 'failure' && (o.status === 404 || o.grpcCode === GRPC_UNIMPLEMENTED);
+}
+
+export function createSpanExport(o: SpanExportOptions): SpanExport {
+  const schedule = o.schedule ?? defaultSchedule;
+  const unsupportedRetryMs = o.unsupportedRetryMs ?? 300_000;
+  const queue: Buffer[] = [];
+  let queuedBytes = 0;
+  let sending: Promise<void> | undefined;
+  let cancelWait: (() => void) | undefined;
+  let running = false;
+  let failures = 0;
+  let unsupported = false;
+
+  function kick(): void {
+    if (!running || sending !== undefined || cancelWait !== undefined || queue.length === 0) return;
+    sending = sendOne().finally(() => {
+      sending = undefined;
+      kick();
+    });
+  }
+
+  function wait(ms: number): void {
+    cancelWait = schedule(() => {
+      cancelWait = undefined;
+      kick();
+    }, ms);
+  }
+
+  async function sendOne(): Promise<void> {
+    const batch = queue.slice(0, o.batchMaxSpans);
+    const outcome = await o.transport.send(o.request.build(batch), o.request.contentType);
+    if (outcome.kind === 'success') {
+      take(batch.length);
+      failures = 0;
+      if (unsupported) {
+        unsupported = false;
+        o.emit({ f: 'traces_supported', endpoint: o.transport.url });
+      }
+      o.emit({ f: 'spans_exported', count: batch.length - outcome.rejected });
+      if (outcome.rejected > 0) o.emit({ f: 'spans_dropped', count: outcome.rejected, reason: 'rejected' });
+      return;
+    }
+    if (isNoTracesPipeline(outcome)) {
+      if (!unsupported) {
+        unsupported = true;
+        const said: { status?: number; grpcCode?: number } = {};
+        if (outcome.status !== undefined) said.status = outcome.status;
+        if (outcome.grpcCode !== undefined) said.grpcCode = outcome.grpcCode;
+        o.emit({ f: 'traces_unsupported', endpoint: o.transport.url, retryInMs: unsupportedRetryMs, ...said });
+      }
+      wait(unsupportedRetryMs);
+      return;
+    }
+    if (outcome.kind === 'failure') {
+      // Refused for its content (400, 413, …): retrying the same bytes cannot succeed.
+      take(batch.length);
+      o.emit({ f: 'spans_dropped', count: batch.length, reason: 'refused' });
+      return;
+    }
+    failures++;
+    const backoff = Math.min(o.backoff.maxMs, o.backoff.initialMs * 2 ** Math.min(failures - 1, 20));
+    wait(outcome.retryAfterMs ?? backoff);
+  }
+
+  function take(n: number): void {
+    for (const b of queue.splice(0, n)) queuedBytes -= b.length;
+  }
+
+  return {
+    offer(spans) {
+      for (const s of spans) {
+        queue.push(s);
+        queuedBytes += s.length;
+      }
+      let dropped = 0;
+      while (queuedBytes > o.maxQueuedBytes && queue.length > 1) {
+        queuedBytes -= queue.shift()!.length;
+        dropped++;
+      }
+      if (dropped > 0) o.emit({ f: 'spans_dropped', count: dropped, reason: 'overflow' });
+      kick();
+    },
+    start() {
+      running = true;
+      kick();
+    },
+    async shutdown(deadline) {
+      const left = (): number => deadline - Date.now();
+      while (sending !== undefined && left() > 0)
+        await Promise.race([sending, new Promise((r) => setTimeout(r, Math.max(1, left())).unref())]);
+      running = false;
+      cancelWait?.();
+      cancelWait = undefined;
+      if (queue.length > 0) o.emit({ f: 'spans_dropped', count: queue.length, reason: 'shutdown' });
+      take(queue.length);
+    },
+    get queued() {
+      return queue.length;
+    },
+  };
+}

@@ -1,0 +1,394 @@
+// Events → spans, for one session: one trace per navigation (a document, i.e. a CDP loader), a
+// CLIENT span per request hop under it, a span per api_call. Records point at these spans through
+// the SpanRef observe() returns (docs/traces.md).
+//
+// States. A document is *unseen* until the first event naming its loader_id (the document request
+// comes before page_navigation: Chrome commits after the response), then *open* while its events
+// gather (requests, load, vitals, console errors, interactions), then *closed* when the page is
+// left (a page_navigation commits another loader in the same frame), its target crashes, the
+// open-document bound evicts it, or the session ends. Closing emits the navigation span once; a
+// closed loader is remembered (bounded) so a late event cannot reopen it and emit a second span
+// under the same id. A request hop is *open* from network_request to network_response /
+// network_loading_failed, or to the next network_request with the same request id (a redirect:
+// each hop is its own span, `http.request.resend_count` counting the hops).
+//
+// Ids are a pure function of (session, loader, request id, hop), never of arrival order, so a
+// replay gives the same ids; the state (snapshot/restore) is plain JSON, saved beside the stream
+// checkpoint, so a span open at kill -9 is completed after the restart as if nothing happened.
+import type { Envelope } from '../upstream/envelope.js';
+import type { AttributeValue, BridgeLogRecord } from '../vocabulary/log-record.js';
+import type { BridgeSpan, SpanRef } from '../vocabulary/span.js';
+import { SPAN_KIND } from '../vocabulary/span.js';
+import { isRecord } from '../util/guards.js';
+import { spanIdOf, traceIdOf } from './span-ids.js';
+import {
+  addEvent,
+  finishDoc,
+  finishRequest,
+  SPAN_ATTR,
+  type DocState,
+  type EndReason,
+  type ReqState,
+  type RequestEnd,
+} from './span-shapes.js';
+import { addShift, emptyCls } from './web-vitals.js';
+
+/** The builder's open state as plain JSON (versioned: it is stored with checkpoints). */
+export interface SpanBuilderState {
+  v: 1;
+  docs: DocState[];
+  /** frame id → its current (committed) loader. */
+  frames: Array<[string, string]>;
+  requests: ReqState[];
+  /** Recently closed loaders, oldest first. */
+  closed: string[];
+}
+
+export interface Observed {
+  /** The span the event's record belongs to, when it belongs to one. */
+  ref: SpanRef | undefined;
+  /** Spans this event completed. */
+  finished: BridgeSpan[];
+}
+
+export interface SpanBuilder {
+  /** Feeds one event in stream order; `record` is its mapped record (redacted), null when filtered. */
+  observe(envelope: Envelope, record: BridgeLogRecord | null): Observed;
+  /** The session ended: every open span is flushed, marked `browser.span.end_reason=session_end`. */
+  end(): BridgeSpan[];
+  snapshot(): SpanBuilderState;
+}
+
+export const MAX_OPEN_DOCS = 64;
+export const MAX_OPEN_REQUESTS = 2048;
+export const MAX_CLOSED = 256;
+
+/** Request attributes the CLIENT span takes from the record (already redacted there). */
+const REQUEST_ATTRS = [
+  'http.request.method',
+  'http.request.method_original',
+  'url.full',
+  'url.scheme',
+  'server.address',
+  'server.port',
+  'browser.network.request.id',
+  'browser.network.resource_type',
+] as const;
+
+const EXCEPTION_ATTRS = ['exception.type', 'exception.message', 'exception.stacktrace'] as const;
+const INTERACTIONS = new Set(['interaction_click', 'interaction_key', 'interaction_scroll_settled']);
+const EMPTY: readonly BridgeSpan[] = Object.freeze([]);
+const NO_ATTRS: Readonly<Record<string, AttributeValue>> = Object.freeze({});
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState): SpanBuilder {
+  const docs = new Map<string, DocState>((restored?.docs ?? []).map((d) => [d.loaderId, structuredClone(d)]));
+  const frames = new Map<string, string>(restored?.frames ?? []);
+  const requests = new Map<string, ReqState>((restored?.requests ?? []).map((r) => [r.key, structuredClone(r)]));
+  const closed: string[] = [...(restored?.closed ?? [])];
+  const closedSet = new Set(closed);
+  let out: BridgeSpan[] = [];
+
+  // A page's ids are asked for by every request of the page: derived once per loader (bounded).
+  const docRefs = new Map<string, SpanRef>();
+  const docRef = (loader: string): SpanRef => {
+    let ref = docRefs.get(loader);
+    if (ref === undefined) {
+      if (docRefs.size >= MAX_OPEN_DOCS + MAX_CLOSED) docRefs.delete(docRefs.keys().next().value!);
+      ref = {
+        traceId: traceIdOf('navigation', [sessionId, loader]),
+        spanId: spanIdOf('navigation', [sessionId, loader]),
+      };
+      docRefs.set(loader, ref);
+    }
+    return ref;
+  };
+
+  function closeDoc(doc: DocState, reason: EndReason | undefined): void {
+    docs.delete(doc.loaderId);
+    if (doc.frameId !== undefined && frames.get(doc.frameId) === doc.loaderId) frames.delete(doc.frameId);
+    closed.push(doc.loaderId);
+    closedSet.add(doc.loaderId);
+    if (closed.length > MAX_CLOSED) closedSet.delete(closed.shift()!);
+    out.push(finishDoc(sessionId, doc, reason));
+  }
+
+  /** The open document of `loader` (opened on first sight), or undefined once it was closed. */
+  function touchDoc(loader: string, frame: string | undefined, ts: number): DocState | undefined {
+    if (closedSet.has(loader)) return undefined;
+    let doc = docs.get(loader);
+    if (doc === undefined) {
+      if (docs.size >= MAX_OPEN_DOCS) {
+        let oldest: DocState | undefined;
+        for (const d of docs.values()) if (oldest === undefined || d.lastMicros < oldest.lastMicros) oldest = d;
+        closeDoc(oldest!, 'evicted');
+      }
+      doc = {
+        ...docRef(loader),
+        loaderId: loader,
+        navigated: false,
+        startMicros: ts,
+        lastMicros: ts,
+        sameDocument: 0,
+        cls: emptyCls(),
+        clsLastMicros: 0,
+        errors: 0,
+        events: [],
+        droppedEvents: 0,
+      };
+      docs.set(loader, doc);
+    }
+    if (frame !== undefined) doc.frameId ??= frame;
+    if (ts < doc.startMicros) doc.startMicros = ts;
+    if (ts > doc.lastMicros) doc.lastMicros = ts;
+    return doc;
+  }
+
+  function closeRequest(req: ReqState, endMicros: number, end: RequestEnd): void {
+    requests.delete(req.key);
+    out.push(finishRequest(sessionId, req, endMicros, end));
+  }
+
+  function openRequest(
+    key: string,
+    loader: string | undefined,
+    hop: number,
+    ts: number,
+    attrs: Readonly<Record<string, AttributeValue>>,
+    startUnknown: boolean,
+  ): ReqState {
+    if (requests.size >= MAX_OPEN_REQUESTS) {
+      const oldest = requests.values().next().value!;
+      closeRequest(oldest, oldest.startMicros, { kind: 'cut', reason: 'evicted' });
+    }
+    const kind = loader === undefined ? 'orphan' : 'request';
+    const req: ReqState = {
+      key,
+      traceId: loader === undefined ? traceIdOf('orphan', [sessionId, key]) : docRef(loader).traceId,
+      spanId: spanIdOf(kind, [sessionId, key, String(hop)]),
+      hop,
+      startMicros: ts,
+      startUnknown,
+      attributes: {},
+    };
+    if (loader !== undefined) req.parentSpanId = docRef(loader).spanId;
+    for (const name of REQUEST_ATTRS) if (attrs[name] !== undefined) req.attributes[name] = attrs[name];
+    requests.set(key, req);
+    return req;
+  }
+
+  function onNetwork(
+    type: string,
+    ts: number,
+    data: Record<string, unknown>,
+    loader: string | undefined,
+    frame: string | undefined,
+    attrs: Readonly<Record<string, AttributeValue>>,
+  ): SpanRef | undefined {
+    const requestId = str(data.request_id);
+    const doc = loader === undefined ? undefined : touchDoc(loader, frame, ts);
+    if (requestId === undefined) return doc ?? (loader === undefined ? undefined : docRef(loader));
+    const target = str(data.target_id) ?? '';
+    const key = loader === undefined ? `t:${target}:${requestId}` : `${loader}:${requestId}`;
+    const open = requests.get(key);
+    if (type === 'network_request') {
+      // Chrome's navigation request has the loader's id as its request id: that request is the page.
+      if (doc !== undefined && doc.url === undefined && data.resource_type === 'Document' && requestId === loader) {
+        const url = attrs['url.full'];
+        if (typeof url === 'string') doc.url = url;
+      }
+      let hop = 0;
+      if (open !== undefined) {
+        hop = open.hop + 1;
+        closeRequest(open, ts, { kind: 'redirected' });
+      }
+      return openRequest(key, loader, hop, ts, attrs, false);
+    }
+    if (type === 'proxy_error') return open ?? doc;
+    const req = open ?? openRequest(key, loader, 0, ts, attrs, true);
+    for (const name of REQUEST_ATTRS) if (attrs[name] !== undefined) req.attributes[name] ??= attrs[name];
+    const ref = { traceId: req.traceId, spanId: req.spanId };
+    if (type === 'network_response') closeRequest(req, ts, { kind: 'response', status: num(data.status) });
+    else closeRequest(req, ts, { kind: 'failed', errorType: str(data.error_text), canceled: data.canceled === true });
+    return ref;
+  }
+
+  function onPage(
+    type: string,
+    ts: number,
+    data: Record<string, unknown>,
+    doc: DocState,
+    record: BridgeLogRecord | null,
+  ): void {
+    const attrs = record?.attributes ?? NO_ATTRS;
+    switch (type) {
+      case 'page_navigation': {
+        const url = attrs['url.full'];
+        if (doc.navigated) {
+          doc.sameDocument++;
+          addEvent(doc, {
+            name: 'browser.navigation.same_document',
+            tsMicros: ts,
+            attributes: typeof url === 'string' ? { 'url.full': url } : {},
+          });
+          return;
+        }
+        doc.navigated = true;
+        if (typeof url === 'string') doc.url = url;
+        doc.targetId ??= str(data.target_id);
+        const parent = str(data.parent_frame_id);
+        if (parent !== undefined) {
+          doc.parentFrameId = parent;
+          const parentLoader = frames.get(parent);
+          if (parentLoader !== undefined) doc.link = docRef(parentLoader);
+        }
+        if (doc.frameId !== undefined) {
+          const previous = frames.get(doc.frameId);
+          const prevDoc = previous === undefined ? undefined : docs.get(previous);
+          if (prevDoc !== undefined && prevDoc !== doc) closeDoc(prevDoc, 'navigated_away');
+          frames.set(doc.frameId, doc.loaderId);
+        }
+        return;
+      }
+      case 'page_load':
+        doc.loadMicros = ts;
+        addEvent(doc, { name: 'browser.page.load', tsMicros: ts, attributes: {} });
+        return;
+      case 'page_dom_content_loaded':
+        addEvent(doc, { name: 'browser.page.dom_content_loaded', tsMicros: ts, attributes: {} });
+        return;
+      case 'page_lcp': {
+        const value = num(attrs['browser.page.lcp.value']);
+        if (value !== undefined) doc.lcp = { value, tsMicros: ts };
+        return;
+      }
+      case 'page_layout_shift': {
+        const value = num(attrs['browser.page.layout_shift.value']);
+        const recent = attrs['browser.page.layout_shift.had_recent_input'] === true;
+        if (value === undefined) return;
+        addShift(doc.cls, ts, value, recent);
+        if (!recent) doc.clsLastMicros = ts;
+        addEvent(doc, {
+          name: 'browser.page.layout_shift',
+          tsMicros: ts,
+          attributes: {
+            'browser.page.layout_shift.value': value,
+            'browser.page.layout_shift.had_recent_input': recent,
+          },
+        });
+        return;
+      }
+      case 'console_error': {
+        doc.errors++;
+        const attributes: Record<string, AttributeValue> = {};
+        for (const name of EXCEPTION_ATTRS) if (attrs[name] !== undefined) attributes[name] = attrs[name];
+        if (attributes['exception.type'] === undefined && attributes['exception.message'] === undefined) {
+          const body = record?.body;
+          const text = isRecord(body) ? str(body.text) : undefined;
+          attributes['exception.type'] = 'console.error';
+          if (text !== undefined) attributes['exception.message'] = text;
+        }
+        addEvent(doc, { name: 'exception', tsMicros: ts, attributes });
+        return;
+      }
+      default:
+        if (INTERACTIONS.has(type)) addEvent(doc, { name: `browser.${type}`, tsMicros: ts, attributes: {} });
+    }
+  }
+
+  function onApiCall(
+    ts: number,
+    data: Record<string, unknown>,
+    attrs: Readonly<Record<string, AttributeValue>>,
+  ): SpanRef {
+    const operation = str(data.operation_id) ?? 'api_call';
+    const id = str(data.request_id) ?? `${ts}:${operation}`;
+    const ref = { traceId: traceIdOf('api_call', [sessionId, id]), spanId: spanIdOf('api_call', [sessionId, id]) };
+    const duration = num(data.duration_ms) ?? 0;
+    const attributes: Record<string, AttributeValue> = { [SPAN_ATTR.sessionId]: sessionId };
+    for (const name of ['http.response.status_code', 'browser.api_call.operation_id'] as const)
+      if (attrs[name] !== undefined) attributes[name] = attrs[name];
+    const status = num(data.status);
+    if (status !== undefined) attributes['http.response.status_code'] = status;
+    const failed = status !== undefined && status >= 500;
+    if (failed) attributes['error.type'] = String(status);
+    // The event is written when the call returns: it ends at ts and began duration_ms before.
+    out.push({
+      ...ref,
+      name: operation,
+      kind: SPAN_KIND.internal,
+      startMicros: ts - Math.max(0, Math.round(duration * 1000)),
+      endMicros: ts,
+      attributes,
+      events: [],
+      links: [],
+      status: { code: failed ? 2 : 0 },
+    });
+    return ref;
+  }
+
+  function onCrash(data: Record<string, unknown>): SpanRef | undefined {
+    const target = str(data.target_id);
+    let ref: SpanRef | undefined;
+    for (const doc of [...docs.values()]) {
+      if (target === undefined || doc.targetId !== target) continue;
+      if (doc.parentFrameId === undefined) ref = { traceId: doc.traceId, spanId: doc.spanId };
+      closeDoc(doc, 'page_crashed');
+    }
+    return ref;
+  }
+
+  function dispatch(envelope: Envelope, record: BridgeLogRecord | null): SpanRef | undefined {
+    const ev = envelope.event;
+    const data = ev.data ?? {};
+    const attrs = record?.attributes ?? NO_ATTRS;
+    if (ev.type === 'api_call' || ev.type === 'platform_api_call') return onApiCall(ev.ts, data, attrs);
+    if (ev.type === 'page_crashed') return onCrash(data);
+    const frame = str(data.frame_id);
+    const loader = str(data.loader_id) ?? (frame === undefined ? undefined : frames.get(frame));
+    if (ev.category === 'network' || ev.type.startsWith('network_') || ev.type === 'proxy_error') {
+      if (ev.type === 'network_idle') return loader === undefined ? undefined : docOrRef(loader, frame, ev.ts);
+      return onNetwork(ev.type, ev.ts, data, loader, frame, attrs);
+    }
+    if (loader === undefined) return undefined;
+    const doc = touchDoc(loader, frame, ev.ts);
+    if (doc === undefined) return docRef(loader);
+    onPage(ev.type, ev.ts, data, doc, record);
+    // Page events carry the page's own URL in their context: the name of a page whose navigation
+    // was not seen (the session's first page, or one loaded before the bridge started reading).
+    if (doc.url === undefined && typeof attrs['url.full'] === 'string') doc.url = attrs['url.full'];
+    return { traceId: doc.traceId, spanId: doc.spanId };
+  }
+
+  function docOrRef(loader: string, frame: string | undefined, ts: number): SpanRef {
+    const doc = touchDoc(loader, frame, ts);
+    return doc === undefined ? docRef(loader) : { traceId: doc.traceId, spanId: doc.spanId };
+  }
+
+  return {
+    observe(envelope, record) {
+      out = [];
+      const found = dispatch(envelope, record);
+      const ref = found === undefined ? undefined : { traceId: found.traceId, spanId: found.spanId };
+      return { ref, finished: out.length === 0 ? (EMPTY as BridgeSpan[]) : out };
+    },
+    end() {
+      out = [];
+      for (const req of [...requests.values()])
+        closeRequest(req, req.startMicros, { kind: 'cut', reason: 'session_end' });
+      for (const doc of [...docs.values()]) closeDoc(doc, 'session_end');
+      return out;
+    },
+    snapshot() {
+      return structuredClone({
+        v: 1,
+        docs: [...docs.values()],
+        frames: [...frames.entries()],
+        requests: [...requests.values()],
+        closed,
+      });
+    },
+  };
+}

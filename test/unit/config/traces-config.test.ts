@@ -1,0 +1,69 @@
+// traces.enabled / BRIDGE_TRACES and the traces exporter: the logs exporter's settings, with the
+// OTEL_EXPORTER_OTLP_TRACES_* variables and /v1/traces on the same base endpoint.
+import { describe, expect, it } from 'vitest';
+import { buildConfig } from '../../../src/config/load-config.js';
+import { ConfigError } from '../../../src/config/errors.js';
+
+const base = { BROWSER_API_URL: 'http://svc.test', BROWSER_API_KEY: 'k' };
+const on = { ...base, BRIDGE_TRACES: 'true' };
+const traces = (env: Record<string, string>, raw: Record<string, unknown> = {}) => buildConfig(raw, env).traces;
+
+describe('traces configuration', () => {
+  it('is off by default', () => {
+    expect(traces(base).enabled).toBe(false);
+  });
+
+  it('turns on by BRIDGE_TRACES or traces.enabled, the variable winning', () => {
+    expect(traces(on).enabled).toBe(true);
+    expect(traces(base, { traces: { enabled: true } }).enabled).toBe(true);
+    expect(traces({ ...base, BRIDGE_TRACES: 'false' }, { traces: { enabled: true } }).enabled).toBe(false);
+  });
+
+  const cases: Array<[string, Record<string, string>, Record<string, unknown>, string]> = [
+    ['the default base', on, {}, 'http://localhost:4318/v1/traces'],
+    [
+      'the generic base gets /v1/traces',
+      { ...on, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' },
+      {},
+      'http://c:4318/v1/traces',
+    ],
+    [
+      'the traces variable is used as is, and the logs one does not apply',
+      { ...on, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:9/x', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'http://l:9/y' },
+      {},
+      'http://t:9/x',
+    ],
+    [
+      'a file endpoint naming /v1/logs sends spans beside it',
+      on,
+      { exporter: { endpoint: 'https://c/otlp/v1/logs' } },
+      'https://c/otlp/v1/traces',
+    ],
+    [
+      'gRPC: the same address',
+      { ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317' },
+      {},
+      'http://c:4317',
+    ],
+  ];
+  for (const [name, env, raw, url] of cases) {
+    it(`endpoint: ${name}`, () => expect(traces(env, raw).exporter.url).toBe(url));
+  }
+
+  it('reads the TRACES variables for protocol, headers and timeout', () => {
+    const ex = traces({
+      ...on,
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-team=web',
+      OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '2500',
+      OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: '9000',
+    }).exporter;
+    expect(ex).toMatchObject({ protocol: 'http/json', headers: { 'x-team': 'web' }, timeoutMs: 2500 });
+  });
+
+  it('refuses anything but true or false, naming the key', () => {
+    expect(() => buildConfig({}, { ...base, BRIDGE_TRACES: 'yes' })).toThrow(ConfigError);
+    expect(() => buildConfig({ traces: { enabled: 'on' } }, base)).toThrow(/traces.enabled/);
+    expect(() => buildConfig({ traces: { sample: 1 } }, base)).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,114 @@
+// Span delivery beside the records: batches, backoff, and a collector without a traces pipeline
+// (404 / UNIMPLEMENTED) said once, counted, and asked again later; time is the injected scheduler's.
+import { describe, expect, it } from 'vitest';
+import { createSpanExport } from '../../../src/export/span-export.js';
+import type { ExportOutcome } from '../../../src/export/otlp-transport.js';
+import type { Fact } from '../../../src/vocabulary/facts.js';
+
+function harness(answers: ExportOutcome[]) {
+  const sent: number[] = [];
+  const facts: Fact[] = [];
+  const waits: Array<{ ms: number; fn: () => void }> = [];
+  const exp = createSpanExport({
+    transport: {
+      url: 'http://c/v1/traces',
+      send: (body) => {
+        sent.push(body.length);
+        return Promise.resolve(answers.shift() ?? { kind: 'success', rejected: 0 });
+      },
+      close: () => Promise.resolve(),
+    },
+    // The body is the spans concatenated: its length says how many one-byte spans went out.
+    request: { contentType: 'application/x-protobuf', build: (p) => Buffer.concat(p) },
+    emit: (f) => facts.push(f),
+    batchMaxSpans: 2,
+    maxQueuedBytes: 5,
+    backoff: { initialMs: 100, maxMs: 1000 },
+    unsupportedRetryMs: 60_000,
+    schedule: (fn, ms) => {
+      const w = { ms, fn };
+      waits.push(w);
+      return () => waits.splice(waits.indexOf(w), 1);
+    },
+  });
+  const settle = () => new Promise((r) => setImmediate(r));
+  const fire = async () => {
+    const w = waits.shift()!;
+    w.fn();
+    await settle();
+  };
+  return { exp, sent, facts, waits, settle, fire };
+}
+
+const spans = (n: number): Buffer[] => Array.from({ length: n }, () => Buffer.from([0]));
+
+describe('span export', () => {
+  it('sends queued spans in batches', async () => {
+    const h = harness([]);
+    h.exp.start();
+    h.exp.offer(spans(3));
+    await h.settle();
+    expect(h.sent).toEqual([2, 1]);
+    expect(h.facts).toEqual([
+      { f: 'spans_exported', count: 2 },
+      { f: 'spans_exported', count: 1 },
+    ]);
+  });
+
+  it('a collector without a traces pipeline is said once, and the spans arrive when it has one', async () => {
+    const notFound: ExportOutcome = { kind: 'failure', status: 404, message: 'HTTP 404' };
+    const h = harness([notFound, notFound]);
+    h.exp.start();
+    h.exp.offer(spans(2));
+    await h.settle();
+    expect(h.facts).toEqual([
+      { f: 'traces_unsupported', endpoint: 'http://c/v1/traces', status: 404, retryInMs: 60_000 },
+    ]);
+    expect(h.waits.map((w) => w.ms)).toEqual([60_000]);
+    await h.fire();
+    expect(h.facts.filter((f) => f.f === 'traces_unsupported')).toHaveLength(1);
+    await h.fire();
+    expect(h.sent).toEqual([2, 2, 2]);
+    expect(h.facts.slice(1)).toEqual([
+      { f: 'traces_supported', endpoint: 'http://c/v1/traces' },
+      { f: 'spans_exported', count: 2 },
+    ]);
+  });
+
+  it('gRPC UNIMPLEMENTED is the same answer', async () => {
+    const h = harness([{ kind: 'failure', grpcCode: 12, message: 'UNIMPLEMENTED' }]);
+    h.exp.start();
+    h.exp.offer(spans(1));
+    await h.settle();
+    expect(h.facts[0]).toMatchObject({ f: 'traces_unsupported', grpcCode: 12 });
+  });
+
+  it('backs off after a retryable answer, honouring Retry-After', async () => {
+    const h = harness([
+      { kind: 'retryable', status: 503, message: 'HTTP 503' },
+      { kind: 'retryable', status: 429, retryAfterMs: 7000, message: 'HTTP 429' },
+    ]);
+    h.exp.start();
+    h.exp.offer(spans(1));
+    await h.settle();
+    expect(h.waits.map((w) => w.ms)).toEqual([100]);
+    await h.fire();
+    expect(h.waits.map((w) => w.ms)).toEqual([7000]);
+    await h.fire();
+    expect(h.facts).toEqual([{ f: 'spans_exported', count: 1 }]);
+  });
+
+  it('drops a refused batch and the oldest spans over the bound, counting both', async () => {
+    const h = harness([{ kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' }]);
+    h.exp.offer(spans(7));
+    expect(h.exp.queued).toBe(5);
+    h.exp.start();
+    await h.settle();
+    expect(h.facts).toEqual([
+      { f: 'spans_dropped', count: 2, reason: 'overflow' },
+      { f: 'spans_dropped', count: 2, reason: 'refused' },
+      { f: 'spans_exported', count: 2 },
+      { f: 'spans_exported', count: 1 },
+    ]);
+  });
+});

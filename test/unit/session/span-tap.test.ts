@@ -1,0 +1,32 @@
+// The seam between a session's path and its spans: records are pointed at their span before they
+// are encoded, completed spans go to the sink encoded, a session end flushes the rest.
+import { describe, expect, it } from 'vitest';
+import { spanTapFactory } from '../../../src/session/span-tap.js';
+import { decodeTracesRequest } from '../../../src/devkit/receiver/decode-traces.js';
+import { createRecordEncoder } from '../../../src/wire/encode-record.js';
+import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
+import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
+import { PAGE_LOAD, SESSION, envelopes, mapped } from '../traces/script.js';
+
+const rs = { resource: {}, scope: { name: 't', version: '1' } };
+
+describe('span tap', () => {
+  it('points records at their span and hands completed spans to the sink, encoded', () => {
+    const offered: Buffer[] = [];
+    const tap = spanTapFactory({ offer: (b) => offered.push(...b) })(SESSION);
+    const encode = createRecordEncoder();
+    const records: Buffer[] = [];
+    for (const env of envelopes(PAGE_LOAD)) {
+      const record = mapped(env);
+      tap.observe(env, record);
+      if (record !== null) records.push(encode(record));
+    }
+    expect(offered).toHaveLength(3); // the three requests; the page is still open
+    tap.end();
+    const spans = decodeTracesRequest(createRequestBuilder('http/protobuf', rs, 'traces').build(offered), 'protobuf');
+    expect(spans).toHaveLength(4);
+    const decoded = decodeProtobufLogsRequest(createRequestBuilder('http/protobuf', rs).build(records));
+    const ids = new Set(spans.map((s) => `${s.traceId}/${s.spanId}`));
+    for (const r of decoded) expect(ids.has(`${r.traceId}/${r.spanId}`)).toBe(true);
+  });
+});

@@ -1,0 +1,246 @@
+// The span builder on scripted event sequences (docs/traces.md): one trace per navigation, a CLIENT
+// span per request hop, records pointing at their span, and what closes a span.
+import { describe, expect, it } from 'vitest';
+import { createSpanBuilder, type SpanBuilder } from '../../../src/traces/span-builder.js';
+import { spanIdOf, traceIdOf } from '../../../src/traces/span-ids.js';
+import type { BridgeSpan, SpanRef } from '../../../src/vocabulary/span.js';
+import { PAGE_LOAD, SESSION, T0, doc, envelopes, mapped, nav, req, type Step } from './script.js';
+
+interface Run {
+  spans: BridgeSpan[];
+  refs: Array<SpanRef | undefined>;
+  builder: SpanBuilder;
+}
+
+function run(steps: readonly Step[], end = true): Run {
+  const builder = createSpanBuilder(SESSION);
+  const spans: BridgeSpan[] = [];
+  const refs: Array<SpanRef | undefined> = [];
+  for (const env of envelopes(steps)) {
+    const o = builder.observe(env, mapped(env));
+    refs.push(o.ref);
+    spans.push(...o.finished);
+  }
+  if (end) spans.push(...builder.end());
+  return { spans, refs, builder };
+}
+
+const byName = (spans: BridgeSpan[], name: string): BridgeSpan[] => spans.filter((s) => s.name === name);
+const only = (spans: BridgeSpan[], pred: (s: BridgeSpan) => boolean): BridgeSpan => {
+  const found = spans.filter(pred);
+  expect(found).toHaveLength(1);
+  return found[0]!;
+};
+const navOf = (loader: string): SpanRef => ({
+  traceId: traceIdOf('navigation', [SESSION, loader]),
+  spanId: spanIdOf('navigation', [SESSION, loader]),
+});
+
+describe('a page load', () => {
+  const { spans, refs } = run(PAGE_LOAD);
+  const root = only(spans, (s) => s.parentSpanId === undefined);
+
+  it('is one trace: a navigation root named after the page without its query, requests as its children', () => {
+    expect(root).toMatchObject({ ...navOf('L1'), name: 'https://shop.example.com/cart', kind: 1 });
+    expect(root.startMicros).toBe(T0);
+    expect(root.endMicros).toBe(T0 + 400_000);
+    expect(root.attributes['url.full']).toBe('https://shop.example.com/cart?token=REDACTED');
+    const children = spans.filter((s) => s !== root);
+    expect(children).toHaveLength(3);
+    for (const c of children) expect(c).toMatchObject({ traceId: root.traceId, parentSpanId: root.spanId, kind: 3 });
+  });
+
+  it('follows the HTTP client span conventions, status ERROR from 400', () => {
+    const image = only(spans, (s) => s.attributes['url.full'] === 'https://shop.example.com/logo.png');
+    expect(image).toMatchObject({ name: 'GET', status: { code: 2 } });
+    expect(image.attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'http.response.status_code': 404,
+      'error.type': '404',
+      'server.address': 'shop.example.com',
+    });
+    const script = only(spans, (s) => s.attributes['url.full'] === 'https://shop.example.com/app.js');
+    expect(script.status.code).toBe(0);
+    expect(script.endMicros - script.startMicros).toBe(60_000);
+  });
+
+  it('carries the console error as an exception event, interactions and shifts as events', () => {
+    const names = root.events.map((e) => e.name);
+    expect(names).toContain('exception');
+    expect(names).toContain('browser.interaction_click');
+    expect(names.filter((n) => n === 'browser.page.layout_shift')).toHaveLength(3);
+    const ex = root.events.find((e) => e.name === 'exception')!;
+    expect(ex.attributes).toMatchObject({ 'exception.type': 'TypeError', 'exception.message': 'x is undefined' });
+  });
+
+  it('reports LCP and CLS (the session window, without shifts after input) as browser.web_vital events and attributes', () => {
+    const vitals = root.events.filter((e) => e.name === 'browser.web_vital');
+    expect(vitals.map((v) => v.attributes['browser.web_vital.name'])).toEqual(['lcp', 'cls']);
+    expect(vitals[0]!.attributes).toMatchObject({ 'browser.web_vital.value': 380, 'browser.web_vital.rating': 'good' });
+    expect(vitals[1]!.attributes['browser.web_vital.value']).toBeCloseTo(0.09);
+    expect(root.attributes['browser.web_vital.cls.value']).toBeCloseTo(0.09);
+    expect(root.attributes['browser.web_vital.lcp.value']).toBe(380);
+  });
+
+  it('points every record of the page at its span: requests at theirs, page events at the navigation', () => {
+    const doc0 = only(spans, (s) => s.attributes['browser.network.resource_type'] === 'Document');
+    expect(refs[0]).toEqual({ traceId: doc0.traceId, spanId: doc0.spanId });
+    expect(refs[1]).toEqual(refs[0]);
+    for (const i of [2, 7, 8, 9, 10, 11]) expect(refs[i]).toEqual(navOf('L1'));
+  });
+
+  it('marks a page still open at session end', () => {
+    expect(root.attributes['browser.span.end_reason']).toBe('session_end');
+    expect(root.attributes['browser.span.incomplete']).toBeUndefined();
+  });
+});
+
+describe('scripted sequences', () => {
+  it('a redirect chain: one CLIENT span per hop, resend_count counting them', () => {
+    const { spans } = run([
+      ['network_request', 0, doc('L1', 'http://shop.example.com/')],
+      ['network_request', 50, doc('L1', 'https://shop.example.com/')],
+      ['network_request', 90, doc('L1', 'https://shop.example.com/home')],
+      ['network_response', 150, { ...doc('L1', 'https://shop.example.com/home'), status: 200 }],
+      ['page_navigation', 160, nav('L1', 'https://shop.example.com/home')],
+      ['page_load', 300, { frame_id: 'F1', loader_id: 'L1' }],
+    ]);
+    const hops = byName(spans, 'GET').sort((a, b) => a.startMicros - b.startMicros);
+    expect(hops.map((h) => h.attributes['http.request.resend_count'])).toEqual([undefined, 1, 2]);
+    expect(new Set(hops.map((h) => h.spanId)).size).toBe(3);
+    expect(hops.map((h) => h.endMicros - T0)).toEqual([50_000, 90_000, 150_000]);
+    expect(only(spans, (s) => s.kind === 1).name).toBe('https://shop.example.com/home');
+  });
+
+  it('a request finishing after the next navigation stays in its own page’s trace', () => {
+    const { spans } = run([
+      ['network_request', 0, doc('L1', 'https://a.example/')],
+      ['page_navigation', 10, nav('L1', 'https://a.example/')],
+      ['network_request', 20, req('L1', '7.1', 'https://a.example/slow')],
+      ['network_request', 30, doc('L2', 'https://b.example/')],
+      ['page_navigation', 40, nav('L2', 'https://b.example/')],
+      ['network_response', 900, { ...req('L1', '7.1', 'https://a.example/slow'), status: 200 }],
+    ]);
+    const first = only(spans, (s) => s.spanId === navOf('L1').spanId);
+    expect(first.attributes).toMatchObject({
+      'browser.span.end_reason': 'navigated_away',
+      'browser.span.incomplete': true,
+    });
+    const slow = only(spans, (s) => s.attributes['url.full'] === 'https://a.example/slow');
+    expect(slow).toMatchObject({ traceId: navOf('L1').traceId, parentSpanId: navOf('L1').spanId });
+    expect(slow.endMicros).toBe(T0 + 900_000);
+    // The first page was emitted once: its late events do not reopen it.
+    expect(spans.filter((s) => s.spanId === navOf('L1').spanId)).toHaveLength(1);
+  });
+
+  it('a failed request is an ERROR with error.type; a cancelled one is marked but not an error', () => {
+    const { spans } = run([
+      ['network_request', 0, req('L1', '1.1', 'https://gone.example/x')],
+      [
+        'network_loading_failed',
+        5,
+        { ...req('L1', '1.1', 'https://gone.example/x'), error_text: 'net::ERR_NAME_NOT_RESOLVED' },
+      ],
+      ['network_request', 6, req('L1', '1.2', 'https://a.example/y')],
+      [
+        'network_loading_failed',
+        7,
+        { ...req('L1', '1.2', 'https://a.example/y'), error_text: 'net::ERR_ABORTED', canceled: true },
+      ],
+    ]);
+    const failed = only(spans, (s) => s.attributes['url.full'] === 'https://gone.example/x');
+    expect(failed.status).toEqual({ code: 2, message: 'net::ERR_NAME_NOT_RESOLVED' });
+    expect(failed.attributes['error.type']).toBe('net::ERR_NAME_NOT_RESOLVED');
+    const cancelled = only(spans, (s) => s.attributes['url.full'] === 'https://a.example/y');
+    expect(cancelled.status.code).toBe(0);
+    expect(cancelled.attributes).toMatchObject({ 'error.type': 'net::ERR_ABORTED', 'browser.network.canceled': true });
+  });
+
+  it('an iframe is its own trace, linked to the page that embeds it', () => {
+    const { spans } = run([
+      ['network_request', 0, doc('L1', 'https://a.example/')],
+      ['page_navigation', 10, nav('L1', 'https://a.example/')],
+      ['network_request', 20, doc('LF', 'https://ads.example/frame', 'F2')],
+      ['page_navigation', 30, nav('LF', 'https://ads.example/frame', 'F2', { parent_frame_id: 'F1' })],
+      ['page_load', 50, { frame_id: 'F2', loader_id: 'LF' }],
+      ['page_load', 60, { frame_id: 'F1', loader_id: 'L1' }],
+    ]);
+    const frame = only(spans, (s) => s.spanId === navOf('LF').spanId);
+    expect(frame.traceId).not.toBe(navOf('L1').traceId);
+    expect(frame.attributes).toMatchObject({ 'browser.frame.kind': 'iframe', 'browser.frame.parent_id': 'F1' });
+    expect(frame.links).toEqual([{ ...navOf('L1'), attributes: {} }]);
+    const frameDoc = only(spans, (s) => s.attributes['url.full'] === 'https://ads.example/frame' && s.kind === 3);
+    expect(frameDoc.parentSpanId).toBe(frame.spanId);
+  });
+
+  it('a session ending mid-navigation flushes the open request and the page with a marker', () => {
+    const { spans } = run([
+      ['network_request', 0, doc('L1', 'https://a.example/')],
+      ['page_navigation', 10, nav('L1', 'https://a.example/')],
+      ['network_request', 20, req('L1', '3.3', 'https://a.example/pending')],
+    ]);
+    const pending = only(spans, (s) => s.attributes['url.full'] === 'https://a.example/pending');
+    expect(pending.attributes).toMatchObject({
+      'browser.span.incomplete': true,
+      'browser.span.end_reason': 'session_end',
+    });
+    const page = only(spans, (s) => s.kind === 1);
+    expect(page.attributes).toMatchObject({
+      'browser.span.incomplete': true,
+      'browser.span.end_reason': 'session_end',
+    });
+  });
+
+  it('a request whose events arrive before its navigation’s still knows its parent from loader_id', () => {
+    const { spans } = run([
+      ['network_request', 0, req('L9', '5.5', 'https://a.example/early')],
+      ['network_response', 5, { ...req('L9', '5.5', 'https://a.example/early'), status: 200 }],
+      ['page_navigation', 10, nav('L9', 'https://a.example/')],
+    ]);
+    const early = only(spans, (s) => s.kind === 3);
+    expect(early).toMatchObject({ traceId: navOf('L9').traceId, parentSpanId: navOf('L9').spanId });
+  });
+
+  it('a same-document navigation is an event of the page, not a new trace', () => {
+    const { spans } = run([
+      ['page_navigation', 0, nav('L1', 'https://app.example/#/a')],
+      ['page_navigation', 10, nav('L1', 'https://app.example/#/b')],
+    ]);
+    const page = only(spans, (s) => s.kind === 1);
+    expect(page.attributes['browser.navigation.same_document_count']).toBe(1);
+    expect(page.events.map((e) => e.name)).toEqual(['browser.navigation.same_document']);
+  });
+
+  it('an api_call is a span of its own, began duration_ms before the event', () => {
+    const { spans, refs } = run([
+      ['api_call', 100, { request_id: 'r-1', operation_id: 'Navigate', status: 500, duration_ms: 40 }],
+    ]);
+    const call = only(spans, () => true);
+    expect(call).toMatchObject({
+      name: 'Navigate',
+      startMicros: T0 + 60_000,
+      endMicros: T0 + 100_000,
+      status: { code: 2 },
+    });
+    expect(refs[0]).toEqual({ traceId: call.traceId, spanId: call.spanId });
+  });
+
+  it('a renderer crash ends the target’s pages with status ERROR', () => {
+    const { spans } = run(
+      [
+        ['page_navigation', 0, nav('L1', 'https://a.example/')],
+        ['page_crashed', 10, { target_id: 'T1', target_type: 'page', url: 'https://a.example/' }],
+      ],
+      false,
+    );
+    expect(only(spans, () => true)).toMatchObject({
+      status: { code: 2 },
+      attributes: { 'browser.span.end_reason': 'page_crashed' },
+    });
+  });
+
+  it('session-level events belong to no span', () => {
+    const { refs } = run([['monitor_disconnected', 0, { reason: 'x' }]]);
+    expect(refs).toEqual([undefined]);
+  });
+});
