@@ -245,7 +245,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     }),
     discoveryMatched: registry.gauge({
       name: 'bridge_discovery_matched_sessions',
-      help: "Live sessions the discovery selector matched at this replica's last successful poll.",
+      help: "Live sessions the discovery selector matched at this replica's last read of the whole live list (at start and every five minutes).",
     }),
     buildInfo: registry.gauge({
       name: 'bridge_build_info',
