@@ -14,12 +14,17 @@
 // `reprobeMs` (the service may be upgraded; a session read then finds out); `upstream.archive: off`
 // is absent for good. Per session: ──404 and the service does not know it──▶ that session alone is
 // absent, asked again after `reprobeMs`. When the lookup itself fails, that one read fails and the
-// verdict waits for the next one. Other failures (5xx, network, a page that is not a list) fail that
-// one read after a few tries; the caller then reports the loss as it would without an archive.
+// verdict waits for the next one. Other failures (5xx, network, a page cut short, a page that is not
+// a list) fail that one read after a few tries; the caller then reports the loss as it would
+// without an archive.
+//
+// Memory: a page may hold 100 screenshots (up to 128 MiB as read). At most `concurrentPages` pages
+// per reader (one reader per thread) are read and handed on at once; other repairs wait their turn.
 import type { Logger } from 'pino';
 import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 import { validateEnvelope, type Envelope } from './envelope.js';
 import type { UpstreamClient } from './client.js';
+import { limitConcurrency } from '../util/concurrency-limit.js';
 
 export type ArchiveMode = 'auto' | 'off';
 
@@ -49,12 +54,18 @@ export interface ArchiveOptions {
   reprobeMs?: number;
   /** Where the verdicts go (a fact each: metrics, the log line). */
   emit?: Emit;
+  /** Pages read and handed on at once, across every session of this reader (default 2). */
+  concurrentPages?: number;
 }
 
 const PAGE = 100;
+/** Archive pages in memory at once per reader: each may be as large as 128 MiB. */
+export const CONCURRENT_PAGES = 2;
 const REPROBE_MS = 10 * 60 * 1000;
 /** Sessions remembered as unknown to the archive at most (oldest forgotten first). */
 const MAX_UNKNOWN = 10_000;
+
+type PageOutcome = { kind: 'ok'; more: boolean; nextOffset: string | undefined } | Exclude<ArchiveRead, { kind: 'ok' }>;
 
 export class ArchiveReader {
   private readonly off: boolean;
@@ -63,6 +74,13 @@ export class ArchiveReader {
   /** Sessions the service does not know, until when. */
   private readonly unknown = new Map<string, number>();
   private readonly emit: Emit;
+  /** One page read and handed on, holding one of the reader's page permits throughout. */
+  private readonly heldPage: (
+    sessionId: string,
+    q: Parameters<UpstreamClient['listEvents']>[1],
+    signal: AbortSignal | undefined,
+    onPage: (envelopes: Envelope[]) => boolean,
+  ) => Promise<PageOutcome>;
 
   constructor(
     private readonly client: Pick<UpstreamClient, 'listEvents'> & Partial<Pick<UpstreamClient, 'getSession'>>,
@@ -71,6 +89,11 @@ export class ArchiveReader {
   ) {
     this.off = opts.mode === 'off';
     this.emit = opts.emit ?? ignoreFacts;
+    this.heldPage = limitConcurrency(opts.concurrentPages ?? CONCURRENT_PAGES, async (sessionId, q, signal, onPage) => {
+      const res = await this.page(sessionId, q, signal);
+      if (res.kind !== 'ok') return res;
+      return { kind: 'ok', more: onPage(res.envelopes) && res.hasMore, nextOffset: res.nextOffset };
+    });
   }
 
   /** False while the archive is known not to exist (or is switched off). */
@@ -94,14 +117,14 @@ export class ArchiveReader {
     let offset: string | undefined;
     const since = new Date(Math.max(0, Math.floor(scan.sinceMicros / 1000))).toISOString();
     for (let page = 0; page < maxPages; page++) {
-      const res = await this.page(
+      const res = await this.heldPage(
         sessionId,
         offset === undefined ? { limit: PAGE, since } : { limit: PAGE, offset },
         signal,
+        (envelopes) => scan.onPage(envelopes),
       );
       if (res.kind !== 'ok') return res;
-      if (!scan.onPage(res.envelopes)) return { kind: 'ok', envelopes: [] };
-      if (!res.hasMore || res.nextOffset === undefined) return { kind: 'ok', envelopes: [] };
+      if (!res.more || res.nextOffset === undefined) return { kind: 'ok', envelopes: [] };
       offset = res.nextOffset;
     }
     return { kind: 'failed', detail: `archive longer than ${maxPages} pages from the gap on` };
