@@ -6,6 +6,14 @@
 // deliver the spool until it is empty or the deadline has passed, close the store. Whatever was not
 // delivered stays spooled for the next start. shutdown() is idempotent.
 //
+// max_sessions bounds what this process follows, wherever a session comes from. A PUT of one more
+// is refused (SessionLimitError: 429). A session of the configuration, of discovery or of a cluster
+// claim is recorded (so it is not lost) and waits for room, in arrival order, configured ones first
+// at start: `waiting` here, a warning and bridge_sessions_refused_total{source} once, and `waiting`
+// in GET /v1/sessions. As followed sessions end or are removed, waiting ones are followed (from
+// their checkpoint, or from the archive once they ended). With the shared store, ownership offers
+// its sessions again at every pass, so a claimed one waits the same way.
+//
 // With the shared (PostgreSQL) store the set of followed sessions is driven by ownership instead
 // (ownership.ts): every replica records the configured sessions and PUT/DELETE in the store, and
 // follows only the sessions it owns; a PUT or DELETE on a replica that does not own the session is
@@ -32,6 +40,21 @@ import type { WorkerScaling } from './worker-scaling.js';
 
 /** A session's status with the replica that owns it (shared store; null: none right now). */
 export type OwnedStatus = SessionStatus & { owner?: string | null };
+
+/** A new session refused because max_sessions are followed (the control API answers 429). */
+export class SessionLimitError extends Error {
+  constructor(
+    readonly followed: number,
+    readonly limit: number,
+  ) {
+    super(
+      `the bridge follows ${followed} sessions, its limit (max_sessions = ${limit}); DELETE one or raise the limit`,
+    );
+  }
+}
+
+/** Which sessions get the room first at start: the configuration's, then PUT ones, then discovered ones. */
+const START_ORDER: { [K in SessionSource]: number } = { config: 0, api: 1, discovery: 2 };
 
 /** Finished sessions whose last status stays visible in GET /v1/sessions (oldest forgotten first). */
 const MAX_FINISHED = 1000;
@@ -62,6 +85,10 @@ export class Supervisor {
   private readonly finished = new Map<string, SessionStatus>();
   private stopping = false;
   private endedWaiters: Array<() => void> = [];
+  /** Recorded as active, not followed while max_sessions are (config, discovery, claims); arrival order. */
+  private readonly waiting = new Map<string, SessionRow>();
+  /** New sessions between the max_sessions check and their following (a PUT awaiting the store). */
+  private reserved = 0;
   /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
   private readonly ops = new Map<string, Promise<unknown>>();
   /** Sessions followed on this thread (without ingest workers). */
@@ -100,7 +127,7 @@ export class Supervisor {
         log: d.log,
         host: {
           follow: (row) => {
-            if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
+            if (!this.stopping) this.followOrWait([row]);
           },
           unfollow: (id) => this.unfollow(id),
           isFollowed: (id) => this.active.has(id),
@@ -159,16 +186,71 @@ export class Supervisor {
       );
       return;
     }
-    for (const row of stored.values()) {
-      if (row.lifecycle === 'active') this.follow(row);
+    const active = [...stored.values()].filter((r) => r.lifecycle === 'active');
+    // Array.sort is stable: within a source, the store's order.
+    this.followOrWait(active.sort((a, b) => START_ORDER[a.source] - START_ORDER[b.source]));
+    this.d.log.info({ sessions: this.active.size, waiting: this.waiting.size }, 'following sessions');
+  }
+
+  private get occupied(): number {
+    return this.active.size + this.reserved;
+  }
+
+  private hasRoom(): boolean {
+    return this.occupied < this.d.config.maxSessions;
+  }
+
+  /** Follows each row while there is room; the rest wait for it (said once per session). */
+  private followOrWait(rows: readonly SessionRow[]): void {
+    const over: SessionRow[] = [];
+    for (const row of rows) {
+      if (this.active.has(row.spec.id)) continue;
+      if (this.hasRoom()) this.follow(row);
+      else if (!this.waiting.has(row.spec.id)) over.push(row);
+      else this.waiting.set(row.spec.id, row);
     }
-    this.d.log.info({ sessions: this.active.size }, 'following sessions');
+    if (over.length === 0) return;
+    for (const row of over) this.waiting.set(row.spec.id, row);
+    for (const source of Object.keys(START_ORDER) as SessionSource[]) {
+      const ids = over.filter((r) => r.source === source).map((r) => r.spec.id);
+      if (ids.length > 0)
+        this.d.emit({
+          f: 'session_refused',
+          sessions: ids,
+          source,
+          followed: this.active.size,
+          limit: this.d.config.maxSessions,
+        });
+    }
+  }
+
+  /**
+   * Room was freed: waiting sessions are followed, oldest first. With the shared store ownership
+   * offers them again at its next pass (it knows which are still owned here).
+   */
+  private fillRoom(): void {
+    if (this.ownership || this.stopping) return;
+    for (const [id, row] of this.waiting) {
+      if (!this.hasRoom()) return;
+      this.waiting.delete(id);
+      if (!this.active.has(id)) this.follow(row);
+    }
+  }
+
+  isWaiting(id: string): boolean {
+    return this.waiting.has(id);
+  }
+
+  /** Sessions recorded but not followed while max_sessions are (GET /v1/sessions `waiting`). */
+  waitingForRoom(): string[] {
+    return [...this.waiting.keys()];
   }
 
   private follow(row: SessionRow): FollowedSession {
     const onWorker = this.d.ingest?.ready === true;
     const p = onWorker ? this.d.ingest!.follow(row) : this.newSession(row, (id) => this.onEnded(id));
     this.active.set(row.spec.id, p);
+    this.waiting.delete(row.spec.id);
     if (onWorker) this.onMain.delete(row.spec.id);
     else this.onMain.add(row.spec.id);
     this.d.scaling?.sessionsChanged(this.active.size);
@@ -212,9 +294,26 @@ export class Supervisor {
         status: { ...initialStatus(row), owner: before?.owner ?? null },
       };
     }
-    const row = await this.d.store.putSession(spec, source);
-    if (this.stopping) throw new Error('shutting down');
-    return { created: true, status: this.follow(row).status() };
+    if (this.waiting.has(spec.id)) {
+      const row = await this.d.store.putSession(spec, source);
+      this.waiting.set(spec.id, row);
+      return { created: false, status: initialStatus(row) };
+    }
+    if (!this.hasRoom()) {
+      if (source === 'api') throw new SessionLimitError(this.occupied, this.d.config.maxSessions);
+      const row = await this.d.store.putSession(spec, source);
+      this.followOrWait([row]);
+      return { created: true, status: initialStatus(row) };
+    }
+    // Counted from the check on: PUTs of different sessions at the same moment cannot all pass it.
+    this.reserved++;
+    try {
+      const row = await this.d.store.putSession(spec, source);
+      if (this.stopping) throw new Error('shutting down');
+      return { created: true, status: this.follow(row).status() };
+    } finally {
+      this.reserved--;
+    }
   }
 
   /**
@@ -230,7 +329,7 @@ export class Supervisor {
       await Promise.all(
         rows.map((row) =>
           this.serial(row.spec.id, async () => {
-            if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
+            if (!this.stopping) this.followOrWait([row]);
           }),
         ),
       );
@@ -245,6 +344,10 @@ export class Supervisor {
 
   private async removeNow(id: string): Promise<boolean> {
     const p = this.active.get(id);
+    if (!p && this.waiting.delete(id)) {
+      await this.d.store.setLifecycle(id, 'removed');
+      return true;
+    }
     if (!p && this.d.shared) {
       // Owned elsewhere (or by nobody yet): the owner stops at its next pass.
       const row = (await readOwners(this.d.shared.store.db)).get(id);
@@ -258,6 +361,7 @@ export class Supervisor {
     await this.d.spool.flush();
     await this.d.store.setLifecycle(id, 'removed');
     this.remember(p.status());
+    this.fillRoom();
     this.checkAllEnded();
     return true;
   }
@@ -272,10 +376,8 @@ export class Supervisor {
     // Shared store: the next ownership pass follows again whichever of them this replica still owns.
     if (this.ownership) return;
     const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
-    for (const id of ids) {
-      const row = rows.get(id);
-      if (row?.lifecycle === 'active' && !this.stopping && !this.active.has(id)) this.follow(row);
-    }
+    const again = ids.map((id) => rows.get(id)).filter((r): r is SessionRow => r?.lifecycle === 'active');
+    if (!this.stopping) this.followOrWait(again);
   }
 
   /**
@@ -309,11 +411,13 @@ export class Supervisor {
       // A session the service never knew stays `unknown`: an error, not an end (run --until-ended names it).
       this.remember({ ...last, state: last.state === 'unknown' ? 'unknown' : 'ended' });
     }
+    this.fillRoom();
     this.checkAllEnded();
   }
 
   /** Stops reading a session given up by ownership (handed over, lost, finished elsewhere). */
   private async unfollow(id: string): Promise<void> {
+    this.waiting.delete(id);
     const p = this.active.get(id);
     if (!p) return;
     this.active.delete(id);
