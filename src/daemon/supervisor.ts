@@ -6,13 +6,9 @@
 // deliver the spool until it is empty or the deadline has passed, close the store. Whatever was not
 // delivered stays spooled for the next start. shutdown() is idempotent.
 //
-// max_sessions bounds what this process follows, wherever a session comes from. A PUT of one more
-// is refused (SessionLimitError: 429). A session of the configuration, of discovery or of a cluster
-// claim is recorded (so it is not lost) and waits for room, in arrival order, configured ones first
-// at start: `waiting` here, a warning and bridge_sessions_refused_total{source} once, and `waiting`
-// in GET /v1/sessions. As followed sessions end or are removed, waiting ones are followed (from
-// their checkpoint, or from the archive once they ended). With the shared store, ownership offers
-// its sessions again at every pass, so a claimed one waits the same way.
+// max_sessions bounds what this process follows, wherever a session comes from (session-room.ts):
+// a PUT of one more is refused; a configured, discovered or claimed session is recorded and waits
+// for room, followed as others end (from its checkpoint, or the archive once it ended).
 //
 // With the shared (PostgreSQL) store the set of followed sessions is driven by ownership instead
 // (ownership.ts): every replica records the configured sessions and PUT/DELETE in the store, and
@@ -35,26 +31,12 @@ import { Ownership } from '../cluster/ownership.js';
 import type { FollowedSession } from '../session/session-pipeline.js';
 import { sessionFactory, type SessionFactory } from '../session/session-factory.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
+import { SessionRoom, START_ORDER } from './session-room.js';
 import type { IngestWorkers } from '../ingest/worker-group.js';
 import type { WorkerScaling } from './worker-scaling.js';
 
 /** A session's status with the replica that owns it (shared store; null: none right now). */
 export type OwnedStatus = SessionStatus & { owner?: string | null };
-
-/** A new session refused because max_sessions are followed (the control API answers 429). */
-export class SessionLimitError extends Error {
-  constructor(
-    readonly followed: number,
-    readonly limit: number,
-  ) {
-    super(
-      `the bridge follows ${followed} sessions, its limit (max_sessions = ${limit}); DELETE one or raise the limit`,
-    );
-  }
-}
-
-/** Which sessions get the room first at start: the configuration's, then PUT ones, then discovered ones. */
-const START_ORDER: { [K in SessionSource]: number } = { config: 0, api: 1, discovery: 2 };
 
 /** Finished sessions whose last status stays visible in GET /v1/sessions (oldest forgotten first). */
 const MAX_FINISHED = 1000;
@@ -85,10 +67,8 @@ export class Supervisor {
   private readonly finished = new Map<string, SessionStatus>();
   private stopping = false;
   private endedWaiters: Array<() => void> = [];
-  /** Recorded as active, not followed while max_sessions are (config, discovery, claims); arrival order. */
-  private readonly waiting = new Map<string, SessionRow>();
-  /** New sessions between the max_sessions check and their following (a PUT awaiting the store). */
-  private reserved = 0;
+  /** max_sessions, shared by every way a session comes in. */
+  private readonly room: SessionRoom;
   /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
   private readonly ops = new Map<string, Promise<unknown>>();
   /** Sessions followed on this thread (without ingest workers). */
@@ -97,6 +77,12 @@ export class Supervisor {
   readonly ownership: Ownership | undefined;
 
   constructor(private readonly d: SupervisorDeps) {
+    this.room = new SessionRoom({
+      limit: d.config.maxSessions,
+      followed: () => this.active.size,
+      isFollowed: (id) => this.active.has(id),
+      emit: d.emit,
+    });
     this.newSession = sessionFactory({
       config: d.config,
       client: d.client,
@@ -189,39 +175,12 @@ export class Supervisor {
     const active = [...stored.values()].filter((r) => r.lifecycle === 'active');
     // Array.sort is stable: within a source, the store's order.
     this.followOrWait(active.sort((a, b) => START_ORDER[a.source] - START_ORDER[b.source]));
-    this.d.log.info({ sessions: this.active.size, waiting: this.waiting.size }, 'following sessions');
+    this.d.log.info({ sessions: this.active.size, waiting: this.room.size }, 'following sessions');
   }
 
-  private get occupied(): number {
-    return this.active.size + this.reserved;
-  }
-
-  private hasRoom(): boolean {
-    return this.occupied < this.d.config.maxSessions;
-  }
-
-  /** Follows each row while there is room; the rest wait for it (said once per session). */
+  /** Follows each row while there is room; the rest wait for it. */
   private followOrWait(rows: readonly SessionRow[]): void {
-    const over: SessionRow[] = [];
-    for (const row of rows) {
-      if (this.active.has(row.spec.id)) continue;
-      if (this.hasRoom()) this.follow(row);
-      else if (!this.waiting.has(row.spec.id)) over.push(row);
-      else this.waiting.set(row.spec.id, row);
-    }
-    if (over.length === 0) return;
-    for (const row of over) this.waiting.set(row.spec.id, row);
-    for (const source of Object.keys(START_ORDER) as SessionSource[]) {
-      const ids = over.filter((r) => r.source === source).map((r) => r.spec.id);
-      if (ids.length > 0)
-        this.d.emit({
-          f: 'session_refused',
-          sessions: ids,
-          source,
-          followed: this.active.size,
-          limit: this.d.config.maxSessions,
-        });
-    }
+    this.room.admit(rows, (row) => this.follow(row));
   }
 
   /**
@@ -230,27 +189,23 @@ export class Supervisor {
    */
   private fillRoom(): void {
     if (this.ownership || this.stopping) return;
-    for (const [id, row] of this.waiting) {
-      if (!this.hasRoom()) return;
-      this.waiting.delete(id);
-      if (!this.active.has(id)) this.follow(row);
-    }
+    for (let row = this.room.next(); row; row = this.room.next()) if (!this.active.has(row.spec.id)) this.follow(row);
   }
 
   isWaiting(id: string): boolean {
-    return this.waiting.has(id);
+    return this.room.isWaiting(id);
   }
 
   /** Sessions recorded but not followed while max_sessions are (GET /v1/sessions `waiting`). */
   waitingForRoom(): string[] {
-    return [...this.waiting.keys()];
+    return this.room.ids();
   }
 
   private follow(row: SessionRow): FollowedSession {
     const onWorker = this.d.ingest?.ready === true;
     const p = onWorker ? this.d.ingest!.follow(row) : this.newSession(row, (id) => this.onEnded(id));
     this.active.set(row.spec.id, p);
-    this.waiting.delete(row.spec.id);
+    this.room.forget(row.spec.id);
     if (onWorker) this.onMain.delete(row.spec.id);
     else this.onMain.add(row.spec.id);
     this.d.scaling?.sessionsChanged(this.active.size);
@@ -294,26 +249,22 @@ export class Supervisor {
         status: { ...initialStatus(row), owner: before?.owner ?? null },
       };
     }
-    if (this.waiting.has(spec.id)) {
+    if (this.room.isWaiting(spec.id)) {
       const row = await this.d.store.putSession(spec, source);
-      this.waiting.set(spec.id, row);
+      this.room.update(row);
       return { created: false, status: initialStatus(row) };
     }
-    if (!this.hasRoom()) {
-      if (source === 'api') throw new SessionLimitError(this.occupied, this.d.config.maxSessions);
+    if (source !== 'api' && !this.room.hasRoom()) {
+      // Recorded all the same: the configuration's sessions wait for room.
       const row = await this.d.store.putSession(spec, source);
       this.followOrWait([row]);
       return { created: true, status: initialStatus(row) };
     }
-    // Counted from the check on: PUTs of different sessions at the same moment cannot all pass it.
-    this.reserved++;
-    try {
+    return this.room.reserve(async () => {
       const row = await this.d.store.putSession(spec, source);
       if (this.stopping) throw new Error('shutting down');
       return { created: true, status: this.follow(row).status() };
-    } finally {
-      this.reserved--;
-    }
+    });
   }
 
   /**
@@ -344,7 +295,7 @@ export class Supervisor {
 
   private async removeNow(id: string): Promise<boolean> {
     const p = this.active.get(id);
-    if (!p && this.waiting.delete(id)) {
+    if (!p && this.room.forget(id)) {
       await this.d.store.setLifecycle(id, 'removed');
       return true;
     }
@@ -417,7 +368,7 @@ export class Supervisor {
 
   /** Stops reading a session given up by ownership (handed over, lost, finished elsewhere). */
   private async unfollow(id: string): Promise<void> {
-    this.waiting.delete(id);
+    this.room.forget(id);
     const p = this.active.get(id);
     if (!p) return;
     this.active.delete(id);

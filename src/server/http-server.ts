@@ -20,7 +20,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
 import { parseSessionSpec, SESSION_ID_RULE, validSessionId } from '../config/sessions.js';
 import type { Bridge } from '../daemon/bridge.js';
-import { SessionLimitError } from '../daemon/supervisor.js';
+import { SessionLimitError } from '../daemon/session-room.js';
 import {
   allowedHostSet,
   bearerToken,
