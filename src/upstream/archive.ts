@@ -18,13 +18,15 @@
 // a list) fail that one read after a few tries; the caller then reports the loss as it would
 // without an archive.
 //
-// Memory: a page may hold 100 screenshots (up to 128 MiB as read). At most `concurrentPages` pages
-// per reader (one reader per thread) are read and handed on at once; other repairs wait their turn.
+// Memory: a page may hold 100 screenshots (up to 128 MiB as read). Most pages are small (a tail of a
+// few events) and are read at once, however many sessions end together; a page that passes
+// LARGE_PAGE_BYTES while it is read waits for one of `concurrentPages` permits per reader (one
+// reader per thread) and holds it until it has been handed on.
 import type { Logger } from 'pino';
 import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 import { validateEnvelope, type Envelope } from './envelope.js';
 import type { UpstreamClient } from './client.js';
-import { limitConcurrency } from '../util/concurrency-limit.js';
+import { semaphore, type Semaphore } from '../util/concurrency-limit.js';
 
 export type ArchiveMode = 'auto' | 'off';
 
@@ -59,8 +61,10 @@ export interface ArchiveOptions {
 }
 
 const PAGE = 100;
-/** Archive pages in memory at once per reader: each may be as large as 128 MiB. */
+/** Large archive pages in memory at once per reader: each may be as large as 128 MiB. */
 export const CONCURRENT_PAGES = 2;
+/** A page is large (it needs a permit) past this many bytes: a dozen screenshots. */
+export const LARGE_PAGE_BYTES = 8 * 1024 * 1024;
 const REPROBE_MS = 10 * 60 * 1000;
 /** Sessions remembered as unknown to the archive at most (oldest forgotten first). */
 const MAX_UNKNOWN = 10_000;
@@ -74,13 +78,8 @@ export class ArchiveReader {
   /** Sessions the service does not know, until when. */
   private readonly unknown = new Map<string, number>();
   private readonly emit: Emit;
-  /** One page read and handed on, holding one of the reader's page permits throughout. */
-  private readonly heldPage: (
-    sessionId: string,
-    q: Parameters<UpstreamClient['listEvents']>[1],
-    signal: AbortSignal | undefined,
-    onPage: (envelopes: Envelope[]) => boolean,
-  ) => Promise<PageOutcome>;
+  /** Permits of large pages. */
+  private readonly largePages: Semaphore;
 
   constructor(
     private readonly client: Pick<UpstreamClient, 'listEvents'> & Partial<Pick<UpstreamClient, 'getSession'>>,
@@ -89,11 +88,24 @@ export class ArchiveReader {
   ) {
     this.off = opts.mode === 'off';
     this.emit = opts.emit ?? ignoreFacts;
-    this.heldPage = limitConcurrency(opts.concurrentPages ?? CONCURRENT_PAGES, async (sessionId, q, signal, onPage) => {
-      const res = await this.page(sessionId, q, signal);
+    this.largePages = semaphore(opts.concurrentPages ?? CONCURRENT_PAGES);
+  }
+
+  /** One page read and handed on; a large one holds a permit until it has been handed on. */
+  private async heldPage(
+    sessionId: string,
+    q: Parameters<UpstreamClient['listEvents']>[1],
+    signal: AbortSignal | undefined,
+    onPage: (envelopes: Envelope[]) => boolean,
+  ): Promise<PageOutcome> {
+    const held: Array<() => void> = [];
+    try {
+      const res = await this.page(sessionId, q, signal, held);
       if (res.kind !== 'ok') return res;
       return { kind: 'ok', more: onPage(res.envelopes) && res.hasMore, nextOffset: res.nextOffset };
-    });
+    } finally {
+      for (const release of held.splice(0)) release();
+    }
   }
 
   /** False while the archive is known not to exist (or is switched off). */
@@ -143,6 +155,7 @@ export class ArchiveReader {
     sessionId: string,
     q: Parameters<UpstreamClient['listEvents']>[1],
     signal?: AbortSignal,
+    held?: Array<() => void>,
   ): Promise<
     { kind: 'ok'; envelopes: Envelope[]; hasMore: boolean; nextOffset?: string } | Exclude<ArchiveRead, { kind: 'ok' }>
   > {
@@ -150,9 +163,20 @@ export class ArchiveReader {
     let detail = '';
     for (let attempt = 0; attempt < tries; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, (this.opts.retryDelayMs ?? 200) * attempt));
+      // A failed try gives its permit back before the next: two repairs retrying cannot deadlock.
+      for (const release of held?.splice(0) ?? []) release();
+      const gate =
+        held === undefined
+          ? undefined
+          : {
+              aboveBytes: LARGE_PAGE_BYTES,
+              enter: async (): Promise<void> => {
+                held.push(await this.largePages.acquire());
+              },
+            };
       let res;
       try {
-        res = await this.client.listEvents(sessionId, q, signal);
+        res = await this.client.listEvents(sessionId, q, signal, gate);
       } catch (err) {
         detail = (err as Error).message;
         continue;

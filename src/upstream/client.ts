@@ -139,6 +139,7 @@ export class UpstreamClient {
     signal: AbortSignal | undefined,
     maxBytes: number,
     what: string,
+    gate?: LargeBodyGate,
   ): Promise<
     | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number }
     | { kind: 'json'; body: unknown; headers: IncomingHttpHeaders }
@@ -161,6 +162,7 @@ export class UpstreamClient {
       timeoutMs: this.opts.connectTimeoutMs,
       maxBytes,
       minBytesPerSecond: this.opts.minBodyRate ?? MIN_BODY_RATE,
+      ...(gate !== undefined ? { gate } : {}),
     });
     if (cut !== undefined) throw new Error(`${what} cut short: ${cut}`);
     try {
@@ -178,13 +180,18 @@ export class UpstreamClient {
    * GET /browsers/{id}/telemetry/events: one page of the archive. `offset` is the opaque cursor of
    * the previous page's X-Next-Offset, passed back as it came.
    */
-  async listEvents(sessionId: string, q: ArchivePageQuery, signal?: AbortSignal): Promise<ArchivePageResult> {
+  async listEvents(
+    sessionId: string,
+    q: ArchivePageQuery,
+    signal?: AbortSignal,
+    gate?: LargeBodyGate,
+  ): Promise<ArchivePageResult> {
     const url = new URL(`${this.opts.baseUrl}/browsers/${idSegment(sessionId)}/telemetry/events`);
     url.searchParams.set('limit', String(q.limit));
     if (q.offset !== undefined) url.searchParams.set('offset', q.offset);
     else if (q.since !== undefined) url.searchParams.set('since', q.since);
     if (q.order !== undefined) url.searchParams.set('order', q.order);
-    const got = await this.getJson(url, { accept: 'application/json' }, signal, MAX_ARCHIVE_BODY, 'archive page');
+    const got = await this.getJson(url, { accept: 'application/json' }, signal, MAX_ARCHIVE_BODY, 'archive page', gate);
     if (got.kind === 'error') return got;
     const { body: items, headers: resHeaders } = got;
     if (!Array.isArray(items))
@@ -299,6 +306,15 @@ const MAX_ARCHIVE_BODY = 128 * 1024 * 1024;
  */
 export const MIN_BODY_RATE = 64 * 1024;
 
+/**
+ * Bodies past `aboveBytes` wait for `enter` before more is read (the socket is not read meanwhile,
+ * and the wait does not count against the rate): a bound on how many large bodies are held at once.
+ */
+export interface LargeBodyGate {
+  aboveBytes: number;
+  enter(): Promise<void>;
+}
+
 export interface PacedRead {
   text: string;
   /** Why the body did not arrive whole (a stall below the rate, a reset); undefined when it did. */
@@ -312,12 +328,14 @@ export interface PacedRead {
  */
 export async function readPaced(
   body: Readable,
-  o: { timeoutMs: number; maxBytes: number; minBytesPerSecond: number },
+  o: { timeoutMs: number; maxBytes: number; minBytesPerSecond: number; gate?: LargeBodyGate },
 ): Promise<PacedRead> {
   const chunks: Buffer[] = [];
   let size = 0;
   let cut: string | undefined;
-  const started = Date.now();
+  let started = Date.now();
+  const gate = o.gate;
+  let gated = gate === undefined;
   let timer: NodeJS.Timeout | undefined;
   const allowedMs = (): number => o.timeoutMs + (size / o.minBytesPerSecond) * 1000;
   const arm = (): void => {
@@ -337,6 +355,14 @@ export async function readPaced(
       size += (chunk as Buffer).length;
       chunks.push(chunk as Buffer);
       if (size >= o.maxBytes) break;
+      if (gate !== undefined && !gated && size > gate.aboveBytes) {
+        gated = true;
+        clearTimeout(timer);
+        const waitStart = Date.now();
+        await gate.enter();
+        started += Date.now() - waitStart;
+        arm();
+      }
     }
   } catch (err) {
     cut ??= (err as Error).message || 'the connection closed';

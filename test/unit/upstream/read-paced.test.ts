@@ -54,3 +54,35 @@ describe('readPaced', () => {
     expect(r).toEqual({ text: '[{"seq":1', cut: 'socket hang up' });
   });
 });
+
+describe('readPaced with a large-body gate', () => {
+  it('stops reading past the threshold until the gate opens, and the wait does not count against the rate', async () => {
+    const body = new PassThrough();
+    let open!: () => void;
+    let entered = 0;
+    const read = readPaced(body, {
+      ...opts,
+      gate: {
+        aboveBytes: 100 * KIB,
+        enter: () => {
+          entered++;
+          return new Promise<void>((r) => (open = r));
+        },
+      },
+    });
+    body.write(Buffer.alloc(64 * KIB, 0x41));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(entered).toBe(0);
+    body.write(Buffer.alloc(64 * KIB, 0x41));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(entered).toBe(1);
+    // Waiting a minute for the permit: far beyond the deadline, which is paused meanwhile.
+    await vi.advanceTimersByTimeAsync(60_000);
+    open();
+    body.end(Buffer.alloc(64 * KIB, 0x41));
+    const r = await read;
+    expect(r.cut).toBeUndefined();
+    expect(r.text).toHaveLength(192 * KIB);
+    expect(entered).toBe(1);
+  });
+});
