@@ -7,14 +7,13 @@ import type { SessionRow } from '../../../src/store/store.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
 import type { SessionSource } from '../../../src/vocabulary/session-states.js';
 
-const row = (id: string, source: SessionSource = 'discovery'): SessionRow =>
-  ({
-    spec: { id, start: 'oldest', attributes: {} },
-    source,
-    lifecycle: 'active',
-    checkpoint: 0,
-    epoch: 0,
-  });
+const row = (id: string, source: SessionSource = 'discovery'): SessionRow => ({
+  spec: { id, start: 'oldest', attributes: {} },
+  source,
+  lifecycle: 'active',
+  checkpoint: 0,
+  epoch: 0,
+});
 
 function room(limit: number) {
   const followed = new Set<string>();
