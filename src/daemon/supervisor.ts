@@ -6,6 +6,10 @@
 // deliver the spool until it is empty or the deadline has passed, close the store. Whatever was not
 // delivered stays spooled for the next start. shutdown() is idempotent.
 //
+// max_sessions bounds what this process follows, wherever a session comes from (session-room.ts):
+// a PUT of one more is refused; a configured, discovered or claimed session is recorded and waits
+// for room, followed as others end (from its checkpoint, or the archive once it ended).
+//
 // With the shared (PostgreSQL) store the set of followed sessions is driven by ownership instead
 // (ownership.ts): every replica records the configured sessions and PUT/DELETE in the store, and
 // follows only the sessions it owns; a PUT or DELETE on a replica that does not own the session is
@@ -29,6 +33,7 @@ import { sessionFactory, type SessionFactory } from '../session/session-factory.
 import type { SpanTapFactory } from '../session/span-tap.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
 import { carryCounts } from '../session/carried-status.js';
+import { SessionRoom, START_ORDER } from './session-room.js';
 import type { IngestWorkers } from '../ingest/worker-group.js';
 import type { WorkerScaling } from './worker-scaling.js';
 
@@ -68,6 +73,8 @@ export class Supervisor {
   private readonly moving = new Map<string, SessionStatus>();
   private stopping = false;
   private endedWaiters: Array<() => void> = [];
+  /** max_sessions, shared by every way a session comes in. */
+  private readonly room: SessionRoom;
   /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
   private readonly ops = new Map<string, Promise<unknown>>();
   /** Sessions followed on this thread (without ingest workers). */
@@ -76,6 +83,12 @@ export class Supervisor {
   readonly ownership: Ownership | undefined;
 
   constructor(private readonly d: SupervisorDeps) {
+    this.room = new SessionRoom({
+      limit: d.config.maxSessions,
+      followed: () => this.active.size,
+      isFollowed: (id) => this.active.has(id),
+      emit: d.emit,
+    });
     this.newSession = sessionFactory({
       config: d.config,
       client: d.client,
@@ -107,7 +120,7 @@ export class Supervisor {
         log: d.log,
         host: {
           follow: (row) => {
-            if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
+            if (!this.stopping) this.followOrWait([row]);
           },
           unfollow: (id) => this.unfollow(id),
           isFollowed: (id) => this.active.has(id),
@@ -165,10 +178,33 @@ export class Supervisor {
       );
       return;
     }
-    for (const row of stored.values()) {
-      if (row.lifecycle === 'active') this.follow(row);
-    }
-    this.d.log.info({ sessions: this.active.size }, 'following sessions');
+    const active = [...stored.values()].filter((r) => r.lifecycle === 'active');
+    // Array.sort is stable: within a source, the store's order.
+    this.followOrWait(active.sort((a, b) => START_ORDER[a.source] - START_ORDER[b.source]));
+    this.d.log.info({ sessions: this.active.size, waiting: this.room.size }, 'following sessions');
+  }
+
+  /** Follows each row while there is room; the rest wait for it. */
+  private followOrWait(rows: readonly SessionRow[]): void {
+    this.room.admit(rows, (row) => this.follow(row));
+  }
+
+  /**
+   * Room was freed: waiting sessions are followed, oldest first. With the shared store ownership
+   * offers them again at its next pass (it knows which are still owned here).
+   */
+  private fillRoom(): void {
+    if (this.ownership || this.stopping) return;
+    for (let row = this.room.next(); row; row = this.room.next()) if (!this.active.has(row.spec.id)) this.follow(row);
+  }
+
+  isWaiting(id: string): boolean {
+    return this.room.isWaiting(id);
+  }
+
+  /** Sessions recorded but not followed while max_sessions are (GET /v1/sessions `waiting`). */
+  waitingForRoom(): string[] {
+    return this.room.ids();
   }
 
   private follow(row: SessionRow): FollowedSession {
@@ -179,6 +215,7 @@ export class Supervisor {
     );
     this.moving.delete(row.spec.id);
     this.active.set(row.spec.id, p);
+    this.room.forget(row.spec.id);
     if (onWorker) this.onMain.delete(row.spec.id);
     else this.onMain.add(row.spec.id);
     this.d.scaling?.sessionsChanged(this.active.size);
@@ -222,9 +259,22 @@ export class Supervisor {
         status: { ...initialStatus(row), owner: before?.owner ?? null },
       };
     }
-    const row = await this.d.store.putSession(spec, source);
-    if (this.stopping) throw new Error('shutting down');
-    return { created: true, status: this.follow(row).status() };
+    if (this.room.isWaiting(spec.id)) {
+      const row = await this.d.store.putSession(spec, source);
+      this.room.update(row);
+      return { created: false, status: initialStatus(row) };
+    }
+    if (source !== 'api' && !this.room.hasRoom()) {
+      // Recorded all the same: the configuration's sessions wait for room.
+      const row = await this.d.store.putSession(spec, source);
+      this.followOrWait([row]);
+      return { created: true, status: initialStatus(row) };
+    }
+    return this.room.reserve(async () => {
+      const row = await this.d.store.putSession(spec, source);
+      if (this.stopping) throw new Error('shutting down');
+      return { created: true, status: this.follow(row).status() };
+    });
   }
 
   /**
@@ -240,7 +290,7 @@ export class Supervisor {
       await Promise.all(
         rows.map((row) =>
           this.serial(row.spec.id, async () => {
-            if (!this.stopping && !this.active.has(row.spec.id)) this.follow(row);
+            if (!this.stopping) this.followOrWait([row]);
           }),
         ),
       );
@@ -255,6 +305,10 @@ export class Supervisor {
 
   private async removeNow(id: string): Promise<boolean> {
     const p = this.active.get(id);
+    if (!p && this.room.forget(id)) {
+      await this.d.store.setLifecycle(id, 'removed');
+      return true;
+    }
     if (!p && this.d.shared) {
       // Owned elsewhere (or by nobody yet): the owner stops at its next pass.
       const row = (await readOwners(this.d.shared.store.db)).get(id);
@@ -268,6 +322,7 @@ export class Supervisor {
     await this.d.spool.flush();
     await this.d.store.setLifecycle(id, 'removed');
     this.remember(p.status());
+    this.fillRoom();
     this.checkAllEnded();
     return true;
   }
@@ -286,10 +341,8 @@ export class Supervisor {
     // Shared store: the next ownership pass follows again whichever of them this replica still owns.
     if (this.ownership) return;
     const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
-    for (const id of ids) {
-      const row = rows.get(id);
-      if (row?.lifecycle === 'active' && !this.stopping && !this.active.has(id)) this.follow(row);
-    }
+    const again = ids.map((id) => rows.get(id)).filter((r): r is SessionRow => r?.lifecycle === 'active');
+    if (!this.stopping) this.followOrWait(again);
   }
 
   /**
@@ -323,11 +376,13 @@ export class Supervisor {
       // A session the service never knew stays `unknown`: an error, not an end (run --until-ended names it).
       this.remember({ ...last, state: last.state === 'unknown' ? 'unknown' : 'ended' });
     }
+    this.fillRoom();
     this.checkAllEnded();
   }
 
   /** Stops reading a session given up by ownership (handed over, lost, finished elsewhere). */
   private async unfollow(id: string): Promise<void> {
+    this.room.forget(id);
     const p = this.active.get(id);
     if (!p) return;
     this.active.delete(id);

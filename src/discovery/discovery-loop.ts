@@ -1,16 +1,19 @@
 // Discovery: follows every session of the service's list that matches the configured selector,
-// without anyone naming it. There are no webhooks: the list is polled.
+// without anyone naming it, however short it lived. There are no webhooks: the list is polled.
 //
 // State machine (one loop per bridge process):
 //   start() → claim: ask the store for this interval's poll (store.claimDiscoveryPoll). Refused
 //     (another replica of the shared store polled within the interval) → wait one interval.
-//   → poll: walk the live list page by page, handing each page's sessions to the host, which
-//     inserts the ones the store does not know and follows them (the shared store's ownership gives
-//     each to one replica). Then, when a gap in polling may have hidden sessions (the first poll of
-//     this process, or a last success more than two intervals old), walk the deleted list too and
-//     take the ones deleted since the last success (minus a clock margin): they are read from the
-//     archive by the ordinary pipeline. All done → record the poll's start as the last success
-//     (durable) → wait one interval.
+//   → poll: two walks, each handing its pages to the host, which inserts the sessions the store
+//     does not know and follows them (the shared store's ownership gives each to one replica):
+//       the newest (recent-sessions.ts): `status=all`, live and deleted together, down to a cutoff:
+//         the newest created_at this process saw at its last successful poll minus LIST_LAG_MS (the
+//         service's own clock), or else the store's last success minus CLOCK_MARGIN_MS. A session
+//         created and deleted between two polls is there, and is read from the archive by the
+//         ordinary pipeline. Skipped at the very first poll of a store (nothing was missed).
+//       the whole live list: at the first poll of the process and every FULL_WALK_MS after, for
+//         the sessions older than any cutoff (and a count of what the selector matches).
+//     All done → record the poll's start as the last success (durable) → wait one interval.
 //   → a failed walk records nothing and waits: Retry-After on 429, backoff on 5xx and network
 //     errors, the long auth backoff on 401/403, and a long pause on 404 (a service without the
 //     list: configured and PUT sessions are followed as before).
@@ -24,12 +27,21 @@ import { backoffDelay } from '../util/backoff.js';
 import { once } from '../util/lifecycle.js';
 import type { DiscoveryOutcome, Emit } from '../vocabulary/facts.js';
 import { walkList, type ListClient, type WalkResult } from './list-sessions.js';
+import { walkRecent } from './recent-sessions.js';
 
 /**
- * The service's deleted_at and the store's clock are different clocks: sessions deleted up to this
- * long before the last success are taken too (adding a known session is a no-op).
+ * The service's created_at and the store's clock are different clocks: when only the store's last
+ * success is known (a new process), sessions created up to this long before it are read too
+ * (adding a known session is a no-op).
  */
 export const CLOCK_MARGIN_MS = 5 * 60_000;
+/**
+ * A session may enter the list a little after its created_at (the record is written as the browser
+ * starts): the walk of the newest reaches this far below the newest session it saw last time.
+ */
+export const LIST_LAG_MS = 60_000;
+/** The whole live list is read this often (and at each process's first poll). */
+export const FULL_WALK_MS = 5 * 60_000;
 /** A service without the list is asked again this often at most (it may be upgraded). */
 const NO_ROUTE_RETRY_MS = 5 * 60_000;
 
@@ -46,6 +58,8 @@ export interface DiscoveryLoopDeps {
   emit: Emit;
   /** upstream.backoff: the same policy the streams use against the same service. */
   backoff: BackoffConfig;
+  /** The local clock (tests inject one). */
+  now?: () => number;
 }
 
 /** What one pass decided, and how long to wait before the next. */
@@ -58,14 +72,21 @@ export class DiscoveryLoop {
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
-  /** Sessions deleted while nobody polled may exist: read the deleted list at the next poll. */
-  private recoveryDue = true;
+  /** The latest created_at seen at the last successful poll (the service's clock). */
+  private watermark: number | undefined;
+  /** When the whole live list was last read (local clock), and how many sessions it matched. */
+  private lastFullWalk: number | undefined;
+  private matched = 0;
   /** Failed polls in a row (backoff attempt, and how often the log repeats itself). */
   private streak = 0;
   private markSettled: () => void = () => {};
   private readonly settledP = new Promise<void>((r) => (this.markSettled = r));
 
-  constructor(private readonly d: DiscoveryLoopDeps) {}
+  private readonly now: () => number;
+
+  constructor(private readonly d: DiscoveryLoopDeps) {
+    this.now = d.now ?? ((): number => Date.now());
+  }
 
   start(): void {
     this.running ??= this.run();
@@ -105,56 +126,71 @@ export class DiscoveryLoop {
   /** One claim-and-poll pass (exported for tests through the class). */
   async pollOnce(): Promise<PollOutcome> {
     const cfg = this.d.config;
-    const started = Date.now();
+    const started = this.now();
     // A little under the interval: replicas whose timers drift do not skip whole intervals.
     const claim = await this.d.store.claimDiscoveryPoll(Math.floor(cfg.intervalMs * 0.8));
     if (!claim.claimed) {
       this.d.emit({ f: 'discovery_polled', outcome: 'skipped', matched: 0, pages: 0, seconds: 0, streak: this.streak });
       return { outcome: 'skipped', delayMs: cfg.intervalMs };
     }
-    if (claim.lastSuccessAt === null)
-      this.recoveryDue = false; // never polled: nothing was missed
-    else if (claim.now - claim.lastSuccessAt > 2 * cfg.intervalMs) this.recoveryDue = true;
-
-    const live = await walkList(this.d.client, cfg, undefined, (page) => this.add(page, false), this.abort.signal);
-    if (live.kind === 'error') return this.walkFailed(live, started);
-    let pages = live.pages;
-    if (this.recoveryDue && claim.lastSuccessAt !== null) {
-      const since = claim.lastSuccessAt - CLOCK_MARGIN_MS;
-      const deleted = await walkList(
+    let newest: number | undefined;
+    const saw = (t: number | undefined): void => {
+      if (t !== undefined && (newest === undefined || t > newest)) newest = t;
+    };
+    // A store that never polled missed nothing: only the live list is read.
+    const cutoff =
+      this.watermark !== undefined
+        ? this.watermark - LIST_LAG_MS
+        : claim.lastSuccessAt !== null
+          ? claim.lastSuccessAt - CLOCK_MARGIN_MS
+          : undefined;
+    let pages = 0;
+    if (cutoff !== undefined) {
+      const recent = await walkRecent(this.d.client, cfg, cutoff, (page) => this.add(page), this.abort.signal);
+      pages += recent.pages;
+      if (recent.kind === 'error') return this.walkFailed(recent, started, pages);
+      saw(recent.order?.newest);
+    }
+    if (this.lastFullWalk === undefined || started - this.lastFullWalk >= FULL_WALK_MS) {
+      const live = await walkList(
         this.d.client,
         cfg,
-        'deleted',
-        (page) =>
-          this.add(
-            page.filter((s) => s.deletedAt === undefined || s.deletedAt >= since),
-            true,
-          ),
+        undefined,
+        (page) => {
+          for (const s of page) saw(s.createdAt);
+          return this.add(page);
+        },
         this.abort.signal,
       );
-      pages += deleted.pages;
-      if (deleted.kind === 'error') return this.walkFailed(deleted, started, pages);
+      pages += live.pages;
+      if (live.kind === 'error') return this.walkFailed(live, started, pages);
+      this.lastFullWalk = started;
+      this.matched = live.matched;
     }
-    this.recoveryDue = false;
+    if (newest !== undefined && (this.watermark === undefined || newest > this.watermark)) this.watermark = newest;
     await this.d.store.recordDiscoveryPoll(claim.now);
     this.d.emit({
       f: 'discovery_polled',
       outcome: 'ok',
-      matched: live.matched,
+      matched: this.matched,
       pages,
-      seconds: (Date.now() - started) / 1000,
+      seconds: (this.now() - started) / 1000,
       streak: this.streak,
     });
     this.streak = 0;
     return { outcome: 'ok', delayMs: cfg.intervalMs };
   }
 
-  private async add(page: ListedSession[], deleted: boolean): Promise<void> {
+  private async add(page: readonly ListedSession[]): Promise<void> {
     if (page.length === 0) return;
     const added = await this.d.host.discovered(page.map((s) => this.specOf(s)));
-    if (added.length > 0) this.d.emit({ f: 'sessions_discovered', sessions: added, deleted });
+    if (added.length === 0) return;
+    const deleted = new Set(page.filter((s) => s.deletedAt !== undefined).map((s) => s.id));
+    const live = added.filter((id) => !deleted.has(id));
+    const gone = added.filter((id) => deleted.has(id));
+    if (live.length > 0) this.d.emit({ f: 'sessions_discovered', sessions: live, deleted: false });
+    if (gone.length > 0) this.d.emit({ f: 'sessions_discovered', sessions: gone, deleted: true });
   }
-
   private specOf(s: ListedSession): SessionSpec {
     const pool = s.pool?.id ?? s.pool?.name;
     return { id: s.id, start: this.d.config.start, attributes: {}, ...(pool !== undefined ? { pool } : {}) };
@@ -172,7 +208,7 @@ export class DiscoveryLoop {
             : s !== undefined && s >= 500
               ? 'server_error'
               : 'failed';
-    return this.failed(outcome, s, r.detail, pages, (Date.now() - started) / 1000, r.retryAfterMs);
+    return this.failed(outcome, s, r.detail, pages, (this.now() - started) / 1000, r.retryAfterMs);
   }
 
   private failed(

@@ -1,6 +1,10 @@
 // Walks the service's session list for one selector, page by page (limit 100, the service's
 // maximum), handing each page on as it arrives so a project with thousands of sessions starts
-// being followed before the last page is read. Used by the poll loop and by `check`.
+// being followed before the last page is read. The next page is requested while the previous one
+// is being handed on (pages are still handed one at a time, in order): a page of 100 new sessions
+// costs the walk one round trip, not a round trip plus the time to record and start them all.
+// Used by the poll loop (whole walks and walks of the newest sessions, recent-sessions.ts) and by
+// `check`.
 //
 // The list is offset-paged over a set that changes while it is read: a session created or deleted
 // between two page requests can shift the offsets, so one walk may miss a session or see one
@@ -30,17 +34,29 @@ export type WalkResult =
 
 export type ListClient = Pick<UpstreamClient, 'listBrowsers'>;
 
-/** Reads every page of the list for `status`, calling `onPage` with each page's sessions in order. */
+/**
+ * Reads the pages of the list for `status`, calling `onPage` with each page's sessions in order.
+ * `readOn`, when given, sees every page before it is handed on and says whether the next one is
+ * wanted (a walk of the newest sessions stops at its cutoff); without it every page is read.
+ */
 export async function walkList(
   client: ListClient,
   sel: Pick<DiscoveryConfig, 'tags' | 'query' | 'project'>,
   status: ListStatus | undefined,
   onPage: (sessions: ListedSession[]) => Promise<void>,
   signal?: AbortSignal,
+  readOn?: (sessions: readonly ListedSession[]) => boolean,
 ): Promise<WalkResult> {
   let offset = 0;
   let matched = 0;
   let invalid = 0;
+  // The page being handed on while the next one is read. A handler attached at once: a store that
+  // fails mid-walk must surface at the next await, not as an unhandled rejection meanwhile.
+  let handing: Promise<void> = Promise.resolve();
+  const handOn = (sessions: ListedSession[]): void => {
+    handing = onPage(sessions);
+    handing.catch(() => {});
+  };
   for (let pages = 0; pages < MAX_PAGES;) {
     let r;
     try {
@@ -55,9 +71,11 @@ export async function walkList(
         { ...(sel.project !== undefined ? { project: sel.project } : {}), ...(signal ? { signal } : {}) },
       );
     } catch (err) {
+      await handing;
       return { kind: 'error', status: undefined, error: undefined, detail: networkMessage(err), pages };
     }
     pages++;
+    await handing;
     if (r.kind === 'error') {
       return {
         kind: 'error',
@@ -70,10 +88,16 @@ export async function walkList(
     }
     matched += r.sessions.length;
     invalid += r.invalid;
-    if (r.sessions.length > 0) await onPage(r.sessions);
-    if (r.nextOffset === undefined) return { kind: 'ok', matched, pages, invalid };
-    offset = r.nextOffset;
+    const next = r.nextOffset;
+    const wanted = (readOn?.(r.sessions) ?? true) && next !== undefined;
+    if (r.sessions.length > 0) handOn(r.sessions);
+    if (!wanted || next === undefined) {
+      await handing;
+      return { kind: 'ok', matched, pages, invalid };
+    }
+    offset = next;
   }
+  await handing;
   return {
     kind: 'error',
     status: undefined,

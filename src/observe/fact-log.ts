@@ -320,9 +320,22 @@ export function logFact(log: Logger, fact: Fact): void {
       return;
     }
     case 'session_refused':
+      if (fact.remote !== undefined) {
+        log.warn(
+          { session: fact.sessions[0], followed: fact.followed, maxSessions: fact.limit, remote: fact.remote },
+          'control API: a new session was refused: max_sessions are followed',
+        );
+        return;
+      }
       log.warn(
-        { session: fact.session, followed: fact.followed, maxSessions: fact.limit, remote: fact.remote },
-        'control API: a new session was refused: max_sessions are followed',
+        {
+          sessions: fact.sessions.slice(0, 10),
+          count: fact.sessions.length,
+          source: fact.source,
+          followed: fact.followed,
+          maxSessions: fact.limit,
+        },
+        'sessions not followed for now: max_sessions are followed; they are recorded and followed (from their checkpoint, or the archive once ended) as others end',
       );
       return;
     case 'config_rejected':

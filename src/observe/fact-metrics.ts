@@ -98,7 +98,7 @@ export function countFact(m: BridgeMetrics, fact: Fact): void {
       m.discoveredSessions.inc({ status: fact.deleted ? 'deleted' : 'active' }, fact.sessions.length);
       break;
     case 'session_refused':
-      m.sessionsRefused.inc();
+      m.sessionsRefused.inc({ source: fact.source }, fact.sessions.length);
       break;
     case 'config_reloaded':
       m.configReloads.inc({ outcome: 'applied' });

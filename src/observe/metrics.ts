@@ -46,6 +46,7 @@ export const LABEL_VALUES = {
   handoverKind: ['claimed', 'handed_over', 'lost'],
   discoveryOutcome: DISCOVERY_OUTCOMES,
   discoveredStatus: ['active', 'deleted'],
+  sessionSource: ['config', 'api', 'discovery'],
   heldStage: ['pending', 'ready', 'sending'],
 } as const;
 
@@ -156,7 +157,8 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     }),
     sessionsRefused: registry.counter({
       name: 'bridge_sessions_refused_total',
-      help: 'PUT /v1/sessions/{id} of a new session refused because max_sessions sessions are followed.',
+      help: 'Sessions not followed because max_sessions sessions are: a PUT refused (source=api), or configured, discovered or claimed sessions left waiting for room.',
+      labelNames: ['source'],
     }),
     configReloads: registry.counter({
       name: 'bridge_config_reloads_total',
@@ -262,7 +264,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     }),
     discoveryMatched: registry.gauge({
       name: 'bridge_discovery_matched_sessions',
-      help: "Live sessions the discovery selector matched at this replica's last successful poll.",
+      help: "Live sessions the discovery selector matched at this replica's last read of the whole live list (at start and every five minutes).",
     }),
     buildInfo: registry.gauge({
       name: 'bridge_build_info',
@@ -299,6 +301,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
   zero(m.handovers, 'kind', LABEL_VALUES.handoverKind);
   zero(m.discoveryPolls, 'outcome', LABEL_VALUES.discoveryOutcome);
   zero(m.discoveredSessions, 'status', LABEL_VALUES.discoveredStatus);
+  zero(m.sessionsRefused, 'source', LABEL_VALUES.sessionSource);
   for (const outcome of LABEL_VALUES.exportDurationOutcome) m.exportDuration.zero({ outcome });
   for (const state of LABEL_VALUES.sessionState) m.sessions.set({ state }, 0);
   return m;

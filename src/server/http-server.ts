@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
 import { parseSessionSpec, SESSION_ID_RULE, validSessionId } from '../config/sessions.js';
 import type { Bridge } from '../daemon/bridge.js';
+import { SessionLimitError } from '../daemon/session-room.js';
 import {
   allowedHostSet,
   bearerToken,
@@ -293,6 +294,10 @@ async function sessions(
       sessions: await sup.statusWithOwners(),
       pools: bridge.pools.poolStatus(),
       spool: await bridge.store.spoolStats(),
+      // Recorded, not followed while max_sessions are; followed as others end.
+      ...(sup.waitingForRoom().length > 0
+        ? { waiting: { maxSessions: bridge.config.maxSessions, sessions: sup.waitingForRoom() } }
+        : {}),
       ...(sup.ownership ? { replica: bridge.config.replicaId } : {}),
     });
   }
@@ -309,23 +314,11 @@ async function sessions(
       throw new HttpError(400, 'invalid_input', 'body must be a JSON object');
     const spec = parseSessionSpec({ ...(body as Record<string, unknown>), id }, 'body');
     // Every fresh id opens a stream and stores a row: a client must not be able to grow that without
-    // bound. An id already followed may still be updated at the cap.
+    // bound. An id already followed may still be updated at the cap. Asked here before the service
+    // is, and again by the supervisor, whose count holds for PUTs that run at the same moment.
     const cap = bridge.config.maxSessions;
-    if (sup.followedCount >= cap && !sup.followed().some((f) => f.spec.id === id)) {
-      bridge.emit({
-        f: 'session_refused',
-        session: id,
-        followed: sup.followedCount,
-        limit: cap,
-        remote: req.socket.remoteAddress ?? '',
-      });
-      res.setHeader('retry-after', '60');
-      throw new HttpError(
-        429,
-        'too_many_sessions',
-        `the bridge follows ${sup.followedCount} sessions, its limit (max_sessions = ${cap}); DELETE one or raise the limit`,
-      );
-    }
+    if (sup.followedCount >= cap && !sup.isWaiting(id) && !sup.followed().some((f) => f.spec.id === id))
+      refuseOverLimit(bridge, req, res, id, new SessionLimitError(sup.followedCount, cap));
     // A mistyped id is refused here, not followed as if it had ended. When the service cannot be
     // asked now, the session is followed (202) and its stream's 404 is checked the same way later.
     const known = await sessionKnown(bridge, id);
@@ -335,7 +328,10 @@ async function sessions(
         'unknown_session',
         `the service does not know session ${id} (GET /browsers/{id}?include_deleted=true is 404)`,
       );
-    const r = await sup.add(spec, 'api');
+    const r = await sup.add(spec, 'api').catch((err: unknown) => {
+      if (err instanceof SessionLimitError) refuseOverLimit(bridge, req, res, id, err);
+      throw err;
+    });
     // Every change to what the bridge follows leaves a line: who asked, and what it is now.
     bridge.log.info(
       {
@@ -361,6 +357,26 @@ async function sessions(
     return;
   }
   throw new HttpError(405, 'method_not_allowed', `${method} is not supported on /v1/sessions/{id}`);
+}
+
+/** A PUT of one session more than max_sessions: 429, counted and logged (one fact). */
+function refuseOverLimit(
+  bridge: Bridge,
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string,
+  err: SessionLimitError,
+): never {
+  bridge.emit({
+    f: 'session_refused',
+    sessions: [id],
+    source: 'api',
+    followed: err.followed,
+    limit: err.limit,
+    remote: req.socket.remoteAddress ?? '',
+  });
+  res.setHeader('retry-after', '60');
+  throw new HttpError(429, 'too_many_sessions', err.message);
 }
 
 /** Whether the service knows the session (ended ones included); undefined when it cannot be asked now. */

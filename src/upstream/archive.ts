@@ -14,12 +14,19 @@
 // `reprobeMs` (the service may be upgraded; a session read then finds out); `upstream.archive: off`
 // is absent for good. Per session: ──404 and the service does not know it──▶ that session alone is
 // absent, asked again after `reprobeMs`. When the lookup itself fails, that one read fails and the
-// verdict waits for the next one. Other failures (5xx, network, a page that is not a list) fail that
-// one read after a few tries; the caller then reports the loss as it would without an archive.
+// verdict waits for the next one. Other failures (5xx, network, a page cut short, a page that is not
+// a list) fail that one read after a few tries; the caller then reports the loss as it would
+// without an archive.
+//
+// Memory: a page may hold 100 screenshots (up to 128 MiB as read). Most pages are small (a tail of a
+// few events) and are read at once, however many sessions end together; a page that passes
+// LARGE_PAGE_BYTES while it is read waits for one of `concurrentPages` permits per reader (one
+// reader per thread) and holds it until it has been handed on.
 import type { Logger } from 'pino';
 import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 import { validateEnvelope, type Envelope } from './envelope.js';
 import type { UpstreamClient } from './client.js';
+import { semaphore, type Semaphore } from '../util/concurrency-limit.js';
 
 export type ArchiveMode = 'auto' | 'off';
 
@@ -49,12 +56,20 @@ export interface ArchiveOptions {
   reprobeMs?: number;
   /** Where the verdicts go (a fact each: metrics, the log line). */
   emit?: Emit;
+  /** Pages read and handed on at once, across every session of this reader (default 2). */
+  concurrentPages?: number;
 }
 
 const PAGE = 100;
+/** Large archive pages in memory at once per reader: each may be as large as 128 MiB. */
+export const CONCURRENT_PAGES = 2;
+/** A page is large (it needs a permit) past this many bytes: a dozen screenshots. */
+export const LARGE_PAGE_BYTES = 8 * 1024 * 1024;
 const REPROBE_MS = 10 * 60 * 1000;
 /** Sessions remembered as unknown to the archive at most (oldest forgotten first). */
 const MAX_UNKNOWN = 10_000;
+
+type PageOutcome = { kind: 'ok'; more: boolean; nextOffset: string | undefined } | Exclude<ArchiveRead, { kind: 'ok' }>;
 
 export class ArchiveReader {
   private readonly off: boolean;
@@ -63,6 +78,8 @@ export class ArchiveReader {
   /** Sessions the service does not know, until when. */
   private readonly unknown = new Map<string, number>();
   private readonly emit: Emit;
+  /** Permits of large pages. */
+  private readonly largePages: Semaphore;
 
   constructor(
     private readonly client: Pick<UpstreamClient, 'listEvents'> & Partial<Pick<UpstreamClient, 'getSession'>>,
@@ -71,6 +88,24 @@ export class ArchiveReader {
   ) {
     this.off = opts.mode === 'off';
     this.emit = opts.emit ?? ignoreFacts;
+    this.largePages = semaphore(opts.concurrentPages ?? CONCURRENT_PAGES);
+  }
+
+  /** One page read and handed on; a large one holds a permit until it has been handed on. */
+  private async heldPage(
+    sessionId: string,
+    q: Parameters<UpstreamClient['listEvents']>[1],
+    signal: AbortSignal | undefined,
+    onPage: (envelopes: Envelope[]) => boolean,
+  ): Promise<PageOutcome> {
+    const held: Array<() => void> = [];
+    try {
+      const res = await this.page(sessionId, q, signal, held);
+      if (res.kind !== 'ok') return res;
+      return { kind: 'ok', more: onPage(res.envelopes) && res.hasMore, nextOffset: res.nextOffset };
+    } finally {
+      for (const release of held.splice(0)) release();
+    }
   }
 
   /** False while the archive is known not to exist (or is switched off). */
@@ -94,14 +129,14 @@ export class ArchiveReader {
     let offset: string | undefined;
     const since = new Date(Math.max(0, Math.floor(scan.sinceMicros / 1000))).toISOString();
     for (let page = 0; page < maxPages; page++) {
-      const res = await this.page(
+      const res = await this.heldPage(
         sessionId,
         offset === undefined ? { limit: PAGE, since } : { limit: PAGE, offset },
         signal,
+        (envelopes) => scan.onPage(envelopes),
       );
       if (res.kind !== 'ok') return res;
-      if (!scan.onPage(res.envelopes)) return { kind: 'ok', envelopes: [] };
-      if (!res.hasMore || res.nextOffset === undefined) return { kind: 'ok', envelopes: [] };
+      if (!res.more || res.nextOffset === undefined) return { kind: 'ok', envelopes: [] };
       offset = res.nextOffset;
     }
     return { kind: 'failed', detail: `archive longer than ${maxPages} pages from the gap on` };
@@ -120,6 +155,7 @@ export class ArchiveReader {
     sessionId: string,
     q: Parameters<UpstreamClient['listEvents']>[1],
     signal?: AbortSignal,
+    held?: Array<() => void>,
   ): Promise<
     { kind: 'ok'; envelopes: Envelope[]; hasMore: boolean; nextOffset?: string } | Exclude<ArchiveRead, { kind: 'ok' }>
   > {
@@ -127,9 +163,20 @@ export class ArchiveReader {
     let detail = '';
     for (let attempt = 0; attempt < tries; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, (this.opts.retryDelayMs ?? 200) * attempt));
+      // A failed try gives its permit back before the next: two repairs retrying cannot deadlock.
+      for (const release of held?.splice(0) ?? []) release();
+      const gate =
+        held === undefined
+          ? undefined
+          : {
+              aboveBytes: LARGE_PAGE_BYTES,
+              enter: async (): Promise<void> => {
+                held.push(await this.largePages.acquire());
+              },
+            };
       let res;
       try {
-        res = await this.client.listEvents(sessionId, q, signal);
+        res = await this.client.listEvents(sessionId, q, signal, gate);
       } catch (err) {
         detail = (err as Error).message;
         continue;

@@ -7,6 +7,7 @@
 // absolute start of that page (0 on the last page, and the route may omit it). The Node SDK computes
 // the next offset as X-Next-Offset + items, the Go SDK uses X-Next-Offset as is; the service's own
 // comment says absolute, so it is used as is, and a missing one falls back to offset + items.
+import { validSessionId } from '../config/sessions.js';
 import { isRecord } from '../util/guards.js';
 
 /** `status`: active (the service's default), deleted, or both. */
@@ -87,8 +88,9 @@ export function parseListPage(
 export function parseListedSession(v: unknown): ListedSession | undefined {
   if (!isRecord(v)) return undefined;
   const id = v.session_id;
-  // The id becomes a URL path segment and a store key: keep it to what the service issues.
-  if (typeof id !== 'string' || id === '' || id.length > 256 || /[\s/]/.test(id)) return undefined;
+  // The id becomes a URL path segment and a store key: the rule the control API and the
+  // configuration apply (`..` would be a dot-segment, and a PUT of it is refused too).
+  if (typeof id !== 'string' || !validSessionId(id)) return undefined;
   const out: ListedSession = { id, tags: {} };
   if (typeof v.name === 'string' && v.name !== '') out.name = v.name;
   const created = time(v.created_at);

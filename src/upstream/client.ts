@@ -76,6 +76,8 @@ export interface UpstreamClientOptions {
   userAgent?: string;
   /** A private CA for the service's certificate. */
   tls?: TlsFiles;
+  /** Bytes per second a JSON body must average after the first connectTimeoutMs (default MIN_BODY_RATE). */
+  minBodyRate?: number;
 }
 
 export class UpstreamClient {
@@ -137,13 +139,15 @@ export class UpstreamClient {
     signal: AbortSignal | undefined,
     maxBytes: number,
     what: string,
+    gate?: LargeBodyGate,
   ): Promise<
     | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number }
     | { kind: 'json'; body: unknown; headers: IncomingHttpHeaders }
   > {
     const res = await this.http.request(url, { method: 'GET', headers: this.headers(headers), signal });
-    const text = await readCapped(res.body, this.opts.connectTimeoutMs, maxBytes);
-    if (res.statusCode < 200 || res.statusCode >= 300) {
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    if (!ok) {
+      const text = await readCapped(res.body, this.opts.connectTimeoutMs, maxBytes);
       const ra = parseRetryAfter(res.headers['retry-after']);
       return {
         kind: 'error',
@@ -152,6 +156,15 @@ export class UpstreamClient {
         ...(ra !== undefined ? { retryAfterMs: ra } : {}),
       };
     }
+    // A page of 100 screenshots is tens of megabytes: its deadline grows with what arrives. A body
+    // cut short (a reset, a stall) is a network failure the caller may retry, not "not JSON".
+    const { text, cut } = await readPaced(res.body, {
+      timeoutMs: this.opts.connectTimeoutMs,
+      maxBytes,
+      minBytesPerSecond: this.opts.minBodyRate ?? MIN_BODY_RATE,
+      ...(gate !== undefined ? { gate } : {}),
+    });
+    if (cut !== undefined) throw new Error(`${what} cut short: ${cut}`);
     try {
       return { kind: 'json', body: JSON.parse(text) as unknown, headers: res.headers };
     } catch {
@@ -167,13 +180,18 @@ export class UpstreamClient {
    * GET /browsers/{id}/telemetry/events: one page of the archive. `offset` is the opaque cursor of
    * the previous page's X-Next-Offset, passed back as it came.
    */
-  async listEvents(sessionId: string, q: ArchivePageQuery, signal?: AbortSignal): Promise<ArchivePageResult> {
+  async listEvents(
+    sessionId: string,
+    q: ArchivePageQuery,
+    signal?: AbortSignal,
+    gate?: LargeBodyGate,
+  ): Promise<ArchivePageResult> {
     const url = new URL(`${this.opts.baseUrl}/browsers/${idSegment(sessionId)}/telemetry/events`);
     url.searchParams.set('limit', String(q.limit));
     if (q.offset !== undefined) url.searchParams.set('offset', q.offset);
     else if (q.since !== undefined) url.searchParams.set('since', q.since);
     if (q.order !== undefined) url.searchParams.set('order', q.order);
-    const got = await this.getJson(url, { accept: 'application/json' }, signal, MAX_ARCHIVE_BODY, 'archive page');
+    const got = await this.getJson(url, { accept: 'application/json' }, signal, MAX_ARCHIVE_BODY, 'archive page', gate);
     if (got.kind === 'error') return got;
     const { body: items, headers: resHeaders } = got;
     if (!Array.isArray(items))
@@ -281,6 +299,80 @@ const MAX_LIST_BODY = 8 * 1024 * 1024;
 const header = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 /** 100 events of up to ~1 MB each (screenshots). */
 const MAX_ARCHIVE_BODY = 128 * 1024 * 1024;
+
+/**
+ * The slowest average a large body may arrive at, after the first `timeoutMs` (the idea of Apache's
+ * mod_reqtimeout MinRate): 100 MB of archive page is given 26 minutes, a stalled one is cut.
+ */
+export const MIN_BODY_RATE = 64 * 1024;
+
+/**
+ * Bodies past `aboveBytes` wait for `enter` before more is read (the socket is not read meanwhile,
+ * and the wait does not count against the rate): a bound on how many large bodies are held at once.
+ */
+export interface LargeBodyGate {
+  aboveBytes: number;
+  enter(): Promise<void>;
+}
+
+export interface PacedRead {
+  text: string;
+  /** Why the body did not arrive whole (a stall below the rate, a reset); undefined when it did. */
+  cut: string | undefined;
+}
+
+/**
+ * Reads a body whose size is not known up front, with a deadline that fits its size: `timeoutMs`
+ * plus the time `minBytesPerSecond` needs for what has arrived so far. A body above `maxBytes` is
+ * read no further (the caller's cap: what is kept does not parse). Never throws.
+ */
+export async function readPaced(
+  body: Readable,
+  o: { timeoutMs: number; maxBytes: number; minBytesPerSecond: number; gate?: LargeBodyGate },
+): Promise<PacedRead> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let cut: string | undefined;
+  let started = Date.now();
+  const gate = o.gate;
+  let gated = gate === undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const allowedMs = (): number => o.timeoutMs + (size / o.minBytesPerSecond) * 1000;
+  const arm = (): void => {
+    timer = setTimeout(
+      () => {
+        const elapsed = Date.now() - started;
+        if (elapsed < allowedMs()) return arm();
+        cut = `${size} bytes in ${elapsed} ms, below ${o.minBytesPerSecond} bytes/s after the first ${o.timeoutMs} ms`;
+        discard(body);
+      },
+      Math.max(1, started + allowedMs() - Date.now()),
+    );
+  };
+  arm();
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      chunks.push(chunk as Buffer);
+      if (size >= o.maxBytes) break;
+      if (gate !== undefined && !gated && size > gate.aboveBytes) {
+        gated = true;
+        clearTimeout(timer);
+        const waitStart = Date.now();
+        await gate.enter();
+        started += Date.now() - waitStart;
+        arm();
+      }
+    }
+  } catch (err) {
+    cut ??= (err as Error).message || 'the connection closed';
+  } finally {
+    clearTimeout(timer);
+    discard(body);
+  }
+  // A destroyed body may end its iteration without an error: the timer's verdict stands.
+  return { text: Buffer.concat(chunks).toString('utf8').slice(0, o.maxBytes), cut };
+}
 
 /**
  * Reads a (small) response body as text, giving up after `timeoutMs` or `maxBytes`: an error answer

@@ -22,3 +22,34 @@ export function limitConcurrency<A extends unknown[], R>(
     }
   };
 }
+
+/** A count of permits taken and given back by hand, for holds that outlive one call. */
+export interface Semaphore {
+  /** Resolves with the function that gives the permit back (idempotent), in arrival order. */
+  acquire(): Promise<() => void>;
+}
+
+export function semaphore(max: number): Semaphore {
+  let held = 0;
+  const waiting: Array<(release: () => void) => void> = [];
+  const permit = (): (() => void) => {
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      // Handed straight to the next in line: nobody arriving meanwhile can take it first.
+      const next = waiting.shift();
+      if (next) next(permit());
+      else held--;
+    };
+  };
+  return {
+    acquire() {
+      if (held < max) {
+        held++;
+        return Promise.resolve(permit());
+      }
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+  };
+}

@@ -9,7 +9,7 @@
 // (ingest/fact-relay.ts), so their `session` is optional: totals need no session, a session's own
 // numbers travel in its status.
 import type { GapReason } from './gap-reason.js';
-import type { ReconnectReason, SubscriberState } from './session-states.js';
+import type { ReconnectReason, SessionSource, SubscriberState } from './session-states.js';
 
 /** What the size limit did to an oversized record (mapping/size-limit.ts, mapping/screenshots.ts). */
 export type OversizeAction = 'strings_truncated' | 'body_cut' | 'attributes_cut' | 'screenshot_dropped';
@@ -161,7 +161,18 @@ export type Fact =
   // --- a relay that had to drop facts (ingest/fact-relay.ts): never a record, only reports of them ---
   | { f: 'facts_dropped'; count: number; where: string }
   // --- the control API (server/http-server.ts) ---
-  | { f: 'session_refused'; session: string; followed: number; limit: number; remote: string }
+  /**
+   * Sessions not followed because max_sessions are: a PUT refused (429, `remote` set), or sessions
+   * of the configuration, discovery or a cluster claim recorded and waiting for room.
+   */
+  | {
+      f: 'session_refused';
+      sessions: readonly string[];
+      source: SessionSource;
+      followed: number;
+      limit: number;
+      remote?: string;
+    }
   // --- the daemon (daemon/reload.ts) ---
   | {
       f: 'config_reloaded';

@@ -1,8 +1,11 @@
-// The poll loop's decisions with a fake list and a fake store: when the deleted list is read and
-// which deleted sessions are taken, a refused claim, and what a failed walk records.
+// The poll loop's decisions with a fake list, a fake store and an injected clock: which walks a
+// poll makes (the newest down to a cutoff, the whole live list at a process's first poll and every
+// FULL_WALK_MS), which sessions it takes (short ones that ended between two polls included), how
+// far it reads (pages that follow new sessions, not the whole list, when the list is newest first),
+// a refused claim, and what a failed walk records.
 import { describe, expect, it } from 'vitest';
 import type { SessionSpec } from '../../../src/config/schema.js';
-import { CLOCK_MARGIN_MS, DiscoveryLoop } from '../../../src/discovery/discovery-loop.js';
+import { CLOCK_MARGIN_MS, DiscoveryLoop, FULL_WALK_MS, LIST_LAG_MS } from '../../../src/discovery/discovery-loop.js';
 import type { ListPageResult } from '../../../src/upstream/client.js';
 import type { BrowserListQuery, ListedSession } from '../../../src/upstream/browser-list.js';
 import type { DiscoveryClaim } from '../../../src/store/store.js';
@@ -11,33 +14,48 @@ import type { Fact } from '../../../src/vocabulary/facts.js';
 const INTERVAL = 1000;
 const NOW = Date.parse('2026-08-01T12:00:00Z');
 
+/** A session created `ageMs` before NOW, deleted `deletedAgoMs` before NOW when given. */
+const at = (id: string, ageMs: number, deletedAgoMs?: number): ListedSession => ({
+  id,
+  tags: {},
+  createdAt: NOW - ageMs,
+  ...(deletedAgoMs !== undefined ? { deletedAt: NOW - deletedAgoMs } : {}),
+});
+
 function world(o: {
-  live?: ListedSession[];
-  deleted?: ListedSession[];
+  sessions?: ListedSession[];
   lastSuccessAt: number | null;
   claimed?: boolean;
   fail?: ListPageResult;
+  /** The list's order: newest first (the simulator's), or as given. */
+  order?: 'newest' | 'as-given';
 }) {
   const queries: BrowserListQuery[] = [];
   const added: SessionSpec[][] = [];
   const recorded: number[] = [];
   const facts: Fact[] = [];
+  const known = new Set<string>();
   let last = o.lastSuccessAt;
+  let clock = NOW;
+  const sessions = o.sessions ?? [];
   const loop = new DiscoveryLoop({
     config: { enabled: true, tags: { team: 'a' }, intervalMs: INTERVAL, start: 'oldest' },
     backoff: { initialMs: 10, maxMs: 100, authMs: 1000 },
     emit: (f) => facts.push(f),
+    now: () => clock,
     host: {
       discovered: async (specs) => {
         added.push([...specs]);
-        return specs.map((s) => s.id);
+        const fresh = specs.filter((s) => !known.has(s.id)).map((s) => s.id);
+        for (const id of fresh) known.add(id);
+        return fresh;
       },
     },
     store: {
       claimDiscoveryPoll: async (): Promise<DiscoveryClaim> => ({
         claimed: o.claimed ?? true,
         lastSuccessAt: last,
-        now: NOW,
+        now: clock,
       }),
       recordDiscoveryPoll: async (t) => {
         recorded.push(t);
@@ -48,12 +66,12 @@ function world(o: {
       listBrowsers: async (q) => {
         queries.push(q);
         if (o.fail) return o.fail;
-        return {
-          kind: 'ok',
-          sessions: q.status === 'deleted' ? (o.deleted ?? []) : (o.live ?? []),
-          invalid: 0,
-          nextOffset: undefined,
-        };
+        const status = q.status ?? 'active';
+        const all = sessions.filter((s) => status === 'all' || (status === 'deleted') === (s.deletedAt !== undefined));
+        if ((o.order ?? 'newest') === 'newest') all.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+        const page = all.slice(q.offset, q.offset + q.limit);
+        const more = q.offset + page.length < all.length;
+        return { kind: 'ok', sessions: page, invalid: 0, nextOffset: more ? q.offset + page.length : undefined };
       },
     },
   });
@@ -63,15 +81,23 @@ function world(o: {
     added,
     recorded,
     facts,
+    sessions,
+    ids: () => [...new Set(added.flat().map((s) => s.id))],
     setLast: (t: number) => {
       last = t;
+    },
+    advance: (ms: number) => {
+      clock += ms;
     },
   };
 }
 
 describe('discovery poll', () => {
   it('the first poll ever reads only the live list (nothing can have been missed) and records its start', async () => {
-    const w = world({ live: [{ id: 'a', tags: {}, pool: { id: 'p1', name: 'agents' } }], lastSuccessAt: null });
+    const w = world({
+      sessions: [{ id: 'a', tags: {}, createdAt: NOW - 10, pool: { id: 'p1', name: 'agents' } }, at('gone', 20, 5)],
+      lastSuccessAt: null,
+    });
     expect(await w.loop.pollOnce()).toEqual({ outcome: 'ok', delayMs: INTERVAL });
     expect(w.queries.map((q) => q.status)).toEqual([undefined]);
     expect(w.queries[0]).toMatchObject({ limit: 100, offset: 0, tags: { team: 'a' } });
@@ -80,40 +106,75 @@ describe('discovery poll', () => {
     expect(w.facts).toContainEqual({ f: 'sessions_discovered', sessions: ['a'], deleted: false });
   });
 
-  it('after a restart: the deleted list too, taking sessions deleted since the last success minus the clock margin', async () => {
+  it('after a restart: the newest of status=all down to the last success minus the clock margin, then the live list', async () => {
     const last = NOW - 3_600_000;
     const w = world({
       lastSuccessAt: last,
-      deleted: [
-        { id: 'recent', tags: {}, deletedAt: last + 1 },
-        { id: 'skewed', tags: {}, deletedAt: last - CLOCK_MARGIN_MS + 1 },
-        { id: 'old', tags: {}, deletedAt: last - CLOCK_MARGIN_MS - 1 },
-        { id: 'no-time', tags: {} },
+      sessions: [
+        at('live-old', 7_200_000),
+        at('short-recent', 3_000_000, 2_999_000),
+        at('created-in-margin', 3_600_000 + CLOCK_MARGIN_MS - 1, 3_600_000),
+        at('deleted-since', 9_000_000, 10_000),
+        at('old', 9_000_000, 3_600_000 + CLOCK_MARGIN_MS + 1),
       ],
     });
     await w.loop.pollOnce();
-    expect(w.queries.map((q) => q.status)).toEqual([undefined, 'deleted']);
-    expect(w.added.flat().map((s) => s.id)).toEqual(['recent', 'skewed', 'no-time']);
+    expect(w.queries.map((q) => q.status)).toEqual(['all', undefined]);
+    expect(w.ids().sort()).toEqual(['created-in-margin', 'deleted-since', 'live-old', 'short-recent']);
     expect(w.facts).toContainEqual({
       f: 'sessions_discovered',
-      sessions: ['recent', 'skewed', 'no-time'],
+      sessions: ['short-recent', 'created-in-margin', 'deleted-since'],
       deleted: true,
     });
-    // The next poll, right after, reads the live list only.
-    w.queries.length = 0;
-    await w.loop.pollOnce();
-    expect(w.queries.map((q) => q.status)).toEqual([undefined]);
   });
 
-  it('a gap in polling longer than two intervals (a service outage) makes the next poll read the deleted list again', async () => {
-    const w = world({ lastSuccessAt: NOW - 500 });
-    await w.loop.pollOnce(); // the first of this process sweeps
-    await w.loop.pollOnce(); // a steady one does not
-    w.setLast(NOW - 2 * INTERVAL + 1);
-    await w.loop.pollOnce(); // within two intervals: no
-    w.setLast(NOW - 2 * INTERVAL - 1);
-    await w.loop.pollOnce(); // nobody polled for longer: sweep
-    expect(w.queries.map((q) => q.status)).toEqual([undefined, 'deleted', undefined, undefined, undefined, 'deleted']);
+  it('a session created and deleted between two polls is taken by the next, as deleted', async () => {
+    const w = world({ lastSuccessAt: null, sessions: [at('long', 60_000)] });
+    await w.loop.pollOnce();
+    w.advance(INTERVAL);
+    w.sessions.push({ id: 'blink', tags: {}, createdAt: NOW + 200, deletedAt: NOW + 700 });
+    await w.loop.pollOnce();
+    expect(w.queries.map((q) => q.status)).toEqual([undefined, 'all']);
+    expect(w.facts).toContainEqual({ f: 'sessions_discovered', sessions: ['blink'], deleted: true });
+  });
+
+  it('steady polls read the pages of new sessions, not the whole list; the live list again after FULL_WALK_MS', async () => {
+    // 1,000 live sessions, one a second, the newest 70 s old.
+    const old = Array.from({ length: 1000 }, (_, i) => at(`old-${i}`, 70_000 + i * 1000));
+    const w = world({ lastSuccessAt: null, sessions: old });
+    await w.loop.pollOnce();
+    expect(w.queries).toHaveLength(10); // the first poll of the process: the whole live list
+    w.queries.length = 0;
+    w.advance(INTERVAL);
+    // 150 new ones. The cutoff is the newest seen last time (70 s old) minus the lag: the 150, the
+    // 61 old ones within the lag, and the page that reaches below it are read; 7 pages are not.
+    expect(LIST_LAG_MS).toBe(60_000);
+    for (let i = 0; i < 150; i++) w.sessions.push({ id: `new-${i}`, tags: {}, createdAt: NOW + 500 - i });
+    await w.loop.pollOnce();
+    expect(w.queries.map((q) => [q.status, q.offset])).toEqual([
+      ['all', 0],
+      ['all', 100],
+      ['all', 200],
+    ]);
+    expect(w.ids().filter((id) => id.startsWith('new-'))).toHaveLength(150);
+    w.queries.length = 0;
+    w.advance(FULL_WALK_MS);
+    await w.loop.pollOnce();
+    expect(w.queries.filter((q) => q.status === undefined)).toHaveLength(12);
+  });
+
+  it('a list that is not newest first is read to its end, every poll', async () => {
+    const sessions = Array.from({ length: 250 }, (_, i) => at(`s-${i}`, LIST_LAG_MS * 10 - i * 1000));
+    const w = world({ lastSuccessAt: null, sessions, order: 'as-given' });
+    await w.loop.pollOnce();
+    w.queries.length = 0;
+    w.advance(INTERVAL);
+    await w.loop.pollOnce();
+    expect(w.queries.map((q) => [q.status, q.offset])).toEqual([
+      ['all', 0],
+      ['all', 100],
+      ['all', 200],
+    ]);
   });
 
   it('a refused claim reads nothing and waits one interval', async () => {

@@ -129,8 +129,12 @@ const CASES: Array<[Fact, Record<string, number>]> = [
     { 'bridge_config_reloads_total{outcome="rejected"}': 1 },
   ],
   [
-    { f: 'session_refused', session: 'x', followed: 1000, limit: 1000, remote: '127.0.0.1' },
-    { bridge_sessions_refused_total: 1 },
+    { f: 'session_refused', sessions: ['x'], source: 'api', followed: 1000, limit: 1000, remote: '127.0.0.1' },
+    { 'bridge_sessions_refused_total{source="api"}': 1 },
+  ],
+  [
+    { f: 'session_refused', sessions: ['a', 'b', 'c'], source: 'discovery', followed: 2, limit: 2 },
+    { 'bridge_sessions_refused_total{source="discovery"}': 3 },
   ],
   [
     {

@@ -1,4 +1,5 @@
 // The session list's body and paging headers, validated where they enter (upstream/browser-list.ts).
+import { validSessionId } from '../../../src/config/sessions.js';
 import { describe, expect, it } from 'vitest';
 import { listSearchParams, parseListPage, parseListedSession } from '../../../src/upstream/browser-list.js';
 
@@ -69,6 +70,21 @@ describe('a page of the session list', () => {
       invalid: 5,
       nextOffset: undefined,
     });
+  });
+
+  it.each([
+    ['..', false],
+    ['.', false],
+    ['a/b', false],
+    ['a b', false],
+    ['x'.repeat(129), false],
+    ['é', false],
+    ['htzv5orfit78e1m2biiifpbv', true],
+    ['a..b', true],
+    ['run_1.2~x-y', true],
+  ])('the list id %j is taken: %s (the rule of the control API and the configuration)', (id, ok) => {
+    expect(parseListedSession(item(id)) !== undefined).toBe(ok);
+    expect(validSessionId(id)).toBe(ok);
   });
 
   it('reads deleted_at, name and the pool of a deleted session', () => {
