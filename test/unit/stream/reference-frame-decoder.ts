@@ -19,7 +19,8 @@ export const REFERENCE_MAX_FRAME_CHARS = 32 * 1024 * 1024;
 
 export function createReferenceFrameDecoder(onOverflow: () => void, opts: { settleHeldCR: boolean }): FrameDecoder {
   const DETACHED: Frame[] = [];
-  const decoder = new TextDecoder('utf-8');
+  // eventsource-parser 4 strips one leading BOM itself: the decoder must keep it, or two would go.
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   let sink: Frame[] = DETACHED;
   let comments = 0;
   let endsInCR = false;
