@@ -218,7 +218,9 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
   });
   // One store query per period whatever the scrape rate: scrapes must not cost commits or leases.
-  const spoolFigures = cachedAsync(() => store.spoolStats(), SPOOL_FIGURES_TTL_MS);
+  const storeFigures = cachedAsync(() => store.spoolStats(), SPOOL_FIGURES_TTL_MS);
+  // What waits for delivery: in the store, and (overflow mode) in memory, counted live.
+  const spoolFigures = async (): Promise<SpoolStats> => ({ ...(await storeFigures()), ...spool.spooled });
   metrics.setSources({
     ...(shared ? { ownedSessions: () => shared.ownedSessions().size } : {}),
     spool: spoolFigures,
