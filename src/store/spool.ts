@@ -43,6 +43,9 @@ import type { SpoolMode } from '../config/schema.js';
 import { once } from '../util/lifecycle.js';
 import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 
+/** Overflow mode: moved checkpoints are written at most this often (or at each commit, if that is rarer). */
+export const CHECKPOINT_INTERVAL_MS = 1000;
+
 /** Pending bytes that make a commit due (and readers wait for it): memory stays bounded with large records. */
 export const COMMIT_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -119,6 +122,9 @@ export class Spool {
   /** After delivery stopped: everything still in memory goes to the store. */
   private finishing = false;
   private checkpointFailStreak = 0;
+  private checkpointsWrittenAt = 0;
+  /** Set by an explicit flush: the next commit writes the moved checkpoints whatever their interval. */
+  private checkpointsNow = false;
   private ageTimer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly o: SpoolOptions) {
@@ -278,11 +284,11 @@ export class Spool {
       if (!this.immediate) {
         this.immediate = setImmediate(() => {
           this.immediate = undefined;
-          void this.flush();
+          void this.flush(false);
         });
       }
     } else if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), this.o.commitIntervalMs);
+      this.timer = setTimeout(() => void this.flush(false), this.o.commitIntervalMs);
     }
   }
 
@@ -293,8 +299,13 @@ export class Spool {
     this.immediate = undefined;
   }
 
-  /** Commits everything pending now (after a commit in progress). Resolves false when it failed (it is retried). */
-  flush(): Promise<boolean> {
+  /**
+   * Commits everything pending now (after a commit in progress). Resolves false when it failed (it
+   * is retried). Overflow mode: an explicit flush also writes the checkpoints acknowledgements
+   * moved; the spool's own timers write them at most once per CHECKPOINT_INTERVAL_MS.
+   */
+  flush(checkpoints = true): Promise<boolean> {
+    if (checkpoints) this.checkpointsNow = true;
     this.clearTimer();
     const run = (this.committing ?? Promise.resolve(true)).then(() => this.commitNow());
     const tracked: Promise<boolean> = run.finally(() => {
@@ -347,7 +358,7 @@ export class Spool {
     if (!this.closed || this.finishing) {
       this.clearTimer();
       const delay = Math.min(100 * 2 ** Math.min(this.failStreak, 6), 5000);
-      this.timer = setTimeout(() => void this.flush(), delay);
+      this.timer = setTimeout(() => void this.flush(false), delay);
     }
   }
 
@@ -404,6 +415,15 @@ export class Spool {
   /** Writes the checkpoints acknowledgements moved. A failure only delays them (and is retried). */
   private async writeCheckpoints(): Promise<boolean> {
     if (this.ledger.dirtyCount === 0) return true;
+    // One write a second at most: each is a page of the database and its log, whatever it carries;
+    // a crash then sends again at most that much more (what a second acknowledged).
+    const interval = Math.max(this.o.commitIntervalMs, CHECKPOINT_INTERVAL_MS);
+    if (!this.checkpointsNow && this.now() - this.checkpointsWrittenAt < interval) {
+      this.scheduleCheckpoints();
+      return true;
+    }
+    this.checkpointsNow = false;
+    this.checkpointsWrittenAt = this.now();
     // Deletes first: on a volume that was full, what was freed must go to them.
     if (this.deletes.size > 0) await this.deletes.retryNow();
     const updates = this.ledger.pending();
@@ -494,7 +514,7 @@ export class Spool {
   /** A commit after the interval when acknowledgements moved checkpoints and nothing else is due. */
   private scheduleCheckpoints(): void {
     if (this.timer || this.immediate || (this.closed && !this.finishing)) return;
-    this.timer = setTimeout(() => void this.flush(), this.o.commitIntervalMs);
+    this.timer = setTimeout(() => void this.flush(false), this.o.commitIntervalMs);
   }
 
   /** Segments waiting in memory spill once they are older than the window, new records or not. */
@@ -504,7 +524,7 @@ export class Spool {
       () => {
         this.ageTimer = undefined;
         if (this.ready.empty || this.mode !== 'overflow') return;
-        if (this.spillDue()) void this.flush();
+        if (this.spillDue()) void this.flush(false);
         this.scheduleAgeCheck();
       },
       Math.max(this.o.commitIntervalMs, Math.min(this.maxAgeMs, 1000)),
