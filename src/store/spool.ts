@@ -440,6 +440,7 @@ export class Spool {
         error: (err as Error).message,
         code: (err as { code?: string }).code,
         streak: this.checkpointFailStreak,
+        checkpointsOnly: true,
       });
       this.scheduleCheckpoints();
       return false;
