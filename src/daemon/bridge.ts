@@ -220,7 +220,15 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   // One store query per period whatever the scrape rate: scrapes must not cost commits or leases.
   const storeFigures = cachedAsync(() => store.spoolStats(), SPOOL_FIGURES_TTL_MS);
   // What waits for delivery: in the store, and (overflow mode) in memory, counted live.
-  const spoolFigures = async (): Promise<SpoolStats> => ({ ...(await storeFigures()), ...spool.spooled });
+  const spoolFigures = async (): Promise<SpoolStats> => {
+    const stored = await storeFigures();
+    const inMemory = spool.oldestInMemoryTsMicros;
+    const oldestTsMicros =
+      stored.oldestTsMicros === null || inMemory === null
+        ? (stored.oldestTsMicros ?? inMemory)
+        : Math.min(stored.oldestTsMicros, inMemory);
+    return { ...spool.spooled, oldestTsMicros };
+  };
   metrics.setSources({
     ...(shared ? { ownedSessions: () => shared.ownedSessions().size } : {}),
     spool: spoolFigures,

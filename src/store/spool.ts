@@ -242,6 +242,14 @@ export class Spool {
     return { records: this.spooledRecords, bytes: this.spooledBytes };
   }
 
+  /** Event time of the oldest record held only in memory (Unix microseconds), null when none. */
+  get oldestInMemoryTsMicros(): number | null {
+    let oldest: number | null = null;
+    for (const { segment } of this.memory.values())
+      if (oldest === null || segment.oldestTsMicros < oldest) oldest = segment.oldestTsMicros;
+    return oldest;
+  }
+
   /** The mode the spool runs in. */
   get spoolMode(): SpoolMode {
     return this.mode;
