@@ -45,6 +45,8 @@ export class BridgeUnderTest {
         OTEL_EXPORTER_OTLP_ENDPOINT: o.sinkUrl,
         // The bridge's own default (auto) unless the bench is asked to compare: BRIDGE_WORKERS=0 npm run bench.
         ...(process.env.BRIDGE_WORKERS !== undefined ? { BRIDGE_WORKERS: process.env.BRIDGE_WORKERS } : {}),
+        // overflow (the default) or always: BRIDGE_SPOOL_MODE=always npm run bench measures the spool-everything mode.
+        ...(process.env.BRIDGE_SPOOL_MODE !== undefined ? { BRIDGE_SPOOL_MODE: process.env.BRIDGE_SPOOL_MODE } : {}),
       },
     );
     const bridge = await startBridge(config, silentLogger());

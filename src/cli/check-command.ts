@@ -28,6 +28,7 @@ import { createUpstreamClient } from './upstream-config.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { probeRunningBridge } from './check-running-bridge.js';
+import { probeSpoolMode } from './check-spool.js';
 import { stateDirBusy, stateDirShapeProblem } from './state-dir.js';
 import { parseCommand } from '../util/command-line.js';
 import { probeDiscovery } from './discovery-probe.js';
@@ -46,6 +47,8 @@ the reason for each ✗:
                   headers and compression
   state dir       the state directory is writable (or can be created); when a running bridge holds
                   it, that bridge's /readyz (on BRIDGE_LISTEN) is asked how it is instead
+  spool           which spool.mode runs, and whether the service's archive answers (asked for the
+                  first configured session): without it, overflow mode turns a crash into gap records
   discovery       (when enabled) how many live sessions the selector matches in the service's list now
 Exit codes: 0 all passed, 1 something failed, 2 invalid configuration. No secret is printed.
 
@@ -93,7 +96,7 @@ export async function main(argv: string[]): Promise<number> {
     ...config.sessions.map((s) => ({ kind: 'session' as const, id: s.id })),
     ...pools.map((ref) => ({ kind: 'pool' as const, ref })),
   ];
-  const labels = ['configuration', 'service', 'collector', 'state dir', 'discovery', ...targets.map(label)];
+  const labels = ['configuration', 'service', 'collector', 'state dir', 'spool', 'discovery', ...targets.map(label)];
   const width = Math.max(...labels.map((l) => l.length));
   const items: CheckItem[] = [];
   const emit = (item: CheckItem): void => {
@@ -111,6 +114,7 @@ export async function main(argv: string[]): Promise<number> {
   });
 
   const client = createUpstreamClient(config, 'check');
+  let spoolItem: CheckItem | undefined;
   try {
     await checkService(client, config, targets, emit);
     if (config.discovery.enabled) {
@@ -121,11 +125,13 @@ export async function main(argv: string[]): Promise<number> {
           : await probeDiscovery(client, config.discovery),
       );
     }
+    spoolItem = await probeSpoolMode(client, config);
   } finally {
     await client.close();
   }
   emit(await probeCollector(config.exporter));
   emit(config.store.kind === 'postgres' ? await probeSharedStore(config.store) : await stateDirItem(config));
+  if (spoolItem) emit(spoolItem);
 
   print('');
   print(formatChecklistFooter(items, p));

@@ -139,7 +139,11 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     optString(env.BRIDGE_STATE_DIR, 'BRIDGE_STATE_DIR') ?? optString(state.dir, 'state.dir') ?? './state';
 
   const spool = section(raw, 'spool', 'spool');
-  onlyKeys(spool, ['max_bytes', 'commit_max_records', 'commit_interval'], 'spool');
+  onlyKeys(
+    spool,
+    ['mode', 'max_bytes', 'memory_max_bytes', 'memory_max_age', 'commit_max_records', 'commit_interval'],
+    'spool',
+  );
 
   const listenText = env.BRIDGE_LISTEN ?? (raw.listen === undefined ? '127.0.0.1:9464' : raw.listen);
   const listen = parseListen(listenText, env.BRIDGE_LISTEN !== undefined ? 'BRIDGE_LISTEN' : 'listen');
@@ -199,6 +203,14 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     store,
     replicaId: replica.id,
     spool: {
+      mode:
+        optEnum(
+          env.BRIDGE_SPOOL_MODE ?? spool.mode,
+          ['overflow', 'always'] as const,
+          env.BRIDGE_SPOOL_MODE !== undefined ? 'BRIDGE_SPOOL_MODE' : 'spool.mode',
+        ) ?? 'overflow',
+      memoryMaxBytes: optBytes(spool.memory_max_bytes, 'spool.memory_max_bytes', 64 * 1024),
+      memoryMaxAgeMs: optDurationMs(spool.memory_max_age, 'spool.memory_max_age', 1) ?? 10_000,
       maxBytes: optBytes(spool.max_bytes, 'spool.max_bytes', 1024 * 1024) ?? 256 * 1024 * 1024,
       commitMaxRecords: optInt(spool.commit_max_records, 'spool.commit_max_records', 1, 100_000) ?? 5000,
       commitIntervalMs: optDurationMs(spool.commit_interval, 'spool.commit_interval', 1) ?? 200,

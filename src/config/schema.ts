@@ -62,7 +62,18 @@ export interface BackoffConfig {
   authMs: number;
 }
 
+/**
+ * overflow: records wait in memory and the spool takes only what the collector cannot take now;
+ * always: every record is on disk before its checkpoint moves (a service without an archive).
+ */
+export type SpoolMode = 'overflow' | 'always';
+
 export interface SpoolConfig {
+  mode: SpoolMode;
+  /** Overflow mode: records held in memory past these bytes (undefined: derived from the budget) … */
+  memoryMaxBytes: number | undefined;
+  /** … or waiting longer than this spill to the spool. */
+  memoryMaxAgeMs: number;
   /** Upper bound of spooled record bytes; the subscribers stop reading at it (back-pressure). */
   maxBytes: number;
   /** A spool transaction commits after this many records or this many ms, whichever comes first. */

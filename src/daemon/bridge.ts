@@ -36,6 +36,8 @@ import { DiscoveryLoop } from '../discovery/discovery-loop.js';
 
 /** Committed segments handed to delivery from memory; beyond this a backlog is read back from disk. */
 const MEMORY_MAX_BYTES = 16 * 1024 * 1024;
+/** The default memory window of the overflow mode, at most (a budget may make it smaller). */
+const OVERFLOW_WINDOW_BYTES = 64 * 1024 * 1024;
 
 export interface Bridge {
   config: BridgeConfig;
@@ -127,8 +129,14 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     Math.max(1024 * 1024, config.spool.maxBytes >> 2),
     budget === undefined ? Infinity : Math.max(1024 * 1024, budget >> 4),
   );
+  // Overflow mode: what records may hold in memory before they spill (waiting and in flight).
+  const memoryWindowBytes =
+    config.spool.memoryMaxBytes ??
+    Math.min(OVERFLOW_WINDOW_BYTES, budget === undefined ? Infinity : Math.max(8 * 1024 * 1024, budget >> 3));
   const spool = await Spool.open({
     store,
+    mode: config.spool.mode,
+    memoryMaxAgeMs: config.spool.memoryMaxAgeMs,
     ...(memory ? { memoryPressure: () => memory.over } : {}),
     // The local volume bounds only the local store: the shared one lives on the database's disk.
     ...(store instanceof SqliteStore
@@ -140,7 +148,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
         }
       : {}),
     maxBytes: config.spool.maxBytes,
-    memoryMaxBytes: spoolMemoryMaxBytes,
+    memoryMaxBytes: config.spool.mode === 'always' ? spoolMemoryMaxBytes : memoryWindowBytes,
     commitMaxRecords: config.spool.commitMaxRecords,
     commitIntervalMs: config.spool.commitIntervalMs,
     emit,
@@ -226,7 +234,17 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
   });
   // One store query per period whatever the scrape rate: scrapes must not cost commits or leases.
-  const spoolFigures = cachedAsync(() => store.spoolStats(), SPOOL_FIGURES_TTL_MS);
+  const storeFigures = cachedAsync(() => store.spoolStats(), SPOOL_FIGURES_TTL_MS);
+  // What waits for delivery: in the store, and (overflow mode) in memory, counted live.
+  const spoolFigures = async (): Promise<SpoolStats> => {
+    const stored = await storeFigures();
+    const inMemory = spool.oldestInMemoryTsMicros;
+    const oldestTsMicros =
+      stored.oldestTsMicros === null || inMemory === null
+        ? (stored.oldestTsMicros ?? inMemory)
+        : Math.min(stored.oldestTsMicros, inMemory);
+    return { ...spool.spooled, oldestTsMicros };
+  };
   metrics.setSources({
     ...(shared ? { ownedSessions: () => shared.ownedSessions().size } : {}),
     spool: spoolFigures,

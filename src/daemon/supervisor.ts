@@ -319,7 +319,8 @@ export class Supervisor {
     if (!p) return false;
     this.active.delete(id);
     await p.stop();
-    await this.d.spool.flush();
+    // What was read of it is still delivered; on disk or delivered before the removal is recorded.
+    await this.d.spool.persist(id);
     await this.d.store.setLifecycle(id, 'removed');
     this.remember(p.status());
     this.fillRoom();
@@ -359,8 +360,9 @@ export class Supervisor {
 
   async onEnded(id: string): Promise<void> {
     const p = this.active.get(id);
-    // Commit the session's last records and checkpoint before recording the end.
-    await this.d.spool.flush();
+    // The session's last records delivered or on disk, and its checkpoint written, before recording
+    // the end: a crash in between must not leave an ended session with records nobody will read again.
+    await this.d.spool.persist(id);
     try {
       await this.d.store.setLifecycle(id, 'ended');
     } catch (err) {
@@ -468,6 +470,8 @@ export class Supervisor {
     await Promise.all([...this.active.values()].map((p) => p.stop()));
     await this.d.spool.close();
     const drained = await this.d.delivery.stop(deadline);
+    // What delivery could not send goes to the store (overflow mode), with the checkpoints acks moved.
+    await this.d.spool.finish();
     // Delivered what it could: the sessions (and what is left of their spool) go to the others now.
     await this.ownership?.close();
     const left = this.d.spool.spooled.records;

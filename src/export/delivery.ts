@@ -198,7 +198,7 @@ export class Delivery {
       } finally {
         this.inFlight -= claim.bytes;
         if (delivered) await spool.acknowledge(current);
-        else spool.settle();
+        else spool.release(claim);
       }
       for (const w of this.watchers) {
         if (delivered) w.delivered?.(current.segments);

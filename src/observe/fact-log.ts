@@ -165,7 +165,9 @@ export function logFact(log: Logger, fact: Fact): void {
       if (sayAgain(fact.streak))
         log.error(
           { error: fact.error, code: fact.code, streak: fact.streak },
-          'cannot write the spool (disk full?); reading is paused and the write is retried',
+          fact.checkpointsOnly
+            ? 'cannot write the checkpoints (disk full?); delivery goes on from memory and the write is retried'
+            : 'cannot write the spool (disk full?); reading is paused and the write is retried',
         );
       return;
     case 'commit_recovered':

@@ -17,6 +17,41 @@ export class ReadyQueue {
     return this.empty ? 0 : this.items[this.items.length - 1]!.id;
   }
 
+  /** The oldest segment waiting, if any. */
+  first(): Segment | undefined {
+    return this.items[this.head];
+  }
+
+  /** Takes the oldest segments while they fit `maxBytes` (possibly none). */
+  takeBytes(maxBytes: number): Segment[] {
+    const out: Segment[] = [];
+    let bytes = 0;
+    while (this.head < this.items.length) {
+      const s = this.items[this.head]!;
+      if (bytes + s.payload.length > maxBytes) break;
+      out.push(s);
+      bytes += s.payload.length;
+      this.bytes -= s.payload.length;
+      this.items[this.head++] = undefined as unknown as Segment;
+    }
+    return out;
+  }
+
+  /** Takes every segment waiting, oldest first. */
+  takeAll(): Segment[] {
+    const out = this.items.slice(this.head);
+    this.clear();
+    return out;
+  }
+
+  /** Puts segments back in front of the queue (a spill that failed, a claim given back at shutdown). */
+  unshift(segments: readonly Segment[]): void {
+    if (segments.length === 0) return;
+    this.items = [...segments, ...this.items.slice(this.head)];
+    this.head = 0;
+    for (const s of segments) this.bytes += s.payload.length;
+  }
+
   push(segment: Segment): void {
     this.items.push(segment);
     this.bytes += segment.payload.length;

@@ -84,7 +84,8 @@ export type Fact =
   | { f: 'screenshot_written'; count: number }
   | { f: 'screenshot_failed'; count: number }
   // --- the spool (daemon/bridge.ts wires the store's callbacks) ---
-  | { f: 'commit_failed'; error: string; code: string | undefined; streak: number }
+  /** `checkpointsOnly`: only moved checkpoints failed to be written (overflow mode): reading goes on. */
+  | { f: 'commit_failed'; error: string; code: string | undefined; streak: number; checkpointsOnly?: boolean }
   | { f: 'commit_recovered' }
   | { f: 'delete_failed'; error: string; streak: number }
   | { f: 'writes_fenced'; sessions: readonly string[] }

@@ -68,7 +68,8 @@ describe('check', () => {
       new RegExp(`^✓ collector\\s+${receiver.logsUrl} accepted an empty export \\(200, http/protobuf\\)$`, 'm'),
     );
     expect(res.stdout).toMatch(/^✓ state dir\s+.*can be created and written/m);
-    expect(res.stdout).toMatch(/all 6 checks passed\n$/);
+    expect(res.stdout).toMatch(/^✓ spool\s+mode overflow \(records wait in memory.*\); the archive answers$/m);
+    expect(res.stdout).toMatch(/all 7 checks passed\n$/);
     expect(res.stdout + res.stderr).not.toContain(KEY);
     expect(res.stdout + res.stderr).not.toContain(HEADER_SECRET);
     // The empty export reached the collector as a real, empty OTLP request with the configured headers.
@@ -96,7 +97,7 @@ describe('check', () => {
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(new RegExp(`^✗ collector\\s+${receiver.logsUrl}: connection refused`, 'm'));
     expect(mark(res.stdout, 'service')).toBe('✓');
-    expect(res.stdout).toMatch(/1 of 6 checks failed\n$/);
+    expect(res.stdout).toMatch(/1 of 7 checks failed\n$/);
   });
 
   it('uses the configured protocol, compression and headers; a refused credential is explained', async () => {
@@ -241,7 +242,7 @@ describe('check', () => {
           'm',
         ),
       );
-      expect(res.stdout).toMatch(/all 6 checks passed\n$/);
+      expect(res.stdout).toMatch(/all 7 checks passed\n$/);
       expect(res.code).toBe(0);
     } finally {
       daemon.child.kill('SIGTERM');

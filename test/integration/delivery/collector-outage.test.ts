@@ -54,7 +54,10 @@ describe('collector outage', () => {
     const s = h.sim.createSession('bp');
     // ~1 KiB per record with a 1 MiB spool: the spool fills after roughly a thousand records.
     const bridge = await h.startBridge(
-      { ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } },
+      {
+        ...FAST,
+        spool: { max_bytes: '1MiB', memory_max_bytes: '64KiB', commit_interval: '10ms', commit_max_records: 100 },
+      },
       { BRIDGE_SESSIONS: 'bp' },
     );
     await h.receiver.stop();
@@ -92,7 +95,10 @@ describe('shutdown while the spool is full', () => {
     const s = h.sim.createSession('sf');
     await h.receiver.stop();
     const bridge = await h.startBridge(
-      { ...FAST, spool: { max_bytes: '1MiB', commit_interval: '10ms', commit_max_records: 100 } },
+      {
+        ...FAST,
+        spool: { max_bytes: '1MiB', memory_max_bytes: '64KiB', commit_interval: '10ms', commit_max_records: 100 },
+      },
       { BRIDGE_SESSIONS: 'sf' },
     );
     s.emit(3000);

@@ -112,6 +112,82 @@ describe.skipIf(!canMount)('a full volume (needs root to mount a tmpfs)', () => 
   }, 240_000);
 });
 
+describe.skipIf(!canMount)('a 16 MiB volume (needs root to mount a tmpfs)', () => {
+  it('a full volume with the collector up is harmless in overflow mode: everything is delivered', async () => {
+    volume = mkdtempSync(join(tmpdir(), 'bridge-16m-healthy-'));
+    expect(tryMount(volume, '16m')).toBe(true);
+    h = await harness({ bufferSize: 100_000 });
+    const s = h.sim.createSession('healthy-full');
+    const env = { BRIDGE_SESSIONS: 'healthy-full', BRIDGE_STATE_DIR: join(volume, 'state') };
+    const bridge = await h.startBridge(FAST, env);
+    // Something else takes every byte that is left while the bridge runs.
+    fillVolume(join(volume, 'filler'));
+    s.emit(5000);
+    await until(
+      () => h!.receiver.records.filter((r) => r.attributes['browser.session.id'] === 'healthy-full').length >= 5000,
+      'everything to arrive on a full volume',
+      60_000,
+    );
+    expect(bridge.spool.full).toBe(false);
+    expect(h.tally(['healthy-full'])[0]).toMatchObject({ unique: 5000, missing: 0, gapRecords: 0 });
+    await bridge.shutdown(Date.now());
+  }, 120_000);
+
+  for (const mode of ['overflow', 'always'] as const)
+    it(`during an outage, two filler files: one free is enough to recover (spool.mode ${mode})`, async () => {
+      volume = mkdtempSync(join(tmpdir(), 'bridge-16m-two-fillers-'));
+      expect(tryMount(volume, '16m')).toBe(true);
+      h = await harness({ bufferSize: 400_000 });
+      const s = h.sim.createSession('two');
+      h.receiver.behaviour.status = 503;
+      s.produce(3000);
+      const env = {
+        BRIDGE_SESSIONS: 'two',
+        BRIDGE_STATE_DIR: join(volume, 'state'),
+        // A small memory window: the outage spills to the volume soon.
+        BRIDGE_SPOOL_MODE: mode,
+      };
+      const raw = { ...FAST, spool: { commit_interval: '10ms', memory_max_bytes: '1MiB' } };
+      let bridge = await h.startBridge(raw, env);
+      // The spool stops at a third of what is free beyond the reserve (8 MiB here): about 2 MiB.
+      await until(() => bridge.spool.onDisk.bytes > 1024 * 1024, 'a backlog on the volume', 60_000);
+      await bridge.shutdown(Date.now());
+      // Another program takes every byte that is left but what opening the database needs; the
+      // bridge starts again on it (its write-ahead log starts empty), and a second program takes
+      // the rest while it runs.
+      fillVolume(join(volume, 'filler-a'));
+      truncateSync(join(volume, 'filler-a'), statSync(join(volume, 'filler-a')).size - 512 * 1024);
+      bridge = await h.startBridge(raw, env);
+      fillVolume(join(volume, 'filler-b'));
+      await until(
+        () => bridge.spool.commitError !== undefined || bridge.spool.undeletedClaims > 0 || bridge.spool.full,
+        'the full volume to stop the spool',
+        30_000,
+      );
+      delete h.receiver.behaviour.status;
+      await new Promise((r) => setTimeout(r, 2000));
+      // The operator frees space once: one of the two files.
+      rmSync(join(volume, 'filler-a'));
+      s.produce(0);
+      const last = s.lastSeq;
+      await until(
+        () => h!.receiver.records.filter((r) => r.attributes['browser.session.id'] === 'two').length >= last,
+        'everything read to arrive after one free',
+        90_000,
+      ).catch((err: Error) => {
+        throw new Error(
+          `${err.message}: ${JSON.stringify({ undeleted: bridge.spool.undeletedClaims, commitError: bridge.spool.commitError, spooled: bridge.spool.spooled, full: bridge.spool.full, free: statfsSync(volume!).bavail * statfsSync(volume!).bsize })}`,
+        );
+      });
+      await until(
+        () => bridge.spool.undeletedClaims === 0 && bridge.spool.onDisk.records === 0,
+        'the spool to empty',
+        30_000,
+      );
+      expect(h.tally(['two'])[0]).toMatchObject({ missing: 0 });
+    }, 240_000);
+});
+
 function fillVolume(path: string): void {
   const fd = openSync(path, 'w');
   const chunk = Buffer.alloc(256 * 1024, 1);

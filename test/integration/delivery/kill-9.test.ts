@@ -33,7 +33,10 @@ function stateAt(stateDir: string): {
   let spooled = 0;
   if (existsSync(file)) {
     const db = new Database(file, { readonly: true, fileMustExist: true });
+    // A daemon killed while it created the database leaves it without tables: nothing stored yet.
+    const created = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'spool_segments'").get() !== undefined;
     try {
+      if (!created) return { checkpoints, spooled, checkpoint: () => 0 };
       for (const r of db.prepare('SELECT id, checkpoint FROM sessions').all() as Array<{
         id: string;
         checkpoint: number;
@@ -48,86 +51,99 @@ function stateAt(stateDir: string): {
 }
 
 describe('kill -9', () => {
-  it('loses nothing when the daemon is killed at random moments while sessions stream', async ({ onTestFailed }) => {
-    // KILL9_SEED=<n> replays the kill moments of a failed run; the seed is printed when it fails.
-    const seed = process.env.KILL9_SEED ? Number(process.env.KILL9_SEED) : Math.floor(Math.random() * 2 ** 31);
-    const random = seeded(seed);
-    h = await harness({ bufferSize: 100_000 });
-    const ids = ['k1', 'k2', 'k3'];
-    const ofSession = (id: string) => h.receiver.records.filter((r) => r.attributes['browser.session.id'] === id);
-    const perSession = (id: string) => ofSession(id).length;
-    const maxSeqDelivered = (id: string) =>
-      Math.max(0, ...ofSession(id).map((r) => Number(r.attributes['browser.telemetry.seq'] ?? 0)));
-    for (const id of ids) h.sim.createSession(id).produce(400);
-    const env = h.env({
-      BRIDGE_SESSIONS: ids.join(','),
-      BRIDGE_CONFIG: '',
-    });
-    // Random but reproducible-enough moments. The first kill lands 300-1500 ms after the spawn:
-    // sometimes during start-up. The next two land 0-1200 ms after the daemon delivered an event it
-    // had read, spooled and committed itself (see below): mid-stream, mid-batch or mid-commit.
-    const kills = [0, 1, 2].map((i) => (i === 0 ? 300 : 0) + Math.floor(random() * 1200));
-    let lastOutput = (): string => '';
-    onTestFailed(() =>
-      console.error(
-        `kill -9 moments ${kills.join(', ')} ms: replay with KILL9_SEED=${seed}\nlast daemon's output:\n${lastOutput()}`,
-      ),
-    );
-    for (const [i, delay] of kills.entries()) {
-      const start = stateAt(h.stateDir);
-      const d = spawnDaemon(env);
-      lastOutput = () => d.output();
-      if (i > 0) {
-        // An event above the checkpoint this daemon started from can only have been delivered by
-        // it: a daemon delivers what it committed, and a commit moves the checkpoint with it.
-        await until(
-          () => ids.some((id) => maxSeqDelivered(id) > start.checkpoint(id)),
-          'the daemon to deliver an event it spooled itself',
-          30_000,
-        );
+  // overflow: records wait in memory and the checkpoint moves as the collector acknowledges them (a
+  // kill costs what the service replays); always: every record is on disk before its checkpoint moves.
+  for (const mode of ['overflow', 'always'] as const)
+    it(`loses nothing when the daemon is killed at random moments while sessions stream (spool.mode ${mode})`, async ({
+      onTestFailed,
+    }) => {
+      // KILL9_SEED=<n> replays the kill moments of a failed run; the seed is printed when it fails.
+      const seed = process.env.KILL9_SEED ? Number(process.env.KILL9_SEED) : Math.floor(Math.random() * 2 ** 31);
+      const random = seeded(seed);
+      h = await harness({ bufferSize: 100_000 });
+      const ids = ['k1', 'k2', 'k3'];
+      const ofSession = (id: string) => h.receiver.records.filter((r) => r.attributes['browser.session.id'] === id);
+      const perSession = (id: string) => ofSession(id).length;
+      const maxSeqDelivered = (id: string) =>
+        Math.max(0, ...ofSession(id).map((r) => Number(r.attributes['browser.telemetry.seq'] ?? 0)));
+      for (const id of ids) h.sim.createSession(id).produce(400);
+      const env = h.env({
+        BRIDGE_SESSIONS: ids.join(','),
+        BRIDGE_CONFIG: '',
+        BRIDGE_SPOOL_MODE: mode,
+      });
+      // Random but reproducible-enough moments. The first kill lands 300-1500 ms after the spawn:
+      // sometimes during start-up. The next two land 0-1200 ms after the daemon delivered an event it
+      // had read, spooled and committed itself (see below): mid-stream, mid-batch or mid-commit.
+      const kills = [0, 1, 2].map((i) => (i === 0 ? 300 : 0) + Math.floor(random() * 1200));
+      let lastOutput = (): string => '';
+      onTestFailed(() =>
+        console.error(
+          `kill -9 moments ${kills.join(', ')} ms: replay with KILL9_SEED=${seed}\nlast daemon's output:\n${lastOutput()}`,
+        ),
+      );
+      for (const [i, delay] of kills.entries()) {
+        const start = stateAt(h.stateDir);
+        const d = spawnDaemon(env);
+        lastOutput = () => d.output();
+        if (i > 0) {
+          // An event above the checkpoint this daemon started from can only have been delivered by
+          // it: a daemon delivers what it committed, and a commit moves the checkpoint with it.
+          await until(
+            () => ids.some((id) => maxSeqDelivered(id) > start.checkpoint(id)),
+            'the daemon to deliver an event it spooled itself',
+            30_000,
+          );
+          // overflow: the checkpoint follows the acknowledgements, written once per commit interval.
+          if (mode === 'overflow')
+            await until(
+              () => ids.some((id) => stateAt(h.stateDir).checkpoint(id) > start.checkpoint(id)),
+              'the checkpoint to follow what the daemon delivered',
+              30_000,
+            );
+        }
+        await sleep(delay);
+        d.kill('SIGKILL');
+        expect(await exited(d)).toBe(null);
+        if (i === 0) continue;
+        // The kill came after this daemon spooled and delivered: its commits are in the state
+        // database (a checkpoint moved past where it started), and the receiver holds its records.
+        const killed = stateAt(h.stateDir);
+        expect(
+          ids.some((id) => killed.checkpoint(id) > start.checkpoint(id)),
+          `checkpoints ${JSON.stringify(killed)} after kill ${i + 1}`,
+        ).toBe(true);
+        expect(ids.some((id) => maxSeqDelivered(id) > start.checkpoint(id))).toBe(true);
       }
-      await sleep(delay);
-      d.kill('SIGKILL');
-      expect(await exited(d)).toBe(null);
-      if (i === 0) continue;
-      // The kill came after this daemon spooled and delivered: its commits are in the state
-      // database (a checkpoint moved past where it started), and the receiver holds its records.
-      const killed = stateAt(h.stateDir);
-      expect(
-        ids.some((id) => killed.checkpoint(id) > start.checkpoint(id)),
-        `checkpoints ${JSON.stringify(killed)} after kill ${i + 1}`,
-      ).toBe(true);
-      expect(ids.some((id) => maxSeqDelivered(id) > start.checkpoint(id))).toBe(true);
-    }
-    const before = new Map(ids.map((id) => [id, perSession(id)]));
-    const last = spawnDaemon(env, ['run', '--until-ended']);
-    lastOutput = () => last.output();
-    // A session that ends while no bridge reads it answers 404 and its unread tail is gone (docs/service-api.md
-    // "Stream telemetry events" rules 6 and 7), so end them only once the last daemon streams every one.
-    await until(
-      () => ids.every((id) => perSession(id) > before.get(id)!),
-      'the last daemon to stream every session',
-      30_000,
-    );
-    // Stop producing, and end the sessions only once the last daemon has caught up with what they
-    // produced: on a loaded machine it may still be replaying seconds behind, and an ended session's
-    // unread tail is not replayed by the service.
-    for (const id of ids) h.sim.session(id)!.produce(0);
-    await until(
-      () => ids.every((id) => perSession(id) >= h.sim.session(id)!.lastSeq),
-      'the last daemon to catch up',
-      60_000,
-    );
-    for (const id of ids) h.sim.session(id)!.end();
-    const code = await exited(last);
-    expect(code, last.output()).toBe(0);
-    const tallies = h.tally(ids);
-    for (const t of tallies) {
-      expect(t.missing, `missing seqs of ${t.sessionId}: ${t.missingSample.join(',')}`).toBe(0);
-      expect(t.gapRecords).toBe(0);
-      expect(t.unique).toBe(h.sim.session(t.sessionId)!.lastSeq);
-    }
-  }, 90_000);
+      const before = new Map(ids.map((id) => [id, perSession(id)]));
+      const last = spawnDaemon(env, ['run', '--until-ended']);
+      lastOutput = () => last.output();
+      // A session that ends while no bridge reads it answers 404 and its unread tail is gone (docs/service-api.md
+      // "Stream telemetry events" rules 6 and 7), so end them only once the last daemon streams every one.
+      await until(
+        () => ids.every((id) => perSession(id) > before.get(id)!),
+        'the last daemon to stream every session',
+        30_000,
+      );
+      // Stop producing, and end the sessions only once the last daemon has caught up with what they
+      // produced: on a loaded machine it may still be replaying seconds behind, and an ended session's
+      // unread tail is not replayed by the service.
+      for (const id of ids) h.sim.session(id)!.produce(0);
+      await until(
+        () => ids.every((id) => perSession(id) >= h.sim.session(id)!.lastSeq),
+        'the last daemon to catch up',
+        60_000,
+      );
+      for (const id of ids) h.sim.session(id)!.end();
+      const code = await exited(last);
+      expect(code, last.output()).toBe(0);
+      const tallies = h.tally(ids);
+      for (const t of tallies) {
+        expect(t.missing, `missing seqs of ${t.sessionId}: ${t.missingSample.join(',')}`).toBe(0);
+        expect(t.gapRecords).toBe(0);
+        expect(t.unique).toBe(h.sim.session(t.sessionId)!.lastSeq);
+      }
+    }, 90_000);
 
   it('a second daemon on the same state directory refuses to start; after kill -9 of the first, one can', async () => {
     h = await harness();

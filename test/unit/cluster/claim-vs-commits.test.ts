@@ -49,6 +49,7 @@ describe('claim and concurrent commits', () => {
       await a.claim(['live']);
       const spool = await Spool.open({
         store: a,
+        mode: 'always',
         maxBytes: 1 << 30,
         memoryMaxBytes: 1 << 24,
         commitMaxRecords: 5,

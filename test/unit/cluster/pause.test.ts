@@ -56,6 +56,7 @@ describe('a paused replica', () => {
     await a.putSession({ id: 'zs', attributes: {} }, 'config');
     const spool = await Spool.open({
       store: a,
+      mode: 'always',
       maxBytes: 1 << 30,
       memoryMaxBytes: 1 << 24,
       commitMaxRecords: 1000,

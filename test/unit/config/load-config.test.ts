@@ -124,7 +124,21 @@ describe('configuration', () => {
     expect(c.shutdownGraceMs).toBe(60_000);
   });
 
+  it('spool.mode: overflow by default, always from the file or BRIDGE_SPOOL_MODE; the memory window', () => {
+    expect(buildConfig({}, base).spool).toMatchObject({ mode: 'overflow', memoryMaxAgeMs: 10_000 });
+    expect(buildConfig({}, base).spool.memoryMaxBytes).toBeUndefined();
+    expect(buildConfig({ spool: { mode: 'always' } }, base).spool.mode).toBe('always');
+    expect(buildConfig({ spool: { mode: 'always' } }, { ...base, BRIDGE_SPOOL_MODE: 'overflow' }).spool.mode).toBe(
+      'overflow',
+    );
+    const c = buildConfig({ spool: { memory_max_bytes: '32MiB', memory_max_age: '2s' } }, base);
+    expect(c.spool).toMatchObject({ memoryMaxBytes: 32 * 1024 * 1024, memoryMaxAgeMs: 2000 });
+  });
+
   it.each<[string, Record<string, unknown>, Record<string, string>]>([
+    ['spool.mode', { spool: { mode: 'sometimes' } }, base],
+    ['BRIDGE_SPOOL_MODE', {}, { ...base, BRIDGE_SPOOL_MODE: 'never' }],
+    ['spool.memory_max_bytes', { spool: { memory_max_bytes: '1KiB' } }, base],
     ['upstream.url', {}, { BROWSER_API_KEY: 'k' }],
     ['upstream.api_key', {}, { BROWSER_API_URL: 'http://x' }],
     ['BROWSER_API_URL', {}, { BROWSER_API_URL: 'ftp://x', BROWSER_API_KEY: 'k' }],

@@ -103,6 +103,7 @@ async function runScenario(steps: Step[], poison: ReadonlySet<number>): Promise<
     await store.putSession({ id: 's', attributes: {} }, 'config');
     const spool = await Spool.open({
       store,
+      mode: 'always',
       maxBytes: 1 << 26,
       memoryMaxBytes: 4096,
       commitMaxRecords: 1000,

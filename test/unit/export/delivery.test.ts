@@ -26,6 +26,7 @@ async function setup(
   await store.putSession({ id: 's', attributes: {} }, 'config');
   const spool = await Spool.open({
     store,
+    mode: 'always',
     maxBytes: 1 << 24,
     memoryMaxBytes: 1 << 20,
     commitMaxRecords: 1000,
@@ -327,6 +328,7 @@ describe('Spool room', () => {
     const store = await openSqliteStore(':memory:');
     const spool = await Spool.open({
       store,
+      mode: 'always',
       maxBytes: 1 << 30,
       memoryMaxBytes: 1 << 20,
       commitMaxRecords: 1000,
@@ -345,6 +347,7 @@ describe('Spool room', () => {
     const store = await openSqliteStore(':memory:');
     const spool = await Spool.open({
       store,
+      mode: 'always',
       maxBytes: 1 << 24,
       memoryMaxBytes: 1 << 20,
       commitMaxRecords: 1000,
@@ -383,7 +386,7 @@ describe('what delivery says about the collector', () => {
       waitForData: () => new Promise<void>(() => {}),
       idle: false,
       acknowledge: async () => {},
-      settle: () => {},
+      release: () => {},
     } as never;
     const transport = {
       url: 'https://user:SECRET-PW@collector.example/v1/logs?api_key=SECRET-K',

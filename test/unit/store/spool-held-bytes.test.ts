@@ -21,6 +21,7 @@ async function spoolWithBudget(): Promise<{ spool: Spool; guard: MemoryGuard }> 
   const g = guard;
   const spool = await Spool.open({
     store,
+    mode: 'always',
     maxBytes: 1024 ** 3,
     memoryMaxBytes: 64 * 1024 * 1024,
     commitMaxRecords: 100_000,

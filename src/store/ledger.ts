@@ -1,0 +1,123 @@
+// The ledger of the overflow mode: where each session's durable checkpoint may move.
+//
+// In `spool.mode: overflow` records wait in memory, so a checkpoint may not move when they are read
+// (a kill -9 would lose them): it moves over a position only once the records before it are
+// delivered or durably spilled. Per session the ledger keeps the positions the session handed over,
+// in read order, one per sealed batch: held (its segment is in memory, waiting or in flight) →
+// settled (delivered, spilled to the store, or a batch that carried no record: filtered events). The
+// checkpoint moves over the settled run at the head only (Vector's acknowledgements: finalized in
+// source order, the checkpoint moves over a contiguous acknowledged run), so it never passes a
+// record that is neither delivered nor on disk. Moved checkpoints are "dirty" until the spool writes
+// them, all together, once per commit interval.
+import type { CheckpointUpdate } from './store.js';
+
+interface Entry {
+  update: CheckpointUpdate;
+  segmentId: number | null;
+  settled: boolean;
+}
+
+export class Ledger {
+  private readonly bySession = new Map<string, Entry[]>();
+  private readonly bySegment = new Map<number, Entry>();
+  private readonly dirty = new Map<string, CheckpointUpdate>();
+  /** The highest position each session's checkpoint reached in this process: it never moves back. */
+  private readonly high = new Map<string, CheckpointUpdate>();
+
+  /** Records a sealed batch of a session: `segmentId` its memory segment, null when it carried no record. */
+  hold(update: CheckpointUpdate, segmentId: number | null): void {
+    const q = this.bySession.get(update.sessionId);
+    if (segmentId === null && !q) {
+      this.moveTo(update);
+      return;
+    }
+    const e: Entry = { update, segmentId, settled: segmentId === null };
+    if (q) q.push(e);
+    else this.bySession.set(update.sessionId, [e]);
+    if (segmentId !== null) this.bySegment.set(segmentId, e);
+  }
+
+  /** The segment was delivered or is on disk now; false when the ledger does not know it (forgotten). */
+  settle(segmentId: number): boolean {
+    const e = this.bySegment.get(segmentId);
+    if (!e) return false;
+    this.bySegment.delete(segmentId);
+    e.settled = true;
+    this.advance(e.update.sessionId);
+    return true;
+  }
+
+  private advance(sessionId: string): void {
+    const q = this.bySession.get(sessionId);
+    if (!q) return;
+    let last: Entry | undefined;
+    while (q.length > 0 && q[0]!.settled) last = q.shift();
+    if (q.length === 0) this.bySession.delete(sessionId);
+    if (last) this.moveTo(last.update);
+  }
+
+  private moveTo(u: CheckpointUpdate): void {
+    const h = this.high.get(u.sessionId);
+    // A session followed again from an older checkpoint (a worker died) re-reads what it had read.
+    if (h && (h.epoch > u.epoch || (h.epoch === u.epoch && h.checkpoint >= u.checkpoint))) return;
+    this.high.set(u.sessionId, u);
+    this.dirty.set(u.sessionId, u);
+  }
+
+  /**
+   * The checkpoints to write: every dirty one, and where the sessions of `spilling` would stand once
+   * those segments are on disk (written in the same transaction as they are). Changes nothing.
+   */
+  pending(spilling: ReadonlySet<number> = new Set()): CheckpointUpdate[] {
+    const out = new Map(this.dirty);
+    const sessions = new Set<string>();
+    for (const id of spilling) {
+      const e = this.bySegment.get(id);
+      if (e) sessions.add(e.update.sessionId);
+    }
+    for (const sessionId of sessions) {
+      let last: Entry | undefined;
+      for (const e of this.bySession.get(sessionId) ?? []) {
+        if (!e.settled && !(e.segmentId !== null && spilling.has(e.segmentId))) break;
+        last = e;
+      }
+      const h = this.high.get(sessionId);
+      if (
+        last &&
+        !(
+          h &&
+          (h.epoch > last.update.epoch || (h.epoch === last.update.epoch && h.checkpoint >= last.update.checkpoint))
+        )
+      )
+        out.set(sessionId, last.update);
+    }
+    return [...out.values()];
+  }
+
+  /** These checkpoints are in the store: they are no longer dirty unless they moved on meanwhile. */
+  written(updates: readonly CheckpointUpdate[]): void {
+    for (const u of updates) {
+      const d = this.dirty.get(u.sessionId);
+      if (d && d.epoch === u.epoch && d.checkpoint === u.checkpoint) this.dirty.delete(u.sessionId);
+    }
+  }
+
+  get dirtyCount(): number {
+    return this.dirty.size;
+  }
+
+  /** True while the session has records neither delivered nor on disk. */
+  holds(sessionId: string): boolean {
+    return this.bySession.has(sessionId);
+  }
+
+  /** Drops sessions given up: their new owner (or the next follow) starts from the stored checkpoint. */
+  forget(sessionIds: ReadonlySet<string>): void {
+    for (const id of sessionIds) {
+      for (const e of this.bySession.get(id) ?? []) if (e.segmentId !== null) this.bySegment.delete(e.segmentId);
+      this.bySession.delete(id);
+      this.dirty.delete(id);
+      this.high.delete(id);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// The ledger of the overflow mode: a session's checkpoint moves only over the settled run at the
+// head of its positions, once per position, never backwards.
+import { describe, expect, it } from 'vitest';
+import { Ledger } from '../../../src/store/ledger.js';
+
+const at = (sessionId: string, checkpoint: number, epoch = 0) => ({ sessionId, checkpoint, epoch });
+
+describe('Ledger', () => {
+  it('moves a checkpoint only over the settled run at the head, whatever order acknowledgements come in', () => {
+    const l = new Ledger();
+    l.hold(at('a', 10), -1);
+    l.hold(at('a', 20), -2);
+    l.hold(at('a', 25), null); // filtered events after the second batch
+    l.hold(at('a', 30), -3);
+    expect(l.pending()).toEqual([]);
+    expect(l.settle(-2)).toBe(true);
+    expect(l.pending()).toEqual([]); // -1 is still in flight
+    l.settle(-1);
+    expect(l.pending()).toEqual([at('a', 25)]);
+    l.written([at('a', 25)]);
+    expect(l.dirtyCount).toBe(0);
+    expect(l.holds('a')).toBe(true);
+    l.settle(-3);
+    expect(l.pending()).toEqual([at('a', 30)]);
+    expect(l.holds('a')).toBe(false);
+  });
+
+  it('previews what a spill makes durable without changing anything', () => {
+    const l = new Ledger();
+    l.hold(at('a', 1), -1);
+    l.hold(at('a', 2), -2);
+    l.hold(at('b', 7), -3);
+    expect(l.pending(new Set([-1, -3]))).toEqual([at('a', 1), at('b', 7)]);
+    expect(l.pending(new Set([-2]))).toEqual([]); // -1 before it is neither delivered nor spilled
+    expect(l.dirtyCount).toBe(0);
+  });
+
+  it('a position with nothing held before it is durable at once (filtered events alone)', () => {
+    const l = new Ledger();
+    l.hold(at('a', 4), null);
+    expect(l.pending()).toEqual([at('a', 4)]);
+  });
+
+  it('never moves back, and a write superseded meanwhile stays dirty', () => {
+    const l = new Ledger();
+    l.hold(at('a', 50), null);
+    l.written([at('a', 50)]);
+    l.hold(at('a', 40), null); // a session followed again from an older checkpoint
+    expect(l.pending()).toEqual([]);
+    l.hold(at('a', 60), null);
+    const written = l.pending();
+    l.hold(at('a', 70), null);
+    l.written(written);
+    expect(l.pending()).toEqual([at('a', 70)]);
+    l.hold(at('a', 1, 1), null); // a new service epoch is ahead of any seq of the last one
+    expect(l.pending()).toEqual([at('a', 1, 1)]);
+  });
+
+  it('forgets sessions given up: their segments are unknown, their moves unwritten', () => {
+    const l = new Ledger();
+    l.hold(at('a', 1), -1);
+    l.hold(at('b', 1), null);
+    l.forget(new Set(['a', 'b']));
+    expect(l.settle(-1)).toBe(false);
+    expect(l.pending()).toEqual([]);
+    expect(l.holds('a')).toBe(false);
+  });
+});
