@@ -2,6 +2,7 @@
 // Signal-specific variables (…_LOGS_…) win over the generic ones, which win over the file
 // (OpenTelemetry exporter specification). Where the requests go is otlp-endpoint.ts' business.
 import { ConfigError } from './errors.js';
+import { CONFIG_FILE, keysOf } from './config-keys.js';
 import { exporterTls } from './tls.js';
 import { insecureFlag, resolveEndpoint } from './otlp-endpoint.js';
 import type { ExporterConfig, OtlpProtocol } from './schema.js';
@@ -19,6 +20,8 @@ import {
 
 type Env = Record<string, string | undefined>;
 
+const KEYS = CONFIG_FILE.keys.exporter;
+
 const PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json', 'grpc'];
 const COMPRESSIONS = ['gzip', 'none'] as const;
 /** Below the OpenTelemetry Collector's default max_request_body_size for OTLP/HTTP (20 MiB). */
@@ -34,27 +37,11 @@ const GRPC_BATCH_MAX_BYTES = GRPC_MESSAGE_LIMIT - 64 * 1024;
 const METADATA_KEY = /^[0-9a-z_.-]+$/;
 
 export function buildExporter(ex: Raw, env: Env): ExporterConfig {
-  onlyKeys(
-    ex,
-    [
-      'endpoint',
-      'protocol',
-      'headers',
-      'compression',
-      'timeout',
-      'batch_max_records',
-      'batch_max_bytes',
-      'concurrency',
-      'backoff',
-      'tls',
-      'insecure',
-    ],
-    'exporter',
-  );
+  onlyKeys(ex, keysOf(KEYS), 'exporter');
   const tls = section(ex, 'tls', 'exporter.tls');
-  onlyKeys(tls, ['ca_file', 'cert_file', 'key_file'], 'exporter.tls');
+  onlyKeys(tls, keysOf(KEYS.keys.tls), 'exporter.tls');
   const backoff = section(ex, 'backoff', 'exporter.backoff');
-  onlyKeys(backoff, ['initial', 'max'], 'exporter.backoff');
+  onlyKeys(backoff, keysOf(KEYS.keys.backoff), 'exporter.backoff');
   const protocol =
     optEnum(env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL, PROTOCOLS, 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL') ??
     optEnum(env.OTEL_EXPORTER_OTLP_PROTOCOL, PROTOCOLS, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
