@@ -1,6 +1,7 @@
 // Rendering of `top`: the model as lines of text, for a terminal (header, a sorted and filtered
 // session table cut to the screen, a key line) or as a plain table for a pipe. Pure: width,
 // height and the view state are arguments, so every layout is a table-driven test.
+import { cutToWidth, displayWidth, padEndToWidth, padStartToWidth } from './display-width.js';
 import type { Paint } from './ansi.js';
 import type { SessionRow, TopModel } from './top-model.js';
 import { printable } from '../util/printable.js';
@@ -130,16 +131,18 @@ const cells = (r: SessionRow): string[] => [
 export function tableLines(rows: readonly SessionRow[], opts: { width?: number; sortColumn?: string } = {}): string[] {
   const data = rows.map(cells);
   const header = COLUMNS.map((c) => (c === opts.sortColumn ? `${c}*` : c));
-  const widths = header.map((h, i) => Math.max(h.length, ...data.map((d) => d[i]!.length)));
+  const widths = header.map((h, i) => Math.max(displayWidth(h), ...data.map((d) => displayWidth(d[i]!))));
   const line = (cols: readonly string[]): string => {
     const text = cols
       .map((c, i) =>
-        i === cols.length - 1 ? c : RIGHT.has(COLUMNS[i]!) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!),
+        i === cols.length - 1
+          ? c
+          : RIGHT.has(COLUMNS[i]!)
+            ? padStartToWidth(c, widths[i]!)
+            : padEndToWidth(c, widths[i]!),
       )
       .join('  ');
-    return opts.width !== undefined && text.length > opts.width
-      ? `${text.slice(0, Math.max(0, opts.width - 1))}…`
-      : text;
+    return opts.width !== undefined ? cutToWidth(text, opts.width) : text;
   };
   return [line(header), ...data.map(line)];
 }
@@ -155,7 +158,7 @@ export function renderScreen(
   view: ViewState,
   o: { url: string; width: number; height: number; error?: string; p: Paint },
 ): string[] {
-  const cut = (s: string): string => (s.length > o.width ? `${s.slice(0, Math.max(0, o.width - 1))}…` : s);
+  const cut = (s: string): string => cutToWidth(s, o.width);
   const rows = visibleRows(model.sessions, view);
   const head = summaryLines(model, o.url).map(cut);
   if (o.error) head.push(o.p.red(cut(`! ${printable(o.error)}`)));
