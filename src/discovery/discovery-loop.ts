@@ -17,6 +17,7 @@
 //   stop() → aborts a request in flight and resolves when the loop has ended. Idempotent.
 //
 // A session is never stopped because it left the list: the stream's end decides, as for any session.
+import { sameCollector } from '../upstream/session-export.js';
 import type { BackoffConfig, DiscoveryConfig, SessionSpec } from '../config/schema.js';
 import type { Store } from '../store/store.js';
 import type { ListedSession } from '../upstream/browser-list.js';
@@ -46,6 +47,8 @@ export interface DiscoveryLoopDeps {
   emit: Emit;
   /** upstream.backoff: the same policy the streams use against the same service. */
   backoff: BackoffConfig;
+  /** Where the bridge delivers: a session exporting there itself is said to double every event. */
+  collectorUrl?: string;
 }
 
 /** What one pass decided, and how long to wait before the next. */
@@ -153,6 +156,17 @@ export class DiscoveryLoop {
     if (page.length === 0) return;
     const added = await this.d.host.discovered(page.map((s) => this.specOf(s)));
     if (added.length > 0) this.d.emit({ f: 'sessions_discovered', sessions: added, deleted });
+    // Said once per session, when it is first followed: the list already carries the setting.
+    for (const s of page) {
+      if (s.otlpExport?.enabled !== true || !added.includes(s.id)) continue;
+      const same = this.d.collectorUrl !== undefined && sameCollector(s.otlpExport, this.d.collectorUrl);
+      this.d.emit({
+        f: 'session_exports_otlp',
+        session: s.id,
+        destination: s.otlpExport.destination,
+        sameCollector: same,
+      });
+    }
   }
 
   private specOf(s: ListedSession): SessionSpec {

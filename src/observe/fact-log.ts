@@ -3,6 +3,7 @@
 // them. Repeated failures are said on the first occurrence and then every so often (`streak`,
 // `attempt`), so a long outage does not flood the log.
 import type { Logger } from 'pino';
+import { sessionExportWarning } from '../upstream/session-export.js';
 import {
   applyFact,
   type DiscoveryOutcome,
@@ -303,6 +304,13 @@ const LOG_LINES: FactTable<Logger> = {
     log.warn(
       { records: fact.records, sessions: fact.sessions.slice(0, 5) },
       'records of sessions another replica took over while this one was paused are not sent; the new owner delivers them',
+    );
+  },
+  session_exports_otlp: (log, fact) => {
+    const exp = { enabled: true, ...(fact.destination !== undefined ? { destination: fact.destination } : {}) };
+    log.warn(
+      { session: fact.session, destination: fact.destination, sameCollector: fact.sameCollector },
+      sessionExportWarning(exp, fact.sameCollector),
     );
   },
   facts_dropped: (log, fact) => {

@@ -101,6 +101,7 @@ const METRICS: FactTable<BridgeMetrics> = {
     m.discoveryPolls.inc({ outcome: fact.outcome });
     if (fact.outcome === 'ok') m.discoveryMatched.set(fact.matched);
   },
+  session_exports_otlp: null,
   sessions_discovered: (m, fact) => {
     m.discoveredSessions.inc({ status: fact.deleted ? 'deleted' : 'active' }, fact.sessions.length);
   },

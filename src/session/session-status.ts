@@ -105,6 +105,7 @@ const TALLY: FactTable<SessionStatus> = {
   sessions_handed_over: null,
   discovery_polled: null,
   sessions_discovered: null,
+  session_exports_otlp: null,
   lease_checked_after_pause: null,
   claim_disowned: null,
   facts_dropped: null,

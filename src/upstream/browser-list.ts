@@ -8,6 +8,7 @@
 // the next offset as X-Next-Offset + items, the Go SDK uses X-Next-Offset as is; the service's own
 // comment says absolute, so it is used as is, and a missing one falls back to offset + items.
 import { isRecord } from '../util/guards.js';
+import { parseSessionExport, type SessionExport } from './session-export.js';
 
 /** `status`: active (the service's default), deleted, or both. */
 export type ListStatus = 'active' | 'deleted' | 'all';
@@ -33,6 +34,8 @@ export interface ListedSession {
   deletedAt?: number;
   tags: Record<string, string>;
   pool?: { id?: string; name?: string };
+  /** `telemetry.export.otlp`: the session delivering OTLP itself (session-export.ts). */
+  otlpExport?: SessionExport;
 }
 
 export interface ListPage {
@@ -104,6 +107,8 @@ export function parseListedSession(v: unknown): ListedSession | undefined {
     if (typeof v.pool.name === 'string' && v.pool.name !== '') pool.name = v.pool.name;
     if (pool.id !== undefined || pool.name !== undefined) out.pool = pool;
   }
+  const otlpExport = parseSessionExport(v);
+  if (otlpExport !== undefined) out.otlpExport = otlpExport;
   return out;
 }
 

@@ -141,6 +141,8 @@ export type Fact =
       streak: number;
     }
   | { f: 'sessions_discovered'; sessions: readonly string[]; deleted: boolean }
+  /** A followed session exports its telemetry itself (telemetry.export.otlp): duplicates at the backend. */
+  | { f: 'session_exports_otlp'; session: string; destination: string | undefined; sameCollector: boolean }
   /** The monotonic clock showed a pause: the lease was checked before anything more was sent. */
   | { f: 'lease_checked_after_pause'; pausedMs: number; stillOwned: number }
   /** Claimed records of sessions lost meanwhile: not sent, left to the new owner (export/delivery.ts). */

@@ -17,6 +17,7 @@ function world(o: {
   lastSuccessAt: number | null;
   claimed?: boolean;
   fail?: ListPageResult;
+  collectorUrl?: string;
 }) {
   const queries: BrowserListQuery[] = [];
   const added: SessionSpec[][] = [];
@@ -26,6 +27,7 @@ function world(o: {
   const loop = new DiscoveryLoop({
     config: { enabled: true, tags: { team: 'a' }, intervalMs: INTERVAL, start: 'oldest' },
     backoff: { initialMs: 10, maxMs: 100, authMs: 1000 },
+    ...(o.collectorUrl !== undefined ? { collectorUrl: o.collectorUrl } : {}),
     emit: (f) => facts.push(f),
     host: {
       discovered: async (specs) => {
@@ -78,6 +80,25 @@ describe('discovery poll', () => {
     expect(w.added).toEqual([[{ id: 'a', start: 'oldest', attributes: {}, pool: 'p1' }]]);
     expect(w.recorded).toEqual([NOW]);
     expect(w.facts).toContainEqual({ f: 'sessions_discovered', sessions: ['a'], deleted: false });
+  });
+
+  it('a discovered session that exports its telemetry itself is warned about once, naming the same collector', async () => {
+    const w = world({
+      lastSuccessAt: null,
+      collectorUrl: 'http://collector:4318/v1/logs',
+      live: [
+        { id: 'self', tags: {}, otlpExport: { enabled: true, destination: 'http://collector:4318' } },
+        { id: 'elsewhere', tags: {}, otlpExport: { enabled: true, destination: 'prod' } },
+        { id: 'off', tags: {}, otlpExport: { enabled: false } },
+        { id: 'quiet', tags: {} },
+      ],
+    });
+    await w.loop.pollOnce();
+    const warned = w.facts.filter((f) => f.f === 'session_exports_otlp');
+    expect(warned).toEqual([
+      { f: 'session_exports_otlp', session: 'self', destination: 'http://collector:4318', sameCollector: true },
+      { f: 'session_exports_otlp', session: 'elsewhere', destination: 'prod', sameCollector: false },
+    ]);
   });
 
   it('after a restart: the deleted list too, taking sessions deleted since the last success minus the clock margin', async () => {
