@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # browser-telemetry-bridge as a container: the daemon (`run`) by default, any other command with
-# `docker run IMAGE <command> …` (tail, pool, check, demo, simulate, receive), and in a running
-# container as `docker exec CONTAINER browser-telemetry-bridge top` (the command is on the PATH).
+# `docker run IMAGE <command> …` (tail, pool, check, validate, top), and in a running container as
+# `docker exec CONTAINER browser-telemetry-bridge top` (the command is on the PATH). The image carries
+# only the daemon; the devkit (simulator, receiver, demo) is the `devkit` target, built on top of it
+# for the compose examples (`docker build --target devkit .`).
 #
 #   docker build -t browser-telemetry-bridge .
 #   printf %s "$BROWSER_API_KEY" > browser-api-key      # the session service's key, as a file
@@ -17,8 +19,8 @@
 # PUT/DELETE /v1/sessions, which the image's listener on 0.0.0.0 otherwise keeps closed; `top` in
 # the container reads it from the same variable.
 #
-# Both stages use the same base image on purpose: better-sqlite3 is a native module, and the binary
-# built (or fetched) in the build stage must match the Node ABI and the glibc of the runtime stage.
+# Both stages use the same base image on purpose: better-sqlite3 is a native module, and the addon
+# kept in the build stage must match the Node ABI and the glibc of the runtime stage.
 # Node 24 LTS: the line CI, the tests and the benchmark's figures run on (package.json engines
 # admits 22.15 and later; CI also runs the suite on 22).
 ARG NODE_IMAGE=node:24-bookworm-slim
@@ -26,32 +28,31 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 # ---- build: install everything, compile TypeScript, then drop the dev dependencies ----
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# better-sqlite3's install script tries a prebuilt binary first and compiles from source with
-# node-gyp when none matches (another architecture, or no network to the prebuilt's host).
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 # Manifests first: the dependency layer is rebuilt only when they change, not on every source edit.
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY proto ./proto
+# The devkit's compiled files move out of dist/: nothing of the daemon imports them, the daemon's
+# image does not carry them (a devkit command there says where to run it, cli/devkit-absent.ts),
+# and the `devkit` target below puts them back.
 RUN npm run build \
+ && mv dist/devkit /app/devkit-dist \
  && npm prune --omit=dev --omit=optional --no-audit --no-fund \
  && npm cache clean --force
-# The runtime needs better-sqlite3's compiled addon and its lib/, not the ~30 MB the native build
-# leaves behind (object files, the static library, the SQLite amalgamation and C++ sources, a test
-# extension). The addon stays where `bindings` looks for it.
+# better-sqlite3 13 carries prebuilt addons for every platform it supports (no install script, no
+# compiler needed) and loads prebuilds/<platform>-<arch>.node. The runtime needs that one and lib/,
+# not the other platforms' addons nor the SQLite sources (about 27 MB).
 RUN b=node_modules/better-sqlite3 \
- && cp $b/build/Release/better_sqlite3.node /tmp/better_sqlite3.node \
- && rm -rf $b/build $b/deps $b/src $b/binding.gyp \
- && mkdir -p $b/build/Release \
- && mv /tmp/better_sqlite3.node $b/build/Release/better_sqlite3.node \
+ && keep="linux-$(node -p process.arch).node" \
+ && test -f "$b/prebuilds/$keep" \
+ && find $b/prebuilds -name '*.node' ! -name "$keep" -delete \
+ && rm -rf $b/deps $b/src $b/binding.gyp \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 
-# ---- runtime: production dependencies, compiled code, the receiver's .proto files ----
-FROM ${NODE_IMAGE} AS runtime
+# ---- daemon: production dependencies and the compiled daemon ----
+FROM ${NODE_IMAGE} AS daemon
 # The HTTP surface listens on every interface so probes and scrapers reach /healthz, /readyz and
 # /metrics. The control API (/v1/sessions) is then closed unless BRIDGE_CONTROL_TOKEN is set (or the
 # BRIDGE_CONTROL_INSECURE=true opt-out); the daemon says at start which it is.
@@ -63,7 +64,6 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY --from=build /app/proto ./proto
 # `browser-telemetry-bridge` on the PATH, as `npm install -g` puts it: `docker exec … browser-telemetry-bridge top`.
 RUN chmod 755 dist/cli/main.js && ln -s /app/dist/cli/main.js /usr/local/bin/browser-telemetry-bridge
 # `node` (uid 1000) ships with the official image. Create the state directory before declaring the
@@ -82,3 +82,11 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 # within shutdown.grace — give `docker stop -t` / terminationGracePeriodSeconds more than that.
 ENTRYPOINT ["node", "dist/cli/main.js"]
 CMD ["run"]
+
+# ---- devkit: the daemon's image plus the simulator, the receiver (and its .proto files) and demo ----
+FROM daemon AS devkit
+COPY --from=build /app/devkit-dist ./dist/devkit
+COPY --from=build /app/proto ./proto
+
+# ---- runtime (the default target, built last): the daemon alone ----
+FROM daemon AS runtime

@@ -40,7 +40,8 @@ the reason for each ✗:
   configuration   the file and environment are valid (the same rules as run)
   service         the session service is reachable, answers as the session service at this base
                   path (not another program, not a wrong path prefix) and accepts the API key
-  session <id>    each configured session's stream opens (404: not found or ended)
+  session <id>    each configured session's stream opens (404: not found or ended); warns when the
+                  session exports OTLP itself
   pool <ref>      each configured pool can be looked up; warns when its telemetry is off or it
                   exports OTLP itself
   collector       the OTLP endpoint accepts an empty export with the configured protocol,
@@ -149,7 +150,7 @@ async function checkService(
   // Without a session or pool, authentication is checked with the lookup of a pool that cannot exist:
   // the service checks the bearer token first, so its 404 (or 403) means "key accepted".
   const authRef = `bridge-check-${randomBytes(6).toString('hex')}`;
-  const firstAnswer = first ? await probe(client, first) : await probePool(client, authRef);
+  const firstAnswer = first ? await probe(client, first, config) : await probePool(client, authRef);
   if (firstAnswer.kind === 'network') {
     emit({ label: 'service', status: 'fail', detail: `cannot reach ${where}: ${firstAnswer.message}` });
     for (const t of targets) emit({ label: label(t), status: 'skip', detail: 'skipped: the service is unreachable' });
@@ -187,7 +188,7 @@ async function checkService(
     return;
   }
   emit({ label: 'service', status: 'ok', detail: `${where} reachable, API key accepted` });
-  const rest = await mapLimit(targets.slice(1), CONCURRENCY, (t) => probe(client, t));
+  const rest = await mapLimit(targets.slice(1), CONCURRENCY, (t) => probe(client, t, config));
   for (const answer of [firstAnswer, ...rest].slice(0, targets.length)) emit(answer.item);
 }
 
@@ -204,8 +205,8 @@ function routeOf(t: Target): string {
   return t.kind === 'session' ? `GET /browsers/${t.id}/telemetry/stream` : `GET /browser_pools/${t.ref}`;
 }
 
-function probe(client: UpstreamClient, t: Target): Promise<ServiceAnswer> {
-  return t.kind === 'session' ? probeSession(client, t.id) : probePool(client, t.ref);
+function probe(client: UpstreamClient, t: Target, config: BridgeConfig): Promise<ServiceAnswer> {
+  return t.kind === 'session' ? probeSession(client, t.id, config.exporter.url) : probePool(client, t.ref);
 }
 
 function label(t: Target): string {

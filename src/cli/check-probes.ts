@@ -1,5 +1,6 @@
 // The probes behind `check`, each one request or one file operation, each returning a CheckItem-ready
 // verdict rather than throwing. Nothing here prints headers, keys or full URLs with credentials.
+import { parseSessionExport, sameCollector, sessionExportWarning } from '../upstream/session-export.js';
 import { randomBytes } from 'node:crypto';
 import { rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { makeDirs } from '../util/make-dirs.js';
@@ -49,15 +50,20 @@ function refused(label: string, status: number, error: ApiErrorBody, what: strin
   return { label, status: 'fail', detail: `${hint} (${describeApiError(status, error)})` };
 }
 
-/** Opens the session's stream and closes it at once: proves the session exists and the key may read it. */
-export async function probeSession(client: UpstreamClient, id: string): Promise<ServiceAnswer> {
+/**
+ * Opens the session's stream and closes it at once: proves the session exists and the key may read
+ * it. Then reads the session itself for its own OTLP export: exporting too, it doubles every event
+ * at a backend that receives both (said as a warning, the collector named when it is the bridge's).
+ */
+export async function probeSession(client: UpstreamClient, id: string, collectorUrl?: string): Promise<ServiceAnswer> {
   const label = `session ${id}`;
   const ac = new AbortController();
   try {
     const res = await client.openStream(id, { replayAll: false }, ac.signal);
     if (res.kind === 'stream') {
       res.body.destroy();
-      return { kind: 'ok', item: { label, status: 'ok', detail: 'stream opens (200 text/event-stream)' } };
+      const notes = await sessionExportNotes(client, id, collectorUrl);
+      return { kind: 'ok', item: { label, status: 'ok', detail: 'stream opens (200 text/event-stream)', notes } };
     }
     if (res.kind === 'bad-content-type') {
       return {
@@ -81,6 +87,21 @@ export async function probeSession(client: UpstreamClient, id: string): Promise<
   } finally {
     ac.abort();
   }
+}
+
+/** The session's own export, as a note; none when it does not export or cannot be read (best effort). */
+async function sessionExportNotes(
+  client: UpstreamClient,
+  id: string,
+  collectorUrl: string | undefined,
+): Promise<Array<{ level: 'warn'; text: string }>> {
+  const got = await client.getSession(id).catch(() => undefined);
+  const exp = got?.kind === 'ok' ? parseSessionExport(got.value) : undefined;
+  const warning = sessionExportWarning(
+    exp,
+    exp !== undefined && collectorUrl !== undefined && sameCollector(exp, collectorUrl),
+  );
+  return warning === undefined ? [] : [{ level: 'warn', text: warning }];
 }
 
 /** Looks the pool up and reports what its telemetry configuration means for the bridge. */

@@ -5,6 +5,7 @@ import { ConfigError } from '../config/errors.js';
 import { UsageError } from '../util/command-line.js';
 import { StoreOpenError } from '../store/sqlite-store.js';
 import { BRIDGE_VERSION } from '../util/version.js';
+import { DEVKIT_COMMANDS, devkitAbsentMessage, isModuleNotFound } from './devkit-absent.js';
 
 interface Command {
   summary: string;
@@ -83,7 +84,15 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    return await (await cmd.load()).main(rest);
+    let command: Awaited<ReturnType<Command['load']>>;
+    try {
+      command = await cmd.load();
+    } catch (err) {
+      if (!DEVKIT_COMMANDS.includes(name) || !isModuleNotFound(err)) throw err;
+      process.stderr.write(`${devkitAbsentMessage(name)}\n`);
+      return 2;
+    }
+    return await command.main(rest);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`invalid configuration: ${err.message}\n`);

@@ -2,6 +2,7 @@
 // (docs/service-api.md "Event types and categories"). Pure; reads data after redaction, so masked URLs and headers stay masked.
 // Types the written specification does not detail, and future ones, fall back to the members such events usually
 // carry (url, error, status, ...) and finally to compact JSON, so nothing is shown as blank.
+import { cutToWidth } from './display-width.js';
 import { printable } from '../util/printable.js';
 
 /** A coordinate as sent; anything but a number or a string (a hostile frame's object) shows as `?`. */
@@ -147,8 +148,9 @@ export function eventEssentials(type: string, data: Data | undefined): string {
   return oneLine(text);
 }
 
+/** `text` on one line of at most `max` terminal columns (wide characters count two). */
 export function oneLine(text: string, max = MAX_ESSENTIALS): string {
   // A terminal must not be steered by event content (escape sequences) nor broken over lines.
   const flat = printable(text);
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return cutToWidth(flat, max);
 }

@@ -2,6 +2,7 @@
 // stderr so that stdout carries only events. Pure: time zone, colour and width come from outside.
 //
 //   14:03:07.412 WARN  network_response         GET https://example.com/api → 404 Not Found  #812
+import { padEndToWidth } from './display-width.js';
 import type { Envelope } from '../upstream/envelope.js';
 import { severityText, SEVERITY } from '../mapping/severity-levels.js';
 import type { Paint } from './ansi.js';
@@ -35,7 +36,7 @@ export function formatEventLine(envelope: Envelope, view: EventView, p: Paint): 
   const type = oneLine(ev.type, 64);
   const essentials = eventEssentials(ev.type, view.data);
   const truncated = ev.truncated === true ? p.dim(' (truncated)') : '';
-  return `${p.dim(formatTime(ev.ts))} ${severityLabel(view.severity, p)} ${p.cyan(type.padEnd(TYPE_WIDTH))} ${essentials}${truncated}  ${p.dim(`#${envelope.seq}`)}`;
+  return `${p.dim(formatTime(ev.ts))} ${severityLabel(view.severity, p)} ${p.cyan(padEndToWidth(type, TYPE_WIDTH))} ${essentials}${truncated}  ${p.dim(`#${envelope.seq}`)}`;
 }
 
 /** The visible warning for missing sequence numbers (docs/design.md "Delivery semantics"). */

@@ -1,6 +1,7 @@
 // Rendering of `top`: the model as lines of text, for a terminal (header, a sorted and filtered
 // session table cut to the screen, a key line) or as a plain table for a pipe. Pure: width,
 // height and the view state are arguments, so every layout is a table-driven test.
+import { cutToWidth, displayWidth, padEndToWidth, padStartToWidth } from './display-width.js';
 import type { Paint } from './ansi.js';
 import type { SessionRow, TopModel } from './top-model.js';
 import { printable } from '../util/printable.js';
@@ -153,14 +154,18 @@ export function tableLines(
   const shown = COLUMNS.filter((_c, i) => opts.owners === true || i !== OWNER);
   const data = rows.map((r) => cells(r).filter((_c, i) => opts.owners === true || i !== OWNER));
   const header = shown.map((c) => (c === opts.sortColumn ? `${c}*` : c));
-  const widths = header.map((h, i) => Math.max(h.length, ...data.map((d) => d[i]!.length)));
+  const widths = header.map((h, i) => Math.max(displayWidth(h), ...data.map((d) => displayWidth(d[i]!))));
   const line = (cols: readonly string[]): string => {
     const text = cols
-      .map((c, i) => (i === cols.length - 1 ? c : RIGHT.has(shown[i]!) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .map((c, i) =>
+        i === cols.length - 1
+          ? c
+          : RIGHT.has(shown[i]!)
+            ? padStartToWidth(c, widths[i]!)
+            : padEndToWidth(c, widths[i]!),
+      )
       .join('  ');
-    return opts.width !== undefined && text.length > opts.width
-      ? `${text.slice(0, Math.max(0, opts.width - 1))}…`
-      : text;
+    return opts.width !== undefined ? cutToWidth(text, opts.width) : text;
   };
   return [line(header), ...data.map(line)];
 }
@@ -177,7 +182,7 @@ export function renderScreen(
   view: ViewState,
   o: { url: string; width: number; height: number; error?: string; p: Paint },
 ): string[] {
-  const cut = (s: string): string => (s.length > o.width ? `${s.slice(0, Math.max(0, o.width - 1))}…` : s);
+  const cut = (s: string): string => cutToWidth(s, o.width);
   const rows = visibleRows(model.sessions, view);
   const head = summaryLines(model, o.url).map(cut);
   if (o.error) head.push(o.p.red(cut(`! ${printable(o.error)}`)));

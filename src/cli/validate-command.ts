@@ -1,6 +1,6 @@
 // `validate`: the configuration checked offline, like `otelcol validate`. The same loader and the
-// same messages as `run` (an invalid configuration prints `invalid configuration: <key>: …` and
-// exits 2), but nothing is contacted and nothing is opened: no service, no collector, no state
+// same messages as `run` (an invalid configuration prints `invalid configuration: <key>: …`, every
+// problem of the file at once, and exits 2), but nothing is contacted and nothing is opened: no service, no collector, no state
 // directory. A CI job or a container entrypoint can run it before `run`. Warnings (unknown event
 // types, nothing to follow) are printed and do not fail the check.
 import { loadConfig } from '../config/load-config.js';
@@ -15,7 +15,7 @@ const HELP = `Usage: browser-telemetry-bridge validate [--config FILE]
 Validates the configuration (file, \${env:VAR} references and environment variables) with the same
 rules and messages as run, without contacting the service or the collector and without touching the
 state directory. Prints a one-line summary and any warnings.
-Exit codes: 0 valid (warnings included), 2 invalid (one line naming the key).
+Exit codes: 0 valid (warnings included), 2 invalid (every problem, one line each naming its key).
 
 Options:
   -c, --config FILE   YAML configuration (default: $BRIDGE_CONFIG); environment variables override it

@@ -3,6 +3,7 @@
 // follows without naming them (discovery/discovery-loop.ts). The environment wins over the file,
 // key by key, as everywhere else.
 import { ConfigError } from './errors.js';
+import { CONFIG_FILE, keysOf } from './config-keys.js';
 import {
   onlyKeys,
   optDurationMs,
@@ -18,14 +19,13 @@ import type { DiscoveryConfig } from './schema.js';
 
 export const DISCOVERY_DEFAULTS: DiscoveryConfig = { enabled: false, tags: {}, intervalMs: 10_000, start: 'oldest' };
 
-const KEYS = ['enabled', 'tags', 'query', 'interval', 'start', 'project'] as const;
 const MIN_INTERVAL_MS = 100;
 /** The service's list is not a stream: a tighter loop only spends its rate limit. */
 const MAX_INTERVAL_MS = 24 * 3600_000;
 
 export function parseDiscovery(raw: Raw, env: Env): DiscoveryConfig {
   const d = section(raw, 'discovery', 'discovery');
-  onlyKeys(d, KEYS, 'discovery');
+  onlyKeys(d, keysOf(CONFIG_FILE.keys.discovery), 'discovery');
   const enabled = envBool(env.BRIDGE_DISCOVER, 'BRIDGE_DISCOVER') ?? fileBool(d.enabled, 'discovery.enabled');
   const tags =
     env.BRIDGE_DISCOVER_TAGS !== undefined && env.BRIDGE_DISCOVER_TAGS !== ''

@@ -7,3 +7,46 @@ export class ConfigError extends Error {
     this.key = key;
   }
 }
+
+/**
+ * Several problems of one configuration, reported together so the operator fixes them in one go.
+ * A ConfigError itself (the first problem's key), so every caller that handles one handles both.
+ */
+export class ConfigErrors extends ConfigError {
+  readonly problems: readonly ConfigError[];
+  constructor(problems: readonly ConfigError[]) {
+    const first = problems[0]!;
+    super(first.key, '');
+    this.name = 'ConfigErrors';
+    this.problems = problems;
+    this.message = `${problems.length} problems:\n${problems.map((p) => `  ${p.message}`).join('\n')}`;
+  }
+}
+
+/**
+ * Collects the problems of independent parts of a configuration: `take` runs one part and returns
+ * its value, or records its ConfigError and returns the fallback so the next part is read too.
+ */
+export class ConfigProblems {
+  private readonly list: ConfigError[] = [];
+
+  add(...problems: ConfigError[]): void {
+    for (const p of problems) if (!this.list.some((q) => q.message === p.message)) this.list.push(p);
+  }
+
+  take<T>(part: () => T, fallback: T): T {
+    try {
+      return part();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      this.add(...(err instanceof ConfigErrors ? err.problems : [err]));
+      return fallback;
+    }
+  }
+
+  /** Throws what was collected: the problem itself when there is one, all of them when several. */
+  throwIfAny(): void {
+    if (this.list.length === 1) throw this.list[0]!;
+    if (this.list.length > 1) throw new ConfigErrors(this.list);
+  }
+}

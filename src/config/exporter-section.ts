@@ -2,6 +2,7 @@
 // Signal-specific variables (…_LOGS_…, …_TRACES_… for spans) win over the generic ones, which win over the file
 // (OpenTelemetry exporter specification). Where the requests go is otlp-endpoint.ts' business.
 import { ConfigError } from './errors.js';
+import { CONFIG_FILE, keysOf } from './config-keys.js';
 import { exporterTls } from './tls.js';
 import { insecureFlag, resolveEndpoint, signalVar } from './otlp-endpoint.js';
 import type { ExporterConfig, OtlpProtocol, OtlpSignal } from './schema.js';
@@ -18,6 +19,8 @@ import {
 } from './readers.js';
 
 type Env = Record<string, string | undefined>;
+
+const KEYS = CONFIG_FILE.keys.exporter;
 
 const PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json', 'grpc'];
 const COMPRESSIONS = ['gzip', 'none'] as const;
@@ -36,27 +39,11 @@ const METADATA_KEY = /^[0-9a-z_.-]+$/;
 /** The exporter of one signal; spans (`traces`) read the OTEL_EXPORTER_OTLP_TRACES_* variables instead of …_LOGS_*. */
 export function buildExporter(ex: Raw, env: Env, signal: OtlpSignal = 'logs'): ExporterConfig {
   const v = (name: string): string => signalVar(signal, name);
-  onlyKeys(
-    ex,
-    [
-      'endpoint',
-      'protocol',
-      'headers',
-      'compression',
-      'timeout',
-      'batch_max_records',
-      'batch_max_bytes',
-      'concurrency',
-      'backoff',
-      'tls',
-      'insecure',
-    ],
-    'exporter',
-  );
+  onlyKeys(ex, keysOf(KEYS), 'exporter');
   const tls = section(ex, 'tls', 'exporter.tls');
-  onlyKeys(tls, ['ca_file', 'cert_file', 'key_file'], 'exporter.tls');
+  onlyKeys(tls, keysOf(KEYS.keys.tls), 'exporter.tls');
   const backoff = section(ex, 'backoff', 'exporter.backoff');
-  onlyKeys(backoff, ['initial', 'max'], 'exporter.backoff');
+  onlyKeys(backoff, keysOf(KEYS.keys.backoff), 'exporter.backoff');
   const protocol =
     optEnum(env[v('PROTOCOL')], PROTOCOLS, v('PROTOCOL')) ??
     optEnum(env.OTEL_EXPORTER_OTLP_PROTOCOL, PROTOCOLS, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??

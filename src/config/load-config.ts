@@ -1,17 +1,18 @@
 // Builds the BridgeConfig from the YAML file and the environment, once, at start. The environment
-// overrides the file (docs/design.md "The operator contract"). Every problem is a ConfigError naming its key;
-// the CLI prints it and exits with code 2.
+// overrides the file (docs/design.md "The operator contract"). Every problem is a ConfigError naming its key,
+// all of a configuration's problems are reported together; the CLI prints them and exits with code 2.
 import { readFileSync } from 'node:fs';
 import { parseYaml } from './yaml.js';
 import { substituteEnv } from './env-substitution.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, ConfigProblems } from './errors.js';
+import { CONFIG_FILE } from './config-keys.js';
+import { shapeProblems } from './config-shape.js';
 import { upstreamTls } from './tls.js';
 import { proxyVariableProblem } from '../util/proxy-env.js';
 import type { BridgeConfig, SessionSpec, StartPosition } from './schema.js';
 import { buildExporter } from './exporter-section.js';
 import {
   isRecord,
-  onlyKeys,
   optBytes,
   optDurationMs,
   optEnum,
@@ -26,31 +27,11 @@ import {
 import { parseSessions, parseSessionList } from './sessions.js';
 import { parseStoreConfig, replicaId } from './store-config.js';
 import { defaultMappingOptions, parseMappingOptions } from './mapping-section.js';
-import { parseDiscovery } from './discovery-section.js';
+import { DISCOVERY_DEFAULTS, parseDiscovery } from './discovery-section.js';
 
 export type { Env } from './env-substitution.js';
 import type { Env } from './env-substitution.js';
 
-const TOP_KEYS = [
-  'upstream',
-  'sessions',
-  'start',
-  'state',
-  'store',
-  'spool',
-  'listen',
-  'control_token',
-  'control_allowed_hosts',
-  'max_sessions',
-  'exporter',
-  'service',
-  'shutdown',
-  'mapping',
-  'memory_limit',
-  'workers',
-  'discovery',
-  'traces',
-] as const;
 const MAX_WORKERS = 64;
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
@@ -80,89 +61,201 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
   return buildConfig(raw, env, configPath);
 }
 
-/** Pure: file contents (already parsed) + environment → config. */
+/**
+ * Pure: file contents (already parsed) + environment → config. Every problem is reported at once:
+ * the file's shape against the declared keys (config-shape.ts) and each independent part's value,
+ * a ConfigErrors when there are several.
+ */
+// Unknown keys are the shape walk's (config-shape.ts), which reports all of them; the parts below
+// read values only.
 export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConfig {
-  onlyKeys(raw, TOP_KEYS, '');
-  const up = section(raw, 'upstream', 'upstream');
-  onlyKeys(
-    up,
-    [
-      'url',
-      'api_key',
-      'api_key_file',
-      'idle_timeout',
-      'connect_timeout',
-      'backoff',
-      'pool_refresh',
-      'ca_file',
-      'archive',
-    ],
-    'upstream',
+  const p = new ConfigProblems();
+  p.add(...shapeProblems(raw, CONFIG_FILE, ''));
+  const config = readConfig(raw, env, p, configPath);
+  p.throwIfAny();
+  // Every part that could fail has its value: throwIfAny() left when one had none.
+  return config as BridgeConfig;
+}
+
+/** The parts of the configuration, each read on its own so that one's problem does not hide another's. */
+function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | undefined) {
+  const upstream = p.take(() => readUpstream(raw, env), undefined);
+  const start = p.take(
+    () => optEnum(env.BRIDGE_START, STARTS, 'BRIDGE_START') ?? optEnum(raw.start, STARTS, 'start') ?? 'oldest',
+    'oldest',
   );
-  const upBackoff = section(up, 'backoff', 'upstream.backoff');
-  onlyKeys(upBackoff, ['initial', 'max', 'auth'], 'upstream.backoff');
-
-  // Both peers are reached through these: a value no request could use is a load error, not a
-  // failure of every request (or, before, of the process).
-  const proxy = proxyVariableProblem(env);
-  if (proxy) throw new ConfigError(proxy.variable, proxy.problem);
-
-  const url = optUrl(env.BROWSER_API_URL, 'BROWSER_API_URL') ?? optUrl(up.url, 'upstream.url');
-  if (!url) throw new ConfigError('upstream.url', 'is required (or set BROWSER_API_URL)');
-  const apiKey = optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.api_key, 'upstream.api_key');
-  const apiKeyFile =
-    optString(env.BROWSER_API_KEY_FILE, 'BROWSER_API_KEY_FILE') ?? optString(up.api_key_file, 'upstream.api_key_file');
-  if (!apiKey && !apiKeyFile)
-    throw new ConfigError('upstream.api_key', 'an API key is required: set BROWSER_API_KEY or BROWSER_API_KEY_FILE');
-  // Checked even when a key is also given: a file named and missing is a mistake (a key left in the
-  // shell would otherwise hide it until the day that variable is gone).
-  if (apiKeyFile) {
-    try {
-      readFileSync(apiKeyFile, 'utf8');
-    } catch (err) {
-      const key = env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file';
-      throw new ConfigError(key, readProblem(apiKeyFile, err));
-    }
-  }
-
-  const start = optEnum(env.BRIDGE_START, STARTS, 'BRIDGE_START') ?? optEnum(raw.start, STARTS, 'start') ?? 'oldest';
-  const sessions: SessionSpec[] = parseSessions(raw.sessions, 'sessions');
+  const sessions: SessionSpec[] = p.take(() => parseSessions(raw.sessions, 'sessions'), []);
   if (env.BRIDGE_SESSIONS) {
-    for (const s of parseSessionList(env.BRIDGE_SESSIONS, 'BRIDGE_SESSIONS')) {
+    for (const s of p.take(() => parseSessionList(env.BRIDGE_SESSIONS!, 'BRIDGE_SESSIONS'), [])) {
       if (!sessions.some((x) => x.id === s.id)) sessions.push(s);
     }
   }
 
-  const state = section(raw, 'state', 'state');
-  onlyKeys(state, ['dir'], 'state');
-  const stateDir =
-    optString(env.BRIDGE_STATE_DIR, 'BRIDGE_STATE_DIR') ?? optString(state.dir, 'state.dir') ?? './state';
+  const stateDir = p.take(() => {
+    const state = section(raw, 'state', 'state');
+    return optString(env.BRIDGE_STATE_DIR, 'BRIDGE_STATE_DIR') ?? optString(state.dir, 'state.dir') ?? './state';
+  }, './state');
 
-  const spool = section(raw, 'spool', 'spool');
-  onlyKeys(
+  const spool = p.take(() => readSpool(raw, env), undefined);
+
+  const listen = p.take(() => {
+    const listenText = env.BRIDGE_LISTEN ?? (raw.listen === undefined ? '127.0.0.1:9464' : raw.listen);
+    return parseListen(listenText, env.BRIDGE_LISTEN !== undefined ? 'BRIDGE_LISTEN' : 'listen');
+  }, null);
+
+  const exporter = p.take(() => buildExporter(section(raw, 'exporter', 'exporter'), env), undefined);
+  const traces = p.take(() => {
+    const tracesSection = section(raw, 'traces', 'traces');
+    const enabled = flag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? flag(tracesSection.enabled, 'traces.enabled') ?? false;
+    // Built only when enabled, so a TRACES variable's mistake cannot stop a bridge that sends no spans.
+    const tracesExporter = enabled ? buildExporter(section(raw, 'exporter', 'exporter'), env, 'traces') : exporter;
+    return { enabled, exporter: tracesExporter };
+  }, undefined);
+  const store = p.take(() => parseStoreConfig(raw, env), { kind: 'sqlite' } as const);
+  const replica = p.take(() => replicaId(env), { id: '', explicit: false });
+  const resource = p.take(() => readResource(raw, env, store, replica), undefined);
+
+  const shutdownGraceMs = p.take(() => {
+    const shutdown = section(raw, 'shutdown', 'shutdown');
+    return optDurationMs(shutdown.grace, 'shutdown.grace', 0) ?? 10_000;
+  }, 10_000);
+
+  const config = {
+    configPath,
+    upstream,
+    sessions,
+    start,
+    stateDir,
+    store,
+    replicaId: replica.id,
     spool,
-    ['mode', 'max_bytes', 'memory_max_bytes', 'memory_max_age', 'commit_max_records', 'commit_interval'],
-    'spool',
-  );
+    listen,
+    controlToken: p.take(
+      () =>
+        optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.control_token, 'control_token'),
+      undefined,
+    ),
+    controlAllowedHosts: p.take(() => parseHostNames(env.BRIDGE_CONTROL_ALLOWED_HOSTS, raw.control_allowed_hosts), []),
+    maxSessions: p.take(
+      () =>
+        optInt(
+          env.BRIDGE_MAX_SESSIONS ?? raw.max_sessions,
+          env.BRIDGE_MAX_SESSIONS !== undefined ? 'BRIDGE_MAX_SESSIONS' : 'max_sessions',
+          1,
+          1_000_000,
+        ) ?? 1000,
+      1000,
+    ),
+    exporter,
+    traces,
+    resource,
+    shutdownGraceMs,
+    workers: p.take(() => parseWorkers(env.BRIDGE_WORKERS, raw.workers), 'auto'),
+    memoryLimitBytes: p.take(() => memoryLimit(env.BRIDGE_MEMORY_LIMIT, raw.memory_limit), undefined),
+    mapping: p.take(
+      () => (raw.mapping === undefined ? defaultMappingOptions : parseMappingOptions(raw.mapping, 'mapping')),
+      defaultMappingOptions,
+    ),
+    discovery: p.take(() => parseDiscovery(raw, env), DISCOVERY_DEFAULTS),
+  };
+  return config;
+}
 
-  const listenText = env.BRIDGE_LISTEN ?? (raw.listen === undefined ? '127.0.0.1:9464' : raw.listen);
-  const listen = parseListen(listenText, env.BRIDGE_LISTEN !== undefined ? 'BRIDGE_LISTEN' : 'listen');
+function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
+  const p = new ConfigProblems();
+  const up = section(raw, 'upstream', 'upstream');
+  const upBackoff = section(up, 'backoff', 'upstream.backoff');
 
-  const exporter = buildExporter(section(raw, 'exporter', 'exporter'), env);
-  const tracesSection = section(raw, 'traces', 'traces');
-  onlyKeys(tracesSection, ['enabled'], 'traces');
-  const tracesEnabled =
-    flag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? flag(tracesSection.enabled, 'traces.enabled') ?? false;
-  // Built only when enabled, so a TRACES variable's mistake cannot stop a bridge that sends no spans.
-  const tracesExporter = tracesEnabled ? buildExporter(section(raw, 'exporter', 'exporter'), env, 'traces') : exporter;
+  // Both peers are reached through these: a value no request could use is a load error, not a
+  // failure of every request (or, before, of the process).
+  p.take(() => {
+    const proxy = proxyVariableProblem(env);
+    if (proxy) throw new ConfigError(proxy.variable, proxy.problem);
+  }, undefined);
 
+  const url = p.take(() => {
+    const u = optUrl(env.BROWSER_API_URL, 'BROWSER_API_URL') ?? optUrl(up.url, 'upstream.url');
+    if (!u) throw new ConfigError('upstream.url', 'is required (or set BROWSER_API_URL)');
+    return u;
+  }, '');
+  const [apiKey, apiKeyFile] = p.take(() => {
+    const key = optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.api_key, 'upstream.api_key');
+    const file =
+      optString(env.BROWSER_API_KEY_FILE, 'BROWSER_API_KEY_FILE') ??
+      optString(up.api_key_file, 'upstream.api_key_file');
+    if (!key && !file)
+      throw new ConfigError('upstream.api_key', 'an API key is required: set BROWSER_API_KEY or BROWSER_API_KEY_FILE');
+    // Checked even when a key is also given: a file named and missing is a mistake (a key left in the
+    // shell would otherwise hide it until the day that variable is gone).
+    if (file) {
+      try {
+        readFileSync(file, 'utf8');
+      } catch (err) {
+        throw new ConfigError(
+          env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file',
+          readProblem(file, err),
+        );
+      }
+    }
+    return [key, file];
+  }, [undefined, undefined]);
+  const duration = (v: unknown, key: string, min: number, fallback: number): number =>
+    p.take(() => optDurationMs(v, key, min) ?? fallback, fallback);
+  const upstream: BridgeConfig['upstream'] = {
+    url,
+    apiKey,
+    apiKeyFile,
+    idleTimeoutMs: duration(up.idle_timeout, 'upstream.idle_timeout', 100, 45_000),
+    connectTimeoutMs: duration(up.connect_timeout, 'upstream.connect_timeout', 100, 10_000),
+    backoff: {
+      initialMs: duration(upBackoff.initial, 'upstream.backoff.initial', 1, 500),
+      maxMs: duration(upBackoff.max, 'upstream.backoff.max', 1, 30_000),
+      // A minute: a rotated key file is re-read at every retry, and a fixed key shows up soon.
+      authMs: duration(upBackoff.auth, 'upstream.backoff.auth', 1, 60_000),
+    },
+    poolRefreshMs: duration(up.pool_refresh, 'upstream.pool_refresh', 1000, 300_000),
+    tls: p.take(() => upstreamTls(env, up), {}),
+    archive: p.take(() => optEnum(up.archive, ['auto', 'off'] as const, 'upstream.archive') ?? 'auto', 'auto'),
+  };
+  p.throwIfAny();
+  return upstream;
+}
+
+function readSpool(raw: Raw, env: Env): BridgeConfig['spool'] {
+  const p = new ConfigProblems();
+  const spool = section(raw, 'spool', 'spool');
+  const out = {
+    mode: p.take(
+      () =>
+        optEnum(
+          env.BRIDGE_SPOOL_MODE ?? spool.mode,
+          ['overflow', 'always'] as const,
+          env.BRIDGE_SPOOL_MODE !== undefined ? 'BRIDGE_SPOOL_MODE' : 'spool.mode',
+        ) ?? 'overflow',
+      'overflow' as const,
+    ),
+    memoryMaxBytes: p.take(() => optBytes(spool.memory_max_bytes, 'spool.memory_max_bytes', 64 * 1024), undefined),
+    memoryMaxAgeMs: p.take(() => optDurationMs(spool.memory_max_age, 'spool.memory_max_age', 1) ?? 10_000, 10_000),
+    maxBytes: p.take(() => optBytes(spool.max_bytes, 'spool.max_bytes', 1024 * 1024) ?? 256 * 1024 * 1024, 0),
+    commitMaxRecords: p.take(() => optInt(spool.commit_max_records, 'spool.commit_max_records', 1, 100_000) ?? 5000, 0),
+    commitIntervalMs: p.take(() => optDurationMs(spool.commit_interval, 'spool.commit_interval', 1) ?? 200, 0),
+  };
+  p.throwIfAny();
+  return out;
+}
+
+function readResource(
+  raw: Raw,
+  env: Env,
+  store: BridgeConfig['store'],
+  replica: { id: string; explicit: boolean },
+): BridgeConfig['resource'] {
   const svc = section(raw, 'service', 'service');
-  onlyKeys(svc, ['name', 'resource_attributes'], 'service');
   const fileAttributes = optStringMap(svc.resource_attributes, 'service.resource_attributes');
   const envAttributes = env.OTEL_RESOURCE_ATTRIBUTES
     ? parseKeyValueList(env.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES')
     : {};
-  const resourceAttributes = { ...fileAttributes, ...envAttributes };
+  const attributes = { ...fileAttributes, ...envAttributes };
   // The environment wins over the file, as everywhere else; within each, the dedicated name wins
   // over the one among the attributes (OTEL_SERVICE_NAME over OTEL_RESOURCE_ATTRIBUTES, as the
   // OpenTelemetry specification orders them).
@@ -172,83 +265,12 @@ export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConf
     optString(svc.name, 'service.name') ??
     fileAttributes['service.name'] ??
     'browser-telemetry-bridge';
-
-  const store = parseStoreConfig(raw, env);
-  const replica = replicaId(env);
-
-  const shutdown = section(raw, 'shutdown', 'shutdown');
-  onlyKeys(shutdown, ['grace'], 'shutdown');
-
+  // A named replica (or one of several sharing a store) is who exported a record.
   return {
-    configPath,
-    upstream: {
-      url,
-      apiKey,
-      apiKeyFile,
-      idleTimeoutMs: optDurationMs(up.idle_timeout, 'upstream.idle_timeout', 100) ?? 45_000,
-      connectTimeoutMs: optDurationMs(up.connect_timeout, 'upstream.connect_timeout', 100) ?? 10_000,
-      backoff: {
-        initialMs: optDurationMs(upBackoff.initial, 'upstream.backoff.initial', 1) ?? 500,
-        maxMs: optDurationMs(upBackoff.max, 'upstream.backoff.max', 1) ?? 30_000,
-        // A minute: a rotated key file is re-read at every retry, and a fixed key shows up soon.
-        authMs: optDurationMs(upBackoff.auth, 'upstream.backoff.auth', 1) ?? 60_000,
-      },
-      poolRefreshMs: optDurationMs(up.pool_refresh, 'upstream.pool_refresh', 1000) ?? 300_000,
-      tls: upstreamTls(env, up),
-      archive: optEnum(up.archive, ['auto', 'off'] as const, 'upstream.archive') ?? 'auto',
-    },
-    sessions,
-    start,
-    stateDir,
-    store,
-    replicaId: replica.id,
-    spool: {
-      mode:
-        optEnum(
-          env.BRIDGE_SPOOL_MODE ?? spool.mode,
-          ['overflow', 'always'] as const,
-          env.BRIDGE_SPOOL_MODE !== undefined ? 'BRIDGE_SPOOL_MODE' : 'spool.mode',
-        ) ?? 'overflow',
-      memoryMaxBytes: optBytes(spool.memory_max_bytes, 'spool.memory_max_bytes', 64 * 1024),
-      memoryMaxAgeMs: optDurationMs(spool.memory_max_age, 'spool.memory_max_age', 1) ?? 10_000,
-      maxBytes: optBytes(spool.max_bytes, 'spool.max_bytes', 1024 * 1024) ?? 256 * 1024 * 1024,
-      commitMaxRecords: optInt(spool.commit_max_records, 'spool.commit_max_records', 1, 100_000) ?? 5000,
-      commitIntervalMs: optDurationMs(spool.commit_interval, 'spool.commit_interval', 1) ?? 200,
-    },
-    listen,
-    controlToken:
-      optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.control_token, 'control_token'),
-    controlAllowedHosts: parseHostNames(env.BRIDGE_CONTROL_ALLOWED_HOSTS, raw.control_allowed_hosts),
-    maxSessions:
-      optInt(
-        env.BRIDGE_MAX_SESSIONS ?? raw.max_sessions,
-        env.BRIDGE_MAX_SESSIONS !== undefined ? 'BRIDGE_MAX_SESSIONS' : 'max_sessions',
-        1,
-        1_000_000,
-      ) ?? 1000,
-    exporter,
-    traces: { enabled: tracesEnabled, exporter: tracesExporter },
-    // A named replica (or one of several sharing a store) is who exported a record.
-    resource: {
-      serviceName,
-      attributes: resourceAttributes,
-      ...(replica.explicit || store.kind === 'postgres' ? { instanceId: replica.id } : {}),
-    },
-    shutdownGraceMs: optDurationMs(shutdown.grace, 'shutdown.grace', 0) ?? 10_000,
-    workers: parseWorkers(env.BRIDGE_WORKERS, raw.workers),
-    memoryLimitBytes: memoryLimit(env.BRIDGE_MEMORY_LIMIT, raw.memory_limit),
-    mapping: raw.mapping === undefined ? defaultMappingOptions : parseMappingOptions(raw.mapping, 'mapping'),
-    discovery: parseDiscovery(raw, env),
+    serviceName,
+    attributes,
+    ...(replica.explicit || store.kind === 'postgres' ? { instanceId: replica.id } : {}),
   };
-}
-
-/** A boolean from YAML (true/false) or the environment (true/false, case-insensitive); undefined when unset. */
-function flag(v: unknown, key: string): boolean | undefined {
-  if (v === undefined || v === '') return undefined;
-  if (typeof v === 'boolean') return v;
-  const s = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
-  if (s === 'true' || s === 'false') return s === 'true';
-  throw new ConfigError(key, 'must be true or false');
 }
 
 /**
@@ -303,4 +325,13 @@ function readProblem(path: string, err: unknown): string {
   if (code === 'EISDIR') return `${path} is a directory, not a file`;
   if (code === 'EACCES' || code === 'EPERM') return `${path} cannot be read: permission denied`;
   return `cannot read ${path}: ${code ?? (err as Error).message}`;
+}
+
+/** A boolean from YAML (true/false) or the environment (true/false, case-insensitive); undefined when unset. */
+function flag(v: unknown, key: string): boolean | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (typeof v === 'boolean') return v;
+  const s = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
+  if (s === 'true' || s === 'false') return s === 'true';
+  throw new ConfigError(key, 'must be true or false');
 }

@@ -2,9 +2,13 @@
 // filters. Parsed and validated once at start (docs/design.md "Conventions": untrusted input is
 // validated where it enters); the mapper precomputes its lookup tables from the result.
 import { ConfigError } from './errors.js';
+import { CONFIG_FILE, keysOf } from './config-keys.js';
+
 import { checkCategories, checkIncludeTypes } from './event-names.js';
 import { optBytes } from './readers.js';
 import { isRecord } from '../util/guards.js';
+
+const KEYS = CONFIG_FILE.keys.mapping;
 
 export type ScreenshotPolicy = 'inline' | 'drop' | 'directory';
 export type BodyFormat = 'map' | 'json';
@@ -208,19 +212,7 @@ function oneOf<T extends string>(raw: unknown, key: string, allowed: readonly T[
 }
 
 function parseRedaction(raw: unknown, key: string): RedactionOptions {
-  const s = section(raw, key, [
-    'enabled',
-    'headers',
-    'additional_headers',
-    'query_params',
-    'additional_query_params',
-    'url_userinfo',
-    'drop_post_data',
-    'drop_response_body',
-    'drop_api_call_code',
-    'mask_typed_keys',
-    'mask_body_secrets',
-  ]);
+  const s = section(raw, key, keysOf(KEYS.keys.redaction));
   const d = defaultMappingOptions.redaction;
   const headers = names(s.headers, `${key}.headers`) ?? [...d.headers];
   const queryParams = names(s.query_params, `${key}.query_params`) ?? [...d.queryParams];
@@ -240,7 +232,7 @@ function parseRedaction(raw: unknown, key: string): RedactionOptions {
 }
 
 function parseScreenshots(raw: unknown, key: string): ScreenshotOptions {
-  const s = section(raw, key, ['policy', 'directory', 'max_record_bytes']);
+  const s = section(raw, key, keysOf(KEYS.keys.screenshots));
   const policy = oneOf(s.policy, `${key}.policy`, ['inline', 'drop', 'directory'] as const, 'inline');
   if (s.directory !== undefined && s.directory !== null && (typeof s.directory !== 'string' || s.directory === '')) {
     throw new ConfigError(`${key}.directory`, 'must be a non-empty path');
@@ -285,13 +277,7 @@ export function largestRecordBytes(options: MappingOptions): number {
 }
 
 function parseFilters(raw: unknown, key: string): FilterOptions {
-  const s = section(raw, key, [
-    'include_categories',
-    'exclude_categories',
-    'include_types',
-    'exclude_types',
-    'allow_unknown_types',
-  ]);
+  const s = section(raw, key, keysOf(KEYS.keys.filters));
   const out: FilterOptions = {};
   const ic = names(s.include_categories, `${key}.include_categories`);
   const ec = names(s.exclude_categories, `${key}.exclude_categories`);
@@ -319,7 +305,7 @@ function parseFilters(raw: unknown, key: string): FilterOptions {
  * their defaults; a problem throws a ConfigError naming `<keyPrefix>.<key>`.
  */
 export function parseMappingOptions(raw: unknown, keyPrefix: string): MappingOptions {
-  const s = section(raw, keyPrefix, ['redaction', 'screenshots', 'max_record_bytes', 'body_format', 'filters']);
+  const s = section(raw, keyPrefix, keysOf(KEYS));
   return {
     redaction: parseRedaction(s.redaction, `${keyPrefix}.redaction`),
     screenshots: parseScreenshots(s.screenshots, `${keyPrefix}.screenshots`),

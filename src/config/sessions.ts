@@ -1,5 +1,6 @@
 // Session specs from the `sessions:` list of the file and from BRIDGE_SESSIONS.
 import { ConfigError } from './errors.js';
+import { SESSION_ENTRY, keysOf } from './config-keys.js';
 import { isRecord, onlyKeys, optScalarMap, optString } from './readers.js';
 import type { SessionSpec } from './schema.js';
 
@@ -37,7 +38,7 @@ export function parseSessions(v: unknown, key: string): SessionSpec[] {
 /** One spec, from the file or from the control API's PUT body. */
 export function parseSessionSpec(item: unknown, key: string): SessionSpec {
   if (!isRecord(item)) throw new ConfigError(key, 'must be a session id or a mapping with an id');
-  onlyKeys(item, ['id', 'pool', 'start', 'attributes'], key);
+  onlyKeys(item, keysOf(SESSION_ENTRY), key);
   const id = optString(item.id, `${key}.id`);
   if (!id || !validSessionId(id)) throw new ConfigError(`${key}.id`, SESSION_ID_RULE);
   const spec: SessionSpec = { id, attributes: optScalarMap(item.attributes, `${key}.attributes`) };

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { ConfigError } from './errors.js';
+import { CONFIG_FILE, keysOf } from './config-keys.js';
 import { onlyKeys, optDurationMs, optString, section, type Raw } from './readers.js';
 
 export type Env = Record<string, string | undefined>;
@@ -36,7 +37,7 @@ export function replicaId(env: Env): { id: string; explicit: boolean } {
 
 export function parseStoreConfig(raw: Raw, env: Env): StoreConfig {
   const st = section(raw, 'store', 'store');
-  onlyKeys(st, ['url', 'password_file', 'lease'], 'store');
+  onlyKeys(st, keysOf(CONFIG_FILE.keys.store), 'store');
   const [urlText, urlKey] = env.BRIDGE_STORE_URL
     ? [env.BRIDGE_STORE_URL, 'BRIDGE_STORE_URL']
     : [optString(st.url, 'store.url'), 'store.url'];

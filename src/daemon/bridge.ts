@@ -269,6 +269,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
       store,
       emit,
       backoff: config.upstream.backoff,
+      collectorUrl: config.exporter.url,
       host: { discovered: (specs) => supervisor.discovered(specs) },
     });
     discovery.start();

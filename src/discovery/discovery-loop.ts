@@ -20,6 +20,7 @@
 //   stop() → aborts a request in flight and resolves when the loop has ended. Idempotent.
 //
 // A session is never stopped because it left the list: the stream's end decides, as for any session.
+import { sameCollector } from '../upstream/session-export.js';
 import type { BackoffConfig, DiscoveryConfig, SessionSpec } from '../config/schema.js';
 import type { Store } from '../store/store.js';
 import type { ListedSession } from '../upstream/browser-list.js';
@@ -60,6 +61,8 @@ export interface DiscoveryLoopDeps {
   backoff: BackoffConfig;
   /** The local clock (tests inject one). */
   now?: () => number;
+  /** Where the bridge delivers: a session exporting there itself is said to double every event. */
+  collectorUrl?: string;
 }
 
 /** What one pass decided, and how long to wait before the next. */
@@ -190,6 +193,17 @@ export class DiscoveryLoop {
     const gone = added.filter((id) => deleted.has(id));
     if (live.length > 0) this.d.emit({ f: 'sessions_discovered', sessions: live, deleted: false });
     if (gone.length > 0) this.d.emit({ f: 'sessions_discovered', sessions: gone, deleted: true });
+    // Said once per session, when it is first followed: the list already carries the setting.
+    for (const s of page) {
+      if (s.otlpExport?.enabled !== true || !added.includes(s.id)) continue;
+      const same = this.d.collectorUrl !== undefined && sameCollector(s.otlpExport, this.d.collectorUrl);
+      this.d.emit({
+        f: 'session_exports_otlp',
+        session: s.id,
+        destination: s.otlpExport.destination,
+        sameCollector: same,
+      });
+    }
   }
   private specOf(s: ListedSession): SessionSpec {
     const pool = s.pool?.id ?? s.pool?.name;

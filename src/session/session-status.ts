@@ -2,7 +2,7 @@
 // session moves it. The session pipeline, a worker-followed session and a session this replica does
 // not follow all start from initialStatus(), and tallyFact() is the only place a count moves, so
 // the status and the metrics (observe/fact-metrics.ts) read the same facts.
-import type { Fact } from '../vocabulary/facts.js';
+import { applyFact, type Fact, type FactTable } from '../vocabulary/facts.js';
 import type { SessionStatus } from '../vocabulary/session-states.js';
 import type { SessionRow } from '../store/store.js';
 
@@ -32,53 +32,94 @@ export function initialStatus(row: SessionRow): SessionStatus {
   };
 }
 
+/** How each fact moves a session's status; null: the fact says nothing of a session's numbers. */
+const TALLY: FactTable<SessionStatus> = {
+  events_received: (s, fact) => {
+    s.received += fact.count;
+  },
+  duplicates: (s, fact) => {
+    s.duplicates += fact.count;
+  },
+  malformed_frame: (s) => {
+    s.malformedFrames++;
+  },
+  epoch_started: (s, fact) => {
+    s.epoch = fact.epoch;
+  },
+  gap_recorded: (s, fact) => {
+    s.gaps++;
+    s.missingEvents += fact.last - fact.first + 1;
+  },
+  tail_unknown: (s) => {
+    s.gaps++;
+  },
+  archive_repaired: (s, fact) => {
+    s.repaired += fact.repaired;
+  },
+  archive_probed: null,
+  archive_unreadable: null,
+  mapping_failed: null,
+  state_changed: (s, fact) => {
+    s.state = fact.state;
+    if (
+      (fact.state === 'unauthorized' ||
+        fact.state === 'forbidden' ||
+        fact.state === 'backoff' ||
+        fact.state === 'unknown') &&
+      fact.detail
+    )
+      s.lastError = fact.detail;
+    if (fact.state !== 'streaming') delete s.connectedSince;
+  },
+  reconnect_scheduled: (s, fact) => {
+    s.reconnects[fact.reason] = (s.reconnects[fact.reason] ?? 0) + 1;
+  },
+  connected: (s, fact) => {
+    s.connectedSince = new Date(fact.at).toISOString();
+  },
+  session_ended: null,
+  session_unknown: null,
+  event_filtered: (s, fact) => {
+    s.filtered += fact.count;
+  },
+  record_oversized: null,
+  values_redacted: null,
+  screenshot_written: null,
+  screenshot_failed: null,
+  commit_failed: null,
+  commit_recovered: null,
+  delete_failed: null,
+  writes_fenced: null,
+  export_attempted: null,
+  records_delivered: null,
+  records_rejected: null,
+  export_failed: null,
+  export_recovered: null,
+  collector_refusing: null,
+  spool_unreadable: null,
+  lease_renewed: null,
+  lease_renewal_failed: null,
+  lease_expired: null,
+  sessions_claimed: null,
+  sessions_lost: null,
+  sessions_handed_over: null,
+  discovery_polled: null,
+  sessions_discovered: null,
+  session_exports_otlp: null,
+  lease_checked_after_pause: null,
+  claim_disowned: null,
+  facts_dropped: null,
+  session_refused: null,
+  config_reloaded: null,
+  export_answer_unrecognized: null,
+  spans_exported: null,
+  spans_dropped: null,
+  traces_unsupported: null,
+  traces_supported: null,
+  config_rejected: null,
+};
+
 /** Moves `s` by one fact about its session; facts that say nothing of a session's numbers leave it alone. */
 export function tallyFact(s: SessionStatus, fact: Fact): void {
-  switch (fact.f) {
-    case 'events_received':
-      s.received += fact.count;
-      break;
-    case 'duplicates':
-      s.duplicates += fact.count;
-      break;
-    case 'event_filtered':
-      s.filtered += fact.count;
-      break;
-    case 'malformed_frame':
-      s.malformedFrames++;
-      break;
-    case 'epoch_started':
-      s.epoch = fact.epoch;
-      break;
-    case 'gap_recorded':
-      s.gaps++;
-      s.missingEvents += fact.last - fact.first + 1;
-      break;
-    case 'tail_unknown':
-      s.gaps++;
-      break;
-    case 'archive_repaired':
-      s.repaired += fact.repaired;
-      break;
-    case 'reconnect_scheduled':
-      s.reconnects[fact.reason] = (s.reconnects[fact.reason] ?? 0) + 1;
-      break;
-    case 'connected':
-      s.connectedSince = new Date(fact.at).toISOString();
-      break;
-    case 'state_changed':
-      s.state = fact.state;
-      if (
-        (fact.state === 'unauthorized' ||
-          fact.state === 'forbidden' ||
-          fact.state === 'backoff' ||
-          fact.state === 'unknown') &&
-        fact.detail
-      )
-        s.lastError = fact.detail;
-      if (fact.state !== 'streaming') delete s.connectedSince;
-      break;
-    default:
-      break;
-  }
+  applyFact(TALLY, s, fact);
 }

@@ -9,6 +9,7 @@
 // comment says absolute, so it is used as is, and a missing one falls back to offset + items.
 import { validSessionId } from '../config/sessions.js';
 import { isRecord } from '../util/guards.js';
+import { parseSessionExport, type SessionExport } from './session-export.js';
 
 /** `status`: active (the service's default), deleted, or both. */
 export type ListStatus = 'active' | 'deleted' | 'all';
@@ -34,6 +35,8 @@ export interface ListedSession {
   deletedAt?: number;
   tags: Record<string, string>;
   pool?: { id?: string; name?: string };
+  /** `telemetry.export.otlp`: the session delivering OTLP itself (session-export.ts). */
+  otlpExport?: SessionExport;
 }
 
 export interface ListPage {
@@ -106,6 +109,8 @@ export function parseListedSession(v: unknown): ListedSession | undefined {
     if (typeof v.pool.name === 'string' && v.pool.name !== '') pool.name = v.pool.name;
     if (pool.id !== undefined || pool.name !== undefined) out.pool = pool;
   }
+  const otlpExport = parseSessionExport(v);
+  if (otlpExport !== undefined) out.otlpExport = otlpExport;
   return out;
 }
 

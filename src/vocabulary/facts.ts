@@ -1,7 +1,7 @@
 // The facts the bridge reports about itself: one discriminated union, emitted once where a thing
 // happens and turned by subscribers into everything that reports it: Prometheus series
 // (observe/fact-metrics.ts), log lines (observe/fact-log.ts) and a session's status
-// (session/status-tally.ts). A component never counts into a metric or writes the same fact's log
+// (session/session-status.ts). A component never counts into a metric or writes the same fact's log
 // line by hand: it calls `emit`, and the three views cannot drift apart.
 //
 // Facts carry identifiers, counts and fixed words, never event data: no secret can reach a metric
@@ -155,6 +155,8 @@ export type Fact =
       streak: number;
     }
   | { f: 'sessions_discovered'; sessions: readonly string[]; deleted: boolean }
+  /** A followed session exports its telemetry itself (telemetry.export.otlp): duplicates at the backend. */
+  | { f: 'session_exports_otlp'; session: string; destination: string | undefined; sameCollector: boolean }
   /** The monotonic clock showed a pause: the lease was checked before anything more was sent. */
   | { f: 'lease_checked_after_pause'; pausedMs: number; stillOwned: number }
   /** Claimed records of sessions lost meanwhile: not sent, left to the new owner (export/delivery.ts). */
@@ -199,6 +201,21 @@ export type SpanDropReason = 'refused' | 'rejected' | 'overflow' | 'shutdown';
 /** The name of a fact, and the fact of that name. */
 export type FactName = Fact['f'];
 export type FactOf<N extends FactName> = Extract<Fact, { f: N }>;
+
+/**
+ * One decision per fact for a sink (metrics, log lines, a session's status): a handler, or null for
+ * "nothing to do here". A mapped type rather than a switch with a default branch, so a new fact does
+ * not compile until every sink has decided what it means to it.
+ */
+export type FactTable<Ctx> = { readonly [K in FactName]: ((ctx: Ctx, fact: FactOf<K>) => void) | null };
+
+/** Runs the table's handler for `fact`, if it has one. */
+export function applyFact<Ctx>(table: FactTable<Ctx>, ctx: Ctx, fact: Fact): void {
+  // The table pairs each name with the handler of that fact; TypeScript cannot correlate the two
+  // through an indexed access, hence the one widening here.
+  const handler = table[fact.f] as ((ctx: Ctx, fact: Fact) => void) | null;
+  handler?.(ctx, fact);
+}
 
 /** Where a component sends its facts. */
 export type Emit = (fact: Fact) => void;

@@ -75,7 +75,7 @@ function item(s: Session): Record<string, unknown> {
     headless: true,
     stealth: false,
     timeout_seconds: 60,
-    telemetry: { enabled: s.telemetry },
+    telemetry: s.telemetryConfig,
   };
 }
 

@@ -174,6 +174,7 @@ function getBrowser(ctx: ServiceContext, res: ServerResponse, url: URL, id: stri
     session_id: id,
     deleted_at: session.ended ? new Date().toISOString() : null,
     ...(session.poolId !== undefined ? { pool: { id: session.poolId } } : {}),
+    telemetry: session.telemetryConfig,
   });
 }
 

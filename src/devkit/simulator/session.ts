@@ -37,6 +37,7 @@ export interface SessionDeps {
   /** What GET /browsers lists (devkit/simulator/browser-list.ts). */
   name?: string;
   tags?: Readonly<Record<string, string>>;
+  otlpExport?: { enabled: boolean; destination?: string };
 }
 
 /** Data of a frame that is not JSON, and of one that is JSON but not an envelope. */
@@ -106,6 +107,13 @@ export class Session implements SimSession, StreamSource {
   }
   get tags(): Readonly<Record<string, string>> {
     return this.deps.tags ?? {};
+  }
+  /** The session's `telemetry` member as the service shows it (GET /browsers, GET /browsers/{id}). */
+  get telemetryConfig(): Record<string, unknown> {
+    return {
+      enabled: this.deps.telemetry,
+      ...(this.deps.otlpExport !== undefined ? { export: { otlp: { ...this.deps.otlpExport } } } : {}),
+    };
   }
   get streams(): number {
     return this.connections.size;

@@ -95,6 +95,7 @@ class SimulatorImpl implements Simulator {
       ...(pool ? { poolId: pool.id, ...(pool.name !== undefined ? { poolName: pool.name } : {}) } : {}),
       ...(opts.name !== undefined ? { name: opts.name } : {}),
       ...(opts.tags !== undefined ? { tags: { ...opts.tags } } : {}),
+      ...(opts.otlpExport !== undefined ? { otlpExport: { ...opts.otlpExport } } : {}),
     });
     this.sessions.set(id, session);
     return session;

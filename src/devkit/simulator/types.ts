@@ -65,6 +65,8 @@ export interface SimSessionOptions {
   /** What GET /browsers shows and filters on. */
   name?: string;
   tags?: Record<string, string>;
+  /** The session's own OTLP export (`telemetry.export.otlp` on the session object). */
+  otlpExport?: { enabled: boolean; destination?: string };
 }
 
 export interface SimSession {

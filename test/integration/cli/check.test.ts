@@ -140,6 +140,24 @@ describe('check', () => {
     expect(mark(res.stdout, 'session s1')).toBe('✓');
   });
 
+  it('warns about a session that exports its telemetry itself, naming the bridge collector when it is the same', async () => {
+    sim.createSession('self', { otlpExport: { enabled: true, destination: receiver.url } });
+    sim.createSession('elsewhere', { otlpExport: { enabled: true, destination: 'prod-destination' } });
+    sim.createSession('off', { otlpExport: { enabled: false, destination: 'prod-destination' } });
+    const res = await runCli(['check'], { ...env, BRIDGE_SESSIONS: 'self,elsewhere,off' });
+    expect(res.code).toBe(0);
+    const after = (label: string): string => {
+      const lines = res.stdout.split('\n');
+      const i = lines.findIndex((l) => l.slice(2).startsWith(label));
+      return lines.slice(i + 1, i + 3).join('\n');
+    };
+    expect(after('session self')).toContain(
+      'to the same collector the bridge delivers to: every event arrives there twice',
+    );
+    expect(after('session elsewhere')).toContain('(destination prod-destination): with the bridge following it too');
+    expect(res.stdout).not.toMatch(/session off[^\n]*\n[^\n]*exports its telemetry/);
+  });
+
   it('looks up each configured pool: found (with its telemetry), not found', async () => {
     const cfg = join(dir, 'bridge.yaml');
     writeFileSync(cfg, 'sessions:\n  - id: s2\n    pool: scrapers\n  - id: s1\n    pool: no-such-pool\n');

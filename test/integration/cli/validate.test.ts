@@ -73,6 +73,28 @@ describe('validate', () => {
     expect(run.stderr).toBe(validate.stderr);
   });
 
+  it('several problems: validate and run both print every one, each naming its key', async () => {
+    const path = config(
+      'many.yaml',
+      [...BASE, 'spool:', '  max_bytes: lots', 'exporter_typo: 1', 'mapping:', '  body_format: xml'].join('\n'),
+    );
+    const env = { SVC_URL: NOWHERE, COLLECTOR: NOWHERE, BRIDGE_LISTEN: 'off' };
+    const validate = await runCli(['validate', '-c', path], env);
+    const run = await runCli(['run', '-c', path], env);
+    expect(validate.code).toBe(2);
+    expect(validate.stderr).toBe(
+      [
+        'invalid configuration: 3 problems:',
+        '  exporter_typo: unknown key (expected one of: upstream, sessions, discovery, start, state, store, spool, listen, control_token, control_allowed_hosts, max_sessions, exporter, traces, service, shutdown, memory_limit, workers, mapping)',
+        '  spool.max_bytes: must be a size such as 268435456 or "256MiB" (got "lots")',
+        '  mapping.body_format: must be one of: map, json',
+        '',
+      ].join('\n'),
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(validate.stderr);
+  });
+
   it('a missing file and an unset variable are one line each', async () => {
     const missing = await runCli(['validate', '--config', join(dir, 'nope.yaml')], {});
     expect(missing).toMatchObject({

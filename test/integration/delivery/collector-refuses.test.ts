@@ -41,13 +41,24 @@ describe('a collector that refuses everything', () => {
       // The session ends while the collector refuses: --until-ended must not call that "delivered".
       await until(() => h.receiver.requests.length > 50, 'refused requests', 20_000);
       s.end();
-      await sleep(3000);
+      // Measured, not timed: the daemon has seen the end, and refused rounds went on after it.
+      await until(() => /"msg":"session ended"/.test(d.output()), 'the daemon to see the session end', 20_000);
+      const afterEnd = h.receiver.requests.length;
+      await until(() => h.receiver.requests.length > afterEnd + 10, 'refused rounds after the end', 20_000);
       expect(d.exitCode, d.output()).toBe(null);
       expect(h.receiver.records.length).toBe(0);
-      const ready = (await (await fetch(`${url}/readyz`)).json()) as {
+      type Ready = {
         exporter: { failing: boolean; refusingAll?: { status: number; message: string } };
         spool: { records: number };
       };
+      const readyz = async (): Promise<Ready> => (await (await fetch(`${url}/readyz`)).json()) as Ready;
+      // The first round splits every refused request down to single records before it may say that
+      // the collector refuses everything: wait for that verdict, however long the round takes.
+      let ready = await readyz();
+      for (const end = Date.now() + 30_000; ready.exporter.refusingAll === undefined && Date.now() < end;) {
+        await sleep(20);
+        ready = await readyz();
+      }
       expect(ready.exporter.failing).toBe(true);
       expect(ready.exporter.refusingAll?.status).toBe(400);
       expect(ready.exporter.refusingAll?.message).toContain('injected failure');
@@ -58,10 +69,22 @@ describe('a collector that refuses everything', () => {
       expect(d.output()).toMatch(
         /collector refuses every record.*"status":400|"status":400.*collector refuses every record/,
       );
-      // Backing off, not splitting every batch again and again.
-      const refusedSoFar = h.receiver.requests.length;
-      await sleep(1000);
-      expect(h.receiver.requests.length - refusedSoFar).toBeLessThan(60);
+      // Not splitting every batch again and again: once the refusal is known, a round is an empty
+      // probe and each claim sent whole, so a window of requests carries at most one record count
+      // per claim in flight (concurrency 3); halving would show counts of 50, 25, 12, …
+      const windowCounts = (): Set<number> =>
+        new Set(
+          h.receiver.requests
+            .slice(-30)
+            .map((r) => r.records)
+            .filter((n) => n > 0),
+        );
+      const from = h.receiver.requests.length;
+      await until(
+        () => h.receiver.requests.length >= from + 30 && windowCounts().size <= 3,
+        'rounds that send each claim whole',
+        30_000,
+      );
 
       h.receiver.behaviour = {};
       expect(await exited(d), d.output()).toBe(0);

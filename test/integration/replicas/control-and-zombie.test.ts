@@ -62,14 +62,26 @@ describe('replicas sharing a PostgreSQL store', () => {
 
     // DELETE on r1 for that session: r2 stops following it.
     expect((await json(`${u1}/v1/sessions/${onR2}`, { method: 'DELETE' })).status).toBe(204);
-    await sleep(2500);
+    // Measured, not timed: r2 no longer lists it as its own; then, while every other session keeps
+    // streaming (each produces all along), it receives nothing more.
+    const ownedByR2 = async (): Promise<boolean> =>
+      ((await json(`${u2}/v1/sessions`)).body.sessions as Array<{ id: string; owner?: string }>).some(
+        (s) => s.id === onR2 && s.owner === 'r2',
+      );
+    for (const end = Date.now() + 20_000; await ownedByR2();) {
+      if (Date.now() > end) throw new Error(`r2 still follows ${onR2} after the DELETE`);
+      await sleep(100);
+    }
+    const others = ids.filter((id) => id !== onR2);
+    const othersReceived = (): number => others.reduce((n, id) => n + cl.count(id), 0);
+    // What was in flight for it when it stopped has landed once the others moved on by a few seconds' worth.
+    let mark = othersReceived();
+    await until(() => othersReceived() >= mark + others.length * 40, 'the other sessions to stream on', 20_000);
     const before = cl.count(onR2);
-    await sleep(1500);
+    mark = othersReceived();
+    await until(() => othersReceived() >= mark + others.length * 40, 'the other sessions to stream on', 20_000);
     expect(cl.count(onR2)).toBe(before);
-    const r2list = await json(`${u2}/v1/sessions`);
-    expect(
-      (r2list.body.sessions as Array<{ id: string; owner?: string }>).find((s) => s.id === onR2 && s.owner === 'r2'),
-    ).toBeUndefined();
+    expect(await ownedByR2()).toBe(false);
     expect((await json(`${u1}/v1/sessions/${onR2}`, { method: 'DELETE' })).status).toBe(404);
     await cl.stopAll();
   });
@@ -92,8 +104,10 @@ describe('replicas sharing a PostgreSQL store', () => {
     const regressions: string[] = [];
     const last = new Map<string, [number, number]>();
     let watching = true;
+    let sweeps = 0;
     const watcher = (async () => {
       while (watching) {
+        sweeps++;
         for (const [id, [e, cp]] of await cl.checkpoints()) {
           const prev = last.get(id);
           if (prev && (e < prev[0] || (e === prev[0] && cp < prev[1])))
@@ -115,7 +129,14 @@ describe('replicas sharing a PostgreSQL store', () => {
       await sleep(200);
     }
     const tookMs = Date.now() - stoppedAt;
-    await sleep(2000);
+    // r2 moves the frozen sessions' checkpoints on before the zombie thaws, so a stale write of the
+    // zombie would show as a regression.
+    const atTakeover = new Map(frozen.map((id) => [id, last.get(id)?.[1] ?? 0]));
+    await until(
+      () => frozen.every((id) => (last.get(id)?.[1] ?? 0) > atTakeover.get(id)!),
+      'r2 to move the taken sessions on',
+      20_000,
+    );
     r1.kill('SIGCONT');
     // The zombie notices (its lease deadline passed long ago) and stops reading what it held.
     await until(
@@ -135,7 +156,9 @@ describe('replicas sharing a PostgreSQL store', () => {
     console.log(
       `SIGSTOP: r2 owned the ${frozen.length} frozen sessions after ${tookMs} ms; fenced writes seen by the zombie: ${/the shared store refused a write/.test(r1.output()) ? 'yes' : 'none in flight'}`,
     );
-    await sleep(3000);
+    // The checkpoint watcher keeps looking while whatever the zombie had in flight settles.
+    const sweepsAtThaw = sweeps;
+    await until(() => sweeps >= sweepsAtThaw + 30, 'the checkpoint watcher to look 30 more times', 30_000);
 
     for (const id of ids) {
       hh.sim.session(id)!.produce(0);

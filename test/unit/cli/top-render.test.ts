@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { paint } from '../../../src/cli/ansi.js';
+import { displayWidth } from '../../../src/cli/display-width.js';
 import { defaultUrl } from '../../../src/cli/top-command.js';
 import { buildModel, parseMetrics, type SessionStatusView, type Snapshot } from '../../../src/cli/top-model.js';
 import {
@@ -235,6 +236,27 @@ describe('top rendering', () => {
     expect(lines).toHaveLength(height);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(width);
     expect(lines.at(-1)).toMatch(/^sort: i id|^sort: i i…|^sort…/);
+  });
+
+  it.each<[string, number]>([
+    ['CJK', 30],
+    ['emoji', 24],
+  ])('wide characters (%s) in ids and errors: columns line up and no row passes a %i-column screen', (kind, width) => {
+    const wide = kind === 'CJK' ? '会话一' : '🚀🚀';
+    const model = buildModel(undefined, {
+      ...second,
+      sessions: [
+        session(`s-${wide}`, { state: 'backoff', lastError: `连接被拒绝 ${wide} 连接被拒绝` }),
+        session('plain'),
+      ],
+    });
+    const lines = renderScreen(model, initialView('id'), { url: 'u', width, height: 12, p: paint(false) });
+    for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(width);
+    const table = renderPlain(model, 'u', initialView('id')).split('\n');
+    const rows = table.filter((l) => l.startsWith('s-') || l.startsWith('plain'));
+    // The STATE column starts at the same screen column on every row.
+    const stateAt = rows.map((l) => displayWidth(l.slice(0, l.search(/backoff|streaming/))));
+    expect(new Set(stateAt).size).toBe(1);
   });
 
   it('too many sessions for the screen: the last visible row says how many are hidden', () => {

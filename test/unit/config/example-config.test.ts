@@ -1,4 +1,4 @@
-// config/bridge.example.yaml: it loads through loadConfig, it mentions every key the schema accepts,
+// config/bridge.example.yaml: it loads through loadConfig, it mentions every key declared (config-keys.ts),
 // and the values it shows as defaults are the defaults. Also the configuration embedded in the
 // Kubernetes example's ConfigMap.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { buildConfig, loadConfig } from '../../../src/config/load-config.js';
 import type { BridgeConfig } from '../../../src/config/schema.js';
+import { CONFIG_FILE, type KeyNode } from '../../../src/config/config-keys.js';
 
 const file = resolve(fileURLToPath(import.meta.url), '../../../../config/bridge.example.yaml');
 const text = readFileSync(file, 'utf8');
@@ -17,79 +18,12 @@ const keyFile = join(dir, 'key');
 writeFileSync(keyFile, 'k\n');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Every key load-config.ts and mapping/options.ts accept, as paths.
-const ALL_KEYS = [
-  'upstream.url',
-  'upstream.api_key',
-  'upstream.api_key_file',
-  'upstream.idle_timeout',
-  'upstream.connect_timeout',
-  'upstream.backoff.initial',
-  'upstream.backoff.max',
-  'upstream.backoff.auth',
-  'upstream.pool_refresh',
-  'upstream.ca_file',
-  'upstream.archive',
-  'sessions',
-  'start',
-  'state.dir',
-  'store.url',
-  'store.password_file',
-  'store.lease',
-  'spool.max_bytes',
-  'spool.commit_max_records',
-  'spool.commit_interval',
-  'listen',
-  'control_token',
-  'traces',
-  'traces.enabled',
-  'exporter.endpoint',
-  'exporter.protocol',
-  'exporter.headers',
-  'exporter.compression',
-  'exporter.timeout',
-  'exporter.batch_max_records',
-  'exporter.batch_max_bytes',
-  'exporter.tls',
-  'exporter.tls.ca_file',
-  'exporter.tls.cert_file',
-  'exporter.tls.key_file',
-  'exporter.insecure',
-  'exporter.concurrency',
-  'memory_limit',
-  'workers',
-  'exporter.backoff.initial',
-  'exporter.backoff.max',
-  'service.name',
-  'service.resource_attributes',
-  'shutdown.grace',
-  'mapping.body_format',
-  'mapping.max_record_bytes',
-  'mapping.redaction.enabled',
-  'mapping.redaction.headers',
-  'mapping.redaction.additional_headers',
-  'mapping.redaction.query_params',
-  'mapping.redaction.additional_query_params',
-  'mapping.redaction.url_userinfo',
-  'mapping.redaction.drop_post_data',
-  'mapping.redaction.drop_response_body',
-  'mapping.redaction.drop_api_call_code',
-  'mapping.redaction.mask_typed_keys',
-  'mapping.screenshots.policy',
-  'mapping.screenshots.directory',
-  'mapping.screenshots.max_record_bytes',
-  'mapping.filters.include_categories',
-  'mapping.filters.exclude_categories',
-  'mapping.filters.include_types',
-  'mapping.filters.exclude_types',
-  'mapping.filters.allow_unknown_types',
-  'discovery.enabled',
-  'discovery.tags',
-  'discovery.query',
-  'discovery.interval',
-  'discovery.start',
-  'discovery.project',
-];
+/** Every key the declaration has, as paths (sections by their keys). */
+function leafPaths(node: KeyNode, path: string): string[] {
+  if (node.kind !== 'section') return [path];
+  return Object.entries(node.keys).flatMap(([k, child]) => leafPaths(child, path ? `${path}.${k}` : k));
+}
+const ALL_KEYS = leafPaths(CONFIG_FILE, '');
 
 function has(doc: unknown, path: string): boolean {
   let node = doc;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildConfig } from '../../../src/config/load-config.js';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError, ConfigErrors } from '../../../src/config/errors.js';
 
 const base = { BROWSER_API_URL: 'http://svc.test', BROWSER_API_KEY: 'k' };
 
@@ -160,5 +160,50 @@ describe('configuration', () => {
     ['upstream.urll', { upstream: { urll: 'x' } }, base],
   ])('names the key %s', (key, raw, env) => {
     expect(err(raw, env)).toBe(key);
+  });
+
+  it('reports every problem at once, each naming its key: the shape of the file first, then the values', () => {
+    const raw = {
+      upstream: { urll: 'http://svc.test', idle_timeout: 'soon' },
+      spool: { max_bytes: 'lots', commit_max_records: 0 },
+      exporter: { protocol: 'http' },
+      mapping: { body_format: 'xml' },
+      sessions: ['ok', { id: 's', pol: 'p' }],
+      listen: 'nowhere',
+      bogus: 1,
+    };
+    let caught: unknown;
+    try {
+      buildConfig(raw, base);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ConfigErrors);
+    const e = caught as ConfigErrors;
+    expect(e.problems.map((p) => p.key)).toEqual([
+      'upstream.urll',
+      'sessions[1].pol',
+      'bogus',
+      'upstream.idle_timeout',
+      'spool.max_bytes',
+      'spool.commit_max_records',
+      'listen',
+      'exporter.protocol',
+      'mapping.body_format',
+    ]);
+    // One message a person reads, one problem a line; the first problem's key for callers that want one.
+    expect(e.key).toBe('upstream.urll');
+    expect(e.message.split('\n')[0]).toBe('9 problems:');
+    expect(e.message).toContain('\n  spool.max_bytes: must be a size');
+  });
+
+  it('a single problem stays a plain ConfigError with its own message', () => {
+    try {
+      buildConfig({ spool: { max_bytes: 'lots' } }, base);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).not.toBeInstanceOf(ConfigErrors);
+      expect((e as ConfigError).message).toMatch(/^spool\.max_bytes: /);
+    }
   });
 });

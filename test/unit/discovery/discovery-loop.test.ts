@@ -29,6 +29,7 @@ function world(o: {
   fail?: ListPageResult;
   /** The list's order: newest first (the simulator's), or as given. */
   order?: 'newest' | 'as-given';
+  collectorUrl?: string;
 }) {
   const queries: BrowserListQuery[] = [];
   const added: SessionSpec[][] = [];
@@ -41,6 +42,7 @@ function world(o: {
   const loop = new DiscoveryLoop({
     config: { enabled: true, tags: { team: 'a' }, intervalMs: INTERVAL, start: 'oldest' },
     backoff: { initialMs: 10, maxMs: 100, authMs: 1000 },
+    ...(o.collectorUrl !== undefined ? { collectorUrl: o.collectorUrl } : {}),
     emit: (f) => facts.push(f),
     now: () => clock,
     host: {
@@ -104,6 +106,25 @@ describe('discovery poll', () => {
     expect(w.added).toEqual([[{ id: 'a', start: 'oldest', attributes: {}, pool: 'p1' }]]);
     expect(w.recorded).toEqual([NOW]);
     expect(w.facts).toContainEqual({ f: 'sessions_discovered', sessions: ['a'], deleted: false });
+  });
+
+  it('a discovered session that exports its telemetry itself is warned about once, naming the same collector', async () => {
+    const w = world({
+      lastSuccessAt: null,
+      collectorUrl: 'http://collector:4318/v1/logs',
+      sessions: [
+        { id: 'self', tags: {}, otlpExport: { enabled: true, destination: 'http://collector:4318' } },
+        { id: 'elsewhere', tags: {}, otlpExport: { enabled: true, destination: 'prod' } },
+        { id: 'off', tags: {}, otlpExport: { enabled: false } },
+        { id: 'quiet', tags: {} },
+      ],
+    });
+    await w.loop.pollOnce();
+    const warned = w.facts.filter((f) => f.f === 'session_exports_otlp');
+    expect(warned).toEqual([
+      { f: 'session_exports_otlp', session: 'self', destination: 'http://collector:4318', sameCollector: true },
+      { f: 'session_exports_otlp', session: 'elsewhere', destination: 'prod', sameCollector: false },
+    ]);
   });
 
   it('after a restart: the newest of status=all down to the last success minus the clock margin, then the live list', async () => {

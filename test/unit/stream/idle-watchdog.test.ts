@@ -1,58 +1,77 @@
 // The idle watchdog fires only after idleMs without a byte, however the bytes fall relative to its
 // timer; a pause (back-pressure we caused) keeps it quiet, a resume counts the idle time afresh.
-import { afterEach, describe, expect, it } from 'vitest';
+// On a fake clock (timers and performance.now() move together, only when told): the instants are
+// exact, whatever the load on the machine.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { IdleWatchdog } from '../../../src/stream/idle-watchdog.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const dogs: IdleWatchdog[] = [];
-afterEach(() => {
-  for (const d of dogs.splice(0)) d.stop();
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
 });
-function watch(idleMs: number): { dog: IdleWatchdog; firedAt: () => number | undefined; start: number } {
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function watch(idleMs: number): { dog: IdleWatchdog; firedAt: () => number | undefined } {
   let at: number | undefined;
-  const start = performance.now();
   const dog = new IdleWatchdog(idleMs, () => {
+    expect(at, 'fires once').toBeUndefined();
     at = performance.now();
   });
-  dogs.push(dog);
-  return { dog, firedAt: () => at, start };
+  return { dog, firedAt: () => at };
 }
 
 describe('IdleWatchdog', () => {
-  it('stays quiet while bytes keep coming, and fires idleMs after the last one', async () => {
+  it('stays quiet while bytes keep coming, and fires exactly idleMs after the last one', () => {
     const { dog, firedAt } = watch(80);
     for (let i = 0; i < 8; i++) {
-      await sleep(30);
+      vi.advanceTimersByTime(30);
       dog.touch();
     }
     const last = performance.now();
+    vi.advanceTimersByTime(79);
     expect(firedAt()).toBeUndefined();
-    await sleep(200);
-    expect(firedAt()).toBeDefined();
-    expect(firedAt()! - last).toBeGreaterThanOrEqual(75);
+    vi.advanceTimersByTime(1);
+    expect(firedAt()).toBe(last + 80);
   });
 
-  it('fires when nothing ever arrives', async () => {
-    const { firedAt, start } = watch(50);
-    await sleep(150);
-    expect(firedAt()! - start).toBeGreaterThanOrEqual(45);
+  it.each([1, 20, 49, 50, 51, 79])('a byte %i ms after the timer was armed moves the deadline with it', (at) => {
+    const start = performance.now();
+    const { dog, firedAt } = watch(50);
+    vi.advanceTimersByTime(at);
+    if (at < 50) dog.touch();
+    vi.advanceTimersByTime(1000);
+    expect(firedAt()! - start).toBe(at < 50 ? at + 50 : 50);
   });
 
-  it('does not fire while paused, and counts afresh from a resume', async () => {
+  it('fires when nothing ever arrives', () => {
+    const { firedAt } = watch(50);
+    const start = performance.now();
+    vi.advanceTimersByTime(49);
+    expect(firedAt()).toBeUndefined();
+    vi.advanceTimersByTime(1);
+    expect(firedAt()).toBe(start + 50);
+  });
+
+  it('does not fire while paused, and counts afresh from a resume', () => {
     const { dog, firedAt } = watch(50);
     dog.pause();
-    await sleep(150);
+    vi.advanceTimersByTime(10_000);
     expect(firedAt()).toBeUndefined();
     dog.resume();
     const resumed = performance.now();
-    await sleep(150);
-    expect(firedAt()! - resumed).toBeGreaterThanOrEqual(45);
+    vi.advanceTimersByTime(49);
+    expect(firedAt()).toBeUndefined();
+    vi.advanceTimersByTime(1);
+    expect(firedAt()).toBe(resumed + 50);
   });
 
-  it('never fires once stopped', async () => {
+  it('never fires once stopped', () => {
     const { dog, firedAt } = watch(30);
+    vi.advanceTimersByTime(29);
     dog.stop();
-    await sleep(100);
+    vi.advanceTimersByTime(10_000);
     expect(firedAt()).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

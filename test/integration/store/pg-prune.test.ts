@@ -1,12 +1,18 @@
 // The shared PostgreSQL store prunes like the embedded one (prune-finished.test.ts): rows of
 // sessions finished longer ago than the retention go when a replica opens the store; active,
-// recently finished and re-followed ones stay. A real server, started for this file.
+// recently finished and re-followed ones stay. A real server, started for this file. The store
+// stamps ended_at on the database's clock, so the test moves the stamps back instead of waiting:
+// ages are set, not slept for.
+import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { openPgStore } from '../../../src/store/pg-store.js';
+import { PRUNE_FINISHED_AFTER_MS } from '../../../src/store/store.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 
 let server: PgServer | undefined;
 afterAll(() => server?.close());
+
+const HOUR_MS = 3_600_000;
 
 it('deletes long-finished rows at open', async () => {
   server = await startPostgres();
@@ -17,12 +23,25 @@ it('deletes long-finished rows at open', async () => {
   await a.setLifecycle('ended-old', 'ended');
   await a.setLifecycle('removed-old', 'removed');
   await a.setLifecycle('revived', 'removed');
-  await new Promise((r) => setTimeout(r, 400));
   await a.setLifecycle('ended-recent', 'ended');
-  await a.putSession({ id: 'revived', attributes: {} }, 'api');
+  await a.putSession({ id: 'revived', attributes: {} }, 'api'); // followed again: no longer finished
   await a.close();
 
-  const b = await openPgStore({ url, replicaId: 'r2', pruneFinishedAfterMs: 200 });
+  // Finished an hour beyond the retention, or an hour within it (revived's stamp too: it is active
+  // again, which alone must keep it).
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  const age = async (ids: string[], ms: number): Promise<void> => {
+    await db.query(
+      'UPDATE bridge_sessions SET ended_at = now() - make_interval(secs => $2::double precision / 1000) WHERE id = ANY($1)',
+      [ids, ms],
+    );
+  };
+  await age(['ended-old', 'removed-old', 'revived'], PRUNE_FINISHED_AFTER_MS + HOUR_MS);
+  await age(['ended-recent'], PRUNE_FINISHED_AFTER_MS - HOUR_MS);
+  await db.end();
+
+  const b = await openPgStore({ url, replicaId: 'r2' });
   try {
     expect((await b.sessions()).map((s) => s.spec.id).sort()).toEqual(['active', 'ended-recent', 'revived']);
   } finally {
