@@ -72,6 +72,12 @@ export class Supervisor {
   /** Status of sessions stopped to be followed again (moved between threads): their counts carry over. */
   private readonly moving = new Map<string, SessionStatus>();
   private stopping = false;
+  /**
+   * Ends and removals waiting to be recorded: a session's lifecycle is written only once what was
+   * read of it is delivered or on disk (spool.persist), which a collector outage can hold up for as
+   * long as it lasts. The caller (a reload, DELETE, the stream's end) must not wait for that.
+   */
+  private readonly settling = new Set<Promise<void>>();
   private endedWaiters: Array<() => void> = [];
   /** max_sessions, shared by every way a session comes in. */
   private readonly room: SessionRoom;
@@ -320,8 +326,7 @@ export class Supervisor {
     this.active.delete(id);
     await p.stop();
     // What was read of it is still delivered; on disk or delivered before the removal is recorded.
-    await this.d.spool.persist(id);
-    await this.d.store.setLifecycle(id, 'removed');
+    this.recordOncePersisted(id, 'removed');
     this.remember(p.status());
     this.fillRoom();
     this.checkAllEnded();
@@ -355,23 +360,19 @@ export class Supervisor {
     const moving = [...this.onMain].filter((id) => this.active.has(id));
     if (moving.length === 0) return;
     await Promise.all(moving.map((id) => this.active.get(id)!.stop()));
+    // Overflow mode: what they read waits in memory, and they are followed again from the durable
+    // checkpoint; letting it settle first (delivered, or spilled) keeps a planned move from reading it
+    // twice. A collector outage delays the move by MOVE_SETTLE_MS at most (then it reads some again).
+    await settleWithin(Promise.all(moving.map((id) => this.d.spool.persist(id))), MOVE_SETTLE_MS);
     await this.refollow(moving);
   }
 
   async onEnded(id: string): Promise<void> {
     const p = this.active.get(id);
     // The session's last records delivered or on disk, and its checkpoint written, before recording
-    // the end: a crash in between must not leave an ended session with records nobody will read again.
-    await this.d.spool.persist(id);
-    try {
-      await this.d.store.setLifecycle(id, 'ended');
-    } catch (err) {
-      // Harmless to lose: after a restart the stream answers 404 again and the session ends again.
-      this.d.log.error(
-        { session: id, error: (err as Error).message },
-        'cannot record the end of a session in the store',
-      );
-    }
+    // the end: a crash in between must not leave an ended session with records nobody will read again
+    // (until then the store still says active, and a restart follows it again: the stream ends again).
+    this.recordOncePersisted(id, 'ended');
     if (p) {
       this.active.delete(id);
       const last = p.status();
@@ -380,6 +381,28 @@ export class Supervisor {
     }
     this.fillRoom();
     this.checkAllEnded();
+  }
+
+  /** Writes a session's end or removal once its records are delivered or on disk; never waited for. */
+  private recordOncePersisted(id: string, lifecycle: 'ended' | 'removed'): void {
+    const run = (async () => {
+      await this.d.spool.persist(id);
+      try {
+        await this.d.store.setLifecycle(id, lifecycle);
+      } catch (err) {
+        // Harmless to lose: after a restart the session is followed again from its checkpoint; an
+        // ended one ends again at once (404), a removed one is removed again by its owner.
+        this.d.log.error(
+          { session: id, lifecycle, error: (err as Error).message },
+          'cannot record the end or removal of a session in the store',
+        );
+      }
+    })();
+    this.settling.add(run);
+    void run.finally(() => {
+      this.settling.delete(run);
+      this.checkAllEnded();
+    });
   }
 
   /** Stops reading a session given up by ownership (handed over, lost, finished elsewhere). */
@@ -451,7 +474,7 @@ export class Supervisor {
 
   private checkAllEnded(): void {
     if (this.endedWaiters.length === 0) return;
-    if (this.active.size > 0 || !this.d.spool.idle) return;
+    if (this.active.size > 0 || this.settling.size > 0 || !this.d.spool.idle) return;
     // Shared store: done only once no session anywhere is active (not merely none owned here).
     if (this.ownership && this.ownership.activeSessions !== 0) return;
     const w = this.endedWaiters;
@@ -472,6 +495,8 @@ export class Supervisor {
     const drained = await this.d.delivery.stop(deadline);
     // What delivery could not send goes to the store (overflow mode), with the checkpoints acks moved.
     await this.d.spool.finish();
+    // finish() spilled what persist() waited for: the ends and removals are recorded now.
+    await Promise.all([...this.settling]);
     // Delivered what it could: the sessions (and what is left of their spool) go to the others now.
     await this.ownership?.close();
     const left = this.d.spool.spooled.records;
@@ -481,4 +506,20 @@ export class Supervisor {
     );
     return drained;
   });
+}
+
+/** How long a planned move to the ingest workers waits for the moving sessions' records to settle. */
+const MOVE_SETTLE_MS = 5000;
+
+/** Resolves when `work` does or after `ms`, whichever is first (the work goes on). */
+async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([work.then(() => undefined), elapsed]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -52,7 +52,7 @@ describe('simulate and receive', () => {
       BRIDGE_STATE_DIR: join(dir, 'state'),
     };
     const check = await runCli(['check'], env);
-    expect(check.stdout).toMatch(/all 5 checks passed/);
+    expect(check.stdout).toMatch(/all 6 checks passed/);
     expect(check.code).toBe(0);
 
     const t = startCli(['tail', 'demo-1', '--from', 'oldest', '-o', 'json'], {
