@@ -69,6 +69,8 @@ const TALLY: FactTable<SessionStatus> = {
       fact.detail
     )
       s.lastError = fact.detail;
+    // An end is not an error: the reset and the 502 a stream gets as its session ends are not one.
+    if (fact.state === 'ended') delete s.lastError;
     if (fact.state !== 'streaming') delete s.connectedSince;
   },
   reconnect_scheduled: (s, fact) => {

@@ -81,6 +81,15 @@ const CASES: Array<[string, Fact, Record<string, unknown>]> = [
 ];
 
 describe('tallyFact', () => {
+  it('an end clears the error the stream got as the session ended (a normal end is not a failure)', () => {
+    const s = initialStatus(row(0));
+    tallyFact(s, { f: 'state_changed', session: 's1', state: 'backoff', detail: '502 bad_gateway', at: 0 });
+    expect(s.lastError).toBe('502 bad_gateway');
+    tallyFact(s, { f: 'state_changed', session: 's1', state: 'ended', at: 1 });
+    expect(s.state).toBe('ended');
+    expect(s.lastError).toBeUndefined();
+  });
+
   it.each(CASES)('%s', (_name, fact, change) => {
     const s = initialStatus(row(0));
     tallyFact(s, fact);
