@@ -78,6 +78,8 @@ export class Supervisor {
    * long as it lasts. The caller (a reload, DELETE, the stream's end) must not wait for that.
    */
   private readonly settling = new Set<Promise<void>>();
+  /** The sessions of `settling`: still this replica's (the store says active), read no more, not followed again. */
+  private readonly settlingIds = new Set<string>();
   private endedWaiters: Array<() => void> = [];
   /** max_sessions, shared by every way a session comes in. */
   private readonly room: SessionRoom;
@@ -92,7 +94,7 @@ export class Supervisor {
     this.room = new SessionRoom({
       limit: d.config.maxSessions,
       followed: () => this.active.size,
-      isFollowed: (id) => this.active.has(id),
+      isFollowed: (id) => this.active.has(id) || this.settlingIds.has(id),
       emit: d.emit,
     });
     this.newSession = sessionFactory({
@@ -129,7 +131,7 @@ export class Supervisor {
             if (!this.stopping) this.followOrWait([row]);
           },
           unfollow: (id) => this.unfollow(id),
-          isFollowed: (id) => this.active.has(id),
+          isFollowed: (id) => this.active.has(id) || this.settlingIds.has(id),
           respecify: (row) => this.active.get(row.spec.id)?.updateSpec(row.spec),
           ticked: () => this.checkAllEnded(),
         },
@@ -387,6 +389,8 @@ export class Supervisor {
   private recordOncePersisted(id: string, lifecycle: 'ended' | 'removed'): void {
     const run = (async () => {
       await this.d.spool.persist(id);
+      // Followed again meanwhile (a PUT, a reload that lists it again): its lifecycle is the new one's.
+      if (this.active.has(id)) return;
       try {
         await this.d.store.setLifecycle(id, lifecycle);
       } catch (err) {
@@ -399,8 +403,10 @@ export class Supervisor {
       }
     })();
     this.settling.add(run);
+    this.settlingIds.add(id);
     void run.finally(() => {
       this.settling.delete(run);
+      this.settlingIds.delete(id);
       this.checkAllEnded();
     });
   }
@@ -423,7 +429,7 @@ export class Supervisor {
     const out: OwnedStatus[] = [...this.active.values()].map((p) => ({ ...p.status(), owner: me }));
     const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
     for (const [id, o] of owners) {
-      if (this.active.has(id) || o.lifecycle !== 'active') continue;
+      if (this.active.has(id) || this.settlingIds.has(id) || o.lifecycle !== 'active') continue;
       const row = rows.get(id);
       if (row) out.push({ ...initialStatus(row), owner: o.owner });
     }
