@@ -11,9 +11,7 @@
 // for room, followed as others end (from its checkpoint, or the archive once it ended).
 //
 // With the shared (PostgreSQL) store the set of followed sessions is driven by ownership instead
-// (ownership.ts): every replica records the configured sessions and PUT/DELETE in the store, and
-// follows only the sessions it owns; a PUT or DELETE on a replica that does not own the session is
-// picked up by the owner at its next ownership pass (within a fifth of a lease).
+// (shared-sessions.ts). The followed sessions and the status of finished ones: followed-sessions.ts.
 import type { Logger } from 'pino';
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { Mapper } from '../mapping/mapper.js';
@@ -22,26 +20,24 @@ import type { Emit } from '../vocabulary/facts.js';
 import { once } from '../util/lifecycle.js';
 import type { RecordEncoder } from '../wire/encode-record.js';
 import type { Spool } from '../store/spool.js';
-import type { Segment, SessionRow, SessionSource, Store } from '../store/store.js';
+import type { SessionRow, SessionSource, Store } from '../store/store.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { Delivery } from '../export/delivery.js';
 import type { PgStore } from '../store/pg-store.js';
-import { readOwners } from '../cluster/ownership-view.js';
-import { Ownership } from '../cluster/ownership.js';
+import type { Ownership } from '../cluster/ownership.js';
 import type { FollowedSession } from '../session/session-pipeline.js';
 import { sessionFactory, type SessionFactory } from '../session/session-factory.js';
 import type { SpanTapFactory } from '../session/span-tap.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
-import { carryCounts } from '../session/carried-status.js';
 import { SessionRoom, START_ORDER } from './session-room.js';
+import { SessionOps } from './session-ops.js';
+import { reconcileConfigured } from './configured-sessions.js';
+import { FollowedSessions } from './followed-sessions.js';
+import { SharedSessions, type OwnedStatus } from './shared-sessions.js';
 import type { IngestWorkers } from '../ingest/worker-group.js';
 import type { WorkerScaling } from './worker-scaling.js';
 
-/** A session's status with the replica that owns it (shared store; null: none right now). */
-export type OwnedStatus = SessionStatus & { owner?: string | null };
-
-/** Finished sessions whose last status stays visible in GET /v1/sessions (oldest forgotten first). */
-const MAX_FINISHED = 1000;
+export type { OwnedStatus } from './shared-sessions.js';
 
 export interface SupervisorDeps {
   config: BridgeConfig;
@@ -64,13 +60,8 @@ export interface SupervisorDeps {
 }
 
 export class Supervisor {
-  private readonly active = new Map<string, FollowedSession>();
-  /** Followed sessions read on this thread (the rest are on ingest workers). */
-  private readonly onMain = new Set<string>();
-  /** Final status of sessions that ended or were removed during this run. */
-  private readonly finished = new Map<string, SessionStatus>();
-  /** Status of sessions stopped to be followed again (moved between threads): their counts carry over. */
-  private readonly moving = new Map<string, SessionStatus>();
+  /** The followed sessions, and the last status of those that finished during this run. */
+  private readonly active = new FollowedSessions();
   private stopping = false;
   /**
    * Ends and removals waiting to be recorded: a session's lifecycle is written only once what was
@@ -84,9 +75,11 @@ export class Supervisor {
   /** max_sessions, shared by every way a session comes in. */
   private readonly room: SessionRoom;
   /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
-  private readonly ops = new Map<string, Promise<unknown>>();
+  private readonly ops = new SessionOps();
   /** Sessions followed on this thread (without ingest workers). */
   private readonly newSession: SessionFactory;
+  /** The shared store's side (ownership); present with the shared store. */
+  private readonly shared: SharedSessions | undefined;
   /** Present with the shared store. */
   readonly ownership: Ownership | undefined;
 
@@ -110,7 +103,7 @@ export class Supervisor {
     // What the components downstream settle comes back here through their watchers: the
     // components know nothing of the supervisor.
     d.scaling?.watch(() => this.moveToWorkers());
-    d.delivery.watch({ delivered: (segments) => this.delivered(segments), settled: () => this.checkAllEnded() });
+    d.delivery.watch({ delivered: (segments) => this.active.delivered(segments), settled: () => this.checkAllEnded() });
     d.ingest?.watch({
       ended: (id) => this.onEnded(id),
       lost: (ids) => {
@@ -120,13 +113,10 @@ export class Supervisor {
       },
     });
     if (d.shared) {
-      this.ownership = new Ownership({
-        store: d.shared.store,
-        spool: d.spool,
-        leaseMs: d.shared.leaseMs,
-        emit: d.emit,
-        log: d.log,
-        host: {
+      const { store, spool, delivery, emit, log } = d;
+      this.shared = new SharedSessions(
+        { shared: d.shared, store, spool, delivery, emit, log },
+        {
           follow: (row) => {
             if (!this.stopping) this.followOrWait([row]);
           },
@@ -135,9 +125,8 @@ export class Supervisor {
           respecify: (row) => this.active.get(row.spec.id)?.updateSpec(row.spec),
           ticked: () => this.checkAllEnded(),
         },
-      });
-      // After a pause, nothing is sent for a session before the lease was checked.
-      d.delivery.gateWith(this.ownership.sendGate);
+      );
+      this.ownership = this.shared.ownership;
     }
   }
 
@@ -150,40 +139,13 @@ export class Supervisor {
     return out;
   }
 
-  /** Segments the collector acknowledged: advances per-session delivered seq. */
-  private delivered(segments: readonly Segment[]): void {
-    for (const s of segments) this.active.get(s.sessionId)?.delivered(s.lastSeq);
-  }
-
-  /**
-   * Follows what the configuration lists now plus what the control API added in earlier runs. The
-   * configuration is the truth for its own sessions: one it no longer lists is not followed (a
-   * DELETE of a listed session lasts until the next restart; unlisting it is permanent),
-   * one it lists again is followed again from its checkpoint. Ended sessions stay ended.
-   */
+  /** Follows what the configuration lists now plus what was added in earlier runs (configured-sessions.ts). */
   async start(): Promise<void> {
-    const stored = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
-    const listed = new Set(this.d.config.sessions.map((s) => s.id));
-    for (const row of stored.values()) {
-      if (row.source === 'config' && !listed.has(row.spec.id) && row.lifecycle === 'active') {
-        await this.d.store.setLifecycle(row.spec.id, 'removed');
-        row.lifecycle = 'removed';
-      }
-    }
-    for (const spec of this.d.config.sessions) {
-      const row = stored.get(spec.id);
-      if (row?.lifecycle === 'ended') continue;
-      stored.set(spec.id, await this.d.store.putSession(spec, row?.source ?? 'config'));
-    }
+    const stored = await reconcileConfigured(this.d.store, this.d.config.sessions);
     await this.d.scaling?.prepare([...stored.values()].filter((r) => r.lifecycle === 'active').length);
     this.d.scaling?.start();
-    if (this.ownership) {
-      this.ownership.start();
-      const active = [...stored.values()].filter((r) => r.lifecycle === 'active').length;
-      this.d.log.info(
-        { sessions: active, replica: this.d.shared!.store.replicaId },
-        'sharing sessions with the other replicas of the store',
-      );
+    if (this.shared) {
+      this.shared.start([...stored.values()].filter((r) => r.lifecycle === 'active').length);
       return;
     }
     const active = [...stored.values()].filter((r) => r.lifecycle === 'active');
@@ -217,37 +179,20 @@ export class Supervisor {
 
   private follow(row: SessionRow): FollowedSession {
     const onWorker = this.d.ingest?.ready === true;
-    const p = carryCounts(
-      this.moving.get(row.spec.id),
+    const p = this.active.add(
+      row.spec.id,
       onWorker ? this.d.ingest!.follow(row) : this.newSession(row, (id) => this.onEnded(id)),
+      onWorker,
     );
-    this.moving.delete(row.spec.id);
-    this.active.set(row.spec.id, p);
     this.room.forget(row.spec.id);
-    if (onWorker) this.onMain.delete(row.spec.id);
-    else this.onMain.add(row.spec.id);
     this.d.scaling?.sessionsChanged(this.active.size);
-    this.finished.delete(row.spec.id);
     p.start();
     return p;
   }
 
   /** PUT /v1/sessions/{id}: follow (or re-follow) a session; it survives restarts. */
-  private serial<T>(id: string, op: () => Promise<T>): Promise<T> {
-    const run = (this.ops.get(id) ?? Promise.resolve()).then(op, op);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.ops.set(id, tail);
-    void tail.then(() => {
-      if (this.ops.get(id) === tail) this.ops.delete(id);
-    });
-    return run;
-  }
-
   add(spec: SessionSpec, source: SessionSource = 'api'): Promise<{ created: boolean; status: OwnedStatus }> {
-    return this.serial(spec.id, () => this.addNow(spec, source));
+    return this.ops.serial(spec.id, () => this.addNow(spec, source));
   }
 
   private async addNow(spec: SessionSpec, source: SessionSource): Promise<{ created: boolean; status: OwnedStatus }> {
@@ -258,15 +203,8 @@ export class Supervisor {
       existing.updateSpec(spec);
       return { created: false, status: existing.status() };
     }
-    if (this.d.shared) {
-      // Followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass.
-      const before = (await readOwners(this.d.shared.store.db)).get(spec.id);
-      const row = await this.d.store.putSession(spec, source);
-      return {
-        created: before?.lifecycle !== 'active',
-        status: { ...initialStatus(row), owner: before?.owner ?? null },
-      };
-    }
+    // Followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass.
+    if (this.shared) return this.shared.put(spec, source);
     if (this.room.isWaiting(spec.id)) {
       const row = await this.d.store.putSession(spec, source);
       this.room.update(row);
@@ -297,7 +235,7 @@ export class Supervisor {
       // In each session's chain, so a PUT of the same id at the same moment cannot follow it twice.
       await Promise.all(
         rows.map((row) =>
-          this.serial(row.spec.id, async () => {
+          this.ops.serial(row.spec.id, async () => {
             if (!this.stopping) this.followOrWait([row]);
           }),
         ),
@@ -308,7 +246,7 @@ export class Supervisor {
 
   /** DELETE /v1/sessions/{id}: stop following. Records already read are still delivered. */
   remove(id: string): Promise<boolean> {
-    return this.serial(id, () => this.removeNow(id));
+    return this.ops.serial(id, () => this.removeNow(id));
   }
 
   private async removeNow(id: string): Promise<boolean> {
@@ -317,19 +255,14 @@ export class Supervisor {
       await this.d.store.setLifecycle(id, 'removed');
       return true;
     }
-    if (!p && this.d.shared) {
-      // Owned elsewhere (or by nobody yet): the owner stops at its next pass.
-      const row = (await readOwners(this.d.shared.store.db)).get(id);
-      if (row?.lifecycle !== 'active') return false;
-      await this.d.store.setLifecycle(id, 'removed');
-      return true;
-    }
+    // Owned elsewhere (or by nobody yet): the owner stops at its next pass.
+    if (!p && this.shared) return this.shared.remove(id);
     if (!p) return false;
     this.active.delete(id);
     await p.stop();
     // What was read of it is still delivered; on disk or delivered before the removal is recorded.
     this.recordOncePersisted(id, 'removed');
-    this.remember(p.status());
+    this.active.remember(p.status());
     this.fillRoom();
     this.checkAllEnded();
     return true;
@@ -340,11 +273,7 @@ export class Supervisor {
    * again from the checkpoints the store now holds (what it had read and not posted is read again).
    */
   async refollow(ids: readonly string[]): Promise<void> {
-    for (const id of ids) {
-      const before = this.active.get(id)?.status();
-      if (before) this.moving.set(id, before);
-      this.active.delete(id);
-    }
+    for (const id of ids) this.active.move(id);
     await this.d.spool.flush();
     // Shared store: the next ownership pass follows again whichever of them this replica still owns.
     if (this.ownership) return;
@@ -359,7 +288,7 @@ export class Supervisor {
    */
   async moveToWorkers(): Promise<void> {
     if (this.stopping || !this.d.ingest?.ready) return;
-    const moving = [...this.onMain].filter((id) => this.active.has(id));
+    const moving = this.active.onThisThread();
     if (moving.length === 0) return;
     await Promise.all(moving.map((id) => this.active.get(id)!.stop()));
     // Overflow mode: what they read waits in memory, and they are followed again from the durable
@@ -379,7 +308,7 @@ export class Supervisor {
       this.active.delete(id);
       const last = p.status();
       // A session the service never knew stays `unknown`: an error, not an end (run --until-ended names it).
-      this.remember({ ...last, state: last.state === 'unknown' ? 'unknown' : 'ended' });
+      this.active.remember({ ...last, state: last.state === 'unknown' ? 'unknown' : 'ended' });
     }
     this.fillRoom();
     this.checkAllEnded();
@@ -418,52 +347,31 @@ export class Supervisor {
     if (!p) return;
     this.active.delete(id);
     await p.stop();
-    this.remember(p.status());
+    this.active.remember(p.status());
   }
 
   /** Every session with its owner (shared store): GET /v1/sessions. */
   async statusWithOwners(): Promise<OwnedStatus[]> {
-    if (!this.d.shared) return this.status();
-    const owners = await readOwners(this.d.shared.store.db);
-    const me = this.d.shared.store.replicaId;
-    const out: OwnedStatus[] = [...this.active.values()].map((p) => ({ ...p.status(), owner: me }));
-    const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
-    for (const [id, o] of owners) {
-      if (this.active.has(id) || this.settlingIds.has(id) || o.lifecycle !== 'active') continue;
-      const row = rows.get(id);
-      if (row) out.push({ ...initialStatus(row), owner: o.owner });
-    }
-    return out.sort((a, b) => a.id.localeCompare(b.id));
+    if (!this.shared) return this.status();
+    return this.shared.statusWithOwners(this.active, this.settlingIds);
   }
 
   /** Sets the enrichment attributes (pool) of every later record of a followed session. */
   setSessionAttributes(id: string, attrs: Record<string, AttributeValue>): boolean {
-    const p = this.active.get(id);
-    if (!p) return false;
-    p.setEnrichment(attrs);
-    return true;
+    return this.active.setAttributes(id, attrs);
   }
 
   /** Specs of the followed sessions, with where each came from (for reload and pool lookup). */
   followed(): Array<{ spec: SessionSpec; source: SessionSource }> {
-    return [...this.active.values()].map((p) => ({ spec: p.spec, source: p.source }));
-  }
-
-  /** Keeps the final status of a finished session for GET /v1/sessions; bounded so churn cannot grow it. */
-  private remember(status: SessionStatus): void {
-    this.finished.delete(status.id);
-    this.finished.set(status.id, status);
-    if (this.finished.size > MAX_FINISHED) this.finished.delete(this.finished.keys().next().value!);
+    return this.active.specs();
   }
 
   status(): SessionStatus[] {
-    const out = [...this.active.values()].map((p) => p.status());
-    for (const s of this.finished.values()) out.push(s);
-    return out.sort((a, b) => a.id.localeCompare(b.id));
+    return this.active.status();
   }
 
   session(id: string): SessionStatus | undefined {
-    return this.active.get(id)?.status() ?? this.finished.get(id);
+    return this.active.session(id);
   }
 
   get followedCount(): number {
@@ -496,7 +404,7 @@ export class Supervisor {
     this.stopping = true;
     this.d.scaling?.stop();
     await this.ownership?.stop();
-    await Promise.all([...this.active.values()].map((p) => p.stop()));
+    await Promise.all(this.active.all().map((p) => p.stop()));
     await this.d.spool.close();
     const drained = await this.d.delivery.stop(deadline);
     // What delivery could not send goes to the store (overflow mode), with the checkpoints acks moved.

@@ -1,0 +1,28 @@
+// What to follow at start: what the configuration lists now plus what the control API (or
+// discovery) added in earlier runs. The configuration is the truth for its own sessions: one it no
+// longer lists is not followed (a DELETE of a listed session lasts until the next restart;
+// unlisting it is permanent), one it lists again is followed again from its checkpoint. Ended
+// sessions stay ended.
+import type { SessionSpec } from '../config/schema.js';
+import type { SessionRow, Store } from '../store/store.js';
+
+/** Records the configured sessions in the store and returns every stored session, by id. */
+export async function reconcileConfigured(
+  store: Store,
+  configured: readonly SessionSpec[],
+): Promise<Map<string, SessionRow>> {
+  const stored = new Map((await store.sessions()).map((r) => [r.spec.id, r]));
+  const listed = new Set(configured.map((s) => s.id));
+  for (const row of stored.values()) {
+    if (row.source === 'config' && !listed.has(row.spec.id) && row.lifecycle === 'active') {
+      await store.setLifecycle(row.spec.id, 'removed');
+      row.lifecycle = 'removed';
+    }
+  }
+  for (const spec of configured) {
+    const row = stored.get(spec.id);
+    if (row?.lifecycle === 'ended') continue;
+    stored.set(spec.id, await store.putSession(spec, row?.source ?? 'config'));
+  }
+  return stored;
+}

@@ -1,0 +1,90 @@
+// The supervisor's side of the shared (PostgreSQL) store: the set of followed sessions is driven by
+// ownership instead of by this process (cluster/ownership.ts). Every replica records the configured
+// sessions and PUT/DELETE in the store, and follows only the sessions it owns; a PUT or DELETE on a
+// replica that does not own the session is picked up by the owner at its next ownership pass
+// (within a fifth of a lease). GET /v1/sessions lists every replica's sessions with their owner.
+import type { Logger } from 'pino';
+import type { SessionSpec } from '../config/schema.js';
+import type { Emit } from '../vocabulary/facts.js';
+import type { Spool } from '../store/spool.js';
+import type { SessionSource, Store } from '../store/store.js';
+import type { PgStore } from '../store/pg-store.js';
+import type { Delivery } from '../export/delivery.js';
+import { readOwners } from '../cluster/ownership-view.js';
+import { Ownership, type OwnedSessionsHost } from '../cluster/ownership.js';
+import type { FollowedSessions } from './followed-sessions.js';
+import { initialStatus, type SessionStatus } from '../session/session-status.js';
+
+/** A session's status with the replica that owns it (shared store; null: none right now). */
+export type OwnedStatus = SessionStatus & { owner?: string | null };
+
+export interface SharedSessionsDeps {
+  shared: { store: PgStore; leaseMs: number };
+  store: Store;
+  spool: Spool;
+  delivery: Delivery;
+  emit: Emit;
+  log: Logger;
+}
+
+export class SharedSessions {
+  readonly ownership: Ownership;
+
+  constructor(
+    private readonly d: SharedSessionsDeps,
+    host: OwnedSessionsHost,
+  ) {
+    this.ownership = new Ownership({
+      store: d.shared.store,
+      spool: d.spool,
+      leaseMs: d.shared.leaseMs,
+      emit: d.emit,
+      log: d.log,
+      host,
+    });
+    // After a pause, nothing is sent for a session before the lease was checked.
+    d.delivery.gateWith(this.ownership.sendGate);
+  }
+
+  /** Starts taking part in ownership; `active` sessions are recorded in the store. */
+  start(active: number): void {
+    this.ownership.start();
+    this.d.log.info(
+      { sessions: active, replica: this.d.shared.store.replicaId },
+      'sharing sessions with the other replicas of the store',
+    );
+  }
+
+  /** PUT of a session not followed here: followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass. */
+  async put(spec: SessionSpec, source: SessionSource): Promise<{ created: boolean; status: OwnedStatus }> {
+    const before = (await readOwners(this.d.shared.store.db)).get(spec.id);
+    const row = await this.d.store.putSession(spec, source);
+    return {
+      created: before?.lifecycle !== 'active',
+      status: { ...initialStatus(row), owner: before?.owner ?? null },
+    };
+  }
+
+  /** DELETE of a session not followed here: owned elsewhere (or by nobody yet), the owner stops at its next pass. */
+  async remove(id: string): Promise<boolean> {
+    const row = (await readOwners(this.d.shared.store.db)).get(id);
+    if (row?.lifecycle !== 'active') return false;
+    await this.d.store.setLifecycle(id, 'removed');
+    return true;
+  }
+
+  /** Every active session of every replica with its owner, the ones followed here included: GET /v1/sessions. */
+  /** `settling`: sessions read no more whose end or removal waits to be recorded (still this replica's). */
+  async statusWithOwners(followed: FollowedSessions, settling: ReadonlySet<string>): Promise<OwnedStatus[]> {
+    const owners = await readOwners(this.d.shared.store.db);
+    const me = this.d.shared.store.replicaId;
+    const out: OwnedStatus[] = followed.all().map((p) => ({ ...p.status(), owner: me }));
+    const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
+    for (const [id, o] of owners) {
+      if (followed.has(id) || settling.has(id) || o.lifecycle !== 'active') continue;
+      const row = rows.get(id);
+      if (row) out.push({ ...initialStatus(row), owner: o.owner });
+    }
+    return out.sort((a, b) => a.id.localeCompare(b.id));
+  }
+}

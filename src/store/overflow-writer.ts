@@ -1,0 +1,241 @@
+// The overflow mode's writes (`spool.mode: overflow`, docs/design.md "Delivery semantics"): the
+// service can replay, so records wait in memory. A record's life: appended → pending (memory, per
+// session) → sealed (a memory segment, id < 0, in the ready queue) → in flight → acknowledged; its
+// session's checkpoint moves only then (ledger.ts) and is written, for every session that moved,
+// once per commit interval. When the collector does not take records fast enough (what memory
+// holds passes `memoryMaxBytes`, or the oldest waiting segment is older than `memoryMaxAgeMs`), what
+// waits in memory spills to the store in one transaction with the checkpoints it makes durable, and
+// becomes the backlog; while a backlog exists new records spill too, so each session's records keep
+// their order. A kill -9 loses memory only: the service replays from the checkpoint (its ring
+// buffer, then the archive). The write loop (spool-writer.ts) runs seal() as its commit.
+import { FencedError } from './store.js';
+import type { Segment } from '../wire/segment-framing.js';
+import type { DeferredDeletes } from './deferred-deletes.js';
+import type { PendingSegments } from './pending-segments.js';
+import type { Ledger } from './ledger.js';
+import type { SpoolContents } from './spool-contents.js';
+import type { SpoolReader } from './spool-reader.js';
+import type { SpoolRoom } from './spool-room.js';
+import { COMMIT_MAX_BYTES, type SpoolOptions } from './spool-options.js';
+import type { Emit } from '../vocabulary/facts.js';
+
+/** Overflow mode: moved checkpoints are written at most this often (or at each commit, if that is rarer). */
+export const CHECKPOINT_INTERVAL_MS = 1000;
+
+/** What the overflow writes use of the write loop that runs them (spool-writer.ts). */
+export interface WriteLoop {
+  readonly pending: PendingSegments;
+  readonly deletes: DeferredDeletes;
+  readonly room: SpoolRoom;
+  readonly closed: boolean;
+  /** Commits everything pending now, after a commit in progress. */
+  flush(checkpoints?: boolean): Promise<boolean>;
+  /** A commit after the interval, unless one is already due. */
+  scheduleCheckpoints(): void;
+  /** A write failed: reported, and retried with backoff. */
+  writeFailed(err: Error): void;
+  /** A write went through: a failure streak, if any, has ended. */
+  writeSucceeded(): void;
+  /** The store refused a write: another replica owns these sessions now. */
+  fenced(sessionIds: readonly string[]): void;
+}
+
+export class OverflowWriter {
+  /** Sessions whose records must reach the disk at the next commit (their end is about to be recorded). */
+  private readonly persisting = new Set<string>();
+  private ledgerWaiters: Array<() => void> = [];
+  /** After delivery stopped: everything still in memory goes to the store. */
+  finishing = false;
+  private checkpointFailStreak = 0;
+  private checkpointsWrittenAt = 0;
+  /** Set by an explicit flush: the next commit writes the moved checkpoints whatever their interval. */
+  checkpointsNow = false;
+  private ageTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly o: SpoolOptions,
+    private readonly contents: SpoolContents,
+    private readonly ledger: Ledger,
+    private readonly reader: SpoolReader,
+    private readonly loop: WriteLoop,
+    private readonly now: () => number,
+    private readonly maxAgeMs: number,
+    private readonly emit: Emit,
+  ) {}
+
+  /**
+   * Overflow mode: what waits in memory must go to the store now: the collector does not take it
+   * fast enough (held bytes or age past the window), a backlog is being read (new records queue
+   * behind it, so each session keeps its order), or delivery has stopped.
+   */
+  spillDue(): boolean {
+    if (this.finishing) return true;
+    if (this.reader.readingBacklog) return true;
+    if (this.contents.memoryBytes + this.loop.pending.bytes > this.o.memoryMaxBytes) return true;
+    const head = this.reader.ready.first();
+    return head !== undefined && this.now() - (this.contents.sealedAt(head.id) ?? Infinity) > this.maxAgeMs;
+  }
+
+  /**
+   * Overflow mode's commit: what is pending becomes memory segments (the ledger holds their
+   * positions); then, when a spill is due, what waits in memory goes to the store with the
+   * checkpoints it makes durable, else the checkpoints that acknowledgements moved are written.
+   */
+  async seal(): Promise<boolean> {
+    if (this.loop.pending.sessions > 0) {
+      const batch = this.loop.pending.take();
+      this.loop.pending.committed(batch);
+      const bySession = new Map<string, Segment>();
+      const sealedAt = this.now();
+      for (const seg of batch.segments) {
+        const segment = this.contents.seal(seg, sealedAt);
+        bySession.set(seg.sessionId, segment);
+        this.reader.ready.push(segment);
+      }
+      for (const c of batch.checkpoints) this.ledger.hold(c, bySession.get(c.sessionId)?.id ?? null);
+      if (batch.segments.length > 0) this.reader.wake();
+      this.scheduleAgeCheck();
+    }
+    if (this.spillDue()) {
+      // In transactions of bounded size, and only as far as the disk has room: what does not fit
+      // stays in memory, over the window, and readers wait (full) until delivery or room frees some.
+      while (this.spillDue() && !this.reader.ready.empty) {
+        const room = Math.min(
+          Math.max(COMMIT_MAX_BYTES, this.reader.ready.first()!.payload.length),
+          this.loop.room.limitBytes() - this.contents.storedBytes,
+        );
+        const some = this.reader.ready.takeBytes(Math.max(0, room));
+        if (some.length === 0) break;
+        if (!(await this.spill(some))) return false;
+      }
+      return this.writeCheckpoints();
+    }
+    if (this.persisting.size > 0) {
+      const some = this.reader.ready.drop(this.persisting);
+      if (some.length > 0) return this.spill(some);
+    }
+    // The spill that failed, if one did, is not needed any more: the collector took what waited.
+    this.loop.writeSucceeded();
+    this.loop.room.recheck();
+    return this.writeCheckpoints();
+  }
+
+  /** Writes the checkpoints acknowledgements moved. A failure only delays them (and is retried). */
+  private async writeCheckpoints(): Promise<boolean> {
+    if (this.ledger.dirtyCount === 0) return true;
+    // One write a second at most: each is a page of the database and its log, whatever it carries;
+    // a crash then sends again at most that much more (what a second acknowledged).
+    const interval = Math.max(this.o.commitIntervalMs, CHECKPOINT_INTERVAL_MS);
+    if (!this.checkpointsNow && this.now() - this.checkpointsWrittenAt < interval) {
+      this.loop.scheduleCheckpoints();
+      return true;
+    }
+    this.checkpointsNow = false;
+    this.checkpointsWrittenAt = this.now();
+    // Deletes first: on a volume that was full, what was freed must go to them.
+    if (this.loop.deletes.size > 0) await this.loop.deletes.retryNow();
+    const updates = this.ledger.pending();
+    try {
+      await this.o.store.commit([], updates);
+    } catch (err) {
+      if (err instanceof FencedError) {
+        this.loop.fenced(err.sessionIds);
+        return this.writeCheckpoints();
+      }
+      this.checkpointFailStreak++;
+      this.emit({
+        f: 'commit_failed',
+        error: (err as Error).message,
+        code: (err as { code?: string }).code,
+        streak: this.checkpointFailStreak,
+        checkpointsOnly: true,
+      });
+      this.loop.scheduleCheckpoints();
+      return false;
+    }
+    if (this.checkpointFailStreak > 0) this.emit({ f: 'commit_recovered' });
+    this.checkpointFailStreak = 0;
+    this.ledger.written(updates);
+    this.wakeLedger();
+    return true;
+  }
+
+  /** Overflow mode: memory segments go to the store, with the checkpoints that moves; they become backlog. */
+  private async spill(segments: Segment[]): Promise<boolean> {
+    if (segments.length === 0) return this.writeCheckpoints();
+    if (this.loop.deletes.size > 0) await this.loop.deletes.retryNow();
+    const ids = new Set(segments.map((s) => s.id));
+    const updates = this.ledger.pending(ids);
+    let stored: number[];
+    try {
+      stored = await this.o.store.commit(segments, updates);
+    } catch (err) {
+      // Still in memory, in order: delivery goes on taking them meanwhile.
+      this.reader.ready.unshift(segments.filter((s) => this.contents.inMemory(s.id)));
+      if (err instanceof FencedError) {
+        this.loop.fenced(err.sessionIds);
+        return this.seal();
+      }
+      this.loop.writeFailed(err as Error);
+      return false;
+    }
+    this.loop.writeSucceeded();
+    for (let i = 0; i < segments.length; i++) {
+      const s = segments[i]!;
+      this.contents.dropMemory(s);
+      this.ledger.settle(s.id);
+      this.contents.stored(s.records, s.payload.length);
+    }
+    this.ledger.written(updates);
+    if (stored.length > 0) this.reader.backlogTo(stored[stored.length - 1]!);
+    this.reader.wake();
+    this.wakeLedger();
+    this.loop.room.recheck();
+    return true;
+  }
+
+  wakeLedger(): void {
+    const w = this.ledgerWaiters;
+    this.ledgerWaiters = [];
+    for (const resolve of w) resolve();
+  }
+
+  /** Segments waiting in memory spill once they are older than the window, new records or not. */
+  private scheduleAgeCheck(): void {
+    if (this.ageTimer || this.loop.closed) return;
+    this.ageTimer = setTimeout(
+      () => {
+        this.ageTimer = undefined;
+        if (this.reader.ready.empty) return;
+        if (this.spillDue()) void this.loop.flush(false);
+        this.scheduleAgeCheck();
+      },
+      Math.max(this.o.commitIntervalMs, Math.min(this.maxAgeMs, 1000)),
+    );
+    this.ageTimer.unref();
+  }
+
+  /**
+   * Resolves once every record of the session read so far is delivered or on disk and its
+   * checkpoint written (what waits in memory is spilled now), so that recording its end cannot lose
+   * its last records to a crash; or when the spool finishes.
+   */
+  async persist(sessionId: string): Promise<void> {
+    this.persisting.add(sessionId);
+    try {
+      await this.loop.flush();
+      while (this.ledger.holds(sessionId) && !this.finishing)
+        await new Promise<void>((resolve) => this.ledgerWaiters.push(resolve));
+      await this.loop.flush();
+    } finally {
+      this.persisting.delete(sessionId);
+    }
+  }
+
+  /** Delivery stopped: everything still in memory goes to the store at the next commit. */
+  finish(): void {
+    this.finishing = true;
+    this.wakeLedger();
+    if (this.ageTimer) clearTimeout(this.ageTimer);
+  }
+}

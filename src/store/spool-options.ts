@@ -1,0 +1,32 @@
+// The spool's options and the limits its parts share.
+import type { Store } from './store.js';
+import type { FreeSpace } from './disk-room.js';
+import type { SpoolMode } from '../config/schema.js';
+import type { Emit } from '../vocabulary/facts.js';
+
+/** Pending bytes that make a commit due (and readers wait for it): memory stays bounded with large records. */
+export const COMMIT_MAX_BYTES = 8 * 1024 * 1024;
+
+export interface SpoolOptions {
+  store: Store;
+  /** overflow (default): memory first, the store takes what the collector cannot; always: every record on disk first. */
+  mode?: SpoolMode;
+  maxBytes: number;
+  /**
+   * always: committed segments kept in memory for delivery; beyond it they are read back from the
+   * store. overflow: the bytes records may hold in memory (waiting and in flight) before they spill.
+   */
+  memoryMaxBytes: number;
+  /** overflow: a segment waiting longer than this spills (the collector falls behind). Default 10 s. */
+  memoryMaxAgeMs?: number;
+  /** The clock, epoch ms (tests inject one). */
+  now?: () => number;
+  commitMaxRecords: number;
+  commitIntervalMs: number;
+  /** True while the process is over its memory budget: appenders wait as for a full spool. */
+  memoryPressure?: () => boolean;
+  /** Free and total bytes of the store's volume (see disk-room.ts). */
+  freeBytes?: FreeSpace;
+  /** Where the spool's facts go: failed and recovered commits, failed deletes, fenced writes. */
+  emit?: Emit;
+}

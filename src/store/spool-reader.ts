@@ -1,0 +1,164 @@
+// The spool's reader: hands batches of segments to delivery and takes their acknowledgements.
+//
+// A segment waits in one of two places: the store's backlog (ids up to `backlogUpTo`, read back in
+// id order) or the ready queue in memory (freshly committed segments in `always` mode, sealed memory
+// segments with ids < 0 in overflow mode). A claim takes from the backlog first and from the ready
+// queue only once the backlog is read, so the two never overlap; claims are serialized. A claimed
+// batch is in flight until delivery either acknowledges it (memory segments are dropped and their
+// ledger positions settled; stored ones are returned to be deleted) or releases it (memory segments
+// still held go back to the front of the ready queue; what is on disk stays there).
+import type { Store } from './store.js';
+import type { NewSegment, Segment } from '../wire/segment-framing.js';
+import type { SpoolMode } from '../config/schema.js';
+import type { Ledger } from './ledger.js';
+import type { SpoolContents } from './spool-contents.js';
+import { ReadyQueue } from './ready-queue.js';
+
+/** Segments claimed together for one export request. */
+export interface Claim {
+  segments: Segment[];
+  records: number;
+  bytes: number;
+}
+
+export class SpoolReader {
+  readonly ready = new ReadyQueue();
+  /** Segments with id ≤ this exist only in the store; claims read them back first. */
+  private backlogUpTo = 0;
+  /** Highest segment id claimed so far. */
+  private cursor = 0;
+  private claiming: Promise<unknown> = Promise.resolve();
+  private dataWaiters: Array<() => void> = [];
+  /** Claims handed to delivery and not yet settled. */
+  inFlight = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly contents: SpoolContents,
+    private readonly ledger: Ledger,
+    private readonly mode: SpoolMode,
+    private readonly memoryMaxBytes: number,
+  ) {}
+
+  /** True while the store holds segments not yet claimed (new records then queue behind them). */
+  get readingBacklog(): boolean {
+    return this.cursor < this.backlogUpTo;
+  }
+
+  /** Segments up to this store id were committed: they are read back from the store. */
+  backlogTo(id: number): void {
+    this.backlogUpTo = Math.max(this.backlogUpTo, id);
+  }
+
+  /**
+   * Claims the next segments (at least one, at most `maxRecords` records unless one segment alone
+   * is larger) for one export, or null when nothing is waiting. Serialized: claims never overlap.
+   */
+  claim(maxRecords: number, maxBytes = Number.POSITIVE_INFINITY): Promise<Claim | null> {
+    const run = this.claiming.then(() => this.claimNow(maxRecords, maxBytes));
+    this.claiming = run.catch(() => undefined);
+    return run;
+  }
+
+  private async claimNow(maxRecords: number, maxBytes: number): Promise<Claim | null> {
+    let segments: Segment[] = [];
+    if (this.cursor < this.backlogUpTo) {
+      // The bound as read: adopt() may raise it while the read is under way.
+      const upTo = this.backlogUpTo;
+      segments = await this.store.readSegments(this.cursor, upTo, maxRecords, maxBytes);
+      if (segments.length === 0) this.cursor = Math.max(this.cursor, upTo);
+    }
+    if (segments.length === 0) segments = this.ready.take(maxRecords, maxBytes);
+    if (segments.length === 0) return null;
+    // Memory segments (ids < 0) are not in the store: only store ids move the cursor.
+    this.cursor = Math.max(this.cursor, segments[segments.length - 1]!.id);
+    let records = 0;
+    let bytes = 0;
+    for (const s of segments) {
+      records += s.records;
+      bytes += s.payload.length;
+    }
+    this.inFlight++;
+    return { segments, records, bytes };
+  }
+
+  /** Resolves when segments were committed since, or at once when some are waiting to be claimed. */
+  waitForData(): Promise<void> {
+    if (!this.ready.empty || this.cursor < this.backlogUpTo) return Promise.resolve();
+    return new Promise((resolve) => this.dataWaiters.push(resolve));
+  }
+
+  /** Wakes the deliverers waiting in waitForData(). */
+  wake(): void {
+    const w = this.dataWaiters;
+    this.dataWaiters = [];
+    for (const resolve of w) resolve();
+  }
+
+  /** `always` mode: committed segments go to the ready queue while it has room; otherwise they become backlog. */
+  handOver(segments: NewSegment[], ids: number[]): void {
+    if (segments.length === 0) return;
+    let bytes = 0;
+    for (const s of segments) bytes += s.payload.length;
+    if (this.ready.bytes + bytes > this.memoryMaxBytes) {
+      // Everything unclaimed is in the store: read it back in order instead of holding it here.
+      this.ready.clear();
+      this.backlogUpTo = ids[ids.length - 1]!;
+    } else {
+      for (let i = 0; i < segments.length; i++) this.ready.push({ ...segments[i]!, id: ids[i]! });
+    }
+    this.wake();
+  }
+
+  /**
+   * A delivered (or rejected) claim: its memory segments are dropped and their positions settled
+   * in the ledger. Returns what of it is in the store, to be deleted (the claim itself when all is).
+   */
+  acknowledge(claim: Claim): Claim | undefined {
+    this.inFlight--;
+    let stored: Claim | undefined;
+    for (const s of claim.segments) {
+      if (s.id < 0) {
+        this.contents.dropMemory(s);
+        this.ledger.settle(s.id);
+      } else {
+        stored ??= { segments: [], records: 0, bytes: 0 };
+        stored.segments.push(s);
+        stored.records += s.records;
+        stored.bytes += s.payload.length;
+      }
+    }
+    return stored && stored.segments.length === claim.segments.length ? claim : stored;
+  }
+
+  /**
+   * A claim that will not be acknowledged (shutdown, or its sessions were handed over): what is on
+   * disk stays there; memory segments still held go back to the front of the queue (finish() then
+   * spills them).
+   */
+  release(claim: Claim): void {
+    this.inFlight--;
+    this.ready.unshift(claim.segments.filter((s) => s.id < 0 && this.contents.inMemory(s.id)));
+  }
+
+  /** Drops the unclaimed segments of sessions given up; stored ones stop counting here (they move on). */
+  forget(sessionIds: ReadonlySet<string>): void {
+    for (const s of this.ready.drop(sessionIds)) {
+      if (s.id < 0) continue;
+      this.contents.unstored(s.records, s.payload.length);
+    }
+  }
+
+  /**
+   * A claimed session's spool came along (renumbered after every id this spool has seen): read it
+   * back as backlog. Everything unclaimed is in the store, so the ready queue is read back with it.
+   */
+  adopt(moved: { records: number; bytes: number; maxId: number }): void {
+    // Overflow mode: the ready queue holds memory segments only (the store has no copy); they stay.
+    const lastReady = this.mode === 'always' ? this.ready.lastId : 0;
+    if (this.mode === 'always') this.ready.clear();
+    this.backlogUpTo = Math.max(this.backlogUpTo, moved.maxId, lastReady);
+    this.contents.stored(moved.records, moved.bytes);
+    this.wake();
+  }
+}

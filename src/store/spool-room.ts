@@ -1,0 +1,91 @@
+// The spool's room: when appenders must stop reading, and waking them once they may go on.
+//
+// The spool is full while a needed write is failing or due, while the process is over its memory
+// budget, or while what must go to disk reaches `maxBytes` or what the volume's free space allows
+// (disk-room.ts); then appenders wait in waitForRoom() (the service buffers meanwhile; what it
+// evicts becomes a gap record). In overflow mode the disk counts only when a spill is due: a full
+// volume with a healthy collector costs nothing but checkpoint writes that are retried. Deletes that
+// cannot be written count too: reading more would take the room they need.
+import { DiskRoom, type FreeSpace } from './disk-room.js';
+
+/** What the room is decided from, read from the writer and the spool's contents when asked. */
+export interface RoomGauges {
+  /** True while the process is over its memory budget. */
+  memoryPressure?: () => boolean;
+  /** A full commit is due. */
+  commitDue(): boolean;
+  /** The disk is in the way: always in `always` mode, in overflow mode only while a spill is due. */
+  diskNeeded(): boolean;
+  /** A needed write is failing (and retried). */
+  writeFailing(): boolean;
+  /** Delivered claims whose deletion still fails. */
+  undeleted(): number;
+  /** Bytes in the store, not yet acknowledged. */
+  storedBytes(): number;
+  /** Bytes pending a commit. */
+  pendingBytes(): number;
+  /** Bytes that must go to disk: the stored ones, the pending ones and, in overflow mode, what waits in memory. */
+  mustStoreBytes(): number;
+  /** The spool closed: nobody waits for room any more. */
+  closed(): boolean;
+}
+
+export class SpoolRoom {
+  private readonly disk: DiskRoom;
+  private waiters: Array<() => void> = [];
+
+  constructor(
+    private readonly maxBytes: number,
+    freeBytes: FreeSpace | undefined,
+    private readonly g: RoomGauges,
+  ) {
+    this.disk = new DiskRoom(maxBytes, freeBytes);
+  }
+
+  /** True when appenders must stop reading. */
+  get full(): boolean {
+    if (this.g.memoryPressure?.()) return true;
+    // Readers pause as soon as a full commit is due, until it is done: reading then runs at the pace
+    // of the commits and cannot flood the event loop (with a thousand sessions, each overshoots by
+    // at most the chunk it is parsing).
+    if (this.g.commitDue()) return true;
+    // Memory first and within its window: the disk is not in the way (a full volume included).
+    if (!this.g.diskNeeded()) return false;
+    if (this.g.writeFailing()) return true;
+    // Deletes that cannot be written (a full volume): reading more would take the room they need.
+    if (this.g.undeleted() > 0) return true;
+    return this.g.mustStoreBytes() >= this.limitBytes();
+  }
+
+  /** The bytes the store may hold now: `maxBytes`, or less when the volume's free space says so. */
+  limitBytes(): number {
+    const stored = this.g.storedBytes();
+    return this.disk.limit(stored, stored + this.g.pendingBytes(), () => {
+      if (this.waiters.length > 0) setTimeout(() => this.recheck(), 1000).unref();
+    });
+  }
+
+  /** True when the volume's free space, not max_bytes, is what limits the spool now. */
+  get limitedByDisk(): boolean {
+    return this.limitBytes() < this.maxBytes;
+  }
+
+  /** Resolves once there is room (or the spool closed). */
+  waitForRoom(): Promise<void> {
+    if (!this.full || this.g.closed()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Appenders currently paused in waitForRoom() (back-pressure in effect). */
+  get paused(): number {
+    return this.waiters.length;
+  }
+
+  /** Wakes appenders if there is room now (after memory pressure ended, for one). */
+  recheck(): void {
+    if (this.waiters.length === 0 || (this.full && !this.g.closed())) return;
+    const w = this.waiters;
+    this.waiters = [];
+    for (const resolve of w) resolve();
+  }
+}
