@@ -13,7 +13,7 @@ export type EventMix = (typeof EVENT_MIXES)[number];
 export const HEAVY_SCREENSHOT_EVERY = 33;
 
 /** Share of the heavy mix's console_log events whose text is several KB. */
-const LONG_CONSOLE_SHARE = 0.25;
+const LONG_CONSOLE_SHARE = 0.1;
 
 let texts: readonly string[] | undefined;
 
@@ -26,7 +26,7 @@ function heavyConsoleTexts(): readonly string[] {
   return texts;
 }
 
-/** A console text of several KB for a quarter of the heavy mix's console_log events; undefined: keep the generated one. */
+/** A console text of several KB for a tenth of the heavy mix's console_log events; undefined: keep the generated one. */
 export function heavyConsoleText(rng: Rng): string | undefined {
   return rng.chance(LONG_CONSOLE_SHARE) ? rng.pick(heavyConsoleTexts()) : undefined;
 }
