@@ -4,13 +4,13 @@
 // streams in the same run, and checks that every event arrived exactly as counted by
 // (session, seq). Both clocks start with reading, not with process startup: the ceiling's after its
 // process is up, the bridge's once startBridge() returned (its startup time is reported apart).
-import { readFileSync } from 'node:fs';
 import { BENCH_SESSION, type ScenarioContext } from './scenario-context.js';
 import { BridgeUnderTest } from './bridge-under-test.js';
 import { spawnScript, sinkStats, startWaitingPeers, stopChild, type Peer } from './peers.js';
 import { mib } from './rss-sampler.js';
 import type { ScenarioResult } from './report.js';
 import { until, within } from './wait.js';
+import { storageWriteBytes } from './storage-writes.js';
 import { startCpuProfile } from './cpu-profile.js';
 import type { OtlpProtocol } from '../src/config/schema.js';
 
@@ -71,7 +71,7 @@ export async function runBurst(ctx: ScenarioContext, o: BurstOptions): Promise<S
     const profile = await startCpuProfile();
     // The bridge runs in this process (the simulator, the sink and the ceiling in their own): what
     // this process writes to storage meanwhile is the bridge's spool and checkpoints.
-    const written0 = writeBytes();
+    const written0 = storageWriteBytes();
     const sinkBytes0 = (await sinkStats(sink.url)).bytes;
     const t0 = performance.now();
     bridge = await BridgeUnderTest.start({
@@ -94,7 +94,7 @@ export async function runBurst(ctx: ScenarioContext, o: BurstOptions): Promise<S
     const cpuSeconds = bridge.cpuSeconds();
     const cpuProfile = await profile.stop(ctx.name);
     const stats = await sinkStats(sink.url);
-    const written = writeBytes() - written0;
+    const written = storageWriteBytes() - written0;
     const otlpBytes = stats.bytes - sinkBytes0;
     const eventsPerSecond = Math.round((stats.unique - atStart) / seconds);
     return {
@@ -129,14 +129,5 @@ export async function runBurst(ctx: ScenarioContext, o: BurstOptions): Promise<S
   } finally {
     await bridge?.stop();
     for (const p of peers.reverse()) await p.stop();
-  }
-}
-
-/** Bytes this process caused to be written to storage (/proc/self/io write_bytes; Linux). */
-function writeBytes(): number {
-  try {
-    return Number(/write_bytes:\s+(\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? 0);
-  } catch {
-    return 0;
   }
 }

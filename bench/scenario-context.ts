@@ -28,4 +28,11 @@ export const BENCH_SESSION = { categories: ['console', 'network', 'page', 'inter
  */
 export const REALISTIC_SESSION = { categories: 'all' };
 
-export type SessionKind = typeof BENCH_SESSION | typeof REALISTIC_SESSION;
+/**
+ * The heavy agent session of the `live-heavy` scenario: every category, and the simulator's heavy
+ * mix (src/devkit/simulator/events/mix.ts): 3 % screenshots of 20–40 KB of base64, console texts of
+ * several KB, about 1.8 KB an event on the wire.
+ */
+export const HEAVY_SESSION = { categories: 'all', mix: 'heavy' };
+
+export type SessionKind = typeof BENCH_SESSION | typeof REALISTIC_SESSION | typeof HEAVY_SESSION;

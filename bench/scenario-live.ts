@@ -9,6 +9,7 @@ import { BENCH_SESSION, type ScenarioContext, type SessionKind } from './scenari
 import type { ScenarioResult } from './report.js';
 import { until } from './wait.js';
 import { startCpuProfile } from './cpu-profile.js';
+import { storageWriteBytes } from './storage-writes.js';
 
 export interface LiveOptions {
   sessions: number;
@@ -27,6 +28,8 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     const rssConnected = bridge.rss.sample();
     const profile = await startCpuProfile();
     bridge.markCpu();
+    const written0 = storageWriteBytes();
+    const sinkBytes0 = (await sinkStats(sink.url)).bytes;
     const t0 = performance.now();
     // RSS while events flow, after the first seconds (the steady figure beside the peak).
     // The first seconds (or the first half of a short run) are the start, not the steady state.
@@ -46,8 +49,10 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     await until(async () => (await sinkStats(sink.url)).unique >= produced, o.drainTimeoutS * 1000, 100);
     const t2 = performance.now();
     const cpuSeconds = bridge.cpuSeconds();
+    const written = storageWriteBytes() - written0;
     const cpuProfile = await profile.stop(ctx.name);
     const stats = await sinkStats(sink.url);
+    const otlpBytes = stats.bytes - sinkBytes0;
     return {
       scenario: ctx.name,
       sessions: o.sessions,
@@ -72,6 +77,10 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
       cpuMicrosPerEvent: stats.unique > 0 ? +((cpuSeconds * 1e6) / stats.unique).toFixed(1) : null,
       wireBytesPerEvent: stats.unique > 0 && stats.bytes !== undefined ? Math.round(stats.bytes / stats.unique) : null,
       cpuSecondsSink: stats.cpuSeconds,
+      // What the spool cost: bytes the bridge's process wrote to storage per OTLP byte delivered.
+      storageWriteBytes: written,
+      otlpBytes,
+      storageBytesPerOtlpByte: +(written / Math.max(1, otlpBytes)).toFixed(3),
       ...(cpuProfile ? { cpuProfile } : {}),
     };
   } finally {

@@ -6,12 +6,16 @@
 //   burst-json  the same with OTLP/JSON (4 × 12,500 events)
 //   live        1,000 sessions × 20 events/s for 60 s: event→collector latency p50/p99 (production
 //               in the simulator → decoded by the sink), peak RSS, CPU, missing after a drain
-//   live-realistic  the same with every category, screenshots included (REALISTIC_SESSION)
+//   live-heavy  the same with the simulator's heavy mix (HEAVY_SESSION): every category, 3 % of
+//               events screenshots of 20–40 KB base64, console texts of several KB, ≈1.8 KB an event
+//               on the wire; also steady RSS, bridge CPU µs per event, wire bytes per event and
+//               storage bytes written per OTLP byte delivered
 //   sidecar     one session × 5 events/s for 60 s, every category, the bridge as its own `run`
 //               process (bench/bridge-process.ts): steady and peak RSS, CPU per event
 //   outage      200 sessions × 20 events/s; the collector answers 503 for 60 s, then recovers: RSS
 //               and spool over time, everything delivered after recovery
-// Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --outage-seconds S,
+// Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --heavy-seconds S and
+//        --heavy-sessions N (live-heavy; default: the live values), --outage-seconds S,
 //        --outage-before-s S, --outage-after-s S, --drain-timeout-s S (live and outage),
 //        --cpu-prof DIR: V8 CPU profile of each scenario's measured phase (the bridge's main thread;
 //        BRIDGE_WORKERS=0 puts the whole pipeline there) into
@@ -37,7 +41,7 @@ import { runBurst } from './scenario-burst.js';
 import { runLive } from './scenario-live.js';
 import { runOutage } from './scenario-outage.js';
 import { runPg } from './scenario-pg.js';
-import { REALISTIC_SESSION } from './scenario-context.js';
+import { HEAVY_SESSION } from './scenario-context.js';
 import { runSidecar } from './scenario-sidecar.js';
 import { compileBench, removeBuild, RUNNING_COMPILED } from './compiled.js';
 
@@ -55,6 +59,8 @@ try {
       'burst-events': { type: 'string' },
       'live-seconds': { type: 'string' },
       'live-sessions': { type: 'string' },
+      'heavy-seconds': { type: 'string' },
+      'heavy-sessions': { type: 'string' },
       'outage-seconds': { type: 'string' },
       'outage-before-s': { type: 'string' },
       'outage-after-s': { type: 'string' },
@@ -79,6 +85,8 @@ function positive(name: keyof typeof flags, fallback: number): number {
 const burstEvents = positive('burst-events', 50_000);
 const liveSeconds = positive('live-seconds', 60);
 const liveSessions = positive('live-sessions', 1000);
+const heavySeconds = positive('heavy-seconds', liveSeconds);
+const heavySessions = positive('heavy-sessions', liveSessions);
 const outageSeconds = positive('outage-seconds', 60);
 const drainTimeoutS = flags['drain-timeout-s'] !== undefined ? positive('drain-timeout-s', 0) : undefined;
 
@@ -126,16 +134,17 @@ const SCENARIOS: Record<string, Scenario> = {
       }),
     deadlineS: liveSeconds + (drainTimeoutS ?? 60) + 240,
   },
-  'live-realistic': {
+  'live-heavy': {
     run: (ctx) =>
       runLive(ctx, {
-        sessions: liveSessions,
+        sessions: heavySessions,
         ratePerSession: 20,
-        seconds: liveSeconds,
+        seconds: heavySeconds,
         drainTimeoutS: drainTimeoutS ?? 60,
-        kind: REALISTIC_SESSION,
+        kind: HEAVY_SESSION,
       }),
-    deadlineS: liveSeconds + (drainTimeoutS ?? 60) + 240,
+    // A simulator that cannot keep the rate may take twice the nominal time (scenario-live.ts).
+    deadlineS: 2 * heavySeconds + (drainTimeoutS ?? 60) + 240,
   },
   sidecar: {
     run: (ctx) => runSidecar(ctx, { ratePerSession: 5, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 30 }),

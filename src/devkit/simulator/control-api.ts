@@ -3,8 +3,9 @@
 // docs/simulator.md (keep it in step with the routes below).
 //
 //   GET  /_sim/sessions                         list: id, lastSeq, ended, emitted, telemetry, pool, streams
-//   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?, categories?, name?, tags?}
-//                                               (categories: names to opt in to, or "all"; tags: {name: value})
+//   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?, categories?, name?, tags?, mix?}
+//                                               (categories: names to opt in to, or "all"; tags: {name: value};
+//                                               mix: "catalogue" or "heavy", events/mix.ts)
 //   POST /_sim/sessions/{id}/emit?count=N[&types=a,b]
 //   POST /_sim/sessions/{id}/produce?rate=N[&count=M]   M: stop by itself after M more events
 //   POST /_sim/produce?rate=N[&count=M]         every live session at once (the benchmark starts and
@@ -16,6 +17,7 @@
 //   POST /_sim/pools                            add a pool (partial resource, defaults filled in)
 //   GET  /_sim/stats
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EVENT_MIXES, type EventMix } from './events/mix.js';
 import { mergeFaults } from './faults.js';
 import { readJson, sendError, sendJson } from './http-util.js';
 import type { SimPool } from './pools.js';
@@ -63,7 +65,9 @@ export async function handleControlRequest(
   if (area === 'sessions' && id !== undefined && action === undefined && method === 'POST') {
     const body = await readJson(req);
     if (body !== undefined && !isRecord(body)) return sendError(res, 400, 'body must be a JSON object');
-    const { telemetry, pool, rate, categories, name, tags } = body ?? {};
+    const { telemetry, pool, rate, categories, name, tags, mix } = body ?? {};
+    if (mix !== undefined && !EVENT_MIXES.includes(mix as EventMix))
+      return sendError(res, 400, `mix must be one of ${EVENT_MIXES.join(', ')}`);
     if (name !== undefined && typeof name !== 'string') return sendError(res, 400, 'name must be a string');
     if (tags !== undefined && !(isRecord(tags) && Object.values(tags).every((v) => typeof v === 'string')))
       return sendError(res, 400, 'tags must map names to strings');
@@ -87,6 +91,7 @@ export async function handleControlRequest(
       ...(categories !== undefined ? { categories: categories } : {}),
       ...(name !== undefined ? { name: name } : {}),
       ...(tags !== undefined ? { tags: tags as Record<string, string> } : {}),
+      ...(mix !== undefined ? { mix: mix as EventMix } : {}),
     });
     if (rate) s.produce(rate);
     return sendJson(res, 201, summary(s));

@@ -6,3 +6,5 @@ export { TELEMETRY_CATEGORIES, makePool, telemetryConfig } from './pools.js';
 export type { SimPool, SimPoolConfig, SimTelemetryConfig, TelemetryCategory } from './pools.js';
 export { CDP_METHODS, EVENT_TYPES, LISTED_TYPES, UNLISTED_TYPES, categoryOf } from './events/catalogue.js';
 export { defaultFaults } from './faults.js';
+export { EVENT_MIXES } from './events/mix.js';
+export type { EventMix } from './events/mix.js';

@@ -89,7 +89,7 @@ class SimulatorImpl implements Simulator {
       bufferSize: this.bufferSize,
       archiveSize: this.archiveSize,
       faults: () => this.faults,
-      factory: new EventFactory(rng, id, captureFilter(pool, opts.categories ?? [])),
+      factory: new EventFactory(rng, id, captureFilter(pool, opts.categories ?? []), opts.mix),
       producer: this.producer,
       telemetry: opts.telemetry ?? true,
       ...(pool ? { poolId: pool.id, ...(pool.name !== undefined ? { poolName: pool.name } : {}) } : {}),

@@ -1,6 +1,7 @@
 // Public contract of the session-service simulator. Other parts of the project (demo, integration
 // tests, benchmark) are written against these shapes; keep them stable.
 import type { Envelope, TelemetryEvent } from '../../upstream/envelope.js';
+import type { EventMix } from './events/mix.js';
 import type { SimPool } from './pools.js';
 
 export interface SimulatorOptions {
@@ -62,6 +63,8 @@ export interface SimSessionOptions {
    * pool's config, as a session's own telemetry config opts in; 'all' captures everything.
    */
   categories?: string[] | 'all';
+  /** The mix of its generated events (events/mix.ts); default 'catalogue'. */
+  mix?: EventMix;
   /** What GET /browsers shows and filters on. */
   name?: string;
   tags?: Record<string, string>;

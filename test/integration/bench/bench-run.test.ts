@@ -41,6 +41,10 @@ it('runs every scenario small and compiled, with zero missing, one JSON line eac
     '20',
     '--live-seconds',
     '2',
+    '--heavy-sessions',
+    '10',
+    '--heavy-seconds',
+    '3',
     '--outage-seconds',
     '2',
     '--outage-before-s',
@@ -59,7 +63,7 @@ it('runs every scenario small and compiled, with zero missing, one JSON line eac
     'burst',
     'burst-json',
     'live',
-    'live-realistic',
+    'live-heavy',
     'sidecar',
     'outage',
     'pg',
@@ -72,7 +76,7 @@ it('runs every scenario small and compiled, with zero missing, one JSON line eac
       load1m: [expect.any(Number), expect.any(Number)],
       runtime: 'compiled',
     });
-  const [burst, , live, realistic, sidecar, outage] = lines as [
+  const [burst, , live, heavy, sidecar, outage] = lines as [
     Record<string, unknown>,
     unknown,
     Record<string, unknown>,
@@ -87,13 +91,18 @@ it('runs every scenario small and compiled, with zero missing, one JSON line eac
     ceilingEventsPerSecond: expect.any(Number),
   });
   expect(live).toMatchObject({ produced: 800, delivered: 800, latency: { count: 800, p99Ms: expect.any(Number) } });
-  // Screenshots among the events, so a record is larger on the wire than in the plain live scenario.
-  expect(realistic).toMatchObject({
-    produced: 800,
-    delivered: 800,
+  // The heavy mix, sized by its own flags: 10 sessions × 20 events/s for 3 s, every 33rd event a
+  // screenshot of 20–40 KB, so a record is larger on the wire than in the plain live scenario.
+  expect(heavy).toMatchObject({
+    sessions: 10,
+    produced: 600,
+    delivered: 600,
+    rssSteadyMiB: expect.any(Number),
     cpuMicrosPerEvent: expect.any(Number),
     wireBytesPerEvent: expect.any(Number),
+    storageBytesPerOtlpByte: expect.any(Number),
   });
+  expect(heavy.wireBytesPerEvent).toBeGreaterThan(live.wireBytesPerEvent as number);
   // The sidecar is the bridge as its own `run` process: 1 session × 5 events/s for 2 s.
   expect(sidecar).toMatchObject({
     produced: 10,
@@ -113,7 +122,7 @@ it('names the scenarios it knows when asked for another, exit 2', async () => {
   const res = await runBench(['nope']);
   expect(res.code).toBe(2);
   expect(res.stderr.trim()).toBe(
-    'bench: unknown scenario nope; known: burst, burst-json, live, live-realistic, sidecar, outage, pg',
+    'bench: unknown scenario nope; known: burst, burst-json, live, live-heavy, sidecar, outage, pg',
   );
 });
 

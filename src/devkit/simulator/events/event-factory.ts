@@ -8,13 +8,15 @@
 //
 // monitor_screenshot is no kind of its own: like the service, the factory takes one right after a
 // page load or an uncaught exception, when the screenshot category is captured and the session's
-// last screenshot is at least 2 s (of event time) old.
+// last screenshot is at least 2 s (of event time) old. The heavy mix (mix.ts) replaces that cadence
+// with a small screenshot every HEAVY_SCREENSHOT_EVERY events and lengthens console texts.
 import type { EventSource, TelemetryEvent } from '../../../upstream/envelope.js';
 import type { CaptureFilter } from '../pools.js';
 import { CATALOGUE, CDP_METHODS, EVENT_TYPES, categoryOf } from './catalogue.js';
 import { cdpCommand } from './cdp-command.js';
 import { SCREENSHOT_INTERVAL_MICROS, monitorScreenshot } from './monitor.js';
-import { screenshotsBase64 } from './png.js';
+import { screenshotsBase64, smallScreenshotsBase64 } from './png.js';
+import { HEAVY_SCREENSHOT_EVERY, heavyConsoleText, type EventMix } from './mix.js';
 import type { GenResult, GenState } from './context.js';
 import { initialState } from './context.js';
 import type { Rng } from './rng.js';
@@ -45,11 +47,14 @@ export class EventFactory {
   private screenshotTrigger: string | undefined;
   private lastScreenshotTs = -Infinity;
   private screenshots = 0;
+  /** Events drawn without a type list (the heavy mix's screenshot count runs on it). */
+  private untyped = 0;
 
   constructor(
     rng: Rng,
     sessionId: string,
     private readonly capture: CaptureFilter,
+    private readonly mix: EventMix = 'catalogue',
   ) {
     this.g = initialState(rng, sessionId);
     this.kinds = this.kindsFor(EVENT_TYPES).filter((k) => k.weight > 0);
@@ -66,6 +71,11 @@ export class EventFactory {
 
   /** The next generated event, or undefined when nothing (of `types`) is captured. */
   next(types?: readonly string[]): TelemetryEvent | undefined {
+    if (!types && this.heavyScreenshotDue()) return this.heavyScreenshot();
+    return this.draw(types);
+  }
+
+  private draw(types?: readonly string[]): TelemetryEvent | undefined {
     const trigger = this.screenshotTrigger;
     if (trigger !== undefined) {
       this.screenshotTrigger = undefined;
@@ -89,6 +99,7 @@ export class EventFactory {
     const result = kind.method
       ? cdpCommand(this.g, kind.method)
       : (CATALOGUE[kind.type]?.generate(this.g) as GenResult);
+    if (this.mix === 'heavy' && kind.type === 'console_log') lengthenConsoleText(this.g.rng, result);
     // Commands of excluded methods produce no event but are counted in cdp_disconnect.telemetry_excluded.
     if (kind.method && this.excludedShare > 0 && this.g.rng.chance(this.excludedShare)) this.g.excludedCommands++;
     return this.build(kind.type, result);
@@ -101,9 +112,11 @@ export class EventFactory {
    * benchmark. One draw in REFRESH_EVERY is new, so the mix keeps changing.
    */
   nextJson(): string | undefined {
+    // The heavy mix's screenshots are counted over every event, template or fresh, so 3 % holds.
+    if (this.heavyScreenshotDue()) return JSON.stringify(this.heavyScreenshot());
     const fresh = this.templates.length < TEMPLATES || this.g.rng.next() < 1 / REFRESH_EVERY;
     if (fresh) {
-      const event = this.next();
+      const event = this.draw();
       if (!event) return undefined;
       const json = JSON.stringify(event);
       // A screenshot is never a template: reusing it would defeat the service's cadence.
@@ -167,10 +180,22 @@ export class EventFactory {
         : event.type === 'console_error' && event.source.event === 'Runtime.exceptionThrown'
           ? 'Runtime.exceptionThrown'
           : undefined;
-    if (trigger === undefined || !this.capture.category('screenshot')) return;
+    if (trigger === undefined || this.mix === 'heavy' || !this.capture.category('screenshot')) return;
     if (event.ts - this.lastScreenshotTs < SCREENSHOT_INTERVAL_MICROS) return;
     this.screenshotTrigger = trigger;
     this.lastScreenshotTs = event.ts;
+  }
+
+  /** Counts an untyped draw; true when the heavy mix wants a screenshot now (and screenshots are captured). */
+  private heavyScreenshotDue(): boolean {
+    if (this.mix !== 'heavy') return false;
+    return ++this.untyped % HEAVY_SCREENSHOT_EVERY === 0 && this.capture.category('screenshot');
+  }
+
+  private heavyScreenshot(): TelemetryEvent {
+    const shots = smallScreenshotsBase64();
+    const png = shots[this.screenshots++ % shots.length] as string;
+    return this.build('monitor_screenshot', monitorScreenshot(this.g, 'Page.loadEventFired', png));
   }
 
   /** kindsFor, cached for the last list asked for (emit(count, { types }) asks once per event). */
@@ -209,4 +234,12 @@ export class EventFactory {
     }
     return this.kinds[lo];
   }
+}
+
+/** The heavy mix's console_log: text and first argument of several KB for some of them. */
+function lengthenConsoleText(rng: Rng, result: GenResult): void {
+  const text = heavyConsoleText(rng);
+  if (text === undefined || !result.data) return;
+  result.data.text = text;
+  result.data.args = [text];
 }

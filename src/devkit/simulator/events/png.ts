@@ -108,3 +108,16 @@ export function screenshotsBase64(): readonly string[] {
   ).map(([rows, tint], i) => viewport(rows, [...tint], 0x5eed + i).toString('base64'));
   return built;
 }
+
+let small: readonly string[] | undefined;
+
+/**
+ * Base64 viewport PNGs of 20–40 KB (a band of 2 to 4 noisy rows): the heavy mix's screenshots
+ * (mix.ts), small enough to travel inline under the default record limit.
+ */
+export function smallScreenshotsBase64(): readonly string[] {
+  small ??= ([2, 3, 4] as const).map((rows, i) =>
+    viewport(rows, [66 + 30 * i, 133, 244 - 30 * i], 0x5ead + i).toString('base64'),
+  );
+  return small;
+}
