@@ -11,7 +11,8 @@
 // for room, followed as others end (from its checkpoint, or the archive once it ended).
 //
 // With the shared (PostgreSQL) store the set of followed sessions is driven by ownership instead
-// (shared-sessions.ts). The followed sessions and the status of finished ones: followed-sessions.ts.
+// (shared-sessions.ts). Followed sessions, finished ones' status: followed-sessions.ts; ends and
+// removals, written once their records are safe: lifecycle-recorder.ts.
 import type { Logger } from 'pino';
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { Mapper } from '../mapping/mapper.js';
@@ -30,6 +31,7 @@ import { sessionFactory, type SessionFactory } from '../session/session-factory.
 import type { SpanTapFactory } from '../session/span-tap.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
 import { SessionRoom, START_ORDER } from './session-room.js';
+import { LifecycleRecorder, MOVE_SETTLE_MS, settleWithin } from './lifecycle-recorder.js';
 import { SessionOps } from './session-ops.js';
 import { reconcileConfigured } from './configured-sessions.js';
 import { FollowedSessions } from './followed-sessions.js';
@@ -63,14 +65,8 @@ export class Supervisor {
   /** The followed sessions, and the last status of those that finished during this run. */
   private readonly active = new FollowedSessions();
   private stopping = false;
-  /**
-   * Ends and removals waiting to be recorded: a session's lifecycle is written only once what was
-   * read of it is delivered or on disk (spool.persist), which a collector outage can hold up for as
-   * long as it lasts. The caller (a reload, DELETE, the stream's end) must not wait for that.
-   */
-  private readonly settling = new Set<Promise<void>>();
-  /** The sessions of `settling`: still this replica's (the store says active), read no more, not followed again. */
-  private readonly settlingIds = new Set<string>();
+  /** Ends and removals waiting for the session's records to be safe before they are written. */
+  private readonly lifecycles: LifecycleRecorder;
   private endedWaiters: Array<() => void> = [];
   /** max_sessions, shared by every way a session comes in. */
   private readonly room: SessionRoom;
@@ -84,10 +80,17 @@ export class Supervisor {
   readonly ownership: Ownership | undefined;
 
   constructor(private readonly d: SupervisorDeps) {
+    this.lifecycles = new LifecycleRecorder({
+      spool: d.spool,
+      store: d.store,
+      log: d.log,
+      isFollowed: (id) => this.active.has(id),
+      settled: () => this.checkAllEnded(),
+    });
     this.room = new SessionRoom({
       limit: d.config.maxSessions,
       followed: () => this.active.size,
-      isFollowed: (id) => this.active.has(id) || this.settlingIds.has(id),
+      isFollowed: (id) => this.active.has(id) || this.lifecycles.has(id),
       emit: d.emit,
     });
     this.newSession = sessionFactory({
@@ -121,7 +124,7 @@ export class Supervisor {
             if (!this.stopping) this.followOrWait([row]);
           },
           unfollow: (id) => this.unfollow(id),
-          isFollowed: (id) => this.active.has(id) || this.settlingIds.has(id),
+          isFollowed: (id) => this.active.has(id) || this.lifecycles.has(id),
           respecify: (row) => this.active.get(row.spec.id)?.updateSpec(row.spec),
           ticked: () => this.checkAllEnded(),
         },
@@ -261,7 +264,7 @@ export class Supervisor {
     this.active.delete(id);
     await p.stop();
     // What was read of it is still delivered; on disk or delivered before the removal is recorded.
-    this.recordOncePersisted(id, 'removed');
+    this.lifecycles.record(id, 'removed');
     this.active.remember(p.status());
     this.fillRoom();
     this.checkAllEnded();
@@ -303,7 +306,7 @@ export class Supervisor {
     // The session's last records delivered or on disk, and its checkpoint written, before recording
     // the end: a crash in between must not leave an ended session with records nobody will read again
     // (until then the store still says active, and a restart follows it again: the stream ends again).
-    this.recordOncePersisted(id, 'ended');
+    this.lifecycles.record(id, 'ended');
     if (p) {
       this.active.delete(id);
       const last = p.status();
@@ -312,32 +315,6 @@ export class Supervisor {
     }
     this.fillRoom();
     this.checkAllEnded();
-  }
-
-  /** Writes a session's end or removal once its records are delivered or on disk; never waited for. */
-  private recordOncePersisted(id: string, lifecycle: 'ended' | 'removed'): void {
-    const run = (async () => {
-      await this.d.spool.persist(id);
-      // Followed again meanwhile (a PUT, a reload that lists it again): its lifecycle is the new one's.
-      if (this.active.has(id)) return;
-      try {
-        await this.d.store.setLifecycle(id, lifecycle);
-      } catch (err) {
-        // Harmless to lose: after a restart the session is followed again from its checkpoint; an
-        // ended one ends again at once (404), a removed one is removed again by its owner.
-        this.d.log.error(
-          { session: id, lifecycle, error: (err as Error).message },
-          'cannot record the end or removal of a session in the store',
-        );
-      }
-    })();
-    this.settling.add(run);
-    this.settlingIds.add(id);
-    void run.finally(() => {
-      this.settling.delete(run);
-      this.settlingIds.delete(id);
-      this.checkAllEnded();
-    });
   }
 
   /** Stops reading a session given up by ownership (handed over, lost, finished elsewhere). */
@@ -353,7 +330,7 @@ export class Supervisor {
   /** Every session with its owner (shared store): GET /v1/sessions. */
   async statusWithOwners(): Promise<OwnedStatus[]> {
     if (!this.shared) return this.status();
-    return this.shared.statusWithOwners(this.active, this.settlingIds);
+    return this.shared.statusWithOwners(this.active, this.lifecycles.settling);
   }
 
   /** Sets the enrichment attributes (pool) of every later record of a followed session. */
@@ -388,7 +365,7 @@ export class Supervisor {
 
   private checkAllEnded(): void {
     if (this.endedWaiters.length === 0) return;
-    if (this.active.size > 0 || this.settling.size > 0 || !this.d.spool.idle) return;
+    if (this.active.size > 0 || this.lifecycles.size > 0 || !this.d.spool.idle) return;
     // Shared store: done only once no session anywhere is active (not merely none owned here).
     if (this.ownership && this.ownership.activeSessions !== 0) return;
     const w = this.endedWaiters;
@@ -410,7 +387,7 @@ export class Supervisor {
     // What delivery could not send goes to the store (overflow mode), with the checkpoints acks moved.
     await this.d.spool.finish();
     // finish() spilled what persist() waited for: the ends and removals are recorded now.
-    await Promise.all([...this.settling]);
+    await this.lifecycles.drain();
     // Delivered what it could: the sessions (and what is left of their spool) go to the others now.
     await this.ownership?.close();
     const left = this.d.spool.spooled.records;
@@ -420,20 +397,4 @@ export class Supervisor {
     );
     return drained;
   });
-}
-
-/** How long a planned move to the ingest workers waits for the moving sessions' records to settle. */
-const MOVE_SETTLE_MS = 5000;
-
-/** Resolves when `work` does or after `ms`, whichever is first (the work goes on). */
-async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const elapsed = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  try {
-    await Promise.race([work.then(() => undefined), elapsed]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
