@@ -72,10 +72,12 @@ const PNG_STAND_IN = '\u0000png';
 const PNG_STAND_IN_TEXT = '\\u0000png';
 const NUL_ESCAPE = '\\u0000';
 /**
- * The characters JSON.parse refuses raw inside a string (RFC 8259 section 7), CR aside: the frame
- * decoder ends a line at every CR, so none reaches a frame's data.
+ * The characters JSON.parse refuses raw inside a string (RFC 8259 section 7). CR included: the frame
+ * decoder ends a line at every CR, so none reaches a frame's data from the stream, but parseEnvelope
+ * is also handed text from elsewhere (replayed archives, tests), and the lift must never accept what
+ * JSON.parse refuses.
  */
-const RAW_CONTROLS = Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).filter((c) => c !== '\r');
+const RAW_CONTROLS = Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c));
 
 /** Parses the `data:` text of one frame. */
 export function parseEnvelope(text: string): EnvelopeResult {

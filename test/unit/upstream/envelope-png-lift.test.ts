@@ -103,6 +103,10 @@ describe('crafted frames: the lift gives what JSON.parse gives, or steps aside',
     ['a raw NUL inside the base64', envelope(`{"png":"${withRaw(0)}"}`)],
     ['a raw LF inside the base64 (two data lines joined)', envelope(`{"png":"${withRaw(10)}"}`)],
     ['a raw TAB inside the base64', envelope(`{"png":"${withRaw(9)}"}`)],
+    [
+      'a raw CR inside the base64 (not from the stream, whose decoder ends a line there)',
+      envelope(`{"png":"${withRaw(13)}"}`),
+    ],
     ['a raw U+001F inside the base64', envelope(`{"png":"${withRaw(31)}"}`)],
     // A key ending in an escaped quote, then "png": the cut is that key's value, and the real png is the stand-in's text.
     ['a key ending in \\"png, then png written as the stand-in', envelope(`{"abc\\"png":"${PNG}","png":"\\u0000png"}`)],
