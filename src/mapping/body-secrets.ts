@@ -98,8 +98,14 @@ export function maskBodySecrets(body: JsonValue, names: NameMatcher): JsonValue 
   return typeof body === 'object' && body !== null ? maskJsonKeys(body, names, 0) : body;
 }
 
-/** A body that is JSON already: the value under a matching key masked whole (an array or object too), null kept. */
+/**
+ * A body that is JSON already: the value under a matching key masked whole (an array or object too),
+ * null kept, and JSON text inside string values masked as text.
+ */
 function maskJsonKeys(v: JsonValue, names: NameMatcher, depth: number): JsonValue {
+  // A string holding a serialized document: masked as JSON text.
+  if (typeof v === 'string')
+    return v.length <= MAX_BODY_SCAN && jsonStart(v) !== -1 ? (maskJsonText(v, names) ?? v) : v;
   if (typeof v !== 'object' || v === null || depth > MAX_DEPTH) return v;
   if (Array.isArray(v)) {
     let out: JsonValue[] | undefined;

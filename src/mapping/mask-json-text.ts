@@ -7,12 +7,20 @@
 // string, a number, an array, an object: `{"password":["…"]}` hides as much as a string does),
 // except `null`; a value the cut ends inside is masked to the end of the text. Everything else
 // stays byte for byte: the rest of a cut body is as readable as the service left it.
+//
+// A string value that holds JSON itself (`{"payload":"{\"password\":\"x\"}"}`, as APIs that
+// wrap a serialized document send) is decoded, masked the same way and encoded again, a few
+// levels deep; only a string that changed is re-encoded. A nested string the cut ends inside is
+// decoded as far as it goes, so its secrets are masked too.
 import type { NameMatcher } from './name-matcher.js';
 import { REDACTED } from '../config/mapping-section.js';
 
 const MASKED = `"${REDACTED}"`;
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
+
+/** JSON inside JSON strings is followed this many levels down (each level re-escapes every quote). */
+const MAX_NESTING = 4;
 
 /** The index of the `"` closing the string opened at `open`, or -1 when the text ends first. */
 function stringEnd(text: string, open: number): number {
@@ -70,21 +78,76 @@ function memberName(text: string, open: number, close: number): string {
   }
 }
 
+/** Whether the string opened at `open` starts like a JSON object or array (past white space). */
+function holdsJson(text: string, open: number): boolean {
+  let i = open + 1;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  const c = text.charCodeAt(i);
+  return c === 123 /* { */ || c === 91; /* [ */
+}
+
+/**
+ * The JSON string literal from `open` to `close` (or to the text's end when the cut ended inside
+ * it, close -1) with the JSON inside it masked, encoded again; null when nothing in it matched.
+ */
+function maskNested(text: string, open: number, close: number, names: NameMatcher, depth: number): string | null {
+  const literal = close === -1 ? text.slice(open) : text.slice(open, close + 1);
+  let inner: string | undefined;
+  if (close !== -1) inner = decode(literal);
+  else {
+    // Cut inside: drop what may be half an escape (`\`, `\u00`) until the rest decodes.
+    for (let drop = 0; drop <= 6 && inner === undefined && drop < literal.length; drop++) {
+      inner = decode(literal.slice(0, literal.length - drop) + '"');
+    }
+  }
+  if (inner === undefined) return null;
+  const masked = maskJsonTextAt(inner, names, 0, depth + 1);
+  if (masked === null) return null;
+  const encoded = JSON.stringify(masked);
+  return close === -1 ? encoded.slice(0, -1) : encoded;
+}
+
+function decode(literal: string): string | undefined {
+  try {
+    const v: unknown = JSON.parse(literal);
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * `text` from `from` on, read as JSON (complete or cut short), with the value of every member
  * whose name `names` matches replaced by `"REDACTED"`; null when nothing matched.
  */
 export function maskJsonText(text: string, names: NameMatcher, from = 0): string | null {
+  return maskJsonTextAt(text, names, from, 0);
+}
+
+function maskJsonTextAt(text: string, names: NameMatcher, from: number, depth: number): string | null {
   const n = text.length;
   let out: string[] | null = null;
   let copied = 0;
   let open = text.indexOf('"', from);
   while (open !== -1) {
     const close = stringEnd(text, open);
-    if (close === -1) break;
+    const nested = depth < MAX_NESTING && holdsJson(text, open);
+    if (close === -1) {
+      const masked = nested ? maskNested(text, open, close, names, depth) : null;
+      if (masked !== null) {
+        (out ??= []).push(text.slice(copied, open), masked);
+        copied = n;
+      }
+      break;
+    }
     let colon = close + 1;
     while (colon < n && isSpace(text.charCodeAt(colon))) colon++;
     if (text.charCodeAt(colon) !== 58 /* : */ || !names.matches(memberName(text, open, close))) {
+      const masked = nested && text.charCodeAt(colon) !== 58 ? maskNested(text, open, close, names, depth) : null;
+      if (masked !== null) {
+        (out ??= []).push(text.slice(copied, open), masked);
+        copied = close + 1;
+      }
       open = text.indexOf('"', close + 1);
       continue;
     }

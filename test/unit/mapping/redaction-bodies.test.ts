@@ -158,7 +158,33 @@ describe('the JSON text scanner', () => {
     ['{"x":1,"tok', null],
     ['[{"token":"a"},{"token":"b"}]', '[{"token":"REDACTED"},{"token":"REDACTED"}]'],
     ['{"token":{"unclosed":["a",', '{"token":"REDACTED"'],
+    // JSON inside a JSON string: decoded, masked, encoded again.
+    [
+      '{"payload":"{\\"password\\":\\"SECRET\\",\\"a\\":1}"}',
+      '{"payload":"{\\"password\\":\\"REDACTED\\",\\"a\\":1}"}',
+    ],
+    ['["[{\\"token\\":\\"SECRET\\"}]"]', '["[{\\"token\\":\\"REDACTED\\"}]"]'],
+    // Two levels down.
+    [
+      JSON.stringify({ outer: JSON.stringify({ inner: JSON.stringify({ password: 'SECRET' }) }) }),
+      JSON.stringify({ outer: JSON.stringify({ inner: JSON.stringify({ password: 'REDACTED' }) }) }),
+    ],
+    // A nested document with nothing secret stays byte for byte (escaped slashes kept).
+    ['{"payload":"{\\"u\\":\\"a\\/b\\"}"}', null],
+    // A string that merely starts with a brace is left alone.
+    ['{"note":"{not json password: x"}', null],
+    // The cut ends inside the nested string, even inside an escape.
+    ['{"payload":"{\\"x\\":1,\\"token\\":\\"SECRET-abc', '{"payload":"{\\"x\\":1,\\"token\\":\\"REDACTED\\"'],
+    ['{"payload":"{\\"token\\":\\"SECRET\\', '{"payload":"{\\"token\\":\\"REDACTED\\"'],
   ])('%s', (input, expected) => expect(maskJsonText(input, names)).toBe(expected));
+
+  it('a body that arrived as JSON: JSON text in its string values is masked too', () => {
+    const body = { wrapped: JSON.stringify({ password: 'SECRET-31', keep: 'yes' }), plain: '{not json' };
+    expect(maskBodySecrets(body, names)).toEqual({
+      wrapped: JSON.stringify({ password: 'REDACTED', keep: 'yes' }),
+      plain: '{not json',
+    });
+  });
 });
 
 describe('bracketed field names', () => {
