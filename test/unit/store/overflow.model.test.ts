@@ -342,6 +342,7 @@ const commands = [
  */
 const CUT_OFF_START: readonly Cmd[] = [
   new Cut(true),
+  new Produce('a', 6),
   new Read('a', 3, []),
   new Flush(false),
   new ClaimNext(6),
