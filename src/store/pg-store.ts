@@ -223,6 +223,10 @@ export class PgStore implements Store {
     const notOwned = [...ids].filter((id) => !this.owned.has(id));
     if (notOwned.length > 0) throw new FencedError(notOwned);
     if (ids.size === 0) return [];
+    if (segments.length === 0) {
+      await this.writeCheckpoints(checkpoints);
+      return [];
+    }
     const c = await this.db.connect();
     try {
       await c.query('BEGIN');
@@ -295,6 +299,36 @@ export class PgStore implements Store {
     } finally {
       c.release();
     }
+  }
+
+  /**
+   * Checkpoints alone (the overflow mode's healthy path, once per interval): one statement, so one
+   * round trip and one commit whatever the number of sessions. Fenced as commit() is: the rows are
+   * locked where owner and epoch still match, and unless every one of them is, nothing is updated.
+   */
+  private async writeCheckpoints(checkpoints: readonly CheckpointUpdate[]): Promise<void> {
+    const r = await this.db.query<{ id: string }>(
+      `WITH o AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::bigint[]) AS o(id, cp, ep, src, lease)),
+       held AS (SELECT s.id FROM bridge_sessions s JOIN o ON s.id = o.id WHERE s.owner = $6 AND s.lease_epoch = o.lease FOR SHARE OF s),
+       moved AS (
+         UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id)
+         FROM o WHERE s.id = o.id AND (SELECT count(*) FROM held) = cardinality($1::text[])
+           AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp)))
+       SELECT id FROM held`,
+      [
+        checkpoints.map((x) => x.sessionId),
+        checkpoints.map((x) => x.checkpoint),
+        checkpoints.map((x) => x.epoch),
+        checkpoints.map((x) => x.sourceId ?? null),
+        checkpoints.map((x) => this.owned.get(x.sessionId)!),
+        this.replicaId,
+      ],
+    );
+    if (r.rows.length === checkpoints.length) return;
+    const ok = new Set(r.rows.map((x) => x.id));
+    const lost = checkpoints.map((x) => x.sessionId).filter((id) => !ok.has(id));
+    for (const id of lost) this.owned.delete(id);
+    throw new FencedError(lost);
   }
 
   async readSegments(
