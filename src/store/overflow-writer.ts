@@ -14,7 +14,8 @@
 // written (a replica cut off from the database keeps its memory and its collector until its lease
 // runs out): once the oldest acknowledged move has waited CHECKPOINT_STALL_MS for its write, the
 // reader hands out no more memory segments until a checkpoint write goes through (or the sessions
-// are given up). With the embedded store delivery goes on: a full disk must not stop it, and no
+// are given up). Not during the drain at shutdown: the spool is closed then, and finish() writes the
+// checkpoints once delivery stopped (the grace period bounds that drain). With the embedded store delivery goes on: a full disk must not stop it, and no
 // other process takes the sessions over meanwhile.
 import { FencedError } from './store.js';
 import type { Segment } from '../wire/segment-framing.js';
@@ -219,7 +220,8 @@ export class OverflowWriter {
    * move has waited longer than CHECKPOINT_STALL_MS for its checkpoint write (it fails or hangs).
    */
   memoryDeliveryPaused(): boolean {
-    if (!this.o.pauseOnUnwrittenCheckpoints) return false;
+    // Once the spool closed, delivery drains for the grace period and checkpoints wait for finish().
+    if (!this.o.pauseOnUnwrittenCheckpoints || this.loop.closed) return false;
     const since = this.ledger.unwrittenSince;
     return since !== undefined && this.now() - since > CHECKPOINT_STALL_MS;
   }

@@ -80,4 +80,11 @@ describe('overflow mode when checkpoints cannot be written', () => {
     await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
     expect((await spool.claim(10))?.records).toBe(1);
   });
+
+  it('does not pause the drain after close: checkpoints wait for finish() then, by design', async () => {
+    const { spool } = await cutOffWithUnwrittenAck(true);
+    await spool.close();
+    await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
+    expect((await spool.claim(10))?.records).toBe(1);
+  });
 });
