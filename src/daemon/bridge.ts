@@ -151,6 +151,9 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     memoryMaxBytes: config.spool.mode === 'always' ? spoolMemoryMaxBytes : memoryWindowBytes,
     commitMaxRecords: config.spool.commitMaxRecords,
     commitIntervalMs: config.spool.commitIntervalMs,
+    // A successor resumes the sessions from the written checkpoints: what this replica delivers
+    // while it cannot write them (cut off from the database) stays bounded.
+    pauseOnUnwrittenCheckpoints: shared !== undefined,
     emit,
   });
   memory?.watch((over) => {

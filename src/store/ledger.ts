@@ -8,7 +8,9 @@
 // checkpoint moves over the settled run at the head only (Vector's acknowledgements: finalized in
 // source order, the checkpoint moves over a contiguous acknowledged run), so it never passes a
 // record that is neither delivered nor on disk. Moved checkpoints are "dirty" until the spool writes
-// them, all together, once per commit interval.
+// them, all together, once per commit interval. The ledger also knows since when the oldest of
+// those moves has waited for its write (`unwrittenSince`): what a crash or a successor would send
+// again is what was acknowledged since then, so the spool bounds it by that age (overflow-writer.ts).
 import type { CheckpointUpdate } from './store.js';
 
 interface Entry {
@@ -23,6 +25,10 @@ export class Ledger {
   private readonly dirty = new Map<string, CheckpointUpdate>();
   /** The highest position each session's checkpoint reached in this process: it never moves back. */
   private readonly high = new Map<string, CheckpointUpdate>();
+  private oldestUnwritten: number | undefined;
+
+  /** `now`: the clock (epoch ms) that dates moves not yet written. */
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** Records a sealed batch of a session: `segmentId` its memory segment, null when it carried no record. */
   hold(update: CheckpointUpdate, segmentId: number | null): void {
@@ -61,6 +67,7 @@ export class Ledger {
     // A session followed again from an older checkpoint (a worker died) re-reads what it had read.
     if (h && (h.epoch > u.epoch || (h.epoch === u.epoch && h.checkpoint >= u.checkpoint))) return;
     this.high.set(u.sessionId, u);
+    if (this.dirty.size === 0) this.oldestUnwritten = this.now();
     this.dirty.set(u.sessionId, u);
   }
 
@@ -94,12 +101,22 @@ export class Ledger {
     return [...out.values()];
   }
 
-  /** These checkpoints are in the store: they are no longer dirty unless they moved on meanwhile. */
-  written(updates: readonly CheckpointUpdate[]): void {
+  /**
+   * These checkpoints are in the store: they are no longer dirty unless they moved on meanwhile.
+   * `takenAt` is when they were taken from pending(): whatever is still dirty moved after that.
+   */
+  written(updates: readonly CheckpointUpdate[], takenAt: number): void {
     for (const u of updates) {
       const d = this.dirty.get(u.sessionId);
       if (d && d.epoch === u.epoch && d.checkpoint === u.checkpoint) this.dirty.delete(u.sessionId);
     }
+    if (this.dirty.size === 0) this.oldestUnwritten = undefined;
+    else if (this.oldestUnwritten !== undefined) this.oldestUnwritten = Math.max(this.oldestUnwritten, takenAt);
+  }
+
+  /** When the oldest move not yet written happened (epoch ms); undefined when every move is written. */
+  get unwrittenSince(): number | undefined {
+    return this.oldestUnwritten;
   }
 
   get dirtyCount(): number {
@@ -119,5 +136,6 @@ export class Ledger {
       this.dirty.delete(id);
       this.high.delete(id);
     }
+    if (this.dirty.size === 0) this.oldestUnwritten = undefined;
   }
 }

@@ -8,6 +8,15 @@
 // becomes the backlog; while a backlog exists new records spill too, so each session's records keep
 // their order. A kill -9 loses memory only: the service replays from the checkpoint (its ring
 // buffer, then the archive). The write loop (spool-writer.ts) runs seal() as its commit.
+//
+// What a kill -9 or a successor sends again is what was acknowledged and not yet checkpointed. With
+// a shared store (`pauseOnUnwrittenCheckpoints`) that is bounded even when checkpoints cannot be
+// written (a replica cut off from the database keeps its memory and its collector until its lease
+// runs out): once the oldest acknowledged move has waited CHECKPOINT_STALL_MS for its write, the
+// reader hands out no more memory segments until a checkpoint write goes through (or the sessions
+// are given up). Not during the drain at shutdown: the spool is closed then, and finish() writes the
+// checkpoints once delivery stopped (the grace period bounds that drain). With the embedded store delivery goes on: a full disk must not stop it, and no
+// other process takes the sessions over meanwhile.
 import { FencedError } from './store.js';
 import type { Segment } from '../wire/segment-framing.js';
 import type { DeferredDeletes } from './deferred-deletes.js';
@@ -21,6 +30,14 @@ import type { Emit } from '../vocabulary/facts.js';
 
 /** Overflow mode: moved checkpoints are written at most this often (or at each commit, if that is rarer). */
 export const CHECKPOINT_INTERVAL_MS = 1000;
+
+/**
+ * Shared store: delivery from memory pauses once an acknowledged checkpoint move has waited this
+ * long for its write. Two intervals: a healthy write comes within one interval and a commit, so
+ * only a write that fails or hangs pauses delivery. At most this long of acknowledgements (plus the
+ * requests in flight) is ever delivered and not checkpointed.
+ */
+export const CHECKPOINT_STALL_MS = 2 * CHECKPOINT_INTERVAL_MS;
 
 /** What the overflow writes use of the write loop that runs them (spool-writer.ts). */
 export interface WriteLoop {
@@ -134,6 +151,7 @@ export class OverflowWriter {
     this.checkpointsWrittenAt = this.now();
     // Deletes first: on a volume that was full, what was freed must go to them.
     if (this.loop.deletes.size > 0) await this.loop.deletes.retryNow();
+    const takenAt = this.now();
     const updates = this.ledger.pending();
     try {
       await this.o.store.commit([], updates);
@@ -155,8 +173,10 @@ export class OverflowWriter {
     }
     if (this.checkpointFailStreak > 0) this.emit({ f: 'commit_recovered' });
     this.checkpointFailStreak = 0;
-    this.ledger.written(updates);
+    this.ledger.written(updates, takenAt);
     this.wakeLedger();
+    // Delivery from memory may have paused for this write.
+    this.reader.wake();
     return true;
   }
 
@@ -165,6 +185,7 @@ export class OverflowWriter {
     if (segments.length === 0) return this.writeCheckpoints();
     if (this.loop.deletes.size > 0) await this.loop.deletes.retryNow();
     const ids = new Set(segments.map((s) => s.id));
+    const takenAt = this.now();
     const updates = this.ledger.pending(ids);
     let stored: number[];
     try {
@@ -186,12 +207,23 @@ export class OverflowWriter {
       this.ledger.settle(s.id);
       this.contents.stored(s.records, s.payload.length);
     }
-    this.ledger.written(updates);
+    this.ledger.written(updates, takenAt);
     if (stored.length > 0) this.reader.backlogTo(stored[stored.length - 1]!);
     this.reader.wake();
     this.wakeLedger();
     this.loop.room.recheck();
     return true;
+  }
+
+  /**
+   * True while delivery must not take records from memory: a shared store, and an acknowledged
+   * move has waited longer than CHECKPOINT_STALL_MS for its checkpoint write (it fails or hangs).
+   */
+  memoryDeliveryPaused(): boolean {
+    // Once the spool closed, delivery drains for the grace period and checkpoints wait for finish().
+    if (!this.o.pauseOnUnwrittenCheckpoints || this.loop.closed) return false;
+    const since = this.ledger.unwrittenSince;
+    return since !== undefined && this.now() - since > CHECKPOINT_STALL_MS;
   }
 
   wakeLedger(): void {

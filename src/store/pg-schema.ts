@@ -13,6 +13,8 @@ export const PG_APPLICATION = 'browser-telemetry-bridge';
 /** Segment ids per generation: 2^14 commits of one replica-second each is hours at 1 commit/s… and minutes under load. */
 export const GEN_SHIFT = 14;
 export const GENERATIONS = 8;
+/** The columns of a segment row, in the order the spool's inserts and a claim's renumbering write them. */
+export const SEGMENT_COLUMNS = '(id, gen, session_id, first_seq, last_seq, records, bytes, oldest_ts, payload)';
 /** Arbitrary constant for pg_advisory_xact_lock: "bridge schema". */
 const SCHEMA_LOCK = 0x42544231;
 
@@ -123,7 +125,7 @@ export async function migratePg(db: pg.Pool): Promise<number> {
     // Each version's steps, guarded by `found`; every step is idempotent.
     if (found < 1) await c.query(DDL);
     if (found < 2) await c.query(DDL_V2);
-    // When a session ended or was removed (for pruning, pg-store.ts). Added in place rather than as a
+    // When a session ended or was removed (for pruning, pg-sessions.ts). Added in place rather than as a
     // schema version: a bridge that does not know the column keeps working beside one that does.
     await c.query('ALTER TABLE bridge_sessions ADD COLUMN IF NOT EXISTS ended_at timestamptz');
     await c.query(

@@ -19,6 +19,12 @@ export interface SpoolOptions {
   memoryMaxBytes: number;
   /** overflow: a segment waiting longer than this spills (the collector falls behind). Default 10 s. */
   memoryMaxAgeMs?: number;
+  /**
+   * overflow: delivery from memory pauses while acknowledged checkpoint moves wait longer than
+   * CHECKPOINT_STALL_MS for their write (a shared store, whose sessions a successor takes over from
+   * the written checkpoint). Off by default: with the embedded store a full disk must not stop delivery.
+   */
+  pauseOnUnwrittenCheckpoints?: boolean;
   /** The clock, epoch ms (tests inject one). */
   now?: () => number;
   commitMaxRecords: number;

@@ -6,7 +6,9 @@
 // queue only once the backlog is read, so the two never overlap; claims are serialized. A claimed
 // batch is in flight until delivery either acknowledges it (memory segments are dropped and their
 // ledger positions settled; stored ones are returned to be deleted) or releases it (memory segments
-// still held go back to the front of the ready queue; what is on disk stays there).
+// still held go back to the front of the ready queue; what is on disk stays there). In overflow mode
+// the ready queue may be paused (`memoryPaused`: checkpoints are not being written, see
+// overflow-writer.ts): claims then take nothing from it, and waiting for data waits for a wake().
 import type { Store } from './store.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import type { SpoolMode } from '../config/schema.js';
@@ -38,6 +40,8 @@ export class SpoolReader {
     private readonly ledger: Ledger,
     private readonly mode: SpoolMode,
     private readonly memoryMaxBytes: number,
+    /** True while claims must take nothing from the ready queue (overflow mode's stalled checkpoints). */
+    private readonly memoryPaused: () => boolean = () => false,
   ) {}
 
   /** True while the store holds segments not yet claimed (new records then queue behind them). */
@@ -68,7 +72,7 @@ export class SpoolReader {
       segments = await this.store.readSegments(this.cursor, upTo, maxRecords, maxBytes);
       if (segments.length === 0) this.cursor = Math.max(this.cursor, upTo);
     }
-    if (segments.length === 0) segments = this.ready.take(maxRecords, maxBytes);
+    if (segments.length === 0 && !this.memoryPaused()) segments = this.ready.take(maxRecords, maxBytes);
     if (segments.length === 0) return null;
     // Memory segments (ids < 0) are not in the store: only store ids move the cursor.
     this.cursor = Math.max(this.cursor, segments[segments.length - 1]!.id);
@@ -84,7 +88,7 @@ export class SpoolReader {
 
   /** Resolves when segments were committed since, or at once when some are waiting to be claimed. */
   waitForData(): Promise<void> {
-    if (!this.ready.empty || this.cursor < this.backlogUpTo) return Promise.resolve();
+    if ((!this.ready.empty && !this.memoryPaused()) || this.cursor < this.backlogUpTo) return Promise.resolve();
     return new Promise((resolve) => this.dataWaiters.push(resolve));
   }
 

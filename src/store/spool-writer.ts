@@ -216,6 +216,8 @@ export class SpoolWriter implements WriteLoop {
     this.contents.forgetMemory(gone);
     this.ledger.forget(gone);
     this.overflow.wakeLedger();
+    // Delivery from memory may have paused for checkpoints of these sessions.
+    this.reader.wake();
     this.room.recheck();
   }
 

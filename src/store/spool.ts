@@ -22,14 +22,17 @@ export type { Claim } from './spool-reader.js';
 
 export class Spool {
   private readonly contents = new SpoolContents();
-  private readonly ledger = new Ledger();
+  private readonly ledger: Ledger;
   private readonly reader: SpoolReader;
   private readonly writer: SpoolWriter;
   private readonly mode: SpoolMode;
 
   private constructor(o: SpoolOptions) {
     this.mode = o.mode ?? 'overflow';
-    this.reader = new SpoolReader(o.store, this.contents, this.ledger, this.mode, o.memoryMaxBytes);
+    this.ledger = new Ledger(o.now ?? Date.now);
+    this.reader = new SpoolReader(o.store, this.contents, this.ledger, this.mode, o.memoryMaxBytes, () =>
+      this.writer.overflow.memoryDeliveryPaused(),
+    );
     this.writer = new SpoolWriter(o, this.contents, this.ledger, this.reader);
   }
 

@@ -90,10 +90,10 @@ describe('replicas sharing a PostgreSQL store, through outages', () => {
 
   it('a replica cut off from the database stops reading; another takes its sessions; it rejoins when the link is back', async () => {
     const ids = Array.from({ length: 6 }, (_, i) => `cu${i + 1}`);
-    // spool.mode always: the bound below (what was in flight) is that mode's. In overflow mode a
-    // replica cut off from the database keeps delivering from memory until its lease runs out but
-    // cannot write checkpoints, so its successor sends again up to a lease of traffic.
-    const { url, h, cl } = await world.setup('cut', ids, 40, { env: { BRIDGE_SPOOL_MODE: 'always' } });
+    // Overflow mode: the cut-off replica pauses delivery from memory once its checkpoints have
+    // waited CHECKPOINT_STALL_MS, so its successor sends again at most that long of acknowledgements
+    // besides what was in flight (duplicateBound).
+    const { url, h, cl } = await world.setup('cut', ids, 40);
     const { server } = world;
     const proxy = await startTcpProxy(server.port);
     world.closeAfter(proxy);
@@ -150,10 +150,10 @@ describe('replicas sharing a PostgreSQL store, through outages', () => {
 
   it('the collector is down while a replica fails over: the new owner delivers the moved spool once it is back', async () => {
     const ids = Array.from({ length: 6 }, (_, i) => `co${i + 1}`);
-    // spool.mode always: every record is in the store, so the dead replica's spool moves. In
-    // overflow mode the records of an outage spill only past the memory window; what a dead
-    // replica held in memory is read again from the service by the new owner.
-    const { h: hh, cl } = await world.setup('collector', ids, 40, { env: { BRIDGE_SPOOL_MODE: 'always' } });
+    // Overflow mode: a record waiting longer than memory_max_age spills, so the outage below
+    // leaves a spool in the store that moves with the sessions; what the dead replica held only in
+    // memory the new owner reads again from the service.
+    const { h: hh, cl } = await world.setup('collector', ids, 40, { config: 'spool:\n  memory_max_age: 300ms\n' });
     cl.start('r1');
     cl.start('r2');
     const owners = await streaming(cl, ids, 2);

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { harness, spawnDaemon, exited, type Harness } from '../../helpers/harness.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 import type { Env } from '../../../src/config/load-config.js';
-import { CHECKPOINT_INTERVAL_MS } from '../../../src/store/overflow-writer.js';
+import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
 
 export type Replica = ReturnType<typeof spawnDaemon> & { id: string };
 
@@ -48,13 +48,15 @@ export const EXPORTER = { batchMaxRecords: 100, concurrency: 2 } as const;
 export const IN_FLIGHT_PER_REPLICA = EXPORTER.concurrency * EXPORTER.batchMaxRecords;
 
 /**
- * In overflow mode a checkpoint moves with acknowledgements but is written once per
- * CHECKPOINT_INTERVAL_MS: a replica that dies may also have had that long of acknowledged records
+ * In overflow mode a checkpoint moves with acknowledgements but is written once per checkpoint
+ * interval, and with a shared store delivery from memory pauses once an acknowledgement has waited
+ * CHECKPOINT_STALL_MS for its write (a slow or failing write, a replica cut off from the database):
+ * a replica that dies, freezes or is cut off may also have had that long of acknowledged records
  * not yet checkpointed (docs/design.md's duplicate bound). At most what the test produces in that
- * interval, since one replica cannot have acknowledged more than every session produced.
+ * time, since one replica cannot have acknowledged more than every session produced.
  */
 export function uncheckpointedPerReplica(cl: Cluster): number {
-  return cl.spoolMode === 'always' ? 0 : Math.ceil((cl.eventsPerSecond * CHECKPOINT_INTERVAL_MS) / 1000);
+  return cl.spoolMode === 'always' ? 0 : Math.ceil((cl.eventsPerSecond * CHECKPOINT_STALL_MS) / 1000);
 }
 
 /** Log lines of a replica that gave sessions up while alive: a hand-over, or sessions lost (lease ran out, fenced). */
@@ -73,7 +75,8 @@ export function duplicateBound(cl: Cluster, abrupt: number): { bound: number; di
   return { bound: disruptions * (IN_FLIGHT_PER_REPLICA + uncheckpointedPerReplica(cl)), disruptions };
 }
 
-export function cluster(h: Harness, url: string, sessions: string[], base: Env = {}): Cluster {
+/** `config`: more of the replicas' configuration file (YAML top-level keys). */
+export function cluster(h: Harness, url: string, sessions: string[], base: Env = {}, config = ''): Cluster {
   const db = new pg.Pool({ connectionString: url, max: 2 });
   db.on('error', () => undefined);
   const replicas = new Map<string, Replica>();
@@ -81,7 +84,7 @@ export function cluster(h: Harness, url: string, sessions: string[], base: Env =
   const configFile = join(h.stateDir, 'replicas.yaml');
   writeFileSync(
     configFile,
-    `exporter:\n  batch_max_records: ${EXPORTER.batchMaxRecords}\n  concurrency: ${EXPORTER.concurrency}\n  backoff: { initial: 50ms, max: 1s }\nupstream:\n  backoff: { initial: 50ms, max: 1s }\n`,
+    `exporter:\n  batch_max_records: ${EXPORTER.batchMaxRecords}\n  concurrency: ${EXPORTER.concurrency}\n  backoff: { initial: 50ms, max: 1s }\nupstream:\n  backoff: { initial: 50ms, max: 1s }\n${config}`,
   );
   const counts = (session: string): { n: number; max: number } => {
     let n = 0;
@@ -180,7 +183,12 @@ export interface ReplicaWorld {
    * cluster (no replica started) configured with `follow` (default: `ids`) and `env`; all of it is
    * closed after the test.
    */
-  setup(name: string, ids: string[], events: number, o?: { follow?: string[]; env?: Env }): Promise<ReplicaTest>;
+  setup(
+    name: string,
+    ids: string[],
+    events: number,
+    o?: { follow?: string[]; env?: Env; config?: string },
+  ): Promise<ReplicaTest>;
   /** Something more to close after the test, after the cluster and the harness (a TCP proxy). */
   closeAfter(c: { close(): Promise<void> }): void;
 }
@@ -213,7 +221,7 @@ export function replicaWorld(): ReplicaWorld {
       const h = await harness({ bufferSize: 100_000 });
       harnesses.push(h);
       for (const id of ids) h.sim.createSession(id).produce(events);
-      const cl = cluster(h, url, o.follow ?? ids, o.env);
+      const cl = cluster(h, url, o.follow ?? ids, o.env, o.config);
       cl.eventsPerSecond = ids.length * events;
       clusters.push(cl);
       return { url, h, cl };

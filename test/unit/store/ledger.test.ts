@@ -17,7 +17,7 @@ describe('Ledger', () => {
     expect(l.pending()).toEqual([]); // -1 is still in flight
     l.settle(-1);
     expect(l.pending()).toEqual([at('a', 25)]);
-    l.written([at('a', 25)]);
+    l.written([at('a', 25)], 0);
     expect(l.dirtyCount).toBe(0);
     expect(l.holds('a')).toBe(true);
     l.settle(-3);
@@ -44,13 +44,13 @@ describe('Ledger', () => {
   it('never moves back, and a write superseded meanwhile stays dirty', () => {
     const l = new Ledger();
     l.hold(at('a', 50), null);
-    l.written([at('a', 50)]);
+    l.written([at('a', 50)], 0);
     l.hold(at('a', 40), null); // a session followed again from an older checkpoint
     expect(l.pending()).toEqual([]);
     l.hold(at('a', 60), null);
     const written = l.pending();
     l.hold(at('a', 70), null);
-    l.written(written);
+    l.written(written, 0);
     expect(l.pending()).toEqual([at('a', 70)]);
     l.hold(at('a', 1, 1), null); // a new service epoch is ahead of any seq of the last one
     expect(l.pending()).toEqual([at('a', 1, 1)]);
@@ -64,5 +64,28 @@ describe('Ledger', () => {
     expect(l.settle(-1)).toBe(false);
     expect(l.pending()).toEqual([]);
     expect(l.holds('a')).toBe(false);
+  });
+
+  it('dates the oldest move not yet written: a write takes it forward to when it was taken, or clears it', () => {
+    let now = 1000;
+    const l = new Ledger(() => now);
+    expect(l.unwrittenSince).toBeUndefined();
+    l.hold(at('a', 1), null);
+    now = 1500;
+    l.hold(at('b', 1), null);
+    expect(l.unwrittenSince).toBe(1000); // the oldest, not the newest
+    const taken = l.pending();
+    now = 1800;
+    l.hold(at('a', 2), null); // moved while the write was under way
+    now = 2500;
+    l.written(taken, 1600);
+    expect(l.unwrittenSince).toBe(1600); // what is still dirty moved after the write was taken
+    l.written(l.pending(), 2600);
+    expect(l.unwrittenSince).toBeUndefined();
+    l.hold(at('a', 3), -1);
+    l.settle(-1);
+    expect(l.unwrittenSince).toBe(2500);
+    l.forget(new Set(['a']));
+    expect(l.unwrittenSince).toBeUndefined();
   });
 });

@@ -3,12 +3,16 @@
 // evicting the oldest), the bridge reading them (from the ring, from the archive when it has one, or
 // as a gap record when neither holds them), seals and failing writes, the timers firing (checkpoint
 // writes, spills by age), claims acknowledged or given back, a memory window that forces spills,
+// a store cut off (every write fails until it is back, as for a replica cut off from PostgreSQL),
 // and kill -9 or clean restarts; the spool is real, over a real SQLite store in a temp directory.
 //
 // The properties (docs/design.md "Delivery semantics"):
 // - after every step, the stored checkpoint of a session never passes an event that is neither
 //   delivered (acknowledged in some process), nor in the store, nor filtered, nor covered by a
 //   delivered gap record: a crash at that moment loses nothing silently;
+// - no claim takes a record from memory while an acknowledgement has waited more than
+//   CHECKPOINT_STALL_MS for its checkpoint to be written (the spool as a shared store runs it): what
+//   a successor sends again is at most that long of acknowledgements plus what was in flight;
 // - finally, after a clean restart and a drain with a healthy collector, every event the service
 //   produced was delivered at least once, or (only without an archive) is covered by a delivered
 //   gap record.
@@ -18,6 +22,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Spool, type Claim } from '../../../src/store/spool.js';
+import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
 import { splitRecords, type Segment } from '../../../src/wire/segment-framing.js';
@@ -34,7 +39,10 @@ const bodies = (s: Segment): string[] => splitRecords(s.payload).map((r) => r.su
 
 class FlakyStore extends SqliteStore {
   failCommits = 0;
+  /** Every write fails while set (a replica cut off from its database). */
+  cut = false;
   override async commit(...args: Parameters<Store['commit']>): Promise<number[]> {
+    if (this.cut) throw new Error('Connection terminated due to connection timeout');
     if (this.failCommits > 0) {
       this.failCommits--;
       throw new Error('SQLITE_FULL: database or disk is full');
@@ -50,8 +58,14 @@ interface World {
   /** Last seq this process read, per session. */
   read: Map<string, number>;
   filtered: Set<string>;
+  /** Events the current process filtered. */
+  filteredHere: Set<string>;
   /** Events delivered in any process (gap records count for the events they cover). */
   delivered: Set<string>;
+  /** When the current process had each event acknowledged (fake clock). */
+  ackedAt: Map<string, number>;
+  /** Claims refused records from memory because checkpoints waited too long (over the whole run). */
+  paused: { claims: number };
   gapsDelivered: number;
   claims: Claim[];
 }
@@ -68,6 +82,7 @@ async function open(dir: string, window: number): Promise<{ store: FlakyStore; s
   const spool = await Spool.open({
     store,
     mode: 'overflow',
+    pauseOnUnwrittenCheckpoints: true,
     maxBytes: 1 << 30,
     memoryMaxBytes: window,
     memoryMaxAgeMs: 5 * INTERVAL_MS,
@@ -82,16 +97,41 @@ const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 const key = (s: string, seq: number): string => `${s}:${seq}`;
 
 function deliveredKeys(w: World, c: Claim): void {
+  const now = Date.now();
+  const ack = (k: string): void => {
+    w.delivered.add(k);
+    w.ackedAt.set(k, now);
+  };
   for (const seg of c.segments)
     for (const b of bodies(seg)) {
       const m = /^(\w+):g(\d+)-(\d+)$/.exec(b);
       if (!m) {
-        w.delivered.add(b);
+        ack(b);
         continue;
       }
       w.gapsDelivered++;
-      for (let q = Number(m[2]); q <= Number(m[3]); q++) w.delivered.add(key(m[1]!, q));
+      for (let q = Number(m[2]); q <= Number(m[3]); q++) ack(key(m[1]!, q));
     }
+}
+
+/**
+ * Since when the oldest acknowledgement that could move a stored checkpoint has waited for it to be
+ * written, by the model alone: per session, the first event past the stored checkpoint that this
+ * process delivered, with only events it filtered before it; undefined when there is none.
+ */
+async function waitingSince(w: World, r: Real): Promise<number | undefined> {
+  let oldest: number | undefined;
+  for (const [s, cp] of await checkpoints(r)) {
+    for (let q = cp + 1; q <= w.read.get(s)!; q++) {
+      const at = w.ackedAt.get(key(s, q));
+      if (at !== undefined) {
+        oldest = Math.min(oldest ?? at, at);
+        break;
+      }
+      if (!w.filteredHere.has(key(s, q))) break;
+    }
+  }
+  return oldest;
 }
 
 /** In the store now: the events its segments hold (gap records for the events they cover). */
@@ -154,7 +194,10 @@ function readFrom(w: World, r: Real, s: string, n: number, filter: readonly bool
   }
   for (let q = pos + 1, i = 0; q <= to; q++, i++) {
     const drop = filter[i % Math.max(1, filter.length)] ?? false;
-    if (drop) w.filtered.add(key(s, q));
+    if (drop) {
+      w.filtered.add(key(s, q));
+      w.filteredHere.add(key(s, q));
+    }
     r.spool.append(s, q, 0, q, drop ? null : framed(key(s, q)));
   }
   w.read.set(s, Math.max(pos, to));
@@ -201,7 +244,15 @@ class ClaimNext implements Cmd {
   constructor(readonly max: number) {}
   check = (): boolean => true;
   async run(w: World, r: Real): Promise<void> {
+    const since = await waitingSince(w, r);
+    const stalled = since !== undefined && Date.now() - since > CHECKPOINT_STALL_MS;
+    const waiting = r.spool.heldBytes.ready > 0;
     const c = await r.spool.claim(this.max);
+    if (stalled) {
+      const fromMemory = c?.segments.filter((seg) => seg.id < 0).length ?? 0;
+      expect(fromMemory, `a claim took records from memory ${Date.now() - since}ms into unwritten checkpoints`).toBe(0);
+      if (waiting) w.paused.claims++;
+    }
     if (c) w.claims.push(c);
     await check(w, r);
   }
@@ -225,6 +276,17 @@ class Settle implements Cmd {
   toString = (): string => `${this.ack ? 'ack' : 'release'}(#${this.pick})`;
 }
 
+/** The store refuses every write from now on (cut off), or takes them again. */
+class Cut implements Cmd {
+  constructor(readonly on: boolean) {}
+  check = (): boolean => true;
+  async run(w: World, r: Real): Promise<void> {
+    r.store.cut = this.on;
+    await check(w, r);
+  }
+  toString = (): string => (this.on ? 'cut off' : 'link back');
+}
+
 /** kill -9 (memory lost, nothing more written) or a clean stop; then a new process reads from the checkpoints. */
 class Restart implements Cmd {
   constructor(readonly crash: boolean) {}
@@ -243,8 +305,12 @@ async function restart(w: World, r: Real, crash: boolean): Promise<void> {
     await r.spool.finish();
   }
   w.claims = [];
+  w.ackedAt.clear();
+  w.filteredHere.clear();
+  const cut = r.store.cut;
   await r.store.close();
   Object.assign(r, await open(r.dir, r.window));
+  r.store.cut = cut;
   for (const [s, cp] of await checkpoints(r)) w.read.set(s, cp);
 }
 
@@ -258,10 +324,33 @@ const commands = [
     .tuple(session, fc.integer({ min: 1, max: 5 }), fc.array(fc.boolean(), { maxLength: 3 }))
     .map(([s, n, f]) => new Read(s, n, f)),
   fc.boolean().map((fails) => new Flush(fails)),
-  fc.constantFrom(INTERVAL_MS, 10 * INTERVAL_MS).map((ms) => new Tick(ms)),
+  fc.constantFrom(INTERVAL_MS, 10 * INTERVAL_MS, 25 * INTERVAL_MS).map((ms) => new Tick(ms)),
+  // Cut off more often than not, and claims and acknowledgements twice as often: the pause needs
+  // acknowledgements, a cut, time, then records waiting in memory.
+  fc.constantFrom(true, true, false).map((on) => new Cut(on)),
+  fc.integer({ min: 1, max: 6 }).map((n) => new ClaimNext(n)),
+  fc.tuple(fc.nat(), fc.constant(true)).map(([p, ack]) => new Settle(p, ack)),
   fc.integer({ min: 1, max: 6 }).map((n) => new ClaimNext(n)),
   fc.tuple(fc.nat(), fc.constantFrom(true, true, true, false)).map(([p, ack]) => new Settle(p, ack)),
   fc.boolean().map((crash) => new Restart(crash)),
+];
+
+/**
+ * A run that starts cut off, with an acknowledgement that cannot be checkpointed and records waiting
+ * in memory past CHECKPOINT_STALL_MS: random commands go on from the pause (random runs alone reach
+ * it rarely).
+ */
+const CUT_OFF_START: readonly Cmd[] = [
+  new Cut(true),
+  new Produce('a', 6),
+  new Read('a', 3, []),
+  new Flush(false),
+  new ClaimNext(6),
+  new Settle(0, true),
+  new Read('a', 3, []),
+  new Flush(false),
+  new Tick(25 * INTERVAL_MS),
+  new ClaimNext(6),
 ];
 
 describe('the overflow mode against a service with a ring buffer and an archive', () => {
@@ -277,13 +366,15 @@ describe('the overflow mode against a service with a ring buffer and an archive'
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  it('delivers every event at least once, and no checkpoint passes what is neither delivered nor on disk', async () => {
+  it('delivers every event at least once, no checkpoint passes what is neither delivered nor on disk, and nothing leaves memory while checkpoints wait too long', async () => {
+    const paused = { claims: 0 };
     await fc.assert(
       fc.asyncProperty(
         fc.commands(commands, { maxCommands: 50, size: 'max' }),
         fc.boolean(),
         fc.constantFrom(16, 1 << 20),
-        async (cmds, archive, window) => {
+        fc.boolean(),
+        async (cmds, archive, window, cutOffStart) => {
           // A tiny window spills almost every seal; a large one keeps everything in memory.
           const dir = mkdtempSync(join(tmpdir(), 'overflow-model-'));
           dirs.push(dir);
@@ -295,13 +386,17 @@ describe('the overflow mode against a service with a ring buffer and an archive'
             head: new Map(SESSIONS.map((s) => [s, 0])),
             read: new Map(SESSIONS.map((s) => [s, 0])),
             filtered: new Set(),
+            filteredHere: new Set(),
             delivered: new Set(),
+            ackedAt: new Map(),
+            paused,
             gapsDelivered: 0,
             claims: [],
           };
-          await fc.asyncModelRun(() => ({ model: world, real }), cmds);
+          await fc.asyncModelRun(() => ({ model: world, real }), cutOffStart ? [...CUT_OFF_START, ...cmds] : cmds);
 
-          // Finally: a clean restart, everything read, a healthy collector takes it all.
+          // Finally: the link back, a clean restart, everything read, a healthy collector takes it all.
+          real.store.cut = false;
           await restart(world, real, false);
           for (const s of SESSIONS) readFrom(world, real, s, Number.MAX_SAFE_INTEGER, []);
           await real.spool.flush();
@@ -324,5 +419,7 @@ describe('the overflow mode against a service with a ring buffer and an archive'
       ),
       { numRuns: 100 },
     );
+    // The runs did reach the pause (with records waiting in memory), not only the healthy path.
+    expect(paused.claims).toBeGreaterThan(0);
   }, 120_000);
 });

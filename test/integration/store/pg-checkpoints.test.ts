@@ -1,0 +1,67 @@
+// The overflow mode's healthy path writes checkpoints only, once per checkpoint interval, for every
+// session whose acknowledgements moved: against a real PostgreSQL, such a write is one statement
+// whatever the number of sessions, and what it costs the database's log (WAL) is measured here.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createPgPool, openPgStore, type PgStore } from '../../../src/store/pg-store.js';
+import { startPostgres, type PgServer } from '../../helpers/postgres.js';
+
+let server: PgServer;
+const open: Array<{ close(): Promise<unknown> }> = [];
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => {
+  for (const s of open) await s.close().catch(() => undefined);
+  server?.close();
+});
+
+const SESSIONS = 50;
+const WRITES = 20;
+
+describe('PostgreSQL store: checkpoint writes', () => {
+  it('writes the checkpoints of every moved session in one statement, and fences them as a transaction would', async () => {
+    const url = await server.createDatabase('checkpoints');
+    const store: PgStore = await openPgStore({ url, replicaId: 'a' });
+    const admin = createPgPool(url, { queryTimeoutMs: 5000, replicaId: 'admin' });
+    open.push(store, { close: () => admin.end() });
+    await admin.query("INSERT INTO bridge_replicas (id, lease_until) VALUES ('a', now() + interval '1 hour')");
+    const ids = Array.from({ length: SESSIONS }, (_, i) => `s${i}`);
+    for (const id of ids) await store.putSession({ id, attributes: {} }, 'config');
+    await store.claim(ids);
+    const moveAll = (to: number) =>
+      store.commit(
+        [],
+        ids.map((sessionId) => ({ sessionId, checkpoint: to, epoch: 0 })),
+      );
+    await moveAll(1); // the first write after the claim may carry full pages
+
+    const lsn = async (): Promise<string> =>
+      (await admin.query<{ l: string }>('SELECT pg_current_wal_lsn()::text AS l')).rows[0]!.l;
+    const before = await lsn();
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    for (let w = 2; w < WRITES + 2; w++) await moveAll(w * 10);
+    const statements = queries.mock.calls.length;
+    queries.mockRestore();
+    const wal = Number(
+      (
+        await admin.query<{ d: string }>('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::text AS d', [
+          await lsn(),
+          before,
+        ])
+      ).rows[0]!.d,
+    );
+    console.log(
+      `checkpoint writes of ${SESSIONS} sessions: ${statements / WRITES} statements and ${Math.round(wal / WRITES)} WAL bytes each (${Math.round(wal / WRITES / SESSIONS)} per session)`,
+    );
+    expect(statements / WRITES).toBe(1);
+    const rows = await admin.query<{ checkpoint: string }>('SELECT DISTINCT checkpoint FROM bridge_sessions');
+    expect(rows.rows.map((r) => Number(r.checkpoint))).toEqual([(WRITES + 1) * 10]);
+
+    // Another replica took one session over: nothing of the write goes in, and the error names it.
+    await admin.query("UPDATE bridge_sessions SET owner = 'b', lease_epoch = lease_epoch + 1 WHERE id = 's7'");
+    await expect(moveAll(1000)).rejects.toMatchObject({ name: 'FencedError', sessionIds: ['s7'] });
+    const after = await admin.query<{ checkpoint: string }>('SELECT DISTINCT checkpoint FROM bridge_sessions');
+    expect(after.rows.map((r) => Number(r.checkpoint))).toEqual([(WRITES + 1) * 10]);
+  });
+});

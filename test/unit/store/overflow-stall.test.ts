@@ -1,0 +1,90 @@
+// A shared store that cannot take checkpoints (a replica cut off from PostgreSQL): overflow mode's
+// delivery from memory pauses once an acknowledgement has waited CHECKPOINT_STALL_MS for its write,
+// waits without spinning, and resumes when a write goes through. With the embedded store's setting
+// (no pause) it goes on. Clock and timers are fake; the store is SQLite in memory, failing on demand.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
+import { Spool } from '../../../src/store/spool.js';
+import { SqliteStore } from '../../../src/store/sqlite-store.js';
+import type { Store } from '../../../src/store/store.js';
+
+class CutStore extends SqliteStore {
+  cut = false;
+  override async commit(...args: Parameters<Store['commit']>): Promise<number[]> {
+    if (this.cut) throw new Error('Connection terminated due to connection timeout');
+    return super.commit(...args);
+  }
+}
+
+const record = (seq: number): Buffer => Buffer.from([0x12, 1, seq & 0x7f]);
+
+async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; store: CutStore }> {
+  const store = new CutStore(':memory:');
+  await store.putSession({ id: 's', attributes: {} }, 'config');
+  const spool = await Spool.open({
+    store,
+    mode: 'overflow',
+    pauseOnUnwrittenCheckpoints: pause,
+    maxBytes: 1 << 30,
+    memoryMaxBytes: 1 << 20,
+    memoryMaxAgeMs: 60_000,
+    commitMaxRecords: 1000,
+    commitIntervalMs: 100,
+    now: () => Date.now(),
+  });
+  spool.append('s', 1, 0, 1, record(1));
+  await spool.flush();
+  store.cut = true;
+  const first = await spool.claim(10);
+  await spool.acknowledge(first!);
+  // More records wait in memory; the acknowledgement above cannot be checkpointed.
+  spool.append('s', 2, 0, 2, record(2));
+  await spool.flush();
+  return { spool, store };
+}
+
+describe('overflow mode when checkpoints cannot be written', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'Date'] });
+  });
+  afterEach(() => {
+    vi.clearAllTimers();
+    vi.useRealTimers();
+  });
+
+  it('pauses delivery from memory past CHECKPOINT_STALL_MS, waits without spinning, and resumes after a write', async () => {
+    const { spool, store } = await cutOffWithUnwrittenAck(true);
+    await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS / 2);
+    // Within the stall, delivery goes on: a write may be slow without being lost.
+    const within = await spool.claim(10);
+    expect(within?.records).toBe(1);
+    spool.release(within!);
+
+    await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
+    expect(await spool.claim(10)).toBeNull();
+    let woke = false;
+    void spool.waitForData().then(() => (woke = true));
+    await vi.advanceTimersByTimeAsync(5 * CHECKPOINT_STALL_MS);
+    expect(woke).toBe(false);
+
+    // The link is back: the retried checkpoint write goes through and delivery resumes.
+    store.cut = false;
+    await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
+    expect(woke).toBe(true);
+    expect((await store.sessions())[0]!.checkpoint).toBe(1);
+    expect((await spool.claim(10))?.records).toBe(1);
+  });
+
+  it('goes on delivering from memory with the embedded store (no pause: a full disk must not stop delivery)', async () => {
+    const { spool } = await cutOffWithUnwrittenAck(false);
+    await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
+    expect((await spool.claim(10))?.records).toBe(1);
+  });
+
+  it('does not pause the drain after close: checkpoints wait for finish() then, by design', async () => {
+    const { spool } = await cutOffWithUnwrittenAck(true);
+    await spool.close();
+    await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
+    expect((await spool.claim(10))?.records).toBe(1);
+  });
+});
