@@ -2,6 +2,8 @@
 // certificate for 127.0.0.1 and localhost (and any other names a test asks for), and a client
 // certificate (CN "bridge") for mutual TLS.
 import { execFileSync } from 'node:child_process';
+import type { IncomingMessage } from 'node:http';
+import type { ServerOptions } from 'node:https';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,4 +89,21 @@ export function makeTestCerts(opts: TestCertOptions = {}): TestCerts {
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** Options of an HTTPS server that requires a client certificate signed by the test CA. */
+export function mutualTlsOptions(certs: TestCerts): ServerOptions {
+  return {
+    key: certs.pem.serverKey,
+    cert: certs.pem.serverCert,
+    ca: certs.pem.ca,
+    requestCert: true,
+    rejectUnauthorized: true,
+  };
+}
+
+/** The common name of the client certificate a mutual-TLS request came with. */
+export function clientCommonName(req: IncomingMessage): string | undefined {
+  return (req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }).getPeerCertificate().subject
+    ?.CN;
 }

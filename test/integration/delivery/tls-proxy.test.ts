@@ -10,7 +10,7 @@ import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.j
 import { probeCollector } from '../../../src/cli/check-probes.js';
 import { buildConfig } from '../../../src/config/load-config.js';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
-import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
+import { clientCommonName, makeTestCerts, mutualTlsOptions, type TestCerts } from '../../helpers/test-certs.js';
 
 let h: Harness | undefined;
 const servers: Array<HttpServer | HttpsServer> = [];
@@ -33,29 +33,15 @@ beforeAll(() => {
 async function tlsCollector(): Promise<{ url: string; records: () => number; clients: string[] }> {
   let records = 0;
   const clients: string[] = [];
-  const server = createHttpsServer(
-    {
-      key: certs.pem.serverKey,
-      cert: certs.pem.serverCert,
-      ca: certs.pem.ca,
-      requestCert: true,
-      rejectUnauthorized: true,
-    },
-    (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        clients.push(
-          String(
-            (req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }).getPeerCertificate()
-              .subject?.CN,
-          ),
-        );
-        records += decodeProtobufLogsRequest(Buffer.concat(chunks)).length;
-        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-      });
-    },
-  );
+  const server = createHttpsServer(mutualTlsOptions(certs), (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      clients.push(String(clientCommonName(req)));
+      records += decodeProtobufLogsRequest(Buffer.concat(chunks)).length;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, records: () => records, clients };

@@ -8,7 +8,7 @@ import { text } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpClientOptions } from '../../../src/util/http-client.js';
 import { BODY_TIMEOUT, CONNECT_TIMEOUT, HEADERS_TIMEOUT } from '../../../src/util/http-timeout.js';
-import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
+import { clientCommonName, makeTestCerts, mutualTlsOptions, type TestCerts } from '../../helpers/test-certs.js';
 
 const servers: Array<Server | HttpsServer> = [];
 const clients: HttpClient[] = [];
@@ -330,21 +330,9 @@ describe('TLS with a private CA, directly and through a CONNECT proxy', () => {
 
   /** An HTTPS peer that requires a client certificate signed by the test CA and says whose it got. */
   async function tlsPeer() {
-    const server = createHttpsServer(
-      {
-        key: certs.pem.serverKey,
-        cert: certs.pem.serverCert,
-        ca: certs.pem.ca,
-        requestCert: true,
-        rejectUnauthorized: true,
-      },
-      (req, res) => {
-        const cn = (
-          req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }
-        ).getPeerCertificate().subject?.CN;
-        res.end(`hello ${cn} at ${req.headers.host}${req.url}`);
-      },
-    );
+    const server = createHttpsServer(mutualTlsOptions(certs), (req, res) => {
+      res.end(`hello ${clientCommonName(req)} at ${req.headers.host}${req.url}`);
+    });
     const s = await listen(server);
     return { ...s, url: `https://127.0.0.1:${s.port}` };
   }
