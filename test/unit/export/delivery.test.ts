@@ -48,14 +48,14 @@ describe('Delivery', () => {
       if (failing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
       return realDelete(ids, known);
     };
-    // More commits, so several claims are exported while no delete succeeds.
+    // More commits, so several batches are exported while no delete succeeds.
     for (let seq = 31; seq <= 60; seq++) {
       appendSeq(spool, seq);
       if (seq % 10 === 0) await spool.flush();
     }
     delivery.start();
     await until(() => calls.flat().length === 60);
-    expect(spool.undeletedClaims).toBeGreaterThan(0);
+    expect(spool.undeletedBatches).toBeGreaterThan(0);
     expect(spool.idle).toBe(false);
     failing = false;
     await until(() => spool.idle);
@@ -80,14 +80,14 @@ describe('Delivery', () => {
       return realCommit(segments, checkpoints);
     };
     delivery.start();
-    await until(() => calls.length > 0 && spool.undeletedClaims > 0);
+    await until(() => calls.length > 0 && spool.undeletedBatches > 0);
     expect(spool.full).toBe(true);
     // The operator frees space; the next commit comes before the background retry would.
     full = false;
     appendSeq(spool, 11);
     await spool.flush();
     expect(order.slice(0, 2)).toEqual(['delete', 'commit']);
-    expect(spool.undeletedClaims).toBe(0);
+    expect(spool.undeletedBatches).toBe(0);
     await until(() => spool.idle);
     await delivery.stop();
     expect(spool.full).toBe(false);
@@ -281,7 +281,7 @@ describe('what delivery says about the collector', () => {
     };
     let claimed = false;
     const spool = {
-      claim: async () => (claimed ? null : ((claimed = true), { segments: [segment], records: 1, bytes: 1 })),
+      takeBatch: async () => (claimed ? null : ((claimed = true), { segments: [segment], records: 1, bytes: 1 })),
       waitForData: () => new Promise<void>(() => {}),
       idle: false,
       acknowledge: async () => {},

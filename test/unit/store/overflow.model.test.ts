@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Spool, type Claim } from '../../../src/store/spool.js';
+import { Spool, type Batch } from '../../../src/store/spool.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
 import { splitRecords, type Segment } from '../../../src/wire/segment-framing.js';
@@ -53,7 +53,7 @@ interface World {
   /** Events delivered in any process (gap records count for the events they cover). */
   delivered: Set<string>;
   gapsDelivered: number;
-  claims: Claim[];
+  claims: Batch[];
 }
 
 interface Real {
@@ -81,7 +81,7 @@ async function open(dir: string, window: number): Promise<{ store: FlakyStore; s
 const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 const key = (s: string, seq: number): string => `${s}:${seq}`;
 
-function deliveredKeys(w: World, c: Claim): void {
+function deliveredKeys(w: World, c: Batch): void {
   for (const seg of c.segments)
     for (const b of bodies(seg)) {
       const m = /^(\w+):g(\d+)-(\d+)$/.exec(b);
@@ -201,7 +201,7 @@ class ClaimNext implements Cmd {
   constructor(readonly max: number) {}
   check = (): boolean => true;
   async run(w: World, r: Real): Promise<void> {
-    const c = await r.spool.claim(this.max);
+    const c = await r.spool.takeBatch(this.max);
     if (c) w.claims.push(c);
     await check(w, r);
   }
@@ -215,7 +215,7 @@ class Settle implements Cmd {
   ) {}
   check = (w: Readonly<World>): boolean => w.claims.length > 0;
   async run(w: World, r: Real): Promise<void> {
-    const [c] = w.claims.splice(this.pick % w.claims.length, 1) as [Claim];
+    const [c] = w.claims.splice(this.pick % w.claims.length, 1) as [Batch];
     if (this.ack) {
       await r.spool.acknowledge(c);
       deliveredKeys(w, c);
@@ -305,7 +305,7 @@ describe('the overflow mode against a service with a ring buffer and an archive'
           await restart(world, real, false);
           for (const s of SESSIONS) readFrom(world, real, s, Number.MAX_SAFE_INTEGER, []);
           await real.spool.flush();
-          for (let c = await real.spool.claim(4); c; c = await real.spool.claim(4)) {
+          for (let c = await real.spool.takeBatch(4); c; c = await real.spool.takeBatch(4)) {
             await real.spool.acknowledge(c);
             deliveredKeys(world, c);
           }
