@@ -1,7 +1,8 @@
 // The composition root: builds every component of the pipeline from the configuration and wires
 // them together, and owns their lifecycle: started source-ward last (store → spool → delivery →
-// sessions) and stopped in pipeline order (sessions stop reading → spool commits → delivery drains
-// → exporter → store). `run`, `demo` and the integration tests all start the bridge through here.
+// sessions) and stopped in pipeline order, the whole order in one function (stopBridge: intake →
+// sessions stop reading → spool commits → delivery drains → spill → hand-over → spans → store).
+// `run`, `demo` and the integration tests all start the bridge through here.
 import { statfsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/schema.js';
@@ -31,7 +32,7 @@ import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
 import { WorkerScaling } from './worker-scaling.js';
 import { once } from '../util/lifecycle.js';
 import { cachedAsync } from '../util/cached.js';
-import { containerMemoryLimit, HELD_SHARE, startMemoryGuard } from '../util/memory-budget.js';
+import { containerMemoryLimit, HELD_SHARE, startMemoryGuard, type MemoryGuard } from '../util/memory-budget.js';
 import { DiscoveryLoop } from '../discovery/discovery-loop.js';
 
 /** Committed segments handed to delivery from memory; beyond this a backlog is read back from disk. */
@@ -298,18 +299,61 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     ingest,
     discovery,
     spoolFigures,
-    shutdown: once(async (deadline = Date.now() + config.shutdownGraceMs) => {
-      await discovery?.stop();
-      await pools.stop();
-      memory?.stop();
-      const drained = await supervisor.shutdown(deadline);
-      await spanExport?.shutdown(deadline);
-      await ingest?.close();
-      await client.close();
-      await store.close();
-      return drained;
-    }),
+    shutdown: once((deadline = Date.now() + config.shutdownGraceMs) =>
+      stopBridge(
+        { discovery, pools, memory, supervisor, spool, delivery, spanExport, ingest, client, store },
+        deadline,
+      ),
+    ),
   };
+}
+
+/** What stopBridge stops, each once. */
+interface Running {
+  discovery: DiscoveryLoop | undefined;
+  pools: PoolResolver;
+  memory: MemoryGuard | undefined;
+  supervisor: Supervisor;
+  spool: Spool;
+  delivery: Delivery;
+  spanExport: SpanExport | undefined;
+  ingest: IngestWorkers | undefined;
+  client: UpstreamClient;
+  store: Store;
+}
+
+/**
+ * The whole stop, in order; resolves with whether the spool emptied. The pipeline stops sink-ward:
+ * nothing new comes in before anything is drained, so what is drained is all there is; the spool
+ * commits before delivery's last round, so that round sees every record read; delivery stops before
+ * the spool spills, so a record goes either to the collector or to the store (the checkpoints that
+ * acks moved are written with the spill); sessions are handed to other replicas only once their
+ * records are delivered or stored, so the next owner resumes from a checkpoint that holds; the span
+ * exporter stops after every session has, so it sends the last spans they made; the store closes
+ * last, as every step before may write to it.
+ */
+async function stopBridge(r: Running, deadline: number): Promise<boolean> {
+  // 1. No new sessions, pool lookups or memory verdicts.
+  await r.discovery?.stop();
+  await r.pools.stop();
+  r.memory?.stop();
+  // 2. Every session stops reading (and claiming, with the shared store).
+  await r.supervisor.stopReading();
+  // 3. The spool commits what was read.
+  await r.spool.close();
+  // 4. Delivery sends until the spool is empty or the deadline has passed.
+  const drained = await r.delivery.stop(deadline);
+  // 5. What it could not send goes to the store (overflow mode), with the checkpoints acks moved.
+  await r.spool.finish();
+  // 6. Ends and removals are recorded; the sessions go to the other replicas.
+  await r.supervisor.handOver(drained);
+  // 7. The spans are flushed to the collector.
+  await r.spanExport?.shutdown(deadline);
+  // 8. The ingest threads, the service's connections, then the store.
+  await r.ingest?.close();
+  await r.client.close();
+  await r.store.close();
+  return drained;
 }
 
 /** The span exporter of traces.enabled: its own transport to /v1/traces (TraceService/Export) and queue. */

@@ -2,9 +2,10 @@
 //
 // Lifecycle: start() → running: config sessions and sessions stored by earlier runs (added through
 // the control API) are followed; PUT/DELETE add and remove at run time; a session whose stream
-// answers 404 is marked ended → shutdown(deadline): stop reading every stream, commit what was read,
-// deliver the spool until it is empty or the deadline has passed, close the store. Whatever was not
-// delivered stays spooled for the next start. shutdown() is idempotent.
+// answers 404 is marked ended → stopReading(): every stream stops → (the bridge commits, delivers
+// until its deadline and spills what is left) → handOver(): ends recorded, sessions given up. The
+// whole order is daemon/bridge.ts stopBridge. Whatever was not delivered stays spooled for the next
+// start. Both steps are idempotent.
 //
 // max_sessions bounds what this process follows, wherever a session comes from (session-room.ts):
 // a PUT of one more is refused; a configured, discovered or claimed session is recorded and waits
@@ -373,19 +374,16 @@ export class Supervisor {
     for (const r of w) r();
   }
 
-  /**
-   * Stops reading, commits, then delivers until `deadline` (epoch ms). Resolves with whether the
-   * spool emptied. Idempotent.
-   */
-  readonly shutdown = once(async (deadline: number): Promise<boolean> => {
+  /** The first step of the stop (bridge.ts stopBridge): nothing new followed, every stream stops. */
+  readonly stopReading = once(async (): Promise<void> => {
     this.stopping = true;
     this.d.scaling?.stop();
     await this.ownership?.stop();
     await Promise.all(this.active.all().map((p) => p.stop()));
-    await this.d.spool.close();
-    const drained = await this.d.delivery.stop(deadline);
-    // What delivery could not send goes to the store (overflow mode), with the checkpoints acks moved.
-    await this.d.spool.finish();
+  });
+
+  /** A step of the stop once delivery stopped and the spool spilled the rest (bridge.ts stopBridge). */
+  readonly handOver = once(async (drained: boolean): Promise<void> => {
     // finish() spilled what persist() waited for: the ends and removals are recorded now.
     await this.lifecycles.drain();
     // Delivered what it could: the sessions (and what is left of their spool) go to the others now.
@@ -395,6 +393,5 @@ export class Supervisor {
       { drained, leftInSpool: left },
       drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start',
     );
-    return drained;
   });
 }

@@ -1,32 +1,32 @@
-// Moves segments from the spool to the collector: claimed → in flight → acknowledged (deleted).
+// Moves segments from the spool to the collector in batches: taken → in flight → acknowledged (deleted).
 //
-// `concurrency` workers each claim the next segments (the spool serializes claims, so nothing is
-// claimed twice), build one request from their payloads as they are, send it, and acknowledge the
-// claim only after the collector answered success (docs/design.md "Delivery semantics" 1). Sending a
-// claim's records is claim-export.ts, the one retry layer:
+// `concurrency` workers each take the next batch of segments (the spool hands out one batch at a
+// time, so no segment is in two), build one request from their payloads as they are, send it, and
+// acknowledge the batch only after the collector answered success (docs/design.md "Delivery
+// semantics" 1). Sending a batch's records is batch-export.ts, the one retry layer:
 //   - success: acknowledged; a partial success counts the records the collector rejected;
 //   - retryable (429, 502, 503, 504, network, timeout): waits max(Retry-After, backoff), then again;
 //   - refused content (HTTP 400 or 413, gRPC INVALID_ARGUMENT: the transport's `refused`): the batch is split in halves until the culprit stands alone; a refused record is
 //     dropped, logged and counted as rejected only when proven to be the one the collector cannot
 //     take (one bad record cannot block delivery); when everything is refused, nothing is dropped:
 //     the collector or the configuration is at fault, every record stays spooled and delivery backs
-//     off (see ClaimExport.exportParts);
+//     off (see BatchExport.exportParts);
 //   - any other failure (401, 403, 404, 500, …): a configuration or collector problem the operator
 //     fixes while the spool holds the data: retried with backoff, forever.
-// A worker's backoff is its own: new data never cuts it short. After a crash, claims that were in
+// A worker's backoff is its own: new data never cuts it short. After a crash, batches that were in
 // flight are sent again: duplicates are bounded by concurrency × batch size and carry
 // log.record.uid for deduplication.
 import type { Emit } from '../vocabulary/facts.js';
 import { once } from '../util/lifecycle.js';
-import type { Claim, Spool } from '../store/spool.js';
+import type { Batch, Spool } from '../store/spool.js';
 import { splitRecords, type Segment } from '../wire/segment-framing.js';
 import type { BackoffPolicy } from '../util/backoff.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
 import type { OtlpTransport } from './otlp-transport.js';
 import { displayUrl } from '../mapping/display-url.js';
-import { ClaimExport, Disowned, type SendGate } from './claim-export.js';
+import { BatchExport, Disowned, type SendGate } from './batch-export.js';
 
-export type { SendGate } from './claim-export.js';
+export type { SendGate } from './batch-export.js';
 
 export interface DeliveryOptions {
   spool: Spool;
@@ -44,21 +44,21 @@ export interface DeliveryOptions {
 export interface DeliveryWatcher {
   /** Segments the collector acknowledged. */
   delivered?(segments: readonly Segment[]): void;
-  /** A claim finished (delivered or rejected): "everything delivered" may have become true. */
+  /** A batch finished (delivered or rejected): "everything delivered" may have become true. */
   settled?(): void;
 }
 
 export class Delivery {
   private stopped = false;
-  /** Bytes of the claims being sent now (counted in the memory budget: bridge.ts). */
+  /** Bytes of the batches being sent now (counted in the memory budget: bridge.ts). */
   private inFlight = 0;
   private workers: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
   private readonly watchers: DeliveryWatcher[] = [];
-  private readonly exporter: ClaimExport;
+  private readonly exporter: BatchExport;
 
   constructor(private readonly o: DeliveryOptions) {
-    this.exporter = new ClaimExport({
+    this.exporter = new BatchExport({
       transport: o.transport,
       requests: o.requests,
       backoff: o.backoff,
@@ -161,21 +161,21 @@ export class Delivery {
   private async work(): Promise<void> {
     const spool = this.o.spool;
     while (!this.stopped) {
-      let claim: Claim | null;
+      let batch: Batch | null;
       try {
-        claim = await spool.claim(this.o.batchMaxRecords, this.o.batchMaxBytes);
+        batch = await spool.takeBatch(this.o.batchMaxRecords, this.o.batchMaxBytes);
       } catch (err) {
         this.o.emit({ f: 'spool_unreadable', error: (err as Error).message });
         await this.sleep(this.o.backoff.maxMs);
         continue;
       }
-      if (!claim) {
+      if (!batch) {
         await Promise.race([spool.waitForData(), this.stopSignal]);
         continue;
       }
       let delivered = false;
-      let current = claim;
-      this.inFlight += claim.bytes;
+      let current = batch;
+      this.inFlight += batch.bytes;
       try {
         for (;;) {
           try {
@@ -196,9 +196,9 @@ export class Delivery {
           }
         }
       } finally {
-        this.inFlight -= claim.bytes;
+        this.inFlight -= batch.bytes;
         if (delivered) await spool.acknowledge(current);
-        else spool.release(claim);
+        else spool.release(batch);
       }
       for (const w of this.watchers) {
         if (delivered) w.delivered?.(current.segments);
@@ -207,7 +207,7 @@ export class Delivery {
     }
   }
 
-  private owned(c: Claim): Claim {
+  private owned(c: Batch): Batch {
     const segments = c.segments.filter((s) => this.gate?.owns(s.sessionId) ?? true);
     let records = 0;
     let bytes = 0;
@@ -222,26 +222,26 @@ export class Delivery {
   /** Resolves at shutdown: a worker waiting for data must not outlive it. */
   private readonly stopSignal = new Promise<void>((resolve) => (this.signalStop = resolve));
 
-  /** Exports a claim until it is settled; false only when shutdown interrupted it. */
-  private async deliver(claim: Claim): Promise<boolean> {
+  /** Exports a batch until it is settled; false only when shutdown interrupted it. */
+  private async deliver(batch: Batch): Promise<boolean> {
     const { batchMaxRecords, batchMaxBytes } = this.o;
-    if (claim.records <= batchMaxRecords && claim.bytes <= batchMaxBytes) {
+    if (batch.records <= batchMaxRecords && batch.bytes <= batchMaxBytes) {
       return this.exporter.exportParts(
-        claim.segments.map((s) => s.payload),
-        claim.records,
-        claim.segments,
+        batch.segments.map((s) => s.payload),
+        batch.records,
+        batch.segments,
       );
     }
     // One segment larger than a request may be (a commit of many records, or screenshots): its
-    // records go out in requests of allowed size, and the claim is acknowledged after the last.
+    // records go out in requests of allowed size, and the batch is acknowledged after the last.
     let records: Buffer[];
     try {
-      records = claim.segments.flatMap((s) => splitRecords(s.payload));
+      records = batch.segments.flatMap((s) => splitRecords(s.payload));
     } catch {
       return this.exporter.exportParts(
-        claim.segments.map((s) => s.payload),
-        claim.records,
-        claim.segments,
+        batch.segments.map((s) => s.payload),
+        batch.records,
+        batch.segments,
       );
     }
     for (let i = 0; i < records.length;) {
@@ -252,7 +252,7 @@ export class Delivery {
         (j === i || (j - i < batchMaxRecords && bytes + records[j]!.length <= batchMaxBytes))
       )
         bytes += records[j++]!.length;
-      if (!(await this.exporter.exportParts(records.slice(i, j), j - i, claim.segments))) return false;
+      if (!(await this.exporter.exportParts(records.slice(i, j), j - i, batch.segments))) return false;
       i = j;
     }
     return true;

@@ -249,8 +249,8 @@ async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
       `the service refuses the API key for ${refused.length} session(s) (check ${bridge.client.keySource}); retried every ${Math.round(bridge.config.upstream.backoff.authMs / 1000)} s`,
     );
   // Delivered batches that cannot be deleted: the volume is full, even while commits still squeeze through.
-  if (bridge.spool.undeletedClaims > 0)
-    problems.push(`spool cannot delete ${bridge.spool.undeletedClaims} delivered batches (disk full?); retrying`);
+  if (bridge.spool.undeletedBatches > 0)
+    problems.push(`spool cannot delete ${bridge.spool.undeletedBatches} delivered batches (disk full?); retrying`);
   // A failing collector does not make the bridge unready: it still reads and spools safely. It is
   // reported here (and in bridge_export_requests_total) so an operator sees it.
   const body = {

@@ -1,4 +1,4 @@
-// Delivered claims whose deletion failed (disk full): delivery does not wait for them; they are
+// Delivered batches whose deletion failed (disk full): delivery does not wait for them; they are
 // retried here in the background, with backoff, until the store can delete again. Their records stay
 // counted in the spool until then, and after a restart they would be sent once more.
 import type { Store } from './store.js';

@@ -1,6 +1,6 @@
 // Committed segments waiting in memory for delivery, in id order: the common path hands them over
 // without reading the store back. Bounded by bytes; the spool falls back to reading the store when
-// a commit would not fit (then everything unclaimed is read back from there, so the queue empties).
+// a commit would not fit (then everything not yet taken is read back from there, so the queue empties).
 import type { Segment } from '../wire/segment-framing.js';
 
 export class ReadyQueue {
@@ -44,7 +44,7 @@ export class ReadyQueue {
     return out;
   }
 
-  /** Puts segments back in front of the queue (a spill that failed, a claim given back at shutdown). */
+  /** Puts segments back in front of the queue (a spill that failed, a batch given back at shutdown). */
   unshift(segments: readonly Segment[]): void {
     if (segments.length === 0) return;
     this.items = [...segments, ...this.items.slice(this.head)];

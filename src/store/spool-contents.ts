@@ -50,7 +50,7 @@ export class SpoolContents {
     this.storedBytes += bytes;
   }
 
-  /** Never below zero: a claim of a session given up meanwhile was already taken off by a recount. */
+  /** Never below zero: a batch of a session given up meanwhile was already taken off by a recount. */
   unstored(records: number, bytes: number): void {
     this.storedRecords = Math.max(0, this.storedRecords - records);
     this.storedBytes = Math.max(0, this.storedBytes - bytes);

@@ -2,13 +2,13 @@
 //
 // A segment waits in one of two places: the store's backlog (ids up to `backlogUpTo`, read back in
 // id order) or the ready queue in memory (freshly committed segments in `always` mode, sealed memory
-// segments with ids < 0 in overflow mode). A claim takes from the backlog first and from the ready
-// queue only once the backlog is read, so the two never overlap; claims are serialized. A claimed
+// segments with ids < 0 in overflow mode). A batch is taken from the backlog first and from the ready
+// queue only once the backlog is read, so the two never overlap; batches are serialized. A taken
 // batch is in flight until delivery either acknowledges it (memory segments are dropped and their
 // ledger positions settled; stored ones are returned to be deleted) or releases it (memory segments
 // still held go back to the front of the ready queue; what is on disk stays there). In overflow mode
 // the ready queue may be paused (`memoryPaused`: checkpoints are not being written, see
-// overflow-writer.ts): claims then take nothing from it, and waiting for data waits for a wake().
+// overflow-writer.ts): batches then take nothing from it, and waiting for data waits for a wake().
 import type { Store } from './store.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import type { SpoolMode } from '../config/schema.js';
@@ -16,8 +16,8 @@ import type { Ledger } from './ledger.js';
 import type { SpoolContents } from './spool-contents.js';
 import { ReadyQueue } from './ready-queue.js';
 
-/** Segments claimed together for one export request. */
-export interface Claim {
+/** Segments taken together for one export request: delivery's unit. */
+export interface Batch {
   segments: Segment[];
   records: number;
   bytes: number;
@@ -25,13 +25,13 @@ export interface Claim {
 
 export class SpoolReader {
   readonly ready = new ReadyQueue();
-  /** Segments with id ≤ this exist only in the store; claims read them back first. */
+  /** Segments with id ≤ this exist only in the store; batches read them back first. */
   private backlogUpTo = 0;
-  /** Highest segment id claimed so far. */
+  /** Highest segment id taken so far. */
   private cursor = 0;
-  private claiming: Promise<unknown> = Promise.resolve();
+  private taking: Promise<unknown> = Promise.resolve();
   private dataWaiters: Array<() => void> = [];
-  /** Claims handed to delivery and not yet settled. */
+  /** Batches handed to delivery and not yet settled. */
   inFlight = 0;
 
   constructor(
@@ -40,11 +40,11 @@ export class SpoolReader {
     private readonly ledger: Ledger,
     private readonly mode: SpoolMode,
     private readonly memoryMaxBytes: number,
-    /** True while claims must take nothing from the ready queue (overflow mode's stalled checkpoints). */
+    /** True while batches must take nothing from the ready queue (overflow mode's stalled checkpoints). */
     private readonly memoryPaused: () => boolean = () => false,
   ) {}
 
-  /** True while the store holds segments not yet claimed (new records then queue behind them). */
+  /** True while the store holds segments not yet taken (new records then queue behind them). */
   get readingBacklog(): boolean {
     return this.cursor < this.backlogUpTo;
   }
@@ -55,16 +55,16 @@ export class SpoolReader {
   }
 
   /**
-   * Claims the next segments (at least one, at most `maxRecords` records unless one segment alone
-   * is larger) for one export, or null when nothing is waiting. Serialized: claims never overlap.
+   * Takes the next batch of segments (at least one, at most `maxRecords` records unless one segment
+   * alone is larger) for one export, or null when nothing is waiting. Serialized: batches never overlap.
    */
-  claim(maxRecords: number, maxBytes = Number.POSITIVE_INFINITY): Promise<Claim | null> {
-    const run = this.claiming.then(() => this.claimNow(maxRecords, maxBytes));
-    this.claiming = run.catch(() => undefined);
+  takeBatch(maxRecords: number, maxBytes = Number.POSITIVE_INFINITY): Promise<Batch | null> {
+    const run = this.taking.then(() => this.takeBatchNow(maxRecords, maxBytes));
+    this.taking = run.catch(() => undefined);
     return run;
   }
 
-  private async claimNow(maxRecords: number, maxBytes: number): Promise<Claim | null> {
+  private async takeBatchNow(maxRecords: number, maxBytes: number): Promise<Batch | null> {
     let segments: Segment[] = [];
     if (this.cursor < this.backlogUpTo) {
       // The bound as read: adopt() may raise it while the read is under way.
@@ -86,7 +86,7 @@ export class SpoolReader {
     return { segments, records, bytes };
   }
 
-  /** Resolves when segments were committed since, or at once when some are waiting to be claimed. */
+  /** Resolves when segments were committed since, or at once when some are waiting to be taken. */
   waitForData(): Promise<void> {
     if ((!this.ready.empty && !this.memoryPaused()) || this.cursor < this.backlogUpTo) return Promise.resolve();
     return new Promise((resolve) => this.dataWaiters.push(resolve));
@@ -105,7 +105,7 @@ export class SpoolReader {
     let bytes = 0;
     for (const s of segments) bytes += s.payload.length;
     if (this.ready.bytes + bytes > this.memoryMaxBytes) {
-      // Everything unclaimed is in the store: read it back in order instead of holding it here.
+      // Everything not taken is in the store: read it back in order instead of holding it here.
       this.ready.clear();
       this.backlogUpTo = ids[ids.length - 1]!;
     } else {
@@ -115,13 +115,13 @@ export class SpoolReader {
   }
 
   /**
-   * A delivered (or rejected) claim: its memory segments are dropped and their positions settled
-   * in the ledger. Returns what of it is in the store, to be deleted (the claim itself when all is).
+   * A delivered (or rejected) batch: its memory segments are dropped and their positions settled
+   * in the ledger. Returns what of it is in the store, to be deleted (the batch itself when all is).
    */
-  acknowledge(claim: Claim): Claim | undefined {
+  acknowledge(batch: Batch): Batch | undefined {
     this.inFlight--;
-    let stored: Claim | undefined;
-    for (const s of claim.segments) {
+    let stored: Batch | undefined;
+    for (const s of batch.segments) {
       if (s.id < 0) {
         this.contents.dropMemory(s);
         this.ledger.settle(s.id);
@@ -132,20 +132,20 @@ export class SpoolReader {
         stored.bytes += s.payload.length;
       }
     }
-    return stored && stored.segments.length === claim.segments.length ? claim : stored;
+    return stored && stored.segments.length === batch.segments.length ? batch : stored;
   }
 
   /**
-   * A claim that will not be acknowledged (shutdown, or its sessions were handed over): what is on
+   * A batch that will not be acknowledged (shutdown, or its sessions were handed over): what is on
    * disk stays there; memory segments still held go back to the front of the queue (finish() then
    * spills them).
    */
-  release(claim: Claim): void {
+  release(batch: Batch): void {
     this.inFlight--;
-    this.ready.unshift(claim.segments.filter((s) => s.id < 0 && this.contents.inMemory(s.id)));
+    this.ready.unshift(batch.segments.filter((s) => s.id < 0 && this.contents.inMemory(s.id)));
   }
 
-  /** Drops the unclaimed segments of sessions given up; stored ones stop counting here (they move on). */
+  /** Drops the segments not yet taken of sessions given up; stored ones stop counting here (they move on). */
   forget(sessionIds: ReadonlySet<string>): void {
     for (const s of this.ready.drop(sessionIds)) {
       if (s.id < 0) continue;
@@ -155,7 +155,7 @@ export class SpoolReader {
 
   /**
    * A claimed session's spool came along (renumbered after every id this spool has seen): read it
-   * back as backlog. Everything unclaimed is in the store, so the ready queue is read back with it.
+   * back as backlog. Everything not taken is in the store, so the ready queue is read back with it.
    */
   adopt(moved: { records: number; bytes: number; maxId: number }): void {
     // Overflow mode: the ready queue holds memory segments only (the store has no copy); they stay.

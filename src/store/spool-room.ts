@@ -18,7 +18,7 @@ export interface RoomGauges {
   diskNeeded(): boolean;
   /** A needed write is failing (and retried). */
   writeFailing(): boolean;
-  /** Delivered claims whose deletion still fails. */
+  /** Delivered batches whose deletion still fails. */
   undeleted(): number;
   /** Bytes in the store, not yet acknowledged. */
   storedBytes(): number;

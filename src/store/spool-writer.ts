@@ -56,8 +56,8 @@ export class SpoolWriter implements WriteLoop {
     this.overflow = new OverflowWriter(o, contents, ledger, reader, this, now, o.memoryMaxAgeMs ?? 10_000, this.emit);
     this.deletes = new DeferredDeletes(
       o.store,
-      (claim) => {
-        contents.unstored(claim.records, claim.bytes);
+      (batch) => {
+        contents.unstored(batch.records, batch.bytes);
         this.room.recheck();
       },
       (err, streak) => this.emit({ f: 'delete_failed', error: err.message, streak }),
@@ -206,7 +206,7 @@ export class SpoolWriter implements WriteLoop {
   /**
    * Drops what this spool holds in memory for sessions it no longer owns: pending records (never
    * committed; the new owner reads them again from the checkpoint) and committed segments not yet
-   * claimed (they stay in the store and move to the new owner). Call resync() afterwards.
+   * taken (they stay in the store and move to the new owner). Call resync() afterwards.
    */
   forget(sessionIds: readonly string[]): void {
     const gone = new Set(sessionIds);

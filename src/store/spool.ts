@@ -1,24 +1,24 @@
 // The spool: the queue between the sessions (which append encoded records) and delivery (which
-// claims batches, exports them and acknowledges them). It owns its room and back-pressure. This
+// takes batches, exports them and acknowledges them). It owns its room and back-pressure. This
 // file is its face; the parts behind it, along the lines of a disk buffer's writer, reader and
 // ledger (docs/design.md "Delivery semantics"):
 //   - spool-writer.ts: the write loop: commits one at a time, `always` mode's commit, retries,
 //     fenced writes, and what runs between commits (forget, resync, adopt);
 //   - overflow-writer.ts: overflow mode's seals, spills and checkpoint writes;
 //   - spool-room.ts: when appenders must wait (back-pressure);
-//   - spool-reader.ts: claims from the backlog and the ready queue, acknowledgements, releases;
+//   - spool-reader.ts: batches from the backlog and the ready queue, acknowledgements, releases;
 //   - spool-contents.ts: the memory segments and the stored records, counted;
 //   - ledger.ts: where each session's checkpoint may move in overflow mode.
 import type { SpoolMode } from '../config/schema.js';
 import { Ledger } from './ledger.js';
 import { SpoolContents } from './spool-contents.js';
 import type { SpoolOptions } from './spool-options.js';
-import { SpoolReader, type Claim } from './spool-reader.js';
+import { SpoolReader, type Batch } from './spool-reader.js';
 import { SpoolWriter } from './spool-writer.js';
 
 export { CHECKPOINT_INTERVAL_MS } from './overflow-writer.js';
 export { COMMIT_MAX_BYTES, type SpoolOptions } from './spool-options.js';
-export type { Claim } from './spool-reader.js';
+export type { Batch } from './spool-reader.js';
 
 export class Spool {
   private readonly contents = new SpoolContents();
@@ -115,8 +115,8 @@ export class Spool {
     return { pending: this.writer.pending.bytes, ready: this.reader.ready.bytes };
   }
 
-  /** Claims handed to delivery and not yet settled. */
-  get claimsInFlight(): number {
+  /** Batches handed to delivery and not yet settled. */
+  get batchesInFlight(): number {
     return this.reader.inFlight;
   }
 
@@ -146,25 +146,25 @@ export class Spool {
   }
 
   /**
-   * Claims the next segments (at least one, at most `maxRecords` records unless one segment alone
-   * is larger) for one export, or null when nothing is waiting. Serialized: claims never overlap.
+   * Takes the next batch of segments (at least one, at most `maxRecords` records unless one segment
+   * alone is larger) for one export, or null when nothing is waiting. Serialized: batches never overlap.
    */
-  claim(maxRecords: number, maxBytes = Number.POSITIVE_INFINITY): Promise<Claim | null> {
-    return this.reader.claim(maxRecords, maxBytes);
+  takeBatch(maxRecords: number, maxBytes = Number.POSITIVE_INFINITY): Promise<Batch | null> {
+    return this.reader.takeBatch(maxRecords, maxBytes);
   }
 
-  /** Resolves when segments were committed since, or at once when some are waiting to be claimed. */
+  /** Resolves when segments were committed since, or at once when some are waiting to be taken. */
   waitForData(): Promise<void> {
     return this.reader.waitForData();
   }
 
   /**
-   * Deletes a delivered (or rejected) claim. A failed delete (disk full) does not hold delivery up:
-   * the claim is settled, and its deletion retried in the background until it succeeds. Its
+   * Deletes a delivered (or rejected) batch. A failed delete (disk full) does not hold delivery up:
+   * the batch is settled, and its deletion retried in the background until it succeeds. Its
    * records stay counted in the spool until then; after a restart they would be sent once more.
    */
-  async acknowledge(claim: Claim): Promise<void> {
-    const stored = this.reader.acknowledge(claim);
+  async acknowledge(batch: Batch): Promise<void> {
+    const stored = this.reader.acknowledge(batch);
     if (this.ledger.dirtyCount > 0) this.writer.scheduleCheckpoints();
     this.writer.overflow.wakeLedger();
     this.writer.room.recheck();
@@ -176,24 +176,24 @@ export class Spool {
     return this.writer.commitError;
   }
 
-  /** Delivered claims whose deletion still fails (disk full): readiness reports them. */
-  get undeletedClaims(): number {
+  /** Delivered batches whose deletion still fails (disk full): readiness reports them. */
+  get undeletedBatches(): number {
     return this.writer.deletes.size;
   }
 
   /**
-   * A claim that will not be acknowledged (shutdown, or its sessions were handed over): what is on
+   * A batch that will not be acknowledged (shutdown, or its sessions were handed over): what is on
    * disk stays there; memory segments still held go back to the front of the queue (finish() then
    * spills them).
    */
-  release(claim: Claim): void {
-    this.reader.release(claim);
+  release(batch: Batch): void {
+    this.reader.release(batch);
   }
 
   /**
    * Drops what this spool holds in memory for sessions it no longer owns: pending records (never
    * committed; the new owner reads them again from the checkpoint) and committed segments not yet
-   * claimed (they stay in the store and move to the new owner). Call resync() afterwards.
+   * taken (they stay in the store and move to the new owner). Call resync() afterwards.
    */
   forget(sessionIds: readonly string[]): void {
     this.writer.forget(sessionIds);
@@ -206,7 +206,7 @@ export class Spool {
 
   /**
    * A claimed session's spool came along (renumbered after every id this spool has seen): read it
-   * back as backlog. Everything unclaimed is in the store, so the ready queue is read back with it.
+   * back as backlog. Everything not taken is in the store, so the ready queue is read back with it.
    */
   adopt(moved: { records: number; bytes: number; maxId: number }): Promise<void> {
     return this.writer.adopt(moved);

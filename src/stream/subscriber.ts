@@ -18,21 +18,20 @@
 // subscriber reconnects with Last-Event-ID and lets the 404 confirm the end. The backoff attempt
 // counter resets once a connection delivered frames, so a healthy stream that is cut reconnects fast.
 // While the sink applies back-pressure (the spool is full) reading pauses and the idle watchdog
-// is off: silence we caused is not a dead connection.
+// is off: silence we caused is not a dead connection (one connection's read is
+// stream/connection-reader.ts).
 //
 // The subscriber owns the session's SequencedStream (it is handed one at construction, and nobody
 // else touches it after): it hands out sequenced items (events, gaps, duplicates, malformed frames,
 // epoch changes), never raw frames, and tells the stream how each connection ended (a clean close
 // means nothing was cut off; the real service resets instead). What its owner needs of the
 // position it asks here (lastSeq, unpositioned, setBaseline).
-import { finished, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { BackoffConfig } from '../config/schema.js';
-import { discard, type StreamPosition, type UpstreamClient } from '../upstream/client.js';
+import type { StreamPosition, UpstreamClient } from '../upstream/client.js';
 import { describeApiError } from '../upstream/api-error.js';
-import { yieldIfDue } from '../util/fair-share.js';
 import { backoffDelay } from '../util/backoff.js';
-import { createFrameDecoder, type Frame } from './frame-decoder.js';
-import { IdleWatchdog } from './idle-watchdog.js';
+import { readConnection, type HoldSlot, type ReadOutcome } from './connection-reader.js';
 import type { SequencedStream, StreamItem } from './sequenced-stream.js';
 import { networkMessage } from '../util/network-message.js';
 
@@ -46,8 +45,6 @@ export type SubscriberEvent =
   /** `attempt`: failed attempts in a row, this one included (1 after a connection that delivered). */
   | { type: 'reconnect'; reason: ReconnectReason; delayMs: number; attempt: number; detail?: string }
   | { type: 'connected' };
-
-type ReadOutcome = { reason: ReconnectReason; detail?: string };
 
 export interface StreamSink {
   /** Items of one chunk, in order. A returned promise pauses reading until it settles (back-pressure, repair). */
@@ -77,12 +74,8 @@ export class Subscriber {
   private controller: AbortController | undefined;
   private wake: (() => void) | undefined;
   private attempt = 0;
-  /**
-   * Ends the pending hold of a read (back-pressure, a repair): a read held must not outlive a stop.
-   * One hook, replaced per hold, rather than a race with a stop promise: every race would leave a
-   * reaction on that promise for as long as the session lives.
-   */
-  private releaseHold: (() => void) | undefined;
+  /** The pending hold of a read (back-pressure, a repair): a read held must not outlive a stop. */
+  private readonly hold: HoldSlot = { release: undefined };
 
   constructor(
     private readonly sessionId: string,
@@ -123,7 +116,7 @@ export class Subscriber {
   /** Idempotent: aborts the connection or the wait, and resolves when the loop has exited. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.releaseHold?.();
+    this.hold.release?.();
     this.controller?.abort();
     this.wake?.();
     await this.loop;
@@ -270,144 +263,21 @@ export class Subscriber {
     this.wake = undefined;
   }
 
-  /**
-   * Reads one connection's body until it ends, fails or the subscriber stops.
-   *
-   * Driven by the body's `data` events rather than `for await`: an async iterator costs a chain of
-   * promises, closures and contexts per chunk that lives until the next chunk, and with a thousand
-   * live sessions that is tens of milliseconds, long enough to be promoted to the old generation
-   * every time. Here a chunk costs one callback.
-   *
-   * Reading is held (body paused) while a returned promise is pending: back-pressure from the spool,
-   * a gap repaired from the archive, or a turn given to other streams (fair-share.ts). Whatever
-   * happens to the connection meanwhile (an error, an abort) is acted on only once the hold is over,
-   * so the items of this connection are all handed out before the next connection's.
-   */
+  /** One connection's body, read by stream/connection-reader.ts until it ends or the subscriber stops. */
   private read(body: Readable, ac: AbortController): Promise<ReadOutcome> {
-    let why: ReconnectReason | undefined;
-    const decoder = createFrameDecoder(() => {
-      why = 'frame_too_large';
-      ac.abort();
-    });
-    const watchdog = new IdleWatchdog(this.opts.idleTimeoutMs, () => {
-      why = 'idle';
-      ac.abort();
-    });
     this.setState('streaming');
     this.stream.newConnection();
     this.sink.report({ type: 'connected' });
-    const now = this.opts.now ?? Date.now;
-    // One array for every chunk, emptied once its frames are delivered: nothing of a chunk stays
-    // reachable from here until the next one.
-    const frames: Frame[] = [];
-
-    return new Promise<ReadOutcome>((resolve) => {
-      let settled = false;
-      /** How the connection ended, when it ended during a hold: acted on once the hold is over. */
-      let endedDuringHold: (() => void) | undefined;
-
-      const finish = (outcome: ReadOutcome, clean = false): void => {
-        if (settled) return;
-        settled = true;
-        body.off('data', onData);
-        stopWatching();
-        this.stream.connectionEnded(clean);
-        watchdog.stop();
-        discard(body);
-        resolve(outcome);
-      };
-      const stopped = (): void => finish({ reason: 'closed', detail: 'stopped' });
-
-      /**
-       * Stops reading until `wait` settles (or stop() is called), then `then` goes on. A long wait
-       * (back-pressure, a repair) stops the idle watchdog too: silence we caused is not a dead peer.
-       */
-      const hold = (wait: Promise<void>, then: () => void, long: boolean): void => {
-        if (this.stopped) return stopped();
-        body.pause();
-        if (long) watchdog.pause();
-        /** Ends this hold; false when it was over already (released by stop(), or it failed). */
-        const end = (): boolean => {
-          if (this.releaseHold !== release) return false;
-          this.releaseHold = undefined;
-          return true;
-        };
-        const release = (): void => {
-          if (!end()) return;
-          if (this.stopped) return stopped();
-          const ended = endedDuringHold;
-          endedDuringHold = undefined;
-          if (ended) return ended();
-          if (long) watchdog.resume();
-          then();
-        };
-        this.releaseHold = release;
-        wait.then(release, (err: unknown) => {
-          if (end()) finish({ reason: 'network', detail: `internal error: ${(err as Error).message}` });
-        });
-      };
-      const resume = (): void => void body.resume();
-
-      const onData = (chunk: Buffer): void => {
-        // A paused body emits nothing: no chunk arrives while a hold is pending.
-        try {
-          watchdog.touch();
-          decoder.feed(chunk, frames);
-          if (frames.length > 0) {
-            this.attempt = 0;
-            const pause = this.deliver(frames, now() * 1000);
-            frames.length = 0;
-            if (pause) return hold(pause, resume, true);
-          }
-          if (this.stopped) return stopped();
-          const turn = yieldIfDue();
-          if (turn) hold(turn, resume, false);
-        } catch (err) {
-          // A bug downstream, not the peer's fault: this connection ends and the next one resumes.
-          finish({ reason: 'network', detail: `internal error: ${(err as Error).message}` });
-        }
-      };
-
-      const endedCleanly = (): void => {
-        // The body ended without an error: flush what the parser held back (a last frame ending in CR).
-        decoder.end(frames);
-        const done = (): void => finish({ reason: 'closed', detail: 'the service closed the stream' }, true);
-        if (frames.length === 0) return done();
-        const pause = this.deliver(frames, now() * 1000);
-        frames.length = 0;
-        if (pause) hold(pause, done, true);
-        else done();
-      };
-
-      const failed = (err: Error): void => {
-        if (why === 'idle') return finish({ reason: 'idle', detail: `no bytes for ${this.opts.idleTimeoutMs} ms` });
-        if (why === 'frame_too_large') {
-          const items: StreamItem[] = [];
-          this.stream.frameTooLarge(items);
-          const done = (): void => finish({ reason: 'frame_too_large', detail: 'a frame exceeded the size limit' });
-          const pause = this.sink.push(items, now() * 1000);
-          if (pause) return hold(pause, done, true);
-          return done();
-        }
-        finish({ reason: 'network', detail: networkMessage(err) });
-      };
-
-      body.on('data', onData);
-      // finished() reports an end, an error or a close before the end exactly once, also when it
-      // happened before this read began (a body destroyed between the answer and here).
-      const stopWatching = finished(body, (err) => {
-        if (settled) return;
-        const ended = (): void => (err ? failed(err) : endedCleanly());
-        if (this.releaseHold !== undefined) endedDuringHold = ended;
-        else ended();
-      });
-      if (this.stopped) stopped();
+    return readConnection(body, ac, {
+      idleTimeoutMs: this.opts.idleTimeoutMs,
+      now: this.opts.now ?? Date.now,
+      stream: this.stream,
+      hold: this.hold,
+      push: (items, observedMicros) => this.sink.push(items, observedMicros),
+      stopped: () => this.stopped,
+      delivered: () => {
+        this.attempt = 0;
+      },
     });
-  }
-
-  private deliver(frames: Frame[], observedMicros: number): void | Promise<void> {
-    const items: StreamItem[] = [];
-    for (const f of frames) this.stream.push(f, items);
-    return this.sink.push(items, observedMicros);
   }
 }

@@ -1,20 +1,18 @@
 // At most `max` calls of a function run at once; the others wait their turn in arrival order. Used
 // where a caller can start many requests at once (every new pool reference is looked up at once).
 
-/** Wraps `fn` so that at most `max` of its calls are in flight. */
+/**
+ * Wraps `fn` so that at most `max` of its calls are in flight. A finished call hands its permit
+ * straight to the oldest waiting one (semaphore below): counting the slot free and letting the
+ * waiter take it a microtask later let a call arriving in between run beside it.
+ */
 export function limitConcurrency<A extends unknown[], R>(
   max: number,
   fn: (...args: A) => Promise<R>,
 ): (...args: A) => Promise<R> {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  const release = (): void => {
-    running--;
-    waiting.shift()?.();
-  };
+  const permits = semaphore(max);
   return async (...args: A): Promise<R> => {
-    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
+    const release = await permits.acquire();
     try {
       return await fn(...args);
     } finally {

@@ -1,6 +1,9 @@
 // Certificates for TLS tests, made by openssl in a temporary directory: a private CA, a server
-// certificate for 127.0.0.1 and localhost, and a client certificate (CN "bridge") for mutual TLS.
+// certificate for 127.0.0.1 and localhost (and any other names a test asks for), and a client
+// certificate (CN "bridge") for mutual TLS.
 import { execFileSync } from 'node:child_process';
+import type { IncomingMessage } from 'node:http';
+import type { ServerOptions } from 'node:https';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +13,16 @@ export interface TestCerts {
   /** Paths, for the OTEL_EXPORTER_OTLP_* variables. */
   paths: { ca: string; serverCert: string; serverKey: string; clientCert: string; clientKey: string };
   /** The PEM texts, for servers started in the test. */
-  pem: { ca: string; serverCert: string; serverKey: string };
+  pem: { ca: string; serverCert: string; serverKey: string; clientCert: string; clientKey: string };
   remove(): void;
 }
 
-export function makeTestCerts(): TestCerts {
+export interface TestCertOptions {
+  /** DNS names the server certificate holds besides localhost (a name only a test's proxy resolves). */
+  serverNames?: string[];
+}
+
+export function makeTestCerts(opts: TestCertOptions = {}): TestCerts {
   const dir = mkdtempSync(join(tmpdir(), 'bridge-certs-'));
   const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
   ssl(
@@ -33,7 +41,11 @@ export function makeTestCerts(): TestCerts {
     '/CN=bridge test CA',
   );
   const leaves = [
-    ['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
+    [
+      'server',
+      '127.0.0.1',
+      `subjectAltName=${['IP:127.0.0.1', 'DNS:localhost', ...(opts.serverNames ?? []).map((n) => `DNS:${n}`)].join(',')}`,
+    ],
     ['client', 'bridge', 'extendedKeyUsage=clientAuth'],
   ] as const;
   for (const [name, cn, ext] of leaves) {
@@ -72,7 +84,26 @@ export function makeTestCerts(): TestCerts {
       ca: readFileSync(paths.ca, 'utf8'),
       serverCert: readFileSync(paths.serverCert, 'utf8'),
       serverKey: readFileSync(paths.serverKey, 'utf8'),
+      clientCert: readFileSync(paths.clientCert, 'utf8'),
+      clientKey: readFileSync(paths.clientKey, 'utf8'),
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** Options of an HTTPS server that requires a client certificate signed by the test CA. */
+export function mutualTlsOptions(certs: TestCerts): ServerOptions {
+  return {
+    key: certs.pem.serverKey,
+    cert: certs.pem.serverCert,
+    ca: certs.pem.ca,
+    requestCert: true,
+    rejectUnauthorized: true,
+  };
+}
+
+/** The common name of the client certificate a mutual-TLS request came with. */
+export function clientCommonName(req: IncomingMessage): string | undefined {
+  return (req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }).getPeerCertificate().subject
+    ?.CN;
 }

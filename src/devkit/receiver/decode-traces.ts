@@ -1,25 +1,16 @@
 // Decoding an OTLP traces export request (POST /v1/traces body) into flat spans, the counterpart of
 // decode.ts for logs: pure, bytes in, spans out, OtlpDecodeError on anything that is not a valid
-// request. Both encodings end in the same walk (resource_spans → scope_spans → spans).
+// request. Both encodings end in the same walk (resource_spans → scope_spans → spans, flatten-request.ts).
 import { keyValuesToObject } from './any-value.js';
 import { idHex, type OtlpFormat } from './decode.js';
 import { otlpSchema } from './otlp-schema.js';
-import {
-  OtlpDecodeError,
-  asEnum,
-  asList,
-  asObject,
-  asString,
-  asUint64,
-  field,
-  rethrowAt,
-  type WireObject,
-} from './otlp-value.js';
+import { flattenRequest, type ReceivedScope, type RequestShape } from './flatten-request.js';
+import { OtlpDecodeError, asEnum, asList, asObject, asString, asUint64, field, type WireObject } from './otlp-value.js';
 
 /** One span as the receiver got it, with its resource and scope flattened in. */
 export interface ReceivedSpan {
   resource: Record<string, unknown>;
-  scope: { name: string; version?: string };
+  scope: ReceivedScope;
   traceId: string;
   spanId: string;
   parentSpanId?: string;
@@ -44,47 +35,14 @@ export function decodeTracesRequest(body: Uint8Array, format: OtlpFormat): Recei
   } catch (err) {
     throw new OtlpDecodeError(`invalid ${format} ExportTraceServiceRequest: ${(err as Error).message}`);
   }
-  const spans: ReceivedSpan[] = [];
-  const resourceSpans = asList(field(asObject(message, 'request'), 'resourceSpans', 'resource_spans'), 'resourceSpans');
-  for (let i = 0; i < resourceSpans.length; i++) {
-    try {
-      appendResourceSpans(spans, asObject(resourceSpans[i], 'ResourceSpans'));
-    } catch (err) {
-      rethrowAt(err, `resourceSpans[${i}]`);
-    }
-  }
-  return spans;
+  return flattenRequest(message, TRACES, toSpan);
 }
 
-function appendResourceSpans(out: ReceivedSpan[], rs: WireObject): void {
-  const resourceWire = field(rs, 'resource');
-  const resource =
-    resourceWire === undefined ? {} : keyValuesToObject(field(asObject(resourceWire, 'Resource'), 'attributes'));
-  const scopeSpans = asList(field(rs, 'scopeSpans', 'scope_spans'), 'scopeSpans');
-  for (let j = 0; j < scopeSpans.length; j++) {
-    try {
-      const ss = asObject(scopeSpans[j], 'ScopeSpans');
-      const scopeWire = field(ss, 'scope');
-      const scope: ReceivedSpan['scope'] = { name: '' };
-      if (scopeWire !== undefined) {
-        const so = asObject(scopeWire, 'scope');
-        scope.name = asString(field(so, 'name'), 'scope.name');
-        const version = asString(field(so, 'version'), 'scope.version');
-        if (version !== '') scope.version = version;
-      }
-      const spans = asList(field(ss, 'spans'), 'spans');
-      for (let k = 0; k < spans.length; k++) {
-        try {
-          out.push(toSpan(asObject(spans[k], 'Span'), resource, scope));
-        } catch (err) {
-          rethrowAt(err, `spans[${k}]`);
-        }
-      }
-    } catch (err) {
-      rethrowAt(err, `scopeSpans[${j}]`);
-    }
-  }
-}
+const TRACES: RequestShape = {
+  resources: { field: ['resourceSpans', 'resource_spans'], entry: 'ResourceSpans' },
+  scopes: { field: ['scopeSpans', 'scope_spans'], entry: 'ScopeSpans' },
+  items: { field: ['spans', 'spans'], entry: 'Span' },
+};
 
 function requiredId(v: unknown, what: string): string {
   const id = idHex(v, what);
@@ -92,7 +50,7 @@ function requiredId(v: unknown, what: string): string {
   return id;
 }
 
-function toSpan(wire: WireObject, resource: Record<string, unknown>, scope: ReceivedSpan['scope']): ReceivedSpan {
+function toSpan(wire: WireObject, resource: Record<string, unknown>, scope: ReceivedScope): ReceivedSpan {
   const { spanKinds, statusCodes } = otlpSchema();
   const statusWire = field(wire, 'status');
   const status = { code: 0, message: '' };

@@ -1,20 +1,11 @@
 // Decoding an OTLP logs export request (POST /v1/logs body) into flat, normalized records.
 // Pure functions: bytes in, records out, OtlpDecodeError on anything that is not a valid request.
-// Both encodings end in the same walk (resource_logs → scope_logs → log_records), see otlp-value.ts
-// for how their scalar representations differ.
+// Both encodings end in the same walk (resource_logs → scope_logs → log_records, flatten-request.ts),
+// see otlp-value.ts for how their scalar representations differ.
 import { anyValueToJs, keyValuesToObject } from './any-value.js';
 import { otlpSchema } from './otlp-schema.js';
-import {
-  OtlpDecodeError,
-  asEnum,
-  asList,
-  asObject,
-  asString,
-  asUint64,
-  field,
-  rethrowAt,
-  type WireObject,
-} from './otlp-value.js';
+import { flattenRequest, type ReceivedScope, type RequestShape } from './flatten-request.js';
+import { OtlpDecodeError, asEnum, asString, asUint64, field, rethrowAt, type WireObject } from './otlp-value.js';
 
 export { OtlpDecodeError } from './otlp-value.js';
 
@@ -22,7 +13,7 @@ export { OtlpDecodeError } from './otlp-value.js';
 export interface ReceivedLogRecord {
   /** Resource attributes as plain JS (shared by all records of one ResourceLogs). */
   resource: Record<string, unknown>;
-  scope: { name: string; version?: string };
+  scope: ReceivedScope;
   timeUnixNano: bigint;
   observedTimeUnixNano: bigint;
   severityNumber: number;
@@ -70,64 +61,20 @@ export function decodeJsonLogsRequest(body: Uint8Array | string): ReceivedLogRec
 
 /** Walks a decoded request (either encoding) and flattens it into records, in request order. */
 export function requestToRecords(request: unknown): ReceivedLogRecord[] {
-  const records: ReceivedLogRecord[] = [];
-  const resourceLogs = asList(field(asObject(request, 'request'), 'resourceLogs', 'resource_logs'), 'resourceLogs');
-  for (let i = 0; i < resourceLogs.length; i++) {
-    try {
-      appendResourceLogs(records, asObject(resourceLogs[i], 'ResourceLogs'));
-    } catch (err) {
-      rethrowAt(err, `resourceLogs[${i}]`);
-    }
-  }
-  return records;
-}
-
-function appendResourceLogs(records: ReceivedLogRecord[], resourceLogs: WireObject): void {
-  const resourceWire = field(resourceLogs, 'resource');
-  let resource: Record<string, unknown> = {};
-  if (resourceWire !== undefined) {
-    try {
-      resource = keyValuesToObject(field(asObject(resourceWire, 'Resource'), 'attributes'));
-    } catch (err) {
-      rethrowAt(err, 'resource.attributes');
-    }
-  }
-  const scopeLogs = asList(field(resourceLogs, 'scopeLogs', 'scope_logs'), 'scopeLogs');
-  for (let j = 0; j < scopeLogs.length; j++) {
-    try {
-      appendScopeLogs(records, resource, asObject(scopeLogs[j], 'ScopeLogs'));
-    } catch (err) {
-      rethrowAt(err, `scopeLogs[${j}]`);
-    }
-  }
-}
-
-function appendScopeLogs(records: ReceivedLogRecord[], resource: Record<string, unknown>, scopeLogs: WireObject): void {
-  const scope = toScope(field(scopeLogs, 'scope'));
-  const logRecords = asList(field(scopeLogs, 'logRecords', 'log_records'), 'logRecords');
   const { severityNumbers } = otlpSchema();
-  for (let k = 0; k < logRecords.length; k++) {
-    try {
-      records.push(toRecord(asObject(logRecords[k], 'LogRecord'), resource, scope, severityNumbers));
-    } catch (err) {
-      rethrowAt(err, `logRecords[${k}]`);
-    }
-  }
+  return flattenRequest(request, LOGS, (wire, resource, scope) => toRecord(wire, resource, scope, severityNumbers));
 }
 
-function toScope(wire: unknown): ReceivedLogRecord['scope'] {
-  if (wire === undefined) return { name: '' };
-  const scope = asObject(wire, 'scope');
-  const name = asString(field(scope, 'name'), 'scope.name');
-  const version = asString(field(scope, 'version'), 'scope.version');
-  // proto3 cannot tell an empty version from none; the exporter leaves the field out when unset.
-  return version === '' ? { name } : { name, version };
-}
+const LOGS: RequestShape = {
+  resources: { field: ['resourceLogs', 'resource_logs'], entry: 'ResourceLogs' },
+  scopes: { field: ['scopeLogs', 'scope_logs'], entry: 'ScopeLogs' },
+  items: { field: ['logRecords', 'log_records'], entry: 'LogRecord' },
+};
 
 function toRecord(
   wire: WireObject,
   resource: Record<string, unknown>,
-  scope: ReceivedLogRecord['scope'],
+  scope: ReceivedScope,
   severityNumbers: Readonly<Record<string, number>>,
 ): ReceivedLogRecord {
   let body: unknown;

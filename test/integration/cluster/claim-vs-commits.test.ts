@@ -63,7 +63,7 @@ describe('claim and concurrent commits', () => {
       let delivering = true;
       const deliveryLoop = (async () => {
         while (delivering) {
-          const c = await spool.claim(50);
+          const c = await spool.takeBatch(50);
           if (!c) {
             await Promise.race([spool.waitForData(), new Promise((r) => setTimeout(r, 20))]);
             continue;

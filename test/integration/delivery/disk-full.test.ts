@@ -61,7 +61,7 @@ describe.skipIf(!canMount)('a small volume (needs root to mount a tmpfs)', () =>
     await bridge.supervisor.untilAllEnded();
     expect(h.tally(['df'])[0]).toMatchObject({ unique: 100_000, missing: 0, gapRecords: 0 });
     expect(bridge.spool.spooled.records).toBe(0);
-    expect(bridge.spool.undeletedClaims).toBe(0);
+    expect(bridge.spool.undeletedBatches).toBe(0);
   }, 180_000);
 });
 
@@ -86,7 +86,7 @@ describe.skipIf(!canMount)('a full volume (needs root to mount a tmpfs)', () => 
     delete h.receiver.behaviour.status;
     bridge = await h.startBridge(FAST, env);
     await until(
-      () => bridge.spool.undeletedClaims > 0 || bridge.spool.commitError !== undefined,
+      () => bridge.spool.undeletedBatches > 0 || bridge.spool.commitError !== undefined,
       'the full volume to refuse writes',
       30_000,
     );
@@ -101,11 +101,11 @@ describe.skipIf(!canMount)('a full volume (needs root to mount a tmpfs)', () => 
       60_000,
     ).catch((err: Error) => {
       throw new Error(
-        `${err.message}: ${JSON.stringify({ undeleted: bridge.spool.undeletedClaims, commitError: bridge.spool.commitError, spooled: bridge.spool.spooled, full: bridge.spool.full, free: statfsSync(volume!).bavail * statfsSync(volume!).bsize })}`,
+        `${err.message}: ${JSON.stringify({ undeleted: bridge.spool.undeletedBatches, commitError: bridge.spool.commitError, spooled: bridge.spool.spooled, full: bridge.spool.full, free: statfsSync(volume!).bavail * statfsSync(volume!).bsize })}`,
       );
     });
     await until(
-      () => bridge.spool.undeletedClaims === 0 && bridge.spool.spooled.records === 0,
+      () => bridge.spool.undeletedBatches === 0 && bridge.spool.spooled.records === 0,
       'the spool to empty',
       30_000,
     );
@@ -160,7 +160,7 @@ describe.skipIf(!canMount)('a 16 MiB volume (needs root to mount a tmpfs)', () =
       bridge = await h.startBridge(raw, env);
       fillVolume(join(volume, 'filler-b'));
       await until(
-        () => bridge.spool.commitError !== undefined || bridge.spool.undeletedClaims > 0 || bridge.spool.full,
+        () => bridge.spool.commitError !== undefined || bridge.spool.undeletedBatches > 0 || bridge.spool.full,
         'the full volume to stop the spool',
         30_000,
       );
@@ -176,11 +176,11 @@ describe.skipIf(!canMount)('a 16 MiB volume (needs root to mount a tmpfs)', () =
         90_000,
       ).catch((err: Error) => {
         throw new Error(
-          `${err.message}: ${JSON.stringify({ undeleted: bridge.spool.undeletedClaims, commitError: bridge.spool.commitError, spooled: bridge.spool.spooled, full: bridge.spool.full, free: statfsSync(volume!).bavail * statfsSync(volume!).bsize })}`,
+          `${err.message}: ${JSON.stringify({ undeleted: bridge.spool.undeletedBatches, commitError: bridge.spool.commitError, spooled: bridge.spool.spooled, full: bridge.spool.full, free: statfsSync(volume!).bavail * statfsSync(volume!).bsize })}`,
         );
       });
       await until(
-        () => bridge.spool.undeletedClaims === 0 && bridge.spool.onDisk.records === 0,
+        () => bridge.spool.undeletedBatches === 0 && bridge.spool.onDisk.records === 0,
         'the spool to empty',
         30_000,
       );

@@ -236,7 +236,7 @@ describe('hardening', () => {
     h.sim.createSession('hang').emit(50);
     h.receiver.behaviour.delayMs = 60_000;
     const bridge = await h.startBridge({ ...FAST, exporter: { timeout: '30s' } }, { BRIDGE_SESSIONS: 'hang' });
-    await until(() => h!.receiver.requests.length + bridge.spool.claimsInFlight > 0, 'an export in flight');
+    await until(() => h!.receiver.requests.length + bridge.spool.batchesInFlight > 0, 'an export in flight');
     const started = Date.now();
     expect(await bridge.shutdown(Date.now() + 500)).toBe(false);
     expect(Date.now() - started).toBeLessThan(3000);

@@ -1,18 +1,16 @@
 // The collector behind TLS with a private CA and a client certificate (the standard
 // OTEL_EXPORTER_OTLP_* variables), and both peers reached through an HTTP CONNECT proxy
-// (HTTP_PROXY / NO_PROXY): real sockets on loopback, certificates made by openssl in the test.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// (HTTP_PROXY / NO_PROXY): real sockets on loopback, certificates from test/helpers/test-certs.ts.
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
 import { probeCollector } from '../../../src/cli/check-probes.js';
 import { buildConfig } from '../../../src/config/load-config.js';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
+import { clientCommonName, makeTestCerts, mutualTlsOptions, type TestCerts } from '../../helpers/test-certs.js';
 
 let h: Harness | undefined;
 const servers: Array<HttpServer | HttpsServer> = [];
@@ -25,79 +23,25 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
 });
 
-let dir = '';
+let certs: TestCerts;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'bridge-tls-'));
-  const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  ssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=bridge test CA',
-  );
-  for (const [name, cn, ext] of [
-    ['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1'],
-    ['client', 'bridge', 'extendedKeyUsage=clientAuth'],
-  ] as const) {
-    writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
-    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
-    ssl(
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.pem`,
-      '-days',
-      '2',
-      '-extfile',
-      `${name}.ext`,
-    );
-  }
-  return () => rmSync(dir, { recursive: true, force: true });
+  certs = makeTestCerts();
+  return () => certs.remove();
 });
 
 /** An OTLP/HTTP logs receiver on TLS that requires a client certificate signed by the test CA. */
 async function tlsCollector(): Promise<{ url: string; records: () => number; clients: string[] }> {
   let records = 0;
   const clients: string[] = [];
-  const server = createHttpsServer(
-    {
-      key: readFileSync(join(dir, 'server.key')),
-      cert: readFileSync(join(dir, 'server.pem')),
-      ca: readFileSync(join(dir, 'ca.pem')),
-      requestCert: true,
-      rejectUnauthorized: true,
-    },
-    (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        clients.push(
-          String(
-            (req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }).getPeerCertificate()
-              .subject?.CN,
-          ),
-        );
-        records += decodeProtobufLogsRequest(Buffer.concat(chunks)).length;
-        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-      });
-    },
-  );
+  const server = createHttpsServer(mutualTlsOptions(certs), (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      clients.push(String(clientCommonName(req)));
+      records += decodeProtobufLogsRequest(Buffer.concat(chunks)).length;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, records: () => records, clients };
@@ -135,9 +79,9 @@ describe('TLS to the collector', () => {
     const bridge = await h.startBridge(FAST, {
       BRIDGE_SESSIONS: 't1',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-      OTEL_EXPORTER_OTLP_CERTIFICATE: join(dir, 'ca.pem'),
-      OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: join(dir, 'client.pem'),
-      OTEL_EXPORTER_OTLP_CLIENT_KEY: join(dir, 'client.key'),
+      OTEL_EXPORTER_OTLP_CERTIFICATE: certs.paths.ca,
+      OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: certs.paths.clientCert,
+      OTEL_EXPORTER_OTLP_CLIENT_KEY: certs.paths.clientKey,
     });
     await until(() => collector.records() >= 50, '50 records over TLS');
     expect(collector.clients.every((cn) => cn === 'bridge')).toBe(true);
@@ -160,11 +104,11 @@ describe('check against a TLS collector behind a proxy', () => {
   const env = (collector: string): NodeJS.ProcessEnv => ({
     BROWSER_API_URL: 'http://127.0.0.1:9',
     BROWSER_API_KEY: 'k',
-    BRIDGE_STATE_DIR: join(dir, 'state'),
+    BRIDGE_STATE_DIR: join(certs.dir, 'state'),
     OTEL_EXPORTER_OTLP_ENDPOINT: collector,
-    OTEL_EXPORTER_OTLP_CERTIFICATE: join(dir, 'ca.pem'),
-    OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: join(dir, 'client.pem'),
-    OTEL_EXPORTER_OTLP_CLIENT_KEY: join(dir, 'client.key'),
+    OTEL_EXPORTER_OTLP_CERTIFICATE: certs.paths.ca,
+    OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: certs.paths.clientCert,
+    OTEL_EXPORTER_OTLP_CLIENT_KEY: certs.paths.clientKey,
   });
 
   it('the collector probe uses the configured CA, client certificate and proxy, as the exporter does', async () => {

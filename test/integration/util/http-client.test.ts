@@ -1,17 +1,14 @@
 // The node:http client both peers are spoken to with, on real sockets on loopback: keep-alive, the
 // three timeouts, abort, back-pressure down to the peer's socket, the connections bound, and TLS with
-// a private CA directly and through an HTTP CONNECT proxy (certificates made by openssl here).
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// a private CA directly and through an HTTP CONNECT proxy (certificates from test/helpers/test-certs.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpClientOptions } from '../../../src/util/http-client.js';
 import { BODY_TIMEOUT, CONNECT_TIMEOUT, HEADERS_TIMEOUT } from '../../../src/util/http-timeout.js';
+import { clientCommonName, makeTestCerts, mutualTlsOptions, type TestCerts } from '../../helpers/test-certs.js';
 
 const servers: Array<Server | HttpsServer> = [];
 const clients: HttpClient[] = [];
@@ -325,81 +322,17 @@ describe('back-pressure', () => {
 });
 
 describe('TLS with a private CA, directly and through a CONNECT proxy', () => {
-  let dir = '';
-  const pem = (name: string): string => readFileSync(join(dir, name), 'utf8');
+  let certs: TestCerts;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-http-client-'));
-    const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-    ssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=http client test CA',
-    );
-    for (const [name, cn, ext] of [
-      ['server', 'peer.test', 'subjectAltName=DNS:peer.test,IP:127.0.0.1'],
-      ['client', 'bridge', 'extendedKeyUsage=clientAuth'],
-    ] as const) {
-      writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
-      ssl(
-        'req',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.csr`,
-        '-subj',
-        `/CN=${cn}`,
-      );
-      ssl(
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        'ca.pem',
-        '-CAkey',
-        'ca.key',
-        '-CAcreateserial',
-        '-out',
-        `${name}.pem`,
-        '-days',
-        '2',
-        '-extfile',
-        `${name}.ext`,
-      );
-    }
+    certs = makeTestCerts({ serverNames: ['peer.test'] });
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => certs.remove());
 
   /** An HTTPS peer that requires a client certificate signed by the test CA and says whose it got. */
   async function tlsPeer() {
-    const server = createHttpsServer(
-      {
-        key: pem('server.key'),
-        cert: pem('server.pem'),
-        ca: pem('ca.pem'),
-        requestCert: true,
-        rejectUnauthorized: true,
-      },
-      (req, res) => {
-        const cn = (
-          req.socket as unknown as { getPeerCertificate(): { subject?: { CN?: string } } }
-        ).getPeerCertificate().subject?.CN;
-        res.end(`hello ${cn} at ${req.headers.host}${req.url}`);
-      },
-    );
+    const server = createHttpsServer(mutualTlsOptions(certs), (req, res) => {
+      res.end(`hello ${clientCommonName(req)} at ${req.headers.host}${req.url}`);
+    });
     const s = await listen(server);
     return { ...s, url: `https://127.0.0.1:${s.port}` };
   }
@@ -427,7 +360,7 @@ describe('TLS with a private CA, directly and through a CONNECT proxy', () => {
     return { ...s, url: `http://127.0.0.1:${s.port}`, tunnels, auth };
   }
 
-  const material = () => ({ ca: pem('ca.pem'), cert: pem('client.pem'), key: pem('client.key') });
+  const material = () => ({ ca: certs.pem.ca, cert: certs.pem.clientCert, key: certs.pem.clientKey });
 
   it('trusts the private CA and presents the client certificate on a direct connection', async () => {
     const peer = await tlsPeer();

@@ -14,20 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Delivery } from '../../../src/export/delivery.js';
-import type { ExportOutcome, OtlpTransport } from '../../../src/export/otlp-transport.js';
-import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
+import type { ExportOutcome } from '../../../src/export/otlp-transport.js';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
-import { Spool } from '../../../src/store/spool.js';
-import { createRecordEncoder } from '../../../src/wire/encode-record.js';
-import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
-
-const encode = createRecordEncoder();
-const requests = createRequestBuilder('http/protobuf', {
-  resource: { 'service.name': 't' },
-  scope: { name: 't', version: '1' },
-});
+import { appendSeq, openTestSpool, scriptedTransport, testDelivery } from '../../helpers/delivery-fixture.js';
 
 type Mode = 'ok' | 'partial' | 'refuse_all' | 'too_large' | 'throttle' | 'timeout' | 'reset';
 type Step =
@@ -90,29 +80,14 @@ async function runScenario(steps: Step[], poison: ReadonlySet<number>): Promise<
   const dir = mkdtempSync(join(tmpdir(), 'bridge-model-'));
   const collector = new Collector(poison);
   const facts: Fact[] = [];
-  const transport: OtlpTransport = {
-    url: 'http://collector.model/v1/logs',
-    send: async (body) => {
-      await new Promise((r) => setTimeout(r, 1));
-      return collector.answer(decodeProtobufLogsRequest(body).map((r) => Number(r.attributes.seq)));
-    },
-    close: async () => {},
-  };
+  const transport = scriptedTransport('http://collector.model/v1/logs', async (seqs) => {
+    await new Promise((r) => setTimeout(r, 1));
+    return collector.answer(seqs);
+  });
   const open = async () => {
     const store = await openSqliteStore(join(dir, 'bridge.db'));
-    await store.putSession({ id: 's', attributes: {} }, 'config');
-    const spool = await Spool.open({
-      store,
-      mode: 'always',
-      maxBytes: 1 << 26,
-      memoryMaxBytes: 4096,
-      commitMaxRecords: 1000,
-      commitIntervalMs: 1000,
-    });
-    const delivery = new Delivery({
-      spool,
-      transport,
-      requests,
+    const spool = await openTestSpool(store, { maxBytes: 1 << 26, memoryMaxBytes: 4096, commitIntervalMs: 1000 });
+    const delivery = testDelivery(spool, transport, {
       batchMaxRecords: 5,
       batchMaxBytes: 1 << 20,
       concurrency: 2,
@@ -131,21 +106,7 @@ async function runScenario(steps: Step[], poison: ReadonlySet<number>): Promise<
       else if (s.kind === 'commit') {
         for (let i = 0; i < s.records; i++) {
           seq++;
-          bridge.spool.append(
-            's',
-            seq,
-            0,
-            seq,
-            encode({
-              tsMicros: seq,
-              observedMicros: seq,
-              eventName: 'browser.x',
-              severityNumber: 9,
-              severityText: 'INFO',
-              body: undefined,
-              attributes: { seq },
-            }),
-          );
+          appendSeq(bridge.spool, seq);
           committed.push(seq);
         }
         expect(await bridge.spool.flush()).toBe(true);

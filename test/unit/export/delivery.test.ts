@@ -1,21 +1,11 @@
 // The delivery loop against a scripted transport and a real SQLite spool whose deletes can fail.
 import { describe, expect, it } from 'vitest';
-import { Delivery } from '../../../src/export/delivery.js';
-import { createRecordEncoder } from '../../../src/wire/encode-record.js';
-import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import type { ExportOutcome, OtlpTransport } from '../../../src/export/otlp-transport.js';
-import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
 import { createMetrics } from '../../../src/observe/metrics.js';
 import { createFactSink } from '../../../src/observe/facts.js';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
-import { Spool } from '../../../src/store/spool.js';
 import { silentLogger } from '../../../src/util/logger.js';
-
-const encode = createRecordEncoder();
-const requests = createRequestBuilder('http/protobuf', {
-  resource: { 'service.name': 't' },
-  scope: { name: 't', version: '1' },
-});
+import { appendSeq, openTestSpool, requestSeqs, testDelivery } from '../../helpers/delivery-fixture.js';
 
 async function setup(
   records: number,
@@ -23,32 +13,8 @@ async function setup(
   batchMaxBytes = 1 << 30,
 ) {
   const store = await openSqliteStore(':memory:');
-  await store.putSession({ id: 's', attributes: {} }, 'config');
-  const spool = await Spool.open({
-    store,
-    mode: 'always',
-    maxBytes: 1 << 24,
-    memoryMaxBytes: 1 << 20,
-    commitMaxRecords: 1000,
-    commitIntervalMs: 5,
-  });
-  for (let seq = 1; seq <= records; seq++) {
-    spool.append(
-      's',
-      seq,
-      0,
-      seq,
-      encode({
-        tsMicros: seq,
-        observedMicros: seq,
-        eventName: 'browser.x',
-        severityNumber: 9,
-        severityText: 'INFO',
-        body: undefined,
-        attributes: { seq },
-      }),
-    );
-  }
+  const spool = await openTestSpool(store);
+  for (let seq = 1; seq <= records; seq++) appendSeq(spool, seq);
   await spool.flush();
   const calls: number[][] = [];
   const sizes: number[] = [];
@@ -56,23 +22,14 @@ async function setup(
     url: 'http://collector.test/v1/logs',
     send: async (body) => {
       sizes.push(body.length);
-      const seqs = decodeProtobufLogsRequest(body).map((r) => Number(r.attributes.seq));
+      const seqs = requestSeqs(body);
       calls.push(seqs);
       return answer(seqs, calls.length);
     },
     close: async () => {},
   };
   const metrics = createMetrics({ defaultMetrics: false });
-  const delivery = new Delivery({
-    spool,
-    transport,
-    requests,
-    batchMaxRecords: 10,
-    batchMaxBytes,
-    concurrency: 1,
-    backoff: { initialMs: 5, maxMs: 20 },
-    emit: createFactSink(metrics, silentLogger()),
-  });
+  const delivery = testDelivery(spool, transport, { batchMaxBytes, emit: createFactSink(metrics, silentLogger()) });
   return { store, spool, delivery, calls, metrics, sizes };
 }
 
@@ -91,28 +48,14 @@ describe('Delivery', () => {
       if (failing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
       return realDelete(ids, known);
     };
-    // More commits, so several claims are exported while no delete succeeds.
+    // More commits, so several batches are exported while no delete succeeds.
     for (let seq = 31; seq <= 60; seq++) {
-      spool.append(
-        's',
-        seq,
-        0,
-        seq,
-        encode({
-          tsMicros: seq,
-          observedMicros: seq,
-          eventName: 'browser.x',
-          severityNumber: 9,
-          severityText: 'INFO',
-          body: undefined,
-          attributes: { seq },
-        }),
-      );
+      appendSeq(spool, seq);
       if (seq % 10 === 0) await spool.flush();
     }
     delivery.start();
     await until(() => calls.flat().length === 60);
-    expect(spool.undeletedClaims).toBeGreaterThan(0);
+    expect(spool.undeletedBatches).toBeGreaterThan(0);
     expect(spool.idle).toBe(false);
     failing = false;
     await until(() => spool.idle);
@@ -137,28 +80,14 @@ describe('Delivery', () => {
       return realCommit(segments, checkpoints);
     };
     delivery.start();
-    await until(() => calls.length > 0 && spool.undeletedClaims > 0);
+    await until(() => calls.length > 0 && spool.undeletedBatches > 0);
     expect(spool.full).toBe(true);
     // The operator frees space; the next commit comes before the background retry would.
     full = false;
-    spool.append(
-      's',
-      11,
-      0,
-      11,
-      encode({
-        tsMicros: 11,
-        observedMicros: 11,
-        eventName: 'browser.x',
-        severityNumber: 9,
-        severityText: 'INFO',
-        body: undefined,
-        attributes: { seq: 11 },
-      }),
-    );
+    appendSeq(spool, 11);
     await spool.flush();
     expect(order.slice(0, 2)).toEqual(['delete', 'commit']);
-    expect(spool.undeletedClaims).toBe(0);
+    expect(spool.undeletedBatches).toBe(0);
     await until(() => spool.idle);
     await delivery.stop();
     expect(spool.full).toBe(false);
@@ -273,21 +202,7 @@ describe('Delivery', () => {
     delivery.start();
     await until(() => calls.length === 1);
     for (let i = 0; i < 5; i++) {
-      spool.append(
-        's',
-        100 + i,
-        0,
-        1,
-        encode({
-          tsMicros: 1,
-          observedMicros: 1,
-          eventName: 'browser.x',
-          severityNumber: 9,
-          severityText: 'INFO',
-          body: undefined,
-          attributes: { seq: 100 + i },
-        }),
-      );
+      appendSeq(spool, 100 + i, 1);
       await spool.flush();
       await new Promise((r) => setTimeout(r, 30));
     }
@@ -326,15 +241,7 @@ describe('Spool room', () => {
   it('is bounded by the free space of its volume, less a reserve, not only by max_bytes', async () => {
     let free = 1 << 30;
     const store = await openSqliteStore(':memory:');
-    const spool = await Spool.open({
-      store,
-      mode: 'always',
-      maxBytes: 1 << 30,
-      memoryMaxBytes: 1 << 20,
-      commitMaxRecords: 1000,
-      commitIntervalMs: 5,
-      freeBytes: () => ({ free, total: 4 * 2 ** 30 }),
-    });
+    const spool = await openTestSpool(store, { maxBytes: 1 << 30, freeBytes: () => ({ free, total: 4 * 2 ** 30 }) });
     expect(spool.full).toBe(false);
     expect(spool.limitedByDisk).toBe(true);
     free = 32 * 1024 * 1024;
@@ -345,15 +252,7 @@ describe('Spool room', () => {
   it('is full under memory pressure, and wakes the waiting readers when it ends', async () => {
     let pressure = true;
     const store = await openSqliteStore(':memory:');
-    const spool = await Spool.open({
-      store,
-      mode: 'always',
-      maxBytes: 1 << 24,
-      memoryMaxBytes: 1 << 20,
-      commitMaxRecords: 1000,
-      commitIntervalMs: 5,
-      memoryPressure: () => pressure,
-    });
+    const spool = await openTestSpool(store, { memoryPressure: () => pressure });
     expect(spool.full).toBe(true);
     let woke = false;
     const waiting = spool.waitForRoom().then(() => (woke = true));
@@ -382,7 +281,7 @@ describe('what delivery says about the collector', () => {
     };
     let claimed = false;
     const spool = {
-      claim: async () => (claimed ? null : ((claimed = true), { segments: [segment], records: 1, bytes: 1 })),
+      takeBatch: async () => (claimed ? null : ((claimed = true), { segments: [segment], records: 1, bytes: 1 })),
       waitForData: () => new Promise<void>(() => {}),
       idle: false,
       acknowledge: async () => {},

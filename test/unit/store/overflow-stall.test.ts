@@ -35,7 +35,7 @@ async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; s
   spool.append('s', 1, 0, 1, record(1));
   await spool.flush();
   store.cut = true;
-  const first = await spool.claim(10);
+  const first = await spool.takeBatch(10);
   await spool.acknowledge(first!);
   // More records wait in memory; the acknowledgement above cannot be checkpointed.
   spool.append('s', 2, 0, 2, record(2));
@@ -56,12 +56,12 @@ describe('overflow mode when checkpoints cannot be written', () => {
     const { spool, store } = await cutOffWithUnwrittenAck(true);
     await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS / 2);
     // Within the stall, delivery goes on: a write may be slow without being lost.
-    const within = await spool.claim(10);
+    const within = await spool.takeBatch(10);
     expect(within?.records).toBe(1);
     spool.release(within!);
 
     await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
-    expect(await spool.claim(10)).toBeNull();
+    expect(await spool.takeBatch(10)).toBeNull();
     let woke = false;
     void spool.waitForData().then(() => (woke = true));
     await vi.advanceTimersByTimeAsync(5 * CHECKPOINT_STALL_MS);
@@ -72,19 +72,19 @@ describe('overflow mode when checkpoints cannot be written', () => {
     await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
     expect(woke).toBe(true);
     expect((await store.sessions())[0]!.checkpoint).toBe(1);
-    expect((await spool.claim(10))?.records).toBe(1);
+    expect((await spool.takeBatch(10))?.records).toBe(1);
   });
 
   it('goes on delivering from memory with the embedded store (no pause: a full disk must not stop delivery)', async () => {
     const { spool } = await cutOffWithUnwrittenAck(false);
     await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
-    expect((await spool.claim(10))?.records).toBe(1);
+    expect((await spool.takeBatch(10))?.records).toBe(1);
   });
 
   it('does not pause the drain after close: checkpoints wait for finish() then, by design', async () => {
     const { spool } = await cutOffWithUnwrittenAck(true);
     await spool.close();
     await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
-    expect((await spool.claim(10))?.records).toBe(1);
+    expect((await spool.takeBatch(10))?.records).toBe(1);
   });
 });

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Spool, type Claim } from '../../../src/store/spool.js';
+import { Spool, type Batch } from '../../../src/store/spool.js';
 import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
@@ -67,7 +67,7 @@ interface World {
   /** Claims refused records from memory because checkpoints waited too long (over the whole run). */
   paused: { claims: number };
   gapsDelivered: number;
-  claims: Claim[];
+  claims: Batch[];
 }
 
 interface Real {
@@ -96,7 +96,7 @@ async function open(dir: string, window: number): Promise<{ store: FlakyStore; s
 const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 const key = (s: string, seq: number): string => `${s}:${seq}`;
 
-function deliveredKeys(w: World, c: Claim): void {
+function deliveredKeys(w: World, c: Batch): void {
   const now = Date.now();
   const ack = (k: string): void => {
     w.delivered.add(k);
@@ -247,7 +247,7 @@ class ClaimNext implements Cmd {
     const since = await waitingSince(w, r);
     const stalled = since !== undefined && Date.now() - since > CHECKPOINT_STALL_MS;
     const waiting = r.spool.heldBytes.ready > 0;
-    const c = await r.spool.claim(this.max);
+    const c = await r.spool.takeBatch(this.max);
     if (stalled) {
       const fromMemory = c?.segments.filter((seg) => seg.id < 0).length ?? 0;
       expect(fromMemory, `a claim took records from memory ${Date.now() - since}ms into unwritten checkpoints`).toBe(0);
@@ -266,7 +266,7 @@ class Settle implements Cmd {
   ) {}
   check = (w: Readonly<World>): boolean => w.claims.length > 0;
   async run(w: World, r: Real): Promise<void> {
-    const [c] = w.claims.splice(this.pick % w.claims.length, 1) as [Claim];
+    const [c] = w.claims.splice(this.pick % w.claims.length, 1) as [Batch];
     if (this.ack) {
       await r.spool.acknowledge(c);
       deliveredKeys(w, c);
@@ -400,7 +400,7 @@ describe('the overflow mode against a service with a ring buffer and an archive'
           await restart(world, real, false);
           for (const s of SESSIONS) readFrom(world, real, s, Number.MAX_SAFE_INTEGER, []);
           await real.spool.flush();
-          for (let c = await real.spool.claim(4); c; c = await real.spool.claim(4)) {
+          for (let c = await real.spool.takeBatch(4); c; c = await real.spool.takeBatch(4)) {
             await real.spool.acknowledge(c);
             deliveredKeys(world, c);
           }

@@ -53,7 +53,7 @@ describe('held bytes and the memory budget', () => {
     expect(spool.heldBytes.ready).toBe(seq * SCREENSHOT.length);
     expect(spool.full).toBe(true);
     const room = spool.waitForRoom();
-    const claim = await spool.claim(100_000);
+    const claim = await spool.takeBatch(100_000);
     expect(claim?.records).toBe(seq);
     await spool.acknowledge(claim!);
     await room;

@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Spool, type Claim } from '../../../src/store/spool.js';
+import { Spool, type Batch } from '../../../src/store/spool.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
 import { splitRecords, type Segment } from '../../../src/wire/segment-framing.js';
@@ -68,7 +68,7 @@ interface Model {
   /** Every record ever committed (for the final at-least-once check). */
   everCommitted: Set<string>;
   /** Claims handed out and not yet settled in this process, with the keys they hold. */
-  claims: Array<{ claim: Claim; keys: string[] }>;
+  claims: Array<{ claim: Batch; keys: string[] }>;
 }
 
 /** A SQLite store whose next commit or delete can be made to fail, as on a full disk. */
@@ -173,7 +173,7 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
   }
   expect(r.spool.spooled.records).toBe(m.stored.size);
   expect(r.spool.pendingCount).toBe(m.pending.filter((p) => p.record).length);
-  expect(r.spool.claimsInFlight).toBe(m.claims.length);
+  expect(r.spool.batchesInFlight).toBe(m.claims.length);
 }
 
 type Cmd = fc.AsyncCommand<Model, Real>;
@@ -257,7 +257,7 @@ class ClaimNext implements Cmd {
   constructor(readonly maxRecords: number) {}
   check = (): boolean => true;
   async run(m: Model, r: Real): Promise<void> {
-    const claim = await r.spool.claim(this.maxRecords);
+    const claim = await r.spool.takeBatch(this.maxRecords);
     const queued = [...m.stored].filter(([, place]) => place === 'queued').map(([k]) => k);
     if (!claim) {
       expect(queued, 'claim() returned null while committed records wait').toEqual([]);
@@ -295,7 +295,7 @@ class Settle implements Cmd {
   ) {}
   check = (m: Readonly<Model>): boolean => m.claims.length > 0;
   async run(m: Model, r: Real): Promise<void> {
-    const [{ claim, keys }] = m.claims.splice(this.pick % m.claims.length, 1) as [{ claim: Claim; keys: string[] }];
+    const [{ claim, keys }] = m.claims.splice(this.pick % m.claims.length, 1) as [{ claim: Batch; keys: string[] }];
     if (this.how === 'settle') {
       r.spool.release(claim);
       for (const k of keys) m.stored.set(k, 'parked');
@@ -406,7 +406,7 @@ describe('Spool against a model', () => {
           // that was not acknowledged with a durable delete, each once, and leaves the store empty.
           await new Restart(false).run(model, real);
           const drained: string[] = [];
-          for (let c = await real.spool.claim(4); c; c = await real.spool.claim(4)) {
+          for (let c = await real.spool.takeBatch(4); c; c = await real.spool.takeBatch(4)) {
             drained.push(...c.segments.flatMap(recordKeys));
             await real.spool.acknowledge(c);
           }

@@ -5,7 +5,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ArchiveReader, CONCURRENT_PAGES, LARGE_PAGE_BYTES } from '../../../src/upstream/archive.js';
-import type { ArchivePageResult, LargeBodyGate } from '../../../src/upstream/client.js';
+import type { ArchivePageResult } from '../../../src/upstream/client.js';
+import type { LargeBodyGate } from '../../../src/upstream/read-body.js';
 
 /** A fake archive whose pages are `bytes` long: as the real client does, it enters the gate past its threshold. */
 function world(bytes: number, failFirst = false) {

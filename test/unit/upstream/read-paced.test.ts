@@ -3,7 +3,7 @@
 // cut and says so, a reset says so.
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { readPaced } from '../../../src/upstream/client.js';
+import { readPaced } from '../../../src/upstream/read-body.js';
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -1,6 +1,6 @@
-// Sends the records of one claim until they are settled: the one retry layer (retryable answers
+// Sends the records of one batch until they are settled: the one retry layer (retryable answers
 // wait for max(Retry-After, backoff) and go again) and the proof a refused record must pass before it
-// is dropped (see exportParts). Delivery (delivery.ts) claims, hands each claim here in requests of
+// is dropped (see exportParts). Delivery (delivery.ts) takes a batch from the spool, hands it here in requests of
 // allowed size, and acknowledges; what this learns of the collector (failing, refusing everything,
 // the last error) is what status and readiness show.
 import type { Emit } from '../vocabulary/facts.js';
@@ -20,10 +20,10 @@ export interface SendGate {
   owns(sessionId: string): boolean;
 }
 
-/** A claim holds segments of a session this replica no longer owns: they are the new owner's to send. */
+/** A batch holds segments of a session this replica no longer owns: they are the new owner's to send. */
 export class Disowned extends Error {}
 
-export interface ClaimExportOptions {
+export interface BatchExportOptions {
   transport: OtlpTransport;
   requests: RequestBuilder;
   backoff: BackoffPolicy;
@@ -37,7 +37,7 @@ export interface ClaimExportOptions {
   gate(): SendGate | undefined;
 }
 
-export class ClaimExport {
+export class BatchExport {
   private failing = false;
   /** Last export failure, for status and readiness. */
   lastError: string | undefined;
@@ -48,7 +48,7 @@ export class ClaimExport {
   /** Requests the collector accepted since start: what proves that a refusal is about the records. */
   private acceptedRequests = 0;
 
-  constructor(private readonly o: ClaimExportOptions) {}
+  constructor(private readonly o: BatchExportOptions) {}
 
   get exportFailing(): boolean {
     return this.failing;

@@ -1,0 +1,184 @@
+// Reads one connection of a session's telemetry stream, from its first byte until it ends, fails or
+// the subscriber stops (the `streaming` state of stream/subscriber.ts, whose loop decides what follows).
+//
+//   reading ──a returned promise (back-pressure, a repair, a fair-share turn)──▶ held ──settles──▶ reading
+//      │                                                     │
+//      │                                                     └─the body ended meanwhile: acted on once released
+//      ├─body ends cleanly──▶ the decoder's held-back frame delivered ──▶ closed (clean)
+//      ├─idle watchdog / a frame over the limit (abort)──▶ idle / frame_too_large
+//      ├─error, reset──▶ network
+//      └─stop() (releases the hold)──▶ closed "stopped"
+//
+// Driven by the body's `data` events rather than `for await`: an async iterator costs a chain of
+// promises, closures and contexts per chunk that lives until the next chunk, and with a thousand
+// live sessions that is tens of milliseconds, long enough to be promoted to the old generation
+// every time. Here a chunk costs one callback.
+import { finished, type Readable } from 'node:stream';
+import { discard } from '../upstream/read-body.js';
+import { yieldIfDue } from '../util/fair-share.js';
+import { networkMessage } from '../util/network-message.js';
+import type { ReconnectReason } from '../vocabulary/session-states.js';
+import { createFrameDecoder, type Frame } from './frame-decoder.js';
+import { IdleWatchdog } from './idle-watchdog.js';
+import type { SequencedStream, StreamItem } from './sequenced-stream.js';
+
+/** How a connection ended, for the subscriber's backoff. */
+export interface ReadOutcome {
+  reason: ReconnectReason;
+  detail?: string;
+}
+
+/**
+ * The pending hold of a read, if any. The subscriber's stop() calls `release` so a read held must
+ * not outlive a stop. One hook, replaced per hold, rather than a race with a stop promise: every race
+ * would leave a reaction on that promise for as long as the session lives.
+ */
+export interface HoldSlot {
+  release: (() => void) | undefined;
+}
+
+/** What a connection's reader needs of the subscriber that opened it. */
+export interface ConnectionHost {
+  readonly idleTimeoutMs: number;
+  /** Wall clock in ms. */
+  readonly now: () => number;
+  readonly stream: SequencedStream;
+  readonly hold: HoldSlot;
+  /** Items of one chunk, in order; a returned promise holds reading until it settles. */
+  push(items: StreamItem[], observedMicros: number): void | Promise<void>;
+  stopped(): boolean;
+  /** The connection delivered frames: the backoff attempt counter starts over. */
+  delivered(): void;
+}
+
+/**
+ * Reads one connection's body until it ends, fails or the subscriber stops.
+ *
+ * Reading is held (body paused) while a returned promise is pending: back-pressure from the spool,
+ * a gap repaired from the archive, or a turn given to other streams (fair-share.ts). Whatever
+ * happens to the connection meanwhile (an error, an abort) is acted on only once the hold is over,
+ * so the items of this connection are all handed out before the next connection's.
+ */
+export function readConnection(body: Readable, ac: AbortController, host: ConnectionHost): Promise<ReadOutcome> {
+  let why: ReconnectReason | undefined;
+  const decoder = createFrameDecoder(() => {
+    why = 'frame_too_large';
+    ac.abort();
+  });
+  const watchdog = new IdleWatchdog(host.idleTimeoutMs, () => {
+    why = 'idle';
+    ac.abort();
+  });
+  const { stream, now } = host;
+  // One array for every chunk, emptied once its frames are delivered: nothing of a chunk stays
+  // reachable from here until the next one.
+  const frames: Frame[] = [];
+  const deliver = (): void | Promise<void> => {
+    const items: StreamItem[] = [];
+    for (const f of frames) stream.push(f, items);
+    const pause = host.push(items, now() * 1000);
+    frames.length = 0;
+    return pause;
+  };
+
+  return new Promise<ReadOutcome>((resolve) => {
+    let settled = false;
+    /** How the connection ended, when it ended during a hold: acted on once the hold is over. */
+    let endedDuringHold: (() => void) | undefined;
+
+    const finish = (outcome: ReadOutcome, clean = false): void => {
+      if (settled) return;
+      settled = true;
+      body.off('data', onData);
+      stopWatching();
+      stream.connectionEnded(clean);
+      watchdog.stop();
+      discard(body);
+      resolve(outcome);
+    };
+    const stopped = (): void => finish({ reason: 'closed', detail: 'stopped' });
+
+    /**
+     * Stops reading until `wait` settles (or stop() is called), then `then` goes on. A long wait
+     * (back-pressure, a repair) stops the idle watchdog too: silence we caused is not a dead peer.
+     */
+    const hold = (wait: Promise<void>, then: () => void, long: boolean): void => {
+      if (host.stopped()) return stopped();
+      body.pause();
+      if (long) watchdog.pause();
+      /** Ends this hold; false when it was over already (released by stop(), or it failed). */
+      const end = (): boolean => {
+        if (host.hold.release !== release) return false;
+        host.hold.release = undefined;
+        return true;
+      };
+      const release = (): void => {
+        if (!end()) return;
+        if (host.stopped()) return stopped();
+        const ended = endedDuringHold;
+        endedDuringHold = undefined;
+        if (ended) return ended();
+        if (long) watchdog.resume();
+        then();
+      };
+      host.hold.release = release;
+      wait.then(release, (err: unknown) => {
+        if (end()) finish({ reason: 'network', detail: `internal error: ${(err as Error).message}` });
+      });
+    };
+    const resume = (): void => void body.resume();
+
+    const onData = (chunk: Buffer): void => {
+      // A paused body emits nothing: no chunk arrives while a hold is pending.
+      try {
+        watchdog.touch();
+        decoder.feed(chunk, frames);
+        if (frames.length > 0) {
+          host.delivered();
+          const pause = deliver();
+          if (pause) return hold(pause, resume, true);
+        }
+        if (host.stopped()) return stopped();
+        const turn = yieldIfDue();
+        if (turn) hold(turn, resume, false);
+      } catch (err) {
+        // A bug downstream, not the peer's fault: this connection ends and the next one resumes.
+        finish({ reason: 'network', detail: `internal error: ${(err as Error).message}` });
+      }
+    };
+
+    const endedCleanly = (): void => {
+      // The body ended without an error: flush what the parser held back (a last frame ending in CR).
+      decoder.end(frames);
+      const done = (): void => finish({ reason: 'closed', detail: 'the service closed the stream' }, true);
+      if (frames.length === 0) return done();
+      const pause = deliver();
+      if (pause) hold(pause, done, true);
+      else done();
+    };
+
+    const failed = (err: Error): void => {
+      if (why === 'idle') return finish({ reason: 'idle', detail: `no bytes for ${host.idleTimeoutMs} ms` });
+      if (why === 'frame_too_large') {
+        const items: StreamItem[] = [];
+        stream.frameTooLarge(items);
+        const done = (): void => finish({ reason: 'frame_too_large', detail: 'a frame exceeded the size limit' });
+        const pause = host.push(items, now() * 1000);
+        if (pause) return hold(pause, done, true);
+        return done();
+      }
+      finish({ reason: 'network', detail: networkMessage(err) });
+    };
+
+    body.on('data', onData);
+    // finished() reports an end, an error or a close before the end exactly once, also when it
+    // happened before this read began (a body destroyed between the answer and here).
+    const stopWatching = finished(body, (err) => {
+      if (settled) return;
+      const ended = (): void => (err ? failed(err) : endedCleanly());
+      if (host.hold.release !== undefined) endedDuringHold = ended;
+      else ended();
+    });
+    if (host.stopped()) stopped();
+  });
+}
