@@ -79,6 +79,33 @@ describe('simulator: GET /browsers', () => {
     expect((await list('')).status).toBe(200);
   });
 
+  it('filters by region (us-east by default, only the two names the service knows) and lists the region of each session', async () => {
+    sim = await startSimulator();
+    sim.createSession('east', {});
+    sim.createSession('west', { region: 'eu-west' });
+    const ids = async (q: string): Promise<string[]> => (await list(q)).body.map((s) => s.session_id as string).sort();
+    expect(await ids('?limit=100&region=eu-west')).toEqual(['west']);
+    expect(await ids('?limit=100&region=us-east')).toEqual(['east']);
+    expect(await ids('?limit=100')).toEqual(['east', 'west']);
+    expect((await list('?limit=100&region=eu-west')).body[0]).toMatchObject({ region: 'eu-west' });
+    expect((await list('?region=mars')).status).toBe(400);
+  });
+
+  it('faults: refused statuses answer 400, and the list can be served oldest first', async () => {
+    sim = await startSimulator();
+    for (const id of ['a', 'b', 'c']) sim.createSession(id, {});
+    sim.faults.listRefusedStatuses = ['all'];
+    expect(await list('?status=all')).toMatchObject({ status: 400 });
+    expect((await list('?status=active')).status).toBe(200);
+    const createdAt = async (): Promise<number[]> =>
+      (await list('?limit=100')).body.map((s) => Date.parse(s.created_at as string));
+    const newest = await createdAt();
+    expect([...newest].sort((x, y) => y - x)).toEqual(newest);
+    sim.faults.listOrder = 'oldest';
+    const oldest = await createdAt();
+    expect([...oldest].sort((x, y) => x - y)).toEqual(oldest);
+  });
+
   it('has no route with listRoute: false (an older service)', async () => {
     sim = await startSimulator({ listRoute: false });
     expect((await list('')).status).toBe(404);
