@@ -1,6 +1,6 @@
 // The simulator's GET /browsers over a real socket: the semantics discovery relies on (status,
 // query, tags ANDed, limit bounds, newest first, X-Has-More / absolute X-Next-Offset, deleted_at),
-// injected list failures, and a simulator without the route.
+// injected list failures, a simulator without the route, and session names on the sub-routes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../../src/devkit/simulator/index.js';
 import { SessionSpawner } from '../../../../src/devkit/simulator/session-spawner.js';
@@ -104,6 +104,27 @@ describe('simulator: GET /browsers', () => {
     sim.faults.listOrder = 'oldest';
     const oldest = await createdAt();
     expect([...oldest].sort((x, y) => x - y)).toEqual(oldest);
+  });
+
+  it('takes a session name wherever an id goes: the session, its archive and its stream', async () => {
+    sim = await startSimulator();
+    sim.createSession('old-run', { name: 'nightly' }).end();
+    const s = sim.createSession('s-1', { name: 'nightly' });
+    s.emit(3);
+    const get = (path: string, signal?: AbortSignal): Promise<Response> =>
+      fetch(`${sim!.url}${path}`, { headers: { authorization: 'Bearer sim-key' }, ...(signal ? { signal } : {}) });
+    // The live session of that name, not the ended one.
+    expect(await (await get('/browsers/nightly')).json()).toMatchObject({ session_id: 's-1', name: 'nightly' });
+    const events = (await (
+      await get('/browsers/nightly/telemetry/events?since=1970-01-01T00:00:00Z')
+    ).json()) as unknown[];
+    expect(events).toHaveLength(3);
+    const ac = new AbortController();
+    const stream = await get('/browsers/nightly/telemetry/stream', ac.signal);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    ac.abort();
+    expect((await get('/browsers/no-such-name')).status).toBe(404);
   });
 
   it('has no route with listRoute: false (an older service)', async () => {
