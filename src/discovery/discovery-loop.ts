@@ -15,7 +15,7 @@
 //         the sessions older than any cutoff (and a count of what the selector matches).
 //     All done → record the poll's start as the last success (durable) → wait one interval.
 //     A service that refuses `status=all` is read as `active` and `deleted` apart, or as the default
-//     list alone (recent-sessions.ts); each step down is said once, as is a list that turns out
+//     list alone (recent-sessions.ts); each step down is said once (list-shape.ts), as is a list that turns out
 //     not to be newest first (every walk then reads the whole list).
 //   → a failed walk records nothing and waits: Retry-After on 429, backoff on 5xx and network
 //     errors, the long auth backoff on 401/403, and a long pause on 404 (a service without the
@@ -31,7 +31,8 @@ import { backoffDelay } from '../util/backoff.js';
 import { once } from '../util/lifecycle.js';
 import type { DiscoveryOutcome, Emit } from '../vocabulary/facts.js';
 import { walkList, type ListClient, type WalkResult } from './list-sessions.js';
-import { walkNewest, type ListMode, type NewestWalk } from './recent-sessions.js';
+import { ListShape } from './list-shape.js';
+import { walkNewest } from './recent-sessions.js';
 
 /**
  * The service's created_at and the store's clock are different clocks: when only the store's last
@@ -83,9 +84,8 @@ export class DiscoveryLoop {
   /** When the whole live list was last read (local clock), and how many sessions it matched. */
   private lastFullWalk: number | undefined;
   private matched = 0;
-  /** How the newest sessions are read; goes down when the service refuses a status. */
-  private mode: ListMode = 'all';
-  private orderSaid = false;
+  /** How the newest sessions are read, and what was said of the list. */
+  private readonly shape: ListShape;
   /** Failed polls in a row (backoff attempt, and how often the log repeats itself). */
   private streak = 0;
   private markSettled: () => void = () => {};
@@ -95,6 +95,7 @@ export class DiscoveryLoop {
 
   constructor(private readonly d: DiscoveryLoopDeps) {
     this.now = d.now ?? ((): number => Date.now());
+    this.shape = new ListShape(d.emit);
   }
 
   start(): void {
@@ -160,10 +161,10 @@ export class DiscoveryLoop {
         cfg,
         cutoff,
         (page) => this.add(page),
-        this.mode,
+        this.shape.mode,
         this.abort.signal,
       );
-      this.noteShape(recent);
+      this.shape.note(recent);
       pages += recent.pages;
       if (recent.kind === 'error') return this.walkFailed(recent, started, pages);
       saw(recent.order?.newest);
@@ -196,31 +197,6 @@ export class DiscoveryLoop {
     });
     this.streak = 0;
     return { outcome: 'ok', delayMs: cfg.intervalMs };
-  }
-
-  /** Says once per step down that the service refused a status, and once that the list is not newest first. */
-  private noteShape(w: NewestWalk): void {
-    if (w.mode !== this.mode && w.refused !== undefined) {
-      this.mode = w.mode;
-      const how =
-        w.mode === 'split'
-          ? 'reading status=active and status=deleted apart instead'
-          : 'reading the live list alone instead: a session created and deleted between two polls is missed';
-      this.d.emit({
-        f: 'discovery_list_shape',
-        shape: 'status_refused',
-        detail: `the service refused a session list status (${w.refused.detail}); ${how}`,
-      });
-    }
-    if (w.order?.risen === true && !this.orderSaid) {
-      this.orderSaid = true;
-      this.d.emit({
-        f: 'discovery_list_shape',
-        shape: 'not_newest_first',
-        detail:
-          'the service lists sessions other than newest first: every poll reads the whole list instead of stopping at the sessions it already saw',
-      });
-    }
   }
 
   private async add(page: readonly ListedSession[]): Promise<void> {
