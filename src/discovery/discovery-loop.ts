@@ -14,9 +14,9 @@
 //       the whole live list: at the first poll of the process and every FULL_WALK_MS after, for
 //         the sessions older than any cutoff (and a count of what the selector matches).
 //     All done → record the poll's start as the last success (durable) → wait one interval.
-//     A service that refuses `status=all` is read as `active` and `deleted` apart, or as the default
-//     list alone (recent-sessions.ts); each step down is said once (list-shape.ts), as is a list that turns out
-//     not to be newest first (every walk then reads the whole list).
+//     A service that refuses `status=all` is read as `active` and `deleted` apart, or as the
+//     default list alone (recent-sessions.ts); each step down is said once (list-shape.ts), as is
+//     a list that turns out not to be newest first (every walk then reads the whole list).
 //   → a failed walk records nothing and waits: Retry-After on 429, backoff on 5xx and network
 //     errors, the long auth backoff on 401/403, and a long pause on 404 (a service without the
 //     list: configured and PUT sessions are followed as before).
