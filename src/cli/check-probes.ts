@@ -1,6 +1,7 @@
 // The probes behind `check`, each one request or one file operation, each returning a CheckItem-ready
 // verdict rather than throwing. Nothing here prints headers, keys or full URLs with credentials.
 import { parseSessionExport, sameCollector, sessionExportWarning } from '../upstream/session-export.js';
+import { namedSession, sessionNameWarning } from '../upstream/session-ref.js';
 import { randomBytes } from 'node:crypto';
 import { rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { makeDirs } from '../util/make-dirs.js';
@@ -89,7 +90,10 @@ export async function probeSession(client: UpstreamClient, id: string, collector
   }
 }
 
-/** The session's own export, as a note; none when it does not export or cannot be read (best effort). */
+/**
+ * Notes on the session object: a reference that is a name rather than the id, and the session's own
+ * export; none when neither applies or the session cannot be read (best effort).
+ */
 async function sessionExportNotes(
   client: UpstreamClient,
   id: string,
@@ -101,7 +105,11 @@ async function sessionExportNotes(
     exp,
     exp !== undefined && collectorUrl !== undefined && sameCollector(exp, collectorUrl),
   );
-  return warning === undefined ? [] : [{ level: 'warn', text: warning }];
+  const named = got?.kind === 'ok' ? namedSession(id, got.value) : undefined;
+  return [
+    ...(named !== undefined ? [{ level: 'warn' as const, text: sessionNameWarning(id, named) }] : []),
+    ...(warning !== undefined ? [{ level: 'warn' as const, text: warning }] : []),
+  ];
 }
 
 /** Looks the pool up and reports what its telemetry configuration means for the bridge. */

@@ -10,6 +10,7 @@ export function describeSelector(d: DiscoveryConfig): string {
   const parts = [
     ...Object.entries(d.tags).map(([k, v]) => `${k}=${v}`),
     ...(d.query !== undefined ? [`query "${d.query}"`] : []),
+    ...(d.region !== undefined ? [`region ${d.region}`] : []),
   ];
   return parts.length > 0 ? parts.join(', ') : 'every session of the project';
 }

@@ -76,6 +76,10 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
     enabled: scalar('boolean', 'Switches discovery on (env BRIDGE_DISCOVER).'),
     tags: map('Tags every followed session must carry (env BRIDGE_DISCOVER_TAGS).'),
     query: scalar('string', "The service's substring match (env BRIDGE_DISCOVER_QUERY)."),
+    region: scalar(
+      'string',
+      "Only sessions of this region, the service's own filter: us-east or eu-west (env BRIDGE_DISCOVER_REGION).",
+    ),
     interval: scalar('duration', 'Time between two polls of the list (default 10s; env BRIDGE_DISCOVER_INTERVAL).'),
     start: oneOf(START, 'Where a discovered session starts (default oldest).'),
     project: scalar('string', 'A project id sent as X-Kernel-Project-Id.'),

@@ -1,5 +1,5 @@
 // The `discovery:` section and its environment overrides (BRIDGE_DISCOVER, BRIDGE_DISCOVER_TAGS,
-// BRIDGE_DISCOVER_QUERY, BRIDGE_DISCOVER_INTERVAL): which of the service's sessions the bridge
+// BRIDGE_DISCOVER_QUERY, BRIDGE_DISCOVER_REGION, BRIDGE_DISCOVER_INTERVAL): which of the service's sessions the bridge
 // follows without naming them (discovery/discovery-loop.ts). The environment wins over the file,
 // key by key, as everywhere else.
 import { ConfigError } from './errors.js';
@@ -32,6 +32,11 @@ export function parseDiscovery(raw: Raw, env: Env): DiscoveryConfig {
       ? tagsOf(parseKeyValueList(env.BRIDGE_DISCOVER_TAGS, 'BRIDGE_DISCOVER_TAGS'), 'BRIDGE_DISCOVER_TAGS')
       : tagsOf(optStringMap(d.tags, 'discovery.tags'), 'discovery.tags');
   const query = optString(env.BRIDGE_DISCOVER_QUERY, 'BRIDGE_DISCOVER_QUERY') ?? optString(d.query, 'discovery.query');
+  const regionKey = env.BRIDGE_DISCOVER_REGION ? 'BRIDGE_DISCOVER_REGION' : 'discovery.region';
+  const region = regionOf(
+    optString(env.BRIDGE_DISCOVER_REGION, 'BRIDGE_DISCOVER_REGION') ?? optString(d.region, 'discovery.region'),
+    regionKey,
+  );
   const intervalKey = env.BRIDGE_DISCOVER_INTERVAL ? 'BRIDGE_DISCOVER_INTERVAL' : 'discovery.interval';
   const intervalMs =
     optDurationMs(env.BRIDGE_DISCOVER_INTERVAL || d.interval, intervalKey, MIN_INTERVAL_MS) ??
@@ -39,12 +44,15 @@ export function parseDiscovery(raw: Raw, env: Env): DiscoveryConfig {
   if (intervalMs > MAX_INTERVAL_MS) throw new ConfigError(intervalKey, 'must be at most 24h');
   const start = optEnum(d.start, ['oldest', 'latest'] as const, 'discovery.start') ?? DISCOVERY_DEFAULTS.start;
   const project = optString(d.project, 'discovery.project');
-  if (enabled === undefined && (Object.keys(tags).length > 0 || query !== undefined)) {
+  if (enabled === undefined && (Object.keys(tags).length > 0 || query !== undefined || region !== undefined)) {
     // A selector nobody switched on is a half-made decision: say so rather than follow nothing.
-    const key = env.BRIDGE_DISCOVER_TAGS || env.BRIDGE_DISCOVER_QUERY ? 'BRIDGE_DISCOVER' : 'discovery.enabled';
+    const key =
+      env.BRIDGE_DISCOVER_TAGS || env.BRIDGE_DISCOVER_QUERY || env.BRIDGE_DISCOVER_REGION
+        ? 'BRIDGE_DISCOVER'
+        : 'discovery.enabled';
     throw new ConfigError(
       key,
-      'a discovery selector (tags or query) is set but discovery is not enabled: set discovery.enabled: true or BRIDGE_DISCOVER=true',
+      'a discovery selector (tags, query or region) is set but discovery is not enabled: set discovery.enabled: true or BRIDGE_DISCOVER=true',
     );
   }
   return {
@@ -53,8 +61,21 @@ export function parseDiscovery(raw: Raw, env: Env): DiscoveryConfig {
     intervalMs,
     start,
     ...(query !== undefined ? { query } : {}),
+    ...(region !== undefined ? { region } : {}),
     ...(project !== undefined ? { project } : {}),
   };
+}
+
+/**
+ * The service knows us-east and eu-west today; a region it adds later is its to refuse (400), so any
+ * name of the same shape is sent. Empty means every region, as when the key is absent.
+ */
+function regionOf(v: string | undefined, key: string): string | undefined {
+  if (v === undefined || v.trim() === '') return undefined;
+  const r = v.trim();
+  if (!/^[a-z][a-z0-9-]{0,63}$/.test(r))
+    throw new ConfigError(key, `must be a region name such as us-east or eu-west (got "${v}")`);
+  return r;
 }
 
 function tagsOf(tags: Record<string, string>, key: string): Record<string, string> {

@@ -47,6 +47,8 @@ export interface DiscoveryConfig {
   tags: Record<string, string>;
   /** The service's substring match on session id, name, profile, proxy id or pool name. */
   query?: string;
+  /** The service's region filter (`us-east`, `eu-west`); absent: every region. */
+  region?: string;
   /** Time between two polls of the list (per cluster with the shared store). */
   intervalMs: number;
   /** Where a discovered session starts: its oldest retained event, so its start is not missed. */

@@ -14,6 +14,9 @@
 //       the whole live list: at the first poll of the process and every FULL_WALK_MS after, for
 //         the sessions older than any cutoff (and a count of what the selector matches).
 //     All done → record the poll's start as the last success (durable) → wait one interval.
+//     A service that refuses `status=all` is read as `active` and `deleted` apart, or as the
+//     default list alone (recent-sessions.ts); each step down is said once (list-shape.ts), as is
+//     a list that turns out not to be newest first (every walk then reads the whole list).
 //   → a failed walk records nothing and waits: Retry-After on 429, backoff on 5xx and network
 //     errors, the long auth backoff on 401/403, and a long pause on 404 (a service without the
 //     list: configured and PUT sessions are followed as before).
@@ -28,7 +31,8 @@ import { backoffDelay } from '../util/backoff.js';
 import { once } from '../util/lifecycle.js';
 import type { DiscoveryOutcome, Emit } from '../vocabulary/facts.js';
 import { walkList, type ListClient, type WalkResult } from './list-sessions.js';
-import { walkRecent } from './recent-sessions.js';
+import { ListShape } from './list-shape.js';
+import { walkNewest } from './recent-sessions.js';
 
 /**
  * The service's created_at and the store's clock are different clocks: when only the store's last
@@ -80,6 +84,8 @@ export class DiscoveryLoop {
   /** When the whole live list was last read (local clock), and how many sessions it matched. */
   private lastFullWalk: number | undefined;
   private matched = 0;
+  /** How the newest sessions are read, and what was said of the list. */
+  private readonly shape: ListShape;
   /** Failed polls in a row (backoff attempt, and how often the log repeats itself). */
   private streak = 0;
   private markSettled: () => void = () => {};
@@ -89,6 +95,7 @@ export class DiscoveryLoop {
 
   constructor(private readonly d: DiscoveryLoopDeps) {
     this.now = d.now ?? ((): number => Date.now());
+    this.shape = new ListShape(d.emit);
   }
 
   start(): void {
@@ -149,7 +156,15 @@ export class DiscoveryLoop {
           : undefined;
     let pages = 0;
     if (cutoff !== undefined) {
-      const recent = await walkRecent(this.d.client, cfg, cutoff, (page) => this.add(page), this.abort.signal);
+      const recent = await walkNewest(
+        this.d.client,
+        cfg,
+        cutoff,
+        (page) => this.add(page),
+        this.shape.mode,
+        this.abort.signal,
+      );
+      this.shape.note(recent);
       pages += recent.pages;
       if (recent.kind === 'error') return this.walkFailed(recent, started, pages);
       saw(recent.order?.newest);

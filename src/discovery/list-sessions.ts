@@ -34,6 +34,9 @@ export type WalkResult =
 
 export type ListClient = Pick<UpstreamClient, 'listBrowsers'>;
 
+/** What the service filters the list by, and the project it is read in. */
+export type Selector = Pick<DiscoveryConfig, 'tags' | 'query' | 'region' | 'project'>;
+
 /**
  * Reads the pages of the list for `status`, calling `onPage` with each page's sessions in order.
  * `readOn`, when given, sees every page before it is handed on and says whether the next one is
@@ -41,7 +44,7 @@ export type ListClient = Pick<UpstreamClient, 'listBrowsers'>;
  */
 export async function walkList(
   client: ListClient,
-  sel: Pick<DiscoveryConfig, 'tags' | 'query' | 'project'>,
+  sel: Selector,
   status: ListStatus | undefined,
   onPage: (sessions: ListedSession[]) => Promise<void>,
   signal?: AbortSignal,
@@ -67,6 +70,7 @@ export async function walkList(
           tags: sel.tags,
           ...(status !== undefined ? { status } : {}),
           ...(sel.query !== undefined ? { query: sel.query } : {}),
+          ...(sel.region !== undefined ? { region: sel.region } : {}),
         },
         { ...(sel.project !== undefined ? { project: sel.project } : {}), ...(signal ? { signal } : {}) },
       );

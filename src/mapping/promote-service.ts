@@ -26,13 +26,17 @@ export function promoteCaptchaChallenge(data: Data, attrs: Attrs): void {
 
 /**
  * proxy_error: a branded 502 page of the egress proxy. `code` (destination_blocked,
- * upstream_timeout, …) is the error class, so it is error.type; the request's URL, method, id and
- * resource type as for network events.
+ * origin_tls_timeout, …) is the error class, so it is error.type; the request's URL, method, id and
+ * resource type as for network events. An image that does not know the proxy's code sends
+ * `unknown` and the sanitized header value in `raw_code`: that value is what a newer image sends as
+ * `code`, so it is the class, and a backend groups old and new images' errors together.
  */
 export function promoteProxyError(data: Data, attrs: Attrs): void {
   promoteNetworkRequest(data, attrs);
   promoteStatus(data, attrs);
-  promoteString(data, 'code', attrs, ATTR.errorType);
+  const raw = data.raw_code;
+  if (data.code === 'unknown' && typeof raw === 'string' && raw !== '') attrs[ATTR.errorType] = raw;
+  else promoteString(data, 'code', attrs, ATTR.errorType);
 }
 
 /** platform_api_call: as api_call (status, operation). */

@@ -308,6 +308,9 @@ const LOG_LINES: FactTable<Logger> = {
       'records of sessions another replica took over while this one was paused are not sent; the new owner delivers them',
     );
   },
+  discovery_list_shape: (log, fact) => {
+    log.warn({ shape: fact.shape }, fact.detail);
+  },
   session_exports_otlp: (log, fact) => {
     const exp = { enabled: true, ...(fact.destination !== undefined ? { destination: fact.destination } : {}) };
     log.warn(

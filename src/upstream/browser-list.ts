@@ -21,6 +21,8 @@ export interface BrowserListQuery {
   status?: ListStatus;
   /** Substring of the session id, name, profile, proxy id or pool name. */
   query?: string;
+  /** The session's region (`us-east`, `eu-west`); absent: every region. */
+  region?: string;
   /** Every pair must match (the service ANDs them); sent as tags[k]=v. */
   tags?: Record<string, string>;
 }
@@ -54,6 +56,7 @@ export function listSearchParams(q: BrowserListQuery): URLSearchParams {
   if (q.offset > 0) p.set('offset', String(q.offset));
   if (q.status !== undefined) p.set('status', q.status);
   if (q.query !== undefined && q.query !== '') p.set('query', q.query);
+  if (q.region !== undefined && q.region !== '') p.set('region', q.region);
   // The SDKs serialise nested query objects with brackets: tags[team]=a.
   for (const [k, v] of Object.entries(q.tags ?? {})) p.set(`tags[${k}]`, v);
   return p;

@@ -155,6 +155,8 @@ export type Fact =
       streak: number;
     }
   | { f: 'sessions_discovered'; sessions: readonly string[]; deleted: boolean }
+  /** The list is not what discovery assumes (a refused status, an order other than newest first); said once. */
+  | { f: 'discovery_list_shape'; shape: 'status_refused' | 'not_newest_first'; detail: string }
   /** A followed session exports its telemetry itself (telemetry.export.otlp): duplicates at the backend. */
   | { f: 'session_exports_otlp'; session: string; destination: string | undefined; sameCollector: boolean }
   /** The monotonic clock showed a pause: the lease was checked before anything more was sent. */

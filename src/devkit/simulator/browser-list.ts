@@ -4,17 +4,22 @@
 //   - `query`: substring of the session id, name or pool name (the real one also matches profile
 //     and proxy ids, which the simulator does not model).
 //   - `tags[k]=v`, several ANDed.
+//   - `region`: us-east | eu-west (anything else is a 400); absent: every region.
 //   - `limit` 1..100 (default 20; outside is a 400), `offset` ≥ 0.
 //   - Newest first. Paging in headers: `X-Has-More`, and `X-Next-Offset` = the absolute start of
 //     the next page, "0" on the last page.
 //   - The body is a bare JSON array; deleted sessions carry `deleted_at`.
-// Faults: `listFailNext` answers the next list requests with an error (429 with Retry-After); a
-// simulator started with `listRoute: false` has no such route (404), as an older service.
+// Faults: `listFailNext` answers the next list requests with an error (429 with Retry-After);
+// `listRefusedStatuses` answers those statuses 400, as a service that does not take them;
+// `listOrder: 'oldest'` serves the list oldest first. A simulator started with `listRoute: false`
+// has no such route (404), as an older service.
 import type { ServerResponse } from 'node:http';
 import { sendError, sendJson } from './http-util.js';
 import type { Session } from './session.js';
 import type { Faults } from './types.js';
 
+/** The regions the service names (SDK BrowserListParams.region). */
+export const REGIONS: readonly string[] = ['us-east', 'eu-west'];
 const MAX_LIMIT = 100;
 const DEFAULT_LIMIT = 20;
 
@@ -32,6 +37,16 @@ export function listBrowsers(sessions: Map<string, Session>, faults: Faults, res
   const status = q.get('status') ?? 'active';
   if (status !== 'active' && status !== 'deleted' && status !== 'all')
     return sendError(res, 400, 'status must be active, deleted or all', 'invalid_input');
+  if (faults.listRefusedStatuses?.includes(status))
+    return sendError(
+      res,
+      400,
+      `status must be one of the statuses this service knows (not ${status})`,
+      'invalid_input',
+    );
+  const region = q.get('region');
+  if (region !== null && !REGIONS.includes(region))
+    return sendError(res, 400, `region must be one of ${REGIONS.join(', ')}`, 'invalid_input');
   const limit = intParam(q.get('limit'), DEFAULT_LIMIT);
   if (limit === undefined || limit < 1 || limit > MAX_LIMIT)
     return sendError(res, 400, `limit must be 1..${MAX_LIMIT}`, 'invalid_input');
@@ -47,11 +62,13 @@ export function listBrowsers(sessions: Map<string, Session>, faults: Faults, res
     (s) =>
       (status === 'all' || (status === 'deleted') === s.ended) &&
       (text === '' || [s.id, s.name, s.poolName].some((f) => f !== undefined && f.includes(text))) &&
-      tags.every(([k, v]) => s.tags[k] === v),
+      tags.every(([k, v]) => s.tags[k] === v) &&
+      (region === null || s.region === region),
   );
-  // Newest first; the id breaks ties so paging is stable between two requests.
+  // Newest first (or oldest first as a fault); the id breaks ties so paging is stable between two requests.
+  const later = faults.listOrder === 'oldest' ? -1 : 1;
   matching.sort((a, b) =>
-    a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt < b.createdAt ? 1 : -1,
+    a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt < b.createdAt ? later : -later,
   );
   const page = matching.slice(offset, offset + limit);
   const more = offset + page.length < matching.length;
@@ -68,6 +85,7 @@ function item(s: Session): Record<string, unknown> {
     ...(s.deletedAt !== undefined ? { deleted_at: s.deletedAt } : {}),
     ...(s.name !== undefined ? { name: s.name } : {}),
     tags: s.tags,
+    region: s.region,
     ...(s.poolId !== undefined
       ? { pool: { id: s.poolId, ...(s.poolName !== undefined ? { name: s.poolName } : {}) } }
       : {}),

@@ -3,7 +3,7 @@
 // docs/simulator.md (keep it in step with the routes below).
 //
 //   GET  /_sim/sessions                         list: id, lastSeq, ended, emitted, telemetry, pool, streams
-//   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?, categories?, name?, tags?, mix?}
+//   POST /_sim/sessions/{id}                    create; JSON body {telemetry?, pool?, rate?, categories?, name?, tags?, region?, mix?}
 //                                               (categories: names to opt in to, or "all"; tags: {name: value};
 //                                               mix: "catalogue" or "heavy", events/mix.ts)
 //   POST /_sim/sessions/{id}/emit?count=N[&types=a,b]
@@ -18,6 +18,7 @@
 //   GET  /_sim/stats
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EVENT_MIXES, type EventMix } from './events/mix.js';
+import { REGIONS } from './browser-list.js';
 import { mergeFaults } from './faults.js';
 import { readJson, sendError, sendJson } from './http-util.js';
 import type { SimPool } from './pools.js';
@@ -65,7 +66,9 @@ export async function handleControlRequest(
   if (area === 'sessions' && id !== undefined && action === undefined && method === 'POST') {
     const body = await readJson(req);
     if (body !== undefined && !isRecord(body)) return sendError(res, 400, 'body must be a JSON object');
-    const { telemetry, pool, rate, categories, name, tags, mix } = body ?? {};
+    const { telemetry, pool, rate, categories, name, tags, mix, region } = body ?? {};
+    if (region !== undefined && !REGIONS.includes(region as string))
+      return sendError(res, 400, `region must be one of ${REGIONS.join(', ')}`);
     if (mix !== undefined && !EVENT_MIXES.includes(mix as EventMix))
       return sendError(res, 400, `mix must be one of ${EVENT_MIXES.join(', ')}`);
     if (name !== undefined && typeof name !== 'string') return sendError(res, 400, 'name must be a string');
@@ -90,6 +93,7 @@ export async function handleControlRequest(
       ...(pool !== undefined ? { pool } : {}),
       ...(categories !== undefined ? { categories: categories } : {}),
       ...(name !== undefined ? { name: name } : {}),
+      ...(region !== undefined ? { region: region as string } : {}),
       ...(tags !== undefined ? { tags: tags as Record<string, string> } : {}),
       ...(mix !== undefined ? { mix: mix as EventMix } : {}),
     });

@@ -72,6 +72,17 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
         next.listFailNext = list;
         break;
       }
+      case 'listRefusedStatuses': {
+        const ok = ['active', 'deleted', 'all'];
+        if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && ok.includes(v)))
+          return 'listRefusedStatuses must be a list of active, deleted or all';
+        next.listRefusedStatuses = value as NonNullable<Faults['listRefusedStatuses']>;
+        break;
+      }
+      case 'listOrder':
+        if (value !== 'newest' && value !== 'oldest') return 'listOrder must be newest or oldest';
+        next.listOrder = value;
+        break;
       case 'wrongContentType':
         if (!isCount(value)) return 'wrongContentType must be a non-negative integer';
         next.wrongContentType = value;

@@ -1,4 +1,5 @@
-// The service operations the bridge uses: GET /browsers/{id}/telemetry/stream and
+// The service operations the bridge uses (a session's name is taken wherever its id is):
+// GET /browsers/{id}/telemetry/stream and
 // GET /browser_pools/{id_or_name}, and the archive the real service also has,
 // GET /browsers/{id}/telemetry/events (docs/service-api.md "Archive"; absent when the
 // simulator runs with archiveSize 0, as an older service), and the session list, GET /browsers
@@ -74,6 +75,23 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, u
   else getBrowser(ctx, res, url, id);
 }
 
+/**
+ * A session by id or by name, as every `/browsers/{id_or_name}/…` route of the service takes
+ * either (docs/service-api.md "Session names on sub-routes"): the id first; else the live session
+ * of that name, else the newest ended one.
+ */
+export function findSession(sessions: ReadonlyMap<string, Session>, ref: string): Session | undefined {
+  const byId = sessions.get(ref);
+  if (byId) return byId;
+  let found: Session | undefined;
+  for (const s of sessions.values()) {
+    if (s.name !== ref) continue;
+    if (!s.ended) return s;
+    if (found === undefined || s.createdAt > found.createdAt) found = s;
+  }
+  return found;
+}
+
 export function safeDecode(s: string): string | undefined {
   try {
     return decodeURIComponent(s);
@@ -107,7 +125,7 @@ function openStream(ctx: ServiceContext, req: IncomingMessage, res: ServerRespon
     res.end(body);
     return;
   }
-  const session = ctx.sessions.get(id);
+  const session = findSession(ctx.sessions, id);
   if (session?.ended && session.serverErrorsLeft > 0) {
     // The VM is going away: the proxy in front of it still routes there for a moment.
     session.serverErrorsLeft--;
@@ -165,13 +183,14 @@ function parseLastEventId(value: string | string[] | undefined): number | undefi
  * service and its SDKs do. A session never created is 404 either way.
  */
 function getBrowser(ctx: ServiceContext, res: ServerResponse, url: URL, id: string): void {
-  const session = ctx.sessions.get(id);
+  const session = findSession(ctx.sessions, id);
   if (!session || (session.ended && url.searchParams.get('include_deleted') !== 'true')) {
     sendError(res, 404, `browser session ${id} not found`);
     return;
   }
   sendJson(res, 200, {
-    session_id: id,
+    session_id: session.id,
+    ...(session.name !== undefined ? { name: session.name } : {}),
     deleted_at: session.ended ? new Date().toISOString() : null,
     ...(session.poolId !== undefined ? { pool: { id: session.poolId } } : {}),
     telemetry: session.telemetryConfig,
@@ -183,7 +202,7 @@ function getBrowser(ctx: ServiceContext, res: ServerResponse, url: URL, id: stri
  * A session that never existed is 404, as on the real service.
  */
 function listEvents(ctx: ServiceContext, res: ServerResponse, url: URL, id: string): void {
-  const session = ctx.sessions.get(id);
+  const session = findSession(ctx.sessions, id);
   if (!session) {
     sendError(res, 404, `browser session ${id} not found`);
     return;

@@ -37,6 +37,7 @@ export interface SessionDeps {
   /** What GET /browsers lists (devkit/simulator/browser-list.ts). */
   name?: string;
   tags?: Readonly<Record<string, string>>;
+  region?: string;
   otlpExport?: { enabled: boolean; destination?: string };
 }
 
@@ -107,6 +108,9 @@ export class Session implements SimSession, StreamSource {
   }
   get tags(): Readonly<Record<string, string>> {
     return this.deps.tags ?? {};
+  }
+  get region(): string {
+    return this.deps.region ?? 'us-east';
   }
   /** The session's `telemetry` member as the service shows it (GET /browsers, GET /browsers/{id}). */
   get telemetryConfig(): Record<string, unknown> {

@@ -94,6 +94,7 @@ class SimulatorImpl implements Simulator {
       telemetry: opts.telemetry ?? true,
       ...(pool ? { poolId: pool.id, ...(pool.name !== undefined ? { poolName: pool.name } : {}) } : {}),
       ...(opts.name !== undefined ? { name: opts.name } : {}),
+      ...(opts.region !== undefined ? { region: opts.region } : {}),
       ...(opts.tags !== undefined ? { tags: { ...opts.tags } } : {}),
       ...(opts.otlpExport !== undefined ? { otlpExport: { ...opts.otlpExport } } : {}),
     });

@@ -51,6 +51,10 @@ export interface Faults {
   endedServerErrors: number;
   /** Each GET /browsers request pops one and answers that status (429 carries Retry-After). */
   listFailNext?: Array<{ status: number; retryAfterSeconds?: number }>;
+  /** GET /browsers statuses answered 400 invalid_input, as a service that does not take them (e.g. ['all']). */
+  listRefusedStatuses?: Array<'active' | 'deleted' | 'all'>;
+  /** The list's order: newest first (default, as observed) or oldest first. */
+  listOrder?: 'newest' | 'oldest';
 }
 
 export interface SimSessionOptions {
@@ -68,6 +72,8 @@ export interface SimSessionOptions {
   /** What GET /browsers shows and filters on. */
   name?: string;
   tags?: Record<string, string>;
+  /** The session's region (`us-east` by default, as the service's). */
+  region?: string;
   /** The session's own OTLP export (`telemetry.export.otlp` on the session object). */
   otlpExport?: { enabled: boolean; destination?: string };
 }

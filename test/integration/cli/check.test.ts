@@ -158,6 +158,14 @@ describe('check', () => {
     expect(res.stdout).not.toMatch(/session off[^\n]*\n[^\n]*exports its telemetry/);
   });
 
+  it('warns about a configured session that is a name, naming the id to configure', async () => {
+    sim.createSession('named-1', { name: 'nightly' });
+    const res = await runCli(['check'], { ...env, BRIDGE_SESSIONS: 'nightly' });
+    expect(res.code).toBe(0);
+    expect(mark(res.stdout, 'session nightly')).toBe('✓');
+    expect(res.stdout).toContain('"nightly" is the name of session named-1: configure the id');
+  });
+
   it('looks up each configured pool: found (with its telemetry), not found', async () => {
     const cfg = join(dir, 'bridge.yaml');
     writeFileSync(cfg, 'sessions:\n  - id: s2\n    pool: scrapers\n  - id: s1\n    pool: no-such-pool\n');

@@ -120,6 +120,23 @@ describe('discovery', () => {
     expect(lines.filter((l) => /no session list/.test(String(l.msg)))).toHaveLength(1);
   });
 
+  it('a service that refuses status=all: said once, and a session that lived and ended between two polls is still followed', async () => {
+    h = await harness();
+    h.sim.faults.listRefusedStatuses = ['all'];
+    const { b, lines } = await bridgeWithLog(h, DISCOVER);
+    const ok = (): number => b.metrics.discoveryPolls.get({ outcome: 'ok' }) ?? 0;
+    await until(() => ok() >= 2, 'two polls');
+    const short = h.sim.createSession('short-lived', { tags: { team: 'a' } });
+    short.emit(15);
+    short.end();
+    await until(() => h!.tally(['short-lived'])[0]!.unique === 15, 'the short session read whole', 15_000);
+    await until(() => ok() >= 5, 'three more polls');
+    const said = lines.filter((l) => l.shape === 'status_refused');
+    expect(said).toHaveLength(1);
+    expect(String(said[0]!.msg)).toContain('status=active and status=deleted');
+    expect(await polls(b, 'failed')).toBe(0);
+  });
+
   it('nothing missed while the bridge was down: sessions deleted since the last successful poll are read from the archive', async () => {
     h = await harness();
     const first = h.sim.createSession('before', { tags: { team: 'a' } });

@@ -29,6 +29,7 @@ describe('discovery configuration', () => {
           enabled: true,
           tags: { team: 'a', tier: 2 },
           query: 'checkout',
+          region: 'eu-west',
           interval: '30s',
           start: 'latest',
           project: 'proj_1',
@@ -40,6 +41,7 @@ describe('discovery configuration', () => {
       enabled: true,
       tags: { team: 'a', tier: '2' },
       query: 'checkout',
+      region: 'eu-west',
       intervalMs: 30_000,
       start: 'latest',
       project: 'proj_1',
@@ -48,12 +50,13 @@ describe('discovery configuration', () => {
 
   it('the environment wins over the file, key by key', () => {
     const c = buildConfig(
-      { discovery: { enabled: false, tags: { team: 'a' }, query: 'x', interval: '30s' } },
+      { discovery: { enabled: false, tags: { team: 'a' }, query: 'x', region: 'us-east', interval: '30s' } },
       {
         ...base,
         BRIDGE_DISCOVER: 'true',
         BRIDGE_DISCOVER_TAGS: 'team=b,env=prod%2Ceu',
         BRIDGE_DISCOVER_QUERY: 'agent',
+        BRIDGE_DISCOVER_REGION: 'eu-west',
         BRIDGE_DISCOVER_INTERVAL: '2s',
       },
     );
@@ -61,8 +64,14 @@ describe('discovery configuration', () => {
       enabled: true,
       tags: { team: 'b', env: 'prod,eu' },
       query: 'agent',
+      region: 'eu-west',
       intervalMs: 2000,
     });
+  });
+
+  it('an empty region means every region, as an absent one', () => {
+    const c = buildConfig({ discovery: { enabled: true, region: '' } }, base);
+    expect(c.discovery.region).toBeUndefined();
   });
 
   it('a bridge with only a selector and no named session is a valid configuration', () => {
@@ -94,11 +103,19 @@ describe('discovery configuration', () => {
       'discovery.start',
     );
     expect(problem(() => buildConfig({ discovery: { enabeld: true } }, base)).key).toBe('discovery.enabeld');
+    expect(problem(() => buildConfig({ discovery: { enabled: true, region: 'EU West' } }, base)).key).toBe(
+      'discovery.region',
+    );
+    expect(
+      problem(() => buildConfig({}, { ...base, BRIDGE_DISCOVER: 'true', BRIDGE_DISCOVER_REGION: 'eu/west' })).key,
+    ).toBe('BRIDGE_DISCOVER_REGION');
   });
 
   it('a selector without discovery switched on is an error, not a bridge that silently follows nothing', () => {
     expect(problem(() => buildConfig({}, { ...base, BRIDGE_DISCOVER_TAGS: 'team=a' })).key).toBe('BRIDGE_DISCOVER');
     expect(problem(() => buildConfig({ discovery: { query: 'x' } }, base)).key).toBe('discovery.enabled');
+    expect(problem(() => buildConfig({ discovery: { region: 'eu-west' } }, base)).key).toBe('discovery.enabled');
+    expect(problem(() => buildConfig({}, { ...base, BRIDGE_DISCOVER_REGION: 'eu-west' })).key).toBe('BRIDGE_DISCOVER');
     // Switched off on purpose, the selector may stay.
     expect(buildConfig({ discovery: { enabled: false, query: 'x' } }, base).discovery.enabled).toBe(false);
   });

@@ -29,6 +29,8 @@ function world(o: {
   fail?: ListPageResult;
   /** The list's order: newest first (the simulator's), or as given. */
   order?: 'newest' | 'as-given';
+  /** Statuses the service answers 400 (`default`: a request without one). */
+  refuse?: ReadonlyArray<'active' | 'deleted' | 'all' | 'default'>;
   collectorUrl?: string;
 }) {
   const queries: BrowserListQuery[] = [];
@@ -68,6 +70,8 @@ function world(o: {
       listBrowsers: async (q) => {
         queries.push(q);
         if (o.fail) return o.fail;
+        if (o.refuse?.includes(q.status ?? 'default'))
+          return { kind: 'error', status: 400, error: { code: 'invalid_input', message: `bad status ${q.status}` } };
         const status = q.status ?? 'active';
         const all = sessions.filter((s) => status === 'all' || (status === 'deleted') === (s.deletedAt !== undefined));
         if ((o.order ?? 'newest') === 'newest') all.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
@@ -196,6 +200,72 @@ describe('discovery poll', () => {
       ['all', 100],
       ['all', 200],
     ]);
+  });
+
+  it('a list that is not newest first is said once, not at every poll', async () => {
+    const sessions = Array.from({ length: 5 }, (_, i) => at(`s-${i}`, LIST_LAG_MS * 10 - i * 1000));
+    const w = world({ lastSuccessAt: NOW - 10, sessions, order: 'as-given' });
+    for (let i = 0; i < 3; i++) {
+      await w.loop.pollOnce();
+      w.advance(INTERVAL);
+    }
+    expect(w.facts.filter((f) => f.f === 'discovery_list_shape')).toEqual([
+      { f: 'discovery_list_shape', shape: 'not_newest_first', detail: expect.stringContaining('whole list') },
+    ]);
+    // Newest first: nothing to say.
+    const n = world({ lastSuccessAt: NOW - 10, sessions });
+    await n.loop.pollOnce();
+    expect(n.facts.filter((f) => f.f === 'discovery_list_shape')).toEqual([]);
+  });
+
+  // A service that refuses status=all: the newest sessions are read as active and deleted apart,
+  // and one that refuses those too as the default (live) list alone; said once, when the mode drops.
+  const REFUSALS = [
+    {
+      refuse: ['all'],
+      statuses: ['active', 'deleted'],
+      finds: ['new', 'short'],
+      said: ['status=active and status=deleted'],
+    },
+    {
+      refuse: ['all', 'deleted'],
+      statuses: [undefined],
+      finds: ['new'],
+      said: ['live list alone'],
+    },
+    {
+      refuse: ['all', 'active'],
+      statuses: [undefined],
+      finds: ['new'],
+      said: ['live list alone'],
+    },
+  ] as const;
+  for (const k of REFUSALS) {
+    it(`refusing ${k.refuse.join(' and ')}: reads ${k.statuses.map((s) => s ?? 'the default list').join(' and ')}, says so once`, async () => {
+      const w = world({
+        lastSuccessAt: NOW - 10,
+        refuse: k.refuse,
+        sessions: [at('old', LIST_LAG_MS * 20), at('new', 1000), at('short', 2000, 500)],
+      });
+      expect((await w.loop.pollOnce()).outcome).toBe('ok');
+      expect(w.ids()).toEqual(expect.arrayContaining([...k.finds]));
+      const shapes = w.facts.filter((f) => f.f === 'discovery_list_shape');
+      expect(shapes.map((f) => f.shape)).toEqual(k.said.map(() => 'status_refused'));
+      k.said.forEach((words, i) => expect(shapes[i]).toMatchObject({ detail: expect.stringContaining(words) }));
+      // The next poll starts in the mode the last one ended in: no refused request, nothing said again.
+      w.queries.length = 0;
+      w.advance(INTERVAL);
+      expect((await w.loop.pollOnce()).outcome).toBe('ok');
+      expect([...new Set(w.queries.map((q) => q.status))]).toEqual([...k.statuses]);
+      expect(w.facts.filter((f) => f.f === 'discovery_list_shape')).toHaveLength(k.said.length);
+    });
+  }
+
+  it('a service that refuses even the default list: a failed poll, nothing recorded', async () => {
+    const w = world({ lastSuccessAt: NOW - 10, refuse: ['all', 'active', 'deleted', 'default'] });
+    const r = await w.loop.pollOnce();
+    expect(r.outcome).toBe('failed');
+    expect(w.recorded).toEqual([]);
   });
 
   it('a refused claim reads nothing and waits one interval', async () => {

@@ -26,7 +26,17 @@ export interface MappingCase {
 const { TRACE, DEBUG, INFO, WARN, ERROR } = SEVERITY;
 const PAGE = 'https://shop.example:8443/checkout?step=2';
 const PAGE_ATTRS = { 'url.full': PAGE, 'url.scheme': 'https', 'server.address': 'shop.example', 'server.port': 8443 };
-const ctx = { url: PAGE, frame_id: 'F1', loader_id: 'L1' };
+// The whole BrowserEventContext the service stamps on CDP-sourced events (Node SDK telemetry.ts):
+// every member stays in the body, none becomes an attribute (docs/mapping.md says why).
+const ctx = {
+  url: PAGE,
+  frame_id: 'F1',
+  loader_id: 'L1',
+  nav_seq: 3,
+  target_id: 'T1',
+  target_type: 'page',
+  session_id: 'S1',
+};
 // CDP Runtime.StackTrace as the service passes it on: innermost frame first, zero-based positions.
 const STACK = {
   callFrames: [
@@ -502,6 +512,37 @@ export const TYPE_CASES: MappingCase[] = [
         'http.request.method': 'GET',
         'browser.network.request.id': 'R7',
         ...(resourceType === undefined ? {} : { 'browser.network.resource_type': resourceType }),
+      },
+    }),
+  ),
+  // The codes the proxy sends (kernel-images openapi BrowserProxyErrorEventData); an image that
+  // does not know one sends `unknown` with the header value in raw_code, which becomes the class.
+  ...(
+    [
+      ['provider_rejected', undefined, 'provider_rejected'],
+      ['origin_tls_timeout', undefined, 'origin_tls_timeout'],
+      ['restricted_route_unavailable', undefined, 'restricted_route_unavailable'],
+      ['unknown', 'mitm_tls_rejected', 'mitm_tls_rejected'],
+      ['unknown', undefined, 'unknown'],
+      ['unknown', '', 'unknown'],
+    ] as const
+  ).map(([code, rawCode, errorType]) =>
+    c('proxy_error', `code ${code}${rawCode === undefined ? '' : ` raw_code '${rawCode}'`}`, {
+      category: 'network',
+      data: {
+        ...ctx,
+        url: PAGE,
+        code,
+        ...(rawCode === undefined ? {} : { raw_code: rawCode }),
+        request_id: 'R8',
+        status: 502,
+      },
+      severity: WARN,
+      attributes: {
+        ...PAGE_ATTRS,
+        'error.type': errorType,
+        'http.response.status_code': 502,
+        'browser.network.request.id': 'R8',
       },
     }),
   ),

@@ -35,3 +35,20 @@ describe('event types (docs/mapping.md "Event types")', () => {
 describe('cdp_command methods (docs/mapping.md "cdp_command methods")', () => {
   for (const k of CDP_CASES) it(k.name, () => check(k));
 });
+
+// The event context (nav_seq, target_id, target_type, session_id next to url, frame_id and
+// loader_id) stays in the body on every row that carries it: no attribute takes one of its values.
+describe('event context (docs/mapping.md "The event context")', () => {
+  const withContext = TYPE_CASES.filter((k) => k.data?.nav_seq !== undefined);
+  it('is carried by rows of every category the service stamps it on', () => {
+    expect(new Set(withContext.map((k) => k.category))).toEqual(new Set(['console', 'network', 'page', 'interaction']));
+  });
+  for (const k of withContext)
+    it(`${k.row}: ${k.name}`, () => {
+      const record = mapCase(k);
+      const values = Object.values(record.attributes);
+      for (const v of ['T1', 'S1', 'F1', 'L1']) expect(values, v).not.toContain(v);
+      expect(Object.keys(record.attributes).filter((n) => /nav_seq|target|frame|loader/.test(n))).toEqual([]);
+      expect(record.body).toMatchObject({ nav_seq: 3, target_id: 'T1', target_type: 'page', session_id: 'S1' });
+    });
+});

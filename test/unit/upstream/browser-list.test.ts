@@ -15,6 +15,13 @@ describe('GET /browsers query', () => {
     expect(p.toString()).toBe('limit=100&offset=200&status=deleted&query=agent&tags%5Bteam%5D=a&tags%5Benv%5D=prod+eu');
     expect(listSearchParams({ limit: 100, offset: 0 }).toString()).toBe('limit=100');
   });
+
+  it('sends the region filter when one is configured, and nothing for every region', () => {
+    expect(listSearchParams({ limit: 100, offset: 0, status: 'all', region: 'eu-west' }).toString()).toBe(
+      'limit=100&status=all&region=eu-west',
+    );
+    expect(listSearchParams({ limit: 100, offset: 0, region: '' }).toString()).toBe('limit=100');
+  });
 });
 
 describe('a page of the session list', () => {

@@ -20,6 +20,8 @@ export interface PageState {
   loaderId: string;
   targetId: string;
   cdpSessionId: string;
+  /** The target's navigation epoch: counts its top-level navigations (the context's nav_seq). */
+  navSeq: number;
 }
 
 export interface GenState {
@@ -104,6 +106,7 @@ export function newPage(rng: Rng, url: string): PageState {
     loaderId: rng.hex(32).toUpperCase(),
     targetId: rng.hex(32).toUpperCase(),
     cdpSessionId: rng.hex(32).toUpperCase(),
+    navSeq: 1,
   };
 }
 
@@ -121,9 +124,21 @@ export function initialState(rng: Rng, sessionId: string): GenState {
   };
 }
 
-/** BrowserEventContext members (url, frame_id, loader_id). */
+/**
+ * BrowserEventContext, as the service's browser monitor stamps it on every CDP-sourced event: the
+ * page (url, frame_id, loader_id), the target and its CDP session, and the navigation epoch.
+ */
 export function pageContext(g: GenState): Record<string, unknown> {
-  return { url: g.page.url, frame_id: g.page.frameId, loader_id: g.page.loaderId };
+  const { page } = g;
+  return {
+    url: page.url,
+    frame_id: page.frameId,
+    loader_id: page.loaderId,
+    nav_seq: page.navSeq,
+    session_id: page.cdpSessionId,
+    target_id: page.targetId,
+    target_type: 'page',
+  };
 }
 
 /** A source for an event derived from a browser-protocol event; the metadata varies on purpose. */

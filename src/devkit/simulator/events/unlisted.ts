@@ -20,7 +20,7 @@ export function pageNavigation(g: GenState): GenResult {
   };
   if (subframe) data.parent_frame_id = g.page.frameId;
   else {
-    g.page = { ...g.page, url, loaderId: data.loader_id as string };
+    g.page = { ...g.page, url, loaderId: data.loader_id as string, navSeq: g.page.navSeq + 1 };
     g.scrollY = 0;
   }
   return { data, source: cdpSource(g, 'Page.frameNavigated') };
@@ -75,17 +75,22 @@ export function platformApiCall(g: GenState): GenResult {
   };
 }
 
-const PROXY_CODES = [
+/** The codes of the service's BrowserProxyErrorEventData, in its order; `unknown` is handled apart. */
+export const PROXY_CODES: readonly string[] = [
   'destination_blocked',
   'provider_blacklisted',
   'provider_unreachable',
   'provider_rejected',
   'origin_tls_timeout',
   'proxy_unavailable',
+  'restricted_route_unavailable',
   'upstream_timeout',
   'upstream_dns_failure',
   'upstream_connect_failed',
 ];
+
+/** Header values the proxy may send that an older image does not know: reported as `unknown`. */
+const UNKNOWN_PROXY_CODES: readonly string[] = ['origin_response_incomplete', 'destination_route_unavailable'];
 
 /** proxy_error (category network): the egress proxy served its branded 502 page with X-Kernel-Proxy-Error. */
 export function proxyError(g: GenState): GenResult {
@@ -97,6 +102,11 @@ export function proxyError(g: GenState): GenResult {
     request_id: `${g.requestCounter}.${rng.int(1, 40)}`,
     status: 502,
   };
+  // A code this image does not recognize: `unknown`, with the sanitized header value in raw_code.
+  if (rng.chance(0.05)) {
+    data.code = 'unknown';
+    data.raw_code = rng.pick(UNKNOWN_PROXY_CODES);
+  }
   // Method and resource type "when known"; most branded errors are blocked subresources.
   if (rng.chance(0.9)) data.method = rng.pick(['GET', 'GET', 'POST']);
   if (rng.chance(0.9)) data.resource_type = rng.pick(['Document', 'Script', 'Image', 'Fetch', 'XHR', 'Stylesheet']);

@@ -1,6 +1,6 @@
 // The simulator's GET /browsers over a real socket: the semantics discovery relies on (status,
 // query, tags ANDed, limit bounds, newest first, X-Has-More / absolute X-Next-Offset, deleted_at),
-// injected list failures, and a simulator without the route.
+// injected list failures, a simulator without the route, and session names on the sub-routes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../../src/devkit/simulator/index.js';
 import { SessionSpawner } from '../../../../src/devkit/simulator/session-spawner.js';
@@ -77,6 +77,54 @@ describe('simulator: GET /browsers', () => {
     expect(await list('')).toMatchObject({ status: 429, retryAfter: '2' });
     expect((await list('')).status).toBe(503);
     expect((await list('')).status).toBe(200);
+  });
+
+  it('filters by region (us-east by default, only the two names the service knows) and lists the region of each session', async () => {
+    sim = await startSimulator();
+    sim.createSession('east', {});
+    sim.createSession('west', { region: 'eu-west' });
+    const ids = async (q: string): Promise<string[]> => (await list(q)).body.map((s) => s.session_id as string).sort();
+    expect(await ids('?limit=100&region=eu-west')).toEqual(['west']);
+    expect(await ids('?limit=100&region=us-east')).toEqual(['east']);
+    expect(await ids('?limit=100')).toEqual(['east', 'west']);
+    expect((await list('?limit=100&region=eu-west')).body[0]).toMatchObject({ region: 'eu-west' });
+    expect((await list('?region=mars')).status).toBe(400);
+  });
+
+  it('faults: refused statuses answer 400, and the list can be served oldest first', async () => {
+    sim = await startSimulator();
+    for (const id of ['a', 'b', 'c']) sim.createSession(id, {});
+    sim.faults.listRefusedStatuses = ['all'];
+    expect(await list('?status=all')).toMatchObject({ status: 400 });
+    expect((await list('?status=active')).status).toBe(200);
+    const createdAt = async (): Promise<number[]> =>
+      (await list('?limit=100')).body.map((s) => Date.parse(s.created_at as string));
+    const newest = await createdAt();
+    expect([...newest].sort((x, y) => y - x)).toEqual(newest);
+    sim.faults.listOrder = 'oldest';
+    const oldest = await createdAt();
+    expect([...oldest].sort((x, y) => x - y)).toEqual(oldest);
+  });
+
+  it('takes a session name wherever an id goes: the session, its archive and its stream', async () => {
+    sim = await startSimulator();
+    sim.createSession('old-run', { name: 'nightly' }).end();
+    const s = sim.createSession('s-1', { name: 'nightly' });
+    s.emit(3);
+    const get = (path: string, signal?: AbortSignal): Promise<Response> =>
+      fetch(`${sim!.url}${path}`, { headers: { authorization: 'Bearer sim-key' }, ...(signal ? { signal } : {}) });
+    // The live session of that name, not the ended one.
+    expect(await (await get('/browsers/nightly')).json()).toMatchObject({ session_id: 's-1', name: 'nightly' });
+    const events = (await (
+      await get('/browsers/nightly/telemetry/events?since=1970-01-01T00:00:00Z')
+    ).json()) as unknown[];
+    expect(events).toHaveLength(3);
+    const ac = new AbortController();
+    const stream = await get('/browsers/nightly/telemetry/stream', ac.signal);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    ac.abort();
+    expect((await get('/browsers/no-such-name')).status).toBe(404);
   });
 
   it('has no route with listRoute: false (an older service)', async () => {
