@@ -37,7 +37,7 @@ const READ_MAX_SEGMENTS = 256;
 /** Rows per multi-row INSERT (9 parameters each; PostgreSQL allows 65535 per statement). */
 const INSERT_ROWS = 500;
 const SEGMENT_COLUMNS = '(id, gen, session_id, first_seq, last_seq, records, bytes, oldest_ts, payload)';
-const SESSION_COLUMNS = 'id, spec, source, lifecycle, checkpoint, epoch, source_id';
+const SESSION_COLUMNS = 'id, spec, source, lifecycle, checkpoint, epoch, source_id, span_state';
 
 export interface PgStoreOptions {
   replicaId: string;
@@ -211,7 +211,7 @@ export class PgStore implements Store {
 
   async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
     await this.db.query(
-      "UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END WHERE id = $2",
+      "UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END, span_state = CASE WHEN $1 = 'removed' THEN NULL ELSE span_state END WHERE id = $2",
       [lifecycle, sessionId],
     );
   }
@@ -276,14 +276,15 @@ export class PgStore implements Store {
       if (checkpoints.length > 0) {
         // Forward only, in (service epoch, seq) order: a stale writer can never move it back.
         await c.query(
-          `UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id)
-           FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[]) AS o(id, cp, ep, src)
+          `UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id), span_state = o.spans
+           FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::text[]) AS o(id, cp, ep, src, spans)
            WHERE s.id = o.id AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp))`,
           [
             checkpoints.map((x) => x.sessionId),
             checkpoints.map((x) => x.checkpoint),
             checkpoints.map((x) => x.epoch),
             checkpoints.map((x) => x.sourceId ?? null),
+            checkpoints.map((x) => x.spans?.() ?? null),
           ],
         );
       }
@@ -460,6 +461,7 @@ interface RawSession {
   checkpoint: string;
   epoch: number;
   source_id: string | null;
+  span_state: string | null;
 }
 interface RawSegment {
   id: string;
@@ -480,5 +482,6 @@ function toRow(r: RawSession): SessionRow {
     epoch: r.epoch,
   };
   if (r.source_id !== null && r.source_id !== undefined) row.sourceId = r.source_id;
+  if (r.span_state !== null && r.span_state !== undefined) row.spans = r.span_state;
   return row;
 }

@@ -54,8 +54,11 @@ export interface Observed {
 export interface SpanBuilder {
   /** Feeds one event in stream order; `record` is its mapped record (redacted), null when filtered. */
   observe(envelope: Envelope, record: BridgeLogRecord | null): Observed;
-  /** The session ended: every open span is flushed, marked `browser.span.end_reason=session_end`. */
-  end(): BridgeSpan[];
+  /**
+   * The session ended (or was removed for good): every open span is flushed, marked
+   * `browser.span.end_reason=session_end` (or `session_removed`).
+   */
+  end(reason?: 'session_end' | 'session_removed'): BridgeSpan[];
   snapshot(): SpanBuilderState;
 }
 
@@ -374,11 +377,10 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       const ref = found === undefined ? undefined : { traceId: found.traceId, spanId: found.spanId };
       return { ref, finished: out.length === 0 ? (EMPTY as BridgeSpan[]) : out };
     },
-    end() {
+    end(reason = 'session_end') {
       out = [];
-      for (const req of [...requests.values()])
-        closeRequest(req, req.startMicros, { kind: 'cut', reason: 'session_end' });
-      for (const doc of [...docs.values()]) closeDoc(doc, 'session_end');
+      for (const req of [...requests.values()]) closeRequest(req, req.startMicros, { kind: 'cut', reason });
+      for (const doc of [...docs.values()]) closeDoc(doc, reason);
       return out;
     },
     snapshot() {
