@@ -52,14 +52,17 @@ const shape = (s: ReceivedSpan): string =>
 const content = ({ resource: _process, ...span }: ReceivedSpan): string =>
   JSON.stringify(span, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
-/** Streams EVENTS events of one session with traces on; `crash` kills the first daemon mid-stream. */
 /** A span open when the daemon was killed, as the stored state had it. */
 interface OpenAtKill {
   spanId: string;
   startMicros: number;
 }
 
-async function run(crash: boolean): Promise<{ spans: ReceivedSpan[]; openAtKill: OpenAtKill[] }> {
+/**
+ * Streams EVENTS events of one session with traces on; with `stop`, the first daemon gets that
+ * signal mid-stream (SIGKILL: a crash; SIGTERM: a clean shutdown) and a second one reads on.
+ */
+async function run(stop?: 'SIGKILL' | 'SIGTERM'): Promise<{ spans: ReceivedSpan[]; openAtKill: OpenAtKill[] }> {
   const h = await harness({ bufferSize: 100_000 });
   harnesses.push(h);
   const env = h.env({ BRIDGE_SESSIONS: ID, BRIDGE_CONFIG: '', BRIDGE_TRACES: 'true' });
@@ -74,7 +77,7 @@ async function run(crash: boolean): Promise<{ spans: ReceivedSpan[]; openAtKill:
   })();
   const delivered = () => h.receiver.records.filter((r) => r.attributes['browser.session.id'] === ID).length;
   let openAtKill: OpenAtKill[] = [];
-  if (crash) {
+  if (stop) {
     const first = spawnDaemon(env);
     // Mid-stream, and only once a checkpoint carries span state: a kill before that is a plain restart.
     await until(
@@ -83,8 +86,8 @@ async function run(crash: boolean): Promise<{ spans: ReceivedSpan[]; openAtKill:
       30_000,
     );
     await sleep(Math.floor(Math.random() * 300));
-    first.kill('SIGKILL');
-    expect(await exited(first)).toBe(null);
+    first.kill(stop);
+    expect(await exited(first), first.output()).toBe(stop === 'SIGKILL' ? null : 0);
     const state = JSON.parse(storedSpanState(h.stateDir)!) as { open: { docs: OpenAtKill[]; requests: OpenAtKill[] } };
     openAtKill = [...state.open.docs, ...state.open.requests];
   }
@@ -96,29 +99,36 @@ async function run(crash: boolean): Promise<{ spans: ReceivedSpan[]; openAtKill:
   return { spans: [...h.receiver.spans], openAtKill };
 }
 
-describe('spans through kill -9', () => {
-  it('a daemon killed in the middle of navigations leaves exactly the spans of a run without the crash', async () => {
-    const reference = await run(false);
-    const crashed = await run(true);
-    expect(reference.spans.length).toBeGreaterThan(10);
-    // The crash landed while pages were open: the next daemon completed them from where they began,
-    // not from the first event it read after the checkpoint.
-    expect(crashed.openAtKill.length).toBeGreaterThan(0);
-    for (const open of crashed.openAtKill) {
-      const done = crashed.spans.filter((s) => s.spanId === open.spanId);
-      expect(done.length).toBeGreaterThan(0);
-      for (const s of done) expect(s.startTimeUnixNano).toBe(BigInt(open.startMicros) * 1000n);
-    }
-    expect(new Set(crashed.spans.map(structure))).toEqual(new Set(reference.spans.map(structure)));
-    const shapes = (spans: ReceivedSpan[]) => new Map(spans.map((s) => [s.spanId, shape(s)]));
-    expect(shapes(crashed.spans)).toEqual(shapes(reference.spans));
-    // A span received twice (acknowledged after the last checkpoint write, or finished after it and
-    // built again from the replayed events) is the same span both times.
-    const byId = new Map<string, string>();
-    for (const s of crashed.spans) {
-      const seen = byId.get(s.spanId);
-      if (seen !== undefined) expect(content(s)).toBe(seen);
-      byId.set(s.spanId, content(s));
-    }
-  }, 180_000);
+let reference: ReturnType<typeof run> | undefined;
+
+describe('spans through a stop in the middle of navigations', () => {
+  for (const [signal, what] of [
+    ['SIGKILL', 'a daemon killed'],
+    ['SIGTERM', 'a daemon shut down'],
+  ] as const)
+    it(`${what} in the middle of navigations leaves exactly the spans of a run without the stop`, async () => {
+      reference ??= run();
+      const { spans: expected } = await reference;
+      const crashed = await run(signal);
+      expect(expected.length).toBeGreaterThan(10);
+      // Pages were open at the stop: the next daemon completed them from where they began, not
+      // from the first event it read after the checkpoint.
+      expect(crashed.openAtKill.length).toBeGreaterThan(0);
+      for (const open of crashed.openAtKill) {
+        const done = crashed.spans.filter((s) => s.spanId === open.spanId);
+        expect(done.length).toBeGreaterThan(0);
+        for (const s of done) expect(s.startTimeUnixNano).toBe(BigInt(open.startMicros) * 1000n);
+      }
+      expect(new Set(crashed.spans.map(structure))).toEqual(new Set(expected.map(structure)));
+      const shapes = (spans: ReceivedSpan[]) => new Map(spans.map((s) => [s.spanId, shape(s)]));
+      expect(shapes(crashed.spans)).toEqual(shapes(expected));
+      // A span received twice (acknowledged after the last checkpoint write, or finished after it and
+      // built again from the replayed events) is the same span both times.
+      const byId = new Map<string, string>();
+      for (const s of crashed.spans) {
+        const seen = byId.get(s.spanId);
+        if (seen !== undefined) expect(content(s)).toBe(seen);
+        byId.set(s.spanId, content(s));
+      }
+    }, 180_000);
 });
