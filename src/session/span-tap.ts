@@ -37,7 +37,12 @@ export interface SpanTap {
 /** Makes the tap of one session, from the span state stored with its checkpoint when there is one. */
 export type SpanTapFactory = (sessionId: string, stored?: string) => SpanTap;
 
-export function spanTapFactory(sink: SpanSink): SpanTapFactory {
+/**
+ * `carry: false` is a tap in an ingest worker: the main thread sends the spans, so it carries the
+ * unsent ones (ingest/span-mirror.ts) and resends the stored ones; the worker's checkpoint() then
+ * gives the open state's JSON only, which the mirror wraps.
+ */
+export function spanTapFactory(sink: SpanSink, { carry = true }: { carry?: boolean } = {}): SpanTapFactory {
   const encode = createSpanEncoder();
   return (sessionId, stored) => {
     const restored = decodeSpanState(stored);
@@ -47,6 +52,7 @@ export function spanTapFactory(sink: SpanSink): SpanTapFactory {
     const owner = { settled: (span: Buffer) => unsent.delete(span) };
     const send = (encoded: readonly Buffer[]): void => {
       if (encoded.length === 0) return;
+      if (!carry) return sink.offer(encoded);
       for (const b of encoded) unsent.add(b);
       sink.offer(encoded, owner);
     };
@@ -54,7 +60,7 @@ export function spanTapFactory(sink: SpanSink): SpanTapFactory {
       if (spans.length > 0) send(spans.map(encode));
     };
     // Finished before the crash and never acknowledged: sent again, the same bytes.
-    if (restored) send(restored.unsent);
+    if (restored && carry) send(restored.unsent);
     return {
       observe(envelope, record) {
         const { ref, finished } = builder.observe(envelope, record);
@@ -66,7 +72,8 @@ export function spanTapFactory(sink: SpanSink): SpanTapFactory {
       },
       end: (reason = 'session_end') => offer(builder.end(reason)),
       checkpoint() {
-        const open = builder.snapshot();
+        const open = JSON.stringify(builder.snapshot());
+        if (!carry) return () => open;
         // The unsent spans as they are when the checkpoint is written: a superset of those finished
         // up to it and not acknowledged, which is what must not be lost.
         return () => encodeSpanState(open, unsent);

@@ -11,15 +11,13 @@ export interface SpanState {
   unsent: Buffer[];
 }
 
-interface StoredSpanState {
-  v: 1;
-  open: SpanBuilderState;
-  unsent: string[];
-}
-
-export function encodeSpanState(open: SpanBuilderState, unsent: Iterable<Buffer>): string {
-  const stored: StoredSpanState = { v: 1, open, unsent: Array.from(unsent, (b) => b.toString('base64')) };
-  return JSON.stringify(stored);
+/**
+ * The stored text from the open state (already JSON: `JSON.stringify(builder.snapshot())`, taken
+ * where the builder runs, a worker thread included) and the unsent spans (known where they are sent).
+ */
+export function encodeSpanState(openJson: string, unsent: Iterable<Buffer>): string {
+  const spans = JSON.stringify(Array.from(unsent, (b) => b.toString('base64')));
+  return `{"v":1,"open":${openJson},"unsent":${spans}}`;
 }
 
 /** The stored state, or undefined when there is none or it is not one this bridge wrote (started afresh). */
