@@ -8,30 +8,36 @@ let h: Harness | undefined;
 afterEach(async () => h?.close());
 
 describe('a session removed with open spans', () => {
-  it('flushes them marked session_removed and keeps no span state for it', async () => {
-    h = await harness();
-    const session = h.sim.createSession('rm1');
-    session.emit(300);
-    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'rm1', BRIDGE_TRACES: 'true' });
-    const receiver = h.receiver;
-    await until(() => receiver.records.length >= 300, 'the session read');
-    const before = receiver.spans.length;
-    expect(await bridge.supervisor.remove('rm1')).toBe(true);
-    await until(
-      () => receiver.spans.some((s) => s.attributes['browser.span.end_reason'] === 'session_removed'),
-      'the open spans flushed',
-    );
-    const flushed = receiver.spans.slice(before);
-    expect(flushed.length).toBeGreaterThan(0);
-    for (const s of flushed) expect(s.attributes['browser.span.end_reason']).toBe('session_removed');
-    // The removal is recorded once its records are safe; from then on no span state is stored for it.
-    let row;
-    for (let i = 0; i < 500 && row?.lifecycle !== 'removed'; i++) {
-      row = (await bridge.store.sessions()).find((r) => r.spec.id === 'rm1');
-      if (row?.lifecycle !== 'removed') await sleep(20);
-    }
-    expect(row).toMatchObject({ lifecycle: 'removed' });
-    expect(row?.spans).toBeUndefined();
-    await bridge.shutdown();
-  });
+  for (const workers of [0, 1])
+    it(`flushes them marked session_removed and keeps no span state for it (${workers ? 'in a worker' : 'main thread'})`, async () => {
+      h = await harness();
+      const session = h.sim.createSession('rm1');
+      session.emit(300);
+      const bridge = await h.startBridge(FAST, {
+        BRIDGE_SESSIONS: 'rm1',
+        BRIDGE_TRACES: 'true',
+        BRIDGE_WORKERS: String(workers),
+      });
+      expect(bridge.ingest?.size ?? 0).toBe(workers);
+      const receiver = h.receiver;
+      await until(() => receiver.records.length >= 300, 'the session read');
+      const before = receiver.spans.length;
+      expect(await bridge.supervisor.remove('rm1')).toBe(true);
+      await until(
+        () => receiver.spans.some((s) => s.attributes['browser.span.end_reason'] === 'session_removed'),
+        'the open spans flushed',
+      );
+      const flushed = receiver.spans.slice(before);
+      expect(flushed.length).toBeGreaterThan(0);
+      for (const s of flushed) expect(s.attributes['browser.span.end_reason']).toBe('session_removed');
+      // The removal is recorded once its records are safe; from then on no span state is stored for it.
+      let row;
+      for (let i = 0; i < 500 && row?.lifecycle !== 'removed'; i++) {
+        row = (await bridge.store.sessions()).find((r) => r.spec.id === 'rm1');
+        if (row?.lifecycle !== 'removed') await sleep(20);
+      }
+      expect(row).toMatchObject({ lifecycle: 'removed' });
+      expect(row?.spans).toBeUndefined();
+      await bridge.shutdown();
+    });
 });
