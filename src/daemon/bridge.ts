@@ -326,7 +326,7 @@ async function startSpanExport(config: BridgeConfig, emit: Emit): Promise<SpanEx
   });
   spans.start();
   return {
-    offer: (encoded) => spans.offer(encoded),
+    offer: (encoded, owner) => spans.offer(encoded, owner),
     start: () => spans.start(),
     get queued() {
       return spans.queued;
