@@ -72,7 +72,7 @@ export function spanTapFactory(sink: SpanSink, { carry = true }: { carry?: boole
       },
       end: (reason = 'session_end') => offer(builder.end(reason)),
       checkpoint() {
-        const open = JSON.stringify(builder.snapshot());
+        const open = builder.snapshotJson();
         if (!carry) return () => open;
         // The unsent spans as they are when the checkpoint is written: a superset of those finished
         // up to it and not acknowledged, which is what must not be lost.

@@ -60,6 +60,8 @@ export interface SpanBuilder {
    */
   end(reason?: 'session_end' | 'session_removed'): BridgeSpan[];
   snapshot(): SpanBuilderState;
+  /** The same state as JSON text, in one pass (what a checkpoint stores; no copy of the state first). */
+  snapshotJson(): string;
 }
 
 export const MAX_OPEN_DOCS = 64;
@@ -370,6 +372,15 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     return doc === undefined ? docRef(loader) : { traceId: doc.traceId, spanId: doc.spanId };
   }
 
+  /** The live state, shared: copy or serialize it before anything else runs. */
+  const state = (): SpanBuilderState => ({
+    v: 1,
+    docs: [...docs.values()],
+    frames: [...frames.entries()],
+    requests: [...requests.values()],
+    closed,
+  });
+
   return {
     observe(envelope, record) {
       out = [];
@@ -384,13 +395,10 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       return out;
     },
     snapshot() {
-      return structuredClone({
-        v: 1,
-        docs: [...docs.values()],
-        frames: [...frames.entries()],
-        requests: [...requests.values()],
-        closed,
-      });
+      return structuredClone(state());
+    },
+    snapshotJson() {
+      return JSON.stringify(state());
     },
   };
 }
