@@ -21,15 +21,14 @@ describe('a session removed with open spans', () => {
       expect(bridge.ingest?.size ?? 0).toBe(workers);
       const receiver = h.receiver;
       await until(() => receiver.records.length >= 300, 'the session read');
-      const before = receiver.spans.length;
       expect(await bridge.supervisor.remove('rm1')).toBe(true);
       await until(
         () => receiver.spans.some((s) => s.attributes['browser.span.end_reason'] === 'session_removed'),
         'the open spans flushed',
       );
-      const flushed = receiver.spans.slice(before);
-      expect(flushed.length).toBeGreaterThan(0);
-      for (const s of flushed) expect(s.attributes['browser.span.end_reason']).toBe('session_removed');
+      // Removed, not ended: nothing is marked as a session end (spans finished before the removal may
+      // still arrive after it, with their own ends).
+      expect(receiver.spans.filter((s) => s.attributes['browser.span.end_reason'] === 'session_end')).toEqual([]);
       // The removal is recorded once its records are safe; from then on no span state is stored for it.
       let row;
       for (let i = 0; i < 500 && row?.lifecycle !== 'removed'; i++) {
