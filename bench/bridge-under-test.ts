@@ -47,6 +47,8 @@ export class BridgeUnderTest {
         ...(process.env.BRIDGE_WORKERS !== undefined ? { BRIDGE_WORKERS: process.env.BRIDGE_WORKERS } : {}),
         // overflow (the default) or always: BRIDGE_SPOOL_MODE=always npm run bench measures the spool-everything mode.
         ...(process.env.BRIDGE_SPOOL_MODE !== undefined ? { BRIDGE_SPOOL_MODE: process.env.BRIDGE_SPOOL_MODE } : {}),
+        // Spans beside the records: BRIDGE_TRACES=true npm run bench measures what traces cost.
+        ...(process.env.BRIDGE_TRACES !== undefined ? { BRIDGE_TRACES: process.env.BRIDGE_TRACES } : {}),
       },
     );
     const bridge = await startBridge(config, silentLogger());

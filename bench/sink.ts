@@ -1,6 +1,8 @@
 // The benchmark's OTLP/HTTP sink, run as a child process (bench/peers.ts): accepts POSTs of logs
 // export requests (protobuf or JSON, gzip or not), counts and times their records (sink-tally.ts)
-// and answers 200 with an empty response. Prints {"url": ...} on stdout once listening.
+// and answers 200 with an empty response. Traces export requests (BRIDGE_TRACES=true) are accepted
+// and counted by requests and bytes only, never taken for logs. Prints {"url": ...} on stdout once
+// listening.
 //
 //   POST /_sink/fail?status=503   refuse every export request with that status from now on
 //   POST /_sink/ok                accept again
@@ -12,13 +14,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { SinkTally } from './sink-tally.js';
 
 const tally = new SinkTally();
+const traces = { requests: 0, bytes: 0 };
 
 function control(req: IncomingMessage, res: ServerResponse, url: URL): void {
   const reply = (status: number, body: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
-  if (req.method === 'GET' && url.pathname === '/_sink/stats') return reply(200, tally.stats());
+  if (req.method === 'GET' && url.pathname === '/_sink/stats') return reply(200, { ...tally.stats(), traces });
   if (req.method === 'POST' && url.pathname === '/_sink/fail') {
     const status = Number(url.searchParams.get('status') ?? '503');
     if (!Number.isInteger(status) || status < 400 || status > 599)
@@ -41,6 +44,12 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     const contentType = req.headers['content-type'] ?? 'application/x-protobuf';
+    if (url.pathname.endsWith('/v1/traces')) {
+      traces.requests++;
+      traces.bytes += body.length;
+      res.writeHead(200, { 'content-type': contentType });
+      return res.end(/json/i.test(contentType) ? '{}' : undefined);
+    }
     if (tally.failStatus !== undefined) {
       tally.refuse(body.length);
       res.writeHead(tally.failStatus, { 'content-type': contentType });

@@ -34,8 +34,8 @@ const ROTATION_INTERVAL_MS = 15_000;
 
 export interface OwnedSessionsHost {
   follow(row: SessionRow): void;
-  /** Stops reading the session (if followed here) and forgets its pipeline. */
-  unfollow(id: string): Promise<void>;
+  /** Stops reading the session (if followed here) and forgets its pipeline; `finished`: removed or ended. */
+  unfollow(id: string, finished?: boolean): Promise<void>;
   isFollowed(id: string): boolean;
   /** Applies a spec changed through another replica (attributes, db) to a followed session. */
   respecify(row: SessionRow): void;
@@ -244,7 +244,7 @@ export class Ownership {
    * that is not active unless it has a spool, and then only to deliver it).
    */
   private async finished(ids: string[]): Promise<void> {
-    await Promise.all(ids.map((id) => this.o.host.unfollow(id)));
+    await Promise.all(ids.map((id) => this.o.host.unfollow(id, true)));
     await this.o.spool.flush();
     const undelivered = await sessionsWithSpool(this.o.store.db, ids);
     const done = ids.filter((id) => !undelivered.has(id));

@@ -176,11 +176,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const ex = config.exporter;
   const transport = overrides.transport ?? (await createTransport(ex, { emit }));
   const requests = createRequestBuilder(ex.protocol, { resource: resourceAttributes(config.resource), scope: SCOPE });
-  // Spans are built where the events are read, and worker threads cannot hand spans back yet: with
-  // traces on, `workers: auto` keeps every session on this thread (docs/traces.md).
-  const workers = config.traces.enabled && config.workers === 'auto' ? 0 : resolveWorkers(config.workers);
-  if (config.traces.enabled && workers > 0)
-    log.warn({ workers }, 'traces are built only for sessions read on the main thread: set workers: auto or 0');
+  const workers = resolveWorkers(config.workers);
+  // Spans are built where the events are read, a worker thread included; they are sent from here.
   const spanExport = config.traces.enabled ? await startSpanExport(config, emit) : undefined;
   // `auto` starts the workers only once they are worth their cost (worker-scaling.ts).
   const lazy = config.workers === 'auto';
@@ -195,6 +192,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
             logPretty: Boolean(process.stderr.isTTY),
             spool,
             emit,
+            ...(spanExport ? { spans: spanExport } : {}),
           },
           lazy,
         );
@@ -375,7 +373,7 @@ async function startSpanExport(config: BridgeConfig, emit: Emit): Promise<SpanEx
   });
   spans.start();
   return {
-    offer: (encoded) => spans.offer(encoded),
+    offer: (encoded, owner) => spans.offer(encoded, owner),
     start: () => spans.start(),
     get queued() {
       return spans.queued;

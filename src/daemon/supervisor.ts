@@ -124,7 +124,7 @@ export class Supervisor {
           follow: (row) => {
             if (!this.stopping) this.followOrWait([row]);
           },
-          unfollow: (id) => this.unfollow(id),
+          unfollow: (id, finished) => this.unfollow(id, finished),
           isFollowed: (id) => this.active.has(id) || this.lifecycles.has(id),
           respecify: (row) => this.active.get(row.spec.id)?.updateSpec(row.spec),
           ticked: () => this.checkAllEnded(),
@@ -263,7 +263,7 @@ export class Supervisor {
     if (!p && this.shared) return this.shared.remove(id);
     if (!p) return false;
     this.active.delete(id);
-    await p.stop();
+    await p.stop(true);
     // What was read of it is still delivered; on disk or delivered before the removal is recorded.
     this.lifecycles.record(id, 'removed');
     this.active.remember(p.status());
@@ -318,13 +318,16 @@ export class Supervisor {
     this.checkAllEnded();
   }
 
-  /** Stops reading a session given up by ownership (handed over, lost, finished elsewhere). */
-  private async unfollow(id: string): Promise<void> {
+  /**
+   * Stops reading a session given up by ownership (handed over, lost: its next owner continues its
+   * spans) or `finished` elsewhere (removed: its open spans are flushed).
+   */
+  private async unfollow(id: string, finished = false): Promise<void> {
     this.room.forget(id);
     const p = this.active.get(id);
     if (!p) return;
     this.active.delete(id);
-    await p.stop();
+    await p.stop(finished);
     this.active.remember(p.status());
   }
 

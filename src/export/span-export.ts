@@ -8,12 +8,27 @@
 // UNIMPLEMENTED): said once (traces_unsupported), the spans kept, and tried again after
 // `unsupportedRetryMs`; the first success says so (traces_supported). A batch the collector refuses
 // as invalid is dropped and counted, as is the oldest span when the queue is over its bound.
+//
+// Each span may come with its owner (the session's tap), told when the span leaves the queue for
+// good: acknowledged, refused or dropped. What the owner has not been told of is carried in the
+// session's stored span state, so a kill -9 loses no span (docs/traces.md "After a crash");
+// shutdown() tells nobody: spans left then stay in the state the final checkpoint writes.
 import type { Emit } from '../vocabulary/facts.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
 import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
 
 /** gRPC UNIMPLEMENTED: the collector has no TraceService. */
 const GRPC_UNIMPLEMENTED = 12;
+
+/** Who is told when a span it offered leaves the queue for good. */
+export interface SpanOwner {
+  settled(span: Buffer): void;
+}
+
+interface Queued {
+  span: Buffer;
+  owner: SpanOwner | undefined;
+}
 
 export interface SpanExportOptions {
   transport: OtlpTransport;
@@ -32,7 +47,7 @@ export interface SpanExportOptions {
 
 export interface SpanExport {
   /** Queues encoded spans (framed ScopeSpans entries, as encode-span.ts writes them). */
-  offer(spans: readonly Buffer[]): void;
+  offer(spans: readonly Buffer[], owner?: SpanOwner): void;
   start(): void;
   /** Sends what is queued until `deadline` (epoch ms), then stops; queued spans left are counted. */
   shutdown(deadline: number): Promise<void>;
@@ -53,7 +68,7 @@ export function isNoTracesPipeline(o: ExportOutcome): boolean {
 export function createSpanExport(o: SpanExportOptions): SpanExport {
   const schedule = o.schedule ?? defaultSchedule;
   const unsupportedRetryMs = o.unsupportedRetryMs ?? 300_000;
-  const queue: Buffer[] = [];
+  const queue: Queued[] = [];
   let queuedBytes = 0;
   let sending: Promise<void> | undefined;
   let cancelWait: (() => void) | undefined;
@@ -77,7 +92,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   }
 
   async function sendOne(): Promise<void> {
-    const batch = queue.slice(0, o.batchMaxSpans);
+    const batch = queue.slice(0, o.batchMaxSpans).map((q) => q.span);
     const outcome = await o.transport.send(o.request.build(batch), o.request.contentType);
     if (outcome.kind === 'success') {
       take(batch.length);
@@ -112,19 +127,23 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     wait(outcome.retryAfterMs ?? backoff);
   }
 
-  function take(n: number): void {
-    for (const b of queue.splice(0, n)) queuedBytes -= b.length;
+  /** The first `n` spans leave the queue; their owners are told unless the bridge is shutting down. */
+  function take(n: number, tell = true): void {
+    for (const q of queue.splice(0, n)) {
+      queuedBytes -= q.span.length;
+      if (tell) q.owner?.settled(q.span);
+    }
   }
 
   return {
-    offer(spans) {
-      for (const s of spans) {
-        queue.push(s);
-        queuedBytes += s.length;
+    offer(spans, owner) {
+      for (const span of spans) {
+        queue.push({ span, owner });
+        queuedBytes += span.length;
       }
       let dropped = 0;
       while (queuedBytes > o.maxQueuedBytes && queue.length > 1) {
-        queuedBytes -= queue.shift()!.length;
+        take(1);
         dropped++;
       }
       if (dropped > 0) o.emit({ f: 'spans_dropped', count: dropped, reason: 'overflow' });
@@ -142,7 +161,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       cancelWait?.();
       cancelWait = undefined;
       if (queue.length > 0) o.emit({ f: 'spans_dropped', count: queue.length, reason: 'shutdown' });
-      take(queue.length);
+      take(queue.length, false);
     },
     get queued() {
       return queue.length;

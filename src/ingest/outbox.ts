@@ -5,13 +5,18 @@
 // Records are encoded straight into the batch (encode()): the view it returns is what the session
 // appends, so a record is written once, where it travels, with no buffer of its own.
 //
+// Spans (traces on): a session's tap hands its finished spans to offerSpans(), and its append
+// passes the source of its span state; both travel with the batch (protocol.ts BatchSpans), the
+// state taken when the batch is posted, which is after the session's last append in it.
+//
 // Back-pressure: the main thread acknowledges a batch only once the spool has room for more, so
 // the bytes posted but not acknowledged are bounded: at `limit` the outbox is full and the sessions
 // stop reading, exactly as they do for a full spool in one thread.
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { writeFramedRecord } from '../wire/encode-record.js';
 import { ProtoWriter } from '../wire/proto-writer.js';
-import type { FromWorker } from './protocol.js';
+import type { SpanStateSource } from '../store/pending-segments.js';
+import type { BatchSpans, FromWorker } from './protocol.js';
 import { META_FIELDS } from './protocol.js';
 
 /** A batch is posted at once when its records reach this size: bounded copies, steady flow. */
@@ -36,6 +41,11 @@ export class Outbox {
    * the main thread need not read a thousand copies of the same ids in every batch.
    */
   private readonly sentSource = new Map<number, string>();
+  /** Per handle appended in this batch: its span state's source (a worker's tap gives the open state's JSON). */
+  private spanStates = new Map<number, SpanStateSource>();
+  /** Per handle: spans finished since the last batch. */
+  private finished = new Map<number, Buffer[]>();
+  private finishedBytes = 0;
 
   constructor(
     private readonly post: (msg: FromWorker, transfer: ArrayBuffer[]) => void,
@@ -60,9 +70,11 @@ export class Outbox {
     tsMicros: number,
     record: Buffer | null,
     sourceId?: string,
+    spans?: SpanStateSource,
   ): void {
     const h = this.handles.get(sessionId);
     if (h === undefined) throw new Error(`append for a session this worker does not follow: ${sessionId}`);
+    if (spans !== undefined) this.spanStates.set(h, spans);
     let s = -1;
     if (sourceId !== undefined && this.sentSource.get(h) !== sourceId) {
       this.sentSource.set(h, sourceId);
@@ -82,7 +94,22 @@ export class Outbox {
       }
       this.appended += record.length;
     }
-    if (this.appended >= FLUSH_BYTES) this.flush();
+    this.schedule();
+  }
+
+  /** Spans a session's tap finished: they go with the next batch. */
+  offerSpans(sessionId: string, spans: readonly Buffer[]): void {
+    const h = this.handles.get(sessionId);
+    if (h === undefined || spans.length === 0) return;
+    const list = this.finished.get(h);
+    if (list) list.push(...spans);
+    else this.finished.set(h, [...spans]);
+    for (const b of spans) this.finishedBytes += b.length;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.appended + this.finishedBytes >= FLUSH_BYTES) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
@@ -110,12 +137,14 @@ export class Outbox {
   /** Posts what was appended; call before any message that must come after it (stopped, ended). */
   flush(): void {
     this.scheduled = false;
-    if (this.meta.length === 0) return;
+    if (this.meta.length === 0 && this.finished.size === 0) return;
+    const spans = this.takeSpans();
     const meta = Float64Array.from(this.meta);
     // The writer's buffer is its own ArrayBuffer (never a slice of Node's pool: it is larger than
     // the pool's slices), so it is transferred, not copied; the next batch gets a new one.
     const bytes = new Uint8Array(this.w.buf.buffer, this.w.buf.byteOffset, this.appended);
-    const size = this.appended + meta.byteLength;
+    const size = this.appended + meta.byteLength + this.finishedBytes;
+    this.finishedBytes = 0;
     const sourceIds = this.sourceIds;
     this.meta = [];
     // Sized for a batch like this one: a busy worker's batches need no growing, a quiet one's stay small.
@@ -126,7 +155,24 @@ export class Outbox {
     this.sourceIds = [];
     this.sourceIndex.clear();
     this.unacked += size;
-    this.post({ t: 'batch', meta, bytes, sourceIds, size }, [meta.buffer, bytes.buffer as ArrayBuffer]);
+    const msg: FromWorker = { t: 'batch', meta, bytes, sourceIds, size };
+    if (spans !== undefined) msg.spans = spans;
+    this.post(msg, [meta.buffer, bytes.buffer as ArrayBuffer]);
+  }
+
+  /** The batch's spans: per session, its open state after its last append (when it has one) and its finished spans. */
+  private takeSpans(): BatchSpans[] | undefined {
+    if (this.finished.size === 0 && this.spanStates.size === 0) return undefined;
+    const out = new Map<number, BatchSpans>();
+    for (const [h, source] of this.spanStates) out.set(h, { h, open: source()(), finished: [] });
+    for (const [h, spans] of this.finished) {
+      const e = out.get(h);
+      if (e) e.finished = spans;
+      else out.set(h, { h, finished: spans });
+    }
+    this.spanStates = new Map();
+    this.finished = new Map();
+    return [...out.values()];
   }
 
   /** The main thread took `bytes` worth of batches into the spool. */

@@ -6,7 +6,9 @@
 // index into `sourceIds`, or -1 when the session's source id is none or unchanged since the last
 // one sent) and `bytes` the encoded records back to back. Handles are numbers
 // the main thread gives each session when it hands it to a worker, so no session id is copied per
-// record. Structured cloning of the small control messages is fine: they are rare.
+// record. Structured cloning of the small control messages is fine: they are rare. With traces on,
+// a batch also carries, per session it touched, the spans finished (encoded) and the span builder's
+// open state after the session's last append in the batch (ingest/span-mirror.ts takes them).
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { MappingOptions } from '../config/mapping-section.js';
 import type { AttributeValue } from '../vocabulary/log-record.js';
@@ -26,9 +28,16 @@ export interface WorkerInit {
   reportEveryMs: number;
 }
 
+/** One session's spans in a batch: the open state (JSON) after its last append, if it appended, and the spans finished. */
+export interface BatchSpans {
+  h: number;
+  open?: string;
+  finished: Uint8Array[];
+}
+
 export type ToWorker =
   | { t: 'follow'; h: number; row: SessionRow }
-  | { t: 'stop'; h: number; req: number }
+  | { t: 'stop'; h: number; req: number; removed: boolean }
   | { t: 'spec'; h: number; spec: SessionSpec }
   | { t: 'enrich'; h: number; attrs: Record<string, AttributeValue> }
   | { t: 'mapping'; options: MappingOptions }
@@ -37,7 +46,7 @@ export type ToWorker =
 
 export type FromWorker =
   | { t: 'ready' }
-  | { t: 'batch'; meta: Float64Array; bytes: Uint8Array; sourceIds: string[]; size: number }
+  | { t: 'batch'; meta: Float64Array; bytes: Uint8Array; sourceIds: string[]; size: number; spans?: BatchSpans[] }
   | { t: 'ended'; h: number; req: number }
   | { t: 'stopped'; req: number; status: SessionStatus | undefined }
   | { t: 'report'; statuses: Array<[number, SessionStatus]>; facts: Fact[] };

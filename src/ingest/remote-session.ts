@@ -12,8 +12,11 @@ import type { ToWorker } from './protocol.js';
 
 export interface WorkerLink {
   post(msg: ToWorker): void;
-  /** Sends a stop and resolves with the session's final status (undefined: the worker had none). */
-  stop(h: number): Promise<SessionStatus | undefined>;
+  /**
+   * Sends a stop and resolves with the session's final status (undefined: the worker had none);
+   * `removed`: for good, its open spans are flushed.
+   */
+  stop(h: number, removed: boolean): Promise<SessionStatus | undefined>;
 }
 
 export class RemoteSession implements FollowedSession {
@@ -56,8 +59,8 @@ export class RemoteSession implements FollowedSession {
     this.link.post({ t: 'enrich', h: this.handle, attrs });
   }
 
-  stop(): Promise<void> {
-    this.stopping ??= this.link.stop(this.handle).then((s) => {
+  stop(removed = false): Promise<void> {
+    this.stopping ??= this.link.stop(this.handle, removed).then((s) => {
       if (s) this.reported(s);
     });
     return this.stopping;

@@ -22,6 +22,8 @@ import type { SessionStatus } from '../session/session-status.js';
 import { unpackBatch } from './outbox.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
 import { RemoteSession } from './remote-session.js';
+import { SpanMirror } from './span-mirror.js';
+import type { SpanSink } from '../session/span-tap.js';
 import { once } from '../util/lifecycle.js';
 
 /** Bytes a worker may have posted and not yet had taken by the spool. */
@@ -38,6 +40,8 @@ export interface IngestWorkersOptions {
   spool: Pick<Spool, 'append' | 'full' | 'waitForRoom'>;
   /** Where the workers' facts go, as this thread's own do. */
   emit: Emit;
+  /** Where the spans of the workers' sessions go (traces on): the span export. */
+  spans?: SpanSink;
 }
 
 /** Who takes over what the workers cannot settle themselves (the supervisor). */
@@ -85,6 +89,8 @@ export function workerLogBindings(log: Logger, index: number): Record<string, un
 
 class Slot {
   readonly sessions = new Map<number, RemoteSession>();
+  /** The spans of its sessions, on this thread (traces on). */
+  readonly mirrors = new Map<number, SpanMirror>();
   readonly stops = new Map<number, (s: SessionStatus | undefined) => void>();
   alive = true;
   constructor(readonly worker: Worker) {}
@@ -217,18 +223,20 @@ export class IngestWorkers {
     const h = this.nextHandle++;
     const session = new RemoteSession(h, row, {
       post: (msg) => slot.post(msg),
-      stop: (handle) =>
+      stop: (handle, removed) =>
         new Promise((resolve) => {
           if (!slot.alive) return resolve(undefined);
           const req = this.nextReq++;
           slot.stops.set(req, (s) => {
             slot.sessions.delete(handle);
+            slot.mirrors.delete(handle);
             resolve(s);
           });
-          slot.post({ t: 'stop', h: handle, req });
+          slot.post({ t: 'stop', h: handle, req, removed });
         }),
     });
     slot.sessions.set(h, session);
+    if (this.o.spans) slot.mirrors.set(h, new SpanMirror(this.o.spans, row.spans));
     return session;
   }
 
@@ -243,9 +251,11 @@ export class IngestWorkers {
       case 'batch': {
         const { spool } = this.o;
         let strays = 0;
+        // Spans of a session no longer followed are dropped with it: its next reader builds them again.
+        for (const sp of m.spans ?? []) slot.mirrors.get(sp.h)?.received(sp.open, sp.finished);
         unpackBatch(m.meta, m.bytes, m.sourceIds, (h, seq, epoch, ts, record, sourceId) => {
           const s = slot.sessions.get(h);
-          if (s) spool.append(s.id, seq, epoch, ts, record, sourceId);
+          if (s) spool.append(s.id, seq, epoch, ts, record, sourceId, slot.mirrors.get(h)?.source);
           else strays++;
         });
         // A worker posts a session's last records before it answers a stop: this is a bug, not a
@@ -281,6 +291,7 @@ export class IngestWorkers {
           )
           .then(() => {
             slot.sessions.delete(m.h);
+            slot.mirrors.delete(m.h);
             slot.post({ t: 'reply', req: m.req });
           });
         break;

@@ -21,6 +21,7 @@ import { SwappableMapper } from '../session/swappable-mapper.js';
 import type { SessionStatus } from '../session/session-status.js';
 import { FactRelay } from './fact-relay.js';
 import { Outbox } from './outbox.js';
+import { spanTapFactory, type SpanTapFactory } from '../session/span-tap.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
 
 const port = parentPort;
@@ -36,7 +37,21 @@ const outbox = new Outbox(post, init.inFlightBytes);
 // Records are encoded straight into the batch that carries them to the main thread.
 const encode = (record: BridgeLogRecord): Buffer => outbox.encode(record);
 const sessions = new Map<number, SessionPipeline>();
-const newSession = sessionFactory({ config, client, mapper, spool: outbox, encode, emit: facts.emit, log });
+// Spans are built here, beside the mapper; the main thread sends them and carries the unsent ones.
+const spans: SpanTapFactory | undefined = config.traces.enabled
+  ? (sessionId, stored) =>
+      spanTapFactory({ offer: (encoded) => outbox.offerSpans(sessionId, encoded) }, { carry: false })(sessionId, stored)
+  : undefined;
+const newSession = sessionFactory({
+  config,
+  client,
+  mapper,
+  spool: outbox,
+  encode,
+  emit: facts.emit,
+  log,
+  ...(spans ? { spans } : {}),
+});
 
 let nextReq = 1;
 const replies = new Map<number, () => void>();
@@ -73,11 +88,11 @@ async function onEnded(h: number): Promise<void> {
   });
 }
 
-async function stop(h: number, req: number): Promise<void> {
+async function stop(h: number, req: number, removed: boolean): Promise<void> {
   const s = sessions.get(h);
   let status: SessionStatus | undefined;
   if (s) {
-    await s.stop();
+    await s.stop(removed);
     status = s.status();
     sessions.delete(h);
   }
@@ -98,7 +113,7 @@ function handle(m: ToWorker): void {
       break;
     }
     case 'stop':
-      void stop(m.h, m.req);
+      void stop(m.h, m.req, m.removed);
       break;
     case 'spec':
       sessions.get(m.h)?.updateSpec(m.spec);

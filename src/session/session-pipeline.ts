@@ -18,6 +18,7 @@ import type { Mapper } from '../mapping/mapper.js';
 import type { Emit, Fact } from '../vocabulary/facts.js';
 import type { RecordEncoder } from '../wire/encode-record.js';
 import type { Spool } from '../store/spool.js';
+import type { SpanStateSource } from '../store/pending-segments.js';
 import type { SessionRow, SessionSource } from '../store/store.js';
 import { initialStatus, tallyFact, type SessionStatus } from './session-status.js';
 import type { Envelope } from '../upstream/envelope.js';
@@ -59,7 +60,8 @@ export interface FollowedSession {
   updateSpec(spec: SessionSpec): void;
   setEnrichment(attrs: Record<string, AttributeValue>): void;
   start(): void;
-  stop(): Promise<void>;
+  /** Stops reading; `removed`: for good (its open spans are flushed), else it is followed again later. */
+  stop(removed?: boolean): Promise<void>;
   status(): SessionStatus;
   delivered(seq: number): void;
 }
@@ -82,6 +84,8 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   /** Aborts archive reads in flight when the session stops. */
   private readonly aborter = new AbortController();
   private readonly spans: SpanTap | undefined;
+  /** Captures the span state when the spool seals a batch of this session (traces on). */
+  private readonly spanState: SpanStateSource | undefined;
 
   constructor(
     row: SessionRow,
@@ -101,7 +105,10 @@ export class SessionPipeline implements StreamSink, FollowedSession {
       this.startPos,
     );
     this.ctx = { sessionId: spec.id, attributes: { ...spec.attributes }, epoch: row.epoch };
-    this.spans = deps.spans?.(spec.id);
+    // The open spans as they stood at the checkpoint: the stream resumes after it, so do they.
+    this.spans = deps.spans?.(spec.id, row.spans);
+    const tap = this.spans;
+    this.spanState = tap && (() => tap.checkpoint());
     this.stats = { ...initialStatus(row), lastReceivedSeq: initial };
     this.subscriber = new Subscriber(spec.id, deps.client, stream, this, {
       idleTimeoutMs: deps.idleTimeoutMs,
@@ -139,11 +146,14 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     });
   }
 
-  async stop(): Promise<void> {
+  async stop(removed = false): Promise<void> {
     this.stopping = true;
     this.aborter.abort();
     await this.starting;
-    return this.subscriber.stop();
+    await this.subscriber.stop();
+    // Stopped to be followed again (shutdown, a move, a handover): the open spans stay in the state
+    // stored with the checkpoint. Removed for good: nothing will complete them, so they go now.
+    if (removed) this.spans?.end('session_removed');
   }
 
   status(): SessionStatus {
@@ -378,14 +388,22 @@ export class SessionPipeline implements StreamSink, FollowedSession {
         category: env.event.category,
         count: 1,
       });
-    this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, bytes, sourceId);
+    this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, bytes, sourceId, this.spanState);
   }
 
   private gap(g: GapItem, observedMicros: number): void {
     const ts = g.nearTsMicros ?? observedMicros;
     const ctx = g.epoch === this.ctx.epoch ? this.ctx : { ...this.ctx, epoch: g.epoch };
     const record = gapRecord(ctx, g.first, g.last, ts, observedMicros, g.reason);
-    this.deps.spool.append(this.id, g.last ?? g.first, g.epoch, ts, this.deps.encode(record), g.sourceId);
+    this.deps.spool.append(
+      this.id,
+      g.last ?? g.first,
+      g.epoch,
+      ts,
+      this.deps.encode(record),
+      g.sourceId,
+      this.spanState,
+    );
     if (g.last === undefined) this.emit({ f: 'tail_unknown', session: this.id, epoch: g.epoch, afterSeq: g.first - 1 });
     else this.emit({ f: 'gap_recorded', session: this.id, first: g.first, last: g.last, reason: g.reason });
   }

@@ -2,36 +2,65 @@
 // every event with its mapped record, the tap points the record at its span (trace_id, span_id) and
 // hands the spans it completes, encoded, to a sink (export/span-export.ts). Spans never wait for
 // records nor records for spans: offer() only queues.
+//
+// The tap also keeps what a restart needs (traces/span-state.ts): the spans it offered that the
+// sink has not settled yet, and, when a batch of the session is sealed, the builder's open state at
+// that point. Both are written with the batch's checkpoint, and a tap made from that stored state
+// sends the unsettled spans again and continues the open ones: after a kill -9 the spans are the
+// same, byte for byte, as if nothing had happened.
 import type { Envelope } from '../upstream/envelope.js';
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';
-import { createSpanBuilder, type SpanBuilderState } from '../traces/span-builder.js';
+import { createSpanBuilder } from '../traces/span-builder.js';
+import type { EndReason } from '../traces/span-shapes.js';
+import { decodeSpanState, encodeSpanState } from '../traces/span-state.js';
 import { createSpanEncoder } from '../wire/encode-span.js';
 import type { BridgeSpan } from '../vocabulary/span.js';
+import type { SpanStateWriter } from '../store/store.js';
 
-/** Where encoded spans go. */
+/** Where encoded spans go; `owner` is told when each leaves for good (acknowledged or dropped). */
 export interface SpanSink {
-  offer(spans: readonly Buffer[]): void;
+  offer(spans: readonly Buffer[], owner?: { settled(span: Buffer): void }): void;
 }
+
+/** How a session stops producing spans: its stream ended, or it was removed for good. */
+export type SpanEnd = Extract<EndReason, 'session_end' | 'session_removed'>;
 
 export interface SpanTap {
   /** Before the record is encoded: sets its trace_id and span_id when the event belongs to a span. */
   observe(envelope: Envelope, record: BridgeLogRecord | null): void;
-  /** The session ended: open spans are flushed with their end marker. */
-  end(): void;
-  /** The open state, for a checkpoint (restored by the factory's `restored`). */
-  snapshot(): SpanBuilderState;
+  /** The session ended or was removed: open spans are flushed with that end marker. */
+  end(reason?: SpanEnd): void;
+  /** The state at this point (a batch is sealed), serialized when its checkpoint is written. */
+  checkpoint(): SpanStateWriter;
 }
 
-/** Makes the tap of one session. */
-export type SpanTapFactory = (sessionId: string, restored?: SpanBuilderState) => SpanTap;
+/** Makes the tap of one session, from the span state stored with its checkpoint when there is one. */
+export type SpanTapFactory = (sessionId: string, stored?: string) => SpanTap;
 
-export function spanTapFactory(sink: SpanSink): SpanTapFactory {
+/**
+ * `carry: false` is a tap in an ingest worker: the main thread sends the spans, so it carries the
+ * unsent ones (ingest/span-mirror.ts) and resends the stored ones; the worker's checkpoint() then
+ * gives the open state's JSON only, which the mirror wraps.
+ */
+export function spanTapFactory(sink: SpanSink, { carry = true }: { carry?: boolean } = {}): SpanTapFactory {
   const encode = createSpanEncoder();
-  const offer = (spans: readonly BridgeSpan[]): void => {
-    if (spans.length > 0) sink.offer(spans.map(encode));
-  };
-  return (sessionId, restored) => {
-    const builder = createSpanBuilder(sessionId, restored);
+  return (sessionId, stored) => {
+    const restored = decodeSpanState(stored);
+    const builder = createSpanBuilder(sessionId, restored?.open);
+    // Offered and not yet settled, in offer order (a Set keeps insertion order).
+    const unsent = new Set<Buffer>();
+    const owner = { settled: (span: Buffer) => unsent.delete(span) };
+    const send = (encoded: readonly Buffer[]): void => {
+      if (encoded.length === 0) return;
+      if (!carry) return sink.offer(encoded);
+      for (const b of encoded) unsent.add(b);
+      sink.offer(encoded, owner);
+    };
+    const offer = (spans: readonly BridgeSpan[]): void => {
+      if (spans.length > 0) send(spans.map(encode));
+    };
+    // Finished before the crash and never acknowledged: sent again, the same bytes.
+    if (restored && carry) send(restored.unsent);
     return {
       observe(envelope, record) {
         const { ref, finished } = builder.observe(envelope, record);
@@ -41,8 +70,14 @@ export function spanTapFactory(sink: SpanSink): SpanTapFactory {
         }
         offer(finished);
       },
-      end: () => offer(builder.end()),
-      snapshot: () => builder.snapshot(),
+      end: (reason = 'session_end') => offer(builder.end(reason)),
+      checkpoint() {
+        const open = builder.snapshotJson();
+        if (!carry) return () => open;
+        // The unsent spans as they are when the checkpoint is written: a superset of those finished
+        // up to it and not acknowledged, which is what must not be lost.
+        return () => encodeSpanState(open, unsent);
+      },
     };
   };
 }

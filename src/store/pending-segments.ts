@@ -1,7 +1,7 @@
 // What the sessions appended since the last commit: per session, the encoded records (becoming one
 // segment) and the checkpoint they move. Taken whole by a commit; put back in front of what was
 // appended meanwhile when that commit fails, so each session's records keep their seq order.
-import type { CheckpointUpdate } from './store.js';
+import type { CheckpointUpdate, SpanStateWriter } from './store.js';
 import type { NewSegment } from '../wire/segment-framing.js';
 
 interface Pending {
@@ -15,7 +15,12 @@ interface Pending {
   checkpoint: number;
   epoch: number;
   sourceId: string | undefined;
+  /** Captures the session's span state as it stands after its last append (traces on). */
+  spans: SpanStateSource | undefined;
 }
+
+/** Called when a batch is sealed: the span state at that point, serialized later when it is written. */
+export type SpanStateSource = () => SpanStateWriter;
 
 /** One commit's worth: what to write, and what to put back if writing fails. */
 export interface PendingBatch {
@@ -42,6 +47,7 @@ export class PendingSegments {
     tsMicros: number,
     record: Buffer | null,
     sourceId: string | undefined,
+    spans?: SpanStateSource,
   ): void {
     let p = this.bySession.get(sessionId);
     if (!p) {
@@ -56,12 +62,14 @@ export class PendingSegments {
         checkpoint: seq,
         epoch,
         sourceId,
+        spans,
       };
       this.bySession.set(sessionId, p);
     }
     p.checkpoint = seq;
     p.epoch = epoch;
     if (sourceId !== undefined) p.sourceId = sourceId;
+    if (spans !== undefined) p.spans = spans;
     if (!record) return;
     if (p.records === 0) {
       p.firstSeq = seq;
@@ -84,11 +92,11 @@ export class PendingSegments {
     let records = 0;
     let bytes = 0;
     for (const p of taken.values()) {
-      checkpoints.push(
-        p.sourceId === undefined
-          ? { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch }
-          : { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch, sourceId: p.sourceId },
-      );
+      const c: CheckpointUpdate = { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch };
+      if (p.sourceId !== undefined) c.sourceId = p.sourceId;
+      // Sealed after the session's last append: its span state is exactly the one at this checkpoint.
+      if (p.spans !== undefined) c.spans = p.spans();
+      checkpoints.push(c);
       if (p.records === 0) continue;
       records += p.records;
       bytes += p.bytes;
@@ -127,6 +135,7 @@ export class PendingSegments {
       }
       newer.parts = old.parts.concat(newer.parts);
       newer.sourceId ??= old.sourceId;
+      newer.spans ??= old.spans;
       newer.records += old.records;
       newer.bytes += old.bytes;
     }

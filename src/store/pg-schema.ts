@@ -128,6 +128,8 @@ export async function migratePg(db: pg.Pool): Promise<number> {
     // When a session ended or was removed (for pruning, pg-sessions.ts). Added in place rather than as a
     // schema version: a bridge that does not know the column keeps working beside one that does.
     await c.query('ALTER TABLE bridge_sessions ADD COLUMN IF NOT EXISTS ended_at timestamptz');
+    // The open spans at the checkpoint (traces on), added in place for the same reason.
+    await c.query('ALTER TABLE bridge_sessions ADD COLUMN IF NOT EXISTS span_state text');
     await c.query(
       "INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       [PG_APPLICATION, String(PG_SCHEMA_VERSION)],

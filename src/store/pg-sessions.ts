@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { SessionSpec } from '../config/schema.js';
 import type { SessionLifecycle, SessionRow, SessionSource } from './store.js';
 
-export const SESSION_COLUMNS = 'id, spec, source, lifecycle, checkpoint, epoch, source_id';
+export const SESSION_COLUMNS = 'id, spec, source, lifecycle, checkpoint, epoch, source_id, span_state';
 
 /** A session row as the driver returns SESSION_COLUMNS. */
 export interface RawSession {
@@ -15,6 +15,7 @@ export interface RawSession {
   checkpoint: string;
   epoch: number;
   source_id: string | null;
+  span_state: string | null;
 }
 
 export function toRow(r: RawSession): SessionRow {
@@ -26,6 +27,7 @@ export function toRow(r: RawSession): SessionRow {
     epoch: r.epoch,
   };
   if (r.source_id !== null && r.source_id !== undefined) row.sourceId = r.source_id;
+  if (r.span_state !== null && r.span_state !== undefined) row.spans = r.span_state;
   return row;
 }
 
@@ -74,7 +76,7 @@ export async function sessionSpecs(db: pg.Pool, ids: readonly string[]): Promise
 
 export async function setLifecycle(db: pg.Pool, sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
   await db.query(
-    "UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END WHERE id = $2",
+    "UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END, span_state = CASE WHEN $1 = 'removed' THEN NULL ELSE span_state END WHERE id = $2",
     [lifecycle, sessionId],
   );
 }

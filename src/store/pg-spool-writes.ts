@@ -67,14 +67,15 @@ export async function commitSpool(
     if (checkpoints.length > 0) {
       // Forward only, in (service epoch, seq) order: a stale writer can never move it back.
       await c.query(
-        `UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id)
-         FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[]) AS o(id, cp, ep, src)
+        `UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id), span_state = o.spans
+         FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::text[]) AS o(id, cp, ep, src, spans)
          WHERE s.id = o.id AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp))`,
         [
           checkpoints.map((x) => x.sessionId),
           checkpoints.map((x) => x.checkpoint),
           checkpoints.map((x) => x.epoch),
           checkpoints.map((x) => x.sourceId ?? null),
+          checkpoints.map((x) => x.spans?.() ?? null),
         ],
       );
     }
@@ -134,10 +135,10 @@ async function writeCheckpoints(
 ): Promise<void> {
   const want = checkpoints.map((x) => x.sessionId);
   const r = await db.query<{ id: string }>(
-    `WITH o AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::bigint[]) AS o(id, cp, ep, src, lease)),
+    `WITH o AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::bigint[], $7::text[]) AS o(id, cp, ep, src, lease, spans)),
      held AS (SELECT s.id FROM bridge_sessions s JOIN o ON s.id = o.id WHERE s.owner = $6 AND s.lease_epoch = o.lease FOR SHARE OF s),
      moved AS (
-       UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id)
+       UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id), span_state = o.spans
        FROM o WHERE s.id = o.id AND (SELECT count(*) FROM held) = cardinality($1::text[])
          AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp)))
      SELECT id FROM held`,
@@ -148,6 +149,7 @@ async function writeCheckpoints(
       checkpoints.map((x) => x.sourceId ?? null),
       want.map((id) => owners.sessions.get(id)!),
       owners.replicaId,
+      checkpoints.map((x) => x.spans?.() ?? null),
     ],
   );
   if (r.rows.length !== want.length) throw fenced(owners, want, r.rows);

@@ -16,7 +16,7 @@
 // rest; forget() drops a session given up; adopt() makes a claimed session's spool backlog.
 import { FencedError } from './store.js';
 import { DeferredDeletes } from './deferred-deletes.js';
-import { PendingSegments } from './pending-segments.js';
+import { PendingSegments, type SpanStateSource } from './pending-segments.js';
 import type { Ledger } from './ledger.js';
 import type { SpoolContents } from './spool-contents.js';
 import type { SpoolReader } from './spool-reader.js';
@@ -89,8 +89,9 @@ export class SpoolWriter implements WriteLoop {
     tsMicros: number,
     record: Buffer | null,
     sourceId?: string,
+    spans?: SpanStateSource,
   ): void {
-    this.pending.append(sessionId, seq, epoch, tsMicros, record, sourceId);
+    this.pending.append(sessionId, seq, epoch, tsMicros, record, sourceId, spans);
     this.schedule();
   }
 

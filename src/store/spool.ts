@@ -11,6 +11,7 @@
 //   - ledger.ts: where each session's checkpoint may move in overflow mode.
 import type { SpoolMode } from '../config/schema.js';
 import { Ledger } from './ledger.js';
+import type { SpanStateSource } from './pending-segments.js';
 import { SpoolContents } from './spool-contents.js';
 import type { SpoolOptions } from './spool-options.js';
 import { SpoolReader, type Batch } from './spool-reader.js';
@@ -52,7 +53,8 @@ export class Spool {
 
   /**
    * Appends one encoded record of a session (or, with `record` null, only moves its checkpoint: a
-   * filtered event). The checkpoint becomes durable with the transaction that carries the record.
+   * filtered event). The checkpoint becomes durable with the transaction that carries the record;
+   * `spans` captures the session's span state when its batch is sealed, to be written with it.
    */
   append(
     sessionId: string,
@@ -61,8 +63,9 @@ export class Spool {
     tsMicros: number,
     record: Buffer | null,
     sourceId?: string,
+    spans?: SpanStateSource,
   ): void {
-    this.writer.append(sessionId, seq, epoch, tsMicros, record, sourceId);
+    this.writer.append(sessionId, seq, epoch, tsMicros, record, sourceId, spans);
   }
 
   /** True when appenders must stop reading. */

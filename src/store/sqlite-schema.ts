@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   epoch INTEGER NOT NULL DEFAULT 0,
   added_at INTEGER NOT NULL,
   source_id TEXT,
-  ended_at INTEGER
+  ended_at INTEGER,
+  span_state TEXT
 );
 CREATE TABLE IF NOT EXISTS spool_segments (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -96,6 +97,8 @@ export function migrateSqlite(db: Database.Database, opts: MigrateOptions): void
     db.exec('ALTER TABLE sessions ADD COLUMN ended_at INTEGER');
     db.prepare("UPDATE sessions SET ended_at = ? WHERE lifecycle != 'active'").run((opts.now ?? Date.now)());
   }
+  // Files from before traces kept no span state: their sessions start with no open span.
+  if (!columns.includes('span_state')) db.exec('ALTER TABLE sessions ADD COLUMN span_state TEXT');
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
 }
 

@@ -97,16 +97,16 @@ export class SqliteStore implements Store {
     const db = this.db;
     this.stmts = {
       sessions: db.prepare(
-        'SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions ORDER BY added_at, id',
+        'SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId, span_state AS spans FROM sessions ORDER BY added_at, id',
       ),
       session: db.prepare(
-        'SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId FROM sessions WHERE id = ?',
+        'SELECT id, spec, source, lifecycle, checkpoint, epoch, source_id AS sourceId, span_state AS spans FROM sessions WHERE id = ?',
       ),
       upsert:
         db.prepare(`INSERT INTO sessions (id, spec, source, lifecycle, added_at) VALUES (@id, @spec, @source, 'active', @now)
         ON CONFLICT(id) DO UPDATE SET spec = excluded.spec, source = CASE WHEN sessions.source = 'api' THEN 'api' ELSE excluded.source END, lifecycle = 'active', ended_at = NULL`),
       lifecycle: db.prepare(
-        "UPDATE sessions SET lifecycle = @lifecycle, ended_at = CASE WHEN @lifecycle = 'active' THEN NULL ELSE coalesce(ended_at, @now) END WHERE id = @id",
+        "UPDATE sessions SET lifecycle = @lifecycle, ended_at = CASE WHEN @lifecycle = 'active' THEN NULL ELSE coalesce(ended_at, @now) END, span_state = CASE WHEN @lifecycle = 'removed' THEN NULL ELSE span_state END WHERE id = @id",
       ),
       insert: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?)`),
       insertMany: db.prepare(
@@ -114,7 +114,7 @@ export class SqliteStore implements Store {
       ),
       delRange: db.prepare('DELETE FROM spool_segments WHERE id >= ? AND id <= ?'),
       checkpoint: db.prepare(
-        'UPDATE sessions SET checkpoint = ?, epoch = ?, source_id = coalesce(?, source_id) WHERE id = ?',
+        'UPDATE sessions SET checkpoint = ?, epoch = ?, source_id = coalesce(?, source_id), span_state = ? WHERE id = ?',
       ),
       read: db.prepare(`SELECT id, session_id AS sessionId, first_seq AS firstSeq, last_seq AS lastSeq, records, oldest_ts AS oldestTsMicros, payload
         FROM spool_segments WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`),
@@ -209,6 +209,8 @@ export class SqliteStore implements Store {
     const ids: number[] = [];
     let records = 0;
     let bytes = 0;
+    // Serialized before the transaction: its write lock is held for the writes only.
+    const spans = checkpoints.map((c) => c.spans?.() ?? null);
     this.db.transaction(() => {
       let i = 0;
       const params: unknown[] = [];
@@ -224,7 +226,9 @@ export class SqliteStore implements Store {
         pushSegment(params, segments[i]!);
         ids.push(Number(this.stmts.insert.run(...params).lastInsertRowid));
       }
-      for (const c of checkpoints) this.stmts.checkpoint.run(c.checkpoint, c.epoch, c.sourceId ?? null, c.sessionId);
+      checkpoints.forEach((c, k) =>
+        this.stmts.checkpoint.run(c.checkpoint, c.epoch, c.sourceId ?? null, spans[k], c.sessionId),
+      );
     })();
     for (const s of segments) {
       records += s.records;
@@ -364,6 +368,7 @@ interface RawSession {
   checkpoint: number;
   epoch: number;
   sourceId: string | null;
+  spans: string | null;
 }
 
 function toRow(r: RawSession): SessionRow {
@@ -375,5 +380,6 @@ function toRow(r: RawSession): SessionRow {
     epoch: r.epoch,
   };
   if (r.sourceId !== null) row.sourceId = r.sourceId;
+  if (r.spans !== null) row.spans = r.spans;
   return row;
 }

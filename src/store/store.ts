@@ -28,13 +28,23 @@ export interface SessionRow {
    * restart of the bridge, events of another one are a new epoch even when their seq looks resumable.
    */
   sourceId?: string;
+  /**
+   * The session's open spans at the checkpoint and its spans not yet acknowledged by the traces
+   * endpoint (session/span-state.ts), when traces are on: restored when it is followed again.
+   */
+  spans?: string;
 }
+
+/** Serializes a session's span state when its checkpoint is written (captured when the batch was sealed). */
+export type SpanStateWriter = () => string;
 
 export interface CheckpointUpdate {
   sessionId: string;
   checkpoint: number;
   epoch: number;
   sourceId?: string;
+  /** The span state that goes with this checkpoint (traces on); written as null when absent. */
+  spans?: SpanStateWriter;
 }
 
 export interface SpoolStats {

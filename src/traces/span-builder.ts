@@ -54,9 +54,14 @@ export interface Observed {
 export interface SpanBuilder {
   /** Feeds one event in stream order; `record` is its mapped record (redacted), null when filtered. */
   observe(envelope: Envelope, record: BridgeLogRecord | null): Observed;
-  /** The session ended: every open span is flushed, marked `browser.span.end_reason=session_end`. */
-  end(): BridgeSpan[];
+  /**
+   * The session ended (or was removed for good): every open span is flushed, marked
+   * `browser.span.end_reason=session_end` (or `session_removed`).
+   */
+  end(reason?: 'session_end' | 'session_removed'): BridgeSpan[];
   snapshot(): SpanBuilderState;
+  /** The same state as JSON text, in one pass (what a checkpoint stores; no copy of the state first). */
+  snapshotJson(): string;
 }
 
 export const MAX_OPEN_DOCS = 64;
@@ -367,6 +372,15 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     return doc === undefined ? docRef(loader) : { traceId: doc.traceId, spanId: doc.spanId };
   }
 
+  /** The live state, shared: copy or serialize it before anything else runs. */
+  const state = (): SpanBuilderState => ({
+    v: 1,
+    docs: [...docs.values()],
+    frames: [...frames.entries()],
+    requests: [...requests.values()],
+    closed,
+  });
+
   return {
     observe(envelope, record) {
       out = [];
@@ -374,21 +388,17 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       const ref = found === undefined ? undefined : { traceId: found.traceId, spanId: found.spanId };
       return { ref, finished: out.length === 0 ? (EMPTY as BridgeSpan[]) : out };
     },
-    end() {
+    end(reason = 'session_end') {
       out = [];
-      for (const req of [...requests.values()])
-        closeRequest(req, req.startMicros, { kind: 'cut', reason: 'session_end' });
-      for (const doc of [...docs.values()]) closeDoc(doc, 'session_end');
+      for (const req of [...requests.values()]) closeRequest(req, req.startMicros, { kind: 'cut', reason });
+      for (const doc of [...docs.values()]) closeDoc(doc, reason);
       return out;
     },
     snapshot() {
-      return structuredClone({
-        v: 1,
-        docs: [...docs.values()],
-        frames: [...frames.entries()],
-        requests: [...requests.values()],
-        closed,
-      });
+      return structuredClone(state());
+    },
+    snapshotJson() {
+      return JSON.stringify(state());
     },
   };
 }

@@ -31,7 +31,7 @@ export const SPAN_ATTR = {
 } as const;
 
 /** Why a span ended other than by its own closing event. */
-export type EndReason = 'session_end' | 'evicted' | 'navigated_away' | 'page_crashed';
+export type EndReason = 'session_end' | 'session_removed' | 'evicted' | 'navigated_away' | 'page_crashed';
 
 /** One document (a loader): its navigation span while it is open. */
 export interface DocState extends SpanRef {

@@ -207,6 +207,30 @@ for (const [name, make] of impls) {
       await s.close();
     });
 
+    it('keeps the span state written with a checkpoint, serialized at the write; a removal clears it', async () => {
+      const f = make();
+      let s = await f.open();
+      await s.putSession({ id: 'a', attributes: {} }, 'config');
+      let unsent = 'one';
+      await s.commit([], [{ sessionId: 'a', checkpoint: 3, epoch: 0, spans: () => `{"unsent":"${unsent}"}` }]);
+      unsent = 'two';
+      if (name.includes('disk')) {
+        await s.close();
+        s = await f.open();
+      }
+      expect((await s.sessions())[0]).toMatchObject({ checkpoint: 3, spans: '{"unsent":"one"}' });
+      // A checkpoint without span state (traces off, or a session read in a worker) leaves none.
+      await s.commit([], [{ sessionId: 'a', checkpoint: 4, epoch: 0 }]);
+      expect((await s.sessions())[0]!.spans).toBeUndefined();
+      await s.commit([], [{ sessionId: 'a', checkpoint: 5, epoch: 0, spans: () => `{"unsent":"${unsent}"}` }]);
+      await s.setLifecycle('a', 'ended');
+      expect((await s.sessions())[0]!.spans).toBe('{"unsent":"two"}');
+      // Removed for good: its open spans were flushed, so a session PUT again starts with none.
+      await s.setLifecycle('a', 'removed');
+      expect((await s.sessions())[0]!.spans).toBeUndefined();
+      await s.close();
+    });
+
     it('lifecycle: ended and removed stick, re-adding makes a session active with its checkpoint', async () => {
       const s = await make().open();
       await s.putSession({ id: 'a', attributes: {} }, 'config');

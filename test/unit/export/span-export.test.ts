@@ -111,4 +111,28 @@ describe('span export', () => {
       { f: 'spans_exported', count: 1 },
     ]);
   });
+
+  it('tells the owner of each span when it leaves for good, but not at shutdown: those stay in the stored state', async () => {
+    const notFound: ExportOutcome = { kind: 'failure', status: 404, message: 'HTTP 404' };
+    const h = harness([{ kind: 'success', rejected: 0 }, notFound]);
+    const settled: Buffer[] = [];
+    const owner = { settled: (b: Buffer) => settled.push(b) };
+    const mine = [Buffer.from([1]), Buffer.from([2]), Buffer.from([3])];
+    h.exp.offer(mine, owner);
+    h.exp.start();
+    await h.settle();
+    // The first batch was acknowledged; the third span waits for a collector with a traces pipeline.
+    expect(settled).toEqual([mine[0], mine[1]]);
+    await h.exp.shutdown(Date.now());
+    expect(settled).toEqual([mine[0], mine[1]]);
+    expect(h.facts.at(-1)).toEqual({ f: 'spans_dropped', count: 1, reason: 'shutdown' });
+  });
+
+  it('an owner is told of spans dropped over the bound', () => {
+    const h = harness([]);
+    const settled: Buffer[] = [];
+    const mine = Array.from({ length: 7 }, (_, i) => Buffer.from([i]));
+    h.exp.offer(mine, { settled: (b) => settled.push(b) });
+    expect(settled).toEqual(mine.slice(0, 2));
+  });
 });

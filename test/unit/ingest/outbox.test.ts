@@ -176,4 +176,34 @@ describe('resolveWorkers', () => {
   ] as const)('%s on %i cores → %i', (configured, cores, expected) => {
     expect(resolveWorkers(configured, cores)).toBe(expected);
   });
+
+  it('carries spans with the batch: per session its open state after its last append, and the spans it finished', () => {
+    const { outbox, batches } = capture();
+    outbox.bind('a', 1);
+    outbox.bind('b', 2);
+    let state = 'open-1';
+    outbox.append('a', 1, 0, 1, null, undefined, () => {
+      const taken = state;
+      return () => taken;
+    });
+    state = 'open-2';
+    outbox.offerSpans('a', [Buffer.from('span-a')]);
+    outbox.offerSpans('b', [Buffer.from('span-b')]);
+    outbox.flush();
+    // The state is taken when the batch is posted: after the session's last append in it.
+    expect(batches[0]!.spans).toEqual([
+      { h: 1, open: 'open-2', finished: [Buffer.from('span-a')] },
+      { h: 2, finished: [Buffer.from('span-b')] },
+    ]);
+    expect(batches[0]!.size).toBeGreaterThanOrEqual(12);
+    // A batch of spans alone (a session's end flushed them after its last append) is still posted.
+    outbox.offerSpans('b', [Buffer.from('end')]);
+    outbox.flush();
+    expect(batches[1]!.spans).toEqual([{ h: 2, finished: [Buffer.from('end')] }]);
+    expect(unpack(batches[1]!)).toEqual([]);
+    // Without traces a batch has no spans at all.
+    outbox.append('a', 2, 0, 2, null);
+    outbox.flush();
+    expect(batches[2]!.spans).toBeUndefined();
+  });
 });

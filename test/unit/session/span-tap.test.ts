@@ -29,4 +29,15 @@ describe('span tap', () => {
     const ids = new Set(spans.map((s) => `${s.traceId}/${s.spanId}`));
     for (const r of decoded) expect(ids.has(`${r.traceId}/${r.spanId}`)).toBe(true);
   });
+
+  it('a session removed for good flushes its open spans marked session_removed', () => {
+    const offered: Buffer[] = [];
+    const tap = spanTapFactory({ offer: (b) => offered.push(...b) })(SESSION);
+    for (const env of envelopes(PAGE_LOAD)) tap.observe(env, mapped(env));
+    offered.length = 0;
+    tap.end('session_removed');
+    const spans = decodeTracesRequest(createRequestBuilder('http/protobuf', rs, 'traces').build(offered), 'protobuf');
+    expect(spans).toHaveLength(1);
+    expect(spans[0]!.attributes['browser.span.end_reason']).toBe('session_removed');
+  });
 });

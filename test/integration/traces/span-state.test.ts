@@ -1,0 +1,38 @@
+// The span state stored with a checkpoint carries the spans the collector has not acknowledged, and
+// only those (docs/traces.md "After a crash"): once every span is acknowledged, the next checkpoint
+// written carries none, whether the session is read on the main thread or in a worker.
+import { afterEach, describe, expect, it } from 'vitest';
+import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
+
+let h: Harness | undefined;
+afterEach(async () => h?.close());
+
+describe('span state with the checkpoint', () => {
+  for (const workers of [0, 1])
+    it(`carries no span the collector acknowledged (${workers ? 'in a worker' : 'main thread'})`, async () => {
+      h = await harness();
+      const receiver = h.receiver;
+      const session = h.sim.createSession('st1');
+      session.emit(400);
+      const bridge = await h.startBridge(FAST, {
+        BRIDGE_SESSIONS: 'st1',
+        BRIDGE_TRACES: 'true',
+        BRIDGE_WORKERS: String(workers),
+      });
+      await until(() => receiver.records.length >= 400 && receiver.spans.length > 0, 'the session read');
+      // One console line at a time (it finishes no span) moves the checkpoint, and the state is
+      // written with it: once the collector acknowledged every span, that state carries none.
+      let unsent = -1;
+      const delivered = (seq: number) => receiver.records.some((r) => r.attributes['browser.telemetry.seq'] === seq);
+      for (let i = 0; i < 200 && unsent !== 0; i++) {
+        session.emit(1, { types: ['console_log'] });
+        const seq = session.lastSeq;
+        await until(() => delivered(seq), `event ${seq} delivered`);
+        await bridge.spool.flush();
+        const row = (await bridge.store.sessions()).find((r) => r.spec.id === 'st1');
+        unsent = (JSON.parse(row!.spans!) as { unsent: string[] }).unsent.length;
+      }
+      expect(unsent).toBe(0);
+      await bridge.shutdown();
+    });
+});
