@@ -28,6 +28,8 @@ export interface SpanOwner {
 interface Queued {
   span: Buffer;
   owner: SpanOwner | undefined;
+  /** Left the queue (sent, refused or pushed out by the bound). */
+  gone?: boolean;
 }
 
 export interface SpanExportOptions {
@@ -68,8 +70,13 @@ export function isNoTracesPipeline(o: ExportOutcome): boolean {
 export function createSpanExport(o: SpanExportOptions): SpanExport {
   const schedule = o.schedule ?? defaultSchedule;
   const unsupportedRetryMs = o.unsupportedRetryMs ?? 300_000;
-  const queue: Queued[] = [];
+  // The queue is an array read from `head`: spans leave from the front at every answer and, when the
+  // queue is over its bound, one at a time at every offer; Array#splice(0, n) would move every span
+  // behind them each time (quadratic when a slow traces endpoint keeps the queue full).
+  let queue: Queued[] = [];
+  let head = 0;
   let queuedBytes = 0;
+  const size = (): number => queue.length - head;
   let sending: Promise<void> | undefined;
   let cancelWait: (() => void) | undefined;
   let running = false;
@@ -77,7 +84,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   let unsupported = false;
 
   function kick(): void {
-    if (!running || sending !== undefined || cancelWait !== undefined || queue.length === 0) return;
+    if (!running || sending !== undefined || cancelWait !== undefined || size() === 0) return;
     sending = sendOne().finally(() => {
       sending = undefined;
       kick();
@@ -92,10 +99,14 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   }
 
   async function sendOne(): Promise<void> {
-    const batch = queue.slice(0, o.batchMaxSpans).map((q) => q.span);
+    const sent = queue.slice(head, head + o.batchMaxSpans);
+    const batch = sent.map((q) => q.span);
     const outcome = await o.transport.send(o.request.build(batch), o.request.contentType);
+    // While the request was out, the bound may have pushed the oldest of these out already (spans
+    // leave only from the front, new ones join at the back): what is left of them is at the front.
+    const left = (): number => sent.reduce((n, q) => (q.gone ? n : n + 1), 0);
     if (outcome.kind === 'success') {
-      take(batch.length);
+      take(left());
       failures = 0;
       if (unsupported) {
         unsupported = false;
@@ -118,7 +129,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     }
     if (outcome.kind === 'failure') {
       // Refused for its content (400, 413, …): retrying the same bytes cannot succeed.
-      take(batch.length);
+      take(left());
       o.emit({ f: 'spans_dropped', count: batch.length, reason: 'refused' });
       return;
     }
@@ -129,9 +140,19 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
 
   /** The first `n` spans leave the queue; their owners are told unless the bridge is shutting down. */
   function take(n: number, tell = true): void {
-    for (const q of queue.splice(0, n)) {
+    const end = Math.min(queue.length, head + n);
+    for (; head < end; head++) {
+      const q = queue[head]!;
+      q.gone = true;
       queuedBytes -= q.span.length;
       if (tell) q.owner?.settled(q.span);
+    }
+    if (head === queue.length) {
+      queue = [];
+      head = 0;
+    } else if (head >= 4096 && head * 2 >= queue.length) {
+      queue = queue.slice(head);
+      head = 0;
     }
   }
 
@@ -142,7 +163,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
         queuedBytes += span.length;
       }
       let dropped = 0;
-      while (queuedBytes > o.maxQueuedBytes && queue.length > 1) {
+      while (queuedBytes > o.maxQueuedBytes && size() > 1) {
         take(1);
         dropped++;
       }
@@ -160,11 +181,11 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       running = false;
       cancelWait?.();
       cancelWait = undefined;
-      if (queue.length > 0) o.emit({ f: 'spans_dropped', count: queue.length, reason: 'shutdown' });
-      take(queue.length, false);
+      if (size() > 0) o.emit({ f: 'spans_dropped', count: size(), reason: 'shutdown' });
+      take(size(), false);
     },
     get queued() {
-      return queue.length;
+      return size();
     },
   };
 }

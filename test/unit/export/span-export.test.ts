@@ -135,4 +135,42 @@ describe('span export', () => {
     h.exp.offer(mine, { settled: (b) => settled.push(b) });
     expect(settled).toEqual(mine.slice(0, 2));
   });
+
+  it('spans pushed out by the bound while their request is out: the answer settles only what it carried', async () => {
+    // A request that stays out until released.
+    let release: (o: ExportOutcome) => void = () => undefined;
+    const bodies: Buffer[] = [];
+    const settled: number[] = [];
+    const exp = createSpanExport({
+      transport: {
+        url: 'http://c/v1/traces',
+        send: (body) => {
+          bodies.push(body);
+          return new Promise((r) => (release = r));
+        },
+        close: () => Promise.resolve(),
+      },
+      request: { contentType: 'application/x-protobuf', build: (p) => Buffer.concat(p) },
+      emit: () => undefined,
+      batchMaxSpans: 2,
+      maxQueuedBytes: 5,
+      backoff: { initialMs: 100, maxMs: 1000 },
+    });
+    const owner = { settled: (b: Buffer) => settled.push(b[0]!) };
+    exp.start();
+    exp.offer([Buffer.from([0]), Buffer.from([1])], owner);
+    expect([...bodies[0]!]).toEqual([0, 1]);
+    // Four more: the bound (5 bytes) pushes span 0 out while the request carrying 0 and 1 is out.
+    exp.offer(
+      [2, 3, 4, 5].map((i) => Buffer.from([i])),
+      owner,
+    );
+    expect(settled).toEqual([0]);
+    release({ kind: 'success', rejected: 0 });
+    await new Promise((r) => setImmediate(r));
+    // Span 1 is settled by the answer; 2 must not be (it was never sent), and it goes out next.
+    expect(settled).toEqual([0, 1]);
+    expect([...bodies[1]!]).toEqual([2, 3]);
+    expect(exp.queued).toBe(4);
+  });
 });
