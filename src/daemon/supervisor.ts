@@ -294,10 +294,15 @@ export class Supervisor {
     if (this.stopping || !this.d.ingest?.ready) return;
     const moving = this.active.onThisThread();
     if (moving.length === 0) return;
+    // They are followed again from the durable checkpoint, so what they read must settle first
+    // (delivered, or spilled, and checkpointed) or it is read twice. With the store failing or a
+    // backlog waiting for the collector it would not settle in time: the move waits for health.
+    const spool = this.d.spool;
+    if (spool.commitError !== undefined || spool.onDisk.records > 0) {
+      setTimeout(() => void this.moveToWorkers(), MOVE_SETTLE_MS).unref();
+      return;
+    }
     await Promise.all(moving.map((id) => this.active.get(id)!.stop()));
-    // Overflow mode: what they read waits in memory, and they are followed again from the durable
-    // checkpoint; letting it settle first (delivered, or spilled) keeps a planned move from reading it
-    // twice. A collector outage delays the move by MOVE_SETTLE_MS at most (then it reads some again).
     await settleWithin(Promise.all(moving.map((id) => this.d.spool.persist(id))), MOVE_SETTLE_MS);
     await this.refollow(moving);
   }

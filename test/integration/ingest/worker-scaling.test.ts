@@ -62,4 +62,42 @@ describe.skipIf(availableParallelism() < 2)('workers: auto', () => {
     const gauge = await bridge.metrics.registry.metricText('bridge_sessions');
     expect(gauge).toMatch(new RegExp(`^bridge_sessions\\{state="ended"\\} ${all.length}$`, 'm'));
   }, 60_000);
+
+  it('a move that falls in a collector outage waits for the backlog to drain, and then reads no event twice', async () => {
+    h = await harness({ bufferSize: 10_000 });
+    const first = ['o1', 'o2'];
+    for (const id of first) h.sim.createSession(id).emit(100);
+    // Records wait in memory 200 ms at most, then spill: the outage leaves a backlog on disk.
+    const bridge = await h.startBridge(
+      {
+        ...FAST,
+        spool: { commit_interval: '10ms', memory_max_age: '200ms' },
+        // What is out in requests stays in memory: few, so the most of the outage spills.
+        exporter: { ...(FAST.exporter as object), batch_max_records: 20, concurrency: 1 },
+      },
+      { BRIDGE_SESSIONS: first.join(','), BRIDGE_WORKERS: 'auto' },
+    );
+    await until(() => h.receiver.records.length >= 200, 'the first 200 records');
+    await h.receiver.stop();
+    for (const id of first) h.sim.session(id)!.emit(100);
+    await until(() => bridge.spool.onDisk.records >= 100, 'the outage backlog on disk');
+    const more = Array.from({ length: SESSIONS_ON_MAIN - 1 }, (_, i) => `p${i}`);
+    for (const id of more) h.sim.createSession(id).emit(20);
+    for (const id of more) await bridge.supervisor.add({ id, attributes: {} });
+    await until(() => bridge.ingest?.ready === true, 'the workers started');
+    // Past the move's settle time: the main thread's sessions have not been moved into the outage.
+    await new Promise((r) => setTimeout(r, 6000));
+    await h.receiver.start();
+    await until(
+      () => bridge.ingest?.sessions === first.length + more.length,
+      'every session on the workers once the backlog drained',
+      30_000,
+    );
+    const all = [...first, ...more];
+    for (const id of all) h.sim.session(id)!.end();
+    await bridge.supervisor.untilAllEnded();
+    await until(() => h.receiver.records.length >= 400 + more.length * 20, 'every record');
+    for (const t of h.tally(first)) expect(t).toMatchObject({ unique: 200, missing: 0, duplicates: 0 });
+    for (const t of h.tally(more)) expect(t).toMatchObject({ unique: 20, missing: 0, duplicates: 0 });
+  }, 90_000);
 });
