@@ -22,6 +22,7 @@ import type { OtlpTransport } from '../export/otlp-transport.js';
 import { createTransport, USER_AGENT } from '../export/create-transport.js';
 import { createSpanExport, type SpanExport } from '../export/span-export.js';
 import { spanTapFactory } from '../session/span-tap.js';
+import { probeConfigured } from './configured-probe.js';
 import { resourceAttributes, SCOPE } from '../wire/resource.js';
 import { createFactSink } from '../observe/facts.js';
 import type { Emit } from '../vocabulary/facts.js';
@@ -263,6 +264,13 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     throw err;
   }
   const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });
+  void probeConfigured({
+    client,
+    sessions: config.sessions,
+    collectorUrl: config.exporter.url,
+    emit,
+    debug: (detail, message) => log.debug(detail, message),
+  });
   let discovery: DiscoveryLoop | undefined;
   if (config.discovery.enabled) {
     discovery = new DiscoveryLoop({

@@ -4,6 +4,7 @@
 // `attempt`), so a long outage does not flood the log.
 import type { Logger } from 'pino';
 import { sessionExportWarning } from '../upstream/session-export.js';
+import { sessionNameWarning } from '../upstream/session-ref.js';
 import {
   applyFact,
   type DiscoveryOutcome,
@@ -311,6 +312,8 @@ const LOG_LINES: FactTable<Logger> = {
   discovery_list_shape: (log, fact) => {
     log.warn({ shape: fact.shape }, fact.detail);
   },
+  session_is_name: (log, fact) =>
+    log.warn({ session: fact.session, id: fact.id }, sessionNameWarning(fact.session, fact.id)),
   session_exports_otlp: (log, fact) => {
     const exp = { enabled: true, ...(fact.destination !== undefined ? { destination: fact.destination } : {}) };
     log.warn(

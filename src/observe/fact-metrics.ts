@@ -102,6 +102,7 @@ const METRICS: FactTable<BridgeMetrics> = {
     if (fact.outcome === 'ok') m.discoveryMatched.set(fact.matched);
   },
   session_exports_otlp: null,
+  session_is_name: null,
   discovery_list_shape: null,
   sessions_discovered: (m, fact) => {
     m.discoveredSessions.inc({ status: fact.deleted ? 'deleted' : 'active' }, fact.sessions.length);

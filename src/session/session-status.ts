@@ -108,6 +108,7 @@ const TALLY: FactTable<SessionStatus> = {
   discovery_polled: null,
   sessions_discovered: null,
   session_exports_otlp: null,
+  session_is_name: null,
   discovery_list_shape: null,
   lease_checked_after_pause: null,
   claim_disowned: null,
