@@ -5,7 +5,7 @@ import { namedSession, sessionNameWarning } from '../upstream/session-ref.js';
 import { randomBytes } from 'node:crypto';
 import { rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { makeDirs } from '../util/make-dirs.js';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from '../util/node-http.js';
 import { join, resolve } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';

@@ -14,7 +14,8 @@
 // Lifecycle: listening (before the bridge exists) → attached → closed. `run` binds the port first,
 // so a port in use fails start-up before any session is followed; until the bridge is attached,
 // /healthz answers 200 and everything else 503 "starting".
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from '../util/node-http.js';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';

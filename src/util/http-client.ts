@@ -21,18 +21,18 @@
 //   reading the socket when the body's buffer is full (readHighWaterMark), and the peer's writes stall;
 // - `connections`: at most that many requests in flight (hence connections), the rest wait in order;
 // - keep-alive: an idle connection is kept for keepAliveMs (30 s) and then closed.
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  type ClientRequest,
-  type ClientRequestArgs,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
+import type {
+  Agent as HttpAgentType,
+  ClientRequest,
+  ClientRequestArgs,
+  IncomingHttpHeaders,
+  IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { BODY_TIMEOUT, HEADERS_TIMEOUT, HttpTimeoutError } from './http-timeout.js';
 import { openConnection, type TlsFiles } from './peer-connection.js';
+import { Agent as HttpAgent, request as httpRequest } from './node-http.js';
 import { proxyFor } from './proxy-env.js';
 
 export interface HttpClientOptions {
@@ -69,7 +69,7 @@ export interface HttpResponse {
 const KEEP_ALIVE_MS = 30_000;
 
 export class HttpClient {
-  private readonly agents = new Map<string, HttpAgent>();
+  private readonly agents = new Map<string, HttpAgentType>();
   /** Cancels of connections being opened: a close must not let one finish and carry a request. */
   private readonly opening = new Set<(why: Error) => void>();
   private readonly waiting: Array<() => void> = [];
@@ -198,7 +198,7 @@ export class HttpClient {
   }
 
   /** One agent per scheme and route (direct, or through a given proxy). */
-  private agentFor(url: URL): HttpAgent {
+  private agentFor(url: URL): HttpAgentType {
     const proxy = proxyFor(url, this.o.env ?? process.env);
     const key = `${url.protocol}${proxy ? ` via ${proxy.href}` : ''}`;
     let agent = this.agents.get(key);

@@ -9,7 +9,8 @@
 // The callback gets the socket only once a request can go out on it (connected, the handshake done):
 // the connect timeout covers every step, and the client's headers timeout (http-client.ts) starts
 // when the request is on its way, not while a slow tunnel is being set up.
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { request as httpRequest } from './node-http.js';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { CONNECT_TIMEOUT, HttpTimeoutError } from './http-timeout.js';

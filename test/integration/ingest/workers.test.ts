@@ -51,6 +51,15 @@ describe('ingest workers', () => {
     expect(await counter(bridge, 'bridge_events_delivered_total')).toBe(2000);
   }, 60_000);
 
+  it('run with their young generation capped (worker-group.ts: V8 grew it to 128 MiB of RSS otherwise)', async () => {
+    h = await harness();
+    h.sim.createSession('yg').emit(10);
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'yg', BRIDGE_WORKERS: '1' });
+    const slots = (bridge.ingest as unknown as { slots: Array<{ worker: Worker }> }).slots;
+    // The limit V8 took, as the worker reports it (a value V8 would round shows here rounded).
+    expect(slots.map((s) => s.worker.resourceLimits?.maxYoungGenerationSizeMb)).toEqual([48]);
+  }, 30_000);
+
   it('status and counters of a running session reach the main thread within a report interval', async () => {
     h = await harness();
     h.sim.createSession('st').emit(50);
