@@ -173,4 +173,56 @@ describe('span export', () => {
     expect([...bodies[1]!]).toEqual([2, 3]);
     expect(exp.queued).toBe(4);
   });
+
+  it('several requests in flight: each answer settles the spans it carried, in whatever order they come', async () => {
+    // Requests that stay out until released, one by one.
+    const out: Array<{ body: Buffer; release: (o: ExportOutcome) => void }> = [];
+    const settled: number[] = [];
+    const waits: number[] = [];
+    const exp = createSpanExport({
+      transport: {
+        url: 'http://c/v1/traces',
+        send: (body) => new Promise((release) => out.push({ body, release })),
+        close: () => Promise.resolve(),
+      },
+      request: { contentType: 'application/x-protobuf', build: (p) => Buffer.concat(p) },
+      emit: () => undefined,
+      concurrency: 3,
+      batchMaxSpans: 2,
+      maxQueuedBytes: 100,
+      backoff: { initialMs: 100, maxMs: 1000 },
+      schedule: (fn, ms) => {
+        waits.push(ms);
+        queueMicrotask(fn);
+        return () => undefined;
+      },
+    });
+    const tick = () => new Promise((r) => setImmediate(r));
+    exp.offer(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => Buffer.from([i])),
+      { settled: (b) => settled.push(b[0]!) },
+    );
+    exp.start();
+    // Three requests at once, no span in two of them; the fourth batch waits for a free slot.
+    expect(out.map((r) => [...r.body])).toEqual([
+      [0, 1],
+      [2, 3],
+      [4, 5],
+    ]);
+    out[1]!.release({ kind: 'success', rejected: 0 });
+    await tick();
+    expect(settled).toEqual([2, 3]);
+    expect(exp.queued).toBe(6);
+    expect([...out[3]!.body]).toEqual([6, 7]);
+    // A retryable answer: those spans are not settled, and they go out again after the wait.
+    out[0]!.release({ kind: 'retryable', status: 503, message: 'HTTP 503' });
+    await tick();
+    expect(waits).toEqual([100]);
+    expect([...out[4]!.body]).toEqual([0, 1]);
+    for (const r of out.slice(2)) r.release({ kind: 'success', rejected: 0 });
+    await tick();
+    expect(settled.sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(exp.queued).toBe(0);
+    expect(out).toHaveLength(5);
+  });
 });
