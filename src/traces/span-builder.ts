@@ -95,25 +95,12 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
   const closed: string[] = [...(restored?.closed ?? [])];
   const closedSet = new Set(closed);
   let out: BridgeSpan[] = [];
-  // Each open document's and request's JSON as of the last snapshot, until it changes: the state
-  // is serialized after every batch of the session (its checkpoint may move there), and the open
+  // Each open document's JSON as of the last snapshot, until it is touched again: the state is
+  // serialized after every batch of the session (its checkpoint may move there), and the open
   // documents with their span events are most of it while an event changes one or two of them.
   // Every change to a document goes through touchDoc (onPage is given what it returned), which
-  // forgets its JSON; a request does not change between openRequest and closeRequest but for the
-  // attributes its last event adds, which forgets it too.
-  const cachedJson = new WeakMap<DocState | ReqState, string>();
-  const listJson = (items: Iterable<DocState | ReqState>): string => {
-    let text = '';
-    for (const item of items) {
-      let one = cachedJson.get(item);
-      if (one === undefined) {
-        one = JSON.stringify(item);
-        cachedJson.set(item, one);
-      }
-      text += text === '' ? one : ',' + one;
-    }
-    return `[${text}]`;
-  };
+  // forgets its JSON.
+  const docJson = new WeakMap<DocState, string>();
 
   // A page's ids are asked for by every request of the page: derived once per loader (bounded).
   const docRefs = new Map<string, SpanRef>();
@@ -164,7 +151,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       };
       docs.set(loader, doc);
     }
-    cachedJson.delete(doc);
+    docJson.delete(doc);
     if (frame !== undefined) doc.frameId ??= frame;
     if (ts < doc.startMicros) doc.startMicros = ts;
     if (ts > doc.lastMicros) doc.lastMicros = ts;
@@ -233,7 +220,6 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     }
     if (type === 'proxy_error') return open ?? doc;
     const req = open ?? openRequest(key, loader, 0, ts, attrs, true);
-    cachedJson.delete(req);
     for (const name of REQUEST_ATTRS) if (attrs[name] !== undefined) req.attributes[name] ??= attrs[name];
     const ref = { traceId: req.traceId, spanId: req.spanId };
     if (type === 'network_response') closeRequest(req, ts, { kind: 'response', status: num(data.status) });
@@ -419,9 +405,19 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       return structuredClone(state());
     },
     snapshotJson() {
-      // The same text as JSON.stringify(state()), with the unchanged documents' and requests' JSON reused.
+      // The same text as JSON.stringify(state()), with the untouched documents' JSON reused.
+      let docsText = '';
+      for (const doc of docs.values()) {
+        let text = docJson.get(doc);
+        if (text === undefined) {
+          text = JSON.stringify(doc);
+          docJson.set(doc, text);
+        }
+        docsText += docsText === '' ? text : ',' + text;
+      }
       const frameList = JSON.stringify([...frames.entries()]);
-      return `{"v":1,"docs":${listJson(docs.values())},"frames":${frameList},"requests":${listJson(requests.values())},"closed":${JSON.stringify(closed)}}`;
+      const requestList = JSON.stringify([...requests.values()]);
+      return `{"v":1,"docs":[${docsText}],"frames":${frameList},"requests":${requestList},"closed":${JSON.stringify(closed)}}`;
     },
   };
 }
