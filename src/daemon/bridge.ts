@@ -374,6 +374,7 @@ async function startSpanExport(config: BridgeConfig, emit: Emit): Promise<SpanEx
       'traces',
     ),
     emit,
+    concurrency: ex.concurrency,
     batchMaxSpans: ex.batchMaxRecords,
     // Spans wait in memory only; 16 MiB is tens of thousands of spans (a span is 300-800 bytes).
     maxQueuedBytes: 16 * 1024 * 1024,

@@ -2,12 +2,14 @@
 // bounded queue of their own, go out in batches to /v1/traces (gRPC TraceService/Export) on their
 // own transport, and nothing a traces endpoint answers can hold a record back.
 //
-// States: *idle* (queue empty) → *sending* (one request in flight) → back to idle, or to
-// *backing off* after a retryable answer (429, 5xx, network: the Retry-After or the exponential
-// backoff), or to *unsupported* when the collector has no traces pipeline (HTTP 404, gRPC
-// UNIMPLEMENTED): said once (traces_unsupported), the spans kept, and tried again after
-// `unsupportedRetryMs`; the first success says so (traces_supported). A batch the collector refuses
-// as invalid is dropped and counted, as is the oldest span when the queue is over its bound.
+// States: *idle* (queue empty) → *sending* (up to `concurrency` requests in flight, each carrying
+// spans no other request carries) → back to idle, or to *backing off* after a retryable answer
+// (429, 5xx, network: the Retry-After or the exponential backoff), or to *unsupported* when the
+// collector has no traces pipeline (HTTP 404, gRPC UNIMPLEMENTED): said once (traces_unsupported),
+// the spans kept, and tried again after `unsupportedRetryMs`; the first success says so
+// (traces_supported). While backing off or unsupported no new request starts, and the batches
+// answered "later" go out first when the wait ends. A batch the collector refuses as invalid is
+// dropped and counted, as is the oldest span when the queue is over its bound.
 //
 // Each span may come with its owner (the session's tap), told when the span leaves the queue for
 // good: acknowledged, refused or dropped. What the owner has not been told of is carried in the
@@ -37,6 +39,12 @@ export interface SpanExportOptions {
   /** The traces request builder (otlp-request.ts with signal `traces`). */
   request: RequestBuilder;
   emit: Emit;
+  /**
+   * Requests in flight at once (the exporter's `concurrency`; default 1). One request at a time
+   * cannot keep up with a busy bridge, and every span not acknowledged yet is carried in its
+   * session's stored state, rewritten with each checkpoint: the fewer wait, the less is written.
+   */
+  concurrency?: number;
   /** Spans per request, and bytes of spans queued at most (the oldest go first beyond it). */
   batchMaxSpans: number;
   maxQueuedBytes: number;
@@ -70,43 +78,67 @@ export function isNoTracesPipeline(o: ExportOutcome): boolean {
 export function createSpanExport(o: SpanExportOptions): SpanExport {
   const schedule = o.schedule ?? defaultSchedule;
   const unsupportedRetryMs = o.unsupportedRetryMs ?? 300_000;
-  // The queue is an array read from `head`: spans leave from the front at every answer and, when the
-  // queue is over its bound, one at a time at every offer; Array#splice(0, n) would move every span
-  // behind them each time (quadratic when a slow traces endpoint keeps the queue full).
+  const concurrency = Math.max(1, o.concurrency ?? 1);
+  // The queue is an array read from `head` (the oldest span not gone) and `next` (the first span no
+  // request has carried yet): spans leave from the front when the bound pushes them out and, when
+  // answers come back, wherever their request took them; Array#splice would move every span behind
+  // them each time (quadratic when a slow traces endpoint keeps the queue full).
   let queue: Queued[] = [];
   let head = 0;
+  let next = 0;
+  let live = 0;
   let queuedBytes = 0;
-  const size = (): number => queue.length - head;
-  let sending: Promise<void> | undefined;
+  // Batches sent and answered with "later" (retryable, no traces pipeline): sent again first.
+  const again: Queued[][] = [];
+  const inFlight = new Set<Promise<void>>();
   let cancelWait: (() => void) | undefined;
   let running = false;
   let failures = 0;
   let unsupported = false;
 
+  /** The next batch to send: one answered "later" first, then spans no request has carried. */
+  function nextBatch(): Queued[] | undefined {
+    while (again.length > 0) {
+      const batch = again.shift()!.filter((q) => !q.gone);
+      if (batch.length > 0) return batch;
+    }
+    next = Math.max(next, head);
+    const batch: Queued[] = [];
+    while (next < queue.length && batch.length < o.batchMaxSpans) {
+      const q = queue[next++]!;
+      if (!q.gone) batch.push(q);
+    }
+    return batch.length > 0 ? batch : undefined;
+  }
+
   function kick(): void {
-    if (!running || sending !== undefined || cancelWait !== undefined || size() === 0) return;
-    sending = sendOne().finally(() => {
-      sending = undefined;
-      kick();
-    });
+    while (running && cancelWait === undefined && inFlight.size < concurrency) {
+      const batch = nextBatch();
+      if (batch === undefined) return;
+      const p: Promise<void> = sendOne(batch).finally(() => {
+        inFlight.delete(p);
+        kick();
+      });
+      inFlight.add(p);
+    }
   }
 
   function wait(ms: number): void {
+    // Several requests may come back "later": one wait stands for all of them.
+    if (cancelWait !== undefined) return;
     cancelWait = schedule(() => {
       cancelWait = undefined;
       kick();
     }, ms);
   }
 
-  async function sendOne(): Promise<void> {
-    const sent = queue.slice(head, head + o.batchMaxSpans);
+  async function sendOne(sent: Queued[]): Promise<void> {
     const batch = sent.map((q) => q.span);
     const outcome = await o.transport.send(o.request.build(batch), o.request.contentType);
-    // While the request was out, the bound may have pushed the oldest of these out already (spans
-    // leave only from the front, new ones join at the back): what is left of them is at the front.
-    const left = (): number => sent.reduce((n, q) => (q.gone ? n : n + 1), 0);
     if (outcome.kind === 'success') {
-      take(left());
+      // While the request was out, the bound may have pushed some of these out already (and told
+      // their owner): only what is left of them leaves now.
+      settle(sent);
       failures = 0;
       if (unsupported) {
         unsupported = false;
@@ -117,6 +149,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       return;
     }
     if (isNoTracesPipeline(outcome)) {
+      again.push(sent);
       if (!unsupported) {
         unsupported = true;
         const said: { status?: number; grpcCode?: number } = {};
@@ -129,29 +162,40 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     }
     if (outcome.kind === 'failure') {
       // Refused for its content (400, 413, …): retrying the same bytes cannot succeed.
-      take(left());
+      settle(sent);
       o.emit({ f: 'spans_dropped', count: batch.length, reason: 'refused' });
       return;
     }
+    again.push(sent);
     failures++;
     const backoff = Math.min(o.backoff.maxMs, o.backoff.initialMs * 2 ** Math.min(failures - 1, 20));
     wait(outcome.retryAfterMs ?? backoff);
   }
 
-  /** The first `n` spans leave the queue; their owners are told unless the bridge is shutting down. */
-  function take(n: number, tell = true): void {
-    const end = Math.min(queue.length, head + n);
-    for (; head < end; head++) {
-      const q = queue[head]!;
-      q.gone = true;
-      queuedBytes -= q.span.length;
-      if (tell) q.owner?.settled(q.span);
-    }
+  /** A span leaves the queue for good; its owner is told unless the bridge is shutting down. */
+  function leave(q: Queued, tell = true): void {
+    if (q.gone) return;
+    q.gone = true;
+    live--;
+    queuedBytes -= q.span.length;
+    if (tell) q.owner?.settled(q.span);
+  }
+
+  function settle(sent: readonly Queued[]): void {
+    for (const q of sent) leave(q);
+    advance();
+  }
+
+  /** Moves `head` past the spans gone, and drops the array's gone prefix once it is large. */
+  function advance(): void {
+    while (head < queue.length && queue[head]!.gone) head++;
     if (head === queue.length) {
       queue = [];
       head = 0;
+      next = 0;
     } else if (head >= 4096 && head * 2 >= queue.length) {
       queue = queue.slice(head);
+      next = Math.max(0, next - head);
       head = 0;
     }
   }
@@ -161,10 +205,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       for (const span of spans) {
         queue.push({ span, owner });
         queuedBytes += span.length;
+        live++;
       }
       let dropped = 0;
-      while (queuedBytes > o.maxQueuedBytes && size() > 1) {
-        take(1);
+      while (queuedBytes > o.maxQueuedBytes && live > 1) {
+        leave(queue[head]!);
+        advance();
         dropped++;
       }
       if (dropped > 0) o.emit({ f: 'spans_dropped', count: dropped, reason: 'overflow' });
@@ -176,16 +222,18 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     },
     async shutdown(deadline) {
       const left = (): number => deadline - Date.now();
-      while (sending !== undefined && left() > 0)
-        await Promise.race([sending, new Promise((r) => setTimeout(r, Math.max(1, left())).unref())]);
+      while (inFlight.size > 0 && left() > 0)
+        await Promise.race([...inFlight, new Promise((r) => setTimeout(r, Math.max(1, left())).unref())]);
       running = false;
       cancelWait?.();
       cancelWait = undefined;
-      if (size() > 0) o.emit({ f: 'spans_dropped', count: size(), reason: 'shutdown' });
-      take(size(), false);
+      if (live > 0) o.emit({ f: 'spans_dropped', count: live, reason: 'shutdown' });
+      for (let i = head; i < queue.length; i++) leave(queue[i]!, false);
+      advance();
+      again.length = 0;
     },
     get queued() {
-      return size();
+      return live;
     },
   };
 }

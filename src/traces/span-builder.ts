@@ -95,6 +95,12 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
   const closed: string[] = [...(restored?.closed ?? [])];
   const closedSet = new Set(closed);
   let out: BridgeSpan[] = [];
+  // Each open document's JSON as of the last snapshot, until it is touched again: the state is
+  // serialized after every batch of the session (its checkpoint may move there), and the open
+  // documents with their span events are most of it while an event changes one or two of them.
+  // Every change to a document goes through touchDoc (onPage is given what it returned), which
+  // forgets its JSON.
+  const docJson = new WeakMap<DocState, string>();
 
   // A page's ids are asked for by every request of the page: derived once per loader (bounded).
   const docRefs = new Map<string, SpanRef>();
@@ -145,6 +151,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       };
       docs.set(loader, doc);
     }
+    docJson.delete(doc);
     if (frame !== undefined) doc.frameId ??= frame;
     if (ts < doc.startMicros) doc.startMicros = ts;
     if (ts > doc.lastMicros) doc.lastMicros = ts;
@@ -398,7 +405,19 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       return structuredClone(state());
     },
     snapshotJson() {
-      return JSON.stringify(state());
+      // The same text as JSON.stringify(state()), with the untouched documents' JSON reused.
+      let docsText = '';
+      for (const doc of docs.values()) {
+        let text = docJson.get(doc);
+        if (text === undefined) {
+          text = JSON.stringify(doc);
+          docJson.set(doc, text);
+        }
+        docsText += docsText === '' ? text : ',' + text;
+      }
+      const frameList = JSON.stringify([...frames.entries()]);
+      const requestList = JSON.stringify([...requests.values()]);
+      return `{"v":1,"docs":[${docsText}],"frames":${frameList},"requests":${requestList},"closed":${JSON.stringify(closed)}}`;
     },
   };
 }

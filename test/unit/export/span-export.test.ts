@@ -173,4 +173,113 @@ describe('span export', () => {
     expect([...bodies[1]!]).toEqual([2, 3]);
     expect(exp.queued).toBe(4);
   });
+
+  it('several requests in flight: each answer settles the spans it carried, in whatever order they come', async () => {
+    // Requests that stay out until released, one by one.
+    const out: Array<{ body: Buffer; release: (o: ExportOutcome) => void }> = [];
+    const settled: number[] = [];
+    const waits: number[] = [];
+    const exp = createSpanExport({
+      transport: {
+        url: 'http://c/v1/traces',
+        send: (body) => new Promise((release) => out.push({ body, release })),
+        close: () => Promise.resolve(),
+      },
+      request: { contentType: 'application/x-protobuf', build: (p) => Buffer.concat(p) },
+      emit: () => undefined,
+      concurrency: 3,
+      batchMaxSpans: 2,
+      maxQueuedBytes: 100,
+      backoff: { initialMs: 100, maxMs: 1000 },
+      schedule: (fn, ms) => {
+        waits.push(ms);
+        queueMicrotask(fn);
+        return () => undefined;
+      },
+    });
+    const tick = () => new Promise((r) => setImmediate(r));
+    exp.offer(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => Buffer.from([i])),
+      { settled: (b) => settled.push(b[0]!) },
+    );
+    exp.start();
+    // Three requests at once, no span in two of them; the fourth batch waits for a free slot.
+    expect(out.map((r) => [...r.body])).toEqual([
+      [0, 1],
+      [2, 3],
+      [4, 5],
+    ]);
+    out[1]!.release({ kind: 'success', rejected: 0 });
+    await tick();
+    expect(settled).toEqual([2, 3]);
+    expect(exp.queued).toBe(6);
+    expect([...out[3]!.body]).toEqual([6, 7]);
+    // A retryable answer: those spans are not settled, and they go out again after the wait.
+    out[0]!.release({ kind: 'retryable', status: 503, message: 'HTTP 503' });
+    await tick();
+    expect(waits).toEqual([100]);
+    expect([...out[4]!.body]).toEqual([0, 1]);
+    for (const r of out.slice(2)) r.release({ kind: 'success', rejected: 0 });
+    await tick();
+    expect(settled.sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(exp.queued).toBe(0);
+    expect(out).toHaveLength(5);
+  });
+
+  it('any order of answers, offers and waits: no span is in two requests at once, each settles once, none is lost', async () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      let x = seed;
+      const rand = (n: number): number => ((x = (x * 1103515245 + 12345) % 2 ** 31), x % n);
+      const out: Array<{ spans: number[]; release: (o: ExportOutcome) => void }> = [];
+      const waits: Array<() => void> = [];
+      const settled: number[] = [];
+      const exp = createSpanExport({
+        transport: {
+          url: 'http://c/v1/traces',
+          send: (body) => new Promise((release) => out.push({ spans: [...body], release })),
+          close: () => Promise.resolve(),
+        },
+        request: { contentType: 'application/x-protobuf', build: (p) => Buffer.concat(p) },
+        emit: () => undefined,
+        concurrency: 3,
+        batchMaxSpans: 3,
+        maxQueuedBytes: 1000,
+        backoff: { initialMs: 100, maxMs: 1000 },
+        schedule: (fn) => {
+          waits.push(fn);
+          return () => waits.splice(waits.indexOf(fn), 1);
+        },
+      });
+      const answers: ExportOutcome[] = [
+        { kind: 'success', rejected: 0 },
+        { kind: 'retryable', status: 503, message: 'HTTP 503' },
+        { kind: 'failure', status: 404, message: 'HTTP 404' },
+      ];
+      exp.start();
+      let offered = 0;
+      for (let step = 0; step < 200; step++) {
+        const what = rand(3);
+        if (what === 0 && offered < 250) {
+          const n = 1 + rand(4);
+          exp.offer(
+            Array.from({ length: n }, () => Buffer.from([offered++])),
+            { settled: (b) => settled.push(b[0]!) },
+          );
+        } else if (what === 1 && out.length > 0) {
+          out.splice(rand(out.length), 1)[0]!.release(answers[rand(answers.length)]!);
+        } else if (waits.length > 0) waits.shift()!();
+        await new Promise((r) => setImmediate(r));
+        const carried = out.flatMap((r) => r.spans);
+        expect(new Set(carried).size).toBe(carried.length);
+      }
+      // Then a collector that accepts everything.
+      while (out.length > 0 || waits.length > 0) {
+        if (out.length > 0) out.shift()!.release({ kind: 'success', rejected: 0 });
+        else waits.shift()!();
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(settled.sort((a, b) => a - b)).toEqual(Array.from({ length: offered }, (_, i) => i));
+      expect(exp.queued).toBe(0);
+    }
+  });
 });

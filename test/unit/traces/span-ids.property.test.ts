@@ -70,4 +70,23 @@ describe('span ids', () => {
       { numRuns: 150 },
     );
   });
+
+  it('the state as JSON (reusing the untouched pages) is after every event the state as a whole, restored or not', () => {
+    fc.assert(
+      fc.property(fc.array(pageArb, { minLength: 1, maxLength: 4 }), fc.nat(), fc.nat(), (pages, cut, every) => {
+        const envs = envelopes(lanes(pages).flat());
+        const k = cut % (envs.length + 1);
+        const step = 1 + (every % 3);
+        let builder = createSpanBuilder(SESSION);
+        envs.forEach((env, i) => {
+          if (i === k) builder = createSpanBuilder(SESSION, JSON.parse(builder.snapshotJson()) as SpanBuilderState);
+          builder.observe(env, mapped(env));
+          // Snapshots taken every `step` events, as batches of one to three events would.
+          if (i % step === 0) expect(builder.snapshotJson()).toBe(JSON.stringify(builder.snapshot()));
+        });
+        expect(builder.snapshotJson()).toBe(JSON.stringify(builder.snapshot()));
+      }),
+      { numRuns: 150 },
+    );
+  });
 });
