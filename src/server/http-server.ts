@@ -8,8 +8,9 @@
 //   PUT /v1/sessions/{id}   follow a session (JSON body: {pool?, start?, attributes?}); survives restarts
 //   DELETE /v1/sessions/{id}
 // Who may use /v1/* is decided once at start (control-access.ts): the bearer token when one is set,
-// open on loopback, closed beyond loopback unless the documented opt-out is set.
-// Errors use the session service's Error shape {code, message}.
+// open on loopback, closed beyond loopback unless the documented opt-out is set. This file binds the
+// port and routes; the routes' answers are readiness.ts and sessions-route.ts, and every answer
+// (errors in the session service's Error shape {code, message}) is written by http-reply.ts.
 //
 // Lifecycle: listening (before the bridge exists) → attached → closed. `run` binds the port first,
 // so a port in use fails start-up before any session is followed; until the bridge is attached,
@@ -19,9 +20,7 @@ import { createServer } from '../util/node-http.js';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
-import { parseSessionSpec, SESSION_ID_RULE, validSessionId } from '../config/sessions.js';
 import type { Bridge } from '../daemon/bridge.js';
-import { SessionLimitError } from '../daemon/session-room.js';
 import {
   allowedHostSet,
   bearerToken,
@@ -32,8 +31,10 @@ import {
   tokenMatches,
   type ControlAccess,
 } from './control-access.js';
+import { HttpError, send } from './http-reply.js';
+import { ready } from './readiness.js';
+import { sessions } from './sessions-route.js';
 
-const MAX_BODY = 64 * 1024;
 /**
  * Requests handled at once; beyond, 503 with Retry-After at once. The port may be open to a whole
  * cluster for scraping: a flood must queue outside, not in front of the store's connections.
@@ -126,12 +127,6 @@ export async function startHttpServer(
   return surface;
 }
 
-function send(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
-  const text = type === 'application/json' ? JSON.stringify(body, null, 2) + '\n' : String(body);
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
-  res.end(text);
-}
-
 /** Null when the request may use the control API, else the refusal to send. */
 function refusal(control: ControlAccess, req: IncomingMessage): HttpError | null {
   switch (control.mode) {
@@ -148,33 +143,6 @@ function refusal(control: ControlAccess, req: IncomingMessage): HttpError | null
       return tokenMatches(bearerToken(req.headers.authorization), control.token)
         ? null
         : new HttpError(401, 'unauthorized', 'missing or invalid control token');
-  }
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, 'body_too_large', `request body exceeds ${MAX_BODY} bytes`);
-    chunks.push(c as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (text === '') return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new HttpError(400, 'invalid_json', 'request body is not valid JSON');
-  }
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
   }
 }
 
@@ -229,173 +197,5 @@ async function handle(
     if (err instanceof HttpError) return send(res, err.status, { code: err.code, message: err.message });
     if (err instanceof ConfigError) return send(res, 400, { code: 'invalid_input', message: err.message });
     throw err;
-  }
-}
-
-async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
-  // Read-only and from memory: what the spool's own commits found, not a write of its own (a
-  // readiness probe must not cost a synchronous SQLite write or a shared-store connection).
-  const problems: string[] = [];
-  const commitError = bridge.spool.commitError;
-  if (commitError !== undefined) problems.push(`store not writable: ${commitError}`);
-  const lease = bridge.supervisor.ownership?.lease;
-  if (lease && !lease.valid)
-    problems.push(
-      'lease not held: the shared store is unreachable or too slow to renew it; nothing is read or sent meanwhile',
-    );
-  // Every stream refused for the API key: nothing is read; say so, and what to check.
-  const refused = bridge.supervisor.status().filter((s) => s.state === 'unauthorized');
-  if (refused.length > 0)
-    problems.push(
-      `the service refuses the API key for ${refused.length} session(s) (check ${bridge.client.keySource}); retried every ${Math.round(bridge.config.upstream.backoff.authMs / 1000)} s`,
-    );
-  // Delivered batches that cannot be deleted: the volume is full, even while commits still squeeze through.
-  if (bridge.spool.undeletedBatches > 0)
-    problems.push(`spool cannot delete ${bridge.spool.undeletedBatches} delivered batches (disk full?); retrying`);
-  // A failing collector does not make the bridge unready: it still reads and spools safely. It is
-  // reported here (and in bridge_export_requests_total) so an operator sees it.
-  const body = {
-    status: problems.length === 0 ? 'ready' : 'not_ready',
-    problems,
-    exporter: bridge.delivery.exportFailing
-      ? {
-          failing: true,
-          lastError: bridge.delivery.lastError,
-          ...(bridge.delivery.refusing ? { refusingAll: bridge.delivery.refusing } : {}),
-        }
-      : { failing: false },
-    // The shared store may be the very thing that is unreachable.
-    spool: await bridge.spoolFigures().then(
-      (s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }),
-      () => null,
-    ),
-    ...(bridge.supervisor.ownership
-      ? {
-          replica: bridge.config.replicaId,
-          lease: { valid: bridge.supervisor.ownership.lease.valid },
-          replicas: bridge.supervisor.ownership.replicas,
-        }
-      : {}),
-  };
-  send(res, problems.length === 0 ? 200 : 503, body);
-}
-
-async function sessions(
-  bridge: Bridge,
-  req: IncomingMessage,
-  res: ServerResponse,
-  method: string,
-  path: string,
-): Promise<void> {
-  const sup = bridge.supervisor;
-  if (path === '/v1/sessions') {
-    if (method !== 'GET')
-      throw new HttpError(405, 'method_not_allowed', 'use GET on /v1/sessions, PUT/DELETE on /v1/sessions/{id}');
-    return send(res, 200, {
-      sessions: await sup.statusWithOwners(),
-      pools: bridge.pools.poolStatus(),
-      spool: await bridge.store.spoolStats(),
-      // Recorded, not followed while max_sessions are; followed as others end.
-      ...(sup.waitingForRoom().length > 0
-        ? { waiting: { maxSessions: bridge.config.maxSessions, sessions: sup.waitingForRoom() } }
-        : {}),
-      ...(sup.ownership ? { replica: bridge.config.replicaId } : {}),
-    });
-  }
-  const id = decodeId(path.slice('/v1/sessions/'.length));
-  if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', `session id ${SESSION_ID_RULE}`);
-  if (method === 'GET') {
-    const s = sup.session(id) ?? (sup.ownership ? (await sup.statusWithOwners()).find((x) => x.id === id) : undefined);
-    if (!s) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
-    return send(res, 200, s);
-  }
-  if (method === 'PUT') {
-    const body = await readJson(req);
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw new HttpError(400, 'invalid_input', 'body must be a JSON object');
-    const spec = parseSessionSpec({ ...(body as Record<string, unknown>), id }, 'body');
-    // Every fresh id opens a stream and stores a row: a client must not be able to grow that without
-    // bound. An id already followed may still be updated at the cap. Asked here before the service
-    // is, and again by the supervisor, whose count holds for PUTs that run at the same moment.
-    const cap = bridge.config.maxSessions;
-    if (sup.followedCount >= cap && !sup.isWaiting(id) && !sup.followed().some((f) => f.spec.id === id))
-      refuseOverLimit(bridge, req, res, id, new SessionLimitError(sup.followedCount, cap));
-    // A mistyped id is refused here, not followed as if it had ended. When the service cannot be
-    // asked now, the session is followed (202) and its stream's 404 is checked the same way later.
-    const known = await sessionKnown(bridge, id);
-    if (known === false)
-      throw new HttpError(
-        404,
-        'unknown_session',
-        `the service does not know session ${id} (GET /browsers/{id}?include_deleted=true is 404)`,
-      );
-    const r = await sup.add(spec, 'api').catch((err: unknown) => {
-      if (err instanceof SessionLimitError) refuseOverLimit(bridge, req, res, id, err);
-      throw err;
-    });
-    // Every change to what the bridge follows leaves a line: who asked, and what it is now.
-    bridge.log.info(
-      {
-        session: id,
-        pool: spec.pool,
-        start: spec.start,
-        attributes: Object.keys(spec.attributes),
-        remote: req.socket.remoteAddress,
-      },
-      r.created
-        ? 'control API: session added; followed from now on and after a restart'
-        : 'control API: session settings replaced',
-    );
-    return send(res, known === true ? (r.created ? 201 : 200) : 202, r.status);
-  }
-  if (method === 'DELETE') {
-    if (!(await sup.remove(id))) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
-    bridge.log.info(
-      { session: id, remote: req.socket.remoteAddress },
-      'control API: session removed; no longer followed',
-    );
-    res.writeHead(204).end();
-    return;
-  }
-  throw new HttpError(405, 'method_not_allowed', `${method} is not supported on /v1/sessions/{id}`);
-}
-
-/** A PUT of one session more than max_sessions: 429, counted and logged (one fact). */
-function refuseOverLimit(
-  bridge: Bridge,
-  req: IncomingMessage,
-  res: ServerResponse,
-  id: string,
-  err: SessionLimitError,
-): never {
-  bridge.emit({
-    f: 'session_refused',
-    sessions: [id],
-    source: 'api',
-    followed: err.followed,
-    limit: err.limit,
-    remote: req.socket.remoteAddress ?? '',
-  });
-  res.setHeader('retry-after', '60');
-  throw new HttpError(429, 'too_many_sessions', err.message);
-}
-
-/** Whether the service knows the session (ended ones included); undefined when it cannot be asked now. */
-async function sessionKnown(bridge: Bridge, id: string): Promise<boolean | undefined> {
-  try {
-    const r = await bridge.client.getSession(id, AbortSignal.timeout(5000));
-    if (r.kind === 'ok') return true;
-    return r.status === 404 ? false : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function decodeId(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    // A malformed percent-encoding (%zz, a lone %) is the client's mistake, not the bridge's.
-    throw new HttpError(400, 'invalid_input', 'session id is not valid percent-encoding');
   }
 }

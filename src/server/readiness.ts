@@ -1,0 +1,54 @@
+// GET /readyz: whether this replica can do its work now, with the reasons when it cannot (503).
+// Apart from the router because it is the one route that reads every component's health.
+import type { ServerResponse } from 'node:http';
+import type { Bridge } from '../daemon/bridge.js';
+import { send } from './http-reply.js';
+
+/** Answers /readyz from memory: 200 ready, 503 not_ready with the problems. */
+export async function ready(bridge: Bridge, res: ServerResponse): Promise<void> {
+  // Read-only and from memory: what the spool's own commits found, not a write of its own (a
+  // readiness probe must not cost a synchronous SQLite write or a shared-store connection).
+  const problems: string[] = [];
+  const commitError = bridge.spool.commitError;
+  if (commitError !== undefined) problems.push(`store not writable: ${commitError}`);
+  const lease = bridge.supervisor.ownership?.lease;
+  if (lease && !lease.valid)
+    problems.push(
+      'lease not held: the shared store is unreachable or too slow to renew it; nothing is read or sent meanwhile',
+    );
+  // Every stream refused for the API key: nothing is read; say so, and what to check.
+  const refused = bridge.supervisor.status().filter((s) => s.state === 'unauthorized');
+  if (refused.length > 0)
+    problems.push(
+      `the service refuses the API key for ${refused.length} session(s) (check ${bridge.client.keySource}); retried every ${Math.round(bridge.config.upstream.backoff.authMs / 1000)} s`,
+    );
+  // Delivered batches that cannot be deleted: the volume is full, even while commits still squeeze through.
+  if (bridge.spool.undeletedBatches > 0)
+    problems.push(`spool cannot delete ${bridge.spool.undeletedBatches} delivered batches (disk full?); retrying`);
+  // A failing collector does not make the bridge unready: it still reads and spools safely. It is
+  // reported here (and in bridge_export_requests_total) so an operator sees it.
+  const body = {
+    status: problems.length === 0 ? 'ready' : 'not_ready',
+    problems,
+    exporter: bridge.delivery.exportFailing
+      ? {
+          failing: true,
+          lastError: bridge.delivery.lastError,
+          ...(bridge.delivery.refusing ? { refusingAll: bridge.delivery.refusing } : {}),
+        }
+      : { failing: false },
+    // The shared store may be the very thing that is unreachable.
+    spool: await bridge.spoolFigures().then(
+      (s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }),
+      () => null,
+    ),
+    ...(bridge.supervisor.ownership
+      ? {
+          replica: bridge.config.replicaId,
+          lease: { valid: bridge.supervisor.ownership.lease.valid },
+          replicas: bridge.supervisor.ownership.replicas,
+        }
+      : {}),
+  };
+  send(res, problems.length === 0 ? 200 : 503, body);
+}
