@@ -1,17 +1,15 @@
 // The composition root: builds every component of the pipeline from the configuration and wires
 // them together, and owns their lifecycle: started source-ward last (store → spool → delivery →
-// sessions) and stopped in pipeline order, the whole order in one function (stopBridge: intake →
-// sessions stop reading → spool commits → delivery drains → spill → hand-over → spans → store).
+// sessions) and stopped in pipeline order, the whole order in one function (stop-bridge.ts: intake
+// → sessions stop reading → spool commits → delivery drains → spill → hand-over → spans → store).
+// The store is opened by open-store.ts.
 // `run`, `demo` and the integration tests all start the bridge through here.
 import { statfsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/schema.js';
 import { createMapper } from '../mapping/mapper.js';
-import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { createMetrics, type BridgeMetrics } from '../observe/metrics.js';
-import { openSqliteStore, SqliteStore } from '../store/sqlite-store.js';
-import type { PgStore } from '../store/pg-store.js';
-import { displayStoreUrl } from '../mapping/display-url.js';
+import { SqliteStore } from '../store/sqlite-store.js';
 import { COMMIT_MAX_BYTES, Spool } from '../store/spool.js';
 import type { SpoolStats, Store } from '../store/store.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
@@ -19,21 +17,23 @@ import { Delivery } from '../export/delivery.js';
 import { createRecordEncoder } from '../wire/encode-record.js';
 import { createRequestBuilder } from '../wire/otlp-request.js';
 import type { OtlpTransport } from '../export/otlp-transport.js';
-import { createTransport, USER_AGENT } from '../export/create-transport.js';
-import { createSpanExport, type SpanExport } from '../export/span-export.js';
+import { createTransport } from '../export/create-transport.js';
 import { spanTapFactory } from '../session/span-tap.js';
 import { probeConfigured } from './configured-probe.js';
 import { resourceAttributes, SCOPE } from '../wire/resource.js';
 import { createFactSink } from '../observe/facts.js';
 import type { Emit } from '../vocabulary/facts.js';
 import { Supervisor } from './supervisor.js';
+import { openStore } from './open-store.js';
+import { stopBridge } from './stop-bridge.js';
+import { startSpanExport } from './start-span-export.js';
 import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
 import { SwappableMapper } from '../session/swappable-mapper.js';
 import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
 import { WorkerScaling } from './worker-scaling.js';
 import { once } from '../util/lifecycle.js';
 import { cachedAsync } from '../util/cached.js';
-import { containerMemoryLimit, HELD_SHARE, startMemoryGuard, type MemoryGuard } from '../util/memory-budget.js';
+import { containerMemoryLimit, HELD_SHARE, startMemoryGuard } from '../util/memory-budget.js';
 import { DiscoveryLoop } from '../discovery/discovery-loop.js';
 
 /** Committed segments handed to delivery from memory; beyond this a backlog is read back from disk. */
@@ -91,38 +91,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
   const metrics = overrides.metrics ?? createMetrics({ spoolCapacityBytes: config.spool.maxBytes });
   const emit = createFactSink(metrics, log);
   const encode = createRecordEncoder();
-  let shared: PgStore | undefined;
+  const { store, shared } = await openStore(config, log, encode);
   const sc = config.store;
-  if (sc.kind === 'postgres') {
-    // Loaded only when used: one machine on SQLite never loads the PostgreSQL client.
-    const { openPgStore } = await import('../store/pg-store.js');
-    shared = await openPgStore({
-      url: sc.url,
-      password: sc.password,
-      replicaId: config.replicaId,
-      // A query may not outlive a third of the lease: a cut connection is noticed while the lease holds.
-      queryTimeoutMs: Math.max(1000, Math.floor(sc.leaseMs / 3)),
-    }).catch((err: unknown) => {
-      // The driver's words alone ("connect ECONNREFUSED 127.0.0.1:5433") do not say which setting
-      // points there: a leftover export in the shell is the usual cause.
-      const why = ((err as Error).message ?? String(err)).split('\n')[0];
-      throw new Error(
-        `cannot open the shared store ${displayStoreUrl(sc.url)} (BRIDGE_STORE_URL or store.url): ${why}; ` +
-          '`check` says more, and without BRIDGE_STORE_URL the bridge uses its embedded SQLite store',
-      );
-    });
-    log.info(
-      { store: displayStoreUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs },
-      'using the shared PostgreSQL store',
-    );
-  }
-  const store: Store =
-    shared ??
-    (await openSqliteStore(config.stateDir, {
-      migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
-      onMigrated: (r) =>
-        log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),
-    }));
   const budget = config.memoryLimitBytes === 'off' ? undefined : (config.memoryLimitBytes ?? containerMemoryLimit());
   const memory = budget === undefined ? undefined : startMemoryGuard(budget);
   // A sixteenth of the memory budget at most: the rest is the heap, sockets and pending records.
@@ -311,86 +281,6 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
         deadline,
       ),
     ),
-  };
-}
-
-/** What stopBridge stops, each once. */
-interface Running {
-  discovery: DiscoveryLoop | undefined;
-  pools: PoolResolver;
-  memory: MemoryGuard | undefined;
-  supervisor: Supervisor;
-  spool: Spool;
-  delivery: Delivery;
-  spanExport: SpanExport | undefined;
-  ingest: IngestWorkers | undefined;
-  client: UpstreamClient;
-  store: Store;
-}
-
-/**
- * The whole stop, in order; resolves with whether the spool emptied. The pipeline stops sink-ward:
- * nothing new comes in before anything is drained, so what is drained is all there is; the spool
- * commits before delivery's last round, so that round sees every record read; delivery stops before
- * the spool spills, so a record goes either to the collector or to the store (the checkpoints that
- * acks moved are written with the spill); sessions are handed to other replicas only once their
- * records are delivered or stored, so the next owner resumes from a checkpoint that holds; the span
- * exporter stops after every session has, so it sends the last spans they made; the store closes
- * last, as every step before may write to it.
- */
-async function stopBridge(r: Running, deadline: number): Promise<boolean> {
-  // 1. No new sessions, pool lookups or memory verdicts.
-  await r.discovery?.stop();
-  await r.pools.stop();
-  r.memory?.stop();
-  // 2. Every session stops reading (and claiming, with the shared store).
-  await r.supervisor.stopReading();
-  // 3. The spool commits what was read.
-  await r.spool.close();
-  // 4. Delivery sends until the spool is empty or the deadline has passed.
-  const drained = await r.delivery.stop(deadline);
-  // 5. What it could not send goes to the store (overflow mode), with the checkpoints acks moved.
-  await r.spool.finish();
-  // 6. Ends and removals are recorded; the sessions go to the other replicas.
-  await r.supervisor.handOver(drained);
-  // 7. The spans are flushed to the collector.
-  await r.spanExport?.shutdown(deadline);
-  // 8. The ingest threads, the service's connections, then the store.
-  await r.ingest?.close();
-  await r.client.close();
-  await r.store.close();
-  return drained;
-}
-
-/** The span exporter of traces.enabled: its own transport to /v1/traces (TraceService/Export) and queue. */
-async function startSpanExport(config: BridgeConfig, emit: Emit): Promise<SpanExport> {
-  const ex = config.traces.exporter;
-  const transport = await createTransport(ex, { userAgent: USER_AGENT, signal: 'traces', emit });
-  const spans = createSpanExport({
-    transport,
-    request: createRequestBuilder(
-      ex.protocol,
-      { resource: resourceAttributes(config.resource), scope: SCOPE },
-      'traces',
-    ),
-    emit,
-    concurrency: ex.concurrency,
-    batchMaxSpans: ex.batchMaxRecords,
-    // Spans wait in memory only; 16 MiB is tens of thousands of spans (a span is 300-800 bytes).
-    maxQueuedBytes: 16 * 1024 * 1024,
-    backoff: ex.backoff,
-  });
-  spans.start();
-  return {
-    offer: (encoded, owner) => spans.offer(encoded, owner),
-    start: () => spans.start(),
-    get queued() {
-      return spans.queued;
-    },
-    shutdown: once(async (deadline: number) => {
-      await spans.shutdown(deadline);
-      await transport.close();
-    }),
   };
 }
 
