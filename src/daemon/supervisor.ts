@@ -4,7 +4,7 @@
 // the control API) are followed; PUT/DELETE add and remove at run time; a session whose stream
 // answers 404 is marked ended → stopReading(): every stream stops → (the bridge commits, delivers
 // until its deadline and spills what is left) → handOver(): ends recorded, sessions given up. The
-// whole order is daemon/bridge.ts stopBridge. Whatever was not delivered stays spooled for the next
+// whole order is daemon/stop-bridge.ts. Whatever was not delivered stays spooled for the next
 // start. Both steps are idempotent.
 //
 // max_sessions bounds what this process follows, wherever a session comes from (session-room.ts):
@@ -13,7 +13,8 @@
 //
 // With the shared (PostgreSQL) store the set of followed sessions is driven by ownership instead
 // (shared-sessions.ts). Followed sessions, finished ones' status: followed-sessions.ts; ends and
-// removals, written once their records are safe: lifecycle-recorder.ts.
+// removals, written once their records are safe: lifecycle-recorder.ts; moves between threads
+// (a worker's death, `workers: auto` starting them): thread-moves.ts.
 import type { Logger } from 'pino';
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { Mapper } from '../mapping/mapper.js';
@@ -32,7 +33,8 @@ import { sessionFactory, type SessionFactory } from '../session/session-factory.
 import type { SpanTapFactory } from '../session/span-tap.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
 import { SessionRoom, START_ORDER } from './session-room.js';
-import { LifecycleRecorder, MOVE_SETTLE_MS, settleWithin } from './lifecycle-recorder.js';
+import { LifecycleRecorder } from './lifecycle-recorder.js';
+import { ThreadMoves } from './thread-moves.js';
 import { SessionOps } from './session-ops.js';
 import { reconcileConfigured } from './configured-sessions.js';
 import { FollowedSessions } from './followed-sessions.js';
@@ -79,6 +81,8 @@ export class Supervisor {
   private readonly shared: SharedSessions | undefined;
   /** Present with the shared store. */
   readonly ownership: Ownership | undefined;
+  /** Sessions followed again after a worker's death, or moved to the workers once they start. */
+  private readonly moves: ThreadMoves;
 
   constructor(private readonly d: SupervisorDeps) {
     this.lifecycles = new LifecycleRecorder({
@@ -106,14 +110,16 @@ export class Supervisor {
     });
     // What the components downstream settle comes back here through their watchers: the
     // components know nothing of the supervisor.
-    d.scaling?.watch(() => this.moveToWorkers());
+    d.scaling?.watch(() => this.moves.toWorkers());
     d.delivery.watch({ delivered: (segments) => this.active.delivered(segments), settled: () => this.checkAllEnded() });
     d.ingest?.watch({
       ended: (id) => this.onEnded(id),
       lost: (ids) => {
-        this.refollow(ids).catch((err: unknown) =>
-          d.log.error({ error: (err as Error).message }, 'cannot follow the sessions of a lost ingest worker again'),
-        );
+        this.moves
+          .refollow(ids)
+          .catch((err: unknown) =>
+            d.log.error({ error: (err as Error).message }, 'cannot follow the sessions of a lost ingest worker again'),
+          );
       },
     });
     if (d.shared) {
@@ -132,6 +138,15 @@ export class Supervisor {
       );
       this.ownership = this.shared.ownership;
     }
+    this.moves = new ThreadMoves({
+      active: this.active,
+      spool: d.spool,
+      store: d.store,
+      ingest: d.ingest,
+      stopping: () => this.stopping,
+      owned: this.ownership !== undefined,
+      followOrWait: (rows) => this.followOrWait(rows),
+    });
   }
 
   /** Sessions by state, as GET /v1/sessions lists them (the bridge_sessions gauge). */
@@ -272,41 +287,6 @@ export class Supervisor {
     return true;
   }
 
-  /**
-   * An ingest worker died with these sessions: what it posted is committed, and they are followed
-   * again from the checkpoints the store now holds (what it had read and not posted is read again).
-   */
-  async refollow(ids: readonly string[]): Promise<void> {
-    for (const id of ids) this.active.move(id);
-    await this.d.spool.flush();
-    // Shared store: the next ownership pass follows again whichever of them this replica still owns.
-    if (this.ownership) return;
-    const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
-    const again = ids.map((id) => rows.get(id)).filter((r): r is SessionRow => r?.lifecycle === 'active');
-    if (!this.stopping) this.followOrWait(again);
-  }
-
-  /**
-   * The ingest workers started (worker-scaling.ts): the sessions this thread reads move to them,
-   * each stopped, committed and followed again from its checkpoint, as after a worker's death.
-   */
-  async moveToWorkers(): Promise<void> {
-    if (this.stopping || !this.d.ingest?.ready) return;
-    const moving = this.active.onThisThread();
-    if (moving.length === 0) return;
-    // They are followed again from the durable checkpoint, so what they read must settle first
-    // (delivered, or spilled, and checkpointed) or it is read twice. With the store failing or a
-    // backlog waiting for the collector it would not settle in time: the move waits for health.
-    const spool = this.d.spool;
-    if (spool.commitError !== undefined || spool.onDisk.records > 0) {
-      setTimeout(() => void this.moveToWorkers(), MOVE_SETTLE_MS).unref();
-      return;
-    }
-    await Promise.all(moving.map((id) => this.active.get(id)!.stop()));
-    await settleWithin(Promise.all(moving.map((id) => this.d.spool.persist(id))), MOVE_SETTLE_MS);
-    await this.refollow(moving);
-  }
-
   async onEnded(id: string): Promise<void> {
     const p = this.active.get(id);
     // The session's last records delivered or on disk, and its checkpoint written, before recording
@@ -382,7 +362,7 @@ export class Supervisor {
     for (const r of w) r();
   }
 
-  /** The first step of the stop (bridge.ts stopBridge): nothing new followed, every stream stops. */
+  /** The first step of the stop (stop-bridge.ts): nothing new followed, every stream stops. */
   readonly stopReading = once(async (): Promise<void> => {
     this.stopping = true;
     this.d.scaling?.stop();
@@ -390,7 +370,7 @@ export class Supervisor {
     await Promise.all(this.active.all().map((p) => p.stop()));
   });
 
-  /** A step of the stop once delivery stopped and the spool spilled the rest (bridge.ts stopBridge). */
+  /** A step of the stop once delivery stopped and the spool spilled the rest (stop-bridge.ts). */
   readonly handOver = once(async (drained: boolean): Promise<void> => {
     // finish() spilled what persist() waited for: the ends and removals are recorded now.
     await this.lifecycles.drain();
