@@ -15,7 +15,7 @@
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { writeFramedRecord } from '../wire/encode-record.js';
 import { ProtoWriter } from '../wire/proto-writer.js';
-import type { SpanStateSource } from '../store/pending-segments.js';
+import type { RecordToAppend, SpanStateSource } from '../store/pending-segments.js';
 import type { BatchSpans, FromWorker } from './protocol.js';
 import { META_FIELDS } from './protocol.js';
 
@@ -63,15 +63,9 @@ export class Outbox {
     this.handles.delete(sessionId);
   }
 
-  append(
-    sessionId: string,
-    seq: number,
-    epoch: number,
-    tsMicros: number,
-    record: Buffer | null,
-    sourceId?: string,
-    spans?: SpanStateSource,
-  ): void {
+  /** Spool.append as a worker's session sees it: packed into the batch (the entry is not kept). */
+  append(a: RecordToAppend): void {
+    const { sessionId, seq, epoch, tsMicros, record, sourceId, spans } = a;
     const h = this.handles.get(sessionId);
     if (h === undefined) throw new Error(`append for a session this worker does not follow: ${sessionId}`);
     if (spans !== undefined) this.spanStates.set(h, spans);
@@ -185,21 +179,20 @@ export class Outbox {
   }
 }
 
-/** Reads a packed batch back: calls `each` per append, records as views into `bytes` (no copy). */
+/**
+ * Reads a packed batch back: calls `each` per append with the handle it was sent under and the
+ * append, records as views into `bytes` (no copy). The append is one object refilled for every call
+ * (no allocation per record): `each` uses it at once, keeping only its fields; its `sessionId` is
+ * left to `each` to fill, as the batch knows only handles.
+ */
 export function unpackBatch(
   meta: Float64Array,
   bytes: Uint8Array,
   sourceIds: readonly string[],
-  each: (
-    h: number,
-    seq: number,
-    epoch: number,
-    tsMicros: number,
-    record: Buffer | null,
-    sourceId: string | undefined,
-  ) => void,
+  each: (h: number, append: RecordToAppend) => void,
 ): void {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const a: RecordToAppend = { sessionId: '', seq: 0, epoch: 0, tsMicros: 0, record: null, sourceId: undefined };
   let off = 0;
   for (let i = 0; i < meta.length; i += META_FIELDS) {
     const len = meta[i + 4]!;
@@ -209,6 +202,11 @@ export function unpackBatch(
       off += len;
     }
     const s = meta[i + 5]!;
-    each(meta[i]!, meta[i + 1]!, meta[i + 2]!, meta[i + 3]!, record, s < 0 ? undefined : sourceIds[s]);
+    a.seq = meta[i + 1]!;
+    a.epoch = meta[i + 2]!;
+    a.tsMicros = meta[i + 3]!;
+    a.record = record;
+    a.sourceId = s < 0 ? undefined : sourceIds[s];
+    each(meta[i]!, a);
   }
 }

@@ -264,10 +264,15 @@ export class IngestWorkers {
         let strays = 0;
         // Spans of a session no longer followed are dropped with it: its next reader builds them again.
         for (const sp of m.spans ?? []) slot.mirrors.get(sp.h)?.received(sp.open, sp.finished);
-        unpackBatch(m.meta, m.bytes, m.sourceIds, (h, seq, epoch, ts, record, sourceId) => {
+        unpackBatch(m.meta, m.bytes, m.sourceIds, (h, a) => {
           const s = slot.sessions.get(h);
-          if (s) spool.append(s.id, seq, epoch, ts, record, sourceId, slot.mirrors.get(h)?.source);
-          else strays++;
+          if (!s) {
+            strays++;
+            return;
+          }
+          a.sessionId = s.id;
+          a.spans = slot.mirrors.get(h)?.source;
+          spool.append(a);
         });
         // A worker posts a session's last records before it answers a stop: this is a bug, not a
         // loss (the checkpoint did not move, so the records are read again when it is followed).

@@ -6,22 +6,20 @@
 // still owes — undecodable trailing frames, an unseen tail — is repaired from the archive or
 // reported, and the session is marked ended in the store) or stopped (shutdown / DELETE).
 //
-// The per-event path is synchronous and allocation-light: map, encode, append. A gap switches to
-// an asynchronous path only when the archive may repair it; reading the stream pauses meanwhile (the
-// promise returned to the subscriber), so records still reach the spool in seq order.
+// The per-event path is synchronous and allocation-light: map, encode, append (session-records.ts).
+// A gap switches to an asynchronous path only when the archive may repair it; reading the stream
+// pauses meanwhile (the promise returned to the subscriber), so records still reach the spool in
+// seq order.
 import type { Logger } from 'pino';
 import type { SessionSpec, StartPosition } from '../config/schema.js';
 import type { BackoffConfig } from '../config/schema.js';
-import { gapRecord } from '../mapping/gap-record.js';
 import type { AttributeValue, SessionContext } from '../vocabulary/log-record.js';
 import type { Mapper } from '../mapping/mapper.js';
 import type { Emit, Fact } from '../vocabulary/facts.js';
 import type { RecordEncoder } from '../wire/encode-record.js';
 import type { Spool } from '../store/spool.js';
-import type { SpanStateSource } from '../store/pending-segments.js';
 import type { SessionRow, SessionSource } from '../store/store.js';
 import { initialStatus, tallyFact, type SessionStatus } from './session-status.js';
-import type { Envelope } from '../upstream/envelope.js';
 import { repairGap } from './gap-repair.js';
 import { latestBaseline } from './latest-baseline.js';
 import { SequencedStream, type GapItem, type StreamItem } from '../stream/sequenced-stream.js';
@@ -29,6 +27,7 @@ import { Subscriber, type SubscriberEvent, type StreamSink } from '../stream/sub
 import type { ArchiveReader } from '../upstream/archive.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { SpanTap, SpanTapFactory } from './span-tap.js';
+import { SessionRecords } from './session-records.js';
 
 export type { SessionStatus } from './session-status.js';
 
@@ -84,8 +83,8 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   /** Aborts archive reads in flight when the session stops. */
   private readonly aborter = new AbortController();
   private readonly spans: SpanTap | undefined;
-  /** Captures the span state when the spool seals a batch of this session (traces on). */
-  private readonly spanState: SpanStateSource | undefined;
+  /** Items become spooled records there: the per-event path. */
+  private readonly records: SessionRecords;
 
   constructor(
     row: SessionRow,
@@ -107,8 +106,13 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     this.ctx = { sessionId: spec.id, attributes: { ...spec.attributes }, epoch: row.epoch };
     // The open spans as they stood at the checkpoint: the stream resumes after it, so do they.
     this.spans = deps.spans?.(spec.id, row.spans);
-    const tap = this.spans;
-    this.spanState = tap && (() => tap.checkpoint());
+    this.records = new SessionRecords(this.ctx, {
+      mapper: deps.mapper,
+      encode: deps.encode,
+      spool: deps.spool,
+      spans: this.spans,
+      emit: (fact) => this.emit(fact),
+    });
     this.stats = { ...initialStatus(row), lastReceivedSeq: initial };
     this.subscriber = new Subscriber(spec.id, deps.client, stream, this, {
       idleTimeoutMs: deps.idleTimeoutMs,
@@ -184,7 +188,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     const b = await latestBaseline(this.deps.archive, this.id, this.deps.log);
     if (!b || !this.subscriber.unpositioned || this.stopping) return;
     this.subscriber.setBaseline(b.seq, b.sourceId);
-    this.deps.spool.append(this.id, b.seq, this.ctx.epoch, b.tsMicros, null);
+    this.records.baseline(b.seq, b.tsMicros);
   }
 
   // --- StreamSink ---
@@ -258,12 +262,12 @@ export class SessionPipeline implements StreamSink, FollowedSession {
         const item = items[i] as StreamItem;
         switch (item.kind) {
           case 'event':
-            this.event(item.envelope, item.sourceId, observedMicros);
+            this.records.event(item.envelope, item.sourceId, observedMicros);
             received++;
             break;
           case 'gap':
             if (repairGaps && this.deps.archive.usable) return this.repairThenApply(item, items, i + 1, observedMicros);
-            this.gap(item, observedMicros);
+            this.records.gap(item, observedMicros);
             break;
           case 'duplicate':
             this.emit({ f: 'duplicates', session: this.id, count: 1 });
@@ -343,68 +347,5 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     // Once per chunk, and formatted only when status is read: not per-event work.
     this.lastEventMicros = observedMicros;
     this.emit({ f: 'events_received', session: this.id, count: n });
-  }
-
-  /**
-   * `sourceId` is the event's own, not the stream's current one: events of an earlier epoch read
-   * from the archive are applied after the stream already saw the next epoch's id, and a commit in
-   * between must not save their checkpoint under the new epoch's source.
-   */
-  private event(env: Envelope, sourceId: string | undefined, observedMicros: number): void {
-    let record;
-    let bytes: Buffer | null = null;
-    try {
-      record = this.deps.mapper.map(env, this.ctx, observedMicros);
-      this.spans?.observe(env, record);
-      if (record !== null) bytes = this.deps.encode(record);
-    } catch (err) {
-      // A mapping bug must not stop the session or lose the event silently: it becomes a gap.
-      this.emit({
-        f: 'mapping_failed',
-        session: this.id,
-        seq: env.seq,
-        type: env.event.type,
-        error: (err as Error).message,
-      });
-      this.gap(
-        {
-          kind: 'gap',
-          first: env.seq,
-          last: env.seq,
-          reason: 'mapping_error',
-          epoch: this.ctx.epoch,
-          nearTsMicros: env.event.ts,
-        },
-        observedMicros,
-      );
-      return;
-    }
-    // The mapper returns null only for an event the filters exclude; it still advances the checkpoint.
-    if (record === null)
-      this.emit({
-        f: 'event_filtered',
-        session: this.id,
-        type: env.event.type,
-        category: env.event.category,
-        count: 1,
-      });
-    this.deps.spool.append(this.id, env.seq, this.ctx.epoch, env.event.ts, bytes, sourceId, this.spanState);
-  }
-
-  private gap(g: GapItem, observedMicros: number): void {
-    const ts = g.nearTsMicros ?? observedMicros;
-    const ctx = g.epoch === this.ctx.epoch ? this.ctx : { ...this.ctx, epoch: g.epoch };
-    const record = gapRecord(ctx, g.first, g.last, ts, observedMicros, g.reason);
-    this.deps.spool.append(
-      this.id,
-      g.last ?? g.first,
-      g.epoch,
-      ts,
-      this.deps.encode(record),
-      g.sourceId,
-      this.spanState,
-    );
-    if (g.last === undefined) this.emit({ f: 'tail_unknown', session: this.id, epoch: g.epoch, afterSeq: g.first - 1 });
-    else this.emit({ f: 'gap_recorded', session: this.id, first: g.first, last: g.last, reason: g.reason });
   }
 }

@@ -22,6 +22,25 @@ interface Pending {
 /** Called when a batch is sealed: the span state at that point, serialized later when it is written. */
 export type SpanStateSource = () => SpanStateWriter;
 
+/**
+ * One append to the spool: an encoded record of a session, or with `record` null only its checkpoint
+ * moving (a filtered event, a `start: latest` baseline). Every layer that appends (the spool, its
+ * writer, these pending segments, a worker's outbox) takes this one shape. It is read during the
+ * call and never kept: a session fills one object and passes it for every event, so the per-event
+ * path allocates nothing for it.
+ */
+export interface RecordToAppend {
+  sessionId: string;
+  seq: number;
+  epoch: number;
+  tsMicros: number;
+  record: Buffer | null;
+  /** The event's own source id; undefined leaves the session's last one in place. */
+  sourceId?: string | undefined;
+  /** Captures the session's span state when its batch is sealed, to be written with it (traces on). */
+  spans?: SpanStateSource | undefined;
+}
+
 /** One commit's worth: what to write, and what to put back if writing fails. */
 export interface PendingBatch {
   segments: NewSegment[];
@@ -40,15 +59,8 @@ export class PendingSegments {
     return this.bySession.size;
   }
 
-  append(
-    sessionId: string,
-    seq: number,
-    epoch: number,
-    tsMicros: number,
-    record: Buffer | null,
-    sourceId: string | undefined,
-    spans?: SpanStateSource,
-  ): void {
+  append(a: RecordToAppend): void {
+    const { sessionId, seq, epoch, tsMicros, record, sourceId, spans } = a;
     let p = this.bySession.get(sessionId);
     if (!p) {
       p = {

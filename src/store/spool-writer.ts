@@ -16,7 +16,7 @@
 // rest; forget() drops a session given up; adopt() makes a claimed session's spool backlog.
 import { FencedError } from './store.js';
 import { DeferredDeletes } from './deferred-deletes.js';
-import { PendingSegments, type SpanStateSource } from './pending-segments.js';
+import { PendingSegments, type RecordToAppend } from './pending-segments.js';
 import type { Ledger } from './ledger.js';
 import type { SpoolContents } from './spool-contents.js';
 import type { SpoolReader } from './spool-reader.js';
@@ -82,16 +82,8 @@ export class SpoolWriter implements WriteLoop {
   }
 
   /** Appends one encoded record of a session, or with `record` null only moves its checkpoint. */
-  append(
-    sessionId: string,
-    seq: number,
-    epoch: number,
-    tsMicros: number,
-    record: Buffer | null,
-    sourceId?: string,
-    spans?: SpanStateSource,
-  ): void {
-    this.pending.append(sessionId, seq, epoch, tsMicros, record, sourceId, spans);
+  append(a: RecordToAppend): void {
+    this.pending.append(a);
     this.schedule();
   }
 

@@ -11,7 +11,7 @@
 //   - ledger.ts: where each session's checkpoint may move in overflow mode.
 import type { SpoolMode } from '../config/schema.js';
 import { Ledger } from './ledger.js';
-import type { SpanStateSource } from './pending-segments.js';
+import type { RecordToAppend } from './pending-segments.js';
 import { SpoolContents } from './spool-contents.js';
 import type { SpoolOptions } from './spool-options.js';
 import { SpoolReader, type Batch } from './spool-reader.js';
@@ -56,16 +56,8 @@ export class Spool {
    * filtered event). The checkpoint becomes durable with the transaction that carries the record;
    * `spans` captures the session's span state when its batch is sealed, to be written with it.
    */
-  append(
-    sessionId: string,
-    seq: number,
-    epoch: number,
-    tsMicros: number,
-    record: Buffer | null,
-    sourceId?: string,
-    spans?: SpanStateSource,
-  ): void {
-    this.writer.append(sessionId, seq, epoch, tsMicros, record, sourceId, spans);
+  append(a: RecordToAppend): void {
+    this.writer.append(a);
   }
 
   /** True when appenders must stop reading. */

@@ -20,12 +20,12 @@ export const testRequests = createRequestBuilder('http/protobuf', {
 
 /** Appends to session "s" a record whose attribute `seq` is `seq` (the record's time is `tsMicros`). */
 export function appendSeq(spool: Spool, seq: number, tsMicros = seq): void {
-  spool.append(
-    's',
+  spool.append({
+    sessionId: 's',
     seq,
-    0,
+    epoch: 0,
     tsMicros,
-    encode({
+    record: encode({
       tsMicros,
       observedMicros: tsMicros,
       eventName: 'browser.x',
@@ -34,7 +34,7 @@ export function appendSeq(spool: Spool, seq: number, tsMicros = seq): void {
       body: undefined,
       attributes: { seq },
     }),
-  );
+  });
 }
 
 /** The seqs of the records in one request, in order. */

@@ -57,7 +57,7 @@ describe('claim and concurrent commits', () => {
       });
       let seq = 0;
       const appending = setInterval(() => {
-        for (let i = 0; i < 5; i++) spool.append('live', ++seq, 0, seq, record);
+        for (let i = 0; i < 5; i++) spool.append({ sessionId: 'live', seq: ++seq, epoch: 0, tsMicros: seq, record });
       }, 1);
       const delivered = new Map<string, number>();
       let delivering = true;

@@ -104,7 +104,8 @@ describe('a paused replica', () => {
     await until(() => a.ownedSessions().has('zs'), 'a to own the session');
     // The collector is down: a holds 200 records claimed and in memory, retrying.
     receiver.behaviour = { status: 503 };
-    for (let seq = 1; seq <= 200; seq++) spool.append('zs', seq, 0, seq, record(seq));
+    for (let seq = 1; seq <= 200; seq++)
+      spool.append({ sessionId: 'zs', seq, epoch: 0, tsMicros: seq, record: record(seq) });
     await spool.flush();
     delivery.start();
     await until(() => receiver.requests.length >= 2, 'a to be retrying');

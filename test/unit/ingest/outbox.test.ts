@@ -29,9 +29,10 @@ function capture(limit = 1 << 20): { outbox: Outbox; batches: Batch[]; transferr
 
 function unpack(b: Batch): Array<[number, number, number, number, string | null, string | undefined]> {
   const out: Array<[number, number, number, number, string | null, string | undefined]> = [];
-  unpackBatch(b.meta, b.bytes, b.sourceIds, (h, seq, epoch, ts, record, sourceId) =>
-    out.push([h, seq, epoch, ts, record ? record.toString('latin1') : null, sourceId]),
-  );
+  // The append is refilled for every record: its fields are copied out at once.
+  unpackBatch(b.meta, b.bytes, b.sourceIds, (h, { seq, epoch, tsMicros, record, sourceId }) => {
+    out.push([h, seq, epoch, tsMicros, record ? record.toString('latin1') : null, sourceId]);
+  });
   return out;
 }
 
@@ -60,7 +61,14 @@ describe('outbox: spool appends packed for the main thread', () => {
     outbox.bind('a', 1);
     outbox.bind('b', 2);
     for (const [id, seq, epoch, ts, rec, src] of appends)
-      outbox.append(id, seq, epoch, ts, rec === null ? null : Buffer.from(rec), src);
+      outbox.append({
+        sessionId: id,
+        seq,
+        epoch,
+        tsMicros: ts,
+        record: rec === null ? null : Buffer.from(rec),
+        sourceId: src,
+      });
     outbox.flush();
     expect(batches).toHaveLength(1);
     expect(unpack(batches[0]!)).toEqual(
@@ -74,16 +82,16 @@ describe('outbox: spool appends packed for the main thread', () => {
   it("a session's source id is sent when it changes, not with every append (the spool keeps the last one)", () => {
     const { outbox, batches } = capture();
     outbox.bind('a', 1);
-    outbox.append('a', 1, 0, 1, Buffer.from('r'), 'src-1');
-    outbox.append('a', 2, 0, 2, null, 'src-1');
+    outbox.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.from('r'), sourceId: 'src-1' });
+    outbox.append({ sessionId: 'a', seq: 2, epoch: 0, tsMicros: 2, record: null, sourceId: 'src-1' });
     outbox.flush();
-    outbox.append('a', 3, 0, 3, Buffer.from('r'), 'src-1');
-    outbox.append('a', 4, 1, 4, Buffer.from('r'), 'src-2');
+    outbox.append({ sessionId: 'a', seq: 3, epoch: 0, tsMicros: 3, record: Buffer.from('r'), sourceId: 'src-1' });
+    outbox.append({ sessionId: 'a', seq: 4, epoch: 1, tsMicros: 4, record: Buffer.from('r'), sourceId: 'src-2' });
     outbox.flush();
     // Followed again (a new handle after a stop): the first append names its source again.
     outbox.unbind('a');
     outbox.bind('a', 2);
-    outbox.append('a', 5, 1, 5, Buffer.from('r'), 'src-2');
+    outbox.append({ sessionId: 'a', seq: 5, epoch: 1, tsMicros: 5, record: Buffer.from('r'), sourceId: 'src-2' });
     outbox.flush();
     expect(batches.flatMap((b) => unpack(b).map((x) => x[5]))).toEqual([
       'src-1',
@@ -100,7 +108,8 @@ describe('outbox: spool appends packed for the main thread', () => {
     outbox.bind('a', 1);
     outbox.flush();
     expect(batches).toHaveLength(0);
-    for (let i = 1; i <= 3; i++) outbox.append('a', i, 0, i, Buffer.from('r'));
+    for (let i = 1; i <= 3; i++)
+      outbox.append({ sessionId: 'a', seq: i, epoch: 0, tsMicros: i, record: Buffer.from('r') });
     expect(batches).toHaveLength(0);
     await new Promise((r) => setImmediate(r));
     expect(batches).toHaveLength(1);
@@ -110,17 +119,17 @@ describe('outbox: spool appends packed for the main thread', () => {
   it('posts at once when a batch grows large', () => {
     const { outbox, batches } = capture(64 << 20);
     outbox.bind('a', 1);
-    outbox.append('a', 1, 0, 1, Buffer.alloc(300 * 1024));
+    outbox.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.alloc(300 * 1024) });
     expect(batches).toHaveLength(1);
   });
 
   it('is full while posted bytes are not acknowledged, and lets waiters go when they are', async () => {
     const { outbox, batches } = capture(1000);
     outbox.bind('a', 1);
-    outbox.append('a', 1, 0, 1, Buffer.alloc(600));
+    outbox.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.alloc(600) });
     outbox.flush();
     expect(outbox.full).toBe(false);
-    outbox.append('a', 2, 0, 2, Buffer.alloc(600));
+    outbox.append({ sessionId: 'a', seq: 2, epoch: 0, tsMicros: 2, record: Buffer.alloc(600) });
     outbox.flush();
     expect(outbox.full).toBe(true);
     let resumed = false;
@@ -136,9 +145,11 @@ describe('outbox: spool appends packed for the main thread', () => {
     const reference = createRecordEncoder();
     outbox.bind('a', 1);
     const texts = ['short', 'ü'.repeat(5000), '', 'ok'];
-    texts.forEach((t, i) => outbox.append('a', i + 1, 0, i, outbox.encode(record(i + 1, t))));
+    texts.forEach((t, i) =>
+      outbox.append({ sessionId: 'a', seq: i + 1, epoch: 0, tsMicros: i, record: outbox.encode(record(i + 1, t)) }),
+    );
     // A record from elsewhere (a copy, not the view encode() returned) is copied in, in its place.
-    outbox.append('a', 5, 0, 5, Buffer.from(reference(record(5))));
+    outbox.append({ sessionId: 'a', seq: 5, epoch: 0, tsMicros: 5, record: Buffer.from(reference(record(5))) });
     outbox.flush();
     const got = unpack(batches[0]!).map(([, seq, , , rec]) => [seq, rec]);
     expect(got).toEqual([
@@ -152,7 +163,7 @@ describe('outbox: spool appends packed for the main thread', () => {
     const reference = createRecordEncoder();
     outbox.bind('a', 1);
     outbox.encode(record(1, 'orphan'));
-    outbox.append('a', 2, 0, 2, outbox.encode(record(2)));
+    outbox.append({ sessionId: 'a', seq: 2, epoch: 0, tsMicros: 2, record: outbox.encode(record(2)) });
     outbox.flush();
     expect(Buffer.from(batches[0]!.bytes).equals(reference(record(2)))).toBe(true);
   });
@@ -161,7 +172,9 @@ describe('outbox: spool appends packed for the main thread', () => {
     const { outbox } = capture();
     outbox.bind('a', 1);
     outbox.unbind('a');
-    expect(() => outbox.append('a', 1, 0, 1, null)).toThrow(/does not follow: a/);
+    expect(() => outbox.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: null })).toThrow(
+      /does not follow: a/,
+    );
   });
 });
 
@@ -182,9 +195,17 @@ describe('resolveWorkers', () => {
     outbox.bind('a', 1);
     outbox.bind('b', 2);
     let state = 'open-1';
-    outbox.append('a', 1, 0, 1, null, undefined, () => {
-      const taken = state;
-      return () => taken;
+    outbox.append({
+      sessionId: 'a',
+      seq: 1,
+      epoch: 0,
+      tsMicros: 1,
+      record: null,
+      sourceId: undefined,
+      spans: () => {
+        const taken = state;
+        return () => taken;
+      },
     });
     state = 'open-2';
     outbox.offerSpans('a', [Buffer.from('span-a')]);
@@ -202,7 +223,7 @@ describe('resolveWorkers', () => {
     expect(batches[1]!.spans).toEqual([{ h: 2, finished: [Buffer.from('end')] }]);
     expect(unpack(batches[1]!)).toEqual([]);
     // Without traces a batch has no spans at all.
-    outbox.append('a', 2, 0, 2, null);
+    outbox.append({ sessionId: 'a', seq: 2, epoch: 0, tsMicros: 2, record: null });
     outbox.flush();
     expect(batches[2]!.spans).toBeUndefined();
   });

@@ -89,7 +89,8 @@ function pipeline(
       client: svc.client,
       mapper: createMapper(defaultMappingOptions),
       spool: {
-        append: (_id, seq, epoch, _ts, bytes, sourceId) =>
+        // The pipeline refills one append object per event: its fields are copied out at once.
+        append: ({ seq, epoch, record: bytes, sourceId }) =>
           void appends.push({
             seq,
             epoch,

@@ -32,13 +32,13 @@ async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; s
     commitIntervalMs: 100,
     now: () => Date.now(),
   });
-  spool.append('s', 1, 0, 1, record(1));
+  spool.append({ sessionId: 's', seq: 1, epoch: 0, tsMicros: 1, record: record(1) });
   await spool.flush();
   store.cut = true;
   const first = await spool.takeBatch(10);
   await spool.acknowledge(first!);
   // More records wait in memory; the acknowledgement above cannot be checkpointed.
-  spool.append('s', 2, 0, 2, record(2));
+  spool.append({ sessionId: 's', seq: 2, epoch: 0, tsMicros: 2, record: record(2) });
   await spool.flush();
   return { spool, store };
 }

@@ -189,7 +189,13 @@ function readFrom(w: World, r: Real, s: string, n: number, filter: readonly bool
   const oldest = Math.max(1, head - RING + 1);
   if (pos + 1 < oldest && !w.archive) {
     // Evicted and no archive: a gap record says so (never a silent loss).
-    r.spool.append(s, oldest - 1, 0, 1, framed(`${s}:g${pos + 1}-${oldest - 1}`));
+    r.spool.append({
+      sessionId: s,
+      seq: oldest - 1,
+      epoch: 0,
+      tsMicros: 1,
+      record: framed(`${s}:g${pos + 1}-${oldest - 1}`),
+    });
     pos = oldest - 1;
   }
   for (let q = pos + 1, i = 0; q <= to; q++, i++) {
@@ -198,7 +204,7 @@ function readFrom(w: World, r: Real, s: string, n: number, filter: readonly bool
       w.filtered.add(key(s, q));
       w.filteredHere.add(key(s, q));
     }
-    r.spool.append(s, q, 0, q, drop ? null : framed(key(s, q)));
+    r.spool.append({ sessionId: s, seq: q, epoch: 0, tsMicros: q, record: drop ? null : framed(key(s, q)) });
   }
   w.read.set(s, Math.max(pos, to));
 }

@@ -4,9 +4,9 @@ import { PendingSegments } from '../../../src/store/pending-segments.js';
 describe('pending segments', () => {
   it("one session's records become one segment, and every append moves its checkpoint", () => {
     const p = new PendingSegments();
-    p.append('a', 1, 0, 10, Buffer.from('ab'), undefined);
-    p.append('a', 2, 0, 9, null, 'src');
-    p.append('a', 3, 0, 11, Buffer.from('c'), undefined);
+    p.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 10, record: Buffer.from('ab'), sourceId: undefined });
+    p.append({ sessionId: 'a', seq: 2, epoch: 0, tsMicros: 9, record: null, sourceId: 'src' });
+    p.append({ sessionId: 'a', seq: 3, epoch: 0, tsMicros: 11, record: Buffer.from('c'), sourceId: undefined });
     const batch = p.take();
     expect(batch.segments).toHaveLength(1);
     expect(batch.segments[0]).toMatchObject({
@@ -34,7 +34,7 @@ describe('pending segments', () => {
   ])('%s', (_name, make, same) => {
     const p = new PendingSegments();
     const rec = make();
-    p.append('a', 1, 0, 1, rec, undefined);
+    p.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: rec, sourceId: undefined });
     const payload = p.take().segments[0]!.payload;
     expect(payload.toString()).toBe('solo');
     expect(payload.buffer === rec.buffer).toBe(same);

@@ -36,7 +36,8 @@ describe('held bytes and the memory budget', () => {
   it('pending screenshots fill the spool once they pass their share of the budget, without any RSS sample', async () => {
     const { spool, guard: g } = await spoolWithBudget();
     let seq = 0;
-    while (!spool.full && seq < 100) spool.append('s', ++seq, 0, 1, SCREENSHOT);
+    while (!spool.full && seq < 100)
+      spool.append({ sessionId: 's', seq: ++seq, epoch: 0, tsMicros: 1, record: SCREENSHOT });
     // Full at the first record past the share, not later.
     expect(g.heldBytes).toBeGreaterThan(BUDGET * HELD_SHARE);
     expect(g.heldBytes - SCREENSHOT.length).toBeLessThanOrEqual(BUDGET * HELD_SHARE);
@@ -47,7 +48,8 @@ describe('held bytes and the memory budget', () => {
   it('has room again once delivery took what was held and acknowledged it', async () => {
     const { spool, guard: g } = await spoolWithBudget();
     let seq = 0;
-    while (!spool.full && seq < 100) spool.append('s', ++seq, 0, 1, SCREENSHOT);
+    while (!spool.full && seq < 100)
+      spool.append({ sessionId: 's', seq: ++seq, epoch: 0, tsMicros: 1, record: SCREENSHOT });
     await spool.flush();
     // Committed, not yet delivered: still held (the ready queue), still full.
     expect(spool.heldBytes.ready).toBe(seq * SCREENSHOT.length);

@@ -183,7 +183,13 @@ function appendTo(m: Model, r: Real, sessionId: string, kinds: readonly boolean[
   let seq = m.lastSeq.get(sessionId)!;
   for (const record of kinds) {
     seq++;
-    r.spool.append(sessionId, seq, 0, 1_700_000_000_000_000 + seq, record ? framed(sessionId, seq) : null);
+    r.spool.append({
+      sessionId,
+      seq,
+      epoch: 0,
+      tsMicros: 1_700_000_000_000_000 + seq,
+      record: record ? framed(sessionId, seq) : null,
+    });
     m.pending.push({ sessionId, seq, record });
   }
   m.lastSeq.set(sessionId, seq);
