@@ -28,6 +28,7 @@ import type { ArchiveReader } from '../upstream/archive.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { SpanTap, SpanTapFactory } from './span-tap.js';
 import { SessionRecords } from './session-records.js';
+import { subscriberFact } from './subscriber-facts.js';
 
 export type { SessionStatus } from './session-status.js';
 
@@ -217,24 +218,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   }
 
   report(ev: SubscriberEvent): void {
-    if (ev.type === 'state')
-      this.emit({
-        f: 'state_changed',
-        session: this.id,
-        state: ev.state,
-        ...(ev.detail !== undefined ? { detail: ev.detail } : {}),
-        at: this.now(),
-      });
-    else if (ev.type === 'reconnect')
-      this.emit({
-        f: 'reconnect_scheduled',
-        session: this.id,
-        reason: ev.reason,
-        delayMs: ev.delayMs,
-        attempt: ev.attempt,
-        ...(ev.detail !== undefined ? { detail: ev.detail } : {}),
-      });
-    else this.emit({ f: 'connected', session: this.id, at: this.now() });
+    this.emit(subscriberFact(this.id, ev, this.now()));
   }
 
   /** One fact: the session's status moves by it, then the process's metrics and log see it. */
