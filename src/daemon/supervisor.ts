@@ -35,6 +35,7 @@ import { initialStatus, type SessionStatus } from '../session/session-status.js'
 import { SessionRoom, START_ORDER } from './session-room.js';
 import { LifecycleRecorder } from './lifecycle-recorder.js';
 import { ThreadMoves } from './thread-moves.js';
+import { AllEnded } from './all-ended.js';
 import { SessionOps } from './session-ops.js';
 import { reconcileConfigured } from './configured-sessions.js';
 import { FollowedSessions } from './followed-sessions.js';
@@ -70,7 +71,8 @@ export class Supervisor {
   private stopping = false;
   /** Ends and removals waiting for the session's records to be safe before they are written. */
   private readonly lifecycles: LifecycleRecorder;
-  private endedWaiters: Array<() => void> = [];
+  /** `run --until-ended`'s waiters. */
+  private readonly allEnded = new AllEnded(() => this.allOver());
   /** max_sessions, shared by every way a session comes in. */
   private readonly room: SessionRoom;
   /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
@@ -90,7 +92,7 @@ export class Supervisor {
       store: d.store,
       log: d.log,
       isFollowed: (id) => this.active.has(id),
-      settled: () => this.checkAllEnded(),
+      settled: () => this.allEnded.check(),
     });
     this.room = new SessionRoom({
       limit: d.config.maxSessions,
@@ -111,7 +113,10 @@ export class Supervisor {
     // What the components downstream settle comes back here through their watchers: the
     // components know nothing of the supervisor.
     d.scaling?.watch(() => this.moves.toWorkers());
-    d.delivery.watch({ delivered: (segments) => this.active.delivered(segments), settled: () => this.checkAllEnded() });
+    d.delivery.watch({
+      delivered: (segments) => this.active.delivered(segments),
+      settled: () => this.allEnded.check(),
+    });
     d.ingest?.watch({
       ended: (id) => this.onEnded(id),
       lost: (ids) => {
@@ -133,7 +138,7 @@ export class Supervisor {
           unfollow: (id, finished) => this.unfollow(id, finished),
           isFollowed: (id) => this.active.has(id) || this.lifecycles.has(id),
           respecify: (row) => this.active.get(row.spec.id)?.updateSpec(row.spec),
-          ticked: () => this.checkAllEnded(),
+          ticked: () => this.allEnded.check(),
         },
       );
       this.ownership = this.shared.ownership;
@@ -283,7 +288,7 @@ export class Supervisor {
     this.lifecycles.record(id, 'removed');
     this.active.remember(p.status());
     this.fillRoom();
-    this.checkAllEnded();
+    this.allEnded.check();
     return true;
   }
 
@@ -300,7 +305,7 @@ export class Supervisor {
       this.active.remember({ ...last, state: last.state === 'unknown' ? 'unknown' : 'ended' });
     }
     this.fillRoom();
-    this.checkAllEnded();
+    this.allEnded.check();
   }
 
   /**
@@ -346,20 +351,14 @@ export class Supervisor {
 
   /** Resolves once no session is followed any more and everything read was delivered (`run --until-ended`). */
   untilAllEnded(): Promise<void> {
-    return new Promise((resolve) => {
-      this.endedWaiters.push(resolve);
-      this.checkAllEnded();
-    });
+    return this.allEnded.wait();
   }
 
-  private checkAllEnded(): void {
-    if (this.endedWaiters.length === 0) return;
-    if (this.active.size > 0 || this.lifecycles.size > 0 || !this.d.spool.idle) return;
+  /** Nothing followed, no end or removal waiting to be recorded, the spool idle (and, shared, no session active anywhere). */
+  private allOver(): boolean {
+    if (this.active.size > 0 || this.lifecycles.size > 0 || !this.d.spool.idle) return false;
     // Shared store: done only once no session anywhere is active (not merely none owned here).
-    if (this.ownership && this.ownership.activeSessions !== 0) return;
-    const w = this.endedWaiters;
-    this.endedWaiters = [];
-    for (const r of w) r();
+    return !this.ownership || this.ownership.activeSessions === 0;
   }
 
   /** The first step of the stop (stop-bridge.ts): nothing new followed, every stream stops. */
