@@ -35,9 +35,16 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
  * Shared store: delivery from memory pauses once an acknowledged checkpoint move has waited this
  * long for its write. Two intervals: a healthy write comes within one interval and a commit, so
  * only a write that fails or hangs pauses delivery. At most this long of acknowledgements (plus the
- * requests in flight) is ever delivered and not checkpointed.
+ * requests in flight) is ever delivered and not checkpointed. With the default commit interval;
+ * a longer `spool.commit_interval` spaces the writes further, and the stall with them
+ * (checkpointStallMs).
  */
 export const CHECKPOINT_STALL_MS = 2 * CHECKPOINT_INTERVAL_MS;
+
+/** The stall for a commit interval: two of the intervals checkpoints are actually written at. */
+export function checkpointStallMs(commitIntervalMs: number): number {
+  return 2 * Math.max(commitIntervalMs, CHECKPOINT_INTERVAL_MS);
+}
 
 /** What the overflow writes use of the write loop that runs them (spool-writer.ts). */
 export interface WriteLoop {
@@ -217,13 +224,14 @@ export class OverflowWriter {
 
   /**
    * True while delivery must not take records from memory: a shared store, and an acknowledged
-   * move has waited longer than CHECKPOINT_STALL_MS for its checkpoint write (it fails or hangs).
+   * move has waited longer than the stall (checkpointStallMs) for its checkpoint write (it fails or
+   * hangs).
    */
   memoryDeliveryPaused(): boolean {
     // Once the spool closed, delivery drains for the grace period and checkpoints wait for finish().
     if (!this.o.pauseOnUnwrittenCheckpoints || this.loop.closed) return false;
     const since = this.ledger.unwrittenSince;
-    return since !== undefined && this.now() - since > CHECKPOINT_STALL_MS;
+    return since !== undefined && this.now() - since > checkpointStallMs(this.o.commitIntervalMs);
   }
 
   wakeLedger(): void {

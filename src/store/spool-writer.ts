@@ -284,6 +284,8 @@ export class SpoolWriter implements WriteLoop {
     this.closed = true;
     this.clearTimer();
     this.room.recheck();
+    // A delivery paused on stalled checkpoints may drain now (memoryDeliveryPaused is off once closed).
+    this.reader.wake();
     if (this.mode === 'always') await this.deletes.close();
     return ok;
   });

@@ -18,7 +18,11 @@ class CutStore extends SqliteStore {
 
 const record = (seq: number): Buffer => Buffer.from([0x12, 1, seq & 0x7f]);
 
-async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; store: CutStore }> {
+async function openSpool(
+  pause: boolean,
+  commitIntervalMs = 100,
+  commitMaxRecords = 1000,
+): Promise<{ spool: Spool; store: CutStore }> {
   const store = new CutStore(':memory:');
   await store.putSession({ id: 's', attributes: {} }, 'config');
   const spool = await Spool.open({
@@ -28,10 +32,15 @@ async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; s
     maxBytes: 1 << 30,
     memoryMaxBytes: 1 << 20,
     memoryMaxAgeMs: 60_000,
-    commitMaxRecords: 1000,
-    commitIntervalMs: 100,
+    commitMaxRecords,
+    commitIntervalMs,
     now: () => Date.now(),
   });
+  return { spool, store };
+}
+
+async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; store: CutStore }> {
+  const { spool, store } = await openSpool(pause);
   spool.append('s', 1, 0, 1, record(1));
   await spool.flush();
   store.cut = true;
@@ -86,5 +95,33 @@ describe('overflow mode when checkpoints cannot be written', () => {
     await spool.close();
     await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
     expect((await spool.takeBatch(10))?.records).toBe(1);
+  });
+
+  it('wakes a delivery paused on a stall when the spool closes, so the drain can run', async () => {
+    const { spool } = await cutOffWithUnwrittenAck(true);
+    await vi.advanceTimersByTimeAsync(2 * CHECKPOINT_STALL_MS);
+    expect(await spool.takeBatch(10)).toBeNull();
+    let woke = false;
+    void spool.waitForData().then(() => (woke = true));
+    await spool.close();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(woke).toBe(true);
+  });
+
+  it('never pauses a healthy store whose commit interval is longer than the stall', async () => {
+    // Checkpoints are written once per commit interval when that is longer than a second: a healthy
+    // write then comes later than CHECKPOINT_STALL_MS, and must not be taken for a stalled one.
+    const commitIntervalMs = 2 * CHECKPOINT_STALL_MS;
+    // One record per commit: each append is committed by the spool's own loop, never by a flush().
+    const { spool, store } = await openSpool(true, commitIntervalMs, 1);
+    for (let seq = 1; seq <= 40; seq++) {
+      spool.append('s', seq, 0, seq, record(seq));
+      await vi.advanceTimersByTimeAsync(0);
+      const batch = await spool.takeBatch(10);
+      expect(batch?.records, `record ${seq}`).toBe(1);
+      await spool.acknowledge(batch!);
+      await vi.advanceTimersByTimeAsync(commitIntervalMs / 8);
+    }
+    expect((await store.sessions())[0]!.checkpoint).toBeGreaterThan(30);
   });
 });
