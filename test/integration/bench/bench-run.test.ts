@@ -27,33 +27,40 @@ function runBench(
   return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
 }
 
-const benchDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('bridge-bench-'));
+/**
+ * The bench's temporary directories left in `tmp`. The run under test gets a TMPDIR of its own:
+ * other benchmarks running on the machine meanwhile create (and remove) theirs in the shared one.
+ */
+const benchDirs = (tmp: string): string[] => readdirSync(tmp).filter((n) => n.startsWith('bridge-bench-'));
 /** The compiled copies (bench/compiled.ts) present now. */
 const builds = (): string[] => (existsSync(join(REPO, '.bench-build')) ? readdirSync(join(REPO, '.bench-build')) : []);
 
 it('runs every scenario small and compiled, with zero missing, one JSON line each and the table', async () => {
-  const before = benchDirs();
+  const tmp = mkdtempSync(join(tmpdir(), 'bench-run-test-'));
   const buildsBefore = builds();
-  const res = await runBench([
-    '--burst-events',
-    '300',
-    '--live-sessions',
-    '20',
-    '--live-seconds',
-    '2',
-    '--heavy-sessions',
-    '10',
-    '--heavy-seconds',
-    '3',
-    '--outage-seconds',
-    '2',
-    '--outage-before-s',
-    '1',
-    '--outage-after-s',
-    '1',
-    '--drain-timeout-s',
-    '60',
-  ]);
+  const res = await runBench(
+    [
+      '--burst-events',
+      '300',
+      '--live-sessions',
+      '20',
+      '--live-seconds',
+      '2',
+      '--heavy-sessions',
+      '10',
+      '--heavy-seconds',
+      '3',
+      '--outage-seconds',
+      '2',
+      '--outage-before-s',
+      '1',
+      '--outage-after-s',
+      '1',
+      '--drain-timeout-s',
+      '60',
+    ],
+    { ...process.env, TMPDIR: tmp },
+  );
   expect(res.code, res.stderr).toBe(0);
   const lines = res.stdout
     .split('\n')
@@ -114,7 +121,9 @@ it('runs every scenario small and compiled, with zero missing, one JSON line eac
   expect(outage).toMatchObject({ produced: 16_000, refusedRequests: expect.any(Number), series: expect.any(Array) });
   expect(outage.refusedRequests).toBeGreaterThan(0);
   expect(res.stdout).toMatch(/scenario\s+events\/s\s+ratio\s+p50 \/ p99\s+peak RSS\s+missing/);
-  expect(benchDirs().filter((d) => !before.includes(d))).toEqual([]);
+  const left = benchDirs(tmp);
+  rmSync(tmp, { recursive: true, force: true });
+  expect(left).toEqual([]);
   expect(builds().filter((d) => !buildsBefore.includes(d))).toEqual([]);
 }, 240_000);
 
