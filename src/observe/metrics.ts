@@ -106,6 +106,10 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       name: 'bridge_traces_unsupported',
       help: '1 while the collector answers that it has no traces pipeline (404 / UNIMPLEMENTED); records are not affected.',
     }),
+    deliveryPaused: registry.gauge({
+      name: 'bridge_delivery_paused',
+      help: '1 while delivery from memory waits for checkpoint writes (shared store, writes failing or hanging): what a successor would send again stays bounded; 0 otherwise.',
+    }),
     exportRefusing: registry.gauge({
       name: 'bridge_export_refusing',
       help: '1 while the collector refuses every record it is sent (400/413 for all): nothing is dropped, delivery backs off; 0 otherwise.',
@@ -283,6 +287,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     },
   };
   m.exportRefusing.set(0);
+  m.deliveryPaused.set(0);
   m.tracesUnsupported.set(0);
   m.buildInfo.set({ version: BRIDGE_VERSION, node: process.versions.node }, 1);
   if (opts.spoolCapacityBytes !== undefined) m.setSpoolCapacity(opts.spoolCapacityBytes);

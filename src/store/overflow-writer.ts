@@ -75,6 +75,8 @@ export class OverflowWriter {
   /** Set by an explicit flush: the next commit writes the moved checkpoints whatever their interval. */
   checkpointsNow = false;
   private ageTimer: NodeJS.Timeout | undefined;
+  /** Since when delivery from memory has been paused for stalled checkpoints (epoch ms). */
+  private pausedAt: number | undefined;
 
   constructor(
     private readonly o: SpoolOptions,
@@ -183,6 +185,7 @@ export class OverflowWriter {
     this.ledger.written(updates, takenAt);
     this.wakeLedger();
     // Delivery from memory may have paused for this write.
+    this.memoryDeliveryPaused();
     this.reader.wake();
     return true;
   }
@@ -216,6 +219,7 @@ export class OverflowWriter {
     }
     this.ledger.written(updates, takenAt);
     if (stored.length > 0) this.reader.backlogTo(stored[stored.length - 1]!);
+    this.memoryDeliveryPaused();
     this.reader.wake();
     this.wakeLedger();
     this.loop.room.recheck();
@@ -228,10 +232,28 @@ export class OverflowWriter {
    * hangs).
    */
   memoryDeliveryPaused(): boolean {
-    // Once the spool closed, delivery drains for the grace period and checkpoints wait for finish().
-    if (!this.o.pauseOnUnwrittenCheckpoints || this.loop.closed) return false;
+    const now = this.now();
     const since = this.ledger.unwrittenSince;
-    return since !== undefined && this.now() - since > checkpointStallMs(this.o.commitIntervalMs);
+    const paused =
+      this.o.pauseOnUnwrittenCheckpoints === true &&
+      // Once the spool closed, delivery drains for the grace period and checkpoints wait for finish().
+      !this.loop.closed &&
+      since !== undefined &&
+      now - since > checkpointStallMs(this.o.commitIntervalMs);
+    // Said once per pause: its start (how long the oldest move waited), its end (how long it lasted).
+    if (paused && this.pausedAt === undefined) {
+      this.pausedAt = now;
+      this.emit({ f: 'delivery_paused', waitedMs: now - since });
+    } else if (!paused && this.pausedAt !== undefined) {
+      this.emit({ f: 'delivery_resumed', pausedMs: now - this.pausedAt });
+      this.pausedAt = undefined;
+    }
+    return paused;
+  }
+
+  /** How long delivery from memory has been paused for stalled checkpoints (ms), for the status. */
+  get memoryPausedForMs(): number | undefined {
+    return this.pausedAt === undefined ? undefined : this.now() - this.pausedAt;
   }
 
   wakeLedger(): void {

@@ -7,6 +7,7 @@ import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
 import { Spool } from '../../../src/store/spool.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
+import type { Fact } from '../../../src/vocabulary/facts.js';
 
 class CutStore extends SqliteStore {
   cut = false;
@@ -17,6 +18,9 @@ class CutStore extends SqliteStore {
 }
 
 const record = (seq: number): Buffer => Buffer.from([0x12, 1, seq & 0x7f]);
+
+/** The pause's facts, in order, of the spool opened last. */
+let pauses: Fact[] = [];
 
 async function openSpool(
   pause: boolean,
@@ -35,7 +39,11 @@ async function openSpool(
     commitMaxRecords,
     commitIntervalMs,
     now: () => Date.now(),
+    emit: (fact) => {
+      if (fact.f === 'delivery_paused' || fact.f === 'delivery_resumed') pauses.push(fact);
+    },
   });
+  pauses = [];
   return { spool, store };
 }
 
@@ -69,17 +77,24 @@ describe('overflow mode when checkpoints cannot be written', () => {
     expect(within?.records).toBe(1);
     spool.release(within!);
 
+    expect(spool.memoryDeliveryPausedMs).toBeUndefined();
     await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
     expect(await spool.takeBatch(10)).toBeNull();
     let woke = false;
     void spool.waitForData().then(() => (woke = true));
     await vi.advanceTimersByTimeAsync(5 * CHECKPOINT_STALL_MS);
     expect(woke).toBe(false);
+    // Said once, however often delivery asked; the status shows how long it lasts.
+    expect(pauses).toEqual([{ f: 'delivery_paused', waitedMs: expect.any(Number) as number }]);
+    expect((pauses[0] as { waitedMs: number }).waitedMs).toBeGreaterThan(CHECKPOINT_STALL_MS);
+    expect(spool.memoryDeliveryPausedMs).toBeGreaterThanOrEqual(5 * CHECKPOINT_STALL_MS);
 
     // The link is back: the retried checkpoint write goes through and delivery resumes.
     store.cut = false;
     await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
     expect(woke).toBe(true);
+    expect(pauses.map((p) => p.f)).toEqual(['delivery_paused', 'delivery_resumed']);
+    expect(spool.memoryDeliveryPausedMs).toBeUndefined();
     expect((await store.sessions())[0]!.checkpoint).toBe(1);
     expect((await spool.takeBatch(10))?.records).toBe(1);
   });
@@ -106,6 +121,7 @@ describe('overflow mode when checkpoints cannot be written', () => {
     await spool.close();
     await vi.advanceTimersByTimeAsync(0);
     expect(woke).toBe(true);
+    expect(pauses.map((p) => p.f)).toEqual(['delivery_paused', 'delivery_resumed']);
   });
 
   it('never pauses a healthy store whose commit interval is longer than the stall', async () => {
@@ -123,5 +139,6 @@ describe('overflow mode when checkpoints cannot be written', () => {
       await vi.advanceTimersByTimeAsync(commitIntervalMs / 8);
     }
     expect((await store.sessions())[0]!.checkpoint).toBeGreaterThan(30);
+    expect(pauses).toEqual([]);
   });
 });
