@@ -72,6 +72,10 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
   // rules expect. A prefix would only double up ("bridge_process_process_…").
   if (opts.defaultMetrics !== false) registerProcessMetrics(registry);
   let sources: GaugeSources | undefined;
+  // The shared store may be the very thing that is unreachable (and the scrape is how an operator
+  // sees it): its figures then keep their last value, and every other series is still served.
+  const spoolFigures = (): Promise<Awaited<ReturnType<GaugeSources['spool']>> | undefined> =>
+    sources ? sources.spool().catch(() => undefined) : Promise.resolve(undefined);
 
   const m = {
     registry,
@@ -192,23 +196,24 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       name: 'bridge_spool_records',
       help: 'Records waiting in the spool.',
       async collect() {
-        if (sources) this.set((await sources.spool()).records + sources.pendingRecords());
+        const s = await spoolFigures();
+        if (s) this.set(s.records + sources!.pendingRecords());
       },
     }),
     spoolBytes: registry.gauge({
       name: 'bridge_spool_bytes',
       help: 'Bytes of records waiting in the spool.',
       async collect() {
-        if (sources) this.set((await sources.spool()).bytes);
+        const s = await spoolFigures();
+        if (s) this.set(s.bytes);
       },
     }),
     oldestAge: registry.gauge({
       name: 'bridge_oldest_undelivered_age_seconds',
       help: 'Age (by event time) of the oldest undelivered record; 0 when none.',
       async collect() {
-        if (!sources) return;
-        const ts = (await sources.spool()).oldestTsMicros;
-        this.set(ts === null ? 0 : Math.max(0, Date.now() / 1000 - ts / 1e6));
+        const s = await spoolFigures();
+        if (s) this.set(s.oldestTsMicros === null ? 0 : Math.max(0, Date.now() / 1000 - s.oldestTsMicros / 1e6));
       },
     }),
     sessions: registry.gauge({
