@@ -78,10 +78,23 @@ function memberName(text: string, open: number, close: number): string {
   }
 }
 
-/** Whether the string opened at `open` starts like a JSON object or array (past white space). */
+/** `\n`, `\r`, `\t`: white space as a JSON string escapes it. */
+const isEscapedSpace = (text: string, i: number): boolean => {
+  const e = text.charCodeAt(i + 1);
+  return text.charCodeAt(i) === 92 /* \ */ && (e === 110 /* n */ || e === 114 /* r */ || e === 116); /* t */
+};
+
+/**
+ * Whether the string opened at `open` starts like a JSON object or array, past white space, raw or
+ * escaped (a serialized document may begin with a line break, which the string holds as `\n`).
+ */
 function holdsJson(text: string, open: number): boolean {
   let i = open + 1;
-  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  for (;;) {
+    if (i < text.length && isSpace(text.charCodeAt(i))) i++;
+    else if (isEscapedSpace(text, i)) i += 2;
+    else break;
+  }
   const c = text.charCodeAt(i);
   return c === 123 /* { */ || c === 91; /* [ */
 }

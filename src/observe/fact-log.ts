@@ -200,6 +200,16 @@ const LOG_LINES: FactTable<Logger> = {
       'the shared store refused a write: another replica owns these sessions now',
     );
   },
+  // Once per pause, at its start and at its end, with how long: the spool's own retries say why.
+  delivery_paused: (log, fact) => {
+    log.warn(
+      { waitedMs: fact.waitedMs },
+      'checkpoints are not being written: delivery from memory pauses until a write goes through (what another replica would send again stays bounded)',
+    );
+  },
+  delivery_resumed: (log, fact) => {
+    log.info({ pausedMs: fact.pausedMs }, 'delivery from memory resumes');
+  },
   export_attempted: null,
   records_delivered: null,
   records_rejected: (log, fact) => {

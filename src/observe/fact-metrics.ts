@@ -61,6 +61,12 @@ const METRICS: FactTable<BridgeMetrics> = {
   writes_fenced: (m, fact) => {
     m.fencedWrites.inc(fact.sessions.length);
   },
+  delivery_paused: (m) => {
+    m.deliveryPaused.set(1);
+  },
+  delivery_resumed: (m) => {
+    m.deliveryPaused.set(0);
+  },
   export_attempted: (m, fact) => {
     m.exportDuration.observe({ outcome: fact.success ? 'success' : 'failure' }, fact.seconds);
     m.exportRequests.inc({ outcome: fact.outcome });

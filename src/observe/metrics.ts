@@ -72,6 +72,10 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
   // rules expect. A prefix would only double up ("bridge_process_process_…").
   if (opts.defaultMetrics !== false) registerProcessMetrics(registry);
   let sources: GaugeSources | undefined;
+  // The shared store may be the very thing that is unreachable (and the scrape is how an operator
+  // sees it): its figures then keep their last value, and every other series is still served.
+  const spoolFigures = (): Promise<Awaited<ReturnType<GaugeSources['spool']>> | undefined> =>
+    sources ? sources.spool().catch(() => undefined) : Promise.resolve(undefined);
 
   const m = {
     registry,
@@ -105,6 +109,10 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     tracesUnsupported: registry.gauge({
       name: 'bridge_traces_unsupported',
       help: '1 while the collector answers that it has no traces pipeline (404 / UNIMPLEMENTED); records are not affected.',
+    }),
+    deliveryPaused: registry.gauge({
+      name: 'bridge_delivery_paused',
+      help: '1 while delivery from memory waits for checkpoint writes (shared store, writes failing or hanging): what a successor would send again stays bounded; 0 otherwise.',
     }),
     exportRefusing: registry.gauge({
       name: 'bridge_export_refusing',
@@ -188,23 +196,24 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       name: 'bridge_spool_records',
       help: 'Records waiting in the spool.',
       async collect() {
-        if (sources) this.set((await sources.spool()).records + sources.pendingRecords());
+        const s = await spoolFigures();
+        if (s) this.set(s.records + sources!.pendingRecords());
       },
     }),
     spoolBytes: registry.gauge({
       name: 'bridge_spool_bytes',
       help: 'Bytes of records waiting in the spool.',
       async collect() {
-        if (sources) this.set((await sources.spool()).bytes);
+        const s = await spoolFigures();
+        if (s) this.set(s.bytes);
       },
     }),
     oldestAge: registry.gauge({
       name: 'bridge_oldest_undelivered_age_seconds',
       help: 'Age (by event time) of the oldest undelivered record; 0 when none.',
       async collect() {
-        if (!sources) return;
-        const ts = (await sources.spool()).oldestTsMicros;
-        this.set(ts === null ? 0 : Math.max(0, Date.now() / 1000 - ts / 1e6));
+        const s = await spoolFigures();
+        if (s) this.set(s.oldestTsMicros === null ? 0 : Math.max(0, Date.now() / 1000 - s.oldestTsMicros / 1e6));
       },
     }),
     sessions: registry.gauge({
@@ -283,6 +292,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     },
   };
   m.exportRefusing.set(0);
+  m.deliveryPaused.set(0);
   m.tracesUnsupported.set(0);
   m.buildInfo.set({ version: BRIDGE_VERSION, node: process.versions.node }, 1);
   if (opts.spoolCapacityBytes !== undefined) m.setSpoolCapacity(opts.spoolCapacityBytes);

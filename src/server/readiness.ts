@@ -39,7 +39,15 @@ export async function ready(bridge: Bridge, res: ServerResponse): Promise<void> 
       : { failing: false },
     // The shared store may be the very thing that is unreachable.
     spool: await bridge.spoolFigures().then(
-      (s) => ({ ...s, limitedByDisk: bridge.spool.limitedByDisk }),
+      (s) => {
+        const pausedMs = bridge.spool.memoryDeliveryPausedMs;
+        return {
+          ...s,
+          limitedByDisk: bridge.spool.limitedByDisk,
+          // Delivery from memory waits for checkpoint writes (the store's failing commits say why).
+          ...(pausedMs !== undefined ? { deliveryPausedMs: pausedMs } : {}),
+        };
+      },
       () => null,
     ),
     ...(bridge.supervisor.ownership

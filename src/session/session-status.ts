@@ -92,6 +92,8 @@ const TALLY: FactTable<SessionStatus> = {
   commit_recovered: null,
   delete_failed: null,
   writes_fenced: null,
+  delivery_paused: null,
+  delivery_resumed: null,
   export_attempted: null,
   records_delivered: null,
   records_rejected: null,

@@ -35,9 +35,16 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
  * Shared store: delivery from memory pauses once an acknowledged checkpoint move has waited this
  * long for its write. Two intervals: a healthy write comes within one interval and a commit, so
  * only a write that fails or hangs pauses delivery. At most this long of acknowledgements (plus the
- * requests in flight) is ever delivered and not checkpointed.
+ * requests in flight) is ever delivered and not checkpointed. With the default commit interval;
+ * a longer `spool.commit_interval` spaces the writes further, and the stall with them
+ * (checkpointStallMs).
  */
 export const CHECKPOINT_STALL_MS = 2 * CHECKPOINT_INTERVAL_MS;
+
+/** The stall for a commit interval: two of the intervals checkpoints are actually written at. */
+export function checkpointStallMs(commitIntervalMs: number): number {
+  return 2 * Math.max(commitIntervalMs, CHECKPOINT_INTERVAL_MS);
+}
 
 /** What the overflow writes use of the write loop that runs them (spool-writer.ts). */
 export interface WriteLoop {
@@ -68,6 +75,8 @@ export class OverflowWriter {
   /** Set by an explicit flush: the next commit writes the moved checkpoints whatever their interval. */
   checkpointsNow = false;
   private ageTimer: NodeJS.Timeout | undefined;
+  /** Since when delivery from memory has been paused for stalled checkpoints (epoch ms). */
+  private pausedAt: number | undefined;
 
   constructor(
     private readonly o: SpoolOptions,
@@ -176,6 +185,7 @@ export class OverflowWriter {
     this.ledger.written(updates, takenAt);
     this.wakeLedger();
     // Delivery from memory may have paused for this write.
+    this.memoryDeliveryPaused();
     this.reader.wake();
     return true;
   }
@@ -209,6 +219,7 @@ export class OverflowWriter {
     }
     this.ledger.written(updates, takenAt);
     if (stored.length > 0) this.reader.backlogTo(stored[stored.length - 1]!);
+    this.memoryDeliveryPaused();
     this.reader.wake();
     this.wakeLedger();
     this.loop.room.recheck();
@@ -217,13 +228,32 @@ export class OverflowWriter {
 
   /**
    * True while delivery must not take records from memory: a shared store, and an acknowledged
-   * move has waited longer than CHECKPOINT_STALL_MS for its checkpoint write (it fails or hangs).
+   * move has waited longer than the stall (checkpointStallMs) for its checkpoint write (it fails or
+   * hangs).
    */
   memoryDeliveryPaused(): boolean {
-    // Once the spool closed, delivery drains for the grace period and checkpoints wait for finish().
-    if (!this.o.pauseOnUnwrittenCheckpoints || this.loop.closed) return false;
+    const now = this.now();
     const since = this.ledger.unwrittenSince;
-    return since !== undefined && this.now() - since > CHECKPOINT_STALL_MS;
+    const paused =
+      this.o.pauseOnUnwrittenCheckpoints === true &&
+      // Once the spool closed, delivery drains for the grace period and checkpoints wait for finish().
+      !this.loop.closed &&
+      since !== undefined &&
+      now - since > checkpointStallMs(this.o.commitIntervalMs);
+    // Said once per pause: its start (how long the oldest move waited), its end (how long it lasted).
+    if (paused && this.pausedAt === undefined) {
+      this.pausedAt = now;
+      this.emit({ f: 'delivery_paused', waitedMs: now - since });
+    } else if (!paused && this.pausedAt !== undefined) {
+      this.emit({ f: 'delivery_resumed', pausedMs: now - this.pausedAt });
+      this.pausedAt = undefined;
+    }
+    return paused;
+  }
+
+  /** How long delivery from memory has been paused for stalled checkpoints (ms), for the status. */
+  get memoryPausedForMs(): number | undefined {
+    return this.pausedAt === undefined ? undefined : this.now() - this.pausedAt;
   }
 
   wakeLedger(): void {

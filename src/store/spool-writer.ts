@@ -210,6 +210,7 @@ export class SpoolWriter implements WriteLoop {
     this.ledger.forget(gone);
     this.overflow.wakeLedger();
     // Delivery from memory may have paused for checkpoints of these sessions.
+    this.overflow.memoryDeliveryPaused();
     this.reader.wake();
     this.room.recheck();
   }
@@ -276,6 +277,9 @@ export class SpoolWriter implements WriteLoop {
     this.closed = true;
     this.clearTimer();
     this.room.recheck();
+    // A delivery paused on stalled checkpoints may drain now (memoryDeliveryPaused is off once closed).
+    this.overflow.memoryDeliveryPaused();
+    this.reader.wake();
     if (this.mode === 'always') await this.deletes.close();
     return ok;
   });

@@ -167,6 +167,14 @@ export class Spool {
   }
 
   /** The last commit's error while commits fail (disk full, store down), for readiness: no probe needed. */
+  /**
+   * How long delivery from memory has been paused because checkpoints are not being written (shared
+   * store, overflow mode: overflow-writer.ts), in ms; undefined when it is not paused.
+   */
+  get memoryDeliveryPausedMs(): number | undefined {
+    return this.writer.overflow.memoryPausedForMs;
+  }
+
   get commitError(): string | undefined {
     return this.writer.commitError;
   }

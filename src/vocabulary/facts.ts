@@ -89,6 +89,13 @@ export type Fact =
   | { f: 'commit_recovered' }
   | { f: 'delete_failed'; error: string; streak: number }
   | { f: 'writes_fenced'; sessions: readonly string[] }
+  /**
+   * Shared store, overflow mode: an acknowledged checkpoint move has waited `waitedMs` for its write
+   * (store/overflow-writer.ts), so delivery takes nothing more from memory until a write goes through.
+   */
+  | { f: 'delivery_paused'; waitedMs: number }
+  /** The pause is over (a checkpoint write went through, the sessions were given up, or the spool closed). */
+  | { f: 'delivery_resumed'; pausedMs: number }
   // --- delivery (export/delivery.ts) ---
   | { f: 'export_attempted'; outcome: string; success: boolean; seconds: number }
   | { f: 'records_delivered'; count: number }

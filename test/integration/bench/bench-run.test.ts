@@ -3,10 +3,10 @@
 // and leave no temporary directory behind. Nothing here asserts on speed (that is the benchmark's
 // job); it keeps the instrument working while the pipeline under it is rewritten.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { summarise, type CpuProfile } from '../../../bench/profile-summary.js';
 
 const REPO = resolve(import.meta.dirname, '../../..');
@@ -27,34 +27,45 @@ function runBench(
   return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
 }
 
-const benchDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('bridge-bench-'));
+/**
+ * The bench's temporary directories left in `tmp`. The run under test gets a TMPDIR of its own:
+ * other benchmarks running on the machine meanwhile create (and remove) theirs in the shared one.
+ */
+const benchDirs = (tmp: string): string[] => readdirSync(tmp).filter((n) => n.startsWith('bridge-bench-'));
 /** The compiled copies (bench/compiled.ts) present now. */
 const builds = (): string[] => (existsSync(join(REPO, '.bench-build')) ? readdirSync(join(REPO, '.bench-build')) : []);
 
 it('runs every scenario small and compiled, with zero missing, one JSON line each and the table', async () => {
-  const before = benchDirs();
+  const tmp = mkdtempSync(join(tmpdir(), 'bench-run-test-'));
+  // As open as a TMPDIR must be: the pg scenario's server runs as another user (mkdtemp makes 0700).
+  chmodSync(tmp, 0o755);
+  onTestFinished(() => rmSync(tmp, { recursive: true, force: true }));
   const buildsBefore = builds();
-  const res = await runBench([
-    '--burst-events',
-    '300',
-    '--live-sessions',
-    '20',
-    '--live-seconds',
-    '2',
-    '--heavy-sessions',
-    '10',
-    '--heavy-seconds',
-    '3',
-    '--outage-seconds',
-    '2',
-    '--outage-before-s',
-    '1',
-    '--outage-after-s',
-    '1',
-    '--drain-timeout-s',
-    '60',
-  ]);
-  expect(res.code, res.stderr).toBe(0);
+  const res = await runBench(
+    [
+      '--burst-events',
+      '300',
+      '--live-sessions',
+      '20',
+      '--live-seconds',
+      '2',
+      '--heavy-sessions',
+      '10',
+      '--heavy-seconds',
+      '3',
+      '--outage-seconds',
+      '2',
+      '--outage-before-s',
+      '1',
+      '--outage-after-s',
+      '1',
+      '--drain-timeout-s',
+      '60',
+    ],
+    { ...process.env, TMPDIR: tmp },
+  );
+  // What failed is in the table's last lines (a scenario's error) or on stderr.
+  expect(res.code, res.stderr + res.stdout.slice(-3000)).toBe(0);
   const lines = res.stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))
@@ -114,7 +125,7 @@ it('runs every scenario small and compiled, with zero missing, one JSON line eac
   expect(outage).toMatchObject({ produced: 16_000, refusedRequests: expect.any(Number), series: expect.any(Array) });
   expect(outage.refusedRequests).toBeGreaterThan(0);
   expect(res.stdout).toMatch(/scenario\s+events\/s\s+ratio\s+p50 \/ p99\s+peak RSS\s+missing/);
-  expect(benchDirs().filter((d) => !before.includes(d))).toEqual([]);
+  expect(benchDirs(tmp)).toEqual([]);
   expect(builds().filter((d) => !buildsBefore.includes(d))).toEqual([]);
 }, 240_000);
 
@@ -136,7 +147,8 @@ it("--cpu-prof writes a profile of the measured phase, in which the bridge's own
       ...process.env,
       BRIDGE_WORKERS: '0',
     });
-    expect(res.code, res.stderr).toBe(0);
+    // What failed is in the table's last lines (a scenario's error) or on stderr.
+    expect(res.code, res.stderr + res.stdout.slice(-3000)).toBe(0);
     const line = JSON.parse(res.stdout.split('\n').find((l) => l.startsWith('{'))!) as {
       cpuProfile?: string;
       runtime?: string;

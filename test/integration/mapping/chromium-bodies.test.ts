@@ -5,6 +5,10 @@
 // capture rule, as the simulator applies it), mapped with the default options, and shown by
 // `tail`: the refresh_token and the signature must be gone, the rest of the body readable.
 // Skipped where no Chromium is installed (CHROMIUM_PATH, or chromium / chromium-browser on PATH).
+//
+// Every wait below also ends, with what was missing, when the browser exits, the protocol
+// connection closes or a protocol call fails: a browser that died under load (or a call refused)
+// fails the test at once with its reason, instead of leaving it waiting for the test's time limit.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -76,6 +80,10 @@ describe.skipIf(chromium === undefined)('a real Chromium session', () => {
   let browser: ChildProcess;
   let profile: string;
   let base: string;
+  /** What Chromium wrote on stderr so far (its DevTools address, or why it stopped). */
+  let stderr = '';
+  /** Rejects once the browser exits, whenever that is (an exit before anyone listens included). */
+  let exited: Promise<never>;
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -99,6 +107,14 @@ describe.skipIf(chromium === undefined)('a real Chromium session', () => {
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
+    browser.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    exited = new Promise<never>((_, reject) =>
+      browser.once('exit', (code, signal) =>
+        reject(new Error(`chromium exited (${String(code ?? signal)}): ${stderr.slice(-2000)}`)),
+      ),
+    );
+    // Only a wait that loses the race to it observes this rejection.
+    exited.catch(() => undefined);
   });
 
   afterAll(async () => {
@@ -114,30 +130,38 @@ describe.skipIf(chromium === undefined)('a real Chromium session', () => {
 
   it('masks the refresh_token of a 9 KB JSON answer the service cut, and a signed URL in the console', async () => {
     // Chromium prints its DevTools address on stderr once it listens.
-    const wsUrl = await new Promise<string>((resolve, reject) => {
-      let text = '';
-      browser.stderr!.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-        const m = /DevTools listening on (ws:\/\/\S+)/.exec(text);
-        if (m !== null) resolve(m[1]!);
-      });
-      browser.once('exit', (code) => reject(new Error(`chromium exited (${String(code)}): ${text}`)));
-    });
+    const wsUrl = await Promise.race([
+      exited,
+      new Promise<string>((resolve) => {
+        const look = (): void => {
+          const m = /DevTools listening on (ws:\/\/\S+)/.exec(stderr);
+          if (m !== null) resolve(m[1]!);
+          else browser.stderr!.once('data', () => setImmediate(look));
+        };
+        look();
+      }),
+    ]);
     const ws = new WebSocket(wsUrl);
-    await new Promise((resolve, reject) => {
-      ws.addEventListener('open', resolve);
-      ws.addEventListener('error', reject);
+    // Rejects when the protocol connection ends before the test is done with it.
+    const closed = new Promise<never>((_, reject) => {
+      ws.addEventListener('close', () => reject(new Error('the DevTools connection closed')));
+      ws.addEventListener('error', () => reject(new Error('the DevTools connection failed')));
     });
+    closed.catch(() => undefined);
+    await Promise.race([exited, closed, new Promise((resolve) => ws.addEventListener('open', resolve))]);
     const cdp = cdpClient(ws);
     const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank' });
     const { sessionId } = (await cdp.send('Target.attachToTarget', { targetId, flatten: true })) as {
       sessionId: string;
     };
 
-    const seen = new Promise<{ body: string; url: string; status: number; consoleText: string }>((resolve) => {
+    const seen = new Promise<{ body: string; url: string; status: number; consoleText: string }>((resolve, reject) => {
       let token: { requestId: string; url: string; status: number } | undefined;
       let body: string | undefined;
       let consoleText: string | undefined;
+      const missing = (): string =>
+        `token answer ${token ? 'seen' : 'not seen'}, body ${body === undefined ? 'not read' : 'read'}, console ${consoleText === undefined ? 'not seen' : 'seen'}`;
+      void Promise.race([exited, closed]).catch((err: Error) => reject(new Error(`${err.message} (${missing()})`)));
       const done = (): void => {
         if (token !== undefined && body !== undefined && consoleText !== undefined)
           resolve({ body, url: token.url, status: token.status, consoleText });
@@ -150,10 +174,13 @@ describe.skipIf(chromium === undefined)('a real Chromium session', () => {
           if (response.url.endsWith('/token'))
             token = { requestId: p.requestId as string, url: response.url, status: response.status };
         } else if (msg.method === 'Network.loadingFinished' && token !== undefined && p.requestId === token.requestId) {
-          void cdp.send('Network.getResponseBody', { requestId: p.requestId }, sessionId).then((r) => {
-            body = r.body as string;
-            done();
-          });
+          cdp.send('Network.getResponseBody', { requestId: p.requestId }, sessionId).then(
+            (r) => {
+              body = r.body as string;
+              done();
+            },
+            (err: Error) => reject(new Error(`Network.getResponseBody: ${err.message} (${missing()})`)),
+          );
         } else if (msg.method === 'Runtime.consoleAPICalled') {
           consoleText = (p.args as Array<{ value?: unknown }>).map((a) => String(a.value)).join(' ');
           done();
@@ -164,7 +191,7 @@ describe.skipIf(chromium === undefined)('a real Chromium session', () => {
     await cdp.send('Runtime.enable', {}, sessionId);
     await cdp.send('Page.navigate', { url: `${base}/` }, sessionId);
     const got = await seen;
-    await cdp.send('Browser.close').catch(() => undefined);
+    await Promise.race([cdp.send('Browser.close'), exited, closed]).catch(() => undefined);
     ws.close();
 
     // What the browser gave is the whole answer; the service cuts it (capture rule 4).

@@ -63,15 +63,38 @@ export function uncheckpointedPerReplica(cl: Cluster): number {
 const GAVE_UP = /"msg":"(handed sessions over to their preferred replica|stopped following sessions)/g;
 
 /**
+ * What a replica that cannot write its checkpoints (cut off from the database) may have acknowledged
+ * and not checkpointed, besides its requests in flight: delivery from memory pauses once the oldest
+ * such acknowledgement has waited CHECKPOINT_STALL_MS, so at most that long of what its sessions
+ * produce (`eventsPerSecond`), plus one commit of them (records are sealed, so acknowledged, a
+ * commit interval at a time: spool.commit_interval's default, 200 ms).
+ */
+export function stalledUncheckpointed(cl: Cluster, eventsPerSecond: number): number {
+  return cl.spoolMode === 'always' ? 0 : Math.ceil((eventsPerSecond * (CHECKPOINT_STALL_MS + 200)) / 1000);
+}
+
+/**
  * The duplicates a test may see: IN_FLIGHT_PER_REPLICA for each disruption — each time a replica
  * gave sessions up while alive (counted from the replicas' logs, start-up spreading included) and
  * each replica the test stopped abruptly (`abrupt`: SIGKILL, SIGSTOP, or SIGTERM when its in-flight
- * requests may outlast the grace period).
+ * requests may outlast the grace period) — and, by default, uncheckpointedPerReplica for each too.
+ * `stalled`: the test knows the one disruption whose checkpoints could not be written (a replica cut
+ * off from the database, whose sessions produce `eventsPerSecond`): only it adds unwritten
+ * acknowledgements (stalledUncheckpointed), as the checkpoint-stall pause guarantees.
  */
-export function duplicateBound(cl: Cluster, abrupt: number): { bound: number; disruptions: number } {
+export function duplicateBound(
+  cl: Cluster,
+  abrupt: number,
+  stalled?: { eventsPerSecond: number },
+): { bound: number; disruptions: number } {
   let gaveUp = 0;
   for (const r of cl.replicas.values()) gaveUp += r.output().match(GAVE_UP)?.length ?? 0;
   const disruptions = gaveUp + abrupt;
+  if (stalled)
+    return {
+      bound: disruptions * IN_FLIGHT_PER_REPLICA + stalledUncheckpointed(cl, stalled.eventsPerSecond),
+      disruptions,
+    };
   return { bound: disruptions * (IN_FLIGHT_PER_REPLICA + uncheckpointedPerReplica(cl)), disruptions };
 }
 

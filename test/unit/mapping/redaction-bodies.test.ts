@@ -169,6 +169,16 @@ describe('the JSON text scanner', () => {
       JSON.stringify({ outer: JSON.stringify({ inner: JSON.stringify({ password: 'SECRET' }) }) }),
       JSON.stringify({ outer: JSON.stringify({ inner: JSON.stringify({ password: 'REDACTED' }) }) }),
     ],
+    // A serialized document behind escaped white space (a line break, a tab), as the same body
+    // arrived as JSON is masked (maskJsonKeys sees the decoded string).
+    [
+      JSON.stringify({ payload: '\n' + JSON.stringify({ password: 'SECRET' }) }),
+      JSON.stringify({ payload: '\n' + JSON.stringify({ password: 'REDACTED' }) }),
+    ],
+    [
+      JSON.stringify({ payload: '\r\n\t [' + JSON.stringify({ token: 'SECRET' }) + ']' }),
+      JSON.stringify({ payload: '\r\n\t [' + JSON.stringify({ token: 'REDACTED' }) + ']' }),
+    ],
     // A nested document with nothing secret stays byte for byte (escaped slashes kept).
     ['{"payload":"{\\"u\\":\\"a\\/b\\"}"}', null],
     // A string that merely starts with a brace is left alone.

@@ -238,6 +238,23 @@ describe('facts → log lines', () => {
     expect(lines()[0]).toEqual(expect.objectContaining({ session: S, frameId: '12', bytes: 99, reason: 'not JSON' }));
   });
 
+  it('a pause of delivery for stalled checkpoints: a warning with how long the write waited, the gauge at 1, then a line with how long it lasted and 0', async () => {
+    const { log, lines } = capture();
+    const m = createMetrics({ defaultMetrics: false });
+    const sink = createFactSink(m, log);
+    const gauge = async (): Promise<number | undefined> =>
+      (await m.registry.collect()).find((f) => f.name === 'bridge_delivery_paused')?.samples[0]?.value;
+    expect(await gauge()).toBe(0);
+    sink({ f: 'delivery_paused', waitedMs: 2100 });
+    expect(await gauge()).toBe(1);
+    sink({ f: 'delivery_resumed', pausedMs: 5000 });
+    expect(await gauge()).toBe(0);
+    expect(lines()).toMatchObject([
+      { level: 40, waitedMs: 2100 },
+      { level: 30, pausedMs: 5000 },
+    ]);
+  });
+
   it('the sink sends one fact to both', async () => {
     const { log, lines } = capture();
     const m = createMetrics({ defaultMetrics: false });

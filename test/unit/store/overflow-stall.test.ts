@@ -7,6 +7,7 @@ import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
 import { Spool } from '../../../src/store/spool.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
+import type { Fact } from '../../../src/vocabulary/facts.js';
 
 class CutStore extends SqliteStore {
   cut = false;
@@ -18,7 +19,14 @@ class CutStore extends SqliteStore {
 
 const record = (seq: number): Buffer => Buffer.from([0x12, 1, seq & 0x7f]);
 
-async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; store: CutStore }> {
+/** The pause's facts, in order, of the spool opened last. */
+let pauses: Fact[] = [];
+
+async function openSpool(
+  pause: boolean,
+  commitIntervalMs = 100,
+  commitMaxRecords = 1000,
+): Promise<{ spool: Spool; store: CutStore }> {
   const store = new CutStore(':memory:');
   await store.putSession({ id: 's', attributes: {} }, 'config');
   const spool = await Spool.open({
@@ -28,10 +36,19 @@ async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; s
     maxBytes: 1 << 30,
     memoryMaxBytes: 1 << 20,
     memoryMaxAgeMs: 60_000,
-    commitMaxRecords: 1000,
-    commitIntervalMs: 100,
+    commitMaxRecords,
+    commitIntervalMs,
     now: () => Date.now(),
+    emit: (fact) => {
+      if (fact.f === 'delivery_paused' || fact.f === 'delivery_resumed') pauses.push(fact);
+    },
   });
+  pauses = [];
+  return { spool, store };
+}
+
+async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; store: CutStore }> {
+  const { spool, store } = await openSpool(pause);
   spool.append({ sessionId: 's', seq: 1, epoch: 0, tsMicros: 1, record: record(1) });
   await spool.flush();
   store.cut = true;
@@ -60,17 +77,24 @@ describe('overflow mode when checkpoints cannot be written', () => {
     expect(within?.records).toBe(1);
     spool.release(within!);
 
+    expect(spool.memoryDeliveryPausedMs).toBeUndefined();
     await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
     expect(await spool.takeBatch(10)).toBeNull();
     let woke = false;
     void spool.waitForData().then(() => (woke = true));
     await vi.advanceTimersByTimeAsync(5 * CHECKPOINT_STALL_MS);
     expect(woke).toBe(false);
+    // Said once, however often delivery asked; the status shows how long it lasts.
+    expect(pauses).toEqual([{ f: 'delivery_paused', waitedMs: expect.any(Number) as number }]);
+    expect((pauses[0] as { waitedMs: number }).waitedMs).toBeGreaterThan(CHECKPOINT_STALL_MS);
+    expect(spool.memoryDeliveryPausedMs).toBeGreaterThanOrEqual(5 * CHECKPOINT_STALL_MS);
 
     // The link is back: the retried checkpoint write goes through and delivery resumes.
     store.cut = false;
     await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
     expect(woke).toBe(true);
+    expect(pauses.map((p) => p.f)).toEqual(['delivery_paused', 'delivery_resumed']);
+    expect(spool.memoryDeliveryPausedMs).toBeUndefined();
     expect((await store.sessions())[0]!.checkpoint).toBe(1);
     expect((await spool.takeBatch(10))?.records).toBe(1);
   });
@@ -86,5 +110,35 @@ describe('overflow mode when checkpoints cannot be written', () => {
     await spool.close();
     await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
     expect((await spool.takeBatch(10))?.records).toBe(1);
+  });
+
+  it('wakes a delivery paused on a stall when the spool closes, so the drain can run', async () => {
+    const { spool } = await cutOffWithUnwrittenAck(true);
+    await vi.advanceTimersByTimeAsync(2 * CHECKPOINT_STALL_MS);
+    expect(await spool.takeBatch(10)).toBeNull();
+    let woke = false;
+    void spool.waitForData().then(() => (woke = true));
+    await spool.close();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(woke).toBe(true);
+    expect(pauses.map((p) => p.f)).toEqual(['delivery_paused', 'delivery_resumed']);
+  });
+
+  it('never pauses a healthy store whose commit interval is longer than the stall', async () => {
+    // Checkpoints are written once per commit interval when that is longer than a second: a healthy
+    // write then comes later than CHECKPOINT_STALL_MS, and must not be taken for a stalled one.
+    const commitIntervalMs = 2 * CHECKPOINT_STALL_MS;
+    // One record per commit: each append is committed by the spool's own loop, never by a flush().
+    const { spool, store } = await openSpool(true, commitIntervalMs, 1);
+    for (let seq = 1; seq <= 40; seq++) {
+      spool.append({ sessionId: 's', seq, epoch: 0, tsMicros: seq, record: record(seq) });
+      await vi.advanceTimersByTimeAsync(0);
+      const batch = await spool.takeBatch(10);
+      expect(batch?.records, `record ${seq}`).toBe(1);
+      await spool.acknowledge(batch!);
+      await vi.advanceTimersByTimeAsync(commitIntervalMs / 8);
+    }
+    expect((await store.sessions())[0]!.checkpoint).toBeGreaterThan(30);
+    expect(pauses).toEqual([]);
   });
 });
