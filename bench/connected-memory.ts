@@ -11,11 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HEAVY_SESSION } from './scenario-context.js';
-import { startLive } from './live-sessions.js';
+import { produce, startLive } from './live-sessions.js';
 import { sleep, until } from './wait.js';
 
 const { values } = parseArgs({
-  options: { sessions: { type: 'string', default: '1000' }, snapshot: { type: 'boolean', default: false } },
+  options: {
+    sessions: { type: 'string', default: '1000' },
+    snapshot: { type: 'boolean', default: false },
+    // Events per second per session; the threads report after 20 s of it (0: idle sessions).
+    rate: { type: 'string', default: '0' },
+  },
 });
 const sessions = Number(values.sessions);
 const dir = process.env.BENCH_MEMORY_PROBE_DIR;
@@ -24,9 +29,12 @@ const tmpRoot = mkdtempSync(join(tmpdir(), 'conn-mem-'));
 const mib = (n: number): string => (n / 1048576).toFixed(1);
 
 const rssBefore = process.memoryUsage.rss();
-const live = await startLive({ name: 'connected-memory', tmpRoot }, sessions, 1000, HEAVY_SESSION);
+const rate = Number(values.rate);
+const live = await startLive({ name: 'connected-memory', tmpRoot }, sessions, 2000, HEAVY_SESSION);
 try {
-  await sleep(5000); // let connection setup's garbage go
+  // Its polling may outlive the run (stop() ends the simulator first): its end is not awaited.
+  if (rate > 0) produce(live.sim.url, sessions, rate, rate * 60, 90_000).catch(() => undefined);
+  await sleep(rate > 0 ? 20_000 : 5000); // idle: let connection setup's garbage go
   writeFileSync(join(dir, 'go'), '');
   const threads = process.env.BRIDGE_WORKERS === '0' ? 1 : 2; // one ingest worker on this machine's default
   await until(async () => readdirSync(dir).filter((f) => f.endsWith('.json')).length >= threads, 120_000, 250);
@@ -44,11 +52,16 @@ try {
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
     const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as {
       name: string;
+      beforeGc: NodeJS.MemoryUsage;
       memory: NodeJS.MemoryUsage;
       spaces: Record<string, { size: number; used: number }>;
       snapshot: string | null;
     };
     const m = r.memory;
+    const b = r.beforeGc;
+    process.stdout.write(
+      `${r.name} before the collection: heap ${mib(b.heapUsed)}/${mib(b.heapTotal)} external ${mib(b.external)} arrayBuffers ${mib(b.arrayBuffers)}\n`,
+    );
     process.stdout.write(
       `${r.name}: heap ${mib(m.heapUsed)}/${mib(m.heapTotal)} external ${mib(m.external)} arrayBuffers ${mib(m.arrayBuffers)}\n`,
     );

@@ -14,14 +14,19 @@ if (dir !== undefined) {
   const timer = setInterval(() => {
     if (!existsSync(join(dir, 'go'))) return;
     clearInterval(timer);
-    // A full collection first (when exposed): what is left is what the connections hold.
+    // A full collection first (when exposed): what is left is what the connections hold. What the
+    // thread held before it is reported too (while events flow, the garbage is part of the RSS).
+    const beforeGc = process.memoryUsage();
     (globalThis as { gc?: () => void }).gc?.();
     const spaces = Object.fromEntries(
       getHeapSpaceStatistics().map((s) => [s.space_name, { size: s.space_size, used: s.space_used_size }]),
     );
     const snapshot =
       process.env.BENCH_MEMORY_PROBE_SNAPSHOT === '1' ? writeHeapSnapshot(join(dir, `${name}.heapsnapshot`)) : null;
-    writeFileSync(join(dir, `${name}.json`), JSON.stringify({ name, memory: process.memoryUsage(), spaces, snapshot }));
+    writeFileSync(
+      join(dir, `${name}.json`),
+      JSON.stringify({ name, beforeGc, memory: process.memoryUsage(), spaces, snapshot }),
+    );
   }, 250);
   timer.unref();
 }
