@@ -36,7 +36,14 @@ export class BridgeUnderTest {
   static async start(o: BridgeUnderTestOptions): Promise<BridgeUnderTest> {
     const stateDir = mkdtempSync(join(o.tmpRoot, 'state-'));
     const config = buildConfig(
-      { sessions: o.sessions, exporter: { protocol: o.protocol } },
+      {
+        sessions: o.sessions,
+        exporter: { protocol: o.protocol },
+        // The memory window's size, to weigh it against RSS: BENCH_SPOOL_MEMORY_MAX_BYTES=16MiB npm run bench.
+        ...(process.env.BENCH_SPOOL_MEMORY_MAX_BYTES !== undefined
+          ? { spool: { memory_max_bytes: process.env.BENCH_SPOOL_MEMORY_MAX_BYTES } }
+          : {}),
+      },
       {
         BROWSER_API_URL: o.simUrl,
         BROWSER_API_KEY: 'sim-key',
