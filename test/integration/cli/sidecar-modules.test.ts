@@ -49,9 +49,12 @@ describe('a sidecar-shaped run', () => {
     expect(recorded.imports.filter((i) => optional.test(i.specifier))).toEqual([]);
     // Built-ins whose ES import costs RSS on Node 24 (a namespace import reads every lazy getter):
     // the bridge's files take them with process.getBuiltinModule, when they need them.
-    const eager = /^node:(http|util|crypto|tls|https)$/;
+    const eager = /^node:(http|util|crypto|tls|https|zlib)$/;
     expect(recorded.imports.filter((i) => i.from.startsWith('src/') && eager.test(i.specifier))).toEqual([]);
-    // TLS (about 7 MiB) only for an https:// peer or configured TLS files; undici never.
-    expect(recorded.builtins.filter((m) => /^(tls|https|_tls_wrap|internal\/deps\/undici\/.*)$/.test(m))).toEqual([]);
+    // TLS (about 7 MiB) only for an https:// peer or configured TLS files, zlib only for gzip
+    // (compression is off by default); undici never.
+    expect(recorded.builtins.filter((m) => /^(tls|https|_tls_wrap|zlib|internal\/deps\/undici\/.*)$/.test(m))).toEqual(
+      [],
+    );
   });
 });
