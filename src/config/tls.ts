@@ -3,14 +3,18 @@
 // exporter.tls) and the session service (BROWSER_API_CA_FILE / upstream.ca_file). Files are read
 // once, here, so an unreadable one is a configuration error naming its key rather than a failure
 // at the first request.
-import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createSecureContext } from 'node:tls';
 import { ConfigError } from './errors.js';
 import { optString, type Raw } from './readers.js';
 import type { TlsFiles } from '../util/peer-connection.js';
 
 export type { TlsFiles } from '../util/peer-connection.js';
+
+// node:crypto and node:tls are taken only when a PEM file is configured: a configuration without TLS
+// files (the sidecar's) does not load them (about 9 MiB of RSS on Node 24, util/http-client.ts).
+const parseCertificate = (pem: string): unknown => new (process.getBuiltinModule('node:crypto').X509Certificate)(pem);
+const createSecureContext = (o: import('node:tls').SecureContextOptions): unknown =>
+  process.getBuiltinModule('node:tls').createSecureContext(o);
 
 type Env = Record<string, string | undefined>;
 
@@ -90,7 +94,7 @@ function checkCa(pem: string | undefined, path: string | undefined, key: string)
   if (blocks.length === 0) throw new ConfigError(key, `${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   for (const block of blocks) {
     try {
-      new X509Certificate(block);
+      parseCertificate(block);
     } catch (err) {
       throw new ConfigError(key, `a certificate in ${path} cannot be read (${openSslProblem(err)})`);
     }

@@ -7,7 +7,6 @@
 // check compares the file's content with what it last saw, so the burst of events one save makes,
 // or unrelated files in the same directory, trigger at most one reload and usually none.
 import { watch, readFileSync, type FSWatcher } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 
@@ -71,7 +70,8 @@ export function watchConfigFile(path: string, onChange: () => void, opts: Config
 
 function digest(file: string): string | undefined {
   try {
-    return createHash('sha256').update(readFileSync(file)).digest('hex');
+    // node:crypto only once a configuration file is watched (about 3 MiB of RSS on Node 24).
+    return process.getBuiltinModule('node:crypto').createHash('sha256').update(readFileSync(file)).digest('hex');
   } catch {
     return undefined;
   }

@@ -12,7 +12,10 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { request as httpRequest } from './node-http.js';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
+
+// node:tls is taken at the first TLS connection, not at load: plain-HTTP peers never need it (util/http-client.ts).
+const tlsConnect = (options: ConnectionOptions): TLSSocket => process.getBuiltinModule('node:tls').connect(options);
 import { CONNECT_TIMEOUT, HttpTimeoutError } from './http-timeout.js';
 import { proxyCredentials } from './proxy-env.js';
 
