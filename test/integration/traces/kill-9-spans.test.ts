@@ -25,9 +25,9 @@ function storedSpanState(stateDir: string): string | undefined {
   if (!existsSync(file)) return undefined;
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const columns = db.prepare("SELECT name FROM pragma_table_info('sessions') WHERE name = 'span_state'").get();
-    if (columns === undefined) return undefined;
-    const row = db.prepare('SELECT span_state AS s FROM sessions WHERE id = ?').get(ID) as
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'span_states'").get();
+    if (table === undefined) return undefined;
+    const row = db.prepare('SELECT state AS s FROM span_states WHERE session_id = ?').get(ID) as
       { s: string | null } | undefined;
     return row?.s ?? undefined;
   } finally {
