@@ -425,6 +425,24 @@ describe('SqliteStore state directory', () => {
     raw.close();
   });
 
+  it('keeps the span state compressed: fewer bytes in the file than the JSON, the same text read back', async () => {
+    const dir = tmp();
+    const s = await openSqliteStore(dir);
+    await s.putSession({ id: 'a', attributes: {} }, 'config');
+    const state = JSON.stringify({
+      v: 1,
+      docs: Array.from({ length: 40 }, (_, i) => ({ name: 'browser.page.load', i })),
+    });
+    await s.commit([], [{ sessionId: 'a', checkpoint: 1, epoch: 0, spans: () => state }]);
+    expect((await s.sessions())[0]!.spans).toBe(state);
+    await s.close();
+    const raw = new Database(join(dir, 'bridge.db'), { readonly: true });
+    const row = raw.prepare("SELECT state FROM span_states WHERE session_id = 'a'").get() as { state: Buffer };
+    raw.close();
+    expect(Buffer.isBuffer(row.state)).toBe(true);
+    expect(row.state.length).toBeLessThan(state.length / 4);
+  });
+
   it('a schema-1 spool without a converter is an error, not a silent fresh start', async () => {
     const dir = tmp();
     copyFileSync(resolve(import.meta.dirname, '../../fixtures/state-v1/bridge.db'), join(dir, 'bridge.db'));
