@@ -2,7 +2,8 @@
 // export requests (protobuf or JSON, gzip or not), counts and times their records (sink-tally.ts)
 // and answers 200 with an empty response. Traces export requests (BRIDGE_TRACES=true) are accepted
 // and counted by requests and bytes only, never taken for logs. Prints {"url": ...} on stdout once
-// listening.
+// listening. BENCH_TRACES_DELAY_MS=N (in the bench's environment) answers each traces request N ms
+// late: a slow traces endpoint, while logs are answered at once.
 //
 //   POST /_sink/fail?status=503   refuse every export request with that status from now on
 //   POST /_sink/ok                accept again
@@ -15,6 +16,7 @@ import { SinkTally } from './sink-tally.js';
 
 const tally = new SinkTally();
 const traces = { requests: 0, bytes: 0 };
+const tracesDelayMs = Math.max(0, Number(process.env['BENCH_TRACES_DELAY_MS'] ?? 0) || 0);
 
 function control(req: IncomingMessage, res: ServerResponse, url: URL): void {
   const reply = (status: number, body: unknown): void => {
@@ -47,8 +49,13 @@ const server = createServer((req, res) => {
     if (url.pathname.endsWith('/v1/traces')) {
       traces.requests++;
       traces.bytes += body.length;
-      res.writeHead(200, { 'content-type': contentType });
-      return res.end(/json/i.test(contentType) ? '{}' : undefined);
+      const answer = (): void => {
+        res.writeHead(200, { 'content-type': contentType });
+        res.end(/json/i.test(contentType) ? '{}' : undefined);
+      };
+      if (tracesDelayMs > 0) setTimeout(answer, tracesDelayMs);
+      else answer();
+      return;
     }
     if (tally.failStatus !== undefined) {
       tally.refuse(body.length);

@@ -130,6 +130,16 @@ export async function migratePg(db: pg.Pool): Promise<number> {
     await c.query('ALTER TABLE bridge_sessions ADD COLUMN IF NOT EXISTS ended_at timestamptz');
     // The open spans at the checkpoint (traces on), added in place for the same reason.
     await c.query('ALTER TABLE bridge_sessions ADD COLUMN IF NOT EXISTS span_state text');
+    // Then moved to a table of its own: in the sessions row every checkpoint move wrote a new tuple
+    // with the whole state (TOASTed) even when it had not changed. The column stays, emptied, so a
+    // replica of an older bridge beside this one keeps working (its restored sessions start their spans anew).
+    await c.query('CREATE TABLE IF NOT EXISTS bridge_span_states (session_id text PRIMARY KEY, state text NOT NULL)');
+    await c.query(
+      `WITH moved AS (SELECT id, span_state FROM bridge_sessions WHERE span_state IS NOT NULL FOR UPDATE),
+       copied AS (INSERT INTO bridge_span_states (session_id, state) SELECT id, span_state FROM moved
+         ON CONFLICT (session_id) DO UPDATE SET state = excluded.state)
+       UPDATE bridge_sessions SET span_state = NULL WHERE id IN (SELECT id FROM moved)`,
+    );
     await c.query(
       "INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       [PG_APPLICATION, String(PG_SCHEMA_VERSION)],

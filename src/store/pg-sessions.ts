@@ -4,7 +4,10 @@ import type pg from 'pg';
 import type { SessionSpec } from '../config/schema.js';
 import type { SessionLifecycle, SessionRow, SessionSource } from './store.js';
 
-export const SESSION_COLUMNS = 'id, spec, source, lifecycle, checkpoint, epoch, source_id, span_state';
+// The span state lives in a table of its own (pg-schema.ts); read here beside the row. The old column
+// is left empty: a replica of an older bridge still finds it.
+export const SESSION_COLUMNS =
+  'id, spec, source, lifecycle, checkpoint, epoch, source_id, (SELECT t.state FROM bridge_span_states t WHERE t.session_id = id) AS span_state';
 
 /** A session row as the driver returns SESSION_COLUMNS. */
 export interface RawSession {
@@ -75,8 +78,10 @@ export async function sessionSpecs(db: pg.Pool, ids: readonly string[]): Promise
 }
 
 export async function setLifecycle(db: pg.Pool, sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
+  // One statement: a removed session's span state goes with the lifecycle change, atomically.
   await db.query(
-    "UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END, span_state = CASE WHEN $1 = 'removed' THEN NULL ELSE span_state END WHERE id = $2",
+    `WITH u AS (UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END WHERE id = $2)
+     DELETE FROM bridge_span_states WHERE $1 = 'removed' AND session_id = $2`,
     [lifecycle, sessionId],
   );
 }
@@ -88,9 +93,11 @@ export async function setLifecycle(db: pg.Pool, sessionId: string, lifecycle: Se
  */
 export async function pruneFinished(db: pg.Pool, afterMs: number): Promise<number> {
   const r = await db.query(
-    `DELETE FROM bridge_sessions s WHERE s.lifecycle <> 'active' AND s.ended_at < now() - make_interval(secs => $1::double precision / 1000)
-       AND NOT EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id)`,
+    `WITH gone AS (DELETE FROM bridge_sessions s WHERE s.lifecycle <> 'active' AND s.ended_at < now() - make_interval(secs => $1::double precision / 1000)
+       AND NOT EXISTS (SELECT 1 FROM bridge_segments g WHERE g.session_id = s.id) RETURNING s.id),
+     spans AS (DELETE FROM bridge_span_states t USING gone WHERE t.session_id = gone.id)
+     SELECT count(*)::int AS n FROM gone`,
     [afterMs],
   );
-  return r.rowCount ?? 0;
+  return (r.rows[0] as { n: number }).n;
 }

@@ -15,6 +15,13 @@ import { FencedError, type CheckpointUpdate } from './store.js';
 const READ_MAX_SEGMENTS = 256;
 /** Rows per multi-row INSERT (9 parameters each; PostgreSQL allows 65535 per statement). */
 const INSERT_ROWS = 500;
+/**
+ * The span states of the sessions whose checkpoint moved (`moved(id, spans)`), as CTEs: written
+ * only when changed (an unchanged state makes no new tuple), dropped when the update carries none.
+ */
+const SPAN_WRITES = `written AS (INSERT INTO bridge_span_states (session_id, state) SELECT id, spans FROM moved WHERE spans IS NOT NULL
+       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state WHERE bridge_span_states.state IS DISTINCT FROM excluded.state),
+     dropped AS (DELETE FROM bridge_span_states t USING moved WHERE t.session_id = moved.id AND moved.spans IS NULL)`;
 
 /** Refuses at once a write of sessions this process does not own (any more). */
 function ownedOrFenced(owners: PgOwnership, ids: Iterable<string>): string[] {
@@ -67,9 +74,13 @@ export async function commitSpool(
     if (checkpoints.length > 0) {
       // Forward only, in (service epoch, seq) order: a stale writer can never move it back.
       await c.query(
-        `UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id), span_state = o.spans
-         FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::text[]) AS o(id, cp, ep, src, spans)
-         WHERE s.id = o.id AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp))`,
+        `WITH o AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::text[]) AS o(id, cp, ep, src, spans)),
+         moved AS (
+           UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id)
+           FROM o WHERE s.id = o.id AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp))
+           RETURNING s.id, o.spans),
+         ${SPAN_WRITES}
+         SELECT 1`,
         [
           checkpoints.map((x) => x.sessionId),
           checkpoints.map((x) => x.checkpoint),
@@ -138,9 +149,11 @@ async function writeCheckpoints(
     `WITH o AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::bigint[], $7::text[]) AS o(id, cp, ep, src, lease, spans)),
      held AS (SELECT s.id FROM bridge_sessions s JOIN o ON s.id = o.id WHERE s.owner = $6 AND s.lease_epoch = o.lease FOR SHARE OF s),
      moved AS (
-       UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id), span_state = o.spans
+       UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id)
        FROM o WHERE s.id = o.id AND (SELECT count(*) FROM held) = cardinality($1::text[])
-         AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp)))
+         AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp))
+       RETURNING s.id, o.spans),
+     ${SPAN_WRITES}
      SELECT id FROM held`,
     [
       want,

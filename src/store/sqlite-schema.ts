@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   ended_at INTEGER,
   span_state TEXT
 );
+CREATE TABLE IF NOT EXISTS span_states (session_id TEXT PRIMARY KEY, state TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS spool_segments (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   session_id TEXT NOT NULL,
@@ -99,6 +100,14 @@ export function migrateSqlite(db: Database.Database, opts: MigrateOptions): void
   }
   // Files from before traces kept no span state: their sessions start with no open span.
   if (!columns.includes('span_state')) db.exec('ALTER TABLE sessions ADD COLUMN span_state TEXT');
+  // The span state moved to a table of its own: in the sessions row, every checkpoint move rewrote
+  // it (overflow pages included) even when the state had not changed. The column stays, empty, so
+  // a file opened again by an older bridge still reads (its sessions then start with no open span).
+  db.transaction(() => {
+    db.exec(`INSERT OR REPLACE INTO span_states (session_id, state)
+      SELECT id, span_state FROM sessions WHERE span_state IS NOT NULL`);
+    db.exec('UPDATE sessions SET span_state = NULL WHERE span_state IS NOT NULL');
+  })();
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
 }
 

@@ -18,31 +18,23 @@
 import type { Envelope } from '../upstream/envelope.js';
 import type { AttributeValue, BridgeLogRecord } from '../vocabulary/log-record.js';
 import type { BridgeSpan, SpanRef } from '../vocabulary/span.js';
-import { SPAN_KIND } from '../vocabulary/span.js';
-import { isRecord } from '../util/guards.js';
 import { spanIdOf, traceIdOf } from './span-ids.js';
 import {
   addEvent,
   finishDoc,
   finishRequest,
-  SPAN_ATTR,
   type DocState,
   type EndReason,
   type ReqState,
   type RequestEnd,
 } from './span-shapes.js';
-import { addShift, emptyCls } from './web-vitals.js';
+import { emptyCls } from './web-vitals.js';
+import { openStateJson, type SpanBuilderState } from './open-state.js';
+import { apiCallSpan } from './api-call-span.js';
+import { num, str } from './event-fields.js';
+import { addPageEvent } from './page-events.js';
 
-/** The builder's open state as plain JSON (versioned: it is stored with checkpoints). */
-export interface SpanBuilderState {
-  v: 1;
-  docs: DocState[];
-  /** frame id → its current (committed) loader. */
-  frames: Array<[string, string]>;
-  requests: ReqState[];
-  /** Recently closed loaders, oldest first. */
-  closed: string[];
-}
+export type { SpanBuilderState } from './open-state.js';
 
 export interface Observed {
   /** The span the event's record belongs to, when it belongs to one. */
@@ -80,13 +72,8 @@ const REQUEST_ATTRS = [
   'browser.network.resource_type',
 ] as const;
 
-const EXCEPTION_ATTRS = ['exception.type', 'exception.message', 'exception.stacktrace'] as const;
-const INTERACTIONS = new Set(['interaction_click', 'interaction_key', 'interaction_scroll_settled']);
 const EMPTY: readonly BridgeSpan[] = Object.freeze([]);
 const NO_ATTRS: Readonly<Record<string, AttributeValue>> = Object.freeze({});
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState): SpanBuilder {
   const docs = new Map<string, DocState>((restored?.docs ?? []).map((d) => [d.loaderId, structuredClone(d)]));
@@ -264,81 +251,9 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
         }
         return;
       }
-      case 'page_load':
-        doc.loadMicros = ts;
-        addEvent(doc, { name: 'browser.page.load', tsMicros: ts, attributes: {} });
-        return;
-      case 'page_dom_content_loaded':
-        addEvent(doc, { name: 'browser.page.dom_content_loaded', tsMicros: ts, attributes: {} });
-        return;
-      case 'page_lcp': {
-        const value = num(attrs['browser.page.lcp.value']);
-        if (value !== undefined) doc.lcp = { value, tsMicros: ts };
-        return;
-      }
-      case 'page_layout_shift': {
-        const value = num(attrs['browser.page.layout_shift.value']);
-        const recent = attrs['browser.page.layout_shift.had_recent_input'] === true;
-        if (value === undefined) return;
-        addShift(doc.cls, ts, value, recent);
-        if (!recent) doc.clsLastMicros = ts;
-        addEvent(doc, {
-          name: 'browser.page.layout_shift',
-          tsMicros: ts,
-          attributes: {
-            'browser.page.layout_shift.value': value,
-            'browser.page.layout_shift.had_recent_input': recent,
-          },
-        });
-        return;
-      }
-      case 'console_error': {
-        doc.errors++;
-        const attributes: Record<string, AttributeValue> = {};
-        for (const name of EXCEPTION_ATTRS) if (attrs[name] !== undefined) attributes[name] = attrs[name];
-        if (attributes['exception.type'] === undefined && attributes['exception.message'] === undefined) {
-          const body = record?.body;
-          const text = isRecord(body) ? str(body.text) : undefined;
-          attributes['exception.type'] = 'console.error';
-          if (text !== undefined) attributes['exception.message'] = text;
-        }
-        addEvent(doc, { name: 'exception', tsMicros: ts, attributes });
-        return;
-      }
       default:
-        if (INTERACTIONS.has(type)) addEvent(doc, { name: `browser.${type}`, tsMicros: ts, attributes: {} });
+        addPageEvent(doc, type, ts, attrs, record);
     }
-  }
-
-  function onApiCall(
-    ts: number,
-    data: Record<string, unknown>,
-    attrs: Readonly<Record<string, AttributeValue>>,
-  ): SpanRef {
-    const operation = str(data.operation_id) ?? 'api_call';
-    const id = str(data.request_id) ?? `${ts}:${operation}`;
-    const ref = { traceId: traceIdOf('api_call', [sessionId, id]), spanId: spanIdOf('api_call', [sessionId, id]) };
-    const duration = num(data.duration_ms) ?? 0;
-    const attributes: Record<string, AttributeValue> = { [SPAN_ATTR.sessionId]: sessionId };
-    for (const name of ['http.response.status_code', 'browser.api_call.operation_id'] as const)
-      if (attrs[name] !== undefined) attributes[name] = attrs[name];
-    const status = num(data.status);
-    if (status !== undefined) attributes['http.response.status_code'] = status;
-    const failed = status !== undefined && status >= 500;
-    if (failed) attributes['error.type'] = String(status);
-    // The event is written when the call returns: it ends at ts and began duration_ms before.
-    out.push({
-      ...ref,
-      name: operation,
-      kind: SPAN_KIND.internal,
-      startMicros: ts - Math.max(0, Math.round(duration * 1000)),
-      endMicros: ts,
-      attributes,
-      events: [],
-      links: [],
-      status: { code: failed ? 2 : 0 },
-    });
-    return ref;
   }
 
   function onCrash(data: Record<string, unknown>): SpanRef | undefined {
@@ -356,7 +271,11 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     const ev = envelope.event;
     const data = ev.data ?? {};
     const attrs = record?.attributes ?? NO_ATTRS;
-    if (ev.type === 'api_call' || ev.type === 'platform_api_call') return onApiCall(ev.ts, data, attrs);
+    if (ev.type === 'api_call' || ev.type === 'platform_api_call') {
+      const span = apiCallSpan(sessionId, ev.ts, data, attrs);
+      out.push(span);
+      return { traceId: span.traceId, spanId: span.spanId };
+    }
     if (ev.type === 'page_crashed') return onCrash(data);
     const frame = str(data.frame_id);
     const loader = str(data.loader_id) ?? (frame === undefined ? undefined : frames.get(frame));
@@ -405,19 +324,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       return structuredClone(state());
     },
     snapshotJson() {
-      // The same text as JSON.stringify(state()), with the untouched documents' JSON reused.
-      let docsText = '';
-      for (const doc of docs.values()) {
-        let text = docJson.get(doc);
-        if (text === undefined) {
-          text = JSON.stringify(doc);
-          docJson.set(doc, text);
-        }
-        docsText += docsText === '' ? text : ',' + text;
-      }
-      const frameList = JSON.stringify([...frames.entries()]);
-      const requestList = JSON.stringify([...requests.values()]);
-      return `{"v":1,"docs":[${docsText}],"frames":${frameList},"requests":${requestList},"closed":${JSON.stringify(closed)}}`;
+      return openStateJson(docs.values(), docJson, frames, requests.values(), closed);
     },
   };
 }

@@ -3,7 +3,7 @@
 // already finished but not yet acknowledged by the traces endpoint, encoded exactly as they are sent
 // so that sending them again after a restart repeats the same bytes.
 import { isRecord } from '../util/guards.js';
-import type { SpanBuilderState } from './span-builder.js';
+import type { SpanBuilderState } from './open-state.js';
 
 export interface SpanState {
   open: SpanBuilderState;

@@ -39,11 +39,28 @@ it('deletes long-finished rows at open', async () => {
   };
   await age(['ended-old', 'removed-old', 'revived'], PRUNE_FINISHED_AFTER_MS + HOUR_MS);
   await age(['ended-recent'], PRUNE_FINISHED_AFTER_MS - HOUR_MS);
+  // Span state: a pruned session's goes with it; one kept in the sessions row (the previous layout)
+  // moves to its own table when the store opens.
+  await db.query("INSERT INTO bridge_span_states (session_id, state) VALUES ('ended-old', 'gone'), ('active', 'new')");
+  await db.query("UPDATE bridge_sessions SET span_state = 'old' WHERE id = 'ended-recent'");
   await db.end();
 
   const b = await openPgStore({ url, replicaId: 'r2' });
   try {
-    expect((await b.sessions()).map((s) => s.spec.id).sort()).toEqual(['active', 'ended-recent', 'revived']);
+    const rows = await b.sessions();
+    expect(rows.map((s) => s.spec.id).sort()).toEqual(['active', 'ended-recent', 'revived']);
+    expect(Object.fromEntries(rows.map((r) => [r.spec.id, r.spans]))).toEqual({
+      active: 'new',
+      'ended-recent': 'old',
+      revived: undefined,
+    });
+    const check = new pg.Client({ connectionString: url });
+    await check.connect();
+    const left = await check.query('SELECT session_id FROM bridge_span_states ORDER BY session_id');
+    const column = await check.query('SELECT count(*)::int AS n FROM bridge_sessions WHERE span_state IS NOT NULL');
+    await check.end();
+    expect(left.rows.map((r: { session_id: string }) => r.session_id)).toEqual(['active', 'ended-recent']);
+    expect(column.rows[0]).toEqual({ n: 0 });
   } finally {
     await b.close();
   }

@@ -231,6 +231,41 @@ for (const [name, make] of impls) {
       await s.close();
     });
 
+    it('a checkpoint move with the same span state keeps it; a stale checkpoint writes no state', async () => {
+      const f = make();
+      let s = await f.open();
+      await s.putSession({ id: 'a', attributes: {} }, 'config');
+      await s.putSession({ id: 'b', attributes: {} }, 'config');
+      await s.commit(
+        [segment('a', 1, 2)],
+        [
+          { sessionId: 'a', checkpoint: 2, epoch: 0, spans: () => 'A1' },
+          { sessionId: 'b', checkpoint: 7, epoch: 0, spans: () => 'B1' },
+        ],
+      );
+      // Unchanged state (written only when changed) and a changed one in the same commit.
+      await s.commit(
+        [segment('a', 3, 4)],
+        [
+          { sessionId: 'a', checkpoint: 4, epoch: 0, spans: () => 'A1' },
+          { sessionId: 'b', checkpoint: 8, epoch: 0, spans: () => 'B2' },
+        ],
+      );
+      if (name.includes('disk')) {
+        await s.close();
+        s = await f.open();
+      }
+      const rows = new Map((await s.sessions()).map((r) => [r.spec.id, r]));
+      expect(rows.get('a')).toMatchObject({ checkpoint: 4, spans: 'A1' });
+      expect(rows.get('b')).toMatchObject({ checkpoint: 8, spans: 'B2' });
+      // The removed session's state goes; the other's stays.
+      await s.setLifecycle('b', 'removed');
+      const after = new Map((await s.sessions()).map((r) => [r.spec.id, r]));
+      expect(after.get('a')!.spans).toBe('A1');
+      expect(after.get('b')!.spans).toBeUndefined();
+      await s.close();
+    });
+
     it('lifecycle: ended and removed stick, re-adding makes a session active with its checkpoint', async () => {
       const s = await make().open();
       await s.putSession({ id: 'a', attributes: {} }, 'config');
@@ -370,6 +405,42 @@ describe('SqliteStore state directory', () => {
     const again = await openSqliteStore(dir);
     expect((await again.spoolTotals()).records).toBe(300);
     await again.close();
+  });
+
+  it('moves span state kept in the sessions row (the previous layout) to its own table on open', async () => {
+    const dir = tmp();
+    const first = await openSqliteStore(dir);
+    await first.putSession({ id: 'a', attributes: {} }, 'config');
+    await first.commit([], [{ sessionId: 'a', checkpoint: 5, epoch: 0 }]);
+    await first.close();
+    // The previous layout: the state in the column, no row in span_states.
+    const db = new Database(join(dir, 'bridge.db'));
+    db.prepare("UPDATE sessions SET span_state = 'old-state' WHERE id = 'a'").run();
+    db.close();
+    const s = await openSqliteStore(dir);
+    expect((await s.sessions())[0]).toMatchObject({ checkpoint: 5, spans: 'old-state' });
+    await s.close();
+    const raw = new Database(join(dir, 'bridge.db'), { readonly: true });
+    expect(raw.prepare("SELECT span_state AS v FROM sessions WHERE id = 'a'").get()).toEqual({ v: null });
+    raw.close();
+  });
+
+  it('keeps the span state compressed: fewer bytes in the file than the JSON, the same text read back', async () => {
+    const dir = tmp();
+    const s = await openSqliteStore(dir);
+    await s.putSession({ id: 'a', attributes: {} }, 'config');
+    const state = JSON.stringify({
+      v: 1,
+      docs: Array.from({ length: 40 }, (_, i) => ({ name: 'browser.page.load', i })),
+    });
+    await s.commit([], [{ sessionId: 'a', checkpoint: 1, epoch: 0, spans: () => state }]);
+    expect((await s.sessions())[0]!.spans).toBe(state);
+    await s.close();
+    const raw = new Database(join(dir, 'bridge.db'), { readonly: true });
+    const row = raw.prepare("SELECT state FROM span_states WHERE session_id = 'a'").get() as { state: Buffer };
+    raw.close();
+    expect(Buffer.isBuffer(row.state)).toBe(true);
+    expect(row.state.length).toBeLessThan(state.length / 4);
   });
 
   it('a schema-1 spool without a converter is an error, not a silent fresh start', async () => {

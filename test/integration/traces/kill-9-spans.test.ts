@@ -5,6 +5,7 @@
 // missing, and a span received twice the same both times.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceivedSpan } from '../../../src/devkit/receiver/decode-traces.js';
@@ -25,11 +26,12 @@ function storedSpanState(stateDir: string): string | undefined {
   if (!existsSync(file)) return undefined;
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const columns = db.prepare("SELECT name FROM pragma_table_info('sessions') WHERE name = 'span_state'").get();
-    if (columns === undefined) return undefined;
-    const row = db.prepare('SELECT span_state AS s FROM sessions WHERE id = ?').get(ID) as
-      { s: string | null } | undefined;
-    return row?.s ?? undefined;
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'span_states'").get();
+    if (table === undefined) return undefined;
+    const row = db.prepare('SELECT state AS s FROM span_states WHERE session_id = ?').get(ID) as
+      { s: Buffer | string } | undefined;
+    // Stored compressed (store/sqlite-store.ts).
+    return row === undefined ? undefined : typeof row.s === 'string' ? row.s : inflateRawSync(row.s).toString('utf8');
   } finally {
     db.close();
   }

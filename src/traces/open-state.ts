@@ -1,0 +1,41 @@
+// The span builder's open state as it is stored with a checkpoint (traces/span-state.ts wraps it):
+// plain JSON, versioned, and written in one pass without a copy of the state first.
+import type { DocState, ReqState } from './span-shapes.js';
+
+/** The builder's open state as plain JSON (versioned: it is stored with checkpoints). */
+export interface SpanBuilderState {
+  v: 1;
+  docs: DocState[];
+  /** frame id → its current (committed) loader. */
+  frames: Array<[string, string]>;
+  requests: ReqState[];
+  /** Recently closed loaders, oldest first. */
+  closed: string[];
+}
+
+/**
+ * The same text as JSON.stringify of the state, with the JSON of the documents untouched since the
+ * last call reused from `docJson`: the open documents with their span events are most of the state,
+ * and an event changes one or two of them. The builder forgets a document's entry whenever it
+ * changes it.
+ */
+export function openStateJson(
+  docs: Iterable<DocState>,
+  docJson: WeakMap<DocState, string>,
+  frames: ReadonlyMap<string, string>,
+  requests: Iterable<ReqState>,
+  closed: readonly string[],
+): string {
+  let docsText = '';
+  for (const doc of docs) {
+    let text = docJson.get(doc);
+    if (text === undefined) {
+      text = JSON.stringify(doc);
+      docJson.set(doc, text);
+    }
+    docsText += docsText === '' ? text : ',' + text;
+  }
+  const frameList = JSON.stringify([...frames.entries()]);
+  const requestList = JSON.stringify([...requests]);
+  return `{"v":1,"docs":[${docsText}],"frames":${frameList},"requests":${requestList},"closed":${JSON.stringify(closed)}}`;
+}
