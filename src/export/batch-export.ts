@@ -7,7 +7,7 @@ import type { Emit } from '../vocabulary/facts.js';
 import { splitRecords, type Segment } from '../wire/segment-framing.js';
 import { backoffDelay, type BackoffPolicy } from '../util/backoff.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
-import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
+import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
 import { outcomeLabel } from './outcome-label.js';
 
 /**
@@ -196,7 +196,7 @@ export class BatchExport {
       for (const s of segments) if (!gate.owns(s.sessionId)) throw new Disowned();
     }
     const started = performance.now();
-    const outcome = await this.o.transport.send(body, this.o.requests.contentType);
+    const outcome = await sendOutcome(this.o.transport, body, this.o.requests.contentType);
     const seconds = (performance.now() - started) / 1000;
     if (this.o.stopped() && outcome.kind !== 'success') return 'stopped';
     this.o.emit({

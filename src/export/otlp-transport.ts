@@ -66,6 +66,21 @@ export interface OtlpTransport {
   close(): Promise<void>;
 }
 
+/**
+ * A transport's answer, even when it throws. The transports report every network and protocol
+ * failure as an outcome, so a throw is a defect of theirs or of a library under them (gRPC's
+ * `makeUnaryRequest` throws on a channel it considers shut down). Taken as retryable, the records
+ * or spans stay queued and the failure is counted and logged like any other, instead of rejecting
+ * a delivery loop that nothing awaits, which would stop delivery without a word.
+ */
+export async function sendOutcome(t: OtlpTransport, body: Buffer, contentType: string): Promise<ExportOutcome> {
+  try {
+    return await t.send(body, contentType);
+  } catch (err) {
+    return { kind: 'retryable', message: `the transport failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
 export function createOtlpTransport(o: TransportOptions): OtlpTransport {
   // Every step has the request's timeout: the connection, the answer's head, each silence of its body.
   const http = new HttpClient({

@@ -17,7 +17,7 @@
 // shutdown() tells nobody: spans left then stay in the state the final checkpoint writes.
 import type { Emit } from '../vocabulary/facts.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
-import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
+import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
 
 /** gRPC UNIMPLEMENTED: the collector has no TraceService. */
 const GRPC_UNIMPLEMENTED = 12;
@@ -134,7 +134,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
 
   async function sendOne(sent: Queued[]): Promise<void> {
     const batch = sent.map((q) => q.span);
-    const outcome = await o.transport.send(o.request.build(batch), o.request.contentType);
+    const outcome = await sendOutcome(o.transport, o.request.build(batch), o.request.contentType);
     if (outcome.kind === 'success') {
       // While the request was out, the bound may have pushed some of these out already (and told
       // their owner): only what is left of them leaves now.

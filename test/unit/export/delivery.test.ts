@@ -193,6 +193,21 @@ describe('Delivery', () => {
     expect(await metrics.registry.metricText('bridge_export_requests_total')).toMatch(/outcome="http_503"\} 1/);
   });
 
+  it('a transport that throws is a failure like any other: counted, retried, nothing lost', async () => {
+    const { delivery, calls, metrics, spool } = await setup(3, (_s, call) => {
+      if (call === 1) throw new Error('Channel has been shut down');
+      return { kind: 'success', rejected: 0 };
+    });
+    delivery.start();
+    await until(() => spool.idle);
+    await delivery.stop();
+    expect(calls).toEqual([
+      [1, 2, 3],
+      [1, 2, 3],
+    ]);
+    expect(await metrics.registry.metricText('bridge_export_requests_total')).toMatch(/outcome="network"\} 1/);
+  });
+
   it('new data does not cut a backoff short', async () => {
     const { delivery, calls, spool } = await setup(2, (_s, call) =>
       call === 1

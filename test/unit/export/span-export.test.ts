@@ -5,7 +5,7 @@ import { createSpanExport } from '../../../src/export/span-export.js';
 import type { ExportOutcome } from '../../../src/export/otlp-transport.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
 
-function harness(answers: ExportOutcome[]) {
+function harness(answers: Array<ExportOutcome | Error>) {
   const sent: number[] = [];
   const facts: Fact[] = [];
   const waits: Array<{ ms: number; fn: () => void }> = [];
@@ -14,7 +14,10 @@ function harness(answers: ExportOutcome[]) {
       url: 'http://c/v1/traces',
       send: (body) => {
         sent.push(body.length);
-        return Promise.resolve(answers.shift() ?? { kind: 'success', rejected: 0 });
+        const answer = answers.shift() ?? { kind: 'success', rejected: 0 };
+        // An Error in the script is a transport that throws, as a defect below it would.
+        if (answer instanceof Error) throw answer;
+        return Promise.resolve(answer);
       },
       close: () => Promise.resolve(),
     },
@@ -53,6 +56,19 @@ describe('span export', () => {
       { f: 'spans_exported', count: 2 },
       { f: 'spans_exported', count: 1 },
     ]);
+  });
+
+  it('a transport that throws is a retryable failure: the spans stay queued and go out after the backoff', async () => {
+    const h = harness([new Error('Channel has been shut down')]);
+    h.exp.start();
+    h.exp.offer(spans(2));
+    await h.settle();
+    expect(h.sent).toEqual([2]);
+    expect(h.facts).toEqual([]);
+    expect(h.waits.map((w) => w.ms)).toEqual([100]);
+    await h.fire();
+    expect(h.sent).toEqual([2, 2]);
+    expect(h.facts).toEqual([{ f: 'spans_exported', count: 2 }]);
   });
 
   it('a collector without a traces pipeline is said once, and the spans arrive when it has one', async () => {
