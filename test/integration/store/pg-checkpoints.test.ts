@@ -1,6 +1,7 @@
 // The overflow mode's healthy path writes checkpoints only, once per checkpoint interval, for every
 // session whose acknowledgements moved: against a real PostgreSQL, such a write is one statement
-// whatever the number of sessions, and what it costs the database's log (WAL) is measured here.
+// whatever the number of sessions, and what it costs the database's log (WAL) is measured here; a
+// span state goes with a checkpoint only when it changed.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPgPool, openPgStore, type PgStore } from '../../../src/store/pg-store.js';
@@ -63,5 +64,43 @@ describe('PostgreSQL store: checkpoint writes', () => {
     await expect(moveAll(1000)).rejects.toMatchObject({ name: 'FencedError', sessionIds: ['s7'] });
     const after = await admin.query<{ checkpoint: string }>('SELECT DISTINCT checkpoint FROM bridge_sessions');
     expect(after.rows.map((r) => Number(r.checkpoint))).toEqual([(WRITES + 1) * 10]);
+  });
+
+  it('rewrites a span state only when it changed: a checkpoint that moves with the same state leaves its row alone', async () => {
+    const url = await server.createDatabase('span_states');
+    const store: PgStore = await openPgStore({ url, replicaId: 'a' });
+    const admin = createPgPool(url, { queryTimeoutMs: 5000, replicaId: 'admin' });
+    open.push(store, { close: () => admin.end() });
+    await admin.query("INSERT INTO bridge_replicas (id, lease_until) VALUES ('a', now() + interval '1 hour')");
+    await store.putSession({ id: 's', attributes: {} }, 'config');
+    await store.claim(['s']);
+    const move = (to: number, state: string) =>
+      store.commit([], [{ sessionId: 's', checkpoint: to, epoch: 0, spans: () => state }]);
+    // xmin is the transaction that wrote the row's current version: it changes only on a rewrite.
+    const version = async (): Promise<{ xmin: string; state: string }> =>
+      (
+        await admin.query<{ xmin: string; state: string }>(
+          "SELECT xmin::text, state FROM bridge_span_states WHERE session_id = 's'",
+        )
+      ).rows[0]!;
+
+    await move(1, '{"open":1}');
+    const first = await version();
+    await move(2, '{"open":1}');
+    expect(await version()).toEqual(first);
+    const checkpoint = await admin.query<{ checkpoint: string }>(
+      "SELECT checkpoint FROM bridge_sessions WHERE id = 's'",
+    );
+    expect(Number(checkpoint.rows[0]!.checkpoint)).toBe(2);
+
+    await move(3, '{"open":2}');
+    const changed = await version();
+    expect(changed.state).toBe('{"open":2}');
+    expect(changed.xmin).not.toBe(first.xmin);
+
+    // A checkpoint without a state (traces turned off) removes it.
+    await store.commit([], [{ sessionId: 's', checkpoint: 4, epoch: 0 }]);
+    const left = await admin.query("SELECT 1 FROM bridge_span_states WHERE session_id = 's'");
+    expect(left.rowCount).toBe(0);
   });
 });
