@@ -20,16 +20,22 @@ afterAll(async () => {
 const SESSIONS = 50;
 const WRITES = 20;
 
+/** A fresh database where replica `replica` holds a live lease and owns `ids`; an admin pool beside it. */
+async function claimedBy(replica: string, database: string, ids: string[]) {
+  const url = await server.createDatabase(database);
+  const store: PgStore = await openPgStore({ url, replicaId: replica });
+  const admin = createPgPool(url, { queryTimeoutMs: 5000, replicaId: 'admin' });
+  open.push(store, { close: () => admin.end() });
+  await admin.query("INSERT INTO bridge_replicas (id, lease_until) VALUES ($1, now() + interval '1 hour')", [replica]);
+  for (const id of ids) await store.putSession({ id, attributes: {} }, 'config');
+  await store.claim(ids);
+  return { store, admin };
+}
+
 describe('PostgreSQL store: checkpoint writes', () => {
   it('writes the checkpoints of every moved session in one statement, and fences them as a transaction would', async () => {
-    const url = await server.createDatabase('checkpoints');
-    const store: PgStore = await openPgStore({ url, replicaId: 'a' });
-    const admin = createPgPool(url, { queryTimeoutMs: 5000, replicaId: 'admin' });
-    open.push(store, { close: () => admin.end() });
-    await admin.query("INSERT INTO bridge_replicas (id, lease_until) VALUES ('a', now() + interval '1 hour')");
     const ids = Array.from({ length: SESSIONS }, (_, i) => `s${i}`);
-    for (const id of ids) await store.putSession({ id, attributes: {} }, 'config');
-    await store.claim(ids);
+    const { store, admin } = await claimedBy('a', 'checkpoints', ids);
     const moveAll = (to: number) =>
       store.commit(
         [],
@@ -67,13 +73,7 @@ describe('PostgreSQL store: checkpoint writes', () => {
   });
 
   it('rewrites a span state only when it changed: a checkpoint that moves with the same state leaves its row alone', async () => {
-    const url = await server.createDatabase('span_states');
-    const store: PgStore = await openPgStore({ url, replicaId: 'a' });
-    const admin = createPgPool(url, { queryTimeoutMs: 5000, replicaId: 'admin' });
-    open.push(store, { close: () => admin.end() });
-    await admin.query("INSERT INTO bridge_replicas (id, lease_until) VALUES ('a', now() + interval '1 hour')");
-    await store.putSession({ id: 's', attributes: {} }, 'config');
-    await store.claim(['s']);
+    const { store, admin } = await claimedBy('a', 'span_states', ['s']);
     const move = (to: number, state: string) =>
       store.commit([], [{ sessionId: 's', checkpoint: to, epoch: 0, spans: () => state }]);
     // xmin is the transaction that wrote the row's current version: it changes only on a rewrite.
