@@ -1,0 +1,358 @@
+// The per-fact table of log lines: for each fact, the level and the words an operator reads, or
+// null where the metrics carry it. Exhaustive by its type: a new fact does not compile until it
+// has decided here.
+import type { Logger } from 'pino';
+import { sessionExportWarning } from '../upstream/session-export.js';
+import { sessionNameWarning } from '../upstream/session-ref.js';
+import type { FactTable } from '../vocabulary/facts.js';
+import { EPOCH_MESSAGES, logPoll, ROUTINE_RECONNECTS, sayAgain } from './fact-log-words.js';
+
+/** The line each fact writes; null: the metrics carry it, no line. */
+export const LOG_LINES: FactTable<Logger> = {
+  events_received: null,
+  duplicates: null,
+  malformed_frame: (log, fact) => {
+    // The payload is never logged: it may carry exactly the secrets redaction exists for.
+    log.warn(
+      { session: fact.session, frameId: fact.frameId, bytes: fact.bytes, reason: fact.reason },
+      'malformed frame skipped; it will be reported in a gap record unless the archive has the event',
+    );
+  },
+  epoch_started: (log, fact) => {
+    log.warn(
+      {
+        session: fact.session,
+        epoch: fact.epoch,
+        seq: fact.seq,
+        why: fact.why,
+        previousEpoch: fact.previousEpoch,
+        previousLastSeq: fact.previousLastSeq,
+      },
+      EPOCH_MESSAGES[fact.why],
+    );
+  },
+  gap_recorded: (log, fact) => {
+    log.warn(
+      {
+        session: fact.session,
+        firstSeq: fact.first,
+        lastSeq: fact.last,
+        count: fact.last - fact.first + 1,
+        reason: fact.reason,
+      },
+      'telemetry gap: events were lost upstream or could not be decoded',
+    );
+  },
+  tail_unknown: (log, fact) => {
+    log.warn(
+      { session: fact.session, epoch: fact.epoch, afterSeq: fact.afterSeq },
+      'the session (or service epoch) ended unseen and its tail cannot be read: reported as unknown',
+    );
+  },
+  archive_repaired: (log, fact) => {
+    log.info(
+      {
+        session: fact.session,
+        firstSeq: fact.first,
+        lastSeq: fact.last,
+        reason: fact.reason,
+        repaired: fact.repaired,
+      },
+      'missing events read from the service archive',
+    );
+  },
+  archive_probed: (log, fact) => {
+    if (fact.verdict === 'no_route')
+      log.warn(
+        { session: fact.session, detail: fact.detail },
+        'the service has no telemetry archive: gaps are reported, not repaired; asked again in a while',
+      );
+    else if (fact.verdict === 'no_session')
+      log.warn(
+        { session: fact.session, detail: fact.detail },
+        'the archive does not know this session: its gaps are reported; other sessions are still repaired',
+      );
+    else
+      log.info(
+        { session: fact.session, detail: fact.detail },
+        'the archive answered 404 and the service could not be asked which 404 it is; trying again at the next gap',
+      );
+  },
+  archive_unreadable: (log, fact) => {
+    log.warn(
+      { session: fact.session, firstSeq: fact.first, lastSeq: fact.last, detail: fact.detail },
+      'the archive could not be read; the loss is reported instead',
+    );
+  },
+  mapping_failed: (log, fact) => {
+    log.error(
+      { session: fact.session, seq: fact.seq, type: fact.type, error: fact.error },
+      'cannot map event; reported as a gap',
+    );
+  },
+  state_changed: null,
+  reconnect_scheduled: (log, fact) => {
+    // The real service ends a session by resetting the connection, answering 502 for a moment,
+    // then 404: two reconnects after a working stream are how sessions end, not a problem. A
+    // failure that persists past them is worth a warning; a refused key is an error at once.
+    const level =
+      fact.reason === 'unauthorized' || fact.reason === 'forbidden'
+        ? 'error'
+        : fact.reason === 'closed'
+          ? 'debug'
+          : fact.attempt <= ROUTINE_RECONNECTS
+            ? 'info'
+            : 'warn';
+    log[level](
+      {
+        session: fact.session,
+        reason: fact.reason,
+        delayMs: fact.delayMs,
+        attempt: fact.attempt,
+        detail: fact.detail,
+      },
+      'stream reconnect scheduled',
+    );
+  },
+  connected: null,
+  session_ended: (log, fact) => {
+    log.info({ session: fact.session, lastSeq: fact.lastSeq, epoch: fact.epoch, detail: fact.detail }, 'session ended');
+  },
+  session_unknown: (log, fact) => {
+    log.warn(
+      { session: fact.session, detail: fact.detail },
+      'the service does not know this session (never existed: a mistyped id?); it is not followed',
+    );
+  },
+  event_filtered: null,
+  record_oversized: null,
+  values_redacted: null,
+  screenshot_written: null,
+  screenshot_failed: null,
+  commit_failed: (log, fact) => {
+    if (sayAgain(fact.streak))
+      log.error(
+        { error: fact.error, code: fact.code, streak: fact.streak },
+        fact.checkpointsOnly
+          ? 'cannot write the checkpoints (disk full?); delivery goes on from memory and the write is retried'
+          : 'cannot write the spool (disk full?); reading is paused and the write is retried',
+      );
+  },
+  commit_recovered: (log) => {
+    log.info('spool writes succeed again');
+  },
+  delete_failed: (log, fact) => {
+    if (sayAgain(fact.streak))
+      log.error(
+        { error: fact.error, streak: fact.streak },
+        'cannot delete delivered records from the spool (disk full?); delivery goes on and the delete is retried',
+      );
+  },
+  writes_fenced: (log, fact) => {
+    log.warn(
+      { sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) },
+      'the shared store refused a write: another replica owns these sessions now',
+    );
+  },
+  // Once per pause, at its start and at its end, with how long: the spool's own retries say why.
+  delivery_paused: (log, fact) => {
+    log.warn(
+      { waitedMs: fact.waitedMs },
+      'checkpoints are not being written: delivery from memory pauses until a write goes through (what another replica would send again stays bounded)',
+    );
+  },
+  delivery_resumed: (log, fact) => {
+    log.info({ pausedMs: fact.pausedMs }, 'delivery from memory resumes');
+  },
+  export_attempted: null,
+  records_delivered: null,
+  records_rejected: (log, fact) => {
+    if (fact.reason === 'partial_success')
+      log.error(
+        { endpoint: fact.endpoint, rejected: fact.count, error: fact.error },
+        'collector rejected records in a partial-success answer',
+      );
+    else
+      log.error(
+        {
+          endpoint: fact.endpoint,
+          segments: fact.segments,
+          reason: fact.reason,
+          count: fact.count,
+          error: fact.error,
+        },
+        'collector refused a record it accepts neighbours of; it is dropped and counted as rejected',
+      );
+  },
+  export_failed: (log, fact) => {
+    if (fact.attempt % 20 === 1)
+      log.warn(
+        {
+          endpoint: fact.endpoint,
+          status: fact.status,
+          grpcCode: fact.grpcCode,
+          records: fact.records,
+          attempt: fact.attempt,
+          delayMs: fact.delayMs,
+          error: fact.error,
+        },
+        'export failed; the batch stays spooled and is retried',
+      );
+  },
+  export_recovered: (log, fact) => {
+    log.info({ endpoint: fact.endpoint, records: fact.records }, 'collector accepts exports again');
+  },
+  collector_refusing: (log, fact) => {
+    if (sayAgain(fact.round) || fact.round % 20 === 0)
+      log.error(
+        {
+          endpoint: fact.endpoint,
+          status: fact.status,
+          records: fact.records,
+          round: fact.round,
+          delayMs: fact.delayMs,
+          error: fact.error,
+        },
+        "the collector refuses every record it is sent: check the exporter's endpoint, headers, compression and tenant; nothing is dropped, delivery backs off and resumes by itself",
+      );
+  },
+  spool_unreadable: (log, fact) => {
+    log.error({ error: fact.error }, 'cannot read the spool; retrying');
+  },
+  lease_renewed: (log, fact) => {
+    if (fact.recovered) log.info('lease renewed again');
+  },
+  lease_renewal_failed: (log, fact) => {
+    if (fact.first)
+      log.warn(
+        { error: fact.error },
+        'cannot renew the lease in the shared store; sessions are given up if it does not recover in time',
+      );
+  },
+  lease_expired: (log, fact) => {
+    log.warn(
+      { sessions: fact.sessions },
+      'lease not renewed within its safety margin: stopped reading every session until it is',
+    );
+  },
+  sessions_claimed: (log, fact) => {
+    log.info(
+      { sessions: fact.sessions, backlogRecords: fact.backlogRecords, replica: fact.replica },
+      'claimed sessions',
+    );
+  },
+  sessions_lost: (log, fact) => {
+    log.warn(
+      { sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) },
+      `stopped following sessions: ${fact.why}`,
+    );
+  },
+  sessions_handed_over: (log, fact) => {
+    log.info({ sessions: fact.sessions }, 'handed sessions over to their preferred replica');
+  },
+  discovery_polled: (log, fact) => {
+    logPoll(log, fact);
+  },
+  sessions_discovered: (log, fact) => {
+    log.info(
+      { sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) },
+      fact.deleted
+        ? 'discovered sessions deleted while no bridge was polling: reading them from the archive'
+        : 'discovered new sessions: following them',
+    );
+  },
+  lease_checked_after_pause: (log, fact) => {
+    log.warn(
+      { pausedMs: Math.round(fact.pausedMs), stillOwned: fact.stillOwned },
+      'the process was paused (GC, SIGSTOP, a frozen VM): the lease was checked before sending anything more',
+    );
+  },
+  claim_disowned: (log, fact) => {
+    log.warn(
+      { records: fact.records, sessions: fact.sessions.slice(0, 5) },
+      'records of sessions another replica took over while this one was paused are not sent; the new owner delivers them',
+    );
+  },
+  discovery_list_shape: (log, fact) => {
+    log.warn({ shape: fact.shape }, fact.detail);
+  },
+  session_is_name: (log, fact) =>
+    log.warn({ session: fact.session, id: fact.id }, sessionNameWarning(fact.session, fact.id)),
+  session_exports_otlp: (log, fact) => {
+    const exp = { enabled: true, ...(fact.destination !== undefined ? { destination: fact.destination } : {}) };
+    log.warn(
+      { session: fact.session, destination: fact.destination, sameCollector: fact.sameCollector },
+      sessionExportWarning(exp, fact.sameCollector),
+    );
+  },
+  facts_dropped: (log, fact) => {
+    log.warn(
+      { facts: fact.count, where: fact.where },
+      'reports of the bridge itself were dropped (metrics may undercount); no telemetry record was lost',
+    );
+  },
+  session_refused: (log, fact) => {
+    if (fact.remote !== undefined) {
+      log.warn(
+        { session: fact.sessions[0], followed: fact.followed, maxSessions: fact.limit, remote: fact.remote },
+        'control API: a new session was refused: max_sessions are followed',
+      );
+      return;
+    }
+    log.warn(
+      {
+        sessions: fact.sessions.slice(0, 10),
+        count: fact.sessions.length,
+        source: fact.source,
+        followed: fact.followed,
+        maxSessions: fact.limit,
+      },
+      'sessions not followed for now: max_sessions are followed; they are recorded and followed (from their checkpoint, or the archive once ended) as others end',
+    );
+  },
+  export_answer_unrecognized: (log, fact) => {
+    if (sayAgain(fact.count))
+      log.warn(
+        {
+          endpoint: fact.endpoint,
+          status: fact.status,
+          contentType: fact.contentType,
+          bytes: fact.bytes,
+          count: fact.count,
+        },
+        'the collector answered 2xx with a body that is not an OTLP response (an HTML page? is the endpoint path right?); the records count as delivered, as it said, but may be stored nowhere',
+      );
+  },
+  spans_exported: null,
+  spans_dropped: (log, fact) => {
+    log.warn({ count: fact.count, reason: fact.reason }, 'spans not delivered');
+  },
+  traces_unsupported: (log, fact) => {
+    log.warn(
+      { endpoint: fact.endpoint, status: fact.status, grpcCode: fact.grpcCode, retryInMs: fact.retryInMs },
+      'the collector has no traces pipeline: spans wait and are offered again later; records are delivered as usual',
+    );
+  },
+  traces_supported: (log, fact) => {
+    log.info({ endpoint: fact.endpoint }, 'the collector accepts spans');
+  },
+  config_reloaded: (log, fact) => {
+    const { reason, added, removed, updated, mappingChanged, startChanged } = fact;
+    const changed = added.length + removed.length + updated.length > 0 || mappingChanged || startChanged;
+    log.info(
+      { reason, added, removed, updated, mappingChanged, startChanged },
+      changed ? 'configuration reloaded' : 'configuration reloaded: nothing to change',
+    );
+    if (fact.restartRequired.length > 0)
+      log.warn(
+        { keys: fact.restartRequired },
+        'changed settings require a restart to take effect; running on with the previous values',
+      );
+  },
+  config_rejected: (log, fact) => {
+    log.error(
+      { reason: fact.reason, key: fact.key, error: fact.error },
+      'new configuration is invalid and was ignored; running on with the previous one',
+    );
+  },
+};

@@ -1,0 +1,43 @@
+// The words and the repetition rules that several log lines share: why an epoch began, what a
+// failed poll of the session list means, and how often a failure that repeats is said again.
+import type { Logger } from 'pino';
+import type { DiscoveryOutcome, EpochReason, FactOf } from '../vocabulary/facts.js';
+
+export const EPOCH_MESSAGES: Record<EpochReason, string> = {
+  source_changed: 'the service restarted (telemetry_session_id changed): continuing in a new epoch',
+  seq_backwards:
+    'stream sequence went backwards on a live connection: the service restarted; continuing in a new epoch',
+  resume_ignored:
+    'the service answered a resume with events at or below Last-Event-ID: it restarted and numbers from 1 again; continuing in a new epoch',
+};
+
+/** Reconnects in a row logged at info: the service's own end of a session takes two. */
+export const ROUTINE_RECONNECTS = 2;
+
+const POLL_MESSAGES: Record<Exclude<DiscoveryOutcome, 'ok' | 'skipped'>, string> = {
+  no_route:
+    'the service has no session list (GET /browsers answered 404): discovery is off until it has one; configured and PUT sessions are followed as before',
+  rate_limited: 'the service rate-limits the session list; discovery waits as asked',
+  server_error: 'the session list failed with a server error; discovery retries with backoff',
+  unauthorized: 'the API key may not list sessions (401/403); discovery retries slowly',
+  failed: 'cannot poll the session list; discovery retries with backoff',
+};
+
+/** A failed poll is said on the first of a streak and every 50th; the first success after one says so. */
+export function logPoll(log: Logger, fact: FactOf<'discovery_polled'>): void {
+  if (fact.outcome === 'skipped') return;
+  if (fact.outcome === 'ok') {
+    if (fact.streak > 0)
+      log.info({ matched: fact.matched, failedPolls: fact.streak }, 'the session list answers again');
+    return;
+  }
+  if (!sayAgain(fact.streak)) return;
+  const level = fact.outcome === 'no_route' || fact.outcome === 'unauthorized' ? 'error' : 'warn';
+  log[level](
+    { status: fact.status, delayMs: fact.delayMs, detail: fact.detail, streak: fact.streak },
+    POLL_MESSAGES[fact.outcome],
+  );
+}
+
+/** Every 50th failure in a row is said again (and the first). */
+export const sayAgain = (streak: number): boolean => streak === 1 || streak % 50 === 0;
