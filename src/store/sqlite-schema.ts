@@ -7,6 +7,7 @@
 // batch one transaction, so a crash mid-migration resumes where it stopped.
 import type Database from 'better-sqlite3';
 import type { NewSegment } from '../wire/segment-framing.js';
+import { migrateSpanStates } from './sqlite-span-states.js';
 
 const SCHEMA_VERSION = 2;
 /** "BTB1": marks the file as a browser-telemetry-bridge state database. */
@@ -98,16 +99,7 @@ export function migrateSqlite(db: Database.Database, opts: MigrateOptions): void
     db.exec('ALTER TABLE sessions ADD COLUMN ended_at INTEGER');
     db.prepare("UPDATE sessions SET ended_at = ? WHERE lifecycle != 'active'").run((opts.now ?? Date.now)());
   }
-  // Files from before traces kept no span state: their sessions start with no open span.
-  if (!columns.includes('span_state')) db.exec('ALTER TABLE sessions ADD COLUMN span_state TEXT');
-  // The span state moved to a table of its own: in the sessions row, every checkpoint move rewrote
-  // it (overflow pages included) even when the state had not changed. The column stays, empty, so
-  // a file opened again by an older bridge still reads (its sessions then start with no open span).
-  db.transaction(() => {
-    db.exec(`INSERT OR REPLACE INTO span_states (session_id, state)
-      SELECT id, span_state FROM sessions WHERE span_state IS NOT NULL`);
-    db.exec('UPDATE sessions SET span_state = NULL WHERE span_state IS NOT NULL');
-  })();
+  migrateSpanStates(db, columns);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
 }
 

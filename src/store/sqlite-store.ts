@@ -24,6 +24,8 @@ import {
   type Store,
 } from './store.js';
 import { adoptDatabase, migrateSqlite, SCHEMA, StoreOpenError, type MigrateOptions } from './sqlite-schema.js';
+import { lockStateDir } from './sqlite-state-lock.js';
+import { packSpans, prepareSpanStates, unpackSpans, type SqliteSpanStates } from './sqlite-span-states.js';
 
 export { StoreOpenError } from './sqlite-schema.js';
 
@@ -52,6 +54,7 @@ export class SqliteStore implements Store {
   /** Held for the life of the store: the OS releases it when the process dies, even by kill -9. */
   private readonly lock: Database.Database | undefined;
   private readonly stmts;
+  private readonly spanStates: SqliteSpanStates;
 
   constructor(dirOrMemory: string, opts: SqliteStoreOptions = {}) {
     let file = dirOrMemory;
@@ -108,7 +111,6 @@ export class SqliteStore implements Store {
       lifecycle: db.prepare(
         "UPDATE sessions SET lifecycle = @lifecycle, ended_at = CASE WHEN @lifecycle = 'active' THEN NULL ELSE coalesce(ended_at, @now) END WHERE id = @id",
       ),
-      dropSpans: db.prepare('DELETE FROM span_states WHERE session_id = ?'),
       insert: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?)`),
       insertMany: db.prepare(
         `INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
@@ -116,10 +118,6 @@ export class SqliteStore implements Store {
       delRange: db.prepare('DELETE FROM spool_segments WHERE id >= ? AND id <= ?'),
       checkpoint: db.prepare(
         'UPDATE sessions SET checkpoint = ?, epoch = ?, source_id = coalesce(?, source_id) WHERE id = ?',
-      ),
-      // Written only when it changed: an idle session's checkpoint moves without rewriting its state.
-      spans: db.prepare(
-        'INSERT INTO span_states (session_id, state) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET state = excluded.state WHERE state IS NOT excluded.state',
       ),
       read: db.prepare(`SELECT id, session_id AS sessionId, first_seq AS firstSeq, last_seq AS lastSeq, records, oldest_ts AS oldestTsMicros, payload
         FROM spool_segments WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`),
@@ -136,6 +134,7 @@ export class SqliteStore implements Store {
       metaGet: db.prepare('SELECT value FROM meta WHERE key = ?'),
       metaSet: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
+    this.spanStates = prepareSpanStates(db);
     this.totals = this.stmts.totals.get() as SpoolTotals;
     this.now = opts.now ?? Date.now;
     this.pruned = this.pruneFinished(opts.pruneFinishedAfterMs ?? PRUNE_FINISHED_AFTER_MS);
@@ -159,7 +158,7 @@ export class SqliteStore implements Store {
       AND NOT EXISTS (SELECT 1 FROM spool_segments g WHERE g.session_id = sessions.id)`,
       )
       .run(this.now() - afterMs).changes;
-    if (pruned > 0) this.db.exec('DELETE FROM span_states WHERE session_id NOT IN (SELECT id FROM sessions)');
+    if (pruned > 0) this.spanStates.dropOrphans();
     return pruned;
   }
 
@@ -179,7 +178,7 @@ export class SqliteStore implements Store {
     this.db.transaction(() => {
       this.stmts.lifecycle.run({ lifecycle, id: sessionId, now: this.now() });
       // A removed session's spans were flushed as ended: nothing of them is to be continued.
-      if (lifecycle === 'removed') this.stmts.dropSpans.run(sessionId);
+      if (lifecycle === 'removed') this.spanStates.drop(sessionId);
     })();
   }
 
@@ -242,9 +241,9 @@ export class SqliteStore implements Store {
       }
       checkpoints.forEach((c, k) => {
         this.stmts.checkpoint.run(c.checkpoint, c.epoch, c.sourceId ?? null, c.sessionId);
-        const state = spans[k];
-        if (state !== null) this.stmts.spans.run(c.sessionId, state);
-        else this.stmts.dropSpans.run(c.sessionId);
+        const state = spans[k]!;
+        if (state !== null) this.spanStates.write(c.sessionId, state);
+        else this.spanStates.drop(c.sessionId);
       });
     })();
     for (const s of segments) {
@@ -351,32 +350,6 @@ function isAscending(ids: readonly number[]): boolean {
   return true;
 }
 
-/**
- * Two bridges on one state directory (overlapping pods in a rolling update, a second `run` by hand)
- * would deliver the same spool twice and overwrite each other's checkpoints. An open exclusive
- * transaction on a small lock database holds an OS file lock for as long as this process lives.
- */
-function lockStateDir(dir: string): Database.Database {
-  ensurePrivateFile(join(dir, 'bridge.lock'));
-  const lock = new Database(join(dir, 'bridge.lock'), { timeout: 0 });
-  try {
-    lock.pragma('journal_mode = DELETE');
-    lock.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER)');
-    lock.exec('BEGIN EXCLUSIVE');
-    lock.prepare('DELETE FROM owner').run();
-    lock.prepare('INSERT INTO owner (pid) VALUES (?)').run(process.pid);
-    return lock;
-  } catch (err) {
-    lock.close();
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new StoreOpenError(
-        `the state directory ${dir} is in use by another bridge process; two bridges must not share one`,
-      );
-    }
-    throw err;
-  }
-}
-
 interface RawSession {
   id: string;
   spec: string;
@@ -389,21 +362,6 @@ interface RawSession {
   spans: Buffer | string | null;
 }
 
-// node:zlib (about 2 MiB of RSS on Node 24) only once a span state is stored or read: traces are
-// off by default, and a sidecar should not pay for a module it never uses.
-function zlib(): typeof import('node:zlib') {
-  return process.getBuiltinModule('node:zlib');
-}
-
-/**
- * The span state is JSON of a few KiB a session, written with most checkpoint moves: compressed
- * (raw deflate, fastest level) it takes a fraction of the pages, and so of the WAL and checkpoint
- * writes, for some µs of CPU. PostgreSQL compresses it itself (TOAST).
- */
-function packSpans(text: string): Buffer {
-  return zlib().deflateRawSync(text, { level: 1 });
-}
-
 function toRow(r: RawSession): SessionRow {
   const row: SessionRow = {
     spec: JSON.parse(r.spec) as SessionSpec,
@@ -413,7 +371,6 @@ function toRow(r: RawSession): SessionRow {
     epoch: r.epoch,
   };
   if (r.sourceId !== null) row.sourceId = r.sourceId;
-  if (r.spans !== null)
-    row.spans = typeof r.spans === 'string' ? r.spans : zlib().inflateRawSync(r.spans).toString('utf8');
+  if (r.spans !== null) row.spans = unpackSpans(r.spans);
   return row;
 }

@@ -1,0 +1,72 @@
+// A session's open span state in the SQLite store: a table of its own (`span_states`), written only
+// when the state changed, compressed, and migrated from the `span_state` column of the sessions
+// row that held it before.
+//
+// The store reads it joined to the sessions row (sqlite-store.ts), and writes it in the same
+// transaction as the checkpoint it belongs to: a state is never ahead of, or behind, its checkpoint.
+import type Database from 'better-sqlite3';
+
+/** The span state's writes, prepared once on the store's database. */
+export interface SqliteSpanStates {
+  /** Stores `state` (packSpans) for the session; a state equal to the stored one rewrites nothing. */
+  write(sessionId: string, state: Buffer): void;
+  /** Forgets the session's state: it has no open span, or was removed. */
+  drop(sessionId: string): void;
+  /** Drops the states of sessions no longer in the sessions table (after pruning). */
+  dropOrphans(): void;
+}
+
+export function prepareSpanStates(db: Database.Database): SqliteSpanStates {
+  // Written only when it changed: an idle session's checkpoint moves without rewriting its state.
+  const write = db.prepare(
+    'INSERT INTO span_states (session_id, state) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET state = excluded.state WHERE state IS NOT excluded.state',
+  );
+  const drop = db.prepare('DELETE FROM span_states WHERE session_id = ?');
+  return {
+    write: (sessionId, state) => {
+      write.run(sessionId, state);
+    },
+    drop: (sessionId) => {
+      drop.run(sessionId);
+    },
+    dropOrphans: () => {
+      db.exec('DELETE FROM span_states WHERE session_id NOT IN (SELECT id FROM sessions)');
+    },
+  };
+}
+
+/**
+ * The span state moved to a table of its own: in the sessions row, every checkpoint move rewrote
+ * it (overflow pages included) even when the state had not changed. The column stays, empty, so a
+ * file opened again by an older bridge still reads (its sessions then start with no open span).
+ * `columns` are the sessions table's columns before this migration step.
+ */
+export function migrateSpanStates(db: Database.Database, columns: readonly string[]): void {
+  // Files from before traces kept no span state: their sessions start with no open span.
+  if (!columns.includes('span_state')) db.exec('ALTER TABLE sessions ADD COLUMN span_state TEXT');
+  db.transaction(() => {
+    db.exec(`INSERT OR REPLACE INTO span_states (session_id, state)
+      SELECT id, span_state FROM sessions WHERE span_state IS NOT NULL`);
+    db.exec('UPDATE sessions SET span_state = NULL WHERE span_state IS NOT NULL');
+  })();
+}
+
+// node:zlib (about 2 MiB of RSS on Node 24) only once a span state is stored or read: traces are
+// off by default, and a sidecar should not pay for a module it never uses.
+function zlib(): typeof import('node:zlib') {
+  return process.getBuiltinModule('node:zlib');
+}
+
+/**
+ * The span state is JSON of a few KiB a session, written with most checkpoint moves: compressed
+ * (raw deflate, fastest level) it takes a fraction of the pages, and so of the WAL and checkpoint
+ * writes, for some µs of CPU. PostgreSQL compresses it itself (TOAST).
+ */
+export function packSpans(text: string): Buffer {
+  return zlib().deflateRawSync(text, { level: 1 });
+}
+
+/** The state as stored: compressed (packSpans), or text as a file from before compression holds it. */
+export function unpackSpans(stored: Buffer | string): string {
+  return typeof stored === 'string' ? stored : zlib().inflateRawSync(stored).toString('utf8');
+}
