@@ -50,6 +50,11 @@ export async function openStore(
       migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
       onMigrated: (r) =>
         log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),
+      onSpanStateUnreadable: (session, error) =>
+        log.warn(
+          { session, error },
+          "the session's stored span state cannot be read (a corrupt row?): its open spans start afresh; its records are not affected",
+        ),
     }));
   return { store, shared };
 }

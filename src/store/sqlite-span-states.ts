@@ -66,7 +66,18 @@ export function packSpans(text: string): Buffer {
   return zlib().deflateRawSync(text, { level: 1 });
 }
 
-/** The state as stored: compressed (packSpans), or text as a file from before compression holds it. */
-export function unpackSpans(stored: Buffer | string): string {
-  return typeof stored === 'string' ? stored : zlib().inflateRawSync(stored).toString('utf8');
+/**
+ * The state as stored: compressed (packSpans), or text as a file from before compression holds it.
+ * A state that does not inflate (a corrupt page, a row edited by hand) is undefined, the session's
+ * spans start afresh, and `unreadable` says why: spans are secondary to the records, and a throw
+ * here would fail every start of the bridge over them.
+ */
+export function unpackSpans(stored: Buffer | string, unreadable: (error: string) => void): string | undefined {
+  if (typeof stored === 'string') return stored;
+  try {
+    return zlib().inflateRawSync(stored).toString('utf8');
+  } catch (err) {
+    unreadable((err as Error).message);
+    return undefined;
+  }
 }

@@ -42,6 +42,8 @@ export { PRUNE_FINISHED_AFTER_MS } from './store.js';
 export interface SqliteStoreOptions extends MigrateOptions {
   /** Overrides PRUNE_FINISHED_AFTER_MS (tests). */
   pruneFinishedAfterMs?: number;
+  /** Told of a session whose stored span state cannot be read: it is read without one. */
+  onSpanStateUnreadable?: (sessionId: string, error: string) => void;
 }
 
 /** Opens (creating if needed) `<dir>/bridge.db`; `:memory:` for tests. */
@@ -137,10 +139,13 @@ export class SqliteStore implements Store {
     this.spanStates = prepareSpanStates(db);
     this.totals = this.stmts.totals.get() as SpoolTotals;
     this.now = opts.now ?? Date.now;
+    const unreadable = opts.onSpanStateUnreadable;
+    this.toRow = (r) => toRow(r, (error) => unreadable?.(r.id, error));
     this.pruned = this.pruneFinished(opts.pruneFinishedAfterMs ?? PRUNE_FINISHED_AFTER_MS);
   }
 
   private readonly now: () => number;
+  private readonly toRow: (r: RawSession) => SessionRow;
   /** Rows of long-finished sessions deleted when the store opened. */
   readonly pruned: number;
 
@@ -166,12 +171,12 @@ export class SqliteStore implements Store {
   private totals: SpoolTotals;
 
   async sessions(): Promise<SessionRow[]> {
-    return (this.stmts.sessions.all() as RawSession[]).map(toRow);
+    return (this.stmts.sessions.all() as RawSession[]).map(this.toRow);
   }
 
   async putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow> {
     this.stmts.upsert.run({ id: spec.id, spec: JSON.stringify(spec), source, now: this.now() });
-    return toRow(this.stmts.session.get(spec.id) as RawSession);
+    return this.toRow(this.stmts.session.get(spec.id) as RawSession);
   }
 
   async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
@@ -188,7 +193,7 @@ export class SqliteStore implements Store {
       const now = Date.now();
       for (const spec of specs) {
         if (this.stmts.addNew.run({ id: spec.id, spec: JSON.stringify(spec), source, now }).changes === 1) {
-          added.push(toRow(this.stmts.session.get(spec.id) as RawSession));
+          added.push(this.toRow(this.stmts.session.get(spec.id) as RawSession));
         }
       }
     })();
@@ -362,7 +367,7 @@ interface RawSession {
   spans: Buffer | string | null;
 }
 
-function toRow(r: RawSession): SessionRow {
+function toRow(r: RawSession, unreadable: (error: string) => void): SessionRow {
   const row: SessionRow = {
     spec: JSON.parse(r.spec) as SessionSpec,
     source: r.source,
@@ -371,6 +376,7 @@ function toRow(r: RawSession): SessionRow {
     epoch: r.epoch,
   };
   if (r.sourceId !== null) row.sourceId = r.sourceId;
-  if (r.spans !== null) row.spans = unpackSpans(r.spans);
+  const spans = r.spans === null ? undefined : unpackSpans(r.spans, unreadable);
+  if (spans !== undefined) row.spans = spans;
   return row;
 }
