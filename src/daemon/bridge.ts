@@ -32,7 +32,7 @@ import { SwappableMapper } from '../session/swappable-mapper.js';
 import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
 import { WorkerScaling } from './worker-scaling.js';
 import { once } from '../util/lifecycle.js';
-import { cachedAsync } from '../util/cached.js';
+import { lastKnown } from '../util/cached.js';
 import { containerMemoryLimit, HELD_SHARE, startMemoryGuard } from '../util/memory-budget.js';
 import { DiscoveryLoop } from '../discovery/discovery-loop.js';
 
@@ -61,7 +61,7 @@ export interface Bridge {
   /** The ingest worker threads; absent when the sessions run on the main thread (`workers: 0`). */
   ingest: IngestWorkers | undefined;
   /** The store's spool figures, read at most once every few seconds (scrapes and readiness share them). */
-  spoolFigures(): Promise<SpoolStats>;
+  spoolFigures(): Promise<SpoolFigures>;
   /**
    * Stops reading, delivers until `deadline` (epoch ms; default: now plus the configured grace
    * period), closes everything. Resolves with whether the spool emptied. Idempotent.
@@ -71,6 +71,21 @@ export interface Bridge {
 
 /** How long the spool figures of /metrics and /readyz are served from memory. */
 const SPOOL_FIGURES_TTL_MS = 5000;
+/**
+ * How long a scrape or a probe waits for the store's figures before it is answered with the last
+ * known ones: a store that does not answer (PostgreSQL stopped, a cut network) gives up a query only
+ * at its timeout, seconds later, and a scraper or a probe gives up before that.
+ */
+const SPOOL_FIGURES_WAIT_MS = 1000;
+
+/**
+ * What waits for delivery. `stale`: the store did not answer within SPOOL_FIGURES_WAIT_MS, so the
+ * oldest record's time is the last one the store gave (`storeAgeMs` ago; memory's alone before any).
+ */
+export interface SpoolFigures extends SpoolStats {
+  stale?: true;
+  storeAgeMs?: number;
+}
 
 export interface BridgeOverrides {
   transport?: OtlpTransport;
@@ -207,16 +222,22 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
   });
   // One store query per period whatever the scrape rate: scrapes must not cost commits or leases.
-  const storeFigures = cachedAsync(() => store.spoolStats(), SPOOL_FIGURES_TTL_MS);
+  const storeFigures = lastKnown(() => store.spoolStats(), {
+    ttlMs: SPOOL_FIGURES_TTL_MS,
+    waitMs: SPOOL_FIGURES_WAIT_MS,
+  });
   // What waits for delivery: in the store, and (overflow mode) in memory, counted live.
-  const spoolFigures = async (): Promise<SpoolStats> => {
+  const spoolFigures = async (): Promise<SpoolFigures> => {
     const stored = await storeFigures();
+    const inStore = stored?.value.oldestTsMicros ?? null;
     const inMemory = spool.oldestInMemoryTsMicros;
-    const oldestTsMicros =
-      stored.oldestTsMicros === null || inMemory === null
-        ? (stored.oldestTsMicros ?? inMemory)
-        : Math.min(stored.oldestTsMicros, inMemory);
-    return { ...spool.spooled, oldestTsMicros };
+    const oldestTsMicros = inStore === null || inMemory === null ? (inStore ?? inMemory) : Math.min(inStore, inMemory);
+    const figures: SpoolFigures = { ...spool.spooled, oldestTsMicros };
+    if (stored === undefined || stored.stale) {
+      figures.stale = true;
+      if (stored) figures.storeAgeMs = Math.round(stored.ageMs);
+    }
+    return figures;
   };
   metrics.setSources({
     ...(shared ? { ownedSessions: () => shared.ownedSessions().size } : {}),

@@ -56,7 +56,8 @@ export function categoryLabel(category: string): string {
 }
 
 export interface GaugeSources {
-  spool(): Promise<{ records: number; bytes: number; oldestTsMicros: number | null }>;
+  /** `stale`: the store did not answer in time, and its part of the figures is the last it gave. */
+  spool(): Promise<{ records: number; bytes: number; oldestTsMicros: number | null; stale?: boolean }>;
   sessionsByState(): Record<string, number>;
   pendingRecords(): number;
   /** Sessions this replica owns in the shared store; absent with the embedded store. */
@@ -208,6 +209,15 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
         if (s) this.set(s.bytes);
       },
     }),
+    spoolStale: registry.gauge({
+      name: 'bridge_spool_figures_stale',
+      help: '1 while the store does not answer for the spool figures within a second (a database paused or cut off): bridge_oldest_undelivered_age_seconds is then the last the store gave; 0 otherwise.',
+      async collect() {
+        if (!sources) return;
+        const s = await spoolFigures();
+        this.set(s === undefined || s.stale === true ? 1 : 0);
+      },
+    }),
     oldestAge: registry.gauge({
       name: 'bridge_oldest_undelivered_age_seconds',
       help: 'Age (by event time) of the oldest undelivered record; 0 when none.',
@@ -293,6 +303,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
   };
   m.exportRefusing.set(0);
   m.deliveryPaused.set(0);
+  m.spoolStale.set(0);
   m.tracesUnsupported.set(0);
   m.buildInfo.set({ version: BRIDGE_VERSION, node: process.versions.node }, 1);
   if (opts.spoolCapacityBytes !== undefined) m.setSpoolCapacity(opts.spoolCapacityBytes);

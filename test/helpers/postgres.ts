@@ -3,7 +3,7 @@
 // Tests run as root here, and PostgreSQL refuses to run as root: the data directory belongs to an
 // unprivileged user (`nobody`) and the server runs as that user.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,12 @@ export interface PgServer {
   restart(mode?: 'fast' | 'immediate'): void;
   stop(mode?: 'fast' | 'immediate'): void;
   start(): void;
+  /**
+   * SIGSTOP to the server and every backend (a frozen VM): connections stay open and every query
+   * hangs until thaw(), as when the database's host pauses; close() thaws first.
+   */
+  freeze(): void;
+  thaw(): void;
   close(): void;
 }
 
@@ -88,6 +94,32 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
   const stop = (mode: 'fast' | 'immediate' = 'fast'): void => ctl(['-m', mode, '-w', 'stop']);
   start();
   let running = true;
+  let frozen = false;
+  /** The postmaster and its children (by the parent pid in /proc/<pid>/stat, after the name's parentheses). */
+  const serverPids = (): number[] => {
+    const main = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === main;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+    return [main, ...children];
+  };
+  const signal = (sig: 'SIGSTOP' | 'SIGCONT'): void => {
+    for (const pid of serverPids()) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // exited meanwhile
+      }
+    }
+  };
   const url = (db = 'postgres'): string => `postgres://postgres@127.0.0.1:${port}/${db}`;
   return {
     port,
@@ -114,7 +146,21 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
       start();
       running = true;
     },
+    freeze() {
+      signal('SIGSTOP');
+      frozen = true;
+    },
+    thaw() {
+      if (frozen) signal('SIGCONT');
+      frozen = false;
+    },
     close() {
+      try {
+        if (frozen) signal('SIGCONT');
+      } catch {
+        // already gone
+      }
+      frozen = false;
       try {
         if (running) stop('immediate');
       } catch {
