@@ -11,7 +11,8 @@ import { createMapper } from '../mapping/mapper.js';
 import { createMetrics, type BridgeMetrics } from '../observe/metrics.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import { COMMIT_MAX_BYTES, Spool } from '../store/spool.js';
-import type { SpoolStats, Store } from '../store/store.js';
+import type { SessionRow, SpoolStats, Store } from '../store/store.js';
+import { sendEndedSessionSpans } from '../session/ended-session-spans.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
 import { Delivery } from '../export/delivery.js';
 import { createRecordEncoder } from '../wire/encode-record.js';
@@ -216,7 +217,16 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     emit,
     log,
     delivery,
-    ...(spanExport ? { spans: spanTapFactory(spanExport) } : {}),
+    ...(spanExport
+      ? {
+          spans: spanTapFactory(spanExport),
+          endedSpans: (rows: Iterable<SessionRow>) => {
+            const offered = sendEndedSessionSpans(rows, { sink: spanExport, store, log });
+            if (offered > 0)
+              log.info({ spans: offered }, 'sending the spans of ended sessions not acknowledged before the last stop');
+          },
+        }
+      : {}),
     ...(ingest ? { ingest } : {}),
     ...(scaling ? { scaling } : {}),
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),

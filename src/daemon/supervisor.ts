@@ -59,6 +59,8 @@ export interface SupervisorDeps {
   shared?: { store: PgStore; leaseMs: number };
   /** Spans beside the records (traces.enabled): made for the sessions read on this thread. */
   spans?: SpanTapFactory;
+  /** At start: sends the spans the stored ended sessions still owe (session/ended-session-spans.ts). */
+  endedSpans?: (rows: Iterable<SessionRow>) => void;
   /** Ingest workers: sessions are read, mapped and encoded there once they run (absent: on this thread). */
   ingest?: IngestWorkers;
   /** `workers: auto`: when the ingest workers start (worker-scaling.ts); absent, they run from the start. */
@@ -166,6 +168,7 @@ export class Supervisor {
   /** Follows what the configuration lists now plus what was added in earlier runs (configured-sessions.ts). */
   async start(): Promise<void> {
     const stored = await reconcileConfigured(this.d.store, this.d.config.sessions);
+    this.d.endedSpans?.(stored.values());
     await this.d.scaling?.prepare([...stored.values()].filter((r) => r.lifecycle === 'active').length);
     this.d.scaling?.start();
     if (this.shared) {

@@ -107,13 +107,17 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     this.ctx = { sessionId: spec.id, attributes: { ...spec.attributes }, epoch: row.epoch };
     // The open spans as they stood at the checkpoint: the stream resumes after it, so do they.
     this.spans = deps.spans?.(spec.id, row.spans);
-    this.records = new SessionRecords(this.ctx, {
-      mapper: deps.mapper,
-      encode: deps.encode,
-      spool: deps.spool,
-      spans: this.spans,
-      emit: (fact) => this.emit(fact),
-    });
+    this.records = new SessionRecords(
+      this.ctx,
+      {
+        mapper: deps.mapper,
+        encode: deps.encode,
+        spool: deps.spool,
+        spans: this.spans,
+        emit: (fact) => this.emit(fact),
+      },
+      row,
+    );
     this.stats = { ...initialStatus(row), lastReceivedSeq: initial };
     this.subscriber = new Subscriber(spec.id, deps.client, stream, this, {
       idleTimeoutMs: deps.idleTimeoutMs,
@@ -205,6 +209,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     const rest = this.apply(items, 0, observed);
     if (rest) await rest;
     this.spans?.end();
+    this.records.spansEnded();
     if (unknown) this.emit({ f: 'session_unknown', session: this.id, detail });
     else
       this.emit({

@@ -31,14 +31,19 @@ export class SessionRecords {
   /** Captures the span state when the spool seals a batch of this session (traces on). */
   private readonly spanState: SpanStateSource | undefined;
 
-  /** `ctx` is the session's own: the pipeline moves its epoch and attributes, records read them. */
+  /**
+   * `ctx` is the session's own: the pipeline moves its epoch and attributes, records read them.
+   * `stored` is the checkpoint the session was read from (its position until it appends).
+   */
   constructor(
     private readonly ctx: SessionContext,
     private readonly d: SessionRecordsDeps,
+    stored: { checkpoint: number; epoch: number },
   ) {
     const tap = d.spans;
     this.spanState = tap && (() => tap.checkpoint());
-    this.next = { sessionId: ctx.sessionId, seq: 0, epoch: 0, tsMicros: 0, record: null, sourceId: undefined };
+    const { checkpoint: seq, epoch } = stored;
+    this.next = { sessionId: ctx.sessionId, seq, epoch, tsMicros: 0, record: null, sourceId: undefined };
   }
 
   /**
@@ -119,6 +124,22 @@ export class SessionRecords {
     a.record = null;
     a.sourceId = undefined;
     a.spans = undefined;
+    this.append(a);
+  }
+
+  /**
+   * The session's stream ended and its tap closed the spans still open (traces on): its checkpoint
+   * is written once more where it is, with the span state, so the spans the end closed are stored
+   * until the traces endpoint acknowledges them. Without it, a session that ended idle (its last
+   * batch committed before its end) offered them after its last state, and a stop before they were
+   * sent lost them: an ended session is not read again (session/ended-session-spans.ts sends them).
+   */
+  spansEnded(): void {
+    if (this.spanState === undefined) return;
+    const a = this.next;
+    a.record = null;
+    a.sourceId = undefined;
+    a.spans = this.spanState;
     this.append(a);
   }
 

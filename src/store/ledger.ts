@@ -65,7 +65,10 @@ export class Ledger {
   private moveTo(u: CheckpointUpdate): void {
     const h = this.high.get(u.sessionId);
     // A session followed again from an older checkpoint (a worker died) re-reads what it had read.
-    if (h && (h.epoch > u.epoch || (h.epoch === u.epoch && h.checkpoint >= u.checkpoint))) return;
+    // A move to the same position that carries a span state is written for that state: the
+    // session's end closed its spans after its last batch (session-records.ts spansEnded).
+    const same = h !== undefined && h.epoch === u.epoch && h.checkpoint === u.checkpoint;
+    if (h && (h.epoch > u.epoch || (h.epoch === u.epoch && h.checkpoint > u.checkpoint) || (same && !u.spans))) return;
     this.high.set(u.sessionId, u);
     if (this.dirty.size === 0) this.oldestUnwritten = this.now();
     this.dirty.set(u.sessionId, u);

@@ -86,6 +86,15 @@ export async function setLifecycle(db: pg.Pool, sessionId: string, lifecycle: Se
   );
 }
 
+/** Forgets the span state of a session that is not active (store.ts dropSpanState). */
+export async function dropSpanState(db: pg.Pool, sessionId: string): Promise<void> {
+  await db.query(
+    `DELETE FROM bridge_span_states t WHERE t.session_id = $1
+       AND NOT EXISTS (SELECT 1 FROM bridge_sessions s WHERE s.id = $1 AND s.lifecycle = 'active')`,
+    [sessionId],
+  );
+}
+
 /**
  * Deletes the rows of sessions that ended or were removed longer ago than `afterMs` and have nothing
  * spooled, as the embedded store does (sqlite-store.ts): PUT churn must not grow the table that every

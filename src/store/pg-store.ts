@@ -113,6 +113,10 @@ export class PgStore implements Store {
     return sessionRows.setLifecycle(this.db, sessionId, lifecycle);
   }
 
+  dropSpanState(sessionId: string): Promise<void> {
+    return sessionRows.dropSpanState(this.db, sessionId);
+  }
+
   claimDiscoveryPoll(minGapMs: number): Promise<DiscoveryClaim> {
     return claimDiscoveryPoll(this.db, this.replicaId, minGapMs);
   }

@@ -12,6 +12,8 @@ export interface SqliteSpanStates {
   write(sessionId: string, state: Buffer): void;
   /** Forgets the session's state: it has no open span, or was removed. */
   drop(sessionId: string): void;
+  /** Forgets the session's state unless it is active (store.ts dropSpanState). */
+  dropIfInactive(sessionId: string): void;
   /** Drops the states of sessions no longer in the sessions table (after pruning). */
   dropOrphans(): void;
 }
@@ -22,12 +24,18 @@ export function prepareSpanStates(db: Database.Database): SqliteSpanStates {
     'INSERT INTO span_states (session_id, state) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET state = excluded.state WHERE state IS NOT excluded.state',
   );
   const drop = db.prepare('DELETE FROM span_states WHERE session_id = ?');
+  const dropIfInactive = db.prepare(
+    "DELETE FROM span_states WHERE session_id = @id AND NOT EXISTS (SELECT 1 FROM sessions WHERE id = @id AND lifecycle = 'active')",
+  );
   return {
     write: (sessionId, state) => {
       write.run(sessionId, state);
     },
     drop: (sessionId) => {
       drop.run(sessionId);
+    },
+    dropIfInactive: (id) => {
+      dropIfInactive.run({ id });
     },
     dropOrphans: () => {
       db.exec('DELETE FROM span_states WHERE session_id NOT IN (SELECT id FROM sessions)');

@@ -187,6 +187,10 @@ export class SqliteStore implements Store {
     })();
   }
 
+  async dropSpanState(sessionId: string): Promise<void> {
+    this.spanStates.dropIfInactive(sessionId);
+  }
+
   async addSessions(specs: readonly SessionSpec[], source: SessionSource): Promise<SessionRow[]> {
     const added: SessionRow[] = [];
     this.db.transaction(() => {

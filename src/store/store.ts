@@ -107,6 +107,11 @@ export interface Store {
   putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow>;
   setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void>;
   /**
+   * Forgets the span state of a session that is not active (an ended session whose spans were all
+   * acknowledged); a session followed again keeps the state its own checkpoints write.
+   */
+  dropSpanState(sessionId: string): Promise<void>;
+  /**
    * Spools segments and moves checkpoints in ONE transaction: a checkpoint never runs ahead of the
    * spool. Returns the ids given to the segments, in order.
    */

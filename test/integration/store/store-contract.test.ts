@@ -231,6 +231,23 @@ for (const [name, make] of impls) {
       await s.close();
     });
 
+    it("drops an ended session's span state on request, never an active one's", async () => {
+      const f = make();
+      const s = await f.open();
+      for (const id of ['ended', 'active']) {
+        await s.putSession({ id, attributes: {} }, 'config');
+        await s.commit([], [{ sessionId: id, checkpoint: 3, epoch: 0, spans: () => `{"id":"${id}"}` }]);
+      }
+      await s.setLifecycle('ended', 'ended');
+      await s.dropSpanState('ended');
+      await s.dropSpanState('active');
+      const rows = new Map((await s.sessions()).map((r) => [r.spec.id, r]));
+      expect(rows.get('ended')).toMatchObject({ lifecycle: 'ended', checkpoint: 3 });
+      expect(rows.get('ended')!.spans).toBeUndefined();
+      expect(rows.get('active')!.spans).toBe('{"id":"active"}');
+      await s.close();
+    });
+
     it('a checkpoint move with the same span state keeps it; a stale checkpoint writes no state', async () => {
       const f = make();
       let s = await f.open();

@@ -56,6 +56,20 @@ describe('Ledger', () => {
     expect(l.pending()).toEqual([at('a', 1, 1)]);
   });
 
+  it('writes a move to the same position again only when it carries a span state (a session end closed its spans)', () => {
+    const l = new Ledger();
+    l.hold(at('a', 50), null);
+    l.written([at('a', 50)], 0);
+    l.hold(at('a', 50), null);
+    expect(l.pending()).toEqual([]);
+    const ended = { ...at('a', 50), spans: () => '{"v":1}' };
+    l.hold(ended, null);
+    expect(l.pending()).toEqual([ended]);
+    l.written([ended], 0);
+    l.hold({ ...at('a', 49), spans: () => '{"v":1}' }, null); // never back, state or not
+    expect(l.pending()).toEqual([]);
+  });
+
   it('forgets sessions given up: their segments are unknown, their moves unwritten', () => {
     const l = new Ledger();
     l.hold(at('a', 1), -1);
