@@ -78,25 +78,37 @@ function memberName(text: string, open: number, close: number): string {
   }
 }
 
-/** `\n`, `\r`, `\t`: white space as a JSON string escapes it. */
-const isEscapedSpace = (text: string, i: number): boolean => {
+/**
+ * The character at `i` of a JSON string's raw text, its escape decoded when it is one a serialized
+ * document can begin with (`\n`, `\r`, `\t`, `\uXXXX`): [code, characters it takes]; [-1, 0] for any
+ * other escape.
+ */
+function charIn(text: string, i: number): [number, number] {
+  const c = text.charCodeAt(i);
+  if (c !== 92 /* \ */) return [c, 1];
   const e = text.charCodeAt(i + 1);
-  return text.charCodeAt(i) === 92 /* \ */ && (e === 110 /* n */ || e === 114 /* r */ || e === 116); /* t */
-};
+  if (e === 110 /* n */) return [10, 2];
+  if (e === 114 /* r */) return [13, 2];
+  if (e === 116 /* t */) return [9, 2];
+  if (e === 117 /* u */) {
+    const hex = text.slice(i + 2, i + 6);
+    if (/^[0-9a-fA-F]{4}$/.test(hex)) return [parseInt(hex, 16), 6];
+  }
+  return [-1, 0];
+}
 
 /**
  * Whether the string opened at `open` starts like a JSON object or array, past white space, raw or
- * escaped (a serialized document may begin with a line break, which the string holds as `\n`).
+ * escaped (a serialized document may begin with a line break, which the string holds as `\n`, or
+ * a serializer may write `\u000a`, `\u007b`): what the same body decoded from JSON would show.
  */
 function holdsJson(text: string, open: number): boolean {
   let i = open + 1;
   for (;;) {
-    if (i < text.length && isSpace(text.charCodeAt(i))) i++;
-    else if (isEscapedSpace(text, i)) i += 2;
-    else break;
+    const [c, width] = charIn(text, i);
+    if (width > 0 && isSpace(c)) i += width;
+    else return c === 123 /* { */ || c === 91; /* [ */
   }
-  const c = text.charCodeAt(i);
-  return c === 123 /* { */ || c === 91; /* [ */
 }
 
 /**

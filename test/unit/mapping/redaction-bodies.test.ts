@@ -179,6 +179,15 @@ describe('the JSON text scanner', () => {
       JSON.stringify({ payload: '\r\n\t [' + JSON.stringify({ token: 'SECRET' }) + ']' }),
       JSON.stringify({ payload: '\r\n\t [' + JSON.stringify({ token: 'REDACTED' }) + ']' }),
     ],
+    // The same, with the white space or the bracket as \u escapes (a serializer may write them so).
+    [
+      '{"payload":"\\u000a{\\"password\\":\\"SECRET\\"}"}',
+      JSON.stringify({ payload: '\n' + JSON.stringify({ password: 'REDACTED' }) }),
+    ],
+    [
+      '{"payload":"\\u0020\\u005B{\\"token\\":\\"SECRET\\"}]"}',
+      JSON.stringify({ payload: ' [' + JSON.stringify({ token: 'REDACTED' }) + ']' }),
+    ],
     // A nested document with nothing secret stays byte for byte (escaped slashes kept).
     ['{"payload":"{\\"u\\":\\"a\\/b\\"}"}', null],
     // A string that merely starts with a brace is left alone.
