@@ -166,7 +166,6 @@ export class Spool {
     if (stored) await this.writer.deletes.delete(stored);
   }
 
-  /** The last commit's error while commits fail (disk full, store down), for readiness: no probe needed. */
   /**
    * How long delivery from memory has been paused because checkpoints are not being written (shared
    * store, overflow mode: overflow-writer.ts), in ms; undefined when it is not paused.
@@ -175,6 +174,7 @@ export class Spool {
     return this.writer.overflow.memoryPausedForMs;
   }
 
+  /** The last commit's error while commits fail (disk full, store down), for readiness: no probe needed. */
   get commitError(): string | undefined {
     return this.writer.commitError;
   }
