@@ -5,9 +5,11 @@ import type { SessionSpec } from '../config/schema.js';
 import type { SessionLifecycle, SessionRow, SessionSource } from './store.js';
 
 // The span state lives in a table of its own (pg-schema.ts); read here beside the row. The old column
-// is left empty: a replica of an older bridge still finds it.
+// is left empty: a replica of an older bridge still finds it. While such a replica runs beside this
+// one it writes its states there, and this bridge empties the column with every checkpoint it
+// writes (pg-spool-writes.ts): a state in the column is then newer than the table's, and wins.
 export const SESSION_COLUMNS =
-  'id, spec, source, lifecycle, checkpoint, epoch, source_id, (SELECT t.state FROM bridge_span_states t WHERE t.session_id = id) AS span_state';
+  'id, spec, source, lifecycle, checkpoint, epoch, source_id, coalesce(span_state, (SELECT t.state FROM bridge_span_states t WHERE t.session_id = id)) AS span_state';
 
 /** A session row as the driver returns SESSION_COLUMNS. */
 export interface RawSession {
@@ -80,7 +82,8 @@ export async function sessionSpecs(db: pg.Pool, ids: readonly string[]): Promise
 export async function setLifecycle(db: pg.Pool, sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
   // One statement: a removed session's span state goes with the lifecycle change, atomically.
   await db.query(
-    `WITH u AS (UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END WHERE id = $2)
+    `WITH u AS (UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END,
+       span_state = CASE WHEN $1 = 'removed' THEN NULL ELSE span_state END WHERE id = $2)
      DELETE FROM bridge_span_states WHERE $1 = 'removed' AND session_id = $2`,
     [lifecycle, sessionId],
   );
@@ -88,8 +91,10 @@ export async function setLifecycle(db: pg.Pool, sessionId: string, lifecycle: Se
 
 /** Forgets the span state of a session that is not active (store.ts dropSpanState). */
 export async function dropSpanState(db: pg.Pool, sessionId: string): Promise<void> {
+  // The old column too: a replica of the previous version may have left the state there.
   await db.query(
-    `DELETE FROM bridge_span_states t WHERE t.session_id = $1
+    `WITH col AS (UPDATE bridge_sessions SET span_state = NULL WHERE id = $1 AND lifecycle <> 'active' AND span_state IS NOT NULL)
+     DELETE FROM bridge_span_states t WHERE t.session_id = $1
        AND NOT EXISTS (SELECT 1 FROM bridge_sessions s WHERE s.id = $1 AND s.lifecycle = 'active')`,
     [sessionId],
   );

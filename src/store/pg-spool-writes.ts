@@ -18,6 +18,8 @@ const INSERT_ROWS = 500;
 /**
  * The span states of the sessions whose checkpoint moved (`moved(id, spans)`), as CTEs: written
  * only when changed (an unchanged state makes no new tuple), dropped when the update carries none.
+ * The moves also empty the sessions row's old `span_state` column: what a replica of the previous
+ * version writes there is then always newer than the table's state (pg-sessions.ts reads it first).
  */
 const SPAN_WRITES = `written AS (INSERT INTO bridge_span_states (session_id, state) SELECT id, spans FROM moved WHERE spans IS NOT NULL
        ON CONFLICT (session_id) DO UPDATE SET state = excluded.state WHERE bridge_span_states.state IS DISTINCT FROM excluded.state),
@@ -76,7 +78,7 @@ export async function commitSpool(
       await c.query(
         `WITH o AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::text[]) AS o(id, cp, ep, src, spans)),
          moved AS (
-           UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id)
+           UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id), span_state = NULL
            FROM o WHERE s.id = o.id AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp))
            RETURNING s.id, o.spans),
          ${SPAN_WRITES}
@@ -149,7 +151,7 @@ async function writeCheckpoints(
     `WITH o AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::text[], $5::bigint[], $7::text[]) AS o(id, cp, ep, src, lease, spans)),
      held AS (SELECT s.id FROM bridge_sessions s JOIN o ON s.id = o.id WHERE s.owner = $6 AND s.lease_epoch = o.lease FOR SHARE OF s),
      moved AS (
-       UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id)
+       UPDATE bridge_sessions s SET checkpoint = o.cp, epoch = o.ep, source_id = coalesce(o.src, s.source_id), span_state = NULL
        FROM o WHERE s.id = o.id AND (SELECT count(*) FROM held) = cardinality($1::text[])
          AND (s.epoch < o.ep OR (s.epoch = o.ep AND s.checkpoint <= o.cp))
        RETURNING s.id, o.spans),

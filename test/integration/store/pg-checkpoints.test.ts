@@ -29,7 +29,7 @@ async function claimedBy(replica: string, database: string, ids: string[]) {
   await admin.query("INSERT INTO bridge_replicas (id, lease_until) VALUES ($1, now() + interval '1 hour')", [replica]);
   for (const id of ids) await store.putSession({ id, attributes: {} }, 'config');
   await store.claim(ids);
-  return { store, admin };
+  return { store, admin, url };
 }
 
 describe('PostgreSQL store: checkpoint writes', () => {
@@ -102,5 +102,22 @@ describe('PostgreSQL store: checkpoint writes', () => {
     await store.commit([], [{ sessionId: 's', checkpoint: 4, epoch: 0 }]);
     const left = await admin.query("SELECT 1 FROM bridge_span_states WHERE session_id = 's'");
     expect(left.rowCount).toBe(0);
+  });
+
+  it('in a fleet with a replica of the previous version, the newest span state wins, whoever wrote it', async () => {
+    const { store, admin, url } = await claimedBy('m', 'mixed_fleet', ['x', 'y']);
+    // 'x': a replica of the previous version wrote its state in the sessions row (after this
+    // bridge's migration ran), then this bridge took the session and moved on with a newer one.
+    await admin.query("UPDATE bridge_sessions SET span_state = 'x-previous', checkpoint = 3 WHERE id = 'x'");
+    await store.commit([], [{ sessionId: 'x', checkpoint: 5, epoch: 0, spans: () => 'x-newer' }]);
+    // 'y': this bridge wrote first, then the previous version's replica moved it on.
+    await store.commit([], [{ sessionId: 'y', checkpoint: 5, epoch: 0, spans: () => 'y-older' }]);
+    await admin.query("UPDATE bridge_sessions SET span_state = 'y-newer', checkpoint = 8 WHERE id = 'y'");
+    const spans = async (s: PgStore) => Object.fromEntries((await s.sessions()).map((r) => [r.spec.id, r.spans]));
+    // Read by a replica already running, and by one that starts (its migration moves the column).
+    expect(await spans(store)).toEqual({ x: 'x-newer', y: 'y-newer' });
+    const next = await openPgStore({ url, replicaId: 'n' });
+    open.push(next);
+    expect(await spans(next)).toEqual({ x: 'x-newer', y: 'y-newer' });
   });
 });
