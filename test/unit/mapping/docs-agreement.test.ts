@@ -9,7 +9,8 @@ import { CATALOGUE, NAMED_WITHOUT_DETAIL, SERVICE_TYPES } from '../../../src/map
 import { CDP_METHODS } from '../../../src/mapping/cdp-methods.js';
 import { SEVERITY } from '../../../src/mapping/severity-levels.js';
 import { SERVICE_EVENT_TYPES, SPEC_EVENT_TYPES } from '../../../src/vocabulary/event-types.js';
-import { CDP_CASES, TYPE_CASES, type MappingCase } from './cases.js';
+import { TYPE_CASES, type MappingCase } from './cases.js';
+import { CDP_CASES } from './cdp-cases.js';
 import { isBaseAttribute, mapCase } from './helpers.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));

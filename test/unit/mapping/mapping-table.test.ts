@@ -1,7 +1,8 @@
 // Runs every case of cases.ts: one or more per row of docs/mapping.md.
 import { describe, expect, it } from 'vitest';
 import { severityText } from '../../../src/mapping/severity-levels.js';
-import { CDP_CASES, TYPE_CASES, type MappingCase } from './cases.js';
+import { TYPE_CASES, type MappingCase } from './cases.js';
+import { CDP_CASES } from './cdp-cases.js';
 import { CTX, TS, mapCase } from './helpers.js';
 
 function check(k: MappingCase): void {
