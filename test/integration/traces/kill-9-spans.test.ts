@@ -30,7 +30,7 @@ function storedSpanState(stateDir: string): string | undefined {
     if (table === undefined) return undefined;
     const row = db.prepare('SELECT state AS s FROM span_states WHERE session_id = ?').get(ID) as
       { s: Buffer | string } | undefined;
-    // Stored compressed (store/sqlite-store.ts).
+    // Stored compressed (store/sqlite-span-states.ts).
     return row === undefined ? undefined : typeof row.s === 'string' ? row.s : inflateRawSync(row.s).toString('utf8');
   } finally {
     db.close();
