@@ -73,6 +73,9 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
       host,
       port: Number(url.port) || 80,
       noDelay: true,
+      // As node:http's keep-alive agent sets on its sockets: the kernel probes a silent peer.
+      keepAlive: true,
+      keepAliveInitialDelay: 1000,
       onread: { buffer: readBuffer, callback: (n, buf) => onRead(n, buf as Buffer) },
     });
     open.add(socket);
