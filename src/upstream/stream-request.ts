@@ -108,8 +108,13 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
         reject(err ?? new Error('the connection closed before a response'));
         return;
       }
-      if (onEnd) onEnd(err ?? undefined);
-      else endedEarly = err;
+      if (onEnd) {
+        // Nothing after the end.
+        const end = onEnd;
+        onData = undefined;
+        onEnd = undefined;
+        end(err ?? undefined);
+      } else endedEarly = err;
     };
     const onAbort = (): void => fail(abortReason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
@@ -184,10 +189,14 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
         process.nextTick(() => {
           const first = early;
           early = [];
-          for (const chunk of first) if (!over || endedEarly !== undefined) data(chunk);
+          for (const chunk of first) if (onData === data) data(chunk);
+          // Destroyed meanwhile (by the reader, or by a failure already reported): nothing more.
+          if (onEnd !== end) return;
           if (endedEarly !== undefined) {
             const why = endedEarly;
             endedEarly = undefined;
+            onData = undefined;
+            onEnd = undefined;
             end(why ?? undefined);
           } else if (!over && !held) socket.resume();
         });
