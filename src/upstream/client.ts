@@ -38,8 +38,9 @@ export function idSegment(id: string): string {
 }
 
 /**
- * Bytes of a body buffered ahead of its reader before reading from the socket stops (Node 22's
- * default is 64 KiB): a thousand streams may each hold this much read-ahead in memory.
+ * Bytes of a node:http body buffered ahead of its reader before reading from the socket stops (Node
+ * 22's default is 64 KiB): a thousand https:// or proxied streams may each hold this much read-ahead
+ * (plus a 64 KiB read) in memory. Plain http:// streams are read without it (stream-request.ts).
  */
 const STREAM_HIGH_WATER_MARK = 16 * 1024;
 
