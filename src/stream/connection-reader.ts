@@ -9,12 +9,14 @@
 //      ├─error, reset──▶ network
 //      └─stop() (releases the hold)──▶ closed "stopped"
 //
-// Driven by the body's `data` events rather than `for await`: an async iterator costs a chain of
-// promises, closures and contexts per chunk that lives until the next chunk, and with a thousand
-// live sessions that is tens of milliseconds, long enough to be promoted to the old generation
-// every time. Here a chunk costs one callback.
-import { finished, type Readable } from 'node:stream';
-import { discard } from '../upstream/read-body.js';
+// Driven by the body's callbacks (upstream/stream-body.ts) rather than `for await`: an async
+// iterator costs a chain of promises, closures and contexts per chunk that lives until the next
+// chunk, and with a thousand live sessions that is tens of milliseconds, long enough to be promoted
+// to the old generation every time. Here a chunk costs one callback. A chunk is the body's bytes of
+// one socket read, valid during the callback only (the decoder copies what a frame keeps): on the
+// bridge's own socket (upstream/stream-request.ts) it lies in a buffer every session of the thread
+// reads into, and a hold stops that socket before its next read.
+import type { StreamBody } from '../upstream/stream-body.js';
 import { yieldIfDue } from '../util/fair-share.js';
 import { networkMessage } from '../util/network-message.js';
 import type { ReconnectReason } from '../vocabulary/session-states.js';
@@ -59,7 +61,7 @@ export interface ConnectionHost {
  * happens to the connection meanwhile (an error, an abort) is acted on only once the hold is over,
  * so the items of this connection are all handed out before the next connection's.
  */
-export function readConnection(body: Readable, ac: AbortController, host: ConnectionHost): Promise<ReadOutcome> {
+export function readConnection(body: StreamBody, ac: AbortController, host: ConnectionHost): Promise<ReadOutcome> {
   let why: ReconnectReason | undefined;
   const decoder = createFrameDecoder(() => {
     why = 'frame_too_large';
@@ -89,11 +91,9 @@ export function readConnection(body: Readable, ac: AbortController, host: Connec
     const finish = (outcome: ReadOutcome, clean = false): void => {
       if (settled) return;
       settled = true;
-      body.off('data', onData);
-      stopWatching();
       stream.connectionEnded(clean);
       watchdog.stop();
-      discard(body);
+      body.destroy();
       resolve(outcome);
     };
     const stopped = (): void => finish({ reason: 'closed', detail: 'stopped' });
@@ -126,7 +126,7 @@ export function readConnection(body: Readable, ac: AbortController, host: Connec
         if (end()) finish({ reason: 'network', detail: `internal error: ${(err as Error).message}` });
       });
     };
-    const resume = (): void => void body.resume();
+    const resume = (): void => body.resume();
 
     const onData = (chunk: Buffer): void => {
       // A paused body emits nothing: no chunk arrives while a hold is pending.
@@ -170,10 +170,9 @@ export function readConnection(body: Readable, ac: AbortController, host: Connec
       finish({ reason: 'network', detail: networkMessage(err) });
     };
 
-    body.on('data', onData);
-    // finished() reports an end, an error or a close before the end exactly once, also when it
+    // The body reports an end, an error or a close before the end exactly once, also when it
     // happened before this read began (a body destroyed between the answer and here).
-    const stopWatching = finished(body, (err) => {
+    body.start(onData, (err) => {
       if (settled) return;
       const ended = (): void => (err ? failed(err) : endedCleanly());
       if (host.hold.release !== undefined) endedDuringHold = ended;

@@ -26,7 +26,7 @@
 // epoch changes), never raw frames, and tells the stream how each connection ended (a clean close
 // means nothing was cut off; the real service resets instead). What its owner needs of the
 // position it asks here (lastSeq, unpositioned, setBaseline).
-import type { Readable } from 'node:stream';
+import type { StreamBody } from '../upstream/stream-body.js';
 import type { BackoffConfig } from '../config/schema.js';
 import type { StreamPosition, UpstreamClient } from '../upstream/client.js';
 import { describeApiError } from '../upstream/api-error.js';
@@ -264,7 +264,7 @@ export class Subscriber {
   }
 
   /** One connection's body, read by stream/connection-reader.ts until it ends or the subscriber stops. */
-  private read(body: Readable, ac: AbortController): Promise<ReadOutcome> {
+  private read(body: StreamBody, ac: AbortController): Promise<ReadOutcome> {
     this.setState('streaming');
     this.stream.newConnection();
     this.sink.report({ type: 'connected' });

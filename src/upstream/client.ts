@@ -5,7 +5,7 @@
 // exceptions, except for network failures (connection refused, reset, timeout), which throw. How the
 // bodies are read (capped, paced, discarded) is upstream/read-body.ts.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { Socket } from 'node:net';
 import type { TlsFiles } from '../config/tls.js';
 import { HttpClient } from '../util/http-client.js';
 import { createApiKeyProvider, type ApiKeyProvider } from './api-key.js';
@@ -15,7 +15,10 @@ import { parseApiError, type ApiErrorBody } from './api-error.js';
 import { parseRetryAfter } from '../util/backoff.js';
 import { listSearchParams, parseListPage, type BrowserListQuery, type ListPage } from './browser-list.js';
 import { limitConcurrency } from '../util/concurrency-limit.js';
-import { discard, MAX_ERROR_BODY, MIN_BODY_RATE, readCapped, readPaced, type LargeBodyGate } from './read-body.js';
+import { MAX_ERROR_BODY, MIN_BODY_RATE, readCapped, readPaced, type LargeBodyGate } from './read-body.js';
+import { bodyText, readableBody, type StreamBody } from './stream-body.js';
+import { requestStream } from './stream-request.js';
+import { proxyFor } from '../util/proxy-env.js';
 
 /**
  * Pool lookups in flight at once per client. Every new pool reference (a PUT with a pool the bridge
@@ -35,8 +38,9 @@ export function idSegment(id: string): string {
 }
 
 /**
- * Bytes of a body buffered ahead of its reader before reading from the socket stops (Node 22's
- * default is 64 KiB): a thousand streams may each hold this much read-ahead in memory.
+ * Bytes of a node:http body buffered ahead of its reader before reading from the socket stops (Node
+ * 22's default is 64 KiB): a thousand https:// or proxied streams may each hold this much read-ahead
+ * (plus a 64 KiB read) in memory. Plain http:// streams are read without it (stream-request.ts).
  */
 const STREAM_HIGH_WATER_MARK = 16 * 1024;
 
@@ -48,7 +52,7 @@ export interface StreamPosition {
 }
 
 export type OpenStreamResult =
-  | { kind: 'stream'; body: Readable }
+  | { kind: 'stream'; body: StreamBody }
   | { kind: 'error'; status: number; error: ApiErrorBody; retryAfterMs?: number }
   | { kind: 'bad-content-type'; status: number; contentType: string };
 
@@ -84,6 +88,9 @@ export interface UpstreamClientOptions {
 
 export class UpstreamClient {
   private readonly http: HttpClient;
+  /** Stream connections on sockets of our own, destroyed by close() as the HTTP client's are. */
+  private readonly ownSockets = new Set<Socket>();
+  private closed = false;
 
   constructor(private readonly opts: UpstreamClientOptions) {
     // No body timeout: the subscriber runs its own idle watchdog, which must not fire while it
@@ -105,15 +112,31 @@ export class UpstreamClient {
     };
   }
 
-  /** GET /browsers/{id}/telemetry/stream */
+  /**
+   * GET /browsers/{id}/telemetry/stream. Plain http:// without a proxy is read on a socket of the
+   * bridge's own (upstream/stream-request.ts: no per-session read buffering); https:// and proxies
+   * go through node:http.
+   */
   async openStream(sessionId: string, pos: StreamPosition, signal: AbortSignal): Promise<OpenStreamResult> {
     const url = new URL(`${this.opts.baseUrl}/browsers/${idSegment(sessionId)}/telemetry/stream`);
     const extra: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
     if (pos.lastEventId !== undefined && pos.lastEventId > 0) extra['last-event-id'] = String(pos.lastEventId);
     else if (pos.replayAll) url.searchParams.set('replay', 'all');
-    const res = await this.http.request(url, { method: 'GET', headers: this.headers(extra), signal });
+    const headers = this.headers(extra);
+    let res: { statusCode: number; headers: Record<string, string | string[] | undefined>; body: StreamBody };
+    if (url.protocol === 'http:' && proxyFor(url) === undefined) {
+      if (this.closed) throw new Error('the HTTP client is closed');
+      const { connectTimeoutMs } = this.opts;
+      res = await requestStream(
+        { url, headers, signal, connectTimeoutMs, headersTimeoutMs: connectTimeoutMs },
+        this.ownSockets,
+      );
+    } else {
+      const answer = await this.http.request(url, { method: 'GET', headers, signal });
+      res = { statusCode: answer.statusCode, headers: answer.headers, body: readableBody(answer.body) };
+    }
     if (res.statusCode !== 200) {
-      const text = await readCapped(res.body, this.opts.connectTimeoutMs);
+      const text = await bodyText(res.body, this.opts.connectTimeoutMs, MAX_ERROR_BODY);
       const out: OpenStreamResult = {
         kind: 'error',
         status: res.statusCode,
@@ -125,7 +148,7 @@ export class UpstreamClient {
     }
     const ct = String(res.headers['content-type'] ?? '');
     if (!/^text\/event-stream\b/i.test(ct)) {
-      discard(res.body);
+      res.body.destroy();
       return { kind: 'bad-content-type', status: res.statusCode, contentType: ct || '(none)' };
     }
     return { kind: 'stream', body: res.body };
@@ -289,7 +312,10 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.http.close();
+    for (const socket of this.ownSockets) socket.destroy();
+    this.ownSockets.clear();
   }
 }
 

@@ -16,6 +16,7 @@ import type {
   StreamPosition,
 } from '../../../src/upstream/client.js';
 import { silentLogger } from '../../../src/util/logger.js';
+import { readableBody } from '../../../src/upstream/stream-body.js';
 
 type Answer = { frames: number[] | string; sid?: string; end: 'clean' | 'reset' } | { status: number };
 
@@ -53,7 +54,7 @@ function service(answers: Answer[], archive: Array<ReturnType<typeof env>> | 'no
             if (a.end === 'reset') throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
           })(),
         );
-        return { kind: 'stream', body: body };
+        return { kind: 'stream', body: readableBody(body) };
       },
       async listEvents(_id: string, q: ArchivePageQuery): Promise<ArchivePageResult> {
         archiveCalls++;

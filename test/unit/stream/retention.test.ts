@@ -10,6 +10,7 @@ import { createFrameDecoder, type Frame } from '../../../src/stream/frame-decode
 import { SequencedStream, type StreamItem } from '../../../src/stream/sequenced-stream.js';
 import { Subscriber, type StreamSink } from '../../../src/stream/subscriber.js';
 import type { OpenStreamResult } from '../../../src/upstream/client.js';
+import { readableBody } from '../../../src/upstream/stream-body.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -70,7 +71,7 @@ describe('between two chunks', () => {
       openStream: async (_id: string, _pos: unknown, signal: AbortSignal): Promise<OpenStreamResult> => {
         // As the HTTP client's body does (util/http-client.ts): an abort ends the read.
         signal.addEventListener('abort', () => body.destroy(new Error('aborted')));
-        return { kind: 'stream', body: body };
+        return { kind: 'stream', body: readableBody(body) };
       },
     };
     // The frames the subscriber hands to its stream.

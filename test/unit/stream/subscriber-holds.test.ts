@@ -9,6 +9,7 @@ import { SequencedStream, type StreamItem } from '../../../src/stream/sequenced-
 import { Subscriber, type StreamSink } from '../../../src/stream/subscriber.js';
 import type { OpenStreamResult } from '../../../src/upstream/client.js';
 import { MAX_FRAME_BYTES } from '../../../src/stream/frame-decoder.js';
+import { readableBody } from '../../../src/upstream/stream-body.js';
 
 const frame = (seq: number) =>
   `id: ${seq}\ndata: ${JSON.stringify({ seq, event: { ts: seq, type: 'console_log', category: 'console', source: {}, data: {} } })}\n\n`;
@@ -27,7 +28,7 @@ function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Pro
       const a = answers.shift() ?? 404;
       if (a === 404) return { kind: 'error', status: 404, error: { code: 'not_found', message: 'gone' } };
       signal.addEventListener('abort', () => a.destroy(Object.assign(new Error('aborted'), { name: 'AbortError' })));
-      return { kind: 'stream', body: a };
+      return { kind: 'stream', body: readableBody(a) };
     },
   };
   const sink: StreamSink = {

@@ -1,0 +1,76 @@
+// The body of a telemetry stream as its reader (stream/connection-reader.ts) sees it: bytes handed
+// out one read at a time, a pause that stops reading from the connection, and one end. Two sources
+// implement it: a socket of our own (upstream/stream-request.ts, plain http:// without a proxy) and a
+// node:http response (https://, proxies) through readableBody() below.
+import { finished, type Readable } from 'node:stream';
+import { discard } from './read-body.js';
+
+export interface StreamBody {
+  /**
+   * Starts handing out the body: `data` per read (the bytes are valid during the call only: copy
+   * what is kept), then `end` once (no error: the body ended cleanly), also when the body ended or
+   * failed before start. Called once.
+   */
+  start(data: (chunk: Buffer) => void, end: (err?: Error) => void): void;
+  /** No `data` until resume(); what the peer sends meanwhile waits in the kernel (or in node:http's buffer). */
+  pause(): void;
+  resume(): void;
+  /** Drops the body and its connection; `end` is not called after it. Idempotent. */
+  destroy(err?: Error): void;
+}
+
+/** A node:http response (or any Readable) as a StreamBody. */
+export function readableBody(r: Readable): StreamBody {
+  let stopWatching: (() => void) | undefined;
+  let onData: ((chunk: Buffer) => void) | undefined;
+  let gone = false;
+  return {
+    start(data, end) {
+      onData = data;
+      r.on('data', data);
+      // finished() reports an end, an error or a close before the end exactly once, also when it
+      // happened before start (a body destroyed between the answer and here).
+      stopWatching = finished(r, (err) => {
+        if (gone) return;
+        r.off('data', data);
+        end(err ?? undefined);
+      });
+    },
+    pause: () => void r.pause(),
+    resume: () => void r.resume(),
+    destroy(err) {
+      if (gone) return;
+      gone = true;
+      if (onData) r.off('data', onData);
+      stopWatching?.();
+      if (err) r.on('error', () => {}).destroy(err);
+      else discard(r);
+    },
+  };
+}
+
+/**
+ * Reads a (small) body as text, giving up after `timeoutMs` or `maxBytes` (an error answer whose
+ * body stalls or never ends must not hold a session in "connecting"). Never throws.
+ */
+export function bodyText(body: StreamBody, timeoutMs: number, maxBytes: number): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      clearTimeout(timer);
+      body.destroy();
+      resolve(Buffer.concat(chunks).toString('utf8').slice(0, maxBytes));
+    };
+    const timer = setTimeout(done, timeoutMs);
+    body.start(
+      (chunk) => {
+        if (size >= maxBytes) return;
+        chunks.push(Buffer.from(chunk));
+        size += chunk.length;
+        if (size >= maxBytes) done();
+      },
+      () => done(),
+    );
+  });
+}

@@ -1,0 +1,242 @@
+// The telemetry stream's GET on a socket of our own, for plain http:// without a proxy: a thousand
+// streams in one thread, each of which may be held (back-pressure, a repair, a fair-share turn).
+//
+// Why not node:http: a socket read is always 64 KiB (libuv's suggested size) whatever the high-water
+// mark, node:http's parser pushes a whole read into the response's buffer before the response
+// pauses, and the socket stops only after one more read: a held session kept up to ~128 KiB of heap.
+// Here every socket of the thread reads into one shared buffer (net.connect's `onread`), the body's
+// bytes are handed to the reader during the read callback (whose frame decoder copies out only what
+// a frame needs), and a held body stops the socket at once (the callback returns false): what the
+// peer sends meanwhile waits in the kernel's receive buffer, which TCP's window bounds, not in ours.
+//
+//   connecting ──connect──▶ request written ──head──▶ answered (the promise resolves) ──▶ body
+//      │                          │                      body: reading ◀──resume / pause──▶ held
+//      ├─connect timeout          ├─headers timeout      body ends (length, last chunk, close) → end()
+//      └─error, abort ──▶ rejected └─malformed, closed    error, reset, malformed, abort → end(err)
+//
+// Bytes of the body that came with the head (before the reader started) are the only ones copied
+// and held here, until start(). The connection is not reused after the body: a stream ends only
+// when its session does, or is cut.
+import { connect, type Socket } from 'node:net';
+import { CONNECT_TIMEOUT, HEADERS_TIMEOUT, HttpTimeoutError } from '../util/http-timeout.js';
+import { createResponseParser, type ResponseHead } from './http-response-parser.js';
+import type { StreamBody } from './stream-body.js';
+
+/** One read's worth (libuv's suggested size), shared by every socket of the thread: reads are handled synchronously. */
+const READ_BUFFER_BYTES = 64 * 1024;
+let shared: Buffer | undefined;
+const readBuffer = (): Buffer => (shared ??= Buffer.allocUnsafe(READ_BUFFER_BYTES));
+
+export interface StreamRequest {
+  /** An http:// URL. */
+  url: URL;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  /** Until the TCP connection is up; 0: none. */
+  connectTimeoutMs: number;
+  /** From the request written to the response head; 0: none. */
+  headersTimeoutMs: number;
+}
+
+export interface StreamResponse extends ResponseHead {
+  body: StreamBody;
+}
+
+/** Opens a connection (tracked in `open` until it closes), sends the GET and resolves with the response's head. */
+export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<StreamResponse> {
+  return new Promise<StreamResponse>((resolve, reject) => {
+    const { url, signal } = r;
+    const authority = url.host;
+    let request: string;
+    try {
+      signal.throwIfAborted();
+      request = requestHead(url, r.headers);
+    } catch (err) {
+      reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+
+    let answered = false;
+    let over = false;
+    /** The reader's callbacks once it started; until then body bytes wait in `early`. */
+    let onData: ((chunk: Buffer) => void) | undefined;
+    let onEnd: ((err?: Error) => void) | undefined;
+    let early: Buffer[] = [];
+    /** How the body ended before the reader started (null: cleanly). */
+    let endedEarly: Error | null | undefined;
+    let held = false;
+    /** Where this read's body bytes are gathered, in place (the body's pieces only move down). */
+    let out = 0;
+
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const socket = connect({
+      host,
+      port: Number(url.port) || 80,
+      noDelay: true,
+      // As node:http's keep-alive agent sets on its sockets: the kernel probes a silent peer.
+      keepAlive: true,
+      keepAliveInitialDelay: 1000,
+      onread: { buffer: readBuffer, callback: (n, buf) => onRead(n, buf as Buffer) },
+    });
+    open.add(socket);
+
+    const stopTimers = (): void => {
+      clearTimeout(connectTimer);
+      clearTimeout(headersTimer);
+    };
+    let headersTimer: NodeJS.Timeout | undefined;
+    const connectTimer =
+      r.connectTimeoutMs > 0
+        ? setTimeout(
+            () =>
+              fail(
+                new HttpTimeoutError(CONNECT_TIMEOUT, `no connection to ${authority} within ${r.connectTimeoutMs} ms`),
+              ),
+            r.connectTimeoutMs,
+          )
+        : undefined;
+
+    /** The end of the exchange: before the head, the promise fails; after it, the body ends. */
+    const fail = (err: Error | null): void => {
+      if (over) return;
+      over = true;
+      stopTimers();
+      signal.removeEventListener('abort', onAbort);
+      socket.destroy();
+      open.delete(socket);
+      if (!answered) {
+        reject(err ?? new Error('the connection closed before a response'));
+        return;
+      }
+      if (onEnd) {
+        // Nothing after the end.
+        const end = onEnd;
+        onData = undefined;
+        onEnd = undefined;
+        end(err ?? undefined);
+      } else endedEarly = err;
+    };
+    const onAbort = (): void => fail(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    const parser = createResponseParser({
+      head: (head) => {
+        answered = true;
+        clearTimeout(headersTimer);
+        resolve({ ...head, body });
+      },
+      body: (buf, start, end) => {
+        if (start !== out) buf.copy(buf, out, start, end);
+        out += end - start;
+      },
+      end: () => {
+        complete = true;
+      },
+    });
+    /** The body's end was parsed: acted on once the read's bytes are handed out. */
+    let complete = false;
+
+    function onRead(n: number, buf: Buffer): boolean {
+      if (over) return false;
+      out = 0;
+      let broken: Error | undefined;
+      try {
+        parser.feed(buf, n);
+      } catch (err) {
+        broken = err as Error;
+      }
+      // The bytes before a malformed part or the end are the body's: handed out first.
+      if (out > 0) {
+        const chunk = buf.subarray(0, out);
+        if (onData) onData(chunk);
+        else early.push(Buffer.from(chunk));
+      }
+      if (broken) fail(broken);
+      else if (complete) fail(null);
+      // Answered but not started yet, or held: the socket stops here and the kernel keeps the rest.
+      return !over && (!answered || (onData !== undefined && !held));
+    }
+
+    socket.once('connect', () => {
+      clearTimeout(connectTimer);
+      if (r.headersTimeoutMs > 0)
+        headersTimer = setTimeout(
+          () =>
+            fail(
+              new HttpTimeoutError(HEADERS_TIMEOUT, `no response from ${authority} within ${r.headersTimeoutMs} ms`),
+            ),
+          r.headersTimeoutMs,
+        );
+      socket.write(request);
+    });
+    socket.on('error', (err) => fail(err));
+    socket.once('end', () => {
+      try {
+        parser.eof();
+        fail(null);
+      } catch (err) {
+        fail(err as Error);
+      }
+    });
+    socket.once('close', () => fail(new Error('the connection closed')));
+
+    const body: StreamBody = {
+      start(data, end) {
+        onData = data;
+        onEnd = end;
+        // What came with the head, then how the body ended meanwhile, after this turn: the
+        // reader's own setup (as with a stream's finished()) completes first.
+        process.nextTick(() => {
+          const first = early;
+          early = [];
+          for (const chunk of first) if (onData === data) data(chunk);
+          // Destroyed meanwhile (by the reader, or by a failure already reported): nothing more.
+          if (onEnd !== end) return;
+          if (endedEarly !== undefined) {
+            const why = endedEarly;
+            endedEarly = undefined;
+            onData = undefined;
+            onEnd = undefined;
+            end(why ?? undefined);
+          } else if (!over && !held) socket.resume();
+        });
+      },
+      pause() {
+        if (held) return;
+        held = true;
+        // Within a read the callback's `false` stops the socket; between reads this does.
+        socket.pause();
+      },
+      resume() {
+        if (!held) return;
+        held = false;
+        if (!over && onData) socket.resume();
+      },
+      destroy(err) {
+        onData = undefined;
+        onEnd = undefined;
+        fail(err ?? null);
+      },
+    };
+  });
+}
+
+/** The request's bytes; a header value with CR or LF would split it (a key file ending in a newline), so it throws. */
+function requestHead(url: URL, headers: Record<string, string>): string {
+  let head = `GET ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  for (const [name, value] of Object.entries(headers)) {
+    if (/[\r\n\0]/.test(name) || /[\r\n\0]/.test(value))
+      throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), {
+        code: 'ERR_INVALID_CHAR',
+      });
+    head += `${name}: ${value}\r\n`;
+  }
+  return `${head}\r\n`;
+}
+
+/** What an aborted signal fails a request with: its reason (a TimeoutError for AbortSignal.timeout()). */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason;
+  return Object.assign(new Error('the request was aborted'), { name: 'AbortError', code: 'ABORT_ERR' });
+}
