@@ -201,7 +201,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     emit,
     log,
     delivery,
-    ...(spanExport ? { spans: spanTapFactory(spanExport) } : {}),
+    ...(spanExport ? { spans: spanTapFactory(spanExport, { captureEveryMs: config.traces.stateIntervalMs }) } : {}),
     ...(ingest ? { ingest } : {}),
     ...(scaling ? { scaling } : {}),
     ...(shared && sc.kind === 'postgres' ? { shared: { store: shared, leaseMs: sc.leaseMs } } : {}),
