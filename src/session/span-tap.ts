@@ -10,11 +10,12 @@
 // same, byte for byte, as if nothing had happened.
 //
 // Capturing the open state costs a serialization and, once written, a row of the store, and every
-// session's state changes between two batches: so the tap captures it at most every `captureEveryMs`
-// (`traces.state_interval`, default SPAN_CAPTURE_INTERVAL_MS). A batch sealed in between carries no state, and the spool does not move
-// the session's checkpoint to it (store/ledger.ts): the checkpoint moves only to captured positions.
-// A session that stops or ends is captured at its last position (capture()), so a graceful restart
-// reads nothing twice; a kill -9 reads again at most that interval more than without traces.
+// session's state changes between two batches: so the tap captures it at most every
+// `captureEveryMs` (`traces.state_interval`, default SPAN_CAPTURE_INTERVAL_MS). A batch sealed in
+// between carries no state, and the spool does not move the session's checkpoint to it
+// (store/ledger.ts): the checkpoint moves only to captured positions. A session that stops or ends
+// is captured at its last position (SessionRecords.capture()), so a graceful restart reads nothing
+// twice; a kill -9 reads again at most that interval more of each session than without traces.
 import type { Envelope } from '../upstream/envelope.js';
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { createSpanBuilder } from '../traces/span-builder.js';
