@@ -1,5 +1,5 @@
 // Traces on, the spool moves a session's checkpoint only to a position whose span state was
-// captured (docs/design.md "Spans ride on the checkpoint"): in `always` mode a commit whose last
+// captured (docs/design.md "Delivery semantics"): in `always` mode a commit whose last
 // append of a session carries no state spools its records and leaves its checkpoint where it was;
 // in `overflow` mode the ledger holds such positions and moves over them (ledger.test.ts,
 // overflow.model.test.ts). Traces off (no source at all) nothing changes.
