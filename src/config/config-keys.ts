@@ -143,6 +143,10 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
   }),
   traces: section('Spans: one trace per navigation, sent to the same collector (docs/traces.md).', {
     enabled: scalar('boolean', 'Builds and sends spans (env BRIDGE_TRACES; default false).'),
+    state_interval: scalar(
+      'duration',
+      "A session's open spans are saved with its checkpoint at most this often: a kill -9 reads that much more again (default 5s; 0: every batch).",
+    ),
   }),
   service: section('The resource of every record.', {
     name: scalar('string', 'service.name (default browser-telemetry-bridge; env OTEL_SERVICE_NAME).'),

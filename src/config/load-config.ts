@@ -109,7 +109,9 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
     const enabled = flag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? flag(tracesSection.enabled, 'traces.enabled') ?? false;
     // Built only when enabled, so a TRACES variable's mistake cannot stop a bridge that sends no spans.
     const tracesExporter = enabled ? buildExporter(section(raw, 'exporter', 'exporter'), env, 'traces') : exporter;
-    return { enabled, exporter: tracesExporter };
+    // The open span state is captured at most this often (session/span-tap.ts); 0: at every batch.
+    const stateIntervalMs = optDurationMs(tracesSection.state_interval, 'traces.state_interval', 0) ?? 5000;
+    return { enabled, exporter: tracesExporter, stateIntervalMs };
   }, undefined);
   const store = p.take(() => parseStoreConfig(raw, env), { kind: 'sqlite' } as const);
   const replica = p.take(() => replicaId(env), { id: '', explicit: false });

@@ -127,7 +127,12 @@ export interface BridgeConfig {
    * Spans beside the records (docs/traces.md): `traces.enabled` / BRIDGE_TRACES, and their exporter,
    * the logs exporter's settings with the OTEL_EXPORTER_OTLP_TRACES_* variables and /v1/traces.
    */
-  traces: { enabled: boolean; exporter: ExporterConfig };
+  traces: {
+    enabled: boolean;
+    exporter: ExporterConfig;
+    /** `traces.state_interval`: a session's open span state is captured at most this often (session/span-tap.ts). */
+    stateIntervalMs: number;
+  };
   resource: { serviceName: string; attributes: Record<string, string>; instanceId?: string };
   shutdownGraceMs: number;
   /** Ingest worker threads (reading, mapping, encoding); 0 does everything on the main thread. */

@@ -219,7 +219,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     delivery,
     ...(spanExport
       ? {
-          spans: spanTapFactory(spanExport),
+          spans: spanTapFactory(spanExport, { captureEveryMs: config.traces.stateIntervalMs }),
           endedSpans: (rows: Iterable<SessionRow>) => {
             const offered = sendEndedSessionSpans(rows, { sink: spanExport, store, log });
             if (offered > 0)

@@ -7,7 +7,9 @@
 //
 // Spans (traces on): a session's tap hands its finished spans to offerSpans(), and its append
 // passes the source of its span state; both travel with the batch (protocol.ts BatchSpans), the
-// state taken when the batch is posted, which is after the session's last append in it.
+// state taken when the batch is posted, which is after the session's last append in it. The tap
+// captures it at most every few seconds (session/span-tap.ts): a batch without one says that the
+// session's appends in it end at a position with no state (the checkpoint does not move there).
 //
 // Back-pressure: the main thread acknowledges a batch only once the spool has room for more, so
 // the bytes posted but not acknowledged are bounded: at `limit` the outbox is full and the sessions
@@ -158,7 +160,10 @@ export class Outbox {
   private takeSpans(): BatchSpans[] | undefined {
     if (this.finished.size === 0 && this.spanStates.size === 0) return undefined;
     const out = new Map<number, BatchSpans>();
-    for (const [h, source] of this.spanStates) out.set(h, { h, open: source()(), finished: [] });
+    for (const [h, source] of this.spanStates) {
+      const state = source();
+      if (state !== undefined) out.set(h, { h, open: state(), finished: [] });
+    }
     for (const [h, spans] of this.finished) {
       const e = out.get(h);
       if (e) e.finished = spans;

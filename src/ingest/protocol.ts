@@ -28,7 +28,10 @@ export interface WorkerInit {
   reportEveryMs: number;
 }
 
-/** One session's spans in a batch: the open state (JSON) after its last append, if it appended, and the spans finished. */
+/**
+ * One session's spans in a batch: the open state (JSON) after its last append, if it appended and
+ * the state was captured there (at most every few seconds), and the spans finished.
+ */
 export interface BatchSpans {
   h: number;
   open?: string;

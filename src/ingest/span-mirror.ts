@@ -5,7 +5,10 @@
 // mirror offers the finished spans to the span export as their owner, and gives the spool the span
 // state of the session's checkpoint exactly as a tap on this thread does (session/span-tap.ts): the
 // latest open state shipped (a seal runs between two batches, so it is the state after the last
-// append sealed) with the unsent spans as they are when the checkpoint is written.
+// append sealed) with the unsent spans as they are when the checkpoint is written. The worker
+// captures the open state at most every few seconds (session/span-tap.ts): a session's appends in a
+// batch that brought no state take UNCAPTURED as their source instead, and the spool does not move
+// their checkpoint there.
 import type { SpanSink } from '../session/span-tap.js';
 import type { SpanStateSource } from '../store/pending-segments.js';
 import { decodeSpanState, encodeSpanState } from '../traces/span-state.js';
@@ -46,6 +49,9 @@ export class SpanMirror {
     this.sink.offer(spans, this.owner);
   }
 }
+
+/** The source of appends whose batch brought no state of their session: not a position to move the checkpoint to. */
+export const UNCAPTURED: SpanStateSource = () => undefined;
 
 /** Before the worker shipped any state: nothing open. */
 const EMPTY_OPEN = '{"v":1,"docs":[],"frames":[],"requests":[],"closed":[]}';

@@ -22,7 +22,7 @@ import type { SessionStatus } from '../session/session-status.js';
 import { unpackBatch } from './outbox.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
 import { RemoteSession } from './remote-session.js';
-import { SpanMirror } from './span-mirror.js';
+import { SpanMirror, UNCAPTURED } from './span-mirror.js';
 import type { SpanSink } from '../session/span-tap.js';
 import { once } from '../util/lifecycle.js';
 
@@ -263,7 +263,13 @@ export class IngestWorkers {
         const { spool } = this.o;
         let strays = 0;
         // Spans of a session no longer followed are dropped with it: its next reader builds them again.
-        for (const sp of m.spans ?? []) slot.mirrors.get(sp.h)?.received(sp.open, sp.finished);
+        // The sessions whose state the worker captured after their last append in this batch: the
+        // others' appends end at a position with no state, where their checkpoint may not move.
+        const captured = new Set<number>();
+        for (const sp of m.spans ?? []) {
+          slot.mirrors.get(sp.h)?.received(sp.open, sp.finished);
+          if (sp.open !== undefined) captured.add(sp.h);
+        }
         unpackBatch(m.meta, m.bytes, m.sourceIds, (h, a) => {
           const s = slot.sessions.get(h);
           if (!s) {
@@ -271,7 +277,8 @@ export class IngestWorkers {
             return;
           }
           a.sessionId = s.id;
-          a.spans = slot.mirrors.get(h)?.source;
+          const mirror = slot.mirrors.get(h);
+          a.spans = mirror && (captured.has(h) ? mirror.source : UNCAPTURED);
           spool.append(a);
         });
         // A worker posts a session's last records before it answers a stop: this is a bug, not a

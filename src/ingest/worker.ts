@@ -40,7 +40,10 @@ const sessions = new Map<number, SessionPipeline>();
 // Spans are built here, beside the mapper; the main thread sends them and carries the unsent ones.
 const spans: SpanTapFactory | undefined = config.traces.enabled
   ? (sessionId, stored) =>
-      spanTapFactory({ offer: (encoded) => outbox.offerSpans(sessionId, encoded) }, { carry: false })(sessionId, stored)
+      spanTapFactory(
+        { offer: (encoded) => outbox.offerSpans(sessionId, encoded) },
+        { carry: false, captureEveryMs: config.traces.stateIntervalMs },
+      )(sessionId, stored)
   : undefined;
 const newSession = sessionFactory({
   config,

@@ -163,6 +163,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     // Stopped to be followed again (shutdown, a move, a handover): the open spans stay in the state
     // stored with the checkpoint. Removed for good: nothing will complete them, so they go now.
     if (removed) this.spans?.end('session_removed');
+    this.records.capture();
   }
 
   status(): SessionStatus {
@@ -209,7 +210,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     const rest = this.apply(items, 0, observed);
     if (rest) await rest;
     this.spans?.end();
-    this.records.spansEnded();
+    this.records.capture(true);
     if (unknown) this.emit({ f: 'session_unknown', session: this.id, detail });
     else
       this.emit({

@@ -30,6 +30,8 @@ export class SessionRecords {
   private readonly next: RecordToAppend;
   /** Captures the span state when the spool seals a batch of this session (traces on). */
   private readonly spanState: SpanStateSource | undefined;
+  /** An event or a gap was appended (a position a span state may be captured at). */
+  private appended = false;
 
   /**
    * `ctx` is the session's own: the pipeline moves its epoch and attributes, records read them.
@@ -96,6 +98,7 @@ export class SessionRecords {
     a.record = bytes;
     a.sourceId = sourceId;
     a.spans = this.spanState;
+    this.appended = true;
     this.append(a);
   }
 
@@ -109,10 +112,33 @@ export class SessionRecords {
     a.record = this.d.encode(gapRecord(ctx, g.first, g.last, ts, observedMicros, g.reason));
     a.sourceId = g.sourceId;
     a.spans = this.spanState;
+    this.appended = true;
     this.append(a);
     const session = this.ctx.sessionId;
     if (g.last === undefined) this.d.emit({ f: 'tail_unknown', session, epoch: g.epoch, afterSeq: g.first - 1 });
     else this.d.emit({ f: 'gap_recorded', session, first: g.first, last: g.last, reason: g.reason });
+  }
+
+  /**
+   * The session stops or ends (traces on): its span state is captured at the position of its last
+   * append, by a checkpoint-only append there, so that its checkpoint can move to the end of what
+   * it read (the tap captures at most every few seconds otherwise, session/span-tap.ts).
+   *
+   * `ended`: the stream ended and the tap closed the spans still open, so the state is written even
+   * when this run appended nothing (the ledger writes a move to the same position that carries a
+   * state). The spans the end closed are then stored until the traces endpoint acknowledges them;
+   * without it, a session that ended idle offered them after its last state, and a stop before they
+   * were sent lost them: an ended session is not read again (session/ended-session-spans.ts sends them).
+   */
+  capture(ended = false): void {
+    const tap = this.d.spans;
+    if (tap === undefined || (!this.appended && !ended)) return;
+    tap.captureNext();
+    const a = this.next;
+    a.record = null;
+    a.sourceId = undefined;
+    a.spans = this.spanState;
+    this.append(a);
   }
 
   /** `start: latest`'s baseline: the checkpoint alone moves to the archive's newest event. */
@@ -124,22 +150,6 @@ export class SessionRecords {
     a.record = null;
     a.sourceId = undefined;
     a.spans = undefined;
-    this.append(a);
-  }
-
-  /**
-   * The session's stream ended and its tap closed the spans still open (traces on): its checkpoint
-   * is written once more where it is, with the span state, so the spans the end closed are stored
-   * until the traces endpoint acknowledges them. Without it, a session that ended idle (its last
-   * batch committed before its end) offered them after its last state, and a stop before they were
-   * sent lost them: an ended session is not read again (session/ended-session-spans.ts sends them).
-   */
-  spansEnded(): void {
-    if (this.spanState === undefined) return;
-    const a = this.next;
-    a.record = null;
-    a.sourceId = undefined;
-    a.spans = this.spanState;
     this.append(a);
   }
 

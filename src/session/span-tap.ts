@@ -8,6 +8,14 @@
 // that point. Both are written with the batch's checkpoint, and a tap made from that stored state
 // sends the unsettled spans again and continues the open ones: after a kill -9 the spans are the
 // same, byte for byte, as if nothing had happened.
+//
+// Capturing the open state costs a serialization and, once written, a row of the store, and every
+// session's state changes between two batches: so the tap captures it at most every
+// `captureEveryMs` (`traces.state_interval`, default SPAN_CAPTURE_INTERVAL_MS). A batch sealed in
+// between carries no state, and the spool does not move the session's checkpoint to it
+// (store/ledger.ts): the checkpoint moves only to captured positions. A session that stops or ends
+// is captured at its last position (SessionRecords.capture()), so a graceful restart reads nothing
+// twice; a kill -9 reads again at most that interval more of each session than without traces.
 import type { Envelope } from '../upstream/envelope.js';
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { createSpanBuilder } from '../traces/span-builder.js';
@@ -30,21 +38,53 @@ export interface SpanTap {
   observe(envelope: Envelope, record: BridgeLogRecord | null): void;
   /** The session ended or was removed: open spans are flushed with that end marker. */
   end(reason?: SpanEnd): void;
-  /** The state at this point (a batch is sealed), serialized when its checkpoint is written. */
-  checkpoint(): SpanStateWriter;
+  /**
+   * A batch is sealed: the state at this point, serialized when its checkpoint is written; undefined
+   * when the last capture is more recent than the interval (the checkpoint may not move here).
+   */
+  checkpoint(): SpanStateWriter | undefined;
+  /** The next checkpoint() captures whatever the interval (the session stops or ends). */
+  captureNext(): void;
 }
 
 /** Makes the tap of one session, from the span state stored with its checkpoint when there is one. */
 export type SpanTapFactory = (sessionId: string, stored?: string) => SpanTap;
 
 /**
+ * A session's open span state is captured at most this often. Its durable checkpoint then moves at
+ * most this often with traces on, so a kill -9 reads again up to this much more of each session
+ * (docs/design.md "Delivery semantics"); in exchange the state is serialized and written about five
+ * times less than once per checkpoint write (CHECKPOINT_INTERVAL_MS).
+ */
+export const SPAN_CAPTURE_INTERVAL_MS = 5000;
+
+export interface SpanTapOptions {
+  /** false in an ingest worker (see spanTapFactory). */
+  carry?: boolean;
+  /** At most this often a state is captured (SPAN_CAPTURE_INTERVAL_MS); 0 captures at every batch. */
+  captureEveryMs?: number;
+  /** The clock the interval is measured on (ms). */
+  now?: () => number;
+}
+
+/**
  * `carry: false` is a tap in an ingest worker: the main thread sends the spans, so it carries the
  * unsent ones (ingest/span-mirror.ts) and resends the stored ones; the worker's checkpoint() then
  * gives the open state's JSON only, which the mirror wraps.
  */
-export function spanTapFactory(sink: SpanSink, { carry = true }: { carry?: boolean } = {}): SpanTapFactory {
+export function spanTapFactory(
+  sink: SpanSink,
+  {
+    carry = true,
+    captureEveryMs = SPAN_CAPTURE_INTERVAL_MS,
+    now = performance.now.bind(performance),
+  }: SpanTapOptions = {},
+): SpanTapFactory {
   const encode = createSpanEncoder();
   return (sessionId, stored) => {
+    // The first batch is captured: a session followed anew has a checkpoint within one batch.
+    let capturedAt = Number.NEGATIVE_INFINITY;
+    let force = false;
     const restored = decodeSpanState(stored);
     const builder = createSpanBuilder(sessionId, restored?.open);
     // Offered and not yet settled, in offer order (a Set keeps insertion order).
@@ -72,11 +112,18 @@ export function spanTapFactory(sink: SpanSink, { carry = true }: { carry?: boole
       },
       end: (reason = 'session_end') => offer(builder.end(reason)),
       checkpoint() {
+        const t = now();
+        if (!force && t - capturedAt < captureEveryMs) return undefined;
+        force = false;
+        capturedAt = t;
         const open = builder.snapshotJson();
         if (!carry) return () => open;
         // The unsent spans as they are when the checkpoint is written: a superset of those finished
         // up to it and not acknowledged, which is what must not be lost.
         return () => encodeSpanState(open, unsent);
+      },
+      captureNext() {
+        force = true;
       },
     };
   };

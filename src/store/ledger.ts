@@ -8,7 +8,10 @@
 // checkpoint moves over the settled run at the head only (Vector's acknowledgements: finalized in
 // source order, the checkpoint moves over a contiguous acknowledged run), so it never passes a
 // record that is neither delivered nor on disk. Moved checkpoints are "dirty" until the spool writes
-// them, all together, once per commit interval. The ledger also knows since when the oldest of
+// them, all together, once per commit interval. With traces on, a position whose span state was
+// not captured (`uncaptured`, session/span-tap.ts) is held and settled like any other, but the
+// checkpoint moves only to captured ones: over it to the next captured position once that settles.
+// A restart from the checkpoint then always continues the spans from the state of that position. The ledger also knows since when the oldest of
 // those moves has waited for its write (`unwrittenSince`): what a crash or a successor would send
 // again is what was acknowledged since then, so the spool bounds it by that age (overflow-writer.ts).
 import type { CheckpointUpdate } from './store.js';
@@ -34,7 +37,7 @@ export class Ledger {
   hold(update: CheckpointUpdate, segmentId: number | null): void {
     const q = this.bySession.get(update.sessionId);
     if (segmentId === null && !q) {
-      this.moveTo(update);
+      if (update.uncaptured !== true) this.moveTo(update);
       return;
     }
     const e: Entry = { update, segmentId, settled: segmentId === null };
@@ -57,7 +60,10 @@ export class Ledger {
     const q = this.bySession.get(sessionId);
     if (!q) return;
     let last: Entry | undefined;
-    while (q.length > 0 && q[0]!.settled) last = q.shift();
+    while (q.length > 0 && q[0]!.settled) {
+      const e = q.shift()!;
+      if (e.update.uncaptured !== true) last = e;
+    }
     if (q.length === 0) this.bySession.delete(sessionId);
     if (last) this.moveTo(last.update);
   }
@@ -66,7 +72,7 @@ export class Ledger {
     const h = this.high.get(u.sessionId);
     // A session followed again from an older checkpoint (a worker died) re-reads what it had read.
     // A move to the same position that carries a span state is written for that state: the
-    // session's end closed its spans after its last batch (session-records.ts spansEnded).
+    // session's end closed its spans after its last batch (session-records.ts capture).
     const same = h !== undefined && h.epoch === u.epoch && h.checkpoint === u.checkpoint;
     if (h && (h.epoch > u.epoch || (h.epoch === u.epoch && h.checkpoint > u.checkpoint) || (same && !u.spans))) return;
     this.high.set(u.sessionId, u);
@@ -89,7 +95,7 @@ export class Ledger {
       let last: Entry | undefined;
       for (const e of this.bySession.get(sessionId) ?? []) {
         if (!e.settled && !(e.segmentId !== null && spilling.has(e.segmentId))) break;
-        last = e;
+        if (e.update.uncaptured !== true) last = e;
       }
       const h = this.high.get(sessionId);
       if (

@@ -19,8 +19,11 @@ interface Pending {
   spans: SpanStateSource | undefined;
 }
 
-/** Called when a batch is sealed: the span state at that point, serialized later when it is written. */
-export type SpanStateSource = () => SpanStateWriter;
+/**
+ * Called when a batch is sealed: the span state at that point, serialized later when it is written;
+ * undefined when no state was captured at that point (the checkpoint may not move there).
+ */
+export type SpanStateSource = () => SpanStateWriter | undefined;
 
 /**
  * One append to the spool: an encoded record of a session, or with `record` null only its checkpoint
@@ -106,8 +109,13 @@ export class PendingSegments {
     for (const p of taken.values()) {
       const c: CheckpointUpdate = { sessionId: p.sessionId, checkpoint: p.checkpoint, epoch: p.epoch };
       if (p.sourceId !== undefined) c.sourceId = p.sourceId;
-      // Sealed after the session's last append: its span state is exactly the one at this checkpoint.
-      if (p.spans !== undefined) c.spans = p.spans();
+      // Sealed after the session's last append: its span state is exactly the one at this checkpoint,
+      // when one was captured there.
+      if (p.spans !== undefined) {
+        const state = p.spans();
+        if (state !== undefined) c.spans = state;
+        else c.uncaptured = true;
+      }
       checkpoints.push(c);
       if (p.records === 0) continue;
       records += p.records;

@@ -143,7 +143,9 @@ export class SpoolWriter implements WriteLoop {
     const batch = this.pending.take();
     let ids: number[];
     try {
-      ids = await this.o.store.commit(batch.segments, batch.checkpoints);
+      // A checkpoint stays where it is when the session's span state was not captured at its new position.
+      const moves = batch.checkpoints.filter((c) => c.uncaptured !== true);
+      ids = await this.o.store.commit(batch.segments, moves);
     } catch (err) {
       this.pending.restore(batch);
       if (err instanceof FencedError) {

@@ -45,6 +45,12 @@ export interface CheckpointUpdate {
   sourceId?: string;
   /** The span state that goes with this checkpoint (traces on); written as null when absent. */
   spans?: SpanStateWriter;
+  /**
+   * Traces on, and the session's span state was not captured at this position (the tap captures it
+   * at most every few seconds, session/span-tap.ts): the checkpoint must not move here, since a
+   * restart from it would continue spans from a state that belongs to another position.
+   */
+  uncaptured?: true;
 }
 
 export interface SpoolStats {

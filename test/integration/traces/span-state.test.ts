@@ -14,11 +14,16 @@ describe('span state with the checkpoint', () => {
       const receiver = h.receiver;
       const session = h.sim.createSession('st1');
       session.emit(400);
-      const bridge = await h.startBridge(FAST, {
-        BRIDGE_SESSIONS: 'st1',
-        BRIDGE_TRACES: 'true',
-        BRIDGE_WORKERS: String(workers),
-      });
+      // The state at every batch (traces.state_interval 0): this pins what a state carries, not how
+      // often it is captured (span-tap-crash.property.test.ts does).
+      const bridge = await h.startBridge(
+        { ...FAST, traces: { state_interval: '0s' } },
+        {
+          BRIDGE_SESSIONS: 'st1',
+          BRIDGE_TRACES: 'true',
+          BRIDGE_WORKERS: String(workers),
+        },
+      );
       await until(() => receiver.records.length >= 400 && receiver.spans.length > 0, 'the session read');
       // One console line at a time (it finishes no span) moves the checkpoint, and the state is
       // written with it: once the collector acknowledged every span, that state carries none.

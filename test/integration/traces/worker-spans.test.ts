@@ -33,7 +33,11 @@ async function run(workers: number, killWorker = false): Promise<{ h: Harness; o
   harnesses.push(h);
   const openAtDeath: Open[] = [];
   for (const id of IDS) h.sim.createSession(id).emit(EVENTS / 2);
-  const bridge = await h.startBridge(FAST, {
+  // The kill waits for a stored state with open pages: with the default capture interval the first
+  // half is read and stored before any later capture, whose state may hold no open page at all.
+  // Capturing at every batch (traces.state_interval 0) makes the stored state the last batch's.
+  const config = killWorker ? { ...FAST, traces: { state_interval: '0s' } } : FAST;
+  const bridge = await h.startBridge(config, {
     BRIDGE_SESSIONS: IDS.join(','),
     BRIDGE_WORKERS: String(workers),
     BRIDGE_TRACES: 'true',

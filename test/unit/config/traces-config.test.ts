@@ -61,6 +61,19 @@ describe('traces configuration', () => {
     expect(ex).toMatchObject({ protocol: 'http/json', headers: { 'x-team': 'web' }, timeoutMs: 2500 });
   });
 
+  it.each([
+    ['the default: 5 s', undefined, 5000],
+    ['a duration', '2s', 2000],
+    ['0: the state at every batch', '0s', 0],
+  ])('traces.state_interval, %s', (_name, value, ms) => {
+    const raw = value === undefined ? {} : { traces: { state_interval: value } };
+    expect(traces(on, raw).stateIntervalMs).toBe(ms);
+  });
+
+  it('refuses a state_interval that is not a duration, naming the key', () => {
+    expect(() => buildConfig({ traces: { state_interval: 'often' } }, on)).toThrow(/traces.state_interval/);
+  });
+
   it('refuses anything but true or false, naming the key', () => {
     expect(() => buildConfig({}, { ...base, BRIDGE_TRACES: 'yes' })).toThrow(ConfigError);
     expect(() => buildConfig({ traces: { enabled: 'on' } }, base)).toThrow(/traces.enabled/);

@@ -4,6 +4,11 @@
 // an arbitrary prefix of what was offered now and then, and the process dies at an arbitrary point.
 // A tap made from the last written state, reading again from its checkpoint, must make the collector
 // hold exactly the spans of an uninterrupted run: none missing, and a span sent twice byte-identical.
+//
+// The tap captures its state at most every `captureEveryMs` of its clock: a seal in between carries
+// no state, and the checkpoint written is the last sealed one that does (store/ledger.ts). A stop
+// captures whatever the interval (SessionRecords.capture). The second property pins what this costs
+// after a crash: only events of the last capture interval are read again.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { spanTapFactory, type SpanSink } from '../../../src/session/span-tap.js';
@@ -38,13 +43,33 @@ function uninterrupted(envs: readonly Envelope[]): Set<string> {
   return sink.collected;
 }
 
-/** What happens after each event: nothing, a batch sealed, the last sealed checkpoint written, acknowledgements. */
-const stepArb = fc.oneof(
-  fc.constant({ kind: 'none' as const }),
-  fc.constant({ kind: 'seal' as const }),
-  fc.constant({ kind: 'write' as const }),
-  fc.record({ kind: fc.constant('ack' as const), n: fc.integer({ min: 1, max: 4 }) }),
-);
+/**
+ * What happens after each event: nothing, a batch sealed, a forced capture sealed (a stop), the
+ * last sealed checkpoint written, acknowledgements; and how far the tap's clock moves before it.
+ */
+const stepArb = fc.record({
+  dt: fc.integer({ min: 0, max: 400 }),
+  act: fc.oneof(
+    fc.constant({ kind: 'none' as const }),
+    fc.constant({ kind: 'seal' as const }),
+    fc.constant({ kind: 'stop' as const }),
+    fc.constant({ kind: 'write' as const }),
+    fc.record({ kind: fc.constant('ack' as const), n: fc.integer({ min: 1, max: 4 }) }),
+  ),
+});
+
+/** 0: every seal captures (the rule before the interval); else a few events to a few seconds of them. */
+const intervalArb = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3000 }));
+
+/** A tap on a clock the test moves. */
+function clocked(
+  sink: SpanSink,
+  captureEveryMs: number,
+): { tap: ReturnType<ReturnType<typeof spanTapFactory>>; clock: { t: number } } {
+  const clock = { t: 0 };
+  const tap = spanTapFactory(sink, { captureEveryMs, now: () => clock.t })(SESSION);
+  return { tap, clock };
+}
 
 describe('span tap through a kill -9', () => {
   it('the restarted tap completes what was open and resends what was not acknowledged: the collector holds exactly the uninterrupted spans', () => {
@@ -52,20 +77,27 @@ describe('span tap through a kill -9', () => {
       fc.property(
         fc.array(pageArb, { minLength: 1, maxLength: 4 }),
         fc.array(stepArb, { minLength: 1, maxLength: 80 }),
+        intervalArb,
         fc.nat(),
-        (pages, steps, cut) => {
+        (pages, steps, interval, cut) => {
           const envs = envelopes(lanes(pages).flat());
           const crash = cut % (envs.length + 1);
           const sink = endpoint();
-          const tap = spanTapFactory(sink)(SESSION);
+          const { tap, clock } = clocked(sink, interval);
+          // The last sealed position that carries a state: the only one its checkpoint may move to.
           let sealed: { checkpoint: number; write: () => string } | undefined;
           let stored: { checkpoint: number; text: string } | undefined;
           for (let i = 0; i < crash; i++) {
+            const { dt, act } = steps[i % steps.length]!;
+            clock.t += dt;
             tap.observe(envs[i]!, mapped(envs[i]!));
-            const step = steps[i % steps.length]!;
-            if (step.kind === 'seal') sealed = { checkpoint: i + 1, write: tap.checkpoint() };
-            else if (step.kind === 'write' && sealed) stored = { checkpoint: sealed.checkpoint, text: sealed.write() };
-            else if (step.kind === 'ack') sink.ack(step.n);
+            if (act.kind === 'stop') tap.captureNext();
+            if (act.kind === 'seal' || act.kind === 'stop') {
+              const write = tap.checkpoint();
+              if (act.kind === 'stop') expect(write).toBeDefined();
+              if (write) sealed = { checkpoint: i + 1, write };
+            } else if (act.kind === 'write' && sealed) stored = { checkpoint: sealed.checkpoint, text: sealed.write() };
+            else if (act.kind === 'ack') sink.ack(act.n);
           }
           // kill -9: whatever was not acknowledged is gone with the process; the store keeps `stored`.
           const after = endpoint();
@@ -75,6 +107,35 @@ describe('span tap through a kill -9', () => {
           after.ackAll();
           const seen = new Set([...sink.collected, ...after.collected]);
           expect(seen).toEqual(uninterrupted(envs));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('with a batch sealed and written after every event, a crash reads again only events of the last capture interval', () => {
+    fc.assert(
+      fc.property(
+        fc.array(pageArb, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 80 }),
+        intervalArb,
+        fc.nat(),
+        (pages, dts, interval, cut) => {
+          const envs = envelopes(lanes(pages).flat());
+          const crash = 1 + (cut % envs.length);
+          const { tap, clock } = clocked(endpoint(), interval);
+          const observedAt: number[] = [];
+          let stored = 0;
+          for (let i = 0; i < crash; i++) {
+            clock.t += dts[i % dts.length]!;
+            observedAt.push(clock.t);
+            tap.observe(envs[i]!, mapped(envs[i]!));
+            if (tap.checkpoint()) stored = i + 1;
+          }
+          // Read again after the restart: from the stored checkpoint to the crash. Each was observed
+          // after the last capture, and a seal at the crash would have captured were it older than the interval.
+          for (let i = stored; i < crash; i++) expect(clock.t - observedAt[i]!).toBeLessThan(interval);
+          if (interval === 0) expect(stored).toBe(crash);
         },
       ),
       { numRuns: 300 },

@@ -40,4 +40,21 @@ describe('span tap', () => {
     expect(spans).toHaveLength(1);
     expect(spans[0]!.attributes['browser.span.end_reason']).toBe('session_removed');
   });
+
+  it('captures the open state at most every interval of its clock, and at once when told (a stop)', () => {
+    const clock = { t: 1000 };
+    const tap = spanTapFactory({ offer: () => undefined }, { captureEveryMs: 500, now: () => clock.t })(SESSION);
+    const [first, second] = envelopes(PAGE_LOAD);
+    tap.observe(first!, mapped(first!));
+    expect(tap.checkpoint()).toBeDefined(); // the first batch of a session
+    clock.t += 499;
+    tap.observe(second!, mapped(second!));
+    expect(tap.checkpoint()).toBeUndefined();
+    tap.captureNext();
+    expect(tap.checkpoint()).toBeDefined();
+    clock.t += 499;
+    expect(tap.checkpoint()).toBeUndefined(); // the forced capture started the interval again
+    clock.t += 1;
+    expect(tap.checkpoint()?.()).toContain('"open"');
+  });
 });

@@ -70,6 +70,27 @@ describe('Ledger', () => {
     expect(l.pending()).toEqual([]);
   });
 
+  it('traces on: the checkpoint moves only to positions whose span state was captured, over those that were not', () => {
+    const l = new Ledger();
+    const bare = (checkpoint: number) => ({ ...at('a', checkpoint), uncaptured: true as const });
+    l.hold(bare(5), null); // nothing held before it, yet no state: it stays where it is
+    expect(l.pending()).toEqual([]);
+    l.hold(at('a', 10), -1);
+    l.hold(bare(20), -2);
+    l.hold(bare(25), null);
+    expect(l.pending(new Set([-1, -2]))).toEqual([at('a', 10)]); // a spill of both makes 10 durable, not 20
+    l.settle(-1);
+    l.settle(-2);
+    expect(l.pending()).toEqual([at('a', 10)]);
+    expect(l.holds('a')).toBe(false);
+    l.hold(bare(30), -3);
+    l.hold(at('a', 40), -4);
+    l.settle(-4);
+    expect(l.pending()).toEqual([at('a', 10)]); // -3 before it is still in flight
+    l.settle(-3);
+    expect(l.pending()).toEqual([at('a', 40)]);
+  });
+
   it('forgets sessions given up: their segments are unknown, their moves unwritten', () => {
     const l = new Ledger();
     l.hold(at('a', 1), -1);

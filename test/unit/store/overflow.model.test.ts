@@ -9,7 +9,8 @@
 // The properties (docs/design.md "Delivery semantics"):
 // - after every step, the stored checkpoint of a session never passes an event that is neither
 //   delivered (acknowledged in some process), nor in the store, nor filtered, nor covered by a
-//   delivered gap record: a crash at that moment loses nothing silently;
+//   delivered gap record: a crash at that moment loses nothing silently; and, traces on, it is a
+//   position whose span state was captured, stored with it (reads mark some positions uncaptured);
 // - no claim takes a record from memory while an acknowledgement has waited more than
 //   CHECKPOINT_STALL_MS for its checkpoint to be written (the spool as a shared store runs it): what
 //   a successor sends again is at most that long of acknowledgements plus what was in flight;
@@ -25,6 +26,7 @@ import { Spool, type Batch } from '../../../src/store/spool.js';
 import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
+import type { SpanStateSource } from '../../../src/store/pending-segments.js';
 import { splitRecords, type Segment } from '../../../src/wire/segment-framing.js';
 
 const SESSIONS = ['a', 'b'] as const;
@@ -150,6 +152,14 @@ async function storedKeys(r: Real): Promise<Set<string>> {
   }
 }
 
+/** Traces on: the span state captured at a position names it; a position marked uncaptured has none. */
+const capturedAt =
+  (k: string): SpanStateSource =>
+  () =>
+  () =>
+    k;
+const UNCAPTURED: SpanStateSource = () => undefined;
+
 async function checkpoints(r: Real): Promise<Map<string, number>> {
   return new Map((await r.store.sessions()).map((row) => [row.spec.id, row.checkpoint]));
 }
@@ -157,6 +167,9 @@ async function checkpoints(r: Real): Promise<Map<string, number>> {
 /** The stored checkpoint never passes an event that is neither delivered, stored nor filtered. */
 async function check(w: World, r: Real): Promise<void> {
   const stored = await storedKeys(r);
+  // The state stored with a checkpoint is the one captured at that very position.
+  for (const row of await r.store.sessions())
+    if (row.checkpoint > 0) expect(row.spans, `span state of ${row.spec.id}`).toBe(key(row.spec.id, row.checkpoint));
   for (const [s, cp] of await checkpoints(r)) {
     for (let q = 1; q <= cp; q++) {
       const k = key(s, q);
@@ -182,7 +195,14 @@ class Produce implements Cmd {
 }
 
 /** The bridge reads up to `n` events; `filter` marks which of them the mapping drops. */
-function readFrom(w: World, r: Real, s: string, n: number, filter: readonly boolean[]): void {
+function readFrom(
+  w: World,
+  r: Real,
+  s: string,
+  n: number,
+  filter: readonly boolean[],
+  uncaptured: readonly boolean[] = [],
+): void {
   const head = w.head.get(s)!;
   let pos = w.read.get(s)!;
   const to = Math.min(head, pos + n);
@@ -195,6 +215,7 @@ function readFrom(w: World, r: Real, s: string, n: number, filter: readonly bool
       epoch: 0,
       tsMicros: 1,
       record: framed(`${s}:g${pos + 1}-${oldest - 1}`),
+      spans: capturedAt(key(s, oldest - 1)),
     });
     pos = oldest - 1;
   }
@@ -204,7 +225,8 @@ function readFrom(w: World, r: Real, s: string, n: number, filter: readonly bool
       w.filtered.add(key(s, q));
       w.filteredHere.add(key(s, q));
     }
-    r.spool.append({ sessionId: s, seq: q, epoch: 0, tsMicros: q, record: drop ? null : framed(key(s, q)) });
+    const spans = (uncaptured[i % Math.max(1, uncaptured.length)] ?? false) ? UNCAPTURED : capturedAt(key(s, q));
+    r.spool.append({ sessionId: s, seq: q, epoch: 0, tsMicros: q, record: drop ? null : framed(key(s, q)), spans });
   }
   w.read.set(s, Math.max(pos, to));
 }
@@ -214,13 +236,15 @@ class Read implements Cmd {
     readonly s: string,
     readonly n: number,
     readonly filter: boolean[],
+    readonly uncaptured: boolean[] = [],
   ) {}
   check = (): boolean => true;
   async run(w: World, r: Real): Promise<void> {
-    readFrom(w, r, this.s, this.n, this.filter);
+    readFrom(w, r, this.s, this.n, this.filter, this.uncaptured);
     await check(w, r);
   }
-  toString = (): string => `read(${this.s}, ${this.n}, ${this.filter.map((f) => (f ? '-' : 'r')).join('')})`;
+  toString = (): string =>
+    `read(${this.s}, ${this.n}, ${this.filter.map((f) => (f ? '-' : 'r')).join('')}, ${this.uncaptured.map((u) => (u ? 'u' : 'c')).join('')})`;
 }
 
 class Flush implements Cmd {
@@ -324,11 +348,21 @@ const session = fc.constantFrom(...SESSIONS);
 const commands = [
   fc.tuple(session, fc.integer({ min: 1, max: 8 })).map(([s, n]) => new Produce(s, n)),
   fc
-    .tuple(session, fc.integer({ min: 1, max: 5 }), fc.array(fc.boolean(), { maxLength: 3 }))
-    .map(([s, n, f]) => new Read(s, n, f)),
+    .tuple(
+      session,
+      fc.integer({ min: 1, max: 5 }),
+      fc.array(fc.boolean(), { maxLength: 3 }),
+      fc.array(fc.boolean(), { maxLength: 3 }),
+    )
+    .map(([s, n, f, u]) => new Read(s, n, f, u)),
   fc
-    .tuple(session, fc.integer({ min: 1, max: 5 }), fc.array(fc.boolean(), { maxLength: 3 }))
-    .map(([s, n, f]) => new Read(s, n, f)),
+    .tuple(
+      session,
+      fc.integer({ min: 1, max: 5 }),
+      fc.array(fc.boolean(), { maxLength: 3 }),
+      fc.array(fc.boolean(), { maxLength: 3 }),
+    )
+    .map(([s, n, f, u]) => new Read(s, n, f, u)),
   fc.boolean().map((fails) => new Flush(fails)),
   fc.constantFrom(INTERVAL_MS, 10 * INTERVAL_MS, 25 * INTERVAL_MS).map((ms) => new Tick(ms)),
   // Cut off more often than not, and claims and acknowledgements twice as often: the pause needs

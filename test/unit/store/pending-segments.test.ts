@@ -20,6 +20,20 @@ describe('pending segments', () => {
     expect(batch.checkpoints).toEqual([{ sessionId: 'a', checkpoint: 3, epoch: 0, sourceId: 'src' }]);
   });
 
+  it('traces on: the span state is captured when the batch is sealed, and a batch without one is flagged uncaptured', () => {
+    const p = new PendingSegments();
+    const captured = () => () => 'state';
+    const missed = () => undefined;
+    p.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.from('a'), spans: missed });
+    p.append({ sessionId: 'a', seq: 2, epoch: 0, tsMicros: 1, record: Buffer.from('b'), spans: captured });
+    p.append({ sessionId: 'b', seq: 7, epoch: 0, tsMicros: 1, record: Buffer.from('c'), spans: captured });
+    p.append({ sessionId: 'b', seq: 8, epoch: 0, tsMicros: 1, record: Buffer.from('d'), spans: missed });
+    const [a, b] = p.take().checkpoints;
+    expect(a!.spans?.()).toBe('state'); // the last append's source decides
+    expect(a!.uncaptured).toBeUndefined();
+    expect(b).toEqual({ sessionId: 'b', checkpoint: 8, epoch: 0, uncaptured: true });
+  });
+
   it.each([
     ['a record of its own is kept as it is', () => Buffer.alloc(4, 'solo'), true],
     [
