@@ -196,6 +196,14 @@ async function main(): Promise<void> {
         `  ${name.padEnd(16)}${label} ${median(v).toFixed(2).padStart(6)} µs/event (CPU; fastest ${Math.min(...v).toFixed(2)})`,
       );
     });
+    // Timings taken side by side share the load of their moment: the ratio of each pair moves far
+    // less than either figure does.
+    for (let k = 1; k < trees.length; k++) {
+      const ratios = us[k]!.map((x, r) => x / us[0]![r]!);
+      console.log(
+        `  ${''.padEnd(16)} ${trees[k]!.label} / ${trees[0]!.label}: ${median(ratios).toFixed(3)} (median of paired timings)`,
+      );
+    }
   }
 }
 
