@@ -79,11 +79,12 @@ function writeAttributeValue(w: ProtoWriter, field: number, v: AttributeValue): 
 
 /** AnyValue for a JSON value; null is an empty AnyValue, as the stock exporter sends it. */
 export function writeAnyValue(w: ProtoWriter, field: number, v: JsonValue): void {
+  if (typeof v === 'string') {
+    w.anyString(field, v);
+    return;
+  }
   const at = w.begin(field);
   switch (typeof v) {
-    case 'string':
-      w.string(1, v);
-      break;
     case 'boolean':
       w.boolField(2, v);
       break;

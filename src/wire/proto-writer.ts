@@ -10,6 +10,8 @@ const WIRE_LEN = 2;
 
 /** Strings up to this many UTF-16 units are at most 127 UTF-8 bytes: one length byte is enough. */
 const SHORT_STRING = 42;
+/** Strings up to this many UTF-16 units are at most 120 UTF-8 bytes: an AnyValue of one is under 128. */
+const SHORT_VALUE = 40;
 const TWO_32 = 4294967296;
 
 export class ProtoWriter {
@@ -144,10 +146,48 @@ export class ProtoWriter {
       this.pos = start + n;
       return;
     }
-    const n = Buffer.byteLength(s, 'utf8');
-    this.varint(n);
-    this.ensure(n);
-    this.pos += this.buf.utf8Write(s, this.pos);
+    // Written before its length is known: a byte count first (Buffer.byteLength) would read the
+    // string twice. Room for the length of an ASCII string is reserved; a string whose UTF-8 is
+    // longer needs a wider varint only now and then, and its bytes move right by that much.
+    const room = len * 3;
+    if (this.pos + 10 + room > this.buf.length) {
+      // A large string (a screenshot) may not fit thrice over: sized exactly rather than grown.
+      const n = Buffer.byteLength(s, 'utf8');
+      this.varint(n);
+      this.ensure(n);
+      this.pos += this.buf.utf8Write(s, this.pos);
+      return;
+    }
+    const reserved = varintSize(len);
+    const start = this.pos + reserved;
+    const n = this.buf.utf8Write(s, start);
+    const wide = varintSize(n);
+    if (wide > reserved) this.buf.copyWithin(this.pos + wide, start, start + n);
+    this.pos = writeVarint(this.buf, this.pos, n) + n;
+  }
+
+  /**
+   * AnyValue{string_value} as field `field` (below 16): both lengths fit one byte for a string of
+   * up to SHORT_VALUE units, so they are written with the bytes, without a nested message's
+   * bookkeeping. Most attribute and body values are such strings.
+   */
+  anyString(field: number, s: string): void {
+    const len = s.length;
+    if (len > SHORT_VALUE) {
+      const at = this.begin(field);
+      this.string(1, s);
+      this.end(at);
+      return;
+    }
+    this.ensure(4 + len * 3);
+    const b = this.buf;
+    const p = this.pos;
+    const n = b.utf8Write(s, p + 4);
+    b[p] = (field << 3) | WIRE_LEN;
+    b[p + 1] = n + 2;
+    b[p + 2] = (1 << 3) | WIRE_LEN;
+    b[p + 3] = n;
+    this.pos = p + 4 + n;
   }
 
   /** Writes bytes encoded earlier (e.g. a cached field), as they are. */

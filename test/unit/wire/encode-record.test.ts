@@ -43,6 +43,18 @@ const cases: Array<[string, Partial<BridgeLogRecord>]> = [
     'long nested message (length varint of 2-3 bytes)',
     { body: { big: 'y'.repeat(70_000), list: Array.from({ length: 200 }, (_, i) => ({ i, s: `item-${i}` })) } },
   ],
+  [
+    'string values at the one-byte-lengths limit (40 units) and past it',
+    {
+      body: { a: 'a'.repeat(40), b: 'a'.repeat(41), e: '€'.repeat(40), f: '€'.repeat(41), g: '😀'.repeat(20) },
+      attributes: { at: '€'.repeat(40), past: '€'.repeat(41), 'browser.session.id': 's1' },
+    },
+  ],
+  [
+    'long strings whose UTF-8 needs a wider length than their length does',
+    { body: { two: 'é'.repeat(100), three: '€'.repeat(6000), astral: '😀'.repeat(40), mixed: 'a'.repeat(120) + 'é' } },
+  ],
+  ['a non-ASCII string larger than the writer has room for thrice', { body: { big: '€'.repeat(30_000) } }],
   ['empty containers and strings', { body: { a: [], m: {}, s: '' }, attributes: { empty: '' } }],
   ['attribute arrays', { attributes: { strs: ['a', 'b'], nums: [1, 2, 3], bools: [true, false] } }],
   ['pointing at its span', { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }],
