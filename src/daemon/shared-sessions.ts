@@ -14,9 +14,28 @@ import { readOwners } from '../cluster/ownership-view.js';
 import { Ownership, type OwnedSessionsHost } from '../cluster/ownership.js';
 import type { FollowedSessions } from './followed-sessions.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
+import type { SessionRow } from '../store/store.js';
+import { lastKnown } from '../util/cached.js';
 
 /** A session's status with the replica that owns it (shared store; null: none right now). */
 export type OwnedStatus = SessionStatus & { owner?: string | null };
+
+/**
+ * Every session, with its owner. `othersStale`: the store did not answer within OTHERS_WAIT_MS, so
+ * the other replicas' sessions are its last answer, `ageMs` old (null: it never answered; only the
+ * sessions followed here are listed).
+ */
+export interface OwnedSessions {
+  sessions: OwnedStatus[];
+  othersStale?: { ageMs: number | null };
+}
+
+/**
+ * How long GET /v1/sessions waits for the store's view of the other replicas' sessions: a store that
+ * does not answer (PostgreSQL stopped, a cut network) gives a query up only at its timeout, and `top`
+ * or an operator's curl would hang until then.
+ */
+const OTHERS_WAIT_MS = 1000;
 
 export interface SharedSessionsDeps {
   shared: { store: PgStore; leaseMs: number };
@@ -29,6 +48,8 @@ export interface SharedSessionsDeps {
 
 export class SharedSessions {
   readonly ownership: Ownership;
+  /** Every request reads the store afresh (ttl 0); a read out longer than OTHERS_WAIT_MS is not waited for. */
+  private readonly others = lastKnown(() => this.readOthers(), { ttlMs: 0, waitMs: OTHERS_WAIT_MS });
 
   constructor(
     private readonly d: SharedSessionsDeps,
@@ -75,16 +96,31 @@ export class SharedSessions {
 
   /** Every active session of every replica with its owner, the ones followed here included: GET /v1/sessions. */
   /** `settling`: sessions read no more whose end or removal waits to be recorded (still this replica's). */
-  async statusWithOwners(followed: FollowedSessions, settling: ReadonlySet<string>): Promise<OwnedStatus[]> {
-    const owners = await readOwners(this.d.shared.store.db);
+  async statusWithOwners(followed: FollowedSessions, settling: ReadonlySet<string>): Promise<OwnedSessions> {
+    const known = await this.others();
     const me = this.d.shared.store.replicaId;
     const out: OwnedStatus[] = followed.all().map((p) => ({ ...p.status(), owner: me }));
-    const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
-    for (const [id, o] of owners) {
-      if (followed.has(id) || settling.has(id) || o.lifecycle !== 'active') continue;
-      const row = rows.get(id);
-      if (row) out.push({ ...initialStatus(row), owner: o.owner });
+    if (known !== undefined) {
+      const { owners, rows } = known.value;
+      for (const [id, o] of owners) {
+        if (followed.has(id) || settling.has(id) || o.lifecycle !== 'active') continue;
+        const row = rows.get(id);
+        if (row) out.push({ ...initialStatus(row), owner: o.owner });
+      }
     }
-    return out.sort((a, b) => a.id.localeCompare(b.id));
+    const sessions = out.sort((a, b) => a.id.localeCompare(b.id));
+    // A value older than the wait predates the read still out: the store did not answer in time.
+    if (known === undefined) return { sessions, othersStale: { ageMs: null } };
+    if (known.ageMs >= OTHERS_WAIT_MS) return { sessions, othersStale: { ageMs: Math.round(known.ageMs) } };
+    return { sessions };
+  }
+
+  private async readOthers(): Promise<{
+    owners: Awaited<ReturnType<typeof readOwners>>;
+    rows: Map<string, SessionRow>;
+  }> {
+    const owners = await readOwners(this.d.shared.store.db);
+    const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
+    return { owners, rows };
   }
 }

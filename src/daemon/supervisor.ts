@@ -39,11 +39,11 @@ import { AllEnded } from './all-ended.js';
 import { SessionOps } from './session-ops.js';
 import { reconcileConfigured } from './configured-sessions.js';
 import { FollowedSessions } from './followed-sessions.js';
-import { SharedSessions, type OwnedStatus } from './shared-sessions.js';
+import { SharedSessions, type OwnedSessions, type OwnedStatus } from './shared-sessions.js';
 import type { IngestWorkers } from '../ingest/worker-group.js';
 import type { WorkerScaling } from './worker-scaling.js';
 
-export type { OwnedStatus } from './shared-sessions.js';
+export type { OwnedSessions, OwnedStatus } from './shared-sessions.js';
 
 export interface SupervisorDeps {
   config: BridgeConfig;
@@ -325,8 +325,8 @@ export class Supervisor {
   }
 
   /** Every session with its owner (shared store): GET /v1/sessions. */
-  async statusWithOwners(): Promise<OwnedStatus[]> {
-    if (!this.shared) return this.status();
+  async statusWithOwners(): Promise<OwnedSessions> {
+    if (!this.shared) return { sessions: this.status() };
     return this.shared.statusWithOwners(this.active, this.lifecycles.settling);
   }
 

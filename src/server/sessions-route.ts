@@ -18,10 +18,14 @@ export async function sessions(
   if (path === '/v1/sessions') {
     if (method !== 'GET')
       throw new HttpError(405, 'method_not_allowed', 'use GET on /v1/sessions, PUT/DELETE on /v1/sessions/{id}');
+    // Neither the owners nor the spool figures wait long for a store that does not answer: both
+    // come back within a second, marked stale, with the last figures the store gave.
+    const { sessions: list, othersStale } = await sup.statusWithOwners();
     return send(res, 200, {
-      sessions: await sup.statusWithOwners(),
+      sessions: list,
+      ...(othersStale ? { othersStale } : {}),
       pools: bridge.pools.poolStatus(),
-      spool: await bridge.store.spoolStats(),
+      spool: await bridge.spoolFigures(),
       // Recorded, not followed while max_sessions are; followed as others end.
       ...(sup.waitingForRoom().length > 0
         ? { waiting: { maxSessions: bridge.config.maxSessions, sessions: sup.waitingForRoom() } }
@@ -32,7 +36,8 @@ export async function sessions(
   const id = decodeId(path.slice('/v1/sessions/'.length));
   if (!validSessionId(id)) throw new HttpError(400, 'invalid_input', `session id ${SESSION_ID_RULE}`);
   if (method === 'GET') {
-    const s = sup.session(id) ?? (sup.ownership ? (await sup.statusWithOwners()).find((x) => x.id === id) : undefined);
+    const s =
+      sup.session(id) ?? (sup.ownership ? (await sup.statusWithOwners()).sessions.find((x) => x.id === id) : undefined);
     if (!s) throw new HttpError(404, 'not_found', `session ${id} is not followed`);
     return send(res, 200, s);
   }
