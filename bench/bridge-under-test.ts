@@ -3,7 +3,7 @@
 // simulator and the sink running as child processes. Only the public entry points are used
 // (buildConfig, startBridge, shutdown) and delivery is counted by the sink, not read from the
 // bridge's internals, so the benchmark survives a rewrite of the pipeline.
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildConfig } from '../src/config/load-config.js';
@@ -25,8 +25,9 @@ export interface BridgeUnderTestOptions {
 }
 
 export class BridgeUnderTest {
-  readonly rss = new RssSampler(100);
+  readonly rss = new RssSampler();
   private cpuMark = process.cpuUsage();
+  private mainCpuMark = mainThreadCpuSeconds();
 
   private constructor(
     readonly bridge: Bridge,
@@ -65,6 +66,16 @@ export class BridgeUnderTest {
   /** Starts counting CPU time from now. */
   markCpu(): void {
     this.cpuMark = process.cpuUsage();
+    this.mainCpuMark = mainThreadCpuSeconds();
+  }
+
+  /**
+   * CPU seconds of the main thread alone since the last markCpu() (delivery, the spool, the
+   * workers' messages; the ingest workers are not in it), or null where /proc is not there.
+   */
+  mainThreadCpuSeconds(): number | null {
+    const now = mainThreadCpuSeconds();
+    return now === null || this.mainCpuMark === null ? null : now - this.mainCpuMark;
   }
 
   /** CPU seconds (user + system) of this process since the last markCpu(). */
@@ -99,5 +110,17 @@ export class BridgeUnderTest {
     await within(this.bridge.shutdown(Date.now() + 2000), 30_000, 'bridge shutdown').catch((err: unknown) => {
       process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
     });
+  }
+}
+
+/** User + system CPU of this process's main thread (its task id is the pid), from /proc; clock ticks at 100 Hz. */
+function mainThreadCpuSeconds(): number | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces, hence the last ')'): utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
   }
 }

@@ -49,6 +49,7 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     await until(async () => (await sinkStats(sink.url)).unique >= produced, o.drainTimeoutS * 1000, 100);
     const t2 = performance.now();
     const cpuSeconds = bridge.cpuSeconds();
+    const mainCpuSeconds = bridge.mainThreadCpuSeconds();
     const written = storageWriteBytes() - written0;
     const cpuProfile = await profile.stop(ctx.name);
     const stats = await sinkStats(sink.url);
@@ -75,6 +76,9 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
       cpuSecondsBridge: +cpuSeconds.toFixed(1),
       // Bridge CPU (every thread of its process) per event that reached the collector.
       cpuMicrosPerEvent: stats.unique > 0 ? +((cpuSeconds * 1e6) / stats.unique).toFixed(1) : null,
+      // The main thread's part of it (delivery and the spool; not the ingest workers' parsing).
+      mainThreadCpuMicrosPerEvent:
+        stats.unique > 0 && mainCpuSeconds !== null ? +((mainCpuSeconds * 1e6) / stats.unique).toFixed(1) : null,
       wireBytesPerEvent: stats.unique > 0 && stats.bytes !== undefined ? Math.round(stats.bytes / stats.unique) : null,
       cpuSecondsSink: stats.cpuSeconds,
       // What the spool cost: bytes the bridge's process wrote to storage per OTLP byte delivered.

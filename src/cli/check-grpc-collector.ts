@@ -15,7 +15,7 @@ export async function probeGrpcCollector(cfg: ExporterConfig): Promise<CheckItem
   const how = `grpc, ${cfg.url.startsWith('https:') ? 'TLS' : 'plaintext'}${cfg.compression === 'gzip' ? ', gzip' : ''}`;
   const transport = await createTransport(cfg, { userAgent: `${USER_AGENT} (check)` });
   try {
-    const outcome = await transport.send(Buffer.alloc(0), 'application/x-protobuf');
+    const outcome = await transport.send([], 'application/x-protobuf');
     if (outcome.kind === 'success')
       return { label, status: 'ok', detail: `${where} accepted an empty export (OK, ${how})` };
     return { label, status: 'fail', detail: `${where} (${how}): ${outcome.message}; ${grpcHint(outcome, cfg)}` };

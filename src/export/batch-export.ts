@@ -6,7 +6,7 @@
 import type { Emit } from '../vocabulary/facts.js';
 import { splitRecords, type Segment } from '../wire/segment-framing.js';
 import { backoffDelay, type BackoffPolicy } from '../util/backoff.js';
-import type { RequestBuilder } from '../wire/otlp-request.js';
+import type { RequestBody, RequestBuilder } from '../wire/otlp-request.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
 import { outcomeLabel } from './outcome-label.js';
 
@@ -123,7 +123,7 @@ export class BatchExport {
     const { emit } = this.o;
     const endpoint = this.o.endpoint;
     for (let attempt = 0; !this.o.stopped();) {
-      let body: Buffer;
+      let body: RequestBody;
       try {
         body = this.o.requests.build(payloads);
       } catch (err) {
@@ -187,7 +187,7 @@ export class BatchExport {
   }
 
   /** One request, after the send gate; the attempt is reported. */
-  private async send(body: Buffer, segments: readonly Segment[]): Promise<ExportOutcome | 'stopped'> {
+  private async send(body: RequestBody, segments: readonly Segment[]): Promise<ExportOutcome | 'stopped'> {
     const gate = this.o.gate();
     if (gate) {
       // Checked before every send: a pause may have happened at any await before this one.
@@ -239,7 +239,7 @@ export class BatchExport {
   ): Promise<'dropped' | 'delivered' | 'kept' | 'stopped'> {
     const before = await this.acceptsEmpty(segments);
     if (before !== true) return before === 'stopped' ? before : 'kept';
-    let body: Buffer;
+    let body: RequestBody;
     try {
       body = this.o.requests.build(part.payloads);
     } catch {
@@ -264,7 +264,7 @@ export class BatchExport {
    * from "everything".
    */
   private async acceptsEmpty(segments: readonly Segment[]): Promise<boolean | 'stopped'> {
-    let body: Buffer;
+    let body: RequestBody;
     try {
       body = this.o.requests.build([]);
     } catch {

@@ -5,7 +5,9 @@
 // false): a collector that is down fails the call at once with UNAVAILABLE instead of holding it.
 //
 // The request is the protobuf body the bridge already built from its spooled bytes; the client is
-// given a pass-through serializer, so nothing is decoded or encoded a second time. Every call has
+// given a pass-through serializer, so nothing is decoded or encoded a second time. Unlike HTTP, the
+// body's chunks are joined here: grpc-js takes a message as one buffer (its serializer's result),
+// which it copies once more behind the 5-byte gRPC message prefix anyway. Every call has
 // its own deadline (the exporter timeout). Headers go as metadata; gzip is the channel's message
 // compression. The connection: plaintext for http://, TLS for https:// (config/otlp-endpoint.ts
 // resolved the scheme), with the collector's CA and client certificate when configured.
@@ -14,6 +16,7 @@ import type { TlsFiles } from '../config/tls.js';
 import { decodePartialSuccess } from '../wire/partial-success.js';
 import { grpcFailure } from './grpc-outcome.js';
 import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
+import { joinBody } from '../wire/otlp-request.js';
 
 export const LOGS_EXPORT_METHOD = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
 /** Spans (docs/traces.md): the same call shape, the traces service's method. */
@@ -72,7 +75,7 @@ export function createGrpcTransport(o: GrpcTransportOptions): OtlpTransport {
           o.method ?? LOGS_EXPORT_METHOD,
           passThrough,
           passThrough,
-          body,
+          joinBody(body),
           metadata.clone(),
           { deadline: Date.now() + o.timeoutMs },
           (err, response) => {

@@ -57,7 +57,8 @@ export interface HttpClientOptions {
 export interface HttpRequest {
   method?: string;
   headers?: Record<string, string>;
-  body?: Buffer;
+  /** The body, or its chunks in order: written as they are (not joined) behind one Content-Length. */
+  body?: Buffer | readonly Buffer[];
   signal?: AbortSignal;
 }
 
@@ -153,7 +154,7 @@ export class HttpClient {
         // Aborted while it waited for its turn: an abort listener added now would never fire.
         r.signal?.throwIfAborted();
         const headers: Record<string, string> = { ...r.headers };
-        if (r.body) headers['content-length'] = String(r.body.length);
+        if (r.body) headers['content-length'] = String(byteLength(r.body));
         const args: ClientRequestArgs = { method: r.method ?? 'GET', headers, agent: this.agentFor(url) };
         req = (url.protocol === 'https:' ? https().request : httpRequest)(url, args);
       } catch (err) {
@@ -195,7 +196,7 @@ export class HttpClient {
         if (bodyTimeoutMs > 0) watchBody(answer, bodyTimeoutMs, url.host);
         resolve({ statusCode: answer.statusCode ?? 0, headers: answer.headers, body: answer });
       });
-      req.end(r.body);
+      writeBody(req, r.body);
     });
   }
 
@@ -241,6 +242,24 @@ export class HttpClient {
     this.agents.set(key, agent);
     return agent;
   }
+}
+
+function byteLength(body: Buffer | readonly Buffer[]): number {
+  if (Buffer.isBuffer(body)) return body.length;
+  let n = 0;
+  for (const c of body) n += c.length;
+  return n;
+}
+
+/**
+ * Ends the request with its body. Chunks are written corked: uncorked, each write to a connected
+ * socket is a system call of its own; corked, end() hands them all to one writev.
+ */
+function writeBody(req: ClientRequest, body: Buffer | readonly Buffer[] | undefined): void {
+  if (body === undefined || Buffer.isBuffer(body)) return void req.end(body);
+  req.cork();
+  for (const c of body) if (c.length > 0) req.write(c);
+  req.end();
 }
 
 /**

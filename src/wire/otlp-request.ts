@@ -3,6 +3,10 @@
 //   ExportLogsServiceRequest{ resource_logs(1): ResourceLogs{ resource(1), scope_logs(2):
 //     ScopeLogs{ scope(1), log_records(2)… } } }
 // where the log_records are the spooled payloads as they are (they are framed as field 2 already).
+// The protobuf body is handed out as chunks, the framing (computed from the payloads' lengths) and
+// then the payloads themselves: the records' bytes were copied once already, when their segment was
+// sealed (store/pending-segments.ts), and joining them again for every request cost the main
+// thread a copy of every byte it delivers and the garbage of a large buffer per request.
 // For http/json the framed protobuf records are transcoded to OTLP/JSON here (record-json.ts).
 // Spans (/v1/traces) are built the same way from framed spans (encode-span.ts, span-json.ts).
 import type { OtlpProtocol } from '../config/schema.js';
@@ -11,10 +15,28 @@ import { varintSize, writeVarint } from './proto-writer.js';
 import { recordToJson } from './record-json.js';
 import { spanToJson } from './span-json.js';
 
+/**
+ * A request body as the chunks it is written from, in order (never joined here): its length is the
+ * sum of theirs. The chunks may be the spooled payloads themselves: a reader must not change them.
+ */
+export type RequestBody = readonly Buffer[];
+
 export interface RequestBuilder {
   readonly contentType: string;
   /** One request body carrying every record of `payloads` (each a run of framed records). */
-  build(payloads: readonly Buffer[]): Buffer;
+  build(payloads: readonly Buffer[]): RequestBody;
+}
+
+/** Bytes of a request body. */
+export function bodyBytes(body: RequestBody): number {
+  let n = 0;
+  for (const c of body) n += c.length;
+  return n;
+}
+
+/** A request body as one buffer (a copy unless it is one chunk): for a sender that takes nothing else. */
+export function joinBody(body: RequestBody): Buffer {
+  return body.length === 1 ? body[0]! : Buffer.concat(body);
 }
 
 export interface ResourceScope {
@@ -64,7 +86,10 @@ function protobufBuilder(rs: ResourceScope): RequestBuilder {
       head[p++] = 0x0a;
       p = writeVarint(head, p, scope.length);
       scope.copy(head, p);
-      return Buffer.concat([head, ...payloads], head.length + records);
+      const body = new Array<Buffer>(payloads.length + 1);
+      body[0] = head;
+      for (let i = 0; i < payloads.length; i++) body[i + 1] = payloads[i]!;
+      return body;
     },
   };
 }
@@ -84,7 +109,7 @@ function jsonBuilder(rs: ResourceScope, signal: Signal): RequestBuilder {
     build(payloads) {
       const parts: string[] = [];
       for (const p of payloads) names.transcode(p, parts);
-      return Buffer.from(prefix + parts.join(',') + suffix, 'utf8');
+      return [Buffer.from(prefix + parts.join(',') + suffix, 'utf8')];
     },
   };
 }

@@ -8,7 +8,7 @@ import type { Store } from '../../src/store/store.js';
 import { Spool } from '../../src/store/spool.js';
 import type { SpoolOptions } from '../../src/store/spool-options.js';
 import { createRecordEncoder } from '../../src/wire/encode-record.js';
-import { createRequestBuilder } from '../../src/wire/otlp-request.js';
+import { createRequestBuilder, type RequestBody } from '../../src/wire/otlp-request.js';
 
 const encode = createRecordEncoder();
 
@@ -38,8 +38,10 @@ export function appendSeq(spool: Spool, seq: number, tsMicros = seq): void {
 }
 
 /** The seqs of the records in one request, in order. */
-export function requestSeqs(body: Uint8Array): number[] {
-  return decodeProtobufLogsRequest(body).map((r) => Number(r.attributes.seq));
+export function requestSeqs(body: Uint8Array | RequestBody): number[] {
+  return decodeProtobufLogsRequest(body instanceof Uint8Array ? body : Buffer.concat(body)).map((r) =>
+    Number(r.attributes.seq),
+  );
 }
 
 /** A collector that answers each request from `answer`, given its records' seqs. */

@@ -7,7 +7,7 @@ import { createGrpcTransport, type GrpcTransportOptions } from '../../../src/exp
 import type { OtlpTransport } from '../../../src/export/otlp-transport.js';
 import { startReceiver, type Receiver, type ReceiverOptions } from '../../../src/devkit/receiver/server.js';
 import { createRecordEncoder } from '../../../src/wire/encode-record.js';
-import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
+import { createRequestBuilder, type RequestBody } from '../../../src/wire/otlp-request.js';
 import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
 
 const encode = createRecordEncoder();
@@ -25,7 +25,7 @@ const record = (seq: number): Buffer =>
     body: { text: `line ${seq}` },
     attributes: { 'browser.session.id': 's1', 'browser.telemetry.seq': seq },
   });
-const request = (n: number): Buffer => builder.build(Array.from({ length: n }, (_, i) => record(i + 1)));
+const request = (n: number): RequestBody => builder.build(Array.from({ length: n }, (_, i) => record(i + 1)));
 
 /** A TCP relay to 127.0.0.1:port that counts the bytes clients send through it. */
 async function byteCountingRelay(
@@ -152,7 +152,7 @@ describe('OTLP/gRPC transport, plaintext', () => {
 
   it('an undecodable request is INVALID_ARGUMENT, refused for its content (delivery splits it)', async () => {
     const r = await receiver();
-    const outcome = await transport({ url: r.grpcUrl! }).send(Buffer.from([0x0a, 0xff, 0xff]), '');
+    const outcome = await transport({ url: r.grpcUrl! }).send([Buffer.from([0x0a, 0xff, 0xff])], '');
     expect(outcome).toMatchObject({ kind: 'failure', grpcCode: 3, refused: 'invalid' });
   });
 

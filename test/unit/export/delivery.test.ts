@@ -5,6 +5,7 @@ import { createMetrics } from '../../../src/observe/metrics.js';
 import { createFactSink } from '../../../src/observe/facts.js';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
 import { silentLogger } from '../../../src/util/logger.js';
+import { bodyBytes } from '../../../src/wire/otlp-request.js';
 import { appendSeq, openTestSpool, requestSeqs, testDelivery } from '../../helpers/delivery-fixture.js';
 
 async function setup(
@@ -21,7 +22,7 @@ async function setup(
   const transport: OtlpTransport = {
     url: 'http://collector.test/v1/logs',
     send: async (body) => {
-      sizes.push(body.length);
+      sizes.push(bodyBytes(body));
       const seqs = requestSeqs(body);
       calls.push(seqs);
       return answer(seqs, calls.length);
@@ -310,7 +311,7 @@ describe('what delivery says about the collector', () => {
     const d = new Delivery({
       spool,
       transport,
-      requests: { build: () => Buffer.alloc(1), contentType: 'x' },
+      requests: { build: () => [Buffer.alloc(1)], contentType: 'x' },
       batchMaxRecords: 10,
       batchMaxBytes: 1000,
       concurrency: 1,

@@ -13,7 +13,7 @@ function harness(answers: Array<ExportOutcome | Error>) {
     transport: {
       url: 'http://c/v1/traces',
       send: (body) => {
-        sent.push(body.length);
+        sent.push(Buffer.concat(body).length);
         const answer = answers.shift() ?? { kind: 'success', rejected: 0 };
         // An Error in the script is a transport that throws, as a defect below it would.
         if (answer instanceof Error) throw answer;
@@ -22,7 +22,7 @@ function harness(answers: Array<ExportOutcome | Error>) {
       close: () => Promise.resolve(),
     },
     // The body is the spans concatenated: its length says how many one-byte spans went out.
-    request: { contentType: 'application/x-protobuf', build: (p) => Buffer.concat(p) },
+    request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
     emit: (f) => facts.push(f),
     batchMaxSpans: 2,
     maxQueuedBytes: 5,
@@ -161,12 +161,12 @@ describe('span export', () => {
       transport: {
         url: 'http://c/v1/traces',
         send: (body) => {
-          bodies.push(body);
+          bodies.push(Buffer.concat(body));
           return new Promise((r) => (release = r));
         },
         close: () => Promise.resolve(),
       },
-      request: { contentType: 'application/x-protobuf', build: (p) => Buffer.concat(p) },
+      request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
       emit: () => undefined,
       batchMaxSpans: 2,
       maxQueuedBytes: 5,
@@ -198,10 +198,10 @@ describe('span export', () => {
     const exp = createSpanExport({
       transport: {
         url: 'http://c/v1/traces',
-        send: (body) => new Promise((release) => out.push({ body, release })),
+        send: (body) => new Promise((release) => out.push({ body: Buffer.concat(body), release })),
         close: () => Promise.resolve(),
       },
-      request: { contentType: 'application/x-protobuf', build: (p) => Buffer.concat(p) },
+      request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
       emit: () => undefined,
       concurrency: 3,
       batchMaxSpans: 2,
@@ -252,10 +252,10 @@ describe('span export', () => {
       const exp = createSpanExport({
         transport: {
           url: 'http://c/v1/traces',
-          send: (body) => new Promise((release) => out.push({ spans: [...body], release })),
+          send: (body) => new Promise((release) => out.push({ spans: [...Buffer.concat(body)], release })),
           close: () => Promise.resolve(),
         },
-        request: { contentType: 'application/x-protobuf', build: (p) => Buffer.concat(p) },
+        request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
         emit: () => undefined,
         concurrency: 3,
         batchMaxSpans: 3,

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AttributeValue, BridgeLogRecord, JsonValue } from '../../../src/vocabulary/log-record.js';
 import { createRecordEncoder } from '../../../src/wire/encode-record.js';
-import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
+import { joinBody, createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import { splitRecords } from '../../../src/wire/segment-framing.js';
 import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
 import { otlpSchema } from '../../../src/devkit/receiver/otlp-schema.js';
@@ -48,7 +48,7 @@ const spooled = (record: BridgeLogRecord | null): BridgeLogRecord => {
   if (record === null) throw new Error('filtered');
   const bytes = encode(record);
   expect(splitRecords(bytes)).toHaveLength(1);
-  const request = requests.build([bytes]);
+  const request = joinBody(requests.build([bytes]));
   const decoded = decodeProtobufLogsRequest(request);
   expect(decoded).toHaveLength(1);
   const d = decoded[0]!;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { spanTapFactory } from '../../../src/session/span-tap.js';
 import { decodeTracesRequest } from '../../../src/devkit/receiver/decode-traces.js';
 import { createRecordEncoder } from '../../../src/wire/encode-record.js';
-import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
+import { joinBody, createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
 import { PAGE_LOAD, SESSION, envelopes, mapped } from '../traces/script.js';
 
@@ -23,9 +23,12 @@ describe('span tap', () => {
     }
     expect(offered).toHaveLength(3); // the three requests; the page is still open
     tap.end();
-    const spans = decodeTracesRequest(createRequestBuilder('http/protobuf', rs, 'traces').build(offered), 'protobuf');
+    const spans = decodeTracesRequest(
+      joinBody(createRequestBuilder('http/protobuf', rs, 'traces').build(offered)),
+      'protobuf',
+    );
     expect(spans).toHaveLength(4);
-    const decoded = decodeProtobufLogsRequest(createRequestBuilder('http/protobuf', rs).build(records));
+    const decoded = decodeProtobufLogsRequest(joinBody(createRequestBuilder('http/protobuf', rs).build(records)));
     const ids = new Set(spans.map((s) => `${s.traceId}/${s.spanId}`));
     for (const r of decoded) expect(ids.has(`${r.traceId}/${r.spanId}`)).toBe(true);
   });
@@ -36,7 +39,10 @@ describe('span tap', () => {
     for (const env of envelopes(PAGE_LOAD)) tap.observe(env, mapped(env));
     offered.length = 0;
     tap.end('session_removed');
-    const spans = decodeTracesRequest(createRequestBuilder('http/protobuf', rs, 'traces').build(offered), 'protobuf');
+    const spans = decodeTracesRequest(
+      joinBody(createRequestBuilder('http/protobuf', rs, 'traces').build(offered)),
+      'protobuf',
+    );
     expect(spans).toHaveLength(1);
     expect(spans[0]!.attributes['browser.span.end_reason']).toBe('session_removed');
   });

@@ -4,7 +4,7 @@ import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { describe, expect, it } from 'vitest';
 import { createRecordEncoder } from '../../../src/wire/encode-record.js';
-import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
+import { joinBody, createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import { ProtoWriter } from '../../../src/wire/proto-writer.js';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import { decodeJsonLogsRequest, decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
@@ -80,8 +80,8 @@ describe('record encoder', () => {
       const bytes = encode(r);
       expect(splitRecords(bytes)).toHaveLength(1);
       for (const decoded of [
-        decodeProtobufLogsRequest(proto.build([bytes])),
-        decodeJsonLogsRequest(json.build([bytes])),
+        decodeProtobufLogsRequest(joinBody(proto.build([bytes]))),
+        decodeJsonLogsRequest(joinBody(json.build([bytes]))),
       ]) {
         expect(decoded).toHaveLength(1);
         const d = decoded[0]!;
@@ -107,9 +107,9 @@ describe('record encoder', () => {
       Buffer.concat(records.slice(20, 21)),
       Buffer.concat(records.slice(21)),
     ];
-    const decoded = decodeProtobufLogsRequest(proto.build(segments));
+    const decoded = decodeProtobufLogsRequest(joinBody(proto.build(segments)));
     expect(decoded.map((d) => d.attributes.i)).toEqual(Array.from({ length: 50 }, (_, i) => i));
-    expect(decodeJsonLogsRequest(json.build(segments)).map((d) => d.attributes.i)).toEqual(
+    expect(decodeJsonLogsRequest(joinBody(json.build(segments))).map((d) => d.attributes.i)).toEqual(
       Array.from({ length: 50 }, (_, i) => i),
     );
   });
@@ -134,7 +134,7 @@ describe('record encoder', () => {
         droppedAttributesCount: 0,
       } as never,
     ])!;
-    const ours = proto.build([encode(r)]);
+    const ours = joinBody(proto.build([encode(r)]));
     // Not byte-identical only because the stock serializer also writes zero dropped-attribute counts.
     expect(decodeProtobufLogsRequest(ours)).toEqual(decodeProtobufLogsRequest(stock));
   });
@@ -156,7 +156,7 @@ describe('record encoder', () => {
         droppedAttributesCount: 0,
       } as never,
     ])!;
-    const ours = decodeProtobufLogsRequest(proto.build([encode(r)]));
+    const ours = decodeProtobufLogsRequest(joinBody(proto.build([encode(r)])));
     expect(ours).toEqual(decodeProtobufLogsRequest(stock));
     expect(ours[0]).toMatchObject({ traceId: r.traceId, spanId: r.spanId });
   });

@@ -5,7 +5,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { describe, expect, it } from 'vitest';
 import { decodeTracesRequest } from '../../../src/devkit/receiver/decode-traces.js';
 import { createSpanEncoder } from '../../../src/wire/encode-span.js';
-import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
+import { joinBody, createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import type { BridgeSpan } from '../../../src/vocabulary/span.js';
 
 const resource = { 'service.name': 'bridge-test' };
@@ -74,19 +74,19 @@ describe('span encoder', () => {
   const payload = Buffer.concat([encode(navigation), encode(request)]);
 
   it('protobuf: decodes exactly like the stock serializer’s request for the same spans', () => {
-    const ours = createRequestBuilder('http/protobuf', { resource, scope }, 'traces').build([payload]);
+    const ours = joinBody(createRequestBuilder('http/protobuf', { resource, scope }, 'traces').build([payload]));
     const stock = ProtobufTraceSerializer.serializeRequest([readable(navigation), readable(request)])!;
     expect(decodeTracesRequest(ours, 'protobuf')).toEqual(decodeTracesRequest(stock, 'protobuf'));
   });
 
   it('http/json: decodes exactly like the stock JSON serializer’s request', () => {
-    const ours = createRequestBuilder('http/json', { resource, scope }, 'traces').build([payload]);
+    const ours = joinBody(createRequestBuilder('http/json', { resource, scope }, 'traces').build([payload]));
     const stock = JsonTraceSerializer.serializeRequest([readable(navigation), readable(request)])!;
     expect(decodeTracesRequest(ours, 'json')).toEqual(decodeTracesRequest(stock, 'json'));
   });
 
   it('keeps every field a trace backend draws', () => {
-    const ours = createRequestBuilder('http/json', { resource, scope }, 'traces').build([payload]);
+    const ours = joinBody(createRequestBuilder('http/json', { resource, scope }, 'traces').build([payload]));
     const [nav, req] = decodeTracesRequest(ours, 'json');
     expect(req).toMatchObject({
       traceId: request.traceId,
