@@ -40,8 +40,12 @@ export class BridgeProcess {
     // BENCH_BRIDGE_NODE_FLAGS: V8/node flags for the bridge's process alone, to try one (e.g.
     // "--max-semi-space-size=2") without touching the benchmark's own processes.
     const flags = (process.env.BENCH_BRIDGE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    // BENCH_BRIDGE_NODE: another node binary for the bridge alone (Node 22 against 24);
+    // BENCH_BRIDGE_ENTRY: another entry script, e.g. the bundle (`npm run bundle`: bundle/main.js).
+    const node = process.env.BENCH_BRIDGE_NODE ?? process.execPath;
+    const entry = process.env.BENCH_BRIDGE_ENTRY ? [process.env.BENCH_BRIDGE_ENTRY] : scriptArgs('src/cli/main.ts');
     const port = await freePort();
-    const child = spawn(process.execPath, [...flags, ...scriptArgs('src/cli/main.ts'), 'run'], {
+    const child = spawn(node, [...flags, ...entry, 'run'], {
       env: {
         ...process.env,
         BROWSER_API_URL: o.simUrl,

@@ -17,6 +17,8 @@
 // Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --heavy-seconds S and
 //        --heavy-sessions N (live-heavy; default: the live values), --outage-seconds S,
 //        --outage-before-s S, --outage-after-s S, --drain-timeout-s S (live and outage),
+//        --sidecar-rate N (events/s of the sidecar's session, default 5: a busy agent's load on the
+//        sidecar's node flags),
 //        --cpu-prof DIR: V8 CPU profile of each scenario's measured phase (the bridge's main thread;
 //        BRIDGE_WORKERS=0 puts the whole pipeline there) into
 //        DIR/<scenario>.cpuprofile; summarise with `npx tsx bench/profile-summary.ts DIR/*.cpuprofile`.
@@ -65,6 +67,7 @@ try {
       'outage-before-s': { type: 'string' },
       'outage-after-s': { type: 'string' },
       'drain-timeout-s': { type: 'string' },
+      'sidecar-rate': { type: 'string' },
       'cpu-prof': { type: 'string' },
       'from-source': { type: 'boolean' },
     },
@@ -88,6 +91,7 @@ const liveSessions = positive('live-sessions', 1000);
 const heavySeconds = positive('heavy-seconds', liveSeconds);
 const heavySessions = positive('heavy-sessions', liveSessions);
 const outageSeconds = positive('outage-seconds', 60);
+const sidecarRate = positive('sidecar-rate', 5);
 const drainTimeoutS = flags['drain-timeout-s'] !== undefined ? positive('drain-timeout-s', 0) : undefined;
 
 interface Scenario {
@@ -147,7 +151,8 @@ const SCENARIOS: Record<string, Scenario> = {
     deadlineS: 2 * heavySeconds + (drainTimeoutS ?? 60) + 240,
   },
   sidecar: {
-    run: (ctx) => runSidecar(ctx, { ratePerSession: 5, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 30 }),
+    run: (ctx) =>
+      runSidecar(ctx, { ratePerSession: sidecarRate, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 30 }),
     deadlineS: liveSeconds + (drainTimeoutS ?? 30) + 120,
   },
   outage: {
