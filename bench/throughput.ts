@@ -11,14 +11,16 @@
 //               on the wire; also steady RSS, bridge CPU µs per event, wire bytes per event and
 //               storage bytes written per OTLP byte delivered
 //   sidecar     one session × 5 events/s for 60 s, every category, the bridge as its own `run`
-//               process (bench/bridge-process.ts): steady and peak RSS, CPU per event
+//               process (bench/bridge-process.ts) as config/kubernetes/sidecar.yaml deploys it:
+//               steady and peak RSS, CPU per event
 //   outage      200 sessions × 20 events/s; the collector answers 503 for 60 s, then recovers: RSS
 //               and spool over time, everything delivered after recovery
 // Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --heavy-seconds S and
 //        --heavy-sessions N (live-heavy; default: the live values), --outage-seconds S,
 //        --outage-before-s S, --outage-after-s S, --drain-timeout-s S (live and outage),
 //        --sidecar-rate N (events/s of the sidecar's session, default 5: a busy agent's load on the
-//        sidecar's node flags),
+//        sidecar's node flags), --sidecar-plain (the sidecar from dist/ with V8's defaults, as
+//        `npm start` runs it, instead of the image's bundle with the sidecar manifest's NODE_OPTIONS),
 //        --cpu-prof DIR: V8 CPU profile of each scenario's measured phase (the bridge's main thread;
 //        BRIDGE_WORKERS=0 puts the whole pipeline there) into
 //        DIR/<scenario>.cpuprofile; summarise with `npx tsx bench/profile-summary.ts DIR/*.cpuprofile`.
@@ -68,6 +70,7 @@ try {
       'outage-after-s': { type: 'string' },
       'drain-timeout-s': { type: 'string' },
       'sidecar-rate': { type: 'string' },
+      'sidecar-plain': { type: 'boolean' },
       'cpu-prof': { type: 'string' },
       'from-source': { type: 'boolean' },
     },
@@ -152,7 +155,12 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   sidecar: {
     run: (ctx) =>
-      runSidecar(ctx, { ratePerSession: sidecarRate, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 30 }),
+      runSidecar(ctx, {
+        ratePerSession: sidecarRate,
+        seconds: liveSeconds,
+        drainTimeoutS: drainTimeoutS ?? 30,
+        plain: flags['sidecar-plain'] === true,
+      }),
     deadlineS: liveSeconds + (drainTimeoutS ?? 30) + 120,
   },
   outage: {
@@ -271,7 +279,7 @@ if (process.env.BENCH_RUN_ONE) {
 } else {
   if (!flags['from-source'] && !RUNNING_COMPILED) {
     try {
-      build = compileBench();
+      build = await compileBench();
     } catch {
       fail('cannot compile the benchmark (tsc reported why above); --from-source runs it under tsx');
     }
