@@ -5,7 +5,7 @@
 // Steady RSS (the median while events flow, after the first seconds), peak RSS, CPU per event,
 // latency, and that every event arrived.
 import { BridgeProcess } from './bridge-process.js';
-import { bundleEntry } from './compiled.js';
+import { bundleEntry, RUNNING_COMPILED } from './compiled.js';
 import { produce } from './live-sessions.js';
 import { sidecarNodeOptions } from './sidecar-manifest.js';
 import { simControl, simGet, simProduced, sinkStats, startPeer, type Peer } from './peers.js';
@@ -101,7 +101,13 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
       cpuMicrosPerEvent: stats.unique > 0 ? Math.round((cpuSeconds * 1e6) / stats.unique) : null,
       wireBytesPerEvent: stats.unique > 0 ? Math.round(stats.bytes / stats.unique) : null,
       process: 'separate',
-      bridgeRuns: `${entry !== undefined ? 'bundle' : 'dist'}${nodeOptions !== '' ? `, NODE_OPTIONS=${nodeOptions}` : ''}`,
+      bridgeRuns: [
+        process.env.BENCH_BRIDGE_ENTRY ?? (entry !== undefined ? 'bundle' : RUNNING_COMPILED ? 'dist' : 'source (tsx)'),
+        nodeOptions !== '' ? `NODE_OPTIONS=${nodeOptions}` : '',
+        process.env.BENCH_BRIDGE_NODE_FLAGS ?? '',
+      ]
+        .filter(Boolean)
+        .join(', '),
       httpRequestsAnswered: scrapes,
     };
   } finally {

@@ -217,7 +217,9 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 function spawnOne(name: string): Promise<ScenarioResult> {
   const tmpRoot = mkdtempSync(join(tmpdir(), `bridge-bench-${name}-`));
   // The same flags, rebuilt from what was parsed (a flag's value may look like a scenario name).
-  const passOn = Object.entries(flags).flatMap(([k, v]) => (typeof v === 'string' ? [`--${k}`, v] : []));
+  const passOn = Object.entries(flags).flatMap(([k, v]) =>
+    typeof v === 'string' ? [`--${k}`, v] : v === true ? [`--${k}`] : [],
+  );
   const entry =
     build !== undefined ? [join(build, 'bench', 'throughput.js')] : ['--import', 'tsx', import.meta.filename];
   const child = spawn(process.execPath, [...entry, name, ...passOn], {
