@@ -36,7 +36,7 @@ COPY src ./src
 COPY proto ./proto
 COPY tools ./tools
 # The daemon's image runs the bundle (tools/bundle.ts: a few ES module files, the lazy imports kept
-# as chunks of their own), which a sidecar holds in about 3 MiB less memory than dist/'s ~150
+# as chunks of their own), which a sidecar holds in about 1.5 MiB less memory than dist/'s ~150
 # files (docs/benchmarks.md, "The sidecar on a budget"). dist/ is still built: the `devkit` target
 # runs from it. The devkit's compiled files move out of dist/: nothing of the daemon imports them,
 # the daemon's image does not carry them (a devkit command there says where to run it,
@@ -97,7 +97,9 @@ COPY --from=build /app/devkit-dist ./dist/devkit
 COPY --from=build /app/proto ./proto
 RUN chmod 755 dist/cli/main.js && ln -sf /app/dist/cli/main.js /usr/local/bin/browser-telemetry-bridge
 USER node
+# A stage's ENTRYPOINT resets the CMD it inherits: `run` again.
 ENTRYPOINT ["node", "dist/cli/main.js"]
+CMD ["run"]
 
 # ---- runtime (the default target, built last): the daemon alone ----
 FROM daemon AS runtime

@@ -1,7 +1,7 @@
 // `npm run bundle [-- <outdir>]`: the daemon as a few ES module files for the container image
 // (default outdir: bundle/). A sidecar `run` keeps each module's source text and its compiled
 // functions in V8's heap for as long as it lives; one bundle without the whitespace, comments and
-// per-module wrappers of ~150 compiled files takes about 3 MiB less RSS (docs/benchmarks.md, "The
+// per-module wrappers of ~150 compiled files takes about 1.5 MiB less RSS (docs/benchmarks.md, "The
 // sidecar on a budget"). `npm start` and the npm package keep running dist/ (tsc), file for file.
 //
 // What stays as it was:
