@@ -34,10 +34,15 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY proto ./proto
-# The devkit's compiled files move out of dist/: nothing of the daemon imports them, the daemon's
-# image does not carry them (a devkit command there says where to run it, cli/devkit-absent.ts),
-# and the `devkit` target below puts them back.
+COPY tools ./tools
+# The daemon's image runs the bundle (tools/bundle.ts: a few ES module files, the lazy imports kept
+# as chunks of their own), which a sidecar holds in about 1.5 MiB less memory than dist/'s ~150
+# files (docs/benchmarks.md, "The sidecar on a budget"). dist/ is still built: the `devkit` target
+# runs from it. The devkit's compiled files move out of dist/: nothing of the daemon imports them,
+# the daemon's image does not carry them (a devkit command there says where to run it,
+# cli/devkit-absent.ts), and the `devkit` target below puts them back.
 RUN npm run build \
+ && npm run bundle \
  && mv dist/devkit /app/devkit-dist \
  && npm prune --omit=dev --omit=optional --no-audit --no-fund \
  && npm cache clean --force
@@ -51,7 +56,7 @@ RUN b=node_modules/better-sqlite3 \
  && rm -rf $b/deps $b/src $b/binding.gyp \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 
-# ---- daemon: production dependencies and the compiled daemon ----
+# ---- daemon: production dependencies and the bundled daemon ----
 FROM ${NODE_IMAGE} AS daemon
 # The HTTP surface listens on every interface so probes and scrapers reach /healthz, /readyz and
 # /metrics. The control API (/v1/sessions) is then closed unless BRIDGE_CONTROL_TOKEN is set (or the
@@ -63,9 +68,9 @@ WORKDIR /app
 # The code stays owned by root (read-only for the service); only the state directory is writable.
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+COPY --from=build /app/bundle ./bundle
 # `browser-telemetry-bridge` on the PATH, as `npm install -g` puts it: `docker exec … browser-telemetry-bridge top`.
-RUN chmod 755 dist/cli/main.js && ln -s /app/dist/cli/main.js /usr/local/bin/browser-telemetry-bridge
+RUN chmod 755 bundle/main.js && ln -s /app/bundle/main.js /usr/local/bin/browser-telemetry-bridge
 # `node` (uid 1000) ships with the official image. Create the state directory before declaring the
 # volume so a fresh named volume is initialised with this ownership.
 RUN mkdir -p /var/lib/bridge && chown node:node /var/lib/bridge && chmod 700 /var/lib/bridge
@@ -77,16 +82,24 @@ EXPOSE 9464
 # container's running state already is the daemon's liveness. Set BRIDGE_LISTEN even when a
 # configuration file also sets `listen:`; the health check reads only the variable.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "dist/cli/healthcheck.js"]
+  CMD ["node", "bundle/healthcheck.js"]
 # SIGTERM goes straight to node (PID 1 is node itself, no shell): the daemon flushes its spool
 # within shutdown.grace — give `docker stop -t` / terminationGracePeriodSeconds more than that.
-ENTRYPOINT ["node", "dist/cli/main.js"]
+ENTRYPOINT ["node", "bundle/main.js"]
 CMD ["run"]
 
 # ---- devkit: the daemon's image plus the simulator, the receiver (and its .proto files) and demo ----
+# The devkit runs from dist/ (tsc's files, the devkit's among them), the command on the PATH too.
 FROM daemon AS devkit
+USER root
+COPY --from=build /app/dist ./dist
 COPY --from=build /app/devkit-dist ./dist/devkit
 COPY --from=build /app/proto ./proto
+RUN chmod 755 dist/cli/main.js && ln -sf /app/dist/cli/main.js /usr/local/bin/browser-telemetry-bridge
+USER node
+# A stage's ENTRYPOINT resets the CMD it inherits: `run` again.
+ENTRYPOINT ["node", "dist/cli/main.js"]
+CMD ["run"]
 
 # ---- runtime (the default target, built last): the daemon alone ----
 FROM daemon AS runtime

@@ -16,6 +16,10 @@ export interface BridgeProcessOptions {
   sinkUrl: string;
   sessions: string[];
   tmpRoot: string;
+  /** The script that runs the CLI (default: the compiled main.js, as `npm start` runs it). */
+  entry?: string;
+  /** NODE_OPTIONS for the bridge's process, as a manifest sets it (default: none). */
+  nodeOptions?: string;
 }
 
 export class BridgeProcess {
@@ -40,8 +44,13 @@ export class BridgeProcess {
     // BENCH_BRIDGE_NODE_FLAGS: V8/node flags for the bridge's process alone, to try one (e.g.
     // "--max-semi-space-size=2") without touching the benchmark's own processes.
     const flags = (process.env.BENCH_BRIDGE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    // BENCH_BRIDGE_NODE: another node binary for the bridge alone (Node 22 against 24);
+    // BENCH_BRIDGE_ENTRY: another entry script, e.g. the bundle (`npm run bundle`: bundle/main.js).
+    const node = process.env.BENCH_BRIDGE_NODE ?? process.execPath;
+    const script = process.env.BENCH_BRIDGE_ENTRY ?? o.entry;
+    const entry = script !== undefined ? [script] : scriptArgs('src/cli/main.ts');
     const port = await freePort();
-    const child = spawn(process.execPath, [...flags, ...scriptArgs('src/cli/main.ts'), 'run'], {
+    const child = spawn(node, [...flags, ...entry, 'run'], {
       env: {
         ...process.env,
         BROWSER_API_URL: o.simUrl,
@@ -51,6 +60,7 @@ export class BridgeProcess {
         BRIDGE_LISTEN: `127.0.0.1:${port}`,
         OTEL_EXPORTER_OTLP_ENDPOINT: o.sinkUrl,
         LOG_LEVEL: 'warn',
+        NODE_OPTIONS: o.nodeOptions ?? '',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

@@ -30,8 +30,19 @@ export function scriptArgs(script: string): string[] {
   return RUNNING_COMPILED ? [join(TREE, script.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', join(REPO, script)];
 }
 
-/** Compiles src/ and bench/ into a fresh directory; returns it (remove it with removeBuild). Throws, leaving nothing, when tsc fails. */
-export function compileBench(): string {
+/**
+ * The container image's entry: the bundle (tools/bundle.ts) compileBench writes beside the compiled
+ * tree; undefined under tsx (--from-source), where there is none.
+ */
+export function bundleEntry(): string | undefined {
+  return RUNNING_COMPILED ? join(TREE, 'bundle', 'main.js') : undefined;
+}
+
+/**
+ * Compiles src/ and bench/ into a fresh directory, and bundles the daemon into its bundle/ as the
+ * image does; returns it (remove it with removeBuild). Throws, leaving nothing, when either fails.
+ */
+export async function compileBench(): Promise<string> {
   const out = join(REPO, BUILD_DIR, `run-${process.pid}`);
   rmSync(out, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -40,6 +51,9 @@ export function compileBench(): string {
       cwd: REPO,
       stdio: ['ignore', 'inherit', 'inherit'],
     });
+    // Only the runner bundles: the scenarios' processes never load esbuild.
+    const { bundle } = await import('../tools/bundle.js');
+    await bundle(join(out, 'bundle'));
   } catch (err) {
     // What tsc emitted before it failed is no use to anyone.
     removeBuild(out);

@@ -1,9 +1,13 @@
 // Sidecar: the smallest deployment, one session next to one agent, with the bridge as its own
-// process (`run`, compiled, defaults; its HTTP surface on, probed and scraped as in a deployment).
+// process (`run`, defaults; its HTTP surface on, probed and scraped as in a deployment), run as
+// config/kubernetes/sidecar.yaml deploys it: the image's bundle and the manifest's NODE_OPTIONS
+// (`--sidecar-plain`: dist/ with V8's defaults, as `npm start` runs it).
 // Steady RSS (the median while events flow, after the first seconds), peak RSS, CPU per event,
 // latency, and that every event arrived.
 import { BridgeProcess } from './bridge-process.js';
+import { bundleEntry, RUNNING_COMPILED } from './compiled.js';
 import { produce } from './live-sessions.js';
+import { sidecarNodeOptions } from './sidecar-manifest.js';
 import { simControl, simGet, simProduced, sinkStats, startPeer, type Peer } from './peers.js';
 import { mib } from './rss-sampler.js';
 import { formatPeerArgs, REALISTIC_SESSION, type ScenarioContext } from './scenario-context.js';
@@ -14,6 +18,8 @@ export interface SidecarOptions {
   ratePerSession: number;
   seconds: number;
   drainTimeoutS: number;
+  /** dist/ with V8's defaults instead of the sidecar manifest's bundle and NODE_OPTIONS. */
+  plain: boolean;
 }
 
 export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promise<ScenarioResult> {
@@ -29,11 +35,15 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
     const sink = await startPeer('bench/sink.ts');
     peers.push(sink);
     await simControl(sim.url, '/sessions/sidecar-1', REALISTIC_SESSION);
+    const entry = o.plain ? undefined : bundleEntry();
+    const nodeOptions = o.plain ? '' : sidecarNodeOptions();
     bridge = await BridgeProcess.start({
       simUrl: sim.url,
       sinkUrl: sink.url,
       sessions: ['sidecar-1'],
       tmpRoot: ctx.tmpRoot,
+      entry,
+      nodeOptions,
     });
     if (
       !(await until(
@@ -91,6 +101,13 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
       cpuMicrosPerEvent: stats.unique > 0 ? Math.round((cpuSeconds * 1e6) / stats.unique) : null,
       wireBytesPerEvent: stats.unique > 0 ? Math.round(stats.bytes / stats.unique) : null,
       process: 'separate',
+      bridgeRuns: [
+        process.env.BENCH_BRIDGE_ENTRY ?? (entry !== undefined ? 'bundle' : RUNNING_COMPILED ? 'dist' : 'source (tsx)'),
+        nodeOptions !== '' ? `NODE_OPTIONS=${nodeOptions}` : '',
+        process.env.BENCH_BRIDGE_NODE_FLAGS ?? '',
+      ]
+        .filter(Boolean)
+        .join(', '),
       httpRequestsAnswered: scrapes,
     };
   } finally {

@@ -11,12 +11,16 @@
 //               on the wire; also steady RSS, bridge CPU µs per event, wire bytes per event and
 //               storage bytes written per OTLP byte delivered
 //   sidecar     one session × 5 events/s for 60 s, every category, the bridge as its own `run`
-//               process (bench/bridge-process.ts): steady and peak RSS, CPU per event
+//               process (bench/bridge-process.ts) as config/kubernetes/sidecar.yaml deploys it:
+//               steady and peak RSS, CPU per event
 //   outage      200 sessions × 20 events/s; the collector answers 503 for 60 s, then recovers: RSS
 //               and spool over time, everything delivered after recovery
 // Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --heavy-seconds S and
 //        --heavy-sessions N (live-heavy; default: the live values), --outage-seconds S,
 //        --outage-before-s S, --outage-after-s S, --drain-timeout-s S (live and outage),
+//        --sidecar-rate N (events/s of the sidecar's session, default 5: a busy agent's load on the
+//        sidecar's node flags), --sidecar-plain (the sidecar from dist/ with V8's defaults, as
+//        `npm start` runs it, instead of the image's bundle with the sidecar manifest's NODE_OPTIONS),
 //        --cpu-prof DIR: V8 CPU profile of each scenario's measured phase (the bridge's main thread;
 //        BRIDGE_WORKERS=0 puts the whole pipeline there) into
 //        DIR/<scenario>.cpuprofile; summarise with `npx tsx bench/profile-summary.ts DIR/*.cpuprofile`.
@@ -65,6 +69,8 @@ try {
       'outage-before-s': { type: 'string' },
       'outage-after-s': { type: 'string' },
       'drain-timeout-s': { type: 'string' },
+      'sidecar-rate': { type: 'string' },
+      'sidecar-plain': { type: 'boolean' },
       'cpu-prof': { type: 'string' },
       'from-source': { type: 'boolean' },
     },
@@ -88,6 +94,7 @@ const liveSessions = positive('live-sessions', 1000);
 const heavySeconds = positive('heavy-seconds', liveSeconds);
 const heavySessions = positive('heavy-sessions', liveSessions);
 const outageSeconds = positive('outage-seconds', 60);
+const sidecarRate = positive('sidecar-rate', 5);
 const drainTimeoutS = flags['drain-timeout-s'] !== undefined ? positive('drain-timeout-s', 0) : undefined;
 
 interface Scenario {
@@ -147,7 +154,13 @@ const SCENARIOS: Record<string, Scenario> = {
     deadlineS: 2 * heavySeconds + (drainTimeoutS ?? 60) + 240,
   },
   sidecar: {
-    run: (ctx) => runSidecar(ctx, { ratePerSession: 5, seconds: liveSeconds, drainTimeoutS: drainTimeoutS ?? 30 }),
+    run: (ctx) =>
+      runSidecar(ctx, {
+        ratePerSession: sidecarRate,
+        seconds: liveSeconds,
+        drainTimeoutS: drainTimeoutS ?? 30,
+        plain: flags['sidecar-plain'] === true,
+      }),
     deadlineS: liveSeconds + (drainTimeoutS ?? 30) + 120,
   },
   outage: {
@@ -204,7 +217,9 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 function spawnOne(name: string): Promise<ScenarioResult> {
   const tmpRoot = mkdtempSync(join(tmpdir(), `bridge-bench-${name}-`));
   // The same flags, rebuilt from what was parsed (a flag's value may look like a scenario name).
-  const passOn = Object.entries(flags).flatMap(([k, v]) => (typeof v === 'string' ? [`--${k}`, v] : []));
+  const passOn = Object.entries(flags).flatMap(([k, v]) =>
+    typeof v === 'string' ? [`--${k}`, v] : v === true ? [`--${k}`] : [],
+  );
   const entry =
     build !== undefined ? [join(build, 'bench', 'throughput.js')] : ['--import', 'tsx', import.meta.filename];
   const child = spawn(process.execPath, [...entry, name, ...passOn], {
@@ -266,7 +281,7 @@ if (process.env.BENCH_RUN_ONE) {
 } else {
   if (!flags['from-source'] && !RUNNING_COMPILED) {
     try {
-      build = compileBench();
+      build = await compileBench();
     } catch {
       fail('cannot compile the benchmark (tsc reported why above); --from-source runs it under tsx');
     }

@@ -1,4 +1,4 @@
-// The container image's HEALTHCHECK: `node dist/cli/healthcheck.js`. Asks /healthz where
+// The container image's HEALTHCHECK: `node bundle/healthcheck.js`. Asks /healthz where
 // BRIDGE_LISTEN says the daemon listens (a wildcard address is asked on loopback). With the HTTP
 // surface off there is nothing to ask: the check passes and says so, because the container's own
 // state already is the daemon's liveness (node is PID 1; when `run` exits, the container stops).

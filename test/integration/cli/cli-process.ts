@@ -27,8 +27,13 @@ export interface CliProcess {
   ): Promise<void>;
 }
 
-export function startCli(args: string[], env: Record<string, string | undefined>): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+/** `entry`: node arguments that run the CLI; the sources under tsx unless given (e.g. the bundle's main.js). */
+export function startCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  entry: string[] = ['--import', 'tsx', 'src/cli/main.ts'],
+): CliProcess {
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: REPO,
     // Fixed time zone and no colour: pretty output is deterministic.
     env: { PATH: process.env.PATH ?? '', TZ: 'UTC', NO_COLOR: '1', LOG_LEVEL: 'warn', ...env },
@@ -83,8 +88,9 @@ export async function runCli(
   args: string[],
   env: Record<string, string | undefined>,
   timeoutMs = 30_000,
+  entry?: string[],
 ): Promise<CliResult> {
-  const p = startCli(args, env);
+  const p = startCli(args, env, entry);
   const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
   try {
     return await p.done;

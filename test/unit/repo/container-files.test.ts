@@ -40,7 +40,12 @@ describe('the container image and the Kubernetes files', () => {
   const dockerfile = read('Dockerfile');
 
   it('the image puts browser-telemetry-bridge on the PATH (docker exec … browser-telemetry-bridge top)', () => {
-    expect(dockerfile).toMatch(/^RUN .*ln -s \/app\/dist\/cli\/main\.js \/usr\/local\/bin\/browser-telemetry-bridge$/m);
+    // The daemon's image runs the bundle (tools/bundle.ts keeps main.ts's first line); the devkit's, dist/.
+    expect(dockerfile).toMatch(/^RUN .*ln -s \/app\/bundle\/main\.js \/usr\/local\/bin\/browser-telemetry-bridge$/m);
+    expect(dockerfile).toMatch(
+      /^RUN .*ln -sf \/app\/dist\/cli\/main\.js \/usr\/local\/bin\/browser-telemetry-bridge$/m,
+    );
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bundle\/main\.js"\]$/m);
     expect(read('src/cli/main.ts').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 

@@ -1,0 +1,69 @@
+// The container image runs the daemon from the esbuild bundle (tools/bundle.ts), not from dist/:
+// the bundle must run as config/kubernetes/sidecar.yaml deploys it (one session, no ingest worker,
+// the manifest's NODE_OPTIONS: V8 without its compilers, so no WebAssembly either) and as a bridge
+// with an ingest worker and V8's defaults (the worker's entry is found next to the chunk that starts
+// it), and must say that the devkit is absent rather than fail. Built into a temporary directory whose node_modules is the
+// repository's, as the image's /app/bundle sits beside /app/node_modules.
+import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BRIDGE_VERSION } from '../../../src/util/version.js';
+import { bundle } from '../../../tools/bundle.js';
+import { sidecarNodeOptions } from '../../../bench/sidecar-manifest.js';
+import { harness, until, type Harness } from '../../helpers/harness.js';
+import { REPO, runCli, startCli } from './cli-process.js';
+
+let root: string;
+let main: string;
+let h: Harness;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'sidecar-bundle-'));
+  symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
+  copyFileSync(join(REPO, 'package.json'), join(root, 'package.json'));
+  const out = await bundle(join(root, 'bundle'));
+  main = out.main;
+  expect(existsSync(out.worker) && existsSync(out.healthcheck)).toBe(true);
+}, 60_000);
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  h = await harness();
+  h.sim.createSession('s1').produce(20);
+});
+
+afterEach(async () => {
+  await h.close();
+});
+
+describe('the bundled daemon', () => {
+  const cases = [
+    { name: 'as the sidecar manifest runs it', workers: '0', nodeOptions: sidecarNodeOptions() },
+    { name: 'with an ingest worker', workers: '1', nodeOptions: '' },
+  ];
+  for (const { name, workers, nodeOptions } of cases) {
+    it(`delivers a session ${name} and stops cleanly`, async () => {
+      const env = h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_WORKERS: workers, NODE_OPTIONS: nodeOptions });
+      const bridge = startCli(['run'], env, [main]);
+      await until(() => h.receiver.records.length >= 20, 'the 20 events delivered');
+      bridge.child.kill('SIGTERM');
+      const done = await bridge.done;
+      expect(done.code, done.stderr).toBe(0);
+    });
+  }
+
+  it('reads its version from package.json and says the devkit is absent', async () => {
+    expect(await runCli(['--version'], {}, 30_000, [main])).toEqual({
+      code: 0,
+      stdout: `${BRIDGE_VERSION}\n`,
+      stderr: '',
+    });
+    const demo = await runCli(['demo'], {}, 30_000, [main]);
+    expect(demo.code).not.toBe(0);
+    expect(demo.stderr).toMatch(/belongs to the devkit/);
+  });
+});
