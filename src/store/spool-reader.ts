@@ -42,7 +42,14 @@ export class SpoolReader {
     private readonly memoryMaxBytes: number,
     /** True while batches must take nothing from the ready queue (overflow mode's stalled checkpoints). */
     private readonly memoryPaused: () => boolean = () => false,
+    /** A deliverer starts waiting with nothing to take (overflow mode seals for it: delivery-seal.ts). */
+    private readonly starved: () => void = () => undefined,
   ) {}
+
+  /** True while a deliverer waits and the ready queue is empty: what is pending is worth sealing now. */
+  get starving(): boolean {
+    return this.dataWaiters.length > 0 && this.ready.empty;
+  }
 
   /** True while the store holds segments not yet taken (new records then queue behind them). */
   get readingBacklog(): boolean {
@@ -89,7 +96,9 @@ export class SpoolReader {
   /** Resolves when segments were committed since, or at once when some are waiting to be taken. */
   waitForData(): Promise<void> {
     if ((!this.ready.empty && !this.memoryPaused()) || this.cursor < this.backlogUpTo) return Promise.resolve();
-    return new Promise((resolve) => this.dataWaiters.push(resolve));
+    const waiting = new Promise<void>((resolve) => this.dataWaiters.push(resolve));
+    this.starved();
+    return waiting;
   }
 
   /** Wakes the deliverers waiting in waitForData(). */

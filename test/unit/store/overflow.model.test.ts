@@ -1,8 +1,9 @@
 // Model-based test of the overflow mode (memory first, the spool as overflow) against a model of the
 // service: fast-check draws random sequences of the service producing events (its ring buffer
 // evicting the oldest), the bridge reading them (from the ring, from the archive when it has one, or
-// as a gap record when neither holds them), seals and failing writes, the timers firing (checkpoint
-// writes, spills by age), claims acknowledged or given back, a memory window that forces spills,
+// as a gap record when neither holds them), seals and failing writes, a deliverer waiting with
+// nothing to take (a seal for delivery, delivery-seal.ts), the timers firing (checkpoint writes,
+// spills by age, seals spaced after the last one), claims acknowledged or given back, a memory window that forces spills,
 // a store cut off (every write fails until it is back, as for a replica cut off from PostgreSQL),
 // and kill -9 or clean restarts; the spool is real, over a real SQLite store in a temp directory.
 //
@@ -24,6 +25,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Spool, type Batch } from '../../../src/store/spool.js';
 import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
+import { DELIVERY_SEAL_SPACING_MS } from '../../../src/store/delivery-seal.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
 import type { SpanStateSource } from '../../../src/store/pending-segments.js';
@@ -259,6 +261,17 @@ class Flush implements Cmd {
   toString = (): string => `flush${this.fails ? ' (fails)' : ''}`;
 }
 
+/** A deliverer finds nothing to take and waits: what is pending is sealed for it, now or after the spacing. */
+class DeliveryWaits implements Cmd {
+  check = (): boolean => true;
+  async run(w: World, r: Real): Promise<void> {
+    void r.spool.waitForData();
+    await settle();
+    await check(w, r);
+  }
+  toString = (): string => 'delivery waits';
+}
+
 class Tick implements Cmd {
   constructor(readonly ms: number) {}
   check = (): boolean => true;
@@ -364,7 +377,8 @@ const commands = [
     )
     .map(([s, n, f, u]) => new Read(s, n, f, u)),
   fc.boolean().map((fails) => new Flush(fails)),
-  fc.constantFrom(INTERVAL_MS, 10 * INTERVAL_MS, 25 * INTERVAL_MS).map((ms) => new Tick(ms)),
+  fc.constant(new DeliveryWaits()),
+  fc.constantFrom(DELIVERY_SEAL_SPACING_MS, INTERVAL_MS, 10 * INTERVAL_MS, 25 * INTERVAL_MS).map((ms) => new Tick(ms)),
   // Cut off more often than not, and claims and acknowledgements twice as often: the pause needs
   // acknowledgements, a cut, time, then records waiting in memory.
   fc.constantFrom(true, true, false).map((on) => new Cut(on)),
