@@ -9,6 +9,8 @@
 // still held go back to the front of the ready queue; what is on disk stays there). In overflow mode
 // the ready queue may be paused (`memoryPaused`: checkpoints are not being written, see
 // overflow-writer.ts): batches then take nothing from it, and waiting for data waits for a wake().
+// A deliverer that starts waiting with the ready queue empty says so (`starved`): in overflow mode
+// the writer then seals what is pending for it instead of at the commit interval (delivery-seal.ts).
 import type { Store } from './store.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import type { SpoolMode } from '../config/schema.js';
