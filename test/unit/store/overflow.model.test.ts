@@ -68,6 +68,12 @@ interface World {
   delivered: Set<string>;
   /** When the current process had each event acknowledged (fake clock). */
   ackedAt: Map<string, number>;
+  /** Events the current process appended without a captured span state (traces on). */
+  uncapturedHere: Set<string>;
+  /** When (in appends and acknowledgements, a step count) the current process read and acknowledged each event. */
+  readStep: Map<string, number>;
+  ackStep: Map<string, number>;
+  step: number;
   /** Claims refused records from memory because checkpoints waited too long (over the whole run). */
   paused: { claims: number };
   gapsDelivered: number;
@@ -105,6 +111,7 @@ function deliveredKeys(w: World, c: Batch): void {
   const ack = (k: string): void => {
     w.delivered.add(k);
     w.ackedAt.set(k, now);
+    w.ackStep.set(k, ++w.step);
   };
   for (const seg of c.segments)
     for (const b of bodies(seg)) {
@@ -121,21 +128,40 @@ function deliveredKeys(w: World, c: Batch): void {
 /**
  * Since when the oldest acknowledgement that could move a stored checkpoint has waited for it to be
  * written, by the model alone: per session, the first event past the stored checkpoint that this
- * process delivered, with only events it filtered before it; undefined when there is none.
+ * process delivered and that can carry the checkpoint, with only events it filtered or delivered
+ * before it; undefined when there is none.
  */
 async function waitingSince(w: World, r: Real): Promise<number | undefined> {
   let oldest: number | undefined;
   for (const [s, cp] of await checkpoints(r)) {
-    for (let q = cp + 1; q <= w.read.get(s)!; q++) {
+    const read = w.read.get(s)!;
+    for (let q = cp + 1; q <= read; q++) {
       const at = w.ackedAt.get(key(s, q));
-      if (at !== undefined) {
+      if (at !== undefined && canCarryCheckpoint(w, s, q, read)) {
         oldest = Math.min(oldest ?? at, at);
         break;
       }
-      if (!w.filteredHere.has(key(s, q))) break;
+      if (at === undefined && !w.filteredHere.has(key(s, q))) break;
     }
   }
   return oldest;
+}
+
+/**
+ * Traces on, a checkpoint moves only to a position whose span state was captured: the last event of
+ * its sealed batch. Seals are not modelled, so an acknowledged event counts only when it was
+ * captured and no later event read before its acknowledgement (possibly sealed with it, making
+ * that batch's position uncaptured) was not.
+ */
+function canCarryCheckpoint(w: World, s: string, q: number, read: number): boolean {
+  const k = key(s, q);
+  if (w.uncapturedHere.has(k)) return false;
+  const ackedAt = w.ackStep.get(k)!;
+  for (let later = q + 1; later <= read; later++) {
+    const l = key(s, later);
+    if (w.uncapturedHere.has(l) && (w.readStep.get(l) ?? Infinity) < ackedAt) return false;
+  }
+  return true;
 }
 
 /** In the store now: the events its segments hold (gap records for the events they cover). */
@@ -227,7 +253,10 @@ function readFrom(
       w.filtered.add(key(s, q));
       w.filteredHere.add(key(s, q));
     }
-    const spans = (uncaptured[i % Math.max(1, uncaptured.length)] ?? false) ? UNCAPTURED : capturedAt(key(s, q));
+    const missed = uncaptured[i % Math.max(1, uncaptured.length)] ?? false;
+    if (missed) w.uncapturedHere.add(key(s, q));
+    w.readStep.set(key(s, q), ++w.step);
+    const spans = missed ? UNCAPTURED : capturedAt(key(s, q));
     r.spool.append({ sessionId: s, seq: q, epoch: 0, tsMicros: q, record: drop ? null : framed(key(s, q)), spans });
   }
   w.read.set(s, Math.max(pos, to));
@@ -350,6 +379,9 @@ async function restart(w: World, r: Real, crash: boolean): Promise<void> {
   w.claims = [];
   w.ackedAt.clear();
   w.filteredHere.clear();
+  w.uncapturedHere.clear();
+  w.readStep.clear();
+  w.ackStep.clear();
   const cut = r.store.cut;
   await r.store.close();
   Object.assign(r, await open(r.dir, r.window));
@@ -443,6 +475,10 @@ describe('the overflow mode against a service with a ring buffer and an archive'
             filteredHere: new Set(),
             delivered: new Set(),
             ackedAt: new Map(),
+            uncapturedHere: new Set(),
+            readStep: new Map(),
+            ackStep: new Map(),
+            step: 0,
             paused,
             gapsDelivered: 0,
             claims: [],
