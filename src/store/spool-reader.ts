@@ -9,6 +9,8 @@
 // still held go back to the front of the ready queue; what is on disk stays there). In overflow mode
 // the ready queue may be paused (`memoryPaused`: checkpoints are not being written, see
 // overflow-writer.ts): batches then take nothing from it, and waiting for data waits for a wake().
+// A deliverer that starts waiting with the ready queue empty says so (`starved`): in overflow mode
+// the writer then seals what is pending for it instead of at the commit interval (delivery-seal.ts).
 import type { Store } from './store.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import type { SpoolMode } from '../config/schema.js';
@@ -42,7 +44,14 @@ export class SpoolReader {
     private readonly memoryMaxBytes: number,
     /** True while batches must take nothing from the ready queue (overflow mode's stalled checkpoints). */
     private readonly memoryPaused: () => boolean = () => false,
+    /** A deliverer starts waiting with nothing to take (overflow mode seals for it: delivery-seal.ts). */
+    private readonly starved: () => void = () => undefined,
   ) {}
+
+  /** True while a deliverer waits and the ready queue is empty: what is pending is worth sealing now. */
+  get starving(): boolean {
+    return this.dataWaiters.length > 0 && this.ready.empty;
+  }
 
   /** True while the store holds segments not yet taken (new records then queue behind them). */
   get readingBacklog(): boolean {
@@ -89,7 +98,9 @@ export class SpoolReader {
   /** Resolves when segments were committed since, or at once when some are waiting to be taken. */
   waitForData(): Promise<void> {
     if ((!this.ready.empty && !this.memoryPaused()) || this.cursor < this.backlogUpTo) return Promise.resolve();
-    return new Promise((resolve) => this.dataWaiters.push(resolve));
+    const waiting = new Promise<void>((resolve) => this.dataWaiters.push(resolve));
+    this.starved();
+    return waiting;
   }
 
   /** Wakes the deliverers waiting in waitForData(). */

@@ -2,7 +2,8 @@
 //
 // Commits (seals) run when `commitMaxRecords` are pending or `commitIntervalMs` after the first
 // pending record, one at a time; work that must not interleave with them (a recount, an adopted
-// spool) runs between two commits. In `always` mode a commit writes every session's segment and
+// spool) runs between two commits. In overflow mode a seal (which writes nothing) also runs when a
+// deliverer waits with nothing to take (delivery-seal.ts), so records do not wait for the interval. In `always` mode a commit writes every session's segment and
 // checkpoint in one transaction before the checkpoint moves, and hands the fresh segments to the
 // reader from memory (spool-reader.ts); in overflow mode a commit is the overflow writer's seal
 // (overflow-writer.ts). A failed write (disk full, I/O error) keeps everything where it was, is
@@ -22,6 +23,7 @@ import type { SpoolContents } from './spool-contents.js';
 import type { SpoolReader } from './spool-reader.js';
 import { SpoolRoom } from './spool-room.js';
 import { OverflowWriter, type WriteLoop } from './overflow-writer.js';
+import { deliverySealIn } from './delivery-seal.js';
 import { COMMIT_MAX_BYTES, type SpoolOptions } from './spool-options.js';
 import type { SpoolMode } from '../config/schema.js';
 import { once } from '../util/lifecycle.js';
@@ -33,6 +35,11 @@ export class SpoolWriter implements WriteLoop {
   readonly room: SpoolRoom;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
+  /** Overflow mode: a seal for a waiting deliverer, DELIVERY_SEAL_SPACING_MS after the last one. */
+  private sealTimer: NodeJS.Timeout | undefined;
+  /** When the last seal that carried records ran (overflow mode; the spool's clock). */
+  private sealedAt = Number.NEGATIVE_INFINITY;
+  private readonly now: () => number;
   /** The commit (or work between commits) under way. */
   committing: Promise<boolean> | undefined;
   private failStreak = 0;
@@ -53,6 +60,7 @@ export class SpoolWriter implements WriteLoop {
     this.mode = o.mode ?? 'overflow';
     this.emit = o.emit ?? ignoreFacts;
     const now = o.now ?? Date.now;
+    this.now = now;
     this.overflow = new OverflowWriter(o, contents, ledger, reader, this, now, o.memoryMaxAgeMs ?? 10_000, this.emit);
     this.deletes = new DeferredDeletes(
       o.store,
@@ -98,6 +106,7 @@ export class SpoolWriter implements WriteLoop {
 
   private schedule(): void {
     if (this.closed && this.pending.sessions === 0) return;
+    if (this.mode === 'overflow' && this.reader.starving) this.sealForDelivery();
     if (this.commitDue) {
       // Let the chunks already read in this turn of the event loop be parsed, then commit them
       // together (setImmediate runs right after I/O; a timer would wait for the next loop turn).
@@ -112,9 +121,32 @@ export class SpoolWriter implements WriteLoop {
     }
   }
 
+  /**
+   * Overflow mode: a deliverer waits with nothing to take, so what is pending is sealed for it now
+   * (after the chunks of this turn are appended), or once the spacing since the last seal passed.
+   */
+  sealForDelivery(): void {
+    if (this.mode !== 'overflow' || this.closed || this.immediate || this.sealTimer) return;
+    const inMs = deliverySealIn({
+      pendingRecords: this.pending.records,
+      deliveryWaiting: true,
+      sinceLastSealMs: this.now() - this.sealedAt,
+      writeFailing: this.failStreak > 0,
+    });
+    if (inMs === undefined) return;
+    if (inMs === 0) {
+      this.immediate = setImmediate(() => {
+        this.immediate = undefined;
+        void this.flush(false);
+      });
+    } else this.sealTimer = setTimeout(() => void this.flush(false), inMs);
+  }
+
   clearTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.sealTimer) clearTimeout(this.sealTimer);
+    this.sealTimer = undefined;
     if (this.immediate) clearImmediate(this.immediate);
     this.immediate = undefined;
   }
@@ -136,7 +168,10 @@ export class SpoolWriter implements WriteLoop {
   }
 
   private async commitNow(): Promise<boolean> {
-    if (this.mode === 'overflow') return this.overflow.seal();
+    if (this.mode === 'overflow') {
+      if (this.pending.records > 0) this.sealedAt = this.now();
+      return this.overflow.seal();
+    }
     if (this.pending.sessions === 0) return true;
     // Deletes first: on a volume that was full, what was freed must go to them, not to new segments.
     if (this.deletes.size > 0) await this.deletes.retryNow();

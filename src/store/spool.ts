@@ -31,8 +31,14 @@ export class Spool {
   private constructor(o: SpoolOptions) {
     this.mode = o.mode ?? 'overflow';
     this.ledger = new Ledger(o.now ?? Date.now);
-    this.reader = new SpoolReader(o.store, this.contents, this.ledger, this.mode, o.memoryMaxBytes, () =>
-      this.writer.overflow.memoryDeliveryPaused(),
+    this.reader = new SpoolReader(
+      o.store,
+      this.contents,
+      this.ledger,
+      this.mode,
+      o.memoryMaxBytes,
+      () => this.writer.overflow.memoryDeliveryPaused(),
+      () => this.writer.sealForDelivery(),
     );
     this.writer = new SpoolWriter(o, this.contents, this.ledger, this.reader);
   }

@@ -1,8 +1,9 @@
 // Model-based test of the overflow mode (memory first, the spool as overflow) against a model of the
 // service: fast-check draws random sequences of the service producing events (its ring buffer
 // evicting the oldest), the bridge reading them (from the ring, from the archive when it has one, or
-// as a gap record when neither holds them), seals and failing writes, the timers firing (checkpoint
-// writes, spills by age), claims acknowledged or given back, a memory window that forces spills,
+// as a gap record when neither holds them), seals and failing writes, a deliverer waiting with
+// nothing to take (a seal for delivery, delivery-seal.ts), the timers firing (checkpoint writes,
+// spills by age, seals spaced after the last one), claims acknowledged or given back, a memory window that forces spills,
 // a store cut off (every write fails until it is back, as for a replica cut off from PostgreSQL),
 // and kill -9 or clean restarts; the spool is real, over a real SQLite store in a temp directory.
 //
@@ -24,6 +25,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Spool, type Batch } from '../../../src/store/spool.js';
 import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
+import { DELIVERY_SEAL_SPACING_MS } from '../../../src/store/delivery-seal.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
 import type { SpanStateSource } from '../../../src/store/pending-segments.js';
@@ -66,6 +68,12 @@ interface World {
   delivered: Set<string>;
   /** When the current process had each event acknowledged (fake clock). */
   ackedAt: Map<string, number>;
+  /** Events the current process appended without a captured span state (traces on). */
+  uncapturedHere: Set<string>;
+  /** When (in appends and acknowledgements, a step count) the current process read and acknowledged each event. */
+  readStep: Map<string, number>;
+  ackStep: Map<string, number>;
+  step: number;
   /** Claims refused records from memory because checkpoints waited too long (over the whole run). */
   paused: { claims: number };
   gapsDelivered: number;
@@ -103,6 +111,7 @@ function deliveredKeys(w: World, c: Batch): void {
   const ack = (k: string): void => {
     w.delivered.add(k);
     w.ackedAt.set(k, now);
+    w.ackStep.set(k, ++w.step);
   };
   for (const seg of c.segments)
     for (const b of bodies(seg)) {
@@ -119,21 +128,40 @@ function deliveredKeys(w: World, c: Batch): void {
 /**
  * Since when the oldest acknowledgement that could move a stored checkpoint has waited for it to be
  * written, by the model alone: per session, the first event past the stored checkpoint that this
- * process delivered, with only events it filtered before it; undefined when there is none.
+ * process delivered and that can carry the checkpoint, with only events it filtered or delivered
+ * before it; undefined when there is none.
  */
 async function waitingSince(w: World, r: Real): Promise<number | undefined> {
   let oldest: number | undefined;
   for (const [s, cp] of await checkpoints(r)) {
-    for (let q = cp + 1; q <= w.read.get(s)!; q++) {
+    const read = w.read.get(s)!;
+    for (let q = cp + 1; q <= read; q++) {
       const at = w.ackedAt.get(key(s, q));
-      if (at !== undefined) {
+      if (at !== undefined && canCarryCheckpoint(w, s, q, read)) {
         oldest = Math.min(oldest ?? at, at);
         break;
       }
-      if (!w.filteredHere.has(key(s, q))) break;
+      if (at === undefined && !w.filteredHere.has(key(s, q))) break;
     }
   }
   return oldest;
+}
+
+/**
+ * Traces on, a checkpoint moves only to a position whose span state was captured: the last event of
+ * its sealed batch. Seals are not modelled, so an acknowledged event counts only when it was
+ * captured and no later event read before its acknowledgement (possibly sealed with it, making
+ * that batch's position uncaptured) was not.
+ */
+function canCarryCheckpoint(w: World, s: string, q: number, read: number): boolean {
+  const k = key(s, q);
+  if (w.uncapturedHere.has(k)) return false;
+  const ackedAt = w.ackStep.get(k)!;
+  for (let later = q + 1; later <= read; later++) {
+    const l = key(s, later);
+    if (w.uncapturedHere.has(l) && (w.readStep.get(l) ?? Infinity) < ackedAt) return false;
+  }
+  return true;
 }
 
 /** In the store now: the events its segments hold (gap records for the events they cover). */
@@ -225,7 +253,10 @@ function readFrom(
       w.filtered.add(key(s, q));
       w.filteredHere.add(key(s, q));
     }
-    const spans = (uncaptured[i % Math.max(1, uncaptured.length)] ?? false) ? UNCAPTURED : capturedAt(key(s, q));
+    const missed = uncaptured[i % Math.max(1, uncaptured.length)] ?? false;
+    if (missed) w.uncapturedHere.add(key(s, q));
+    w.readStep.set(key(s, q), ++w.step);
+    const spans = missed ? UNCAPTURED : capturedAt(key(s, q));
     r.spool.append({ sessionId: s, seq: q, epoch: 0, tsMicros: q, record: drop ? null : framed(key(s, q)), spans });
   }
   w.read.set(s, Math.max(pos, to));
@@ -257,6 +288,17 @@ class Flush implements Cmd {
     await check(w, r);
   }
   toString = (): string => `flush${this.fails ? ' (fails)' : ''}`;
+}
+
+/** A deliverer finds nothing to take and waits: what is pending is sealed for it, now or after the spacing. */
+class DeliveryWaits implements Cmd {
+  check = (): boolean => true;
+  async run(w: World, r: Real): Promise<void> {
+    void r.spool.waitForData();
+    await settle();
+    await check(w, r);
+  }
+  toString = (): string => 'delivery waits';
 }
 
 class Tick implements Cmd {
@@ -337,6 +379,9 @@ async function restart(w: World, r: Real, crash: boolean): Promise<void> {
   w.claims = [];
   w.ackedAt.clear();
   w.filteredHere.clear();
+  w.uncapturedHere.clear();
+  w.readStep.clear();
+  w.ackStep.clear();
   const cut = r.store.cut;
   await r.store.close();
   Object.assign(r, await open(r.dir, r.window));
@@ -364,7 +409,8 @@ const commands = [
     )
     .map(([s, n, f, u]) => new Read(s, n, f, u)),
   fc.boolean().map((fails) => new Flush(fails)),
-  fc.constantFrom(INTERVAL_MS, 10 * INTERVAL_MS, 25 * INTERVAL_MS).map((ms) => new Tick(ms)),
+  fc.constant(new DeliveryWaits()),
+  fc.constantFrom(DELIVERY_SEAL_SPACING_MS, INTERVAL_MS, 10 * INTERVAL_MS, 25 * INTERVAL_MS).map((ms) => new Tick(ms)),
   // Cut off more often than not, and claims and acknowledgements twice as often: the pause needs
   // acknowledgements, a cut, time, then records waiting in memory.
   fc.constantFrom(true, true, false).map((on) => new Cut(on)),
@@ -429,6 +475,10 @@ describe('the overflow mode against a service with a ring buffer and an archive'
             filteredHere: new Set(),
             delivered: new Set(),
             ackedAt: new Map(),
+            uncapturedHere: new Set(),
+            readStep: new Map(),
+            ackStep: new Map(),
+            step: 0,
             paused,
             gapsDelivered: 0,
             claims: [],
