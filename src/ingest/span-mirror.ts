@@ -10,7 +10,7 @@
 // batch that brought no state take UNCAPTURED as their source instead, and the spool does not move
 // their checkpoint there.
 import type { SpanSink } from '../session/span-tap.js';
-import type { SpanStateSource } from '../store/pending-segments.js';
+import { UNCAPTURED, type SpanStateSource } from '../store/pending-segments.js';
 import { decodeSpanState, encodeSpanState } from '../traces/span-state.js';
 
 export class SpanMirror {
@@ -51,7 +51,7 @@ export class SpanMirror {
 }
 
 /** The source of appends whose batch brought no state of their session: not a position to move the checkpoint to. */
-export const UNCAPTURED: SpanStateSource = () => undefined;
+export { UNCAPTURED };
 
 /** Before the worker shipped any state: nothing open. */
 const EMPTY_OPEN = '{"v":1,"docs":[],"frames":[],"requests":[],"closed":[]}';

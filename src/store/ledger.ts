@@ -14,7 +14,7 @@
 // A restart from the checkpoint then always continues the spans from the state of that position. The ledger also knows since when the oldest of
 // those moves has waited for its write (`unwrittenSince`): what a crash or a successor would send
 // again is what was acknowledged since then, so the spool bounds it by that age (overflow-writer.ts).
-import type { CheckpointUpdate } from './store.js';
+import { movableTo, type CheckpointUpdate } from './store.js';
 
 interface Entry {
   update: CheckpointUpdate;
@@ -37,7 +37,8 @@ export class Ledger {
   hold(update: CheckpointUpdate, segmentId: number | null): void {
     const q = this.bySession.get(update.sessionId);
     if (segmentId === null && !q) {
-      if (update.uncaptured !== true) this.moveTo(update);
+      const to = movableTo(update);
+      if (to) this.moveTo(to);
       return;
     }
     const e: Entry = { update, segmentId, settled: segmentId === null };
@@ -59,13 +60,13 @@ export class Ledger {
   private advance(sessionId: string): void {
     const q = this.bySession.get(sessionId);
     if (!q) return;
-    let last: Entry | undefined;
+    let last: CheckpointUpdate | undefined;
     while (q.length > 0 && q[0]!.settled) {
       const e = q.shift()!;
-      if (e.update.uncaptured !== true) last = e;
+      last = movableTo(e.update) ?? last;
     }
     if (q.length === 0) this.bySession.delete(sessionId);
-    if (last) this.moveTo(last.update);
+    if (last) this.moveTo(last);
   }
 
   private moveTo(u: CheckpointUpdate): void {
@@ -92,20 +93,14 @@ export class Ledger {
       if (e) sessions.add(e.update.sessionId);
     }
     for (const sessionId of sessions) {
-      let last: Entry | undefined;
+      let last: CheckpointUpdate | undefined;
       for (const e of this.bySession.get(sessionId) ?? []) {
         if (!e.settled && !(e.segmentId !== null && spilling.has(e.segmentId))) break;
-        if (e.update.uncaptured !== true) last = e;
+        last = movableTo(e.update) ?? last;
       }
       const h = this.high.get(sessionId);
-      if (
-        last &&
-        !(
-          h &&
-          (h.epoch > last.update.epoch || (h.epoch === last.update.epoch && h.checkpoint >= last.update.checkpoint))
-        )
-      )
-        out.set(sessionId, last.update);
+      if (last && !(h && (h.epoch > last.epoch || (h.epoch === last.epoch && h.checkpoint >= last.checkpoint))))
+        out.set(sessionId, last);
     }
     return [...out.values()];
   }

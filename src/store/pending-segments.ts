@@ -17,6 +17,19 @@ interface Pending {
   sourceId: string | undefined;
   /** Captures the session's span state as it stands after its last append (traces on). */
   spans: SpanStateSource | undefined;
+  /**
+   * The last position of this batch whose state an ingest worker captured, when appends marked
+   * UNCAPTURED followed it: the checkpoint may move there even though it may not move to the end.
+   */
+  captured: CapturedPoint | undefined;
+}
+
+/** A position a checkpoint may move to (its span state was captured there). */
+interface CapturedPoint {
+  checkpoint: number;
+  epoch: number;
+  sourceId: string | undefined;
+  spans: SpanStateSource;
 }
 
 /**
@@ -24,6 +37,19 @@ interface Pending {
  * undefined when no state was captured at that point (the checkpoint may not move there).
  */
 export type SpanStateSource = () => SpanStateWriter | undefined;
+
+/**
+ * The source of appends known to end at a position with no state (an ingest worker captured none
+ * in their batch): the checkpoint may not move there. Told apart from a source that is asked at the
+ * seal (a tap on this thread) so that a captured position before it in the same seal is kept.
+ */
+export const UNCAPTURED: SpanStateSource = () => undefined;
+
+/** Where `p` may move its checkpoint to: its end when the state there is not known to be missing. */
+function capturedEnd(p: Pending): CapturedPoint | undefined {
+  if (p.spans === undefined || p.spans === UNCAPTURED) return p.captured;
+  return { checkpoint: p.checkpoint, epoch: p.epoch, sourceId: p.sourceId, spans: p.spans };
+}
 
 /**
  * One append to the spool: an encoded record of a session, or with `record` null only its checkpoint
@@ -78,8 +104,12 @@ export class PendingSegments {
         epoch,
         sourceId,
         spans,
+        captured: undefined,
       };
       this.bySession.set(sessionId, p);
+    } else if (spans !== undefined) {
+      // Before the end moves: a worker's captured position followed by uncaptured appends stays known.
+      p.captured = spans === UNCAPTURED ? capturedEnd(p) : undefined;
     }
     p.checkpoint = seq;
     p.epoch = epoch;
@@ -114,7 +144,18 @@ export class PendingSegments {
       if (p.spans !== undefined) {
         const state = p.spans();
         if (state !== undefined) c.spans = state;
-        else c.uncaptured = true;
+        else {
+          c.uncaptured = true;
+          // The checkpoint may still move to the last captured position of the batch, before this one.
+          const at = p.captured;
+          const earlier = at?.spans();
+          if (at && earlier !== undefined) {
+            const e: CheckpointUpdate = { sessionId: p.sessionId, checkpoint: at.checkpoint, epoch: at.epoch };
+            if (at.sourceId !== undefined) e.sourceId = at.sourceId;
+            e.spans = earlier;
+            c.capturedBefore = e;
+          }
+        }
       }
       checkpoints.push(c);
       if (p.records === 0) continue;
@@ -155,6 +196,9 @@ export class PendingSegments {
       }
       newer.parts = old.parts.concat(newer.parts);
       newer.sourceId ??= old.sourceId;
+      // The newer appends' captured point, else the end (or captured point) of the failed batch.
+      if ((newer.spans === undefined || newer.spans === UNCAPTURED) && newer.captured === undefined)
+        newer.captured = capturedEnd(old);
       newer.spans ??= old.spans;
       newer.records += old.records;
       newer.bytes += old.bytes;

@@ -15,7 +15,7 @@
 // With a shared store, sessions come and go at run time: a write refused because another replica
 // owns some of its sessions now (FencedError) drops what is held for those sessions and writes the
 // rest; forget() drops a session given up; adopt() makes a claimed session's spool backlog.
-import { FencedError } from './store.js';
+import { FencedError, movableTo } from './store.js';
 import { DeferredDeletes } from './deferred-deletes.js';
 import { PendingSegments, type RecordToAppend } from './pending-segments.js';
 import type { Ledger } from './ledger.js';
@@ -179,7 +179,7 @@ export class SpoolWriter implements WriteLoop {
     let ids: number[];
     try {
       // A checkpoint stays where it is when the session's span state was not captured at its new position.
-      const moves = batch.checkpoints.filter((c) => c.uncaptured !== true);
+      const moves = batch.checkpoints.map(movableTo).filter((c) => c !== undefined);
       ids = await this.o.store.commit(batch.segments, moves);
     } catch (err) {
       this.pending.restore(batch);

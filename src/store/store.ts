@@ -51,6 +51,16 @@ export interface CheckpointUpdate {
    * restart from it would continue spans from a state that belongs to another position.
    */
   uncaptured?: true;
+  /**
+   * With `uncaptured`: the last position before it in the same batch whose state was captured (an
+   * ingest worker's batches sealed together), where the checkpoint may move instead.
+   */
+  capturedBefore?: CheckpointUpdate;
+}
+
+/** Where an update may move a checkpoint to: itself, else its batch's captured position, else nowhere. */
+export function movableTo(u: CheckpointUpdate): CheckpointUpdate | undefined {
+  return u.uncaptured !== true ? u : u.capturedBefore;
 }
 
 export interface SpoolStats {

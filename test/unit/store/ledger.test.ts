@@ -91,6 +91,18 @@ describe('Ledger', () => {
     expect(l.pending()).toEqual([at('a', 40)]);
   });
 
+  it("traces on: an uncaptured move that names its batch's captured position moves the checkpoint there", () => {
+    const l = new Ledger();
+    const earlier = { ...at('a', 12), spans: () => '{"v":1}' };
+    l.hold({ ...at('a', 15), uncaptured: true, capturedBefore: earlier }, -1);
+    expect(l.pending()).toEqual([]);
+    expect(l.pending(new Set([-1]))).toEqual([earlier]); // a spill makes 12 durable, not 15
+    l.settle(-1);
+    expect(l.pending()).toEqual([earlier]);
+    l.hold({ ...at('a', 18), uncaptured: true, capturedBefore: { ...at('a', 17), spans: () => '{"v":2}' } }, null);
+    expect(l.pending().map((u) => u.checkpoint)).toEqual([17]);
+  });
+
   it('forgets sessions given up: their segments are unknown, their moves unwritten', () => {
     const l = new Ledger();
     l.hold(at('a', 1), -1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PendingSegments } from '../../../src/store/pending-segments.js';
+import { PendingSegments, UNCAPTURED, type SpanStateSource } from '../../../src/store/pending-segments.js';
 
 describe('pending segments', () => {
   it("one session's records become one segment, and every append moves its checkpoint", () => {
@@ -32,6 +32,55 @@ describe('pending segments', () => {
     expect(a!.spans?.()).toBe('state'); // the last append's source decides
     expect(a!.uncaptured).toBeUndefined();
     expect(b).toEqual({ sessionId: 'b', checkpoint: 8, epoch: 0, uncaptured: true });
+  });
+
+  it("traces on, a worker's batches: a captured position followed by UNCAPTURED appends in one seal keeps its move", () => {
+    const p = new PendingSegments();
+    const worker = () => () => 'state at 2';
+    const append = (seq: number, spans: SpanStateSource, sourceId?: string) =>
+      p.append({ sessionId: 'a', seq, epoch: 0, tsMicros: 1, record: Buffer.from('r'), sourceId, spans });
+    append(1, UNCAPTURED);
+    append(2, worker, 'src-1');
+    append(3, UNCAPTURED, 'src-2');
+    append(4, UNCAPTURED);
+    const batch = p.take();
+    // The move to 4 is flagged; the checkpoint may move to 2 instead, with the state captured there.
+    const [c] = batch.checkpoints;
+    expect({ ...c, capturedBefore: undefined }).toEqual({
+      sessionId: 'a',
+      checkpoint: 4,
+      epoch: 0,
+      sourceId: 'src-2',
+      uncaptured: true,
+      capturedBefore: undefined,
+    });
+    const before = c!.capturedBefore!;
+    expect({ ...before, spans: before.spans?.() }).toEqual({
+      sessionId: 'a',
+      checkpoint: 2,
+      epoch: 0,
+      sourceId: 'src-1',
+      spans: 'state at 2',
+    });
+    expect(batch.records).toBe(4);
+    // A captured append after them forgets the earlier point: the end is captured.
+    append(5, UNCAPTURED);
+    append(6, worker);
+    expect(p.take().checkpoints.map((c) => [c.checkpoint, c.capturedBefore])).toEqual([[6, undefined]]);
+  });
+
+  it('a failed batch put back keeps its captured point in front of uncaptured appends made meanwhile', () => {
+    const p = new PendingSegments();
+    const worker = () => () => 'state';
+    const append = (seq: number, spans: SpanStateSource) =>
+      p.append({ sessionId: 'a', seq, epoch: 0, tsMicros: 1, record: Buffer.from('r'), spans });
+    append(1, worker);
+    const failed = p.take();
+    append(2, UNCAPTURED);
+    p.restore(failed);
+    expect(p.take().checkpoints.map((c) => [c.checkpoint, c.uncaptured, c.capturedBefore?.checkpoint])).toEqual([
+      [2, true, 1],
+    ]);
   });
 
   it.each([
