@@ -3,10 +3,10 @@
 // Commits (seals) run when `commitMaxRecords` are pending or `commitIntervalMs` after the first
 // pending record, one at a time; work that must not interleave with them (a recount, an adopted
 // spool) runs between two commits. In overflow mode a seal (which writes nothing) also runs when a
-// deliverer waits with nothing to take (delivery-seal.ts), so records do not wait for the interval. In `always` mode a commit writes every session's segment and
-// checkpoint in one transaction before the checkpoint moves, and hands the fresh segments to the
-// reader from memory (spool-reader.ts); in overflow mode a commit is the overflow writer's seal
-// (overflow-writer.ts). A failed write (disk full, I/O error) keeps everything where it was, is
+// deliverer waits with nothing to take (delivery-seal.ts), so records do not wait for the interval.
+// In `always` mode a commit writes every session's segment and checkpoint in one transaction before
+// the checkpoint moves, and hands the fresh segments to the reader from memory (spool-reader.ts); in
+// overflow mode a commit is the overflow writer's seal (overflow-writer.ts). A failed write (disk full, I/O error) keeps everything where it was, is
 // reported and retried with backoff; the spool is full meanwhile (spool-room.ts). Failed deletes are
 // retried in the background (deferred-deletes.ts) without holding delivery up; each commit first
 // retries them: space an operator frees on a full volume goes to deletes (and SQLite's log) before
