@@ -88,7 +88,10 @@ describe('the stream GET on a socket of our own', () => {
     });
     const got = await drain(await get(url));
     expect(got.text).toBe('id: 1\ndata: 1\n\nid: 2\nda');
-    expect((got.err as NodeJS.ErrnoException).code).toBe('ECONNRESET');
+    // The kernel reports the reset (ECONNRESET), or, when the socket saw the end of its input before
+    // the reset arrived (it happens under load), the body ends cut in the middle of a chunk: an
+    // error either way, after every byte that came before it.
+    expect(['ECONNRESET', 'HTTP_PARSE']).toContain((got.err as NodeJS.ErrnoException).code);
   });
 
   it('ends the body with an error when the peer closes in the middle of a chunk', async () => {
