@@ -7,10 +7,10 @@
 // latest open state shipped (a seal runs between two batches, so it is the state after the last
 // append sealed) with the unsent spans as they are when the checkpoint is written. The worker
 // captures the open state at most every few seconds (session/span-tap.ts): a session's appends in a
-// batch that brought no state take UNCAPTURED as their source instead, and the spool does not move
+// batch that brought no state take UNCAPTURED (store/pending-segments.ts) as their source instead, and the spool does not move
 // their checkpoint there.
 import type { SpanSink } from '../session/span-tap.js';
-import { UNCAPTURED, type SpanStateSource } from '../store/pending-segments.js';
+import type { SpanStateSource } from '../store/pending-segments.js';
 import { decodeSpanState, encodeSpanState } from '../traces/span-state.js';
 
 export class SpanMirror {
@@ -49,9 +49,6 @@ export class SpanMirror {
     this.sink.offer(spans, this.owner);
   }
 }
-
-/** The source of appends whose batch brought no state of their session: not a position to move the checkpoint to. */
-export { UNCAPTURED };
 
 /** Before the worker shipped any state: nothing open. */
 const EMPTY_OPEN = '{"v":1,"docs":[],"frames":[],"requests":[],"closed":[]}';

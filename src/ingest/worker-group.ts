@@ -22,7 +22,8 @@ import type { SessionStatus } from '../session/session-status.js';
 import { unpackBatch } from './outbox.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
 import { RemoteSession } from './remote-session.js';
-import { SpanMirror, UNCAPTURED } from './span-mirror.js';
+import { SpanMirror } from './span-mirror.js';
+import { UNCAPTURED } from '../store/pending-segments.js';
 import type { SpanSink } from '../session/span-tap.js';
 import { once } from '../util/lifecycle.js';
 

@@ -191,26 +191,22 @@ export function createResponseParser(on: ResponseHandlers, maxHeadBytes = MAX_HE
           case 'trailers':
             i = takeLine(buf, i, n);
             break;
-          case 'length': {
+          case 'length':
+          case 'data': {
+            // A known number of bytes: the whole body's, or one chunk's.
             const take = Math.min(state.left, n - i);
             on.body(buf, i, i + take);
             i += take;
             state.left -= take;
-            if (state.left === 0) finish();
+            if (state.left > 0) break;
+            if (state.s === 'length') finish();
+            else state = { s: 'data-end', sawCr: false };
             break;
           }
           case 'close':
             on.body(buf, i, n);
             i = n;
             break;
-          case 'data': {
-            const take = Math.min(state.left, n - i);
-            on.body(buf, i, i + take);
-            i += take;
-            state.left -= take;
-            if (state.left === 0) state = { s: 'data-end', sawCr: false };
-            break;
-          }
           case 'data-end': {
             // The CRLF after a chunk's data (RFC 9112 §7.1); a lone LF is taken as one.
             const b = buf[i]!;
