@@ -12,7 +12,7 @@ import { createMetrics, type BridgeMetrics } from '../observe/metrics.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import { COMMIT_MAX_BYTES, Spool } from '../store/spool.js';
 import type { SessionRow, SpoolStats, Store } from '../store/store.js';
-import { sendEndedSessionSpans } from '../session/ended-session-spans.js';
+import { sendFinishedSessionSpans } from '../session/finished-session-spans.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
 import { Delivery } from '../export/delivery.js';
 import { createRecordEncoder } from '../wire/encode-record.js';
@@ -220,10 +220,9 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     ...(spanExport
       ? {
           spans: spanTapFactory(spanExport, { captureEveryMs: config.traces.stateIntervalMs }),
-          endedSpans: (rows: Iterable<SessionRow>) => {
-            const offered = sendEndedSessionSpans(rows, { sink: spanExport, store, log });
-            if (offered > 0)
-              log.info({ spans: offered }, 'sending the spans of ended sessions not acknowledged before the last stop');
+          finishedSpans: (rows: Iterable<SessionRow>) => {
+            const offered = sendFinishedSessionSpans(rows, { sink: spanExport, store, log });
+            if (offered > 0) log.info({ spans: offered }, 'sending the spans that ended or removed sessions still owe');
           },
         }
       : {}),

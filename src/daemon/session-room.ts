@@ -105,9 +105,11 @@ export class SessionRoom {
     if (this.waiting.has(row.spec.id)) this.waiting.set(row.spec.id, row);
   }
 
-  /** No longer waits (removed, ended, given up by ownership); whether it did. */
-  forget(id: string): boolean {
-    return this.waiting.delete(id);
+  /** No longer waits (removed, ended, given up by ownership); its row when it did. */
+  forget(id: string): SessionRow | undefined {
+    const row = this.waiting.get(id);
+    this.waiting.delete(id);
+    return row;
   }
 
   ids(): string[] {

@@ -59,8 +59,8 @@ export interface SupervisorDeps {
   shared?: { store: PgStore; leaseMs: number };
   /** Spans beside the records (traces.enabled): made for the sessions read on this thread. */
   spans?: SpanTapFactory;
-  /** At start: sends the spans the stored ended sessions still owe (session/ended-session-spans.ts). */
-  endedSpans?: (rows: Iterable<SessionRow>) => void;
+  /** Sends the spans stored ended or removed sessions still owe (session/finished-session-spans.ts). */
+  finishedSpans?: (rows: Iterable<SessionRow>) => void;
   /** Ingest workers: sessions are read, mapped and encoded there once they run (absent: on this thread). */
   ingest?: IngestWorkers;
   /** `workers: auto`: when the ingest workers start (worker-scaling.ts); absent, they run from the start. */
@@ -167,8 +167,12 @@ export class Supervisor {
 
   /** Follows what the configuration lists now plus what was added in earlier runs (configured-sessions.ts). */
   async start(): Promise<void> {
-    const stored = await reconcileConfigured(this.d.store, this.d.config.sessions);
-    this.d.endedSpans?.(stored.values());
+    const { stored, unlisted } = await reconcileConfigured(this.d.store, this.d.config.sessions);
+    // Shared store: a session this start unlisted may still be read by its owner, which closes its
+    // open spans itself with what it read since (an older state closed here would send a second,
+    // different copy of them); if nobody reads it, the next start that finds it removed closes them.
+    const owed = [...stored.values()].filter((r) => !this.shared || !unlisted.has(r.spec.id));
+    this.d.finishedSpans?.(owed);
     await this.d.scaling?.prepare([...stored.values()].filter((r) => r.lifecycle === 'active').length);
     this.d.scaling?.start();
     if (this.shared) {
@@ -278,8 +282,11 @@ export class Supervisor {
 
   private async removeNow(id: string): Promise<boolean> {
     const p = this.active.get(id);
-    if (!p && this.room.forget(id)) {
+    const waiting = p ? undefined : this.room.forget(id);
+    if (waiting) {
       await this.d.store.setLifecycle(id, 'removed');
+      // Not read in this run: its spans open at its checkpoint are closed from the stored state.
+      this.d.finishedSpans?.([{ ...waiting, lifecycle: 'removed' }]);
       return true;
     }
     // Owned elsewhere (or by nobody yet): the owner stops at its next pass.

@@ -161,9 +161,11 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     await this.starting;
     await this.subscriber.stop();
     // Stopped to be followed again (shutdown, a move, a handover): the open spans stay in the state
-    // stored with the checkpoint. Removed for good: nothing will complete them, so they go now.
+    // stored with the checkpoint. Removed for good: nothing will complete them, so they go now, and
+    // the state is written once more with them, as at an end (a stop before they are acknowledged
+    // leaves them to the next start: session/finished-session-spans.ts).
     if (removed) this.spans?.end('session_removed');
-    this.records.capture();
+    this.records.capture(removed);
   }
 
   status(): SessionStatus {

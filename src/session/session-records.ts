@@ -120,19 +120,20 @@ export class SessionRecords {
   }
 
   /**
-   * The session stops or ends (traces on): its span state is captured at the position of its last
-   * append, by a checkpoint-only append there, so that its checkpoint can move to the end of what
-   * it read (the tap captures at most every few seconds otherwise, session/span-tap.ts).
+   * The session stops, ends or is removed (traces on): its span state is captured at the position of
+   * its last append, by a checkpoint-only append there, so that its checkpoint can move to the end of
+   * what it read (the tap captures at most every few seconds otherwise, session/span-tap.ts).
    *
-   * `ended`: the stream ended and the tap closed the spans still open, so the state is written even
-   * when this run appended nothing (the ledger writes a move to the same position that carries a
-   * state). The spans the end closed are then stored until the traces endpoint acknowledges them;
-   * without it, a session that ended idle offered them after its last state, and a stop before they
-   * were sent lost them: an ended session is not read again (session/ended-session-spans.ts sends them).
+   * `closed`: the stream ended, or the session was removed for good, and the tap closed the spans
+   * still open, so the state is written even when this run appended nothing (the ledger writes a
+   * move to the same position that carries a state). The spans it closed are then stored until the
+   * traces endpoint acknowledges them; without it, a session that ended or was removed idle offered
+   * them after its last state, and a stop before they were sent lost them: such a session is not
+   * read again (session/finished-session-spans.ts sends them).
    */
-  capture(ended = false): void {
+  capture(closed = false): void {
     const tap = this.d.spans;
-    if (tap === undefined || (!this.appended && !ended)) return;
+    if (tap === undefined || (!this.appended && !closed)) return;
     tap.captureNext();
     const a = this.next;
     a.record = null;

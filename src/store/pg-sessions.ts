@@ -80,11 +80,11 @@ export async function sessionSpecs(db: pg.Pool, ids: readonly string[]): Promise
 }
 
 export async function setLifecycle(db: pg.Pool, sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
-  // One statement: a removed session's span state goes with the lifecycle change, atomically.
+  // The span state stays, removed or ended: it lists the spans the session still owes until they
+  // are sent (store.ts dropSpanState).
   await db.query(
-    `WITH u AS (UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END,
-       span_state = CASE WHEN $1 = 'removed' THEN NULL ELSE span_state END WHERE id = $2)
-     DELETE FROM bridge_span_states WHERE $1 = 'removed' AND session_id = $2`,
+    `UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END
+     WHERE id = $2`,
     [lifecycle, sessionId],
   );
 }

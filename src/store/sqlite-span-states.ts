@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 export interface SqliteSpanStates {
   /** Stores `state` (packSpans) for the session; a state equal to the stored one rewrites nothing. */
   write(sessionId: string, state: Buffer): void;
-  /** Forgets the session's state: it has no open span, or was removed. */
+  /** Forgets the session's state: a checkpoint written without one. */
   drop(sessionId: string): void;
   /** Forgets the session's state unless it is active (store.ts dropSpanState). */
   dropIfInactive(sessionId: string): void;

@@ -180,11 +180,9 @@ export class SqliteStore implements Store {
   }
 
   async setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
-    this.db.transaction(() => {
-      this.stmts.lifecycle.run({ lifecycle, id: sessionId, now: this.now() });
-      // A removed session's spans were flushed as ended: nothing of them is to be continued.
-      if (lifecycle === 'removed') this.spanStates.drop(sessionId);
-    })();
+    // The span state stays, removed or ended: it lists the spans the session still owes until they
+    // are sent (store.ts dropSpanState).
+    this.stmts.lifecycle.run({ lifecycle, id: sessionId, now: this.now() });
   }
 
   async dropSpanState(sessionId: string): Promise<void> {

@@ -121,10 +121,15 @@ export interface Store {
   recordDiscoveryPoll(startedAt: number): Promise<void>;
   /** Inserts a session or replaces its spec; a re-added session becomes active again, keeping its checkpoint. */
   putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow>;
+  /**
+   * Marks the session ended, removed or active again. Its span state is kept whatever the lifecycle:
+   * an ended or removed session's state lists the spans it still owes, sent at the next start
+   * (session/finished-session-spans.ts), which then drops it.
+   */
   setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void>;
   /**
-   * Forgets the span state of a session that is not active (an ended session whose spans were all
-   * acknowledged); a session followed again keeps the state its own checkpoints write.
+   * Forgets the span state of a session that is not active (an ended or removed session whose spans
+   * all left the queue); a session followed again keeps the state its own checkpoints write.
    */
   dropSpanState(sessionId: string): Promise<void>;
   /**

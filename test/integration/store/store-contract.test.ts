@@ -207,7 +207,7 @@ for (const [name, make] of impls) {
       await s.close();
     });
 
-    it('keeps the span state written with a checkpoint, serialized at the write; a removal clears it', async () => {
+    it('keeps the span state written with a checkpoint, serialized at the write; an end or a removal keeps it', async () => {
       const f = make();
       let s = await f.open();
       await s.putSession({ id: 'a', attributes: {} }, 'config');
@@ -225,25 +225,30 @@ for (const [name, make] of impls) {
       await s.commit([], [{ sessionId: 'a', checkpoint: 5, epoch: 0, spans: () => `{"unsent":"${unsent}"}` }]);
       await s.setLifecycle('a', 'ended');
       expect((await s.sessions())[0]!.spans).toBe('{"unsent":"two"}');
-      // Removed for good: its open spans were flushed, so a session PUT again starts with none.
+      // Removed for good: the state lists the spans it still owes until the next start sent them
+      // (session/finished-session-spans.ts), which then drops it.
       await s.setLifecycle('a', 'removed');
+      expect((await s.sessions())[0]).toMatchObject({ lifecycle: 'removed', spans: '{"unsent":"two"}' });
+      await s.dropSpanState('a');
       expect((await s.sessions())[0]!.spans).toBeUndefined();
       await s.close();
     });
 
-    it("drops an ended session's span state on request, never an active one's", async () => {
+    it("drops an ended or removed session's span state on request, never an active one's", async () => {
       const f = make();
       const s = await f.open();
-      for (const id of ['ended', 'active']) {
+      for (const id of ['ended', 'removed', 'active']) {
         await s.putSession({ id, attributes: {} }, 'config');
         await s.commit([], [{ sessionId: id, checkpoint: 3, epoch: 0, spans: () => `{"id":"${id}"}` }]);
       }
       await s.setLifecycle('ended', 'ended');
-      await s.dropSpanState('ended');
-      await s.dropSpanState('active');
+      await s.setLifecycle('removed', 'removed');
+      for (const id of ['ended', 'removed', 'active']) await s.dropSpanState(id);
       const rows = new Map((await s.sessions()).map((r) => [r.spec.id, r]));
       expect(rows.get('ended')).toMatchObject({ lifecycle: 'ended', checkpoint: 3 });
       expect(rows.get('ended')!.spans).toBeUndefined();
+      expect(rows.get('removed')).toMatchObject({ lifecycle: 'removed', checkpoint: 3 });
+      expect(rows.get('removed')!.spans).toBeUndefined();
       expect(rows.get('active')!.spans).toBe('{"id":"active"}');
       await s.close();
     });
@@ -275,8 +280,9 @@ for (const [name, make] of impls) {
       const rows = new Map((await s.sessions()).map((r) => [r.spec.id, r]));
       expect(rows.get('a')).toMatchObject({ checkpoint: 4, spans: 'A1' });
       expect(rows.get('b')).toMatchObject({ checkpoint: 8, spans: 'B2' });
-      // The removed session's state goes; the other's stays.
+      // Dropping the removed session's state leaves the other's.
       await s.setLifecycle('b', 'removed');
+      await s.dropSpanState('b');
       const after = new Map((await s.sessions()).map((r) => [r.spec.id, r]));
       expect(after.get('a')!.spans).toBe('A1');
       expect(after.get('b')!.spans).toBeUndefined();

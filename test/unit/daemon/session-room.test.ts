@@ -82,7 +82,8 @@ describe('SessionRoom', () => {
     expect(w.r.next()?.spec.id).toBe('b');
     w.followed.add('b');
     expect(w.r.next()).toBeUndefined();
-    expect(w.r.forget('c')).toBe(true);
+    expect(w.r.forget('c')?.spec.id).toBe('c');
+    expect(w.r.forget('c')).toBeUndefined();
     expect(w.r.ids()).toEqual([]);
   });
 });
