@@ -15,8 +15,8 @@ import { parseApiError, type ApiErrorBody } from './api-error.js';
 import { parseRetryAfter } from '../util/backoff.js';
 import { listSearchParams, parseListPage, type BrowserListQuery, type ListPage } from './browser-list.js';
 import { limitConcurrency } from '../util/concurrency-limit.js';
-import { MAX_ERROR_BODY, MIN_BODY_RATE, readCapped, readPaced, type LargeBodyGate } from './read-body.js';
-import { bodyText, readableBody, type StreamBody } from './stream-body.js';
+import { MIN_BODY_RATE, readPaced, type LargeBodyGate } from './read-body.js';
+import { readableBody, readCapped, type StreamBody } from './stream-body.js';
 import { requestStream } from './stream-request.js';
 import { proxyFor } from '../util/proxy-env.js';
 
@@ -136,7 +136,7 @@ export class UpstreamClient {
       res = { statusCode: answer.statusCode, headers: answer.headers, body: readableBody(answer.body) };
     }
     if (res.statusCode !== 200) {
-      const text = await bodyText(res.body, this.opts.connectTimeoutMs, MAX_ERROR_BODY);
+      const text = await readCapped(res.body, this.opts.connectTimeoutMs);
       const out: OpenStreamResult = {
         kind: 'error',
         status: res.statusCode,
@@ -172,7 +172,7 @@ export class UpstreamClient {
     const res = await this.http.request(url, { method: 'GET', headers: this.headers(headers), signal });
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     if (!ok) {
-      const text = await readCapped(res.body, this.opts.connectTimeoutMs, maxBytes);
+      const text = await readCapped(readableBody(res.body), this.opts.connectTimeoutMs, maxBytes);
       const ra = parseRetryAfter(res.headers['retry-after']);
       return {
         kind: 'error',
@@ -298,7 +298,7 @@ export class UpstreamClient {
       headers: this.headers({ accept: 'application/json' }),
       signal,
     });
-    const text = await readCapped(res.body, this.opts.connectTimeoutMs, MAX_ERROR_BODY);
+    const text = await readCapped(readableBody(res.body), this.opts.connectTimeoutMs);
     return { status: res.statusCode, error: parseApiError(res.statusCode, text) };
   }
 

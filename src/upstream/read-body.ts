@@ -1,6 +1,7 @@
-// Reading the service's response bodies: small error bodies with a cap and a deadline, large JSON
-// pages (the archive's screenshots) with a deadline that grows with what arrives, and dropping a body
-// nobody will read. Never throws: a body cut short is a value the caller decides on.
+// Reading the service's response bodies: large JSON pages (the archive's screenshots) with a deadline
+// that grows with what arrives, and dropping a body nobody will read (small error bodies, with a cap
+// and a deadline: readCapped() in stream-body.ts). Never throws: a body cut short is a value the
+// caller decides on.
 import type { Readable } from 'node:stream';
 
 /** An error body or a probe's answer: anything larger is not an error message. */
@@ -78,29 +79,6 @@ export async function readPaced(
   }
   // A destroyed body may end its iteration without an error: the timer's verdict stands.
   return { text: Buffer.concat(chunks).toString('utf8').slice(0, o.maxBytes), cut };
-}
-
-/**
- * Reads a (small) response body as text, giving up after `timeoutMs` or `maxBytes`: an error answer
- * whose body stalls or never ends must not hold a session in "connecting" forever.
- */
-export async function readCapped(body: Readable, timeoutMs: number, maxBytes = MAX_ERROR_BODY): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const timer = setTimeout(() => discard(body), timeoutMs);
-  try {
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length;
-      chunks.push(chunk as Buffer);
-      if (size >= maxBytes) break;
-    }
-  } catch {
-    // timed out or reset: keep what arrived
-  } finally {
-    clearTimeout(timer);
-    discard(body);
-  }
-  return Buffer.concat(chunks).toString('utf8').slice(0, maxBytes);
 }
 
 /**

@@ -3,7 +3,7 @@
 // implement it: a socket of our own (upstream/stream-request.ts, plain http:// without a proxy) and a
 // node:http response (https://, proxies) through readableBody() below.
 import { finished, type Readable } from 'node:stream';
-import { discard } from './read-body.js';
+import { discard, MAX_ERROR_BODY } from './read-body.js';
 
 export interface StreamBody {
   /**
@@ -50,10 +50,11 @@ export function readableBody(r: Readable): StreamBody {
 }
 
 /**
- * Reads a (small) body as text, giving up after `timeoutMs` or `maxBytes` (an error answer whose
- * body stalls or never ends must not hold a session in "connecting"). Never throws.
+ * Reads a (small) body as text, giving up after `timeoutMs` or `maxBytes`: an error answer whose
+ * body stalls or never ends must not hold a session in "connecting" forever. A node:http answer is
+ * read through readableBody(). Never throws: a body cut short keeps what arrived.
  */
-export function bodyText(body: StreamBody, timeoutMs: number, maxBytes: number): Promise<string> {
+export function readCapped(body: StreamBody, timeoutMs: number, maxBytes = MAX_ERROR_BODY): Promise<string> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
