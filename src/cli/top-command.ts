@@ -12,7 +12,7 @@ import { parseDurationMs } from '../config/readers.js';
 import { HttpClient } from '../util/http-client.js';
 import { networkMessage } from '../util/network-message.js';
 import { paint, useColor } from './ansi.js';
-import { buildModel, parseMetrics, type SessionStatusView, type Snapshot } from './top-model.js';
+import { buildModel, parseMetrics, parseOthersStale, type SessionStatusView, type Snapshot } from './top-model.js';
 import {
   initialView,
   onKey,
@@ -138,7 +138,7 @@ async function readSnapshot(http: HttpClient, url: string, token: string | undef
     get('/metrics', false),
     readExporterError(http, url),
   ]);
-  let list: { sessions: SessionStatusView[]; replica?: unknown };
+  let list: { sessions: SessionStatusView[]; replica?: unknown; othersStale?: unknown };
   try {
     list = JSON.parse(sessionsText) as typeof list;
     if (!Array.isArray(list.sessions)) throw new Error('no sessions list');
@@ -151,6 +151,7 @@ async function readSnapshot(http: HttpClient, url: string, token: string | undef
     metrics: parseMetrics(metricsText),
     ...(typeof list.replica === 'string' ? { replica: list.replica } : {}),
     ...(exporterError === undefined ? {} : { exporterError }),
+    ...parseOthersStale(list.othersStale),
   };
 }
 

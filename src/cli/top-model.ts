@@ -40,6 +40,11 @@ export interface Snapshot {
   replica?: string;
   /** Why the exporter fails, when it does (GET /readyz `exporter.lastError`). */
   exporterError?: string;
+  /**
+   * The store did not answer in time, so the other replicas' sessions are its last answer, this old
+   * (GET /v1/sessions `othersStale.ageMs`; null: it never answered, only this replica's are listed).
+   */
+  othersStaleMs?: number | null;
 }
 
 export interface SessionRow {
@@ -78,6 +83,8 @@ export interface TopModel {
   };
   /** Whether the bridge shares its store with other replicas (the OWNER column is shown). */
   replicated: boolean;
+  /** Snapshot.othersStaleMs: the other replicas' sessions are not current (undefined: they are). */
+  othersStaleMs: number | null | undefined;
 }
 
 /** Reads Prometheus text exposition into samples; comments and unreadable lines are skipped. */
@@ -92,6 +99,14 @@ export function parseMetrics(text: string): PromSample[] {
     out.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return out;
+}
+
+/** GET /v1/sessions `othersStale` (shared store, the store slow to answer), when it says so plainly. */
+export function parseOthersStale(v: unknown): Pick<Snapshot, 'othersStaleMs'> {
+  if (typeof v !== 'object' || v === null || !('ageMs' in v)) return {};
+  const age = v.ageMs;
+  if (age === null) return { othersStaleMs: null };
+  return typeof age === 'number' && Number.isFinite(age) && age >= 0 ? { othersStaleMs: age } : {};
 }
 
 /** Sum of the samples named `name` whose labels pass `keep`; undefined when there are none. */
@@ -142,6 +157,7 @@ export function buildModel(prev: Snapshot | undefined, cur: Snapshot): TopModel 
       lastError: cur.exporterError === undefined ? undefined : printable(cur.exporterError),
     },
     replicated: cur.replica !== undefined,
+    othersStaleMs: cur.othersStaleMs,
   };
 }
 

@@ -106,7 +106,15 @@ export function summaryLines(model: TopModel, url: string): string[] {
     `exporter delivered ${formatRate(e.deliveredRate)}/s, failed ${formatRate(e.failureRate)}/s (${e.failures} failed requests)   ` +
       `spool ${formatBytes(e.spoolBytes)}${fill}, ${e.spoolRecords} records, oldest ${formatAge(e.oldestAgeSeconds)}`,
     ...(e.lastError ? [`exporter failing: ${e.lastError}`] : []),
+    ...staleLine(model.othersStaleMs),
   ];
+}
+
+/** The shared store is slow to answer: the other replicas' rows are not current (or missing). */
+function staleLine(ageMs: number | null | undefined): string[] {
+  if (ageMs === undefined) return [];
+  if (ageMs === null) return ["store not answering: only this replica's sessions are listed"];
+  return [`store not answering: other replicas' sessions as of ${formatAge(ageMs / 1000)} ago`];
 }
 
 const COLUMNS = [

@@ -1,5 +1,6 @@
 // `top` as a person runs it (a child process, not a terminal, so it prints one plain table) against a
 // real bridge on real sockets, following simulated sessions and delivering to a real receiver.
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { eventually, startInProcess, worldPerTest } from '../server/bridge-harness.js';
@@ -63,6 +64,44 @@ describe('top', () => {
     const lines = res.stdout.trimEnd().split('\n');
     expect(lines[2]).toMatch(new RegExp(`^exporter failing: .*ECONNREFUSED`));
     expect(lines.at(-1)).toMatch(/^sess_a\s+ended\s+config\s+\S+\s+\d+\s+0\s+0\s+\d+\s+-$/);
+  });
+
+  it("says when the shared store does not answer and the other replicas' sessions are not current", async () => {
+    // A replica's surface as it answers while PostgreSQL is frozen (server/sessions-route.ts).
+    const surface = createHttpServer((req, res) => {
+      const body =
+        req.url === '/v1/sessions'
+          ? JSON.stringify({
+              replica: 'r1',
+              othersStale: { ageMs: 7178 },
+              sessions: [
+                {
+                  id: 's1',
+                  state: 'streaming',
+                  owner: 'r1',
+                  lastReceivedSeq: 3,
+                  lastDeliveredSeq: 3,
+                  received: 3,
+                  gaps: 0,
+                  missingEvents: 0,
+                  reconnects: {},
+                },
+              ],
+            })
+          : req.url === '/metrics'
+            ? 'bridge_events_delivered_total 3\n'
+            : '{}';
+      res.writeHead(200, { 'content-type': req.url === '/metrics' ? 'text/plain' : 'application/json' }).end(body);
+    });
+    await new Promise<void>((r) => surface.listen(0, '127.0.0.1', () => r()));
+    try {
+      const { port } = surface.address() as AddressInfo;
+      const res = await runCli(['top', '--url', `http://127.0.0.1:${port}`], {});
+      expect(res.stderr).toBe('');
+      expect(res.stdout.split('\n')[2]).toBe("store not answering: other replicas' sessions as of 7s ago");
+    } finally {
+      await new Promise<void>((r) => surface.close(() => r()));
+    }
   });
 
   it('a refused token, an unreachable bridge and bad options are one line each', async () => {

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { paint } from '../../../src/cli/ansi.js';
 import { displayWidth } from '../../../src/cli/display-width.js';
 import { defaultUrl } from '../../../src/cli/top-command.js';
-import { buildModel, parseMetrics, type SessionStatusView, type Snapshot } from '../../../src/cli/top-model.js';
+import {
+  buildModel,
+  parseMetrics,
+  parseOthersStale,
+  type SessionStatusView,
+  type Snapshot,
+} from '../../../src/cli/top-model.js';
 import {
   formatBytes,
   initialView,
@@ -325,5 +331,34 @@ describe('text from the daemon cannot steer the terminal', () => {
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(text).toContain('upstream said \ufffd[2J');
     expect(text).toContain('fetch \ufffd[5mfailed');
+  });
+});
+
+describe("top: the other replicas' sessions while the shared store does not answer", () => {
+  it.each([
+    [{ ageMs: 7178 }, { othersStaleMs: 7178 }],
+    [{ ageMs: null }, { othersStaleMs: null }],
+    [undefined, {}],
+    [{}, {}],
+    [{ ageMs: -1 }, {}],
+    [{ ageMs: 'soon' }, {}],
+    ['stale', {}],
+  ])('reads othersStale %j', (given, read) => {
+    expect(parseOthersStale(given)).toEqual(read);
+  });
+
+  it("says so under the summary: how old the other replicas' rows are, or that only this one's are listed", () => {
+    const replicated: Snapshot = { ...first, replica: 'r1' };
+    const lines = (s: Snapshot): string[] => renderPlain(buildModel(undefined, s), 'u').split('\n');
+    expect(lines({ ...replicated, othersStaleMs: 7178 })[2]).toBe(
+      "store not answering: other replicas' sessions as of 7s ago",
+    );
+    expect(lines({ ...replicated, othersStaleMs: 95_000 })[2]).toBe(
+      "store not answering: other replicas' sessions as of 1m35s ago",
+    );
+    expect(lines({ ...replicated, othersStaleMs: null })[2]).toBe(
+      "store not answering: only this replica's sessions are listed",
+    );
+    expect(lines(replicated)[2]).toBe('');
   });
 });
