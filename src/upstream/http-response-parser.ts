@@ -127,8 +127,10 @@ export function createResponseParser(on: ResponseHandlers, maxHeadBytes = MAX_HE
     if (cl !== undefined) {
       const values = new Set(cl.split(',').map((v) => v.trim()));
       const [only] = values;
-      if (values.size !== 1 || !/^\d{1,15}$/.test(only!)) return fail(`invalid Content-Length: ${cl.slice(0, 40)}`);
-      const left = Number(only);
+      // 1*DIGIT: leading zeros do not count against the 15 digits a number holds exactly.
+      const digits = values.size === 1 ? /^0*(\d{1,15})$/.exec(only!) : null;
+      if (!digits) return fail(`invalid Content-Length: ${cl.slice(0, 40)}`);
+      const left = Number(digits[1]);
       if (left === 0) return finish();
       state = { s: 'length', left };
       return;
@@ -150,9 +152,11 @@ export function createResponseParser(on: ResponseHandlers, maxHeadBytes = MAX_HE
       case 'size': {
         const semi = text.indexOf(';');
         const digits = (semi >= 0 ? text.slice(0, semi) : text).trimEnd();
-        if (!HEX.test(digits) || digits.length > MAX_SIZE_DIGITS)
+        // Leading zeros are allowed (1*HEXDIG) and do not count against the bound on its digits.
+        const significant = digits.replace(/^0+(?=.)/, '');
+        if (!HEX.test(digits) || significant.length > MAX_SIZE_DIGITS)
           return fail(`invalid chunk size: ${JSON.stringify(text.slice(0, 40))}`);
-        const size = parseInt(digits, 16);
+        const size = parseInt(significant, 16);
         state = size === 0 ? { s: 'trailers' } : { s: 'data', left: size };
         return;
       }

@@ -98,6 +98,16 @@ describe('the stream response parser', () => {
     ],
     ['a status line without a reason', `HTTP/1.1 429\r\ncontent-length: 0\r\n\r\n`, { status: 429, ended: true }],
     [
+      'sizes padded with leading zeros past the digit bounds (RFC 9112: 1*HEXDIG, 1*DIGIT)',
+      `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n0000000000000003\r\nabc\r\n0000000000000000\r\n\r\n`,
+      { status: 200, body: 'abc', ended: true },
+    ],
+    [
+      'a content-length padded with leading zeros',
+      `HTTP/1.1 404 No\r\ncontent-length: 00000000000000000002\r\n\r\nab`,
+      { status: 404, body: 'ab', ended: true },
+    ],
+    [
       'bytes after the end are ignored',
       `HTTP/1.1 200 OK\r\ncontent-length: 1\r\n\r\nzHTTP/1.1`,
       { status: 200, body: 'z' },
