@@ -167,7 +167,7 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
             ),
           r.headersTimeoutMs,
         );
-      socket.write(request);
+      socket.write(request, 'latin1');
     });
     socket.on('error', (err) => fail(err));
     socket.once('end', () => {
@@ -221,11 +221,24 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
   });
 }
 
-/** The request's bytes; a header value with CR or LF would split it (a key file ending in a newline), so it throws. */
+/** RFC 9110 field names: tokens. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What node:http refuses in a field value: controls other than tab (CR, LF, NUL, …) and anything past U+00FF. */
+const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * The request's bytes (written as latin1, as node:http writes a head). A header node:http would
+ * refuse throws as it does: a value with CR or LF would split the request (a key file ending in a
+ * newline), and the https:// and proxied streams, which node:http sends, must not behave otherwise.
+ */
 function requestHead(url: URL, headers: Record<string, string>): string {
   let head = `GET ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
   for (const [name, value] of Object.entries(headers)) {
-    if (/[\r\n\0]/.test(name) || /[\r\n\0]/.test(value))
+    if (!HEADER_NAME.test(name))
+      throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), {
+        code: 'ERR_INVALID_HTTP_TOKEN',
+      });
+    if (BAD_VALUE_CHAR.test(value))
       throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), {
         code: 'ERR_INVALID_CHAR',
       });

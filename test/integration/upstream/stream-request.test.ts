@@ -127,6 +127,26 @@ describe('the stream GET on a socket of our own', () => {
     expect((await got).err?.message).toBe('stopped late');
   });
 
+  it('writes header values as node:http does: latin1 bytes, and refuses what node:http refuses', async () => {
+    let raw = Buffer.alloc(0);
+    const { url } = await serve((socket) => socket.end('HTTP/1.1 204 No Content\r\n\r\n'));
+    const server = servers.at(-1)!;
+    server.prependListener('connection', (socket: Socket) =>
+      socket.on('data', (b: Buffer) => (raw = Buffer.concat([raw, b]))),
+    );
+    const request = (headers: Record<string, string>) =>
+      requestStream(
+        { url, headers, signal: new AbortController().signal, connectTimeoutMs: 0, headersTimeoutMs: 0 },
+        open,
+      );
+    await request({ 'x-key': 'caf\u00e9' });
+    // One byte for é, as node:http's latin1 head: not UTF-8's two.
+    expect(raw.includes(Buffer.from('x-key: caf\xe9\r\n', 'latin1'))).toBe(true);
+    for (const headers of [{ 'x-key': 'a\u0001b' }, { 'x-key': 'euro \u20ac' }])
+      await expect(request(headers)).rejects.toMatchObject({ code: 'ERR_INVALID_CHAR' });
+    await expect(request({ 'x key': 'v' })).rejects.toMatchObject({ code: 'ERR_INVALID_HTTP_TOKEN' });
+  });
+
   it('refuses a header value that would split the request, before connecting', async () => {
     const { url, asked } = await serve(() => {});
     await expect(
