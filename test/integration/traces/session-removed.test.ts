@@ -105,6 +105,33 @@ describe('a session removed with open spans', () => {
     });
 });
 
+describe('a session removed while it waits for room (max_sessions)', () => {
+  it('has the spans its stored state left open closed at once, marked session_removed', async () => {
+    h = await harness();
+    h.sim.createSession('wait-a');
+    h.sim.createSession('wait-b').emit(300);
+    const env = { BRIDGE_SESSIONS: 'wait-a,wait-b', BRIDGE_TRACES: 'true' };
+    const first = await h.startBridge(FAST, env);
+    await until(() => h!.receiver.records.length >= 300, 'wait-b read');
+    await first.shutdown();
+    const stored = decodeSpanState(storedState(h.stateDir, 'wait-b'));
+    const open = (stored?.open.docs.length ?? 0) + (stored?.open.requests.length ?? 0);
+    expect(open).toBeGreaterThan(0);
+
+    // One place: wait-a (recorded first) is followed, wait-b waits with its stored state.
+    const second = await h.startBridge(FAST, { ...env, BRIDGE_MAX_SESSIONS: '1' });
+    expect(second.supervisor.waitingForRoom()).toEqual(['wait-b']);
+    expect(await second.supervisor.remove('wait-b')).toBe(true);
+    await until(
+      () => h!.receiver.spans.filter((s) => endReason(s) === 'session_removed').length >= open,
+      'the open spans closed',
+    );
+    expect(h.receiver.spans.filter((s) => endReason(s) === 'session_removed')).toHaveLength(open);
+    expect(await stateDropped(second, 'wait-b')).toBe(true);
+    await second.shutdown();
+  });
+});
+
 describe('a session unlisted from the configuration while the daemon was down', () => {
   it('has the spans it left open closed by the next daemon, marked session_removed, and its state dropped', async () => {
     h = await harness();
