@@ -17,6 +17,7 @@ describe('deliverySealIn', () => {
     ['exactly the spacing since the last seal: now', { sinceLastSealMs: S }, 0],
     ['sealed 10 ms ago: the rest of the spacing', { sinceLastSealMs: 10 }, S - 10],
     ['sealed just now: the whole spacing', { sinceLastSealMs: 0 }, S],
+    ['the wall clock stepped back since the last seal: no more than the spacing', { sinceLastSealMs: -3_600_000 }, S],
     ['nothing pending: the commit triggers decide', { pendingRecords: 0 }, undefined],
     ['every deliverer busy (or records waiting): the commit triggers decide', { deliveryWaiting: false }, undefined],
     ['writes failing: their backoff holds', { writeFailing: true }, undefined],
