@@ -146,8 +146,10 @@ const nearest = (t: number): ThreadSample | undefined => {
 };
 const size = (s: Spaces | undefined, k: string): number => mib(s?.[k]?.size ?? 0);
 const used = (s: Spaces | undefined, k: string): number => mib(s?.[k]?.used ?? 0);
+/** Every space's committed bytes: the thread's whole heap. */
+const heap = (s: Spaces | undefined): number => mib(Object.values(s ?? {}).reduce((a, x) => a + x.size, 0));
 const header =
-  't(s)  rss  hwm anon file malloc other | main new(used) old(used) lo nlo ext ab held | worker new(used) old(used) lo nlo ext ab';
+  't(s)  rss  hwm anon file malloc other | main heap new(used) old(used) lo nlo ext ab held | worker heap new(used) old(used) lo nlo ext ab';
 const row = (s: Sample, t0: number): string => {
   const w = nearest(s.t);
   return [
@@ -159,6 +161,7 @@ const row = (s: Sample, t0: number): string => {
     mib(s.malloc),
     mib(s.otherAnon),
     '|',
+    heap(s.spaces),
     `${size(s.spaces, 'new_space')}(${used(s.spaces, 'new_space')})`,
     `${size(s.spaces, 'old_space')}(${used(s.spaces, 'old_space')})`,
     size(s.spaces, 'large_object_space'),
@@ -167,6 +170,7 @@ const row = (s: Sample, t0: number): string => {
     mib(s.arrayBuffers),
     mib(s.held),
     '|',
+    heap(w?.spaces),
     `${size(w?.spaces, 'new_space')}(${used(w?.spaces, 'new_space')})`,
     `${size(w?.spaces, 'old_space')}(${used(w?.spaces, 'old_space')})`,
     size(w?.spaces, 'large_object_space'),
