@@ -220,9 +220,17 @@ function spawnOne(name: string): Promise<ScenarioResult> {
   const passOn = Object.entries(flags).flatMap(([k, v]) =>
     typeof v === 'string' ? [`--${k}`, v] : v === true ? [`--${k}`] : [],
   );
+  // A runner started from a compiled copy (node .bench-build/…/bench/throughput.js) runs its scenarios from it.
   const entry =
-    build !== undefined ? [join(build, 'bench', 'throughput.js')] : ['--import', 'tsx', import.meta.filename];
-  const child = spawn(process.execPath, [...entry, name, ...passOn], {
+    build !== undefined
+      ? [join(build, 'bench', 'throughput.js')]
+      : RUNNING_COMPILED
+        ? [import.meta.filename]
+        : ['--import', 'tsx', import.meta.filename];
+  // BENCH_BRIDGE_NODE_FLAGS: node/V8 flags for the process the bridge runs in (the scenario's own,
+  // and the sidecar's `run`), e.g. "--max-semi-space-size=16", not for the simulator or the sink.
+  const nodeFlags = (process.env.BENCH_BRIDGE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeFlags, ...entry, name, ...passOn], {
     env: {
       ...process.env,
       BENCH_RUN_ONE: '1',

@@ -31,12 +31,15 @@ import { once } from '../util/lifecycle.js';
 const IN_FLIGHT_BYTES = 4 * 1024 * 1024;
 const REPORT_EVERY_MS = 250;
 const RESPAWN_DELAY_MS = 1000;
-// The worker's young generation (V8: two semi-spaces and the new large-object space, a third each).
-// Left to V8 on Node 24, a worker reading 1,000 heavy sessions grew it to 128 MiB of RSS while 25
-// MiB of it was live: the semi-spaces grow to their maximum whenever a scavenge finds much alive,
-// and the records, frames and screenshot strings of a read are alive at the scavenge that finds
-// them. 48 MiB caps each semi-space at 16 MiB; what a read leaves alive is still far smaller.
-const WORKER_YOUNG_GENERATION_MB = 48;
+// The worker's young generation (V8: two semi-spaces and the new large-object space, a third each;
+// a semi-space is a power of two). Left to V8 on Node 24, a worker reading 1,000 heavy sessions
+// grew it to 128 MiB of RSS while 25 MiB of it was live: the semi-spaces grow to their maximum
+// whenever a scavenge finds much alive, and the records, frames and screenshot strings of a read
+// are alive at the scavenge that finds them. 24 MiB gives semi-spaces of 8 MiB (a new space of 16
+// MiB of RSS, against 32 at 48 MiB): what a read leaves alive is still far smaller, and the heavy
+// mix's peak RSS is set while the new space is full size (docs/benchmarks.md). A process-wide
+// `--max-semi-space-size` (NODE_OPTIONS) overrides this limit, in the workers too.
+const WORKER_YOUNG_GENERATION_MB = 24;
 
 export interface IngestWorkersOptions {
   workers: number;

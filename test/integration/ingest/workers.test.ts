@@ -57,7 +57,7 @@ describe('ingest workers', () => {
     const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'yg', BRIDGE_WORKERS: '1' });
     const slots = (bridge.ingest as unknown as { slots: Array<{ worker: Worker }> }).slots;
     // The limit V8 took, as the worker reports it (a value V8 would round shows here rounded).
-    expect(slots.map((s) => s.worker.resourceLimits?.maxYoungGenerationSizeMb)).toEqual([48]);
+    expect(slots.map((s) => s.worker.resourceLimits?.maxYoungGenerationSizeMb)).toEqual([24]);
   }, 30_000);
 
   it('status and counters of a running session reach the main thread within a report interval', async () => {
