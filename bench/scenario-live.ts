@@ -10,6 +10,7 @@ import type { ScenarioResult } from './report.js';
 import { until } from './wait.js';
 import { startCpuProfile } from './cpu-profile.js';
 import { storageWriteBytes } from './storage-writes.js';
+import { startGcTally } from './gc-tally.js';
 
 export interface LiveOptions {
   sessions: number;
@@ -28,8 +29,10 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     const rssConnected = bridge.rss.sample();
     const profile = await startCpuProfile();
     bridge.markCpu();
+    const gc = startGcTally();
     const written0 = storageWriteBytes();
-    const sinkBytes0 = (await sinkStats(sink.url)).bytes;
+    const sink0 = await sinkStats(sink.url);
+    const sinkBytes0 = sink0.bytes;
     const t0 = performance.now();
     // RSS while events flow, after the first seconds (the steady figure beside the peak).
     // The first seconds (or the first half of a short run) are the start, not the steady state.
@@ -50,6 +53,7 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     const t2 = performance.now();
     const cpuSeconds = bridge.cpuSeconds();
     const mainCpuSeconds = bridge.mainThreadCpuSeconds();
+    const mainThreadGc = gc.stop();
     const written = storageWriteBytes() - written0;
     const cpuProfile = await profile.stop(ctx.name);
     const stats = await sinkStats(sink.url);
@@ -85,6 +89,10 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
       storageWriteBytes: written,
       otlpBytes,
       storageBytesPerOtlpByte: +(written / Math.max(1, otlpBytes)).toFixed(3),
+      // How the records travelled: fewer, fuller requests cost the main thread fewer writes and answers.
+      mainThreadGc,
+      exportRequests: stats.requests - sink0.requests,
+      recordsPerRequest: Math.round((stats.records - sink0.records) / Math.max(1, stats.requests - sink0.requests)),
       ...(cpuProfile ? { cpuProfile } : {}),
     };
   } finally {

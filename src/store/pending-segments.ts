@@ -1,12 +1,23 @@
 // What the sessions appended since the last commit: per session, the encoded records (becoming one
 // segment) and the checkpoint they move. Taken whole by a commit; put back in front of what was
 // appended meanwhile when that commit fails, so each session's records keep their seq order.
+//
+// A segment's payload is the session's records as one buffer. Records that lie one after the other
+// in one buffer (an ingest worker's batch: a read's events of one session are encoded side by side)
+// become one view over that run, not a copy: on the main thread every byte allocated outside V8's
+// heap counts towards its old generation's limit, so copying each record once more made the main
+// thread collect garbage several times a second. The view keeps the worker's batch alive until its
+// last segment is delivered or spilled; a batch's records are sealed together, so its segments
+// leave together too (at most about one seal's bytes outlive their own records). Records from
+// several places are joined into a buffer of their own.
 import type { CheckpointUpdate, SpanStateWriter } from './store.js';
 import type { NewSegment } from '../wire/segment-framing.js';
 
 interface Pending {
   sessionId: string;
   parts: Buffer[];
+  /** True while `parts` lie one after the other in one buffer: the payload is a view over them. */
+  run: boolean;
   records: number;
   bytes: number;
   firstSeq: number;
@@ -95,6 +106,7 @@ export class PendingSegments {
       p = {
         sessionId,
         parts: [],
+        run: true,
         records: 0,
         bytes: 0,
         firstSeq: seq,
@@ -121,6 +133,7 @@ export class PendingSegments {
       p.oldestTsMicros = tsMicros;
     } else if (tsMicros < p.oldestTsMicros) p.oldestTsMicros = tsMicros;
     p.lastSeq = seq;
+    if (p.run && p.parts.length > 0 && !adjacent(p.parts[p.parts.length - 1]!, record)) p.run = false;
     p.parts.push(record);
     p.records++;
     p.bytes += record.length;
@@ -163,7 +176,7 @@ export class PendingSegments {
       bytes += p.bytes;
       segments.push({
         sessionId: p.sessionId,
-        payload: p.parts.length === 1 && standalone(p.parts[0]!) ? p.parts[0]! : Buffer.concat(p.parts, p.bytes),
+        payload: p.run ? runView(p.parts, p.bytes) : Buffer.concat(p.parts, p.bytes),
         records: p.records,
         firstSeq: p.firstSeq,
         lastSeq: p.lastSeq,
@@ -194,6 +207,10 @@ export class PendingSegments {
           newer.oldestTsMicros = old.oldestTsMicros;
         } else newer.oldestTsMicros = Math.min(old.oldestTsMicros, newer.oldestTsMicros);
       }
+      newer.run =
+        old.run &&
+        newer.run &&
+        (old.parts.length === 0 || newer.parts.length === 0 || adjacent(old.parts.at(-1)!, newer.parts[0]!));
       newer.parts = old.parts.concat(newer.parts);
       newer.sourceId ??= old.sourceId;
       // The newer appends' captured point, else the end (or captured point) of the failed batch.
@@ -217,10 +234,13 @@ export class PendingSegments {
   }
 }
 
-/**
- * A record that is a view into a larger buffer (a worker's batch) is copied into a segment of its
- * own: kept as it is, it would keep the whole batch in memory for as long as the segment lives.
- */
-function standalone(b: Buffer): boolean {
-  return b.byteLength === b.buffer.byteLength || b.byteLength >= 4096;
+/** True when `b` starts in the same buffer right where `a` ends. */
+function adjacent(a: Buffer, b: Buffer): boolean {
+  return a.buffer === b.buffer && a.byteOffset + a.byteLength === b.byteOffset;
+}
+
+/** The records of a run (adjacent()) as one view, without copying them. */
+function runView(parts: readonly Buffer[], bytes: number): Buffer {
+  const first = parts[0]!;
+  return parts.length === 1 ? first : Buffer.from(first.buffer, first.byteOffset, bytes);
 }

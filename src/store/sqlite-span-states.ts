@@ -4,6 +4,12 @@
 //
 // The store reads it joined to the sessions row (sqlite-store.ts), and writes it in the same
 // transaction as the checkpoint it belongs to: a state is never ahead of, or behind, its checkpoint.
+//
+// Which sessions have a stored state is also known in memory (one process owns the file: the state
+// lock), so a checkpoint without a state deletes nothing when there is nothing to delete: with
+// traces off that was a DELETE per session per checkpoint write, a thousand a second in the heavy
+// mix. The set may name a session whose row is gone, never miss one that has a row: a deletion
+// leaves it only once its transaction committed (settle).
 import type Database from 'better-sqlite3';
 
 /** The span state's writes, prepared once on the store's database. */
@@ -16,6 +22,8 @@ export interface SqliteSpanStates {
   dropIfInactive(sessionId: string): void;
   /** Drops the states of sessions no longer in the sessions table (after pruning). */
   dropOrphans(): void;
+  /** After the transaction of the drops since the last call: `committed` false when it rolled back. */
+  settle(committed: boolean): void;
 }
 
 export function prepareSpanStates(db: Database.Database): SqliteSpanStates {
@@ -27,18 +35,31 @@ export function prepareSpanStates(db: Database.Database): SqliteSpanStates {
   const dropIfInactive = db.prepare(
     "DELETE FROM span_states WHERE session_id = @id AND NOT EXISTS (SELECT 1 FROM sessions WHERE id = @id AND lifecycle = 'active')",
   );
+  const stored = () => new Set(db.prepare('SELECT session_id FROM span_states').pluck().all() as string[]);
+  let has = stored();
+  /** Deleted in the transaction under way: they leave `has` once it commits. */
+  const gone = new Set<string>();
   return {
     write: (sessionId, state) => {
+      gone.delete(sessionId);
+      has.add(sessionId);
       write.run(sessionId, state);
     },
     drop: (sessionId) => {
+      if (!has.has(sessionId)) return;
       drop.run(sessionId);
+      gone.add(sessionId);
     },
     dropIfInactive: (id) => {
-      dropIfInactive.run({ id });
+      if (has.has(id) && dropIfInactive.run({ id }).changes > 0) gone.add(id);
     },
     dropOrphans: () => {
       db.exec('DELETE FROM span_states WHERE session_id NOT IN (SELECT id FROM sessions)');
+      has = stored();
+    },
+    settle: (committed) => {
+      if (committed) for (const id of gone) has.delete(id);
+      gone.clear();
     },
   };
 }

@@ -186,7 +186,18 @@ export class SqliteStore implements Store {
   }
 
   async dropSpanState(sessionId: string): Promise<void> {
-    this.spanStates.dropIfInactive(sessionId);
+    this.inTransaction(() => this.spanStates.dropIfInactive(sessionId));
+  }
+
+  /** Runs `fn` in a transaction, and tells the span states whether their deletions in it stand. */
+  private inTransaction(fn: () => void): void {
+    let committed = false;
+    try {
+      this.db.transaction(fn)();
+      committed = true;
+    } finally {
+      this.spanStates.settle(committed);
+    }
   }
 
   async addSessions(specs: readonly SessionSpec[], source: SessionSource): Promise<SessionRow[]> {
@@ -231,7 +242,7 @@ export class SqliteStore implements Store {
       const text = c.spans?.();
       return text === undefined ? null : packSpans(text);
     });
-    this.db.transaction(() => {
+    this.inTransaction(() => {
       let i = 0;
       const params: unknown[] = [];
       for (; i + INSERT_ROWS <= segments.length; i += INSERT_ROWS) {
@@ -252,7 +263,7 @@ export class SqliteStore implements Store {
         if (state !== null) this.spanStates.write(c.sessionId, state);
         else this.spanStates.drop(c.sessionId);
       });
-    })();
+    });
     for (const s of segments) {
       records += s.records;
       bytes += s.payload.length;

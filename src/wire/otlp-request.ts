@@ -4,9 +4,9 @@
 //     ScopeLogs{ scope(1), log_records(2)… } } }
 // where the log_records are the spooled payloads as they are (they are framed as field 2 already).
 // The protobuf body is handed out as chunks, the framing (computed from the payloads' lengths) and
-// then the payloads themselves: the records' bytes were copied once already, when their segment was
-// sealed (store/pending-segments.ts), and joining them again for every request cost the main
-// thread a copy of every byte it delivers and the garbage of a large buffer per request.
+// then the payloads themselves (store/pending-segments.ts: mostly views into an ingest worker's
+// batch, else a session's records joined once when sealed); joining them again for every request
+// cost the main thread a copy of every byte it delivers and the garbage of a large buffer per request.
 // For http/json the framed protobuf records are transcoded to OTLP/JSON here (record-json.ts).
 // Spans (/v1/traces) are built the same way from framed spans (encode-span.ts, span-json.ts).
 import type { OtlpProtocol } from '../config/schema.js';

@@ -83,23 +83,53 @@ describe('pending segments', () => {
     ]);
   });
 
+  // A worker's batch: records side by side in one buffer. Copying them once more made the main
+  // thread's garbage collector run several times a second (pending-segments.ts).
+  const batch = Buffer.from(new TextEncoder().encode('..abcdef..ghij').buffer);
+  /** True when `payload` is the very memory of `record` (not a copy). */
+  const sameBytes = (payload: Buffer, record: Buffer) =>
+    payload.buffer === record.buffer && payload.byteOffset === record.byteOffset;
   it.each([
-    ['a record of its own is kept as it is', () => Buffer.alloc(4, 'solo'), true],
+    ['a record of its own is kept as it is', [Buffer.alloc(4, 'solo')], 'solo', true],
+    ['one view into a larger buffer is kept as it is', [batch.subarray(2, 4)], 'ab', true],
     [
-      "a small view into a larger buffer (a worker's batch) is copied, so the batch can be freed",
-      () => {
-        const batch = Buffer.alloc(64, 'x');
-        batch.write('solo', 10);
-        return batch.subarray(10, 14);
-      },
+      'records side by side in one buffer become one view over them',
+      [batch.subarray(2, 4), batch.subarray(4, 5), batch.subarray(5, 8)],
+      'abcdef',
+      true,
+    ],
+    [
+      'records with a gap between them are joined in a buffer of their own',
+      [batch.subarray(2, 4), batch.subarray(10, 12)],
+      'abgh',
       false,
     ],
-  ])('%s', (_name, make, same) => {
+    ['records out of order in one buffer are joined', [batch.subarray(4, 6), batch.subarray(2, 4)], 'cdab', false],
+    ['records in different buffers are joined', [batch.subarray(2, 4), Buffer.from('xy')], 'abxy', false],
+  ])('%s', (_name, records, text, view) => {
     const p = new PendingSegments();
-    const rec = make();
-    p.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: rec, sourceId: undefined });
-    const payload = p.take().segments[0]!.payload;
-    expect(payload.toString()).toBe('solo');
-    expect(payload.buffer === rec.buffer).toBe(same);
+    records.forEach((record, i) =>
+      p.append({ sessionId: 'a', seq: i + 1, epoch: 0, tsMicros: 1, record, sourceId: undefined }),
+    );
+    const seg = p.take().segments[0]!;
+    expect(seg.payload.toString()).toBe(text);
+    expect(seg.records).toBe(records.length);
+    expect(sameBytes(seg.payload, records[0]!)).toBe(view);
+  });
+
+  it('a failed batch put back in front keeps one view only when the newer records continue its run', () => {
+    for (const [newer, view] of [
+      [batch.subarray(4, 6), true],
+      [batch.subarray(10, 12), false],
+    ] as const) {
+      const p = new PendingSegments();
+      p.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: batch.subarray(2, 4) });
+      const failed = p.take();
+      p.append({ sessionId: 'a', seq: 2, epoch: 0, tsMicros: 1, record: newer });
+      p.restore(failed);
+      const seg = p.take().segments[0]!;
+      expect(seg.payload.toString()).toBe(`ab${newer.toString()}`);
+      expect(sameBytes(seg.payload, batch.subarray(2, 4))).toBe(view);
+    }
   });
 });

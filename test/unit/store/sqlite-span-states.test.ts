@@ -55,3 +55,45 @@ it('a corrupt state does not fail putSession either (the control API re-adding t
   expect(row.spans).toBeUndefined();
   await s.close();
 });
+
+// Which sessions have a stored state is known in memory (a checkpoint without one deletes nothing
+// when nothing is stored: with traces off, a DELETE per session per write before). That set must
+// never miss a stored state, or a stale one would outlive the checkpoint it belonged to.
+it('a state stored by an earlier run is dropped by the next checkpoint without one', async () => {
+  const first = await openSqliteStore(dir);
+  await first.putSession({ id: 'a', attributes: {} }, 'config');
+  await first.commit([], [{ sessionId: 'a', checkpoint: 3, epoch: 0, spans: () => '{"v":1}' }]);
+  await first.close();
+  const s = await openSqliteStore(dir);
+  expect((await s.sessions())[0]!.spans).toBe('{"v":1}');
+  await s.commit([], [{ sessionId: 'a', checkpoint: 4, epoch: 0 }]);
+  expect((await s.sessions())[0]!.spans).toBeUndefined();
+  await s.close();
+});
+
+it('a drop whose transaction rolled back leaves the state known, and the next checkpoint drops it', async () => {
+  const s = await openSqliteStore(dir);
+  for (const id of ['a', 'b']) await s.putSession({ id, attributes: {} }, 'config');
+  await s.commit([], [{ sessionId: 'a', checkpoint: 3, epoch: 0, spans: () => '{"v":1}' }]);
+  // A write after the drop fails (as a full disk would): the whole transaction rolls back.
+  const other = new Database(join(dir, 'bridge.db'));
+  other.exec(
+    "CREATE TRIGGER fail_b BEFORE UPDATE ON sessions WHEN NEW.id = 'b' BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+  );
+  await expect(
+    s.commit(
+      [],
+      [
+        { sessionId: 'a', checkpoint: 4, epoch: 0 },
+        { sessionId: 'b', checkpoint: 1, epoch: 0 },
+      ],
+    ),
+  ).rejects.toThrow('disk full');
+  expect((await s.sessions())[0]!.spans).toBe('{"v":1}');
+  other.exec('DROP TRIGGER fail_b');
+  other.close();
+  await s.commit([], [{ sessionId: 'a', checkpoint: 4, epoch: 0 }]);
+  expect((await s.sessions())[0]).toMatchObject({ checkpoint: 4 });
+  expect((await s.sessions())[0]!.spans).toBeUndefined();
+  await s.close();
+});
