@@ -25,7 +25,7 @@ export interface SpoolOptions {
    * the written checkpoint). Off by default: with the embedded store a full disk must not stop delivery.
    */
   pauseOnUnwrittenCheckpoints?: boolean;
-  /** The clock, epoch ms (tests inject one). */
+  /** The clock for durations, epoch ms, never going back (util/steady-clock.ts); tests inject one. */
   now?: () => number;
   commitMaxRecords: number;
   commitIntervalMs: number;

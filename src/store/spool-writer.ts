@@ -27,6 +27,7 @@ import { deliverySealIn } from './delivery-seal.js';
 import { COMMIT_MAX_BYTES, type SpoolOptions } from './spool-options.js';
 import type { SpoolMode } from '../config/schema.js';
 import { once } from '../util/lifecycle.js';
+import { steadyNow } from '../util/steady-clock.js';
 import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 
 export class SpoolWriter implements WriteLoop {
@@ -59,7 +60,7 @@ export class SpoolWriter implements WriteLoop {
   ) {
     this.mode = o.mode ?? 'overflow';
     this.emit = o.emit ?? ignoreFacts;
-    const now = o.now ?? Date.now;
+    const now = o.now ?? steadyNow;
     this.now = now;
     this.overflow = new OverflowWriter(o, contents, ledger, reader, this, now, o.memoryMaxAgeMs ?? 10_000, this.emit);
     this.deletes = new DeferredDeletes(

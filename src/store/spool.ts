@@ -16,6 +16,7 @@ import { SpoolContents } from './spool-contents.js';
 import type { SpoolOptions } from './spool-options.js';
 import { SpoolReader, type Batch } from './spool-reader.js';
 import { SpoolWriter } from './spool-writer.js';
+import { steadyNow } from '../util/steady-clock.js';
 
 export { CHECKPOINT_INTERVAL_MS } from './overflow-writer.js';
 export { COMMIT_MAX_BYTES, type SpoolOptions } from './spool-options.js';
@@ -30,7 +31,7 @@ export class Spool {
 
   private constructor(o: SpoolOptions) {
     this.mode = o.mode ?? 'overflow';
-    this.ledger = new Ledger(o.now ?? Date.now);
+    this.ledger = new Ledger(o.now ?? steadyNow);
     this.reader = new SpoolReader(
       o.store,
       this.contents,
