@@ -193,7 +193,9 @@ export function createBodyTransformer(
     }
     const obj: JsonObject = masked;
     let out: JsonObject | undefined;
-    for (const k of Object.keys(obj)) {
+    // for…in rather than Object.keys: no array per object. Bodies are plain objects (JSON.parse's
+    // or copies of them), so it visits exactly their own keys, in the same order.
+    for (const k in obj) {
       state.chars += k.length;
       const child = obj[k] as JsonValue;
       const next = walk(child, k, depth + 1, state);
