@@ -137,6 +137,8 @@ const boundaryCases: Array<[string, Partial<BridgeLogRecord>]> = [
   ['a minimal record', { body: undefined, attributes: {}, severityText: '', eventName: '' }],
   ['a record of about 16 KiB', { body: undefined, attributes: { big: 'z'.repeat(16_300) } }],
   ['an array body', { body: ['a'.repeat(200), 1] }],
+  ['timestamps at zero and either side of 2^32 microseconds', { tsMicros: 0, observedMicros: 4_294_967_295 }],
+  ['timestamps whose nanoseconds carry into the high word', { tsMicros: 4_294_967_297, observedMicros: 4_294_968 }],
 ];
 
 describe('record encoder', () => {
