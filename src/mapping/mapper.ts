@@ -100,7 +100,11 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
         body,
         attributes,
       };
-      const inlineShot = attributes[ATTR.screenshotDisposition] === 'inline';
+      // Only the screenshot policy sets the disposition (or a session attribute of that name): the
+      // lookup of a name most records lack, on attribute objects of every shape, is not made for them.
+      const inlineShot =
+        (ev.type === 'monitor_screenshot' || ctx.attributes[ATTR.screenshotDisposition] !== undefined) &&
+        attributes[ATTR.screenshotDisposition] === 'inline';
       const actions = (inlineShot ? shotLimiter : limiter).enforce(record, state);
       for (const action of actions) emit({ f: 'record_oversized', type: ev.type, action, count: 1 });
       if (asJson && record.body !== undefined && typeof record.body !== 'string')
