@@ -94,7 +94,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       const record: BridgeLogRecord = {
         tsMicros: ev.ts,
         observedMicros,
-        eventName: `browser.${ev.type}`,
+        eventName: entry === UNKNOWN_TYPE ? `browser.${ev.type}` : entry.eventName,
         severityNumber,
         severityText: severityText(severityNumber),
         body,
