@@ -254,15 +254,15 @@ export function maskedJsonText(v: unknown, m: SourceMasks): { text: string; mask
 
 /**
  * The attributes every event record carries; ctx.attributes first so the contract's own names win.
- * `secretKeys` (the header list, when redaction is on) masks source metadata named like a
- * credential; `onMasked` is told when it did.
+ * `masks` (made once by the caller, not per event): `secretKeys` (the header list, when redaction
+ * is on) masks source metadata named like a credential, `urls` the URLs in it; `onMasked` is told
+ * when a value was masked.
  */
 export function baseAttributes(
   envelope: Envelope,
   ctx: SessionContext,
-  secretKeys?: NameMatcher,
+  masks: SourceMasks = {},
   onMasked?: () => void,
-  urls?: SourceMasks['urls'],
 ): Record<string, AttributeValue> {
   const attrs: Record<string, AttributeValue> = {};
   for (const key in ctx.attributes) setOwn(attrs, key, ctx.attributes[key] as AttributeValue);
@@ -271,7 +271,7 @@ export function baseAttributes(
   attrs[ATTR.seq] = envelope.seq;
   attrs[ATTR.eventType] = ev.type;
   attrs[ATTR.eventCategory] = ev.category;
-  if (addSource(attrs, ev.source, { secretKeys, urls })) onMasked?.();
+  if (addSource(attrs, ev.source, masks)) onMasked?.();
   if (ev.truncated === true) attrs[ATTR.truncated] = true;
   attrs[ATTR.uid] = recordUid(ctx, envelope.seq);
   return attrs;
