@@ -130,19 +130,21 @@ function addSource(
 ): boolean {
   let masked = false;
   let extra: Record<string, unknown> | undefined;
-  for (const key of Object.keys(source)) {
+  // Per event: for…in visits a parsed object's own keys in Object.keys order, without an array.
+  for (const key in source) {
     const value = source[key];
     if (key === 'kind' && typeof value === 'string') attrs[ATTR.sourceKind] = value;
     else if (key === 'event' && typeof value === 'string') attrs[ATTR.sourceEvent] = value;
-    else if (key === 'metadata' && isRecord(value) && Object.keys(value).length > 0) {
+    else if (key === 'metadata' && isRecord(value) && hasKeys(value)) {
       let jsonKeys: string[] | undefined;
-      for (const mk of Object.keys(value)) {
+      for (const mk in value) {
         const mv = value[mk];
         if (m.secretKeys !== undefined && m.secretKeys.matches(mk)) {
           setOwn(attrs, metadataName(mk), MASK);
           if (mv !== MASK) masked = true;
         } else if (isScalar(mv)) {
-          const out = maskSourceScalar(mk, mv, m);
+          // Not named like a secret (asked above): only URLs in it remain to mask.
+          const out = typeof mv === 'string' && m.urls !== undefined ? maskSourceUrls(mk, mv, m.urls) : mv;
           if (out !== mv) masked = true;
           setOwn(attrs, metadataName(mk), out);
         } else {
@@ -180,7 +182,18 @@ export function maskSourceScalar<T extends string | number | boolean>(
 ): T | string {
   if (m.secretKeys !== undefined && m.secretKeys.matches(key)) return MASK;
   if (typeof value !== 'string' || m.urls === undefined) return value;
-  return isUrlKey(key) || looksLikeUrl(value) ? m.urls.redact(value) : redactUrlsInText(value, m.urls);
+  return maskSourceUrls(key, value, m.urls);
+}
+
+/** A source string with its URLs masked: the whole value under a URL-named key or shaped like a URL, else URLs in its text. */
+function maskSourceUrls(key: string, value: string, urls: NonNullable<SourceMasks['urls']>): string {
+  return isUrlKey(key) || looksLikeUrl(value) ? urls.redact(value) : redactUrlsInText(value, urls);
+}
+
+/** Whether an object has an own enumerable key (a parsed object has no inherited ones). */
+function hasKeys(obj: Record<string, unknown>): boolean {
+  for (const _ in obj) return true;
+  return false;
 }
 
 /**
@@ -241,24 +254,24 @@ export function maskedJsonText(v: unknown, m: SourceMasks): { text: string; mask
 
 /**
  * The attributes every event record carries; ctx.attributes first so the contract's own names win.
- * `secretKeys` (the header list, when redaction is on) masks source metadata named like a
- * credential; `onMasked` is told when it did.
+ * `masks` (made once by the caller, not per event): `secretKeys` (the header list, when redaction
+ * is on) masks source metadata named like a credential, `urls` the URLs in it; `onMasked` is told
+ * when a value was masked.
  */
 export function baseAttributes(
   envelope: Envelope,
   ctx: SessionContext,
-  secretKeys?: NameMatcher,
+  masks: SourceMasks = {},
   onMasked?: () => void,
-  urls?: SourceMasks['urls'],
 ): Record<string, AttributeValue> {
   const attrs: Record<string, AttributeValue> = {};
-  for (const key of Object.keys(ctx.attributes)) setOwn(attrs, key, ctx.attributes[key] as AttributeValue);
+  for (const key in ctx.attributes) setOwn(attrs, key, ctx.attributes[key] as AttributeValue);
   const ev = envelope.event;
   attrs[ATTR.sessionId] = ctx.sessionId;
   attrs[ATTR.seq] = envelope.seq;
   attrs[ATTR.eventType] = ev.type;
   attrs[ATTR.eventCategory] = ev.category;
-  if (addSource(attrs, ev.source, { secretKeys, urls })) onMasked?.();
+  if (addSource(attrs, ev.source, masks)) onMasked?.();
   if (ev.truncated === true) attrs[ATTR.truncated] = true;
   attrs[ATTR.uid] = recordUid(ctx, envelope.seq);
   return attrs;

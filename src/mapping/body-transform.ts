@@ -11,6 +11,7 @@ import type { NameMatcher } from './name-matcher.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { maskBodySecrets } from './body-secrets.js';
 import { redactUrlsInText } from './redact-free-text.js';
+import { URL_MEMO_CHARS } from './redact-url.js';
 
 /**
  * Subtrees nested deeper than this are replaced by their JSON text: the OTLP encoders and the
@@ -18,6 +19,9 @@ import { redactUrlsInText } from './redact-free-text.js';
  * parents are the deepest).
  */
 export const MAX_BODY_DEPTH = 48;
+
+/** URL values remembered with their masked form (see URL_MEMO_CHARS). */
+const URL_MEMO_ENTRIES = 512;
 
 /** `://` as JSON text writes it when its encoder escapes `/`. */
 const ESCAPED_SEPARATOR = ':\\/\\/';
@@ -97,6 +101,20 @@ export function createBodyTransformer(
   // The last free text masked and its result (maskOne).
   let lastText = '';
   let lastMasked = '';
+  // A URL value's masked form, remembered: a page's events all carry its URL, a response its
+  // request's. Only whole values (copies JSON.parse made), never URLs cut out of a longer text,
+  // which would keep that text alive.
+  const redactedUrls = new Map<string, string>();
+  function redactUrl(url: string, u: UrlRedactor): string {
+    if (url.length > URL_MEMO_CHARS) return u.redact(url);
+    let redacted = redactedUrls.get(url);
+    if (redacted === undefined) {
+      redacted = u.redact(url);
+      if (redactedUrls.size >= URL_MEMO_ENTRIES) redactedUrls.clear();
+      redactedUrls.set(url, redacted);
+    }
+    return redacted;
+  }
 
   /**
    * The masked form of one value under `key` (headers, URLs, URLs inside free text: a console
@@ -106,13 +124,13 @@ export function createBodyTransformer(
     if (typeof value === 'string') {
       if (urls === undefined) return value;
       let redacted: string;
-      if (isUrlKey(key)) redacted = urls.redact(value);
+      if (isUrlKey(key)) redacted = redactUrl(value, urls);
       // Every absolute URL holds `://`: one native search settles nearly every string. A body
       // may be JSON text whose encoder escaped its slashes (`https:\/\/…`).
       else if (!value.includes('://')) {
         if (!(key === 'body' || key === 'post_data') || !value.includes(ESCAPED_SEPARATOR)) return value;
         redacted = redactUrlsInText(value, urls, ESCAPED_SEPARATOR);
-      } else if (looksLikeUrl(value)) redacted = urls.redact(value);
+      } else if (looksLikeUrl(value)) redacted = redactUrl(value, urls);
       // A console event repeats its text as its first argument: mask it once.
       else if (value === lastText) redacted = lastMasked;
       else {
@@ -175,7 +193,9 @@ export function createBodyTransformer(
     }
     const obj: JsonObject = masked;
     let out: JsonObject | undefined;
-    for (const k of Object.keys(obj)) {
+    // for…in rather than Object.keys: no array per object. Bodies are plain objects (JSON.parse's
+    // or copies of them), so it visits exactly their own keys, in the same order.
+    for (const k in obj) {
       state.chars += k.length;
       const child = obj[k] as JsonValue;
       const next = walk(child, k, depth + 1, state);

@@ -35,6 +35,8 @@ export interface CatalogueEntry {
   type: string;
   /** The category docs/service-api.md lists for the type; undefined for unknown types. */
   category: string | undefined;
+  /** The record's event name, `browser.<type>`: made once, not per event (UNKNOWN_TYPE's is not the event's). */
+  eventName: string;
   /** Severity number from the (redacted) body; `{}` when the event has no data. */
   severity(type: string, data: Data): number;
   /** Adds promoted attributes read from the (redacted) body. */
@@ -89,6 +91,7 @@ const entry = (
 ): CatalogueEntry => ({
   type,
   category: EVENT_CATEGORY.get(type),
+  eventName: `browser.${type}`,
   severity,
   promote,
 });

@@ -5,7 +5,7 @@
 // body format. Everything configurable is compiled once in createMapper; map() allocates only the
 // record and what it changes (copy-on-write), and never modifies the envelope.
 import type { Envelope } from '../upstream/envelope.js';
-import { ATTR, baseAttributes } from './attributes.js';
+import { ATTR, baseAttributes, type SourceMasks } from './attributes.js';
 import { createBodyTransformer, type WalkState } from './body-transform.js';
 import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from './catalogue.js';
 import { compileFilter } from './filters.js';
@@ -59,6 +59,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false };
   // Made once, not per event: it reads the type of the event being mapped.
   let currentType = '';
+  const sourceMasks: SourceMasks = { secretKeys: secretNames, urls };
   const onSourceMasked = (): void =>
     emit({ f: 'values_redacted', type: currentType, kind: 'source_metadata', count: 1 });
 
@@ -81,7 +82,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
         emit({ f: 'values_redacted', type: ev.type, kind: transformer.lastDropped, count: 1 });
 
       currentType = ev.type;
-      const attributes = baseAttributes(envelope, ctx, secretNames, onSourceMasked, urls);
+      const attributes = baseAttributes(envelope, ctx, sourceMasks, onSourceMasked);
       if (ev.type === 'monitor_screenshot' && isJsonObject(body)) {
         const before = body;
         body = screenshots.apply(body, envelope.seq, ctx, attributes);
@@ -94,13 +95,17 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       const record: BridgeLogRecord = {
         tsMicros: ev.ts,
         observedMicros,
-        eventName: `browser.${ev.type}`,
+        eventName: entry === UNKNOWN_TYPE ? `browser.${ev.type}` : entry.eventName,
         severityNumber,
         severityText: severityText(severityNumber),
         body,
         attributes,
       };
-      const inlineShot = attributes[ATTR.screenshotDisposition] === 'inline';
+      // Only the screenshot policy sets the disposition (or a session attribute of that name): the
+      // lookup of a name most records lack, on attribute objects of every shape, is not made for them.
+      const inlineShot =
+        (ev.type === 'monitor_screenshot' || ctx.attributes[ATTR.screenshotDisposition] !== undefined) &&
+        attributes[ATTR.screenshotDisposition] === 'inline';
       const actions = (inlineShot ? shotLimiter : limiter).enforce(record, state);
       for (const action of actions) emit({ f: 'record_oversized', type: ev.type, action, count: 1 });
       if (asJson && record.body !== undefined && typeof record.body !== 'string')

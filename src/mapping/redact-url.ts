@@ -12,6 +12,7 @@ import type { AttributeValue } from '../vocabulary/log-record.js';
 import { matchesFieldName, type NameMatcher } from './name-matcher.js';
 import { REDACTED } from '../config/mapping-section.js';
 import { ATTR } from './attributes.js';
+import { boundedMemo } from '../util/bounded-memo.js';
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
@@ -153,19 +154,44 @@ export function createUrlRedactor(params: NameMatcher, userinfo: boolean): UrlRe
 /** A redactor that changes nothing (redaction disabled). */
 export const identityUrlRedactor: UrlRedactor = { redact: (url) => url };
 
+/** What url.* and server.* a URL promotes (addUrlAttributes), parsed once per URL. */
+interface UrlParts {
+  scheme: string | undefined;
+  /** False for `data:` URLs: they carry a payload, not a location. */
+  full: boolean;
+  host: string | undefined;
+  port: number | undefined;
+}
+
+/**
+ * URLs up to this long are parsed once and remembered (bounded: past URL_MEMO_ENTRIES the memo
+ * starts over). Events of one page repeat its URL, and a request's URL comes back with its
+ * response: parsing it afresh cost a regular expression, a lower-casing and a few slices each time.
+ */
+export const URL_MEMO_CHARS = 1024;
+const URL_MEMO_ENTRIES = 512;
+const urlParts = boundedMemo(URL_MEMO_ENTRIES, parseUrlParts);
+
 /**
  * Adds url.full, url.scheme, server.address and server.port (only when explicit) for an already
  * redacted URL. `data:` URLs carry a payload, not a location: only their scheme is promoted, so the
  * payload is not duplicated into attributes.
  */
 export function addUrlAttributes(attrs: Record<string, AttributeValue>, url: string): void {
+  const p = url.length <= URL_MEMO_CHARS ? urlParts(url) : parseUrlParts(url);
+  if (p.scheme !== undefined) attrs[ATTR.urlScheme] = p.scheme;
+  if (!p.full) return;
+  attrs[ATTR.urlFull] = url;
+  if (p.host !== undefined) attrs[ATTR.serverAddress] = p.host;
+  if (p.port !== undefined) attrs[ATTR.serverPort] = p.port;
+}
+
+function parseUrlParts(url: string): UrlParts {
   const m = SCHEME.exec(url);
   const scheme = m === null ? undefined : url.slice(0, m[0].length - 1).toLowerCase();
-  if (scheme !== undefined) attrs[ATTR.urlScheme] = scheme;
-  if (scheme === 'data') return;
-  attrs[ATTR.urlFull] = url;
+  const parts: UrlParts = { scheme, full: scheme !== 'data', host: undefined, port: undefined };
   const schemeLen = m === null ? 0 : m[0].length;
-  if (!url.startsWith('//', schemeLen)) return;
+  if (!parts.full || !url.startsWith('//', schemeLen)) return parts;
   const start = schemeLen + 2;
   let end = url.length;
   for (let i = start; i < url.length; i++) {
@@ -192,6 +218,7 @@ export function addUrlAttributes(attrs: Record<string, AttributeValue>, url: str
       port = hostPort.slice(colon + 1);
     }
   }
-  if (host !== '') attrs[ATTR.serverAddress] = host;
-  if (port !== undefined && /^\d{1,5}$/.test(port)) attrs[ATTR.serverPort] = Number(port);
+  if (host !== '') parts.host = host;
+  if (port !== undefined && /^\d{1,5}$/.test(port)) parts.port = Number(port);
+  return parts;
 }

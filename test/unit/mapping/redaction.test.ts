@@ -10,7 +10,7 @@ import {
   parseMappingOptions,
   type MappingOptions,
 } from '../../../src/config/mapping-section.js';
-import { addUrlAttributes, createUrlRedactor } from '../../../src/mapping/redact-url.js';
+import { addUrlAttributes, createUrlRedactor, URL_MEMO_CHARS } from '../../../src/mapping/redact-url.js';
 import { CTX, envelopeOf } from './helpers.js';
 
 const redactor = createUrlRedactor(compileNameMatcher(defaultMappingOptions.redaction.queryParams), true);
@@ -74,6 +74,40 @@ describe('URL attributes', () => {
     addUrlAttributes(attrs, url);
     expect(attrs).toMatchObject(expected);
   });
+  it('the same URL again, past the memo bound, and longer than the memo takes: the same attributes', () => {
+    const cases = [
+      'https://Shop.Example:8443/a?b',
+      'HTTP://[::1]:80/',
+      'https://REDACTED:REDACTED@h.example/',
+      'about:blank',
+      '/relative',
+      'https://h.example:123456/',
+      `https://long.example/${'p'.repeat(URL_MEMO_CHARS)}`,
+      ...Array.from({ length: 600 }, (_, i) => `https://host-${i}.example:${i}/`),
+    ];
+    const once = (url: string): Record<string, unknown> => {
+      const attrs = {};
+      addUrlAttributes(attrs, url);
+      return attrs;
+    };
+    const first = cases.map(once);
+    for (let round = 0; round < 2; round++) for (const [i, url] of cases.entries()) expect(once(url)).toEqual(first[i]);
+    // Insertion order is part of the record's bytes.
+    expect(Object.keys(first[0]!)).toEqual(['url.scheme', 'url.full', 'server.address', 'server.port']);
+    expect(first[5]).toEqual({
+      'url.scheme': 'https',
+      'url.full': 'https://h.example:123456/',
+      'server.address': 'h.example',
+    });
+    expect(first[6]).toMatchObject({ 'server.address': 'long.example' });
+    expect(first[107]).toEqual({
+      'url.scheme': 'https',
+      'url.full': 'https://host-100.example:100/',
+      'server.address': 'host-100.example',
+      'server.port': 100,
+    });
+  });
+
   it('data: URLs promote only the scheme', () => {
     const attrs = {};
     addUrlAttributes(attrs, `data:image/png;base64,${'A'.repeat(100)}`);
@@ -205,6 +239,29 @@ describe('headers and bodies', () => {
       ['network_request', 'url'],
       ['network_request', 'post_data'],
     ]);
+  });
+
+  it('a URL masked again (remembered), past the memo bound, and longer than the memo takes', () => {
+    const mapper = createMapper(defaultMappingOptions);
+    const long = `https://long.example/${'p'.repeat(URL_MEMO_CHARS)}?token=SECRET-L&a=1`;
+    const urls = [
+      request.url,
+      long,
+      ...Array.from({ length: 600 }, (_, i) => `https://h${i}.example/x?sig=SECRET-${i}&i=${i}`),
+      request.url,
+      long,
+    ];
+    for (const [i, url] of urls.entries()) {
+      const record = mapper.map(envelopeOf('network_request', 'network', { url, redirect_urls: [url] }), CTX, 1)!;
+      const body = record.body as { url: string; redirect_urls: string[] };
+      expect(JSON.stringify(record)).not.toMatch(/SECRET/);
+      expect(body.redirect_urls[0]).toBe(body.url);
+      expect(record.attributes['url.full']).toBe(body.url);
+      if (i === 0 || i === 602)
+        expect(body.url).toBe('https://REDACTED:REDACTED@api.example/v1?X-Goog-Signature=REDACTED&page=1');
+      if (i === 1 || i === 603) expect(body.url.endsWith('?token=REDACTED&a=1')).toBe(true);
+      if (i === 102) expect(body.url).toBe('https://h100.example/x?sig=REDACTED&i=100');
+    }
   });
 
   it('never modifies the envelope it maps', () => {

@@ -209,3 +209,20 @@ describe('screenshots', () => {
     expect(r.body).toEqual({ png: 5 });
   });
 });
+
+describe('the screenshot record limit', () => {
+  const text = 'x'.repeat(100 * 1024);
+  const console = (ctx: typeof CTX) =>
+    createMapper(defaultMappingOptions).map(envelopeOf('console_log', 'console', { text }), ctx, 1)!;
+
+  it('holds an inline screenshot only: other records keep max_record_bytes', () => {
+    expect(console(CTX).attributes['browser.record.truncated']).toBe(true);
+  });
+
+  it('also holds a record whose session attributes say inline (the disposition as the record carries it)', () => {
+    const ctx = { ...CTX, attributes: { ...CTX.attributes, 'browser.screenshot.disposition': 'inline' } };
+    const r = console(ctx);
+    expect(r.attributes['browser.record.truncated']).toBeUndefined();
+    expect((r.body as { text: string }).text).toBe(text);
+  });
+});

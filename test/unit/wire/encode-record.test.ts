@@ -69,8 +69,88 @@ const cases: Array<[string, Partial<BridgeLogRecord>]> = [
   ],
 ];
 
+// A plain reference of the record's bytes (every message built from its parts, lengths counted
+// after the fact): the writer's reservations and moves must never change a byte.
+const vi = (n: number): Buffer => {
+  const out: number[] = [];
+  for (; n >= 0x80; n = Math.floor(n / 0x80)) out.push((n % 0x80) | 0x80);
+  out.push(n);
+  return Buffer.from(out);
+};
+const len = (field: number, content: Buffer): Buffer =>
+  Buffer.concat([vi((field << 3) | 2), vi(content.length), content]);
+const fixed64 = (field: number, n: bigint): Buffer => {
+  const b = Buffer.alloc(9);
+  b[0] = (field << 3) | 1;
+  b.writeBigUInt64LE(n, 1);
+  return b;
+};
+function plainValue(v: unknown): Buffer {
+  if (typeof v === 'string') return len(1, Buffer.from(v));
+  if (typeof v === 'boolean') return Buffer.from([0x10, v ? 1 : 0]);
+  if (typeof v === 'number') {
+    if (Number.isSafeInteger(v)) {
+      if (v >= 0) return Buffer.concat([Buffer.from([0x18]), vi(v)]);
+      const b: number[] = [0x18];
+      let x = BigInt.asUintN(64, BigInt(v));
+      for (let i = 0; i < 9; i++, x >>= 7n) b.push(Number(x & 0x7fn) | 0x80);
+      b.push(Number(x));
+      return Buffer.from(b);
+    }
+    const b = Buffer.alloc(9);
+    b[0] = 0x21;
+    b.writeDoubleLE(v, 1);
+    return b;
+  }
+  if (v === null) return Buffer.alloc(0);
+  if (Array.isArray(v)) return len(5, Buffer.concat(v.map((x) => len(1, plainValue(x)))));
+  return len(6, plainMembers(v as Record<string, unknown>));
+}
+const plainMembers = (o: Record<string, unknown>): Buffer =>
+  Buffer.concat(Object.keys(o).map((k) => len(1, Buffer.concat([len(1, Buffer.from(k)), len(2, plainValue(o[k]))]))));
+function plainRecord(r: BridgeLogRecord): Buffer {
+  const parts = [fixed64(1, BigInt(r.tsMicros) * 1000n)];
+  if (r.severityNumber !== 0) parts.push(Buffer.from([0x10]), vi(r.severityNumber));
+  if (r.severityText !== '') parts.push(len(3, Buffer.from(r.severityText)));
+  if (r.body !== undefined) parts.push(len(5, plainValue(r.body)));
+  for (const k of Object.keys(r.attributes))
+    parts.push(len(6, Buffer.concat([len(1, Buffer.from(k)), len(2, plainValue(r.attributes[k]))])));
+  if (r.traceId !== undefined && r.spanId !== undefined)
+    parts.push(
+      Buffer.from([0x45, 1, 0, 0, 0]),
+      len(9, Buffer.from(r.traceId, 'hex')),
+      len(10, Buffer.from(r.spanId, 'hex')),
+    );
+  parts.push(fixed64(11, BigInt(r.observedMicros) * 1000n));
+  if (r.eventName !== '') parts.push(len(12, Buffer.from(r.eventName)));
+  return len(2, Buffer.concat(parts));
+}
+
+// Bodies and records either side of the one and two byte lengths the encoder reserves.
+const sized = (n: number): Record<string, string> => ({ s: 'a'.repeat(n) });
+const boundaryCases: Array<[string, Partial<BridgeLogRecord>]> = [
+  ['a tiny object body', { body: { a: 1 } }],
+  ['an empty object body', { body: {} }],
+  ...[117, 118, 119, 120, 121, 122, 16_370, 16_371, 16_372, 16_373, 16_374, 16_375].map(
+    (n): [string, Partial<BridgeLogRecord>] => [`an object body with a string of ${n}`, { body: sized(n) }],
+  ),
+  ['a minimal record', { body: undefined, attributes: {}, severityText: '', eventName: '' }],
+  ['a record of about 16 KiB', { body: undefined, attributes: { big: 'z'.repeat(16_300) } }],
+  ['an array body', { body: ['a'.repeat(200), 1] }],
+  ['timestamps at zero and either side of 2^32 microseconds', { tsMicros: 0, observedMicros: 4_294_967_295 }],
+  ['timestamps whose nanoseconds carry into the high word', { tsMicros: 4_294_967_297, observedMicros: 4_294_968 }],
+];
+
 describe('record encoder', () => {
   const encode = createRecordEncoder();
+
+  for (const [name, over] of [...cases, ...boundaryCases]) {
+    it(`${name}: the bytes of the plain reference`, () => {
+      const r = { ...base, ...over };
+      expect(encode(r)).toEqual(plainRecord(r));
+    });
+  }
+
   const proto = createRequestBuilder('http/protobuf', { resource, scope });
   const json = createRequestBuilder('http/json', { resource, scope });
 

@@ -56,3 +56,77 @@ describe('ProtoWriter string fields', () => {
     });
   }
 });
+
+/** `field` as a length-delimited message around `content`, written the plain way. */
+function message(field: number, content: Buffer): Buffer {
+  return Buffer.concat([varint((field << 3) | 2), varint(content.length), content]);
+}
+
+// Content sizes either side of each varint width (1, 2, 3 bytes), for both reservations.
+const sizes = [0, 1, 126, 127, 128, 129, 16_382, 16_383, 16_384, 16_385, 2_097_152];
+
+describe('ProtoWriter nested messages', () => {
+  for (const size of sizes) {
+    const content = Buffer.alloc(size, 0x61);
+    for (const width of [1, 2, 3]) {
+      it(`${size} bytes with ${width} length byte(s) reserved: the minimal length varint`, () => {
+        const w = new ProtoWriter(16);
+        w.raw(Buffer.from('xy'));
+        const at = w.begin(5, width);
+        w.raw(content);
+        w.end(at, width);
+        expect(w.copy()).toEqual(Buffer.concat([Buffer.from('xy'), message(5, content)]));
+      });
+    }
+  }
+
+  it('nested messages of every reservation, each around a boundary', () => {
+    const w = new ProtoWriter(16);
+    const outer = w.begin(2, 2);
+    const small = w.begin(5, 2);
+    w.raw(Buffer.alloc(10, 0x62));
+    w.end(small, 2);
+    const inner = w.begin(6);
+    w.raw(Buffer.alloc(200, 0x63));
+    w.end(inner);
+    const wide = w.begin(7, 3);
+    w.raw(Buffer.alloc(127, 0x64));
+    w.end(wide, 3);
+    w.end(outer, 2);
+    const expected = message(
+      2,
+      Buffer.concat([
+        message(5, Buffer.alloc(10, 0x62)),
+        message(6, Buffer.alloc(200, 0x63)),
+        message(7, Buffer.alloc(127, 0x64)),
+      ]),
+    );
+    expect(w.copy()).toEqual(expected);
+  });
+});
+
+// Long string values reserve the AnyValue's length for ASCII; these cross a width boundary only
+// once their UTF-8 is counted (or sit right at one as ASCII).
+const longValues: Array<[string, string]> = [
+  ['ASCII, AnyValue of 127 bytes', 'a'.repeat(124)],
+  ['ASCII, AnyValue of 128 bytes', 'a'.repeat(125)],
+  ['ASCII, string of 127 bytes (AnyValue 130)', 'a'.repeat(127)],
+  ['ASCII, AnyValue of 16,383 bytes', 'a'.repeat(16_380)],
+  ['ASCII, AnyValue of 16,384 bytes', 'a'.repeat(16_381)],
+  ['two-byte UTF-8 that crosses 128 only as bytes', 'é'.repeat(60)],
+  ['three-byte UTF-8 that crosses 16,384 only as bytes', '€'.repeat(6_000)],
+  ['one unit past the limit, one multi-byte character', 'a'.repeat(123) + 'é'],
+  ['a screenshot-sized base64 string', 'iVBORw0KGgo'.repeat(3_000)],
+];
+
+describe('ProtoWriter long AnyValue strings', () => {
+  for (const [name, s] of longValues) {
+    it(`${name}: the bytes of a nested string_value`, () => {
+      for (const initial of [16, 64 * 1024]) {
+        const w = new ProtoWriter(initial);
+        w.anyString(2, s);
+        expect(w.copy()).toEqual(message(2, stringField(1, s)));
+      }
+    });
+  }
+});
