@@ -139,8 +139,8 @@ export function readConnection(body: StreamBody, ac: AbortController, host: Conn
           if (pause) return hold(pause, resume, true);
         }
         if (host.stopped()) return stopped();
-        // A turn to the event loop, or a pace for a busy thread (util/fair-share.ts).
-        const turn = yieldIfDue(more);
+        // Only a chunk that more may follow at once can keep the event loop from turning.
+        const turn = more ? yieldIfDue() : undefined;
         if (turn) hold(turn, resume, false);
       } catch (err) {
         // A bug downstream, not the peer's fault: this connection ends and the next one resumes.

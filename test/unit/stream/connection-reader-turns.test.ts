@@ -1,27 +1,20 @@
-// A reader yields a turn to the event loop (util/fair-share.ts) after a chunk that more may follow
-// at once, once the slice is over; a busy thread (its slice over) leaves a stream whose read emptied
-// the socket for PACE_MS, so that its next read finds several events; within the slice it reads on.
-// Every reader due meanwhile waits on the same turn, or the same pace.
-// A fake body hands out chunks as the test says; performance.now() and timers are fake (the
-// immediate that ends a phase of the loop is real), so "the slice is over" is an exact instant, whatever the load on the machine.
+// A reader yields a turn to the event loop (util/fair-share.ts) only after a chunk that more may
+// follow at once, and every reader due meanwhile waits for the same turn. At full live rate a read
+// empties its socket: such a chunk costs no hold, however long the event loop's phase has run.
+// A fake body hands out chunks as the test says; performance.now() and setImmediate are fake, so
+// "the slice is over" is an exact instant, whatever the load on the machine.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readConnection, type ConnectionHost } from '../../../src/stream/connection-reader.js';
 import { SequencedStream, type StreamItem } from '../../../src/stream/sequenced-stream.js';
 import type { StreamBody } from '../../../src/upstream/stream-body.js';
-import { PACE_MS, yieldIfDue } from '../../../src/util/fair-share.js';
+import { yieldIfDue } from '../../../src/util/fair-share.js';
 
 beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance'] });
 });
-afterEach(async () => {
-  // The pending turn and pace, so that the next test begins with no phase of the loop open.
-  await vi.runOnlyPendingTimersAsync();
-  await loopTurns();
+afterEach(() => {
   vi.useRealTimers();
 });
-
-/** The event loop turns (setImmediate is the real one: the fake clock moves within a phase of the loop). */
-const loopTurns = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 const frame = (seq: number): Buffer =>
   Buffer.from(
@@ -84,39 +77,36 @@ function reader({ body, cut }: { body: StreamBody; cut: () => void }) {
   };
 }
 
-describe('connection reader: turns and pacing', () => {
-  it('a thread within its slice reads a stream it emptied again at once', async () => {
+/** Ends the current slice and lets any pending turn pass, so the next test starts on a fresh slice. */
+async function freshSlice(): Promise<void> {
+  // Past any slice an earlier test began (each test's fake clock starts afresh from 0).
+  let turn: Promise<void> | undefined;
+  for (let i = 0; i < 100 && !turn; i++) {
+    vi.advanceTimersByTime(60_000);
+    turn = yieldIfDue();
+  }
+  expect(turn, 'a slice that long is over').toBeDefined();
+  await vi.advanceTimersToNextTimerAsync();
+  await turn;
+}
+
+describe('connection reader: turns', () => {
+  it('a chunk that emptied the socket is never held for a turn, however long the phase has run', async () => {
+    await freshSlice();
     const fake = fakeBody();
     const { send, b } = fake;
     const r = reader(fake);
-    for (let seq = 1; seq <= 3; seq++) {
+    for (let seq = 1; seq <= 50; seq++) {
       send(frame(seq), false);
-      vi.advanceTimersByTime(1);
+      vi.advanceTimersByTime(1); // 50 ms of reading without the event loop turning
     }
     expect(b.pauses).toBe(0);
-    expect(r.items.filter((i) => i.kind === 'event')).toHaveLength(3);
-    await r.stop();
-  });
-
-  it('a busy thread leaves a stream it emptied for PACE_MS, not merely until the loop turns', async () => {
-    const fake = fakeBody();
-    const { send, b } = fake;
-    const r = reader(fake);
-    send(frame(1), false); // the first read of a phase of the loop
-    vi.advanceTimersByTime(5); // the phase passed the slice
-    send(frame(2), false);
-    expect(b.paused, 'paced').toBe(true);
-    await loopTurns();
-    expect(b.paused, 'still paced after the turn').toBe(true);
-    await vi.advanceTimersByTimeAsync(PACE_MS);
-    expect(b.paused).toBe(false);
-    send(frame(3), false);
-    expect(b.pauses, 'a new phase began after the turn').toBe(1);
-    expect(r.items.filter((i) => i.kind === 'event')).toHaveLength(3);
+    expect(r.items.filter((i) => i.kind === 'event')).toHaveLength(50);
     await r.stop();
   });
 
   it('a chunk that more may follow is held once the slice is over, until the event loop turns', async () => {
+    await freshSlice();
     const fake = fakeBody();
     const { send, b } = fake;
     const r = reader(fake);
@@ -125,7 +115,8 @@ describe('connection reader: turns and pacing', () => {
     vi.advanceTimersByTime(5);
     send(frame(2), true);
     expect(b.paused, 'past the slice: held').toBe(true);
-    await loopTurns();
+    await vi.advanceTimersToNextTimerAsync(); // the immediate: the turn
+    await Promise.resolve();
     expect(b.paused).toBe(false);
     expect(b.resumes).toBe(1);
     send(frame(3), true);
@@ -134,31 +125,14 @@ describe('connection reader: turns and pacing', () => {
     await r.stop();
   });
 
-  it('a quiet thread never holds a stream: each read begins a phase of its own', async () => {
-    const fake = fakeBody();
-    const { send, b } = fake;
-    const r = reader(fake);
-    for (let seq = 1; seq <= 5; seq++) {
-      send(frame(seq), seq % 2 === 0);
-      await loopTurns();
-      vi.advanceTimersByTime(200);
-    }
-    expect(b.pauses).toBe(0);
-    await r.stop();
-  });
-
-  it('readers due in the same slice wait for one turn, and those paced for one pace', async () => {
-    expect(yieldIfDue(false), 'the first read of a phase').toBeUndefined();
+  it('readers due in the same slice wait for one turn', async () => {
+    await freshSlice();
     vi.advanceTimersByTime(5);
-    const first = yieldIfDue(true);
+    const first = yieldIfDue();
     expect(first).toBeDefined();
-    expect(yieldIfDue(true)).toBe(first);
-    const paced = yieldIfDue(false);
-    expect(paced).toBeDefined();
-    expect(paced).not.toBe(first);
-    expect(yieldIfDue(false)).toBe(paced);
-    await vi.advanceTimersByTimeAsync(PACE_MS);
-    await Promise.all([first, paced]);
-    expect(yieldIfDue(true), 'a new slice').toBeUndefined();
+    expect(yieldIfDue()).toBe(first);
+    await vi.advanceTimersToNextTimerAsync();
+    await first;
+    expect(yieldIfDue(), 'a new slice').toBeUndefined();
   });
 });
