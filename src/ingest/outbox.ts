@@ -35,7 +35,11 @@ export class Outbox {
   private sourceIndex = new Map<string, number>();
   private scheduled = false;
   private unacked = 0;
-  private waiters: Array<() => void> = [];
+  /**
+   * While full: the one promise every session held by it waits on (a thousand sessions may be held
+   * at once, one or two times a second at full rate: a promise each was a cost per hold).
+   */
+  private room: { wait: Promise<void>; open: () => void } | undefined;
   private readonly handles = new Map<string, number>();
   /**
    * The source id last sent for each handle: an append repeats it only when it changed. The spool
@@ -127,7 +131,12 @@ export class Outbox {
 
   waitForRoom(): Promise<void> {
     if (!this.full) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    if (!this.room) {
+      let open!: () => void;
+      const wait = new Promise<void>((resolve) => (open = resolve));
+      this.room = { wait, open };
+    }
+    return this.room.wait;
   }
 
   /** Posts what was appended; call before any message that must come after it (stopped, ended). */
@@ -177,10 +186,10 @@ export class Outbox {
   /** The main thread took `bytes` worth of batches into the spool. */
   acked(bytes: number): void {
     this.unacked -= bytes;
-    if (this.full || this.waiters.length === 0) return;
-    const w = this.waiters;
-    this.waiters = [];
-    for (const r of w) r();
+    if (this.full || !this.room) return;
+    const { open } = this.room;
+    this.room = undefined;
+    open();
   }
 }
 

@@ -128,7 +128,7 @@ export function readConnection(body: StreamBody, ac: AbortController, host: Conn
     };
     const resume = (): void => body.resume();
 
-    const onData = (chunk: Buffer): void => {
+    const onData = (chunk: Buffer, more: boolean): void => {
       // A paused body emits nothing: no chunk arrives while a hold is pending.
       try {
         watchdog.touch();
@@ -139,7 +139,8 @@ export function readConnection(body: StreamBody, ac: AbortController, host: Conn
           if (pause) return hold(pause, resume, true);
         }
         if (host.stopped()) return stopped();
-        const turn = yieldIfDue();
+        // Only a chunk that more may follow at once can keep the event loop from turning.
+        const turn = more ? yieldIfDue() : undefined;
         if (turn) hold(turn, resume, false);
       } catch (err) {
         // A bug downstream, not the peer's fault: this connection ends and the next one resumes.

@@ -1,14 +1,18 @@
 // The idle watchdog of one stream connection: `onIdle` once no byte arrived for `idleMs`.
 //
 // States: armed → (a byte: touch() only notes the time) → the timer fires → idle long enough? →
-// onIdle, else armed again for what is left; pause() (a hold we caused: back-pressure, a repair)
-// disarms it, resume() arms it afresh; stop() disarms it for good.
+// onIdle, else armed again for what is left; paused (a hold we caused: back-pressure, a repair):
+// the timer stays armed, and when it fires it only arms itself again for a whole `idleMs`;
+// resume() notes the time, so the idle time counts afresh from it; stop() disarms it for good.
 //
 // A chunk only notes the time instead of refreshing a timer: with a thousand live streams and
 // about one event per read, a timer refresh per chunk was a measurable share of the stream's cost.
+// A hold does not touch the timer either: with a thousand sessions held and resumed together
+// whenever the spool's room runs out, clearing and arming a timer each time was a cost per hold.
 export class IdleWatchdog {
   private lastByteAt = performance.now();
   private timer: NodeJS.Timeout | undefined;
+  private paused = false;
 
   constructor(
     private readonly idleMs: number,
@@ -24,18 +28,18 @@ export class IdleWatchdog {
 
   /** Silence from now on is ours, not the peer's. */
   pause(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.paused = true;
   }
 
   /** Reading again: the idle time counts from now. */
   resume(): void {
+    this.paused = false;
     this.touch();
-    this.arm(this.idleMs);
   }
 
   stop(): void {
-    this.pause();
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   private arm(ms: number): void {
@@ -43,6 +47,7 @@ export class IdleWatchdog {
   }
 
   private fire(): void {
+    if (this.paused) return this.arm(this.idleMs);
     const left = this.idleMs - (performance.now() - this.lastByteAt);
     if (left > 0) return this.arm(left);
     this.timer = undefined;

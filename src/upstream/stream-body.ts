@@ -9,9 +9,11 @@ export interface StreamBody {
   /**
    * Starts handing out the body: `data` per read (the bytes are valid during the call only: copy
    * what is kept), then `end` once (no error: the body ended cleanly), also when the body ended or
-   * failed before start. Called once.
+   * failed before start. Called once. `more`: another chunk may follow before the event loop turns
+   * (the read filled its buffer, so the socket is read again at once); false when the read emptied
+   * the socket, which is about every read of a live stream.
    */
-  start(data: (chunk: Buffer) => void, end: (err?: Error) => void): void;
+  start(data: (chunk: Buffer, more: boolean) => void, end: (err?: Error) => void): void;
   /** No `data` until resume(); what the peer sends meanwhile waits in the kernel (or in node:http's buffer). */
   pause(): void;
   resume(): void;
@@ -26,13 +28,14 @@ export function readableBody(r: Readable): StreamBody {
   let gone = false;
   return {
     start(data, end) {
-      onData = data;
-      r.on('data', data);
+      // node:http hands out every chunk of a read at once, and cannot say which is the last.
+      onData = (chunk: Buffer) => data(chunk, true);
+      r.on('data', onData);
       // finished() reports an end, an error or a close before the end exactly once, also when it
       // happened before start (a body destroyed between the answer and here).
       stopWatching = finished(r, (err) => {
         if (gone) return;
-        r.off('data', data);
+        if (onData) r.off('data', onData);
         end(err ?? undefined);
       });
     },

@@ -59,7 +59,7 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
     let answered = false;
     let over = false;
     /** The reader's callbacks once it started; until then body bytes wait in `early`. */
-    let onData: ((chunk: Buffer) => void) | undefined;
+    let onData: ((chunk: Buffer, more: boolean) => void) | undefined;
     let onEnd: ((err?: Error) => void) | undefined;
     let early: Buffer[] = [];
     /** How the body ended before the reader started (null: cleanly). */
@@ -148,7 +148,8 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
       // The bytes before a malformed part or the end are the body's: handed out first.
       if (out > 0) {
         const chunk = buf.subarray(0, out);
-        if (onData) onData(chunk);
+        // A read that filled the buffer is followed by another at once (libuv reads on while they do).
+        if (onData) onData(chunk, n === buf.length);
         else early.push(Buffer.from(chunk));
       }
       if (broken) fail(broken);
@@ -189,7 +190,8 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
         process.nextTick(() => {
           const first = early;
           early = [];
-          for (const chunk of first) if (onData === data) data(chunk);
+          // The socket stopped after the read with the head: it is resumed below, not read at once.
+          for (const chunk of first) if (onData === data) data(chunk, false);
           // Destroyed meanwhile (by the reader, or by a failure already reported): nothing more.
           if (onEnd !== end) return;
           if (endedEarly !== undefined) {

@@ -66,6 +66,43 @@ describe('IdleWatchdog', () => {
     expect(firedAt()).toBe(resumed + 50);
   });
 
+  it.each([1, 37, 50, 51, 99, 125])(
+    'a resume %i ms after the paused timer fired counts the idle time from the resume',
+    (after) => {
+      const { dog, firedAt } = watch(50);
+      vi.advanceTimersByTime(10);
+      dog.pause();
+      vi.advanceTimersByTime(40 + after);
+      dog.resume();
+      const resumed = performance.now();
+      vi.advanceTimersByTime(49);
+      expect(firedAt()).toBeUndefined();
+      vi.advanceTimersByTime(1);
+      expect(firedAt()).toBe(resumed + 50);
+    },
+  );
+
+  it('holds and resumes touch no timer: one stays armed however often the stream is held', () => {
+    const { dog, firedAt } = watch(50);
+    const arms = vi.spyOn(globalThis, 'setTimeout');
+    const clears = vi.spyOn(globalThis, 'clearTimeout');
+    for (let i = 0; i < 1000; i++) {
+      dog.pause();
+      dog.resume();
+    }
+    expect(arms).not.toHaveBeenCalled();
+    expect(clears).not.toHaveBeenCalled();
+    arms.mockRestore();
+    clears.mockRestore();
+    vi.advanceTimersByTime(20);
+    dog.pause();
+    vi.advanceTimersByTime(20);
+    dog.resume();
+    const resumed = performance.now();
+    vi.advanceTimersByTime(1000);
+    expect(firedAt()).toBe(resumed + 50);
+  });
+
   it('never fires once stopped', () => {
     const { dog, firedAt } = watch(30);
     vi.advanceTimersByTime(29);
