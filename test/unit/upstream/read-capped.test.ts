@@ -11,7 +11,7 @@ afterEach(() => {
 
 /** A StreamBody a test drives: `send` hands out a read, `finish` ends it (with an error or not). */
 function fakeBody(before?: { end?: Error | true }) {
-  let data: ((c: Buffer) => void) | undefined;
+  let data: ((c: Buffer, more: boolean) => void) | undefined;
   let end: ((err?: Error) => void) | undefined;
   const f = {
     destroyed: false,
@@ -30,7 +30,7 @@ function fakeBody(before?: { end?: Error | true }) {
     send(text: string) {
       // The bytes are valid during the call only: overwritten after it, as our socket's buffer is.
       const b = Buffer.from(text);
-      data!(b);
+      data!(b, false);
       b.fill(0x23);
     },
     finish: (err?: Error) => end!(err),
