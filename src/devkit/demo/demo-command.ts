@@ -119,12 +119,13 @@ export async function main(argv: string[]): Promise<number> {
     await sleep(500);
     if (appeared < appear && Date.now() - started >= (appeared + 1) * 1000) {
       const id = `demo-late-${++appeared}`;
-      sim.createSession(id, sessionOpts).produce(rate);
+      // As many events as the sessions that were there from the start: the header announces one count.
+      sim.createSession(id, sessionOpts).produce(rate, perSession);
       ids.push(id);
       say(out, `>>> a new session appears: ${id} (the daemon finds it in the service's list within two polls)\n`);
     }
     const delivered = receiver.records.length;
-    const perSession = countBySession(receiver, ids);
+    const deliveredNow = countBySession(receiver, ids);
     const complete = new Set(
       tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq)
         .filter((t) => t.missing === 0)
@@ -141,7 +142,7 @@ export async function main(argv: string[]): Promise<number> {
         if (
           crashed &&
           appeared === appear &&
-          ((perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0) || complete.has(id))
+          ((deliveredNow.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0) || complete.has(id))
         )
           s.end();
       }

@@ -34,6 +34,9 @@ describe('demo', () => {
     const final = res.stdout.slice(res.stdout.indexOf('Final:'));
     expect(final).toMatch(/^ {2}demo-session-1 +emitted +300 +delivered +300 /m);
     expect(final).toMatch(/^ {2}demo-session-2 +emitted +301 +delivered +301 /m);
+    // The sessions that appear while the daemon runs are announced with the same count.
+    expect(final).toMatch(/^ {2}demo-late-1 +emitted +300 +delivered +300 /m);
+    expect(final).toMatch(/^ {2}demo-late-2 +emitted +300 +delivered +300 /m);
     expect(res.code).toBe(0);
   }, 120_000);
 
