@@ -23,6 +23,7 @@ const HELP = `Usage: browser-telemetry-bridge demo [options]
 Runs the simulator, a local OTLP receiver and the daemon, which follows every session tagged
 demo=true by discovery (it is given no session id); creates more sessions while it runs, kills the
 daemon with kill -9 halfway, restarts it, and checks that every event reached the receiver.
+Ctrl-C stops the demo and its daemon and removes the demo's temporary state (exit code 130).
 The daemon is configured by the demo alone: the bridge's variables exported in the shell
 (BROWSER_*, BRIDGE_*, OTEL_*, proxies) are not passed to it, and the demo names them.
 
@@ -102,6 +103,22 @@ export async function main(argv: string[]): Promise<number> {
   let daemon = startDaemon(env);
   out(`daemon     pid ${daemon.pid} started, following every session tagged demo=true (BRIDGE_DISCOVER_TAGS)\n`);
 
+  // Ctrl-C (or SIGTERM) ends the demo at its next tick: the daemon it started is stopped while the
+  // receiver still takes what it flushes, and the temporary state goes with it: the daemon must not
+  // outlive the demo, reconnecting forever to a simulator that is gone. A second signal stops
+  // everything at once.
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted !== undefined) {
+      daemon.kill('SIGKILL');
+      rmSync(stateDir, { recursive: true, force: true });
+      process.exit(130);
+    }
+    interrupted = signal;
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
   // One undecodable frame in the second session: the bridge reads that event from the service's archive.
   let injected = false;
   const producedTarget = perSession;
@@ -115,8 +132,9 @@ export async function main(argv: string[]): Promise<number> {
   const deadline = started + Math.max(60_000, (perSession / rate) * 1000 * 4 + 30_000);
   let ended = false;
   let appeared = 0;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && interrupted === undefined) {
     await sleep(500);
+    if (interrupted !== undefined) break;
     if (appeared < appear && Date.now() - started >= (appeared + 1) * 1000) {
       const id = `demo-late-${++appeared}`;
       // As many events as the sessions that were there from the start: the header announces one count.
@@ -177,6 +195,17 @@ export async function main(argv: string[]): Promise<number> {
     daemon.kill('SIGTERM');
     exitCode = await waitExit(daemon);
   }
+  if (interrupted !== undefined) {
+    const tallies = tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq);
+    say(out, `\n>>> ${interrupted}: the demo stops before its end; the daemon stopped, its temporary state is removed`);
+    printProgress(out, tallies, sim, ids, true);
+    await sim.close();
+    await receiver.close();
+    rmSync(stateDir, { recursive: true, force: true });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    return 130;
+  }
 
   const tallies = tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq);
   say(out, '\nFinal:');
@@ -203,6 +232,8 @@ export async function main(argv: string[]): Promise<number> {
   await sim.close();
   await receiver.close();
   rmSync(stateDir, { recursive: true, force: true });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
   return ok ? 0 : 1;
 }
 
@@ -232,6 +263,9 @@ function startDaemon(env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, [...process.execArgv, entry, 'run', '--until-ended'], {
     env,
     stdio: ['ignore', 'inherit', 'pipe'],
+    // A process group of its own: Ctrl-C at the terminal reaches the demo alone, which stops the
+    // daemon once (a second signal from both would make the daemon drop its delivery).
+    detached: true,
   });
   // Its log (pino JSON on a pipe) as short lines between the demo's own, never inside the table.
   createInterface({ input: child.stderr }).on('line', (line) => {
