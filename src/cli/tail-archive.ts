@@ -1,6 +1,6 @@
 // `tail <id> --from oldest` (or N) of a session that had already ended: its stream answers 404, but
 // the service's archive outlives the session, so the events asked for are read from there instead
-// of exiting 1 as for a session that never existed; asked for new events only, it is said to have ended.
+// of exiting 1 as for a session that never existed.
 import type { BridgeConfig } from '../config/schema.js';
 import type { StreamItem } from '../stream/sequenced-stream.js';
 import { ArchiveReader } from '../upstream/archive.js';
@@ -33,14 +33,4 @@ export async function readEndedSession(
     },
   });
   return res.kind === 'ok' && read > 0 ? read : undefined;
-}
-
-/**
- * Whether the service still knows a session whose stream answered 404 (it ended, rather than never
- * existed or was mistyped): GET /browsers/{id}?include_deleted=true. A failed lookup says no, and
- * the caller explains the 404 as for a missing session.
- */
-export async function sessionKnown(client: Pick<UpstreamClient, 'getSession'>, sessionId: string): Promise<boolean> {
-  const got = await client.getSession(sessionId, AbortSignal.timeout(5000)).catch(() => undefined);
-  return got?.kind === 'ok';
 }

@@ -25,7 +25,8 @@ import { parseCommand, UsageError } from '../util/command-line.js';
 import { displayUrl } from '../mapping/display-url.js';
 import { explainSessionNotFound } from './session-not-found.js';
 import { ReconnectNotes } from './tail-reconnect-notes.js';
-import { readEndedSession, sessionKnown } from './tail-archive.js';
+import { readEndedSession } from './tail-archive.js';
+import { endedSession } from './check-probes.js';
 
 const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
 
@@ -308,7 +309,7 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
             }
             // A session the service still knows ended, which is not an error (the live view exits 0
             // at an end too): say so, and where its events are, rather than "not found".
-            if (await sessionKnown(client, o.sessionId)) {
+            if (await endedSession(client, o.sessionId)) {
               note(
                 'info',
                 o.from === 'latest'
