@@ -100,9 +100,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   if (ignored.length > 0)
     out(`ignored    ${ignored.join(', ')}   (exported in this shell; the demo configures its daemon itself)`);
-  let daemon = startDaemon(env);
-  out(`daemon     pid ${daemon.pid} started, following every session tagged demo=true (BRIDGE_DISCOVER_TAGS)\n`);
-
+  // Installed before the daemon starts, so no signal finds Node's default (an exit on the spot).
   // Ctrl-C (or SIGTERM) ends the demo at its next tick: the daemon it started is stopped while the
   // receiver still takes what it flushes, and the temporary state goes with it: the daemon must not
   // outlive the demo, reconnecting forever to a simulator that is gone. A second signal stops
@@ -118,6 +116,13 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Whatever ends this process (an uncaught error too), the daemon in its own process group goes with it.
+  process.once('exit', () => {
+    if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
+  });
+
+  let daemon: ChildProcess = startDaemon(env);
+  out(`daemon     pid ${daemon.pid} started, following every session tagged demo=true (BRIDGE_DISCOVER_TAGS)\n`);
 
   // One undecodable frame in the second session: the bridge reads that event from the service's archive.
   let injected = false;
