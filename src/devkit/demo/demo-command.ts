@@ -262,6 +262,9 @@ function printTrace(out: (s: string) => void, receiver: Receiver): void {
   out('');
 }
 
+/** The frames the daemons' log lines named so far (both runs: the restart reads some again). */
+const framesNamed = new Set<string>();
+
 function startDaemon(env: NodeJS.ProcessEnv): ChildProcess {
   // Re-run this same entry point (tsx from source, or dist/) with the same loader flags.
   const entry = process.argv[1]!;
@@ -275,7 +278,9 @@ function startDaemon(env: NodeJS.ProcessEnv): ChildProcess {
   // Its log (pino JSON on a pipe) as short lines between the demo's own, never inside the table.
   createInterface({ input: child.stderr }).on('line', (line) => {
     if (line.trim() === '') return;
-    process.stdout.write(formatDaemonLine(line) + '\n');
+    const text = formatDaemonLine(line, framesNamed);
+    if (text === undefined) return;
+    process.stdout.write(text + '\n');
     drawn = 0;
   });
   return child;
