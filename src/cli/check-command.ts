@@ -40,8 +40,9 @@ the reason for each ✗:
   configuration   the file and environment are valid (the same rules as run)
   service         the session service is reachable, answers as the session service at this base
                   path (not another program, not a wrong path prefix) and accepts the API key
-  session <id>    each configured session's stream opens (404: not found or ended); warns when the
-                  session exports OTLP itself
+  session <id>    each configured session's stream opens, or it ended (the service still knows it:
+                  ✓, run delivers its tail from the archive); ✗ when the service does not know it;
+                  warns when the session exports OTLP itself
   pool <ref>      each configured pool can be looked up; warns when its telemetry is off or it
                   exports OTLP itself
   collector       the OTLP endpoint accepts an empty export with the configured protocol,

@@ -76,11 +76,23 @@ export async function probeSession(client: UpstreamClient, id: string, collector
         },
       };
     }
+    // A 404 is an ended session or one the service never had: an ended one is not a failure (the
+    // daemon counts it ended and delivers its unread tail from the archive), so ask which it is.
+    if (res.status === 404 && (await endedSession(client, id)))
+      return {
+        kind: 'ok',
+        item: {
+          label,
+          status: 'ok',
+          detail:
+            "ended (the service knows it; its stream is closed): run delivers what it has not yet delivered from the service's archive",
+        },
+      };
     return {
       kind: 'http',
       status: res.status,
       error: res.error,
-      item: refused(label, res.status, res.error, 'session not found or ended'),
+      item: refused(label, res.status, res.error, 'session not found: the service does not know it'),
     };
   } catch (err) {
     const message = describeNetworkError(err);
@@ -88,6 +100,15 @@ export async function probeSession(client: UpstreamClient, id: string, collector
   } finally {
     ac.abort();
   }
+}
+
+/**
+ * Whether a session whose stream answered 404 ended (GET /browsers/{id}?include_deleted=true still
+ * finds it) rather than never existed; a lookup that fails says no.
+ */
+export async function endedSession(client: UpstreamClient, id: string): Promise<boolean> {
+  const got = await client.getSession(id, AbortSignal.timeout(5000)).catch(() => undefined);
+  return got?.kind === 'ok';
 }
 
 /**

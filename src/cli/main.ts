@@ -3,6 +3,7 @@
 // Exit codes: 0 success, 1 runtime failure, 2 invalid configuration or usage.
 import { ConfigError } from '../config/errors.js';
 import { UsageError } from '../util/command-line.js';
+import { closest } from '../util/closest-name.js';
 import { StoreOpenError } from '../store/sqlite-store.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { DEVKIT_COMMANDS, devkitAbsentMessage, isModuleNotFound } from './devkit-absent.js';
@@ -80,7 +81,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const cmd = COMMANDS[name];
   if (!cmd) {
-    process.stderr.write(`unknown command "${name}"\n\n${help()}\n`);
+    // One line, as a mistyped option is: the command meant, when one is near.
+    const near = closest(name, Object.keys(COMMANDS));
+    process.stderr.write(
+      `unknown command "${name}"${near ? `; did you mean ${near}?` : ''} (--help for the commands)\n`,
+    );
     return 2;
   }
   try {

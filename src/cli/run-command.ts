@@ -71,7 +71,14 @@ export async function main(argv: string[]): Promise<number> {
       log.warn({ signal: sig }, 'second signal: exiting without waiting for delivery');
       process.exit(130);
     }
-    log.info({ signal: sig, graceMs: config.shutdownGraceMs }, 'shutting down: stop reading, deliver the spool');
+    // A person who pressed Ctrl-C with the collector down waits the whole grace period: say how
+    // long, and that a second signal ends it at no loss.
+    const grace = config.shutdownGraceMs;
+    log.info(
+      { signal: sig, graceMs: grace },
+      `shutting down: stop reading, deliver the spool for up to ${grace % 1000 === 0 ? `${grace / 1000} s` : `${grace} ms`} ` +
+        '(a second Ctrl-C or SIGTERM exits at once; what is not delivered stays spooled)',
+    );
     resolveDone(0);
   };
   process.on('SIGTERM', onSignal);

@@ -26,14 +26,16 @@ import { displayUrl } from '../mapping/display-url.js';
 import { explainSessionNotFound } from './session-not-found.js';
 import { ReconnectNotes } from './tail-reconnect-notes.js';
 import { readEndedSession } from './tail-archive.js';
+import { endedSession } from './check-probes.js';
 
 const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
 
 Follows one browser session's telemetry live: one line per event with its local time, severity,
 type and essentials. Reconnects by itself and resumes where it left off (Last-Event-ID); gaps and
 reconnects are shown as notes on stderr. Exits 0 when the session ends or on Ctrl-C; a session
-that had already ended is read from the service's archive with --from oldest or N. Exits 1
-when the session does not exist (or ended with nothing to show), and on 401/403 it prints the service's
+that had already ended is read from the service's archive with --from oldest or N (without them
+it says the session ended, and exits 0 too). Exits 1 when the session does not exist (the
+service does not know it), and on 401/403 it prints the service's
 message and exits 1 instead of retrying: a bad key or a missing permission does not fix itself
 while you wait. With --from N beyond the session's latest event it says so and waits for #N.
 
@@ -251,11 +253,16 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
     const onReconnect = (reason: ReconnectReason, delayMs: number, detail?: string): void => {
       if (done) return;
       if (reason === 'unauthorized' || reason === 'forbidden') {
+        // The subscriber's 401 detail already says which key to check (its source): add the hint
+        // only when it does not, so the one line names it once.
         const hint =
           reason === 'unauthorized'
             ? 'check BROWSER_API_KEY / BROWSER_API_KEY_FILE (or upstream.api_key in the configuration)'
             : "the key is valid but may not read this session's telemetry";
-        note('error', `${detail ?? reason}: ${hint}`);
+        note(
+          'error',
+          detail === undefined ? `${reason}: ${hint}` : /\bcheck\b/.test(detail) ? detail : `${detail}: ${hint}`,
+        );
         finish(1);
         return;
       }
@@ -297,6 +304,18 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
                 : await readEndedSession(client, config, o.sessionId, o.from === 'oldest' ? 1 : o.from, onItems);
             if (archived !== undefined) {
               note('info', `session ${o.sessionId} had ended: ${archived} event(s) read from the service's archive`);
+              finish(0);
+              return;
+            }
+            // A session the service still knows ended, which is not an error (the live view exits 0
+            // at an end too): say so, and where its events are, rather than "not found".
+            if (await endedSession(client, o.sessionId)) {
+              note(
+                'info',
+                o.from === 'latest'
+                  ? `session ${o.sessionId} has ended: no new events will come (--from oldest reads what the service's archive kept)`
+                  : `session ${o.sessionId} has ended; the service's archive has no event ${o.from === 'oldest' ? 'of it' : `at or after #${o.from}`}`,
+              );
               finish(0);
               return;
             }

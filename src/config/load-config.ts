@@ -52,7 +52,7 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
     try {
       doc = parseYaml(text);
     } catch (err) {
-      throw new ConfigError('config', `${configPath} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+      throw new ConfigError('config', `${configPath} is not valid YAML: ${yamlProblem(err)}`);
     }
     if (doc !== null && doc !== undefined && !isRecord(doc))
       throw new ConfigError('config', `${configPath} must contain a YAML mapping`);
@@ -336,4 +336,11 @@ function flag(v: unknown, key: string): boolean | undefined {
   const s = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
   if (s === 'true' || s === 'false') return s === 'true';
   throw new ConfigError(key, 'must be true or false');
+}
+
+/** The YAML parser's first line ("… at line 2, column 1:"), without the colon that led to its excerpt. */
+function yamlProblem(err: unknown): string {
+  return String((err as Error).message)
+    .split('\n')[0]!
+    .replace(/:\s*$/, '');
 }

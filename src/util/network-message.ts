@@ -3,7 +3,8 @@
 // which some errors (gRPC's, fetch's) hide in `cause`, else the message. A TLS handshake that met a
 // plaintext server gets the likely fix beside its OpenSSL code, which alone
 // (ERR_SSL_WRONG_VERSION_NUMBER) tells an operator nothing; so does an HTTP/1.1 request answered by an
-// HTTP/2 or gRPC port (llhttp's HPE_INVALID_CONSTANT). Only string codes count: a DOMException
+// HTTP/2 or gRPC port (llhttp's HPE_INVALID_CONSTANT), and the stream parser's HTTP_PARSE gets its
+// reason (a connection closed inside a chunk). Only string codes count: a DOMException
 // (an aborted or timed-out signal) carries a number there, which says nothing in a log line.
 
 /** OpenSSL's answers when the peer's first bytes are not TLS: an https:// URL for a plaintext port. */
@@ -28,6 +29,8 @@ export function networkMessage(err: unknown): string {
     return `${code}: TLS to a port that speaks plaintext (write the URL with http://, or use the TLS port)`;
   if (code !== undefined && NOT_HTTP1.has(code))
     return `${code}: the server did not answer in HTTP/1.1 (an HTTP/2 or gRPC port, such as OTLP/gRPC's 4317? OTLP/HTTP is usually on 4318)`;
+  // The stream's own response parser (upstream/http-response-parser.ts): its code alone says nothing.
+  if (code === 'HTTP_PARSE' && typeof e?.message === 'string') return `${code}: ${e.message}`;
   return code ?? e?.cause?.message ?? e?.message ?? String(err);
 }
 

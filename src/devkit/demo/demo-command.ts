@@ -23,6 +23,7 @@ const HELP = `Usage: browser-telemetry-bridge demo [options]
 Runs the simulator, a local OTLP receiver and the daemon, which follows every session tagged
 demo=true by discovery (it is given no session id); creates more sessions while it runs, kills the
 daemon with kill -9 halfway, restarts it, and checks that every event reached the receiver.
+Ctrl-C stops the demo and its daemon and removes the demo's temporary state (exit code 130).
 The daemon is configured by the demo alone: the bridge's variables exported in the shell
 (BROWSER_*, BRIDGE_*, OTEL_*, proxies) are not passed to it, and the demo names them.
 
@@ -99,7 +100,28 @@ export async function main(argv: string[]): Promise<number> {
   });
   if (ignored.length > 0)
     out(`ignored    ${ignored.join(', ')}   (exported in this shell; the demo configures its daemon itself)`);
-  let daemon = startDaemon(env);
+  // Installed before the daemon starts, so no signal finds Node's default (an exit on the spot).
+  // Ctrl-C (or SIGTERM) ends the demo at its next tick: the daemon it started is stopped while the
+  // receiver still takes what it flushes, and the temporary state goes with it: the daemon must not
+  // outlive the demo, reconnecting forever to a simulator that is gone. A second signal stops
+  // everything at once.
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted !== undefined) {
+      daemon.kill('SIGKILL');
+      rmSync(stateDir, { recursive: true, force: true });
+      process.exit(130);
+    }
+    interrupted = signal;
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // Whatever ends this process (an uncaught error too), the daemon in its own process group goes with it.
+  process.once('exit', () => {
+    if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
+  });
+
+  let daemon: ChildProcess = startDaemon(env);
   out(`daemon     pid ${daemon.pid} started, following every session tagged demo=true (BRIDGE_DISCOVER_TAGS)\n`);
 
   // One undecodable frame in the second session: the bridge reads that event from the service's archive.
@@ -115,16 +137,18 @@ export async function main(argv: string[]): Promise<number> {
   const deadline = started + Math.max(60_000, (perSession / rate) * 1000 * 4 + 30_000);
   let ended = false;
   let appeared = 0;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && interrupted === undefined) {
     await sleep(500);
+    if (interrupted !== undefined) break;
     if (appeared < appear && Date.now() - started >= (appeared + 1) * 1000) {
       const id = `demo-late-${++appeared}`;
-      sim.createSession(id, sessionOpts).produce(rate);
+      // As many events as the sessions that were there from the start: the header announces one count.
+      sim.createSession(id, sessionOpts).produce(rate, perSession);
       ids.push(id);
       say(out, `>>> a new session appears: ${id} (the daemon finds it in the service's list within two polls)\n`);
     }
     const delivered = receiver.records.length;
-    const perSession = countBySession(receiver, ids);
+    const deliveredNow = countBySession(receiver, ids);
     const complete = new Set(
       tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq)
         .filter((t) => t.missing === 0)
@@ -141,7 +165,7 @@ export async function main(argv: string[]): Promise<number> {
         if (
           crashed &&
           appeared === appear &&
-          ((perSession.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0) || complete.has(id))
+          ((deliveredNow.get(id) ?? 0) > (deliveredAtRestart.get(id) ?? 0) || complete.has(id))
         )
           s.end();
       }
@@ -176,6 +200,17 @@ export async function main(argv: string[]): Promise<number> {
     daemon.kill('SIGTERM');
     exitCode = await waitExit(daemon);
   }
+  if (interrupted !== undefined) {
+    const tallies = tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq);
+    say(out, `\n>>> ${interrupted}: the demo stops before its end; the daemon stopped, its temporary state is removed`);
+    printProgress(out, tallies, sim, ids, true);
+    await sim.close();
+    await receiver.close();
+    rmSync(stateDir, { recursive: true, force: true });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    return 130;
+  }
 
   const tallies = tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq);
   say(out, '\nFinal:');
@@ -202,6 +237,8 @@ export async function main(argv: string[]): Promise<number> {
   await sim.close();
   await receiver.close();
   rmSync(stateDir, { recursive: true, force: true });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
   return ok ? 0 : 1;
 }
 
@@ -225,17 +262,25 @@ function printTrace(out: (s: string) => void, receiver: Receiver): void {
   out('');
 }
 
+/** The frames the daemons' log lines named so far (both runs: the restart reads some again). */
+const framesNamed = new Set<string>();
+
 function startDaemon(env: NodeJS.ProcessEnv): ChildProcess {
   // Re-run this same entry point (tsx from source, or dist/) with the same loader flags.
   const entry = process.argv[1]!;
   const child = spawn(process.execPath, [...process.execArgv, entry, 'run', '--until-ended'], {
     env,
     stdio: ['ignore', 'inherit', 'pipe'],
+    // A process group of its own: Ctrl-C at the terminal reaches the demo alone, which stops the
+    // daemon once (a second signal from both would make the daemon drop its delivery).
+    detached: true,
   });
   // Its log (pino JSON on a pipe) as short lines between the demo's own, never inside the table.
   createInterface({ input: child.stderr }).on('line', (line) => {
     if (line.trim() === '') return;
-    process.stdout.write(formatDaemonLine(line) + '\n');
+    const text = formatDaemonLine(line, framesNamed);
+    if (text === undefined) return;
+    process.stdout.write(text + '\n');
     drawn = 0;
   });
   return child;

@@ -135,9 +135,21 @@ describe('check', () => {
     const res = await runCli(['check'], { ...env, BRIDGE_SESSIONS: 's1,gone' });
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(
-      /^✗ session gone\s+session not found or ended \(404 not_found: browser session gone not found\)$/m,
+      /^✗ session gone\s+session not found: the service does not know it \(404 not_found: browser session gone not found\)$/m,
     );
     expect(mark(res.stdout, 'session s1')).toBe('✓');
+  });
+
+  it('a session that ended is not a failure: ✓ saying it ended, and the run reads what the archive kept', async () => {
+    const done = sim.createSession('done-1');
+    done.emit(3);
+    sim.faults.endedServerErrors = 0;
+    done.end();
+    const res = await runCli(['check'], { ...env, BRIDGE_SESSIONS: 's1,done-1' });
+    expect(res.stdout).toMatch(
+      /^✓ session done-1\s+ended \(the service knows it; its stream is closed\): run delivers what it has not yet delivered from the service's archive$/m,
+    );
+    expect(res.code, res.stdout).toBe(0);
   });
 
   it('warns about a session that exports its telemetry itself, naming the bridge collector when it is the same', async () => {

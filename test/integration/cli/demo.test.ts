@@ -1,7 +1,8 @@
 // `demo` as a person runs it, small: the whole pipeline with its kill -9, over OTLP/gRPC, traces on.
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './cli-process.js';
+import { existsSync } from 'node:fs';
+import { runCli, startCli } from './cli-process.js';
 
 describe('demo', () => {
   it('--protocol grpc delivers every event to the receiver over OTLP/gRPC, through the kill -9', async () => {
@@ -34,6 +35,9 @@ describe('demo', () => {
     const final = res.stdout.slice(res.stdout.indexOf('Final:'));
     expect(final).toMatch(/^ {2}demo-session-1 +emitted +300 +delivered +300 /m);
     expect(final).toMatch(/^ {2}demo-session-2 +emitted +301 +delivered +301 /m);
+    // The sessions that appear while the daemon runs are announced with the same count.
+    expect(final).toMatch(/^ {2}demo-late-1 +emitted +300 +delivered +300 /m);
+    expect(final).toMatch(/^ {2}demo-late-2 +emitted +300 +delivered +300 /m);
     expect(res.code).toBe(0);
   }, 120_000);
 
@@ -72,9 +76,37 @@ describe('demo', () => {
     }
   }, 120_000);
 
+  it('Ctrl-C stops the demo and its daemon and removes its state directory', async () => {
+    // SIGINT to the demo alone (a terminal signals the daemon too; a `kill -INT` does not): the
+    // daemon it started must not outlive it, reconnecting to a simulator that is gone.
+    const p = startCli(['demo', '--events', '100000', '--rate', '200'], {});
+    try {
+      await p.waitFor(/^daemon {5}pid \d+ started/m, 'stdout', 60_000);
+      const daemonPid = Number(/^daemon {5}pid (\d+)/m.exec(p.stdout())![1]);
+      const stateDir = /^state {6}(\S+)/m.exec(p.stdout())![1]!;
+      p.child.kill('SIGINT');
+      const res = await p.done;
+      expect(res.code).toBe(130);
+      expect(res.stdout).toMatch(/^>>> SIGINT: the demo stops before its end/m);
+      expect(isAlive(daemonPid)).toBe(false);
+      expect(existsSync(stateDir)).toBe(false);
+    } finally {
+      if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
   it('refuses a protocol it does not know, naming the three', async () => {
     const res = await runCli(['demo', '--protocol', 'thrift'], {});
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('--protocol must be http/protobuf, http/json or grpc');
   });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -113,6 +113,27 @@ describe('run start-up', () => {
     expect((await p.done).code).toBe(0);
   });
 
+  it('a signal with the collector down says how long delivery is tried and that a second signal exits at once; the second one does', async () => {
+    const p = startCli(
+      ['run'],
+      h.env({ BRIDGE_SESSIONS: 's1', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1' }),
+    );
+    await p.waitFor(/export failed/);
+    p.child.kill('SIGINT');
+    await p.waitFor(/shutting down/);
+    const line = p
+      .stderr()
+      .split('\n')
+      .find((l) => l.includes('shutting down'));
+    expect(JSON.parse(line!)).toMatchObject({
+      msg: 'shutting down: stop reading, deliver the spool for up to 10 s (a second Ctrl-C or SIGTERM exits at once; what is not delivered stays spooled)',
+    });
+    p.child.kill('SIGINT');
+    const res = await p.done;
+    expect(res.code).toBe(130);
+    expect(res.stderr).toContain('second signal: exiting without waiting for delivery');
+  });
+
   it('a SIGTERM that arrives during start-up is a clean shutdown, not a kill', async () => {
     const p = startCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', LOG_LEVEL: 'info' }));
     // The first line is logged before the store opens and the sessions start.

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildConfig } from '../../../src/config/load-config.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildConfig, loadConfig } from '../../../src/config/load-config.js';
 import { ConfigError, ConfigErrors } from '../../../src/config/errors.js';
 
 const base = { BROWSER_API_URL: 'http://svc.test', BROWSER_API_KEY: 'k' };
@@ -204,6 +207,25 @@ describe('configuration', () => {
     } catch (e) {
       expect(e).not.toBeInstanceOf(ConfigErrors);
       expect((e as ConfigError).message).toMatch(/^spool\.max_bytes: /);
+    }
+  });
+});
+
+describe('a configuration file that is not valid YAML', () => {
+  it("is one line naming the file, the problem and where, without the YAML parser's dangling colon", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'load-config-'));
+    try {
+      const file = join(dir, 'bridge.yaml');
+      writeFileSync(file, 'upstream: [\n');
+      let message = '';
+      try {
+        loadConfig(file, base);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(/^config: .*bridge\.yaml is not valid YAML: .* at line 2, column 1$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

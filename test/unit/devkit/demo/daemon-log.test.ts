@@ -21,6 +21,26 @@ describe('formatDaemonLine', () => {
     ['JSON that is no log record', '[1,2]', 'daemon: [1,2]'],
   ];
   it.each(cases)('%s', (_name, line, want) => expect(formatDaemonLine(line)).toBe(want));
+
+  it('names the frame of a skipped frame once: a resume (or the restarted daemon) that reads it again says nothing new', () => {
+    const seen = new Set<string>();
+    const line = (session: string, frameId: string): string =>
+      `{"level":40,"session":"${session}","frameId":"${frameId}","msg":"malformed frame skipped"}`;
+    expect(formatDaemonLine(line('demo-2', '750'), seen)).toBe(
+      'daemon warn [demo-2]: malformed frame skipped (frame 750)',
+    );
+    expect(formatDaemonLine(line('demo-2', '750'), seen)).toBeUndefined();
+    expect(formatDaemonLine(line('demo-2', '751'), seen)).toBe(
+      'daemon warn [demo-2]: malformed frame skipped (frame 751)',
+    );
+    expect(formatDaemonLine(line('demo-3', '750'), seen)).toBe(
+      'daemon warn [demo-3]: malformed frame skipped (frame 750)',
+    );
+    // Lines about no frame are printed every time.
+    const other = '{"level":40,"session":"demo-2","msg":"reconnecting"}';
+    expect(formatDaemonLine(other, seen)).toBe('daemon warn [demo-2]: reconnecting');
+    expect(formatDaemonLine(other, seen)).toBe('daemon warn [demo-2]: reconnecting');
+  });
 });
 
 describe('describeFailure', () => {
