@@ -1,7 +1,7 @@
 // The state directory's lock: one bridge process per directory, held by the OS for as long as the
 // process lives (released even by kill -9).
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ensurePrivateFile } from '../util/make-dirs.js';
 import { StoreOpenError } from './sqlite-schema.js';
 
@@ -24,7 +24,7 @@ export function lockStateDir(dir: string): Database.Database {
     lock.close();
     if ((err as { code?: string }).code === 'SQLITE_BUSY') {
       throw new StoreOpenError(
-        `the state directory ${dir} is in use by another bridge process; two bridges must not share one`,
+        `the state directory ${resolve(dir)} is in use by another bridge process; two bridges must not share one`,
       );
     }
     throw err;

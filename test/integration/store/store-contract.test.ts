@@ -3,7 +3,7 @@
 // writes only sessions it owns, so its factory claims each session as it is put.
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
@@ -364,6 +364,8 @@ describe('SqliteStore state directory', () => {
     const dir = tmp();
     const first = await openSqliteStore(dir);
     await expect(openSqliteStore(dir)).rejects.toThrow(/in use by another bridge process/);
+    // Named as the start line names it: a relative path (`./state`) is resolved.
+    await expect(openSqliteStore(relative(process.cwd(), dir))).rejects.toThrow(`the state directory ${dir} is in use`);
     await first.close();
     const second = await openSqliteStore(dir);
     await second.close();
