@@ -33,7 +33,7 @@ export interface SealState {
 /** In how many ms the pending records are sealed for delivery: 0 now, undefined when the commit's triggers decide. */
 export function deliverySealIn(s: SealState, spacingMs = DELIVERY_SEAL_SPACING_MS): number | undefined {
   if (s.pendingRecords === 0 || !s.deliveryWaiting || s.writeFailing) return undefined;
-  // Clamped both ways: the spool's clock is the wall clock, and a step back (NTP) would otherwise
-  // arm a seal as far off as the step, and hold every early seal until then.
+  // Clamped both ways: the spool's own clock never goes back (util/steady-clock.ts), but an
+  // injected one may, and a step back would otherwise arm a seal as far off as the step.
   return Math.min(spacingMs, Math.max(0, spacingMs - s.sinceLastSealMs));
 }

@@ -105,23 +105,29 @@ export async function main(argv: string[]): Promise<number> {
   // receiver still takes what it flushes, and the temporary state goes with it: the daemon must not
   // outlive the demo, reconnecting forever to a simulator that is gone. A second signal stops
   // everything at once.
+  // The daemon runs in a process group of its own, so no signal of the terminal reaches it: a
+  // closed terminal (SIGHUP) stops the demo as Ctrl-C does, Ctrl-\ (SIGQUIT) as a second Ctrl-C.
+  let daemon: ChildProcess | undefined;
   let interrupted: NodeJS.Signals | undefined;
+  const stopAtOnce = (): never => {
+    daemon?.kill('SIGKILL');
+    rmSync(stateDir, { recursive: true, force: true });
+    process.exit(130);
+  };
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (interrupted !== undefined) {
-      daemon.kill('SIGKILL');
-      rmSync(stateDir, { recursive: true, force: true });
-      process.exit(130);
-    }
+    if (interrupted !== undefined) stopAtOnce();
     interrupted = signal;
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  process.on('SIGQUIT', stopAtOnce);
   // Whatever ends this process (an uncaught error too), the daemon in its own process group goes with it.
   process.once('exit', () => {
-    if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
+    if (daemon && daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
   });
 
-  let daemon: ChildProcess = startDaemon(env);
+  daemon = startDaemon(env);
   out(`daemon     pid ${daemon.pid} started, following every session tagged demo=true (BRIDGE_DISCOVER_TAGS)\n`);
 
   // One undecodable frame in the second session: the bridge reads that event from the service's archive.

@@ -76,24 +76,28 @@ describe('demo', () => {
     }
   }, 120_000);
 
-  it('Ctrl-C stops the demo and its daemon and removes its state directory', async () => {
-    // SIGINT to the demo alone (a terminal signals the daemon too; a `kill -INT` does not): the
-    // daemon it started must not outlive it, reconnecting to a simulator that is gone.
-    const p = startCli(['demo', '--events', '100000', '--rate', '200'], {});
-    try {
-      await p.waitFor(/^daemon {5}pid \d+ started/m, 'stdout', 60_000);
-      const daemonPid = Number(/^daemon {5}pid (\d+)/m.exec(p.stdout())![1]);
-      const stateDir = /^state {6}(\S+)/m.exec(p.stdout())![1]!;
-      p.child.kill('SIGINT');
-      const res = await p.done;
-      expect(res.code).toBe(130);
-      expect(res.stdout).toMatch(/^>>> SIGINT: the demo stops before its end/m);
-      expect(isAlive(daemonPid)).toBe(false);
-      expect(existsSync(stateDir)).toBe(false);
-    } finally {
-      if (p.child.exitCode === null) p.child.kill('SIGKILL');
-    }
-  }, 120_000);
+  it.each(['SIGINT', 'SIGHUP'] as const)(
+    '%s (Ctrl-C; a closed terminal) stops the demo and its daemon and removes its state directory',
+    async (signal) => {
+      // The signal to the demo alone (the daemon is in a process group of its own): the daemon it
+      // started must not outlive it, reconnecting to a simulator that is gone.
+      const p = startCli(['demo', '--events', '100000', '--rate', '200'], {});
+      try {
+        await p.waitFor(/^daemon {5}pid \d+ started/m, 'stdout', 60_000);
+        const daemonPid = Number(/^daemon {5}pid (\d+)/m.exec(p.stdout())![1]);
+        const stateDir = /^state {6}(\S+)/m.exec(p.stdout())![1]!;
+        p.child.kill(signal);
+        const res = await p.done;
+        expect(res.code).toBe(130);
+        expect(res.stdout).toMatch(new RegExp(`^>>> ${signal}: the demo stops before its end`, 'm'));
+        expect(isAlive(daemonPid)).toBe(false);
+        expect(existsSync(stateDir)).toBe(false);
+      } finally {
+        if (p.child.exitCode === null) p.child.kill('SIGKILL');
+      }
+    },
+    120_000,
+  );
 
   it('refuses a protocol it does not know, naming the three', async () => {
     const res = await runCli(['demo', '--protocol', 'thrift'], {});
