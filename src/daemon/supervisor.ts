@@ -312,7 +312,13 @@ export class Supervisor {
       this.active.delete(id);
       const last = p.status();
       // A session the service never knew stays `unknown`: an error, not an end (run --until-ended names it).
-      this.active.remember({ ...last, state: last.state === 'unknown' ? 'unknown' : 'ended' });
+      if (last.state === 'unknown') this.active.remember(last);
+      else {
+        // An end is not an error: the reset and the 502 the stream got as its session ended are not kept.
+        const ended: SessionStatus = { ...last, state: 'ended' };
+        delete ended.lastError;
+        this.active.remember(ended);
+      }
     }
     this.fillRoom();
     this.allEnded.check();

@@ -45,6 +45,8 @@ describe('normal delivery', () => {
       }
       const status = bridge.supervisor.status();
       expect(status.map((s) => [s.id, s.state, s.lastDeliveredSeq])).toEqual(ids.map((id) => [id, 'ended', 500]));
+      // The reset and the 502 that end a session are not errors: an ended session shows none.
+      expect(status.map((s) => s.lastError)).toEqual(ids.map(() => undefined));
     });
   }
 
