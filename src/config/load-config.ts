@@ -193,10 +193,11 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
       try {
         readFileSync(file, 'utf8');
       } catch (err) {
-        throw new ConfigError(
-          env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file',
-          readProblem(file, err),
-        );
+        const named = env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file';
+        const keyToo = key
+          ? ` (${env.BROWSER_API_KEY ? 'BROWSER_API_KEY' : 'upstream.api_key'} is set too, but a key file that is named must exist: remove ${named} to use the key alone)`
+          : '';
+        throw new ConfigError(named, readProblem(file, err) + keyToo);
       }
     }
     return [key, file];

@@ -127,6 +127,26 @@ describe('configuration', () => {
     expect(c.shutdownGraceMs).toBe(60_000);
   });
 
+  it('a key file named and missing is an error even with a key set, and says how to use the key alone', () => {
+    const message = (raw: Record<string, unknown>, env: Record<string, string>): string => {
+      try {
+        buildConfig(raw, env);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as Error).message;
+      }
+      throw new Error('expected a ConfigError');
+    };
+    // The example configuration names a file; a shell exporting BROWSER_API_KEY still needs it.
+    expect(message({ upstream: { api_key_file: '/nonexistent/key' } }, base)).toMatch(
+      /upstream\.api_key_file.*\/nonexistent\/key.*BROWSER_API_KEY is set too, but a key file that is named must exist: remove upstream\.api_key_file to use the key alone/s,
+    );
+    // Without a key beside it, the file alone is named.
+    expect(message({}, { BROWSER_API_URL: 'http://x', BROWSER_API_KEY_FILE: '/nonexistent/key' })).not.toMatch(
+      /is set too/,
+    );
+  });
+
   it('spool.mode: overflow by default, always from the file or BRIDGE_SPOOL_MODE; the memory window', () => {
     expect(buildConfig({}, base).spool).toMatchObject({ mode: 'overflow', memoryMaxAgeMs: 10_000 });
     expect(buildConfig({}, base).spool.memoryMaxBytes).toBeUndefined();

@@ -15,7 +15,10 @@ const base = { BROWSER_API_URL: 'http://svc.test' };
 describe('the API key given twice', () => {
   it('a key file that does not exist is refused, even with a key beside it', () => {
     expect(() => buildConfig({}, { ...base, BROWSER_API_KEY: 'k', BROWSER_API_KEY_FILE: '/nonexistent/key' })).toThrow(
-      new ConfigError('BROWSER_API_KEY_FILE', '/nonexistent/key does not exist'),
+      new ConfigError(
+        'BROWSER_API_KEY_FILE',
+        '/nonexistent/key does not exist (BROWSER_API_KEY is set too, but a key file that is named must exist: remove BROWSER_API_KEY_FILE to use the key alone)',
+      ),
     );
   });
 
