@@ -159,6 +159,12 @@ export class SequencedStream {
   private malformed(frame: Frame, reason: string, out: StreamItem[]): void {
     const id = frame.id !== undefined && /^\d+$/.test(frame.id) ? Number(frame.id) : undefined;
     if (id !== undefined && Number.isSafeInteger(id) && id > this.seq.lastSeq) {
+      // Read again (a reconnect resumed before it, as it must until a later frame passes it): the
+      // same frame, a duplicate, not one more malformed frame for the counters and the log.
+      if (this.malformedIds.has(id)) {
+        out.push({ kind: 'duplicate', seq: id });
+        return;
+      }
       if (this.malformedIds.size < MAX_MALFORMED_IDS) this.malformedIds.add(id);
       if (id > this.malformedMax) this.malformedMax = id;
     }

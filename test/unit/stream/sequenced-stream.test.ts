@@ -100,6 +100,11 @@ const cases: Array<{
     want: [1, 'malformed 2', 'malformed 3', 'gap 2-3 malformed e0', 'gap 4-5 evicted e0', 6],
   },
   {
+    name: 'a malformed frame read again after a reconnect is a duplicate, not one more malformed frame',
+    steps: [1, { bad: '2' }, 'reset', 'connect', { bad: '2' }, 3],
+    want: [1, 'malformed 2', 'dup 2', 'gap 2-2 malformed e0', 3],
+  },
+  {
     name: 'an id: that disagrees with seq is malformed, not a restart',
     steps: [1, 2, { id: '3', seq: 1000 }, 4, 5],
     want: [1, 2, 'malformed 3', 'gap 3-3 malformed e0', 4, 5],
