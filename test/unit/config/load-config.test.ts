@@ -7,15 +7,18 @@ import { ConfigError, ConfigErrors } from '../../../src/config/errors.js';
 
 const base = { BROWSER_API_URL: 'http://svc.test', BROWSER_API_KEY: 'k' };
 
-function err(raw: Record<string, unknown>, env: Record<string, string> = base): string {
+/** The ConfigError that building this configuration throws. */
+function configError(raw: Record<string, unknown>, env: Record<string, string> = base): ConfigError {
   try {
     buildConfig(raw, env);
   } catch (e) {
     expect(e).toBeInstanceOf(ConfigError);
-    return (e as ConfigError).key;
+    return e as ConfigError;
   }
   throw new Error('expected a ConfigError');
 }
+
+const err = (raw: Record<string, unknown>, env: Record<string, string> = base): string => configError(raw, env).key;
 
 describe('configuration', () => {
   it('defaults', () => {
@@ -128,15 +131,8 @@ describe('configuration', () => {
   });
 
   it('a key file named and missing is an error even with a key set, and says how to use the key alone', () => {
-    const message = (raw: Record<string, unknown>, env: Record<string, string>): string => {
-      try {
-        buildConfig(raw, env);
-      } catch (e) {
-        expect(e).toBeInstanceOf(ConfigError);
-        return (e as Error).message;
-      }
-      throw new Error('expected a ConfigError');
-    };
+    const message = (raw: Record<string, unknown>, env: Record<string, string>): string =>
+      configError(raw, env).message;
     // The example configuration names a file; a shell exporting BROWSER_API_KEY still needs it.
     expect(message({ upstream: { api_key_file: '/nonexistent/key' } }, base)).toMatch(
       /upstream\.api_key_file.*\/nonexistent\/key.*BROWSER_API_KEY is set too, but a key file that is named must exist: remove upstream\.api_key_file to use the key alone/s,
