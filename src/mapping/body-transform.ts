@@ -12,6 +12,7 @@ import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { maskBodySecrets } from './body-secrets.js';
 import { redactUrlsInText } from './redact-free-text.js';
 import { URL_MEMO_CHARS } from './redact-url.js';
+import { boundedMemo } from '../util/bounded-memo.js';
 
 /**
  * Subtrees nested deeper than this are replaced by their JSON text: the OTLP encoders and the
@@ -104,17 +105,9 @@ export function createBodyTransformer(
   // A URL value's masked form, remembered: a page's events all carry its URL, a response its
   // request's. Only whole values (copies JSON.parse made), never URLs cut out of a longer text,
   // which would keep that text alive.
-  const redactedUrls = new Map<string, string>();
-  function redactUrl(url: string, u: UrlRedactor): string {
-    if (url.length > URL_MEMO_CHARS) return u.redact(url);
-    let redacted = redactedUrls.get(url);
-    if (redacted === undefined) {
-      redacted = u.redact(url);
-      if (redactedUrls.size >= URL_MEMO_ENTRIES) redactedUrls.clear();
-      redactedUrls.set(url, redacted);
-    }
-    return redacted;
-  }
+  const remembered = urls && boundedMemo(URL_MEMO_ENTRIES, (url) => urls.redact(url));
+  const redactUrl = (url: string, u: UrlRedactor): string =>
+    remembered === undefined || url.length > URL_MEMO_CHARS ? u.redact(url) : remembered(url);
 
   /**
    * The masked form of one value under `key` (headers, URLs, URLs inside free text: a console
