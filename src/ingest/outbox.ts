@@ -11,6 +11,10 @@
 // captures it at most every few seconds (session/span-tap.ts): a batch without one says that the
 // session's appends in it end at a position with no state (the checkpoint does not move there).
 //
+// Buffers: each batch's record bytes are one ArrayBuffer, transferred to the main thread; it gives
+// the buffer back (recycled()) once nothing there reads it, and a later batch is encoded into it,
+// so a busy worker allocates almost no batch buffers and the main thread frees none.
+//
 // Back-pressure: the main thread acknowledges a batch only once the spool has room for more, so
 // the bytes posted but not acknowledged are bounded: at `limit` the outbox is full and the sessions
 // stop reading, exactly as they do for a full spool in one thread.
@@ -18,6 +22,7 @@ import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { writeFramedRecord } from '../wire/encode-record.js';
 import { ProtoWriter } from '../wire/proto-writer.js';
 import type { RecordToAppend, SpanStateSource } from '../store/pending-segments.js';
+import type { LentBuffer } from '../store/lent-buffer.js';
 import type { BatchSpans, FromWorker } from './protocol.js';
 import { META_FIELDS } from './protocol.js';
 
@@ -25,6 +30,12 @@ import { META_FIELDS } from './protocol.js';
 const FLUSH_BYTES = 256 * 1024;
 /** A batch's buffer starts at least this large (above Node's pool slices, so it can be transferred). */
 const MIN_BATCH_BYTES = 16 * 1024;
+/**
+ * Buffers given back by the main thread kept for later batches, at most. A busy worker posts a
+ * batch every few milliseconds and gets one back as often once delivery keeps up; a few absorb the
+ * difference, and more would only hold memory while the collector is slow.
+ */
+const POOL_BUFFERS = 8;
 
 export class Outbox {
   private meta: number[] = [];
@@ -52,6 +63,8 @@ export class Outbox {
   /** Per handle: spans finished since the last batch. */
   private finished = new Map<number, Buffer[]>();
   private finishedBytes = 0;
+  /** Batch buffers the main thread gave back (recycled()), for the next batches. */
+  private readonly pool: ArrayBuffer[] = [];
 
   constructor(
     private readonly post: (msg: FromWorker, transfer: ArrayBuffer[]) => void,
@@ -153,9 +166,14 @@ export class Outbox {
     const sourceIds = this.sourceIds;
     this.meta = [];
     // Sized for a batch like this one: a busy worker's batches need no growing, a quiet one's stay small.
-    this.w = new ProtoWriter(
-      Math.max(MIN_BATCH_BYTES, Math.min(FLUSH_BYTES + 64 * 1024, Math.ceil(this.appended * 1.25))),
-    );
+    const want = Math.max(MIN_BATCH_BYTES, Math.min(FLUSH_BYTES + 64 * 1024, Math.ceil(this.appended * 1.25)));
+    const reused = this.fromPool(want);
+    if (reused === undefined) this.w = new ProtoWriter(want);
+    else {
+      // The buffer just posted is detached (transferred); the writer moves to a given-back one.
+      this.w.buf = Buffer.from(reused);
+      this.w.pos = 0;
+    }
     this.appended = 0;
     this.sourceIds = [];
     this.sourceIndex.clear();
@@ -183,6 +201,24 @@ export class Outbox {
     return [...out.values()];
   }
 
+  /** A batch buffer the main thread gave back: later batches are encoded into it. */
+  recycled(buffer: ArrayBuffer): void {
+    if (this.pool.length < POOL_BUFFERS) this.pool.push(buffer);
+  }
+
+  /** A given-back buffer of at least `bytes`, if one is pooled (the most recent first: likeliest still in cache). */
+  private fromPool(bytes: number): ArrayBuffer | undefined {
+    const pool = this.pool;
+    for (let i = pool.length - 1; i >= 0; i--) {
+      const b = pool[i]!;
+      if (b.byteLength < bytes) continue;
+      pool[i] = pool[pool.length - 1]!;
+      pool.pop();
+      return b;
+    }
+    return undefined;
+  }
+
   /** The main thread took `bytes` worth of batches into the spool. */
   acked(bytes: number): void {
     this.unacked -= bytes;
@@ -197,16 +233,26 @@ export class Outbox {
  * Reads a packed batch back: calls `each` per append with the handle it was sent under and the
  * append, records as views into `bytes` (no copy). The append is one object refilled for every call
  * (no allocation per record): `each` uses it at once, keeping only its fields; its `sessionId` is
- * left to `each` to fill, as the batch knows only handles.
+ * left to `each` to fill, as the batch knows only handles. `lent`: the buffer is lent (given back
+ * for reuse once released); whoever keeps a record's view borrows it.
  */
 export function unpackBatch(
   meta: Float64Array,
   bytes: Uint8Array,
   sourceIds: readonly string[],
   each: (h: number, append: RecordToAppend) => void,
+  lent?: LentBuffer,
 ): void {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const a: RecordToAppend = { sessionId: '', seq: 0, epoch: 0, tsMicros: 0, record: null, sourceId: undefined };
+  const a: RecordToAppend = {
+    sessionId: '',
+    seq: 0,
+    epoch: 0,
+    tsMicros: 0,
+    record: null,
+    sourceId: undefined,
+    lent: undefined,
+  };
   let off = 0;
   for (let i = 0; i < meta.length; i += META_FIELDS) {
     const len = meta[i + 4]!;
@@ -220,6 +266,7 @@ export function unpackBatch(
     a.epoch = meta[i + 2]!;
     a.tsMicros = meta[i + 3]!;
     a.record = record;
+    a.lent = record === null ? undefined : lent;
     a.sourceId = s < 0 ? undefined : sourceIds[s];
     each(meta[i]!, a);
   }

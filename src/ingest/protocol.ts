@@ -9,6 +9,8 @@
 // record. Structured cloning of the small control messages is fine: they are rare. With traces on,
 // a batch also carries, per session it touched, the spans finished (encoded) and the span builder's
 // open state after the session's last append in the batch (ingest/span-mirror.ts takes them).
+// The main thread gives a batch's `bytes` buffer back (`recycle`) once every record in it was
+// delivered, spilled or copied (store/lent-buffer.ts), and the worker encodes later batches into it.
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { MappingOptions } from '../config/mapping-section.js';
 import type { AttributeValue } from '../vocabulary/log-record.js';
@@ -45,6 +47,8 @@ export type ToWorker =
   | { t: 'enrich'; h: number; attrs: Record<string, AttributeValue> }
   | { t: 'mapping'; options: MappingOptions }
   | { t: 'ack'; bytes: number }
+  /** A batch's `bytes` buffer, given back (transferred) once nothing on the main thread reads it: the worker reuses it. */
+  | { t: 'recycle'; buffer: ArrayBuffer }
   | { t: 'reply'; req: number };
 
 export type FromWorker =

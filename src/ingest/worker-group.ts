@@ -24,6 +24,7 @@ import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
 import { RemoteSession } from './remote-session.js';
 import { SpanMirror } from './span-mirror.js';
 import { UNCAPTURED } from '../store/pending-segments.js';
+import { LentBuffer } from '../store/lent-buffer.js';
 import type { SpanSink } from '../session/span-tap.js';
 import { once } from '../util/lifecycle.js';
 
@@ -107,6 +108,13 @@ class Slot {
 
   post(msg: ToWorker): void {
     if (this.alive) this.worker.postMessage(msg);
+  }
+
+  /** Gives a batch's buffer back to the worker for its next batches. */
+  giveBack(buffer: ArrayBuffer): void {
+    // Detached (length 0) would mean a second give-back: a buffer is never transferred twice.
+    if (this.alive && buffer.byteLength > 0)
+      this.worker.postMessage({ t: 'recycle', buffer } satisfies ToWorker, [buffer]);
   }
 }
 
@@ -274,17 +282,27 @@ export class IngestWorkers {
           slot.mirrors.get(sp.h)?.received(sp.open, sp.finished);
           if (sp.open !== undefined) captured.add(sp.h);
         }
-        unpackBatch(m.meta, m.bytes, m.sourceIds, (h, a) => {
-          const s = slot.sessions.get(h);
-          if (!s) {
-            strays++;
-            return;
-          }
-          a.sessionId = s.id;
-          const mirror = slot.mirrors.get(h);
-          a.spans = mirror && (captured.has(h) ? mirror.source : UNCAPTURED);
-          spool.append(a);
-        });
+        // The records are views into the worker's buffer: it goes back once every view was let go of.
+        const buffer = m.bytes.buffer as ArrayBuffer;
+        const lent = new LentBuffer(() => slot.giveBack(buffer));
+        unpackBatch(
+          m.meta,
+          m.bytes,
+          m.sourceIds,
+          (h, a) => {
+            const s = slot.sessions.get(h);
+            if (!s) {
+              strays++;
+              return;
+            }
+            a.sessionId = s.id;
+            const mirror = slot.mirrors.get(h);
+            a.spans = mirror && (captured.has(h) ? mirror.source : UNCAPTURED);
+            spool.append(a);
+          },
+          lent,
+        );
+        lent.done();
         // A worker posts a session's last records before it answers a stop: this is a bug, not a
         // loss (the checkpoint did not move, so the records are read again when it is followed).
         if (strays > 0)

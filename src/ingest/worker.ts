@@ -143,6 +143,9 @@ function handle(m: ToWorker): void {
     case 'ack':
       outbox.acked(m.bytes);
       break;
+    case 'recycle':
+      outbox.recycled(m.buffer);
+      break;
     case 'reply': {
       const r = replies.get(m.req);
       replies.delete(m.req);

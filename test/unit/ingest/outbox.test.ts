@@ -173,6 +173,45 @@ describe('outbox: spool appends packed for the main thread', () => {
     expect(Buffer.from(batches[0]!.bytes).equals(reference(record(2)))).toBe(true);
   });
 
+  it('encodes later batches into the buffers the main thread gave back, none smaller than the batch needs', () => {
+    const { outbox, batches } = capture();
+    const reference = createRecordEncoder();
+    outbox.bind('a', 1);
+    const post = (seq: number): Batch => {
+      outbox.append({ sessionId: 'a', seq, epoch: 0, tsMicros: seq, record: outbox.encode(record(seq)) });
+      outbox.flush();
+      return batches.at(-1)!;
+    };
+    const first = post(1);
+    const second = post(2);
+    expect(second.bytes.buffer).not.toBe(first.bytes.buffer);
+    // Given back (a transfer brings it back as a new ArrayBuffer over the same memory; here the same object).
+    outbox.recycled(first.bytes.buffer as ArrayBuffer);
+    const small = new ArrayBuffer(1024);
+    outbox.recycled(small);
+    const third = post(3);
+    // The batch after the one posted when it came back: the writer had already moved on for `third`.
+    const fourth = post(4);
+    expect([third.bytes.buffer, fourth.bytes.buffer]).toContain(first.bytes.buffer);
+    expect(batches.map((b) => b.bytes.buffer)).not.toContain(small);
+    for (const [i, b] of [third, fourth].entries())
+      expect(Buffer.from(b.bytes).equals(reference(record(i + 3)))).toBe(true);
+  });
+
+  it('keeps at most a few given-back buffers', () => {
+    const { outbox, batches } = capture();
+    outbox.bind('a', 1);
+    const given = Array.from({ length: 20 }, () => new ArrayBuffer(64 * 1024));
+    for (const b of given) outbox.recycled(b);
+    for (let seq = 1; seq <= 20; seq++) {
+      outbox.append({ sessionId: 'a', seq, epoch: 0, tsMicros: seq, record: Buffer.from('r') });
+      outbox.flush();
+    }
+    const reused = batches.filter((b) => given.includes(b.bytes.buffer as ArrayBuffer)).length;
+    expect(reused).toBeGreaterThan(0);
+    expect(reused).toBeLessThanOrEqual(8);
+  });
+
   it('refuses an append for a session it was not given', () => {
     const { outbox } = capture();
     outbox.bind('a', 1);
