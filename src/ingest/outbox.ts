@@ -30,6 +30,8 @@ import { META_FIELDS } from './protocol.js';
 const FLUSH_BYTES = 256 * 1024;
 /** A batch's buffer starts at least this large (above Node's pool slices, so it can be transferred). */
 const MIN_BATCH_BYTES = 16 * 1024;
+/** A batch's meta array starts with room for this many numbers (128 appends). */
+const MIN_META_FIELDS = 128 * META_FIELDS;
 /**
  * Buffers given back by the main thread kept for later batches, at most. A busy worker posts a
  * batch every few milliseconds and gets one back as often once delivery keeps up; a few absorb the
@@ -38,7 +40,9 @@ const MIN_BATCH_BYTES = 16 * 1024;
 const POOL_BUFFERS = 8;
 
 export class Outbox {
-  private meta: number[] = [];
+  /** The batch's appends, META_FIELDS numbers each: [0, metaLength) are filled. */
+  private meta = new Float64Array(MIN_META_FIELDS);
+  private metaLength = 0;
   /** The batch's record bytes: [0, appended) belong to appended records, in order. */
   private w = new ProtoWriter(MIN_BATCH_BYTES);
   private appended = 0;
@@ -65,6 +69,8 @@ export class Outbox {
   private finishedBytes = 0;
   /** Batch buffers the main thread gave back (recycled()), for the next batches. */
   private readonly pool: ArrayBuffer[] = [];
+  /** Meta buffers the main thread gave back (recycledMeta()). */
+  private readonly metaPool: ArrayBuffer[] = [];
 
   constructor(
     private readonly post: (msg: FromWorker, transfer: ArrayBuffer[]) => void,
@@ -97,7 +103,20 @@ export class Outbox {
         this.sourceIndex.set(sourceId, s);
       }
     }
-    this.meta.push(h, seq, epoch, tsMicros, record ? record.length : -1, s);
+    let m = this.meta;
+    const i = this.metaLength;
+    if (i + META_FIELDS > m.length) {
+      const grown = new Float64Array(m.length * 2);
+      grown.set(m);
+      this.meta = m = grown;
+    }
+    m[i] = h;
+    m[i + 1] = seq;
+    m[i + 2] = epoch;
+    m[i + 3] = tsMicros;
+    m[i + 4] = record ? record.length : -1;
+    m[i + 5] = s;
+    this.metaLength = i + META_FIELDS;
     if (record) {
       // The record encode() just returned sits at `appended` already; anything else is copied in.
       const w = this.w;
@@ -155,19 +174,25 @@ export class Outbox {
   /** Posts what was appended; call before any message that must come after it (stopped, ended). */
   flush(): void {
     this.scheduled = false;
-    if (this.meta.length === 0 && this.finished.size === 0) return;
+    if (this.metaLength === 0 && this.finished.size === 0) return;
     const spans = this.takeSpans();
-    const meta = Float64Array.from(this.meta);
+    const meta = this.meta.subarray(0, this.metaLength);
     // The writer's buffer is its own ArrayBuffer (never a slice of Node's pool: it is larger than
     // the pool's slices), so it is transferred, not copied; the next batch gets a new one.
     const bytes = new Uint8Array(this.w.buf.buffer, this.w.buf.byteOffset, this.appended);
     const size = this.appended + meta.byteLength + this.finishedBytes;
     this.finishedBytes = 0;
     const sourceIds = this.sourceIds;
-    this.meta = [];
+    // The next appends go to a given-back meta buffer when one is large enough for a batch like this.
+    const metaBytes = Math.max(MIN_META_FIELDS, this.metaLength) * Float64Array.BYTES_PER_ELEMENT;
+    const metaBuffer = fromPool(this.metaPool, metaBytes);
+    this.meta = metaBuffer
+      ? new Float64Array(metaBuffer)
+      : new Float64Array(metaBytes / Float64Array.BYTES_PER_ELEMENT);
+    this.metaLength = 0;
     // Sized for a batch like this one: a busy worker's batches need no growing, a quiet one's stay small.
     const want = Math.max(MIN_BATCH_BYTES, Math.min(FLUSH_BYTES + 64 * 1024, Math.ceil(this.appended * 1.25)));
-    const reused = this.fromPool(want);
+    const reused = fromPool(this.pool, want);
     if (reused === undefined) this.w = new ProtoWriter(want);
     else {
       // The buffer just posted is detached (transferred); the writer moves to a given-back one.
@@ -206,17 +231,9 @@ export class Outbox {
     if (this.pool.length < POOL_BUFFERS) this.pool.push(buffer);
   }
 
-  /** A given-back buffer of at least `bytes`, if one is pooled (the most recent first: likeliest still in cache). */
-  private fromPool(bytes: number): ArrayBuffer | undefined {
-    const pool = this.pool;
-    for (let i = pool.length - 1; i >= 0; i--) {
-      const b = pool[i]!;
-      if (b.byteLength < bytes) continue;
-      pool[i] = pool[pool.length - 1]!;
-      pool.pop();
-      return b;
-    }
-    return undefined;
+  /** A meta buffer the main thread gave back: later batches' appends are packed into it. */
+  recycledMeta(buffer: ArrayBuffer): void {
+    if (this.metaPool.length < POOL_BUFFERS) this.metaPool.push(buffer);
   }
 
   /** The main thread took `bytes` worth of batches into the spool. */
@@ -227,6 +244,18 @@ export class Outbox {
     this.room = undefined;
     open();
   }
+}
+
+/** A given-back buffer of at least `bytes`, if one is pooled (the most recent first: likeliest still in cache). */
+function fromPool(pool: ArrayBuffer[], bytes: number): ArrayBuffer | undefined {
+  for (let i = pool.length - 1; i >= 0; i--) {
+    const b = pool[i]!;
+    if (b.byteLength < bytes) continue;
+    pool[i] = pool[pool.length - 1]!;
+    pool.pop();
+    return b;
+  }
+  return undefined;
 }
 
 /**

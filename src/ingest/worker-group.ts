@@ -32,6 +32,8 @@ import { once } from '../util/lifecycle.js';
 const IN_FLIGHT_BYTES = 4 * 1024 * 1024;
 const REPORT_EVERY_MS = 250;
 const RESPAWN_DELAY_MS = 1000;
+/** Freed batch buffers a slot keeps for its worker between acknowledgements, at most (as many as the worker pools). */
+const FREED_BUFFERS = 8;
 // The worker's young generation (V8: two semi-spaces and the new large-object space, a third each;
 // a semi-space is a power of two). Left to V8 on Node 24, a worker reading 1,000 heavy sessions
 // grew it to 128 MiB of RSS while 25 MiB of it was live: the semi-spaces grow to their maximum
@@ -110,11 +112,22 @@ class Slot {
     if (this.alive) this.worker.postMessage(msg);
   }
 
-  /** Gives a batch's buffer back to the worker for its next batches. */
+  /** Batch buffers nothing here reads any more: they go back with the next acknowledgement. */
+  private freed: ArrayBuffer[] = [];
+
+  /** A batch's buffer, for the worker's next batches. */
   giveBack(buffer: ArrayBuffer): void {
-    // Detached (length 0) would mean a second give-back: a buffer is never transferred twice.
-    if (this.alive && buffer.byteLength > 0)
-      this.worker.postMessage({ t: 'recycle', buffer } satisfies ToWorker, [buffer]);
+    // Detached (length 0) would mean a second give-back: a buffer is never transferred twice. Past
+    // a few (the worker keeps no more), one is left to the collector.
+    if (buffer.byteLength > 0 && this.freed.length < FREED_BUFFERS) this.freed.push(buffer);
+  }
+
+  /** Acknowledges `bytes` of batches; gives back the batch's `meta` buffer and the freed ones with it. */
+  ack(bytes: number, meta: ArrayBuffer): void {
+    if (!this.alive) return;
+    const buffers = this.freed;
+    this.freed = [];
+    this.worker.postMessage({ t: 'ack', bytes, meta, buffers } satisfies ToWorker, [meta, ...buffers]);
   }
 }
 
@@ -310,7 +323,8 @@ export class IngestWorkers {
             { records: strays },
             'an ingest worker sent records of a session it no longer follows; they were not spooled',
           );
-        const ack = (): void => slot.post({ t: 'ack', bytes: m.size });
+        const meta = m.meta.buffer as ArrayBuffer;
+        const ack = (): void => slot.ack(m.size, meta);
         if (spool.full) void spool.waitForRoom().then(ack);
         else ack();
         break;

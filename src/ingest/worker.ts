@@ -141,10 +141,9 @@ function handle(m: ToWorker): void {
       }
       break;
     case 'ack':
+      if (m.meta) outbox.recycledMeta(m.meta);
+      for (const b of m.buffers ?? []) outbox.recycled(b);
       outbox.acked(m.bytes);
-      break;
-    case 'recycle':
-      outbox.recycled(m.buffer);
       break;
     case 'reply': {
       const r = replies.get(m.req);

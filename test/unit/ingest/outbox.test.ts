@@ -198,6 +198,39 @@ describe('outbox: spool appends packed for the main thread', () => {
       expect(Buffer.from(b.bytes).equals(reference(record(i + 3)))).toBe(true);
   });
 
+  it("packs a batch's appends into a given-back meta buffer, and grows one for a batch larger than it", () => {
+    const { outbox, batches } = capture();
+    outbox.bind('a', 1);
+    const post = (from: number, n: number): Batch => {
+      for (let seq = from; seq < from + n; seq++)
+        outbox.append({
+          sessionId: 'a',
+          seq,
+          epoch: 0,
+          tsMicros: seq,
+          record: seq % 3 ? Buffer.from(`r${seq}`) : null,
+        });
+      outbox.flush();
+      return batches.at(-1)!;
+    };
+    const first = post(1, 3);
+    outbox.recycledMeta(first.meta.buffer as ArrayBuffer);
+    post(4, 3);
+    // Posted after the meta buffer came back: packed into it.
+    const third = post(7, 3);
+    expect(third.meta.buffer).toBe(first.meta.buffer);
+    expect(unpack(third).map((x) => [x[1], x[4]])).toEqual([
+      [7, 'r7'],
+      [8, 'r8'],
+      [9, null],
+    ]);
+    // 1,000 appends grow past the first meta buffer's room.
+    const fourth = post(10, 1000);
+    expect(unpack(fourth).map((x) => [x[1], x[4]])).toEqual(
+      Array.from({ length: 1000 }, (_, i) => [i + 10, (i + 10) % 3 ? `r${i + 10}` : null]),
+    );
+  });
+
   it('keeps at most a few given-back buffers', () => {
     const { outbox, batches } = capture();
     outbox.bind('a', 1);
