@@ -119,14 +119,8 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
       let data: Buffer;
       try {
         data = await readCapped(res.body);
-        // The body is views into buffers reused once the outcome is settled (store/lent-buffer.ts):
-        // an answer that came before the collector read it all waits for the body to leave.
-        await res.written;
       } catch (err) {
-        if (res.statusCode >= 200 && res.statusCode < 300) {
-          await res.written;
-          return { kind: 'success', rejected: 0 };
-        }
+        if (res.statusCode >= 200 && res.statusCode < 300) return { kind: 'success', rejected: 0 };
         return { kind: 'retryable', status: res.statusCode, message: failureMessage(err) };
       }
       const status = res.statusCode;

@@ -11,10 +11,6 @@
 // captures it at most every few seconds (session/span-tap.ts): a batch without one says that the
 // session's appends in it end at a position with no state (the checkpoint does not move there).
 //
-// Buffers: each batch's record bytes are one ArrayBuffer, transferred to the main thread; it gives
-// the buffer back (recycled()) once nothing there reads it, and a later batch is encoded into it,
-// so a busy worker allocates almost no batch buffers and the main thread frees none.
-//
 // Back-pressure: the main thread acknowledges a batch only once the spool has room for more, so
 // the bytes posted but not acknowledged are bounded: at `limit` the outbox is full and the sessions
 // stop reading, exactly as they do for a full spool in one thread.
@@ -22,7 +18,6 @@ import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { writeFramedRecord } from '../wire/encode-record.js';
 import { ProtoWriter } from '../wire/proto-writer.js';
 import type { RecordToAppend, SpanStateSource } from '../store/pending-segments.js';
-import type { LentBuffer } from '../store/lent-buffer.js';
 import type { BatchSpans, FromWorker } from './protocol.js';
 import { META_FIELDS } from './protocol.js';
 
@@ -30,19 +25,9 @@ import { META_FIELDS } from './protocol.js';
 const FLUSH_BYTES = 256 * 1024;
 /** A batch's buffer starts at least this large (above Node's pool slices, so it can be transferred). */
 const MIN_BATCH_BYTES = 16 * 1024;
-/** A batch's meta array starts with room for this many numbers (128 appends). */
-const MIN_META_FIELDS = 128 * META_FIELDS;
-/**
- * Buffers given back by the main thread kept for later batches, at most. A busy worker posts a
- * batch every few milliseconds and gets one back as often once delivery keeps up; a few absorb the
- * difference, and more would only hold memory while the collector is slow.
- */
-const POOL_BUFFERS = 8;
 
 export class Outbox {
-  /** The batch's appends, META_FIELDS numbers each: [0, metaLength) are filled. */
-  private meta = new Float64Array(MIN_META_FIELDS);
-  private metaLength = 0;
+  private meta: number[] = [];
   /** The batch's record bytes: [0, appended) belong to appended records, in order. */
   private w = new ProtoWriter(MIN_BATCH_BYTES);
   private appended = 0;
@@ -67,10 +52,6 @@ export class Outbox {
   /** Per handle: spans finished since the last batch. */
   private finished = new Map<number, Buffer[]>();
   private finishedBytes = 0;
-  /** Batch buffers the main thread gave back (recycled()), for the next batches. */
-  private readonly pool: ArrayBuffer[] = [];
-  /** Meta buffers the main thread gave back (recycledMeta()). */
-  private readonly metaPool: ArrayBuffer[] = [];
 
   constructor(
     private readonly post: (msg: FromWorker, transfer: ArrayBuffer[]) => void,
@@ -103,20 +84,7 @@ export class Outbox {
         this.sourceIndex.set(sourceId, s);
       }
     }
-    let m = this.meta;
-    const i = this.metaLength;
-    if (i + META_FIELDS > m.length) {
-      const grown = new Float64Array(m.length * 2);
-      grown.set(m);
-      this.meta = m = grown;
-    }
-    m[i] = h;
-    m[i + 1] = seq;
-    m[i + 2] = epoch;
-    m[i + 3] = tsMicros;
-    m[i + 4] = record ? record.length : -1;
-    m[i + 5] = s;
-    this.metaLength = i + META_FIELDS;
+    this.meta.push(h, seq, epoch, tsMicros, record ? record.length : -1, s);
     if (record) {
       // The record encode() just returned sits at `appended` already; anything else is copied in.
       const w = this.w;
@@ -174,31 +142,20 @@ export class Outbox {
   /** Posts what was appended; call before any message that must come after it (stopped, ended). */
   flush(): void {
     this.scheduled = false;
-    if (this.metaLength === 0 && this.finished.size === 0) return;
+    if (this.meta.length === 0 && this.finished.size === 0) return;
     const spans = this.takeSpans();
-    const meta = this.meta.subarray(0, this.metaLength);
+    const meta = Float64Array.from(this.meta);
     // The writer's buffer is its own ArrayBuffer (never a slice of Node's pool: it is larger than
     // the pool's slices), so it is transferred, not copied; the next batch gets a new one.
     const bytes = new Uint8Array(this.w.buf.buffer, this.w.buf.byteOffset, this.appended);
     const size = this.appended + meta.byteLength + this.finishedBytes;
     this.finishedBytes = 0;
     const sourceIds = this.sourceIds;
-    // The next appends go to a given-back meta buffer when one is large enough for a batch like this.
-    const metaBytes = Math.max(MIN_META_FIELDS, this.metaLength) * Float64Array.BYTES_PER_ELEMENT;
-    const metaBuffer = fromPool(this.metaPool, metaBytes);
-    this.meta = metaBuffer
-      ? new Float64Array(metaBuffer)
-      : new Float64Array(metaBytes / Float64Array.BYTES_PER_ELEMENT);
-    this.metaLength = 0;
+    this.meta = [];
     // Sized for a batch like this one: a busy worker's batches need no growing, a quiet one's stay small.
-    const want = Math.max(MIN_BATCH_BYTES, Math.min(FLUSH_BYTES + 64 * 1024, Math.ceil(this.appended * 1.25)));
-    const reused = fromPool(this.pool, want);
-    if (reused === undefined) this.w = new ProtoWriter(want);
-    else {
-      // The buffer just posted is detached (transferred); the writer moves to a given-back one.
-      this.w.buf = Buffer.from(reused);
-      this.w.pos = 0;
-    }
+    this.w = new ProtoWriter(
+      Math.max(MIN_BATCH_BYTES, Math.min(FLUSH_BYTES + 64 * 1024, Math.ceil(this.appended * 1.25))),
+    );
     this.appended = 0;
     this.sourceIds = [];
     this.sourceIndex.clear();
@@ -226,16 +183,6 @@ export class Outbox {
     return [...out.values()];
   }
 
-  /** A batch buffer the main thread gave back: later batches are encoded into it. */
-  recycled(buffer: ArrayBuffer): void {
-    if (this.pool.length < POOL_BUFFERS) this.pool.push(buffer);
-  }
-
-  /** A meta buffer the main thread gave back: later batches' appends are packed into it. */
-  recycledMeta(buffer: ArrayBuffer): void {
-    if (this.metaPool.length < POOL_BUFFERS) this.metaPool.push(buffer);
-  }
-
   /** The main thread took `bytes` worth of batches into the spool. */
   acked(bytes: number): void {
     this.unacked -= bytes;
@@ -246,42 +193,20 @@ export class Outbox {
   }
 }
 
-/** A given-back buffer of at least `bytes`, if one is pooled (the most recent first: likeliest still in cache). */
-function fromPool(pool: ArrayBuffer[], bytes: number): ArrayBuffer | undefined {
-  for (let i = pool.length - 1; i >= 0; i--) {
-    const b = pool[i]!;
-    if (b.byteLength < bytes) continue;
-    pool[i] = pool[pool.length - 1]!;
-    pool.pop();
-    return b;
-  }
-  return undefined;
-}
-
 /**
  * Reads a packed batch back: calls `each` per append with the handle it was sent under and the
  * append, records as views into `bytes` (no copy). The append is one object refilled for every call
  * (no allocation per record): `each` uses it at once, keeping only its fields; its `sessionId` is
- * left to `each` to fill, as the batch knows only handles. `lent`: the buffer is lent (given back
- * for reuse once released); whoever keeps a record's view borrows it.
+ * left to `each` to fill, as the batch knows only handles.
  */
 export function unpackBatch(
   meta: Float64Array,
   bytes: Uint8Array,
   sourceIds: readonly string[],
   each: (h: number, append: RecordToAppend) => void,
-  lent?: LentBuffer,
 ): void {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const a: RecordToAppend = {
-    sessionId: '',
-    seq: 0,
-    epoch: 0,
-    tsMicros: 0,
-    record: null,
-    sourceId: undefined,
-    lent: undefined,
-  };
+  const a: RecordToAppend = { sessionId: '', seq: 0, epoch: 0, tsMicros: 0, record: null, sourceId: undefined };
   let off = 0;
   for (let i = 0; i < meta.length; i += META_FIELDS) {
     const len = meta[i + 4]!;
@@ -295,7 +220,6 @@ export function unpackBatch(
     a.epoch = meta[i + 2]!;
     a.tsMicros = meta[i + 3]!;
     a.record = record;
-    a.lent = record === null ? undefined : lent;
     a.sourceId = s < 0 ? undefined : sourceIds[s];
     each(meta[i]!, a);
   }

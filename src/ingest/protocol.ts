@@ -9,9 +9,6 @@
 // record. Structured cloning of the small control messages is fine: they are rare. With traces on,
 // a batch also carries, per session it touched, the spans finished (encoded) and the span builder's
 // open state after the session's last append in the batch (ingest/span-mirror.ts takes them).
-// The main thread gives a batch's buffers back with an acknowledgement: `meta` at once, `bytes` once
-// every record in it was delivered, spilled or copied (store/lent-buffer.ts); the worker packs later
-// batches into them, so neither thread allocates (or frees) a buffer per batch.
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { MappingOptions } from '../config/mapping-section.js';
 import type { AttributeValue } from '../vocabulary/log-record.js';
@@ -47,12 +44,7 @@ export type ToWorker =
   | { t: 'spec'; h: number; spec: SessionSpec }
   | { t: 'enrich'; h: number; attrs: Record<string, AttributeValue> }
   | { t: 'mapping'; options: MappingOptions }
-  /**
-   * `bytes` of batches taken into the spool; with it (transferred) the batch's `meta` buffer, read
-   * at once, and the `bytes` buffers of earlier batches nothing on the main thread reads any more:
-   * the worker packs later batches into them.
-   */
-  | { t: 'ack'; bytes: number; meta?: ArrayBuffer; buffers?: ArrayBuffer[] }
+  | { t: 'ack'; bytes: number }
   | { t: 'reply'; req: number };
 
 export type FromWorker =

@@ -24,7 +24,6 @@ import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
 import { RemoteSession } from './remote-session.js';
 import { SpanMirror } from './span-mirror.js';
 import { UNCAPTURED } from '../store/pending-segments.js';
-import { LentBuffer } from '../store/lent-buffer.js';
 import type { SpanSink } from '../session/span-tap.js';
 import { once } from '../util/lifecycle.js';
 
@@ -32,8 +31,6 @@ import { once } from '../util/lifecycle.js';
 const IN_FLIGHT_BYTES = 4 * 1024 * 1024;
 const REPORT_EVERY_MS = 250;
 const RESPAWN_DELAY_MS = 1000;
-/** Freed batch buffers a slot keeps for its worker between acknowledgements, at most (as many as the worker pools). */
-const FREED_BUFFERS = 8;
 // The worker's young generation (V8: two semi-spaces and the new large-object space, a third each;
 // a semi-space is a power of two). Left to V8 on Node 24, a worker reading 1,000 heavy sessions
 // grew it to 128 MiB of RSS while 25 MiB of it was live: the semi-spaces grow to their maximum
@@ -110,24 +107,6 @@ class Slot {
 
   post(msg: ToWorker): void {
     if (this.alive) this.worker.postMessage(msg);
-  }
-
-  /** Batch buffers nothing here reads any more: they go back with the next acknowledgement. */
-  private freed: ArrayBuffer[] = [];
-
-  /** A batch's buffer, for the worker's next batches. */
-  giveBack(buffer: ArrayBuffer): void {
-    // Detached (length 0) would mean a second give-back: a buffer is never transferred twice. Past
-    // a few (the worker keeps no more), one is left to the collector.
-    if (buffer.byteLength > 0 && this.freed.length < FREED_BUFFERS) this.freed.push(buffer);
-  }
-
-  /** Acknowledges `bytes` of batches; gives back the batch's `meta` buffer and the freed ones with it. */
-  ack(bytes: number, meta: ArrayBuffer): void {
-    if (!this.alive) return;
-    const buffers = this.freed;
-    this.freed = [];
-    this.worker.postMessage({ t: 'ack', bytes, meta, buffers } satisfies ToWorker, [meta, ...buffers]);
   }
 }
 
@@ -295,27 +274,17 @@ export class IngestWorkers {
           slot.mirrors.get(sp.h)?.received(sp.open, sp.finished);
           if (sp.open !== undefined) captured.add(sp.h);
         }
-        // The records are views into the worker's buffer: it goes back once every view was let go of.
-        const buffer = m.bytes.buffer as ArrayBuffer;
-        const lent = new LentBuffer(() => slot.giveBack(buffer));
-        unpackBatch(
-          m.meta,
-          m.bytes,
-          m.sourceIds,
-          (h, a) => {
-            const s = slot.sessions.get(h);
-            if (!s) {
-              strays++;
-              return;
-            }
-            a.sessionId = s.id;
-            const mirror = slot.mirrors.get(h);
-            a.spans = mirror && (captured.has(h) ? mirror.source : UNCAPTURED);
-            spool.append(a);
-          },
-          lent,
-        );
-        lent.done();
+        unpackBatch(m.meta, m.bytes, m.sourceIds, (h, a) => {
+          const s = slot.sessions.get(h);
+          if (!s) {
+            strays++;
+            return;
+          }
+          a.sessionId = s.id;
+          const mirror = slot.mirrors.get(h);
+          a.spans = mirror && (captured.has(h) ? mirror.source : UNCAPTURED);
+          spool.append(a);
+        });
         // A worker posts a session's last records before it answers a stop: this is a bug, not a
         // loss (the checkpoint did not move, so the records are read again when it is followed).
         if (strays > 0)
@@ -323,8 +292,7 @@ export class IngestWorkers {
             { records: strays },
             'an ingest worker sent records of a session it no longer follows; they were not spooled',
           );
-        const meta = m.meta.buffer as ArrayBuffer;
-        const ack = (): void => slot.ack(m.size, meta);
+        const ack = (): void => slot.post({ t: 'ack', bytes: m.size });
         if (spool.full) void spool.waitForRoom().then(ack);
         else ack();
         break;

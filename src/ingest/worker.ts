@@ -141,8 +141,6 @@ function handle(m: ToWorker): void {
       }
       break;
     case 'ack':
-      if (m.meta) outbox.recycledMeta(m.meta);
-      for (const b of m.buffers ?? []) outbox.recycled(b);
       outbox.acked(m.bytes);
       break;
     case 'reply': {

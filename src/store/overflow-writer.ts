@@ -213,8 +213,6 @@ export class OverflowWriter {
     this.loop.writeSucceeded();
     for (let i = 0; i < segments.length; i++) {
       const s = segments[i]!;
-      // The store has its own copy now (the write went through): the view is not read again.
-      s.loan?.release();
       this.contents.dropMemory(s);
       this.ledger.settle(s.id);
       this.contents.stored(s.records, s.payload.length);

@@ -9,11 +9,7 @@
 // thread collect garbage several times a second. The view keeps the worker's batch alive until its
 // last segment is delivered or spilled; a batch's records are sealed together, so its segments
 // leave together too (at most about one seal's bytes outlive their own records). Records from
-// several places are joined into a buffer of their own. A lent buffer (lent-buffer.ts) is borrowed
-// once per record kept here; a run's segment carries the loan until it is delivered or spilled, a
-// joined segment's records are released once the commit that copied them is done with them.
-import type { LentBuffer } from './lent-buffer.js';
-import { Loan } from './lent-buffer.js';
+// several places are joined into a buffer of their own.
 import type { CheckpointUpdate, SpanStateWriter } from './store.js';
 import type { NewSegment } from '../wire/segment-framing.js';
 
@@ -22,8 +18,6 @@ interface Pending {
   parts: Buffer[];
   /** True while `parts` lie one after the other in one buffer: the payload is a view over them. */
   run: boolean;
-  /** The lent buffers `parts` are views into, in order (consecutive records of one buffer share one). */
-  loans: Loan[];
   records: number;
   bytes: number;
   firstSeq: number;
@@ -85,8 +79,6 @@ export interface RecordToAppend {
   sourceId?: string | undefined;
   /** Captures the session's span state when its batch is sealed, to be written with it (traces on). */
   spans?: SpanStateSource | undefined;
-  /** The buffer `record` is a view into, when it is lent (an ingest worker's batch): borrowed if kept. */
-  lent?: LentBuffer | undefined;
 }
 
 /** One commit's worth: what to write, and what to put back if writing fails. */
@@ -108,14 +100,13 @@ export class PendingSegments {
   }
 
   append(a: RecordToAppend): void {
-    const { sessionId, seq, epoch, tsMicros, record, sourceId, spans, lent } = a;
+    const { sessionId, seq, epoch, tsMicros, record, sourceId, spans } = a;
     let p = this.bySession.get(sessionId);
     if (!p) {
       p = {
         sessionId,
         parts: [],
         run: true,
-        loans: [],
         records: 0,
         bytes: 0,
         firstSeq: seq,
@@ -144,12 +135,6 @@ export class PendingSegments {
     p.lastSeq = seq;
     if (p.run && p.parts.length > 0 && !adjacent(p.parts[p.parts.length - 1]!, record)) p.run = false;
     p.parts.push(record);
-    if (lent !== undefined) {
-      lent.borrow();
-      const last = p.loans.length > 0 ? p.loans[p.loans.length - 1]! : undefined;
-      if (last !== undefined && last.lent === lent) last.views++;
-      else p.loans.push(new Loan(lent, 1));
-    }
     p.records++;
     p.bytes += record.length;
     this.records++;
@@ -189,31 +174,22 @@ export class PendingSegments {
       if (p.records === 0) continue;
       records += p.records;
       bytes += p.bytes;
-      const seg: NewSegment = {
+      segments.push({
         sessionId: p.sessionId,
         payload: p.run ? runView(p.parts, p.bytes) : Buffer.concat(p.parts, p.bytes),
         records: p.records,
         firstSeq: p.firstSeq,
         lastSeq: p.lastSeq,
         oldestTsMicros: p.oldestTsMicros,
-      };
-      // A view over one lent buffer keeps it until the segment is released; anything else (records
-      // of several buffers in one run cannot be, records not lent) holds no loan.
-      const only = p.loans.length === 1 ? p.loans[0]! : undefined;
-      if (p.run && only !== undefined && only.views === p.records) seg.loan = only;
-      segments.push(seg);
+      });
     }
     return { segments, checkpoints, records, bytes, taken };
   }
 
-  /**
-   * The batch is durable: it no longer counts as pending, and the records joined into segments of
-   * their own are no longer read (a run's loan goes with its segment).
-   */
+  /** The batch is durable: it no longer counts as pending. */
   committed(batch: PendingBatch): void {
     this.records -= batch.records;
     this.bytes -= batch.bytes;
-    for (const p of batch.taken.values()) if (!p.run) for (const loan of p.loans) loan.release();
   }
 
   /** The batch failed: its records go back in front of what was appended since, keeping seq order. */
@@ -236,7 +212,6 @@ export class PendingSegments {
         newer.run &&
         (old.parts.length === 0 || newer.parts.length === 0 || adjacent(old.parts.at(-1)!, newer.parts[0]!));
       newer.parts = old.parts.concat(newer.parts);
-      newer.loans = old.loans.concat(newer.loans);
       newer.sourceId ??= old.sourceId;
       // The newer appends' captured point, else the end (or captured point) of the failed batch.
       if ((newer.spans === undefined || newer.spans === UNCAPTURED) && newer.captured === undefined)

@@ -133,9 +133,6 @@ export class SpoolReader {
     this.inFlight--;
     let stored: Batch | undefined;
     for (const s of batch.segments) {
-      // Delivered (the request's body was written whole: export/otlp-transport.ts) or dropped: its
-      // payload is not read again, so the worker's buffer it is a view into may be reused.
-      s.loan?.release();
       if (s.id < 0) {
         this.contents.dropMemory(s);
         this.ledger.settle(s.id);

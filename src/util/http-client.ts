@@ -67,12 +67,6 @@ export interface HttpResponse {
   headers: IncomingHttpHeaders;
   /** Read it to its end or destroy it: until then the connection (and a `connections` slot) is held. */
   body: IncomingMessage;
-  /**
-   * Resolves once the request's body has left this process (handed to the socket whole) or the
-   * request closed: a peer may answer before it has read the body, and the body's buffers must not
-   * be reused while a write of them is pending.
-   */
-  written: Promise<void>;
 }
 
 const KEEP_ALIVE_MS = 30_000;
@@ -174,12 +168,6 @@ export class HttpClient {
         req.destroy(why);
       };
       r.signal?.addEventListener('abort', onAbort, { once: true });
-      // Listened for from the start: once the answer is read, the socket may already carry the next
-      // request, and whether this one's writes were flushed can no longer be asked of it.
-      const written = new Promise<void>((done) => {
-        req.once('finish', done);
-        req.once('close', done);
-      });
       // One listener for the request's whole life: after the answer, a socket error would otherwise
       // be an uncaught 'error' on the request; it belongs to the body then.
       req.on('error', (err) => {
@@ -206,7 +194,7 @@ export class HttpClient {
         clearTimeout(headersTimer);
         answer.once('close', done);
         if (bodyTimeoutMs > 0) watchBody(answer, bodyTimeoutMs, url.host);
-        resolve({ statusCode: answer.statusCode ?? 0, headers: answer.headers, body: answer, written });
+        resolve({ statusCode: answer.statusCode ?? 0, headers: answer.headers, body: answer });
       });
       writeBody(req, r.body);
     });

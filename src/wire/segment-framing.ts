@@ -16,11 +16,6 @@ export interface NewSegment {
   lastSeq: number;
   /** Event time of the oldest record, Unix microseconds (for the oldest-undelivered-age metric). */
   oldestTsMicros: number;
-  /**
-   * Set when the payload is a view into a buffer lent by its producer (store/lent-buffer.ts): called
-   * once the payload is never read again (delivered or spilled), so the buffer can be reused.
-   */
-  loan?: { release(): void };
 }
 
 export interface Segment extends NewSegment {

@@ -15,9 +15,6 @@
 // - no claim takes a record from memory while an acknowledgement has waited more than
 //   CHECKPOINT_STALL_MS for its checkpoint to be written (the spool as a shared store runs it): what
 //   a successor sends again is at most that long of acknowledgements plus what was in flight;
-// - records are appended as views into lent buffers (an ingest worker's batches, one per read),
-//   scribbled over when given back: none is given back twice, nor while a record in it is still to
-//   be delivered or stored (a damaged record fails the run where it is read);
 // - finally, after a clean restart and a drain with a healthy collector, every event the service
 //   produced was delivered at least once, or (only without an archive) is covered by a delivered
 //   gap record.
@@ -31,8 +28,7 @@ import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
 import { DELIVERY_SEAL_SPACING_MS } from '../../../src/store/delivery-seal.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
-import type { RecordToAppend, SpanStateSource } from '../../../src/store/pending-segments.js';
-import { LentBuffer } from '../../../src/store/lent-buffer.js';
+import type { SpanStateSource } from '../../../src/store/pending-segments.js';
 import { splitRecords, type Segment } from '../../../src/wire/segment-framing.js';
 
 const SESSIONS = ['a', 'b'] as const;
@@ -226,31 +222,6 @@ class Produce implements Cmd {
   toString = (): string => `produce(${this.s}, ${this.n})`;
 }
 
-/**
- * An ingest worker's batch: the records back to back in one buffer lent to the spool
- * (store/lent-buffer.ts). Given back, the worker writes new records over it: here it is scribbled
- * over, so a record delivered or stored after its buffer was given back too early is damaged.
- */
-function appendLent(r: Real, appends: RecordToAppend[]): void {
-  const buf = Buffer.concat(appends.flatMap((a) => (a.record ? [a.record] : [])));
-  let given = 0;
-  const lent = new LentBuffer(() => {
-    expect(++given, 'a lent buffer given back twice').toBe(1);
-    buf.fill(0xee);
-  });
-  let off = 0;
-  for (const a of appends) {
-    if (a.record) {
-      const len = a.record.length;
-      a.record = buf.subarray(off, off + len);
-      a.lent = lent;
-      off += len;
-    }
-    r.spool.append(a);
-  }
-  lent.done();
-}
-
 /** The bridge reads up to `n` events; `filter` marks which of them the mapping drops. */
 function readFrom(
   w: World,
@@ -264,10 +235,9 @@ function readFrom(
   let pos = w.read.get(s)!;
   const to = Math.min(head, pos + n);
   const oldest = Math.max(1, head - RING + 1);
-  const appends: RecordToAppend[] = [];
   if (pos + 1 < oldest && !w.archive) {
     // Evicted and no archive: a gap record says so (never a silent loss).
-    appends.push({
+    r.spool.append({
       sessionId: s,
       seq: oldest - 1,
       epoch: 0,
@@ -287,9 +257,8 @@ function readFrom(
     if (missed) w.uncapturedHere.add(key(s, q));
     w.readStep.set(key(s, q), ++w.step);
     const spans = missed ? UNCAPTURED : capturedAt(key(s, q));
-    appends.push({ sessionId: s, seq: q, epoch: 0, tsMicros: q, record: drop ? null : framed(key(s, q)), spans });
+    r.spool.append({ sessionId: s, seq: q, epoch: 0, tsMicros: q, record: drop ? null : framed(key(s, q)), spans });
   }
-  appendLent(r, appends);
   w.read.set(s, Math.max(pos, to));
 }
 
@@ -371,9 +340,8 @@ class Settle implements Cmd {
   async run(w: World, r: Real): Promise<void> {
     const [c] = w.claims.splice(this.pick % w.claims.length, 1) as [Batch];
     if (this.ack) {
-      // Read as the collector received them: once acknowledged, their buffers may be reused.
-      deliveredKeys(w, c);
       await r.spool.acknowledge(c);
+      deliveredKeys(w, c);
     } else r.spool.release(c);
     await check(w, r);
   }
@@ -523,8 +491,8 @@ describe('the overflow mode against a service with a ring buffer and an archive'
           for (const s of SESSIONS) readFrom(world, real, s, Number.MAX_SAFE_INTEGER, []);
           await real.spool.flush();
           for (let c = await real.spool.takeBatch(4); c; c = await real.spool.takeBatch(4)) {
-            deliveredKeys(world, c);
             await real.spool.acknowledge(c);
+            deliveredKeys(world, c);
           }
           await real.spool.finish();
           for (const s of SESSIONS)
