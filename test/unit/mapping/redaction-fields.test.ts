@@ -7,7 +7,7 @@ import { defaultMappingOptions, parseMappingOptions } from '../../../src/config/
 import { createMapper } from '../../../src/mapping/mapper.js';
 import { maskBodySecrets } from '../../../src/mapping/body-secrets.js';
 import { createUrlRedactor } from '../../../src/mapping/redact-url.js';
-import { looksLikeUrl } from '../../../src/mapping/url-shape.js';
+import { isUrlKey, looksLikeUrl } from '../../../src/mapping/url-shape.js';
 import { CTX, envelopeOf } from './helpers.js';
 
 const d = defaultMappingOptions.redaction;
@@ -46,6 +46,26 @@ describe('URLs: hash-routed queries, nested URLs, path parameters', () => {
     ['a', false],
     ['1http://x', false],
   ])('looksLikeUrl(%j) = %s', (s, expected) => expect(looksLikeUrl(s)).toBe(expected));
+
+  it.each([
+    ['url', true],
+    ['urls', true],
+    ['redirect_url', true],
+    ['redirect_urls', true],
+    ['documentUrl', true],
+    ['documentUrls', true],
+    ['_url', true],
+    ['Url', true],
+    ['URL', false],
+    ['curl', false],
+    ['urlx', false],
+    ['headers', false],
+    ['level', false],
+    ['frame_id', false],
+    ['s', false],
+    ['l', false],
+    ['', false],
+  ])('isUrlKey(%j) = %s', (key, expected) => expect(isUrlKey(key)).toBe(expected));
 });
 
 describe('the record: metadata URLs, arrays of URLs, bodies', () => {
