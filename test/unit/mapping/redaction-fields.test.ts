@@ -101,6 +101,24 @@ describe('the record: metadata URLs, arrays of URLs, bodies', () => {
       'browser.event.source.metadata.refresh_token',
       'REDACTED',
     ],
+    [
+      'a URL inside a metadata text',
+      { metadata: { note: 'opened by https://h.example/cb?code=SECRET-N, then closed' } },
+      'browser.event.source.metadata.note',
+      'opened by https://h.example/cb?code=REDACTED, then closed',
+    ],
+    [
+      'a metadata id, left as it is',
+      { metadata: { target_id: 'AB92B97DAE78A851292B1D222DB3218E' } },
+      'browser.event.source.metadata.target_id',
+      'AB92B97DAE78A851292B1D222DB3218E',
+    ],
+    [
+      'a URL-named metadata key without `://`',
+      { metadata: { frame_url: 'about:blank?token=SECRET-A' } },
+      'browser.event.source.metadata.frame_url',
+      'about:blank?token=REDACTED',
+    ],
   ])('%s', (_name, source, attr, expected) => {
     const r = map('page_navigation', { url: 'https://a.example/' }, source);
     expect(r.attributes[attr]).toBe(expected);
