@@ -227,7 +227,7 @@ export class ProtoWriter {
     const p = this.pos;
     const at = p + 6 + k;
     const n = b.utf8Write(s, at);
-    for (let i = 0; i < k; i++) b[p + 2 + i] = key[i]!;
+    b.set(key, p + 2);
     b[at - 4] = (2 << 3) | WIRE_LEN;
     b[at - 3] = n + 2;
     b[at - 2] = (1 << 3) | WIRE_LEN;
