@@ -45,6 +45,12 @@ function writeKeyValue(w: ProtoWriter, field: number, key: string, v: JsonValue)
       w.keyStringValue(field, cached, v);
       return;
     }
+  } else if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) {
+    const cached = keyField(key);
+    if (cached !== undefined) {
+      w.keyUintValue(field, cached, v);
+      return;
+    }
   }
   const width = kvWidth(key, v);
   const kv = w.begin(field, width);

@@ -245,6 +245,31 @@ export class ProtoWriter {
     this.pos = at + n + 1;
   }
 
+  /**
+   * KeyValue{1 key, 2 AnyValue{3 int_value}} for a non-negative safe integer, as keyStringValue
+   * writes a short string: one room check, every length known before the first byte.
+   */
+  keyUintValue(field: number, key: Uint8Array, n: number): void {
+    const k = key.length;
+    const size = varintSize(n);
+    this.ensure(6 + k + size);
+    const b = this.buf;
+    let p = this.pos;
+    const len = k + 3 + size;
+    b[p++] = (field << 3) | WIRE_LEN;
+    if (len < 0x80) b[p++] = len;
+    else {
+      b[p++] = (len & 0x7f) | 0x80;
+      b[p++] = len >>> 7;
+    }
+    b.set(key, p);
+    p += k;
+    b[p++] = (2 << 3) | WIRE_LEN;
+    b[p++] = 1 + size;
+    b[p++] = (3 << 3) | WIRE_VARINT;
+    this.pos = writeVarint(b, p, n);
+  }
+
   /** Writes bytes encoded earlier (e.g. a cached field), as they are. */
   raw(data: Uint8Array): void {
     const n = data.length;

@@ -147,6 +147,13 @@ const boundaryCases: Array<[string, Partial<BridgeLogRecord>]> = [
     },
   ],
   [
+    'integers beside cached keys and past them, with negatives and doubles beside',
+    {
+      attributes: { n0: 0, n1: 128, big: Number.MAX_SAFE_INTEGER, neg: -1, half: 0.5, ['q'.repeat(65)]: 7 },
+      body: { nav_seq: 1, nested: { node_id: 2 ** 40 }, list: [1, 2] },
+    },
+  ],
+  [
     'short values whose KeyValue passes 127 bytes as UTF-8',
     { body: { ['k'.repeat(60)]: '€'.repeat(40), s: '😀\ud800' } },
   ],

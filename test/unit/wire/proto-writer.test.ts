@@ -161,3 +161,29 @@ describe('ProtoWriter KeyValue of a short string', () => {
     });
   }
 });
+
+// An integer KeyValue in one piece (keyUintValue): values either side of each varint width up to
+// 2^53 - 1, and keys that put the KeyValue at 127 and 128 bytes.
+const keyInts: Array<[string, string, number]> = [
+  ['zero', 'nav_seq', 0],
+  ['127 and one varint byte', 'status', 127],
+  ['128 and two varint bytes', 'status', 128],
+  ['2^32', 'node_id', 2 ** 32],
+  ['the largest safe integer', 'big', Number.MAX_SAFE_INTEGER],
+  ['KeyValue of 127 bytes', 'k'.repeat(121), 1],
+  ['KeyValue of 128 bytes', 'k'.repeat(122), 1],
+  ['a long key', 'k'.repeat(190), 300],
+];
+
+describe('ProtoWriter KeyValue of a non-negative integer', () => {
+  for (const [name, key, n] of keyInts) {
+    it(`${name}: the bytes of KeyValue{key, AnyValue{int_value}}`, () => {
+      const w = new ProtoWriter(16);
+      w.raw(Buffer.from('xy'));
+      w.keyUintValue(6, stringField(1, key), n);
+      const int = Buffer.concat([Buffer.from([(3 << 3) | 0]), varint(n)]);
+      const kv = message(6, Buffer.concat([stringField(1, key), message(2, int)]));
+      expect(w.copy()).toEqual(Buffer.concat([Buffer.from('xy'), kv]));
+    });
+  }
+});
