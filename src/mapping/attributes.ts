@@ -187,7 +187,11 @@ export function maskSourceScalar<T extends string | number | boolean>(
 
 /** A source string with its URLs masked: the whole value under a URL-named key or shaped like a URL, else URLs in its text. */
 function maskSourceUrls(key: string, value: string, urls: NonNullable<SourceMasks['urls']>): string {
-  return isUrlKey(key) || looksLikeUrl(value) ? urls.redact(value) : redactUrlsInText(value, urls);
+  if (isUrlKey(key)) return urls.redact(value);
+  // An absolute URL, alone or in text, holds `://`: one native search settles the ids most metadata
+  // values are, which looksLikeUrl would read up to 33 characters of, one by one, first.
+  if (!value.includes('://')) return value;
+  return looksLikeUrl(value) ? urls.redact(value) : redactUrlsInText(value, urls);
 }
 
 /** Whether an object has an own enumerable key (a parsed object has no inherited ones). */

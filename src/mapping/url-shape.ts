@@ -2,14 +2,23 @@
 // that starts like an absolute URL, wherever it sits (an array of URLs, a redirect chain, a
 // metadata value). Pure and without imports, so both the body walk and the attributes can use it.
 
-/** `url`, `*_url`, `*Url`, and their plurals (`urls`, `*_urls`, `*Urls`) for arrays of URLs. */
-export const isUrlKey = (key: string): boolean =>
-  key === 'url' ||
-  key === 'urls' ||
-  key.endsWith('_url') ||
-  key.endsWith('Url') ||
-  key.endsWith('_urls') ||
-  key.endsWith('Urls');
+/**
+ * `url`, `*_url`, `*Url`, and their plurals (`urls`, `*_urls`, `*Urls`) for arrays of URLs. Asked
+ * for every string of every event: a key that ends in neither `l` nor `s` (most do) is settled by
+ * one character, before six string comparisons.
+ */
+export const isUrlKey = (key: string): boolean => {
+  const last = key.charCodeAt(key.length - 1);
+  if (last !== 108 /* l */ && last !== 115 /* s */) return false;
+  return (
+    key === 'url' ||
+    key === 'urls' ||
+    key.endsWith('_url') ||
+    key.endsWith('Url') ||
+    key.endsWith('_urls') ||
+    key.endsWith('Urls')
+  );
+};
 
 /**
  * Whether a string starts like an absolute URL with an authority (`scheme://`): such values are

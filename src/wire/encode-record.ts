@@ -7,8 +7,8 @@
 // Fields: LogRecord{1 time fixed64, 2 severity_number, 3 severity_text, 5 body, 6 attributes,
 // 8 flags fixed32, 9 trace_id, 10 span_id, 11 observed_time fixed64, 12 event_name}; AnyValue{1 string, 2 bool, 3 int, 4 double, 5 array,
 // 6 kvlist}; KeyValue{1 key, 2 value}.
-import type { AttributeValue, BridgeLogRecord, JsonValue } from '../vocabulary/log-record.js';
-import { ProtoWriter, varintSize } from './proto-writer.js';
+import type { BridgeLogRecord, JsonValue } from '../vocabulary/log-record.js';
+import { ProtoWriter, SHORT_VALUE, varintSize } from './proto-writer.js';
 
 /** ScopeLogs.log_records: the tag every framed record starts with. */
 export const RECORD_TAG = 0x12;
@@ -24,19 +24,41 @@ const KEY_CACHE_MAX = 4096;
 const keyCache = new Map<string, Buffer>();
 const keyWriter = new ProtoWriter(256);
 
-function writeKey(w: ProtoWriter, key: string): void {
+/** The key's encoded `KeyValue.key` field, cached; undefined for a key past the cache's bounds. */
+function keyField(key: string): Buffer | undefined {
   let field = keyCache.get(key);
   if (field === undefined) {
-    if (keyCache.size >= KEY_CACHE_MAX || key.length > 64) {
-      w.string(1, key);
-      return;
-    }
+    if (keyCache.size >= KEY_CACHE_MAX || key.length > 64) return undefined;
     keyWriter.reset();
     keyWriter.string(1, key);
     field = keyWriter.copy();
     keyCache.set(key, field);
   }
-  w.raw(field);
+  return field;
+}
+
+/** KeyValue{key, value} as field `field` (a record's attribute, a kvlist's member). */
+function writeKeyValue(w: ProtoWriter, field: number, key: string, v: JsonValue): void {
+  if (typeof v === 'string' && v.length <= SHORT_VALUE) {
+    const cached = keyField(key);
+    if (cached !== undefined) {
+      w.keyStringValue(field, cached, v);
+      return;
+    }
+  } else if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) {
+    const cached = keyField(key);
+    if (cached !== undefined) {
+      w.keyUintValue(field, cached, v);
+      return;
+    }
+  }
+  const width = kvWidth(key, v);
+  const kv = w.begin(field, width);
+  const cached = keyField(key);
+  if (cached === undefined) w.string(1, key);
+  else w.raw(cached);
+  writeAnyValue(w, 2, v);
+  w.end(kv, width);
 }
 
 /** An encoder with its own scratch buffer; the returned bytes are a fresh copy. */
@@ -57,14 +79,7 @@ export function writeFramedRecord(w: ProtoWriter, r: BridgeLogRecord): void {
   if (r.severityText !== '') w.string(3, r.severityText);
   if (r.body !== undefined) writeBody(w, r.body);
   const attrs = r.attributes;
-  for (const key in attrs) {
-    const v = attrs[key]!;
-    const width = kvWidth(key, v);
-    const kv = w.begin(6, width);
-    writeKey(w, key);
-    writeAttributeValue(w, 2, v);
-    w.end(kv, width);
-  }
+  for (const key in attrs) writeKeyValue(w, 6, key, attrs[key]!);
   if (r.traceId !== undefined && r.spanId !== undefined) {
     // W3C trace flags: sampled. The bridge samples nothing away: every span it builds is sent.
     w.fixed32(8, 1);
@@ -95,14 +110,7 @@ function writeBody(w: ProtoWriter, body: JsonValue): void {
 
 /** The KeyValues of a kvlist, one per member. */
 function writeMembers(w: ProtoWriter, obj: { [key: string]: JsonValue }): void {
-  for (const key in obj) {
-    const v = obj[key] as JsonValue;
-    const width = kvWidth(key, v);
-    const kv = w.begin(1, width);
-    writeKey(w, key);
-    writeAnyValue(w, 2, v);
-    w.end(kv, width);
-  }
+  for (const key in obj) writeKeyValue(w, 1, key, obj[key] as JsonValue);
 }
 
 /** Past this many UTF-16 units a string value makes its KeyValue 128 bytes or more. */
@@ -114,10 +122,6 @@ const LONG_VALUE = 120;
  */
 function kvWidth(key: string, v: JsonValue): number {
   return typeof v === 'string' && v.length > LONG_VALUE ? varintSize(key.length + v.length + 8) : 1;
-}
-
-function writeAttributeValue(w: ProtoWriter, field: number, v: AttributeValue): void {
-  writeAnyValue(w, field, v);
 }
 
 /** AnyValue for a JSON value; null is an empty AnyValue, as the stock exporter sends it. */

@@ -9,7 +9,8 @@
 // of a long body moved it again, a screenshot's 30 KB four times); now 1.9 times, 1.8 KB (nested
 // objects and arrays, the outer levels of a screenshot's record, small bodies moved back by a byte).
 // Lengths stay minimal varints either way: a wrong guess costs the move it was to save, never
-// different bytes.
+// different bytes. The commonest KeyValues (a cached key beside a short string or a non-negative
+// integer) skip the nesting altogether: keyStringValue and keyUintValue write them in one piece.
 
 const WIRE_VARINT = 0;
 const WIRE_FIXED64 = 1;
@@ -18,7 +19,7 @@ const WIRE_LEN = 2;
 /** Strings up to this many UTF-16 units are at most 127 UTF-8 bytes: one length byte is enough. */
 const SHORT_STRING = 42;
 /** Strings up to this many UTF-16 units are at most 120 UTF-8 bytes: an AnyValue of one is under 128. */
-const SHORT_VALUE = 40;
+export const SHORT_VALUE = 40;
 const TWO_32 = 4294967296;
 
 export class ProtoWriter {
@@ -159,7 +160,7 @@ export class ProtoWriter {
       this.ensure(1 + len * 3);
       const b = this.buf;
       const start = this.pos + 1;
-      // Short strings are mostly ASCII keys and values: a byte loop beats a native call per string.
+      // At most 127 bytes: the length is one byte, written after the string (no byte count first).
       const n = b.utf8Write(s, start);
       b[this.pos] = n;
       this.pos = start + n;
@@ -209,6 +210,65 @@ export class ProtoWriter {
     b[p + 2] = (1 << 3) | WIRE_LEN;
     b[p + 3] = n;
     this.pos = p + 4 + n;
+  }
+
+  /**
+   * KeyValue{1 key, 2 AnyValue{1 string_value}} as field `field`, from the key's field encoded
+   * earlier (`key`: tag, length and bytes, as cached by the caller) and a value of up to
+   * SHORT_VALUE units: one room check and one native write for the whole KeyValue, its four
+   * headers filled in around the value's bytes. Two of three strings a heavy-mix record carries are
+   * such a value beside a cached key; through begin / key / anyString / end each was four calls and
+   * three room checks more. The KeyValue's length takes two bytes only past 127 (a long key beside a
+   * long value): then its content moves right by one.
+   */
+  keyStringValue(field: number, key: Uint8Array, s: string): void {
+    const k = key.length;
+    this.ensure(7 + k + s.length * 3);
+    const b = this.buf;
+    const p = this.pos;
+    const at = p + 6 + k;
+    const n = b.utf8Write(s, at);
+    b.set(key, p + 2);
+    b[at - 4] = (2 << 3) | WIRE_LEN;
+    b[at - 3] = n + 2;
+    b[at - 2] = (1 << 3) | WIRE_LEN;
+    b[at - 1] = n;
+    b[p] = (field << 3) | WIRE_LEN;
+    const len = k + 4 + n;
+    if (len < 0x80) {
+      b[p + 1] = len;
+      this.pos = at + n;
+      return;
+    }
+    b.copyWithin(p + 3, p + 2, at + n);
+    b[p + 1] = (len & 0x7f) | 0x80;
+    b[p + 2] = len >>> 7;
+    this.pos = at + n + 1;
+  }
+
+  /**
+   * KeyValue{1 key, 2 AnyValue{3 int_value}} for a non-negative safe integer, as keyStringValue
+   * writes a short string: one room check, every length known before the first byte.
+   */
+  keyUintValue(field: number, key: Uint8Array, n: number): void {
+    const k = key.length;
+    const size = varintSize(n);
+    this.ensure(6 + k + size);
+    const b = this.buf;
+    let p = this.pos;
+    const len = k + 3 + size;
+    b[p++] = (field << 3) | WIRE_LEN;
+    if (len < 0x80) b[p++] = len;
+    else {
+      b[p++] = (len & 0x7f) | 0x80;
+      b[p++] = len >>> 7;
+    }
+    b.set(key, p);
+    p += k;
+    b[p++] = (2 << 3) | WIRE_LEN;
+    b[p++] = 1 + size;
+    b[p++] = (3 << 3) | WIRE_VARINT;
+    this.pos = writeVarint(b, p, n);
   }
 
   /** Writes bytes encoded earlier (e.g. a cached field), as they are. */

@@ -7,7 +7,7 @@ import { defaultMappingOptions, parseMappingOptions } from '../../../src/config/
 import { createMapper } from '../../../src/mapping/mapper.js';
 import { maskBodySecrets } from '../../../src/mapping/body-secrets.js';
 import { createUrlRedactor } from '../../../src/mapping/redact-url.js';
-import { looksLikeUrl } from '../../../src/mapping/url-shape.js';
+import { isUrlKey, looksLikeUrl } from '../../../src/mapping/url-shape.js';
 import { CTX, envelopeOf } from './helpers.js';
 
 const d = defaultMappingOptions.redaction;
@@ -46,6 +46,26 @@ describe('URLs: hash-routed queries, nested URLs, path parameters', () => {
     ['a', false],
     ['1http://x', false],
   ])('looksLikeUrl(%j) = %s', (s, expected) => expect(looksLikeUrl(s)).toBe(expected));
+
+  it.each([
+    ['url', true],
+    ['urls', true],
+    ['redirect_url', true],
+    ['redirect_urls', true],
+    ['documentUrl', true],
+    ['documentUrls', true],
+    ['_url', true],
+    ['Url', true],
+    ['URL', false],
+    ['curl', false],
+    ['urlx', false],
+    ['headers', false],
+    ['level', false],
+    ['frame_id', false],
+    ['s', false],
+    ['l', false],
+    ['', false],
+  ])('isUrlKey(%j) = %s', (key, expected) => expect(isUrlKey(key)).toBe(expected));
 });
 
 describe('the record: metadata URLs, arrays of URLs, bodies', () => {
@@ -80,6 +100,24 @@ describe('the record: metadata URLs, arrays of URLs, bodies', () => {
       { metadata: { refresh_token: 'SECRET-R' } },
       'browser.event.source.metadata.refresh_token',
       'REDACTED',
+    ],
+    [
+      'a URL inside a metadata text',
+      { metadata: { note: 'opened by https://h.example/cb?code=SECRET-N, then closed' } },
+      'browser.event.source.metadata.note',
+      'opened by https://h.example/cb?code=REDACTED, then closed',
+    ],
+    [
+      'a metadata id, left as it is',
+      { metadata: { target_id: 'AB92B97DAE78A851292B1D222DB3218E' } },
+      'browser.event.source.metadata.target_id',
+      'AB92B97DAE78A851292B1D222DB3218E',
+    ],
+    [
+      'a URL-named metadata key without `://`',
+      { metadata: { frame_url: 'about:blank?token=SECRET-A' } },
+      'browser.event.source.metadata.frame_url',
+      'about:blank?token=REDACTED',
     ],
   ])('%s', (_name, source, attr, expected) => {
     const r = map('page_navigation', { url: 'https://a.example/' }, source);

@@ -137,6 +137,26 @@ const boundaryCases: Array<[string, Partial<BridgeLogRecord>]> = [
   ['a minimal record', { body: undefined, attributes: {}, severityText: '', eventName: '' }],
   ['a record of about 16 KiB', { body: undefined, attributes: { big: 'z'.repeat(16_300) } }],
   ['an array body', { body: ['a'.repeat(200), 1] }],
+  // Short string values beside a cached key are written as one KeyValue; a key past the cache's
+  // 64 units takes the general path.
+  [
+    'short values beside keys of 64 and 65 units',
+    {
+      attributes: { ['k'.repeat(64)]: 'v'.repeat(40), ['q'.repeat(65)]: 'w'.repeat(40) },
+      body: { ['m'.repeat(65)]: 'é' },
+    },
+  ],
+  [
+    'integers beside cached keys and past them, with negatives and doubles beside',
+    {
+      attributes: { n0: 0, n1: 128, big: Number.MAX_SAFE_INTEGER, neg: -1, half: 0.5, ['q'.repeat(65)]: 7 },
+      body: { nav_seq: 1, nested: { node_id: 2 ** 40 }, list: [1, 2] },
+    },
+  ],
+  [
+    'short values whose KeyValue passes 127 bytes as UTF-8',
+    { body: { ['k'.repeat(60)]: '€'.repeat(40), s: '😀\ud800' } },
+  ],
   ['timestamps at zero and either side of 2^32 microseconds', { tsMicros: 0, observedMicros: 4_294_967_295 }],
   ['timestamps whose nanoseconds carry into the high word', { tsMicros: 4_294_967_297, observedMicros: 4_294_968 }],
 ];

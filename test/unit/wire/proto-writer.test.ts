@@ -130,3 +130,60 @@ describe('ProtoWriter long AnyValue strings', () => {
     });
   }
 });
+
+// A KeyValue written in one piece (keyStringValue) from a cached key field: keys and values
+// either side of the KeyValue's one-byte length (127 / 128 bytes), UTF-8 longer than its units,
+// and lone surrogates (U+FFFD, three bytes, as Buffer.from writes them).
+const keyValues: Array<[string, string, string]> = [
+  ['empty key and value', '', ''],
+  ['a short attribute', 'browser.session.id', 'session-7'],
+  ['a value of 40 ASCII units (the limit)', 'url.full', 'h'.repeat(40)],
+  ['40 units of 3 bytes', 'message', '€'.repeat(40)],
+  ['KeyValue of 127 bytes', 'k'.repeat(81), 'v'.repeat(40)],
+  ['KeyValue of 128 bytes', 'k'.repeat(82), 'v'.repeat(40)],
+  ['128 bytes only once the value is UTF-8', 'k'.repeat(82), 'v'.repeat(38) + 'é'],
+  ['a long key beside 120 bytes of value', 'k'.repeat(190), '€'.repeat(40)],
+  ['astral pairs', 'text', '😀'.repeat(20)],
+  ['lone surrogates', 'text', 'a\ud800b\udc00' + '\ud83d'.repeat(10)],
+];
+
+describe('ProtoWriter KeyValue of a short string', () => {
+  for (const [name, key, value] of keyValues) {
+    it(`${name}: the bytes of KeyValue{key, AnyValue{string_value}}`, () => {
+      for (const field of [1, 6]) {
+        // Little room, so that the writer grows; something before it, so that positions are not 0.
+        const w = new ProtoWriter(16);
+        w.raw(Buffer.from('xy'));
+        w.keyStringValue(field, stringField(1, key), value);
+        const kv = message(field, Buffer.concat([stringField(1, key), message(2, stringField(1, value))]));
+        expect(w.copy()).toEqual(Buffer.concat([Buffer.from('xy'), kv]));
+      }
+    });
+  }
+});
+
+// An integer KeyValue in one piece (keyUintValue): values either side of each varint width up to
+// 2^53 - 1, and keys that put the KeyValue at 127 and 128 bytes.
+const keyInts: Array<[string, string, number]> = [
+  ['zero', 'nav_seq', 0],
+  ['127 and one varint byte', 'status', 127],
+  ['128 and two varint bytes', 'status', 128],
+  ['2^32', 'node_id', 2 ** 32],
+  ['the largest safe integer', 'big', Number.MAX_SAFE_INTEGER],
+  ['KeyValue of 127 bytes', 'k'.repeat(121), 1],
+  ['KeyValue of 128 bytes', 'k'.repeat(122), 1],
+  ['a long key', 'k'.repeat(190), 300],
+];
+
+describe('ProtoWriter KeyValue of a non-negative integer', () => {
+  for (const [name, key, n] of keyInts) {
+    it(`${name}: the bytes of KeyValue{key, AnyValue{int_value}}`, () => {
+      const w = new ProtoWriter(16);
+      w.raw(Buffer.from('xy'));
+      w.keyUintValue(6, stringField(1, key), n);
+      const int = Buffer.concat([Buffer.from([(3 << 3) | 0]), varint(n)]);
+      const kv = message(6, Buffer.concat([stringField(1, key), message(2, int)]));
+      expect(w.copy()).toEqual(Buffer.concat([Buffer.from('xy'), kv]));
+    });
+  }
+});
