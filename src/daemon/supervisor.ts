@@ -75,6 +75,10 @@ export class Supervisor {
   private readonly lifecycles: LifecycleRecorder;
   /** `run --until-ended`'s waiters. */
   private readonly allEnded = new AllEnded(() => this.allOver());
+  /** A session was followed in this run (shared store: active anywhere at an ownership pass). */
+  private sawSession = false;
+  /** Waiting for the next ownership pass (shared store: nextOwnershipPass). */
+  private passWaiters: Array<() => void> = [];
   /** max_sessions, shared by every way a session comes in. */
   private readonly room: SessionRoom;
   /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
@@ -140,7 +144,13 @@ export class Supervisor {
           unfollow: (id, finished) => this.unfollow(id, finished),
           isFollowed: (id) => this.active.has(id) || this.lifecycles.has(id),
           respecify: (row) => this.active.get(row.spec.id)?.updateSpec(row.spec),
-          ticked: () => this.allEnded.check(),
+          ticked: () => {
+            if ((this.ownership?.activeSessions ?? 0) > 0) this.sawSession = true;
+            const waiters = this.passWaiters;
+            this.passWaiters = [];
+            for (const w of waiters) w();
+            this.allEnded.check();
+          },
         },
       );
       this.ownership = this.shared.ownership;
@@ -216,6 +226,7 @@ export class Supervisor {
       onWorker,
     );
     this.room.forget(row.spec.id);
+    this.sawSession = true;
     this.d.scaling?.sessionsChanged(this.active.size);
     p.start();
     return p;
@@ -365,9 +376,28 @@ export class Supervisor {
     return this.active.size;
   }
 
-  /** Resolves once no session is followed any more and everything read was delivered (`run --until-ended`). */
-  untilAllEnded(): Promise<void> {
-    return this.allEnded.wait();
+  /**
+   * Resolves once no session is followed any more and everything read was delivered (`run
+   * --until-ended`); with `firstSession`, not before a session was followed (until-ended.ts).
+   */
+  untilAllEnded(o: { firstSession?: boolean } = {}): Promise<void> {
+    return this.allEnded.wait(o.firstSession === true ? () => this.sawSession : undefined);
+  }
+
+  /** Whether that holds now (a session followed, and all over). */
+  isAllOver(): boolean {
+    return this.sawSession && this.allOver();
+  }
+
+  /** Whether a session was followed during this run (shared store: active anywhere at an ownership pass). */
+  get followedAny(): boolean {
+    return this.sawSession;
+  }
+
+  /** Resolves after the shared store's next ownership pass (which counts the sessions active anywhere); at once without it. */
+  nextOwnershipPass(): Promise<void> {
+    if (!this.ownership) return Promise.resolve();
+    return new Promise((resolve) => this.passWaiters.push(resolve));
   }
 
   /** Nothing followed, no end or removal waiting to be recorded, the spool idle (and, shared, no session active anywhere). */
