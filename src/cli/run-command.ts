@@ -140,7 +140,7 @@ export async function main(argv: string[]): Promise<number> {
     // series (daemon/until-ended.ts).
     const { tags, query } = config.discovery;
     void untilEnded({
-      supervisor: bridge.supervisor,
+      run: bridge.supervisor.allEnded,
       ...(bridge.discovery ? { discovery: bridge.discovery } : {}),
       waiting: () =>
         log.info(

@@ -14,10 +14,11 @@
 // A selector that never matches waits until stopped (said once, in the log). Sessions that ended
 // before the bridge first read the list are not in it (its first pass reads live sessions only).
 import type { DiscoveryLoop } from '../discovery/discovery-loop.js';
-import type { Supervisor } from './supervisor.js';
+import type { AllEnded } from './all-ended.js';
 
 export interface UntilEndedDeps {
-  supervisor: Pick<Supervisor, 'untilAllEnded' | 'isAllOver' | 'followedAny' | 'nextOwnershipPass'>;
+  /** The supervisor's (Supervisor.allEnded). */
+  run: Pick<AllEnded, 'wait' | 'isOver' | 'followedAny' | 'nextOwnershipPass'>;
   discovery?: Pick<DiscoveryLoop, 'settled' | 'nextPass'>;
   /** The list's first pass gave nothing to follow: said once. */
   waiting?: () => void;
@@ -25,14 +26,14 @@ export interface UntilEndedDeps {
 
 /** Resolves once the run is over as above; never while a session may still come (with discovery). */
 export async function untilEnded(d: UntilEndedDeps): Promise<void> {
-  const { supervisor: s, discovery } = d;
-  if (!discovery) return s.untilAllEnded();
+  const { run, discovery } = d;
+  if (!discovery) return run.wait();
   await discovery.settled();
-  if (!s.followedAny) d.waiting?.();
+  if (!run.followedAny) d.waiting?.();
   for (;;) {
-    await s.untilAllEnded({ firstSession: true });
+    await run.wait({ firstSession: true });
     await discovery.nextPass();
-    await s.nextOwnershipPass();
-    if (s.isAllOver()) return;
+    await run.nextOwnershipPass();
+    if (run.isOver()) return;
   }
 }

@@ -3,30 +3,23 @@
 // "over" only after a pass of the list begun once everything ended found nothing new.
 import { describe, expect, it } from 'vitest';
 import { AllEnded } from '../../../src/daemon/all-ended.js';
-import { untilEnded, type UntilEndedDeps } from '../../../src/daemon/until-ended.js';
+import { untilEnded } from '../../../src/daemon/until-ended.js';
 
-/** A supervisor whose sessions the test moves: `follow`, `endAll`. */
-function fakeSupervisor() {
+/** A run whose sessions the test moves (`follow`, `endAll`), over the real AllEnded. */
+function fakeRun() {
   let followed = 0;
-  let saw = false;
-  const allEnded = new AllEnded(() => followed === 0);
-  const s: UntilEndedDeps['supervisor'] & { follow(): void; endAll(): void } = {
-    untilAllEnded: (o = {}) => allEnded.wait(o.firstSession === true ? () => saw : undefined),
-    isAllOver: () => saw && followed === 0,
-    get followedAny() {
-      return saw;
-    },
-    nextOwnershipPass: () => Promise.resolve(),
+  const run = new AllEnded({ followed: () => followed, settling: () => 0, spoolIdle: () => true });
+  return {
+    run,
     follow() {
       followed++;
-      saw = true;
+      run.sessionFollowed();
     },
     endAll() {
       followed = 0;
-      allEnded.check();
+      run.check();
     },
   };
-  return s;
 }
 
 /** A list whose passes the test runs one by one; `pass(found)` follows what that pass found. */
@@ -52,11 +45,11 @@ const tick = () => new Promise<void>((r) => setImmediate(r));
 
 describe('run --until-ended', () => {
   it('without discovery: over once every followed session ended (nothing followed: at once)', async () => {
-    const s = fakeSupervisor();
-    await untilEnded({ supervisor: s });
+    const s = fakeRun();
+    await untilEnded({ run: s.run });
     s.follow();
     let done = false;
-    void untilEnded({ supervisor: s }).then(() => (done = true));
+    void untilEnded({ run: s.run }).then(() => (done = true));
     await tick();
     expect(done).toBe(false);
     s.endAll();
@@ -65,11 +58,11 @@ describe('run --until-ended', () => {
   });
 
   it('with discovery: waits for a first session, and for a pass after the last end that finds none', async () => {
-    const s = fakeSupervisor();
+    const s = fakeRun();
     const list = fakeDiscovery(() => s.follow());
     let waitingSaid = 0;
     let done = false;
-    void untilEnded({ supervisor: s, discovery: list, waiting: () => waitingSaid++ }).then(() => (done = true));
+    void untilEnded({ run: s.run, discovery: list, waiting: () => waitingSaid++ }).then(() => (done = true));
     await tick();
     // The first pass found nothing: said once, and nothing ends a run that has followed nothing.
     expect(waitingSaid).toBe(1);
@@ -99,23 +92,60 @@ describe('run --until-ended', () => {
 });
 
 describe('AllEnded', () => {
-  it("a waiter's own condition holds it after the common one holds; others are answered", async () => {
-    let over = false;
-    let ready = false;
-    const a = new AllEnded(() => over);
+  it('over: nothing followed, nothing settling, the spool idle; a waiter asking for a first session waits for one', async () => {
+    const state = { followed: 1, settling: 0, idle: true };
+    const a = new AllEnded({
+      followed: () => state.followed,
+      settling: () => state.settling,
+      spoolIdle: () => state.idle,
+    });
     const answered: string[] = [];
     void a.wait().then(() => answered.push('plain'));
-    void a.wait(() => ready).then(() => answered.push('conditional'));
+    void a.wait({ firstSession: true }).then(() => answered.push('first session'));
+    a.sessionFollowed();
+    state.followed = 0;
+    state.settling = 1;
     a.check();
     await tick();
     expect(answered).toEqual([]);
-    over = true;
+    state.settling = 0;
+    state.idle = false;
     a.check();
     await tick();
-    expect(answered).toEqual(['plain']);
-    ready = true;
+    expect(answered).toEqual([]);
+    state.idle = true;
     a.check();
     await tick();
-    expect(answered).toEqual(['plain', 'conditional']);
+    expect(answered).toEqual(['plain', 'first session']);
+
+    const fresh = new AllEnded({ followed: () => 0, settling: () => 0, spoolIdle: () => true });
+    let first = false;
+    void fresh.wait({ firstSession: true }).then(() => (first = true));
+    await fresh.wait();
+    expect(first).toBe(false);
+    expect(fresh.isOver()).toBe(false);
+  });
+
+  it('shared store: over only when no session is active anywhere; one active anywhere counts as followed', async () => {
+    let anywhere = -1;
+    const a = new AllEnded({
+      followed: () => 0,
+      settling: () => 0,
+      spoolIdle: () => true,
+      activeAnywhere: () => anywhere,
+    });
+    let done = false;
+    void a.wait({ firstSession: true }).then(() => (done = true));
+    const pass = a.nextOwnershipPass();
+    anywhere = 2;
+    a.ownershipPassed();
+    await pass;
+    expect(a.followedAny).toBe(true);
+    await tick();
+    expect(done).toBe(false);
+    anywhere = 0;
+    a.ownershipPassed();
+    await tick();
+    expect(done).toBe(true);
   });
 });
