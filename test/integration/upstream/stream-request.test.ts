@@ -291,7 +291,9 @@ describe('the stream GET on a socket of our own', () => {
         error: { code: 'not_found', message: 'no such' },
       });
       // On a socket of the client's own (closed with it), not through node:http's agent.
-      expect(asked[0]).toMatch(/^GET \/browsers\/gone\/telemetry\/stream\?replay=all HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n/);
+      expect(asked[0]).toMatch(
+        /^GET \/browsers\/gone\/telemetry\/stream\?replay=all HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n/,
+      );
     } finally {
       await client.close();
     }
