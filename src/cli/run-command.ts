@@ -18,6 +18,7 @@ import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
 import { stateDirShapeProblem, stateDirWriteProblem } from './state-dir.js';
 import { parseCommand } from '../util/command-line.js';
 import { startStatusReporter, summarize } from './status-reporter.js';
+import { untilEnded } from '../daemon/until-ended.js';
 
 type Reloader = ReturnType<typeof createReloader>;
 
@@ -29,7 +30,9 @@ SIGHUP, or saving the configuration file, reloads the session list and the mappi
 
 Options:
   -c, --config FILE   YAML configuration (default: $BRIDGE_CONFIG); environment variables override it
-      --until-ended   exit 0 once every followed session has ended and everything is delivered
+      --until-ended   exit 0 once every followed session has ended and everything is delivered;
+                      with discovery, not before a first session was followed, and only when the
+                      next poll of the list after the last end finds no new one
   -h, --help          show this help
 
 Examples:
@@ -133,28 +136,36 @@ export async function main(argv: string[]): Promise<number> {
     ? watchConfigFile(config.configPath, () => void reloader?.reload('configuration file changed'), { log })
     : undefined;
   if (args.values['until-ended']) {
-    // With discovery, "nothing followed" means something only once the list has been read.
-    void (bridge.discovery?.settled() ?? Promise.resolve())
-      .then(() => bridge.supervisor.untilAllEnded())
-      .then(() => {
-        const unknown = bridge.supervisor
-          .status()
-          .filter((s) => s.state === 'unknown')
-          .map((s) => s.id);
-        if (unknown.length > 0) {
-          log.error(
-            { sessions: unknown },
-            `the service does not know ${unknown.length} followed session(s): ${unknown.join(', ')}; everything else was delivered`,
-          );
-          process.stderr.write(
-            `error: the service does not know session(s) ${unknown.join(', ')} (never existed: a mistyped id?)\n`,
-          );
-          resolveDone(1);
-          return;
-        }
-        log.info('every followed session ended and everything was delivered');
-        resolveDone(0);
-      });
+    // With discovery: not before a first session was followed, nor between two sessions of a
+    // series (daemon/until-ended.ts).
+    const { tags, query } = config.discovery;
+    void untilEnded({
+      run: bridge.supervisor.allEnded,
+      ...(bridge.discovery ? { discovery: bridge.discovery } : {}),
+      waiting: () =>
+        log.info(
+          { tags, query },
+          '--until-ended: no session to follow yet; waiting for discovery to find one (Ctrl-C to stop)',
+        ),
+    }).then(() => {
+      const unknown = bridge.supervisor
+        .status()
+        .filter((s) => s.state === 'unknown')
+        .map((s) => s.id);
+      if (unknown.length > 0) {
+        log.error(
+          { sessions: unknown },
+          `the service does not know ${unknown.length} followed session(s): ${unknown.join(', ')}; everything else was delivered`,
+        );
+        process.stderr.write(
+          `error: the service does not know session(s) ${unknown.join(', ')} (never existed: a mistyped id?)\n`,
+        );
+        resolveDone(1);
+        return;
+      }
+      log.info('every followed session ended and everything was delivered');
+      resolveDone(0);
+    });
   }
   const code = await done;
   reloader.close();

@@ -3,8 +3,10 @@
 // after a resume are dropped, gaps are shown), so it survives cuts and service restarts by itself.
 //
 // Lifecycle: connecting → streaming ⇄ reconnecting → done. Done, with its exit code:
-//   0  the session ended while followed, Ctrl-C / SIGTERM, or stdout closed (| head)
+//   0  the session ended while followed, or stdout closed (| head)
 //      (a session that had already ended: its events from the archive, with --from oldest or N)
+//   130 / 143  Ctrl-C (SIGINT) / SIGTERM, as a shell reports a command a signal stopped; a
+//      summary of what it showed comes first (tail-summary.ts)
 //   1  the session was not found at the first request (a typo must fail a script), or 401/403:
 //      printed once, no retry; a person at a terminal is better served by the service's message
 //      than by a process that waits five minutes and asks again
@@ -27,12 +29,14 @@ import { explainSessionNotFound } from './session-not-found.js';
 import { ReconnectNotes } from './tail-reconnect-notes.js';
 import { readEndedSession } from './tail-archive.js';
 import { endedSession } from './check-probes.js';
+import { emptyTally, tailSummary } from './tail-summary.js';
 
 const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
 
 Follows one browser session's telemetry live: one line per event with its local time, severity,
 type and essentials. Reconnects by itself and resumes where it left off (Last-Event-ID); gaps and
-reconnects are shown as notes on stderr. Exits 0 when the session ends or on Ctrl-C; a session
+reconnects are shown as notes on stderr. Exits 0 when the session ends; Ctrl-C (or SIGTERM) stops
+it with a summary of what it showed (events, gaps, how long) and exit code 130 (143); a session
 that had already ended is read from the service's archive with --from oldest or N (without them
 it says the session ended, and exits 0 too). Exits 1 when the session does not exist (the
 service does not know it), and on 401/403 it prints the service's
@@ -156,6 +160,8 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
   const note = (kind: NoteKind, text: string): void => void stderr.write(formatNote(kind, text, o.err) + '\n');
   const fromText =
     o.from === 'latest' ? 'new events' : o.from === 'oldest' ? 'the oldest retained event' : `#${o.from}`;
+  const startedAt = performance.now();
+  const tally = emptyTally();
 
   return new Promise<number>((resolve) => {
     let connects = 0;
@@ -185,7 +191,11 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
           .finally(() => resolve(code));
       });
     };
-    const onSignal = (): void => finish(0);
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (done) return;
+      note('info', tailSummary(tally, signal, performance.now() - startedAt));
+      finish(signal === 'SIGTERM' ? 143 : 130);
+    };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     // `tail ... | head`: the reader went away; that is a normal way to stop.
@@ -193,13 +203,16 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
 
     const onItems = (items: StreamItem[]): void | Promise<void> => {
       let text = '';
+      let shown = 0;
       for (const item of items) {
         if (item.kind === 'malformed') {
           // Its seq shows up as a gap once the next event arrives; the payload is never echoed. A
           // resume replays it: say so once.
           const id = item.frameId !== undefined && /^\d+$/.test(item.frameId) ? Number(item.frameId) : undefined;
-          if (id === undefined || id > malformedNoted)
+          if (id === undefined || id > malformedNoted) {
             note('warn', `skipped an undecodable frame (id ${item.frameId ?? 'none'}): ${item.reason}`);
+            tally.malformed++;
+          }
           if (id !== undefined) malformedNoted = Math.max(malformedNoted, id);
           continue;
         }
@@ -208,19 +221,30 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
           continue;
         }
         if (item.kind === 'gap') {
-          if (item.reason === 'frame_too_large')
+          if (item.reason === 'frame_too_large') {
             note('warn', `event #${item.first} is larger than the frame limit; skipped`);
-          else if (item.last !== undefined) stderr.write(formatGap(item.first, item.last, o.err) + '\n');
+            tally.gaps++;
+            tally.missed++;
+          } else if (item.last !== undefined) {
+            stderr.write(formatGap(item.first, item.last, o.err) + '\n');
+            tally.gaps++;
+            tally.missed += item.last - item.first + 1;
+          }
           continue;
         }
         if (item.kind !== 'event') continue;
         received = true;
         const env = item.envelope;
         const ev = env.event;
-        if (o.filter && !o.filter.accepts(ev.type, ev.category, CATALOGUE_BY_TYPE.get(ev.type)?.category)) continue;
+        if (o.filter && !o.filter.accepts(ev.type, ev.category, CATALOGUE_BY_TYPE.get(ev.type)?.category)) {
+          tally.filtered++;
+          continue;
+        }
+        shown++;
         text += (o.json ? o.view.json(env, JSON.stringify(env)) : formatEventLine(env, o.view.view(env), o.out)) + '\n';
       }
       if (text === '' || done) return;
+      tally.shown += shown;
       // Back-pressure from a slow reader (a pager, a pipe): stop reading until stdout drains.
       if (!stdout.write(text)) {
         return new Promise<void>((r) => {
@@ -232,6 +256,7 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
 
     const onConnected = (): void => {
       connects++;
+      if (connects > 1) tally.reconnects++;
       const after = breaks.connected();
       if (connects === 1) {
         note('info', `following ${o.sessionId} from ${fromText}; Ctrl-C to stop`);

@@ -12,9 +12,10 @@
 // for room, followed as others end (from its checkpoint, or the archive once it ended).
 //
 // With the shared (PostgreSQL) store the set of followed sessions is driven by ownership instead
-// (shared-sessions.ts). Followed sessions, finished ones' status: followed-sessions.ts; ends and
-// removals, written once their records are safe: lifecycle-recorder.ts; moves between threads
-// (a worker's death, `workers: auto` starting them): thread-moves.ts.
+// (shared-sessions.ts). Followed sessions, finished ones' status: followed-sessions.ts; PUT, DELETE,
+// discovery, ends and hand-overs at run time: session-changes.ts; ends and removals, written once
+// their records are safe: lifecycle-recorder.ts; moves between threads (a worker's death, `workers: auto` starting
+// them): thread-moves.ts; when the run is over (`run --until-ended`): all-ended.ts.
 import type { Logger } from 'pino';
 import type { BridgeConfig, SessionSpec } from '../config/schema.js';
 import type { Mapper } from '../mapping/mapper.js';
@@ -31,12 +32,12 @@ import type { Ownership } from '../cluster/ownership.js';
 import type { FollowedSession } from '../session/session-pipeline.js';
 import { sessionFactory, type SessionFactory } from '../session/session-factory.js';
 import type { SpanTapFactory } from '../session/span-tap.js';
-import { initialStatus, type SessionStatus } from '../session/session-status.js';
+import type { SessionStatus } from '../session/session-status.js';
 import { SessionRoom, START_ORDER } from './session-room.js';
 import { LifecycleRecorder } from './lifecycle-recorder.js';
 import { ThreadMoves } from './thread-moves.js';
 import { AllEnded } from './all-ended.js';
-import { SessionOps } from './session-ops.js';
+import { SessionChanges } from './session-changes.js';
 import { reconcileConfigured } from './configured-sessions.js';
 import { FollowedSessions } from './followed-sessions.js';
 import { SharedSessions, type OwnedSessions, type OwnedStatus } from './shared-sessions.js';
@@ -73,12 +74,12 @@ export class Supervisor {
   private stopping = false;
   /** Ends and removals waiting for the session's records to be safe before they are written. */
   private readonly lifecycles: LifecycleRecorder;
-  /** `run --until-ended`'s waiters. */
-  private readonly allEnded = new AllEnded(() => this.allOver());
+  /** When the run is over, and who waits for it (`run --until-ended`: until-ended.ts). */
+  readonly allEnded: AllEnded;
   /** max_sessions, shared by every way a session comes in. */
   private readonly room: SessionRoom;
-  /** Per-session chain of add/remove operations: a PUT racing a DELETE (or a reload) runs in order. */
-  private readonly ops = new SessionOps();
+  /** PUT, DELETE, discovery, ends and hand-overs while the daemon runs. */
+  private readonly changes: SessionChanges;
   /** Sessions followed on this thread (without ingest workers). */
   private readonly newSession: SessionFactory;
   /** The shared store's side (ownership); present with the shared store. */
@@ -120,7 +121,7 @@ export class Supervisor {
       settled: () => this.allEnded.check(),
     });
     d.ingest?.watch({
-      ended: (id) => this.onEnded(id),
+      ended: (id) => this.changes.ended(id),
       lost: (ids) => {
         this.moves
           .refollow(ids)
@@ -137,14 +138,36 @@ export class Supervisor {
           follow: (row) => {
             if (!this.stopping) this.followOrWait([row]);
           },
-          unfollow: (id, finished) => this.unfollow(id, finished),
+          unfollow: (id, finished) => this.changes.unfollow(id, finished),
           isFollowed: (id) => this.active.has(id) || this.lifecycles.has(id),
           respecify: (row) => this.active.get(row.spec.id)?.updateSpec(row.spec),
-          ticked: () => this.allEnded.check(),
+          ticked: () => this.allEnded.ownershipPassed(),
         },
       );
       this.ownership = this.shared.ownership;
     }
+    const ownership = this.ownership;
+    this.allEnded = new AllEnded({
+      followed: () => this.active.size,
+      settling: () => this.lifecycles.size,
+      spoolIdle: () => d.spool.idle,
+      ...(ownership ? { activeAnywhere: () => ownership.activeSessions } : {}),
+    });
+    this.changes = new SessionChanges({
+      store: d.store,
+      active: this.active,
+      room: this.room,
+      lifecycles: this.lifecycles,
+      shared: this.shared,
+      finishedSpans: d.finishedSpans,
+      stopping: () => this.stopping,
+      follow: (row) => this.follow(row),
+      followOrWait: (rows) => this.followOrWait(rows),
+      left: () => {
+        this.fillRoom();
+        this.allEnded.check();
+      },
+    });
     this.moves = new ThreadMoves({
       active: this.active,
       spool: d.spool,
@@ -212,129 +235,32 @@ export class Supervisor {
     const onWorker = this.d.ingest?.ready === true;
     const p = this.active.add(
       row.spec.id,
-      onWorker ? this.d.ingest!.follow(row) : this.newSession(row, (id) => this.onEnded(id)),
+      onWorker ? this.d.ingest!.follow(row) : this.newSession(row, (id) => this.changes.ended(id)),
       onWorker,
     );
     this.room.forget(row.spec.id);
+    this.allEnded.sessionFollowed();
     this.d.scaling?.sessionsChanged(this.active.size);
     p.start();
     return p;
   }
 
-  /** PUT /v1/sessions/{id}: follow (or re-follow) a session; it survives restarts. */
+  /** PUT /v1/sessions/{id}: follow (or re-follow) a session; it survives restarts (session-changes.ts). */
   add(spec: SessionSpec, source: SessionSource = 'api'): Promise<{ created: boolean; status: OwnedStatus }> {
-    return this.ops.serial(spec.id, () => this.addNow(spec, source));
-  }
-
-  private async addNow(spec: SessionSpec, source: SessionSource): Promise<{ created: boolean; status: OwnedStatus }> {
-    if (this.stopping) throw new Error('shutting down');
-    const existing = this.active.get(spec.id);
-    if (existing) {
-      await this.d.store.putSession(spec, source);
-      existing.updateSpec(spec);
-      return { created: false, status: existing.status() };
-    }
-    // Followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass.
-    if (this.shared) return this.shared.put(spec, source);
-    if (this.room.isWaiting(spec.id)) {
-      const row = await this.d.store.putSession(spec, source);
-      this.room.update(row);
-      return { created: false, status: initialStatus(row) };
-    }
-    if (source !== 'api' && !this.room.hasRoom()) {
-      // Recorded all the same: the configuration's sessions wait for room.
-      const row = await this.d.store.putSession(spec, source);
-      this.followOrWait([row]);
-      return { created: true, status: initialStatus(row) };
-    }
-    return this.room.reserve(async () => {
-      const row = await this.d.store.putSession(spec, source);
-      if (this.stopping) throw new Error('shutting down');
-      return { created: true, status: this.follow(row).status() };
-    });
+    return this.changes.add(spec, source);
   }
 
   /**
    * Discovery (discovery/discovery-loop.ts): the listed sessions the store does not know in any
    * lifecycle are recorded and followed; an ended or removed one stays so. Resolves with the ids added.
    */
-  async discovered(specs: readonly SessionSpec[]): Promise<string[]> {
-    if (this.stopping) return [];
-    const rows = await this.d.store.addSessions(specs, 'discovery');
-    // Shared store: the owner (maybe this replica) claims them at its next ownership pass.
-    if (!this.ownership) {
-      // In each session's chain, so a PUT of the same id at the same moment cannot follow it twice.
-      await Promise.all(
-        rows.map((row) =>
-          this.ops.serial(row.spec.id, async () => {
-            if (!this.stopping) this.followOrWait([row]);
-          }),
-        ),
-      );
-    }
-    return rows.map((r) => r.spec.id);
+  discovered(specs: readonly SessionSpec[]): Promise<string[]> {
+    return this.changes.discovered(specs);
   }
 
   /** DELETE /v1/sessions/{id}: stop following. Records already read are still delivered. */
   remove(id: string): Promise<boolean> {
-    return this.ops.serial(id, () => this.removeNow(id));
-  }
-
-  private async removeNow(id: string): Promise<boolean> {
-    const p = this.active.get(id);
-    const waiting = p ? undefined : this.room.forget(id);
-    if (waiting) {
-      await this.d.store.setLifecycle(id, 'removed');
-      // Not read in this run: its spans open at its checkpoint are closed from the stored state.
-      this.d.finishedSpans?.([{ ...waiting, lifecycle: 'removed' }]);
-      return true;
-    }
-    // Owned elsewhere (or by nobody yet): the owner stops at its next pass.
-    if (!p && this.shared) return this.shared.remove(id);
-    if (!p) return false;
-    this.active.delete(id);
-    await p.stop(true);
-    // What was read of it is still delivered; on disk or delivered before the removal is recorded.
-    this.lifecycles.record(id, 'removed');
-    this.active.remember(p.status());
-    this.fillRoom();
-    this.allEnded.check();
-    return true;
-  }
-
-  async onEnded(id: string): Promise<void> {
-    const p = this.active.get(id);
-    // The session's last records delivered or on disk, and its checkpoint written, before recording
-    // the end: a crash in between must not leave an ended session with records nobody will read again
-    // (until then the store still says active, and a restart follows it again: the stream ends again).
-    this.lifecycles.record(id, 'ended');
-    if (p) {
-      this.active.delete(id);
-      const last = p.status();
-      // A session the service never knew stays `unknown`: an error, not an end (run --until-ended names it).
-      if (last.state === 'unknown') this.active.remember(last);
-      else {
-        // An end is not an error: the reset and the 502 the stream got as its session ended are not kept.
-        const ended: SessionStatus = { ...last, state: 'ended' };
-        delete ended.lastError;
-        this.active.remember(ended);
-      }
-    }
-    this.fillRoom();
-    this.allEnded.check();
-  }
-
-  /**
-   * Stops reading a session given up by ownership (handed over, lost: its next owner continues its
-   * spans) or `finished` elsewhere (removed: its open spans are flushed).
-   */
-  private async unfollow(id: string, finished = false): Promise<void> {
-    this.room.forget(id);
-    const p = this.active.get(id);
-    if (!p) return;
-    this.active.delete(id);
-    await p.stop(finished);
-    this.active.remember(p.status());
+    return this.changes.remove(id);
   }
 
   /** Every session with its owner (shared store): GET /v1/sessions. */
@@ -365,16 +291,12 @@ export class Supervisor {
     return this.active.size;
   }
 
-  /** Resolves once no session is followed any more and everything read was delivered (`run --until-ended`). */
-  untilAllEnded(): Promise<void> {
-    return this.allEnded.wait();
-  }
-
-  /** Nothing followed, no end or removal waiting to be recorded, the spool idle (and, shared, no session active anywhere). */
-  private allOver(): boolean {
-    if (this.active.size > 0 || this.lifecycles.size > 0 || !this.d.spool.idle) return false;
-    // Shared store: done only once no session anywhere is active (not merely none owned here).
-    return !this.ownership || this.ownership.activeSessions === 0;
+  /**
+   * Resolves once no session is followed any more and everything read was delivered (`run
+   * --until-ended`); with `firstSession`, not before a session was followed (until-ended.ts).
+   */
+  untilAllEnded(o: { firstSession?: boolean } = {}): Promise<void> {
+    return this.allEnded.wait(o);
   }
 
   /** The first step of the stop (stop-bridge.ts): nothing new followed, every stream stops. */

@@ -90,6 +90,9 @@ export class DiscoveryLoop {
   private streak = 0;
   private markSettled: () => void = () => {};
   private readonly settledP = new Promise<void>((r) => (this.markSettled = r));
+  /** Passes begun so far, and who waits for one that begins after a given count (nextPass). */
+  private passes = 0;
+  private passWaiters: Array<{ after: number; resolve: () => void }> = [];
 
   private readonly now: () => number;
 
@@ -111,15 +114,35 @@ export class DiscoveryLoop {
     return this.settledP;
   }
 
+  /**
+   * Resolves after the next pass that begins after this call and knows the list's state (as
+   * settled()), or at stop: a session created before the call is in what that pass read.
+   * `run --until-ended` asks it once every followed session ended, before it believes that none is left.
+   */
+  nextPass(): Promise<void> {
+    if (this.abort.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => this.passWaiters.push({ after: this.passes, resolve }));
+  }
+
   readonly stop = once(async (): Promise<void> => {
     this.abort.abort();
     this.wake?.();
     await this.running;
     this.markSettled();
+    this.passed(Number.POSITIVE_INFINITY);
   });
+
+  /** Pass `pass` knew the list's state: those waiting for a pass begun after theirs are answered. */
+  private passed(pass: number): void {
+    const due = this.passWaiters.filter((w) => w.after < pass);
+    if (due.length === 0) return;
+    this.passWaiters = this.passWaiters.filter((w) => w.after >= pass);
+    for (const w of due) w.resolve();
+  }
 
   private async run(): Promise<void> {
     while (!this.abort.signal.aborted) {
+      const pass = ++this.passes;
       let next: PollOutcome;
       try {
         next = await this.pollOnce();
@@ -128,7 +151,10 @@ export class DiscoveryLoop {
         if (this.abort.signal.aborted) return;
         next = this.failed('failed', undefined, (err as Error).message, 0, 0);
       }
-      if (next.outcome === 'ok' || next.outcome === 'skipped' || next.outcome === 'no_route') this.markSettled();
+      if (next.outcome === 'ok' || next.outcome === 'skipped' || next.outcome === 'no_route') {
+        this.markSettled();
+        this.passed(pass);
+      }
       await this.sleep(next.delayMs);
     }
   }

@@ -113,9 +113,9 @@ export class UpstreamClient {
   }
 
   /**
-   * GET /browsers/{id}/telemetry/stream. Plain http:// without a proxy is read on a socket of the
-   * bridge's own (upstream/stream-request.ts: no per-session read buffering); https:// and proxies
-   * go through node:http.
+   * GET /browsers/{id}/telemetry/stream. Without a proxy it is read on a socket of the bridge's own,
+   * TLS for https:// (upstream/stream-request.ts: no per-session read buffering); through a proxy
+   * it goes through node:http.
    */
   async openStream(sessionId: string, pos: StreamPosition, signal: AbortSignal): Promise<OpenStreamResult> {
     const url = new URL(`${this.opts.baseUrl}/browsers/${idSegment(sessionId)}/telemetry/stream`);
@@ -124,11 +124,11 @@ export class UpstreamClient {
     else if (pos.replayAll) url.searchParams.set('replay', 'all');
     const headers = this.headers(extra);
     let res: { statusCode: number; headers: Record<string, string | string[] | undefined>; body: StreamBody };
-    if (url.protocol === 'http:' && proxyFor(url) === undefined) {
+    if (proxyFor(url) === undefined) {
       if (this.closed) throw new Error('the HTTP client is closed');
-      const { connectTimeoutMs } = this.opts;
+      const { connectTimeoutMs, tls } = this.opts;
       res = await requestStream(
-        { url, headers, signal, connectTimeoutMs, headersTimeoutMs: connectTimeoutMs },
+        { url, headers, signal, connectTimeoutMs, headersTimeoutMs: connectTimeoutMs, ...(tls ? { tls } : {}) },
         this.ownSockets,
       );
     } else {

@@ -1,7 +1,7 @@
 // The body of a telemetry stream as its reader (stream/connection-reader.ts) sees it: bytes handed
 // out one read at a time, a pause that stops reading from the connection, and one end. Two sources
-// implement it: a socket of our own (upstream/stream-request.ts, plain http:// without a proxy) and a
-// node:http response (https://, proxies) through readableBody() below.
+// implement it: a socket of our own (upstream/stream-request.ts: http:// and https:// without a
+// proxy) and a node:http response (through a proxy) through readableBody() below.
 import { finished, type Readable } from 'node:stream';
 import { discard, MAX_ERROR_BODY } from './read-body.js';
 
@@ -10,8 +10,8 @@ export interface StreamBody {
    * Starts handing out the body: `data` per read (the bytes are valid during the call only: copy
    * what is kept), then `end` once (no error: the body ended cleanly), also when the body ended or
    * failed before start. Called once. `more`: another chunk may follow before the event loop turns
-   * (the read filled its buffer, so the socket is read again at once); false when the read emptied
-   * the socket, which is about every read of a live stream.
+   * (the read filled its buffer, or over TLS carried a whole record, so the socket is read again at
+   * once); false when the read emptied the socket, which is about every read of a live stream.
    */
   start(data: (chunk: Buffer, more: boolean) => void, end: (err?: Error) => void): void;
   /** No `data` until resume(); what the peer sends meanwhile waits in the kernel (or in node:http's buffer). */

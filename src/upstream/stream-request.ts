@@ -1,5 +1,5 @@
-// The telemetry stream's GET on a socket of our own, for plain http:// without a proxy: a thousand
-// streams in one thread, each of which may be held (back-pressure, a repair, a fair-share turn).
+// The telemetry stream's GET on a socket of our own, for http:// and https:// without a proxy: a
+// thousand streams in one thread, each of which may be held (back-pressure, a repair, a fair-share turn).
 //
 // Why not node:http: a socket read is always 64 KiB (libuv's suggested size) whatever the high-water
 // mark, node:http's parser pushes a whole read into the response's buffer before the response
@@ -8,8 +8,11 @@
 // bytes are handed to the reader during the read callback (whose frame decoder copies out only what
 // a frame needs), and a held body stops the socket at once (the callback returns false): what the
 // peer sends meanwhile waits in the kernel's receive buffer, which TCP's window bounds, not in ours.
+// TLS reads the same way (tls.connect's `onread`): the shared buffer receives the decrypted bytes,
+// one TLS record (at most 16 KiB) per callback; what the peer sent beyond the records handed out
+// waits in the kernel, as over plain TCP (node:tls's own buffer holds at most the record under way).
 //
-//   connecting ──connect──▶ request written ──head──▶ answered (the promise resolves) ──▶ body
+//   connecting ──connect (TLS: the handshake done)──▶ request written ──head──▶ answered (the promise resolves) ──▶ body
 //      │                          │                      body: reading ◀──resume / pause──▶ held
 //      ├─connect timeout          ├─headers timeout      body ends (length, last chunk, close) → end()
 //      └─error, abort ──▶ rejected └─malformed, closed    error, reset, malformed, abort → end(err)
@@ -17,7 +20,9 @@
 // Bytes of the body that came with the head (before the reader started) are the only ones copied
 // and held here, until start(). The connection is not reused after the body: a stream ends only
 // when its session does, or is cut.
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type OnReadOpts, type Socket } from 'node:net';
+import type { ConnectionOptions, SecureContext, TLSSocket } from 'node:tls';
+import type { TlsFiles } from '../util/peer-connection.js';
 import { CONNECT_TIMEOUT, HEADERS_TIMEOUT, HttpTimeoutError } from '../util/http-timeout.js';
 import { createResponseParser, type ResponseHead } from './http-response-parser.js';
 import type { StreamBody } from './stream-body.js';
@@ -26,10 +31,39 @@ import type { StreamBody } from './stream-body.js';
 const READ_BUFFER_BYTES = 64 * 1024;
 let shared: Buffer | undefined;
 const readBuffer = (): Buffer => (shared ??= Buffer.allocUnsafe(READ_BUFFER_BYTES));
+/**
+ * The most a TLS record carries (RFC 8446 section 5.1): a read that size over TLS is a full record,
+ * which a burst is sent as, so more may follow at once (the shared buffer is never filled by one).
+ */
+const TLS_RECORD_BYTES = 16 * 1024;
+
+// node:tls is taken at the first https:// stream, not at load (about 7 MiB of RSS on Node 24):
+// plain-http peers never need it. It reads into a buffer of ours as net does (`onread`,
+// nodejs/node#35753), which @types/node does not declare on tls.connect's options.
+const tlsConnect = (options: ConnectionOptions & { onread: OnReadOpts }): TLSSocket =>
+  process.getBuiltinModule('node:tls').connect(options);
+
+/**
+ * One TLS context per set of TLS files (the client's), not one per connection: a context made from
+ * a CA file parses it into a certificate store of its own, and with a thousand streams that was
+ * about 100 KiB of native memory each (docs/benchmarks.md "https:// streams").
+ */
+const contexts = new WeakMap<TlsFiles, SecureContext>();
+const NO_FILES: TlsFiles = {};
+function secureContext(files: TlsFiles = NO_FILES): SecureContext {
+  let context = contexts.get(files);
+  if (!context) {
+    context = process.getBuiltinModule('node:tls').createSecureContext(files);
+    contexts.set(files, context);
+  }
+  return context;
+}
 
 export interface StreamRequest {
-  /** An http:// URL. */
+  /** An http:// or https:// URL. */
   url: URL;
+  /** https://: a private CA for the service's certificate, a client certificate (the system roots without). */
+  tls?: TlsFiles;
   headers: Record<string, string>;
   signal: AbortSignal;
   /** Until the TCP connection is up; 0: none. */
@@ -61,23 +95,45 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
     /** The reader's callbacks once it started; until then body bytes wait in `early`. */
     let onData: ((chunk: Buffer, more: boolean) => void) | undefined;
     let onEnd: ((err?: Error) => void) | undefined;
-    let early: Buffer[] = [];
-    /** How the body ended before the reader started (null: cleanly). */
+    /**
+     * Body bytes read while the reader could not take them, copied: before it started, or during a
+     * hold over TLS, which hands out the rest of what it decrypted from one TCP read after the
+     * callback said stop (plain TCP stops at once). Handed out first once it can (handOut).
+     */
+    const early: Buffer[] = [];
+    /** How the body ended while bytes waited in `early` or before the reader started (null: cleanly). */
     let endedEarly: Error | null | undefined;
     let held = false;
     /** Where this read's body bytes are gathered, in place (the body's pieces only move down). */
     let out = 0;
 
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const socket = connect({
-      host,
-      port: Number(url.port) || 80,
-      noDelay: true,
-      // As node:http's keep-alive agent sets on its sockets: the kernel probes a silent peer.
-      keepAlive: true,
-      keepAliveInitialDelay: 1000,
-      onread: { buffer: readBuffer, callback: (n, buf) => onRead(n, buf as Buffer) },
-    });
+    const secure = url.protocol === 'https:';
+    const onread = { buffer: readBuffer, callback: (n: number, buf: Uint8Array) => onRead(n, buf as Buffer) };
+    let socket: Socket;
+    if (secure) {
+      socket = tlsConnect({
+        host,
+        port: Number(url.port) || 443,
+        // SNI for a name, never for an address (RFC 6066 section 3).
+        ...(isIP(host) === 0 ? { servername: host } : {}),
+        secureContext: secureContext(r.tls),
+        onread,
+      });
+      socket.setNoDelay(true);
+      socket.setKeepAlive(true, 1000);
+    } else
+      socket = connect({
+        host,
+        port: Number(url.port) || 80,
+        noDelay: true,
+        // As node:http's keep-alive agent sets on its sockets: the kernel probes a silent peer.
+        keepAlive: true,
+        keepAliveInitialDelay: 1000,
+        onread,
+      });
+    /** A read after which another may follow before the event loop turns (StreamBody's `more`). */
+    const fullRead = secure ? TLS_RECORD_BYTES : READ_BUFFER_BYTES;
     open.add(socket);
 
     const stopTimers = (): void => {
@@ -108,7 +164,7 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
         reject(err ?? new Error('the connection closed before a response'));
         return;
       }
-      if (onEnd) {
+      if (onEnd && early.length === 0) {
         // Nothing after the end.
         const end = onEnd;
         onData = undefined;
@@ -148,8 +204,9 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
       // The bytes before a malformed part or the end are the body's: handed out first.
       if (out > 0) {
         const chunk = buf.subarray(0, out);
-        // A read that filled the buffer is followed by another at once (libuv reads on while they do).
-        if (onData) onData(chunk, n === buf.length);
+        // A read that filled the buffer (over TLS: a whole record) is followed by another at once
+        // (libuv reads on while they do).
+        if (onData && !held) onData(chunk, n >= fullRead);
         else early.push(Buffer.from(chunk));
       }
       if (broken) fail(broken);
@@ -158,7 +215,7 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
       return !over && (!answered || (onData !== undefined && !held));
     }
 
-    socket.once('connect', () => {
+    socket.once(secure ? 'secureConnect' : 'connect', () => {
       clearTimeout(connectTimer);
       if (r.headersTimeoutMs > 0)
         headersTimer = setTimeout(
@@ -181,27 +238,32 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
     });
     socket.once('close', () => fail(new Error('the connection closed')));
 
+    /**
+     * What waits in `early`, then how the body ended meanwhile; stops at a hold (what is left waits
+     * for resume). With nothing waiting, the socket reads again.
+     */
+    const handOut = (): void => {
+      // The socket stopped after the read that filled `early`: its chunks are not followed at once.
+      while (early.length > 0 && onData && !held) onData(early.shift()!, false);
+      // Destroyed meanwhile (by the reader, or by a failure already reported), or held again.
+      if (!onEnd || held || early.length > 0) return;
+      if (endedEarly !== undefined) {
+        const why = endedEarly;
+        const end = onEnd;
+        endedEarly = undefined;
+        onData = undefined;
+        onEnd = undefined;
+        end(why ?? undefined);
+      } else if (!over) socket.resume();
+    };
+
     const body: StreamBody = {
       start(data, end) {
         onData = data;
         onEnd = end;
         // What came with the head, then how the body ended meanwhile, after this turn: the
         // reader's own setup (as with a stream's finished()) completes first.
-        process.nextTick(() => {
-          const first = early;
-          early = [];
-          // The socket stopped after the read with the head: it is resumed below, not read at once.
-          for (const chunk of first) if (onData === data) data(chunk, false);
-          // Destroyed meanwhile (by the reader, or by a failure already reported): nothing more.
-          if (onEnd !== end) return;
-          if (endedEarly !== undefined) {
-            const why = endedEarly;
-            endedEarly = undefined;
-            onData = undefined;
-            onEnd = undefined;
-            end(why ?? undefined);
-          } else if (!over && !held) socket.resume();
-        });
+        process.nextTick(handOut);
       },
       pause() {
         if (held) return;
@@ -212,7 +274,10 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
       resume() {
         if (!held) return;
         held = false;
-        if (!over && onData) socket.resume();
+        // What waited is handed out after this turn, as a socket's next read would be, never from
+        // inside the caller's own resume().
+        if (early.length > 0 || endedEarly !== undefined) process.nextTick(handOut);
+        else if (!over && onData) socket.resume();
       },
       destroy(err) {
         onData = undefined;

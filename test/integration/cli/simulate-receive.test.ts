@@ -33,7 +33,7 @@ describe('simulate and receive', () => {
     expect(bad.stderr).toBe('simulator: --rate must be a non-negative number\n');
   });
 
-  it('a person can try check and tail against them, and Ctrl-C stops both with exit 0', async () => {
+  it('a person can try check and tail against them, and Ctrl-C stops them (tail with its summary and 130)', async () => {
     const sim = start(['simulate', '--port', '0', '--sessions', 'demo-1', '--rate', '50']);
     const recv = start(['receive', '--port', '0']);
     await sim.waitFor(/\{"url":"[^"]+"\}\n/, 'stdout');
@@ -62,7 +62,10 @@ describe('simulate and receive', () => {
     running.push(t);
     await t.waitFor(/"seq":1,/, 'stdout');
     t.child.kill('SIGINT');
-    expect((await t.done).code).toBe(0);
+    // tail says what it showed and exits 130 (128 + SIGINT), as a shell reports a command Ctrl-C stopped.
+    const tailed = await t.done;
+    expect(tailed.code).toBe(130);
+    expect(tailed.stderr).toMatch(/^· stopped by SIGINT after [^:]+: \d+ events? shown/m);
 
     sim.child.kill('SIGINT');
     recv.child.kill('SIGINT');

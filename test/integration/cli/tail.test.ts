@@ -215,16 +215,33 @@ describe('tail', () => {
     expect(sim.stats.byStatus[401]).toBe(1);
   });
 
-  it('exits 1 when the session does not exist (404: not found or ended); 0 on Ctrl-C', async () => {
+  it('exits 1 when the session does not exist (404: not found or ended)', async () => {
     const missing = await runCli(['tail', 'nope'], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('session nope not found: it does not exist or has ended');
+  });
 
-    sim.createSession('s1');
-    const p = tail(['s1']);
-    await p.waitFor(/following s1/);
+  it('Ctrl-C prints what it showed (events, filtered, gaps, how long) and exits 130; SIGTERM 143', async () => {
+    const s = sim.createSession('s1');
+    fixedEvents(s);
+    s.emitEvent({ type: 'console_log', ts: TS + 8000, data: { level: 'log', text: 'last', args: [] } });
+    // Of the 8 events, the console category shows 3 (the last one last: every other event was
+    // counted before it is printed); the undecodable frame #4 is a gap of one.
+    const p = tail(['s1', '--from', 'oldest', '--categories', 'console']);
+    await p.waitFor((text) => countLines(text) >= 3, 'stdout');
     p.child.kill('SIGINT');
-    expect((await p.done).code).toBe(0);
+    const res = await p.done;
+    expect(res.code).toBe(130);
+    expect(lines(res.stderr).at(-1)).toMatch(
+      /^· stopped by SIGINT after \d+\.\d s: 3 events shown, 5 left out by the filters, 1 gap \(1 event not received\), 1 undecodable frame skipped$/,
+    );
+
+    const quiet = tail(['s1']);
+    await quiet.waitFor(/following s1/);
+    quiet.child.kill('SIGTERM');
+    const stopped = await quiet.done;
+    expect(stopped.code).toBe(143);
+    expect(lines(stopped.stderr).at(-1)).toMatch(/^· stopped by SIGTERM after \d+\.\d s: 0 events shown, no gaps$/);
   });
 
   it('a session that had already ended: --from oldest or N reads it from the archive; new events only says it ended; all exit 0', async () => {
@@ -300,7 +317,7 @@ describe('tail', () => {
       /network error \(ECONNREFUSED\) at http:\/\/127\.0\.0\.1:9 \(is BROWSER_API_URL right, and the service up\?\); reconnecting in \d+ m?s \(tail keeps trying until the service answers; Ctrl-C stops it\)$/m,
     );
     p.child.kill('SIGINT');
-    expect((await p.done).code).toBe(0);
+    expect((await p.done).code).toBe(130);
   });
 
   it("a mistyped option is one line with the option meant, not the parser's text and the help", async () => {

@@ -3,6 +3,8 @@
 // into the thread's shared buffer with holds at random reads, decoded by the frame decoder. The
 // frames must be those eventsource-parser finds in the stream's text, whatever the cuts and holds.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFrameDecoder, type Frame } from '../../../src/stream/frame-decoder.js';
@@ -64,13 +66,16 @@ function chunkedWire(rand: () => number, body: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
-let server: Server;
-let url: URL;
+let servers: Server[] = [];
+/** The same server over plain TCP and over TLS (the test CA's certificate). */
+const urls = { http: new URL('http://unset'), https: new URL('https://unset') };
+let certs: TestCerts;
 const wires = new Map<string, { wire: Buffer; seed: number }>();
 const open = new Set<Socket>();
 
 beforeAll(async () => {
-  server = createServer((socket) => {
+  certs = makeTestCerts();
+  const serve = (socket: Socket): void => {
     socket.on('error', () => {});
     socket.once('data', (b) => {
       const path = /^GET (\S+)/.exec(b.toString('latin1'))![1]!;
@@ -86,49 +91,57 @@ beforeAll(async () => {
       };
       next();
     });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  };
+  servers = [createServer(serve), createTlsServer({ key: certs.pem.serverKey, cert: certs.pem.serverCert }, serve)];
+  await Promise.all(servers.map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()))));
+  const port = (s: Server): number => (s.address() as AddressInfo).port;
+  urls.http = new URL(`http://127.0.0.1:${port(servers[0]!)}`);
+  urls.https = new URL(`https://127.0.0.1:${port(servers[1]!)}`);
 });
 afterAll(async () => {
   for (const s of open) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
+  await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+  certs.remove();
 });
 
 describe('a stream read on our own socket, against eventsource-parser', () => {
-  it('gives the oracle’s frames for random streams, chunkings, write slices and holds', async () => {
-    for (let seed = 1; seed <= 24; seed++) {
-      const rand = prng(seed);
-      const text = sseText(rand, 20 + Math.floor(rand() * 60));
-      const path = `/s/${seed}`;
-      wires.set(path, { wire: chunkedWire(rand, Buffer.from(text, 'utf8')), seed });
-      const res = await requestStream(
-        {
-          url: new URL(path, url),
-          headers: {},
-          signal: new AbortController().signal,
-          connectTimeoutMs: 2000,
-          headersTimeoutMs: 2000,
-        },
-        open,
-      );
-      const frames: Frame[] = [];
-      const decoder = createFrameDecoder(() => {
-        throw new Error('frame limit');
-      });
-      const err = await new Promise<Error | undefined>((resolve) =>
-        res.body.start((chunk) => {
-          decoder.feed(chunk, frames);
-          // Held at random reads, as back-pressure and fair-share turns hold a session.
-          if (rand() < 0.3) {
-            res.body.pause();
-            setImmediate(() => res.body.resume());
-          }
-        }, resolve),
-      );
-      decoder.end(frames);
-      expect(err, `seed ${seed}`).toBeUndefined();
-      expect(frames, `seed ${seed}`).toEqual(oracle(text));
-    }
-  });
+  it.each(['http', 'https'] as const)(
+    '%s: gives the oracle’s frames for random streams, chunkings, write slices and holds',
+    async (scheme) => {
+      for (let seed = 1; seed <= 24; seed++) {
+        const rand = prng(seed);
+        const text = sseText(rand, 20 + Math.floor(rand() * 60));
+        const path = `/s/${seed}`;
+        wires.set(path, { wire: chunkedWire(rand, Buffer.from(text, 'utf8')), seed });
+        const res = await requestStream(
+          {
+            url: new URL(path, urls[scheme]),
+            headers: {},
+            tls: { ca: certs.pem.ca },
+            signal: new AbortController().signal,
+            connectTimeoutMs: 2000,
+            headersTimeoutMs: 2000,
+          },
+          open,
+        );
+        const frames: Frame[] = [];
+        const decoder = createFrameDecoder(() => {
+          throw new Error('frame limit');
+        });
+        const err = await new Promise<Error | undefined>((resolve) =>
+          res.body.start((chunk) => {
+            decoder.feed(chunk, frames);
+            // Held at random reads, as back-pressure and fair-share turns hold a session.
+            if (rand() < 0.3) {
+              res.body.pause();
+              setImmediate(() => res.body.resume());
+            }
+          }, resolve),
+        );
+        decoder.end(frames);
+        expect(err, `seed ${seed}`).toBeUndefined();
+        expect(frames, `seed ${seed}`).toEqual(oracle(text));
+      }
+    },
+  );
 });

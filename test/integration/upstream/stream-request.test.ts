@@ -2,10 +2,12 @@
 // against raw TCP servers on loopback that answer as a real peer may: slowly, with garbage, with a
 // reset or a close in the middle of a chunk, or faster than the reader reads.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createServer as createTlsServer } from 'node:tls';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requestStream, type StreamResponse } from '../../../src/upstream/stream-request.js';
 import { UpstreamClient } from '../../../src/upstream/client.js';
 import { HEADERS_TIMEOUT } from '../../../src/util/http-timeout.js';
+import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
 
 const servers: Server[] = [];
 const open = new Set<Socket>();
@@ -16,10 +18,22 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => s.close(() => r()))));
 });
 
-/** A server whose connections `answer` handles; resolves with its base URL and what it was asked. */
-async function serve(answer: (socket: Socket, request: string) => void): Promise<{ url: URL; asked: string[] }> {
+let certs: TestCerts;
+beforeAll(() => {
+  certs = makeTestCerts();
+});
+afterAll(() => certs.remove());
+
+/**
+ * A server whose connections `answer` handles (TLS with the test CA's certificate when `secure`);
+ * resolves with its base URL and what it was asked.
+ */
+async function serve(
+  answer: (socket: Socket, request: string) => void,
+  secure = false,
+): Promise<{ url: URL; asked: string[] }> {
   const asked: string[] = [];
-  const server = createServer((socket) => {
+  const onConnection = (socket: Socket): void => {
     socket.on('error', () => {});
     let head = '';
     const onData = (b: Buffer): void => {
@@ -30,13 +44,20 @@ async function serve(answer: (socket: Socket, request: string) => void): Promise
       answer(socket, head);
     };
     socket.on('data', onData);
-  });
+  };
+  const server = secure
+    ? createTlsServer({ key: certs.pem.serverKey, cert: certs.pem.serverCert }, onConnection)
+    : createServer(onConnection);
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/s?replay=all`), asked };
+  const scheme = secure ? 'https' : 'http';
+  return { url: new URL(`${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}/s?replay=all`), asked };
 }
 
-function get(url: URL, o: { signal?: AbortSignal; headersTimeoutMs?: number } = {}): Promise<StreamResponse> {
+function get(
+  url: URL,
+  o: { signal?: AbortSignal; headersTimeoutMs?: number; ca?: string } = {},
+): Promise<StreamResponse> {
   return requestStream(
     {
       url,
@@ -44,6 +65,8 @@ function get(url: URL, o: { signal?: AbortSignal; headersTimeoutMs?: number } = 
       signal: o.signal ?? new AbortController().signal,
       connectTimeoutMs: 2000,
       headersTimeoutMs: o.headersTimeoutMs ?? 2000,
+      // https://: the test CA (the system roots do not know it).
+      tls: { ca: o.ca ?? certs.pem.ca },
     },
     open,
   );
@@ -164,52 +187,116 @@ describe('the stream GET on a socket of our own', () => {
     expect(asked).toEqual([]);
   });
 
-  it('a held body stops reading: the peer is held back by TCP, and every byte comes once resumed', async () => {
-    // 32 MiB: far beyond what loopback's socket buffers take, so the writer must stall.
-    const piece = chunk(`data: ${'x'.repeat(16 * 1024)}\n\n`);
-    const pieces = Math.ceil((32 * 1024 * 1024) / piece.length);
-    let written = 0;
-    let stalled: () => void = () => {};
-    const writerStalled = new Promise<void>((r) => (stalled = r));
-    const { url } = await serve((socket) => {
-      socket.write(HEAD);
-      const more = (): void => {
-        while (written < pieces) {
-          written++;
-          if (!socket.write(piece)) {
-            stalled();
-            return void socket.once('drain', more);
+  it.each([
+    ['http', false],
+    ['https', true],
+  ])(
+    '%s: a held body stops reading: the peer is held back by TCP, and every byte comes once resumed',
+    async (_scheme, secure) => {
+      // 32 MiB: far beyond what loopback's socket buffers take, so the writer must stall.
+      const piece = chunk(`data: ${'x'.repeat(16 * 1024)}\n\n`);
+      const pieces = Math.ceil((32 * 1024 * 1024) / piece.length);
+      let written = 0;
+      let stalled: () => void = () => {};
+      const writerStalled = new Promise<void>((r) => (stalled = r));
+      const { url } = await serve((socket) => {
+        socket.write(HEAD);
+        const more = (): void => {
+          while (written < pieces) {
+            written++;
+            if (!socket.write(piece)) {
+              stalled();
+              return void socket.once('drain', more);
+            }
           }
-        }
-        socket.end('0\r\n\r\n');
+          socket.end('0\r\n\r\n');
+        };
+        more();
+      }, secure);
+      const res = await get(url);
+      let received = 0;
+      let duringHold = 0;
+      let held = false;
+      const ended = new Promise<Error | undefined>((resolve) =>
+        res.body.start((c) => {
+          received += c.length;
+          if (held) duringHold += c.length;
+          if (!held && received < 256 * 1024) {
+            held = true;
+            res.body.pause();
+          }
+        }, resolve),
+      );
+      await writerStalled;
+      // The writer stalls while the body is held: the bytes wait in the kernel, not in this process.
+      await new Promise((r) => setImmediate(r));
+      expect(duringHold).toBe(0);
+      expect(written).toBeLessThan(pieces);
+      held = false;
+      // Resumed for good: a second hold would only be a first one again (received is past 256 KiB).
+      received = Math.max(received, 256 * 1024);
+      res.body.resume();
+      expect(await ended).toBeUndefined();
+      expect(written).toBe(pieces);
+    },
+  );
+
+  it('https: the same request and body over TLS, on the shared read buffer', async () => {
+    const wire = HEAD + chunk('id: 1\ndata: {"a":1}\n\n') + chunk('id: 2\ndata: é\n\n') + '0\r\n\r\n';
+    const { url, asked } = await serve((socket) => {
+      // One TLS record per piece: the reader sees the body cut anywhere.
+      let i = 0;
+      const next = (): void => {
+        if (i >= wire.length) return void socket.end();
+        socket.write(wire.slice(i, (i += 7)), () => setImmediate(next));
       };
-      more();
-    });
+      next();
+    }, true);
+    expect(url.protocol).toBe('https:');
     const res = await get(url);
-    let received = 0;
-    let duringHold = 0;
-    let held = false;
-    const ended = new Promise<Error | undefined>((resolve) =>
-      res.body.start((c) => {
-        received += c.length;
-        if (held) duringHold += c.length;
-        if (!held && received < 256 * 1024) {
-          held = true;
-          res.body.pause();
-        }
-      }, resolve),
+    expect(res.statusCode).toBe(200);
+    expect(await drain(res)).toEqual({ text: 'id: 1\ndata: {"a":1}\n\nid: 2\ndata: é\n\n' });
+    expect(asked[0]).toMatch(/^GET \/s\?replay=all HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n/);
+  });
+
+  it('https: a certificate the CA did not sign fails the request with the TLS error, before anything is sent', async () => {
+    const { url, asked } = await serve((socket) => socket.end(HEAD + '0\r\n\r\n'), true);
+    const other = makeTestCerts();
+    try {
+      await expect(get(url, { ca: other.pem.ca })).rejects.toMatchObject({
+        code: expect.stringMatching(/CERT|SIGNATURE|ISSUER/),
+      });
+    } finally {
+      other.remove();
+    }
+    expect(asked).toEqual([]);
+  });
+
+  it('through the upstream client over https: its CA is used, an error answer is read as the service error', async () => {
+    const { url, asked } = await serve(
+      (socket) =>
+        socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 40\r\n\r\n{"code":"not_found","message":"no such"}'),
+      true,
     );
-    await writerStalled;
-    // The writer stalls while the body is held: the bytes wait in the kernel, not in this process.
-    await new Promise((r) => setImmediate(r));
-    expect(duringHold).toBe(0);
-    expect(written).toBeLessThan(pieces);
-    held = false;
-    // Resumed for good: a second hold would only be a first one again (received is past 256 KiB).
-    received = Math.max(received, 256 * 1024);
-    res.body.resume();
-    expect(await ended).toBeUndefined();
-    expect(written).toBe(pieces);
+    const client = new UpstreamClient({
+      baseUrl: url.origin,
+      apiKey: { get: () => 'k', invalidate: () => {}, source: 'test' },
+      connectTimeoutMs: 2000,
+      tls: { ca: certs.pem.ca },
+    });
+    try {
+      expect(await client.openStream('gone', { replayAll: true }, new AbortController().signal)).toMatchObject({
+        kind: 'error',
+        status: 404,
+        error: { code: 'not_found', message: 'no such' },
+      });
+      // On a socket of the client's own (closed with it), not through node:http's agent.
+      expect(asked[0]).toMatch(
+        /^GET \/browsers\/gone\/telemetry\/stream\?replay=all HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n/,
+      );
+    } finally {
+      await client.close();
+    }
   });
 
   it('through the upstream client: an error answer is read as the service error, a wrong type is refused', async () => {

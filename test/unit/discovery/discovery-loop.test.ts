@@ -3,7 +3,7 @@
 // FULL_WALK_MS), which sessions it takes (short ones that ended between two polls included), how
 // far it reads (pages that follow new sessions, not the whole list, when the list is newest first),
 // a refused claim, and what a failed walk records.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SessionSpec } from '../../../src/config/schema.js';
 import { CLOCK_MARGIN_MS, DiscoveryLoop, FULL_WALK_MS, LIST_LAG_MS } from '../../../src/discovery/discovery-loop.js';
 import type { ListPageResult } from '../../../src/upstream/client.js';
@@ -296,4 +296,27 @@ describe('discovery poll', () => {
     expect(d.delayMs).toBeLessThanOrEqual(100);
     expect(r503.facts.at(-1)).toMatchObject({ f: 'discovery_polled', outcome: 'server_error', status: 503, streak: 1 });
   });
+
+  it('nextPass answers after a pass begun after the call (not the one under way), and at stop', async () => {
+    vi.useFakeTimers();
+    const w = world({ lastSuccessAt: null });
+    w.loop.start(); // the first pass begins at once
+    let answered = 0;
+    void w.loop.nextPass().then(() => answered++);
+    await w.loop.settled(); // the first pass is over: it began before the call
+    await vi.advanceTimersByTimeAsync(0);
+    expect(answered).toBe(0);
+    await vi.advanceTimersByTimeAsync(INTERVAL); // the second pass
+    expect(answered).toBe(1);
+    expect(w.recorded).toHaveLength(2);
+
+    const atStop = w.loop.nextPass();
+    await w.loop.stop();
+    await atStop;
+    await w.loop.nextPass(); // stopped: at once
+  });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
