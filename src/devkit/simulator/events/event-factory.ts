@@ -25,6 +25,15 @@ import type { Rng } from './rng.js';
 const TEMPLATES = 32;
 const REFRESH_EVERY = 8;
 
+/** performance.timeOrigin is a getter into the runtime, and it never changes: read it once. */
+const TIME_ORIGIN = performance.timeOrigin;
+
+/**
+ * One event of bulk production: new JSON text, or a template, i.e. the UTF-8 bytes of an event's
+ * JSON after its ts (`,"type":...}`), to be sent behind `{"ts":<ts>`.
+ */
+export type BulkEvent = { json: string } | { ts: number; tail: Buffer };
+
 interface Kind {
   type: string;
   method?: string;
@@ -38,7 +47,7 @@ export class EventFactory {
   private rr = 0;
   private draws = 0;
   private lastTs = 0;
-  private readonly templates: string[] = [];
+  private readonly templates: Buffer[] = [];
   private templateSlot = 0;
   private typedKinds: { key: string; kinds: Kind[] } | undefined;
   /** Share of cdp_command methods the pool excludes. */
@@ -106,30 +115,49 @@ export class EventFactory {
   }
 
   /**
-   * JSON of the next event for bulk production (SimSession.produce). Most draws reuse the data of
-   * a recently generated event of this session with a fresh ts: generating and serialising a new
+   * The next event for bulk production (SimSession.produce). Most draws reuse the data of a
+   * recently generated event of this session with a fresh ts: generating and serialising a new
    * event costs ~10 µs, which would make the simulator, not the bridge, the bottleneck of the
-   * benchmark. One draw in REFRESH_EVERY is new, so the mix keeps changing.
+   * benchmark. One draw in REFRESH_EVERY is new, so the mix keeps changing. `prepare` runs on every
+   * event before it is serialised (the session puts the service's source on it there), so a
+   * template is kept as the bytes it is sent as, and a reuse copies them behind a new ts.
    */
-  nextJson(): string | undefined {
+  nextBulk(prepare: (event: TelemetryEvent) => void = () => {}): BulkEvent | undefined {
     // The heavy mix's screenshots are counted over every event, template or fresh, so 3 % holds.
-    if (this.heavyScreenshotDue()) return JSON.stringify(this.heavyScreenshot());
+    if (this.heavyScreenshotDue()) {
+      const shot = this.heavyScreenshot();
+      prepare(shot);
+      return { json: stringifyScreenshot(shot) };
+    }
     const fresh = this.templates.length < TEMPLATES || this.g.rng.next() < 1 / REFRESH_EVERY;
     if (fresh) {
       const event = this.draw();
       if (!event) return undefined;
-      const json = JSON.stringify(event);
+      prepare(event);
       // A screenshot is never a template: reusing it would defeat the service's cadence.
-      if (event.type === 'monitor_screenshot') return json;
+      if (event.type === 'monitor_screenshot') return { json: stringifyScreenshot(event) };
+      const json = JSON.stringify(event);
       // Everything after ts: `,"type":...}` (ts is the first key, see build()).
-      const tail = json.slice(json.indexOf(',"type":'));
+      const tail = Buffer.from(json.slice(json.indexOf(',"type":')));
       if (this.templates.length < TEMPLATES) this.templates.push(tail);
       else this.templates[this.templateSlot++ % TEMPLATES] = tail;
-      return json;
+      return { json };
     }
-    return (
-      '{"ts":' + this.nowMicros() + (this.templates[Math.floor(this.g.rng.next() * this.templates.length)] as string)
-    );
+    const tail = this.templates[Math.floor(this.g.rng.next() * this.templates.length)] as Buffer;
+    return { ts: this.nowMicros(), tail };
+  }
+
+  /** The JSON text of nextBulk's event (the same event as its bytes would make). */
+  nextJson(prepare?: (event: TelemetryEvent) => void): string | undefined {
+    const e = this.nextBulk(prepare);
+    if (e === undefined) return undefined;
+    return 'json' in e ? e.json : '{"ts":' + e.ts + e.tail.toString();
+  }
+
+  /** Drops the bulk path's templates: what `prepare` put in them no longer holds (a new process id). */
+  forgetTemplates(): void {
+    this.templates.length = 0;
+    this.templateSlot = 0;
   }
 
   /** Fills ts, category and source of a caller-supplied event (SimSession.emitEvent). */
@@ -152,7 +180,7 @@ export class EventFactory {
 
   /** Unix microseconds, strictly increasing per session so events of a batch keep their order. */
   nowMicros(): number {
-    const now = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+    const now = Math.floor((TIME_ORIGIN + performance.now()) * 1000);
     this.lastTs = now > this.lastTs ? now : this.lastTs + 1;
     return this.lastTs;
   }
@@ -242,4 +270,20 @@ function lengthenConsoleText(rng: Rng, result: GenResult): void {
   if (text === undefined || !result.data) return;
   result.data.text = text;
   result.data.args = [text];
+}
+
+/**
+ * JSON.stringify of one of the factory's screenshot events without running the serialiser over its
+ * 20 KB–1 MB of base64 (it checks every character for escapes: ~70 µs for 30 KB). The factory's
+ * PNGs are base64 by construction (png.ts), which needs no escaping, so splicing the text in gives
+ * the same JSON; `data` is the last member and `png` its only one, hence lastIndexOf.
+ */
+function stringifyScreenshot(event: TelemetryEvent): string {
+  const data = event.data as { png: string };
+  const png = data.png;
+  data.png = '';
+  const json = JSON.stringify(event);
+  data.png = png;
+  const at = json.lastIndexOf('"png":""') + '"png":"'.length;
+  return json.slice(0, at) + png + json.slice(at);
 }
