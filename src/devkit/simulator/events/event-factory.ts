@@ -141,7 +141,7 @@ export class EventFactory {
       const tail = Buffer.from(json.slice(json.indexOf(',"type":')));
       if (this.templates.length < TEMPLATES) this.templates.push(tail);
       else this.templates[this.templateSlot++ % TEMPLATES] = tail;
-      return { json };
+      return { ts: event.ts, tail };
     }
     const tail = this.templates[Math.floor(this.g.rng.next() * this.templates.length)] as Buffer;
     return { ts: this.nowMicros(), tail };

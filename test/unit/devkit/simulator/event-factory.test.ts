@@ -404,8 +404,9 @@ describe('event catalogue', () => {
       e.source = { ...e.source, metadata: { ...e.source.metadata, telemetry_session_id: 'p-1' } };
       prepared.push(e);
     };
-    const kinds = { fresh: 0, template: 0, screenshot: 0 };
+    const kinds = { drawn: 0, template: 0, screenshot: 0 };
     for (let i = 0; i < 2000; i++) {
+      const preparedBefore = prepared.length;
       const e = f.nextBulk(mark);
       if (e === undefined) throw new Error('the heavy mix captures everything');
       const text = 'json' in e ? e.json : '{"ts":' + e.ts + e.tail.toString();
@@ -413,12 +414,14 @@ describe('event catalogue', () => {
       // Canonical: the text is what JSON.stringify makes of the value (key order, no escapes lost).
       expect(JSON.stringify(event)).toBe(text);
       expect(event.source.metadata?.telemetry_session_id).toBe('p-1');
-      if ('json' in e) kinds[event.type === 'monitor_screenshot' ? 'screenshot' : 'fresh']++;
-      else kinds.template++;
+      // Only a screenshot comes as text: it is spliced, and never a template.
+      expect('json' in e).toBe(event.type === 'monitor_screenshot');
+      if (event.type === 'monitor_screenshot') kinds.screenshot++;
+      else kinds[prepared.length > preparedBefore ? 'drawn' : 'template']++;
     }
-    // Screenshots (spliced, not serialised) and fresh draws are prepared once each, templates never again.
-    expect(prepared).toHaveLength(kinds.fresh + kinds.screenshot);
-    expect(kinds.template).toBeGreaterThan(kinds.fresh * 4);
+    // Every drawn event and screenshot is prepared once, a reused template never again.
+    expect(prepared).toHaveLength(kinds.drawn + kinds.screenshot);
+    expect(kinds.template).toBeGreaterThan(kinds.drawn * 4);
     expect(kinds.screenshot).toBe(Math.floor(2000 / 33));
   });
 
