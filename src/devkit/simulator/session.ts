@@ -169,15 +169,10 @@ export class Session implements SimSession, StreamSource {
       if (event === undefined) break;
       const seq = ++this.seq;
       // Same text JSON.stringify({ seq, event }) would give.
-      let frame: Buffer;
-      if ('json' in event)
-        frame = Buffer.from(formatFrame(seq, capEnvelope('{"seq":' + seq + ',"event":' + event.json + '}')));
-      else {
-        frame = bulkFrame(seq, event.ts, event.tail);
-        // Frame bytes exceed envelope bytes: only a frame over the cap can need the cap's rule.
-        if (frame.length > ENVELOPE_CAP_BYTES)
-          frame = Buffer.from(formatFrame(seq, capEnvelope(frameData(frame.toString()))));
-      }
+      let frame = bulkFrame(seq, event.ts, event.tail);
+      // Frame bytes exceed envelope bytes: only a frame over the cap can need the cap's rule.
+      if (frame.length > ENVELOPE_CAP_BYTES)
+        frame = Buffer.from(formatFrame(seq, capEnvelope(frameData(frame.toString()))));
       this.buffer.push(seq, frame);
       this.archive.push(frame);
       this.generated++;

@@ -14,17 +14,20 @@ export function formatFrame(seq: number, data: string): string {
 }
 
 /**
- * The default frame of `{"seq":<seq>,"event":{"ts":<ts>` + tail + `}` as bytes: the bulk path's
- * frame, built straight from a template's bytes. Bytes rather than a string: a string frame is
- * concatenated, then flattened, measured and encoded again by every write, and the young
- * generation copies each one it holds; a Buffer is one allocation and one copy of the tail.
+ * The default frame of `{"seq":<seq>,"event":{"ts":<ts>` + tail + `}` as bytes (tail: the event's
+ * JSON after ts, in parts): the bulk path's frame, built straight from a template's bytes. Bytes
+ * rather than a string: a string frame is concatenated, then flattened, measured and encoded again
+ * by every write, and the young generation copies each one it holds; a Buffer is one allocation
+ * and one copy of the tail.
  */
-export function bulkFrame(seq: number, ts: number, tail: Buffer): Buffer {
+export function bulkFrame(seq: number, ts: number, tail: readonly Buffer[]): Buffer {
   const head = 'id: ' + seq + DATA_MARK + '{"seq":' + seq + ',"event":{"ts":' + ts;
-  const frame = Buffer.allocUnsafe(head.length + tail.length + FRAME_END.length);
+  let size = head.length + FRAME_END.length;
+  for (const part of tail) size += part.length;
+  const frame = Buffer.allocUnsafe(size);
   // The head is ASCII: one byte a character.
   let at = frame.write(head, 0, 'latin1');
-  at += tail.copy(frame, at);
+  for (const part of tail) at += part.copy(frame, at);
   frame.write(FRAME_END, at, 'latin1');
   return frame;
 }

@@ -29,10 +29,14 @@ const REFRESH_EVERY = 8;
 const TIME_ORIGIN = performance.timeOrigin;
 
 /**
- * One event of bulk production: new JSON text, or a template, i.e. the UTF-8 bytes of an event's
- * JSON after its ts (`,"type":...}`), to be sent behind `{"ts":<ts>`.
+ * One event of bulk production: its ts and the UTF-8 bytes of its JSON after the ts
+ * (`,"type":...}`, in one or more parts), to be sent behind `{"ts":<ts>`; a template's bytes when
+ * it reuses one.
  */
-export type BulkEvent = { json: string } | { ts: number; tail: Buffer };
+export interface BulkEvent {
+  ts: number;
+  tail: readonly Buffer[];
+}
 
 interface Kind {
   type: string;
@@ -47,7 +51,7 @@ export class EventFactory {
   private rr = 0;
   private draws = 0;
   private lastTs = 0;
-  private readonly templates: Buffer[] = [];
+  private readonly templates: Array<readonly Buffer[]> = [];
   private templateSlot = 0;
   private typedKinds: { key: string; kinds: Kind[] } | undefined;
   /** Share of cdp_command methods the pool excludes. */
@@ -127,7 +131,7 @@ export class EventFactory {
     if (this.heavyScreenshotDue()) {
       const shot = this.heavyScreenshot();
       prepare(shot);
-      return { json: stringifyScreenshot(shot) };
+      return { ts: shot.ts, tail: screenshotTail(shot) };
     }
     const fresh = this.templates.length < TEMPLATES || this.g.rng.next() < 1 / REFRESH_EVERY;
     if (fresh) {
@@ -135,15 +139,15 @@ export class EventFactory {
       if (!event) return undefined;
       prepare(event);
       // A screenshot is never a template: reusing it would defeat the service's cadence.
-      if (event.type === 'monitor_screenshot') return { json: stringifyScreenshot(event) };
+      if (event.type === 'monitor_screenshot') return { ts: event.ts, tail: screenshotTail(event) };
       const json = JSON.stringify(event);
       // Everything after ts: `,"type":...}` (ts is the first key, see build()).
-      const tail = Buffer.from(json.slice(json.indexOf(',"type":')));
+      const tail = [Buffer.from(json.slice(json.indexOf(',"type":')))];
       if (this.templates.length < TEMPLATES) this.templates.push(tail);
       else this.templates[this.templateSlot++ % TEMPLATES] = tail;
       return { ts: event.ts, tail };
     }
-    const tail = this.templates[Math.floor(this.g.rng.next() * this.templates.length)] as Buffer;
+    const tail = this.templates[Math.floor(this.g.rng.next() * this.templates.length)] as readonly Buffer[];
     return { ts: this.nowMicros(), tail };
   }
 
@@ -151,7 +155,7 @@ export class EventFactory {
   nextJson(prepare?: (event: TelemetryEvent) => void): string | undefined {
     const e = this.nextBulk(prepare);
     if (e === undefined) return undefined;
-    return 'json' in e ? e.json : '{"ts":' + e.ts + e.tail.toString();
+    return '{"ts":' + e.ts + Buffer.concat(e.tail).toString();
   }
 
   /** Drops the bulk path's templates: what `prepare` put in them no longer holds (a new process id). */
@@ -273,17 +277,34 @@ function lengthenConsoleText(rng: Rng, result: GenResult): void {
 }
 
 /**
- * JSON.stringify of one of the factory's screenshot events without running the serialiser over its
- * 20 KB–1 MB of base64 (it checks every character for escapes: ~70 µs for 30 KB). The factory's
- * PNGs are base64 by construction (png.ts), which needs no escaping, so splicing the text in gives
- * the same JSON; `data` is the last member and `png` its only one, hence lastIndexOf.
+ * The bytes after ts of the JSON of one of the factory's screenshot events, without running the
+ * serialiser over its 20 KB–1 MB of base64 (it checks every character for escapes: ~70 µs for
+ * 30 KB) nor encoding it again: the factory's PNGs are base64 by construction (png.ts), which needs
+ * no escape and is ASCII, so their bytes are made once (pngBytes) and the frame copies them in.
+ * `data` is the last member and `png` its only one, hence lastIndexOf.
  */
-function stringifyScreenshot(event: TelemetryEvent): string {
+function screenshotTail(event: TelemetryEvent): readonly Buffer[] {
   const data = event.data as { png: string };
   const png = data.png;
   data.png = '';
   const json = JSON.stringify(event);
   data.png = png;
   const at = json.lastIndexOf('"png":""') + '"png":"'.length;
-  return json.slice(0, at) + png + json.slice(at);
+  return [Buffer.from(json.slice(json.indexOf(',"type":'), at)), pngBytes(png), Buffer.from(json.slice(at))];
+}
+
+/**
+ * The bytes of each PNG's base64 text. The factory's screenshots are a handful of strings built
+ * once per process (png.ts), so the map stays that small; the same string objects come back, whose
+ * hash V8 keeps, so a lookup does not read the text.
+ */
+const PNG_BYTES = new Map<string, Buffer>();
+
+function pngBytes(png: string): Buffer {
+  let bytes = PNG_BYTES.get(png);
+  if (bytes === undefined) {
+    bytes = Buffer.from(png, 'latin1');
+    PNG_BYTES.set(png, bytes);
+  }
+  return bytes;
 }

@@ -397,7 +397,7 @@ describe('event catalogue', () => {
     expect(new Set(parsed.map((e) => e.type)).size).toBeGreaterThan(15);
   });
 
-  it('nextBulk() sends a template as the text JSON.stringify gives its prepared event, behind a fresh ts', () => {
+  it('nextBulk() gives the bytes JSON.stringify makes of the prepared event, a template behind a fresh ts', () => {
     const f = new EventFactory(createRng(6), 's', CAPTURE_ALL, 'heavy');
     const prepared: TelemetryEvent[] = [];
     const mark = (e: TelemetryEvent): void => {
@@ -409,15 +409,17 @@ describe('event catalogue', () => {
       const preparedBefore = prepared.length;
       const e = f.nextBulk(mark);
       if (e === undefined) throw new Error('the heavy mix captures everything');
-      const text = 'json' in e ? e.json : '{"ts":' + e.ts + e.tail.toString();
+      const text = '{"ts":' + e.ts + Buffer.concat(e.tail).toString();
       const event = JSON.parse(text) as TelemetryEvent;
       // Canonical: the text is what JSON.stringify makes of the value (key order, no escapes lost).
       expect(JSON.stringify(event)).toBe(text);
       expect(event.source.metadata?.telemetry_session_id).toBe('p-1');
-      // Only a screenshot comes as text: it is spliced, and never a template.
-      expect('json' in e).toBe(event.type === 'monitor_screenshot');
-      if (event.type === 'monitor_screenshot') kinds.screenshot++;
-      else kinds[prepared.length > preparedBefore ? 'drawn' : 'template']++;
+      expect(e.ts).toBe(event.ts);
+      // A screenshot (its base64 copied in, not serialised) is never a template: always prepared anew.
+      if (event.type === 'monitor_screenshot') {
+        expect(prepared.length).toBe(preparedBefore + 1);
+        kinds.screenshot++;
+      } else kinds[prepared.length > preparedBefore ? 'drawn' : 'template']++;
     }
     // Every drawn event and screenshot is prepared once, a reused template never again.
     expect(prepared).toHaveLength(kinds.drawn + kinds.screenshot);

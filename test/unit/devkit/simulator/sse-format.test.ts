@@ -36,7 +36,12 @@ describe('SSE frame text', () => {
     },
   ])('bulkFrame ($name): the bytes of the default frame of {seq, event}', ({ seq, ts, tail }) => {
     const event = JSON.parse('{"ts":' + ts + tail) as object;
-    const frame = bulkFrame(seq, ts, Buffer.from(tail));
+    const frame = bulkFrame(seq, ts, [Buffer.from(tail)]);
+    // The same bytes from the tail in parts (a screenshot's: before the base64, the base64, after).
+    const bytes = Buffer.from(tail);
+    const third = Math.floor(bytes.length / 3);
+    const parts = [bytes.subarray(0, third), bytes.subarray(third, 2 * third), bytes.subarray(2 * third)];
+    expect(bulkFrame(seq, ts, parts).equals(frame)).toBe(true);
     expect(frame.toString()).toBe(formatFrame(seq, JSON.stringify({ seq, event })));
     expect(frame.equals(Buffer.from(formatFrame(seq, JSON.stringify({ seq, event }))))).toBe(true);
   });
