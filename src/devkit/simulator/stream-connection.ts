@@ -2,7 +2,8 @@
 //
 // State machine:
 //   open ──(caught up)──▶ open, idle: a keepalive comment every keepaliveMs without writes (rule 2)
-//   open ──(res.write returned false)──▶ draining ──('drain')──▶ open, continue from the cursor
+//   open ──(a write returned false)──▶ draining ──('drain' of the socket or the response)──▶ open,
+//         continue from the cursor
 //   open ──(session ended)──▶ cut: what was unsent is written with its last frame cut in half, then
 //         the socket is reset — the real service's connection dies with the VM, it is never closed
 //         cleanly, so a client cannot tell from the stream that it saw everything
