@@ -3,6 +3,7 @@
 // prints one JSON line when ready ({"url": ...}) or, for the ceiling, when done. Every child is
 // killed when this process exits, whichever way it exits.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { SinkStats } from './sink-tally.js';
 import { formatPeerArgs } from './scenario-context.js';
@@ -24,7 +25,12 @@ export interface Peer {
  * (compiled.ts); resolves with its first stdout line.
  */
 export function spawnScript(script: string, args: string[] = []): { child: ChildProcess; firstLine: Promise<string> } {
-  const child = spawn(process.execPath, [...scriptArgs(script), ...args], {
+  // BENCH_SIM_NODE_FLAGS: node/V8 flags for the simulator's process alone (e.g. --cpu-prof
+  // --cpu-prof-dir=DIR to see what the load generator costs; it shares the machine with the bridge).
+  const flags = script.startsWith('src/devkit/simulator/')
+    ? (process.env.BENCH_SIM_NODE_FLAGS ?? '').split(' ').filter(Boolean)
+    : [];
+  const child = spawn(process.execPath, [...flags, ...scriptArgs(script), ...args], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -60,6 +66,26 @@ export async function startPeer(script: string, args: string[] = []): Promise<Pe
     throw err;
   }
 }
+
+/**
+ * CPU seconds (user + system) a peer's process has used so far, from /proc/<pid>/stat (Linux; in
+ * clock ticks of 10 ms); null where it cannot be read. Read from outside, so the peer reports it
+ * without knowing it is measured.
+ */
+export function peerCpuSeconds(child: ChildProcess): number | null {
+  try {
+    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name and state.
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK). */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
   // A GET (stats, counts) is asked again once when the connection failed: a kept-alive socket the

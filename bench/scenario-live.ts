@@ -2,7 +2,7 @@
 // for a fixed time, then a drain. Measures event→collector latency (production → decoded by the
 // sink), peak RSS, CPU, and that every produced event arrived. When the bridge cannot keep up the
 // drain is cut off at a deadline and the shortfall is reported as missing, rather than waiting on.
-import { simControl, simProduced, sinkStats } from './peers.js';
+import { peerCpuSeconds, simControl, simProduced, sinkStats } from './peers.js';
 import { produce, startLive } from './live-sessions.js';
 import { mib } from './rss-sampler.js';
 import { BENCH_SESSION, type ScenarioContext, type SessionKind } from './scenario-context.js';
@@ -29,6 +29,7 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     const rssConnected = bridge.rss.sample();
     const profile = await startCpuProfile();
     bridge.markCpu();
+    const simCpu0 = peerCpuSeconds(sim.child);
     const gc = startGcTally();
     const written0 = storageWriteBytes();
     const sink0 = await sinkStats(sink.url);
@@ -53,6 +54,8 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     const t2 = performance.now();
     const cpuSeconds = bridge.cpuSeconds();
     const mainCpuSeconds = bridge.mainThreadCpuSeconds();
+    const simCpu1 = peerCpuSeconds(sim.child);
+    const simCpuSeconds = simCpu0 !== null && simCpu1 !== null ? simCpu1 - simCpu0 : null;
     const mainThreadGc = gc.stop();
     const written = storageWriteBytes() - written0;
     const cpuProfile = await profile.stop(ctx.name);
@@ -85,6 +88,11 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
         stats.unique > 0 && mainCpuSeconds !== null ? +((mainCpuSeconds * 1e6) / stats.unique).toFixed(1) : null,
       wireBytesPerEvent: stats.unique > 0 && stats.bytes !== undefined ? Math.round(stats.bytes / stats.unique) : null,
       cpuSecondsSink: stats.cpuSeconds,
+      // The load generator's CPU over the same window, per event it produced: it shares the cores
+      // (and each core's execution units) with the bridge, so what it burns slows the bridge too.
+      cpuSecondsSimulator: simCpuSeconds === null ? null : +simCpuSeconds.toFixed(1),
+      simulatorCpuMicrosPerEvent:
+        simCpuSeconds !== null && produced > 0 ? +((simCpuSeconds * 1e6) / produced).toFixed(1) : null,
       // What the spool cost: bytes the bridge's process wrote to storage per OTLP byte delivered.
       storageWriteBytes: written,
       otlpBytes,

@@ -1,7 +1,7 @@
 // A session's telemetry archive, as the real service keeps one (GET /browsers/{id}/telemetry/events):
 // every event the session sent, across service restarts, outliving the session, bounded by a
 // generous cap (the oldest go first). Entries are the frames the replay buffer holds (the same
-// strings, so keeping them costs an array slot each); ts and category are read from the JSON only
+// bytes, so keeping them costs an array slot each); ts and category are read from the JSON only
 // when a page is asked for, which is rare next to streaming.
 //
 // Paging follows the service: at most 100 per page, oldest first from `since` (default: 5 minutes
@@ -22,7 +22,7 @@ export type ArchiveQueryResult = { ok: true; page: ArchivePage } | { ok: false; 
 const DEFAULT_WINDOW_MICROS = 5 * 60 * 1_000_000;
 
 export class SessionArchive {
-  private frames: string[] = [];
+  private frames: Buffer[] = [];
   /** Absolute index of frames[0]: cursors stay valid when the oldest entries are dropped. */
   private base = 0;
 
@@ -32,7 +32,7 @@ export class SessionArchive {
     return this.frames.length;
   }
 
-  push(frame: string): void {
+  push(frame: Buffer): void {
     this.frames.push(frame);
     if (this.frames.length > this.cap) {
       // Drop in chunks: one splice per many pushes instead of a shift per push.
@@ -63,7 +63,7 @@ export class SessionArchive {
     const end = this.base + this.frames.length;
     const picked: string[] = [];
     const keep = (i: number): boolean => {
-      const data = frameData(this.frames[i - this.base] as string);
+      const data = frameData((this.frames[i - this.base] as Buffer).toString());
       if (until !== Infinity && tsOf(data) >= until) return false;
       if (categories.length > 0 && !categories.includes(categoryOf(data))) return false;
       picked.push(data);
@@ -83,7 +83,7 @@ export class SessionArchive {
         : nowMicros - DEFAULT_WINDOW_MICROS;
       if (since === undefined) return { ok: false, message: 'since must be an RFC 3339 time or a duration like 5m' };
       start = this.base;
-      while (start < end && tsOf(frameData(this.frames[start - this.base] as string)) < since) start++;
+      while (start < end && tsOf(frameData((this.frames[start - this.base] as Buffer).toString())) < since) start++;
     }
     const stop = Math.min(end, start + limit);
     for (let i = start; i < stop; i++) keep(i);

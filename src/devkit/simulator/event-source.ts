@@ -3,7 +3,7 @@
 // `telemetry_session_id` of the in-VM process that produced the event (it changes when that process
 // restarts, and is how a client recognises a new epoch across a reconnect). The generators in
 // events/ describe sources in their own, older vocabulary; they are normalised here, once per
-// event, or once per template on the bulk path.
+// generated event (the bulk path's templates are generated events, normalised before they are kept).
 //
 // `truncated: true` has one meaning on the real service: the whole envelope passed 1,000,000 bytes
 // and `data` became null. Long strings are cut with `...[truncated]` without the flag, so the flag
@@ -50,38 +50,4 @@ export function normaliseSource(event: { source?: unknown }, telemetrySessionId:
   if (src.event !== undefined) out.event = src.event;
   out.metadata = metadata;
   event.source = out;
-}
-
-/** Caches the normalised JSON tail of the bulk path's templates (they repeat; see EventFactory.nextJson). */
-export class SourceNormaliser {
-  private cache = new Map<string, string>();
-
-  constructor(private telemetrySessionId: string) {}
-
-  /** A new process: new id, and the cached tails carry the old one. */
-  reset(telemetrySessionId: string): void {
-    this.telemetrySessionId = telemetrySessionId;
-    this.cache.clear();
-  }
-
-  /** `{"ts":N,"type":...}` with its source normalised; the ts prefix is kept as it is. */
-  json(eventJson: string): string {
-    const at = eventJson.indexOf(',"type":');
-    const head = eventJson.slice(0, at);
-    const tail = eventJson.slice(at);
-    let norm = this.cache.get(tail);
-    if (norm === undefined) {
-      const event = JSON.parse('{"ts":0' + tail) as { source?: unknown; truncated?: boolean };
-      normaliseSource(event, this.telemetrySessionId);
-      delete event.truncated;
-      const text = JSON.stringify(event);
-      norm = text.slice(text.indexOf(',"type":'));
-      // Screenshots (~1 MB) never repeat: caching them would only hold memory.
-      if (tail.length < 16 * 1024) {
-        if (this.cache.size >= 512) this.cache.clear();
-        this.cache.set(tail, norm);
-      }
-    }
-    return head + norm;
-  }
 }

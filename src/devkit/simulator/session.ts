@@ -2,7 +2,7 @@
 //
 // State machine:
 //   live ──end()──▶ ended (final). While live, every generated event takes the next seq, is
-//   serialised once into a frame, appended to the bounded replay buffer and to the archive, and
+//   serialised once into a frame (its UTF-8 bytes), appended to the bounded replay buffer and to the archive, and
 //   offered to every open connection. end() stops production and resets every connection (the VM
 //   goes away; the last unsent frame may be cut in half); the next stream requests answer 502
 //   (faults.endedServerErrors), then 404 (docs/service-api.md "Stream telemetry events" rule 6). The archive outlives the session.
@@ -17,11 +17,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Envelope, TelemetryEvent } from '../../upstream/envelope.js';
 import { SessionArchive } from './archive.js';
-import { capEnvelope, normaliseSource, SourceNormaliser } from './event-source.js';
+import { capEnvelope, ENVELOPE_CAP_BYTES, normaliseSource } from './event-source.js';
 import type { EventFactory } from './events/event-factory.js';
 import type { Producer } from './producer.js';
 import { ReplayBuffer } from './replay-buffer.js';
-import { formatFrame } from './sse-format.js';
+import { bulkFrame, formatFrame, frameData } from './sse-format.js';
 import type { StreamConnection, StreamSource } from './stream-connection.js';
 import type { Faults, SimSession } from './types.js';
 
@@ -65,7 +65,6 @@ export class Session implements SimSession, StreamSource {
   /** Stream requests of the ended session still answered 502 before the 404s. */
   serverErrorsLeft = 0;
   private tsid = randomUUID();
-  private readonly sources: SourceNormaliser;
   private seq = 0;
   private generated = 0;
   private isEnded = false;
@@ -78,7 +77,6 @@ export class Session implements SimSession, StreamSource {
   ) {
     this.buffer = new ReplayBuffer(deps.bufferSize);
     this.archive = new SessionArchive(Math.max(1, deps.archiveSize));
-    this.sources = new SourceNormaliser(this.tsid);
   }
 
   get telemetrySessionId(): string {
@@ -149,11 +147,11 @@ export class Session implements SimSession, StreamSource {
   injectMalformed(kind: 'json' | 'envelope' = 'json'): number {
     this.assertLive();
     const seq = ++this.seq;
-    this.buffer.push(seq, formatFrame(seq, MALFORMED[kind](seq, this.malformedCount++)));
+    this.buffer.push(seq, Buffer.from(formatFrame(seq, MALFORMED[kind](seq, this.malformedCount++))));
     // The frame broke on the wire; the service itself had a proper event, and archived it.
     const event = this.deps.factory.next() ?? this.deps.factory.complete({ type: 'api_call', category: 'control' });
     normaliseSource(event, this.tsid);
-    this.archive.push(formatFrame(seq, JSON.stringify({ seq, event })));
+    this.archive.push(Buffer.from(formatFrame(seq, JSON.stringify({ seq, event }))));
     this.notify();
     return seq;
   }
@@ -163,15 +161,18 @@ export class Session implements SimSession, StreamSource {
     this.deps.producer.set(this, ratePerSecond, count);
   }
 
-  /** Called by the shared producer's timer; no Envelope objects are needed, so frames are built from JSON. */
+  /** Called by the shared producer's timer; no Envelope objects are needed, so frames are built from JSON and template bytes. */
   produceBatch(count: number): void {
     if (this.isEnded || !this.deps.telemetry) return;
     for (let i = 0; i < count; i++) {
-      const eventJson = this.deps.factory.nextJson();
-      if (eventJson === undefined) break;
+      const event = this.deps.factory.nextBulk(this.asGenerated);
+      if (event === undefined) break;
       const seq = ++this.seq;
       // Same text JSON.stringify({ seq, event }) would give.
-      const frame = formatFrame(seq, capEnvelope('{"seq":' + seq + ',"event":' + this.sources.json(eventJson) + '}'));
+      let frame = bulkFrame(seq, event.ts, event.tail);
+      // Frame bytes exceed envelope bytes: only a frame over the cap can need the cap's rule.
+      if (frame.length > ENVELOPE_CAP_BYTES)
+        frame = Buffer.from(formatFrame(seq, capEnvelope(frameData(frame.toString()))));
       this.buffer.push(seq, frame);
       this.archive.push(frame);
       this.generated++;
@@ -193,7 +194,8 @@ export class Session implements SimSession, StreamSource {
     this.epoch++;
     this.seq = 0;
     if (!opts.sameTelemetrySessionId) this.tsid = randomUUID();
-    this.sources.reset(this.tsid);
+    // The templates of the bulk path carry the old process id.
+    this.deps.factory.forgetTemplates();
     this.buffer.reset(1);
     // Every open connection sees the epoch change and drops.
     this.notify();
@@ -217,20 +219,26 @@ export class Session implements SimSession, StreamSource {
   /** `generated`: an event of the factory, given the real service's source and truncation rules. */
   private append(event: TelemetryEvent, generated = true): Envelope {
     const seq = ++this.seq;
-    if (generated) {
-      normaliseSource(event, this.tsid);
-      delete event.truncated;
-    } else if (event.source.metadata?.telemetry_session_id === undefined) {
+    if (generated) this.asGenerated(event);
+    else if (event.source.metadata?.telemetry_session_id === undefined) {
       event.source = { ...event.source, metadata: { ...event.source.metadata, telemetry_session_id: this.tsid } };
     }
     const envelope: Envelope = { seq, event };
-    // Serialised once here; every connection, every replay and the archive reuse the frame string.
-    const frame = formatFrame(seq, generated ? capEnvelope(JSON.stringify(envelope)) : JSON.stringify(envelope));
+    // Serialised once here; every connection, every replay and the archive reuse the frame's bytes.
+    const frame = Buffer.from(
+      formatFrame(seq, generated ? capEnvelope(JSON.stringify(envelope)) : JSON.stringify(envelope)),
+    );
     this.buffer.push(seq, frame);
     this.archive.push(frame);
     this.generated++;
     return envelope;
   }
+
+  /** The real service's source and truncation rules on an event of the factory. */
+  private readonly asGenerated = (event: TelemetryEvent): void => {
+    normaliseSource(event, this.tsid);
+    delete event.truncated;
+  };
 
   private notify(): void {
     for (const c of this.connections) c.pump();

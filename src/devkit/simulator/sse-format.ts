@@ -1,13 +1,35 @@
 // Text of SSE frames (docs/service-api.md "Stream telemetry events", rules 1-2). Frames are stored in the default
-// form `id: <seq>\ndata: <json>\n\n` (never an `event:` field); the fault variants are derived from
-// it only when a fault asks for them, so the common path does no extra work.
+// form `id: <seq>\ndata: <json>\n\n` (never an `event:` field), as the UTF-8 bytes they are sent as;
+// the fault variants are derived from it only when a fault asks for them, so the common path does
+// no extra work.
 import type { Faults } from './types.js';
 
 const DATA_MARK = '\ndata: ';
+/** What follows the event in a bulk frame: the envelope's `}`, then the blank line. */
+const FRAME_END = '}\n\n';
 
 /** The default frame; `data` must be one line (JSON.stringify output always is). */
 export function formatFrame(seq: number, data: string): string {
   return 'id: ' + seq + DATA_MARK + data + '\n\n';
+}
+
+/**
+ * The default frame of `{"seq":<seq>,"event":{"ts":<ts>` + tail + `}` as bytes (tail: the event's
+ * JSON after ts, in parts): the bulk path's frame, built straight from a template's bytes. Bytes
+ * rather than a string: a string frame is concatenated, then flattened, measured and encoded again
+ * by every write, and the young generation copies each one it holds; a Buffer is one allocation
+ * and one copy of the tail.
+ */
+export function bulkFrame(seq: number, ts: number, tail: readonly Buffer[]): Buffer {
+  const head = 'id: ' + seq + DATA_MARK + '{"seq":' + seq + ',"event":{"ts":' + ts;
+  let size = head.length + FRAME_END.length;
+  for (const part of tail) size += part.length;
+  const frame = Buffer.allocUnsafe(size);
+  // The head is ASCII: one byte a character.
+  let at = frame.write(head, 0, 'latin1');
+  for (const part of tail) at += part.copy(frame, at);
+  frame.write(FRAME_END, at, 'latin1');
+  return frame;
 }
 
 /** The `data` text of a default frame. */

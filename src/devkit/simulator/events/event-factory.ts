@@ -25,6 +25,19 @@ import type { Rng } from './rng.js';
 const TEMPLATES = 32;
 const REFRESH_EVERY = 8;
 
+/** performance.timeOrigin is a getter into the runtime, and it never changes: read it once. */
+const TIME_ORIGIN = performance.timeOrigin;
+
+/**
+ * One event of bulk production: its ts and the UTF-8 bytes of its JSON after the ts
+ * (`,"type":...}`, in one or more parts), to be sent behind `{"ts":<ts>`; a template's bytes when
+ * it reuses one.
+ */
+export interface BulkEvent {
+  ts: number;
+  tail: readonly Buffer[];
+}
+
 interface Kind {
   type: string;
   method?: string;
@@ -38,7 +51,7 @@ export class EventFactory {
   private rr = 0;
   private draws = 0;
   private lastTs = 0;
-  private readonly templates: string[] = [];
+  private readonly templates: Array<readonly Buffer[]> = [];
   private templateSlot = 0;
   private typedKinds: { key: string; kinds: Kind[] } | undefined;
   /** Share of cdp_command methods the pool excludes. */
@@ -106,30 +119,49 @@ export class EventFactory {
   }
 
   /**
-   * JSON of the next event for bulk production (SimSession.produce). Most draws reuse the data of
-   * a recently generated event of this session with a fresh ts: generating and serialising a new
+   * The next event for bulk production (SimSession.produce). Most draws reuse the data of a
+   * recently generated event of this session with a fresh ts: generating and serialising a new
    * event costs ~10 µs, which would make the simulator, not the bridge, the bottleneck of the
-   * benchmark. One draw in REFRESH_EVERY is new, so the mix keeps changing.
+   * benchmark. One draw in REFRESH_EVERY is new, so the mix keeps changing. `prepare` runs on every
+   * event before it is serialised (the session puts the service's source on it there), so a
+   * template is kept as the bytes it is sent as, and a reuse copies them behind a new ts.
    */
-  nextJson(): string | undefined {
+  nextBulk(prepare: (event: TelemetryEvent) => void = () => {}): BulkEvent | undefined {
     // The heavy mix's screenshots are counted over every event, template or fresh, so 3 % holds.
-    if (this.heavyScreenshotDue()) return JSON.stringify(this.heavyScreenshot());
+    if (this.heavyScreenshotDue()) {
+      const shot = this.heavyScreenshot();
+      prepare(shot);
+      return { ts: shot.ts, tail: screenshotTail(shot) };
+    }
     const fresh = this.templates.length < TEMPLATES || this.g.rng.next() < 1 / REFRESH_EVERY;
     if (fresh) {
       const event = this.draw();
       if (!event) return undefined;
-      const json = JSON.stringify(event);
+      prepare(event);
       // A screenshot is never a template: reusing it would defeat the service's cadence.
-      if (event.type === 'monitor_screenshot') return json;
+      if (event.type === 'monitor_screenshot') return { ts: event.ts, tail: screenshotTail(event) };
+      const json = JSON.stringify(event);
       // Everything after ts: `,"type":...}` (ts is the first key, see build()).
-      const tail = json.slice(json.indexOf(',"type":'));
+      const tail = [Buffer.from(json.slice(json.indexOf(',"type":')))];
       if (this.templates.length < TEMPLATES) this.templates.push(tail);
       else this.templates[this.templateSlot++ % TEMPLATES] = tail;
-      return json;
+      return { ts: event.ts, tail };
     }
-    return (
-      '{"ts":' + this.nowMicros() + (this.templates[Math.floor(this.g.rng.next() * this.templates.length)] as string)
-    );
+    const tail = this.templates[Math.floor(this.g.rng.next() * this.templates.length)] as readonly Buffer[];
+    return { ts: this.nowMicros(), tail };
+  }
+
+  /** The JSON text of nextBulk's event (the same event as its bytes would make). */
+  nextJson(prepare?: (event: TelemetryEvent) => void): string | undefined {
+    const e = this.nextBulk(prepare);
+    if (e === undefined) return undefined;
+    return '{"ts":' + e.ts + Buffer.concat(e.tail).toString();
+  }
+
+  /** Drops the bulk path's templates: what `prepare` put in them no longer holds (a new process id). */
+  forgetTemplates(): void {
+    this.templates.length = 0;
+    this.templateSlot = 0;
   }
 
   /** Fills ts, category and source of a caller-supplied event (SimSession.emitEvent). */
@@ -152,7 +184,7 @@ export class EventFactory {
 
   /** Unix microseconds, strictly increasing per session so events of a batch keep their order. */
   nowMicros(): number {
-    const now = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+    const now = Math.floor((TIME_ORIGIN + performance.now()) * 1000);
     this.lastTs = now > this.lastTs ? now : this.lastTs + 1;
     return this.lastTs;
   }
@@ -242,4 +274,37 @@ function lengthenConsoleText(rng: Rng, result: GenResult): void {
   if (text === undefined || !result.data) return;
   result.data.text = text;
   result.data.args = [text];
+}
+
+/**
+ * The bytes after ts of the JSON of one of the factory's screenshot events, without running the
+ * serialiser over its 20 KB–1 MB of base64 (it checks every character for escapes: ~70 µs for
+ * 30 KB) nor encoding it again: the factory's PNGs are base64 by construction (png.ts), which needs
+ * no escape and is ASCII, so their bytes are made once (pngBytes) and the frame copies them in.
+ * `data` is the last member and `png` its only one, hence lastIndexOf.
+ */
+function screenshotTail(event: TelemetryEvent): readonly Buffer[] {
+  const data = event.data as { png: string };
+  const png = data.png;
+  data.png = '';
+  const json = JSON.stringify(event);
+  data.png = png;
+  const at = json.lastIndexOf('"png":""') + '"png":"'.length;
+  return [Buffer.from(json.slice(json.indexOf(',"type":'), at)), pngBytes(png), Buffer.from(json.slice(at))];
+}
+
+/**
+ * The bytes of each PNG's base64 text. The factory's screenshots are a handful of strings built
+ * once per process (png.ts), so the map stays that small; the same string objects come back, whose
+ * hash V8 keeps, so a lookup does not read the text.
+ */
+const PNG_BYTES = new Map<string, Buffer>();
+
+function pngBytes(png: string): Buffer {
+  let bytes = PNG_BYTES.get(png);
+  if (bytes === undefined) {
+    bytes = Buffer.from(png, 'latin1');
+    PNG_BYTES.set(png, bytes);
+  }
+  return bytes;
 }

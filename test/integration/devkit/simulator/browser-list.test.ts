@@ -1,7 +1,7 @@
 // The simulator's GET /browsers over a real socket: the semantics discovery relies on (status,
 // query, tags ANDed, limit bounds, newest first, X-Has-More / absolute X-Next-Offset, deleted_at),
 // injected list failures, a simulator without the route, and session names on the sub-routes.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSimulator, type Simulator } from '../../../../src/devkit/simulator/index.js';
 import { SessionSpawner } from '../../../../src/devkit/simulator/session-spawner.js';
 
@@ -134,11 +134,18 @@ describe('simulator: GET /browsers', () => {
 
   it('the spawner creates tagged sessions over time and ends them after their lifetime', async () => {
     sim = await startSimulator();
-    const spawner = new SessionSpawner(sim, { everyMs: 30, tags: { team: 'a' }, lifetimeMs: 60, max: 3 });
-    spawner.start();
-    await new Promise((r) => setTimeout(r, 250));
-    spawner.stop();
-    expect(spawner.created).toHaveLength(3);
+    // The spawner's clock is faked (a real 250 ms sleep left a loaded machine short of the third
+    // session's end); the list is then asked over a real socket.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    try {
+      const spawner = new SessionSpawner(sim, { everyMs: 30, tags: { team: 'a' }, lifetimeMs: 60, max: 3 });
+      spawner.start();
+      vi.advanceTimersByTime(250);
+      spawner.stop();
+      expect(spawner.created).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
     expect((await list('?status=deleted&tags%5Bteam%5D=a')).body).toHaveLength(3);
   });
 });

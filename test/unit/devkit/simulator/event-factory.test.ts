@@ -397,6 +397,52 @@ describe('event catalogue', () => {
     expect(new Set(parsed.map((e) => e.type)).size).toBeGreaterThan(15);
   });
 
+  it('nextBulk() gives the bytes JSON.stringify makes of the prepared event, a template behind a fresh ts', () => {
+    const f = new EventFactory(createRng(6), 's', CAPTURE_ALL, 'heavy');
+    const prepared: TelemetryEvent[] = [];
+    const mark = (e: TelemetryEvent): void => {
+      e.source = { ...e.source, metadata: { ...e.source.metadata, telemetry_session_id: 'p-1' } };
+      prepared.push(e);
+    };
+    const kinds = { drawn: 0, template: 0, screenshot: 0 };
+    for (let i = 0; i < 2000; i++) {
+      const preparedBefore = prepared.length;
+      const e = f.nextBulk(mark);
+      if (e === undefined) throw new Error('the heavy mix captures everything');
+      const text = '{"ts":' + e.ts + Buffer.concat(e.tail).toString();
+      const event = JSON.parse(text) as TelemetryEvent;
+      // Canonical: the text is what JSON.stringify makes of the value (key order, no escapes lost).
+      expect(JSON.stringify(event)).toBe(text);
+      expect(event.source.metadata?.telemetry_session_id).toBe('p-1');
+      expect(e.ts).toBe(event.ts);
+      // A screenshot (its base64 copied in, not serialised) is never a template: always prepared anew.
+      if (event.type === 'monitor_screenshot') {
+        expect(prepared.length).toBe(preparedBefore + 1);
+        kinds.screenshot++;
+      } else kinds[prepared.length > preparedBefore ? 'drawn' : 'template']++;
+    }
+    // Every drawn event and screenshot is prepared once, a reused template never again.
+    expect(prepared).toHaveLength(kinds.drawn + kinds.screenshot);
+    expect(kinds.template).toBeGreaterThan(kinds.drawn * 4);
+    expect(kinds.screenshot).toBe(Math.floor(2000 / 33));
+  });
+
+  it('forgetTemplates(): what follows is drawn and prepared afresh', () => {
+    const f = new EventFactory(createRng(8), 's', CAPTURE_ALL);
+    let id = 'old';
+    const prepare = (e: TelemetryEvent): void => {
+      e.source = { ...e.source, metadata: { telemetry_session_id: id } };
+    };
+    for (let i = 0; i < 200; i++) f.nextBulk(prepare);
+    id = 'new';
+    f.forgetTemplates();
+    const ids = Array.from({ length: 200 }, () => {
+      const e = JSON.parse(f.nextJson(prepare) as string) as TelemetryEvent;
+      return e.source.metadata?.telemetry_session_id;
+    });
+    expect(new Set(ids)).toEqual(new Set(['new']));
+  });
+
   it('rejects unknown types in a types filter', () => {
     const f = new EventFactory(createRng(1), 's', CAPTURE_ALL);
     expect(() => f.next(['console_log', 'no_such_type'])).toThrow(/no_such_type/);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultFaults } from '../../../../src/devkit/simulator/faults.js';
 import {
   applyTextFaults,
+  bulkFrame,
   formatFrame,
   frameData,
   keepaliveFrame,
@@ -17,6 +18,32 @@ describe('SSE frame text', () => {
     const f = formatFrame(12, json);
     expect(f).toBe(`id: 12\ndata: ${json}\n\n`);
     expect(frameData(f)).toBe(json);
+  });
+
+  it.each([
+    { name: 'small seq and ts', seq: 1, ts: 0, tail: ',"type":"t","category":"c","source":{}}' },
+    {
+      name: 'large seq and a 16-digit ts',
+      seq: 123_456_789,
+      ts: 1_795_000_000_123_456,
+      tail: ',"type":"console_log","category":"console","source":{"kind":"cdp","metadata":{}},"data":{"text":"x"}}',
+    },
+    {
+      name: 'multi-byte characters in the tail',
+      seq: 42,
+      ts: 7,
+      tail: ',"type":"t","category":"c","source":{},"data":{"s":"a\\nb \\"q\\" 🚀 ünï"}}',
+    },
+  ])('bulkFrame ($name): the bytes of the default frame of {seq, event}', ({ seq, ts, tail }) => {
+    const event = JSON.parse('{"ts":' + ts + tail) as object;
+    const frame = bulkFrame(seq, ts, [Buffer.from(tail)]);
+    // The same bytes from the tail in parts (a screenshot's: before the base64, the base64, after).
+    const bytes = Buffer.from(tail);
+    const third = Math.floor(bytes.length / 3);
+    const parts = [bytes.subarray(0, third), bytes.subarray(third, 2 * third), bytes.subarray(2 * third)];
+    expect(bulkFrame(seq, ts, parts).equals(frame)).toBe(true);
+    expect(frame.toString()).toBe(formatFrame(seq, JSON.stringify({ seq, event })));
+    expect(frame.equals(Buffer.from(formatFrame(seq, JSON.stringify({ seq, event }))))).toBe(true);
   });
 
   it('keepalive is a bare comment frame, as the real service writes it', () => {
