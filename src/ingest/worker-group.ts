@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/schema.js';
 import type { MappingOptions } from '../config/mapping-section.js';
@@ -50,6 +50,11 @@ const WORKER_YOUNG_GENERATION_MB = 24;
 // milliseconds. A worker that reaches the ceiling exits and is restarted as after any failure.
 // A process-wide `--max-old-space-size` overrides this limit too.
 const WORKER_OLD_GENERATION_MB = 1024;
+/** The heap limits an ingest worker starts with (bench/memory-old-space.ts measures them). */
+export const WORKER_RESOURCE_LIMITS = {
+  maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+  maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB,
+} as const satisfies ResourceLimits;
 
 export interface IngestWorkersOptions {
   workers: number;
@@ -182,10 +187,7 @@ export class IngestWorkers {
       workerData: init,
       name: `ingest-${index}`,
       eval: evaluate,
-      resourceLimits: {
-        maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
-        maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB,
-      },
+      resourceLimits: { ...WORKER_RESOURCE_LIMITS },
     });
     const slot = new Slot(worker);
     return new Promise((resolve, reject) => {
