@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/schema.js';
 import type { MappingOptions } from '../config/mapping-section.js';
@@ -40,6 +40,21 @@ const RESPAWN_DELAY_MS = 1000;
 // mix's peak RSS is set while the new space is full size (docs/benchmarks.md). A process-wide
 // `--max-semi-space-size` (NODE_OPTIONS) overrides this limit, in the workers too.
 const WORKER_YOUNG_GENERATION_MB = 24;
+// The worker's old generation: the limit is a ceiling no reading comes near (the worker holds ~20
+// MiB alive for 1,000 heavy sessions), set for what it does below it. V8 lets a heap grow before a
+// full collection by a factor up to 4 when its ceiling is 2 GiB or more (V8's default here), up to
+// 1.3-2.0 below that (the factor's cap rises with the ceiling). Left to V8, the worker's old space
+// filled with promoted garbage from 20 to 66 MiB over the heavy mix's 60 s before its first full
+// collection, the part of the peak RSS that grew with the run's length; at 1,024 MiB (cap 1.6) it
+// collects at about 1.6 times what is alive, a few more full collections a minute, each a few
+// milliseconds. A worker that reaches the ceiling exits and is restarted as after any failure.
+// A process-wide `--max-old-space-size` overrides this limit too.
+const WORKER_OLD_GENERATION_MB = 1024;
+/** The heap limits an ingest worker starts with (bench/memory-old-space.ts measures them). */
+export const WORKER_RESOURCE_LIMITS = {
+  maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+  maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB,
+} as const satisfies ResourceLimits;
 
 export interface IngestWorkersOptions {
   workers: number;
@@ -172,7 +187,7 @@ export class IngestWorkers {
       workerData: init,
       name: `ingest-${index}`,
       eval: evaluate,
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      resourceLimits: { ...WORKER_RESOURCE_LIMITS },
     });
     const slot = new Slot(worker);
     return new Promise((resolve, reject) => {
