@@ -48,6 +48,7 @@ import { runPg } from './scenario-pg.js';
 import { HEAVY_SESSION } from './scenario-context.js';
 import { runSidecar } from './scenario-sidecar.js';
 import { compileBench, removeBuild, RUNNING_COMPILED } from './compiled.js';
+import { imageNodeFlags } from './image-node-options.js';
 
 function fail(message: string): never {
   process.stderr.write(`bench: ${message}\n`);
@@ -197,7 +198,15 @@ async function runOne(name: string): Promise<void> {
   } catch (err) {
     result = { scenario: name, error: errorText(err) };
   }
-  process.stdout.write(JSON.stringify({ ...result, runtime: RUNNING_COMPILED ? 'compiled' : 'tsx' }) + '\n');
+  // execArgv: the node flags this process (the bridge's, in-process) runs with, minus the runner's own.
+  const nodeFlags = process.execArgv.filter((a) => a.startsWith('--') && a !== '--import' && !a.includes('tsx'));
+  process.stdout.write(
+    JSON.stringify({
+      ...result,
+      runtime: RUNNING_COMPILED ? 'compiled' : 'tsx',
+      bridgeNodeFlags: nodeFlags.join(' '),
+    }) + '\n',
+  );
   process.exit(result.error === undefined ? 0 : 1);
 }
 
@@ -227,9 +236,11 @@ function spawnOne(name: string): Promise<ScenarioResult> {
       : RUNNING_COMPILED
         ? [import.meta.filename]
         : ['--import', 'tsx', import.meta.filename];
-  // BENCH_BRIDGE_NODE_FLAGS: node/V8 flags for the process the bridge runs in (the scenario's own,
-  // and the sidecar's `run`), e.g. "--max-semi-space-size=16", not for the simulator or the sink.
-  const nodeFlags = (process.env.BENCH_BRIDGE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  // The process the bridge runs in (the scenario's own) gets the container image's NODE_OPTIONS, so
+  // the figures are the shipped bridge's. BENCH_BRIDGE_NODE_FLAGS replaces them (empty: V8's defaults),
+  // e.g. "--max-semi-space-size=16"; it also reaches the sidecar's `run`, never the simulator or the sink.
+  const flagsFromEnv = process.env.BENCH_BRIDGE_NODE_FLAGS;
+  const nodeFlags = flagsFromEnv !== undefined ? flagsFromEnv.split(' ').filter(Boolean) : imageNodeFlags();
   const child = spawn(process.execPath, [...nodeFlags, ...entry, name, ...passOn], {
     env: {
       ...process.env,

@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { dockerfileNodeOptions } from '../../../bench/image-node-options.js';
+
+describe('dockerfileNodeOptions', () => {
+  it.each([
+    ['none', 'FROM node AS build\nRUN true\nFROM node AS daemon\nENV NODE_ENV=production\n', ''],
+    ['plain', 'FROM node AS daemon\nENV NODE_ENV=production \\\n    NODE_OPTIONS=--a=1 \\\n    X=y\n', '--a=1'],
+    ['quoted', 'FROM node AS daemon\nENV NODE_OPTIONS="--a=1 --b"\n', '--a=1 --b'],
+    ['an earlier stage only', 'FROM node AS build\nENV NODE_OPTIONS=--a\nFROM node AS daemon\nENV X=y\n', ''],
+    [
+      'the last stage wins',
+      'FROM node AS build\nENV NODE_OPTIONS=--a\nFROM node AS daemon\nENV NODE_OPTIONS=--b\n',
+      '--b',
+    ],
+    [
+      'inherited from the base stage',
+      'FROM node AS daemon\nENV NODE_OPTIONS=--a\nFROM daemon AS runtime\nUSER x\n',
+      '--a',
+    ],
+    [
+      'a base image of that name is no stage',
+      'FROM node AS daemon\nENV NODE_OPTIONS=--a\nFROM node AS runtime\nUSER x\n',
+      '',
+    ],
+  ])('%s', (_name, dockerfile, expected) => {
+    expect(dockerfileNodeOptions(dockerfile)).toBe(expected);
+  });
+
+  it("reads the image's own: the benchmark runs the bridge with the young generation the image gives it", () => {
+    const dockerfile = readFileSync(new URL('../../../Dockerfile', import.meta.url), 'utf8');
+    expect(dockerfileNodeOptions(dockerfile)).toBe('--max-semi-space-size=8');
+  });
+});
