@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from './compiled.js';
 
-/** The NODE_OPTIONS the Dockerfile's daemon stage sets ('' if none), as node flags. */
+/** The NODE_OPTIONS the image runs with (the Dockerfile's; none: []), as node flags. */
 export function imageNodeFlags(): string[] {
   return dockerfileNodeOptions(readFileSync(join(REPO, 'Dockerfile'), 'utf8'))
     .split(' ')
@@ -22,11 +22,18 @@ export function dockerfileNodeOptions(dockerfile: string): string {
     .filter((text) => text.startsWith('FROM'))
     .map((text) => {
       const head = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/i.exec(text);
-      const value = /\bNODE_OPTIONS=("([^"]*)"|(\S*))/.exec(text);
+      // Comment lines may name the variable too (the Dockerfile explains its value above the ENV).
+      const code = text
+        .split('\n')
+        .filter((line) => !line.trimStart().startsWith('#'))
+        .join('\n');
+      const value = /\bNODE_OPTIONS=("([^"]*)"|(\S*))/.exec(code);
       return { base: head?.[1], name: head?.[2], options: value ? (value[2] ?? value[3] ?? '') : undefined };
     });
-  for (let stage = stages.at(-1); stage !== undefined;) {
+  const seen = new Set<object>();
+  for (let stage = stages.at(-1); stage !== undefined && !seen.has(stage);) {
     if (stage.options !== undefined) return stage.options;
+    seen.add(stage);
     const base = stage.base;
     stage = stages.find((s) => s.name !== undefined && s.name === base);
   }

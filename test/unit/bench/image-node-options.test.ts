@@ -13,6 +13,8 @@ describe('dockerfileNodeOptions', () => {
       'FROM node AS build\nENV NODE_OPTIONS=--a\nFROM node AS daemon\nENV NODE_OPTIONS=--b\n',
       '--b',
     ],
+    ['a comment naming it', 'FROM node AS daemon\n# e.g. NODE_OPTIONS=--x\nENV X=y\n', ''],
+    ['a stage built FROM its own name', 'FROM daemon AS daemon\nENV X=y\n', ''],
     [
       'inherited from the base stage',
       'FROM node AS daemon\nENV NODE_OPTIONS=--a\nFROM daemon AS runtime\nUSER x\n',
