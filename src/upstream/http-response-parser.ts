@@ -185,13 +185,56 @@ export function createResponseParser(on: ResponseHandlers, maxHeadBytes = MAX_HE
     return stop + 1;
   };
 
+  /** The size plainSizeLine read. */
+  let chunkSize = 0;
+  /**
+   * A chunk-size line that is nothing but hex digits and its end (CRLF or LF), whole in `buf[i, n)`:
+   * its size in `chunkSize`, and where parsing goes on. 0 for anything else (an extension, spaces,
+   * a line cut by the read, too many digits, not hex): takeLine then reads it as text, with every
+   * rule and error, so both paths agree on every line (the tests cut every line at every byte).
+   */
+  const plainSizeLine = (buf: Buffer, i: number, n: number): number => {
+    let size = 0;
+    let significant = 0;
+    let j = i;
+    for (; j < n; j++) {
+      const c = buf[j]!;
+      let v: number;
+      if (c >= 48 && c <= 57) v = c - 48;
+      else if (c >= 97 && c <= 102) v = c - 87;
+      else if (c >= 65 && c <= 70) v = c - 55;
+      else break;
+      if (significant > 0 || v > 0) significant++;
+      if (significant > MAX_SIZE_DIGITS) return 0;
+      size = size * 16 + v;
+    }
+    if (j === i || j >= n) return 0;
+    if (buf[j] === LF) j++;
+    else if (buf[j] === CR && j + 1 < n && buf[j + 1] === LF) j += 2;
+    else return 0;
+    if (j - i > MAX_SIZE_LINE) return 0;
+    chunkSize = size;
+    return j;
+  };
+
   return {
     feed(buf, n = buf.length) {
       let i = 0;
       while (i < n) {
         switch (state.s) {
-          case 'head':
           case 'size':
+            if (line === '') {
+              // The common case, a whole chunk-size line of hex digits in this read: read as bytes.
+              const next = plainSizeLine(buf, i, n);
+              if (next > 0) {
+                state = chunkSize === 0 ? { s: 'trailers' } : { s: 'data', left: chunkSize };
+                i = next;
+                break;
+              }
+            }
+            i = takeLine(buf, i, n);
+            break;
+          case 'head':
           case 'trailers':
             i = takeLine(buf, i, n);
             break;

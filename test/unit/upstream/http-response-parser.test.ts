@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createResponseParser, HttpParseError, type ResponseHead } from '../../../src/upstream/http-response-parser.js';
 
@@ -103,6 +104,11 @@ describe('the stream response parser', () => {
       { status: 200, body: 'abc', ended: true },
     ],
     [
+      'chunk-size lines in every form: upper case, spaces before the end, an extension, LF alone',
+      `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2 \r\nab\r\nA\nabcdefghij\r\n1;x=y\r\nc\r\n00\r\n\r\n`,
+      { status: 200, body: 'ababcdefghijc', ended: true },
+    ],
+    [
       'a content-length padded with leading zeros',
       `HTTP/1.1 404 No\r\ncontent-length: 00000000000000000002\r\n\r\nab`,
       { status: 404, body: 'ab', ended: true },
@@ -179,6 +185,38 @@ describe('the stream response parser', () => {
     const parser = createResponseParser({ head: () => {}, body: () => {}, end: () => {} }, 64);
     parser.feed(Buffer.from('HTTP/1.1 200 OK\r\nx: '));
     expect(() => parser.feed(Buffer.from('a'.repeat(100)))).toThrow(/response head over 64 bytes/);
+  });
+
+  it('reads any chunked body the same however its reads are cut, whatever its size lines look like', () => {
+    const sizeLine = fc.record({
+      zeros: fc.integer({ min: 0, max: 3 }),
+      upper: fc.boolean(),
+      tail: fc.constantFrom('', ' ', ';ext=1', '\t;a'),
+      end: fc.constantFrom('\r\n', '\n'),
+    });
+    const piece = fc.tuple(fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 40 }), sizeLine);
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 6 }),
+        sizeLine,
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (pieces, last, cutSeeds) => {
+          const line = (size: number, f: typeof last.value): string => {
+            const hex = size.toString(16);
+            return `${'0'.repeat(f.zeros)}${f.upper ? hex.toUpperCase() : hex}${f.tail}${f.end}`;
+          };
+          let wire = 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n';
+          for (const [data, f] of pieces) wire += `${line(data.length, f)}${data}\r\n`;
+          wire += `${line(0, last)}\r\n`;
+          const cuts = [...new Set(cutSeeds.map((c) => 1 + (c % (wire.length - 1))))].sort((a, b) => a - b);
+          expect(parse(wire, cuts)).toEqual({
+            heads: [{ statusCode: 200, headers: { 'transfer-encoding': 'chunked' } }],
+            body: pieces.map(([data]) => data).join(''),
+            ended: true,
+          });
+        },
+      ),
+    );
   });
 
   it('rejects an endless chunk-size line', () => {
