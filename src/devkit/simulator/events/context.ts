@@ -42,6 +42,12 @@ export interface GenState {
   cdpClock: number;
 }
 
+/**
+ * The pages sessions visit, written as a person types them and kept as a browser reports them: CDP
+ * (a frame's url, a request's url) and `location.href` give a URL's ASCII serialisation (the WHATWG
+ * URL standard, which `new URL().href` follows too): an internationalised host in punycode, a path
+ * and query percent-encoded. Non-ASCII text stays where a page puts it (console messages, bodies).
+ */
 export const SITES: readonly string[] = [
   'https://shop.example.com/cart',
   'https://news.example.org/article/42?ref=home',
@@ -49,7 +55,7 @@ export const SITES: readonly string[] = [
   'https://例え.jp/検索?q=テスト',
   'https://www.example.de/größe/übersicht',
   'http://localhost:3000/login',
-];
+].map((typed) => new URL(typed).href);
 
 /** URLs that carry user-info or signatures, so the bridge's redaction has something to do. */
 export const SECRET_URLS: readonly string[] = [
