@@ -5,14 +5,15 @@
 // parse of each event. Not a test; prints CPU µs per event of this process (user and system apart).
 //
 //   npx tsx bench/read-micro.ts [--sessions 1000] [--rate 20] [--per-write 1] [--seconds 10]
-//                               [--full-every-ms 500] [--full-ms 20] [--tree DIR]
+//                               [--full-every-ms 500] [--full-ms 20] [--pace-ms MS] [--tree DIR]
 //
 // A writer in a child process of its own serves --sessions chunked SSE streams on 127.0.0.1 and
 // writes --rate events a second to each, --per-write of them in one write (1: one event per read at
 // full rate, as the simulator writes them; more: events in bunches), ~1.8 KB each, spread evenly
 // over the sessions. Every --full-every-ms the sink's outbox (src/ingest/outbox.ts) is full for
 // --full-ms, as the main thread's acknowledgements make it in the heavy mix: every session that reads
-// meanwhile is held, and resumes when it has room. --tree DIR reads with that checkout's code instead
+// meanwhile is held, and resumes when it has room. --pace-ms MS paces this thread's reads as an
+// ingest worker's are (src/util/read-pacing.ts, upstream.read_pacing; 0 or absent: as bytes arrive). --tree DIR reads with that checkout's code instead
 // (`git archive <commit> | tar -x -C DIR`, node_modules linked): run the two back to back, on a
 // busy machine several times. Events per chunk say which regime a run was in: the writer lags on a
 // loaded machine, and its events then arrive in bunches.
@@ -32,6 +33,7 @@ const { values: args, positionals } = parseArgs({
     'full-every-ms': { type: 'string' },
     'full-ms': { type: 'string' },
     tree: { type: 'string' },
+    'pace-ms': { type: 'string' },
     port: { type: 'string' },
   },
   allowPositionals: true,
@@ -147,6 +149,12 @@ async function reader(): Promise<void> {
     setTimeout(() => outbox.acked(1), fullMs);
   }, fullEveryMs);
 
+  // --pace-ms: the ingest workers' read pacing (src/util/read-pacing.ts), here in this thread.
+  const paceMs = Number(args['pace-ms'] ?? 0);
+  if (paceMs > 0) {
+    const { paceReads } = (await load('src/util/read-pacing.ts')) as typeof import('../src/util/read-pacing.js');
+    paceReads(paceMs);
+  }
   await new Promise((r) => setTimeout(r, 3000));
   const e0 = events;
   const c0 = chunks;

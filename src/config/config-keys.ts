@@ -58,6 +58,10 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
     api_key_file: scalar('string', 'A file holding the API key, re-read on 401 (env BROWSER_API_KEY_FILE).'),
     idle_timeout: scalar('duration', 'No bytes for this long means a dead connection (default 45s).'),
     connect_timeout: scalar('duration', 'TCP + TLS + response headers of one stream request (default 10s).'),
+    read_pacing: scalar(
+      'duration',
+      'A busy ingest worker reads its streams at most once per this interval, so a read takes several frames (default 100ms; 0: as bytes arrive).',
+    ),
     backoff: section('Waits between reconnects.', {
       initial: scalar('duration', 'First wait after a failed or closed stream (default 500ms).'),
       max: scalar('duration', 'Longest wait between reconnects (default 30s).'),

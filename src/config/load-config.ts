@@ -210,6 +210,7 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
     apiKeyFile,
     idleTimeoutMs: duration(up.idle_timeout, 'upstream.idle_timeout', 100, 45_000),
     connectTimeoutMs: duration(up.connect_timeout, 'upstream.connect_timeout', 100, 10_000),
+    readPacingMs: p.take(() => readPacing(up.read_pacing), DEFAULT_READ_PACING_MS),
     backoff: {
       initialMs: duration(upBackoff.initial, 'upstream.backoff.initial', 1, 500),
       maxMs: duration(upBackoff.max, 'upstream.backoff.max', 1, 30_000),
@@ -290,6 +291,19 @@ function parseHostNames(envValue: string | undefined, fileValue: unknown): strin
       throw new ConfigError(`${key}[${i}]`, 'must be a host name or address without port or scheme');
     return n.trim().toLowerCase();
   });
+}
+
+/** The read pacing's default: two frames a read at 20 events/s a stream, at most 100 ms more latency. */
+const DEFAULT_READ_PACING_MS = 100;
+/** Longer would hold a stream's bytes past what its kernel buffer and the latency of a live view allow. */
+const MAX_READ_PACING_MS = 1000;
+
+/** `upstream.read_pacing`: a duration from 0 (off) to MAX_READ_PACING_MS. */
+function readPacing(v: unknown): number {
+  const ms = optDurationMs(v, 'upstream.read_pacing', 0) ?? DEFAULT_READ_PACING_MS;
+  if (ms > MAX_READ_PACING_MS)
+    throw new ConfigError('upstream.read_pacing', `must be at most ${MAX_READ_PACING_MS} ms (got ${ms} ms)`);
+  return ms;
 }
 
 /** `workers`: a count (0: none) or "auto" (one per core beyond the first; see resolveWorkers). */

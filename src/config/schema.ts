@@ -31,6 +31,11 @@ export interface UpstreamConfig {
   /** No bytes (not even a keepalive) for this long means a dead connection (docs/service-api.md "Stream telemetry events" rule 2). */
   idleTimeoutMs: number;
   connectTimeoutMs: number;
+  /**
+   * While an ingest worker reads many small chunks, it reads its streams at most once per this
+   * interval (util/read-pacing.ts); 0: every stream is read as its bytes arrive.
+   */
+  readPacingMs: number;
   backoff: BackoffConfig;
   /** Pools are looked up again this often. */
   poolRefreshMs: number;

@@ -23,6 +23,7 @@ import { FactRelay } from './fact-relay.js';
 import { Outbox } from './outbox.js';
 import { spanTapFactory, type SpanTapFactory } from '../session/span-tap.js';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.js';
+import { paceReads, type PacingCounts } from '../util/read-pacing.js';
 
 const port = parentPort;
 if (!port) throw new Error('ingest/worker.ts runs as a worker thread (pool.ts starts it)');
@@ -45,6 +46,9 @@ const spans: SpanTapFactory | undefined = config.traces.enabled
         { carry: false, captureEveryMs: config.traces.stateIntervalMs },
       )(sessionId, stored)
   : undefined;
+// Under load this thread lets its streams' frames gather before it reads them (util/read-pacing.ts).
+const pacer = paceReads(config.upstream.readPacingMs);
+const reported: PacingCounts = { reads: 0, sleeps: 0, sleptMs: 0 };
 const newSession = sessionFactory({
   config,
   client,
@@ -76,6 +80,16 @@ function report(final?: number): void {
     if (s) statuses.push([final, s.status()]);
   } else if (++reports % STATUS_EVERY === 0) {
     for (const [h, s] of sessions) statuses.push([h, s.status()]);
+  }
+  if (pacer && pacer.counts.reads > reported.reads) {
+    const { reads, sleeps, sleptMs } = pacer.counts;
+    facts.emit({
+      f: 'reads_paced',
+      reads: reads - reported.reads,
+      sleeps: sleeps - reported.sleeps,
+      sleptMs: sleptMs - reported.sleptMs,
+    });
+    Object.assign(reported, pacer.counts);
   }
   post({ t: 'report', statuses, facts: facts.take() });
 }

@@ -129,6 +129,7 @@ export const LOG_LINES: FactTable<Logger> = {
   values_redacted: null,
   screenshot_written: null,
   screenshot_failed: null,
+  reads_paced: null,
   commit_failed: (log, fact) => {
     if (sayAgain(fact.streak))
       log.error(

@@ -53,6 +53,10 @@ const METRICS: FactTable<BridgeMetrics> = {
   screenshot_failed: (m, fact) => {
     m.screenshots.inc({ outcome: 'write_failed' }, fact.count);
   },
+  reads_paced: (m, fact) => {
+    m.workerReads.inc(fact.reads);
+    m.readPacingSeconds.inc(fact.sleptMs / 1000);
+  },
   commit_failed: (m) => {
     m.spoolCommitErrors.inc();
   },

@@ -188,6 +188,14 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       help: 'monitor_screenshot events by policy outcome.',
       labelNames: ['outcome'],
     }),
+    workerReads: registry.counter({
+      name: 'bridge_worker_stream_reads_total',
+      help: "Socket reads of the ingest workers' streams (upstream.read_pacing on); events received over reads is the frames a read carries.",
+    }),
+    readPacingSeconds: registry.counter({
+      name: 'bridge_worker_read_pacing_seconds_total',
+      help: 'Time the ingest workers waited for frames to gather before reading again (upstream.read_pacing).',
+    }),
     redacted: registry.counter({
       name: 'bridge_records_redacted_total',
       help: 'Events in which redaction masked values, by kind (header, url, post_data, response_body, api_call_code, typed_key, source_metadata).',

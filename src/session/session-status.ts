@@ -88,6 +88,7 @@ const TALLY: FactTable<SessionStatus> = {
   values_redacted: null,
   screenshot_written: null,
   screenshot_failed: null,
+  reads_paced: null,
   commit_failed: null,
   commit_recovered: null,
   delete_failed: null,

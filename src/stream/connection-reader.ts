@@ -18,6 +18,7 @@
 // reads into, and a hold stops that socket before its next read.
 import type { StreamBody } from '../upstream/stream-body.js';
 import { yieldIfDue } from '../util/fair-share.js';
+import { noteRead } from '../util/read-pacing.js';
 import { networkMessage } from '../util/network-message.js';
 import type { ReconnectReason } from '../vocabulary/session-states.js';
 import { createFrameDecoder, type Frame } from './frame-decoder.js';
@@ -131,6 +132,7 @@ export function readConnection(body: StreamBody, ac: AbortController, host: Conn
     const onData = (chunk: Buffer, more: boolean): void => {
       // A paused body emits nothing: no chunk arrives while a hold is pending.
       try {
+        noteRead(more);
         watchdog.touch();
         decoder.feed(chunk, frames);
         if (frames.length > 0) {

@@ -83,6 +83,8 @@ export type Fact =
   | { f: 'values_redacted'; type: string; kind: RedactionKind; count: number }
   | { f: 'screenshot_written'; count: number }
   | { f: 'screenshot_failed'; count: number }
+  // --- an ingest worker's reads (util/read-pacing.ts), once per report while it paces ---
+  | { f: 'reads_paced'; reads: number; sleeps: number; sleptMs: number }
   // --- the spool (daemon/bridge.ts wires the store's callbacks) ---
   /** `checkpointsOnly`: only moved checkpoints failed to be written (overflow mode): reading goes on. */
   | { f: 'commit_failed'; error: string; code: string | undefined; streak: number; checkpointsOnly?: boolean }

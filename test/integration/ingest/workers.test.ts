@@ -63,6 +63,31 @@ describe('ingest workers', () => {
     expect(slots.map((s) => s.worker.resourceLimits?.maxOldGenerationSizeMb)).toEqual([1024]);
   }, 30_000);
 
+  it('pace their reads while many live streams keep them busy: several frames a read, every event once', async () => {
+    h = await harness();
+    const ids = Array.from({ length: 100 }, (_, i) => `pace-${i}`);
+    // 100 sessions × 20 events/s: ~2,000 small reads a second for one worker, over the busy rate.
+    for (const id of ids) h.sim.createSession(id).produce(20, 60);
+    const paced = { ...FAST, upstream: { ...(FAST.upstream as object), read_pacing: '500ms' } };
+    const bridge = await h.startBridge(paced, { BRIDGE_SESSIONS: ids.join(','), BRIDGE_WORKERS: '1' });
+    await until(() => h.receiver.records.length >= ids.length * 60, 'every produced event', 60_000);
+    for (const id of ids) h.sim.session(id)!.end();
+    await bridge.supervisor.untilAllEnded();
+    for (const t of h.tally(ids)) expect(t).toMatchObject({ unique: 60, missing: 0, duplicates: 0 });
+    await eventually(
+      async () => ((await counter(bridge, 'bridge_worker_stream_reads_total')) > 0 ? true : undefined),
+      'the reads counter',
+    );
+    const reads = await counter(bridge, 'bridge_worker_stream_reads_total');
+    const received = await counter(bridge, 'bridge_events_received_total');
+    const text = await bridge.metrics.registry.metricText('bridge_worker_read_pacing_seconds_total');
+    const waited = Number(/ ([\d.e+-]+)$/m.exec(text)?.[1] ?? NaN);
+    // It waited on purpose, and the streams' frames gathered: fewer reads than events.
+    expect(waited).toBeGreaterThan(0);
+    expect(received).toBe(ids.length * 60);
+    expect(reads).toBeLessThan(received);
+  }, 90_000);
+
   it('status and counters of a running session reach the main thread within a report interval', async () => {
     h = await harness();
     h.sim.createSession('st').emit(50);

@@ -130,6 +130,13 @@ describe('configuration', () => {
     expect(c.shutdownGraceMs).toBe(60_000);
   });
 
+  it('upstream.read_pacing: 100 ms by default, 0 turns it off, a duration up to 1s', () => {
+    expect(buildConfig({}, base).upstream.readPacingMs).toBe(100);
+    expect(buildConfig({ upstream: { read_pacing: 0 } }, base).upstream.readPacingMs).toBe(0);
+    expect(buildConfig({ upstream: { read_pacing: '250ms' } }, base).upstream.readPacingMs).toBe(250);
+    expect(buildConfig({ upstream: { read_pacing: '1s' } }, base).upstream.readPacingMs).toBe(1000);
+  });
+
   it('a key file named and missing is an error even with a key set, and says how to use the key alone', () => {
     const message = (raw: Record<string, unknown>, env: Record<string, string>): string =>
       configError(raw, env).message;
@@ -177,6 +184,8 @@ describe('configuration', () => {
     ['BRIDGE_WORKERS', {}, { ...base, BRIDGE_WORKERS: '1.5' }],
     ['BRIDGE_WORKERS', {}, { ...base, BRIDGE_WORKERS: '65' }],
     ['upstream.urll', { upstream: { urll: 'x' } }, base],
+    ['upstream.read_pacing', { upstream: { read_pacing: '2s' } }, base],
+    ['upstream.read_pacing', { upstream: { read_pacing: -5 } }, base],
   ])('names the key %s', (key, raw, env) => {
     expect(err(raw, env)).toBe(key);
   });

@@ -201,7 +201,7 @@ describe('the stream response parser', () => {
         sizeLine,
         fc.array(fc.nat(), { maxLength: 8 }),
         (pieces, last, cutSeeds) => {
-          const line = (size: number, f: typeof last.value): string => {
+          const line = (size: number, f: { zeros: number; upper: boolean; tail: string; end: string }): string => {
             const hex = size.toString(16);
             return `${'0'.repeat(f.zeros)}${f.upper ? hex.toUpperCase() : hex}${f.tail}${f.end}`;
           };

@@ -1,0 +1,81 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MIN_BUSY_READS, ReadPacer, type PacingClock } from '../../../src/util/read-pacing.js';
+
+/** A clock the test moves: sleeps advance it, checks run when the test ends a turn. */
+function fakeClock(): PacingClock & { t: number; pending: Array<() => void>; slept: number[]; endTurn(): void } {
+  const c = {
+    t: 1000,
+    pending: [] as Array<() => void>,
+    slept: [] as number[],
+    now: () => c.t,
+    sleep: (ms: number) => {
+      c.slept.push(ms);
+      c.t += ms;
+    },
+    afterIo: (fn: () => void) => void c.pending.push(fn),
+    endTurn: () => {
+      const fns = c.pending.splice(0);
+      for (const fn of fns) fn();
+    },
+  };
+  return c;
+}
+
+describe('read pacing', () => {
+  it.each([
+    // reads in the turn, whether one filled its buffer, ms the turn took → ms slept
+    ['a busy turn of small reads waits out the interval', 50, false, 10, 90],
+    ['a busy turn that took the whole interval waits no more', 500, false, 100, 0],
+    ['a turn with a full read (a backlog) never waits', 50, true, 10, 0],
+    ['a few reads never make a turn busy, however short', MIN_BUSY_READS - 1, false, 0.5, 0],
+    ['reads slower than the busy rate do not wait', 5, false, 50, 0],
+  ])('%s', (_why, reads, full, turnMs, slept) => {
+    const clock = fakeClock();
+    const pacer = new ReadPacer(100, clock);
+    for (let i = 0; i < reads; i++) pacer.read(full && i === 0);
+    clock.t += turnMs;
+    expect(clock.pending).toHaveLength(1); // one check a turn, however many reads
+    clock.endTurn();
+    expect(clock.slept.reduce((a, b) => a + b, 0)).toBeCloseTo(slept);
+    expect(pacer.counts).toEqual({ reads, sleeps: slept > 0 ? 1 : 0, sleptMs: slept });
+  });
+
+  it('schedules nothing while no stream reads: an idle worker is never woken', () => {
+    const clock = fakeClock();
+    new ReadPacer(100, clock);
+    clock.t += 10_000;
+    expect(clock.pending).toHaveLength(0);
+  });
+
+  it('under any turns, never waits longer than the interval, never after a full read, and a wait ends one interval after the last check', () => {
+    const turn = fc.record({
+      reads: fc.integer({ min: 1, max: 300 }),
+      full: fc.boolean(),
+      ms: fc.double({ min: 0, max: 250, noNaN: true }),
+      idleBefore: fc.double({ min: 0, max: 300, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.array(turn, { maxLength: 30 }), (interval, turns) => {
+        const clock = fakeClock();
+        const pacer = new ReadPacer(interval, clock);
+        let lastCheckEnd = clock.t;
+        for (const t of turns) {
+          clock.t += t.idleBefore;
+          for (let i = 0; i < t.reads; i++) pacer.read(t.full && i === t.reads - 1);
+          clock.t += t.ms;
+          const before = clock.slept.length;
+          clock.endTurn();
+          if (clock.slept.length > before) {
+            const ms = clock.slept.at(-1)!;
+            expect(ms).toBeLessThanOrEqual(interval);
+            expect(t.full).toBe(false);
+            expect(clock.t).toBeCloseTo(lastCheckEnd + interval);
+          }
+          lastCheckEnd = clock.t;
+        }
+        expect(pacer.counts.reads).toBe(turns.reduce((n, t) => n + t.reads, 0));
+      }),
+    );
+  });
+});
