@@ -210,7 +210,7 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
     apiKeyFile,
     idleTimeoutMs: duration(up.idle_timeout, 'upstream.idle_timeout', 100, 45_000),
     connectTimeoutMs: duration(up.connect_timeout, 'upstream.connect_timeout', 100, 10_000),
-    readPacingMs: p.take(() => readPacing(up.read_pacing), DEFAULT_READ_PACING_MS),
+    readPacingMs: p.take(() => readPacing(env.BRIDGE_READ_PACING, up.read_pacing), DEFAULT_READ_PACING_MS),
     backoff: {
       initialMs: duration(upBackoff.initial, 'upstream.backoff.initial', 1, 500),
       maxMs: duration(upBackoff.max, 'upstream.backoff.max', 1, 30_000),
@@ -298,11 +298,11 @@ const DEFAULT_READ_PACING_MS = 100;
 /** Longer would hold a stream's bytes past what its kernel buffer and the latency of a live view allow. */
 const MAX_READ_PACING_MS = 1000;
 
-/** `upstream.read_pacing`: a duration from 0 (off) to MAX_READ_PACING_MS. */
-function readPacing(v: unknown): number {
-  const ms = optDurationMs(v, 'upstream.read_pacing', 0) ?? DEFAULT_READ_PACING_MS;
-  if (ms > MAX_READ_PACING_MS)
-    throw new ConfigError('upstream.read_pacing', `must be at most ${MAX_READ_PACING_MS} ms (got ${ms} ms)`);
+/** `upstream.read_pacing` (BRIDGE_READ_PACING): a duration from 0 (off) to MAX_READ_PACING_MS. */
+function readPacing(envValue: string | undefined, fileValue: unknown): number {
+  const key = envValue !== undefined ? 'BRIDGE_READ_PACING' : 'upstream.read_pacing';
+  const ms = optDurationMs(envValue ?? fileValue, key, 0) ?? DEFAULT_READ_PACING_MS;
+  if (ms > MAX_READ_PACING_MS) throw new ConfigError(key, `must be at most ${MAX_READ_PACING_MS} ms (got ${ms} ms)`);
   return ms;
 }
 

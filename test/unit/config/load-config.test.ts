@@ -135,6 +135,9 @@ describe('configuration', () => {
     expect(buildConfig({ upstream: { read_pacing: 0 } }, base).upstream.readPacingMs).toBe(0);
     expect(buildConfig({ upstream: { read_pacing: '250ms' } }, base).upstream.readPacingMs).toBe(250);
     expect(buildConfig({ upstream: { read_pacing: '1s' } }, base).upstream.readPacingMs).toBe(1000);
+    // The environment wins over the file, as everywhere.
+    const env = { ...base, BRIDGE_READ_PACING: '0' };
+    expect(buildConfig({ upstream: { read_pacing: '250ms' } }, env).upstream.readPacingMs).toBe(0);
   });
 
   it('a key file named and missing is an error even with a key set, and says how to use the key alone', () => {
@@ -186,6 +189,7 @@ describe('configuration', () => {
     ['upstream.urll', { upstream: { urll: 'x' } }, base],
     ['upstream.read_pacing', { upstream: { read_pacing: '2s' } }, base],
     ['upstream.read_pacing', { upstream: { read_pacing: -5 } }, base],
+    ['BRIDGE_READ_PACING', { upstream: { read_pacing: '50ms' } }, { ...base, BRIDGE_READ_PACING: 'soon' }],
   ])('names the key %s', (key, raw, env) => {
     expect(err(raw, env)).toBe(key);
   });
