@@ -57,6 +57,8 @@ export class BridgeUnderTest {
         ...(process.env.BRIDGE_SPOOL_MODE !== undefined ? { BRIDGE_SPOOL_MODE: process.env.BRIDGE_SPOOL_MODE } : {}),
         // Spans beside the records: BRIDGE_TRACES=true npm run bench measures what traces cost.
         ...(process.env.BRIDGE_TRACES !== undefined ? { BRIDGE_TRACES: process.env.BRIDGE_TRACES } : {}),
+        // The workers' read pacing (default 100ms): BRIDGE_READ_PACING=0 npm run bench reads as bytes arrive.
+        ...(process.env.BRIDGE_READ_PACING !== undefined ? { BRIDGE_READ_PACING: process.env.BRIDGE_READ_PACING } : {}),
       },
     );
     const bridge = await startBridge(config, silentLogger());
