@@ -4,17 +4,28 @@
 // to a no-op that acknowledges them. Not a test; prints CPU µs per event, the whole path and each
 // stage alone.
 //
-//   npx tsx bench/ingest-micro.ts [--reps 7] [--ms 400] [--sessions 100] [--tree DIR]...
+//   npx tsx bench/ingest-micro.ts [--tree DIR]... [--slices 150] [--ms 30] [--stage NAME]... [--sessions 100]
 //
 // The events are the heavy mix of `npm run bench -- live-heavy` (src/devkit/simulator, mix `heavy`:
 // every category, 3 % screenshots of 20–40 KB base64, long console texts), as frame text, from
-// --sessions sessions interleaved as a worker reads them. Each --tree DIR times that checkout's code
-// instead of this tree's (`git archive <commit> | tar -x -C DIR`, node_modules linked), alternating
-// timing by timing so a neighbour's burst of load falls on all alike: the before/after of a change
-// on a busy machine. Compare two checkouts, not this tree against one: the simulator that makes the
-// frames shares this tree's modules (guards, URL helpers), and the type feedback it leaves there
-// made the same code time up to 40 % slower here than in a checkout of its own. CPU time of this
-// process, not wall time.
+// --sessions sessions interleaved as a worker reads them.
+//
+// A before/after: each --tree DIR is a checkout whose code is timed (`git archive <commit> | tar -x
+// -C DIR`, node_modules linked). Name the first tree twice, `--tree A --tree A --tree B`: the second
+// A is loaded from a fresh copy (modules of its own), the control. The trees are timed alternately
+// in many short slices (--slices of --ms ms of CPU each, the order reversed every slice, each tree
+// going on through the frames where its last slice stopped), so a neighbour's burst of load falls
+// on all of them alike; per stage the output gives each tree's median µs an event and the median of
+// its paired ratios (slice by slice) to the first tree, with the middle half of those ratios. The
+// control's ratio is what identical code reads at this moment: a change is seen only when its
+// ratio lies outside the control's. On a busy two-core machine whole-run figures of one tree moved
+// ±50 % while paired ratios of short slices held within a few percent.
+//
+// Compare checkouts, not this tree against one: the simulator that makes the frames shares this
+// tree's modules (guards, URL helpers), and the type feedback it leaves there made the same code
+// time up to 40 % slower here than in a checkout of its own. CPU time of this process, not wall time.
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { loadavg as osLoad, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -31,15 +42,16 @@ import type { RecordToAppend } from '../src/store/pending-segments.js';
 
 const { values: args } = parseArgs({
   options: {
-    reps: { type: 'string' },
+    slices: { type: 'string' },
     ms: { type: 'string' },
     sessions: { type: 'string' },
+    stage: { type: 'string', multiple: true },
     tree: { type: 'string', multiple: true },
   },
   strict: true,
 });
-const reps = Number(args.reps ?? '7');
-const budgetMs = Number(args.ms ?? '400');
+const slices = Number(args.slices ?? '150');
+const sliceMs = Number(args.ms ?? '30');
 const sessions = Number(args.sessions ?? '100');
 /** Events per session: the frames of all sessions, interleaved, are one pass. */
 const PER_SESSION = 60;
@@ -67,16 +79,41 @@ function treeOf(
   return { label, parse: env.parseEnvelope, mapper: m.createMapper(s.defaultMappingOptions), outbox };
 }
 
-async function treeAt(dir: string): Promise<Tree> {
-  const root = resolve(dir);
-  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, path)).href)) as T;
+/** Copies made for control trees, removed at exit. */
+const copies: string[] = [];
+
+/** A fresh copy of a checkout's code (ESM caches modules by URL: the same path would be the same modules). */
+function copyOf(root: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ingest-micro-control-'));
+  copies.push(dir);
+  cpSync(join(root, 'src'), join(dir, 'src'), { recursive: true });
+  cpSync(join(root, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+async function treeAt(dir: string, label: string): Promise<Tree> {
+  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(dir, path)).href)) as T;
   return treeOf(
-    dir,
+    label,
     await load('src/upstream/envelope.ts'),
     await load('src/mapping/mapper.ts'),
     await load('src/ingest/outbox.ts'),
     await load('src/config/mapping-section.ts'),
   );
+}
+
+/** The --tree checkouts in order; a directory named again is a control, loaded from a copy. */
+async function loadTrees(dirs: readonly string[]): Promise<Tree[]> {
+  const seen = new Set<string>();
+  const trees: Tree[] = [];
+  for (const dir of dirs) {
+    const root = resolve(dir);
+    if (seen.has(root)) trees.push(await treeAt(copyOf(root), `${dir} (control)`));
+    else trees.push(await treeAt(root, dir));
+    seen.add(root);
+  }
+  return trees;
 }
 
 /** The heavy mix as frame texts, sessions interleaved. */
@@ -99,11 +136,14 @@ function frames(): { texts: string[]; session: number[] } {
   return { texts, session };
 }
 
+/** A stage runs events [from, to) of the frames for one tree (k: the tree's index). */
+type Stage = (t: Tree, k: number, from: number, to: number) => void;
+
 async function main(): Promise<void> {
   const trees =
     args.tree === undefined
       ? [treeOf('this tree', envelopeModule, mapperModule, outboxModule, mappingSection)]
-      : await Promise.all(args.tree.map(treeAt));
+      : await loadTrees(args.tree);
   const { texts, session } = frames();
   const ctxs: SessionContext[] = Array.from({ length: sessions }, (_, i) => ({
     sessionId: `session-${i}`,
@@ -123,9 +163,9 @@ async function main(): Promise<void> {
     return { envs, records: envs.map((e, i) => t.mapper.map(e, ctxs[session[i]!]!, observed)) };
   });
 
-  const stages: Record<string, (t: Tree, k: number) => void> = {
-    'whole path': (t) => {
-      for (let i = 0; i < texts.length; i++) {
+  const all: Record<string, Stage> = {
+    'whole path': (t, _k, from, to) => {
+      for (let i = from; i < to; i++) {
         const r = t.parse(texts[i]!);
         if (!r.ok) throw new Error(r.reason);
         const ctx = ctxs[session[i]!]!;
@@ -135,76 +175,106 @@ async function main(): Promise<void> {
         append.tsMicros = r.envelope.event.ts;
         append.record = record === null ? null : t.outbox.encode(record);
         t.outbox.append(append);
-        if (i % EVENTS_PER_TURN === EVENTS_PER_TURN - 1) t.outbox.flush();
       }
       t.outbox.flush();
     },
-    parse: (t) => {
-      for (const text of texts) if (!t.parse(text).ok) throw new Error('not parsed');
+    parse: (t, _k, from, to) => {
+      for (let i = from; i < to; i++) if (!t.parse(texts[i]!).ok) throw new Error('not parsed');
     },
-    map: (t, k) => {
+    map: (t, k, from, to) => {
       const { envs } = prepared[k]!;
-      for (let i = 0; i < envs.length; i++) t.mapper.map(envs[i]!, ctxs[session[i]!]!, observed);
+      for (let i = from; i < to; i++) t.mapper.map(envs[i]!, ctxs[session[i]!]!, observed);
     },
-    'encode + append': (t, k) => {
+    'encode + append': (t, k, from, to) => {
       const { envs, records } = prepared[k]!;
-      for (let i = 0; i < records.length; i++) {
+      for (let i = from; i < to; i++) {
         const record: BridgeLogRecord | null = records[i]!;
         append.sessionId = ctxs[session[i]!]!.sessionId;
         append.seq = envs[i]!.seq;
         append.record = record === null ? null : t.outbox.encode(record);
         t.outbox.append(append);
-        if (i % EVENTS_PER_TURN === EVENTS_PER_TURN - 1) t.outbox.flush();
       }
       t.outbox.flush();
     },
   };
+  const stages = Object.entries(all).filter(([name]) => args.stage === undefined || args.stage.includes(name));
+  if (stages.length === 0) throw new Error(`--stage: one of ${Object.keys(all).join(', ')}`);
+
   const cpuMicros = (): number => {
     const u = process.cpuUsage();
     return u.user + u.system;
   };
-  const time = (run: (t: Tree, k: number) => void, t: Tree, k: number): number => {
-    let passes = 0;
+  // Where each tree's next slice starts, per stage: a slice goes on through the frames, a turn of
+  // EVENTS_PER_TURN at a time, so every slice sees the mix in the same proportions.
+  const cursor = trees.map(() => 0);
+  /** One slice: turns until `ms` of CPU are spent; CPU µs per event. */
+  const slice = (run: Stage, k: number, ms: number): number => {
+    const t = trees[k]!;
+    let events = 0;
     const t0 = cpuMicros();
     let now: number;
     do {
-      run(t, k);
-      passes++;
+      const from = cursor[k]!;
+      const to = Math.min(from + EVENTS_PER_TURN, texts.length);
+      run(t, k, from, to);
+      events += to - from;
+      cursor[k] = to === texts.length ? 0 : to;
       now = cpuMicros();
-    } while (now < t0 + budgetMs * 1000);
-    return (now - t0) / passes / texts.length;
+    } while (now < t0 + ms * 1000);
+    return (now - t0) / events;
   };
-  // Warm-up: every stage of every tree once.
-  for (const run of Object.values(stages)) trees.forEach((t, k) => time(run, t, k));
-  const median = (v: number[]): number => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)]!;
+  const sorted = (v: readonly number[]): number[] => [...v].sort((x, y) => x - y);
+  const at = (v: readonly number[], q: number): number => v[Math.min(v.length - 1, Math.floor(v.length * q))]!;
   const chars = texts.reduce((n, t) => n + t.length, 0) / texts.length;
   console.log(
     `node ${process.version}; ${texts.length} frames of the heavy mix (${chars.toFixed(0)} chars on average) from ${sessions} sessions; ` +
-      `${reps} timings of ~${budgetMs} ms of CPU per stage and tree: median (fastest)`,
+      `per stage ${slices} slices of ~${sliceMs} ms of CPU per tree, alternating; load ${loadavg()}`,
   );
-  for (const [name, run] of Object.entries(stages)) {
+  const controls: string[] = [];
+  for (const [name, run] of stages) {
+    // Warm-up: a pass of the frames for every tree, so the slices time optimized code.
+    trees.forEach((_, k) => {
+      cursor[k] = 0;
+      run(trees[k]!, k, 0, texts.length);
+    });
     const us = trees.map((): number[] => []);
-    for (let r = 0; r < reps; r++) {
-      // Which tree goes first alternates: the one after a collection-heavy stage inherits its debt.
-      const order = r % 2 === 0 ? trees.map((_, k) => k) : trees.map((_, k) => trees.length - 1 - k);
-      for (const k of order) us[k]!.push(time(run, trees[k]!, k));
+    for (let s = 0; s < slices; s++) {
+      // The order reverses every slice: the tree after a collection-heavy slice inherits its debt.
+      for (let j = 0; j < trees.length; j++) {
+        const k = s % 2 === 0 ? j : trees.length - 1 - j;
+        us[k]!.push(slice(run, k, sliceMs));
+      }
     }
     trees.forEach((t, k) => {
-      const label = trees.length > 1 ? ` ${t.label}`.padEnd(28) : '';
-      const v = us[k]!;
-      console.log(
-        `  ${name.padEnd(16)}${label} ${median(v).toFixed(2).padStart(6)} µs/event (CPU; fastest ${Math.min(...v).toFixed(2)})`,
-      );
+      const v = sorted(us[k]!);
+      let line = `  ${name.padEnd(16)} ${t.label.padEnd(30)} ${at(v, 0.5).toFixed(2).padStart(6)} µs/event`;
+      if (k > 0) {
+        const r = sorted(us[k]!.map((x, s) => x / us[0]![s]!));
+        const ratio = `${at(r, 0.5).toFixed(3)} (middle half ${at(r, 0.25).toFixed(3)}–${at(r, 0.75).toFixed(3)})`;
+        line += `   / first: ${ratio}`;
+        if (t.label.endsWith('(control)')) controls.push(`${name} ${ratio}`);
+      }
+      console.log(line);
     });
-    // Timings taken side by side share the load of their moment: the ratio of each pair moves far
-    // less than either figure does.
-    for (let k = 1; k < trees.length; k++) {
-      const ratios = us[k]!.map((x, r) => x / us[0]![r]!);
-      console.log(
-        `  ${''.padEnd(16)} ${trees[k]!.label} / ${trees[0]!.label}: ${median(ratios).toFixed(3)} (median of paired timings)`,
-      );
-    }
   }
+  console.log(
+    controls.length > 0
+      ? `control (identical code): ${controls.join('; ')}. A ratio reads as a change only outside that.`
+      : trees.length > 1
+        ? 'no control in this run: name the first tree twice (--tree A --tree A --tree B) to see what identical code reads.'
+        : '',
+  );
+  console.log(`load ${loadavg()}`);
 }
 
-await main();
+function loadavg(): string {
+  return osLoad()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+}
+
+try {
+  await main();
+} finally {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+}
