@@ -1,29 +1,37 @@
 // Micro-benchmark of an ingest worker's per-event path after the frame decoder, without sockets:
 // parse the frame's text (src/upstream/envelope.ts) → map (src/mapping/mapper.ts, default options:
-// redaction on) → encode into the outbox's batch and append (src/ingest/outbox.ts), batches posted
-// to a no-op that acknowledges them. Not a test; prints CPU µs per event, the whole path and each
-// stage alone.
+// redaction on) → encode into the outbox's batch and append (src/ingest/outbox.ts, one append
+// object per session as session-records.ts keeps it), batches posted to a no-op that acknowledges
+// them. Not a test; prints CPU µs per event, the whole path and each stage alone (`encode`: the
+// encoder alone into one reused buffer; `encode + append`: into the outbox's batches).
 //
-//   npx tsx bench/ingest-micro.ts [--tree DIR]... [--slices 150] [--ms 30] [--stage NAME]... [--sessions 100]
+//   npx tsx bench/ingest-micro.ts [--tree DIR]... [--slices 150] [--ms 30] [--stage NAME]...
+//                                 [--sessions 100] [--clock thread|process]
 //
 // The events are the heavy mix of `npm run bench -- live-heavy` (src/devkit/simulator, mix `heavy`:
 // every category, 3 % screenshots of 20–40 KB base64, long console texts), as frame text, from
 // --sessions sessions interleaved as a worker reads them.
 //
-// A before/after: each --tree DIR is a checkout whose code is timed (`git archive <commit> | tar -x
-// -C DIR`, node_modules linked). Name the first tree twice, `--tree A --tree A --tree B`: the second
-// A is loaded from a fresh copy (modules of its own), the control. The trees are timed alternately
-// in many short slices (--slices of --ms ms of CPU each, the order reversed every slice, each tree
-// going on through the frames where its last slice stopped), so a neighbour's burst of load falls
-// on all of them alike; per stage the output gives each tree's median µs an event and the median of
-// its paired ratios (slice by slice) to the first tree, with the middle half of those ratios. The
-// control's ratio is what identical code reads at this moment: a change is seen only when its
-// ratio lies outside the control's. On a busy two-core machine whole-run figures of one tree moved
-// ±50 % while paired ratios of short slices held within a few percent.
+// A before/after: each --tree DIR is a checkout whose code is timed (`git archive <commit> src
+// package.json | tar -x -C DIR`, node_modules linked). Name the first tree twice, `--tree A --tree
+// A --tree B`: the second A is loaded from a fresh copy (modules of its own), the control. The
+// trees are timed alternately in many short slices (--slices of --ms ms of CPU each, the order
+// reversed every slice, each tree going on through the frames where its last slice stopped), so a
+// neighbour's burst of load falls on all of them alike; per stage the output gives each tree's
+// median µs an event, the median of its paired ratios (slice by slice) to the first tree with the
+// middle half of those ratios, and for a tree after the control its ratio to the control. The
+// control's ratio is what identical code reads at this moment (being loaded second is itself worth
+// a few percent on some stages): read a change from its ratio to the control, and only when it
+// lies outside the control's own spread. On a busy two-core machine whole-run figures of one tree
+// moved ±50 % while the medians of paired ratios held within a few percent.
+//
+// The clock is this thread's CPU time by default: V8's helper threads (concurrent marking and
+// sweeping) charge their work to whichever slice runs beside them, which made single slices
+// scatter by ±60 %; `--clock process` counts them too.
 //
 // Compare checkouts, not this tree against one: the simulator that makes the frames shares this
 // tree's modules (guards, URL helpers), and the type feedback it leaves there made the same code
-// time up to 40 % slower here than in a checkout of its own. CPU time of this process, not wall time.
+// time up to 40 % slower here than in a checkout of its own.
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg as osLoad, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -36,6 +44,8 @@ import * as mappingSection from '../src/config/mapping-section.js';
 import * as mapperModule from '../src/mapping/mapper.js';
 import * as envelopeModule from '../src/upstream/envelope.js';
 import * as outboxModule from '../src/ingest/outbox.js';
+import * as encodeModule from '../src/wire/encode-record.js';
+import * as writerModule from '../src/wire/proto-writer.js';
 import type { Envelope } from '../src/upstream/envelope.js';
 import type { BridgeLogRecord, SessionContext } from '../src/vocabulary/log-record.js';
 import type { RecordToAppend } from '../src/store/pending-segments.js';
@@ -47,12 +57,15 @@ const { values: args } = parseArgs({
     sessions: { type: 'string' },
     stage: { type: 'string', multiple: true },
     tree: { type: 'string', multiple: true },
+    clock: { type: 'string' },
   },
   strict: true,
 });
 const slices = Number(args.slices ?? '150');
 const sliceMs = Number(args.ms ?? '30');
 const sessions = Number(args.sessions ?? '100');
+// process.threadCpuUsage is Node 23.9+ (and 22's later releases): the process's CPU where it is missing.
+const threadClock = (args.clock ?? 'thread') === 'thread' && typeof process.threadCpuUsage === 'function';
 /** Events per session: the frames of all sessions, interleaved, are one pass. */
 const PER_SESSION = 60;
 /** A worker posts a batch per turn of its event loop; at full rate a turn reads a few dozen frames. */
@@ -63,6 +76,9 @@ interface Tree {
   parse: typeof envelopeModule.parseEnvelope;
   mapper: mapperModule.Mapper;
   outbox: outboxModule.Outbox;
+  /** The encoder alone: a record's bytes into one writer, rewound every turn. */
+  writeRecord: (record: BridgeLogRecord) => void;
+  rewind: () => void;
 }
 
 function treeOf(
@@ -71,12 +87,22 @@ function treeOf(
   m: typeof mapperModule,
   o: typeof outboxModule,
   s: typeof mappingSection,
+  e: typeof encodeModule,
+  pw: typeof writerModule,
 ): Tree {
   const outbox: outboxModule.Outbox = new o.Outbox((msg) => {
     if (msg.t === 'batch') outbox.acked(msg.size);
   }, Number.MAX_SAFE_INTEGER);
   for (let i = 0; i < sessions; i++) outbox.bind(`session-${i}`, i);
-  return { label, parse: env.parseEnvelope, mapper: m.createMapper(s.defaultMappingOptions), outbox };
+  const w = new pw.ProtoWriter(1 << 20);
+  return {
+    label,
+    parse: env.parseEnvelope,
+    mapper: m.createMapper(s.defaultMappingOptions),
+    outbox,
+    writeRecord: (record) => e.writeFramedRecord(w, record),
+    rewind: () => w.reset(),
+  };
 }
 
 /** Copies made for control trees, removed at exit. */
@@ -100,6 +126,8 @@ async function treeAt(dir: string, label: string): Promise<Tree> {
     await load('src/mapping/mapper.ts'),
     await load('src/ingest/outbox.ts'),
     await load('src/config/mapping-section.ts'),
+    await load('src/wire/encode-record.ts'),
+    await load('src/wire/proto-writer.ts'),
   );
 }
 
@@ -142,7 +170,7 @@ type Stage = (t: Tree, k: number, from: number, to: number) => void;
 async function main(): Promise<void> {
   const trees =
     args.tree === undefined
-      ? [treeOf('this tree', envelopeModule, mapperModule, outboxModule, mappingSection)]
+      ? [treeOf('this tree', envelopeModule, mapperModule, outboxModule, mappingSection, encodeModule, writerModule)]
       : await loadTrees(args.tree);
   const { texts, session } = frames();
   const ctxs: SessionContext[] = Array.from({ length: sessions }, (_, i) => ({
@@ -151,7 +179,16 @@ async function main(): Promise<void> {
     epoch: 0,
   }));
   const observed = 1_800_000_000_000_000;
-  const append: RecordToAppend = { sessionId: '', seq: 0, epoch: 0, tsMicros: 0, record: null, sourceId: undefined };
+  // One append per session, refilled for every event, as session-records.ts keeps it; the stream's
+  // source id set, as a live session's is.
+  const appends: RecordToAppend[] = ctxs.map((ctx) => ({
+    sessionId: ctx.sessionId,
+    seq: 0,
+    epoch: 0,
+    tsMicros: 0,
+    record: null,
+    sourceId: `source-${ctx.sessionId}`,
+  }));
   const envelopes = (t: Tree): Envelope[] =>
     texts.map((text) => {
       const r = t.parse(text);
@@ -170,11 +207,12 @@ async function main(): Promise<void> {
         if (!r.ok) throw new Error(r.reason);
         const ctx = ctxs[session[i]!]!;
         const record = t.mapper.map(r.envelope, ctx, observed);
-        append.sessionId = ctx.sessionId;
+        const append = appends[session[i]!]!;
         append.seq = r.envelope.seq;
         append.tsMicros = r.envelope.event.ts;
         append.record = record === null ? null : t.outbox.encode(record);
         t.outbox.append(append);
+        append.record = null;
       }
       t.outbox.flush();
     },
@@ -185,14 +223,24 @@ async function main(): Promise<void> {
       const { envs } = prepared[k]!;
       for (let i = from; i < to; i++) t.mapper.map(envs[i]!, ctxs[session[i]!]!, observed);
     },
+    encode: (t, k, from, to) => {
+      const { records } = prepared[k]!;
+      t.rewind();
+      for (let i = from; i < to; i++) {
+        const record = records[i]!;
+        if (record !== null) t.writeRecord(record);
+      }
+    },
     'encode + append': (t, k, from, to) => {
       const { envs, records } = prepared[k]!;
       for (let i = from; i < to; i++) {
         const record: BridgeLogRecord | null = records[i]!;
-        append.sessionId = ctxs[session[i]!]!.sessionId;
+        const append = appends[session[i]!]!;
         append.seq = envs[i]!.seq;
+        append.tsMicros = envs[i]!.event.ts;
         append.record = record === null ? null : t.outbox.encode(record);
         t.outbox.append(append);
+        append.record = null;
       }
       t.outbox.flush();
     },
@@ -201,7 +249,7 @@ async function main(): Promise<void> {
   if (stages.length === 0) throw new Error(`--stage: one of ${Object.keys(all).join(', ')}`);
 
   const cpuMicros = (): number => {
-    const u = process.cpuUsage();
+    const u = threadClock ? process.threadCpuUsage() : process.cpuUsage();
     return u.user + u.system;
   };
   // Where each tree's next slice starts, per stage: a slice goes on through the frames, a turn of
@@ -231,6 +279,7 @@ async function main(): Promise<void> {
       `per stage ${slices} slices of ~${sliceMs} ms of CPU per tree, alternating; load ${loadavg()}`,
   );
   const controls: string[] = [];
+  const control = trees.findIndex((t) => t.label.endsWith('(control)'));
   for (const [name, run] of stages) {
     // Warm-up: a pass of the frames for every tree, so the slices time optimized code.
     trees.forEach((_, k) => {
@@ -253,6 +302,11 @@ async function main(): Promise<void> {
         const ratio = `${at(r, 0.5).toFixed(3)} (middle half ${at(r, 0.25).toFixed(3)}–${at(r, 0.75).toFixed(3)})`;
         line += `   / first: ${ratio}`;
         if (t.label.endsWith('(control)')) controls.push(`${name} ${ratio}`);
+        else if (control > 0) {
+          // The control shares what being loaded later does to a tree (module order, heap layout).
+          const c = sorted(us[k]!.map((x, s) => x / us[control]![s]!));
+          line += `   / control: ${at(c, 0.5).toFixed(3)}`;
+        }
       }
       console.log(line);
     });
