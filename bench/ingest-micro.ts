@@ -1,6 +1,6 @@
 // Micro-benchmark of an ingest worker's per-event path after the frame decoder, without sockets:
 // parse the frame's text (src/upstream/envelope.ts) → map (src/mapping/mapper.ts, default options:
-// redaction on) → encode into the outbox's batch and append (src/ingest/outbox.ts, one append
+// redaction on; its facts summed by a FactRelay, as in a worker) → encode into the outbox's batch and append (src/ingest/outbox.ts, one append
 // object per session as session-records.ts keeps it), batches posted to a no-op that acknowledges
 // them. Not a test; prints CPU µs per event, the whole path and each stage alone (`encode`: the
 // encoder alone into one reused buffer; `encode + append`: into the outbox's batches).
@@ -44,6 +44,7 @@ import * as mappingSection from '../src/config/mapping-section.js';
 import * as mapperModule from '../src/mapping/mapper.js';
 import * as envelopeModule from '../src/upstream/envelope.js';
 import * as outboxModule from '../src/ingest/outbox.js';
+import * as factRelayModule from '../src/ingest/fact-relay.js';
 import * as encodeModule from '../src/wire/encode-record.js';
 import * as writerModule from '../src/wire/proto-writer.js';
 import type { Envelope } from '../src/upstream/envelope.js';
@@ -76,6 +77,8 @@ interface Tree {
   parse: typeof envelopeModule.parseEnvelope;
   mapper: mapperModule.Mapper;
   outbox: outboxModule.Outbox;
+  /** Where the mapper's facts go, as in a worker (taken between slices, as a worker's report takes them). */
+  facts: factRelayModule.FactRelay;
   /** The encoder alone: a record's bytes into one writer, rewound every turn. */
   writeRecord: (record: BridgeLogRecord) => void;
   rewind: () => void;
@@ -89,17 +92,20 @@ function treeOf(
   s: typeof mappingSection,
   e: typeof encodeModule,
   pw: typeof writerModule,
+  fr: typeof factRelayModule,
 ): Tree {
   const outbox: outboxModule.Outbox = new o.Outbox((msg) => {
     if (msg.t === 'batch') outbox.acked(msg.size);
   }, Number.MAX_SAFE_INTEGER);
   for (let i = 0; i < sessions; i++) outbox.bind(`session-${i}`, i);
   const w = new pw.ProtoWriter(1 << 20);
+  const facts = new fr.FactRelay();
   return {
     label,
     parse: env.parseEnvelope,
-    mapper: m.createMapper(s.defaultMappingOptions),
+    mapper: m.createMapper(s.defaultMappingOptions, { emit: facts.emit }),
     outbox,
+    facts,
     writeRecord: (record) => e.writeFramedRecord(w, record),
     rewind: () => w.reset(),
   };
@@ -128,6 +134,7 @@ async function treeAt(dir: string, label: string): Promise<Tree> {
     await load('src/config/mapping-section.ts'),
     await load('src/wire/encode-record.ts'),
     await load('src/wire/proto-writer.ts'),
+    await load('src/ingest/fact-relay.ts'),
   );
 }
 
@@ -170,7 +177,18 @@ type Stage = (t: Tree, k: number, from: number, to: number) => void;
 async function main(): Promise<void> {
   const trees =
     args.tree === undefined
-      ? [treeOf('this tree', envelopeModule, mapperModule, outboxModule, mappingSection, encodeModule, writerModule)]
+      ? [
+          treeOf(
+            'this tree',
+            envelopeModule,
+            mapperModule,
+            outboxModule,
+            mappingSection,
+            encodeModule,
+            writerModule,
+            factRelayModule,
+          ),
+        ]
       : await loadTrees(args.tree);
   const { texts, session } = frames();
   const ctxs: SessionContext[] = Array.from({ length: sessions }, (_, i) => ({
@@ -295,6 +313,7 @@ async function main(): Promise<void> {
         // The outbox schedules its flush with setImmediate, as a worker's turn ends: let those run
         // (out of the timing) rather than pile up a turn's Immediate each for the whole stage.
         await new Promise((done) => setImmediate(done));
+        trees[k]!.facts.take();
       }
     }
     trees.forEach((t, k) => {
