@@ -3,7 +3,9 @@
 // redaction on; its facts summed by a FactRelay, as in a worker) → encode into the outbox's batch and append (src/ingest/outbox.ts, one append
 // object per session as session-records.ts keeps it), batches posted to a no-op that acknowledges
 // them. Not a test; prints CPU µs per event, the whole path and each stage alone (`encode`: the
-// encoder alone into one reused buffer; `encode + append`: into the outbox's batches).
+// encoder alone into one reused buffer; `encode + append`: into the outbox's batches; `session`:
+// map, encode and append through each session's SessionRecords, as a worker's pipeline applies
+// an event).
 //
 //   npx tsx bench/ingest-micro.ts [--tree DIR]... [--slices 150] [--ms 30] [--stage NAME]...
 //                                 [--sessions 100] [--clock thread|process]
@@ -45,6 +47,7 @@ import * as mapperModule from '../src/mapping/mapper.js';
 import * as envelopeModule from '../src/upstream/envelope.js';
 import * as outboxModule from '../src/ingest/outbox.js';
 import * as factRelayModule from '../src/ingest/fact-relay.js';
+import * as sessionRecordsModule from '../src/session/session-records.js';
 import * as encodeModule from '../src/wire/encode-record.js';
 import * as writerModule from '../src/wire/proto-writer.js';
 import type { Envelope } from '../src/upstream/envelope.js';
@@ -82,32 +85,59 @@ interface Tree {
   /** The encoder alone: a record's bytes into one writer, rewound every turn. */
   writeRecord: (record: BridgeLogRecord) => void;
   rewind: () => void;
+  /** Per session, what a worker's session pipeline applies an event through (map, encode, append). */
+  records: sessionRecordsModule.SessionRecords[];
 }
 
-function treeOf(
-  label: string,
-  env: typeof envelopeModule,
-  m: typeof mapperModule,
-  o: typeof outboxModule,
-  s: typeof mappingSection,
-  e: typeof encodeModule,
-  pw: typeof writerModule,
-  fr: typeof factRelayModule,
-): Tree {
+/** A checkout's modules the benchmark runs. */
+interface Modules {
+  env: typeof envelopeModule;
+  m: typeof mapperModule;
+  o: typeof outboxModule;
+  s: typeof mappingSection;
+  e: typeof encodeModule;
+  pw: typeof writerModule;
+  fr: typeof factRelayModule;
+  sr: typeof sessionRecordsModule;
+}
+
+const THIS_TREE: Modules = {
+  env: envelopeModule,
+  m: mapperModule,
+  o: outboxModule,
+  s: mappingSection,
+  e: encodeModule,
+  pw: writerModule,
+  fr: factRelayModule,
+  sr: sessionRecordsModule,
+};
+
+function treeOf(label: string, { env, m, o, s, e, pw, fr, sr }: Modules, ctxs: readonly SessionContext[]): Tree {
   const outbox: outboxModule.Outbox = new o.Outbox((msg) => {
     if (msg.t === 'batch') outbox.acked(msg.size);
   }, Number.MAX_SAFE_INTEGER);
   for (let i = 0; i < sessions; i++) outbox.bind(`session-${i}`, i);
   const w = new pw.ProtoWriter(1 << 20);
   const facts = new fr.FactRelay();
+  const mapper = m.createMapper(s.defaultMappingOptions, { emit: facts.emit });
+  const encode = (record: BridgeLogRecord): Buffer => outbox.encode(record);
+  const records = ctxs.map(
+    (ctx) =>
+      new sr.SessionRecords(
+        { ...ctx },
+        { mapper, encode, spool: outbox, spans: undefined, emit: facts.emit },
+        { checkpoint: 0, epoch: 0 },
+      ),
+  );
   return {
     label,
     parse: env.parseEnvelope,
-    mapper: m.createMapper(s.defaultMappingOptions, { emit: facts.emit }),
+    mapper,
     outbox,
     facts,
     writeRecord: (record) => e.writeFramedRecord(w, record),
     rewind: () => w.reset(),
+    records,
   };
 }
 
@@ -124,28 +154,29 @@ function copyOf(root: string): string {
   return dir;
 }
 
-async function treeAt(dir: string, label: string): Promise<Tree> {
+async function treeAt(dir: string, label: string, ctxs: readonly SessionContext[]): Promise<Tree> {
   const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(dir, path)).href)) as T;
-  return treeOf(
-    label,
-    await load('src/upstream/envelope.ts'),
-    await load('src/mapping/mapper.ts'),
-    await load('src/ingest/outbox.ts'),
-    await load('src/config/mapping-section.ts'),
-    await load('src/wire/encode-record.ts'),
-    await load('src/wire/proto-writer.ts'),
-    await load('src/ingest/fact-relay.ts'),
-  );
+  const modules: Modules = {
+    env: await load('src/upstream/envelope.ts'),
+    m: await load('src/mapping/mapper.ts'),
+    o: await load('src/ingest/outbox.ts'),
+    s: await load('src/config/mapping-section.ts'),
+    e: await load('src/wire/encode-record.ts'),
+    pw: await load('src/wire/proto-writer.ts'),
+    fr: await load('src/ingest/fact-relay.ts'),
+    sr: await load('src/session/session-records.ts'),
+  };
+  return treeOf(label, modules, ctxs);
 }
 
 /** The --tree checkouts in order; a directory named again is a control, loaded from a copy. */
-async function loadTrees(dirs: readonly string[]): Promise<Tree[]> {
+async function loadTrees(dirs: readonly string[], ctxs: readonly SessionContext[]): Promise<Tree[]> {
   const seen = new Set<string>();
   const trees: Tree[] = [];
   for (const dir of dirs) {
     const root = resolve(dir);
-    if (seen.has(root)) trees.push(await treeAt(copyOf(root), `${dir} (control)`));
-    else trees.push(await treeAt(root, dir));
+    if (seen.has(root)) trees.push(await treeAt(copyOf(root), `${dir} (control)`, ctxs));
+    else trees.push(await treeAt(root, dir, ctxs));
     seen.add(root);
   }
   return trees;
@@ -175,27 +206,13 @@ function frames(): { texts: string[]; session: number[] } {
 type Stage = (t: Tree, k: number, from: number, to: number) => void;
 
 async function main(): Promise<void> {
-  const trees =
-    args.tree === undefined
-      ? [
-          treeOf(
-            'this tree',
-            envelopeModule,
-            mapperModule,
-            outboxModule,
-            mappingSection,
-            encodeModule,
-            writerModule,
-            factRelayModule,
-          ),
-        ]
-      : await loadTrees(args.tree);
-  const { texts, session } = frames();
   const ctxs: SessionContext[] = Array.from({ length: sessions }, (_, i) => ({
     sessionId: `session-${i}`,
     attributes: { 'browser.pool.id': 'pool-1' },
     epoch: 0,
   }));
+  const trees = args.tree === undefined ? [treeOf('this tree', THIS_TREE, ctxs)] : await loadTrees(args.tree, ctxs);
+  const { texts, session } = frames();
   const observed = 1_800_000_000_000_000;
   // One append per session, refilled for every event, as session-records.ts keeps it; the stream's
   // source id set, as a live session's is.
@@ -259,6 +276,15 @@ async function main(): Promise<void> {
         append.record = record === null ? null : t.outbox.encode(record);
         t.outbox.append(append);
         append.record = null;
+      }
+      t.outbox.flush();
+    },
+    // Map, encode and append as a worker's session applies an event (session-records.ts).
+    session: (t, k, from, to) => {
+      const { envs } = prepared[k]!;
+      for (let i = from; i < to; i++) {
+        const h = session[i]!;
+        t.records[h]!.event(envs[i]!, appends[h]!.sourceId, observed);
       }
       t.outbox.flush();
     },
