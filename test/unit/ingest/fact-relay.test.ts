@@ -22,6 +22,33 @@ describe('FactRelay', () => {
     expect(r.take()).toEqual([]);
   });
 
+  it('gives the sums in the order of their first facts, labelled or not', () => {
+    const r = new FactRelay();
+    r.emit({ f: 'values_redacted', type: 'console_log', kind: 'url', count: 1 });
+    r.emit({ f: 'events_received', session: 'a', count: 4 });
+    r.emit({ f: 'record_oversized', type: 'console_log', action: 'strings_truncated', count: 1 });
+    r.emit({ f: 'values_redacted', type: 'console_log', kind: 'url', count: 1 });
+    r.emit({ f: 'event_filtered', session: 'a', type: 'console_log', category: 'console', count: 2 });
+    r.emit({ f: 'values_redacted', type: 'network_request', kind: 'url', count: 1 });
+    expect(r.take()).toEqual([
+      { f: 'values_redacted', type: 'console_log', kind: 'url', count: 2 },
+      { f: 'events_received', count: 4 },
+      { f: 'record_oversized', type: 'console_log', action: 'strings_truncated', count: 1 },
+      { f: 'event_filtered', type: 'console_log', category: 'console', count: 2 },
+      { f: 'values_redacted', type: 'network_request', kind: 'url', count: 1 },
+    ]);
+  });
+
+  it('keeps labels apart that a joined key would confuse', () => {
+    const r = new FactRelay();
+    r.emit({ f: 'event_filtered', type: 'a\u0000b', category: 'c', count: 1 });
+    r.emit({ f: 'event_filtered', type: 'a', category: 'b\u0000c', count: 1 });
+    expect(r.take()).toEqual([
+      { f: 'event_filtered', type: 'a\u0000b', category: 'c', count: 1 },
+      { f: 'event_filtered', type: 'a', category: 'b\u0000c', count: 1 },
+    ]);
+  });
+
   it('does not change a fact it was given (the sum is its own object)', () => {
     const r = new FactRelay();
     const first = { f: 'duplicates' as const, session: 'a', count: 1 };
