@@ -21,15 +21,46 @@ export function formatFrame(seq: number, data: string): string {
  * and one copy of the tail.
  */
 export function bulkFrame(seq: number, ts: number, tail: readonly Buffer[]): Buffer {
-  const head = 'id: ' + seq + DATA_MARK + '{"seq":' + seq + ',"event":{"ts":' + ts;
+  const head = bulkHead(seq, ts);
+  const frame = Buffer.allocUnsafe(bulkFrameSize(head, tail));
+  writeBulkFrame(frame, 0, head, tail);
+  return frame;
+}
+
+/** The ASCII text a bulk frame starts with, up to and including its ts. */
+export function bulkHead(seq: number, ts: number): string {
+  return 'id: ' + seq + DATA_MARK + '{"seq":' + seq + ',"event":{"ts":' + ts;
+}
+
+/** Bytes of the bulk frame of `head` and `tail`. */
+export function bulkFrameSize(head: string, tail: readonly Buffer[]): number {
   let size = head.length + FRAME_END.length;
   for (const part of tail) size += part.length;
-  const frame = Buffer.allocUnsafe(size);
+  return size;
+}
+
+/** Writes the bulk frame of `head` and `tail` into `target` at `at` (room: bulkFrameSize). */
+export function writeBulkFrame(target: Buffer, at: number, head: string, tail: readonly Buffer[]): void {
   // The head is ASCII: one byte a character.
-  let at = frame.write(head, 0, 'latin1');
-  for (const part of tail) at += part.copy(frame, at);
-  frame.write(FRAME_END, at, 'latin1');
-  return frame;
+  let to = at + target.write(head, at, 'latin1');
+  for (const part of tail) to += part.copy(target, to);
+  target.write(FRAME_END, to, 'latin1');
+}
+
+const CATEGORY_MARK = '"category":"';
+
+/**
+ * The category of a bulk event, read from its tail (`,"type":"…","category":"…",…`: the factory
+ * writes type and category right after ts); '' when the tail does not start that way.
+ */
+export function bulkCategory(tail: readonly Buffer[]): string {
+  const first = tail[0];
+  if (first === undefined) return '';
+  const at = first.indexOf(CATEGORY_MARK);
+  if (at < 0) return '';
+  const from = at + CATEGORY_MARK.length;
+  const to = first.indexOf(0x22, from);
+  return to < 0 ? '' : first.toString('latin1', from, to);
 }
 
 /** The `data` text of a default frame. */

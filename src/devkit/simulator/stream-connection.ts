@@ -13,7 +13,7 @@
 //   any ──(socket closed by either side, or simulator closed)──▶ closed
 //
 // The connection keeps a cursor (the last seq written) instead of a queue: frames are read from the
-// session's replay buffer when the socket can take them. A consumer that stops reading therefore
+// session's replay buffer (views of its frame log) when the socket can take them. A consumer that stops reading therefore
 // costs no memory here; if it falls behind further than the buffer holds, the evicted seqs are
 // skipped, and the consumer sees a gap (docs/service-api.md "Stream telemetry events" rule 4), just as with the real service.
 import type { ServerResponse } from 'node:http';
@@ -98,12 +98,16 @@ export class StreamConnection {
       const parts: Buffer[] = [];
       let bytes = 0;
       let seq = from;
-      for (; seq <= to && bytes < MAX_BATCH_BYTES; seq++) {
-        const frame = buffer.get(seq) as Buffer;
-        const part = plain ? frame : Buffer.from(applyTextFaults(frame.toString(), faults));
-        parts.push(part);
-        bytes += part.length;
-      }
+      if (plain) {
+        // The stored bytes as they are: consecutive frames as one view of the log.
+        seq = buffer.spans(from, to, MAX_BATCH_BYTES, parts) + 1;
+        for (const part of parts) bytes += part.length;
+      } else
+        for (; seq <= to && bytes < MAX_BATCH_BYTES; seq++) {
+          const part = Buffer.from(applyTextFaults((buffer.get(seq) as Buffer).toString(), faults));
+          parts.push(part);
+          bytes += part.length;
+        }
       this.framesSent += seq - from;
       this.cursor = seq - 1;
       if (cutSeq > 0 && seq > to) {

@@ -1,0 +1,214 @@
+// A session's frames, oldest first, as the bytes they are sent as, in a few large slabs: the store
+// that the replay buffer (replay-buffer.ts) and the archive (archive.ts) both read. Every frame used
+// to be a Buffer of its own, so a simulator of a thousand sessions kept millions of small objects in
+// the old generation and every full collection marked them all; here a session holds a handful of
+// slabs and a few typed arrays, whatever the number of frames.
+//
+// Entries have absolute indices: the first frame ever pushed is 0, and an index never changes or
+// comes back, so a position kept elsewhere (an archive cursor, a replay buffer's epoch start) stays
+// valid while older frames are dropped. Invariants:
+//   - first ≤ end; entries first … end-1 are retained, end - first ≤ retain.
+//   - Entry i lives in the columns at slot i & mask (capacity mask + 1 ≥ end - first, a power of two
+//     that doubles when full): its slab number, its offset and length in that slab, its ts (Unix µs)
+//     and its category (a code of this log's category table).
+//   - A slab is appended to whenever the frame fits behind its fill mark; a frame that does not fit
+//     opens a new slab (of SLAB_MAX_BYTES, or of its own size when larger; the first slabs of a
+//     session are smaller, so a quiet session costs kilobytes, not a mebibyte). Slabs are only
+//     written behind the fill mark: bytes handed out are never overwritten.
+//   - Pushing beyond `retain` drops the oldest entry; a slab is released (to the GC) once no retained
+//     entry lies in it. A frame handed out is a view (subarray) made when asked, so a socket still
+//     writing it keeps its slab's memory alive, and nothing else does.
+// Nothing is ever read back from the bytes to answer a question: ts and category are kept at push.
+
+const SLAB_MIN_BYTES = 16 * 1024;
+const SLAB_MAX_BYTES = 1024 * 1024;
+const MIN_SLOTS = 16;
+
+export class FrameLog {
+  private readonly slabs: Buffer[] = [];
+  /** Slab number of slabs[0]. */
+  private firstSlab = 0;
+  /** Bytes used in the last slab. */
+  private fill = 0;
+  private nextSlabBytes = SLAB_MIN_BYTES;
+  private mask = MIN_SLOTS - 1;
+  private slabOf = new Uint32Array(MIN_SLOTS);
+  private offsetOf = new Uint32Array(MIN_SLOTS);
+  private lengthOf = new Uint32Array(MIN_SLOTS);
+  private tsOf = new Float64Array(MIN_SLOTS);
+  private categoryOf = new Uint16Array(MIN_SLOTS);
+  private readonly categoryNames: string[] = [];
+  private readonly categoryCodes = new Map<string, number>();
+  private firstIndex = 0;
+  private endIndex = 0;
+
+  /** Keeps the last `retain` frames. */
+  constructor(readonly retain: number) {
+    if (!Number.isInteger(retain) || retain < 1) throw new RangeError('retain must be a positive integer');
+  }
+
+  /** Index of the oldest retained frame; equals end when empty. */
+  get first(): number {
+    return this.firstIndex;
+  }
+
+  /** Index the next pushed frame takes. */
+  get end(): number {
+    return this.endIndex;
+  }
+
+  /** Slabs held (for tests and the docs' figures). */
+  get slabCount(): number {
+    return this.slabs.length;
+  }
+
+  /** Appends a copy of `frame`; returns its index. */
+  push(frame: Uint8Array, ts: number, category: string): number {
+    const at = this.append(frame.length, ts, category);
+    (this.slabs[this.slabs.length - 1] as Buffer).set(frame, at);
+    return this.endIndex - 1;
+  }
+
+  /** Appends the UTF-8 bytes of `text`; returns its index. */
+  pushText(text: string, ts: number, category: string): number {
+    const size = Buffer.byteLength(text);
+    const at = this.append(size, ts, category);
+    (this.slabs[this.slabs.length - 1] as Buffer).write(text, at, size, 'utf8');
+    return this.endIndex - 1;
+  }
+
+  /**
+   * Appends an entry of `size` bytes and returns its offset in `writeSlab`, where the caller writes
+   * exactly those bytes before anything reads the entry (the bulk path builds a frame in place,
+   * without a Buffer of its own).
+   */
+  append(size: number, ts: number, category: string): number {
+    if (this.slabs.length === 0 || this.fill + size > (this.slabs[this.slabs.length - 1] as Buffer).length) {
+      this.slabs.push(Buffer.allocUnsafeSlow(Math.max(size, this.nextSlabBytes)));
+      this.fill = 0;
+      this.nextSlabBytes = Math.min(SLAB_MAX_BYTES, this.nextSlabBytes * 2);
+    }
+    if (this.endIndex - this.firstIndex > this.mask) this.grow();
+    const at = this.fill;
+    const slot = this.endIndex & this.mask;
+    this.slabOf[slot] = this.firstSlab + this.slabs.length - 1;
+    this.offsetOf[slot] = at;
+    this.lengthOf[slot] = size;
+    this.tsOf[slot] = ts;
+    this.categoryOf[slot] = this.codeFor(category);
+    this.fill += size;
+    this.endIndex++;
+    if (this.endIndex - this.firstIndex > this.retain) this.dropOldest();
+    return at;
+  }
+
+  /** The slab the last append() returned an offset into. */
+  get writeSlab(): Buffer {
+    return this.slabs[this.slabs.length - 1] as Buffer;
+  }
+
+  /** The bytes of retained entry `i` (a view; the caller checks first ≤ i < end). */
+  frame(i: number): Buffer {
+    const slot = i & this.mask;
+    const offset = this.offsetOf[slot] as number;
+    const slab = this.slabs[(this.slabOf[slot] as number) - this.firstSlab] as Buffer;
+    return slab.subarray(offset, offset + (this.lengthOf[slot] as number));
+  }
+
+  /** Byte length of retained entry `i`. */
+  byteLength(i: number): number {
+    return this.lengthOf[i & this.mask] as number;
+  }
+
+  /**
+   * Entries from … to-1 as views, a run of entries that lie back to back in one slab as one view
+   * (consecutive frames usually do: a catch-up batch of a hundred frames is one or two views). Takes
+   * entries while the total is below `maxBytes` (so at least one, and the last may pass it); returns
+   * the index after the last entry taken. `out` receives the views.
+   */
+  spans(from: number, to: number, maxBytes: number, out: Buffer[]): number {
+    let i = from;
+    let total = 0;
+    let slabNo = -1;
+    let start = 0;
+    let stop = 0;
+    for (; i < to && total < maxBytes; i++) {
+      const slot = i & this.mask;
+      const s = this.slabOf[slot] as number;
+      const offset = this.offsetOf[slot] as number;
+      const length = this.lengthOf[slot] as number;
+      if (s === slabNo && offset === stop) stop += length;
+      else {
+        if (slabNo >= 0) out.push((this.slabs[slabNo - this.firstSlab] as Buffer).subarray(start, stop));
+        slabNo = s;
+        start = offset;
+        stop = offset + length;
+      }
+      total += length;
+    }
+    if (slabNo >= 0) out.push((this.slabs[slabNo - this.firstSlab] as Buffer).subarray(start, stop));
+    return i;
+  }
+
+  /** ts (Unix µs) of retained entry `i`, as given at push. */
+  ts(i: number): number {
+    return this.tsOf[i & this.mask] as number;
+  }
+
+  /** Category code of retained entry `i` (compare with codeOf). */
+  category(i: number): number {
+    return this.categoryOf[i & this.mask] as number;
+  }
+
+  /** The code entries of `category` carry, or -1 when no entry ever had it. */
+  codeOf(category: string): number {
+    return this.categoryCodes.get(category) ?? -1;
+  }
+
+  private codeFor(category: string): number {
+    let code = this.categoryCodes.get(category);
+    if (code === undefined) {
+      code = this.categoryNames.length;
+      if (code > 0xffff) throw new RangeError('more than 65,536 distinct categories in one session');
+      this.categoryNames.push(category);
+      this.categoryCodes.set(category, code);
+    }
+    return code;
+  }
+
+  private dropOldest(): void {
+    this.firstIndex++;
+    const keep = this.slabOf[this.firstIndex & this.mask] as number;
+    // The oldest retained entry's slab is the first one still needed: every slab before it is free.
+    if (keep > this.firstSlab) {
+      this.slabs.splice(0, keep - this.firstSlab);
+      this.firstSlab = keep;
+    }
+  }
+
+  /** Doubles the columns, each entry moving to its slot under the new mask. */
+  private grow(): void {
+    const size = (this.mask + 1) * 2;
+    const mask = size - 1;
+    const slabOf = new Uint32Array(size);
+    const offsetOf = new Uint32Array(size);
+    const lengthOf = new Uint32Array(size);
+    const tsOf = new Float64Array(size);
+    const categoryOf = new Uint16Array(size);
+    for (let i = this.firstIndex; i < this.endIndex; i++) {
+      const from = i & this.mask;
+      const to = i & mask;
+      slabOf[to] = this.slabOf[from] as number;
+      offsetOf[to] = this.offsetOf[from] as number;
+      lengthOf[to] = this.lengthOf[from] as number;
+      tsOf[to] = this.tsOf[from] as number;
+      categoryOf[to] = this.categoryOf[from] as number;
+    }
+    this.mask = mask;
+    this.slabOf = slabOf;
+    this.offsetOf = offsetOf;
+    this.lengthOf = lengthOf;
+    this.tsOf = tsOf;
+    this.categoryOf = categoryOf;
+  }
+}
