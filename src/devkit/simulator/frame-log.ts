@@ -18,7 +18,13 @@
 //   - Pushing beyond `retain` drops the oldest entry; a slab is released (to the GC) once no retained
 //     entry lies in it. A frame handed out is a view (subarray) made when asked, so a socket still
 //     writing it keeps its slab's memory alive, and nothing else does.
+//   - Each frame is stored inside the framing of the HTTP/1.1 chunk it travels in (http-chunk.ts):
+//     its size line before it, CRLF after it. A run of consecutive frames in one slab is therefore
+//     a run of complete chunks, written to a socket as one view without a copy (chunks()); the
+//     frame alone (frame(), spans()) is the view inside the framing.
 // Nothing is ever read back from the bytes to answer a question: ts and category are kept at push.
+
+import { chunkHeadLength, writeChunkHead } from './http-chunk.js';
 
 const SLAB_MIN_BYTES = 16 * 1024;
 // Not larger: V8 counts every ArrayBuffer as external memory, and external memory allocated since
@@ -87,20 +93,26 @@ export class FrameLog {
    * without a Buffer of its own).
    */
   append(size: number, ts: number, category: string): number {
-    if (this.slabs.length === 0 || this.fill + size > (this.slabs[this.slabs.length - 1] as Buffer).length) {
-      this.slabs.push(Buffer.allocUnsafeSlow(Math.max(size, this.nextSlabBytes)));
+    // A chunk of size 0 would end the response: a frame is never empty.
+    if (!(size >= 1)) throw new RangeError('a frame has at least one byte');
+    const room = chunkHeadLength(size) + size + 2;
+    if (this.slabs.length === 0 || this.fill + room > (this.slabs[this.slabs.length - 1] as Buffer).length) {
+      this.slabs.push(Buffer.allocUnsafeSlow(Math.max(room, this.nextSlabBytes)));
       this.fill = 0;
       this.nextSlabBytes = Math.min(SLAB_MAX_BYTES, this.nextSlabBytes * 2);
     }
     if (this.endIndex - this.firstIndex > this.mask) this.grow();
-    const at = this.fill;
+    const slab = this.slabs[this.slabs.length - 1] as Buffer;
+    const at = this.fill + writeChunkHead(slab, this.fill, size);
+    slab[at + size] = 13;
+    slab[at + size + 1] = 10;
     const slot = this.endIndex & this.mask;
     this.slabOf[slot] = this.firstSlab + this.slabs.length - 1;
     this.offsetOf[slot] = at;
     this.lengthOf[slot] = size;
     this.tsOf[slot] = ts;
     this.categoryOf[slot] = this.codeFor(category);
-    this.fill += size;
+    this.fill += room;
     this.endIndex++;
     if (this.endIndex - this.firstIndex > this.retain) this.dropOldest();
     return at;
@@ -125,12 +137,24 @@ export class FrameLog {
   }
 
   /**
-   * Entries from … to-1 as views, a run of entries that lie back to back in one slab as one view
-   * (consecutive frames usually do: a catch-up batch of a hundred frames is one or two views). Takes
-   * entries while the total is below `maxBytes` (so at least one, and the last may pass it); returns
-   * the index after the last entry taken. `out` receives the views.
+   * Entries from … to-1 as views of their frames, taken while the total is below `maxBytes` (so at
+   * least one, and the last may pass it); returns the index after the last entry taken. `out`
+   * receives the views.
    */
   spans(from: number, to: number, maxBytes: number, out: Buffer[]): number {
+    return this.views(from, to, maxBytes, out, false);
+  }
+
+  /**
+   * The same entries as complete HTTP chunks, a run of them that lies back to back in one slab as
+   * one view (consecutive frames usually do: a catch-up batch of a hundred frames is one or two
+   * views, a live batch of one frame one view); the budget counts frame bytes.
+   */
+  chunks(from: number, to: number, maxBytes: number, out: Buffer[]): number {
+    return this.views(from, to, maxBytes, out, true);
+  }
+
+  private views(from: number, to: number, maxBytes: number, out: Buffer[], framed: boolean): number {
     let i = from;
     let total = 0;
     let slabNo = -1;
@@ -139,14 +163,19 @@ export class FrameLog {
     for (; i < to && total < maxBytes; i++) {
       const slot = i & this.mask;
       const s = this.slabOf[slot] as number;
-      const offset = this.offsetOf[slot] as number;
       const length = this.lengthOf[slot] as number;
-      if (s === slabNo && offset === stop) stop += length;
+      let offset = this.offsetOf[slot] as number;
+      let end = offset + length;
+      if (framed) {
+        offset -= chunkHeadLength(length);
+        end += 2;
+      }
+      if (s === slabNo && offset === stop) stop = end;
       else {
         if (slabNo >= 0) out.push((this.slabs[slabNo - this.firstSlab] as Buffer).subarray(start, stop));
         slabNo = s;
         start = offset;
-        stop = offset + length;
+        stop = end;
       }
       total += length;
     }

@@ -8,6 +8,7 @@
 // the stream carried garbage) is the one exception: its wire bytes are kept beside the log, by seq,
 // until it leaves the buffer or the epoch ends.
 import type { FrameLog } from './frame-log.js';
+import { httpChunk } from './http-chunk.js';
 
 export class ReplayBuffer {
   /** Log index of the current epoch's first frame. */
@@ -50,23 +51,39 @@ export class ReplayBuffer {
   }
 
   /**
-   * Frames of seqs from … to (inclusive, all retained) as views, a run of frames adjacent in the log
-   * as one view, taken while their total is below `maxBytes`; returns the last seq taken.
+   * Frames of seqs from … to (inclusive, all retained) as views, taken while their total is below
+   * `maxBytes`; returns the last seq taken.
    */
   spans(from: number, to: number, maxBytes: number, out: Buffer[]): number {
-    if (this.onWire.size > 0) {
-      // Rare (a test hook): frame by frame, so a replaced frame is never merged away.
-      let bytes = 0;
-      let seq = from;
-      for (; seq <= to && bytes < maxBytes; seq++) {
-        const frame = this.get(seq) as Buffer;
-        out.push(frame);
-        bytes += frame.length;
-      }
-      return seq - 1;
-    }
+    return this.views(from, to, maxBytes, out, false);
+  }
+
+  /** The same frames as complete HTTP/1.1 chunks, a run of them adjacent in the log as one view (FrameLog.chunks). */
+  chunks(from: number, to: number, maxBytes: number, out: Buffer[]): number {
+    return this.views(from, to, maxBytes, out, true);
+  }
+
+  private views(from: number, to: number, maxBytes: number, out: Buffer[], framed: boolean): number {
     const base = this.epochStart - this.seqBase;
-    return this.log.spans(base + from, base + to + 1, maxBytes, out) - 1 - base;
+    if (this.onWire.size === 0) {
+      const end = base + to + 1;
+      return (
+        (framed ? this.log.chunks(base + from, end, maxBytes, out) : this.log.spans(base + from, end, maxBytes, out)) -
+        1 -
+        base
+      );
+    }
+    // Rare (a test hook): frame by frame, a replaced frame in a chunk of its own.
+    let bytes = 0;
+    let seq = from;
+    for (; seq <= to && bytes < maxBytes; seq++) {
+      const torn = this.onWire.get(seq);
+      if (torn !== undefined) out.push(framed ? httpChunk([torn], torn.length) : torn);
+      else if (framed) this.log.chunks(base + seq, base + seq + 1, Infinity, out);
+      else this.log.spans(base + seq, base + seq + 1, Infinity, out);
+      bytes += torn?.length ?? this.log.byteLength(base + seq);
+    }
+    return seq - 1;
   }
 
   /** The stream carries `frame` for `seq` (already in the log) instead of the log's bytes. */

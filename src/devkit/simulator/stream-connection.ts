@@ -17,6 +17,7 @@
 // costs no memory here; if it falls behind further than the buffer holds, the evicted seqs are
 // skipped, and the consumer sees a gap (docs/service-api.md "Stream telemetry events" rule 4), just as with the real service.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ReplayBuffer } from './replay-buffer.js';
 import { writeHttpChunk } from './http-chunk.js';
 import { applyTextFaults, keepaliveFrame } from './sse-format.js';
@@ -98,8 +99,18 @@ export class StreamConnection {
       const parts: Buffer[] = [];
       let bytes = 0;
       let seq = from;
+      if (plain && cutSeq === 0 && this.chunksDirect(faults)) {
+        // The stored bytes as they are, already framed as chunks: consecutive frames as one view.
+        seq = buffer.chunks(from, to, MAX_BATCH_BYTES, parts) + 1;
+        this.framesSent += seq - from;
+        this.cursor = seq - 1;
+        if (!this.writeChunks(parts)) {
+          this.state = 'draining';
+          return;
+        }
+        continue;
+      }
       if (plain) {
-        // The stored bytes as they are: consecutive frames as one view of the log.
         seq = buffer.spans(from, to, MAX_BATCH_BYTES, parts) + 1;
         for (const part of parts) bytes += part.length;
       } else
@@ -154,23 +165,39 @@ export class StreamConnection {
   }
 
   /**
-   * A batch of frames as one HTTP chunk straight to the socket (http-chunk.ts: the live rate's
-   * 20,000 frames/s cost more in res.write's machinery than in the frames). Only where res.write
-   * would put exactly these bytes on the wire: a chunked response whose headers are out (the
-   * service API flushes them before the first frame), and no chunk-size fault to apply.
+   * Whether frames may go straight to the socket as HTTP chunks (http-chunk.ts: the live rate's
+   * 20,000 frames/s cost more in res.write's machinery than in the frames): only where res.write
+   * would put the same bytes on the wire, a chunked response whose headers are out (the service API
+   * flushes them before the first frame), and no chunk-size fault to apply.
    */
-  private writeFrames(parts: Buffer[], bytes: number, faults: Faults): boolean {
-    const socket = this.res.socket;
+  private chunksDirect(faults: Faults): boolean {
     const chunkSize = faults.chunkSize;
-    if (
-      socket === null ||
-      !this.res.headersSent ||
-      !this.res.chunkedEncoding ||
-      (chunkSize !== undefined && chunkSize > 0)
-    )
+    return (
+      this.res.socket !== null &&
+      this.res.headersSent &&
+      this.res.chunkedEncoding &&
+      (chunkSize === undefined || chunkSize <= 0)
+    );
+  }
+
+  /** Complete chunks (views of the frame log) to the socket: one write, or one corked writev. */
+  private writeChunks(chunks: readonly Buffer[]): boolean {
+    const socket = this.res.socket as Socket;
+    this.keepalive.refresh();
+    if (chunks.length === 1) return socket.write(chunks[0] as Buffer);
+    socket.cork();
+    let ok = true;
+    for (const chunk of chunks) ok = socket.write(chunk);
+    socket.uncork();
+    return ok;
+  }
+
+  /** A batch of frames (with text faults applied) as one HTTP chunk straight to the socket where it may go. */
+  private writeFrames(parts: Buffer[], bytes: number, faults: Faults): boolean {
+    if (!this.chunksDirect(faults))
       return this.write(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, bytes), faults);
     this.keepalive.refresh();
-    return writeHttpChunk(socket, parts, bytes);
+    return writeHttpChunk(this.res.socket as Socket, parts, bytes);
   }
 
   private write(data: string | Buffer, faults: Faults, done?: () => void): boolean {

@@ -3,7 +3,8 @@
 // (most small, some screenshot-sized, some larger than a slab: ü is two bytes) pushed three ways (bytes, text, in
 // place), frames torn on the wire, service restarts (a new epoch: the buffer resets, the archive
 // keeps everything), lookups by seq, batches of views, archive queries paged to the end, and archive
-// cursors kept across pushes that drop the entries before them. The properties: every frame read
+// cursors kept across pushes that drop the entries before them.
+// Batches are read both as frames and as the HTTP chunks they are stored in. The properties: every frame read
 // back is the bytes pushed for that seq or index; the buffer holds exactly the last `capacity`
 // frames of the epoch; the archive answers exactly the model's last `cap` frames that pass the
 // query's filters, and a cursor stays valid while the oldest entries go.
@@ -152,6 +153,13 @@ function run(ringCap: number, archiveCap: number, ops: Op[]): void {
         }
         expect(last).toBe(s - 1);
         expect(Buffer.concat(out).toString()).toBe(expected);
+        // The same frames as HTTP chunks: each frame in its own chunk's framing.
+        const chunks: Buffer[] = [];
+        expect(ring.chunks(from, to, o.maxBytes, chunks)).toBe(s - 1);
+        let framed = '';
+        for (let k = from; k < s; k++) framed += Buffer.byteLength(wire(k)).toString(16) + '\r\n' + wire(k) + '\r\n';
+        expect(Buffer.concat(chunks).toString()).toBe(framed);
+        expect(chunks.length).toBeLessThanOrEqual(out.length);
         break;
       }
       case 'query': {

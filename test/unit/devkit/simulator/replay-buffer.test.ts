@@ -50,7 +50,13 @@ describe('ReplayBuffer', () => {
     b.replaceOnWire(2, Buffer.from('torn'));
     const parts: Buffer[] = [];
     expect(b.spans(1, 2, 1 << 20, parts)).toBe(2);
-    expect([text(b.get(2)), Buffer.concat(parts).toString()]).toEqual(['torn', 'atorn']);
+    const chunks: Buffer[] = [];
+    expect(b.chunks(1, 2, 1 << 20, chunks)).toBe(2);
+    expect([text(b.get(2)), Buffer.concat(parts).toString(), Buffer.concat(chunks).toString()]).toEqual([
+      'torn',
+      'atorn',
+      '1\r\na\r\n4\r\ntorn\r\n',
+    ]);
     push('c');
     push('d');
     expect([text(b.get(3)), text(b.get(4))]).toEqual(['c', 'd']);
@@ -59,15 +65,15 @@ describe('ReplayBuffer', () => {
     expect(text(b.get(1))).toBe('e');
   });
 
-  it('hands out consecutive frames as one view, and stops once the byte budget is reached', () => {
+  it('hands out consecutive frames as HTTP chunks in one view, and stops once the byte budget is reached', () => {
     const { b, push } = setup(10);
     for (let s = 1; s <= 6; s++) push(`f${s};`);
-    const all: Buffer[] = [];
-    expect(b.spans(2, 6, 1 << 20, all)).toBe(6);
-    expect(all.map((p) => p.toString())).toEqual(['f2;f3;f4;f5;f6;']);
-    const some: Buffer[] = [];
+    const chunks: Buffer[] = [];
+    expect(b.chunks(2, 6, 1 << 20, chunks)).toBe(6);
+    expect(chunks.map((p) => p.toString())).toEqual(['3\r\nf2;\r\n3\r\nf3;\r\n3\r\nf4;\r\n3\r\nf5;\r\n3\r\nf6;\r\n']);
+    const frames: Buffer[] = [];
     // Frames are taken while the total is below the budget: 3 + 3 < 7, then 9 ≥ 7.
-    expect(b.spans(2, 6, 7, some)).toBe(4);
-    expect(Buffer.concat(some).toString()).toBe('f2;f3;f4;');
+    expect(b.spans(2, 6, 7, frames)).toBe(4);
+    expect(frames.map((p) => p.toString())).toEqual(['f2;', 'f3;', 'f4;']);
   });
 });
