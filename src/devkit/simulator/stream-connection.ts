@@ -13,8 +13,8 @@
 //   any ──(socket closed by either side, or simulator closed)──▶ closed
 //
 // The connection keeps a cursor (the last seq written) instead of a queue: frames are read from the
-// session's replay buffer (views of its frame log) when the socket can take them. A consumer that stops reading therefore
-// costs no memory here; if it falls behind further than the buffer holds, the evicted seqs are
+// session's replay buffer (views of its frame log) when the socket can take them. A consumer that
+// stops reading therefore costs no memory here; if it falls behind further than the buffer holds, the evicted seqs are
 // skipped, and the consumer sees a gap (docs/service-api.md "Stream telemetry events" rule 4), just as with the real service.
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
