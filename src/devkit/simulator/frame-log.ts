@@ -219,29 +219,24 @@ export class FrameLog {
     }
   }
 
-  /** Doubles the columns, each entry moving to its slot under the new mask. */
+  /**
+   * Doubles the columns. Entry i moves from slot i & mask to i & newMask, which is the same slot or
+   * that slot plus the old size: the old columns copied into both halves put every entry in place
+   * (the slots of no entry hold whatever, as before).
+   */
   private grow(): void {
     const size = (this.mask + 1) * 2;
-    const mask = size - 1;
-    const slabOf = new Uint32Array(size);
-    const offsetOf = new Uint32Array(size);
-    const lengthOf = new Uint32Array(size);
-    const tsOf = new Float64Array(size);
-    const categoryOf = new Uint16Array(size);
-    for (let i = this.firstIndex; i < this.endIndex; i++) {
-      const from = i & this.mask;
-      const to = i & mask;
-      slabOf[to] = this.slabOf[from] as number;
-      offsetOf[to] = this.offsetOf[from] as number;
-      lengthOf[to] = this.lengthOf[from] as number;
-      tsOf[to] = this.tsOf[from] as number;
-      categoryOf[to] = this.categoryOf[from] as number;
-    }
-    this.mask = mask;
-    this.slabOf = slabOf;
-    this.offsetOf = offsetOf;
-    this.lengthOf = lengthOf;
-    this.tsOf = tsOf;
-    this.categoryOf = categoryOf;
+    this.slabOf = doubled(this.slabOf, new Uint32Array(size));
+    this.offsetOf = doubled(this.offsetOf, new Uint32Array(size));
+    this.lengthOf = doubled(this.lengthOf, new Uint32Array(size));
+    this.tsOf = doubled(this.tsOf, new Float64Array(size));
+    this.categoryOf = doubled(this.categoryOf, new Uint16Array(size));
+    this.mask = size - 1;
   }
+}
+
+function doubled<T extends Uint16Array | Uint32Array | Float64Array>(old: T, into: T): T {
+  into.set(old, 0);
+  into.set(old, old.length);
+  return into;
 }

@@ -213,7 +213,7 @@ describe('frame log, replay buffer and archive against a model', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 8 }),
-        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 40 }),
         fc.array(opArb, { maxLength: 80 }),
         (ringCap, archiveCap, ops) => run(ringCap, archiveCap, ops),
       ),
