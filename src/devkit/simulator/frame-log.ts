@@ -47,7 +47,6 @@ export class FrameLog {
   private lengthOf = new Uint32Array(MIN_SLOTS);
   private tsOf = new Float64Array(MIN_SLOTS);
   private categoryOf = new Uint16Array(MIN_SLOTS);
-  private readonly categoryNames: string[] = [];
   private readonly categoryCodes = new Map<string, number>();
   private firstIndex = 0;
   private endIndex = 0;
@@ -67,7 +66,7 @@ export class FrameLog {
     return this.endIndex;
   }
 
-  /** Slabs held (for tests and the docs' figures). */
+  /** Slabs held (for tests). */
   get slabCount(): number {
     return this.slabs.length;
   }
@@ -201,9 +200,8 @@ export class FrameLog {
   private codeFor(category: string): number {
     let code = this.categoryCodes.get(category);
     if (code === undefined) {
-      code = this.categoryNames.length;
+      code = this.categoryCodes.size;
       if (code > 0xffff) throw new RangeError('more than 65,536 distinct categories in one session');
-      this.categoryNames.push(category);
       this.categoryCodes.set(category, code);
     }
     return code;

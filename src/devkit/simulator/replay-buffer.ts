@@ -6,7 +6,7 @@
 //
 // A frame that broke on the wire (SimSession.injectMalformed: the service archived a proper event,
 // the stream carried garbage) is the one exception: its wire bytes are kept beside the log, by seq,
-// until it leaves the buffer or the epoch ends.
+// until the epoch ends or a later tear finds it evicted.
 import type { FrameLog } from './frame-log.js';
 import { httpChunk } from './http-chunk.js';
 
