@@ -19,9 +19,9 @@
 //     entry lies in it. A frame handed out is a view (subarray) made when asked, so a socket still
 //     writing it keeps its slab's memory alive, and nothing else does.
 //   - Each frame is stored inside the framing of the HTTP/1.1 chunk it travels in (http-chunk.ts):
-//     its size line before it, CRLF after it. A run of consecutive frames in one slab is therefore
-//     a run of complete chunks, written to a socket as one view without a copy (chunks()); the
-//     frame alone (frame(), spans()) is the view inside the framing.
+//     its size line before it, CRLF after it, so a frame sent on its own (the live rate's usual
+//     write) goes to the socket as the stored bytes, without a copy (chunks()); the frame alone
+//     (frame(), spans(): the archive, a batch of several frames, the faults) is the view inside.
 // Nothing is ever read back from the bytes to answer a question: ts and category are kept at push.
 
 import { chunkHeadLength, writeChunkHead } from './http-chunk.js';
@@ -145,9 +145,8 @@ export class FrameLog {
   }
 
   /**
-   * The same entries as complete HTTP chunks, a run of them that lies back to back in one slab as
-   * one view (consecutive frames usually do: a catch-up batch of a hundred frames is one or two
-   * views, a live batch of one frame one view); the budget counts frame bytes.
+   * The same entries as complete HTTP chunks, one chunk each, a run of them that lies back to back
+   * in one slab as one view; the budget counts frame bytes.
    */
   chunks(from: number, to: number, maxBytes: number, out: Buffer[]): number {
     return this.views(from, to, maxBytes, out, true);
