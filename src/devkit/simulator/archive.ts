@@ -1,13 +1,15 @@
 // A session's telemetry archive, as the real service keeps one (GET /browsers/{id}/telemetry/events):
 // every event the session sent, across service restarts, outliving the session, bounded by a
-// generous cap (the oldest go first). Entries are the frames the replay buffer holds (the same
-// bytes, so keeping them costs an array slot each); ts and category are read from the JSON only
-// when a page is asked for, which is rare next to streaming.
+// generous cap (the oldest go first). A view on the session's frame log (frame-log.ts): the last
+// `cap` entries of the log, the same bytes the stream sent. A query scans the ts and category the
+// log keeps beside each frame, and decodes only the frames of the page it answers.
 //
 // Paging follows the service: at most 100 per page, oldest first from `since` (default: 5 minutes
 // ago) or from the opaque `offset` cursor of the previous page's X-Next-Offset while X-Has-More is
 // true; `until` is exclusive; `order=desc` reads newest first (and rejects `since`); `category` may
-// repeat and filters within the page, so a filtered page may be empty while more remain.
+// repeat and filters within the page, so a filtered page may be empty while more remain. A cursor is
+// a log index, so it stays valid while the oldest entries are dropped.
+import type { FrameLog } from './frame-log.js';
 import { frameData } from './sse-format.js';
 
 export interface ArchivePage {
@@ -22,24 +24,21 @@ export type ArchiveQueryResult = { ok: true; page: ArchivePage } | { ok: false; 
 const DEFAULT_WINDOW_MICROS = 5 * 60 * 1_000_000;
 
 export class SessionArchive {
-  private frames: Buffer[] = [];
-  /** Absolute index of frames[0]: cursors stay valid when the oldest entries are dropped. */
-  private base = 0;
-
-  constructor(private readonly cap: number) {}
-
-  get size(): number {
-    return this.frames.length;
+  constructor(
+    private readonly log: FrameLog,
+    private readonly cap: number,
+  ) {
+    if (!Number.isInteger(cap) || cap < 1) throw new RangeError('archiveSize must be a positive integer');
+    if (cap > log.retain) throw new RangeError('the frame log must retain at least the archive');
   }
 
-  push(frame: Buffer): void {
-    this.frames.push(frame);
-    if (this.frames.length > this.cap) {
-      // Drop in chunks: one splice per many pushes instead of a shift per push.
-      const drop = Math.max(1, Math.floor(this.cap / 10));
-      this.frames.splice(0, drop);
-      this.base += drop;
-    }
+  /** Log index of the oldest archived frame. */
+  private get base(): number {
+    return Math.max(this.log.first, this.log.end - this.cap);
+  }
+
+  get size(): number {
+    return this.log.end - this.base;
   }
 
   query(params: URLSearchParams, nowMicros: number): ArchiveQueryResult {
@@ -51,7 +50,8 @@ export class SessionArchive {
     if (order !== 'asc' && order !== 'desc') return { ok: false, message: 'order must be asc or desc' };
     if (order === 'desc' && params.has('since'))
       return { ok: false, message: 'since cannot be combined with order=desc' };
-    const categories = params.getAll('category');
+    // A category no frame ever had matches nothing (-1 is never a code).
+    const categories = params.getAll('category').map((c) => this.log.codeOf(c));
     const until = params.has('until') ? parseTime(params.get('until') as string, nowMicros) : Infinity;
     if (until === undefined) return { ok: false, message: 'until must be an RFC 3339 time or a duration like 5m' };
     let cursor: number | undefined;
@@ -60,30 +60,30 @@ export class SessionArchive {
       cursor = decodeCursor(offset);
       if (cursor === undefined) return { ok: false, message: 'offset is not a cursor this service issued' };
     }
-    const end = this.base + this.frames.length;
+    const log = this.log;
+    const base = this.base;
+    const end = log.end;
     const picked: string[] = [];
-    const keep = (i: number): boolean => {
-      const data = frameData((this.frames[i - this.base] as Buffer).toString());
-      if (until !== Infinity && tsOf(data) >= until) return false;
-      if (categories.length > 0 && !categories.includes(categoryOf(data))) return false;
-      picked.push(data);
-      return true;
+    const keep = (i: number): void => {
+      if (log.ts(i) >= until) return;
+      if (categories.length > 0 && !categories.includes(log.category(i))) return;
+      picked.push(frameData(log.frame(i).toString()));
     };
     if (order === 'desc') {
       const top = Math.min(cursor ?? end, end);
-      const from = Math.max(this.base, top - limit);
+      const from = Math.max(base, top - limit);
       for (let i = top - 1; i >= from; i--) keep(i);
-      return { ok: true, page: page(picked, from > this.base, from) };
+      return { ok: true, page: page(picked, from > base, from) };
     }
     let start: number;
-    if (cursor !== undefined) start = Math.max(cursor, this.base);
+    if (cursor !== undefined) start = Math.max(cursor, base);
     else {
       const since = params.has('since')
         ? parseTime(params.get('since') as string, nowMicros)
         : nowMicros - DEFAULT_WINDOW_MICROS;
       if (since === undefined) return { ok: false, message: 'since must be an RFC 3339 time or a duration like 5m' };
-      start = this.base;
-      while (start < end && tsOf(frameData((this.frames[start - this.base] as Buffer).toString())) < since) start++;
+      start = base;
+      while (start < end && log.ts(start) < since) start++;
     }
     const stop = Math.min(end, start + limit);
     for (let i = start; i < stop; i++) keep(i);
@@ -105,16 +105,6 @@ function encodeCursor(i: number): string {
 function decodeCursor(s: string): number | undefined {
   const m = /^sim:(\d+)$/.exec(Buffer.from(s, 'base64url').toString('utf8'));
   return m ? Number(m[1]) : undefined;
-}
-
-function tsOf(data: string): number {
-  const m = /"ts":(\d+)/.exec(data);
-  return m ? Number(m[1]) : 0;
-}
-
-function categoryOf(data: string): string {
-  const m = /"category":"([^"]*)"/.exec(data);
-  return m ? (m[1] as string) : '';
 }
 
 /** An RFC 3339 time, or a duration like 90s, 5m, 2h meaning that long ago; Unix microseconds. */

@@ -2,8 +2,9 @@
 //
 // State machine:
 //   live ──end()──▶ ended (final). While live, every generated event takes the next seq, is
-//   serialised once into a frame (its UTF-8 bytes), appended to the bounded replay buffer and to the archive, and
-//   offered to every open connection. end() stops production and resets every connection (the VM
+//   serialised once into a frame (its UTF-8 bytes) appended to the session's frame log, which the
+//   bounded replay buffer and the archive both read (frame-log.ts), and is offered to every open
+//   connection. end() stops production and resets every connection (the VM
 //   goes away; the last unsent frame may be cut in half); the next stream requests answer 502
 //   (faults.endedServerErrors), then 404 (docs/service-api.md "Stream telemetry events" rule 6). The archive outlives the session.
 //   restartService() keeps the session live but starts a new epoch, as when the in-VM API process
@@ -21,7 +22,16 @@ import { capEnvelope, ENVELOPE_CAP_BYTES, normaliseSource } from './event-source
 import type { EventFactory } from './events/event-factory.js';
 import type { Producer } from './producer.js';
 import { ReplayBuffer } from './replay-buffer.js';
-import { bulkFrame, formatFrame, frameData } from './sse-format.js';
+import { FrameLog } from './frame-log.js';
+import {
+  bulkCategory,
+  bulkFrame,
+  bulkFrameSize,
+  bulkHead,
+  formatFrame,
+  frameData,
+  writeBulkFrame,
+} from './sse-format.js';
 import type { StreamConnection, StreamSource } from './stream-connection.js';
 import type { Faults, SimSession } from './types.js';
 
@@ -58,6 +68,8 @@ const MALFORMED = {
 export class Session implements SimSession, StreamSource {
   readonly buffer: ReplayBuffer;
   readonly archive: SessionArchive;
+  /** Every frame the session sent, as long as the buffer or the archive needs it. */
+  private readonly log: FrameLog;
   epoch = 0;
   /** RFC 3339, as GET /browsers states them; deletedAt is set when the session ends. */
   readonly createdAt = new Date().toISOString();
@@ -75,8 +87,11 @@ export class Session implements SimSession, StreamSource {
     readonly id: string,
     private readonly deps: SessionDeps,
   ) {
-    this.buffer = new ReplayBuffer(deps.bufferSize);
-    this.archive = new SessionArchive(Math.max(1, deps.archiveSize));
+    const archiveCap = Math.max(1, deps.archiveSize);
+    // The buffer's own check names a bad size; the log only needs a valid one to exist first.
+    this.log = new FrameLog(Math.max(archiveCap, Number.isInteger(deps.bufferSize) ? deps.bufferSize : 1));
+    this.buffer = new ReplayBuffer(this.log, deps.bufferSize);
+    this.archive = new SessionArchive(this.log, archiveCap);
   }
 
   get telemetrySessionId(): string {
@@ -147,11 +162,12 @@ export class Session implements SimSession, StreamSource {
   injectMalformed(kind: 'json' | 'envelope' = 'json'): number {
     this.assertLive();
     const seq = ++this.seq;
-    this.buffer.push(seq, Buffer.from(formatFrame(seq, MALFORMED[kind](seq, this.malformedCount++))));
+    const wire = Buffer.from(formatFrame(seq, MALFORMED[kind](seq, this.malformedCount++)));
     // The frame broke on the wire; the service itself had a proper event, and archived it.
     const event = this.deps.factory.next() ?? this.deps.factory.complete({ type: 'api_call', category: 'control' });
     normaliseSource(event, this.tsid);
-    this.archive.push(Buffer.from(formatFrame(seq, JSON.stringify({ seq, event }))));
+    this.log.pushText(formatFrame(seq, JSON.stringify({ seq, event })), event.ts, event.category);
+    this.buffer.replaceOnWire(seq, wire);
     this.notify();
     return seq;
   }
@@ -168,13 +184,19 @@ export class Session implements SimSession, StreamSource {
       const event = this.deps.factory.nextBulk(this.asGenerated);
       if (event === undefined) break;
       const seq = ++this.seq;
-      // Same text JSON.stringify({ seq, event }) would give.
-      let frame = bulkFrame(seq, event.ts, event.tail);
+      const category = bulkCategory(event.tail);
+      // Same text JSON.stringify({ seq, event }) would give, written straight into the log.
+      const head = bulkHead(seq, event.ts);
+      const size = bulkFrameSize(head, event.tail);
       // Frame bytes exceed envelope bytes: only a frame over the cap can need the cap's rule.
-      if (frame.length > ENVELOPE_CAP_BYTES)
-        frame = Buffer.from(formatFrame(seq, capEnvelope(frameData(frame.toString()))));
-      this.buffer.push(seq, frame);
-      this.archive.push(frame);
+      if (size > ENVELOPE_CAP_BYTES) {
+        const capped = capEnvelope(frameData(bulkFrame(seq, event.ts, event.tail).toString()));
+        this.log.pushText(formatFrame(seq, capped), event.ts, category);
+      } else {
+        // append() first: it may open the slab the frame goes into.
+        const at = this.log.append(size, event.ts, category);
+        writeBulkFrame(this.log.writeSlab, at, head, event.tail);
+      }
       this.generated++;
     }
     this.notify();
@@ -224,12 +246,11 @@ export class Session implements SimSession, StreamSource {
       event.source = { ...event.source, metadata: { ...event.source.metadata, telemetry_session_id: this.tsid } };
     }
     const envelope: Envelope = { seq, event };
-    // Serialised once here; every connection, every replay and the archive reuse the frame's bytes.
-    const frame = Buffer.from(
-      formatFrame(seq, generated ? capEnvelope(JSON.stringify(envelope)) : JSON.stringify(envelope)),
-    );
-    this.buffer.push(seq, frame);
-    this.archive.push(frame);
+    // Serialised once here; every connection, every replay and the archive read the log's bytes.
+    const json = JSON.stringify(envelope);
+    // A caller's event may carry any ts (a test's odd one): the archive reads a number.
+    const ts = typeof event.ts === 'number' ? event.ts : 0;
+    this.log.pushText(formatFrame(seq, generated ? capEnvelope(json) : json), ts, String(event.category));
     this.generated++;
     return envelope;
   }

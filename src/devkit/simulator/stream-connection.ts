@@ -13,10 +13,11 @@
 //   any ──(socket closed by either side, or simulator closed)──▶ closed
 //
 // The connection keeps a cursor (the last seq written) instead of a queue: frames are read from the
-// session's replay buffer when the socket can take them. A consumer that stops reading therefore
-// costs no memory here; if it falls behind further than the buffer holds, the evicted seqs are
+// session's replay buffer (views of its frame log) when the socket can take them. A consumer that
+// stops reading therefore costs no memory here; if it falls behind further than the buffer holds, the evicted seqs are
 // skipped, and the consumer sees a gap (docs/service-api.md "Stream telemetry events" rule 4), just as with the real service.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ReplayBuffer } from './replay-buffer.js';
 import { writeHttpChunk } from './http-chunk.js';
 import { applyTextFaults, keepaliveFrame } from './sse-format.js';
@@ -98,12 +99,29 @@ export class StreamConnection {
       const parts: Buffer[] = [];
       let bytes = 0;
       let seq = from;
-      for (; seq <= to && bytes < MAX_BATCH_BYTES; seq++) {
-        const frame = buffer.get(seq) as Buffer;
-        const part = plain ? frame : Buffer.from(applyTextFaults(frame.toString(), faults));
-        parts.push(part);
-        bytes += part.length;
+      if (plain && cutSeq === 0 && to === from && this.chunksDirect(faults)) {
+        // One frame (the live rate's usual batch: a 50 ms tick at 20 events/s): its stored HTTP
+        // chunk as it is, one write without a copy. A batch of several stays one chunk (below), so
+        // the bytes on the wire are what they were.
+        buffer.chunks(from, from, MAX_BATCH_BYTES, parts);
+        this.framesSent++;
+        this.cursor = from;
+        this.keepalive.refresh();
+        if (!(this.res.socket as Socket).write(parts[0] as Buffer)) {
+          this.state = 'draining';
+          return;
+        }
+        continue;
       }
+      if (plain) {
+        seq = buffer.spans(from, to, MAX_BATCH_BYTES, parts) + 1;
+        for (const part of parts) bytes += part.length;
+      } else
+        for (; seq <= to && bytes < MAX_BATCH_BYTES; seq++) {
+          const part = Buffer.from(applyTextFaults((buffer.get(seq) as Buffer).toString(), faults));
+          parts.push(part);
+          bytes += part.length;
+        }
       this.framesSent += seq - from;
       this.cursor = seq - 1;
       if (cutSeq > 0 && seq > to) {
@@ -150,23 +168,27 @@ export class StreamConnection {
   }
 
   /**
-   * A batch of frames as one HTTP chunk straight to the socket (http-chunk.ts: the live rate's
-   * 20,000 frames/s cost more in res.write's machinery than in the frames). Only where res.write
-   * would put exactly these bytes on the wire: a chunked response whose headers are out (the
-   * service API flushes them before the first frame), and no chunk-size fault to apply.
+   * Whether frames may go straight to the socket as HTTP chunks (http-chunk.ts: the live rate's
+   * 20,000 frames/s cost more in res.write's machinery than in the frames): only where res.write
+   * would put the same bytes on the wire, a chunked response whose headers are out (the service API
+   * flushes them before the first frame), and no chunk-size fault to apply.
    */
-  private writeFrames(parts: Buffer[], bytes: number, faults: Faults): boolean {
-    const socket = this.res.socket;
+  private chunksDirect(faults: Faults): boolean {
     const chunkSize = faults.chunkSize;
-    if (
-      socket === null ||
-      !this.res.headersSent ||
-      !this.res.chunkedEncoding ||
-      (chunkSize !== undefined && chunkSize > 0)
-    )
+    return (
+      this.res.socket !== null &&
+      this.res.headersSent &&
+      this.res.chunkedEncoding &&
+      (chunkSize === undefined || chunkSize <= 0)
+    );
+  }
+
+  /** A batch of frames as one HTTP chunk, straight to the socket where it may go. */
+  private writeFrames(parts: Buffer[], bytes: number, faults: Faults): boolean {
+    if (!this.chunksDirect(faults))
       return this.write(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, bytes), faults);
     this.keepalive.refresh();
-    return writeHttpChunk(socket, parts, bytes);
+    return writeHttpChunk(this.res.socket as Socket, parts, bytes);
   }
 
   private write(data: string | Buffer, faults: Faults, done?: () => void): boolean {

@@ -1,4 +1,5 @@
 // The simulated stream endpoint against docs/service-api.md "Stream telemetry events", over real sockets.
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CDP_METHODS, EVENT_TYPES, startSimulator } from '../../../../src/devkit/simulator/index.js';
 import type { Simulator } from '../../../../src/devkit/simulator/index.js';
@@ -266,6 +267,43 @@ describe('simulated telemetry stream', () => {
     expect(s.lastSeq).toBe(stopped);
     expect(s.emitted).toBe(stopped);
     st.close();
+  });
+
+  it('on the wire: a catch-up batch is one HTTP chunk, a live frame one chunk of its own', async () => {
+    sim = await startSimulator({ seed: 23 });
+    const s = sim.createSession('s1');
+    s.emit(5);
+    const socket = connect(Number(new URL(sim.url).port), '127.0.0.1');
+    socket.write(
+      'GET /browsers/s1/telemetry/stream?replay=all HTTP/1.1\r\nHost: sim\r\nAuthorization: Bearer sim-key\r\n\r\n',
+    );
+    let raw = Buffer.alloc(0);
+    socket.on('data', (d: Buffer) => (raw = Buffer.concat([raw, d])));
+    /** The complete chunks of the body so far, as text. */
+    const chunks = (): string[] => {
+      const body = raw.toString('latin1', raw.indexOf('\r\n\r\n') + 4);
+      const out: string[] = [];
+      for (let at = 0; ;) {
+        const eol = body.indexOf('\r\n', at);
+        if (eol < 0) return out;
+        const size = parseInt(body.slice(at, eol), 16);
+        if (body.length < eol + 2 + size + 2) return out;
+        out.push(body.slice(eol + 2, eol + 2 + size));
+        at = eol + 2 + size + 2;
+      }
+    };
+    const waitChunks = async (n: number): Promise<string[]> => {
+      for (let i = 0; i < 500 && chunks().length < n; i++) await new Promise((r) => setTimeout(r, 10));
+      return chunks();
+    };
+    const first = await waitChunks(1);
+    s.emit(1);
+    const both = await waitChunks(2);
+    socket.destroy();
+    expect(first).toHaveLength(1);
+    expect((first[0] as string).match(/^id: /gm)).toHaveLength(5);
+    expect(both).toHaveLength(2);
+    expect(both[1]).toMatch(/^id: 6\ndata: \{"seq":6,/);
   });
 
   it('close() drops every stream at once', async () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Socket } from 'node:net';
-import { httpChunk, writeHttpChunk } from '../../../../src/devkit/simulator/http-chunk.js';
+import {
+  chunkHeadLength,
+  httpChunk,
+  writeChunkHead,
+  writeHttpChunk,
+} from '../../../../src/devkit/simulator/http-chunk.js';
 
 describe('httpChunk', () => {
   it.each([
@@ -43,4 +48,18 @@ describe('writeHttpChunk', () => {
     expect(corks).toBe(0);
     expect(Buffer.concat(written).equals(httpChunk(buffers, bytes))).toBe(true);
   });
+});
+
+describe('writeChunkHead', () => {
+  it.each([1, 9, 15, 16, 255, 256, 4095, 4096, 65_535, 65_536, 1_048_576, 123_456_789])(
+    '%i: the size line Node writes, and chunkHeadLength its length',
+    (size) => {
+      const target = Buffer.alloc(16, 0x2e);
+      const length = writeChunkHead(target, 3, size);
+      expect(target.toString('latin1', 3, 3 + length)).toBe(size.toString(16) + '\r\n');
+      expect(length).toBe(chunkHeadLength(size));
+      // Nothing written outside it.
+      expect(target.toString('latin1', 0, 3) + target.toString('latin1', 3 + length)).toBe('.'.repeat(16 - length));
+    },
+  );
 });
