@@ -60,7 +60,7 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
     connect_timeout: scalar('duration', 'TCP + TLS + response headers of one stream request (default 10s).'),
     read_pacing: scalar(
       'duration',
-      'A busy ingest worker reads its streams at most once per this interval, so a read takes several frames (default 100ms; 0: as bytes arrive; env BRIDGE_READ_PACING).',
+      'A busy ingest worker reads its streams at most once per this interval, so a read takes several frames (default 200ms; 0: as bytes arrive; env BRIDGE_READ_PACING).',
     ),
     backoff: section('Waits between reconnects.', {
       initial: scalar('duration', 'First wait after a failed or closed stream (default 500ms).'),

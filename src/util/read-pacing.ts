@@ -1,6 +1,6 @@
 // Read pacing: while an ingest worker is busy with many small reads, it lets its streams' bytes
 // gather in the kernel for a moment before it reads them again, so that one read takes every frame
-// a stream received meanwhile (upstream.read_pacing, 100 ms by default).
+// a stream received meanwhile (upstream.read_pacing, 200 ms by default).
 //
 // Why: at hundreds of live sessions × 20 events/s nearly every socket read carries one frame, and
 // what a read costs apart from its frame is about as much as the frame's parse: the epoll wake-up,

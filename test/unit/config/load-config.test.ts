@@ -130,8 +130,8 @@ describe('configuration', () => {
     expect(c.shutdownGraceMs).toBe(60_000);
   });
 
-  it('upstream.read_pacing: 100 ms by default, 0 turns it off, a duration up to 1s', () => {
-    expect(buildConfig({}, base).upstream.readPacingMs).toBe(100);
+  it('upstream.read_pacing: 200 ms by default, 0 turns it off, a duration up to 1s', () => {
+    expect(buildConfig({}, base).upstream.readPacingMs).toBe(200);
     expect(buildConfig({ upstream: { read_pacing: 0 } }, base).upstream.readPacingMs).toBe(0);
     expect(buildConfig({ upstream: { read_pacing: '250ms' } }, base).upstream.readPacingMs).toBe(250);
     expect(buildConfig({ upstream: { read_pacing: '1s' } }, base).upstream.readPacingMs).toBe(1000);
