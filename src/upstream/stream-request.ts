@@ -21,8 +21,8 @@
 // and held here, until start(). The connection is not reused after the body: a stream ends only
 // when its session does, or is cut.
 import { connect, isIP, type OnReadOpts, type Socket } from 'node:net';
-import type { ConnectionOptions, SecureContext, TLSSocket } from 'node:tls';
-import type { TlsFiles } from '../util/peer-connection.js';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
+import { secureContextFor, tlsSession, type TlsFiles } from '../util/tls-reuse.js';
 import { CONNECT_TIMEOUT, HEADERS_TIMEOUT, HttpTimeoutError } from '../util/http-timeout.js';
 import { createResponseParser, type ResponseHead } from './http-response-parser.js';
 import type { StreamBody } from './stream-body.js';
@@ -42,22 +42,6 @@ const TLS_RECORD_BYTES = 16 * 1024;
 // nodejs/node#35753), which @types/node does not declare on tls.connect's options.
 const tlsConnect = (options: ConnectionOptions & { onread: OnReadOpts }): TLSSocket =>
   process.getBuiltinModule('node:tls').connect(options);
-
-/**
- * One TLS context per set of TLS files (the client's), not one per connection: a context made from
- * a CA file parses it into a certificate store of its own, and with a thousand streams that was
- * about 100 KiB of native memory each (docs/benchmarks.md "https:// streams").
- */
-const contexts = new WeakMap<TlsFiles, SecureContext>();
-const NO_FILES: TlsFiles = {};
-function secureContext(files: TlsFiles = NO_FILES): SecureContext {
-  let context = contexts.get(files);
-  if (!context) {
-    context = process.getBuiltinModule('node:tls').createSecureContext(files);
-    contexts.set(files, context);
-  }
-  return context;
-}
 
 export interface StreamRequest {
   /** An http:// or https:// URL. */
@@ -112,14 +96,20 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
     const onread = { buffer: readBuffer, callback: (n: number, buf: Uint8Array) => onRead(n, buf as Buffer) };
     let socket: Socket;
     if (secure) {
-      socket = tlsConnect({
+      // One context per client's files, and the peer's last session offered: a thousand streams
+      // reconnecting after a cut resume rather than each doing a full handshake (util/tls-reuse.ts).
+      const resume = tlsSession(r.tls, authority);
+      const tls = tlsConnect({
         host,
         port: Number(url.port) || 443,
         // SNI for a name, never for an address (RFC 6066 section 3).
         ...(isIP(host) === 0 ? { servername: host } : {}),
-        secureContext: secureContext(r.tls),
+        secureContext: secureContextFor(r.tls),
+        ...(resume.session !== undefined ? { session: resume.session } : {}),
         onread,
       });
+      resume.track(tls);
+      socket = tls;
       socket.setNoDelay(true);
       socket.setKeepAlive(true, 1000);
     } else

@@ -18,14 +18,9 @@ import type { ConnectionOptions, TLSSocket } from 'node:tls';
 const tlsConnect = (options: ConnectionOptions): TLSSocket => process.getBuiltinModule('node:tls').connect(options);
 import { CONNECT_TIMEOUT, HttpTimeoutError } from './http-timeout.js';
 import { proxyCredentials } from './proxy-env.js';
+import { secureContextFor, tlsSession, type TlsFiles } from './tls-reuse.js';
 
-export interface TlsFiles {
-  /** PEM of the CA(s) that sign the peer's certificate, replacing the system roots. */
-  ca?: string;
-  /** PEM client certificate and key (mutual TLS). */
-  cert?: string;
-  key?: string;
-}
+export type { TlsFiles } from './tls-reuse.js';
 
 export interface PeerAddress {
   secure: boolean;
@@ -89,15 +84,20 @@ export function openConnection(peer: PeerAddress, o: ConnectOptions, done: Opene
       return;
     }
     try {
+      // One context per client's files, and the peer's last session offered (util/tls-reuse.ts).
+      const servername = serverName(peer.host);
+      const resume = tlsSession(o.tls, `${authority} ${servername ?? ''}`);
       const secure = track(
         tlsConnect({
           socket,
           host: peer.host,
-          servername: serverName(peer.host),
-          ...o.tls,
+          servername,
+          secureContext: secureContextFor(o.tls),
+          ...(resume.session !== undefined ? { session: resume.session } : {}),
           ...(o.readHighWaterMark !== undefined ? { highWaterMark: o.readHighWaterMark } : {}),
         }),
       );
+      resume.track(secure);
       secure.once('secureConnect', () => finish(null, secure));
     } catch (err) {
       // Also when the tunnel's answer calls this, in an event handler: a throw there would be uncaught.

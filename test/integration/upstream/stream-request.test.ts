@@ -2,8 +2,8 @@
 // against raw TCP servers on loopback that answer as a real peer may: slowly, with garbage, with a
 // reset or a close in the middle of a chunk, or faster than the reader reads.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { requestStream, type StreamResponse } from '../../../src/upstream/stream-request.js';
 import { UpstreamClient } from '../../../src/upstream/client.js';
 import { HEADERS_TIMEOUT } from '../../../src/util/http-timeout.js';
@@ -56,7 +56,7 @@ async function serve(
 
 function get(
   url: URL,
-  o: { signal?: AbortSignal; headersTimeoutMs?: number; ca?: string } = {},
+  o: { signal?: AbortSignal; headersTimeoutMs?: number; ca?: string; tls?: { ca: string } } = {},
 ): Promise<StreamResponse> {
   return requestStream(
     {
@@ -66,7 +66,7 @@ function get(
       connectTimeoutMs: 2000,
       headersTimeoutMs: o.headersTimeoutMs ?? 2000,
       // https://: the test CA (the system roots do not know it).
-      tls: { ca: o.ca ?? certs.pem.ca },
+      tls: o.tls ?? { ca: o.ca ?? certs.pem.ca },
     },
     open,
   );
@@ -257,6 +257,35 @@ describe('the stream GET on a socket of our own', () => {
     expect(res.statusCode).toBe(200);
     expect(await drain(res)).toEqual({ text: 'id: 1\ndata: {"a":1}\n\nid: 2\ndata: é\n\n' });
     expect(asked[0]).toMatch(/^GET \/s\?replay=all HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n/);
+  });
+
+  it("https: a client's streams share one TLS context, and a new stream resumes the session the peer gave", async () => {
+    // Each stream's server side: whether its handshake resumed a session.
+    const resumed: boolean[] = [];
+    const server = createTlsServer({ key: certs.pem.serverKey, cert: certs.pem.serverCert }, (socket: TLSSocket) => {
+      resumed.push(socket.isSessionReused());
+      socket.on('error', () => {});
+      socket.once('data', () => socket.end(HEAD + chunk('id: 1\ndata: {}\n\n') + '0\r\n\r\n'));
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const url = new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}/s`);
+    const tls = process.getBuiltinModule('node:tls');
+    const contexts = vi.spyOn(tls, 'createSecureContext');
+    try {
+      // One client's files: the same object for every stream, as the upstream client passes them.
+      const files = { ca: certs.pem.ca };
+      for (let i = 0; i < 3; i++)
+        expect((await drain(await get(url, { tls: files }))).text).toBe('id: 1\ndata: {}\n\n');
+      expect(contexts).toHaveBeenCalledTimes(1);
+      // The first stream had no session to offer; each later one resumed the one it was given.
+      expect(resumed).toEqual([false, true, true]);
+      // Other files (another client, other trust) never get those sessions.
+      await drain(await get(url, { tls: { ca: certs.pem.ca } }));
+      expect(resumed.at(-1)).toBe(false);
+    } finally {
+      contexts.mockRestore();
+    }
   });
 
   it('https: a certificate the CA did not sign fails the request with the TLS error, before anything is sent', async () => {

@@ -3,9 +3,10 @@
 // a private CA directly and through an HTTP CONNECT proxy (certificates from test/helpers/test-certs.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { text } from 'node:stream/consumers';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HttpClient, type HttpClientOptions } from '../../../src/util/http-client.js';
 import { BODY_TIMEOUT, CONNECT_TIMEOUT, HEADERS_TIMEOUT } from '../../../src/util/http-timeout.js';
 import { clientCommonName, makeTestCerts, mutualTlsOptions, type TestCerts } from '../../helpers/test-certs.js';
@@ -366,6 +367,29 @@ describe('TLS with a private CA, directly and through a CONNECT proxy', () => {
     const peer = await tlsPeer();
     const res = await client({ tls: material() }).request(`${peer.url}/x`);
     expect(await text(res.body)).toBe(`hello bridge at 127.0.0.1:${peer.port}/x`);
+  });
+
+  it("new connections share the client's TLS context and resume the peer's last session, client certificate kept", async () => {
+    const resumed: boolean[] = [];
+    // Every answer closes its connection: each request needs a new one.
+    const server = createHttpsServer(mutualTlsOptions(certs), (req, res) => {
+      res.setHeader('connection', 'close');
+      res.end(`hello ${clientCommonName(req)}`);
+    });
+    server.on('secureConnection', (socket: TLSSocket) => resumed.push(socket.isSessionReused()));
+    const peer = await listen(server);
+    const tls = process.getBuiltinModule('node:tls');
+    const contexts = vi.spyOn(tls, 'createSecureContext');
+    try {
+      const c = client({ tls: material() });
+      for (let i = 0; i < 3; i++)
+        expect(await text((await c.request(`https://127.0.0.1:${peer.port}/`)).body)).toBe('hello bridge');
+      expect(peer.connections()).toBe(3);
+      expect(contexts).toHaveBeenCalledTimes(1);
+      expect(resumed).toEqual([false, true, true]);
+    } finally {
+      contexts.mockRestore();
+    }
   });
 
   it('without the CA the handshake fails on the certificate', async () => {

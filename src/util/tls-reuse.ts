@@ -1,0 +1,81 @@
+// What TLS connections to the same peer share: one context per set of TLS files, and the peer's last
+// session, so a new connection resumes it instead of a full handshake.
+//
+// Context: tls.connect given the files (ca, cert, key) makes a context of its own per connection,
+// parsing the CA into a certificate store each time: with a thousand streams that was ~100 KiB of
+// native memory each (docs/benchmarks.md "https:// streams"), and the collector's connections paid
+// the parse on every reconnect. One context per files object (the client's, kept for its life).
+//
+// Session: the sockets here are opened by the bridge itself (util/peer-connection.ts for the
+// collector and the service's API, upstream/stream-request.ts for the streams), not by node:https's
+// agent, so they do not get the agent's session cache: every reconnect was a full handshake (the
+// peer's signature and the chain verified again; a thousand streams reconnecting after a cut made
+// the service's TLS terminator do a thousand). As node:https's agent does, the last session a peer
+// gave is offered to the next connection to it, and forgotten when a connection that offered it
+// fails. A session is kept per files object and peer (host, port, server name): it is never offered
+// under other trust or client material.
+import type { SecureContext, TLSSocket } from 'node:tls';
+
+export interface TlsFiles {
+  /** PEM of the CA(s) that sign the peer's certificate, replacing the system roots. */
+  ca?: string;
+  /** PEM client certificate and key (mutual TLS). */
+  cert?: string;
+  key?: string;
+}
+
+/** Peers remembered per files object at most (a client talks to one or two). */
+const MAX_PEERS = 64;
+
+interface Shared {
+  context: SecureContext;
+  sessions: Map<string, Buffer>;
+}
+
+const byFiles = new WeakMap<TlsFiles, Shared>();
+const NO_FILES: TlsFiles = {};
+
+function shared(files: TlsFiles): Shared {
+  let s = byFiles.get(files);
+  if (!s) {
+    // node:tls is taken at the first TLS connection, not at load (about 7 MiB of RSS on Node 24).
+    s = { context: process.getBuiltinModule('node:tls').createSecureContext(files), sessions: new Map() };
+    byFiles.set(files, s);
+  }
+  return s;
+}
+
+/** The context for connections made with `files` (made once per files object; throws on unusable material). */
+export function secureContextFor(files: TlsFiles = NO_FILES): SecureContext {
+  return shared(files).context;
+}
+
+/**
+ * The session to offer a new connection to `peer` (undefined: none known), and `track`, which keeps
+ * the sessions that connection is given and forgets the offered one if the connection fails before
+ * its handshake is done.
+ */
+export function tlsSession(
+  files: TlsFiles = NO_FILES,
+  peer: string,
+): { session: Buffer | undefined; track: (socket: TLSSocket) => void } {
+  const { sessions } = shared(files);
+  const session = sessions.get(peer);
+  return {
+    session,
+    track(socket) {
+      socket.on('session', (s: Buffer) => {
+        // Newest last: the map's first entry is the peer heard from longest ago.
+        sessions.delete(peer);
+        sessions.set(peer, s);
+        if (sessions.size > MAX_PEERS) sessions.delete(sessions.keys().next().value!);
+      });
+      if (session === undefined) return;
+      const forget = (): void => {
+        if (sessions.get(peer) === session) sessions.delete(peer);
+      };
+      socket.once('error', forget);
+      socket.once('secureConnect', () => socket.off('error', forget));
+    },
+  };
+}
