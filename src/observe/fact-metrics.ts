@@ -56,6 +56,7 @@ const METRICS: FactTable<BridgeMetrics> = {
   reads_paced: (m, fact) => {
     m.workerReads.inc(fact.reads);
     m.readPacingSeconds.inc(fact.sleptMs / 1000);
+    m.readPacingWaits.inc(fact.sleeps);
   },
   commit_failed: (m) => {
     m.spoolCommitErrors.inc();

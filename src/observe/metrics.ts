@@ -196,6 +196,10 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       name: 'bridge_worker_read_pacing_seconds_total',
       help: 'Time the ingest workers waited for frames to gather before reading again (upstream.read_pacing).',
     }),
+    readPacingWaits: registry.counter({
+      name: 'bridge_worker_read_pacing_waits_total',
+      help: 'Times the ingest workers waited for frames to gather (upstream.read_pacing); seconds over waits is the average wait.',
+    }),
     redacted: registry.counter({
       name: 'bridge_records_redacted_total',
       help: 'Events in which redaction masked values, by kind (header, url, post_data, response_body, api_call_code, typed_key, source_metadata).',

@@ -82,8 +82,12 @@ describe('ingest workers', () => {
     const received = await counter(bridge, 'bridge_events_received_total');
     const text = await bridge.metrics.registry.metricText('bridge_worker_read_pacing_seconds_total');
     const waited = Number(/ ([\d.e+-]+)$/m.exec(text)?.[1] ?? NaN);
-    // It waited on purpose, and the streams' frames gathered: fewer reads than events.
+    const waits = await counter(bridge, 'bridge_worker_read_pacing_waits_total');
+    // It waited on purpose, about the interval a time at most, and the streams' frames
+    // gathered: fewer reads than events.
     expect(waited).toBeGreaterThan(0);
+    expect(waits).toBeGreaterThan(0);
+    expect(waited / waits).toBeLessThan(0.55);
     expect(received).toBe(ids.length * 60);
     expect(reads).toBeLessThan(received);
   }, 90_000);
