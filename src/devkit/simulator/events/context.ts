@@ -70,10 +70,18 @@ export const TYPED_SITES: readonly string[] = [
 ];
 
 /**
- * The pages as events carry them. Non-ASCII text stays where a page puts it (console messages,
- * bodies), never in these.
+ * Each page in the two forms Chromium reports: `url` as a frame or a request gives it, `href` as
+ * `location.href` and a tab opened on the page (Target.attachedToTarget, page_tab_opened) give it,
+ * the fragment kept and percent-encoded. Non-ASCII text stays where a page puts it (console
+ * messages, bodies), never in these.
  */
-export const SITES: readonly string[] = TYPED_SITES.map(browserUrl);
+export const SITE_FORMS: ReadonlyArray<{ readonly url: string; readonly href: string }> = TYPED_SITES.map((typed) => ({
+  url: browserUrl(typed),
+  href: new URL(typed).href,
+}));
+
+/** The pages as events carry them (a frame's url, a request's url and documentURL). */
+export const SITES: readonly string[] = SITE_FORMS.map((s) => s.url);
 
 /** URLs that carry user-info or signatures, so the bridge's redaction has something to do. */
 export const SECRET_URLS: readonly string[] = [

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   SITES,
+  SITE_FORMS,
   TYPED_SITES,
   browserUrl,
   pageOrigin,
@@ -54,6 +55,8 @@ interface Seen {
   /** Fetch requests' url and documentURL, in the order they were sent. */
   fetches: Array<{ url: string; documentURL: string }>;
   withinDocumentUrl?: string;
+  /** Target.attachedToTarget's url by target id (auto-attach on the browser's connection). */
+  attached: Map<string, string>;
 }
 
 /** How long the page's events may take on a loaded machine (they take well under a second on a quiet one). */
@@ -77,8 +80,10 @@ const against =
 describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}`, () => {
   let server: Server;
   let browser: ChromiumHandle | undefined;
-  const seen: Seen = { fetches: [] };
+  const seen: Seen = { fetches: [], attached: new Map() };
   let targetUrl: string;
+  let tabSite: number;
+  let tabTargetId: string;
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -116,6 +121,10 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
         reject(new Error(`${err.message} (missing: ${missing(seen).join(', ')})`));
       });
       cdp.on(({ method, params: p, sessionId: from }) => {
+        if (method === 'Target.attachedToTarget') {
+          const info = p.targetInfo as { targetId: string; url: string };
+          seen.attached.set(info.targetId, info.url);
+        }
         if (from !== sessionId) return;
         if (method === 'Network.requestWillBeSent') {
           const request = p.request as { url: string; urlFragment?: string };
@@ -149,6 +158,19 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
       await Promise.race([failed, cdp.send(`${domain}.enable`, {}, sessionId)]);
     await Promise.race([failed, cdp.send('Page.navigate', { url: PAGE }, sessionId)]);
     await done;
+    // A tab opened on one of the simulator's pages, as an agent opens one (page_tab_opened).
+    await Promise.race([
+      failed,
+      cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }),
+    ]);
+    tabSite = TYPED_SITES.findIndex((typed) => typed.includes('#'));
+    const tab = (await Promise.race([failed, cdp.send('Target.createTarget', { url: TYPED_SITES[tabSite] })])) as {
+      targetId: string;
+    };
+    tabTargetId = tab.targetId;
+    // Its attach event may come after createTarget's answer: a few round trips more (bounded).
+    for (let i = 0; i < 400 && !seen.attached.has(tabTargetId); i++)
+      await Promise.race([failed, cdp.send('Browser.getVersion')]);
     targetUrl = (
       (await Promise.race([failed, cdp.send('Target.getTargetInfo', { targetId })])) as {
         targetInfo: { url: string };
@@ -187,5 +209,10 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
     const moved = new URL(`#${HASH}`, PAGE).href;
     expect(seen.withinDocumentUrl).toBe(moved);
     expect(targetUrl).toBe(moved);
+  });
+
+  it("a tab opened on one of the simulator's pages reports the page's href, the fragment kept", () => {
+    expect(SITE_FORMS[tabSite]!.href).toContain('#');
+    expect(seen.attached.get(tabTargetId), 'Target.attachedToTarget of the tab').toBe(SITE_FORMS[tabSite]!.href);
   });
 });
