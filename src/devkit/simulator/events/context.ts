@@ -49,9 +49,9 @@ export interface GenState {
  * `new URL().href` follows too (the host lower-cased and in punycode, the default port dropped, the
  * path and query percent-encoded), without the fragment: CDP gives that apart (`urlFragment`), so it
  * never reaches these fields. `location.href`, Page.navigatedWithinDocument and a target's url keep
- * it. Checked against Chromium by test/integration/devkit/simulator/chromium-urls.test.ts; one
- * difference it found is not handled here, so keep `|` out of the paths below (Chromium writes %7C
- * in a path where the standard keeps `|`).
+ * it. Checked against Chromium by test/integration/devkit/simulator/chromium-urls.test.ts, which
+ * also shows the one difference not handled here: Chromium writes a `|` in a path as %7C where the
+ * standard keeps it, so the paths below hold none.
  */
 export function browserUrl(typed: string): string {
   const url = new URL(typed);

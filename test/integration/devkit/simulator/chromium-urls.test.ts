@@ -37,9 +37,12 @@ const HASH = 'ünï cødé';
 /** Fetched by the page: the simulator's pages, and more typed URLs (a bare origin, the https default port). */
 const FETCHED = [...TYPED_SITES, 'http://Bücher.DE/Straße/ä b.json?q=größe ✓&x=1#teil 2', 'HTTPS://BÜCHER.de:443'];
 
+/** Where Chromium and the URL standard part: a `|` in a path (so the simulator's paths hold none). */
+const PIPE = 'http://pipe.example/a|b?q=a|b';
+
 const PAGE_HTML = `<!doctype html><meta charset="utf-8"><body><script>
 console.log(${JSON.stringify(MESSAGE)}, location.href);
-Promise.allSettled(${JSON.stringify(FETCHED)}.map((u) => fetch(u, { mode: 'no-cors' }))).then(() => {
+Promise.allSettled(${JSON.stringify([...FETCHED, PIPE])}.map((u) => fetch(u, { mode: 'no-cors' }))).then(() => {
   location.hash = ${JSON.stringify(HASH)};
 });
 </script></body>`;
@@ -68,7 +71,7 @@ const missing = (s: Seen): string[] =>
     s.documentResponseUrl === undefined && 'its response',
     s.frameUrl === undefined && 'Page.frameNavigated',
     s.consoleArgs === undefined && 'the console message',
-    s.fetches.length < FETCHED.length && `fetches (${s.fetches.length} of ${FETCHED.length})`,
+    s.fetches.length < FETCHED.length + 1 && `fetches (${s.fetches.length} of ${FETCHED.length + 1})`,
     s.withinDocumentUrl === undefined && 'Page.navigatedWithinDocument',
   ].filter((m): m is string => m !== false);
 
@@ -196,10 +199,15 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
   });
 
   it("fetched URLs, the simulator's pages among them: each request's url is the simulator's form", () => {
-    const reported = seen.fetches.map((f) => f.url);
+    const reported = seen.fetches.map((f) => f.url).filter((u) => !u.startsWith('http://pipe.example/'));
     expect(reported.sort()).toEqual(FETCHED.map(browserUrl).sort());
     expect(reported).toEqual(expect.arrayContaining([...SITES]));
     for (const f of seen.fetches) expect(f.documentURL).toBe(browserUrl(PAGE));
+  });
+
+  it('a `|` in a path: Chromium writes %7C where the standard (and browserUrl) keeps it; in a query both keep it', () => {
+    expect(seen.fetches.map((f) => f.url)).toContain('http://pipe.example/a%7Cb?q=a|b');
+    expect(browserUrl(PIPE)).toBe('http://pipe.example/a|b?q=a|b');
   });
 
   it('the console keeps what the page logged; location.href, a fragment move and the target keep the fragment', () => {
