@@ -5,8 +5,9 @@
 // that form with `browserUrl` (events/context.ts). Here headless Chromium loads a page typed with
 // an internationalised upper-case host, the scheme's default port, a non-ASCII path and query with
 // spaces and a fragment; the page logs a message holding such a URL, fetches the simulator's own
-// pages and more typed URLs, then moves to another fragment. What CDP reports must equal what the
-// simulator makes of the same typed URL.
+// pages and more typed URLs, moves to another fragment and pushes a history entry; then a tab is
+// opened on one of the simulator's pages. What CDP reports must equal what the simulator makes of
+// the same typed URL.
 //
 // Every host name reaches the loopback server through a host-resolver rule (with its port, so a
 // default port works too). https URLs are fetched only to read the request's url: the server
@@ -32,8 +33,9 @@ const chromium = findChromium();
 const PAGE = 'HTTP://例え.JP:80/検索?q=größe ✓#Teil ü';
 /** Logged by the page: the service copies console arguments as the page gave them. */
 const MESSAGE = `opened ${PAGE} for Größe ✓`;
-/** The fragment the page moves to afterwards (Page.navigatedWithinDocument). */
+/** The fragment the page moves to afterwards, then the history entry it pushes (Page.navigatedWithinDocument). */
 const HASH = 'ünï cødé';
+const PUSHED = '/weiter?x=ä b';
 /** Fetched by the page: the simulator's pages, and more typed URLs (a bare origin, the https default port). */
 const FETCHED = [...TYPED_SITES, 'http://Bücher.DE/Straße/ä b.json?q=größe ✓&x=1#teil 2', 'HTTPS://BÜCHER.de:443'];
 
@@ -44,6 +46,7 @@ const PAGE_HTML = `<!doctype html><meta charset="utf-8"><body><script>
 console.log(${JSON.stringify(MESSAGE)}, location.href);
 Promise.allSettled(${JSON.stringify([...FETCHED, PIPE])}.map((u) => fetch(u, { mode: 'no-cors' }))).then(() => {
   location.hash = ${JSON.stringify(HASH)};
+  history.pushState(null, '', ${JSON.stringify(PUSHED)});
 });
 </script></body>`;
 
@@ -52,12 +55,15 @@ interface Seen {
   documentRequest?: { url: string; urlFragment?: string; documentURL: string; requestId: string };
   documentResponseUrl?: string;
   frameUrl?: string;
+  /** Page.frameNavigated of the main frame (about:blank apart): one, for the page. */
+  frameNavigations: number;
   frameOrigin?: string;
   consoleArgs?: unknown[];
   consoleCallFrameUrl?: string;
   /** Fetch requests' url and documentURL, in the order they were sent. */
   fetches: Array<{ url: string; documentURL: string }>;
-  withinDocumentUrl?: string;
+  /** Page.navigatedWithinDocument's url, one for the fragment move and one for the pushed entry. */
+  withinDocument: string[];
   /** Target.attachedToTarget's url by target id (auto-attach on the browser's connection). */
   attached: Map<string, string>;
 }
@@ -72,7 +78,7 @@ const missing = (s: Seen): string[] =>
     s.frameUrl === undefined && 'Page.frameNavigated',
     s.consoleArgs === undefined && 'the console message',
     s.fetches.length < FETCHED.length + 1 && `fetches (${s.fetches.length} of ${FETCHED.length + 1})`,
-    s.withinDocumentUrl === undefined && 'Page.navigatedWithinDocument',
+    s.withinDocument.length < 2 && `Page.navigatedWithinDocument (${s.withinDocument.length} of 2)`,
   ].filter((m): m is string => m !== false);
 
 const against =
@@ -83,7 +89,7 @@ const against =
 describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}`, () => {
   let server: Server;
   let browser: ChromiumHandle | undefined;
-  const seen: Seen = { fetches: [], attached: new Map() };
+  const seen: Seen = { fetches: [], attached: new Map(), frameNavigations: 0, withinDocument: [] };
   let targetUrl: string;
   let tabSite: number;
   let tabTargetId: string;
@@ -142,6 +148,7 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
           const frame = p.frame as { url: string; securityOrigin: string; parentId?: string };
           if (frame.parentId === undefined && frame.url !== 'about:blank') {
             seen.frameUrl = frame.url;
+            seen.frameNavigations++;
             seen.frameOrigin = frame.securityOrigin;
           }
         } else if (method === 'Runtime.consoleAPICalled') {
@@ -149,7 +156,7 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
           const stack = p.stackTrace as { callFrames: Array<{ url: string }> } | undefined;
           seen.consoleCallFrameUrl = stack?.callFrames[0]?.url;
         } else if (method === 'Page.navigatedWithinDocument') {
-          seen.withinDocumentUrl = p.url as string;
+          seen.withinDocument.push(p.url as string);
         }
         if (missing(seen).length === 0) {
           clearTimeout(bound);
@@ -210,13 +217,20 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
     expect(browserUrl(PIPE)).toBe('http://pipe.example/a|b?q=a|b');
   });
 
-  it('the console keeps what the page logged; location.href, a fragment move and the target keep the fragment', () => {
+  it('the console keeps what the page logged; location.href and a fragment move keep the fragment', () => {
     const href = new URL(PAGE).href;
     expect(seen.consoleArgs).toEqual([MESSAGE, href]);
     expect(href).toBe(`${browserUrl(PAGE)}#Teil%20%C3%BC`);
-    const moved = new URL(`#${HASH}`, PAGE).href;
-    expect(seen.withinDocumentUrl).toBe(moved);
-    expect(targetUrl).toBe(moved);
+    expect(seen.withinDocument[0]).toBe(new URL(`#${HASH}`, PAGE).href);
+  });
+
+  it('a same-document navigation is no Page.frameNavigated: the service, which maps that, sends no page_navigation', () => {
+    // The fragment move and the pushed entry came as Page.navigatedWithinDocument only.
+    expect(seen.frameNavigations).toBe(1);
+    const pushed = new URL(PUSHED, PAGE).href;
+    expect(seen.withinDocument[1]).toBe(pushed);
+    expect(browserUrl(pushed)).toBe(pushed);
+    expect(targetUrl).toBe(pushed);
   });
 
   it("a tab opened on one of the simulator's pages reports the page's href, the fragment kept", () => {
