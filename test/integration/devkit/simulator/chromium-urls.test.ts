@@ -25,6 +25,7 @@ import {
   pageOrigin,
   type GenState,
 } from '../../../../src/devkit/simulator/events/context.js';
+import { VALUELESS_ARGS } from '../../../../src/devkit/simulator/events/console.js';
 import { chromiumVersion, findChromium, startChromium, type ChromiumHandle } from '../chromium.js';
 
 const chromium = findChromium();
@@ -43,7 +44,7 @@ const FETCHED = [...TYPED_SITES, 'http://Bücher.DE/Straße/ä b.json?q=größe 
 const PIPE = 'http://pipe.example/a|b?q=a|b';
 
 const PAGE_HTML = `<!doctype html><meta charset="utf-8"><body><script>
-console.log(${JSON.stringify(MESSAGE)}, location.href);
+console.log(${JSON.stringify(MESSAGE)}, location.href, { a: 1 }, undefined, 42);
 Promise.allSettled(${JSON.stringify([...FETCHED, PIPE])}.map((u) => fetch(u, { mode: 'no-cors' }))).then(() => {
   location.hash = ${JSON.stringify(HASH)};
   history.pushState(null, '', ${JSON.stringify(PUSHED)});
@@ -58,7 +59,8 @@ interface Seen {
   /** Page.frameNavigated of the main frame (about:blank apart): one, for the page. */
   frameNavigations: number;
   frameOrigin?: string;
-  consoleArgs?: unknown[];
+  /** The console message's arguments as CDP's RemoteObjects give them (type, and value if any). */
+  consoleArgs?: Array<{ type: string; value?: unknown }>;
   consoleCallFrameUrl?: string;
   /** Fetch requests' url and documentURL, in the order they were sent. */
   fetches: Array<{ url: string; documentURL: string }>;
@@ -152,7 +154,10 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
             seen.frameOrigin = frame.securityOrigin;
           }
         } else if (method === 'Runtime.consoleAPICalled') {
-          seen.consoleArgs = (p.args as Array<{ value?: unknown }>).map((a) => a.value);
+          seen.consoleArgs = (p.args as Array<{ type: string; value?: unknown }>).map(({ type, value }) => ({
+            type,
+            ...(value === undefined ? {} : { value }),
+          }));
           const stack = p.stackTrace as { callFrames: Array<{ url: string }> } | undefined;
           seen.consoleCallFrameUrl = stack?.callFrames[0]?.url;
         } else if (method === 'Page.navigatedWithinDocument') {
@@ -219,9 +224,19 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
 
   it('the console keeps what the page logged; location.href and a fragment move keep the fragment', () => {
     const href = new URL(PAGE).href;
-    expect(seen.consoleArgs).toEqual([MESSAGE, href]);
+    expect(seen.consoleArgs?.slice(0, 2).map((a) => a.value)).toEqual([MESSAGE, href]);
     expect(href).toBe(`${browserUrl(PAGE)}#Teil%20%C3%BC`);
     expect(seen.withinDocument[0]).toBe(new URL(`#${HASH}`, PAGE).href);
+  });
+
+  it("console arguments without a value (an object, undefined) are what the simulator's args hold: their type", () => {
+    // The service writes a string's value, a number's JSON, and the type where CDP sends no value.
+    expect(seen.consoleArgs?.slice(2)).toEqual([
+      { type: 'object' },
+      { type: 'undefined' },
+      { type: 'number', value: 42 },
+    ]);
+    expect(seen.consoleArgs?.slice(2, 4).map((a) => a.type)).toEqual([...VALUELESS_ARGS]);
   });
 
   it('a same-document navigation is no Page.frameNavigated: the service, which maps that, sends no page_navigation', () => {
