@@ -9,25 +9,16 @@
 // Every wait below also ends, with what was missing, when the browser exits, the protocol
 // connection closes or a protocol call fails: a browser that died under load (or a call refused)
 // fails the test at once with its reason, instead of leaving it waiting for the test's time limit.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMappingOptions } from '../../../src/config/mapping-section.js';
 import { capString } from '../../../src/devkit/simulator/events/context.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import { createTailView } from '../../../src/cli/tail-view.js';
 import type { Envelope } from '../../../src/upstream/envelope.js';
+import { findChromium, startChromium, type ChromiumHandle } from '../devkit/chromium.js';
 
-function findChromium(): string | undefined {
-  const candidates = [process.env.CHROMIUM_PATH, 'chromium', 'chromium-browser'].filter(
-    (c): c is string => c !== undefined && c !== '',
-  );
-  return candidates.find((c) => spawnSync(c, ['--version'], { stdio: 'ignore' }).status === 0);
-}
 const chromium = findChromium();
 
 const REFRESH = 'rt-SECRET-8f3a9c2e71d04b5a';
@@ -45,45 +36,10 @@ const PAGE = `<!doctype html><html><body><script>
 fetch('/token').then((r) => r.text()).then(() => console.log('report ready: ${SIGNED}'));
 </script></body></html>`;
 
-/** A minimal DevTools protocol client over the browser's WebSocket (flat sessions). */
-function cdpClient(ws: WebSocket) {
-  let id = 0;
-  const pending = new Map<number, (msg: { result?: unknown; error?: unknown }) => void>();
-  const listeners: Array<(msg: { method: string; params: Record<string, unknown>; sessionId?: string }) => void> = [];
-  ws.addEventListener('message', (e: MessageEvent) => {
-    const msg = JSON.parse(String(e.data)) as {
-      id?: number;
-      method?: string;
-      params?: Record<string, unknown>;
-      result?: unknown;
-      error?: unknown;
-    };
-    if (msg.id !== undefined) pending.get(msg.id)?.(msg);
-    else if (msg.method !== undefined) for (const l of listeners) l(msg as never);
-  });
-  return {
-    send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<Record<string, unknown>> {
-      const n = ++id;
-      ws.send(JSON.stringify({ id: n, method, params, ...(sessionId === undefined ? {} : { sessionId }) }));
-      return new Promise((resolve, reject) =>
-        pending.set(n, (msg) =>
-          msg.error !== undefined ? reject(new Error(JSON.stringify(msg.error))) : resolve(msg.result as never),
-        ),
-      );
-    },
-    on: (l: (typeof listeners)[number]) => listeners.push(l),
-  };
-}
-
 describe.skipIf(chromium === undefined)('a real Chromium session', () => {
   let server: Server;
-  let browser: ChildProcess;
-  let profile: string;
+  let browser: ChromiumHandle | undefined;
   let base: string;
-  /** What Chromium wrote on stderr so far (its DevTools address, or why it stopped). */
-  let stderr = '';
-  /** Rejects once the browser exits, whenever that is (an exit before anyone listens included). */
-  let exited: Promise<never>;
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -92,68 +48,22 @@ describe.skipIf(chromium === undefined)('a real Chromium session', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    profile = mkdtempSync(join(tmpdir(), 'chromium-bodies-'));
-    browser = spawn(
-      chromium!,
-      [
-        '--headless=new',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--remote-debugging-address=127.0.0.1',
-        '--remote-debugging-port=0',
-        `--user-data-dir=${profile}`,
-        'about:blank',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    browser.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    exited = new Promise<never>((_, reject) =>
-      browser.once('exit', (code, signal) =>
-        reject(new Error(`chromium exited (${String(code ?? signal)}): ${stderr.slice(-2000)}`)),
-      ),
-    );
-    // Only a wait that loses the race to it observes this rejection.
-    exited.catch(() => undefined);
+    browser = startChromium(chromium!);
   });
 
   afterAll(async () => {
-    // Closed over the protocol by the test; killed here only if it is still running.
-    if (browser !== undefined && browser.exitCode === null && browser.signalCode === null) {
-      const exited = new Promise((resolve) => browser.once('exit', resolve));
-      browser.kill('SIGKILL');
-      await exited;
-    }
+    await browser?.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    rmSync(profile, { recursive: true, force: true });
   });
 
   it('masks the refresh_token of a 9 KB JSON answer the service cut, and a signed URL in the console', async () => {
-    // Chromium prints its DevTools address on stderr once it listens.
-    const wsUrl = await Promise.race([
-      exited,
-      new Promise<string>((resolve) => {
-        const look = (): void => {
-          const m = /DevTools listening on (ws:\/\/\S+)/.exec(stderr);
-          if (m !== null) resolve(m[1]!);
-          else browser.stderr!.once('data', () => setImmediate(look));
-        };
-        look();
-      }),
-    ]);
-    const ws = new WebSocket(wsUrl);
-    // Rejects when the protocol connection ends before the test is done with it.
-    const closed = new Promise<never>((_, reject) => {
-      ws.addEventListener('close', () => reject(new Error('the DevTools connection closed')));
-      ws.addEventListener('error', () => reject(new Error('the DevTools connection failed')));
-    });
-    closed.catch(() => undefined);
-    await Promise.race([exited, closed, new Promise((resolve) => ws.addEventListener('open', resolve))]);
-    const cdp = cdpClient(ws);
-    const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank' });
-    const { sessionId } = (await cdp.send('Target.attachToTarget', { targetId, flatten: true })) as {
-      sessionId: string;
-    };
+    const { failed } = browser!;
+    const cdp = await browser!.connect();
+    const { targetId } = await Promise.race([failed, cdp.send('Target.createTarget', { url: 'about:blank' })]);
+    const { sessionId } = (await Promise.race([
+      failed,
+      cdp.send('Target.attachToTarget', { targetId, flatten: true }),
+    ])) as { sessionId: string };
 
     const seen = new Promise<{ body: string; url: string; status: number; consoleText: string }>((resolve, reject) => {
       let token: { requestId: string; url: string; status: number } | undefined;
@@ -161,7 +71,7 @@ describe.skipIf(chromium === undefined)('a real Chromium session', () => {
       let consoleText: string | undefined;
       const missing = (): string =>
         `token answer ${token ? 'seen' : 'not seen'}, body ${body === undefined ? 'not read' : 'read'}, console ${consoleText === undefined ? 'not seen' : 'seen'}`;
-      void Promise.race([exited, closed]).catch((err: Error) => reject(new Error(`${err.message} (${missing()})`)));
+      void failed.catch((err: Error) => reject(new Error(`${err.message} (${missing()})`)));
       const done = (): void => {
         if (token !== undefined && body !== undefined && consoleText !== undefined)
           resolve({ body, url: token.url, status: token.status, consoleText });
@@ -187,12 +97,11 @@ describe.skipIf(chromium === undefined)('a real Chromium session', () => {
         }
       });
     });
-    await cdp.send('Network.enable', {}, sessionId);
-    await cdp.send('Runtime.enable', {}, sessionId);
-    await cdp.send('Page.navigate', { url: `${base}/` }, sessionId);
+    await Promise.race([failed, cdp.send('Network.enable', {}, sessionId)]);
+    await Promise.race([failed, cdp.send('Runtime.enable', {}, sessionId)]);
+    await Promise.race([failed, cdp.send('Page.navigate', { url: `${base}/` }, sessionId)]);
     const got = await seen;
-    await Promise.race([cdp.send('Browser.close'), exited, closed]).catch(() => undefined);
-    ws.close();
+    await browser!.stop();
 
     // What the browser gave is the whole answer; the service cuts it (capture rule 4).
     expect(got.body).toBe(tokenBody);

@@ -34,6 +34,14 @@ export function stackTrace(g: GenState, asyncDepth: number): CallStack {
   return stack;
 }
 
+/**
+ * Arguments that are no string nor number, as the service writes them: where CDP sends no value
+ * (an object, an array, a function, undefined) it writes the argument's type, never JavaScript's
+ * `String()` of it (`[object Object]`). Chromium's Runtime.consoleAPICalled is checked in
+ * test/integration/devkit/simulator/chromium-urls.test.ts.
+ */
+export const VALUELESS_ARGS: readonly string[] = ['object', 'undefined'];
+
 export function consoleLog(g: GenState): GenResult {
   const { rng } = g;
   const text = rng.pick(UNICODE_TEXTS);
@@ -41,7 +49,7 @@ export function consoleLog(g: GenState): GenResult {
     ...pageContext(g),
     level: rng.pick(LEVELS),
     text,
-    args: [text, String(rng.int(0, 999)), rng.chance(0.5) ? '[object Object]' : 'undefined'],
+    args: [text, String(rng.int(0, 999)), rng.pick(VALUELESS_ARGS)],
   };
   if (rng.chance(0.4)) data.stack_trace = stackTrace(g, rng.chance(0.3) ? 1 : 0);
   let truncated: true | undefined;

@@ -43,19 +43,45 @@ export interface GenState {
 }
 
 /**
- * The pages sessions visit, written as a person types them and kept as a browser reports them: CDP
- * (a frame's url, a request's url) and `location.href` give a URL's ASCII serialisation (the WHATWG
- * URL standard, which `new URL().href` follows too): an internationalised host in punycode, a path
- * and query percent-encoded. Non-ASCII text stays where a page puts it (console messages, bodies).
+ * A URL as the browser reports it in the fields the service copies: a frame's url
+ * (Page.frameNavigated, the event context's url), a request's url and documentURL
+ * (Network.requestWillBeSent), a call frame's url. That is the WHATWG URL serialisation, which
+ * `new URL().href` follows too (the host lower-cased and in punycode, the default port dropped, the
+ * path and query percent-encoded), without the fragment: CDP gives that apart (`urlFragment`), so it
+ * never reaches these fields. `location.href`, Page.navigatedWithinDocument and a target's url keep
+ * it. Checked against Chromium by test/integration/devkit/simulator/chromium-urls.test.ts, which
+ * also shows the one difference not handled here: Chromium writes a `|` in a path as %7C where the
+ * standard keeps it, so the paths below hold none.
  */
-export const SITES: readonly string[] = [
+export function browserUrl(typed: string): string {
+  const url = new URL(typed);
+  url.hash = '';
+  return url.href;
+}
+
+/** The pages sessions visit, written as a person types them (browserUrl gives what CDP reports). */
+export const TYPED_SITES: readonly string[] = [
   'https://shop.example.com/cart',
   'https://news.example.org/article/42?ref=home',
   'https://app.example.io/dashboard#/reports',
   'https://例え.jp/検索?q=テスト',
   'https://www.example.de/größe/übersicht',
   'http://localhost:3000/login',
-].map((typed) => new URL(typed).href);
+];
+
+/**
+ * Each page in the two forms Chromium reports: `url` as a frame or a request gives it, `href` as
+ * `location.href` and a tab opened on the page (Target.attachedToTarget, page_tab_opened) give it,
+ * the fragment kept and percent-encoded. Non-ASCII text stays where a page puts it (console
+ * messages, bodies), never in these.
+ */
+export const SITE_FORMS: ReadonlyArray<{ readonly url: string; readonly href: string }> = TYPED_SITES.map((typed) => ({
+  url: browserUrl(typed),
+  href: new URL(typed).href,
+}));
+
+/** The pages as events carry them (a frame's url, a request's url and documentURL). */
+export const SITES: readonly string[] = SITE_FORMS.map((s) => s.url);
 
 /** URLs that carry user-info or signatures, so the bridge's redaction has something to do. */
 export const SECRET_URLS: readonly string[] = [

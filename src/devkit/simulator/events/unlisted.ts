@@ -3,7 +3,7 @@
 // service gives them (kernel/kernel-images cdpmonitor handlers and the Node SDK's
 // BrowserTelemetryEvent union; docs/mapping.md "Event types").
 import type { GenResult, GenState } from './context.js';
-import { SECRET_URLS, SITES, cdpSource, newPage, pageContext } from './context.js';
+import { SECRET_URLS, SITES, SITE_FORMS, cdpSource, newPage, pageContext } from './context.js';
 
 /** page_navigation (Page.frameNavigated): nav context inline, without nav_seq (it resets the epoch). */
 export function pageNavigation(g: GenState): GenResult {
@@ -35,12 +35,14 @@ export function pageNavigationSettled(g: GenState): GenResult {
 export function pageTabOpened(g: GenState): GenResult {
   const { rng } = g;
   const opener = g.page.targetId;
-  g.page = newPage(rng, rng.pick(SITES));
+  const site = rng.pick(SITE_FORMS);
+  g.page = newPage(rng, site.url);
   return {
     data: {
       target_id: g.page.targetId,
       target_type: 'page',
-      url: g.page.url,
+      // A tab opened on a URL reports it with its fragment; its frame, once navigated, without.
+      url: site.href,
       opener_id: rng.chance(0.7) ? opener : '',
       title: rng.pick(['', 'New Tab', 'Checkout – Shop', 'ログイン']),
     },

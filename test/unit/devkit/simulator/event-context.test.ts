@@ -82,6 +82,37 @@ describe('event context', () => {
   });
 });
 
+describe('URLs', () => {
+  /** Every string in a URL field of an event: its own, its call frames', its LCP element's. */
+  const urlsOf = (e: TelemetryEvent): string[] => {
+    const d = dataOf(e);
+    const found = ['url', 'document_url', 'redirect_url', 'source_url'].map((k) => d[k]);
+    for (let st = d.stack_trace as { callFrames: Array<{ url: string }>; parent?: unknown } | undefined; st;) {
+      found.push(...st.callFrames.map((c) => c.url));
+      st = st.parent as typeof st;
+    }
+    found.push((d.lcp_details as { url?: string } | undefined)?.url);
+    return found.filter((u): u is string => typeof u === 'string');
+  };
+
+  // A frame's url, a request's url and documentURL, a call frame's url: CDP reports them ASCII
+  // (punycode, percent-encoding) and without the fragment, which it gives apart (urlFragment); a
+  // tab opened on a URL (page_tab_opened) keeps it, percent-encoded.
+  // test/integration/devkit/simulator/chromium-urls.test.ts checks both against Chromium.
+  it('are ASCII and carry no fragment, as CDP reports them; a tab opened keeps the fragment', () => {
+    const urls = events.filter((e) => e.type !== 'page_tab_opened').flatMap(urlsOf);
+    expect(urls.length).toBeGreaterThan(1000);
+    for (const u of urls) {
+      expect(u, u).toMatch(/^[\x21-\x7e]+$/);
+      expect(u, u).not.toContain('#');
+    }
+    expect(urls.some((u) => u.startsWith('https://xn--r8jz45g.jp/%E6%A4%9C%E7%B4%A2'))).toBe(true);
+    const tabs = events.filter((e) => e.type === 'page_tab_opened').map((e) => dataOf(e).url as string);
+    for (const u of tabs) expect(u, u).toMatch(/^[\x21-\x7e]+$/);
+    expect(tabs).toContain('https://app.example.io/dashboard#/reports');
+  });
+});
+
 describe('proxy_error codes', () => {
   const f = new EventFactory(createRng(11), 'sess', CAPTURE_ALL);
   const errors = Array.from({ length: 1500 }, () => dataOf(f.next(['proxy_error']) as TelemetryEvent));
