@@ -23,15 +23,7 @@ import type { EventFactory } from './events/event-factory.js';
 import type { Producer } from './producer.js';
 import { ReplayBuffer } from './replay-buffer.js';
 import { FrameLog } from './frame-log.js';
-import {
-  bulkCategory,
-  bulkFrame,
-  bulkFrameSize,
-  bulkHead,
-  formatFrame,
-  frameData,
-  writeBulkFrame,
-} from './sse-format.js';
+import { bulkFrame, bulkFrameSize, bulkHead, formatFrame, frameData, writeBulkFrame } from './sse-format.js';
 import type { StreamConnection, StreamSource } from './stream-connection.js';
 import type { Faults, SimSession } from './types.js';
 
@@ -184,7 +176,7 @@ export class Session implements SimSession, StreamSource {
       const event = this.deps.factory.nextBulk(this.asGenerated);
       if (event === undefined) break;
       const seq = ++this.seq;
-      const category = bulkCategory(event.tail);
+      const category = event.category;
       // Same text JSON.stringify({ seq, event }) would give, written straight into the log.
       const head = bulkHead(seq, event.ts);
       const size = bulkFrameSize(head, event.tail);

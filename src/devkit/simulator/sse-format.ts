@@ -47,59 +47,6 @@ export function writeBulkFrame(target: Buffer, at: number, head: string, tail: r
   target.write(FRAME_END, to, 'latin1');
 }
 
-const CATEGORY_MARK = '"category":"';
-const TYPE_KEY = Buffer.from(',"type":"', 'latin1');
-const CATEGORY_KEY = Buffer.from('","category":"', 'latin1');
-const QUOTE = 0x22;
-/** Categories seen, by a hash of their bytes: the catalogue's handful, so this stays that small. */
-const categoryByHash = new Map<number, string>();
-
-/**
- * The category of a bulk event, read from its tail (`,"type":"…","category":"…",…`: the factory
- * writes type and category right after ts); '' when the tail has none. Runs once per bulk frame:
- * the bytes are walked and hashed here rather than searched and decoded natively (~1 µs a frame),
- * and a category seen before comes back as the same string.
- */
-export function bulkCategory(tail: readonly Buffer[]): string {
-  const b = tail[0];
-  if (b === undefined) return '';
-  let i = startsWithAt(b, 0, TYPE_KEY) ? TYPE_KEY.length : b.length;
-  while (i < b.length && b[i] !== QUOTE) i++;
-  if (!startsWithAt(b, i, CATEGORY_KEY)) return slowCategory(b);
-  i += CATEGORY_KEY.length;
-  const from = i;
-  let hash = 0x811c9dc5;
-  for (; i < b.length && b[i] !== QUOTE; i++) hash = Math.imul(hash ^ (b[i] as number), 0x01000193);
-  if (i === b.length) return '';
-  const known = categoryByHash.get(hash);
-  if (known !== undefined && sameAscii(known, b, from, i)) return known;
-  // UTF-8: a category that is not ASCII never matches above, and is decoded each time, correctly.
-  const category = b.toString('utf8', from, i);
-  categoryByHash.set(hash, category);
-  return category;
-}
-
-/** Any other layout (a hand-written tail): search for the key. */
-function slowCategory(b: Buffer): string {
-  const at = b.indexOf(CATEGORY_MARK);
-  if (at < 0) return '';
-  const from = at + CATEGORY_MARK.length;
-  const to = b.indexOf(QUOTE, from);
-  return to < 0 ? '' : b.toString('utf8', from, to);
-}
-
-function startsWithAt(b: Buffer, at: number, key: Buffer): boolean {
-  if (at + key.length > b.length) return false;
-  for (let k = 0; k < key.length; k++) if (b[at + k] !== key[k]) return false;
-  return true;
-}
-
-function sameAscii(text: string, b: Buffer, from: number, to: number): boolean {
-  if (text.length !== to - from) return false;
-  for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) !== b[from + k]) return false;
-  return true;
-}
-
 /** The `data` text of a default frame. */
 export function frameData(frame: string): string {
   return frame.slice(frame.indexOf(DATA_MARK) + DATA_MARK.length, -2);

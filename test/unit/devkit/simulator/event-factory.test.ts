@@ -415,6 +415,8 @@ describe('event catalogue', () => {
       expect(JSON.stringify(event)).toBe(text);
       expect(event.source.metadata?.telemetry_session_id).toBe('p-1');
       expect(e.ts).toBe(event.ts);
+      // The category travels with the bytes (the frame log files frames by it), template or not.
+      expect(e.category).toBe(event.category);
       // A screenshot (its base64 copied in, not serialised) is never a template: always prepared anew.
       if (event.type === 'monitor_screenshot') {
         expect(prepared.length).toBe(preparedBefore + 1);

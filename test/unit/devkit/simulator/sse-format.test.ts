@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { defaultFaults } from '../../../../src/devkit/simulator/faults.js';
 import {
   applyTextFaults,
-  bulkCategory,
   bulkFrame,
   formatFrame,
   frameData,
@@ -45,19 +44,6 @@ describe('SSE frame text', () => {
     expect(bulkFrame(seq, ts, parts).equals(frame)).toBe(true);
     expect(frame.toString()).toBe(formatFrame(seq, JSON.stringify({ seq, event })));
     expect(frame.equals(Buffer.from(formatFrame(seq, JSON.stringify({ seq, event }))))).toBe(true);
-  });
-
-  it.each([
-    { tail: [',"type":"console_log","category":"console","source":{}}'], category: 'console' },
-    // A screenshot's tail: the category is in the part before the base64.
-    {
-      tail: [',"type":"monitor_screenshot","category":"screenshot","data":{"png":"', 'iVBOR', '"}}'],
-      category: 'screenshot',
-    },
-    { tail: [',"type":"t","source":{}}'], category: '' },
-    { tail: [], category: '' },
-  ])('bulkCategory reads $category from the tail the factory writes', ({ tail, category }) => {
-    expect(bulkCategory(tail.map((t) => Buffer.from(t)))).toBe(category);
   });
 
   it('keepalive is a bare comment frame, as the real service writes it', () => {
