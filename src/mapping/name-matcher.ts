@@ -1,11 +1,21 @@
 // Case-insensitive name lists with a `*` wildcard (header names, query parameter names), compiled
 // once. Lookups are memoized by the name as sent: header and parameter names are a small vocabulary,
 // so the per-event cost is one Map hit instead of lower-casing and regex tests.
+//
+// Long names are not: a "name" may be most of a URL (a `data:` URL's `;base64,…=` reads as a path
+// parameter named by its whole payload, up to the service's 8 KB), and names that never repeat
+// must not sit in the memo (4,096 of them of 8 KB each was 32 MiB per list). The patterns the
+// defaults use, `*token`, `token*` and `*token*`, are tested with endsWith / startsWith / includes,
+// which look at a long name once; as one regular expression (`^(?:.*signature|.*token|…)$`) each
+// alternative ran `.*` to the end and backed off character by character: mapping a request whose
+// URL was an 8 KB data: URL took ~60 µs, nearly all of it here.
 
 import { boundedMemo } from '../util/bounded-memo.js';
 
 /** Entries kept before the cache is cleared; bounds memory against hostile name variety. */
 const CACHE_LIMIT = 4096;
+/** Names longer than this are matched each time, never kept in the memo. */
+const MEMO_NAME_CHARS = 128;
 
 export interface NameMatcher {
   matches(name: string): boolean;
@@ -15,19 +25,33 @@ const escapeRegex = (s: string): string => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&
 
 export function compileNameMatcher(patterns: readonly string[]): NameMatcher {
   const exact = new Set<string>();
+  const suffixes: string[] = [];
+  const prefixes: string[] = [];
+  const infixes: string[] = [];
   const wild: string[] = [];
   for (const p of patterns) {
     const lower = p.toLowerCase();
-    if (lower.includes('*')) wild.push(lower.split('*').map(escapeRegex).join('.*'));
-    else exact.add(lower);
+    const parts = lower.split('*');
+    if (parts.length === 1) exact.add(lower);
+    // `*lit`, `lit*`, `*lit*` (and `*`, `**`: an empty infix, which every name contains).
+    else if (parts.length === 2 && parts[0] === '') suffixes.push(parts[1]!);
+    else if (parts.length === 2 && parts[1] === '') prefixes.push(parts[0]!);
+    else if (parts.length === 3 && parts[0] === '' && parts[2] === '') infixes.push(parts[1]!);
+    else wild.push(parts.map(escapeRegex).join('.*'));
   }
   const regex = wild.length > 0 ? new RegExp(`^(?:${wild.join('|')})$`, 's') : undefined;
-  if (exact.size === 0 && regex === undefined) return { matches: () => false };
-  const matches = boundedMemo(CACHE_LIMIT, (name) => {
+  if (exact.size + suffixes.length + prefixes.length + infixes.length === 0 && regex === undefined)
+    return { matches: () => false };
+  const test = (name: string): boolean => {
     const lower = name.toLowerCase();
-    return exact.has(lower) || (regex !== undefined && regex.test(lower));
-  });
-  return { matches };
+    if (exact.has(lower)) return true;
+    for (const s of suffixes) if (lower.endsWith(s)) return true;
+    for (const s of prefixes) if (lower.startsWith(s)) return true;
+    for (const s of infixes) if (lower.includes(s)) return true;
+    return regex !== undefined && regex.test(lower);
+  };
+  const memo = boundedMemo(CACHE_LIMIT, test);
+  return { matches: (name) => (name.length > MEMO_NAME_CHARS ? test(name) : memo(name)) };
 }
 
 /**

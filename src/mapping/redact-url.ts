@@ -69,17 +69,23 @@ export function redactParams(text: string, params: NameMatcher): string | null {
  * Masks matching path parameters (RFC 3986 §3.3 `;name=value`, e.g. `/cart;jsessionid=…/item`) in
  * the path `path`; null when unchanged.
  */
-function redactPathParams(path: string, params: NameMatcher): string | null {
+export function redactPathParams(path: string, params: NameMatcher): string | null {
   let out: string[] | null = null;
   let last = 0;
-  for (let semi = path.indexOf(';'); semi !== -1; semi = path.indexOf(';', semi + 1)) {
-    let end = semi + 1;
-    let eq = -1;
-    for (; end < path.length; end++) {
-      const c = path.charCodeAt(end);
-      if (c === 59 /* ; */ || c === 47 /* / */) break;
-      if (c === 61 && eq === -1) eq = end;
-    }
+  // The next `/` and `=` at or after a position, found natively and kept until passed: a parameter
+  // runs to the next `;` or `/`, and a `data:` URL's `;base64,…` is one of up to 8 KB (a loop over
+  // its characters was most of the time it took to map such a request).
+  let slash = -2;
+  let equals = -2;
+  let nextSemi = path.indexOf(';');
+  for (let semi = nextSemi; semi !== -1; semi = nextSemi) {
+    if (slash !== -1 && slash <= semi) slash = path.indexOf('/', semi + 1);
+    if (equals !== -1 && equals <= semi) equals = path.indexOf('=', semi + 1);
+    nextSemi = path.indexOf(';', semi + 1);
+    let end = path.length;
+    if (slash !== -1) end = slash;
+    if (nextSemi !== -1 && nextSemi < end) end = nextSemi;
+    const eq = equals !== -1 && equals < end ? equals : -1;
     if (eq !== -1 && eq + 1 < end && params.matches(path.slice(semi + 1, eq)) && path.slice(eq + 1, end) !== REDACTED) {
       (out ??= []).push(path.slice(last, eq + 1), REDACTED);
       last = end;

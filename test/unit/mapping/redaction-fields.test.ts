@@ -28,6 +28,13 @@ describe('URLs: hash-routed queries, nested URLs, path parameters', () => {
     ['https://shop.example/a?x=1;sid=s9', 'https://shop.example/a?x=1;sid=REDACTED'],
     ['https://shop.example/a;version=3', 'https://shop.example/a;version=3'],
     ['https://shop.example/#/home', 'https://shop.example/#/home'],
+    // Several parameters in one segment, an empty one, one without a value, `=` only in a later one.
+    ['https://s.example/a;;sid=1;v=2;token=t/b', 'https://s.example/a;;sid=REDACTED;v=2;token=REDACTED/b'],
+    ['https://s.example/a;token/b=1;c=2', 'https://s.example/a;token/b=1;c=2'],
+    ['https://s.example/a;token=/b', 'https://s.example/a;token=/b'],
+    // A data: URL's media-type parameters are no secrets, its payload is not touched.
+    ['data:text/plain;charset=utf-8,token=abc', 'data:text/plain;charset=utf-8,token=abc'],
+    ['data:image/png;base64,iVBORw0KGgo/AAAA+bb==', 'data:image/png;base64,iVBORw0KGgo/AAAA+bb=='],
   ])('%s', (input, output) => expect(urls.redact(input)).toBe(output));
 
   it('unchanged URLs come back as the very same string', () => {
