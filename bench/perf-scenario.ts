@@ -20,6 +20,8 @@ export interface ScenarioRunOptions {
   args: string[];
   /** Deadline for the load to start: the runner compiles and connects the sessions first. */
   startTimeoutS: number;
+  /** CPU seconds a second of the simulator's that mean the load flows (0.3: producing for 1,000 sessions). */
+  busyCpu: number;
   /** Seconds to wait once the simulator is busy, so the recording misses the ramp. */
   settleSeconds: number;
   /** Deadline for the runner to end, from the start. */
@@ -95,7 +97,7 @@ export function startScenario(o: ScenarioRunOptions): ScenarioRun {
       await sleep(1000);
       const after = sim !== undefined ? processCpuSeconds(sim) : null;
       // The simulator producing for 1,000 sessions is busy; connecting them is not, for long.
-      if (before !== null && after !== null && after - before >= 0.3) break;
+      if (before !== null && after !== null && after - before >= o.busyCpu) break;
     }
     await sleep(o.settleSeconds * 1000);
     if (endedWhy() !== undefined) throw new Error(`${endedWhy()} while the load settled`);

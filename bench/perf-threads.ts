@@ -9,7 +9,8 @@
 // functions with the native leaves under them. Needs Linux perf and the right to record every CPU.
 //
 // Other flags: --frequency HZ (999), --settle S (5: seconds between the load starting and the
-// recording), --keep DIR (the `perf script` text and the run's facts, for a re-analysis),
+// recording), --busy CPU (0.3: the simulator's CPU a second that says the load flows; lower it for
+// scenarios with little load), --keep DIR (the `perf script` text and the run's facts, for a re-analysis),
 // --from DIR (re-analyse a kept run: no benchmark, no perf). Arguments after `--` go to the runner.
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -52,6 +53,7 @@ try {
       top: { type: 'string', default: '25' },
       frequency: { type: 'string', default: '999' },
       settle: { type: 'string', default: '5' },
+      busy: { type: 'string', default: '0.3' },
       json: { type: 'boolean', default: false },
       keep: { type: 'string' },
       from: { type: 'string' },
@@ -71,6 +73,8 @@ const heavySeconds = positive('heavy-seconds');
 const top = positive('top');
 const frequency = positive('frequency');
 const settle = positive('settle');
+const busyCpu = Number(flags.busy);
+if (!(busyCpu > 0 && busyCpu <= 1)) fail('--busy must be a CPU share above 0 and at most 1');
 if (flags.scenario === 'live-heavy' && settle + seconds + 5 > heavySeconds)
   fail(`--heavy-seconds ${heavySeconds} leaves no room for --settle ${settle} and --seconds ${seconds} of steady load`);
 
@@ -118,6 +122,7 @@ async function measure(): Promise<number> {
     scenario: flags.scenario,
     args: ['--heavy-seconds', String(heavySeconds), ...positionals],
     startTimeoutS: 300,
+    busyCpu,
     settleSeconds: settle,
     // The runner's own deadline for live-heavy (2 × the production, the drain, 240 s) and its compile.
     finishTimeoutS: 300 + 2 * heavySeconds + 60 + 240,
@@ -134,6 +139,8 @@ async function measure(): Promise<number> {
     const load0 = loadavg()[0]!;
     const data = join(work, 'perf.data');
     const recording = recordMachine(data, seconds, frequency);
+    // Awaited below; a failure before then must not count as an unhandled rejection meanwhile.
+    recording.catch(() => undefined);
     // While perf records: every pid of the benchmark (and perf itself) is up.
     await new Promise((r) => setTimeout(r, 1000));
     const roles = run.roles();
