@@ -11,6 +11,8 @@ export interface RunHeader {
   /** The machine's 1-minute load average before and after the recording. */
   load1m?: [number, number];
   cpus?: number;
+  /** CPU seconds per role over the recording, read from /proc: a check on perf's sample counts. */
+  procCpuSeconds?: Partial<Record<string, number>>;
 }
 
 const pct = (x: number): string => (x < 0.005 ? '-' : `${Math.round(x * 100)}%`);
@@ -40,6 +42,17 @@ export function formatPerfReport(report: PerfReport, header: RunHeader = {}): st
     out.push(
       `bridge in perf's window: ${fixed(report.bridgeMicrosPerEventInWindow, 1)} µs/event ` +
         `(its samples ÷ the offered rate; the µs/event column splits the whole run's figure by thread)`,
+    );
+  const proc = header.procCpuSeconds;
+  if (proc && Object.keys(proc).length > 0)
+    out.push(
+      "CPU s in the window from /proc (perf's): " +
+        Object.entries(proc)
+          .map(([role, s]) => {
+            const perf = report.processes.find((p) => p.role === role)?.cpuSeconds ?? 0;
+            return `${role} ${fixed(s ?? null, 2)} (${perf.toFixed(2)})`;
+          })
+          .join(', '),
     );
   out.push('', ...table(report.processes), '');
 

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { createAttribution, type PerfReport } from './perf-attribution.js';
-import type { Role } from './perf-processes.js';
+import { processCpuSeconds, type Role } from './perf-processes.js';
 import { checkPerf, recordMachine, scriptLines } from './perf-record.js';
 import { formatPerfReport, type RunHeader } from './perf-report-text.js';
 import { startScenario } from './perf-scenario.js';
@@ -32,6 +32,8 @@ interface RunFacts {
   cpus: number;
   load1m: [number, number];
   roles: Array<[number, Role]>;
+  /** CPU seconds per role over the recording from /proc (the bench's processes), beside perf's. */
+  procCpuSeconds?: Partial<Record<Role, number>>;
   result: Record<string, unknown>;
   perfSummary: string;
 }
@@ -101,8 +103,23 @@ function print(report: PerfReport, facts: RunFacts): void {
     process.stdout.write(JSON.stringify({ ...rest, report }) + '\n');
     return;
   }
-  const header: RunHeader = { scenario: facts.scenario, result: facts.result, load1m: facts.load1m, cpus: facts.cpus };
+  const header: RunHeader = {
+    scenario: facts.scenario,
+    result: facts.result,
+    load1m: facts.load1m,
+    cpus: facts.cpus,
+    ...(facts.procCpuSeconds ? { procCpuSeconds: facts.procCpuSeconds } : {}),
+  };
   process.stdout.write(formatPerfReport(report, header) + '\n');
+}
+
+/** CPU seconds so far of the bridge's, the simulator's and the sink's processes, by role, from /proc. */
+function roleCpuSeconds(roles: ReadonlyMap<number, Role>): Partial<Record<Role, number>> {
+  const out: Partial<Record<Role, number>> = {};
+  for (const [pid, role] of roles)
+    if (role === 'bridge' || role === 'simulator' || role === 'sink')
+      out[role] = (out[role] ?? 0) + (processCpuSeconds(pid) ?? 0);
+  return out;
 }
 
 /** Re-analyses a run kept with --keep. */
@@ -138,13 +155,19 @@ async function measure(): Promise<number> {
     await run.loaded;
     const load0 = loadavg()[0]!;
     const data = join(work, 'perf.data');
+    const before = run.roles();
+    const cpu0 = roleCpuSeconds(before);
     const recording = recordMachine(data, seconds, frequency);
     // Awaited below; a failure before then must not count as an unhandled rejection meanwhile.
     recording.catch(() => undefined);
-    // While perf records: every pid of the benchmark (and perf itself) is up.
+    // Again while perf records, for perf's own pid.
     await new Promise((r) => setTimeout(r, 1000));
-    const roles = run.roles();
+    const roles = new Map([...before, ...run.roles()]);
     const perfSummary = await recording;
+    const cpu1 = roleCpuSeconds(before);
+    const procCpuSeconds = Object.fromEntries(
+      Object.entries(cpu1).map(([role, s]) => [role, +(s - (cpu0[role as Role] ?? 0)).toFixed(2)]),
+    );
     const load1m: [number, number] = [+load0.toFixed(2), +loadavg()[0]!.toFixed(2)];
     process.stderr.write(`perf-threads: ${perfSummary}; waiting for the scenario's result\n`);
     const result = await run.result();
@@ -155,6 +178,7 @@ async function measure(): Promise<number> {
       cpus: cpus().length,
       load1m,
       roles: [...roles],
+      procCpuSeconds,
       result,
       perfSummary,
     };

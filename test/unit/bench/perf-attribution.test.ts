@@ -109,8 +109,14 @@ describe('createAttribution', () => {
   });
 
   it('reads as a table with a row per process and thread', () => {
-    const text = formatPerfReport(report, { scenario: 'live-heavy', load1m: [1.2, 1.5], cpus: 2 });
+    const text = formatPerfReport(report, {
+      scenario: 'live-heavy',
+      load1m: [1.2, 1.5],
+      cpus: 2,
+      procCpuSeconds: { bridge: 0.01, simulator: 0 },
+    });
     expect(text).toContain('load 1.2 → 1.5');
+    expect(text).toContain("CPU s in the window from /proc (perf's): bridge 0.01 (0.01), simulator 0.00 (0.00)");
     expect(text).toMatch(/^bridge \(pid 6901\) +0\.01 +0\.01 +36\.0 /m);
     expect(text).toMatch(/^ {2}V8Worker ×2 /m);
     expect(text).toContain('bridge ingest-0: innermost JS function');
