@@ -104,16 +104,20 @@ export function startScenario(o: ScenarioRunOptions): ScenarioRun {
   })();
 
   const result$ = (async () => {
-    const timer = new Promise<string>((resolve) => {
-      const t = setTimeout(
+    let timer: NodeJS.Timeout | undefined;
+    const overran = new Promise<string>((resolve) => {
+      timer = setTimeout(
         () => resolve(`the benchmark did not end within ${o.finishTimeoutS} s`),
         o.finishTimeoutS * 1000,
       );
-      void exited.then(() => clearTimeout(t));
     });
-    const ended = await Promise.race([exited, timer]);
-    if (!ended.startsWith('the benchmark runner exited')) stop();
-    return result ?? { scenario: o.scenario, error: `${ended} without a result line` };
+    const outcome = await Promise.race([
+      exited.then((why) => ({ why, ended: true })),
+      overran.then((why) => ({ why, ended: false })),
+    ]);
+    clearTimeout(timer);
+    if (!outcome.ended) stop();
+    return result ?? { scenario: o.scenario, error: `${outcome.why} without a result line` };
   })();
 
   function stop(): void {
