@@ -11,8 +11,11 @@ export interface RunHeader {
   /** The machine's 1-minute load average before and after the recording. */
   load1m?: [number, number];
   cpus?: number;
-  /** CPU seconds per role over the recording, read from /proc: a check on perf's sample counts. */
-  procCpuSeconds?: Partial<Record<string, number>>;
+  /**
+   * CPU seconds per role read from /proc over a window a little longer than perf's (its start and end
+   * included): as shares of a CPU, a check on perf's sample counts.
+   */
+  proc?: { cpuSeconds: Partial<Record<string, number>>; windowSeconds: number };
 }
 
 const pct = (x: number): string => (x < 0.005 ? '-' : `${Math.round(x * 100)}%`);
@@ -43,14 +46,14 @@ export function formatPerfReport(report: PerfReport, header: RunHeader = {}): st
       `bridge in perf's window: ${fixed(report.bridgeMicrosPerEventInWindow, 1)} µs/event ` +
         `(its samples ÷ the offered rate; the µs/event column splits the whole run's figure by thread)`,
     );
-  const proc = header.procCpuSeconds;
-  if (proc && Object.keys(proc).length > 0)
+  const proc = header.proc;
+  if (proc && Object.keys(proc.cpuSeconds).length > 0)
     out.push(
-      "CPU s in the window from /proc (perf's): " +
-        Object.entries(proc)
+      `of a CPU from /proc over ${proc.windowSeconds.toFixed(1)} s around the recording (perf's): ` +
+        Object.entries(proc.cpuSeconds)
           .map(([role, s]) => {
-            const perf = report.processes.find((p) => p.role === role)?.cpuSeconds ?? 0;
-            return `${role} ${fixed(s ?? null, 2)} (${perf.toFixed(2)})`;
+            const perf = report.processes.find((p) => p.role === role)?.cpuShare ?? 0;
+            return `${role} ${((s ?? 0) / proc.windowSeconds).toFixed(2)} (${perf.toFixed(2)})`;
           })
           .join(', '),
     );

@@ -32,8 +32,10 @@ interface RunFacts {
   cpus: number;
   load1m: [number, number];
   roles: Array<[number, Role]>;
-  /** CPU seconds per role over the recording from /proc (the bench's processes), beside perf's. */
+  /** CPU seconds per role from /proc (the bench's processes) from just before perf starts to its end. */
   procCpuSeconds?: Partial<Record<Role, number>>;
+  /** How long that was: longer than perf's recording by perf's start (it reads every process's maps) and end. */
+  procWindowSeconds?: number;
   result: Record<string, unknown>;
   perfSummary: string;
 }
@@ -108,7 +110,9 @@ function print(report: PerfReport, facts: RunFacts): void {
     result: facts.result,
     load1m: facts.load1m,
     cpus: facts.cpus,
-    ...(facts.procCpuSeconds ? { procCpuSeconds: facts.procCpuSeconds } : {}),
+    ...(facts.procCpuSeconds && facts.procWindowSeconds
+      ? { proc: { cpuSeconds: facts.procCpuSeconds, windowSeconds: facts.procWindowSeconds } }
+      : {}),
   };
   process.stdout.write(formatPerfReport(report, header) + '\n');
 }
@@ -157,6 +161,7 @@ async function measure(): Promise<number> {
     const data = join(work, 'perf.data');
     const before = run.roles();
     const cpu0 = roleCpuSeconds(before);
+    const t0 = performance.now();
     const recording = recordMachine(data, seconds, frequency);
     // Awaited below; a failure before then must not count as an unhandled rejection meanwhile.
     recording.catch(() => undefined);
@@ -165,6 +170,7 @@ async function measure(): Promise<number> {
     const roles = new Map([...before, ...run.roles()]);
     const perfSummary = await recording;
     const cpu1 = roleCpuSeconds(before);
+    const procWindowSeconds = +((performance.now() - t0) / 1000).toFixed(2);
     const procCpuSeconds = Object.fromEntries(
       Object.entries(cpu1).map(([role, s]) => [role, +(s - (cpu0[role as Role] ?? 0)).toFixed(2)]),
     );
@@ -179,6 +185,7 @@ async function measure(): Promise<number> {
       load1m,
       roles: [...roles],
       procCpuSeconds,
+      procWindowSeconds,
       result,
       perfSummary,
     };

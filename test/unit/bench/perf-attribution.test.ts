@@ -113,10 +113,12 @@ describe('createAttribution', () => {
       scenario: 'live-heavy',
       load1m: [1.2, 1.5],
       cpus: 2,
-      procCpuSeconds: { bridge: 0.01, simulator: 0 },
+      proc: { cpuSeconds: { bridge: 0.02, simulator: 0 }, windowSeconds: 2 },
     });
     expect(text).toContain('load 1.2 → 1.5');
-    expect(text).toContain("CPU s in the window from /proc (perf's): bridge 0.01 (0.01), simulator 0.00 (0.00)");
+    expect(text).toContain(
+      "of a CPU from /proc over 2.0 s around the recording (perf's): bridge 0.01 (0.01), simulator 0.00 (0.00)",
+    );
     expect(text).toMatch(/^bridge \(pid 6901\) +0\.01 +0\.01 +36\.0 /m);
     expect(text).toMatch(/^ {2}V8Worker ×2 /m);
     expect(text).toContain('bridge ingest-0: innermost JS function');

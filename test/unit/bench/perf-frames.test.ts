@@ -35,7 +35,12 @@ describe('jsFunction', () => {
       `JS:^onData ${BUILD}/src/stream/connection-reader.js:87:24`,
       { name: 'onData', place: 'src/stream/connection-reader.js', line: 87 },
     ],
+    // Interpreted (with --interpreted-frames-native-stack), from a tsx run and from the compiled copy.
     ['JS:~map file:///work/main/src/mapping/mapper.ts:39:3', { name: 'map', place: 'src/mapping/mapper.ts', line: 39 }],
+    [
+      `JS:~monitorReconnectFailed ${BUILD}/src/devkit/simulator/events/monitor.js:38:39`,
+      { name: 'monitorReconnectFailed', place: 'src/devkit/simulator/events/monitor.js', line: 38 },
+    ],
     ["JS:+' node:internal/validators:98:3", { name: '(anonymous)', place: 'node:internal/validators', line: 98 }],
     [
       `JS:^ ${BUILD}/src/ingest/worker-group.js:165:34`,
