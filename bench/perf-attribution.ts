@@ -80,6 +80,8 @@ interface Tally {
 }
 
 const NO_JS = '(no JS frame)';
+/** Roles that are one process each, whose main thread is worth its own row. */
+const ONE_PROCESS_ROLES: ReadonlySet<Role> = new Set(['bridge', 'simulator', 'sink', 'ceiling']);
 const zeroCategories = (): Record<Category, number> =>
   Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
 
@@ -108,10 +110,7 @@ export function createAttribution(o: AttributionOptions): Attribution {
       total++;
       const role = roleOf(o.roles, sample.pid);
       // Neighbours' and the harness's threads by name (their pids mean nothing to a reader).
-      const label =
-        sample.tid === sample.pid && (role === 'bridge' || role === 'simulator' || role === 'sink')
-          ? 'main'
-          : sample.comm;
+      const label = sample.tid === sample.pid && ONE_PROCESS_ROLES.has(role) ? 'main' : sample.comm;
       if (!pids.has(role)) pids.set(role, new Set());
       pids.get(role)!.add(sample.pid);
       const t = tallyOf(role, label);
