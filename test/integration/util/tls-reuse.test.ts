@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { constants, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
+import { connect as tcpConnect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer, type Server, type TlsOptions, type TLSSocket } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -69,9 +70,10 @@ async function peer(o: TlsOptions = {}): Promise<{ server: Server; port: number;
  * One connection with `files`, read to its end (by then the session tickets, sent before the data,
  * were taken): whether the client resumed, or the error that failed it.
  */
-function connectOnce(port: number, files: TlsFiles, host = '127.0.0.1'): Promise<boolean | Error> {
+function connectOnce(port: number, files: TlsFiles, host = '127.0.0.1', proxy?: URL): Promise<boolean | Error> {
   return new Promise((resolve) => {
-    openConnection({ secure: true, host, port }, { tls: files, timeoutMs: 10_000 }, (err, socket) => {
+    const o = { tls: files, timeoutMs: 10_000, ...(proxy ? { proxy } : {}) };
+    openConnection({ secure: true, host, port }, o, (err, socket) => {
       if (err) return resolve(err);
       const tls = socket as TLSSocket;
       const reused = tls.isSessionReused();
@@ -168,5 +170,41 @@ describe('the host name is checked with a shared context', () => {
     expect(await connectOnce(port, files, '127.0.0.1')).toBe(false);
     expect(await connectOnce(port, files, 'localhost')).toBe(true);
     expect(reused).toEqual([false, false, true]);
+  });
+});
+
+describe('through a CONNECT tunnel', () => {
+  it("the peer's session is resumed inside the tunnel, under the name the tunnel was asked for", async () => {
+    const { port, reused } = await peer();
+    const tunnels: string[] = [];
+    /** A tunnel's sockets are the proxy's no more (its close would wait for them): ended here. */
+    const piped: Socket[] = [];
+    const proxy = createHttpServer();
+    proxy.on('connect', (req: IncomingMessage, client: Socket) => {
+      tunnels.push(String(req.url));
+      client.on('error', () => undefined);
+      // Every tunnel ends at the loopback peer, whatever name it was asked for.
+      const upstream = tcpConnect(port, '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      piped.push(client, upstream);
+    });
+    servers.push(proxy as unknown as Server);
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const via = new URL(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    const files: TlsFiles = { ca: certs.pem.ca };
+    try {
+      expect(await connectOnce(port, files, 'localhost', via)).toBe(false);
+      expect(await connectOnce(port, files, 'localhost', via)).toBe(true);
+      // Another name for the same peer: not that session.
+      expect(await connectOnce(port, files, '127.0.0.1', via)).toBe(false);
+    } finally {
+      for (const s of piped) s.destroy();
+    }
+    expect(reused).toEqual([false, true, false]);
+    expect(tunnels).toEqual([`localhost:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]);
   });
 });
