@@ -122,8 +122,11 @@ export function startChromium(executable: string, args: readonly string[] = []):
     ]);
     const socket = new WebSocket(wsUrl);
     ws = socket;
-    socket.addEventListener('close', () => rejectFailed(new Error('the DevTools connection closed')));
-    socket.addEventListener('error', () => rejectFailed(new Error('the DevTools connection failed')));
+    // The connection usually ends before the browser's exit is seen: its stderr says why here too.
+    const ended = (how: string) => () =>
+      rejectFailed(new Error(`the DevTools connection ${how}: ${stderr.slice(-2000)}`));
+    socket.addEventListener('close', ended('closed'));
+    socket.addEventListener('error', ended('failed'));
     await Promise.race([failed, new Promise((resolve) => socket.addEventListener('open', resolve))]);
     return cdpClient(socket);
   }

@@ -1,0 +1,210 @@
+// Session reuse (src/util/tls-reuse.ts) against real TLS servers on loopback that behave as a peer
+// may between two connections: rotate their ticket keys, refuse resumption, speak TLS 1.2 only,
+// change their certificate. A session must never stand in for a check the handshake would have
+// made: a certificate for another name or from another CA fails however many sessions are known.
+import { execFileSync } from 'node:child_process';
+import { constants, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
+import { connect as tcpConnect, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { createServer, type Server, type TlsOptions, type TLSSocket } from 'node:tls';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openConnection } from '../../../src/util/peer-connection.js';
+import type { TlsFiles } from '../../../src/util/tls-reuse.js';
+import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
+
+let certs: TestCerts;
+/** A certificate the test CA signed for another name only (not 127.0.0.1, not localhost). */
+let elsewhere: { cert: string; key: string };
+const servers: Server[] = [];
+
+/** A leaf for `san`, signed by the test CA in `certs.dir`. */
+function leaf(c: TestCerts, name: string, san: string): { cert: string; key: string } {
+  const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: c.dir, stdio: 'ignore' });
+  writeFileSync(join(c.dir, `${name}.ext`), `subjectAltName=${san}\n`);
+  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    `${name}.pem`,
+  );
+  return {
+    cert: readFileSync(join(c.dir, `${name}.pem`), 'utf8'),
+    key: readFileSync(join(c.dir, `${name}.key`), 'utf8'),
+  };
+}
+
+beforeAll(() => {
+  certs = makeTestCerts();
+  elsewhere = leaf(certs, 'elsewhere', 'DNS:elsewhere.test');
+});
+afterAll(() => certs.remove());
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+/** A TLS server on loopback that writes one byte and ends each connection; `reused` says, per connection, whether it resumed. */
+async function peer(o: TlsOptions = {}): Promise<{ server: Server; port: number; reused: boolean[] }> {
+  const reused: boolean[] = [];
+  const server = createServer({ key: certs.pem.serverKey, cert: certs.pem.serverCert, ...o }, (s: TLSSocket) => {
+    reused.push(s.isSessionReused());
+    s.on('error', () => undefined);
+    s.end('x');
+  });
+  server.on('tlsClientError', () => undefined);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as AddressInfo).port, reused };
+}
+
+/**
+ * One connection with `files`, read to its end (by then the session tickets, sent before the data,
+ * were taken): whether the client resumed, or the error that failed it.
+ */
+function connectOnce(port: number, files: TlsFiles, host = '127.0.0.1', proxy?: URL): Promise<boolean | Error> {
+  return new Promise((resolve) => {
+    const o = { tls: files, timeoutMs: 10_000, ...(proxy ? { proxy } : {}) };
+    openConnection({ secure: true, host, port }, o, (err, socket) => {
+      if (err) return resolve(err);
+      const tls = socket as TLSSocket;
+      const reused = tls.isSessionReused();
+      tls.on('error', () => undefined);
+      tls.on('close', () => resolve(reused));
+      tls.resume();
+    });
+  });
+}
+
+describe('a session offered to a peer that changed between connections', () => {
+  it('ticket keys rotated: the stale ticket is refused, a full handshake follows, and the next connection resumes the new one', async () => {
+    const { server, port, reused } = await peer();
+    const files: TlsFiles = { ca: certs.pem.ca };
+    expect(await connectOnce(port, files)).toBe(false);
+    expect(await connectOnce(port, files)).toBe(true);
+    server.setTicketKeys(randomBytes(48));
+    expect(await connectOnce(port, files)).toBe(false);
+    expect(await connectOnce(port, files)).toBe(true);
+    expect(reused).toEqual([false, true, false, true]);
+  });
+
+  it('a peer that issues no tickets: every connection a full handshake, none fails', async () => {
+    const { port, reused } = await peer({ secureOptions: constants.SSL_OP_NO_TICKET });
+    const files: TlsFiles = { ca: certs.pem.ca };
+    for (let i = 0; i < 3; i++) expect(await connectOnce(port, files)).toBe(false);
+    expect(reused).toEqual([false, false, false]);
+  });
+
+  it('a TLS 1.2 peer resumes with a ticket', async () => {
+    const { port, reused } = await peer({ maxVersion: 'TLSv1.2' });
+    const files: TlsFiles = { ca: certs.pem.ca };
+    for (let i = 0; i < 3; i++) expect(await connectOnce(port, files)).toBe(i > 0);
+    expect(reused).toEqual([false, true, true]);
+  });
+
+  it('a TLS 1.2 peer without tickets resumes by session ID, and a forgotten ID means a full handshake', async () => {
+    const { server, port, reused } = await peer({ maxVersion: 'TLSv1.2', secureOptions: constants.SSL_OP_NO_TICKET });
+    // A node:tls server resumes by ID only from a store of its own.
+    const store = new Map<string, Buffer>();
+    server.on('newSession', (id: Buffer, data: Buffer, done: () => void) => {
+      store.set(id.toString('hex'), data);
+      done();
+    });
+    server.on('resumeSession', (id: Buffer, done: (err: Error | null, data: Buffer | null) => void) =>
+      done(null, store.get(id.toString('hex')) ?? null),
+    );
+    const files: TlsFiles = { ca: certs.pem.ca };
+    expect(await connectOnce(port, files)).toBe(false);
+    expect(await connectOnce(port, files)).toBe(true);
+    store.clear();
+    expect(await connectOnce(port, files)).toBe(false);
+    expect(await connectOnce(port, files)).toBe(true);
+    expect(reused).toEqual([false, true, false, true]);
+  });
+
+  it('its certificate now for another name: the connection fails on the name, the session known notwithstanding', async () => {
+    const { server, port } = await peer();
+    const files: TlsFiles = { ca: certs.pem.ca };
+    expect(await connectOnce(port, files)).toBe(false);
+    expect(await connectOnce(port, files)).toBe(true);
+    server.setSecureContext({ ...elsewhere, ticketKeys: randomBytes(48) });
+    for (let i = 0; i < 2; i++)
+      expect(await connectOnce(port, files)).toMatchObject({ code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+  });
+
+  it('its certificate now from another CA: the connection fails on the chain', async () => {
+    const { server, port } = await peer();
+    const files: TlsFiles = { ca: certs.pem.ca };
+    expect(await connectOnce(port, files)).toBe(false);
+    const other = makeTestCerts();
+    try {
+      server.setSecureContext({ key: other.pem.serverKey, cert: other.pem.serverCert, ticketKeys: randomBytes(48) });
+      for (let i = 0; i < 2; i++) expect(await connectOnce(port, files)).toBeInstanceOf(Error);
+    } finally {
+      other.remove();
+    }
+  });
+});
+
+describe('the host name is checked with a shared context', () => {
+  it('a certificate for another name fails, the first time and every time after (no session kept from a failed check)', async () => {
+    const { port, reused } = await peer(elsewhere);
+    const files: TlsFiles = { ca: certs.pem.ca };
+    for (let i = 0; i < 3; i++)
+      expect(await connectOnce(port, files)).toMatchObject({ code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+    expect(reused.every((r) => !r)).toBe(true);
+  });
+
+  it('a session a peer gave under one name is not offered under another name for the same address and port', async () => {
+    const { port, reused } = await peer();
+    const files: TlsFiles = { ca: certs.pem.ca };
+    expect(await connectOnce(port, files, 'localhost')).toBe(false);
+    expect(await connectOnce(port, files, '127.0.0.1')).toBe(false);
+    expect(await connectOnce(port, files, 'localhost')).toBe(true);
+    expect(reused).toEqual([false, false, true]);
+  });
+});
+
+describe('through a CONNECT tunnel', () => {
+  it("the peer's session is resumed inside the tunnel, under the name the tunnel was asked for", async () => {
+    const { port, reused } = await peer();
+    const tunnels: string[] = [];
+    /** A tunnel's sockets are the proxy's no more (its close would wait for them): ended here. */
+    const piped: Socket[] = [];
+    const proxy = createHttpServer();
+    proxy.on('connect', (req: IncomingMessage, client: Socket) => {
+      tunnels.push(String(req.url));
+      client.on('error', () => undefined);
+      // Every tunnel ends at the loopback peer, whatever name it was asked for.
+      const upstream = tcpConnect(port, '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      piped.push(client, upstream);
+    });
+    servers.push(proxy as unknown as Server);
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const via = new URL(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    const files: TlsFiles = { ca: certs.pem.ca };
+    try {
+      expect(await connectOnce(port, files, 'localhost', via)).toBe(false);
+      expect(await connectOnce(port, files, 'localhost', via)).toBe(true);
+      // Another name for the same peer: not that session.
+      expect(await connectOnce(port, files, '127.0.0.1', via)).toBe(false);
+    } finally {
+      for (const s of piped) s.destroy();
+    }
+    expect(reused).toEqual([false, true, false]);
+    expect(tunnels).toEqual([`localhost:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]);
+  });
+});
