@@ -22,7 +22,7 @@
 // when its session does, or is cut.
 import { connect, isIP, type OnReadOpts, type Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
-import { secureContextFor, tlsSession, type TlsFiles } from '../util/tls-reuse.js';
+import { secureContextFor, tlsPeer, tlsSession, type TlsFiles } from '../util/tls-reuse.js';
 import { CONNECT_TIMEOUT, HEADERS_TIMEOUT, HttpTimeoutError } from '../util/http-timeout.js';
 import { createResponseParser, type ResponseHead } from './http-response-parser.js';
 import type { StreamBody } from './stream-body.js';
@@ -98,12 +98,14 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
     if (secure) {
       // One context per client's files, and the peer's last session offered: a thousand streams
       // reconnecting after a cut resume rather than each doing a full handshake (util/tls-reuse.ts).
-      const resume = tlsSession(r.tls, authority);
+      const port = Number(url.port) || 443;
+      // SNI for a name, never for an address (RFC 6066 section 3).
+      const servername = isIP(host) === 0 ? host : undefined;
+      const resume = tlsSession(r.tls, tlsPeer(host, port, servername));
       const tls = tlsConnect({
         host,
-        port: Number(url.port) || 443,
-        // SNI for a name, never for an address (RFC 6066 section 3).
-        ...(isIP(host) === 0 ? { servername: host } : {}),
+        port,
+        ...(servername !== undefined ? { servername } : {}),
         secureContext: secureContextFor(r.tls),
         ...(resume.session !== undefined ? { session: resume.session } : {}),
         onread,

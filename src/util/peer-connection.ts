@@ -18,7 +18,7 @@ import type { ConnectionOptions, TLSSocket } from 'node:tls';
 const tlsConnect = (options: ConnectionOptions): TLSSocket => process.getBuiltinModule('node:tls').connect(options);
 import { CONNECT_TIMEOUT, HttpTimeoutError } from './http-timeout.js';
 import { proxyCredentials } from './proxy-env.js';
-import { secureContextFor, tlsSession, type TlsFiles } from './tls-reuse.js';
+import { secureContextFor, tlsPeer, tlsSession, type TlsFiles } from './tls-reuse.js';
 
 export type { TlsFiles } from './tls-reuse.js';
 
@@ -86,7 +86,7 @@ export function openConnection(peer: PeerAddress, o: ConnectOptions, done: Opene
     try {
       // One context per client's files, and the peer's last session offered (util/tls-reuse.ts).
       const servername = serverName(peer.host);
-      const resume = tlsSession(o.tls, `${authority} ${servername ?? ''}`);
+      const resume = tlsSession(o.tls, tlsPeer(peer.host, peer.port, servername));
       const secure = track(
         tlsConnect({
           socket,

@@ -45,6 +45,15 @@ function shared(files: TlsFiles): Shared {
   return s;
 }
 
+/**
+ * The key a peer's sessions are kept under: its host (an IPv6 address without brackets), port and
+ * the server name sent (none for an address), the same for a stream and for an API or collector
+ * request, so that a stream may resume the session an API call was given.
+ */
+export function tlsPeer(host: string, port: number, servername: string | undefined): string {
+  return `${host} ${port} ${servername ?? ''}`;
+}
+
 /** The context for connections made with `files` (made once per files object; throws on unusable material). */
 export function secureContextFor(files: TlsFiles = NO_FILES): SecureContext {
   return shared(files).context;

@@ -10,11 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Chromium's executable (CHROMIUM_PATH, or chromium / chromium-browser on PATH), if there is one. */
+/**
+ * Chromium's executable, if there is one: CHROMIUM_PATH when it is set (and then only it: a browser
+ * asked for by path that does not run is no reason to test another one), else chromium or
+ * chromium-browser on PATH.
+ */
 export function findChromium(): string | undefined {
-  const candidates = [process.env.CHROMIUM_PATH, 'chromium', 'chromium-browser'].filter(
-    (c): c is string => c !== undefined && c !== '',
-  );
+  const asked = process.env.CHROMIUM_PATH;
+  const candidates = asked !== undefined && asked !== '' ? [asked] : ['chromium', 'chromium-browser'];
   return candidates.find((c) => spawnSync(c, ['--version'], { stdio: 'ignore' }).status === 0);
 }
 

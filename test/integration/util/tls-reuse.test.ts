@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createServer, type Server, type TlsOptions, type TLSSocket } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openConnection } from '../../../src/util/peer-connection.js';
+import { requestStream } from '../../../src/upstream/stream-request.js';
 import type { TlsFiles } from '../../../src/util/tls-reuse.js';
 import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
 
@@ -52,13 +53,19 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-/** A TLS server on loopback that writes one byte and ends each connection; `reused` says, per connection, whether it resumed. */
+/**
+ * A TLS server on loopback that answers each connection with an HTTP 404 head and ends it, whatever it
+ * was asked; `reused` says, per connection, whether it resumed.
+ */
 async function peer(o: TlsOptions = {}): Promise<{ server: Server; port: number; reused: boolean[] }> {
   const reused: boolean[] = [];
   const server = createServer({ key: certs.pem.serverKey, cert: certs.pem.serverCert, ...o }, (s: TLSSocket) => {
     reused.push(s.isSessionReused());
     s.on('error', () => undefined);
-    s.end('x');
+    // Read what the client sends (a stream's request): a paused socket never sees the client's end,
+    // and the server would never close.
+    s.resume();
+    s.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
   });
   server.on('tlsClientError', () => undefined);
   servers.push(server);
@@ -170,6 +177,38 @@ describe('the host name is checked with a shared context', () => {
     expect(await connectOnce(port, files, '127.0.0.1')).toBe(false);
     expect(await connectOnce(port, files, 'localhost')).toBe(true);
     expect(reused).toEqual([false, false, true]);
+  });
+});
+
+describe('one key for a peer, whichever way the bridge connects', () => {
+  it("a stream resumes the session the peer gave an API connection, and the next API connection the stream's", async () => {
+    // Each connection: a 404 head and the end, whatever it was asked (a stream's request included).
+    const { port, reused } = await peer();
+    const files: TlsFiles = { ca: certs.pem.ca };
+    const stream = async (): Promise<number> => {
+      const open = new Set<Socket>();
+      try {
+        const res = await requestStream(
+          {
+            url: new URL(`https://localhost:${port}/s`),
+            headers: {},
+            signal: new AbortController().signal,
+            connectTimeoutMs: 10_000,
+            headersTimeoutMs: 10_000,
+            tls: files,
+          },
+          open,
+        );
+        res.body.destroy(new Error('done'));
+        return res.statusCode;
+      } finally {
+        for (const s of open) s.destroy();
+      }
+    };
+    expect(await connectOnce(port, files, 'localhost')).toBe(false);
+    expect(await stream()).toBe(404);
+    expect(await connectOnce(port, files, 'localhost')).toBe(true);
+    expect(reused).toEqual([false, true, true]);
   });
 });
 
