@@ -48,27 +48,7 @@ export function makeTestCerts(opts: TestCertOptions = {}): TestCerts {
     ],
     ['client', 'bridge', 'extendedKeyUsage=clientAuth'],
   ] as const;
-  for (const [name, cn, ext] of leaves) {
-    writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
-    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
-    ssl(
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.pem`,
-      '-days',
-      '2',
-      '-extfile',
-      `${name}.ext`,
-    );
-  }
+  for (const [name, cn, ext] of leaves) signLeaf(dir, name, cn, ext);
   const p = (f: string): string => join(dir, f);
   const paths = {
     ca: p('ca.pem'),
@@ -89,6 +69,34 @@ export function makeTestCerts(opts: TestCertOptions = {}): TestCerts {
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * A certificate and key for `cn` with the extension line `ext` (`subjectAltName=…`), signed by the
+ * CA in `dir` (makeTestCerts's): `<name>.pem` and `<name>.key` there, returned as PEM.
+ */
+export function signLeaf(dir: string, name: string, cn: string, ext: string): { cert: string; key: string } {
+  const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+  writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
+  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    `${name}.pem`,
+    '-days',
+    '2',
+    '-extfile',
+    `${name}.ext`,
+  );
+  return { cert: readFileSync(join(dir, `${name}.pem`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
 }
 
 /** Options of an HTTPS server that requires a client certificate signed by the test CA. */

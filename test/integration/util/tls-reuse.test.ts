@@ -2,51 +2,24 @@
 // may between two connections: rotate their ticket keys, refuse resumption, speak TLS 1.2 only,
 // change their certificate. A session must never stand in for a check the handshake would have
 // made: a certificate for another name or from another CA fails however many sessions are known.
-import { execFileSync } from 'node:child_process';
 import { constants, randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { connect as tcpConnect, type AddressInfo, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { createServer, type Server, type TlsOptions, type TLSSocket } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openConnection } from '../../../src/util/peer-connection.js';
 import { requestStream } from '../../../src/upstream/stream-request.js';
 import type { TlsFiles } from '../../../src/util/tls-reuse.js';
-import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
+import { makeTestCerts, signLeaf, type TestCerts } from '../../helpers/test-certs.js';
 
 let certs: TestCerts;
 /** A certificate the test CA signed for another name only (not 127.0.0.1, not localhost). */
 let elsewhere: { cert: string; key: string };
 const servers: Server[] = [];
 
-/** A leaf for `san`, signed by the test CA in `certs.dir`. */
-function leaf(c: TestCerts, name: string, san: string): { cert: string; key: string } {
-  const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: c.dir, stdio: 'ignore' });
-  writeFileSync(join(c.dir, `${name}.ext`), `subjectAltName=${san}\n`);
-  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
-  ssl(
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    `${name}.pem`,
-  );
-  return {
-    cert: readFileSync(join(c.dir, `${name}.pem`), 'utf8'),
-    key: readFileSync(join(c.dir, `${name}.key`), 'utf8'),
-  };
-}
-
 beforeAll(() => {
   certs = makeTestCerts();
-  elsewhere = leaf(certs, 'elsewhere', 'DNS:elsewhere.test');
+  elsewhere = signLeaf(certs.dir, 'elsewhere', 'elsewhere', 'subjectAltName=DNS:elsewhere.test');
 });
 afterAll(() => certs.remove());
 afterEach(async () => {
