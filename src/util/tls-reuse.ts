@@ -60,9 +60,16 @@ export function secureContextFor(files: TlsFiles = NO_FILES): SecureContext {
 }
 
 /**
+ * Failures that happen before TLS begins: the session offered played no part in them. Forgetting
+ * it then (as node:https's agent does on any error) would make a service's outage cost a full
+ * handshake for every stream that reconnects once it is back, the very case the session is kept for.
+ */
+const BEFORE_TLS = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
  * The session to offer a new connection to `peer` (undefined: none known), and `track`, which keeps
- * the sessions that connection is given and forgets the offered one if the connection fails before
- * its handshake is done.
+ * the sessions that connection is given and forgets the offered one if the connection fails during
+ * its handshake (not when it never reached the peer: BEFORE_TLS).
  */
 export function tlsSession(
   files: TlsFiles = NO_FILES,
@@ -80,7 +87,8 @@ export function tlsSession(
         if (sessions.size > MAX_PEERS) sessions.delete(sessions.keys().next().value!);
       });
       if (session === undefined) return;
-      const forget = (): void => {
+      const forget = (err: NodeJS.ErrnoException): void => {
+        if (err.code !== undefined && BEFORE_TLS.has(err.code)) return;
         if (sessions.get(peer) === session) sessions.delete(peer);
       };
       socket.once('error', forget);

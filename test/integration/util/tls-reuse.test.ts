@@ -30,7 +30,7 @@ afterEach(async () => {
  * A TLS server on loopback that answers each connection with an HTTP 404 head and ends it, whatever it
  * was asked; `reused` says, per connection, whether it resumed.
  */
-async function peer(o: TlsOptions = {}): Promise<{ server: Server; port: number; reused: boolean[] }> {
+async function peer(o: TlsOptions = {}, port = 0): Promise<{ server: Server; port: number; reused: boolean[] }> {
   const reused: boolean[] = [];
   const server = createServer({ key: certs.pem.serverKey, cert: certs.pem.serverCert, ...o }, (s: TLSSocket) => {
     reused.push(s.isSessionReused());
@@ -42,7 +42,7 @@ async function peer(o: TlsOptions = {}): Promise<{ server: Server; port: number;
   });
   server.on('tlsClientError', () => undefined);
   servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return { server, port: (server.address() as AddressInfo).port, reused };
 }
 
@@ -150,6 +150,24 @@ describe('the host name is checked with a shared context', () => {
     expect(await connectOnce(port, files, '127.0.0.1')).toBe(false);
     expect(await connectOnce(port, files, 'localhost')).toBe(true);
     expect(reused).toEqual([false, false, true]);
+  });
+});
+
+describe('a peer that was away', () => {
+  it('a connection refused keeps the session: the peer, back with the same ticket keys, resumes it', async () => {
+    const ticketKeys = randomBytes(48);
+    const first = await peer({ ticketKeys });
+    const files: TlsFiles = { ca: certs.pem.ca };
+    expect(await connectOnce(first.port, files)).toBe(false);
+    await new Promise((r) => first.server.close(r));
+    const refused = await connectOnce(first.port, files);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+    // Back on the same port (a restarted process behind the same name, keys shared as a load
+    // balancer's are).
+    const back = await peer({ ticketKeys }, first.port);
+    expect(await connectOnce(back.port, files)).toBe(true);
+    expect(back.reused).toEqual([true]);
   });
 });
 

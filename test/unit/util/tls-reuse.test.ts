@@ -48,6 +48,20 @@ describe('tlsSession', () => {
     expect(tlsSession(files, 'p').session).toBeUndefined();
   });
 
+  it.each(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])(
+    'keeps the offered session when the connection never reached the peer (%s)',
+    (code) => {
+      const files: TlsFiles = {};
+      const giver = socket();
+      tlsSession(files, 'p').track(giver);
+      giver.emit('session', ticket(1));
+      const failing = socket();
+      tlsSession(files, 'p').track(failing);
+      failing.emit('error', Object.assign(new Error(code), { code }));
+      expect(tlsSession(files, 'p').session).toEqual(ticket(1));
+    },
+  );
+
   it('a failure does not forget a newer session another connection stored meanwhile', () => {
     const files: TlsFiles = {};
     const giver = socket();
