@@ -15,19 +15,36 @@
 //                             └── the check: were the reads since the last check many and small?
 //                                 (at least BUSY_READS_PER_SECOND, none of them a full buffer)
 //                                 yes: the thread sleeps until `ms` after the last check; no: on at once
+//                                 │
+//                                 └── the turn right after a sleep had a full read: the sleep held a
+//                                     stream back ──▶ suspended (no sleep for SUSPEND_MS, extended by
+//                                     every full read meanwhile) ──▶ watching
 //
 // The sleep blocks the whole thread (Atomics.wait), which is the point: no socket is read, no timer
 // runs, and messages from the main thread wait, for at most `ms`. It is only taken right after a
 // busy turn. A quiet thread (a few sessions, a stream now and then) is woken by its sockets as
 // before and adds no latency; an idle one is not woken at all (a check is scheduled by a read); a
-// thread catching up (a replay, a backlog: reads that fill the buffer) never sleeps, since a full
-// read already carries all it can. Only ingest workers pace: their main thread owns delivery, the
-// spool and the HTTP surface, which must never sleep, and `tail` reads as bytes arrive.
+// turn with a backlog (a read that filled the buffer) never sleeps, since a full read already
+// carries all it can.
+//
+// Catching up (a replay, a backlog) needs more than that: a worker that reads faster than a
+// catching-up service sends also makes many small reads, sleeps, and during the sleep the
+// streams' TCP windows fill and their sender stops: the turn after finds full reads, the one after
+// small ones again, and throughput falls to a window per interval (`npm run bench -- burst`, 4
+// sessions × 50,000 events: 6,600 events/s instead of 36,600). A full read right after a sleep is
+// the sign: a live session does not send 64 KiB in an interval (20 events/s of ~2 KB; a screenshot
+// of the heavy mix is under 40 KB), a stream held back by its window does. Pacing then stays off for
+// SUSPEND_MS, and as long as full reads keep coming.
+//
+// Only ingest workers pace: their main thread owns delivery, the spool and the HTTP surface, which
+// must never sleep, and `tail` reads as bytes arrive.
 
 /** Reads since the last check at this rate or more make a turn busy. */
 export const BUSY_READS_PER_SECOND = 1000;
 /** Fewer reads than this never make a turn busy, however short it was (one stream's burst). */
 export const MIN_BUSY_READS = 4;
+/** How long a sleep that held a stream back turns pacing off (each full read meanwhile extends it). */
+export const SUSPEND_MS = 5000;
 
 /** What the pacer needs of the world; the tests give it a fake one. */
 export interface PacingClock {
@@ -50,6 +67,10 @@ export class ReadPacer {
   readonly counts: PacingCounts = { reads: 0, sleeps: 0, sleptMs: 0 };
   private reads = 0;
   private backlog = false;
+  /** The last check slept: a backlog in the turn after means the sleep held a stream back. */
+  private slept = false;
+  /** No sleep before this time (a sleep held a stream back). */
+  private suspendedUntil = -Infinity;
   private lastCheck: number;
   private scheduled = false;
   private readonly check = (): void => this.checkNow();
@@ -75,10 +96,17 @@ export class ReadPacer {
     this.scheduled = false;
     const { reads } = this;
     this.counts.reads += reads;
-    const since = this.clock.now() - this.lastCheck;
-    const busy = !this.backlog && reads >= MIN_BUSY_READS && reads * 1000 >= since * BUSY_READS_PER_SECOND;
+    const now = this.clock.now();
+    const since = now - this.lastCheck;
+    if (this.backlog && (this.slept || now < this.suspendedUntil)) this.suspendedUntil = now + SUSPEND_MS;
+    const busy =
+      !this.backlog &&
+      now >= this.suspendedUntil &&
+      reads >= MIN_BUSY_READS &&
+      reads * 1000 >= since * BUSY_READS_PER_SECOND;
     const wait = this.intervalMs - since;
-    if (busy && wait >= 1) {
+    this.slept = busy && wait >= 1;
+    if (this.slept) {
       this.clock.sleep(wait);
       this.counts.sleeps++;
       this.counts.sleptMs += wait;

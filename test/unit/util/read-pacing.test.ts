@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MIN_BUSY_READS, ReadPacer, type PacingClock } from '../../../src/util/read-pacing.js';
+import { MIN_BUSY_READS, ReadPacer, SUSPEND_MS, type PacingClock } from '../../../src/util/read-pacing.js';
 
 /** A clock the test moves: sleeps advance it, checks run when the test ends a turn. */
 function fakeClock(): PacingClock & { t: number; pending: Array<() => void>; slept: number[]; endTurn(): void } {
@@ -41,6 +41,42 @@ describe('read pacing', () => {
     expect(pacer.counts).toEqual({ reads, sleeps: slept > 0 ? 1 : 0, sleptMs: slept });
   });
 
+  /** One turn: `reads` reads (the first full when `full`), taking `ms`; returns what it slept. */
+  function turn(clock: ReturnType<typeof fakeClock>, pacer: ReadPacer, reads: number, full: boolean, ms = 10): number {
+    for (let i = 0; i < reads; i++) pacer.read(full && i === 0);
+    clock.t += ms;
+    const before = clock.slept.length;
+    clock.endTurn();
+    return clock.slept.slice(before).reduce((a, b) => a + b, 0);
+  }
+
+  it('a sleep that held a stream back (a full read the turn after) turns pacing off for a while, extended by every full read', () => {
+    const clock = fakeClock();
+    const pacer = new ReadPacer(100, clock);
+    expect(turn(clock, pacer, 50, false)).toBe(90);
+    // The streams' bytes piled up during the sleep: a catch-up held back by its TCP window.
+    expect(turn(clock, pacer, 50, true)).toBe(0);
+    // Small reads again (the worker is faster than the sender): no sleep while suspended.
+    const suspendedAt = clock.t;
+    expect(turn(clock, pacer, 50, false)).toBe(0);
+    clock.t = suspendedAt + SUSPEND_MS / 2;
+    expect(turn(clock, pacer, 50, true)).toBe(0); // extends the suspension
+    const extendedAt = clock.t;
+    clock.t = extendedAt + SUSPEND_MS - 20;
+    expect(turn(clock, pacer, 50, false)).toBe(0);
+    // Once it has run out, a busy turn sleeps again.
+    clock.t = extendedAt + SUSPEND_MS;
+    expect(turn(clock, pacer, 50, false)).toBeGreaterThan(0);
+  });
+
+  it('a full read that follows no sleep (a big frame now and then) does not turn pacing off', () => {
+    const clock = fakeClock();
+    const pacer = new ReadPacer(100, clock);
+    clock.t += 1000;
+    expect(turn(clock, pacer, 50, true, 1)).toBe(0);
+    expect(turn(clock, pacer, 50, false)).toBeGreaterThan(0);
+  });
+
   it('schedules nothing while no stream reads: an idle worker is never woken', () => {
     const clock = fakeClock();
     new ReadPacer(100, clock);
@@ -60,18 +96,25 @@ describe('read pacing', () => {
         const clock = fakeClock();
         const pacer = new ReadPacer(interval, clock);
         let lastCheckEnd = clock.t;
+        let sleptBefore = false;
+        let heldBackAt: number | undefined;
         for (const t of turns) {
           clock.t += t.idleBefore;
           for (let i = 0; i < t.reads; i++) pacer.read(t.full && i === t.reads - 1);
           clock.t += t.ms;
           const before = clock.slept.length;
           clock.endTurn();
-          if (clock.slept.length > before) {
+          const sleptNow = clock.slept.length > before;
+          if (sleptNow) {
             const ms = clock.slept.at(-1)!;
             expect(ms).toBeLessThanOrEqual(interval);
             expect(t.full).toBe(false);
             expect(clock.t).toBeCloseTo(lastCheckEnd + interval);
+            // Never within SUSPEND_MS of a full read that came right after a sleep.
+            expect(clock.t - (heldBackAt ?? -Infinity)).toBeGreaterThanOrEqual(SUSPEND_MS);
           }
+          if (t.full && (sleptBefore || clock.t - (heldBackAt ?? -Infinity) < SUSPEND_MS)) heldBackAt = clock.t;
+          sleptBefore = sleptNow;
           lastCheckEnd = clock.t;
         }
         expect(pacer.counts.reads).toBe(turns.reduce((n, t) => n + t.reads, 0));
