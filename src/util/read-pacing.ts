@@ -16,9 +16,9 @@
 //                                 (at least BUSY_READS_PER_SECOND, none of them a full buffer)
 //                                 yes: the thread sleeps until `ms` after the last check; no: on at once
 //                                 │
-//                                 └── the turn right after a sleep had a full read: the sleep held a
-//                                     stream back ──▶ suspended (no sleep for SUSPEND_MS, extended by
-//                                     every full read meanwhile) ──▶ watching
+//                                 └── the turn right after a sleep had many full reads (HELD_BACK_SHARE
+//                                     of its reads): the sleep held the streams back ──▶ suspended (no
+//                                     sleep for SUSPEND_MS, extended by every such turn) ──▶ watching
 //
 // The sleep blocks the whole thread (Atomics.wait), which is the point: no socket is read, no timer
 // runs, and messages from the main thread wait, for at most `ms`. It is only taken right after a
@@ -31,10 +31,13 @@
 // catching-up service sends also makes many small reads, sleeps, and during the sleep the
 // streams' TCP windows fill and their sender stops: the turn after finds full reads, the one after
 // small ones again, and throughput falls to a window per interval (`npm run bench -- burst`, 4
-// sessions × 50,000 events: 6,600 events/s instead of 36,600). A full read right after a sleep is
-// the sign: a live session does not send 64 KiB in an interval (20 events/s of ~2 KB; a screenshot
-// of the heavy mix is under 40 KB), a stream held back by its window does. Pacing then stays off for
-// SUSPEND_MS, and as long as full reads keep coming.
+// sessions × 50,000 events: 6,600 events/s instead of 36,600). Full reads right after a sleep are
+// the sign, when they are many of the turn's reads: a live session rarely sends 64 KiB in an
+// interval (20 events/s of ~2 KB; now and then a screenshot and a few events more), so among a
+// thousand live streams one or two fill a read after a sleep, while streams held back by their
+// windows all do. Pacing then stays off for SUSPEND_MS, and as long as such turns keep coming. (A
+// single full read after a sleep was the first rule tried: the heavy mix met it often enough that
+// pacing was off half the time, 44.6 µs an event.)
 //
 // Only ingest workers pace: their main thread owns delivery, the spool and the HTTP surface, which
 // must never sleep, and `tail` reads as bytes arrive.
@@ -43,8 +46,10 @@
 export const BUSY_READS_PER_SECOND = 1000;
 /** Fewer reads than this never make a turn busy, however short it was (one stream's burst). */
 export const MIN_BUSY_READS = 4;
-/** How long a sleep that held a stream back turns pacing off (each full read meanwhile extends it). */
+/** How long a sleep that held the streams back turns pacing off (each such turn meanwhile extends it). */
 export const SUSPEND_MS = 5000;
+/** The share of a turn's reads that, full, says the streams were held back (a quarter). */
+export const HELD_BACK_SHARE = 0.25;
 
 /** What the pacer needs of the world; the tests give it a fake one. */
 export interface PacingClock {
@@ -66,8 +71,9 @@ export interface PacingCounts {
 export class ReadPacer {
   readonly counts: PacingCounts = { reads: 0, sleeps: 0, sleptMs: 0 };
   private reads = 0;
-  private backlog = false;
-  /** The last check slept: a backlog in the turn after means the sleep held a stream back. */
+  /** Reads since the last check that filled the buffer. */
+  private fulls = 0;
+  /** The last check slept: many full reads in the turn after mean the sleep held the streams back. */
   private slept = false;
   /** No sleep before this time (a sleep held a stream back). */
   private suspendedUntil = -Infinity;
@@ -85,7 +91,7 @@ export class ReadPacer {
   /** A stream read a chunk; `full`: the read filled the buffer (more is waiting). */
   read(full: boolean): void {
     this.reads++;
-    if (full) this.backlog = true;
+    if (full) this.fulls++;
     if (!this.scheduled) {
       this.scheduled = true;
       this.clock.afterIo(this.check);
@@ -98,9 +104,10 @@ export class ReadPacer {
     this.counts.reads += reads;
     const now = this.clock.now();
     const since = now - this.lastCheck;
-    if (this.backlog && (this.slept || now < this.suspendedUntil)) this.suspendedUntil = now + SUSPEND_MS;
+    const heldBack = this.fulls > 0 && this.fulls >= reads * HELD_BACK_SHARE;
+    if (heldBack && (this.slept || now < this.suspendedUntil)) this.suspendedUntil = now + SUSPEND_MS;
     const busy =
-      !this.backlog &&
+      this.fulls === 0 &&
       now >= this.suspendedUntil &&
       reads >= MIN_BUSY_READS &&
       reads * 1000 >= since * BUSY_READS_PER_SECOND;
@@ -112,7 +119,7 @@ export class ReadPacer {
       this.counts.sleptMs += wait;
     }
     this.reads = 0;
-    this.backlog = false;
+    this.fulls = 0;
     this.lastCheck = this.clock.now();
   }
 }

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MIN_BUSY_READS, ReadPacer, SUSPEND_MS, type PacingClock } from '../../../src/util/read-pacing.js';
+import {
+  HELD_BACK_SHARE,
+  MIN_BUSY_READS,
+  ReadPacer,
+  SUSPEND_MS,
+  type PacingClock,
+} from '../../../src/util/read-pacing.js';
 
 /** A clock the test moves: sleeps advance it, checks run when the test ends a turn. */
 function fakeClock(): PacingClock & { t: number; pending: Array<() => void>; slept: number[]; endTurn(): void } {
@@ -41,40 +47,51 @@ describe('read pacing', () => {
     expect(pacer.counts).toEqual({ reads, sleeps: slept > 0 ? 1 : 0, sleptMs: slept });
   });
 
-  /** One turn: `reads` reads (the first full when `full`), taking `ms`; returns what it slept. */
-  function turn(clock: ReturnType<typeof fakeClock>, pacer: ReadPacer, reads: number, full: boolean, ms = 10): number {
-    for (let i = 0; i < reads; i++) pacer.read(full && i === 0);
+  /** One turn: `reads` reads, the first `full` of them full, taking `ms`; returns what it slept. */
+  function turn(clock: ReturnType<typeof fakeClock>, pacer: ReadPacer, reads: number, full: number, ms = 10): number {
+    for (let i = 0; i < reads; i++) pacer.read(i < full);
     clock.t += ms;
     const before = clock.slept.length;
     clock.endTurn();
     return clock.slept.slice(before).reduce((a, b) => a + b, 0);
   }
 
-  it('a sleep that held a stream back (a full read the turn after) turns pacing off for a while, extended by every full read', () => {
+  it('a sleep that held the streams back (many full reads the turn after) turns pacing off for a while, extended by every such turn', () => {
     const clock = fakeClock();
     const pacer = new ReadPacer(100, clock);
-    expect(turn(clock, pacer, 50, false)).toBe(90);
-    // The streams' bytes piled up during the sleep: a catch-up held back by its TCP window.
-    expect(turn(clock, pacer, 50, true)).toBe(0);
+    expect(turn(clock, pacer, 50, 0)).toBe(90);
+    // The streams' bytes piled up during the sleep: a catch-up held back by its TCP windows.
+    expect(turn(clock, pacer, 8, 6)).toBe(0);
     // Small reads again (the worker is faster than the sender): no sleep while suspended.
     const suspendedAt = clock.t;
-    expect(turn(clock, pacer, 50, false)).toBe(0);
+    expect(turn(clock, pacer, 50, 0)).toBe(0);
     clock.t = suspendedAt + SUSPEND_MS / 2;
-    expect(turn(clock, pacer, 50, true)).toBe(0); // extends the suspension
+    expect(turn(clock, pacer, 40, 10)).toBe(0); // a quarter full: extends the suspension
     const extendedAt = clock.t;
     clock.t = extendedAt + SUSPEND_MS - 20;
-    expect(turn(clock, pacer, 50, false)).toBe(0);
+    expect(turn(clock, pacer, 50, 0)).toBe(0);
     // Once it has run out, a busy turn sleeps again.
     clock.t = extendedAt + SUSPEND_MS;
-    expect(turn(clock, pacer, 50, false)).toBeGreaterThan(0);
+    expect(turn(clock, pacer, 50, 0)).toBeGreaterThan(0);
   });
 
-  it('a full read that follows no sleep (a big frame now and then) does not turn pacing off', () => {
+  it.each([
+    ['one stream of many filled a read after the sleep (a screenshot and a few events)', 1000, 2],
+    ['just under a quarter of the reads were full', 100, Math.ceil(100 * HELD_BACK_SHARE) - 1],
+  ])('%s: pacing goes on', (_why, reads, full) => {
+    const clock = fakeClock();
+    const pacer = new ReadPacer(100, clock);
+    expect(turn(clock, pacer, 1000, 0)).toBe(90);
+    expect(turn(clock, pacer, reads, full)).toBe(0); // a turn with a full read never sleeps
+    expect(turn(clock, pacer, 1000, 0)).toBeGreaterThan(0);
+  });
+
+  it('full reads that follow no sleep (a big frame now and then) do not turn pacing off', () => {
     const clock = fakeClock();
     const pacer = new ReadPacer(100, clock);
     clock.t += 1000;
-    expect(turn(clock, pacer, 50, true, 1)).toBe(0);
-    expect(turn(clock, pacer, 50, false)).toBeGreaterThan(0);
+    expect(turn(clock, pacer, 50, 50, 1)).toBe(0);
+    expect(turn(clock, pacer, 50, 0)).toBeGreaterThan(0);
   });
 
   it('schedules nothing while no stream reads: an idle worker is never woken', () => {
@@ -87,7 +104,8 @@ describe('read pacing', () => {
   it('under any turns, never waits longer than the interval, never after a full read, and a wait ends one interval after the last check', () => {
     const turn = fc.record({
       reads: fc.integer({ min: 1, max: 300 }),
-      full: fc.boolean(),
+      // Most turns without a full read (so that there are sleeps to check), some with a few or many.
+      full: fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 1, max: 300 })),
       ms: fc.double({ min: 0, max: 250, noNaN: true }),
       idleBefore: fc.double({ min: 0, max: 300, noNaN: true }),
     });
@@ -100,7 +118,8 @@ describe('read pacing', () => {
         let heldBackAt: number | undefined;
         for (const t of turns) {
           clock.t += t.idleBefore;
-          for (let i = 0; i < t.reads; i++) pacer.read(t.full && i === t.reads - 1);
+          const fulls = Math.min(t.full, t.reads);
+          for (let i = 0; i < t.reads; i++) pacer.read(i >= t.reads - fulls);
           clock.t += t.ms;
           const before = clock.slept.length;
           clock.endTurn();
@@ -108,12 +127,13 @@ describe('read pacing', () => {
           if (sleptNow) {
             const ms = clock.slept.at(-1)!;
             expect(ms).toBeLessThanOrEqual(interval);
-            expect(t.full).toBe(false);
+            expect(fulls).toBe(0);
             expect(clock.t).toBeCloseTo(lastCheckEnd + interval);
             // Never within SUSPEND_MS of a full read that came right after a sleep.
             expect(clock.t - (heldBackAt ?? -Infinity)).toBeGreaterThanOrEqual(SUSPEND_MS);
           }
-          if (t.full && (sleptBefore || clock.t - (heldBackAt ?? -Infinity) < SUSPEND_MS)) heldBackAt = clock.t;
+          const heldBack = fulls > 0 && fulls >= t.reads * HELD_BACK_SHARE;
+          if (heldBack && (sleptBefore || clock.t - (heldBackAt ?? -Infinity) < SUSPEND_MS)) heldBackAt = clock.t;
           sleptBefore = sleptNow;
           lastCheckEnd = clock.t;
         }
