@@ -94,7 +94,9 @@ export function startChromium(executable: string, args: readonly string[] = []):
       ...args,
       'about:blank',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // A process group of its own: stop() kills the browser's helpers (zygote, renderers, GPU and
+    // network services) with it, not only the process it started as.
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
   /** What Chromium wrote on stderr so far (its DevTools address, or why it stopped). */
   let stderr = '';
@@ -137,10 +139,21 @@ export function startChromium(executable: string, args: readonly string[] = []):
   async function stopOnce(): Promise<void> {
     ws?.close();
     if (browser.exitCode === null && browser.signalCode === null) {
-      browser.kill('SIGKILL');
+      killGroup('SIGKILL');
       await exit;
     }
-    rmSync(profile, { recursive: true, force: true });
+    // Helpers outside the group (crash reporting) may still write in the profile for a moment after
+    // the browser is gone: a removal that met a file appearing meanwhile is tried again.
+    killGroup('SIGKILL');
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  }
+
+  function killGroup(signal: NodeJS.Signals): void {
+    try {
+      if (browser.pid !== undefined) process.kill(-browser.pid, signal);
+    } catch {
+      // The group is gone already.
+    }
   }
 
   return {
