@@ -20,9 +20,9 @@
 // Bytes of the body that came with the head (before the reader started) are the only ones copied
 // and held here, until start(). The connection is not reused after the body: a stream ends only
 // when its session does, or is cut.
-import { connect, isIP, type OnReadOpts, type Socket } from 'node:net';
+import { connect, type OnReadOpts, type Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
-import { secureContextFor, tlsPeer, tlsSession, type TlsFiles } from '../util/tls-reuse.js';
+import { secureContextFor, serverName, tlsPeer, tlsSession, type TlsFiles } from '../util/tls-reuse.js';
 import { CONNECT_TIMEOUT, HEADERS_TIMEOUT, HttpTimeoutError } from '../util/http-timeout.js';
 import { createResponseParser, type ResponseHead } from './http-response-parser.js';
 import type { StreamBody } from './stream-body.js';
@@ -99,8 +99,7 @@ export function requestStream(r: StreamRequest, open: Set<Socket>): Promise<Stre
       // One context per client's files, and the peer's last session offered: a thousand streams
       // reconnecting after a cut resume rather than each doing a full handshake (util/tls-reuse.ts).
       const port = Number(url.port) || 443;
-      // SNI for a name, never for an address (RFC 6066 section 3).
-      const servername = isIP(host) === 0 ? host : undefined;
+      const servername = serverName(host);
       const resume = tlsSession(r.tls, tlsPeer(host, port, servername));
       const tls = tlsConnect({
         host,

@@ -11,14 +11,14 @@
 // when the request is on its way, not while a slow tunnel is being set up.
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { request as httpRequest } from './node-http.js';
-import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as netConnect, type Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 
 // node:tls is taken at the first TLS connection, not at load: plain-HTTP peers never need it (util/http-client.ts).
 const tlsConnect = (options: ConnectionOptions): TLSSocket => process.getBuiltinModule('node:tls').connect(options);
 import { CONNECT_TIMEOUT, HttpTimeoutError } from './http-timeout.js';
 import { proxyCredentials } from './proxy-env.js';
-import { secureContextFor, tlsPeer, tlsSession, type TlsFiles } from './tls-reuse.js';
+import { secureContextFor, serverName, tlsPeer, tlsSession, type TlsFiles } from './tls-reuse.js';
 
 export type { TlsFiles } from './tls-reuse.js';
 
@@ -122,7 +122,15 @@ export function openConnection(peer: PeerAddress, o: ConnectOptions, done: Opene
       track,
     );
     if (proxy.protocol === 'https:')
-      toProxy = track(tlsConnect({ socket: toProxy, host: proxyHost, servername: serverName(proxyHost) }));
+      // The proxy's own TLS: the system roots, in the one context every such connection shares.
+      toProxy = track(
+        tlsConnect({
+          socket: toProxy,
+          host: proxyHost,
+          servername: serverName(proxyHost),
+          secureContext: secureContextFor(),
+        }),
+      );
     const headers: Record<string, string> = { host: authority };
     const credentials = proxyCredentials(proxy);
     if (credentials !== undefined)
@@ -170,6 +178,5 @@ function tcp(host: string, port: number, readHighWaterMark: number | undefined, 
 }
 
 /** SNI carries names only (RFC 6066); for an address the certificate is checked against the address. */
-const serverName = (host: string): string | undefined => (isIP(host) === 0 ? host : undefined);
 
 const unbracket = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);

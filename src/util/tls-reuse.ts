@@ -14,6 +14,7 @@
 // gave is offered to the next connection to it, and forgotten when a connection that offered it
 // fails. A session is kept per files object and peer (host, port, server name): it is never offered
 // under other trust or client material.
+import { isIP } from 'node:net';
 import type { SecureContext, TLSSocket } from 'node:tls';
 
 export interface TlsFiles {
@@ -44,6 +45,9 @@ function shared(files: TlsFiles): Shared {
   }
   return s;
 }
+
+/** The server name (SNI) to send for `host`: a name, never an address (RFC 6066 section 3). */
+export const serverName = (host: string): string | undefined => (isIP(host) === 0 ? host : undefined);
 
 /**
  * The key a peer's sessions are kept under: its host (an IPv6 address without brackets), port and
