@@ -21,6 +21,38 @@ export interface LiveOptions {
   kind?: SessionKind;
 }
 
+/** The steady-state CPU window starts this long after production did (half a shorter run). */
+const STEADY_CPU_AFTER_MS = 10_000;
+
+/** The bridge's CPU seconds so far (the whole process; the main thread) and the events the sink has. */
+interface CpuPoint {
+  cpu: number;
+  main: number | null;
+  unique: number;
+}
+
+async function cpuPoint(
+  bridge: { cpuSeconds(): number; mainThreadCpuSeconds(): number | null },
+  sinkUrl: string,
+): Promise<CpuPoint> {
+  const cpu = bridge.cpuSeconds();
+  const main = bridge.mainThreadCpuSeconds();
+  return { cpu, main, unique: (await sinkStats(sinkUrl)).unique };
+}
+
+/** µs of CPU per event received between two points; null without both or without events. */
+function perEvent(
+  from: CpuPoint | undefined,
+  to: CpuPoint | undefined,
+  cpu: (p: CpuPoint) => number | null,
+): number | null {
+  if (from === undefined || to === undefined || to.unique <= from.unique) return null;
+  const a = cpu(from);
+  const b = cpu(to);
+  if (a === null || b === null) return null;
+  return +(((b - a) * 1e6) / (to.unique - from.unique)).toFixed(1);
+}
+
 export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<ScenarioResult> {
   const perSession = Math.round(o.ratePerSession * o.seconds);
   const setup = await startLive(ctx, o.sessions, perSession + 100, o.kind ?? BENCH_SESSION);
@@ -42,12 +74,23 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     const steadyTimer = setInterval(() => {
       if (performance.now() - t0 > warmupMs) steady.push(bridge.rss.sample());
     }, 500);
+    // CPU per event in the steady state too: the whole window's figure also carries what a process
+    // pays once, when the flow starts (V8 compiling the per-event path, about 2 s of its helper
+    // threads in the heavy mix, and the first reads of a thousand streams). Measured from the end of
+    // the warm-up to the end of production, over the events the sink received meanwhile.
+    const cpuWarmupMs = Math.min(STEADY_CPU_AFTER_MS, o.seconds * 500);
+    let steadyFrom: CpuPoint | undefined;
+    const steadyCpuTimer = setTimeout(() => {
+      void cpuPoint(bridge, sink.url).then((p) => (steadyFrom = p));
+    }, cpuWarmupMs);
     // A simulator that cannot keep the rate (two cores shared with the bridge) takes longer; after
     // twice the nominal time it is stopped and what it produced is what counts.
     if (!(await produce(sim.url, o.sessions, o.ratePerSession, perSession, 2 * o.seconds * 1000)))
       await simControl(sim.url, '/produce?rate=0');
     const t1 = performance.now();
     clearInterval(steadyTimer);
+    clearTimeout(steadyCpuTimer);
+    const steadyTo = steadyFrom && (await cpuPoint(bridge, sink.url));
     const produced = await simProduced(sim.url);
     const rssEndOfProduction = bridge.rss.sample();
     await until(async () => (await sinkStats(sink.url)).unique >= produced, o.drainTimeoutS * 1000, 100);
@@ -83,6 +126,9 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
       cpuSecondsBridge: +cpuSeconds.toFixed(1),
       // Bridge CPU (every thread of its process) per event that reached the collector.
       cpuMicrosPerEvent: stats.unique > 0 ? +((cpuSeconds * 1e6) / stats.unique).toFixed(1) : null,
+      // The same from the end of the warm-up to the end of production (null for a run too short).
+      steadyCpuMicrosPerEvent: perEvent(steadyFrom, steadyTo, (p) => p.cpu),
+      steadyMainThreadCpuMicrosPerEvent: perEvent(steadyFrom, steadyTo, (p) => p.main),
       // The main thread's part of it (delivery and the spool; not the ingest workers' parsing).
       mainThreadCpuMicrosPerEvent:
         stats.unique > 0 && mainCpuSeconds !== null ? +((mainCpuSeconds * 1e6) / stats.unique).toFixed(1) : null,

@@ -110,6 +110,8 @@ it('runs every scenario small and compiled, with zero missing, one JSON line eac
     delivered: 600,
     rssSteadyMiB: expect.any(Number),
     cpuMicrosPerEvent: expect.any(Number),
+    // From half the run (the warm-up of a 3 s run) to the end of production.
+    steadyCpuMicrosPerEvent: expect.any(Number),
     wireBytesPerEvent: expect.any(Number),
     storageBytesPerOtlpByte: expect.any(Number),
   });
