@@ -40,6 +40,9 @@ export class BridgeUnderTest {
       {
         sessions: o.sessions,
         exporter: { protocol: o.protocol },
+        // Every session the scenario makes is followed, past the bridge's default of 1,000 too
+        // (`--live-sessions 2000`: an overload the bridge must bear without losing an event).
+        ...(o.sessions.length > 1000 ? { max_sessions: o.sessions.length } : {}),
         // The memory window's size, to weigh it against RSS: BENCH_SPOOL_MEMORY_MAX_BYTES=16MiB npm run bench.
         ...(process.env.BENCH_SPOOL_MEMORY_MAX_BYTES !== undefined
           ? { spool: { memory_max_bytes: process.env.BENCH_SPOOL_MEMORY_MAX_BYTES } }
@@ -57,7 +60,7 @@ export class BridgeUnderTest {
         ...(process.env.BRIDGE_SPOOL_MODE !== undefined ? { BRIDGE_SPOOL_MODE: process.env.BRIDGE_SPOOL_MODE } : {}),
         // Spans beside the records: BRIDGE_TRACES=true npm run bench measures what traces cost.
         ...(process.env.BRIDGE_TRACES !== undefined ? { BRIDGE_TRACES: process.env.BRIDGE_TRACES } : {}),
-        // The workers' read pacing (default 100ms): BRIDGE_READ_PACING=0 npm run bench reads as bytes arrive.
+        // The workers' read pacing (default 200ms): BRIDGE_READ_PACING=0 npm run bench reads as bytes arrive.
         ...(process.env.BRIDGE_READ_PACING !== undefined ? { BRIDGE_READ_PACING: process.env.BRIDGE_READ_PACING } : {}),
       },
     );
