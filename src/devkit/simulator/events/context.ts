@@ -24,12 +24,23 @@ export interface PageState {
   navSeq: number;
 }
 
+/** A request sent: what its response or failure repeats (CDP gives them the same request id and URL). */
+export interface PendingRequest {
+  id: string;
+  url: string;
+  method: string;
+  resourceType: string;
+  /** The response's MIME type and a body for text types. */
+  mime: string;
+  body: string | undefined;
+}
+
 export interface GenState {
   readonly rng: Rng;
   readonly sessionId: string;
   page: PageState;
-  /** Request ids sent and not yet answered (network_response / network_loading_failed use them). */
-  pendingRequests: string[];
+  /** Requests sent and not yet answered: network_response / network_loading_failed answer them. */
+  pendingRequests: PendingRequest[];
   requestCounter: number;
   commandId: number;
   /** Open remote-debugging proxy connection (cdp_connect … cdp_disconnect). */
@@ -201,11 +212,6 @@ export function setY(g: GenState, target: Record<string, unknown>, y: number): v
 export function nextRequestId(g: GenState): string {
   g.requestCounter++;
   return `${g.requestCounter}.${g.rng.int(1, 40)}`;
-}
-
-/** Takes an outstanding request id (oldest first) or makes one up when none is pending. */
-export function takeRequestId(g: GenState): string {
-  return g.pendingRequests.shift() ?? nextRequestId(g);
 }
 
 const origins = new Map<string, string>();

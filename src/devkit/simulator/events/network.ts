@@ -1,6 +1,6 @@
 // network_request, network_response, network_loading_failed, network_idle (docs/service-api.md
 // "Event types and categories"). Headers and URLs carry credentials on purpose: the bridge must mask them.
-import type { GenResult, GenState } from './context.js';
+import type { GenResult, GenState, PendingRequest } from './context.js';
 import {
   LONG_BODY,
   SECRET_URLS,
@@ -10,23 +10,57 @@ import {
   nextRequestId,
   pageContext,
   pageOrigin,
-  takeRequestId,
 } from './context.js';
 
-const RESOURCE_TYPES = [
-  'Document',
-  'Fetch',
-  'XHR',
-  'Script',
-  'Stylesheet',
-  'Image',
-  'Font',
-  'Media',
-  'EventSource',
-  'WebSocket',
-  'Manifest',
-  'Prefetch',
-  'Other',
+const JSON_BODY = '{"items":[{"id":1,"name":"Käse"}],"next":null}';
+const HTML_BODY = '<!doctype html><html><body><h1>Bienvenue 🎉</h1></body></html>';
+
+/**
+ * What a page requests, each with the methods, the resource type and the response type a browser
+ * gives such a request together: an image is fetched by GET as an Image, a GraphQL query is POSTed
+ * by script. Drawn apart, a trace of the demo showed `POST …/video.mp4` answered as text/css. A
+ * `path` is on the page's origin; a `url` is one of the SECRET_URLS (user-info, signatures, tokens:
+ * the bridge's redaction must mask them), a quarter of the requests.
+ */
+interface RequestKind {
+  path?: string;
+  url?: string;
+  methods: readonly string[];
+  resourceType: string;
+  mime: string;
+  body?: string;
+}
+
+const PAGE_REQUESTS: readonly RequestKind[] = [
+  {
+    path: '/api/items?page=2',
+    methods: ['GET', 'GET', 'PUT'],
+    resourceType: 'Fetch',
+    mime: 'application/json',
+    body: JSON_BODY,
+  },
+  { path: '/api/items?page=2', methods: ['OPTIONS'], resourceType: 'Preflight', mime: 'text/plain' },
+  {
+    path: '/graphql',
+    methods: ['POST', 'POST', 'GET'],
+    resourceType: 'XHR',
+    mime: 'application/json',
+    body: JSON_BODY,
+  },
+  { path: '/static/app.js', methods: ['GET'], resourceType: 'Script', mime: 'text/javascript', body: 'export{};' },
+  { path: '/static/app.css', methods: ['GET'], resourceType: 'Stylesheet', mime: 'text/css', body: 'body{margin:0}' },
+  { path: '/img/logo.svg', methods: ['GET'], resourceType: 'Image', mime: 'image/svg+xml' },
+  { path: '/fonts/inter.woff2', methods: ['GET'], resourceType: 'Font', mime: 'font/woff2' },
+  { path: '/favicon.ico', methods: ['GET'], resourceType: 'Other', mime: 'image/x-icon' },
+  { path: '/', methods: ['GET'], resourceType: 'Document', mime: 'text/html', body: HTML_BODY },
+  { path: '/events', methods: ['GET'], resourceType: 'EventSource', mime: 'text/event-stream' },
+];
+
+const SECRET_REQUESTS: readonly RequestKind[] = [
+  { url: SECRET_URLS[0]!, methods: ['GET'], resourceType: 'Fetch', mime: 'text/csv' },
+  { url: SECRET_URLS[1]!, methods: ['GET'], resourceType: 'Image', mime: 'image/png' },
+  { url: SECRET_URLS[2]!, methods: ['GET'], resourceType: 'Media', mime: 'video/mp4' },
+  { url: SECRET_URLS[3]!, methods: ['POST', 'GET'], resourceType: 'Fetch', mime: 'application/json', body: JSON_BODY },
 ];
 const INITIATORS = ['script', 'parser', 'preload', 'other'];
 const STATUSES: ReadonlyArray<[number, string]> = [
@@ -43,13 +77,6 @@ const STATUSES: ReadonlyArray<[number, string]> = [
   [500, 'Internal Server Error'],
   [503, 'Service Unavailable'],
 ];
-const MIME: ReadonlyArray<[string, string | undefined]> = [
-  ['application/json', '{"items":[{"id":1,"name":"Käse"}],"next":null}'],
-  ['text/html', '<!doctype html><html><body><h1>Bienvenue 🎉</h1></body></html>'],
-  ['text/css', 'body{margin:0}'],
-  ['image/png', undefined],
-  ['font/woff2', undefined],
-];
 const ERRORS = [
   'net::ERR_CONNECTION_RESET',
   'net::ERR_NAME_NOT_RESOLVED',
@@ -58,10 +85,23 @@ const ERRORS = [
   'net::ERR_CERT_DATE_INVALID',
 ];
 
-function requestUrl(g: GenState): string {
+/** A new request of the page: its id, URL, method and resource type drawn together. */
+function newRequest(g: GenState): PendingRequest {
   const { rng } = g;
-  if (rng.chance(0.25)) return rng.pick(SECRET_URLS);
-  return pageOrigin(g) + rng.pick(['/api/items?page=2', '/static/app.js', '/img/logo.svg', '/graphql', '/favicon.ico']);
+  const kind = rng.chance(0.25) ? rng.pick(SECRET_REQUESTS) : rng.pick(PAGE_REQUESTS);
+  return {
+    id: nextRequestId(g),
+    url: kind.url ?? pageOrigin(g) + kind.path!,
+    method: rng.pick(kind.methods),
+    resourceType: kind.resourceType,
+    mime: kind.mime,
+    body: kind.body,
+  };
+}
+
+/** Takes an outstanding request (oldest first), or one sent before the monitor attached when none is. */
+function takeRequest(g: GenState): PendingRequest {
+  return g.pendingRequests.shift() ?? newRequest(g);
 }
 
 function requestHeaders(g: GenState): Record<string, string> {
@@ -80,21 +120,21 @@ function requestHeaders(g: GenState): Record<string, string> {
 
 export function networkRequest(g: GenState): GenResult {
   const { rng } = g;
-  const requestId = nextRequestId(g);
-  g.pendingRequests.push(requestId);
+  const request = newRequest(g);
+  g.pendingRequests.push(request);
   if (g.pendingRequests.length > 64) g.pendingRequests.shift();
-  const method = rng.pick(['GET', 'GET', 'GET', 'POST', 'PUT', 'OPTIONS']);
+  const method = request.method;
   const isRedirect = rng.chance(0.08);
   const data: Record<string, unknown> = {
     ...pageContext(g),
-    url: requestUrl(g),
+    url: request.url,
     document_url: g.page.url,
     headers: requestHeaders(g),
     initiator_type: rng.pick(INITIATORS),
     is_redirect: isRedirect,
     method,
-    request_id: requestId,
-    resource_type: rng.pick(RESOURCE_TYPES),
+    request_id: request.id,
+    resource_type: request.resourceType,
   };
   if (isRedirect) data.redirect_url = rng.pick(SITES);
   let truncated: true | undefined;
@@ -116,18 +156,21 @@ export function networkRequest(g: GenState): GenResult {
 export function networkResponse(g: GenState): GenResult {
   const { rng } = g;
   const [status, statusText] = rng.pick(STATUSES);
-  const [mime, body] = rng.pick(MIME);
+  const request = takeRequest(g);
+  const { mime } = request;
+  // No body for a response that has none (204, 304) nor for a preflight's.
+  const body = status === 204 || status === 304 ? undefined : request.body;
   const headers: Record<string, string> = { 'content-type': mime, 'cache-control': 'no-store', server: 'nginx' };
   if (rng.chance(0.4)) headers['set-cookie'] = `session_id=${rng.hex(32)}; Path=/; HttpOnly; Secure; SameSite=Lax`;
   if (status === 301) headers.location = rng.pick(SITES);
   const data: Record<string, unknown> = {
     ...pageContext(g),
-    url: requestUrl(g),
+    url: request.url,
     headers,
-    method: rng.pick(['GET', 'GET', 'POST']),
+    method: request.method,
     mime_type: mime,
-    request_id: takeRequestId(g),
-    resource_type: rng.pick(RESOURCE_TYPES),
+    request_id: request.id,
+    resource_type: request.resourceType,
     status,
     status_text: statusText,
   };
@@ -144,16 +187,15 @@ export function networkResponse(g: GenState): GenResult {
 
 export function networkLoadingFailed(g: GenState): GenResult {
   const { rng } = g;
-  const requestId = takeRequestId(g);
+  const request = takeRequest(g);
   const canceled = rng.chance(0.3);
   const data: Record<string, unknown> = {
     canceled,
     error_text: canceled ? 'net::ERR_ABORTED' : rng.pick(ERRORS),
-    request_id: requestId,
+    request_id: request.id,
   };
   // In flight before the monitor attached: url, frame_id, loader_id and resource_type are absent.
-  if (rng.chance(0.75))
-    Object.assign(data, pageContext(g), { url: requestUrl(g), resource_type: rng.pick(RESOURCE_TYPES) });
+  if (rng.chance(0.75)) Object.assign(data, pageContext(g), { url: request.url, resource_type: request.resourceType });
   return { data, source: cdpSource(g, 'Network.loadingFailed') };
 }
 

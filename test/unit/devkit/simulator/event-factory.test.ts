@@ -326,6 +326,30 @@ describe('event catalogue', () => {
     for (const c of results) expect(['success', 'failure', 'timeout', 'abandoned']).toContain(c.d.status);
   });
 
+  it('a response or failure repeats its request: url, method and resource type under its request id; images are GET, never text', () => {
+    const requests = new Map(ofType('network_request').map((e) => [dataOf(e).request_id, dataOf(e)]));
+    let answered = 0;
+    for (const t of ['network_response', 'network_loading_failed']) {
+      for (const d of ofType(t).map(dataOf)) {
+        const r = requests.get(d.request_id);
+        if (r === undefined || d.url === undefined) continue;
+        answered++;
+        expect({ url: d.url, resource_type: d.resource_type }).toEqual({ url: r.url, resource_type: r.resource_type });
+        if (t === 'network_response') expect(d.method).toBe(r.method);
+      }
+    }
+    expect(answered).toBeGreaterThan(100);
+    for (const r of requests.values()) {
+      if (r.resource_type === 'Image' || r.resource_type === 'Script' || r.resource_type === 'Stylesheet')
+        expect(r.method).toBe('GET');
+      if (r.method === 'OPTIONS') expect(r.resource_type).toBe('Preflight');
+    }
+    for (const d of ofType('network_response').map(dataOf)) {
+      if (d.resource_type === 'Image') expect(d.mime_type).toMatch(/^image\//);
+      if (d.resource_type === 'Media') expect(d.body).toBeUndefined();
+    }
+  });
+
   it('cdp_command data follows the per-method table', () => {
     const cmds = ofType('cdp_command').map(dataOf);
     for (const d of cmds) {
