@@ -169,25 +169,31 @@ describe.skipIf(noPostgres)("replicas and a removed session's owed spans", () =>
     await cl.stopAll();
   });
 
-  it('are sent by another replica once the one sending them is killed before they are acknowledged', async () => {
-    const { cl, traces, owed, passes, stateGone } = await owingRow(world, 'owed_kill');
-    const r1 = start(cl, 'r1');
-    await until(() => traces.arrivals.length > 0, 'the owed spans sent by r1', 30_000);
-    expect(traces.arrivals.map((a) => a.replica)).toEqual(['r1']);
-    start(cl, 'r2');
-    // r2 runs beside r1, which holds them: r2 leaves them alone.
-    await passes(['r2'], 3);
-    expect(traces.arrivals.filter((a) => a.replica === 'r2')).toEqual([]);
-    const killedAt = Date.now();
-    r1.kill('SIGKILL');
-    await exited(r1);
-    // r1's lease (3 s) runs out, then r2 claims them.
-    await until(() => traces.arrivals.some((a) => a.replica === 'r2'), 'the owed spans sent by r2', 30_000);
-    traces.accept();
-    await stateGone();
-    const fromR2 = traces.arrivals.filter((a) => a.replica === 'r2');
-    expect(fromR2[0]!.at).toBeGreaterThanOrEqual(killedAt);
-    expect(new Set(fromR2.flatMap((a) => a.spanIds)).size).toBe(owed);
-    await cl.stopAll();
-  });
+  for (const [how, signal] of [
+    ['killed (kill -9)', 'SIGKILL'],
+    ['stalled past its lease (SIGSTOP)', 'SIGSTOP'],
+  ] as const)
+    it(`are sent by another replica once the one sending them is ${how} before they are acknowledged`, async () => {
+      const { cl, traces, owed, passes, stateGone } = await owingRow(world, `owed_${signal.toLowerCase()}`);
+      const r1 = start(cl, 'r1');
+      await until(() => traces.arrivals.length > 0, 'the owed spans sent by r1', 30_000);
+      expect(traces.arrivals.map((a) => a.replica)).toEqual(['r1']);
+      start(cl, 'r2');
+      // r2 runs beside r1, which holds them: r2 leaves them alone.
+      await passes(['r2'], 3);
+      expect(traces.arrivals.filter((a) => a.replica === 'r2')).toEqual([]);
+      const killedAt = Date.now();
+      r1.kill(signal);
+      if (signal === 'SIGKILL') await exited(r1);
+      // r1's lease (3 s) runs out, then r2 claims them.
+      await until(() => traces.arrivals.some((a) => a.replica === 'r2'), 'the owed spans sent by r2', 30_000);
+      // A stalled r1 resumes: its copy is acknowledged too, and it drops nothing r2 now holds.
+      if (signal === 'SIGSTOP') r1.kill('SIGCONT');
+      traces.accept();
+      await stateGone();
+      const fromR2 = traces.arrivals.filter((a) => a.replica === 'r2');
+      expect(fromR2[0]!.at).toBeGreaterThanOrEqual(killedAt);
+      expect(new Set(fromR2.flatMap((a) => a.spanIds)).size).toBe(owed);
+      await cl.stopAll();
+    });
 });

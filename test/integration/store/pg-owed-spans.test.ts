@@ -98,6 +98,14 @@ describe.skipIf(noPostgres)("PostgreSQL store: a finished session's owed spans",
     expect(await third.claimOwedSpans([])).toEqual([]);
   });
 
+  it('are claimed in a database of the previous version too: the column is added on open', async () => {
+    const w = await world('owed_migrated');
+    await w.row('s', { lifecycle: 'removed', owner: null, sender: null });
+    await w.admin.query('ALTER TABLE bridge_span_states DROP COLUMN sender');
+    const again = await w.open('me');
+    expect((await again.claimOwedSpans([])).map((r) => r.spec.id)).toEqual(['s']);
+  });
+
   it('are claimed by no replica whose own lease is not live (the others would see it dead)', async () => {
     const w = await world('owed_unleased');
     await w.row('s', { lifecycle: 'removed', owner: null, sender: null });
