@@ -135,17 +135,8 @@ export class Supervisor {
     });
     if (d.shared) {
       const { store, spool, delivery, emit, log } = d;
-      const send = d.finishedSpans;
       this.shared = new SharedSessions(
-        {
-          shared: d.shared,
-          store,
-          spool,
-          delivery,
-          emit,
-          log,
-          ...(send ? { sendOwedSpans: (rows, done) => send(rows, done) } : {}),
-        },
+        { shared: d.shared, store, spool, delivery, emit, log, sendOwedSpans: d.finishedSpans },
         {
           follow: (row) => {
             if (!this.stopping) this.followOrWait([row]);
