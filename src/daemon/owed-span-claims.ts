@@ -43,8 +43,17 @@ export class OwedSpanClaims {
       return;
     }
     if (rows.length === 0 || this.stopped) return;
-    for (const r of rows) this.held.add(r.spec.id);
-    this.d.send(rows, (id) => this.held.delete(id));
+    for (const r of rows) {
+      const id = r.spec.id;
+      this.held.add(id);
+      try {
+        this.d.send([r], (done) => this.held.delete(done));
+      } catch (err) {
+        // A state this bridge cannot close: held (not claimed again by this process, nor by another
+        // while it lives) rather than failed at every pass.
+        this.d.log.error({ session: id, error: (err as Error).message }, "cannot send a finished session's owed spans");
+      }
+    }
   }
 
   /** Claims no more; waits for a claim under way. */

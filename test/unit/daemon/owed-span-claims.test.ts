@@ -77,6 +77,34 @@ describe('owed span claims', () => {
     expect(w.claims).toHaveLength(2);
   });
 
+  it('holds a row whose spans cannot be sent, and sends the others', async () => {
+    const sent: string[] = [];
+    const claims: string[][] = [];
+    let answer: SessionRow[] = [row('bad'), row('good')];
+    const owed = new OwedSpanClaims({
+      store: {
+        claimOwedSpans: async (holding) => {
+          claims.push([...holding]);
+          const r = answer;
+          answer = [];
+          return r;
+        },
+      },
+      send: (rows) => {
+        for (const r of rows) {
+          if (r.spec.id === 'bad') throw new Error('unreadable');
+          sent.push(r.spec.id);
+        }
+      },
+      log,
+    });
+    owed.pass();
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual(['good']);
+    owed.pass();
+    expect(claims[1]).toEqual(['bad', 'good']);
+  });
+
   it('claims no more once stopped, and does not send what a claim under way returns', async () => {
     const w = world();
     w.owed.pass();
