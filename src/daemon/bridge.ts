@@ -220,8 +220,8 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     ...(spanExport
       ? {
           spans: spanTapFactory(spanExport, { captureEveryMs: config.traces.stateIntervalMs }),
-          finishedSpans: (rows: Iterable<SessionRow>) => {
-            const offered = sendFinishedSessionSpans(rows, { sink: spanExport, store, log });
+          finishedSpans: (rows: Iterable<SessionRow>, done?: (sessionId: string) => void) => {
+            const offered = sendFinishedSessionSpans(rows, { sink: spanExport, store, log, ...(done ? { done } : {}) });
             if (offered > 0) log.info({ spans: offered }, 'sending the spans that ended or removed sessions still owe');
           },
         }

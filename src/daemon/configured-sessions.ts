@@ -6,23 +6,20 @@
 import type { SessionSpec } from '../config/schema.js';
 import type { SessionRow, Store } from '../store/store.js';
 
-/** What start follows: every stored session by id, and the ids this start marked removed (unlisted). */
+/** What start follows: every stored session by id. */
 export interface Reconciled {
   stored: Map<string, SessionRow>;
-  unlisted: Set<string>;
 }
 
 /** Records the configured sessions in the store and returns every stored session, by id. */
 export async function reconcileConfigured(store: Store, configured: readonly SessionSpec[]): Promise<Reconciled> {
   const stored = new Map((await store.sessions()).map((r) => [r.spec.id, r]));
   const listed = new Set(configured.map((s) => s.id));
-  const unlisted = new Set<string>();
   for (const row of stored.values()) {
     if (row.source === 'config' && !listed.has(row.spec.id) && row.lifecycle === 'active') {
       // Its span state stays: its open spans are closed from it (session/finished-session-spans.ts).
       await store.setLifecycle(row.spec.id, 'removed');
       row.lifecycle = 'removed';
-      unlisted.add(row.spec.id);
     }
   }
   for (const spec of configured) {
@@ -30,5 +27,5 @@ export async function reconcileConfigured(store: Store, configured: readonly Ses
     if (row?.lifecycle === 'ended') continue;
     stored.set(spec.id, await store.putSession(spec, row?.source ?? 'config'));
   }
-  return { stored, unlisted };
+  return { stored };
 }

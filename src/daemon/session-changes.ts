@@ -32,7 +32,10 @@ export interface SessionChangesDeps {
   lifecycles: Pick<LifecycleRecorder, 'record'>;
   /** The shared store's side; absent with the embedded store. */
   shared: SharedSessions | undefined;
-  /** Sends the spans stored ended or removed sessions still owe (session/finished-session-spans.ts). */
+  /**
+   * Sends the spans stored ended or removed sessions still owe (session/finished-session-spans.ts);
+   * absent with the shared store, where the replica that claims them sends them.
+   */
   finishedSpans: ((rows: Iterable<SessionRow>) => void) | undefined;
   /** The daemon is stopping: nothing new is followed. */
   stopping: () => boolean;

@@ -3,6 +3,7 @@
 // sessions and PUT/DELETE in the store, and follows only the sessions it owns; a PUT or DELETE on a
 // replica that does not own the session is picked up by the owner at its next ownership pass
 // (within a fifth of a lease). GET /v1/sessions lists every replica's sessions with their owner.
+// The spans finished sessions still owe are sent by one replica at a time (owed-span-claims.ts).
 import type { Logger } from 'pino';
 import type { SessionSpec } from '../config/schema.js';
 import type { Emit } from '../vocabulary/facts.js';
@@ -16,6 +17,7 @@ import type { FollowedSessions } from './followed-sessions.js';
 import { initialStatus, type SessionStatus } from '../session/session-status.js';
 import type { SessionRow } from '../store/store.js';
 import { lastKnown } from '../util/cached.js';
+import { OwedSpanClaims, type SendOwedSpans } from './owed-span-claims.js';
 
 /** A session's status with the replica that owns it (shared store; null: none right now). */
 export type OwnedStatus = SessionStatus & { owner?: string | null };
@@ -44,10 +46,13 @@ export interface SharedSessionsDeps {
   delivery: Delivery;
   emit: Emit;
   log: Logger;
+  /** Traces on: offers the spans of the finished sessions this replica claimed (finished-session-spans.ts). */
+  sendOwedSpans?: SendOwedSpans | undefined;
 }
 
 export class SharedSessions {
   readonly ownership: Ownership;
+  private readonly owedSpans: OwedSpanClaims | undefined;
   /** Every request reads the store afresh (ttl 0); a read out longer than OTHERS_WAIT_MS is not waited for. */
   private readonly others = lastKnown(() => this.readOthers(), { ttlMs: 0, waitMs: OTHERS_WAIT_MS });
 
@@ -55,13 +60,26 @@ export class SharedSessions {
     private readonly d: SharedSessionsDeps,
     host: OwnedSessionsHost,
   ) {
+    const owed = d.sendOwedSpans
+      ? new OwedSpanClaims({ store: d.shared.store, send: d.sendOwedSpans, log: d.log })
+      : undefined;
+    this.owedSpans = owed;
     this.ownership = new Ownership({
       store: d.shared.store,
       spool: d.spool,
       leaseMs: d.shared.leaseMs,
       emit: d.emit,
       log: d.log,
-      host,
+      // Claimed only after a pass, so with the lease just renewed: the others see the claimer live.
+      host: owed
+        ? {
+            ...host,
+            ticked: () => {
+              host.ticked?.();
+              owed.pass();
+            },
+          }
+        : host,
     });
     // After a pause, nothing is sent for a session before the lease was checked.
     d.delivery.gateWith(this.ownership.sendGate);
@@ -74,6 +92,11 @@ export class SharedSessions {
       { sessions: active, replica: this.d.shared.store.replicaId },
       'sharing sessions with the other replicas of the store',
     );
+  }
+
+  /** Claims no more owed spans (the stop's first step; ownership stops beside it). */
+  async stop(): Promise<void> {
+    await this.owedSpans?.stop();
   }
 
   /** PUT of a session not followed here: followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass. */

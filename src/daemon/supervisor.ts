@@ -60,8 +60,11 @@ export interface SupervisorDeps {
   shared?: { store: PgStore; leaseMs: number };
   /** Spans beside the records (traces.enabled): made for the sessions read on this thread. */
   spans?: SpanTapFactory;
-  /** Sends the spans stored ended or removed sessions still owe (session/finished-session-spans.ts). */
-  finishedSpans?: (rows: Iterable<SessionRow>) => void;
+  /**
+   * Sends the spans stored ended or removed sessions still owe (session/finished-session-spans.ts);
+   * `done` is told per row once it is finished with it.
+   */
+  finishedSpans?: (rows: Iterable<SessionRow>, done?: (sessionId: string) => void) => void;
   /** Ingest workers: sessions are read, mapped and encoded there once they run (absent: on this thread). */
   ingest?: IngestWorkers;
   /** `workers: auto`: when the ingest workers start (worker-scaling.ts); absent, they run from the start. */
@@ -133,7 +136,7 @@ export class Supervisor {
     if (d.shared) {
       const { store, spool, delivery, emit, log } = d;
       this.shared = new SharedSessions(
-        { shared: d.shared, store, spool, delivery, emit, log },
+        { shared: d.shared, store, spool, delivery, emit, log, sendOwedSpans: d.finishedSpans },
         {
           follow: (row) => {
             if (!this.stopping) this.followOrWait([row]);
@@ -159,7 +162,8 @@ export class Supervisor {
       room: this.room,
       lifecycles: this.lifecycles,
       shared: this.shared,
-      finishedSpans: d.finishedSpans,
+      // Shared store: one replica at a time sends them, the one that claimed them (shared-sessions.ts).
+      finishedSpans: this.shared ? undefined : d.finishedSpans,
       stopping: () => this.stopping,
       follow: (row) => this.follow(row),
       followOrWait: (rows) => this.followOrWait(rows),
@@ -190,12 +194,10 @@ export class Supervisor {
 
   /** Follows what the configuration lists now plus what was added in earlier runs (configured-sessions.ts). */
   async start(): Promise<void> {
-    const { stored, unlisted } = await reconcileConfigured(this.d.store, this.d.config.sessions);
-    // Shared store: a session this start unlisted may still be read by its owner, which closes its
-    // open spans itself with what it read since (an older state closed here would send a second,
-    // different copy of them); if nobody reads it, the next start that finds it removed closes them.
-    const owed = [...stored.values()].filter((r) => !this.shared || !unlisted.has(r.spec.id));
-    this.d.finishedSpans?.(owed);
+    const { stored } = await reconcileConfigured(this.d.store, this.d.config.sessions);
+    // Shared store: not every replica that starts, but the one that claims them after its lease is
+    // renewed (owed-span-claims.ts), and not while the session's live owner still finishes it.
+    if (!this.shared) this.d.finishedSpans?.(stored.values());
     await this.d.scaling?.prepare([...stored.values()].filter((r) => r.lifecycle === 'active').length);
     this.d.scaling?.start();
     if (this.shared) {
@@ -304,6 +306,7 @@ export class Supervisor {
     this.stopping = true;
     this.d.scaling?.stop();
     await this.ownership?.stop();
+    await this.shared?.stop();
     await Promise.all(this.active.all().map((p) => p.stop()));
   });
 

@@ -14,6 +14,11 @@
 //
 //   stored (ended or removed, owed spans) → offered → all settled → state dropped
 //   (a stop before that: the state stays, and the start after sends them again, the same bytes)
+//
+// Who offers them: the embedded store's one process, at its start (and for a session removed
+// while it waited for room). With the shared store one replica at a time, the one holding the row's
+// claim, taken after its lease was renewed and lost when that lease runs out (store/pg-owed-spans.ts):
+// replicas starting together no longer send them once each.
 import type { Logger } from 'pino';
 import type { SessionRow, Store } from '../store/store.js';
 import { createSpanBuilder } from '../traces/span-builder.js';
@@ -25,6 +30,8 @@ export interface FinishedSessionSpansDeps {
   sink: SpanSink;
   store: Pick<Store, 'dropSpanState'>;
   log: Logger;
+  /** Told when this is done with a row: its state dropped, or not (a failed drop, nothing to send). */
+  done?: (sessionId: string) => void;
 }
 
 /** Offers the spans every ended or removed session among `rows` still owes; returns how many. */
@@ -33,13 +40,20 @@ export function sendFinishedSessionSpans(rows: Iterable<SessionRow>, d: Finished
   let encode: ReturnType<typeof createSpanEncoder> | undefined;
   for (const row of rows) {
     // An active session's own tap sends its spans.
-    if (row.lifecycle === 'active' || row.spans === undefined) continue;
+    if (row.lifecycle === 'active' || row.spans === undefined) {
+      d.done?.(row.spec.id);
+      continue;
+    }
     const id = row.spec.id;
     const drop = (): void => {
-      d.store.dropSpanState(id).catch((err: unknown) => {
-        // Harmless: the next start sends them again (the same bytes, which backends merge).
-        d.log.warn({ session: id, error: (err as Error).message }, "cannot drop a finished session's span state");
-      });
+      d.store.dropSpanState(id).then(
+        () => d.done?.(id),
+        (err: unknown) => {
+          // Harmless: they are sent again (the same bytes, which backends merge).
+          d.log.warn({ session: id, error: (err as Error).message }, "cannot drop a finished session's span state");
+          d.done?.(id);
+        },
+      );
     };
     const state = decodeSpanState(row.spans);
     const owed = state?.unsent ?? [];

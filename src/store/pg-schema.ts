@@ -140,6 +140,9 @@ export async function migratePg(db: pg.Pool): Promise<number> {
          ON CONFLICT (session_id) DO UPDATE SET state = excluded.state)
        UPDATE bridge_sessions SET span_state = NULL WHERE id IN (SELECT id FROM moved)`,
     );
+    // The replica that sends a finished session's owed spans (pg-owed-spans.ts), added in place too:
+    // a replica of an older bridge ignores it, and sends them at each of its starts as it always did.
+    await c.query('ALTER TABLE bridge_span_states ADD COLUMN IF NOT EXISTS sender text');
     await c.query(
       "INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       [PG_APPLICATION, String(PG_SCHEMA_VERSION)],

@@ -89,14 +89,17 @@ export async function setLifecycle(db: pg.Pool, sessionId: string, lifecycle: Se
   );
 }
 
-/** Forgets the span state of a session that is not active (store.ts dropSpanState). */
-export async function dropSpanState(db: pg.Pool, sessionId: string): Promise<void> {
+/**
+ * Forgets the span state of a session that is not active (store.ts dropSpanState), unless another
+ * replica than `sender` holds it now (pg-owed-spans.ts): that one sends it and drops it.
+ */
+export async function dropSpanState(db: pg.Pool, sessionId: string, sender: string): Promise<void> {
   // The old column too: a replica of the previous version may have left the state there.
   await db.query(
     `WITH col AS (UPDATE bridge_sessions SET span_state = NULL WHERE id = $1 AND lifecycle <> 'active' AND span_state IS NOT NULL)
-     DELETE FROM bridge_span_states t WHERE t.session_id = $1
+     DELETE FROM bridge_span_states t WHERE t.session_id = $1 AND (t.sender IS NULL OR t.sender = $2)
        AND NOT EXISTS (SELECT 1 FROM bridge_sessions s WHERE s.id = $1 AND s.lifecycle = 'active')`,
-    [sessionId],
+    [sessionId, sender],
   );
 }
 

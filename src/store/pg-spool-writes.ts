@@ -18,11 +18,12 @@ const INSERT_ROWS = 500;
 /**
  * The span states of the sessions whose checkpoint moved (`moved(id, spans)`), as CTEs: written
  * only when changed (an unchanged state makes no new tuple), dropped when the update carries none.
+ * A changed state is nobody's to send yet (its `sender` cleared: pg-owed-spans.ts).
  * The moves also empty the sessions row's old `span_state` column: what a replica of the previous
  * version writes there is then always newer than the table's state (pg-sessions.ts reads it first).
  */
 const SPAN_WRITES = `written AS (INSERT INTO bridge_span_states (session_id, state) SELECT id, spans FROM moved WHERE spans IS NOT NULL
-       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state WHERE bridge_span_states.state IS DISTINCT FROM excluded.state),
+       ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, sender = NULL WHERE bridge_span_states.state IS DISTINCT FROM excluded.state),
      dropped AS (DELETE FROM bridge_span_states t USING moved WHERE t.session_id = moved.id AND moved.spans IS NULL)`;
 
 /** Refuses at once a write of sessions this process does not own (any more). */

@@ -4,6 +4,7 @@
 //   - pg-ownership.ts: which sessions this replica owns, claims (the spool moves with its session)
 //     and releases;
 //   - pg-spool-writes.ts: an owner's segments and checkpoints, fenced on ownership, and the backlog;
+//   - pg-owed-spans.ts: which replica sends a finished session's owed spans;
 //   - pg-discovery-slot.ts: one poll of the service's session list per interval for the cluster;
 //   - pg-schema.ts, pg-pool.ts, pg-spool-rotation.ts: the schema, the connections, the spool's
 //     generations.
@@ -15,6 +16,7 @@ import { createPgPool } from './pg-pool.js';
 import { PgOwnership, type Claimed } from './pg-ownership.js';
 import * as sessionRows from './pg-sessions.js';
 import { claimDiscoveryPoll, recordDiscoveryPoll } from './pg-discovery-slot.js';
+import { claimOwedSpans } from './pg-owed-spans.js';
 import { commitSpool, deleteSegments, ownedSpool, readSegments } from './pg-spool-writes.js';
 import { once } from '../util/lifecycle.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
@@ -114,7 +116,12 @@ export class PgStore implements Store {
   }
 
   dropSpanState(sessionId: string): Promise<void> {
-    return sessionRows.dropSpanState(this.db, sessionId);
+    return sessionRows.dropSpanState(this.db, sessionId, this.replicaId);
+  }
+
+  /** Takes the owed spans of finished sessions this replica is to send (pg-owed-spans.ts); `holding`: those it sends already. */
+  claimOwedSpans(holding: readonly string[]): Promise<SessionRow[]> {
+    return claimOwedSpans(this.db, this.replicaId, holding);
   }
 
   claimDiscoveryPoll(minGapMs: number): Promise<DiscoveryClaim> {

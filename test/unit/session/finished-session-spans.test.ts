@@ -1,6 +1,7 @@
 // The spans an ended or removed session still owes, sent from its stored state at the next start
 // (or when a session waiting for room is removed): those finished and unacknowledged, and those
-// still open, closed exactly as the session's own tap would have closed them at that checkpoint.
+// still open, closed exactly as the session's own tap would have closed them at that checkpoint;
+// the caller is told when it is done with each row (the shared store's claim is then let go).
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { sendFinishedSessionSpans } from '../../../src/session/finished-session-spans.js';
@@ -38,6 +39,7 @@ function run(lifecycle: SessionLifecycle, spans: string | undefined) {
     },
   };
   const dropped: string[] = [];
+  const done: string[] = [];
   const row: SessionRow = {
     spec: { id: SESSION, attributes: {} },
     source: 'config',
@@ -50,8 +52,9 @@ function run(lifecycle: SessionLifecycle, spans: string | undefined) {
     sink,
     store: { dropSpanState: async (id) => void dropped.push(id) },
     log,
+    done: (id) => done.push(id),
   });
-  return { n, offered, owners, dropped };
+  return { n, offered, owners, dropped, done };
 }
 
 const endReasons = (spans: readonly Buffer[]): unknown[] =>
@@ -66,7 +69,7 @@ describe('the spans a finished session owes', () => {
   ] as const)
     it(`${lifecycle}: the unsent spans and the open ones closed as its tap would (${reason}), then the state dropped`, async () => {
       const stored = storedState();
-      const { n, offered, owners, dropped } = run(lifecycle, stored);
+      const { n, offered, owners, dropped, done } = run(lifecycle, stored);
       // Byte for byte what a tap restored from the state and ended there sends.
       expect(offered).toEqual(tapOffers(stored, reason));
       expect(n).toBe(4);
@@ -77,6 +80,9 @@ describe('the spans a finished session owes', () => {
       owners[0]!.settled(offered.at(-1)!);
       await Promise.resolve();
       expect(dropped).toEqual([SESSION]);
+      // Done with the row only once its state is dropped (the shared store then stops holding it).
+      await new Promise((r) => setImmediate(r));
+      expect(done).toEqual([SESSION]);
     });
 
   it('the same state sends the same bytes again (a stop before they were sent)', () => {
@@ -97,5 +103,8 @@ describe('the spans a finished session owes', () => {
       expect(r.n).toBe(0);
       expect(r.offered).toEqual([]);
       expect(r.dropped).toEqual(dropped);
+      // Done with the row all the same: nothing of it is left to send.
+      await new Promise((res) => setImmediate(res));
+      expect(r.done).toEqual([SESSION]);
     });
 });
