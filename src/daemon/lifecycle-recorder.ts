@@ -12,13 +12,21 @@
 // A crash while settling leaves the session active in the store: the next start follows it again from
 // its checkpoint (an ended one ends again at once with 404; a removed one is removed again by whoever
 // removed it, or followed until then).
+//
+// Traces on: the state written with the session's last checkpoint lists the spans it still owes (its
+// closing ones, offered as it ended and not yet acknowledged), for a restart to send. Once the
+// lifecycle is written and those spans have left the export queue for good here, the state is
+// dropped, so no later start (nor, with the shared store, another replica) sends them again:
+//
+//   written → dropping (the spans still out; with the shared store this replica holds the row's
+//   claim meanwhile) → dropped; at a stop while dropping, the state stays for the next claimer.
 import type { Logger } from 'pino';
 import type { Spool } from '../store/spool.js';
 import type { Store } from '../store/store.js';
 
 export interface LifecycleRecorderDeps {
   spool: Pick<Spool, 'persist'>;
-  store: Pick<Store, 'setLifecycle'>;
+  store: Pick<Store, 'setLifecycle' | 'dropSpanState'>;
   log: Logger;
   /** Followed again since (its lifecycle is then the new follow's, not this one's). */
   isFollowed(id: string): boolean;
@@ -29,12 +37,21 @@ export interface LifecycleRecorderDeps {
 export class LifecycleRecorder {
   private readonly runs = new Set<Promise<void>>();
   private readonly ids = new Set<string>();
+  /** Sessions whose state waits for their spans to settle before it is dropped. */
+  private readonly dropping = new Set<string>();
+  private stopped = false;
+  private stop!: () => void;
+  private readonly stopping = new Promise<void>((resolve) => (this.stop = resolve));
 
   constructor(private readonly d: LifecycleRecorderDeps) {}
 
-  /** Writes `lifecycle` for the session once its records are delivered or on disk; never waited for. */
-  record(id: string, lifecycle: 'ended' | 'removed'): void {
-    const run = this.write(id, lifecycle);
+  /**
+   * Writes `lifecycle` for the session once its records are delivered or on disk; never waited for.
+   * `spansSettled` (traces on): resolves once the spans the session offered left the export queue;
+   * its stored span state is dropped then.
+   */
+  record(id: string, lifecycle: 'ended' | 'removed', spansSettled?: () => Promise<void>): void {
+    const run = this.write(id, lifecycle, spansSettled);
     this.runs.add(run);
     this.ids.add(id);
     void run.finally(() => {
@@ -57,22 +74,49 @@ export class LifecycleRecorder {
     return this.runs.size;
   }
 
-  /** Resolves once every pending record is done (after the spool's finish(), which lets them through). */
+  /** Sessions whose stored span state waits for their spans to settle (this replica sends them). */
+  get holdingSpans(): ReadonlySet<string> {
+    return this.dropping;
+  }
+
+  /**
+   * Resolves once every pending record is done (after the spool's finish(), which lets them
+   * through). States still waiting for their spans stay stored: the next start sends what is owed.
+   */
   async drain(): Promise<void> {
+    this.stopped = true;
+    this.stop();
     await Promise.all([...this.runs]);
   }
 
-  private async write(id: string, lifecycle: 'ended' | 'removed'): Promise<void> {
+  private async write(id: string, lifecycle: 'ended' | 'removed', spansSettled?: () => Promise<void>): Promise<void> {
     await this.d.spool.persist(id);
     if (this.d.isFollowed(id)) return;
     try {
-      await this.d.store.setLifecycle(id, lifecycle);
+      await this.d.store.setLifecycle(id, lifecycle, spansSettled !== undefined && !this.stopped);
     } catch (err) {
       // Harmless to lose: after a restart the session is followed again from its checkpoint.
       this.d.log.error(
         { session: id, lifecycle, error: (err as Error).message },
         'cannot record the end or removal of a session in the store',
       );
+      return;
+    }
+    if (spansSettled !== undefined && !this.stopped) void this.dropWhenSettled(id, spansSettled);
+  }
+
+  /** Drops the session's span state once its spans settled, unless the process stops first. */
+  private async dropWhenSettled(id: string, spansSettled: () => Promise<void>): Promise<void> {
+    this.dropping.add(id);
+    try {
+      await Promise.race([spansSettled(), this.stopping]);
+      if (this.stopped || this.d.isFollowed(id)) return;
+      await this.d.store.dropSpanState(id);
+    } catch (err) {
+      // Harmless: the next start (or another replica) sends them again, the same bytes.
+      this.d.log.warn({ session: id, error: (err as Error).message }, "cannot drop a finished session's span state");
+    } finally {
+      this.dropping.delete(id);
     }
   }
 }

@@ -17,6 +17,8 @@ export interface OwedSpanClaimsDeps {
   store: Pick<PgStore, 'claimOwedSpans'>;
   send: SendOwedSpans;
   log: Logger;
+  /** Sessions this replica finished and whose closing spans it is still sending (lifecycle-recorder.ts). */
+  finishing?: () => Iterable<string>;
 }
 
 export class OwedSpanClaims {
@@ -36,7 +38,7 @@ export class OwedSpanClaims {
   private async claim(): Promise<void> {
     let rows: SessionRow[];
     try {
-      rows = await this.d.store.claimOwedSpans([...this.held]);
+      rows = await this.d.store.claimOwedSpans([...this.held, ...(this.d.finishing?.() ?? [])]);
     } catch (err) {
       // Tried again after the next pass.
       this.d.log.warn({ error: (err as Error).message }, "cannot claim finished sessions' owed spans");

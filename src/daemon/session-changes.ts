@@ -37,6 +37,11 @@ export interface SessionChangesDeps {
    * absent with the shared store, where the replica that claims them sends them.
    */
   finishedSpans: ((rows: Iterable<SessionRow>) => void) | undefined;
+  /**
+   * Traces on: a session finished here has its stored span state dropped once the spans it offered
+   * settle (lifecycle-recorder.ts), whichever store.
+   */
+  tracesOn: boolean;
   /** The daemon is stopping: nothing new is followed. */
   stopping: () => boolean;
   /** Follows a row now (counted at once). */
@@ -89,7 +94,7 @@ export class SessionChanges {
     // The session's last records delivered or on disk, and its checkpoint written, before recording
     // the end: a crash in between must not leave an ended session with records nobody will read again
     // (until then the store still says active, and a restart follows it again: the stream ends again).
-    d.lifecycles.record(id, 'ended');
+    d.lifecycles.record(id, 'ended', p && d.tracesOn ? spansOf(p) : undefined);
     if (p) {
       d.active.delete(id);
       const last = p.status();
@@ -164,9 +169,14 @@ export class SessionChanges {
     d.active.delete(id);
     await p.stop(true);
     // What was read of it is still delivered; on disk or delivered before the removal is recorded.
-    d.lifecycles.record(id, 'removed');
+    d.lifecycles.record(id, 'removed', d.tracesOn ? spansOf(p) : undefined);
     d.active.remember(p.status());
     d.left();
     return true;
   }
+}
+
+/** How the lifecycle's recorder waits for a finished session's spans. */
+function spansOf(p: FollowedSession): () => Promise<void> {
+  return () => p.spansSettled();
 }

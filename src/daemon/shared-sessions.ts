@@ -48,6 +48,8 @@ export interface SharedSessionsDeps {
   log: Logger;
   /** Traces on: offers the spans of the finished sessions this replica claimed (finished-session-spans.ts). */
   sendOwedSpans?: SendOwedSpans | undefined;
+  /** Sessions this replica finished and whose closing spans it is still sending: never claimed here. */
+  finishing?: () => Iterable<string>;
 }
 
 export class SharedSessions {
@@ -61,7 +63,12 @@ export class SharedSessions {
     host: OwnedSessionsHost,
   ) {
     const owed = d.sendOwedSpans
-      ? new OwedSpanClaims({ store: d.shared.store, send: d.sendOwedSpans, log: d.log })
+      ? new OwedSpanClaims({
+          store: d.shared.store,
+          send: d.sendOwedSpans,
+          log: d.log,
+          ...(d.finishing ? { finishing: d.finishing } : {}),
+        })
       : undefined;
     this.owedSpans = owed;
     this.ownership = new Ownership({

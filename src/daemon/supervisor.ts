@@ -136,7 +136,16 @@ export class Supervisor {
     if (d.shared) {
       const { store, spool, delivery, emit, log } = d;
       this.shared = new SharedSessions(
-        { shared: d.shared, store, spool, delivery, emit, log, sendOwedSpans: d.finishedSpans },
+        {
+          shared: d.shared,
+          store,
+          spool,
+          delivery,
+          emit,
+          log,
+          sendOwedSpans: d.finishedSpans,
+          finishing: () => this.lifecycles.holdingSpans,
+        },
         {
           follow: (row) => {
             if (!this.stopping) this.followOrWait([row]);
@@ -164,6 +173,7 @@ export class Supervisor {
       shared: this.shared,
       // Shared store: one replica at a time sends them, the one that claimed them (shared-sessions.ts).
       finishedSpans: this.shared ? undefined : d.finishedSpans,
+      tracesOn: d.finishedSpans !== undefined,
       stopping: () => this.stopping,
       follow: (row) => this.follow(row),
       followOrWait: (rows) => this.followOrWait(rows),

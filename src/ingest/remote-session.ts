@@ -17,6 +17,8 @@ export interface WorkerLink {
    * `removed`: for good, its open spans are flushed.
    */
   stop(h: number, removed: boolean): Promise<SessionStatus | undefined>;
+  /** Resolves once the spans of the session the main thread offered left the export queue for good. */
+  spansSettled(): Promise<void>;
 }
 
 export class RemoteSession implements FollowedSession {
@@ -78,5 +80,9 @@ export class RemoteSession implements FollowedSession {
 
   delivered(seq: number): void {
     if (seq > this.deliveredSeq) this.deliveredSeq = seq;
+  }
+
+  spansSettled(): Promise<void> {
+    return this.link.spansSettled();
   }
 }

@@ -9,7 +9,7 @@
 // captures the open state at most every few seconds (session/span-tap.ts): a session's appends in a
 // batch that brought no state take UNCAPTURED (store/pending-segments.ts) as their source instead, and the spool does not move
 // their checkpoint there.
-import type { SpanSink } from '../session/span-tap.js';
+import { SettleWaiters, type SpanSink } from '../session/span-tap.js';
 import type { SpanStateSource } from '../store/pending-segments.js';
 import { decodeSpanState, encodeSpanState } from '../traces/span-state.js';
 
@@ -17,7 +17,13 @@ export class SpanMirror {
   private open: string | undefined;
   /** Offered and not yet settled, in offer order. */
   private readonly unsent = new Set<Buffer>();
-  private readonly owner = { settled: (span: Buffer) => this.unsent.delete(span) };
+  private readonly settling = new SettleWaiters(this.unsent);
+  private readonly owner = {
+    settled: (span: Buffer) => {
+      this.unsent.delete(span);
+      this.settling.check();
+    },
+  };
 
   /** `stored`: the state written with the checkpoint the worker follows the session from. */
   constructor(
@@ -35,6 +41,11 @@ export class SpanMirror {
   received(open: string | undefined, finished: readonly Uint8Array[]): void {
     if (open !== undefined) this.open = open;
     if (finished.length > 0) this.offer(finished.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)));
+  }
+
+  /** Resolves once every span offered so far left the export queue for good. */
+  settled(): Promise<void> {
+    return this.settling.wait();
   }
 
   /** For the spool's appends: captures the state when the session's batch is sealed. */

@@ -251,7 +251,10 @@ export class IngestWorkers {
       .reduce<Slot | undefined>((a, b) => (a === undefined || b.sessions.size < a.sessions.size ? b : a), undefined);
     if (!slot) throw new Error('no ingest worker is running');
     const h = this.nextHandle++;
+    // Kept here too: the slot forgets it once the session stops, and its closing spans are waited for after that.
+    const mirror = this.o.spans ? new SpanMirror(this.o.spans, row.spans) : undefined;
     const session = new RemoteSession(h, row, {
+      spansSettled: () => mirror?.settled() ?? Promise.resolve(),
       post: (msg) => slot.post(msg),
       stop: (handle, removed) =>
         new Promise((resolve) => {
@@ -266,7 +269,7 @@ export class IngestWorkers {
         }),
     });
     slot.sessions.set(h, session);
-    if (this.o.spans) slot.mirrors.set(h, new SpanMirror(this.o.spans, row.spans));
+    if (mirror) slot.mirrors.set(h, mirror);
     return session;
   }
 

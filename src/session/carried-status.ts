@@ -52,13 +52,17 @@ class CarriedSession implements FollowedSession {
   start(): void {
     this.inner.start();
   }
-  stop(): Promise<void> {
-    return this.inner.stop();
+  // `removed` passed on: a moved session removed for good flushes its open spans as any other does.
+  stop(removed?: boolean): Promise<void> {
+    return this.inner.stop(removed);
   }
   status(): SessionStatus {
     return addCounts(this.earlier, this.inner.status());
   }
   delivered(seq: number): void {
     this.inner.delivered(seq);
+  }
+  spansSettled(): Promise<void> {
+    return this.inner.spansSettled();
   }
 }

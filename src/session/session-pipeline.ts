@@ -64,6 +64,8 @@ export interface FollowedSession {
   stop(removed?: boolean): Promise<void>;
   status(): SessionStatus;
   delivered(seq: number): void;
+  /** Resolves once the spans it offered (its closing ones included) left the export queue for good. */
+  spansSettled(): Promise<void>;
 }
 
 export class SessionPipeline implements StreamSink, FollowedSession {
@@ -180,6 +182,10 @@ export class SessionPipeline implements StreamSink, FollowedSession {
       epoch: this.ctx.epoch,
       reconnects: { ...this.stats.reconnects },
     };
+  }
+
+  spansSettled(): Promise<void> {
+    return this.spans?.settled() ?? Promise.resolve();
   }
 
   /** The exporter acknowledged a record of this session. */

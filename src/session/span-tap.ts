@@ -45,6 +45,11 @@ export interface SpanTap {
   checkpoint(): SpanStateWriter | undefined;
   /** The next checkpoint() captures whatever the interval (the session stops or ends). */
   captureNext(): void;
+  /**
+   * Resolves once every span offered so far left the export queue for good (acknowledged, refused
+   * or pushed out); at once in an ingest worker, whose spans the main thread's mirror carries.
+   */
+  settled(): Promise<void>;
 }
 
 /** Makes the tap of one session, from the span state stored with its checkpoint when there is one. */
@@ -89,7 +94,13 @@ export function spanTapFactory(
     const builder = createSpanBuilder(sessionId, restored?.open);
     // Offered and not yet settled, in offer order (a Set keeps insertion order).
     const unsent = new Set<Buffer>();
-    const owner = { settled: (span: Buffer) => unsent.delete(span) };
+    const settling = new SettleWaiters(unsent);
+    const owner = {
+      settled: (span: Buffer) => {
+        unsent.delete(span);
+        settling.check();
+      },
+    };
     const send = (encoded: readonly Buffer[]): void => {
       if (encoded.length === 0) return;
       if (!carry) return sink.offer(encoded);
@@ -125,6 +136,27 @@ export function spanTapFactory(
       captureNext() {
         force = true;
       },
+      settled: () => settling.wait(),
     };
   };
+}
+
+/** Promises that resolve once a set of spans in flight is empty (a session's end waits for them). */
+export class SettleWaiters {
+  private waiters: Array<() => void> = [];
+
+  constructor(private readonly unsent: ReadonlySet<unknown>) {}
+
+  wait(): Promise<void> {
+    if (this.unsent.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** After a span settled: wakes the waiters once none is left. */
+  check(): void {
+    if (this.unsent.size > 0 || this.waiters.length === 0) return;
+    const w = this.waiters;
+    this.waiters = [];
+    for (const resolve of w) resolve();
+  }
 }

@@ -16,6 +16,10 @@
 //   itself for a row R does not hold in memory (R's previous incarnation, or a send whose drop failed);
 //   and the session itself has no live owner but R: an owner still finishing it (its tap closes the
 //   open spans with what it read, and writes them) releases it once its spool is delivered.
+// - The reader of a session that finishes takes the row as its sender in the statement that writes
+//   the end (pg-sessions.ts setLifecycle) and drops it once the spans its tap offered settled
+//   (daemon/lifecycle-recorder.ts): no other replica sends them meanwhile, and it never claims what
+//   it is finishing (`holding`). Dying or stopping first, it leaves the row to the next claimer.
 // - A new state written for the session (it was followed again and finished again) clears the sender
 //   (pg-spool-writes.ts): it is nobody's to send yet. R's drop leaves a row another replica holds
 //   (it took the row over while R stalled: it sends and drops it). What R's drop may still take is

@@ -79,13 +79,24 @@ export async function sessionSpecs(db: pg.Pool, ids: readonly string[]): Promise
   return r.rows.map(toRow);
 }
 
-export async function setLifecycle(db: pg.Pool, sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
+/**
+ * `sender`: the replica that offered the finished session's spans as it ended and drops the state
+ * once they settle (store.ts setLifecycle `sending`): it holds the state's claim meanwhile
+ * (pg-owed-spans.ts), in the same statement, so no other replica claims it in between.
+ */
+export async function setLifecycle(
+  db: pg.Pool,
+  sessionId: string,
+  lifecycle: SessionLifecycle,
+  sender: string | null = null,
+): Promise<void> {
   // The span state stays, removed or ended: it lists the spans the session still owes until they
   // are sent (store.ts dropSpanState).
   await db.query(
-    `UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END
+    `WITH claim AS (UPDATE bridge_span_states SET sender = $3 WHERE session_id = $2 AND $3::text IS NOT NULL AND $1 <> 'active')
+     UPDATE bridge_sessions SET lifecycle = $1, ended_at = CASE WHEN $1 = 'active' THEN NULL ELSE coalesce(ended_at, now()) END
      WHERE id = $2`,
-    [lifecycle, sessionId],
+    [lifecycle, sessionId, sender],
   );
 }
 

@@ -111,8 +111,8 @@ export class PgStore implements Store {
     return sessionRows.sessionSpecs(this.db, ids);
   }
 
-  setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void> {
-    return sessionRows.setLifecycle(this.db, sessionId, lifecycle);
+  setLifecycle(sessionId: string, lifecycle: SessionLifecycle, sending = false): Promise<void> {
+    return sessionRows.setLifecycle(this.db, sessionId, lifecycle, sending ? this.replicaId : null);
   }
 
   dropSpanState(sessionId: string): Promise<void> {

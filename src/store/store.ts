@@ -124,9 +124,11 @@ export interface Store {
   /**
    * Marks the session ended, removed or active again. Its span state is kept whatever the lifecycle:
    * an ended or removed session's state lists the spans it still owes, sent at the next start
-   * (session/finished-session-spans.ts), which then drops it.
+   * (session/finished-session-spans.ts), which then drops it. `sending`: this process offered those
+   * spans as the session finished and drops the state once they settle (daemon/lifecycle-recorder.ts);
+   * a shared store makes this replica their sender meanwhile, so no other sends them too.
    */
-  setLifecycle(sessionId: string, lifecycle: SessionLifecycle): Promise<void>;
+  setLifecycle(sessionId: string, lifecycle: SessionLifecycle, sending?: boolean): Promise<void>;
   /**
    * Forgets the span state of a session that is not active (an ended or removed session whose spans
    * all left the queue); a session followed again keeps the state its own checkpoints write.

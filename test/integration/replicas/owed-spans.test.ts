@@ -83,6 +83,27 @@ async function tracesServer() {
   };
 }
 
+/** Resolves once each replica of `ids` renewed its lease `n` more times (ownership passes). */
+async function leasePasses(db: pg.Pool, ids: string[], n: number): Promise<void> {
+  const renewed = async () =>
+    new Map(
+      (await db.query<{ id: string; at: string }>('SELECT id, renewed_at::text AS at FROM bridge_replicas')).rows.map(
+        (r) => [r.id, r.at],
+      ),
+    );
+  const last = await renewed();
+  const seen = new Map(ids.map((id) => [id, 0]));
+  for (let i = 0; i < 600 && ids.some((id) => seen.get(id)! < n); i++) {
+    await sleep(100);
+    const now = await renewed();
+    for (const id of ids) {
+      if (now.get(id) !== undefined && now.get(id) !== last.get(id)) seen.set(id, seen.get(id)! + 1);
+      last.set(id, now.get(id)!);
+    }
+  }
+  expect(Object.fromEntries(seen), 'ownership passes').toEqual(Object.fromEntries(ids.map((id) => [id, n])));
+}
+
 /**
  * A database where session `o1` was read by a replica whose collector had no traces pipeline (its
  * finished spans stay unsent) and was then removed while no replica ran. Returns the cluster, the
@@ -115,26 +136,7 @@ async function owingRow(world: ReplicaWorld, name: string) {
   expect(traces.arrivals).toEqual([]);
   traces.hold();
 
-  /** Resolves once each replica of `ids` renewed its lease `n` more times (ownership passes). */
-  const passes = async (ids: string[], n: number): Promise<void> => {
-    const renewed = async () =>
-      new Map(
-        (await db.query<{ id: string; at: string }>('SELECT id, renewed_at::text AS at FROM bridge_replicas')).rows.map(
-          (r) => [r.id, r.at],
-        ),
-      );
-    const last = await renewed();
-    const seen = new Map(ids.map((id) => [id, 0]));
-    for (let i = 0; i < 600 && ids.some((id) => seen.get(id)! < n); i++) {
-      await sleep(100);
-      const now = await renewed();
-      for (const id of ids) {
-        if (now.get(id) !== undefined && now.get(id) !== last.get(id)) seen.set(id, seen.get(id)! + 1);
-        last.set(id, now.get(id)!);
-      }
-    }
-    expect(Object.fromEntries(seen), 'ownership passes').toEqual(Object.fromEntries(ids.map((id) => [id, n])));
-  };
+  const passes = (ids: string[], n: number): Promise<void> => leasePasses(db, ids, n);
   const stateGone = async (): Promise<void> => {
     for (let i = 0; i < 600; i++) {
       const n = (await db.query("SELECT 1 FROM bridge_span_states WHERE session_id = 'o1'")).rowCount;
@@ -200,4 +202,43 @@ describe.skipIf(noPostgres)("replicas and a removed session's owed spans", () =>
       expect(new Set(fromR2.flatMap((a) => a.spanIds)).size).toBe(owed);
       await cl.stopAll();
     });
+
+  it('a session that ends while a replica reads it: its closing spans arrive once, and its state is dropped', async () => {
+    const traces = await tracesServer();
+    world.closeAfter(traces);
+    traces.accept();
+    const ids = ['e1', 'e2', 'e3'];
+    const { url, h, cl } = await world.setup('owed_ended', [], 0, {
+      follow: ids,
+      env: { BRIDGE_TRACES: 'true', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: traces.url },
+    });
+    const db = new pg.Pool({ connectionString: url, max: 1 });
+    world.closeAfter({ close: () => db.end() });
+    const sessions = ids.map((id) => {
+      const session = h.sim.createSession(id);
+      session.emit(200);
+      return session;
+    });
+    cl.start('r1', { BRIDGE_STORE_LEASE: '6s' });
+    cl.start('r2', { BRIDGE_STORE_LEASE: '6s' });
+    await until(() => ids.every((id) => cl.count(id) >= 200), 'the sessions read', 30_000);
+    for (const session of sessions) session.end();
+    // Each reader writes the end once the records are safe, with the closing spans in the state, and
+    // drops the state once they are acknowledged; meanwhile it holds the state, so the other replica
+    // does not send them too.
+    let done = false;
+    for (let i = 0; i < 300 && !done; i++) {
+      const ended = (await db.query("SELECT 1 FROM bridge_sessions WHERE lifecycle = 'ended'")).rowCount;
+      const states = (await db.query('SELECT 1 FROM bridge_span_states')).rowCount;
+      done = ended === ids.length && states === 0;
+      if (!done) await sleep(100);
+    }
+    expect(done, 'every session ended and its span state dropped').toBe(true);
+    await leasePasses(db, ['r1', 'r2'], 3);
+    const closing = traces.arrivals.length;
+    expect(closing).toBeGreaterThan(0);
+    const twice = [...traces.counts().entries()].filter(([, n]) => n !== 1);
+    expect(twice).toEqual([]);
+    await cl.stopAll();
+  });
 });

@@ -3,16 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { LifecycleRecorder } from '../../../src/daemon/lifecycle-recorder.js';
 
 /** A spool whose persist() resolves only when the test says so (a collector outage holds it up). */
-function world(opts: { followedAgain?: boolean; failWrite?: boolean } = {}) {
+function world(opts: { followedAgain?: boolean; failWrite?: boolean; failDrop?: boolean } = {}) {
   const persists = new Map<string, () => void>();
   const written: Array<[string, string]> = [];
+  const dropped: string[] = [];
   let settled = 0;
   const recorder = new LifecycleRecorder({
     spool: { persist: (id) => new Promise<void>((resolve) => persists.set(id, resolve)) },
     store: {
-      setLifecycle: async (id, lifecycle) => {
+      setLifecycle: async (id, lifecycle, sending) => {
         if (opts.failWrite) throw new Error('disk full');
-        written.push([id, lifecycle]);
+        written.push([id, sending ? `${lifecycle}, sending` : lifecycle]);
+      },
+      dropSpanState: async (id) => {
+        if (opts.failDrop) throw new Error('connection lost');
+        dropped.push(id);
       },
     },
     log: pino({ level: 'silent' }),
@@ -20,7 +25,14 @@ function world(opts: { followedAgain?: boolean; failWrite?: boolean } = {}) {
     settled: () => settled++,
   });
   const flush = () => new Promise((r) => setImmediate(r));
-  return { recorder, persists, written, settled: () => settled, flush };
+  return { recorder, persists, written, dropped, settled: () => settled, flush };
+}
+
+/** A session's spans in flight: settled() resolves when the test lets them settle. */
+function spansOut() {
+  let settle!: () => void;
+  const out = new Promise<void>((resolve) => (settle = resolve));
+  return { spansSettled: () => out, settle };
 }
 
 describe('LifecycleRecorder', () => {
@@ -63,5 +75,65 @@ describe('LifecycleRecorder', () => {
     await w.recorder.drain();
     await w.flush();
     expect([w.recorder.has('a'), w.settled()]).toEqual([false, 1]);
+  });
+
+  it('drops the stored span state once the lifecycle is written and the spans it offered settled, holding it meanwhile', async () => {
+    const w = world();
+    const a = spansOut();
+    w.recorder.record('a', 'ended', a.spansSettled);
+    w.recorder.record('b', 'removed');
+    w.persists.get('a')!();
+    w.persists.get('b')!();
+    await w.flush();
+    // The recorder's own work is done (run --until-ended does not wait for spans); the state is held.
+    expect(w.written).toEqual([
+      ['a', 'ended, sending'],
+      ['b', 'removed'],
+    ]);
+    expect([w.recorder.size, w.dropped, [...w.recorder.holdingSpans]]).toEqual([0, [], ['a']]);
+    a.settle();
+    await w.flush();
+    expect([w.dropped, [...w.recorder.holdingSpans]]).toEqual([['a'], []]);
+  });
+
+  it('spans already settled: the state is dropped right after the lifecycle is written', async () => {
+    const w = world();
+    w.recorder.record('a', 'ended', () => Promise.resolve());
+    w.persists.get('a')!();
+    await w.flush();
+    await w.flush();
+    expect([w.written, w.dropped]).toEqual([[['a', 'ended, sending']], ['a']]);
+  });
+
+  it('a stop while the spans are out leaves the state stored (the next start sends them), and a drop that fails is logged', async () => {
+    const w = world();
+    const a = spansOut();
+    w.recorder.record('a', 'removed', a.spansSettled);
+    w.persists.get('a')!();
+    await w.flush();
+    await w.recorder.drain();
+    a.settle();
+    await w.flush();
+    expect([w.dropped, [...w.recorder.holdingSpans]]).toEqual([[], []]);
+
+    const f = world({ failDrop: true });
+    f.recorder.record('b', 'ended', () => Promise.resolve());
+    f.persists.get('b')!();
+    await f.flush();
+    await f.flush();
+    expect([f.dropped, [...f.recorder.holdingSpans]]).toEqual([[], []]);
+  });
+
+  it('no drop for a session followed again, nor after a lifecycle that could not be written', async () => {
+    const again = world({ followedAgain: true });
+    again.recorder.record('a', 'ended', () => Promise.resolve());
+    again.persists.get('a')!();
+    await again.recorder.drain();
+    const failed = world({ failWrite: true });
+    failed.recorder.record('a', 'ended', () => Promise.resolve());
+    failed.persists.get('a')!();
+    await failed.flush();
+    await failed.flush();
+    expect([again.dropped, failed.dropped]).toEqual([[], []]);
   });
 });

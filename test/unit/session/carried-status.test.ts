@@ -54,7 +54,7 @@ describe('carryCounts', () => {
     expect(carryCounts(undefined, s)).toBe(s);
   });
 
-  it('reports the new follower’s status on top of the earlier counts, and forwards everything else', () => {
+  it('reports the new follower’s status on top of the earlier counts, and forwards everything else', async () => {
     const calls: string[] = [];
     let now = status(125, { received: 10, lastReceivedSeq: 135 });
     const inner: FollowedSession = {
@@ -64,9 +64,10 @@ describe('carryCounts', () => {
       updateSpec: () => calls.push('spec'),
       setEnrichment: () => calls.push('enrich'),
       start: () => calls.push('start'),
-      stop: () => (calls.push('stop'), Promise.resolve()),
+      stop: (removed) => (calls.push(`stop ${removed}`), Promise.resolve()),
       status: () => now,
       delivered: (seq) => calls.push(`delivered ${seq}`),
+      spansSettled: () => (calls.push('settled'), Promise.resolve()),
     };
     const s = carryCounts(status(0, { received: 125, lastReceivedSeq: 125 }), inner);
     s.start();
@@ -75,6 +76,9 @@ describe('carryCounts', () => {
     now = status(125, { received: 175, lastReceivedSeq: 300 });
     expect(s.status()).toMatchObject({ received: 300, lastReceivedSeq: 300 });
     expect([s.id, s.source]).toEqual(['s1', 'discovery']);
-    expect(calls).toEqual(['start', 'delivered 130']);
+    // A removal for good reaches the follower as one (its open spans are flushed as removed).
+    await s.stop(true);
+    await s.spansSettled();
+    expect(calls).toEqual(['start', 'delivered 130', 'stop true', 'settled']);
   });
 });

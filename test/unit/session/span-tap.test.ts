@@ -2,6 +2,7 @@
 // are encoded, completed spans go to the sink encoded, a session end flushes the rest.
 import { describe, expect, it } from 'vitest';
 import { spanTapFactory } from '../../../src/session/span-tap.js';
+import { SpanMirror } from '../../../src/ingest/span-mirror.js';
 import { decodeTracesRequest } from '../../../src/devkit/receiver/decode-traces.js';
 import { createRecordEncoder } from '../../../src/wire/encode-record.js';
 import { joinBody, createRequestBuilder } from '../../../src/wire/otlp-request.js';
@@ -31,6 +32,33 @@ describe('span tap', () => {
     const decoded = decodeProtobufLogsRequest(joinBody(createRequestBuilder('http/protobuf', rs).build(records)));
     const ids = new Set(spans.map((s) => `${s.traceId}/${s.spanId}`));
     for (const r of decoded) expect(ids.has(`${r.traceId}/${r.spanId}`)).toBe(true);
+  });
+
+  it('settled() waits for every span offered, the closing ones included, to leave the queue; the mirror of a worker session likewise', async () => {
+    const owners: Array<[Buffer, { settled(span: Buffer): void }]> = [];
+    const sink = {
+      offer: (b: readonly Buffer[], o?: { settled(span: Buffer): void }) => b.forEach((x) => owners.push([x, o!])),
+    };
+    const taps = [spanTapFactory(sink)(SESSION), new SpanMirror(sink, undefined)];
+    for (const t of taps) {
+      owners.length = 0;
+      let done = false;
+      await t.settled(); // nothing offered yet
+      if (t instanceof SpanMirror) t.received(undefined, [Buffer.from('a'), Buffer.from('b')]);
+      else {
+        for (const env of envelopes(PAGE_LOAD)) t.observe(env, mapped(env));
+        t.end();
+      }
+      expect(owners.length).toBeGreaterThan(1);
+      void t.settled().then(() => (done = true));
+      for (const [span, o] of owners.slice(0, -1)) o.settled(span);
+      await new Promise((r) => setImmediate(r));
+      expect(done).toBe(false);
+      const [last, o] = owners.at(-1)!;
+      o.settled(last);
+      await new Promise((r) => setImmediate(r));
+      expect(done).toBe(true);
+    }
   });
 
   it('a session removed for good flushes its open spans marked session_removed', () => {
