@@ -48,9 +48,10 @@ export class LifecycleRecorder {
   /**
    * Writes `lifecycle` for the session once its records are delivered or on disk; never waited for.
    * `spansSettled` (traces on): resolves once the spans the session offered left the export queue;
-   * its stored span state is dropped then.
+   * its stored span state is dropped then. A promise, not the session: a finished session waiting
+   * for a traces endpoint that is down keeps nothing of its pipeline alive.
    */
-  record(id: string, lifecycle: 'ended' | 'removed', spansSettled?: () => Promise<void>): void {
+  record(id: string, lifecycle: 'ended' | 'removed', spansSettled?: Promise<void>): void {
     const run = this.write(id, lifecycle, spansSettled);
     this.runs.add(run);
     this.ids.add(id);
@@ -89,7 +90,7 @@ export class LifecycleRecorder {
     await Promise.all([...this.runs]);
   }
 
-  private async write(id: string, lifecycle: 'ended' | 'removed', spansSettled?: () => Promise<void>): Promise<void> {
+  private async write(id: string, lifecycle: 'ended' | 'removed', spansSettled?: Promise<void>): Promise<void> {
     await this.d.spool.persist(id);
     if (this.d.isFollowed(id)) return;
     try {
@@ -106,10 +107,10 @@ export class LifecycleRecorder {
   }
 
   /** Drops the session's span state once its spans settled, unless the process stops first. */
-  private async dropWhenSettled(id: string, spansSettled: () => Promise<void>): Promise<void> {
+  private async dropWhenSettled(id: string, spansSettled: Promise<void>): Promise<void> {
     this.dropping.add(id);
     try {
-      await Promise.race([spansSettled(), this.stopping]);
+      await Promise.race([spansSettled, this.stopping]);
       if (this.stopped || this.d.isFollowed(id)) return;
       await this.d.store.dropSpanState(id);
     } catch (err) {

@@ -94,7 +94,7 @@ export class SessionChanges {
     // The session's last records delivered or on disk, and its checkpoint written, before recording
     // the end: a crash in between must not leave an ended session with records nobody will read again
     // (until then the store still says active, and a restart follows it again: the stream ends again).
-    d.lifecycles.record(id, 'ended', p && d.tracesOn ? spansOf(p) : undefined);
+    d.lifecycles.record(id, 'ended', p && d.tracesOn ? p.spansSettled() : undefined);
     if (p) {
       d.active.delete(id);
       const last = p.status();
@@ -169,14 +169,9 @@ export class SessionChanges {
     d.active.delete(id);
     await p.stop(true);
     // What was read of it is still delivered; on disk or delivered before the removal is recorded.
-    d.lifecycles.record(id, 'removed', d.tracesOn ? spansOf(p) : undefined);
+    d.lifecycles.record(id, 'removed', d.tracesOn ? p.spansSettled() : undefined);
     d.active.remember(p.status());
     d.left();
     return true;
   }
-}
-
-/** How the lifecycle's recorder waits for a finished session's spans. */
-function spansOf(p: FollowedSession): () => Promise<void> {
-  return () => p.spansSettled();
 }

@@ -32,7 +32,7 @@ function world(opts: { followedAgain?: boolean; failWrite?: boolean; failDrop?: 
 function spansOut() {
   let settle!: () => void;
   const out = new Promise<void>((resolve) => (settle = resolve));
-  return { spansSettled: () => out, settle };
+  return { spansSettled: out, settle };
 }
 
 describe('LifecycleRecorder', () => {
@@ -98,7 +98,7 @@ describe('LifecycleRecorder', () => {
 
   it('spans already settled: the state is dropped right after the lifecycle is written', async () => {
     const w = world();
-    w.recorder.record('a', 'ended', () => Promise.resolve());
+    w.recorder.record('a', 'ended', Promise.resolve());
     w.persists.get('a')!();
     await w.flush();
     await w.flush();
@@ -117,7 +117,7 @@ describe('LifecycleRecorder', () => {
     expect([w.dropped, [...w.recorder.holdingSpans]]).toEqual([[], []]);
 
     const f = world({ failDrop: true });
-    f.recorder.record('b', 'ended', () => Promise.resolve());
+    f.recorder.record('b', 'ended', Promise.resolve());
     f.persists.get('b')!();
     await f.flush();
     await f.flush();
@@ -126,11 +126,11 @@ describe('LifecycleRecorder', () => {
 
   it('no drop for a session followed again, nor after a lifecycle that could not be written', async () => {
     const again = world({ followedAgain: true });
-    again.recorder.record('a', 'ended', () => Promise.resolve());
+    again.recorder.record('a', 'ended', Promise.resolve());
     again.persists.get('a')!();
     await again.recorder.drain();
     const failed = world({ failWrite: true });
-    failed.recorder.record('a', 'ended', () => Promise.resolve());
+    failed.recorder.record('a', 'ended', Promise.resolve());
     failed.persists.get('a')!();
     await failed.flush();
     await failed.flush();
