@@ -120,9 +120,19 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
       try {
         data = await readCapped(res.body);
       } catch (err) {
-        if (res.statusCode >= 200 && res.statusCode < 300) return { kind: 'success', rejected: 0 };
-        return { kind: 'retryable', status: res.statusCode, message: failureMessage(err) };
+        // Cut answers are retried, 2xx ones too: a peer that answers 200 before reading the request
+        // and then resets it has stored nothing, and sending the records again costs at most a
+        // duplicate (log.record.uid), where taking the head for an answer would lose them.
+        // (Without the status: a cut 2xx counts as the network failure or timeout it is, not as http_200.)
+        const message = failureMessage(err);
+        if (res.statusCode >= 200 && res.statusCode < 300)
+          return {
+            kind: 'retryable',
+            message: message === 'timeout' ? message : `HTTP ${res.statusCode}, then ${message}`,
+          };
+        return { kind: 'retryable', status: res.statusCode, message };
       }
+      data = decodeAnswer(data, res.headers['content-encoding']);
       const status = res.statusCode;
       if (status >= 200 && status < 300) {
         const answerType = res.headers['content-type'] ?? contentType;
@@ -181,6 +191,27 @@ async function readCapped(body: Readable): Promise<Buffer> {
     size += c.length;
   }
   return Buffer.concat(chunks, size);
+}
+
+/**
+ * The answer's bytes without their content coding. The request sends no Accept-Encoding, which
+ * admits any coding (RFC 9110 §12.5.3), so a collector or a proxy in front of it may gzip its
+ * answer: read raw, a gzipped partial success is an unrecognized answer and its rejected count is
+ * lost. Decoded no further than the cap; bytes that do not decode are kept as they came.
+ */
+function decodeAnswer(data: Buffer, coding: string | undefined): Buffer {
+  const c = coding?.trim().toLowerCase();
+  if (data.length === 0 || c === undefined || c === '' || c === 'identity') return data;
+  const zlib = process.getBuiltinModule('node:zlib');
+  const opts = { maxOutputLength: MAX_RESPONSE_BYTES, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  try {
+    if (c === 'gzip' || c === 'x-gzip') return zlib.gunzipSync(data, opts);
+    if (c === 'deflate') return zlib.inflateSync(data, opts);
+    if (c === 'br') return zlib.brotliDecompressSync(data, { maxOutputLength: MAX_RESPONSE_BYTES });
+  } catch {
+    // Not what it says it is, or larger than the cap: reported as it came (an unrecognized answer).
+  }
+  return data;
 }
 
 function isText(contentType: unknown): boolean {

@@ -169,7 +169,8 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     again.push(sent);
     failures++;
     const backoff = Math.min(o.backoff.maxMs, o.backoff.initialMs * 2 ** Math.min(failures - 1, 20));
-    wait(outcome.retryAfterMs ?? backoff);
+    // Never sooner than the backoff: a Retry-After of 0 or a date in the past must not become a busy loop.
+    wait(Math.max(outcome.retryAfterMs ?? 0, backoff));
   }
 
   /** A span leaves the queue for good; its owner is told unless the bridge is shutting down. */

@@ -114,6 +114,14 @@ describe('span export', () => {
     expect(h.facts).toEqual([{ f: 'spans_exported', count: 1 }]);
   });
 
+  it('a Retry-After of 0 (or a date in the past) waits the backoff, never zero: no busy loop', async () => {
+    const h = harness([{ kind: 'retryable', status: 503, retryAfterMs: 0, message: 'HTTP 503' }]);
+    h.exp.start();
+    h.exp.offer(spans(1));
+    await h.settle();
+    expect(h.waits.map((w) => w.ms)).toEqual([100]);
+  });
+
   it('drops a refused batch and the oldest spans over the bound, counting both', async () => {
     const h = harness([{ kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' }]);
     h.exp.offer(spans(7));
