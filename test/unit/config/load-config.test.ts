@@ -229,6 +229,29 @@ describe('configuration', () => {
     expect(e.message).toContain('\n  spool.max_bytes: must be a size');
   });
 
+  it('every problem of the exporter section at once, from the file and the environment', () => {
+    const raw = { exporter: { timeout: 'fast', batch_max_records: 'ten', concurrency: 1.5, backoff: { max: 'x' } } };
+    let caught: unknown;
+    try {
+      buildConfig(raw, {
+        ...base,
+        OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign',
+        OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd',
+      });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ConfigErrors);
+    expect((caught as ConfigErrors).problems.map((p) => p.key)).toEqual([
+      'OTEL_EXPORTER_OTLP_COMPRESSION',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      'exporter.timeout',
+      'exporter.batch_max_records',
+      'exporter.concurrency',
+      'exporter.backoff.max',
+    ]);
+  });
+
   it('a single problem stays a plain ConfigError with its own message', () => {
     try {
       buildConfig({ spool: { max_bytes: 'lots' } }, base);
