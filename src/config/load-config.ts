@@ -106,11 +106,17 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
   const exporter = p.take(() => buildExporter(section(raw, 'exporter', 'exporter'), env), undefined);
   const traces = p.take(() => {
     const tracesSection = section(raw, 'traces', 'traces');
-    const enabled = flag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? flag(tracesSection.enabled, 'traces.enabled') ?? false;
+    const enabled = p.take(
+      () => flag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? flag(tracesSection.enabled, 'traces.enabled') ?? false,
+      false,
+    );
+    // The open span state is captured at most this often (session/span-tap.ts); 0: at every batch.
+    const stateIntervalMs = p.take(
+      () => optDurationMs(tracesSection.state_interval, 'traces.state_interval', 0) ?? 5000,
+      5000,
+    );
     // Built only when enabled, so a TRACES variable's mistake cannot stop a bridge that sends no spans.
     const tracesExporter = enabled ? buildExporter(section(raw, 'exporter', 'exporter'), env, 'traces') : exporter;
-    // The open span state is captured at most this often (session/span-tap.ts); 0: at every batch.
-    const stateIntervalMs = optDurationMs(tracesSection.state_interval, 'traces.state_interval', 0) ?? 5000;
     return { enabled, exporter: tracesExporter, stateIntervalMs };
   }, undefined);
   const store = p.take(() => parseStoreConfig(raw, env), { kind: 'sqlite' } as const);

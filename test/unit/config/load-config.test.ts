@@ -252,6 +252,31 @@ describe('configuration', () => {
     ]);
   });
 
+  it('every problem of the discovery, traces and mapping sections at once', () => {
+    const raw = {
+      discovery: { enabled: 'maybe', interval: 'soon', start: 'now' },
+      traces: { enabled: 2, state_interval: 'x' },
+      mapping: { body_format: 'xml', max_record_bytes: 'lots', filters: { include_categories: ['consol'] } },
+    };
+    let caught: unknown;
+    try {
+      buildConfig(raw, base);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ConfigErrors);
+    expect((caught as ConfigErrors).problems.map((p) => p.key).sort()).toEqual([
+      'discovery.enabled',
+      'discovery.interval',
+      'discovery.start',
+      'mapping.body_format',
+      'mapping.filters.include_categories[0]',
+      'mapping.max_record_bytes',
+      'traces.enabled',
+      'traces.state_interval',
+    ]);
+  });
+
   it('a single problem stays a plain ConfigError with its own message', () => {
     try {
       buildConfig({ spool: { max_bytes: 'lots' } }, base);
