@@ -122,9 +122,19 @@ export class SequencedStream {
       const reason: GapReason = d.newEpoch ? 'service_restart' : this.followed ? 'evicted' : 'evicted_before_follow';
       this.splitGap(d.gapFirst, d.gapLast, reason, sourceId, out);
     }
+    // Ids increase along the stream, so an undecodable frame whose id is above a seq that came
+    // after it lied about its place: it placed nothing, and must not make the end of the session
+    // report everything up to its id (a hostile 9007199254740000) as lost.
+    if (this.malformedMax > env.seq) this.forgetMalformedAbove(env.seq);
     this.followed = true;
     this.lastTsMicros = env.event.ts;
     out.push({ kind: 'event', envelope: env, sourceId });
+  }
+
+  private forgetMalformedAbove(seq: number): void {
+    for (const id of this.malformedIds) if (id > seq) this.malformedIds.delete(id);
+    this.malformedMax = 0;
+    for (const id of this.malformedIds) if (id > this.malformedMax) this.malformedMax = id;
   }
 
   /**
