@@ -144,8 +144,10 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
         unsupported = false;
         o.emit({ f: 'traces_supported', endpoint: o.transport.url });
       }
-      o.emit({ f: 'spans_exported', count: batch.length - outcome.rejected });
-      if (outcome.rejected > 0) o.emit({ f: 'spans_dropped', count: outcome.rejected, reason: 'rejected' });
+      // The collector's count, within what was sent: a negative or too large one counts spans never sent.
+      const rejected = Math.min(batch.length, Math.max(0, outcome.rejected));
+      o.emit({ f: 'spans_exported', count: batch.length - rejected });
+      if (rejected > 0) o.emit({ f: 'spans_dropped', count: rejected, reason: 'rejected' });
       return;
     }
     if (isNoTracesPipeline(outcome)) {

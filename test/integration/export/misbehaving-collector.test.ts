@@ -155,6 +155,30 @@ describe('a collector that misbehaves on the wire', () => {
     expect(bridge.metrics.eventsRejected.get({ reason: 'partial_success' })).toBe(7);
   });
 
+  it.each(['-5', '1000000'])(
+    'a partial success rejecting %s records: counted within what was sent, delivery goes on',
+    async (rejected) => {
+      h = await harness();
+      let sent = 0;
+      const f = await startFront(h.receiver.url, (_req, res, n, { forward, pass }) => {
+        if (n >= 1) return pass();
+        void forward().then(() => {
+          sent++;
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ partialSuccess: { rejectedLogRecords: rejected, errorMessage: 'odd count' } }));
+        });
+      });
+      const bridge = await deliverThrough(f.url);
+      expect(sent).toBe(1);
+      const counted = (): number => bridge.metrics.eventsRejected.get({ reason: 'partial_success' }) ?? 0;
+      // The receiver has every record a moment before the bridge has read the last answer.
+      await until(() => bridge.delivery.deliveredTotal + counted() >= EVENTS, 'the last answer read');
+      // Each record of the one odd answer is either delivered or rejected, never both, never more.
+      expect(counted()).toBeLessThanOrEqual(200); // FAST: batch_max_records
+      expect(bridge.delivery.deliveredTotal + counted()).toBe(EVENTS);
+    },
+  );
+
   it.each(['99999999999', 'Fri, 31 Dec 9999 23:59:59 GMT'])(
     '503 with Retry-After %s: the bridge waits instead of hammering the collector',
     async (retryAfter) => {
