@@ -20,6 +20,7 @@ import type { TlsFiles } from '../config/tls.js';
 import { HttpClient, type HttpResponse } from '../util/http-client.js';
 import { BODY_TIMEOUT, HEADERS_TIMEOUT } from '../util/http-timeout.js';
 import { parseRetryAfter } from '../util/backoff.js';
+import { decodeContentCoding } from '../util/content-coding.js';
 import { decodePartialSuccess, decodeStatusMessage, isOtlpAnswer } from '../wire/partial-success.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
 import { displayUrl } from '../mapping/display-url.js';
@@ -132,7 +133,8 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
           };
         return { kind: 'retryable', status: res.statusCode, message };
       }
-      data = decodeAnswer(data, res.headers['content-encoding']);
+      // A coded answer (gzip from a proxy) is read decoded: its partial success counts.
+      data = decodeContentCoding(data, res.headers['content-encoding'], MAX_RESPONSE_BYTES);
       const status = res.statusCode;
       if (status >= 200 && status < 300) {
         const answerType = res.headers['content-type'] ?? contentType;
@@ -157,7 +159,13 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
         isText(type) && !type.includes('json')
           ? data.toString('utf8')
           : decodeStatusMessage(data, type) || (isText(type) ? data.toString('utf8') : '');
-      const text = raw.slice(0, 300).replace(/\s+/g, ' ').trim();
+      const location = status >= 300 && status < 400 ? res.headers.location : undefined;
+      // No redirect is followed (the records and credentials would go where the answer says): the
+      // operator must hear where it points, to configure that URL.
+      const text = (location ? `redirects to ${displayUrl(String(location))}, not followed` : raw)
+        .slice(0, 300)
+        .replace(/\s+/g, ' ')
+        .trim();
       const message = `HTTP ${status}${text ? `: ${text}` : ''}`;
       if (RETRYABLE.has(status)) {
         const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
@@ -191,27 +199,6 @@ async function readCapped(body: Readable): Promise<Buffer> {
     size += c.length;
   }
   return Buffer.concat(chunks, size);
-}
-
-/**
- * The answer's bytes without their content coding. The request sends no Accept-Encoding, which
- * admits any coding (RFC 9110 §12.5.3), so a collector or a proxy in front of it may gzip its
- * answer: read raw, a gzipped partial success is an unrecognized answer and its rejected count is
- * lost. Decoded no further than the cap; bytes that do not decode are kept as they came.
- */
-function decodeAnswer(data: Buffer, coding: string | undefined): Buffer {
-  const c = coding?.trim().toLowerCase();
-  if (data.length === 0 || c === undefined || c === '' || c === 'identity') return data;
-  const zlib = process.getBuiltinModule('node:zlib');
-  const opts = { maxOutputLength: MAX_RESPONSE_BYTES, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-  try {
-    if (c === 'gzip' || c === 'x-gzip') return zlib.gunzipSync(data, opts);
-    if (c === 'deflate') return zlib.inflateSync(data, opts);
-    if (c === 'br') return zlib.brotliDecompressSync(data, { maxOutputLength: MAX_RESPONSE_BYTES });
-  } catch {
-    // Not what it says it is, or larger than the cap: reported as it came (an unrecognized answer).
-  }
-  return data;
 }
 
 function isText(contentType: unknown): boolean {

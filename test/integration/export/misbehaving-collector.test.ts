@@ -7,6 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { probeCollector } from '../../../src/cli/check-probes.js';
+import { buildConfig } from '../../../src/config/load-config.js';
 import type { Bridge } from '../../../src/daemon/bridge.js';
 import { FAST, harness, sleep, until, type Harness } from '../../helpers/harness.js';
 
@@ -112,15 +114,27 @@ describe('a collector that misbehaves on the wire', () => {
   });
 
   it.each([301, 307, 308])(
-    'a %i redirect is a failure that keeps the records, retried until the collector answers',
+    'a %i redirect is not followed: a failure that names where it points and keeps the records until the collector answers',
     async (code) => {
       h = await harness();
-      const f = await startFront(h.receiver.url, (_req, res, n, { pass }) => {
-        if (n >= 3) return pass();
-        res.writeHead(code, { location: `${h!.receiver.url}/v1/logs` });
+      let redirecting = true;
+      const f = await startFront(h.receiver.url, (req, res, _n, { pass }) => {
+        if (!redirecting) return pass();
+        req.resume();
+        res.writeHead(code, { location: `${h!.receiver.url}/v1/logs?token=secret` });
         res.end();
       });
-      await deliverThrough(f.url);
+      const s = h.sim.createSession('mis');
+      s.emit(EVENTS);
+      const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'mis', OTEL_EXPORTER_OTLP_ENDPOINT: f.url });
+      await until(() => /redirects to/.test(bridge.delivery.lastError ?? ''), 'the redirect reported');
+      // Where it points, with a secret-named parameter masked as every URL the bridge logs.
+      expect(bridge.delivery.lastError).toMatch(
+        new RegExp(`^http_${code}: HTTP ${code}: redirects to ${h.receiver.url}/v1/logs\\?token=\\S+, not followed$`),
+      );
+      expect(bridge.delivery.lastError).not.toContain('secret');
+      redirecting = false;
+      await until(() => seqs().length >= EVENTS, 'every event at the receiver', 30_000);
       expect(seqs()).toEqual(allSeqs);
     },
   );
@@ -204,4 +218,44 @@ describe('a collector that misbehaves on the wire', () => {
       expect(bridge.delivery.lastError).toMatch(/http_503.*come back later/);
     },
   );
+});
+
+describe('check against the same collectors', () => {
+  const probe = async (misbehave: Misbehaviour) => {
+    h = await harness();
+    const f = await startFront(h.receiver.url, misbehave);
+    const env = { BROWSER_API_URL: 'http://127.0.0.1:9', BROWSER_API_KEY: 'k', OTEL_EXPORTER_OTLP_ENDPOINT: f.url };
+    return probeCollector(buildConfig({ exporter: { timeout: '2s' } }, env).exporter);
+  };
+
+  it('a redirect: ✗ naming where it points', async () => {
+    const item = await probe((req, res) => {
+      req.resume();
+      res.writeHead(307, { location: 'https://collector.example/v1/logs' });
+      res.end();
+    });
+    expect(item.status).toBe('fail');
+    expect(item.detail).toMatch(
+      /answered 307 Temporary Redirect .*redirects to https:\/\/collector\.example\/v1\/logs, and the bridge follows no redirect/,
+    );
+  });
+
+  it('a 200 head and then a reset: ✗, as the daemon would send everything again', async () => {
+    const item = await probe((req) => {
+      req.socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 10\r\n\r\n');
+      setImmediate(() => req.socket.resetAndDestroy());
+    });
+    expect(item.status).toBe('fail');
+    expect(item.detail).toMatch(/answered 200 .*and then cut its answer/);
+  });
+
+  it('a gzip-encoded OTLP answer: ✓, as the daemon reads it', async () => {
+    const item = await probe((_req, res, _n, { forward }) => {
+      void forward().then(({ type, body }) => {
+        res.writeHead(200, { 'content-type': type, 'content-encoding': 'gzip' });
+        res.end(gzipSync(body));
+      });
+    });
+    expect(item.status, item.detail).toBe('ok');
+  });
 });
