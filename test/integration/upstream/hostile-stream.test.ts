@@ -114,4 +114,21 @@ describe('a stream whose frames lie', () => {
     expect(events).toEqual([1, 2, 4]);
     expect(status.malformedFrames).toBe(4);
   });
+
+  it.each([5_000, 100_000])(
+    'an event whose data nests %i levels deep: delivered with the deep part cut, and the events after it too',
+    async (depth) => {
+      h = await harness();
+      const deep = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+      const { events } = await run(
+        frame('1', envelope(1)) +
+          frame('2', envelope(2).replace('"data":{}', `"data":{"deep":${deep}}`)) +
+          frame('3', envelope(3)),
+      );
+      // The receiver decodes with protobuf's default recursion limit (100 messages), as collectors
+      // built on protobuf's C++ or Java runtime do: a record nested deeper was refused and dropped.
+      expect(events).toEqual([1, 2, 3]);
+      expect(h.receiver.requests.every((r) => r.status === 200)).toBe(true);
+    },
+  );
 });
