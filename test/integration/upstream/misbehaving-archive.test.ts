@@ -33,6 +33,10 @@ async function startFront(target: string, archive: ArchiveAnswer): Promise<{ url
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
+        // A stream the simulator resets is reset here too, not left open and silent.
+        answer.on('close', () => {
+          if (!answer.complete) res.destroy();
+        });
       },
     );
     out.on('error', () => res.destroy());
