@@ -9,9 +9,15 @@
 // about one event per read, a timer refresh per chunk was a measurable share of the stream's cost.
 // A hold does not touch the timer either: with a thousand sessions held and resumed together
 // whenever the spool's room runs out, clearing and arming a timer each time was a cost per hold.
+//
+// The verdict waits one turn (setImmediate runs after the poll phase that reads the sockets): when
+// the process could not run for longer than idleMs (SIGSTOP, a frozen VM, a loop blocked), the timer
+// comes due before the bytes that arrived meanwhile are read, and every stream would be dropped as
+// idle with its data waiting in the socket, a thousand reconnects at once after each pause.
 export class IdleWatchdog {
   private lastByteAt = performance.now();
   private timer: NodeJS.Timeout | undefined;
+  private verdict: NodeJS.Immediate | undefined;
   private paused = false;
 
   constructor(
@@ -40,6 +46,8 @@ export class IdleWatchdog {
   stop(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    clearImmediate(this.verdict);
+    this.verdict = undefined;
   }
 
   private arm(ms: number): void {
@@ -47,10 +55,21 @@ export class IdleWatchdog {
   }
 
   private fire(): void {
+    this.timer = undefined;
     if (this.paused) return this.arm(this.idleMs);
     const left = this.idleMs - (performance.now() - this.lastByteAt);
     if (left > 0) return this.arm(left);
-    this.timer = undefined;
+    // One turn for the bytes waiting in the socket (see the top of the file).
+    this.verdict = setImmediate(() => {
+      this.verdict = undefined;
+      this.settle();
+    });
+  }
+
+  private settle(): void {
+    if (this.paused) return this.arm(this.idleMs);
+    const left = this.idleMs - (performance.now() - this.lastByteAt);
+    if (left > 0) return this.arm(left);
     this.onIdle();
   }
 }
