@@ -193,6 +193,9 @@ export async function probeNoRoute(
   }
 }
 
+/** How much of a collector's answer check decodes: enough for any OTLP answer to an empty export. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
 /**
  * An empty export: an ExportLogsServiceRequest without records, sent like the exporter sends
  * (URL, protocol, configured headers, compression). Protobuf encodes a message without fields as
@@ -201,9 +204,6 @@ export async function probeNoRoute(
  * through the same kind of HTTP client as the exporter's (the collector's CA and client certificate,
  * the proxy variables), so `check` passes exactly where `run` can deliver.
  */
-/** How much of a collector's answer check decodes: enough for any OTLP answer to an empty export. */
-const MAX_ANSWER_BYTES = 64 * 1024;
-
 export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
   if (cfg.protocol === 'grpc') {
     // Loaded only for gRPC, like the transport it uses.

@@ -1,7 +1,7 @@
 // The idle watchdog of one stream connection: `onIdle` once no byte arrived for `idleMs`.
 //
 // States: armed → (a byte: touch() only notes the time) → the timer fires → idle long enough? →
-// onIdle, else armed again for what is left; paused (a hold we caused: back-pressure, a repair):
+// one turn later (below), still? → onIdle, else armed again for what is left; paused (a hold we caused: back-pressure, a repair):
 // the timer stays armed, and when it fires it only arms itself again for a whole `idleMs`;
 // resume() notes the time, so the idle time counts afresh from it; stop() disarms it for good.
 //
