@@ -306,3 +306,31 @@ describe('a configuration file that is not valid YAML', () => {
     }
   });
 });
+
+describe('a configuration file with unset variables', () => {
+  it('reports each unset variable and every other problem at once, the key of an unset one only once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'load-config-'));
+    try {
+      const file = join(dir, 'bridge.yaml');
+      writeFileSync(
+        file,
+        'upstream:\n  url: ${env:NOPE_URL}\nexporter:\n  timeout: fast\n  headers: { x-key: "${env:NOPE_KEY}" }\n',
+      );
+      let caught: unknown;
+      try {
+        loadConfig(file, { BROWSER_API_KEY: 'k' });
+      } catch (e) {
+        caught = e;
+      }
+      expect(caught).toBeInstanceOf(ConfigErrors);
+      expect((caught as ConfigErrors).problems.map((p) => p.key)).toEqual([
+        'upstream.url',
+        'exporter.headers.x-key',
+        'exporter.timeout',
+      ]);
+      expect((caught as ConfigErrors).message).toContain('environment variable NOPE_URL is not set');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
