@@ -245,7 +245,10 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
     const body = decodeContentCoding(raw, res.headers['content-encoding'], MAX_ANSWER_BYTES);
     const said = body.toString('utf8');
     const answerType = String(res.headers['content-type'] ?? '');
-    if (cut !== undefined && res.statusCode >= 200 && res.statusCode < 300)
+    // A body that is only slow is an answer to the exporter too (export/otlp-transport.ts).
+    const slow =
+      cut !== undefined && ((cut as { name?: string }).name === 'TimeoutError' || isHttpTimeout(networkCode(cut)));
+    if (cut !== undefined && !slow && res.statusCode >= 200 && res.statusCode < 300)
       return {
         label,
         status: 'fail',

@@ -121,16 +121,17 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
       try {
         data = await readCapped(res.body);
       } catch (err) {
-        // Cut answers are retried, 2xx ones too: a peer that answers 200 before reading the request
-        // and then resets it has stored nothing, and sending the records again costs at most a
-        // duplicate (log.record.uid), where taking the head for an answer would lose them.
-        // (Without the status: a cut 2xx counts as the network failure or timeout it is, not as http_200.)
         const message = failureMessage(err);
-        if (res.statusCode >= 200 && res.statusCode < 300)
-          return {
-            kind: 'retryable',
-            message: message === 'timeout' ? message : `HTTP ${res.statusCode}, then ${message}`,
-          };
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          // A 2xx whose body is slow is an answer: its body says at most how many were rejected,
+          // and waiting on it again and again would hold delivery for good. One whose connection
+          // is reset or closed before the body's end is not: a peer that answers 200 before reading
+          // the request and then resets it has stored nothing, and sending the records again costs
+          // at most a duplicate (log.record.uid), where taking the head for an answer loses them.
+          // (Without the status: counted as the network failure it is, not as http_200.)
+          if (message === 'timeout') return { kind: 'success', rejected: 0 };
+          return { kind: 'retryable', message: `HTTP ${res.statusCode}, then ${message}` };
+        }
         return { kind: 'retryable', status: res.statusCode, message };
       }
       // A coded answer (gzip from a proxy) is read decoded: its partial success counts.

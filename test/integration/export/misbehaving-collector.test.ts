@@ -14,7 +14,9 @@ import { FAST, harness, sleep, until, type Harness } from '../../helpers/harness
 
 let h: Harness | undefined;
 let front: Server | undefined;
+const trickles: NodeJS.Timeout[] = [];
 afterEach(async () => {
+  for (const t of trickles.splice(0)) clearInterval(t);
   await h?.close();
   h = undefined;
   front?.closeAllConnections();
@@ -100,6 +102,22 @@ describe('a collector that misbehaves on the wire', () => {
     });
     await deliverThrough(f.url);
     expect(seqs()).toEqual(allSeqs);
+  });
+
+  it('a 200 whose body trickles and never ends is an answer: taken at the export timeout, not sent again', async () => {
+    h = await harness();
+    const f = await startFront(h.receiver.url, (_req, res, n, { forward, pass }) => {
+      if (n >= 3) return pass();
+      void forward().then(() => {
+        res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': '1000' });
+        const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write('\0')), 100);
+        trickles.push(t);
+      });
+    });
+    await deliverThrough(f.url);
+    expect(seqs()).toEqual(allSeqs);
+    // The three slow answers were successes: none of their records went out twice.
+    expect(h.receiver.records.length).toBe(EVENTS);
   });
 
   it('a collector that accepts the connection and never answers: the export timeout ends each try, none lost', async () => {
