@@ -4,11 +4,17 @@
 // same state directory. Nothing may be lost, in either spool mode.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exited, harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
-afterEach(async () => h?.close());
+/** Daemons of the test, killed after it whatever happened (a failed assertion must not leave one running). */
+const daemons: ChildProcess[] = [];
+afterEach(async () => {
+  for (const d of daemons.splice(0)) if (d.exitCode === null && d.signalCode === null) d.kill('SIGKILL');
+  await h?.close();
+});
 
 const CONFIG = `
 spool: { commit_interval: 10ms }
@@ -38,6 +44,7 @@ describe('SIGTERM under load', () => {
         LOG_LEVEL: 'info',
       });
       const first = spawnDaemon(env);
+      daemons.push(first);
       await until(() => ids.every((id) => unique(id) > 300), 'the first daemon to deliver', 30_000);
       // A collector that takes its time: a backlog builds that one second of grace cannot drain.
       h.receiver.behaviour = { delayMs: 400 };
@@ -52,6 +59,7 @@ describe('SIGTERM under load', () => {
 
       h.receiver.behaviour = {};
       const second = spawnDaemon(env, ['run', '--until-ended']);
+      daemons.push(second);
       await until(
         () => ids.every((id) => unique(id) >= h.sim.session(id)!.lastSeq - 500),
         'the second daemon to catch up',

@@ -3,16 +3,19 @@
 // a success, and the next start would find nothing: checkpoints, spooled records and sessions added
 // through the API gone without a word. The daemon must say so (log, /readyz), stop counting on the
 // file, and lose no event: the next daemon reads again what the service still holds.
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exited, harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
 let state: string | undefined;
+/** Daemons of the test, killed after it whatever happened (a failed assertion must not leave one running). */
+const daemons: ChildProcess[] = [];
 afterEach(async () => {
+  for (const d of daemons.splice(0)) if (d.exitCode === null && d.signalCode === null) d.kill('SIGKILL');
   await h?.close();
   if (state) rmSync(state, { recursive: true, force: true });
   state = undefined;
@@ -51,6 +54,7 @@ describe('the state directory deleted while the daemon runs', () => {
         LOG_LEVEL: 'info',
       });
       const first = spawnDaemon(env);
+      daemons.push(first);
       await until(() => ids.every((id) => unique(id) > 100), 'the first daemon to deliver', 30_000);
       rmSync(state, { recursive: true, force: true });
       await until(() => /was deleted while the bridge runs/.test(first.output()), 'the deletion reported', 30_000);
@@ -67,6 +71,7 @@ describe('the state directory deleted while the daemon runs', () => {
       expect(await exited(first), first.output()).toBe(0);
 
       const second = spawnDaemon(env, ['run', '--until-ended']);
+      daemons.push(second);
       await until(
         () => ids.every((id) => unique(id) >= h.sim.session(id)!.lastSeq - 400),
         'the second daemon to catch up',
