@@ -58,6 +58,7 @@ describe('the state directory deleted while the daemon runs', () => {
       await until(() => ids.every((id) => unique(id) > 100), 'the first daemon to deliver', 30_000);
       rmSync(state, { recursive: true, force: true });
       await until(() => /was deleted while the bridge runs/.test(first.output()), 'the deletion reported', 30_000);
+      expect(first.output()).toMatch(/"msg":"cannot write the (checkpoints|spool) \(the state database is gone\)/);
       const url = surface(first.output())!;
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status).toBe(503);
