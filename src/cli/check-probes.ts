@@ -9,6 +9,7 @@ import { STATUS_CODES } from '../util/node-http.js';
 import { join, resolve } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
+import { decodeContentCoding } from '../util/content-coding.js';
 import type { ExporterConfig } from '../config/schema.js';
 import { isOtlpAnswer } from '../wire/partial-success.js';
 import { HttpClient } from '../util/http-client.js';
@@ -192,6 +193,9 @@ export async function probeNoRoute(
   }
 }
 
+/** How much of a collector's answer check decodes: enough for any OTLP answer to an empty export. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
 /**
  * An empty export: an ExportLogsServiceRequest without records, sent like the exporter sends
  * (URL, protocol, configured headers, compression). Protobuf encodes a message without fields as
@@ -232,9 +236,24 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
       body: gzip ? gzipSync(plain) : plain,
       signal: AbortSignal.timeout(cfg.timeoutMs),
     });
-    const body = await buffer(res.body).catch(() => Buffer.alloc(0));
+    let cut: unknown;
+    const raw = await buffer(res.body).catch((err: unknown) => {
+      cut = err;
+      return Buffer.alloc(0);
+    });
+    // As the exporter reads it (export/otlp-transport.ts): decoded, and a cut 2xx is no acceptance.
+    const body = decodeContentCoding(raw, res.headers['content-encoding'], MAX_ANSWER_BYTES);
     const said = body.toString('utf8');
     const answerType = String(res.headers['content-type'] ?? '');
+    // A body that is only slow is an answer to the exporter too (export/otlp-transport.ts).
+    const slow =
+      cut !== undefined && ((cut as { name?: string }).name === 'TimeoutError' || isHttpTimeout(networkCode(cut)));
+    if (cut !== undefined && !slow && res.statusCode >= 200 && res.statusCode < 300)
+      return {
+        label,
+        status: 'fail',
+        detail: `${where} answered ${res.statusCode} (${how}) and then cut its answer (${describeNetworkError(cut)}): the daemon would send every request again`,
+      };
     if (res.statusCode >= 200 && res.statusCode < 300) {
       // A catch-all route at a wrong path answers 200 too: the daemon would have every record
       // acknowledged and deleted, stored nowhere.
@@ -249,7 +268,7 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
     return {
       label,
       status: 'fail',
-      detail: `${where} answered ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${how}): ${collectorHint(res.statusCode, said, String(res.headers['content-type'] ?? ''), Object.keys(cfg.headers).length > 0)}`,
+      detail: `${where} answered ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} (${how}): ${collectorHint(res.statusCode, said, String(res.headers['content-type'] ?? ''), Object.keys(cfg.headers).length > 0, res.headers.location)}`,
     };
   } catch (err) {
     const e = err as { name?: string };
@@ -260,7 +279,19 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
   }
 }
 
-function collectorHint(status: number, body: string, contentType: string, hasHeaders: boolean): string {
+function collectorHint(
+  status: number,
+  body: string,
+  contentType: string,
+  hasHeaders: boolean,
+  location: string | undefined,
+): string {
+  // The exporter follows no redirect (a POST body and its credentials would go where the answer
+  // says): the endpoint must name where it points.
+  if (status >= 300 && status < 400)
+    return location
+      ? `it redirects to ${displayUrl(location)}, and the bridge follows no redirect: configure that URL as the endpoint`
+      : 'a redirect without a Location, which the bridge would not follow anyway';
   if (status === 401 || status === 403) {
     // Blaming headers that were never set sends the operator looking in the wrong place.
     return hasHeaders

@@ -28,7 +28,8 @@ export async function probeSpoolMode(client: UpstreamClient, config: BridgeConfi
   return {
     label: 'spool',
     status: 'ok',
-    detail: `mode ${mode}; the archive could not be asked now (${page.status || page.error.message})`,
+    // The service's words too: a bare "(200)" does not say that the page was not a list.
+    detail: `mode ${mode}; the archive could not be asked now (${page.status ? `HTTP ${page.status}: ` : ''}${page.error.message})`,
   };
 }
 

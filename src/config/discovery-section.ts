@@ -2,7 +2,7 @@
 // BRIDGE_DISCOVER_QUERY, BRIDGE_DISCOVER_REGION, BRIDGE_DISCOVER_INTERVAL): which of the service's sessions the bridge
 // follows without naming them (discovery/discovery-loop.ts). The environment wins over the file,
 // key by key, as everywhere else.
-import { ConfigError } from './errors.js';
+import { ConfigError, ConfigProblems } from './errors.js';
 import { CONFIG_FILE, keysOf } from './config-keys.js';
 import {
   onlyKeys,
@@ -23,27 +23,49 @@ const MIN_INTERVAL_MS = 100;
 /** The service's list is not a stream: a tighter loop only spends its rate limit. */
 const MAX_INTERVAL_MS = 24 * 3600_000;
 
+/** Each value is read on its own, so that one's problem does not hide another's (all are reported at once). */
 export function parseDiscovery(raw: Raw, env: Env): DiscoveryConfig {
+  const p = new ConfigProblems();
   const d = section(raw, 'discovery', 'discovery');
-  onlyKeys(d, keysOf(CONFIG_FILE.keys.discovery), 'discovery');
-  const enabled = envBool(env.BRIDGE_DISCOVER, 'BRIDGE_DISCOVER') ?? fileBool(d.enabled, 'discovery.enabled');
-  const tags =
-    env.BRIDGE_DISCOVER_TAGS !== undefined && env.BRIDGE_DISCOVER_TAGS !== ''
-      ? tagsOf(parseKeyValueList(env.BRIDGE_DISCOVER_TAGS, 'BRIDGE_DISCOVER_TAGS'), 'BRIDGE_DISCOVER_TAGS')
-      : tagsOf(optStringMap(d.tags, 'discovery.tags'), 'discovery.tags');
-  const query = optString(env.BRIDGE_DISCOVER_QUERY, 'BRIDGE_DISCOVER_QUERY') ?? optString(d.query, 'discovery.query');
+  p.take(() => onlyKeys(d, keysOf(CONFIG_FILE.keys.discovery), 'discovery'), undefined);
+  const enabled = p.take(
+    () => envBool(env.BRIDGE_DISCOVER, 'BRIDGE_DISCOVER') ?? fileBool(d.enabled, 'discovery.enabled'),
+    undefined,
+  );
+  const tags = p.take(
+    () =>
+      env.BRIDGE_DISCOVER_TAGS !== undefined && env.BRIDGE_DISCOVER_TAGS !== ''
+        ? tagsOf(parseKeyValueList(env.BRIDGE_DISCOVER_TAGS, 'BRIDGE_DISCOVER_TAGS'), 'BRIDGE_DISCOVER_TAGS')
+        : tagsOf(optStringMap(d.tags, 'discovery.tags'), 'discovery.tags'),
+    {},
+  );
+  const query = p.take(
+    () => optString(env.BRIDGE_DISCOVER_QUERY, 'BRIDGE_DISCOVER_QUERY') ?? optString(d.query, 'discovery.query'),
+    undefined,
+  );
   const regionKey = env.BRIDGE_DISCOVER_REGION ? 'BRIDGE_DISCOVER_REGION' : 'discovery.region';
-  const region = regionOf(
-    optString(env.BRIDGE_DISCOVER_REGION, 'BRIDGE_DISCOVER_REGION') ?? optString(d.region, 'discovery.region'),
-    regionKey,
+  const region = p.take(
+    () =>
+      regionOf(
+        optString(env.BRIDGE_DISCOVER_REGION, 'BRIDGE_DISCOVER_REGION') ?? optString(d.region, 'discovery.region'),
+        regionKey,
+      ),
+    undefined,
   );
   const intervalKey = env.BRIDGE_DISCOVER_INTERVAL ? 'BRIDGE_DISCOVER_INTERVAL' : 'discovery.interval';
-  const intervalMs =
-    optDurationMs(env.BRIDGE_DISCOVER_INTERVAL || d.interval, intervalKey, MIN_INTERVAL_MS) ??
-    DISCOVERY_DEFAULTS.intervalMs;
-  if (intervalMs > MAX_INTERVAL_MS) throw new ConfigError(intervalKey, 'must be at most 24h');
-  const start = optEnum(d.start, ['oldest', 'latest'] as const, 'discovery.start') ?? DISCOVERY_DEFAULTS.start;
-  const project = optString(d.project, 'discovery.project');
+  const intervalMs = p.take(() => {
+    const ms =
+      optDurationMs(env.BRIDGE_DISCOVER_INTERVAL || d.interval, intervalKey, MIN_INTERVAL_MS) ??
+      DISCOVERY_DEFAULTS.intervalMs;
+    if (ms > MAX_INTERVAL_MS) throw new ConfigError(intervalKey, 'must be at most 24h');
+    return ms;
+  }, DISCOVERY_DEFAULTS.intervalMs);
+  const start = p.take(
+    () => optEnum(d.start, ['oldest', 'latest'] as const, 'discovery.start') ?? DISCOVERY_DEFAULTS.start,
+    DISCOVERY_DEFAULTS.start,
+  );
+  const project = p.take(() => optString(d.project, 'discovery.project'), undefined);
+  p.throwIfAny();
   if (enabled === undefined && (Object.keys(tags).length > 0 || query !== undefined || region !== undefined)) {
     // A selector nobody switched on is a half-made decision: say so rather than follow nothing.
     const key =

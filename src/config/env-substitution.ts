@@ -13,7 +13,7 @@
 // loses its collector headers or its API URL to a typo in a variable name is worse than one that
 // refuses to start; write `${env:NAME:-}` to ask for an empty value explicitly.
 import { parseYaml } from './yaml.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, type ConfigProblems } from './errors.js';
 /** The process environment, or a test's stand-in for it. */
 export type Env = Record<string, string | undefined>;
 
@@ -22,13 +22,20 @@ const NAME = '[A-Za-z_][A-Za-z0-9_]*';
 const TOKEN = new RegExp(`\\$\\$|\\$\\{(?:env:)?(${NAME})(?::-([^}]*))?\\}|\\$\\{([^}]*)\\}`, 'g');
 const WHOLE = new RegExp(`^\\$\\{(?:env:)?${NAME}(?::-[^}]*)?\\}$`);
 
-/** Resolves every reference in the string values of a parsed document; `key` names where it sits. */
-export function substituteEnv(value: unknown, env: Env, key = ''): unknown {
-  if (typeof value === 'string') return substituteString(value, env, key);
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${key}[${i}]`));
+/**
+ * Resolves every reference in the string values of a parsed document; `key` names where it sits.
+ * With `problems`, a reference that cannot be resolved is recorded there and its value left out
+ * (the rest is still read, so that every problem of the file is reported at once); without, it throws.
+ */
+export function substituteEnv(value: unknown, env: Env, key = '', problems?: ConfigProblems): unknown {
+  if (typeof value === 'string') {
+    if (!problems) return substituteString(value, env, key);
+    return problems.take(() => substituteString(value, env, key), undefined);
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${key}[${i}]`, problems));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, key ? `${key}.${k}` : k);
+    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, key ? `${key}.${k}` : k, problems);
     return out;
   }
   return value;

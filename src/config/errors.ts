@@ -28,10 +28,10 @@ export class ConfigErrors extends ConfigError {
  * its value, or records its ConfigError and returns the fallback so the next part is read too.
  */
 export class ConfigProblems {
-  private readonly list: ConfigError[] = [];
+  private readonly list_: ConfigError[] = [];
 
   add(...problems: ConfigError[]): void {
-    for (const p of problems) if (!this.list.some((q) => q.message === p.message)) this.list.push(p);
+    for (const p of problems) if (!this.list_.some((q) => q.message === p.message)) this.list_.push(p);
   }
 
   take<T>(part: () => T, fallback: T): T {
@@ -44,9 +44,14 @@ export class ConfigProblems {
     }
   }
 
+  /** The problems collected so far, in the order they were found. */
+  get list(): readonly ConfigError[] {
+    return this.list_;
+  }
+
   /** Throws what was collected: the problem itself when there is one, all of them when several. */
   throwIfAny(): void {
-    if (this.list.length === 1) throw this.list[0]!;
-    if (this.list.length > 1) throw new ConfigErrors(this.list);
+    if (this.list_.length === 1) throw this.list_[0]!;
+    if (this.list_.length > 1) throw new ConfigErrors(this.list_);
   }
 }

@@ -1,7 +1,7 @@
 // The `exporter:` section and the standard OTEL_EXPORTER_OTLP_* variables → ExporterConfig.
 // Signal-specific variables (…_LOGS_…, …_TRACES_… for spans) win over the generic ones, which win over the file
 // (OpenTelemetry exporter specification). Where the requests go is otlp-endpoint.ts' business.
-import { ConfigError } from './errors.js';
+import { ConfigError, ConfigProblems } from './errors.js';
 import { CONFIG_FILE, keysOf } from './config-keys.js';
 import { exporterTls } from './tls.js';
 import { insecureFlag, resolveEndpoint, signalVar } from './otlp-endpoint.js';
@@ -36,56 +36,74 @@ const GRPC_BATCH_MAX_BYTES = GRPC_MESSAGE_LIMIT - 64 * 1024;
 /** gRPC metadata keys: lower-case ASCII letters, digits, `_`, `-`, `.` (binary `-bin` keys are not text). */
 const METADATA_KEY = /^[0-9a-z_.-]+$/;
 
-/** The exporter of one signal; spans (`traces`) read the OTEL_EXPORTER_OTLP_TRACES_* variables instead of …_LOGS_*. */
+/**
+ * The exporter of one signal; spans (`traces`) read the OTEL_EXPORTER_OTLP_TRACES_* variables instead of …_LOGS_*.
+ * Each value is read on its own, so that one's problem does not hide another's (all are reported at once).
+ */
 export function buildExporter(ex: Raw, env: Env, signal: OtlpSignal = 'logs'): ExporterConfig {
+  const p = new ConfigProblems();
   const v = (name: string): string => signalVar(signal, name);
-  onlyKeys(ex, keysOf(KEYS), 'exporter');
+  p.take(() => onlyKeys(ex, keysOf(KEYS), 'exporter'), undefined);
   const tls = section(ex, 'tls', 'exporter.tls');
-  onlyKeys(tls, keysOf(KEYS.keys.tls), 'exporter.tls');
+  p.take(() => onlyKeys(tls, keysOf(KEYS.keys.tls), 'exporter.tls'), undefined);
   const backoff = section(ex, 'backoff', 'exporter.backoff');
-  onlyKeys(backoff, keysOf(KEYS.keys.backoff), 'exporter.backoff');
-  const protocol =
-    optEnum(env[v('PROTOCOL')], PROTOCOLS, v('PROTOCOL')) ??
-    optEnum(env.OTEL_EXPORTER_OTLP_PROTOCOL, PROTOCOLS, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
-    optEnum(ex.protocol, PROTOCOLS, 'exporter.protocol') ??
-    'http/protobuf';
+  p.take(() => onlyKeys(backoff, keysOf(KEYS.keys.backoff), 'exporter.backoff'), undefined);
+  const protocol = p.take<OtlpProtocol>(
+    () =>
+      optEnum(env[v('PROTOCOL')], PROTOCOLS, v('PROTOCOL')) ??
+      optEnum(env.OTEL_EXPORTER_OTLP_PROTOCOL, PROTOCOLS, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
+      optEnum(ex.protocol, PROTOCOLS, 'exporter.protocol') ??
+      'http/protobuf',
+    'http/protobuf',
+  );
   // Validated whatever the protocol, so a typo is not silently taken; it only matters for gRPC.
-  insecureFlag(env, ex, signal);
-  const url = resolveEndpoint(protocol, env, ex, signal);
-  const compression =
-    optEnum(env[v('COMPRESSION')], COMPRESSIONS, v('COMPRESSION')) ??
-    optEnum(env.OTEL_EXPORTER_OTLP_COMPRESSION, COMPRESSIONS, 'OTEL_EXPORTER_OTLP_COMPRESSION') ??
-    optEnum(ex.compression, COMPRESSIONS, 'exporter.compression') ??
-    'none';
+  p.take(() => insecureFlag(env, ex, signal), undefined);
+  const url = p.take(() => resolveEndpoint(protocol, env, ex, signal), '');
+  const compression = p.take(
+    () =>
+      optEnum(env[v('COMPRESSION')], COMPRESSIONS, v('COMPRESSION')) ??
+      optEnum(env.OTEL_EXPORTER_OTLP_COMPRESSION, COMPRESSIONS, 'OTEL_EXPORTER_OTLP_COMPRESSION') ??
+      optEnum(ex.compression, COMPRESSIONS, 'exporter.compression') ??
+      'none',
+    'none',
+  );
   const headers = {
-    ...checkHeaders(optStringMap(ex.headers, 'exporter.headers'), 'exporter.headers'),
-    ...headersFromEnv(env, 'OTEL_EXPORTER_OTLP_HEADERS'),
-    ...headersFromEnv(env, v('HEADERS')),
+    ...p.take(() => checkHeaders(optStringMap(ex.headers, 'exporter.headers'), 'exporter.headers'), {}),
+    ...p.take(() => headersFromEnv(env, 'OTEL_EXPORTER_OTLP_HEADERS'), {}),
+    ...p.take(() => headersFromEnv(env, v('HEADERS')), {}),
   };
-  if (protocol === 'grpc') checkMetadataKeys(headers, env, v('HEADERS'));
+  if (protocol === 'grpc') p.take(() => checkMetadataKeys(headers, env, v('HEADERS')), undefined);
   // The specification documents these as plain milliseconds (default 10000); "10s" is accepted too.
-  const timeoutMs =
-    optDurationMs(env[v('TIMEOUT')], v('TIMEOUT'), 1) ??
-    optDurationMs(env.OTEL_EXPORTER_OTLP_TIMEOUT, 'OTEL_EXPORTER_OTLP_TIMEOUT', 1) ??
-    optDurationMs(ex.timeout, 'exporter.timeout', 1) ??
-    10_000;
-  return {
+  const timeoutMs = p.take(
+    () =>
+      optDurationMs(env[v('TIMEOUT')], v('TIMEOUT'), 1) ??
+      optDurationMs(env.OTEL_EXPORTER_OTLP_TIMEOUT, 'OTEL_EXPORTER_OTLP_TIMEOUT', 1) ??
+      optDurationMs(ex.timeout, 'exporter.timeout', 1) ??
+      10_000,
+    10_000,
+  );
+  const config: ExporterConfig = {
     url,
     protocol,
     headers,
     compression,
     timeoutMs,
-    batchMaxRecords: optInt(ex.batch_max_records, 'exporter.batch_max_records', 1, 50_000) ?? 1000,
-    batchMaxBytes:
-      optBytes(ex.batch_max_bytes, 'exporter.batch_max_bytes', 64 * 1024) ??
-      (protocol === 'grpc' ? GRPC_BATCH_MAX_BYTES : HTTP_BATCH_MAX_BYTES),
-    concurrency: optInt(ex.concurrency, 'exporter.concurrency', 1, 64) ?? 4,
+    batchMaxRecords: p.take(() => optInt(ex.batch_max_records, 'exporter.batch_max_records', 1, 50_000) ?? 1000, 1000),
+    batchMaxBytes: p.take(
+      () =>
+        optBytes(ex.batch_max_bytes, 'exporter.batch_max_bytes', 64 * 1024) ??
+        (protocol === 'grpc' ? GRPC_BATCH_MAX_BYTES : HTTP_BATCH_MAX_BYTES),
+      HTTP_BATCH_MAX_BYTES,
+    ),
+    concurrency: p.take(() => optInt(ex.concurrency, 'exporter.concurrency', 1, 64) ?? 4, 4),
     backoff: {
-      initialMs: optDurationMs(backoff.initial, 'exporter.backoff.initial', 1) ?? 250,
-      maxMs: optDurationMs(backoff.max, 'exporter.backoff.max', 1) ?? 30_000,
+      initialMs: p.take(() => optDurationMs(backoff.initial, 'exporter.backoff.initial', 1) ?? 250, 250),
+      maxMs: p.take(() => optDurationMs(backoff.max, 'exporter.backoff.max', 1) ?? 30_000, 30_000),
     },
-    tls: exporterTls(env, tls),
+    tls: p.take(() => exporterTls(env, tls), {}),
   };
+  p.throwIfAny();
+  return config;
 }
 
 function headersFromEnv(env: Env, name: string): Record<string, string> {

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parseYaml } from './yaml.js';
 import { substituteEnv } from './env-substitution.js';
-import { ConfigError, ConfigProblems } from './errors.js';
+import { ConfigError, ConfigErrors, ConfigProblems } from './errors.js';
 import { CONFIG_FILE } from './config-keys.js';
 import { shapeProblems } from './config-shape.js';
 import { upstreamTls } from './tls.js';
@@ -56,7 +56,20 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
     }
     if (doc !== null && doc !== undefined && !isRecord(doc))
       throw new ConfigError('config', `${configPath} must contain a YAML mapping`);
-    raw = substituteEnv(doc ?? {}, env) as Raw;
+    const unset = new ConfigProblems();
+    raw = substituteEnv(doc ?? {}, env, '', unset) as Raw;
+    if (unset.list.length > 0) {
+      // Reported with every other problem of the configuration; a key whose variable is unset is
+      // named once, for that (its value left out would otherwise also read as missing).
+      const named = new Set(unset.list.map((q) => q.key));
+      try {
+        buildConfig(raw, env, configPath);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        unset.add(...(err instanceof ConfigErrors ? err.problems : [err]).filter((q) => !named.has(q.key)));
+      }
+      unset.throwIfAny();
+    }
   }
   return buildConfig(raw, env, configPath);
 }
@@ -106,11 +119,17 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
   const exporter = p.take(() => buildExporter(section(raw, 'exporter', 'exporter'), env), undefined);
   const traces = p.take(() => {
     const tracesSection = section(raw, 'traces', 'traces');
-    const enabled = flag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? flag(tracesSection.enabled, 'traces.enabled') ?? false;
+    const enabled = p.take(
+      () => flag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? flag(tracesSection.enabled, 'traces.enabled') ?? false,
+      false,
+    );
+    // The open span state is captured at most this often (session/span-tap.ts); 0: at every batch.
+    const stateIntervalMs = p.take(
+      () => optDurationMs(tracesSection.state_interval, 'traces.state_interval', 0) ?? 5000,
+      5000,
+    );
     // Built only when enabled, so a TRACES variable's mistake cannot stop a bridge that sends no spans.
     const tracesExporter = enabled ? buildExporter(section(raw, 'exporter', 'exporter'), env, 'traces') : exporter;
-    // The open span state is captured at most this often (session/span-tap.ts); 0: at every batch.
-    const stateIntervalMs = optDurationMs(tracesSection.state_interval, 'traces.state_interval', 0) ?? 5000;
     return { enabled, exporter: tracesExporter, stateIntervalMs };
   }, undefined);
   const store = p.take(() => parseStoreConfig(raw, env), { kind: 'sqlite' } as const);

@@ -1,7 +1,7 @@
 // The `mapping:` section of the configuration: redaction, screenshots, record size, body format and
 // filters. Parsed and validated once at start (docs/design.md "Conventions": untrusted input is
 // validated where it enters); the mapper precomputes its lookup tables from the result.
-import { ConfigError } from './errors.js';
+import { ConfigError, ConfigProblems } from './errors.js';
 import { CONFIG_FILE, keysOf } from './config-keys.js';
 
 import { checkCategories, checkIncludeTypes } from './event-names.js';
@@ -306,11 +306,22 @@ function parseFilters(raw: unknown, key: string): FilterOptions {
  */
 export function parseMappingOptions(raw: unknown, keyPrefix: string): MappingOptions {
   const s = section(raw, keyPrefix, keysOf(KEYS));
-  return {
-    redaction: parseRedaction(s.redaction, `${keyPrefix}.redaction`),
-    screenshots: parseScreenshots(s.screenshots, `${keyPrefix}.screenshots`),
-    maxRecordBytes: parseMaxRecordBytes(s.max_record_bytes, `${keyPrefix}.max_record_bytes`),
-    bodyFormat: oneOf(s.body_format, `${keyPrefix}.body_format`, ['map', 'json'] as const, 'map'),
-    filters: parseFilters(s.filters, `${keyPrefix}.filters`),
+  // Each part on its own, so that one's problem does not hide another's (all are reported at once).
+  const p = new ConfigProblems();
+  const d = defaultMappingOptions;
+  const options: MappingOptions = {
+    redaction: p.take(() => parseRedaction(s.redaction, `${keyPrefix}.redaction`), d.redaction),
+    screenshots: p.take(() => parseScreenshots(s.screenshots, `${keyPrefix}.screenshots`), d.screenshots),
+    maxRecordBytes: p.take(
+      () => parseMaxRecordBytes(s.max_record_bytes, `${keyPrefix}.max_record_bytes`),
+      d.maxRecordBytes,
+    ),
+    bodyFormat: p.take(
+      () => oneOf(s.body_format, `${keyPrefix}.body_format`, ['map', 'json'] as const, 'map'),
+      d.bodyFormat,
+    ),
+    filters: p.take(() => parseFilters(s.filters, `${keyPrefix}.filters`), d.filters),
   };
+  p.throwIfAny();
+  return options;
 }

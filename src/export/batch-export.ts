@@ -212,14 +212,17 @@ export class BatchExport {
     const { emit } = this.o;
     const endpoint = this.o.endpoint;
     this.acceptedRequests++;
-    const accepted = records - Math.min(records, outcome.rejected);
+    // A collector's count is taken within what was sent: a negative one or one above the request's
+    // records would count records delivered or rejected that never were.
+    const rejected = Math.min(records, Math.max(0, outcome.rejected));
+    const accepted = records - rejected;
     emit({ f: 'records_delivered', count: accepted });
     this.deliveredTotal += accepted;
-    if (outcome.rejected > 0)
+    if (rejected > 0)
       emit({
         f: 'records_rejected',
         reason: 'partial_success',
-        count: outcome.rejected,
+        count: rejected,
         endpoint,
         error: outcome.message ?? '',
       });

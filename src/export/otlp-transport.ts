@@ -20,6 +20,7 @@ import type { TlsFiles } from '../config/tls.js';
 import { HttpClient, type HttpResponse } from '../util/http-client.js';
 import { BODY_TIMEOUT, HEADERS_TIMEOUT } from '../util/http-timeout.js';
 import { parseRetryAfter } from '../util/backoff.js';
+import { decodeContentCoding } from '../util/content-coding.js';
 import { decodePartialSuccess, decodeStatusMessage, isOtlpAnswer } from '../wire/partial-success.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
 import { displayUrl } from '../mapping/display-url.js';
@@ -120,9 +121,21 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
       try {
         data = await readCapped(res.body);
       } catch (err) {
-        if (res.statusCode >= 200 && res.statusCode < 300) return { kind: 'success', rejected: 0 };
-        return { kind: 'retryable', status: res.statusCode, message: failureMessage(err) };
+        const message = failureMessage(err);
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          // A 2xx whose body is slow is an answer: its body says at most how many were rejected,
+          // and waiting on it again and again would hold delivery for good. One whose connection
+          // is reset or closed before the body's end is not: a peer that answers 200 before reading
+          // the request and then resets it has stored nothing, and sending the records again costs
+          // at most a duplicate (log.record.uid), where taking the head for an answer loses them.
+          // (Without the status: counted as the network failure it is, not as http_200.)
+          if (message === 'timeout') return { kind: 'success', rejected: 0 };
+          return { kind: 'retryable', message: `HTTP ${res.statusCode}, then ${message}` };
+        }
+        return { kind: 'retryable', status: res.statusCode, message };
       }
+      // A coded answer (gzip from a proxy) is read decoded: its partial success counts.
+      data = decodeContentCoding(data, res.headers['content-encoding'], MAX_RESPONSE_BYTES);
       const status = res.statusCode;
       if (status >= 200 && status < 300) {
         const answerType = res.headers['content-type'] ?? contentType;
@@ -147,7 +160,13 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
         isText(type) && !type.includes('json')
           ? data.toString('utf8')
           : decodeStatusMessage(data, type) || (isText(type) ? data.toString('utf8') : '');
-      const text = raw.slice(0, 300).replace(/\s+/g, ' ').trim();
+      const location = status >= 300 && status < 400 ? res.headers.location : undefined;
+      // No redirect is followed (the records and credentials would go where the answer says): the
+      // operator must hear where it points, to configure that URL.
+      const text = (location ? `redirects to ${displayUrl(String(location))}, not followed` : raw)
+        .slice(0, 300)
+        .replace(/\s+/g, ' ')
+        .trim();
       const message = `HTTP ${status}${text ? `: ${text}` : ''}`;
       if (RETRYABLE.has(status)) {
         const retryAfterMs = parseRetryAfter(res.headers['retry-after']);

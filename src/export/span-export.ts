@@ -144,8 +144,10 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
         unsupported = false;
         o.emit({ f: 'traces_supported', endpoint: o.transport.url });
       }
-      o.emit({ f: 'spans_exported', count: batch.length - outcome.rejected });
-      if (outcome.rejected > 0) o.emit({ f: 'spans_dropped', count: outcome.rejected, reason: 'rejected' });
+      // The collector's count, within what was sent: a negative or too large one counts spans never sent.
+      const rejected = Math.min(batch.length, Math.max(0, outcome.rejected));
+      o.emit({ f: 'spans_exported', count: batch.length - rejected });
+      if (rejected > 0) o.emit({ f: 'spans_dropped', count: rejected, reason: 'rejected' });
       return;
     }
     if (isNoTracesPipeline(outcome)) {
@@ -169,7 +171,8 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     again.push(sent);
     failures++;
     const backoff = Math.min(o.backoff.maxMs, o.backoff.initialMs * 2 ** Math.min(failures - 1, 20));
-    wait(outcome.retryAfterMs ?? backoff);
+    // Never sooner than the backoff: a Retry-After of 0 or a date in the past must not become a busy loop.
+    wait(Math.max(outcome.retryAfterMs ?? 0, backoff));
   }
 
   /** A span leaves the queue for good; its owner is told unless the bridge is shutting down. */

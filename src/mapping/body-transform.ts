@@ -17,9 +17,13 @@ import { boundedMemo } from '../util/bounded-memo.js';
 /**
  * Subtrees nested deeper than this are replaced by their JSON text: the OTLP encoders and the
  * collector recurse per level, and real events nest a handful of levels (call stacks with async
- * parents are the deepest).
+ * parents are the deepest). Protobuf's default recursion limit is 100 messages (C++ and Java
+ * CodedInputStream, protobufjs); the request, ResourceLogs, ScopeLogs, LogRecord and the body's
+ * AnyValue take 5, and each object level 3 more (KeyValueList, KeyValue, AnyValue): at 48 levels a
+ * record was 149 deep, refused as undecodable by such a collector and dropped as invalid. 30 levels
+ * are 95 deep at most.
  */
-export const MAX_BODY_DEPTH = 48;
+export const MAX_BODY_DEPTH = 30;
 
 /** URL values remembered with their masked form (see URL_MEMO_CHARS). */
 const URL_MEMO_ENTRIES = 512;

@@ -131,12 +131,14 @@ export const LOG_LINES: FactTable<Logger> = {
   screenshot_failed: null,
   reads_paced: null,
   commit_failed: (log, fact) => {
+    // The usual cause, unless the store named another (store/state-file-check.ts).
+    const why = fact.code === 'STATE_FILE_GONE' ? 'the state database is gone' : 'disk full?';
     if (sayAgain(fact.streak))
       log.error(
         { error: fact.error, code: fact.code, streak: fact.streak },
         fact.checkpointsOnly
-          ? 'cannot write the checkpoints (disk full?); delivery goes on from memory and the write is retried'
-          : 'cannot write the spool (disk full?); reading is paused and the write is retried',
+          ? `cannot write the checkpoints (${why}); delivery goes on from memory and the write is retried`
+          : `cannot write the spool (${why}); reading is paused and the write is retried`,
       );
   },
   commit_recovered: (log) => {

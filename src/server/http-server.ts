@@ -86,7 +86,10 @@ export async function listenHttp(
     handle(bridge, control, names, req, res)
       .catch((err: unknown) => {
         log.error({ error: (err as Error).message, path: req.url }, 'control request failed');
-        if (!res.headersSent) send(res, 500, { code: 'internal_error', message: 'internal error' });
+        // The one store failure a caller can act on, said as it is (store/state-file-check.ts).
+        if (!res.headersSent && (err as { code?: string }).code === 'STATE_FILE_GONE')
+          send(res, 503, { code: 'state_file_gone', message: (err as Error).message });
+        else if (!res.headersSent) send(res, 500, { code: 'internal_error', message: 'internal error' });
         else res.destroy();
       })
       .finally(() => inFlight--);

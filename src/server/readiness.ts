@@ -11,6 +11,10 @@ export async function ready(bridge: Bridge, res: ServerResponse): Promise<void> 
   const problems: string[] = [];
   const commitError = bridge.spool.commitError;
   if (commitError !== undefined) problems.push(`store not writable: ${commitError}`);
+  // In overflow mode a failed checkpoint write leaves no commit error (delivery goes on from
+  // memory), but a state database deleted under the bridge is state lost at the next start.
+  const stateProblem = bridge.store.stateProblem?.();
+  if (stateProblem !== undefined && stateProblem !== commitError) problems.push(stateProblem);
   const lease = bridge.supervisor.ownership?.lease;
   if (lease && !lease.valid)
     problems.push(

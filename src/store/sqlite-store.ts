@@ -25,6 +25,7 @@ import {
 } from './store.js';
 import { adoptDatabase, migrateSqlite, SCHEMA, StoreOpenError, type MigrateOptions } from './sqlite-schema.js';
 import { lockStateDir } from './sqlite-state-lock.js';
+import { StateFileCheck } from './state-file-check.js';
 import { packSpans, prepareSpanStates, unpackSpans, type SqliteSpanStates } from './sqlite-span-states.js';
 
 export { StoreOpenError } from './sqlite-schema.js';
@@ -57,6 +58,8 @@ export class SqliteStore implements Store {
   private readonly lock: Database.Database | undefined;
   private readonly stmts;
   private readonly spanStates: SqliteSpanStates;
+  /** Absent in memory: there is no file to lose. */
+  private readonly stateFile: StateFileCheck | undefined;
 
   constructor(dirOrMemory: string, opts: SqliteStoreOptions = {}) {
     let file = dirOrMemory;
@@ -99,6 +102,7 @@ export class SqliteStore implements Store {
       if (err instanceof StoreOpenError) throw err;
       throw new StoreOpenError(`cannot use the state database ${file}: ${(err as Error).message}`);
     }
+    if (file !== ':memory:') this.stateFile = new StateFileCheck(file);
     const db = this.db;
     this.stmts = {
       sessions: db.prepare(
@@ -175,6 +179,8 @@ export class SqliteStore implements Store {
   }
 
   async putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow> {
+    // A session added into a deleted file would be forgotten at the next start: refuse it now.
+    this.stateFile?.assertPresent();
     this.stmts.upsert.run({ id: spec.id, spec: JSON.stringify(spec), source, now: this.now() });
     return this.toRow(this.stmts.session.get(spec.id) as RawSession);
   }
@@ -234,6 +240,8 @@ export class SqliteStore implements Store {
   }
 
   async commit(segments: readonly NewSegment[], checkpoints: readonly CheckpointUpdate[]): Promise<number[]> {
+    // A commit into a deleted file reports success and keeps nothing: fail it as a full disk fails.
+    this.stateFile?.assertPresent();
     const ids: number[] = [];
     let records = 0;
     let bytes = 0;
@@ -343,6 +351,10 @@ export class SqliteStore implements Store {
     const pages = this.db.pragma('freelist_count', { simple: true }) as number;
     const size = this.db.pragma('page_size', { simple: true }) as number;
     return pages * size;
+  }
+
+  stateProblem(): string | undefined {
+    return this.stateFile?.found;
   }
 
   async probeWritable(): Promise<void> {

@@ -154,5 +154,7 @@ export interface Store {
   spoolStats(): Promise<SpoolStats>;
   /** Rejects when the store cannot be written (readiness probe). */
   probeWritable(): Promise<void>;
+  /** Set once the store's own file was deleted or replaced under this process (SQLite only). */
+  stateProblem?(): string | undefined;
   close(): Promise<void>;
 }

@@ -43,6 +43,9 @@ const MAX_MALFORMED_IDS = 4096;
 
 const SOURCE_ID_KEY = 'telemetry_session_id';
 
+/** How far past the last accepted seq an envelope may place itself (see push). */
+const MAX_SEQ_JUMP = 2 ** 32;
+
 /** The epoch's source id carried by an event, if any (metadata values are strings in the real service). */
 export function sourceIdOf(env: Envelope): string | undefined {
   const v = env.event.source.metadata?.[SOURCE_ID_KEY];
@@ -102,6 +105,11 @@ export class SequencedStream {
     // id: equals seq (docs/service-api.md "Stream telemetry events" rule 1); when it does not, neither can be trusted to place the frame.
     if (frame.id !== undefined && frame.id !== String(env.seq))
       return this.malformed(frame, 'id: disagrees with the envelope seq', out);
+    // The service counts one VM's events from 1: a seq more than 2^32 past the last one (136 years
+    // at a thousand events a second) is no place in this stream. Taken, it reported every seq up to
+    // it as evicted (9 quadrillion missing events for a seq of 2^53 - 1) and the next true event as
+    // a service restart; refused, it costs one malformed frame.
+    if (env.seq - this.seq.lastSeq > MAX_SEQ_JUMP) return this.malformed(frame, 'seq jumps implausibly far', out);
     const sourceId = sourceIdOf(env);
     const d = this.seq.decide(env.seq, sourceId);
     if (d.kind === 'duplicate') {
@@ -122,9 +130,19 @@ export class SequencedStream {
       const reason: GapReason = d.newEpoch ? 'service_restart' : this.followed ? 'evicted' : 'evicted_before_follow';
       this.splitGap(d.gapFirst, d.gapLast, reason, sourceId, out);
     }
+    // Ids increase along the stream, so an undecodable frame whose id is above a seq that came
+    // after it lied about its place: it placed nothing, and must not make the end of the session
+    // report everything up to its id (a hostile 9007199254740000) as lost.
+    if (this.malformedMax > env.seq) this.forgetMalformedAbove(env.seq);
     this.followed = true;
     this.lastTsMicros = env.event.ts;
     out.push({ kind: 'event', envelope: env, sourceId });
+  }
+
+  private forgetMalformedAbove(seq: number): void {
+    for (const id of this.malformedIds) if (id > seq) this.malformedIds.delete(id);
+    this.malformedMax = 0;
+    for (const id of this.malformedIds) if (id > this.malformedMax) this.malformedMax = id;
   }
 
   /**

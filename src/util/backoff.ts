@@ -14,12 +14,23 @@ export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () 
   return Math.round(floor + random() * (ceiling - floor));
 }
 
-/** Parses a Retry-After header (delta-seconds or HTTP date) into ms; undefined when absent/invalid. */
+/**
+ * The longest wait a peer's Retry-After (or gRPC RetryInfo) is honoured for. A longer one is a
+ * misconfigured or hostile peer: trusting a day-long wait stops delivery without a word, and a
+ * wait beyond setTimeout's 2^31-1 ms is turned by Node into 1 ms, a retry storm against the peer
+ * that asked for quiet.
+ */
+export const MAX_RETRY_AFTER_MS = 10 * 60_000;
+
+/**
+ * Parses a Retry-After header (delta-seconds or HTTP date) into ms, at most MAX_RETRY_AFTER_MS;
+ * undefined when absent/invalid. A date in the past is 0 (callers keep their own backoff floor).
+ */
 export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;
   if (v === undefined || v.trim() === '') return undefined;
-  if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  if (/^\d+$/.test(v.trim())) return Math.min(Number(v.trim()) * 1000, MAX_RETRY_AFTER_MS);
   const date = Date.parse(v);
   if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  return Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
 }

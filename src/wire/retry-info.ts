@@ -7,11 +7,15 @@
 //   google.protobuf.Any { 1 type_url string, 2 value bytes }
 //   google.rpc.RetryInfo { 1 retry_delay google.protobuf.Duration }
 //   google.protobuf.Duration { 1 seconds int64, 2 nanos int32 }
+import { MAX_RETRY_AFTER_MS } from '../util/backoff.js';
 import { readVarint } from './proto-writer.js';
 
 const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
 
-/** The RetryInfo a status carries: absent (undefined), or its delay in ms (0 when it names none). */
+/**
+ * The RetryInfo a status carries: absent (undefined), or its delay in ms (0 when it names none), at
+ * most MAX_RETRY_AFTER_MS as a Retry-After header is (util/backoff.ts says why).
+ */
 export function retryInfoDelayMs(statusDetails: Uint8Array): number | undefined {
   for (const any of fields(statusDetails, 3)) {
     const [typeUrl] = fields(any, 1);
@@ -31,7 +35,7 @@ function durationMs(d: Uint8Array): number {
     if (field === 1) seconds = value;
     else if (field === 2) nanos = value;
   });
-  return Math.max(0, Math.round(seconds * 1000 + nanos / 1e6));
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, Math.round(seconds * 1000 + nanos / 1e6)));
 }
 
 /** The length-delimited values of field `wanted`, in order; stops quietly at damaged bytes. */

@@ -2,7 +2,7 @@
 // a record's event name, attributes, body and time. Pure; used by tests and by anyone who wants the
 // original event back from a backend. What it cannot restore is documented in docs/mapping.md
 // ("Round trip"): masked values, `true` exported as `y`, `truncated: false` (absent), a PNG not
-// exported inline, subtrees nested deeper than 48 levels (their JSON text), and records the size
+// exported inline, subtrees nested deeper than 30 levels (their JSON text), and records the size
 // limit shrank (browser.record.truncated).
 import type { Envelope, EventSource, TelemetryEvent } from '../../src/upstream/envelope.js';
 import { ATTR, setOwn } from '../../src/mapping/attributes.js';

@@ -229,6 +229,54 @@ describe('configuration', () => {
     expect(e.message).toContain('\n  spool.max_bytes: must be a size');
   });
 
+  it('every problem of the exporter section at once, from the file and the environment', () => {
+    const raw = { exporter: { timeout: 'fast', batch_max_records: 'ten', concurrency: 1.5, backoff: { max: 'x' } } };
+    let caught: unknown;
+    try {
+      buildConfig(raw, {
+        ...base,
+        OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign',
+        OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd',
+      });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ConfigErrors);
+    expect((caught as ConfigErrors).problems.map((p) => p.key)).toEqual([
+      'OTEL_EXPORTER_OTLP_COMPRESSION',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      'exporter.timeout',
+      'exporter.batch_max_records',
+      'exporter.concurrency',
+      'exporter.backoff.max',
+    ]);
+  });
+
+  it('every problem of the discovery, traces and mapping sections at once', () => {
+    const raw = {
+      discovery: { enabled: 'maybe', interval: 'soon', start: 'now' },
+      traces: { enabled: 2, state_interval: 'x' },
+      mapping: { body_format: 'xml', max_record_bytes: 'lots', filters: { include_categories: ['consol'] } },
+    };
+    let caught: unknown;
+    try {
+      buildConfig(raw, base);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ConfigErrors);
+    expect((caught as ConfigErrors).problems.map((p) => p.key).sort()).toEqual([
+      'discovery.enabled',
+      'discovery.interval',
+      'discovery.start',
+      'mapping.body_format',
+      'mapping.filters.include_categories[0]',
+      'mapping.max_record_bytes',
+      'traces.enabled',
+      'traces.state_interval',
+    ]);
+  });
+
   it('a single problem stays a plain ConfigError with its own message', () => {
     try {
       buildConfig({ spool: { max_bytes: 'lots' } }, base);
@@ -253,6 +301,34 @@ describe('a configuration file that is not valid YAML', () => {
         message = (e as Error).message;
       }
       expect(message).toMatch(/^config: .*bridge\.yaml is not valid YAML: .* at line 2, column 1$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a configuration file with unset variables', () => {
+  it('reports each unset variable and every other problem at once, the key of an unset one only once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'load-config-'));
+    try {
+      const file = join(dir, 'bridge.yaml');
+      writeFileSync(
+        file,
+        'upstream:\n  url: ${env:NOPE_URL}\nexporter:\n  timeout: fast\n  headers: { x-key: "${env:NOPE_KEY}" }\n',
+      );
+      let caught: unknown;
+      try {
+        loadConfig(file, { BROWSER_API_KEY: 'k' });
+      } catch (e) {
+        caught = e;
+      }
+      expect(caught).toBeInstanceOf(ConfigErrors);
+      expect((caught as ConfigErrors).problems.map((p) => p.key)).toEqual([
+        'upstream.url',
+        'exporter.headers.x-key',
+        'exporter.timeout',
+      ]);
+      expect((caught as ConfigErrors).message).toContain('environment variable NOPE_URL is not set');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

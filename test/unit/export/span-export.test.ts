@@ -114,6 +114,29 @@ describe('span export', () => {
     expect(h.facts).toEqual([{ f: 'spans_exported', count: 1 }]);
   });
 
+  it.each([-5, 1_000_000])(
+    'a partial success rejecting %i spans is counted within the batch sent',
+    async (rejected) => {
+      const h = harness([{ kind: 'success', rejected, message: 'odd' }]);
+      h.exp.start();
+      h.exp.offer(spans(2));
+      await h.settle();
+      const r = Math.min(2, Math.max(0, rejected));
+      expect(h.facts).toEqual([
+        { f: 'spans_exported', count: 2 - r },
+        ...(r > 0 ? [{ f: 'spans_dropped', count: r, reason: 'rejected' }] : []),
+      ]);
+    },
+  );
+
+  it('a Retry-After of 0 (or a date in the past) waits the backoff, never zero: no busy loop', async () => {
+    const h = harness([{ kind: 'retryable', status: 503, retryAfterMs: 0, message: 'HTTP 503' }]);
+    h.exp.start();
+    h.exp.offer(spans(1));
+    await h.settle();
+    expect(h.waits.map((w) => w.ms)).toEqual([100]);
+  });
+
   it('drops a refused batch and the oldest spans over the bound, counting both', async () => {
     const h = harness([{ kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' }]);
     h.exp.offer(spans(7));

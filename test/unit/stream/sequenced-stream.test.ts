@@ -110,6 +110,26 @@ const cases: Array<{
     want: [1, 2, 'malformed 3', 'gap 3-3 malformed e0', 4, 5],
   },
   {
+    name: 'a malformed frame whose id is above a seq that follows it placed nothing: no gap up to its id at the end',
+    steps: [1, { bad: '9007199254740000' }, 2, 3, 'clean-close', 'end'],
+    want: [1, 'malformed 9007199254740000', 2, 3],
+  },
+  {
+    name: 'of two malformed frames before a seq, the one below it is a gap and the one above it is forgotten',
+    steps: [1, { bad: '2' }, { bad: '900' }, 3, 'clean-close', 'end'],
+    want: [1, 'malformed 2', 'malformed 900', 'gap 2-2 malformed e0', 3],
+  },
+  {
+    name: 'a decodable frame whose seq jumps more than 2^32 is malformed: no gap up to it, no restart after it',
+    steps: [1, 2, 9_007_199_254_740_000, 3, 'clean-close', 'end'],
+    want: [1, 2, 'malformed 9007199254740000', 3],
+  },
+  {
+    name: 'a first event far into a long history is taken as it is',
+    steps: [4_000_000_000, 4_000_000_001],
+    want: ['gap 1-3999999999 evicted_before_follow e0', 4_000_000_000, 4_000_000_001],
+  },
+  {
     name: 'a frame too large is the next seq, reported and passed',
     steps: [1, 'too-large', 3],
     want: [1, 'gap 2-2 frame_too_large e0', 3],

@@ -29,6 +29,12 @@ describe('parseRetryAfter', () => {
     [' 0 ', 0],
     ['Sat, 21 Nov 2026 10:00:05 GMT', 5000],
     ['Sat, 21 Nov 2026 09:00:00 GMT', 0],
+    // Absurd waits are capped (MAX_RETRY_AFTER_MS, 10 minutes): beyond 2^31-1 ms Node's setTimeout
+    // would fire after 1 ms instead, a retry storm.
+    ['99999999999', 600_000],
+    ['601', 600_000],
+    ['Fri, 31 Dec 9999 23:59:59 GMT', 600_000],
+    ['-5', 0],
     ['soon', undefined],
     ['', undefined],
     [undefined, undefined],

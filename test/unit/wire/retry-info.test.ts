@@ -7,6 +7,10 @@ describe('RetryInfo in grpc-status-details-bin', () => {
     expect(retryInfoDelayMs(encodeStatusWithRetryInfo(8, 'slow down', ms))).toBe(ms);
   });
 
+  it('caps an absurd retry_delay at ten minutes, as a Retry-After header', () => {
+    expect(retryInfoDelayMs(encodeStatusWithRetryInfo(8, 'go away', 10 ** 12))).toBe(600_000);
+  });
+
   it('is absent from a status without details, and from other detail types', () => {
     const bare = Buffer.from([0x08, 0x08, 0x12, 0x02, 0x68, 0x69]); // code 8, message "hi"
     expect(retryInfoDelayMs(bare)).toBeUndefined();

@@ -1,0 +1,77 @@
+// SIGTERM in the middle of a heavy flow, as an orchestrator stops a pod: the daemon (a real child
+// process) stops reading, delivers what it can within its grace period against a slow collector,
+// and exits by itself; what it could not deliver in time is read again by the next daemon on the
+// same state directory. Nothing may be lost, in either spool mode.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exited, harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+
+let h: Harness;
+/** Daemons of the test, killed after it whatever happened (a failed assertion must not leave one running). */
+const daemons: ChildProcess[] = [];
+afterEach(async () => {
+  for (const d of daemons.splice(0)) if (d.exitCode === null && d.signalCode === null) d.kill('SIGKILL');
+  await h?.close();
+});
+
+const CONFIG = `
+spool: { commit_interval: 10ms }
+upstream: { idle_timeout: 3s, backoff: { initial: 20ms, max: 200ms } }
+exporter: { timeout: 2s, batch_max_records: 100, concurrency: 2, backoff: { initial: 20ms, max: 300ms } }
+shutdown: { grace: 1s }
+`;
+
+describe('SIGTERM under load', () => {
+  for (const mode of ['overflow', 'always'] as const)
+    it(`exits by itself within its grace period with a slow collector, and the next daemon delivers the rest (spool.mode ${mode})`, async () => {
+      h = await harness({ bufferSize: 100_000 });
+      const ids = ['t1', 't2', 't3'];
+      const unique = (id: string): number =>
+        new Set(
+          h.receiver.records
+            .filter((r) => r.attributes['browser.session.id'] === id)
+            .map((r) => r.attributes['browser.telemetry.seq']),
+        ).size;
+      for (const id of ids) h.sim.createSession(id).produce(500);
+      const configFile = join(h.stateDir, 'bridge.yaml');
+      writeFileSync(configFile, CONFIG);
+      const env = h.env({
+        BRIDGE_CONFIG: configFile,
+        BRIDGE_SESSIONS: ids.join(','),
+        BRIDGE_SPOOL_MODE: mode,
+        LOG_LEVEL: 'info',
+      });
+      const first = spawnDaemon(env);
+      daemons.push(first);
+      await until(() => ids.every((id) => unique(id) > 300), 'the first daemon to deliver', 30_000);
+      // A collector that takes its time: a backlog builds that one second of grace cannot drain.
+      h.receiver.behaviour = { delayMs: 400 };
+      const requests = h.receiver.requests.length;
+      await until(() => h.receiver.requests.length > requests + 4, 'slow requests', 30_000);
+      first.kill('SIGTERM');
+      // A clean exit, not a kill: a stop that outlasts its grace period would be SIGKILLed by an
+      // orchestrator and its commits lost (the test's own timeout bounds the wait).
+      expect(await exited(first), first.output()).toBe(0);
+      // Not vacuous: the grace period ended with records left, which only the next daemon can deliver.
+      expect(first.output()).toMatch(/"drained":false.*"msg":"grace period over/);
+
+      h.receiver.behaviour = {};
+      const second = spawnDaemon(env, ['run', '--until-ended']);
+      daemons.push(second);
+      await until(
+        () => ids.every((id) => unique(id) >= h.sim.session(id)!.lastSeq - 500),
+        'the second daemon to catch up',
+        60_000,
+      );
+      for (const id of ids) h.sim.session(id)!.produce(0);
+      await until(() => ids.every((id) => unique(id) >= h.sim.session(id)!.lastSeq), 'every event', 60_000);
+      for (const id of ids) h.sim.session(id)!.end();
+      expect(await exited(second), second.output()).toBe(0);
+      for (const t of h.tally(ids)) {
+        expect(t.missing, `missing seqs of ${t.sessionId}: ${t.missingSample.join(',')}`).toBe(0);
+        expect(t.gapRecords).toBe(0);
+      }
+    }, 120_000);
+});

@@ -1,0 +1,90 @@
+// The state directory deleted under a running daemon (a real child process): an operator's rm -rf,
+// a volume cleaned by a careless job. SQLite would go on writing to the unlinked file, every commit
+// a success, and the next start would find nothing: checkpoints, spooled records and sessions added
+// through the API gone without a word. The daemon must say so (log, /readyz), stop counting on the
+// file, and lose no event: the next daemon reads again what the service still holds.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exited, harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+
+let h: Harness;
+let state: string | undefined;
+/** Daemons of the test, killed after it whatever happened (a failed assertion must not leave one running). */
+const daemons: ChildProcess[] = [];
+afterEach(async () => {
+  for (const d of daemons.splice(0)) if (d.exitCode === null && d.signalCode === null) d.kill('SIGKILL');
+  await h?.close();
+  if (state) rmSync(state, { recursive: true, force: true });
+  state = undefined;
+});
+
+const CONFIG = `
+spool: { commit_interval: 10ms }
+upstream: { idle_timeout: 3s, backoff: { initial: 20ms, max: 200ms } }
+exporter: { timeout: 2s, batch_max_records: 100, concurrency: 2, backoff: { initial: 20ms, max: 300ms } }
+shutdown: { grace: 2s }
+`;
+
+const surface = (out: string): string | undefined => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(out)?.[1];
+
+describe('the state directory deleted while the daemon runs', () => {
+  for (const mode of ['overflow', 'always'] as const)
+    it(`is reported in the log and /readyz, refuses a session PUT, and no event is lost across the restart (spool.mode ${mode})`, async () => {
+      h = await harness({ bufferSize: 100_000 });
+      state = mkdtempSync(join(tmpdir(), 'bridge-state-'));
+      const configFile = join(h.stateDir, 'bridge.yaml');
+      writeFileSync(configFile, CONFIG);
+      const ids = ['d1', 'd2'];
+      const unique = (id: string): number =>
+        new Set(
+          h.receiver.records
+            .filter((r) => r.attributes['browser.session.id'] === id)
+            .map((r) => r.attributes['browser.telemetry.seq']),
+        ).size;
+      for (const id of ids) h.sim.createSession(id).produce(200);
+      const env = h.env({
+        BRIDGE_CONFIG: configFile,
+        BRIDGE_STATE_DIR: state,
+        BRIDGE_SESSIONS: ids.join(','),
+        BRIDGE_SPOOL_MODE: mode,
+        BRIDGE_LISTEN: '127.0.0.1:0',
+        LOG_LEVEL: 'info',
+      });
+      const first = spawnDaemon(env);
+      daemons.push(first);
+      await until(() => ids.every((id) => unique(id) > 100), 'the first daemon to deliver', 30_000);
+      rmSync(state, { recursive: true, force: true });
+      await until(() => /was deleted while the bridge runs/.test(first.output()), 'the deletion reported', 30_000);
+      expect(first.output()).toMatch(/"msg":"cannot write the (checkpoints|spool) \(the state database is gone\)/);
+      const url = surface(first.output())!;
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(JSON.stringify(await ready.json())).toMatch(/was deleted while the bridge runs/);
+      // A session added now would be forgotten at the next start: refused instead of kept nowhere.
+      h.sim.createSession('late');
+      const put = await fetch(`${url}/v1/sessions/late`, { method: 'PUT' });
+      expect(put.status).toBe(503);
+      expect(((await put.json()) as { message: string }).message).toMatch(/was deleted while the bridge runs/);
+      first.kill('SIGTERM');
+      expect(await exited(first), first.output()).toBe(0);
+
+      const second = spawnDaemon(env, ['run', '--until-ended']);
+      daemons.push(second);
+      await until(
+        () => ids.every((id) => unique(id) >= h.sim.session(id)!.lastSeq - 400),
+        'the second daemon to catch up',
+        60_000,
+      );
+      for (const id of ids) h.sim.session(id)!.produce(0);
+      await until(() => ids.every((id) => unique(id) >= h.sim.session(id)!.lastSeq), 'every event', 60_000);
+      for (const id of ids) h.sim.session(id)!.end();
+      expect(await exited(second), second.output()).toBe(0);
+      for (const t of h.tally(ids)) {
+        expect(t.missing, `missing seqs of ${t.sessionId}: ${t.missingSample.join(',')}`).toBe(0);
+        expect(t.gapRecords).toBe(0);
+      }
+    }, 120_000);
+});
