@@ -101,7 +101,11 @@ async function leasePasses(db: pg.Pool, ids: string[], n: number): Promise<void>
       last.set(id, now.get(id)!);
     }
   }
-  expect(Object.fromEntries(seen), 'ownership passes').toEqual(Object.fromEntries(ids.map((id) => [id, n])));
+  // At least n each: one replica may renew again while the other gets to its n-th.
+  expect(
+    ids.filter((id) => seen.get(id)! < n),
+    'replicas short of the ownership passes waited for',
+  ).toEqual([]);
 }
 
 /**
