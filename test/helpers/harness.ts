@@ -23,6 +23,8 @@ export interface Harness {
   config(raw?: Record<string, unknown>, extra?: Env): BridgeConfig;
   startBridge(raw?: Record<string, unknown>, extra?: Env): Promise<Bridge>;
   tally(ids: string[]): SessionTally[];
+  /** The distinct seqs of a session the receiver holds (duplicates counted once). */
+  received(sessionId: string): number;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,12 @@ export async function harness(simOpts: SimulatorOptions = {}, receiverOpts: Rece
       return b;
     },
     tally: (ids) => tallyDelivery(receiver.records, ids, (id) => sim.session(id)!.lastSeq),
+    received: (id) =>
+      new Set(
+        receiver.records
+          .filter((r) => r.attributes['browser.session.id'] === id)
+          .map((r) => r.attributes['browser.telemetry.seq']),
+      ).size,
     async close() {
       for (const b of bridges) await b.shutdown(Date.now());
       await sim.close();

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, harness, sleep, until, type Harness } from '../../helpers/harness.js';
+import { oneStream } from '../../helpers/one-stream.js';
 
 let h: Harness | undefined;
 let extra: Server | undefined;
@@ -88,19 +89,12 @@ describe('hardening', () => {
           data: {},
         },
       });
-    let streams = 0;
-    extra = createServer((req, res) => {
-      if (!req.url?.includes('/telemetry/stream') || streams++ > 0) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{"code":"not_found","message":"gone"}');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      // Frame 3 says id 3 but carries seq 1000; the stream closes cleanly right after a bare CR.
-      res.end(
+    // Frame 3 says id 3 but carries seq 1000; the stream closes cleanly right after a bare CR.
+    extra = createServer(
+      oneStream(
         `id: 1\rdata: ${env(1)}\r\rid: 2\rdata: ${env(2)}\r\rid: 3\rdata: ${env(1000)}\r\rid: 4\rdata: ${env(4)}\r\r`,
-      );
-    });
+      ),
+    );
     await new Promise<void>((r) => extra!.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(extra.address() as AddressInfo).port}`;
     const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'cr', BROWSER_API_URL: url });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exited, harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { runToTheEnd } from '../../helpers/run-to-end.js';
 
 let h: Harness;
 /** Daemons of the test, killed after it whatever happened (a failed assertion must not leave one running). */
@@ -28,12 +29,6 @@ describe('SIGTERM under load', () => {
     it(`exits by itself within its grace period with a slow collector, and the next daemon delivers the rest (spool.mode ${mode})`, async () => {
       h = await harness({ bufferSize: 100_000 });
       const ids = ['t1', 't2', 't3'];
-      const unique = (id: string): number =>
-        new Set(
-          h.receiver.records
-            .filter((r) => r.attributes['browser.session.id'] === id)
-            .map((r) => r.attributes['browser.telemetry.seq']),
-        ).size;
       for (const id of ids) h.sim.createSession(id).produce(500);
       const configFile = join(h.stateDir, 'bridge.yaml');
       writeFileSync(configFile, CONFIG);
@@ -45,7 +40,7 @@ describe('SIGTERM under load', () => {
       });
       const first = spawnDaemon(env);
       daemons.push(first);
-      await until(() => ids.every((id) => unique(id) > 300), 'the first daemon to deliver', 30_000);
+      await until(() => ids.every((id) => h.received(id) > 300), 'the first daemon to deliver', 30_000);
       // A collector that takes its time: a backlog builds that one second of grace cannot drain.
       h.receiver.behaviour = { delayMs: 400 };
       const requests = h.receiver.requests.length;
@@ -60,18 +55,6 @@ describe('SIGTERM under load', () => {
       h.receiver.behaviour = {};
       const second = spawnDaemon(env, ['run', '--until-ended']);
       daemons.push(second);
-      await until(
-        () => ids.every((id) => unique(id) >= h.sim.session(id)!.lastSeq - 500),
-        'the second daemon to catch up',
-        60_000,
-      );
-      for (const id of ids) h.sim.session(id)!.produce(0);
-      await until(() => ids.every((id) => unique(id) >= h.sim.session(id)!.lastSeq), 'every event', 60_000);
-      for (const id of ids) h.sim.session(id)!.end();
-      expect(await exited(second), second.output()).toBe(0);
-      for (const t of h.tally(ids)) {
-        expect(t.missing, `missing seqs of ${t.sessionId}: ${t.missingSample.join(',')}`).toBe(0);
-        expect(t.gapRecords).toBe(0);
-      }
+      await runToTheEnd(h, second, ids, { lag: 500, what: 'the second daemon to catch up', timeoutMs: 60_000 });
     }, 120_000);
 });

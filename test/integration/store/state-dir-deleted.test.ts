@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exited, harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { runToTheEnd } from '../../helpers/run-to-end.js';
 
 let h: Harness;
 let state: string | undefined;
@@ -38,12 +39,6 @@ describe('the state directory deleted while the daemon runs', () => {
       const configFile = join(h.stateDir, 'bridge.yaml');
       writeFileSync(configFile, CONFIG);
       const ids = ['d1', 'd2'];
-      const unique = (id: string): number =>
-        new Set(
-          h.receiver.records
-            .filter((r) => r.attributes['browser.session.id'] === id)
-            .map((r) => r.attributes['browser.telemetry.seq']),
-        ).size;
       for (const id of ids) h.sim.createSession(id).produce(200);
       const env = h.env({
         BRIDGE_CONFIG: configFile,
@@ -55,7 +50,7 @@ describe('the state directory deleted while the daemon runs', () => {
       });
       const first = spawnDaemon(env);
       daemons.push(first);
-      await until(() => ids.every((id) => unique(id) > 100), 'the first daemon to deliver', 30_000);
+      await until(() => ids.every((id) => h.received(id) > 100), 'the first daemon to deliver', 30_000);
       rmSync(state, { recursive: true, force: true });
       await until(() => /was deleted while the bridge runs/.test(first.output()), 'the deletion reported', 30_000);
       expect(first.output()).toMatch(/"msg":"cannot write the (checkpoints|spool) \(the state database is gone\)/);
@@ -73,18 +68,6 @@ describe('the state directory deleted while the daemon runs', () => {
 
       const second = spawnDaemon(env, ['run', '--until-ended']);
       daemons.push(second);
-      await until(
-        () => ids.every((id) => unique(id) >= h.sim.session(id)!.lastSeq - 400),
-        'the second daemon to catch up',
-        60_000,
-      );
-      for (const id of ids) h.sim.session(id)!.produce(0);
-      await until(() => ids.every((id) => unique(id) >= h.sim.session(id)!.lastSeq), 'every event', 60_000);
-      for (const id of ids) h.sim.session(id)!.end();
-      expect(await exited(second), second.output()).toBe(0);
-      for (const t of h.tally(ids)) {
-        expect(t.missing, `missing seqs of ${t.sessionId}: ${t.missingSample.join(',')}`).toBe(0);
-        expect(t.gapRecords).toBe(0);
-      }
+      await runToTheEnd(h, second, ids, { lag: 400, what: 'the second daemon to catch up', timeoutMs: 60_000 });
     }, 120_000);
 });

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, harness, type Harness } from '../../helpers/harness.js';
+import { oneStream } from '../../helpers/one-stream.js';
 
 let h: Harness | undefined;
 let service: Server | undefined;
@@ -33,16 +34,7 @@ const frame = (id: string, data: string): string => `id: ${id}\ndata: ${data}\n\
 
 /** Serves `body` as the one stream of session `hs`; every later request is 404 (ended), the archive too. */
 async function serve(body: string): Promise<string> {
-  let streams = 0;
-  service = createServer((req, res) => {
-    if (!req.url?.includes('/telemetry/stream') || streams++ > 0) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end('{"code":"not_found","message":"gone"}');
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(body);
-  });
+  service = createServer(oneStream(body));
   await new Promise<void>((r) => service!.listen(0, '127.0.0.1', () => r()));
   return `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
 }

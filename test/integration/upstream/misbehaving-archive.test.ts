@@ -2,10 +2,11 @@
 // to the simulator as it is, except the archive's pages, which it answers with garbage, an endless
 // cursor, a silence or a trickle. A gap the archive cannot fill must become a gap record that says
 // why, and the session must go on delivering what the stream brings: never wedged, never silent.
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
+import { forward } from '../../helpers/forward.js';
 
 let h: Harness | undefined;
 let front: Server | undefined;
@@ -28,20 +29,7 @@ async function startFront(target: string, archive: ArchiveAnswer): Promise<{ url
   let n = 0;
   front = createServer((req, res) => {
     if (req.url?.includes('/telemetry/events')) return archive(req, res, n++);
-    const out = request(
-      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        // A stream the simulator resets is reset here too, not left open and silent.
-        answer.on('close', () => {
-          if (!answer.complete) res.destroy();
-        });
-      },
-    );
-    out.on('error', () => res.destroy());
-    res.on('close', () => out.destroy());
-    req.pipe(out);
+    forward(req, res, to);
   });
   await new Promise<void>((r) => front!.listen(0, '127.0.0.1', () => r()));
   return { url: `http://127.0.0.1:${(front.address() as AddressInfo).port}`, archiveRequests: () => n };

@@ -20,6 +20,17 @@ function configError(raw: Record<string, unknown>, env: Record<string, string> =
 
 const err = (raw: Record<string, unknown>, env: Record<string, string> = base): string => configError(raw, env).key;
 
+/** The ConfigErrors `fn` throws (failing the test when it throws nothing or something else). */
+function configErrorsOf(fn: () => unknown): ConfigErrors {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigErrors);
+    return e as ConfigErrors;
+  }
+  throw new Error('no ConfigErrors thrown');
+}
+
 describe('configuration', () => {
   it('defaults', () => {
     const c = buildConfig({}, base);
@@ -204,14 +215,10 @@ describe('configuration', () => {
       listen: 'nowhere',
       bogus: 1,
     };
-    let caught: unknown;
-    try {
+    const caught = configErrorsOf(() => {
       buildConfig(raw, base);
-    } catch (e) {
-      caught = e;
-    }
-    expect(caught).toBeInstanceOf(ConfigErrors);
-    const e = caught as ConfigErrors;
+    });
+    const e = caught;
     expect(e.problems.map((p) => p.key)).toEqual([
       'upstream.urll',
       'sessions[1].pol',
@@ -231,18 +238,14 @@ describe('configuration', () => {
 
   it('every problem of the exporter section at once, from the file and the environment', () => {
     const raw = { exporter: { timeout: 'fast', batch_max_records: 'ten', concurrency: 1.5, backoff: { max: 'x' } } };
-    let caught: unknown;
-    try {
+    const caught = configErrorsOf(() => {
       buildConfig(raw, {
         ...base,
         OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign',
         OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd',
       });
-    } catch (e) {
-      caught = e;
-    }
-    expect(caught).toBeInstanceOf(ConfigErrors);
-    expect((caught as ConfigErrors).problems.map((p) => p.key)).toEqual([
+    });
+    expect(caught.problems.map((p) => p.key)).toEqual([
       'OTEL_EXPORTER_OTLP_COMPRESSION',
       'OTEL_EXPORTER_OTLP_HEADERS',
       'exporter.timeout',
@@ -258,14 +261,10 @@ describe('configuration', () => {
       traces: { enabled: 2, state_interval: 'x' },
       mapping: { body_format: 'xml', max_record_bytes: 'lots', filters: { include_categories: ['consol'] } },
     };
-    let caught: unknown;
-    try {
+    const caught = configErrorsOf(() => {
       buildConfig(raw, base);
-    } catch (e) {
-      caught = e;
-    }
-    expect(caught).toBeInstanceOf(ConfigErrors);
-    expect((caught as ConfigErrors).problems.map((p) => p.key).sort()).toEqual([
+    });
+    expect(caught.problems.map((p) => p.key).sort()).toEqual([
       'discovery.enabled',
       'discovery.interval',
       'discovery.start',
@@ -316,19 +315,11 @@ describe('a configuration file with unset variables', () => {
         file,
         'upstream:\n  url: ${env:NOPE_URL}\nexporter:\n  timeout: fast\n  headers: { x-key: "${env:NOPE_KEY}" }\n',
       );
-      let caught: unknown;
-      try {
+      const caught = configErrorsOf(() => {
         loadConfig(file, { BROWSER_API_KEY: 'k' });
-      } catch (e) {
-        caught = e;
-      }
-      expect(caught).toBeInstanceOf(ConfigErrors);
-      expect((caught as ConfigErrors).problems.map((p) => p.key)).toEqual([
-        'upstream.url',
-        'exporter.headers.x-key',
-        'exporter.timeout',
-      ]);
-      expect((caught as ConfigErrors).message).toContain('environment variable NOPE_URL is not set');
+      });
+      expect(caught.problems.map((p) => p.key)).toEqual(['upstream.url', 'exporter.headers.x-key', 'exporter.timeout']);
+      expect(caught.message).toContain('environment variable NOPE_URL is not set');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
