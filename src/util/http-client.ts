@@ -140,11 +140,15 @@ export class HttpClient {
     return new Promise<HttpResponse>((resolve, reject) => {
       let res: IncomingMessage | undefined;
       let headersTimer: NodeJS.Timeout | undefined;
+      let headersVerdict: NodeJS.Immediate | undefined;
+      let abortVerdict: NodeJS.Immediate | undefined;
       let released = false;
       const done = (): void => {
         if (released) return;
         released = true;
         clearTimeout(headersTimer);
+        clearImmediate(headersVerdict);
+        clearImmediate(abortVerdict);
         r.signal?.removeEventListener('abort', onAbort);
         this.release();
       };
@@ -162,10 +166,14 @@ export class HttpClient {
         reject(err instanceof Error ? err : new Error(String(err)));
         return;
       }
+      // A deadline's verdict (the signal's, the headers timer's) waits one turn: see oneTurnLater.
       const onAbort = (): void => {
-        const why = abortReason(r.signal!);
-        res?.destroy(why);
-        req.destroy(why);
+        abortVerdict ??= oneTurnLater(() => {
+          if (res?.complete) return;
+          const why = abortReason(r.signal!);
+          res?.destroy(why);
+          req.destroy(why);
+        });
       };
       r.signal?.addEventListener('abort', onAbort, { once: true });
       // One listener for the request's whole life: after the answer, a socket error would otherwise
@@ -180,13 +188,14 @@ export class HttpClient {
       });
       if (headersTimeoutMs > 0) {
         req.once('socket', () => {
-          headersTimer = setTimeout(
-            () =>
+          headersTimer = setTimeout(() => {
+            headersVerdict = oneTurnLater(() => {
+              if (res !== undefined) return;
               req.destroy(
                 new HttpTimeoutError(HEADERS_TIMEOUT, `no response from ${url.host} within ${headersTimeoutMs} ms`),
-              ),
-            headersTimeoutMs,
-          );
+              );
+            });
+          }, headersTimeoutMs);
         });
       }
       req.once('response', (answer: IncomingMessage) => {
@@ -268,22 +277,45 @@ function writeBody(req: ClientRequest, body: Buffer | readonly Buffer[] | undefi
  */
 function watchBody(body: IncomingMessage, ms: number, host: string): void {
   const socket = body.socket;
-  const onBytes = (): void => void timer.refresh();
+  let chunks = 0;
+  let verdict: NodeJS.Immediate | undefined;
+  const onBytes = (): void => {
+    chunks++;
+    timer.refresh();
+  };
+  const silent = (): boolean => !body.complete && body.readableLength === 0;
   const timer = setTimeout(() => {
     // Every byte is in: silence is all that is left to come.
     if (body.complete) return;
     // Unread bytes: the reader paused (back-pressure), so the silence is not the peer's.
     if (body.readableLength > 0) return void timer.refresh();
-    body.destroy(new HttpTimeoutError(BODY_TIMEOUT, `no bytes from ${host} for ${ms} ms`));
+    // The verdict one turn later, once the bytes waiting in the socket were read (oneTurnLater).
+    const seen = chunks;
+    verdict = oneTurnLater(() => {
+      if (body.destroyed || !silent()) return;
+      if (chunks !== seen) return void timer.refresh();
+      body.destroy(new HttpTimeoutError(BODY_TIMEOUT, `no bytes from ${host} for ${ms} ms`));
+    });
   }, ms);
   socket.on('data', onBytes);
   const stop = (): void => {
     clearTimeout(timer);
+    clearImmediate(verdict);
     socket.off('data', onBytes);
   };
   // 'end' before 'close': the connection may go back to the pool between the two.
   body.once('end', stop);
   body.once('close', stop);
+}
+
+/**
+ * Runs `verdict` one turn of the event loop later: setImmediate runs after the poll phase, which
+ * reads the sockets. When the process could not run for longer than a timeout (SIGSTOP, a frozen VM,
+ * a blocked loop), libuv runs the due timers first, before the answer that arrived meanwhile is read:
+ * deciding then failed requests whose answers were there, and an export sent its records again.
+ */
+function oneTurnLater(verdict: () => void): NodeJS.Immediate {
+  return setImmediate(verdict);
 }
 
 /** What an aborted signal fails a request with: its reason (a TimeoutError for AbortSignal.timeout()). */
