@@ -26,7 +26,8 @@ import {
 import { adoptDatabase, migrateSqlite, SCHEMA, StoreOpenError, type MigrateOptions } from './sqlite-schema.js';
 import { lockStateDir } from './sqlite-state-lock.js';
 import { StateFileCheck } from './state-file-check.js';
-import { packSpans, prepareSpanStates, unpackSpans, type SqliteSpanStates } from './sqlite-span-states.js';
+import { packSpans, prepareSpanStates, type SqliteSpanStates } from './sqlite-span-states.js';
+import { toRow, type RawSession } from './sqlite-session-row.js';
 
 export { StoreOpenError } from './sqlite-schema.js';
 
@@ -378,30 +379,4 @@ function pushSegment(params: unknown[], s: NewSegment): void {
 function isAscending(ids: readonly number[]): boolean {
   for (let i = 1; i < ids.length; i++) if (ids[i]! <= ids[i - 1]!) return false;
   return true;
-}
-
-interface RawSession {
-  id: string;
-  spec: string;
-  source: SessionSource;
-  lifecycle: SessionLifecycle;
-  checkpoint: number;
-  epoch: number;
-  sourceId: string | null;
-  /** Compressed (packSpans), or text as a file from before compression holds it. */
-  spans: Buffer | string | null;
-}
-
-function toRow(r: RawSession, unreadable: (error: string) => void): SessionRow {
-  const row: SessionRow = {
-    spec: JSON.parse(r.spec) as SessionSpec,
-    source: r.source,
-    lifecycle: r.lifecycle,
-    checkpoint: r.checkpoint,
-    epoch: r.epoch,
-  };
-  if (r.sourceId !== null) row.sourceId = r.sourceId;
-  const spans = r.spans === null ? undefined : unpackSpans(r.spans, unreadable);
-  if (spans !== undefined) row.spans = spans;
-  return row;
 }
