@@ -7,6 +7,7 @@ import type { Emit } from '../vocabulary/facts.js';
 import { splitRecords, type Segment } from '../wire/segment-framing.js';
 import { backoffDelay, type BackoffPolicy } from '../util/backoff.js';
 import type { RequestBody, RequestBuilder } from '../wire/otlp-request.js';
+import { rejectedWithin } from '../wire/partial-success.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
 import { outcomeLabel } from './outcome-label.js';
 
@@ -212,9 +213,7 @@ export class BatchExport {
     const { emit } = this.o;
     const endpoint = this.o.endpoint;
     this.acceptedRequests++;
-    // A collector's count is taken within what was sent: a negative one or one above the request's
-    // records would count records delivered or rejected that never were.
-    const rejected = Math.min(records, Math.max(0, outcome.rejected));
+    const rejected = rejectedWithin(records, outcome.rejected);
     const accepted = records - rejected;
     emit({ f: 'records_delivered', count: accepted });
     this.deliveredTotal += accepted;

@@ -17,6 +17,7 @@
 // shutdown() tells nobody: spans left then stay in the state the final checkpoint writes.
 import type { Emit } from '../vocabulary/facts.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
+import { rejectedWithin } from '../wire/partial-success.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
 
 /** gRPC UNIMPLEMENTED: the collector has no TraceService. */
@@ -144,8 +145,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
         unsupported = false;
         o.emit({ f: 'traces_supported', endpoint: o.transport.url });
       }
-      // The collector's count, within what was sent: a negative or too large one counts spans never sent.
-      const rejected = Math.min(batch.length, Math.max(0, outcome.rejected));
+      const rejected = rejectedWithin(batch.length, outcome.rejected);
       o.emit({ f: 'spans_exported', count: batch.length - rejected });
       if (rejected > 0) o.emit({ f: 'spans_dropped', count: rejected, reason: 'rejected' });
       return;

@@ -11,6 +11,14 @@ export interface PartialSuccess {
   message: string;
 }
 
+/**
+ * A collector's rejected count taken within what the request carried: a negative one, or one above
+ * the request's records (or spans), would count items delivered or rejected that never were.
+ */
+export function rejectedWithin(sent: number, rejected: number): number {
+  return Math.min(sent, Math.max(0, rejected));
+}
+
 /** Null when the response reports no rejection (or is empty, or cannot be read). */
 export function decodePartialSuccess(body: Buffer, contentType: string): PartialSuccess | null {
   if (body.length === 0) return null;

@@ -3,7 +3,7 @@
 // must not pass silently as an acknowledgement.
 import { describe, expect, it } from 'vitest';
 import { encodeExportResponse } from '../../../src/devkit/receiver/response.js';
-import { isOtlpAnswer } from '../../../src/wire/partial-success.js';
+import { isOtlpAnswer, rejectedWithin } from '../../../src/wire/partial-success.js';
 
 const PB = 'application/x-protobuf';
 const JSON_TYPE = 'application/json';
@@ -46,5 +46,17 @@ describe('isOtlpAnswer', () => {
 
   it('a body read only in part is not taken for an answer', () => {
     expect(isOtlpAnswer(Buffer.alloc(0), PB, true)).toBe(false);
+  });
+});
+
+describe('rejectedWithin', () => {
+  it.each([
+    [200, 3, 3],
+    [200, 0, 0],
+    [200, 1_000_000, 200],
+    [200, -5, 0],
+    [0, 4, 0],
+  ])('of %i sent, a count of %i rejected is %i', (sent, rejected, want) => {
+    expect(rejectedWithin(sent, rejected)).toBe(want);
   });
 });
