@@ -34,7 +34,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 function received(out: string, id: string): { seqs: Set<number>; gaps: number } {
   const seqs = new Set<number>();
   let gaps = 0;
-  for (const line of out.split('\n')) {
+  // The receiver may be mid-write: the text after the last newline is a line not yet complete.
+  for (const line of out.slice(0, out.lastIndexOf('\n') + 1).split('\n')) {
     if (!line.startsWith('{')) continue;
     const r = JSON.parse(line) as { eventName?: string; attributes?: Record<string, unknown> };
     if (r.attributes?.['browser.session.id'] !== id) continue;
