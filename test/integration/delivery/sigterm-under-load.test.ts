@@ -53,6 +53,9 @@ describe('SIGTERM under load', () => {
       expect(first.output()).toMatch(/"drained":false.*"msg":"grace period over/);
 
       h.receiver.behaviour = {};
+      // The sessions go on, slower: a daemon starting on a loaded machine must be able to catch up
+      // with them (CI under load had 3 × 500 events/s outrun it for a minute).
+      for (const id of ids) h.sim.session(id)!.produce(50);
       const second = spawnDaemon(env, ['run', '--until-ended']);
       daemons.push(second);
       await runToTheEnd(h, second, ids, { lag: 500, what: 'the second daemon to catch up', timeoutMs: 60_000 });
