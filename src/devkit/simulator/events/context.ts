@@ -22,6 +22,11 @@ export interface PageState {
   cdpSessionId: string;
   /** The target's navigation epoch: counts its top-level navigations (the context's nav_seq). */
   navSeq: number;
+  /**
+   * The origin of the last web page the tab showed: a blank tab's or an error page's scripts and
+   * stack frames come from the page that opened or failed into it.
+   */
+  origin: string;
 }
 
 /** A request sent: what its response or failure repeats (CDP gives them the same request id and URL). */
@@ -94,6 +99,30 @@ export const SITE_FORMS: ReadonlyArray<{ readonly url: string; readonly href: st
 /** The pages as events carry them (a frame's url, a request's url and documentURL). */
 export const SITES: readonly string[] = SITE_FORMS.map((s) => s.url);
 
+/**
+ * Where Chromium puts a main frame whose navigation failed (a name that does not resolve, a refused
+ * connection): Page.frameNavigated names this URL, and the URL that failed only as
+ * `unreachableUrl`, which the service does not copy. The error page then loads its own images as
+ * data: URLs.
+ */
+export const ERROR_PAGE_URL = 'chrome-error://chromewebdata/';
+/** An empty frame: an iframe without src, a tab opened on nothing. */
+export const BLANK_URL = 'about:blank';
+
+/**
+ * Images a page inlines: Chromium reports such a request (and its response) with the whole data:
+ * URL, as the page wrote it. A 1×1 PNG in base64 and an SVG percent-encoded, as pages embed them.
+ */
+export const INLINE_IMAGES: readonly string[] = [
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'data:image/svg+xml,%3Csvg%20xmlns=%22http://www.w3.org/2000/svg%22%20viewBox=%220%200%2016%2016%22%3E%3Ccircle%20cx=%228%22%20cy=%228%22%20r=%228%22/%3E%3C/svg%3E',
+];
+
+/** Whether a page has an origin of its own to fetch from (not an error page, not about:blank). */
+export function isWebPage(url: string): boolean {
+  return url.startsWith('https://') || url.startsWith('http://');
+}
+
 /** URLs that carry user-info or signatures, so the bridge's redaction has something to do. */
 export const SECRET_URLS: readonly string[] = [
   'https://alice:s3cr3t-p%40ss@api.example.com/private/report.csv',
@@ -142,9 +171,11 @@ export const LONG_BODY = capString(
 ).value;
 export const LONG_TEXT = capString('Uncaught payload dump: ' + 'Ошибка данных 🐛 '.repeat(900)).value;
 
-export function newPage(rng: Rng, url: string): PageState {
+/** A new tab on `url`; `opener`, the origin it was opened from when `url` is no web page. */
+export function newPage(rng: Rng, url: string, opener?: string): PageState {
   return {
     url,
+    origin: isWebPage(url) ? originOf(url) : (opener ?? originOf(SITES[0]!)),
     frameId: rng.hex(32).toUpperCase(),
     loaderId: rng.hex(32).toUpperCase(),
     targetId: rng.hex(32).toUpperCase(),
@@ -216,15 +247,19 @@ export function nextRequestId(g: GenState): string {
 
 const origins = new Map<string, string>();
 
-/** Origin of the current page; cached because the page URLs come from small fixed lists. */
-export function pageOrigin(g: GenState): string {
-  const url = g.page.url;
+/** A web page's origin; cached because the page URLs come from small fixed lists. */
+export function originOf(url: string): string {
   let o = origins.get(url);
   if (o === undefined) {
     o = new URL(url).origin;
     if (origins.size < 1000) origins.set(url, o);
   }
   return o;
+}
+
+/** Origin of the current page, or of the last web page of its tab (see PageState.origin). */
+export function pageOrigin(g: GenState): string {
+  return g.page.origin;
 }
 
 export function clip128(s: string): string {

@@ -2,10 +2,12 @@
 // "Event types and categories"). Headers and URLs carry credentials on purpose: the bridge must mask them.
 import type { GenResult, GenState, PendingRequest } from './context.js';
 import {
+  INLINE_IMAGES,
   LONG_BODY,
   SECRET_URLS,
   SITES,
   cdpSource,
+  isWebPage,
   monitorSource,
   nextRequestId,
   pageContext,
@@ -25,6 +27,8 @@ const HTML_BODY = '<!doctype html><html><body><h1>Bienvenue 🎉</h1></body></ht
 interface RequestKind {
   path?: string;
   url?: string;
+  /** A `blob:` URL the page made (URL.createObjectURL) and fetches: `blob:<origin>/<uuid>`. */
+  blob?: true;
   methods: readonly string[];
   resourceType: string;
   mime: string;
@@ -54,7 +58,23 @@ const PAGE_REQUESTS: readonly RequestKind[] = [
   { path: '/favicon.ico', methods: ['GET'], resourceType: 'Other', mime: 'image/x-icon' },
   { path: '/', methods: ['GET'], resourceType: 'Document', mime: 'text/html', body: HTML_BODY },
   { path: '/events', methods: ['GET'], resourceType: 'EventSource', mime: 'text/event-stream' },
+  { blob: true, methods: ['GET'], resourceType: 'Fetch', mime: 'application/json', body: JSON_BODY },
+  ...inlineImages(),
 ];
+
+/**
+ * Images inlined as data: URLs. An error page or a blank tab has no origin to fetch from: what it
+ * requests is these (Chromium's error page loads its icons so).
+ */
+function inlineImages(): RequestKind[] {
+  return INLINE_IMAGES.map((url) => ({
+    url,
+    methods: ['GET'],
+    resourceType: 'Image',
+    mime: url.slice('data:'.length, url.search(/[;,]/)),
+  }));
+}
+const OFF_WEB_REQUESTS: readonly RequestKind[] = inlineImages();
 
 const SECRET_REQUESTS: readonly RequestKind[] = [
   { url: SECRET_URLS[0]!, methods: ['GET'], resourceType: 'Fetch', mime: 'text/csv' },
@@ -88,15 +108,25 @@ const ERRORS = [
 /** A new request of the page: its id, URL, method and resource type drawn together. */
 function newRequest(g: GenState): PendingRequest {
   const { rng } = g;
-  const kind = rng.chance(0.25) ? rng.pick(SECRET_REQUESTS) : rng.pick(PAGE_REQUESTS);
+  const kind = !isWebPage(g.page.url)
+    ? rng.pick(OFF_WEB_REQUESTS)
+    : rng.chance(0.25)
+      ? rng.pick(SECRET_REQUESTS)
+      : rng.pick(PAGE_REQUESTS);
   return {
     id: nextRequestId(g),
-    url: kind.url ?? pageOrigin(g) + kind.path!,
+    url: kind.url ?? (kind.blob ? `blob:${pageOrigin(g)}/${uuid(g)}` : pageOrigin(g) + kind.path!),
     method: rng.pick(kind.methods),
     resourceType: kind.resourceType,
     mime: kind.mime,
     body: kind.body,
   };
+}
+
+/** A random UUID (version 4), as URL.createObjectURL names a blob. */
+function uuid(g: GenState): string {
+  const h = g.rng.hex(32);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20)}`;
 }
 
 /** Takes an outstanding request (oldest first), or one sent before the monitor attached when none is. */

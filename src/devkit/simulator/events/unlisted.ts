@@ -3,13 +3,34 @@
 // service gives them (kernel/kernel-images cdpmonitor handlers and the Node SDK's
 // BrowserTelemetryEvent union; docs/mapping.md "Event types").
 import type { GenResult, GenState } from './context.js';
-import { SECRET_URLS, SITES, SITE_FORMS, cdpSource, newPage, pageContext } from './context.js';
+import {
+  BLANK_URL,
+  ERROR_PAGE_URL,
+  SECRET_URLS,
+  SITES,
+  SITE_FORMS,
+  cdpSource,
+  isWebPage,
+  newPage,
+  originOf,
+  pageContext,
+} from './context.js';
 
 /** page_navigation (Page.frameNavigated): nav context inline, without nav_seq (it resets the epoch). */
 export function pageNavigation(g: GenState): GenResult {
   const { rng } = g;
   const subframe = rng.chance(0.2);
-  const url = rng.chance(0.15) ? rng.pick(SECRET_URLS) : rng.pick(SITES);
+  // An iframe without src is about:blank; a main frame whose navigation failed shows Chromium's
+  // error page (the request's network_loading_failed names the URL that failed).
+  const url = subframe
+    ? rng.chance(0.3)
+      ? BLANK_URL
+      : rng.pick(SITES)
+    : rng.chance(0.03)
+      ? ERROR_PAGE_URL
+      : rng.chance(0.15)
+        ? rng.pick(SECRET_URLS)
+        : rng.pick(SITES);
   const data: Record<string, unknown> = {
     session_id: g.page.cdpSessionId,
     target_id: g.page.targetId,
@@ -20,7 +41,8 @@ export function pageNavigation(g: GenState): GenResult {
   };
   if (subframe) data.parent_frame_id = g.page.frameId;
   else {
-    g.page = { ...g.page, url, loaderId: data.loader_id as string, navSeq: g.page.navSeq + 1 };
+    const origin = isWebPage(url) ? originOf(url) : g.page.origin;
+    g.page = { ...g.page, url, origin, loaderId: data.loader_id as string, navSeq: g.page.navSeq + 1 };
     g.scrollY = 0;
   }
   return { data, source: cdpSource(g, 'Page.frameNavigated') };
@@ -35,8 +57,9 @@ export function pageNavigationSettled(g: GenState): GenResult {
 export function pageTabOpened(g: GenState): GenResult {
   const { rng } = g;
   const opener = g.page.targetId;
-  const site = rng.pick(SITE_FORMS);
-  g.page = newPage(rng, site.url);
+  // An agent opens most tabs on a page, some on nothing (a blank tab it navigates afterwards).
+  const site = rng.chance(0.2) ? { url: BLANK_URL, href: BLANK_URL } : rng.pick(SITE_FORMS);
+  g.page = newPage(rng, site.url, g.page.origin);
   return {
     data: {
       target_id: g.page.targetId,

@@ -22,8 +22,7 @@ import {
   SITE_FORMS,
   TYPED_SITES,
   browserUrl,
-  pageOrigin,
-  type GenState,
+  originOf,
 } from '../../../../src/devkit/simulator/events/context.js';
 import { VALUELESS_ARGS } from '../../../../src/devkit/simulator/events/console.js';
 import { chromiumVersion, findChromium, startChromium, type ChromiumHandle } from '../chromium.js';
@@ -207,7 +206,7 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
     expect(seen.consoleCallFrameUrl).toBe(expected);
     // The fragment travels apart, percent-encoded; the service copies none of these fields.
     expect(seen.documentRequest?.urlFragment).toBe('#Teil%20%C3%BC');
-    expect(seen.frameOrigin).toBe(pageOrigin({ page: { url: expected } } as GenState));
+    expect(seen.frameOrigin).toBe(originOf(expected));
   });
 
   it("fetched URLs, the simulator's pages among them: each request's url is the simulator's form", () => {

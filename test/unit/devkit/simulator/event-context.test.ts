@@ -56,6 +56,9 @@ describe('event context', () => {
       const before = events.slice(0, i).reverse().find(isContext);
       const after = events.slice(i + 1).find(isContext);
       if (before === undefined || after === undefined || after.type === 'page_tab_opened') continue;
+      // Another navigation between the two context events: each step is checked where it is alone.
+      const between = events.slice(events.indexOf(before) + 1, events.indexOf(after));
+      if (between.filter((x) => x.type === 'page_navigation').length > 1) continue;
       // A tab opened in between: the context moved to another target.
       if (dataOf(before).target_id !== nav.target_id || dataOf(after).target_id !== nav.target_id) continue;
       const step = nav.parent_frame_id === undefined ? 1 : 0;
