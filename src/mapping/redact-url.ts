@@ -192,12 +192,19 @@ export function addUrlAttributes(attrs: Record<string, AttributeValue>, url: str
   if (p.port !== undefined) attrs[ATTR.serverPort] = p.port;
 }
 
+/** Schemes whose authority names a server the browser connected to (server.address, server.port). */
+const SERVER_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp']);
+
 function parseUrlParts(url: string): UrlParts {
   const m = SCHEME.exec(url);
   const scheme = m === null ? undefined : url.slice(0, m[0].length - 1).toLowerCase();
   const parts: UrlParts = { scheme, full: scheme !== 'data', host: undefined, port: undefined };
   const schemeLen = m === null ? 0 : m[0].length;
   if (!parts.full || !url.startsWith('//', schemeLen)) return parts;
+  // A browser's own pages have an authority but no server: `chrome-error://chromewebdata/` (a
+  // failed navigation), `chrome-extension://<id>/`, `devtools://devtools/`. As server.address they
+  // would group failed pages under a server named chromewebdata.
+  if (scheme !== undefined && !SERVER_SCHEMES.has(scheme)) return parts;
   const start = schemeLen + 2;
   let end = url.length;
   for (let i = start; i < url.length; i++) {

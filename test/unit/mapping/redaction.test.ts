@@ -74,6 +74,25 @@ describe('URL attributes', () => {
     addUrlAttributes(attrs, url);
     expect(attrs).toMatchObject(expected);
   });
+  it.each([
+    ['chrome-error://chromewebdata/', 'chrome-error'],
+    ['chrome-extension://abcdefghijklmnopabcdefghijklmnop/popup.html', 'chrome-extension'],
+    ['devtools://devtools/bundled/inspector.html', 'devtools'],
+    ['blob:https://shop.example/1b4e28ba-2fa1-41d2-a8e3-0a2f6e3b1c7d', 'blob'],
+  ])("%s: a browser's own URL names no server", (url, scheme) => {
+    const attrs = {};
+    addUrlAttributes(attrs, url);
+    expect(attrs).toEqual({ 'url.scheme': scheme, 'url.full': url });
+  });
+  it.each([
+    ['wss://proxy.example:9222/devtools', { 'server.address': 'proxy.example', 'server.port': 9222 }],
+    ['ftp://files.example/a', { 'server.address': 'files.example' }],
+    ['//cdn.example/x', { 'server.address': 'cdn.example' }],
+  ])('%s: a server', (url, expected) => {
+    const attrs = {};
+    addUrlAttributes(attrs, url);
+    expect(attrs).toMatchObject(expected);
+  });
   it('the same URL again, past the memo bound, and longer than the memo takes: the same attributes', () => {
     const cases = [
       'https://Shop.Example:8443/a?b',
