@@ -13,6 +13,9 @@ import { BLANK_URL, ERROR_PAGE_URL, INLINE_IMAGES } from '../../../../src/devkit
 import { EventFactory } from '../../../../src/devkit/simulator/events/event-factory.js';
 import { createRng } from '../../../../src/devkit/simulator/events/rng.js';
 import { CAPTURE_ALL } from '../../../../src/devkit/simulator/pools.js';
+import { defaultMappingOptions } from '../../../../src/config/mapping-section.js';
+import { createMapper } from '../../../../src/mapping/mapper.js';
+import type { Envelope } from '../../../../src/upstream/envelope.js';
 import { chromiumVersion, findChromium, startChromium, type ChromiumHandle } from '../chromium.js';
 
 const chromium = findChromium();
@@ -174,5 +177,35 @@ describe.skipIf(chromium === undefined)(`the simulator's off-web URLs against ${
       }
     }
     expect(checked).toBeGreaterThan(0);
+  });
+
+  it('mapped as the service sends them: the error page and a blob are no server, a data: URL keeps only its scheme', () => {
+    const mapper = createMapper(defaultMappingOptions);
+    const ctx = { sessionId: 'off-web', attributes: {}, epoch: 0 };
+    const map = (type: string, data: Record<string, unknown>): Record<string, unknown> => {
+      const envelope: Envelope = { seq: 1, event: { ts: 1, type, category: 'page', source: { kind: 'cdp' }, data } };
+      return mapper.map(envelope, ctx, 1)!.attributes;
+    };
+    // page_navigation as the service's Page.frameNavigated handler writes it.
+    expect(
+      map('page_navigation', { url: seen.errorPageUrl, frame_id: 'F', parent_frame_id: '', loader_id: 'L' }),
+    ).toMatchObject({
+      'url.full': ERROR_PAGE_URL,
+      'url.scheme': 'chrome-error',
+    });
+    expect(map('page_navigation', { url: seen.errorPageUrl })).not.toHaveProperty('server.address');
+    const blob = seen.requests.find((r) => r.url.startsWith('blob:'))!;
+    expect(map('network_request', { url: blob.url, method: 'GET', request_id: '1' })).not.toHaveProperty(
+      'server.address',
+    );
+    const image = seen.requests.find((r) => r.url.startsWith('data:'))!;
+    const attrs = map('network_request', {
+      url: image.url,
+      method: 'GET',
+      request_id: '2',
+      document_url: image.documentURL,
+    });
+    expect(attrs['url.scheme']).toBe('data');
+    expect(attrs).not.toHaveProperty('url.full');
   });
 });
