@@ -162,3 +162,24 @@ export function startChromium(executable: string, args: readonly string[] = []):
     stop: () => (stopped ??= stopOnce()),
   };
 }
+
+/**
+ * A new page target on about:blank and a flat session on it, over `cdp` of `browser`: both calls end,
+ * with the browser's reason, when it dies meanwhile.
+ */
+export async function openBlankPage(
+  browser: ChromiumHandle,
+  cdp: CdpClient,
+): Promise<{ targetId: string; sessionId: string }> {
+  const { targetId } = (await Promise.race([
+    browser.failed,
+    cdp.send('Target.createTarget', { url: 'about:blank' }),
+  ])) as {
+    targetId: string;
+  };
+  const { sessionId } = (await Promise.race([
+    browser.failed,
+    cdp.send('Target.attachToTarget', { targetId, flatten: true }),
+  ])) as { sessionId: string };
+  return { targetId, sessionId };
+}

@@ -17,7 +17,7 @@ import { capString } from '../../../src/devkit/simulator/events/context.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import { createTailView } from '../../../src/cli/tail-view.js';
 import type { Envelope } from '../../../src/upstream/envelope.js';
-import { findChromium, startChromium, type ChromiumHandle } from '../devkit/chromium.js';
+import { findChromium, openBlankPage, startChromium, type ChromiumHandle } from '../devkit/chromium.js';
 
 const chromium = findChromium();
 
@@ -59,11 +59,7 @@ describe.skipIf(chromium === undefined)('a real Chromium session', () => {
   it('masks the refresh_token of a 9 KB JSON answer the service cut, and a signed URL in the console', async () => {
     const { failed } = browser!;
     const cdp = await browser!.connect();
-    const { targetId } = await Promise.race([failed, cdp.send('Target.createTarget', { url: 'about:blank' })]);
-    const { sessionId } = (await Promise.race([
-      failed,
-      cdp.send('Target.attachToTarget', { targetId, flatten: true }),
-    ])) as { sessionId: string };
+    const { sessionId } = await openBlankPage(browser!, cdp);
 
     const seen = new Promise<{ body: string; url: string; status: number; consoleText: string }>((resolve, reject) => {
       let token: { requestId: string; url: string; status: number } | undefined;

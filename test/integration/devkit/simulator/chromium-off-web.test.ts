@@ -16,7 +16,7 @@ import { CAPTURE_ALL } from '../../../../src/devkit/simulator/pools.js';
 import { defaultMappingOptions } from '../../../../src/config/mapping-section.js';
 import { createMapper } from '../../../../src/mapping/mapper.js';
 import type { Envelope } from '../../../../src/upstream/envelope.js';
-import { chromiumVersion, findChromium, startChromium, type ChromiumHandle } from '../chromium.js';
+import { chromiumVersion, findChromium, openBlankPage, startChromium, type ChromiumHandle } from '../chromium.js';
 
 const chromium = findChromium();
 
@@ -70,13 +70,7 @@ describe.skipIf(chromium === undefined)(`the simulator's off-web URLs against ${
     ]);
     const { failed } = browser;
     const cdp = await browser.connect();
-    const { targetId } = (await Promise.race([failed, cdp.send('Target.createTarget', { url: 'about:blank' })])) as {
-      targetId: string;
-    };
-    const { sessionId } = (await Promise.race([
-      failed,
-      cdp.send('Target.attachToTarget', { targetId, flatten: true }),
-    ])) as { sessionId: string };
+    const { sessionId } = await openBlankPage(browser, cdp);
     const done = new Promise<void>((resolve, reject) => {
       const bound = setTimeout(
         () => reject(new Error(`incomplete after ${WAIT_MS / 1000} s: ${JSON.stringify(seen)}`)),

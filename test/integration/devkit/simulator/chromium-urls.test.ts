@@ -25,7 +25,7 @@ import {
   originOf,
 } from '../../../../src/devkit/simulator/events/context.js';
 import { VALUELESS_ARGS } from '../../../../src/devkit/simulator/events/console.js';
-import { chromiumVersion, findChromium, startChromium, type ChromiumHandle } from '../chromium.js';
+import { chromiumVersion, findChromium, openBlankPage, startChromium, type ChromiumHandle } from '../chromium.js';
 
 const chromium = findChromium();
 
@@ -112,13 +112,7 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
     ]);
     const { failed } = browser;
     const cdp = await browser.connect();
-    const { targetId } = (await Promise.race([failed, cdp.send('Target.createTarget', { url: 'about:blank' })])) as {
-      targetId: string;
-    };
-    const { sessionId } = (await Promise.race([
-      failed,
-      cdp.send('Target.attachToTarget', { targetId, flatten: true }),
-    ])) as { sessionId: string };
+    const { targetId, sessionId } = await openBlankPage(browser, cdp);
 
     const done = new Promise<void>((resolve, reject) => {
       // Generous on a loaded machine, and it ends with what was missing rather than the test's limit.
