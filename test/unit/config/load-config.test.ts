@@ -336,7 +336,9 @@ describe('a misspelt key whose value is an unset variable', () => {
         loadConfig(file, { BROWSER_API_KEY: 'k' });
       });
       const lines = caught.problems.map((p) => p.message);
-      expect(lines).toContainEqual(expect.stringMatching(/^upstream\.api_kye: environment variable NOPE_KEY is not set/));
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^upstream\.api_kye: environment variable NOPE_KEY is not set/),
+      );
       expect(lines).toContainEqual(expect.stringMatching(/^upstream\.api_kye: unknown key; did you mean api_key\?/));
       expect(lines).toContainEqual(expect.stringMatching(/^sesions: environment variable NOPE_S is not set/));
       expect(lines).toContainEqual(expect.stringMatching(/^sesions: unknown key; did you mean sessions\?/));
