@@ -21,7 +21,7 @@ import { BRIDGE_VERSION } from '../util/version.js';
 import type { CheckItem } from './checklist.js';
 import { displayUrl } from '../mapping/display-url.js';
 import type { RouteAnswer } from './service-identity.js';
-import { stateDirBusy, stateDirShapeProblem } from './state-dir.js';
+import { stateDirBusy, stateDirShapeProblem, stateFilesProblem } from './state-dir.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
 
 /** Outcome of one request to the session service. */
@@ -330,6 +330,8 @@ export function probeStateDir(dir: string): CheckItem {
     const probe = join(abs, `.bridge-check-${process.pid}-${randomBytes(4).toString('hex')}`);
     writeFileSync(probe, '');
     unlinkSync(probe);
+    const files = stateFilesProblem(abs);
+    if (files) return { label, status: 'fail', detail: files.replace(/^the state file /, '') };
     return {
       label,
       status: 'ok',

@@ -1,6 +1,6 @@
 // What `run` and `check` both say about the state directory before the store opens it, so the two
 // commands describe the same problem in the same words.
-import { statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs } from '../util/make-dirs.js';
@@ -36,21 +36,52 @@ export function stateDirWriteProblem(dir: string): string | undefined {
     const probe = join(abs, `.bridge-write-test-${process.pid}`);
     writeFileSync(probe, '');
     unlinkSync(probe);
-    return undefined;
   } catch (err) {
     return unusable(abs, err);
   }
+  return stateFilesProblem(abs);
+}
+
+/** The files the store writes in the directory (store/sqlite-store.ts, sqlite-state-lock.ts). */
+const STATE_FILES = ['bridge.db', 'bridge.db-wal', 'bridge.db-shm', 'bridge.lock'];
+
+/**
+ * A sentence naming a file of the state directory that exists and that this user may not write
+ * (a copy restored with the wrong owner, a chmod, an immutable flag), or undefined. A directory
+ * that takes new files says nothing about the files in it: without this, `check` showed ✓ and `run`
+ * stopped at SQLite's "attempt to write a readonly database".
+ */
+export function stateFilesProblem(dir: string): string | undefined {
+  const abs = resolve(dir);
+  for (const name of STATE_FILES) {
+    const file = join(abs, name);
+    try {
+      accessSync(file, constants.W_OK);
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code === 'ENOENT') continue;
+      if (e.code === 'EROFS') return unusable(abs, err);
+      if (e.code !== 'EACCES' && e.code !== 'EPERM')
+        return `the state file ${file} cannot be used: ${e.code ?? e.message}`;
+      const mode = (statSync(file).mode & 0o777).toString(8).padStart(4, '0');
+      return `the state file ${file} is read-only for ${who()} (mode ${mode}${e.code === 'EPERM' ? ', or an immutable flag' : ''}); change its owner or mode (the bridge keeps its files 0600 for its own user), or set BRIDGE_STATE_DIR (or state.dir) to a directory this user may write`;
+    }
+  }
+  return undefined;
+}
+
+function who(): string {
+  const uid = process.getuid?.();
+  return uid === undefined ? 'this user' : `this user (uid ${uid})`;
 }
 
 function unusable(abs: string, err: unknown): string {
   const e = err as NodeJS.ErrnoException;
-  const uid = process.getuid?.();
-  const who = uid === undefined ? 'this user' : `this user (uid ${uid})`;
   switch (e.code) {
     case 'EACCES':
     case 'EPERM':
       // The write test's own file name would only distract: the directory is what refused it.
-      return `the state directory ${abs} cannot be created or written by ${who}: permission denied on ${e.path?.includes('.bridge-write-test-') ? abs : (e.path ?? abs)}; ${WHAT_TO_DO}`;
+      return `the state directory ${abs} cannot be created or written by ${who()}: permission denied on ${e.path?.includes('.bridge-write-test-') ? abs : (e.path ?? abs)}; ${WHAT_TO_DO}`;
     case 'EROFS':
       return `the state directory ${abs} is on a read-only file system; set BRIDGE_STATE_DIR (or state.dir) to a writable volume`;
     case 'ENOTDIR':

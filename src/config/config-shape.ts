@@ -2,7 +2,7 @@
 // every section or list written as something else, all of them in one pass, each named by its full
 // key. The values themselves are the parsers' business (they know rules a declaration cannot); this
 // walk is what lets an operator fix every misplaced line of a file at once.
-import { ConfigError } from './errors.js';
+import { ConfigError, UnknownKeyError } from './errors.js';
 import type { KeyNode } from './config-keys.js';
 import { isRecord } from '../util/guards.js';
 
@@ -16,7 +16,7 @@ export function shapeProblems(value: unknown, node: KeyNode, key: string): Confi
       return Object.entries(value).flatMap(([k, v]) => {
         const child = node.keys[k];
         const path = key ? `${key}.${k}` : k;
-        if (!child) return [new ConfigError(path, `unknown key (expected one of: ${allowed.join(', ')})`)];
+        if (!child) return [new UnknownKeyError(path, allowed)];
         return shapeProblems(v, child, path);
       });
     }

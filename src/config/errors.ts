@@ -1,3 +1,5 @@
+import { closest } from '../util/closest-name.js';
+
 /** A configuration problem, reported with the key that caused it; the CLI exits with code 2. */
 export class ConfigError extends Error {
   readonly key: string;
@@ -5,6 +7,19 @@ export class ConfigError extends Error {
     super(`${key}: ${message}`);
     this.name = 'ConfigError';
     this.key = key;
+  }
+}
+
+/**
+ * A key the schema does not know at `path`, with the known name it is nearest to (a typo such as
+ * `api_kye`), and the names that are allowed there. A problem of its own whatever its value holds:
+ * an unset variable in that value is reported beside it, not instead of it (load-config.ts).
+ */
+export class UnknownKeyError extends ConfigError {
+  constructor(path: string, allowed: readonly string[]) {
+    const name = path.slice(path.lastIndexOf('.') + 1);
+    const near = closest(name, allowed);
+    super(path, `unknown key${near ? `; did you mean ${near}?` : ''} (expected one of: ${allowed.join(', ')})`);
   }
 }
 

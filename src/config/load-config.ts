@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parseYaml } from './yaml.js';
 import { substituteEnv } from './env-substitution.js';
-import { ConfigError, ConfigErrors, ConfigProblems } from './errors.js';
+import { ConfigError, ConfigErrors, ConfigProblems, UnknownKeyError } from './errors.js';
 import { CONFIG_FILE } from './config-keys.js';
 import { shapeProblems } from './config-shape.js';
 import { upstreamTls } from './tls.js';
@@ -60,13 +60,15 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
     raw = substituteEnv(doc ?? {}, env, '', unset) as Raw;
     if (unset.list.length > 0) {
       // Reported with every other problem of the configuration; a key whose variable is unset is
-      // named once, for that (its value left out would otherwise also read as missing).
+      // named once for its value (left out, it would otherwise also read as missing), and once more
+      // when the key itself is misspelt: that is a second mistake to fix, not a consequence.
       const named = new Set(unset.list.map((q) => q.key));
       try {
         buildConfig(raw, env, configPath);
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
-        unset.add(...(err instanceof ConfigErrors ? err.problems : [err]).filter((q) => !named.has(q.key)));
+        const problems = err instanceof ConfigErrors ? err.problems : [err];
+        unset.add(...problems.filter((q) => q instanceof UnknownKeyError || !named.has(q.key)));
       }
       unset.throwIfAny();
     }

@@ -1,7 +1,7 @@
 // The `mapping:` section of the configuration: redaction, screenshots, record size, body format and
 // filters. Parsed and validated once at start (docs/design.md "Conventions": untrusted input is
 // validated where it enters); the mapper precomputes its lookup tables from the result.
-import { ConfigError, ConfigProblems } from './errors.js';
+import { ConfigError, ConfigProblems, UnknownKeyError } from './errors.js';
 import { CONFIG_FILE, keysOf } from './config-keys.js';
 
 import { checkCategories, checkIncludeTypes } from './event-names.js';
@@ -183,7 +183,7 @@ function section(raw: unknown, key: string, known: readonly string[]): Record<st
   if (raw === undefined || raw === null) return {};
   if (!isRecord(raw)) throw new ConfigError(key, 'must be a mapping');
   for (const k of Object.keys(raw)) {
-    if (!known.includes(k)) throw new ConfigError(`${key}.${k}`, `unknown key (expected one of: ${known.join(', ')})`);
+    if (!known.includes(k)) throw new UnknownKeyError(`${key}.${k}`, known);
   }
   return raw;
 }

@@ -1,6 +1,6 @@
 // Small typed readers for untrusted configuration values. Each names the full key in its error,
 // so an operator sees exactly which line of the file or which variable is wrong.
-import { ConfigError } from './errors.js';
+import { ConfigError, UnknownKeyError } from './errors.js';
 import { maskUrlText } from '../util/mask-url-text.js';
 import { isRecord } from '../util/guards.js';
 
@@ -21,7 +21,7 @@ export function onlyKeys(obj: Raw, allowed: readonly string[], prefix: string): 
   for (const k of Object.keys(obj)) {
     if (!allowed.includes(k)) {
       const p = prefix ? `${prefix}.${k}` : k;
-      throw new ConfigError(p, `unknown key (expected one of: ${allowed.join(', ')})`);
+      throw new UnknownKeyError(p, allowed);
     }
   }
 }

@@ -327,9 +327,17 @@ export class Supervisor {
     // Delivered what it could: the sessions (and what is left of their spool) go to the others now.
     await this.ownership?.close();
     const left = this.d.spool.spooled.records;
-    this.d.log.info(
-      { drained, leftInSpool: left },
-      drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start',
-    );
+    // A deleted or replaced state database keeps nothing for the next start: say what happens instead.
+    const gone = this.d.store.stateProblem?.();
+    if (gone !== undefined)
+      this.d.log.warn(
+        { drained, problem: gone },
+        'the state database is gone: the next start reads again from the service what was not delivered (checkpoints and sessions added through the API went with it)',
+      );
+    else
+      this.d.log.info(
+        { drained, leftInSpool: left },
+        drained ? 'spool delivered' : 'grace period over; undelivered records stay spooled for the next start',
+      );
   });
 }

@@ -30,6 +30,9 @@ export const ATTR = {
   /** JSON text of source members the attributes above cannot carry (rare; kept for the round trip). */
   sourceExtra: 'browser.event.source.extra',
   truncated: 'browser.event.truncated',
+  /** How a `ts` sent in another unit or shape was read (upstream/event-time.ts), and the value sent. */
+  tsReadAs: 'browser.event.ts_read_as',
+  tsOriginal: 'browser.event.ts_original',
   uid: 'log.record.uid',
   gapFirst: 'browser.telemetry.gap.first_seq',
   gapLast: 'browser.telemetry.gap.last_seq',
@@ -277,6 +280,10 @@ export function baseAttributes(
   attrs[ATTR.eventCategory] = ev.category;
   if (addSource(attrs, ev.source, masks)) onMasked?.();
   if (ev.truncated === true) attrs[ATTR.truncated] = true;
+  if (envelope.tsNote !== undefined) {
+    attrs[ATTR.tsReadAs] = envelope.tsNote.readAs;
+    attrs[ATTR.tsOriginal] = envelope.tsNote.original;
+  }
   attrs[ATTR.uid] = recordUid(ctx, envelope.seq);
   return attrs;
 }

@@ -131,8 +131,7 @@ export const LOG_LINES: FactTable<Logger> = {
   screenshot_failed: null,
   reads_paced: null,
   commit_failed: (log, fact) => {
-    // The usual cause, unless the store named another (store/state-file-check.ts).
-    const why = fact.code === 'STATE_FILE_GONE' ? 'the state database is gone' : 'disk full?';
+    const why = commitFailureCause(fact.code);
     if (sayAgain(fact.streak))
       log.error(
         { error: fact.error, code: fact.code, streak: fact.streak },
@@ -359,3 +358,16 @@ export const LOG_LINES: FactTable<Logger> = {
     );
   },
 };
+
+/**
+ * Why a commit failed, as far as its code tells: SQLite says SQLITE_FULL for a full volume
+ * (ENOSPC) and SQLITE_IOERR_* or SQLITE_READONLY_* for a write refused otherwise (a volume
+ * remounted read-only, a failing disk, a file made unwritable); a deleted database is
+ * store/state-file-check.ts's. "disk full?" sent operators looking for space they had.
+ */
+function commitFailureCause(code: string | undefined): string {
+  if (code === 'STATE_FILE_GONE') return 'the state database is gone';
+  if (code?.startsWith('SQLITE_IOERR') || code?.startsWith('SQLITE_READONLY'))
+    return 'the state database is read-only or its volume fails';
+  return 'disk full?';
+}

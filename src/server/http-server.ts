@@ -32,14 +32,19 @@ import {
   type ControlAccess,
 } from './control-access.js';
 import { HttpError, send } from './http-reply.js';
+import { limitConnections, SERVER_TIMEOUTS } from './connection-limits.js';
 import { ready } from './readiness.js';
 import { sessions } from './sessions-route.js';
 
 /**
- * Requests handled at once; beyond, 503 with Retry-After at once. The port may be open to a whole
- * cluster for scraping: a flood must queue outside, not in front of the store's connections.
+ * Requests handled at once, by kind; beyond, 503 with Retry-After at once. The port may be open to a
+ * whole cluster for scraping: a flood must queue outside, not in front of the store's connections.
+ * Probes (/readyz, /metrics) and the control API have slots of their own, so control requests whose
+ * bodies arrive a byte a second cannot turn the probes away; /healthz takes none (it answers from
+ * memory, at once: a liveness probe must not fail because the surface is busy).
  */
-const MAX_CONCURRENT_REQUESTS = 32;
+const MAX_CONCURRENT_REQUESTS = { probe: 32, control: 16 } as const;
+type RequestKind = keyof typeof MAX_CONCURRENT_REQUESTS;
 
 export interface HttpSurface {
   readonly url: string;
@@ -75,16 +80,22 @@ export async function listenHttp(
   const control = decideControlAccess(listen.host, opts.token, opts.insecure === true);
   const names: NamePolicy = { checkHost: isLoopback(listen.host), listed: allowedHostSet(opts.allowedHosts) };
   let bridge: Bridge | undefined;
-  let inFlight = 0;
-  const server: Server = createServer((req, res) => {
-    if (inFlight >= MAX_CONCURRENT_REQUESTS) {
+  const inFlight: Record<RequestKind, number> = { probe: 0, control: 0 };
+  const server: Server = createServer(SERVER_TIMEOUTS, (req, res) => {
+    const kind = requestKind(req.url);
+    if (kind !== undefined && inFlight[kind] >= MAX_CONCURRENT_REQUESTS[kind]) {
       res.setHeader('retry-after', '1');
-      send(res, 503, { code: 'busy', message: `more than ${MAX_CONCURRENT_REQUESTS} requests at once; retry` });
+      send(res, 503, {
+        code: 'busy',
+        message: `more than ${MAX_CONCURRENT_REQUESTS[kind]} ${kind} requests at once; retry`,
+      });
       return;
     }
-    inFlight++;
+    if (kind !== undefined) inFlight[kind]++;
     handle(bridge, control, names, req, res)
       .catch((err: unknown) => {
+        // A client that went away in the middle of its body: nothing to answer, nothing to report.
+        if (req.destroyed && !req.complete) return void res.destroy();
         log.error({ error: (err as Error).message, path: req.url }, 'control request failed');
         // The one store failure a caller can act on, said as it is (store/state-file-check.ts).
         if (!res.headersSent && (err as { code?: string }).code === 'STATE_FILE_GONE')
@@ -92,9 +103,12 @@ export async function listenHttp(
         else if (!res.headersSent) send(res, 500, { code: 'internal_error', message: 'internal error' });
         else res.destroy();
       })
-      .finally(() => inFlight--);
+      .finally(() => {
+        if (kind !== undefined) inFlight[kind]--;
+      });
   });
   server.keepAliveTimeout = 5000;
+  limitConnections(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(listen.port, listen.host, () => {
@@ -116,6 +130,13 @@ export async function listenHttp(
         server.closeAllConnections();
       }),
   };
+}
+
+/** Which slots a request takes: none for /healthz, the control API's, or the probes'. */
+function requestKind(url: string | undefined): RequestKind | undefined {
+  const path = (url ?? '/').split('?', 1)[0]!;
+  if (path === '/healthz') return undefined;
+  return path === '/v1/sessions' || path.startsWith('/v1/sessions/') ? 'control' : 'probe';
 }
 
 /** listenHttp + attach, for callers that already have a bridge (tests, demo). */

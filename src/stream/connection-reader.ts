@@ -5,7 +5,7 @@
 //      │                                                     │
 //      │                                                     └─the body ended meanwhile: acted on once released
 //      ├─body ends cleanly──▶ the decoder's held-back frame delivered ──▶ closed (clean)
-//      ├─idle watchdog / a frame over the limit (abort)──▶ idle / frame_too_large
+//      ├─idle watchdog / a frame over the limit (abort, once the chunk's frames are out)──▶ idle / frame_too_large
 //      ├─error, reset──▶ network
 //      └─stop() (releases the hold)──▶ closed "stopped"
 //
@@ -64,10 +64,19 @@ export interface ConnectionHost {
  */
 export function readConnection(body: StreamBody, ac: AbortController, host: ConnectionHost): Promise<ReadOutcome> {
   let why: ReconnectReason | undefined;
+  // The abort waits until the frames decoded before the overflow are handed out and no hold of this
+  // chunk is pending: aborting inside feed() ended the body at once, and the gap's repair then held
+  // the reader while the rest of the chunk took a hold of its own over it (a fair-share turn), so the
+  // repair's release found its hold replaced, the read never ended and a stop waited for it for ever.
   const decoder = createFrameDecoder(() => {
     why = 'frame_too_large';
-    ac.abort();
   });
+  /** Ends the connection once a frame overflowed; true when it did. */
+  const abortIfOverflowed = (): boolean => {
+    if (why !== 'frame_too_large') return false;
+    ac.abort();
+    return true;
+  };
   const watchdog = new IdleWatchdog(host.idleTimeoutMs, () => {
     why = 'idle';
     ac.abort();
@@ -127,7 +136,9 @@ export function readConnection(body: StreamBody, ac: AbortController, host: Conn
         if (end()) finish({ reason: 'network', detail: `internal error: ${(err as Error).message}` });
       });
     };
-    const resume = (): void => body.resume();
+    const resume = (): void => {
+      if (!abortIfOverflowed()) body.resume();
+    };
 
     const onData = (chunk: Buffer, more: boolean): void => {
       // A paused body emits nothing: no chunk arrives while a hold is pending.
@@ -140,6 +151,7 @@ export function readConnection(body: StreamBody, ac: AbortController, host: Conn
           const pause = deliver();
           if (pause) return hold(pause, resume, true);
         }
+        if (abortIfOverflowed()) return;
         if (host.stopped()) return stopped();
         // Only a chunk that more may follow at once can keep the event loop from turning.
         const turn = more ? yieldIfDue() : undefined;
@@ -151,6 +163,8 @@ export function readConnection(body: StreamBody, ac: AbortController, host: Conn
     };
 
     const endedCleanly = (): void => {
+      // A frame overflowed and the body ended before the abort came (during a hold): still that gap.
+      if (why === 'frame_too_large') return failed(new Error('a frame exceeded the size limit'));
       // The body ended without an error: flush what the parser held back (a last frame ending in CR).
       decoder.end(frames);
       const done = (): void => finish({ reason: 'closed', detail: 'the service closed the stream' }, true);

@@ -2,6 +2,7 @@
 // Frames are untrusted input: they are validated once here, where they enter, and everything
 // downstream works with these types.
 import { isRecord } from '../util/guards.js';
+import { readEventTime, type TsNote } from './event-time.js';
 
 /** BrowserEventSource: these members are what the service sends (docs/service-api.md "Envelope"). */
 export interface EventSource {
@@ -13,7 +14,11 @@ export interface EventSource {
 
 /** A telemetry event as sent by the service; `data` keeps its original shape. */
 export interface TelemetryEvent {
-  /** Unix microseconds; below 2^53 for any date before year 2255, so a JS number holds it exactly. */
+  /**
+   * Unix microseconds; below 2^53 for any date before year 2255, so a JS number holds it exactly.
+   * A `ts` sent otherwise was read into this by validateEnvelope (event-time.ts), which says how in
+   * the envelope's `tsNote`.
+   */
   ts: number;
   type: string;
   category: string;
@@ -25,24 +30,24 @@ export interface TelemetryEvent {
 export interface Envelope {
   seq: number;
   event: TelemetryEvent;
+  /** Set when `event.ts` is not what the service sent (event-time.ts): how it was read, and the value sent. */
+  tsNote?: TsNote;
 }
 
 export type EnvelopeResult = { ok: true; envelope: Envelope } | { ok: false; reason: string };
 
 /**
- * Validates a parsed JSON value as an envelope. The reason never quotes the payload, so it can be
- * logged without leaking what the frame carried.
+ * Validates a parsed JSON value as an envelope, and reads its `ts` into microseconds (event-time.ts;
+ * `observedMicros`, now when not given, stands in for one that names no time). The reason never
+ * quotes the payload, so it can be logged without leaking what the frame carried.
  */
-export function validateEnvelope(value: unknown): EnvelopeResult {
+export function validateEnvelope(value: unknown, observedMicros?: number): EnvelopeResult {
   if (!isRecord(value)) return { ok: false, reason: 'envelope is not an object' };
   const { seq, event } = value;
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) {
     return { ok: false, reason: 'seq is not a positive integer' };
   }
   if (!isRecord(event)) return { ok: false, reason: 'event is not an object' };
-  if (typeof event.ts !== 'number' || !Number.isSafeInteger(event.ts) || event.ts < 0) {
-    return { ok: false, reason: 'event.ts is not a non-negative integer (Unix microseconds)' };
-  }
   if (typeof event.type !== 'string' || event.type === '') return { ok: false, reason: 'event.type is missing' };
   if (typeof event.category !== 'string') return { ok: false, reason: 'event.category is missing' };
   if (!isRecord(event.source)) return { ok: false, reason: 'event.source is not an object' };
@@ -54,6 +59,13 @@ export function validateEnvelope(value: unknown): EnvelopeResult {
   }
   if (event.truncated !== undefined && typeof event.truncated !== 'boolean') {
     return { ok: false, reason: 'event.truncated is not a boolean' };
+  }
+  // Last, so that a frame refused for another reason is left as it came. An odd time is no reason
+  // to refuse an event: the archive would send the same one, and the event would be lost to a gap.
+  const time = readEventTime(event.ts, observedMicros);
+  if (time.note !== undefined) {
+    event.ts = time.micros;
+    value.tsNote = time.note;
   }
   return { ok: true, envelope: value as unknown as Envelope };
 }

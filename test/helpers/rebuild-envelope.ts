@@ -28,6 +28,18 @@ function rebuildSource(attrs: Record<string, AttributeValue>): EventSource {
   return source;
 }
 
+/** The `ts` as the service sent it, when the bridge had to read it otherwise (upstream/event-time.ts). */
+function originalTs(attrs: Record<string, AttributeValue>): number | undefined {
+  const original = attrs[ATTR.tsOriginal];
+  if (typeof original !== 'string' || original === 'absent') return undefined;
+  try {
+    // Not a number when the service sent text or worse; the envelope carries it as it came.
+    return JSON.parse(original) as number;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Rebuilds the envelope a record was mapped from (see the file comment for what differs). */
 export function rebuildEnvelope(record: BridgeLogRecord): Envelope {
   const attrs = record.attributes;
@@ -37,7 +49,12 @@ export function rebuildEnvelope(record: BridgeLogRecord): Envelope {
   if (typeof seq !== 'number' || typeof type !== 'string' || typeof category !== 'string') {
     throw new Error('not an event record: browser.telemetry.seq, browser.event.type or browser.event.category missing');
   }
-  const event: TelemetryEvent = { ts: record.tsMicros, type, category, source: rebuildSource(attrs) };
+  const event: TelemetryEvent = {
+    ts: originalTs(attrs) ?? record.tsMicros,
+    type,
+    category,
+    source: rebuildSource(attrs),
+  };
   if (attrs[ATTR.truncated] === true) event.truncated = true;
   if (typeof record.body === 'string') {
     // Event data is always an object (or null); a string body is the `json` body format, or a body

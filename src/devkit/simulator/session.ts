@@ -52,7 +52,12 @@ const MALFORMED = {
   envelope: (seq: number, variant: number): string =>
     [
       JSON.stringify({ seq, event: 'not an object' }),
-      JSON.stringify({ seq, event: { type: 'console_log', category: 'console', source: {}, ts: 'yesterday' } }),
+      // A ts the bridge cannot read is no longer malformed (it takes the time it read the frame): a
+      // source that is not an object still is.
+      JSON.stringify({
+        seq,
+        event: { type: 'console_log', category: 'console', source: 'cdp', ts: Date.now() * 1000 },
+      }),
       JSON.stringify([seq, 'array instead of envelope']),
     ][variant % 3] as string,
 };

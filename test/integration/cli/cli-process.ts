@@ -32,9 +32,12 @@ export function startCli(
   args: string[],
   env: Record<string, string | undefined>,
   entry: string[] = ['--import', 'tsx', 'src/cli/main.ts'],
+  user?: { uid: number; gid: number },
 ): CliProcess {
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: REPO,
+    // Another user (tests of permissions that root alone would pass; only root may ask for it).
+    ...user,
     // Fixed time zone and no colour: pretty output is deterministic.
     env: { PATH: process.env.PATH ?? '', TZ: 'UTC', NO_COLOR: '1', LOG_LEVEL: 'warn', ...env },
   });
@@ -89,8 +92,9 @@ export async function runCli(
   env: Record<string, string | undefined>,
   timeoutMs = 30_000,
   entry?: string[],
+  user?: { uid: number; gid: number },
 ): Promise<CliResult> {
-  const p = startCli(args, env, entry);
+  const p = startCli(args, env, entry, user);
   const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
   try {
     return await p.done;

@@ -207,6 +207,57 @@ describe('hardening', () => {
     }
   }, 60_000);
 
+  it('a frame above the size limit while the archive is asked for it: the session reconnects, and a stop is not held', async () => {
+    h = await harness();
+    // The overflow ends the body inside the read that overflowed; the gap's repair (an archive
+    // that answers, empty) holds the reader while the rest of that read is handled. Before, a
+    // fair-share turn taken there replaced the repair's hold: the connection's read never ended,
+    // the session never reconnected, and SIGTERM waited for it for ever.
+    const env = (seq: number) =>
+      JSON.stringify({
+        seq,
+        event: {
+          ts: 1_700_000_000_000_000 + seq,
+          type: 'api_call',
+          category: 'control',
+          source: { kind: 'kernel_api', metadata: { telemetry_session_id: 'A' } },
+          data: { n: seq },
+        },
+      });
+    const streams: Array<string | undefined> = [];
+    const service = createServer((req, res) => {
+      if (req.url?.startsWith('/browsers/big-repair/telemetry/events')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-has-more': 'false' }).end('[]');
+        return;
+      }
+      if (!req.url?.startsWith('/browsers/big-repair/telemetry/stream') || streams.length > 1) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":"not_found","message":"no"}');
+        return;
+      }
+      const last = req.headers['last-event-id'] as string | undefined;
+      streams.push(last);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (last !== undefined) return void res.end(`id: 3\ndata: ${env(3)}\n\n`);
+      res.write(`id: 1\ndata: ${env(1)}\n\nid: 2\ndata: `);
+      res.end('x'.repeat(40 * 1024 * 1024));
+    });
+    await new Promise<void>((r) => service.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+      const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'big-repair', BROWSER_API_URL: url });
+      await bridge.supervisor.untilAllEnded();
+      expect(streams).toEqual([undefined, '2']);
+      const gaps = h.receiver.records.filter((r) => r.eventName === 'browser.telemetry_gap');
+      expect(gaps.map((g) => g.attributes['browser.telemetry.gap.reason'])).toContain('frame_too_large');
+      const events = h.receiver.records.filter((r) => r.eventName !== 'browser.telemetry_gap');
+      expect(events.map((r) => r.attributes['browser.telemetry.seq'])).toEqual([1, 3]);
+      await bridge.shutdown(Date.now() + 5000);
+    } finally {
+      service.closeAllConnections();
+      await new Promise((r) => service.close(r));
+    }
+  }, 60_000);
+
   it('an error answer whose body never ends does not hold the session in connecting', async () => {
     h = await harness();
     let requests = 0;

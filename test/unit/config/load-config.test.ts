@@ -325,3 +325,25 @@ describe('a configuration file with unset variables', () => {
     }
   });
 });
+
+describe('a misspelt key whose value is an unset variable', () => {
+  it('reports both problems at once, the misspelling with the name it is closest to', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'load-config-'));
+    try {
+      const file = join(dir, 'bridge.yaml');
+      writeFileSync(file, 'upstream:\n  url: http://svc.test\n  api_kye: ${env:NOPE_KEY}\nsesions: ${env:NOPE_S}\n');
+      const caught = configErrorsOf(() => {
+        loadConfig(file, { BROWSER_API_KEY: 'k' });
+      });
+      const lines = caught.problems.map((p) => p.message);
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^upstream\.api_kye: environment variable NOPE_KEY is not set/),
+      );
+      expect(lines).toContainEqual(expect.stringMatching(/^upstream\.api_kye: unknown key; did you mean api_key\?/));
+      expect(lines).toContainEqual(expect.stringMatching(/^sesions: environment variable NOPE_S is not set/));
+      expect(lines).toContainEqual(expect.stringMatching(/^sesions: unknown key; did you mean sessions\?/));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -20,7 +20,7 @@ const frame = (seq: number, sid: string | undefined, id = String(seq)): Frame =>
   data: JSON.stringify({
     seq,
     event: {
-      ts: 1_000 + seq,
+      ts: 1_700_000_000_000_000 + seq,
       type: 'api_call',
       category: 'control',
       source: sid ? { kind: 'kernel_api', metadata: { telemetry_session_id: sid } } : { kind: 'kernel_api' },
@@ -186,7 +186,7 @@ describe('SequencedStream', () => {
       reason: 'evicted',
       epoch: 0,
       sourceId: 'A',
-      nearTsMicros: 1_001,
+      nearTsMicros: 1_700_000_000_000_001,
     });
   });
 });

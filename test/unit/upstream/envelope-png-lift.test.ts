@@ -32,7 +32,7 @@ describe('parseEnvelope lifts the PNG of a large screenshot frame', () => {
     ],
     [
       'png before the other keys',
-      `{"seq":7,"event":{"type":"monitor_screenshot","data":{"png":"${PNG}","x":1},"ts":1,"category":"system","source":{}}}`,
+      `{"seq":7,"event":{"type":"monitor_screenshot","data":{"png":"${PNG}","x":1},"ts":1700000000000000,"category":"system","source":{}}}`,
     ],
     [
       'a "png" key in source.metadata first',
@@ -42,7 +42,7 @@ describe('parseEnvelope lifts the PNG of a large screenshot frame', () => {
     ['png under another event type', frame({ type: 'console_log', data: { png: PNG } })],
     [
       'duplicate png keys (the last wins, as in JSON.parse)',
-      `{"seq":7,"event":{"ts":1,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}","png":"second"}}}`,
+      `{"seq":7,"event":{"ts":1700000000000000,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}","png":"second"}}}`,
     ],
     ['escaped slashes in the base64', frame({ type: 'monitor_screenshot', data: { png: PNG } }).replaceAll('/', '\\/')],
     [
@@ -56,11 +56,11 @@ describe('parseEnvelope lifts the PNG of a large screenshot frame', () => {
     ],
     [
       'unterminated png string',
-      `{"seq":7,"event":{"ts":1,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}`,
+      `{"seq":7,"event":{"ts":1700000000000000,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}`,
     ],
     [
       'broken JSON after the png',
-      `{"seq":7,"event":{"ts":1,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}"},}}`,
+      `{"seq":7,"event":{"ts":1700000000000000,"type":"monitor_screenshot","category":"system","source":{},"data":{"png":"${PNG}"},}}`,
     ],
     [
       'an invalid envelope (seq 0)',
@@ -95,7 +95,7 @@ describe('parseEnvelope lifts the PNG of a large screenshot frame', () => {
 
 describe('crafted frames: the lift gives what JSON.parse gives, or steps aside', () => {
   const envelope = (data: string, type = 'monitor_screenshot'): string =>
-    `{"seq":7,"event":{"ts":1,"type":"${type}","category":"system","source":{"kind":"cdp"},"data":${data}}}`;
+    `{"seq":7,"event":{"ts":1700000000000000,"type":"${type}","category":"system","source":{"kind":"cdp"},"data":${data}}}`;
   const withRaw = (code: number): string => `${PNG.slice(0, 1000)}${String.fromCharCode(code)}${PNG.slice(1000)}`;
 
   it.each<[string, string]>([

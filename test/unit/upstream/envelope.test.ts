@@ -1,7 +1,7 @@
 // The envelope as it enters (upstream/envelope.ts): hostile `data:` texts, table-driven, each with
 // the reason the bridge gives. Reasons never quote the payload: they reach log lines.
 import { describe, expect, it } from 'vitest';
-import { parseEnvelope } from '../../../src/upstream/envelope.js';
+import { parseEnvelope, validateEnvelope } from '../../../src/upstream/envelope.js';
 
 const event = { ts: 1_700_000_000_000_000, type: 'api_call', category: 'control', source: { kind: 'kernel_api' } };
 const text = (seq: unknown, ev: Record<string, unknown> = event): string => JSON.stringify({ seq, event: ev });
@@ -20,17 +20,6 @@ describe('parseEnvelope', () => {
     ['seq 1e400 (Infinity)', '{"seq":1e400,"event":{}}', 'seq is not a positive integer'],
     ['event missing', '{"seq":1}', 'event is not an object'],
     ['event a string', text(1, 'x' as unknown as Record<string, unknown>), 'event is not an object'],
-    ['ts negative', text(1, { ...event, ts: -1 }), 'event.ts is not a non-negative integer (Unix microseconds)'],
-    [
-      'ts a date string',
-      text(1, { ...event, ts: '2026-01-01T00:00:00Z' }),
-      'event.ts is not a non-negative integer (Unix microseconds)',
-    ],
-    [
-      'ts beyond 2^53',
-      '{"seq":1,"event":{"ts":1e300,"type":"t","category":"c","source":{}}}',
-      'event.ts is not a non-negative integer (Unix microseconds)',
-    ],
     ['type empty', text(1, { ...event, type: '' }), 'event.type is missing'],
     ['type a number', text(1, { ...event, type: 7 }), 'event.type is missing'],
     ['category missing', text(1, { ...event, category: undefined }), 'event.category is missing'],
@@ -50,6 +39,28 @@ describe('parseEnvelope', () => {
     ['unknown members kept', text(1, { ...event, future: { x: 1 } })],
   ])('%s is taken', (_name, data) => {
     expect(parseEnvelope(data).ok).toBe(true);
+  });
+
+  it.each<[string, unknown]>([
+    ['negative', -1],
+    ['a date string', '2026-01-01T00:00:00Z'],
+    ['beyond 2^53', 1e300],
+    ['absent', undefined],
+  ])('a ts %s is no reason to refuse the event: it is read (event-time.ts) and noted', (_name, ts) => {
+    const r = parseEnvelope(text(1, { ...event, ts }));
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.envelope.tsNote?.readAs).toBeDefined();
+  });
+
+  it('a ts in microseconds is left as it is, without a note', () => {
+    const r = parseEnvelope(text(1));
+    expect(r).toEqual({ ok: true, envelope: { seq: 1, event } });
+  });
+
+  it('a ts refused for another reason is left as it came', () => {
+    const value = { seq: 1, event: { ...event, ts: 5, type: '' } };
+    expect(validateEnvelope(value).ok).toBe(false);
+    expect(value.event.ts).toBe(5);
   });
 
   it('a reason never quotes the frame', () => {
