@@ -2,7 +2,7 @@
 // Frames are untrusted input: they are validated once here, where they enter, and everything
 // downstream works with these types.
 import { isRecord } from '../util/guards.js';
-import { readEventTime, type TsNote } from './event-time.js';
+import { isServiceTime, readEventTime, type TsNote } from './event-time.js';
 
 /** BrowserEventSource: these members are what the service sends (docs/service-api.md "Envelope"). */
 export interface EventSource {
@@ -62,10 +62,10 @@ export function validateEnvelope(value: unknown, observedMicros?: number): Envel
   }
   // Last, so that a frame refused for another reason is left as it came. An odd time is no reason
   // to refuse an event: the archive would send the same one, and the event would be lost to a gap.
-  const time = readEventTime(event.ts, observedMicros);
-  if (time.note !== undefined) {
+  if (!isServiceTime(event.ts)) {
+    const time = readEventTime(event.ts, observedMicros);
     event.ts = time.micros;
-    value.tsNote = time.note;
+    if (time.note !== undefined) value.tsNote = time.note;
   }
   return { ok: true, envelope: value as unknown as Envelope };
 }

@@ -37,13 +37,20 @@ const DIGITS = /^\d{1,20}$/;
  * (when the frame was read; now when not given) stands in.
  */
 export function readEventTime(ts: unknown, observedMicros?: number): EventTime {
-  // The one case on the hot path: an integer of microseconds, as the service sends it.
-  if (typeof ts === 'number' && Number.isInteger(ts) && ts >= MIN_MICROS && ts <= MAX_MICROS) return { micros: ts };
+  if (isServiceTime(ts)) return { micros: ts };
   const read = typeof ts === 'number' ? fromNumber(ts) : typeof ts === 'string' ? fromText(ts) : undefined;
   const original = originalText(ts);
   if (read !== undefined && read.micros >= MIN_MICROS && read.micros <= MAX_MICROS)
     return { micros: read.micros, note: { readAs: read.readAs, original } };
   return { micros: observedMicros ?? Date.now() * 1000, note: { readAs: 'observed_time', original } };
+}
+
+/**
+ * The one case on the hot path: an integer of microseconds, as the service sends it. A check apart
+ * from readEventTime, so that an envelope whose `ts` needs no reading makes no object for it.
+ */
+export function isServiceTime(ts: unknown): ts is number {
+  return typeof ts === 'number' && Number.isInteger(ts) && ts >= MIN_MICROS && ts <= MAX_MICROS;
 }
 
 interface Read {
