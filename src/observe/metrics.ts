@@ -7,7 +7,7 @@
 import { Registry, type Counter } from './prom-registry.js';
 import { registerProcessMetrics } from './process-metrics.js';
 import { CATEGORIES } from '../vocabulary/event-types.js';
-import { DISCOVERY_OUTCOMES, type RedactionKind, type RejectReason } from '../vocabulary/facts.js';
+import { DISCOVERY_OUTCOMES, type RedactionKind, type RejectReason, type SpanDropReason } from '../vocabulary/facts.js';
 import { RECONNECT_REASONS, SUBSCRIBER_STATES } from '../vocabulary/session-states.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 
@@ -19,6 +19,7 @@ export const LABEL_VALUES = {
   reconnectReason: RECONNECT_REASONS,
   sessionState: SUBSCRIBER_STATES,
   rejectedReason: ['partial_success', 'invalid', 'too_large', 'corrupt'] satisfies RejectReason[],
+  spanDropReason: ['refused', 'rejected', 'overflow', 'shutdown'] satisfies SpanDropReason[],
   /** `http_<status>` outcomes appear as the collector answers them; the status set is open. */
   exportOutcome: [
     'success',
@@ -324,6 +325,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
   };
   zero(m.eventsFiltered, 'category', LABEL_VALUES.category);
   zero(m.eventsRejected, 'reason', LABEL_VALUES.rejectedReason);
+  zero(m.spansDropped, 'reason', LABEL_VALUES.spanDropReason);
   zero(m.reconnects, 'reason', LABEL_VALUES.reconnectReason);
   zero(m.exportRequests, 'outcome', LABEL_VALUES.exportOutcome);
   zero(m.oversized, 'action', LABEL_VALUES.oversizedAction);
