@@ -40,11 +40,7 @@ function pick(env: Env, names: string[], raw: Raw, fileKey: string, prefix: stri
  * The exporter's TLS files of one signal: `signalVar` names its own variable (…_TRACES_… for spans,
  * …_LOGS_… for records; otlp-endpoint.ts signalVar), which wins over the generic one.
  */
-export function exporterTls(
-  env: Env,
-  raw: Raw,
-  signalVar: (name: string) => string,
-): TlsFiles {
+export function exporterTls(env: Env, raw: Raw, signalVar: (name: string) => string): TlsFiles {
   const [caPath, caKey] = pick(
     env,
     [signalVar('CERTIFICATE'), 'OTEL_EXPORTER_OTLP_CERTIFICATE'],
