@@ -102,3 +102,18 @@ describe("README's configuration table", () => {
     expect(keys.filter((k) => !isKey(k))).toEqual([]);
   });
 });
+
+describe('the control API error codes', () => {
+  it('every code the HTTP surface answers with is listed in docs/operations.md', () => {
+    const codes = new Set<string>();
+    for (const f of sources('src/server')) {
+      for (const m of read(f).matchAll(/(?:\b[45]\d\d,\s*|code:\s*)'([a-z_]+)'/g)) codes.add(m[1]!);
+      // new HttpError(404, 'unknown_session', …) spans lines after Prettier.
+      for (const m of read(f).matchAll(/HttpError\(\s*\d{3},\s*'([a-z_]+)'/g)) codes.add(m[1]!);
+    }
+    const ops = read('docs/operations.md');
+    const list = ops.slice(ops.indexOf('Errors use the session service'), ops.indexOf('### Following a session'));
+    expect(codes.size).toBeGreaterThan(8);
+    expect([...codes].filter((c) => !list.includes(`\`${c}\``)).sort()).toEqual([]);
+  });
+});
