@@ -42,7 +42,8 @@ export function stateDirWriteProblem(dir: string): string | undefined {
   }
 }
 
-function unusable(abs: string, err: unknown): string {
+/** Why `abs` cannot be the state directory, from the error a write or a mkdir there gave. */
+export function unusable(abs: string, err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   const uid = process.getuid?.();
   const who = uid === undefined ? 'this user' : `this user (uid ${uid})`;
