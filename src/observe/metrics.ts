@@ -96,7 +96,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     }),
     eventsRejected: registry.counter({
       name: 'bridge_events_rejected_total',
-      help: 'Records the collector rejected (partial success, or refused alone as invalid).',
+      help: 'Records the collector refused and that were dropped, by reason: partial_success, invalid (400 alone), too_large (413 alone), corrupt (an unreadable spool row).',
       labelNames: ['reason'],
     }),
     spansExported: registry.counter({
@@ -208,7 +208,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     }),
     spoolRecords: registry.gauge({
       name: 'bridge_spool_records',
-      help: 'Records waiting in the spool.',
+      help: 'Records waiting for delivery: in the spool, and read but not yet committed to it.',
       async collect() {
         const s = await spoolFigures();
         if (s) this.set(s.records + sources!.pendingRecords());
