@@ -21,7 +21,7 @@ import { BRIDGE_VERSION } from '../util/version.js';
 import type { CheckItem } from './checklist.js';
 import { displayUrl } from '../mapping/display-url.js';
 import type { RouteAnswer } from './service-identity.js';
-import { stateDirBusy, stateDirShapeProblem, stateFilesProblem } from './state-dir.js';
+import { stateDirBusy, stateDirShapeProblem, stateFilesProblem, unusable } from './state-dir.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
 
 /** Outcome of one request to the session service. */
@@ -340,8 +340,8 @@ export function probeStateDir(dir: string): CheckItem {
         : `${abs} is writable`,
     };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    return { label, status: 'fail', detail: `${abs} is not writable (${code})` };
+    // The sentence run prints for the same directory (state-dir.ts), which says what to do.
+    return { label, status: 'fail', detail: unusable(abs, err).replace(/^the state directory /, '') };
   } finally {
     if (created) rmSync(created, { recursive: true, force: true });
   }

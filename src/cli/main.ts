@@ -69,6 +69,20 @@ function help(): string {
   ].join('\n');
 }
 
+/** A process killed by SIGPIPE reports 128 + 13; shells show that for a writer whose reader left. */
+const EXIT_READER_GONE = 141;
+
+// A reader that stops reading (`check | head -3`, `receive | head`) closes the pipe, and the next
+// write fails with EPIPE: without a listener that was an 'Unhandled error event' and a stack trace.
+// The command stops there, quietly, as a C program killed by SIGPIPE would, with the same status
+// (not 0: check's verdict was not reached). `tail` listens itself: a reader that has seen enough
+// ends it with 0 and its summary.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (process.stdout.listenerCount('error') > 1) return;
+  if (err.code === 'EPIPE') process.exit(EXIT_READER_GONE);
+  throw err;
+});
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {

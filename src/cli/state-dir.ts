@@ -75,7 +75,8 @@ function who(): string {
   return uid === undefined ? 'this user' : `this user (uid ${uid})`;
 }
 
-function unusable(abs: string, err: unknown): string {
+/** Why `abs` cannot be the state directory, from the error a write or a mkdir there gave. */
+export function unusable(abs: string, err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   switch (e.code) {
     case 'EACCES':

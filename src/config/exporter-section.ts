@@ -100,7 +100,7 @@ export function buildExporter(ex: Raw, env: Env, signal: OtlpSignal = 'logs'): E
       initialMs: p.take(() => optDurationMs(backoff.initial, 'exporter.backoff.initial', 1) ?? 250, 250),
       maxMs: p.take(() => optDurationMs(backoff.max, 'exporter.backoff.max', 1) ?? 30_000, 30_000),
     },
-    tls: p.take(() => exporterTls(env, tls), {}),
+    tls: p.take(() => exporterTls(env, tls, v), {}),
   };
   p.throwIfAny();
   return config;

@@ -66,13 +66,17 @@ const SIZE_UNITS: Record<string, number> = {
 /** A byte size: an integer or a string like "256MiB". */
 export function optBytes(v: unknown, key: string, min: number): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v === 'number') return optInt(v, key, min);
+  if (typeof v === 'number') {
+    const n = optInt(v, key, -Infinity)!;
+    if (n < min) throw new ConfigError(key, `must be at least ${min} bytes (got ${n})`);
+    return n;
+  }
   if (typeof v !== 'string') throw new ConfigError(key, 'must be a size such as 268435456 or "256MiB"');
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(v);
   const unit = m ? SIZE_UNITS[(m[2] ?? '').toLowerCase()] : undefined;
   if (!m || unit === undefined) throw new ConfigError(key, `must be a size such as 268435456 or "256MiB" (got "${v}")`);
   const n = Math.floor(Number(m[1]) * unit);
-  if (n < min) throw new ConfigError(key, `must be at least ${min} bytes`);
+  if (n < min) throw new ConfigError(key, `must be at least ${min} bytes (got "${v}")`);
   return n;
 }
 
@@ -94,7 +98,12 @@ const DURATION_PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
  */
 export function optDurationMs(v: unknown, key: string, min: number): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v === 'number') return optInt(v, key, min);
+  if (typeof v === 'number') {
+    // Not optInt's bounds: "between 1 and 9007199254740991" only puzzled the reader, and named no unit.
+    const ms = optInt(v, key, -Infinity)!;
+    if (ms < min) throw new ConfigError(key, `must be at least ${min} ms (got ${ms})`);
+    return ms;
+  }
   if (typeof v !== 'string') throw new ConfigError(key, 'must be a duration such as "45s" or 45000');
   const ms = parseDurationMs(v.trim());
   if (ms === undefined)
@@ -102,7 +111,7 @@ export function optDurationMs(v: unknown, key: string, min: number): number | un
       key,
       `must be a duration such as "45s", "500ms", "1m30s" or a number of milliseconds (got "${v}")`,
     );
-  if (ms < min) throw new ConfigError(key, `must be at least ${min} ms`);
+  if (ms < min) throw new ConfigError(key, `must be at least ${min} ms (got "${v}")`);
   return ms;
 }
 

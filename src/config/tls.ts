@@ -1,5 +1,5 @@
 // TLS material for the two HTTPS peers: the collector (the standard OTEL_EXPORTER_OTLP_CERTIFICATE,
-// _CLIENT_CERTIFICATE, _CLIENT_KEY variables, signal-specific _LOGS_ ones first, then the file's
+// _CLIENT_CERTIFICATE, _CLIENT_KEY variables, the signal's own _LOGS_ or _TRACES_ ones first, then the file's
 // exporter.tls) and the session service (BROWSER_API_CA_FILE / upstream.ca_file). Files are read
 // once, here, so an unreadable one is a configuration error naming its key rather than a failure
 // at the first request.
@@ -36,24 +36,28 @@ function pick(env: Env, names: string[], raw: Raw, fileKey: string, prefix: stri
   return [optString(raw[fileKey], `${prefix}.${fileKey}`), `${prefix}.${fileKey}`];
 }
 
-export function exporterTls(env: Env, raw: Raw): TlsFiles {
+/**
+ * The exporter's TLS files of one signal: `signalVar` names its own variable (…_TRACES_… for spans,
+ * …_LOGS_… for records; otlp-endpoint.ts signalVar), which wins over the generic one.
+ */
+export function exporterTls(env: Env, raw: Raw, signalVar: (name: string) => string): TlsFiles {
   const [caPath, caKey] = pick(
     env,
-    ['OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CERTIFICATE'],
+    [signalVar('CERTIFICATE'), 'OTEL_EXPORTER_OTLP_CERTIFICATE'],
     raw,
     'ca_file',
     'exporter.tls',
   );
   const [certPath, certKey] = pick(
     env,
-    ['OTEL_EXPORTER_OTLP_LOGS_CLIENT_CERTIFICATE', 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE'],
+    [signalVar('CLIENT_CERTIFICATE'), 'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE'],
     raw,
     'cert_file',
     'exporter.tls',
   );
   const [keyPath, keyKey] = pick(
     env,
-    ['OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY', 'OTEL_EXPORTER_OTLP_CLIENT_KEY'],
+    [signalVar('CLIENT_KEY'), 'OTEL_EXPORTER_OTLP_CLIENT_KEY'],
     raw,
     'key_file',
     'exporter.tls',

@@ -7,7 +7,7 @@
 import { Registry, type Counter } from './prom-registry.js';
 import { registerProcessMetrics } from './process-metrics.js';
 import { CATEGORIES } from '../vocabulary/event-types.js';
-import { DISCOVERY_OUTCOMES, type RedactionKind, type RejectReason } from '../vocabulary/facts.js';
+import { DISCOVERY_OUTCOMES, type RedactionKind, type RejectReason, type SpanDropReason } from '../vocabulary/facts.js';
 import { RECONNECT_REASONS, SUBSCRIBER_STATES } from '../vocabulary/session-states.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 
@@ -19,6 +19,7 @@ export const LABEL_VALUES = {
   reconnectReason: RECONNECT_REASONS,
   sessionState: SUBSCRIBER_STATES,
   rejectedReason: ['partial_success', 'invalid', 'too_large', 'corrupt'] satisfies RejectReason[],
+  spanDropReason: ['refused', 'rejected', 'overflow', 'shutdown'] satisfies SpanDropReason[],
   /** `http_<status>` outcomes appear as the collector answers them; the status set is open. */
   exportOutcome: [
     'success',
@@ -95,7 +96,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     }),
     eventsRejected: registry.counter({
       name: 'bridge_events_rejected_total',
-      help: 'Records the collector rejected (partial success, or refused alone as invalid).',
+      help: 'Records the collector refused and that were dropped, by reason: partial_success, invalid (400 alone), too_large (413 alone), corrupt (an unreadable spool row).',
       labelNames: ['reason'],
     }),
     spansExported: registry.counter({
@@ -207,7 +208,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     }),
     spoolRecords: registry.gauge({
       name: 'bridge_spool_records',
-      help: 'Records waiting in the spool.',
+      help: 'Records waiting for delivery: in the spool, and read but not yet committed to it.',
       async collect() {
         const s = await spoolFigures();
         if (s) this.set(s.records + sources!.pendingRecords());
@@ -324,6 +325,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
   };
   zero(m.eventsFiltered, 'category', LABEL_VALUES.category);
   zero(m.eventsRejected, 'reason', LABEL_VALUES.rejectedReason);
+  zero(m.spansDropped, 'reason', LABEL_VALUES.spanDropReason);
   zero(m.reconnects, 'reason', LABEL_VALUES.reconnectReason);
   zero(m.exportRequests, 'outcome', LABEL_VALUES.exportOutcome);
   zero(m.oversized, 'action', LABEL_VALUES.oversizedAction);

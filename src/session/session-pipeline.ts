@@ -83,6 +83,13 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   private readonly now: () => number;
   private starting: Promise<void> | undefined;
   private stopping = false;
+  /**
+   * The stream ended and ended() captured the final state: a stop that comes after (shutdown, a
+   * move, a DELETE racing the end) has nothing left to write. In an ingest worker the session is
+   * forgotten by the outbox once the main thread recorded the end, and an append then ended the
+   * worker (ingest/worker.ts).
+   */
+  private finished = false;
   /** Aborts archive reads in flight when the session stops. */
   private readonly aborter = new AbortController();
   private readonly spans: SpanTap | undefined;
@@ -162,6 +169,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     this.aborter.abort();
     await this.starting;
     await this.subscriber.stop();
+    if (this.finished) return;
     // Stopped to be followed again (shutdown, a move, a handover): the open spans stay in the state
     // stored with the checkpoint. Removed for good: nothing will complete them, so they go now, and
     // the state is written once more with them, as at an end (a stop before they are acknowledged
@@ -219,6 +227,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     if (rest) await rest;
     this.spans?.end();
     this.records.capture(true);
+    this.finished = true;
     if (unknown) this.emit({ f: 'session_unknown', session: this.id, detail });
     else
       this.emit({

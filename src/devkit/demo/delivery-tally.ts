@@ -76,11 +76,16 @@ export function tallyDelivery(
  * Why `demo` failed, in the order a person should look: the daemon's exit (undefined: it had not
  * finished and was stopped), then which events are missing.
  */
-export function describeFailure(tallies: SessionTally[], exitCode: number | null | undefined, elapsed: number): string {
+export function describeFailure(
+  tallies: SessionTally[],
+  exitCode: number | null | undefined,
+  elapsed: number,
+  stalledS: number,
+): string {
   const missing = tallies.reduce((n, t) => n + t.missing, 0);
   const why =
     exitCode === undefined
-      ? `the daemon had not finished after ${elapsed.toFixed(0)} s (stopped with SIGTERM)`
+      ? `the daemon had not finished after ${elapsed.toFixed(0)} s and delivered nothing new for ${stalledS.toFixed(0)} s (stopped with SIGTERM)`
       : exitCode !== 0
         ? `the daemon exited with code ${exitCode} (its log lines are above)`
         : 'the daemon exited 0 but the receiver lacks events';

@@ -16,7 +16,11 @@ import { formatReceivedRecord } from '../receiver/format-received.js';
 import { createInterface } from 'node:readline';
 import { demoEnvironment } from './demo-environment.js';
 import { formatDaemonLine } from './daemon-log.js';
+import { Patience } from './patience.js';
 import { formatWaterfall, richestTrace } from '../receiver/waterfall.js';
+
+/** The daemon is stopped once it delivered nothing new for this long (past the minimum wait). */
+const STALL_MS = 30_000;
 
 const HELP = `Usage: browser-telemetry-bridge demo [options]
 
@@ -140,12 +144,15 @@ export async function main(argv: string[]): Promise<number> {
   let deliveredAtRestart = new Map<string, number>();
   let exitCode: number | null = null;
   const started = Date.now();
-  const deadline = started + Math.max(60_000, (perSession / rate) * 1000 * 4 + 30_000);
+  // At least the old budget (four times the run's length plus 30 s, a minute at least), then as long
+  // as records keep arriving: a loaded machine is slow, not lossy (patience.ts).
+  const patience = new Patience(started, Math.max(60_000, (perSession / rate) * 1000 * 4 + 30_000), STALL_MS);
   let ended = false;
   let appeared = 0;
-  while (Date.now() < deadline && interrupted === undefined) {
+  while (!patience.over(Date.now()) && interrupted === undefined) {
     await sleep(500);
     if (interrupted !== undefined) break;
+    patience.observe(Date.now(), receiver.records.length);
     if (appeared < appear && Date.now() - started >= (appeared + 1) * 1000) {
       const id = `demo-late-${++appeared}`;
       // As many events as the sessions that were there from the start: the header announces one count.
@@ -237,7 +244,7 @@ export async function main(argv: string[]): Promise<number> {
       ? `✓ every event delivered: ${tallies.reduce((n, t) => n + t.unique, 0)} records in ${elapsed.toFixed(1)} s, ` +
           `${tallies.reduce((n, t) => n + t.gapEvents, 0)} event(s) reported lost in gap records${repaired}, ` +
           `${dup} duplicate(s)${crash ? ' after the kill -9' : ''} (same log.record.uid, removable by the backend)`
-      : describeFailure(tallies, ended ? exitCode : undefined, elapsed),
+      : describeFailure(tallies, ended ? exitCode : undefined, elapsed, patience.stallMs / 1000),
   );
 
   await sim.close();

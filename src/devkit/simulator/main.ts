@@ -15,8 +15,9 @@ export const HELP = `Usage: browser-telemetry-bridge simulate [options]
 Runs a simulator of the browser session service: the telemetry stream (SSE, keepalives, bounded
 replay buffer, Last-Event-ID resume, session end as a reset then 502 then 404, service restarts),
 the telemetry archive, pool lookups and realistic events of every type. Like the real service, a
-session captures control, connection, system and captcha events unless --categories opts in to more. Point tail, check, run or top at it to try them without an account. It accepts the API
-key "sim-key" unless --api-key says otherwise. Drive it further through its control API (/_sim/).
+session captures control, connection, system and captcha events unless --categories opts in to
+more. Point tail, check, run or top at it to try them without an account. It accepts the API key
+"sim-key" unless --api-key says otherwise. Drive it further through its control API (/_sim/).
 
 Options:
       --host HOST          listen address (default 127.0.0.1)
@@ -47,7 +48,7 @@ Example:
 
 Sessions appearing over time, followed by a bridge that names none (discovery):
   browser-telemetry-bridge simulate --port 8080 --create-every 2s --tags team=a --rate 5 &
-  BROWSER_API_URL=http://127.0.0.1:8080 BROWSER_API_KEY=sim-key BRIDGE_DISCOVER=true \
+  BROWSER_API_URL=http://127.0.0.1:8080 BROWSER_API_KEY=sim-key BRIDGE_DISCOVER=true \\
     BRIDGE_DISCOVER_TAGS=team=a browser-telemetry-bridge run`;
 
 class ArgError extends Error {}

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildConfig } from '../../../src/config/load-config.js';
 import { ConfigError } from '../../../src/config/errors.js';
+import { makeTestCerts } from '../../helpers/test-certs.js';
 
 const base = { BROWSER_API_URL: 'http://svc.test', BROWSER_API_KEY: 'k' };
 const on = { ...base, BRIDGE_TRACES: 'true' };
@@ -59,6 +60,21 @@ describe('traces configuration', () => {
       OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: '9000',
     }).exporter;
     expect(ex).toMatchObject({ protocol: 'http/json', headers: { 'x-team': 'web' }, timeoutMs: 2500 });
+  });
+
+  // docs/traces.md: the TRACES variables override the exporter's TLS for spans, as LOGS ones do for records.
+  it('reads the TRACES variable for the CA, and the LOGS one applies to records only', () => {
+    const certs = makeTestCerts();
+    try {
+      const tracesCa = buildConfig({}, { ...on, OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: certs.paths.ca });
+      expect(tracesCa.traces.exporter.tls.ca).toBe(certs.pem.ca);
+      expect(tracesCa.exporter.tls.ca).toBeUndefined();
+      const logsCa = buildConfig({}, { ...on, OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE: certs.paths.ca });
+      expect(logsCa.exporter.tls.ca).toBe(certs.pem.ca);
+      expect(logsCa.traces.exporter.tls.ca).toBeUndefined();
+    } finally {
+      certs.remove();
+    }
   });
 
   it.each([

@@ -71,8 +71,8 @@ describe('describeFailure', () => {
       'a daemon that did not finish',
       [tally('a', 12, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])],
       undefined,
-      '✗ delivery incomplete: the daemon had not finished after 61 s (stopped with SIGTERM); 12 event(s) missing: a lacks 12 (seq 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …)',
+      '✗ delivery incomplete: the daemon had not finished after 61 s and delivered nothing new for 30 s (stopped with SIGTERM); 12 event(s) missing: a lacks 12 (seq 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …)',
     ],
   ];
-  it.each(cases)('%s', (_name, tallies, code, want) => expect(describeFailure(tallies, code, 61.2)).toBe(want));
+  it.each(cases)('%s', (_name, tallies, code, want) => expect(describeFailure(tallies, code, 61.2, 30)).toBe(want));
 });
