@@ -146,8 +146,8 @@ export const LOG_LINES: FactTable<Logger> = {
   delete_failed: (log, fact) => {
     if (sayAgain(fact.streak))
       log.error(
-        { error: fact.error, streak: fact.streak },
-        'cannot delete delivered records from the spool (disk full?); delivery goes on and the delete is retried',
+        { error: fact.error, code: fact.code, streak: fact.streak },
+        `cannot delete delivered records from the spool (${commitFailureCause(fact.code)}); delivery goes on and the delete is retried`,
       );
   },
   writes_fenced: (log, fact) => {
@@ -360,7 +360,7 @@ export const LOG_LINES: FactTable<Logger> = {
 };
 
 /**
- * Why a commit failed, as far as its code tells: SQLite says SQLITE_FULL for a full volume
+ * Why a commit or a delete failed, as far as its code tells: SQLite says SQLITE_FULL for a full volume
  * (ENOSPC) and SQLITE_IOERR_* or SQLITE_READONLY_* for a write refused otherwise (a volume
  * remounted read-only, a failing disk, a file made unwritable); a deleted database is
  * store/state-file-check.ts's. "disk full?" sent operators looking for space they had.

@@ -26,9 +26,12 @@ export async function ready(bridge: Bridge, res: ServerResponse): Promise<void> 
     problems.push(
       `the service refuses the API key for ${refused.length} session(s) (check ${bridge.client.keySource}); retried every ${Math.round(bridge.config.upstream.backoff.authMs / 1000)} s`,
     );
-  // Delivered batches that cannot be deleted: the volume is full, even while commits still squeeze through.
+  // Delivered batches that cannot be deleted: a full volume (even while commits still squeeze through),
+  // or one that refuses writes.
   if (bridge.spool.undeletedBatches > 0)
-    problems.push(`spool cannot delete ${bridge.spool.undeletedBatches} delivered batches (disk full?); retrying`);
+    problems.push(
+      `spool cannot delete ${bridge.spool.undeletedBatches} delivered batches (the volume is full or refuses writes: the log says which); retrying`,
+    );
   // A failing collector does not make the bridge unready: it still reads and spools safely. It is
   // reported here (and in bridge_export_requests_total) so an operator sees it.
   const body = {

@@ -69,7 +69,8 @@ export class SpoolWriter implements WriteLoop {
         contents.unstored(batch.records, batch.bytes);
         this.room.recheck();
       },
-      (err, streak) => this.emit({ f: 'delete_failed', error: err.message, streak }),
+      (err, streak) =>
+        this.emit({ f: 'delete_failed', error: err.message, code: (err as { code?: string }).code, streak }),
     );
     const memoryFirst = this.mode === 'overflow';
     this.room = new SpoolRoom(o.maxBytes, o.freeBytes, {

@@ -89,7 +89,7 @@ export type Fact =
   /** `checkpointsOnly`: only moved checkpoints failed to be written (overflow mode): reading goes on. */
   | { f: 'commit_failed'; error: string; code: string | undefined; streak: number; checkpointsOnly?: boolean }
   | { f: 'commit_recovered' }
-  | { f: 'delete_failed'; error: string; streak: number }
+  | { f: 'delete_failed'; error: string; code: string | undefined; streak: number }
   | { f: 'writes_fenced'; sessions: readonly string[] }
   /**
    * Shared store, overflow mode: an acknowledged checkpoint move has waited `waitedMs` for its write

@@ -212,6 +212,19 @@ describe('facts → log lines', () => {
     expect(out.filter((l) => l.attempt !== undefined).map((l) => l.attempt)).toEqual([1, 21, 41]);
   });
 
+  it.each([
+    ['SQLITE_FULL', 'disk full?'],
+    [undefined, 'disk full?'],
+    ['SQLITE_READONLY_DBMOVED', 'the state database is read-only or its volume fails'],
+    ['SQLITE_IOERR_WRITE', 'the state database is read-only or its volume fails'],
+    ['STATE_FILE_GONE', 'the state database is gone'],
+  ])('a spool delete that fails with %s says: %s', (code, cause) => {
+    const { log, lines } = capture();
+    logFact(log, { f: 'delete_failed', error: 'x', code, streak: 1 });
+    expect(lines()[0]).toMatchObject({ level: 50, msg: expect.stringContaining(`(${cause})`) });
+    expect(lines()[0]!.code).toBe(code);
+  });
+
   it('a 2xx that is not OTLP is a warning, the first time and every 50th', () => {
     const { log, lines } = capture();
     for (let count = 1; count <= 100; count++)
