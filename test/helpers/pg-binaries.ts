@@ -11,6 +11,7 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rm
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { othersCanReach } from './other-user.js';
 
 /** The registry package that carries PostgreSQL's binaries (an optional dependency: Linux x64 only). */
 const EMBEDDED_BIN = fileURLToPath(
@@ -35,22 +36,9 @@ export function pgBinDir(): string | undefined {
   return candidates.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'pg_ctl')));
 }
 
-/**
- * Whether a user who is neither the owner nor in the group of anything on the way (`nobody`) can
- * reach `dir` and run its `initdb`: every directory from the root searchable by others, and initdb
- * executable by others.
- */
+/** Whether `nobody` can run `dir`'s initdb (other-user.ts). */
 export function othersCanRun(dir: string): boolean {
-  const OTHERS_EXECUTE = 0o001;
-  try {
-    if ((statSync(join(dir, 'initdb')).mode & OTHERS_EXECUTE) === 0) return false;
-    for (let d = resolve(dir); ; d = dirname(d)) {
-      if ((statSync(d).mode & OTHERS_EXECUTE) === 0) return false;
-      if (dirname(d) === d) return true;
-    }
-  } catch {
-    return false;
-  }
+  return othersCanReach(join(dir, 'initdb'), { run: true });
 }
 
 /**
