@@ -14,6 +14,19 @@ afterEach(async () => {
   extra = undefined;
 });
 
+/** An api_call envelope's JSON, as a service of a test's own writes it. */
+const apiCall = (seq: number): string =>
+  JSON.stringify({
+    seq,
+    event: {
+      ts: 1_700_000_000_000_000 + seq,
+      type: 'api_call',
+      category: 'control',
+      source: { kind: 'kernel_api', metadata: { telemetry_session_id: 'A' } },
+      data: { n: seq },
+    },
+  });
+
 describe('hardening', () => {
   it('start: latest does not lose events emitted while it reconnects before its first event', async () => {
     h = await harness({ keepaliveMs: 60_000 });
@@ -153,17 +166,6 @@ describe('hardening', () => {
     // chunks behind the one that overflowed arrive in the same socket read (undici handed them to
     // the reader even after the abort; node:http drops them once the body is destroyed), and the
     // outcome must be the same either way.
-    const env = (seq: number) =>
-      JSON.stringify({
-        seq,
-        event: {
-          ts: 1_700_000_000_000_000 + seq,
-          type: 'api_call',
-          category: 'control',
-          source: { kind: 'kernel_api', metadata: { telemetry_session_id: 'A' } },
-          data: { n: seq },
-        },
-      });
     const streams: Array<string | undefined> = [];
     const service = createServer((req, res) => {
       if (!req.url?.startsWith('/browsers/big-read/telemetry/stream')) {
@@ -174,7 +176,7 @@ describe('hardening', () => {
       streams.push(last);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       if (last === undefined || Number(last) < 2) {
-        if (last === undefined) res.write(`id: 1\ndata: ${env(1)}\n\n`);
+        if (last === undefined) res.write(`id: 1\ndata: ${apiCall(1)}\n\n`);
         res.socket!.cork();
         res.write('id: 2\ndata: ');
         const piece = 'x'.repeat(4096);
@@ -182,7 +184,7 @@ describe('hardening', () => {
         res.write('\n\n');
         res.socket!.uncork();
       }
-      res.write(`id: 3\ndata: ${env(3)}\n\n`);
+      res.write(`id: 3\ndata: ${apiCall(3)}\n\n`);
     });
     await new Promise<void>((r) => service.listen(0, '127.0.0.1', () => r()));
     try {
@@ -213,17 +215,6 @@ describe('hardening', () => {
     // that answers, empty) holds the reader while the rest of that read is handled. Before, a
     // fair-share turn taken there replaced the repair's hold: the connection's read never ended,
     // the session never reconnected, and SIGTERM waited for it for ever.
-    const env = (seq: number) =>
-      JSON.stringify({
-        seq,
-        event: {
-          ts: 1_700_000_000_000_000 + seq,
-          type: 'api_call',
-          category: 'control',
-          source: { kind: 'kernel_api', metadata: { telemetry_session_id: 'A' } },
-          data: { n: seq },
-        },
-      });
     const streams: Array<string | undefined> = [];
     const service = createServer((req, res) => {
       if (req.url?.startsWith('/browsers/big-repair/telemetry/events')) {
@@ -237,8 +228,8 @@ describe('hardening', () => {
       const last = req.headers['last-event-id'] as string | undefined;
       streams.push(last);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (last !== undefined) return void res.end(`id: 3\ndata: ${env(3)}\n\n`);
-      res.write(`id: 1\ndata: ${env(1)}\n\nid: 2\ndata: `);
+      if (last !== undefined) return void res.end(`id: 3\ndata: ${apiCall(3)}\n\n`);
+      res.write(`id: 1\ndata: ${apiCall(1)}\n\nid: 2\ndata: `);
       res.end('x'.repeat(40 * 1024 * 1024));
     });
     await new Promise<void>((r) => service.listen(0, '127.0.0.1', () => r()));
