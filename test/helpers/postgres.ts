@@ -4,11 +4,11 @@
 // unprivileged user (`nobody`) and the server runs as that user.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { binDirOthersCanRun, pgBinDir } from './pg-binaries.js';
+import { freePort } from './free-port.js';
 
 export { pgBinDir };
 
@@ -29,17 +29,6 @@ export interface PgServer {
   freeze(): void;
   thaw(): void;
   close(): void;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Runs a command as the server's unprivileged user when we are root. */

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../../../src/devkit/receiver/server.js';
 import { makePool, startSimulator, type Simulator } from '../../../src/devkit/simulator/index.js';
-import { createServer, type AddressInfo } from 'node:net';
 import { until } from '../../helpers/harness.js';
 import { runCli, startCli } from './cli-process.js';
+import { freePort } from '../../helpers/free-port.js';
 
 const KEY = 'sk-check-test-never-printed';
 const HEADER_SECRET = 'collector-token-never-printed';
@@ -40,15 +40,6 @@ afterEach(async () => {
   await receiver.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 const mark = (stdout: string, label: string): string | undefined =>
   stdout

@@ -1,9 +1,9 @@
 // Changes through the control API leave a line in the daemon's log (who asked and what changed);
 // a refused change too. The real `run` in a child process, its JSON log read from stderr.
-import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../../helpers/harness.js';
 import { startCli, type CliProcess } from '../cli/cli-process.js';
+import { freePort } from '../../helpers/free-port.js';
 
 let h: Harness;
 let daemon: CliProcess | undefined;
@@ -18,14 +18,6 @@ afterEach(async () => {
   daemon = undefined;
   await h.close();
 });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 const TOKEN = 'control-token-never-logged';
 

@@ -2,11 +2,12 @@
 // and connections that never finish their headers. The real `run` in a child process. What must
 // hold: /healthz, /readyz and /metrics keep answering 200 to a legitimate client, and the surface
 // holds a bounded number of connections (each one a file descriptor the bridge's streams need).
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../../helpers/harness.js';
 import { startCli, type CliProcess } from '../cli/cli-process.js';
 import { MAX_CONNECTIONS_PER_ADDRESS } from '../../../src/server/connection-limits.js';
+import { freePort } from '../../helpers/free-port.js';
 
 let h: Harness;
 let daemon: CliProcess | undefined;
@@ -25,14 +26,6 @@ afterEach(async () => {
   daemon = undefined;
   await h.close();
 });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function startDaemon(): Promise<number> {
   h.sim.createSession('s1').produce(10);
