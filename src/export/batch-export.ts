@@ -48,6 +48,8 @@ export class BatchExport {
   refusing: { status: number | undefined; message: string } | undefined;
   /** Requests the collector accepted since start: what proves that a refusal is about the records. */
   private acceptedRequests = 0;
+  /** The partial-success answers carrying the last message, and that message (how often to say it). */
+  private partial = { answers: 0, message: '' };
 
   constructor(private readonly o: BatchExportOptions) {}
 
@@ -217,14 +219,18 @@ export class BatchExport {
     const accepted = records - rejected;
     emit({ f: 'records_delivered', count: accepted });
     this.deliveredTotal += accepted;
-    if (rejected > 0)
+    if (rejected > 0) {
+      const error = outcome.message ?? '';
+      this.partial = { answers: this.partial.message === error ? this.partial.answers + 1 : 1, message: error };
       emit({
         f: 'records_rejected',
         reason: 'partial_success',
         count: rejected,
         endpoint,
-        error: outcome.message ?? '',
+        error,
+        answers: this.partial.answers,
       });
+    }
     if (this.failing) emit({ f: 'export_recovered', endpoint, records });
     this.failing = false;
     this.refusing = undefined;

@@ -169,12 +169,15 @@ export const LOG_LINES: FactTable<Logger> = {
   export_attempted: null,
   records_delivered: null,
   records_rejected: (log, fact) => {
-    if (fact.reason === 'partial_success')
-      log.error(
-        { endpoint: fact.endpoint, rejected: fact.count, error: fact.error },
-        'collector rejected records in a partial-success answer',
-      );
-    else
+    // Each one is counted (bridge_events_rejected_total); a collector that rejects some records in
+    // every answer is said the first time, every 50th time, and when its message changes.
+    if (fact.reason === 'partial_success') {
+      if (sayAgain(fact.answers ?? 1))
+        log.error(
+          { endpoint: fact.endpoint, rejected: fact.count, error: fact.error, answers: fact.answers },
+          'collector rejected records in a partial-success answer',
+        );
+    } else
       log.error(
         {
           endpoint: fact.endpoint,

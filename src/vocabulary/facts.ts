@@ -108,6 +108,12 @@ export type Fact =
       endpoint: string;
       error: string;
       segments?: readonly string[];
+      /**
+       * Partial success: the answers carrying this message so far, 1 for the first (and again
+       * when the message changes). A collector that rejects a few records in every answer must
+       * not write a line per request.
+       */
+      answers?: number;
     }
   | {
       f: 'export_failed';
