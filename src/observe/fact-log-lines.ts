@@ -330,7 +330,27 @@ export const LOG_LINES: FactTable<Logger> = {
   },
   spans_exported: null,
   spans_dropped: (log, fact) => {
-    log.warn({ count: fact.count, reason: fact.reason }, 'spans not delivered');
+    // A full queue drops at every offer while the traces endpoint is away: said now and then.
+    if (sayAgain(fact.times ?? 1))
+      log.warn({ count: fact.count, reason: fact.reason, times: fact.times, error: fact.error }, 'spans not delivered');
+  },
+  spans_export_failed: (log, fact) => {
+    if (fact.attempt % 20 === 1)
+      log.warn(
+        {
+          endpoint: fact.endpoint,
+          status: fact.status,
+          grpcCode: fact.grpcCode,
+          spans: fact.spans,
+          attempt: fact.attempt,
+          delayMs: fact.delayMs,
+          error: fact.error,
+        },
+        'span export failed; the spans wait in their queue and are sent again',
+      );
+  },
+  spans_export_recovered: (log, fact) => {
+    log.info({ endpoint: fact.endpoint }, 'the collector accepts spans again');
   },
   traces_unsupported: (log, fact) => {
     log.warn(
