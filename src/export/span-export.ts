@@ -12,10 +12,10 @@
 // retryable answer, as records do (docs/operations.md "Collector answers"): dropping there would
 // lose every span for as long as a credential is wrong. While backing off or unsupported no new
 // request starts, and the batches answered "later" go out first when the wait ends. A batch the
-// collector refuses as too large (413) is sent again in halves, and a span refused alone is
-// dropped; a batch refused as invalid (400, INVALID_ARGUMENT) is dropped whole, since a collector
-// that refuses everything would otherwise get one request per span. Drops are counted, as is the
-// oldest span when the queue is over its bound.
+// collector refuses as too large (413, gRPC RESOURCE_EXHAUSTED without RetryInfo) is sent again in
+// halves, and a span refused alone is dropped; a batch refused as invalid (400, INVALID_ARGUMENT)
+// is dropped whole, since a collector that refuses everything would otherwise get one request per
+// span. Drops are counted, as is the oldest span when the queue is over its bound.
 //
 // Each span may come with its owner (the session's tap), told when the span leaves the queue for
 // good: acknowledged, refused or dropped. What the owner has not been told of is carried in the
@@ -28,6 +28,8 @@ import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-tran
 
 /** gRPC UNIMPLEMENTED: the collector has no TraceService. */
 const GRPC_UNIMPLEMENTED = 12;
+/** gRPC RESOURCE_EXHAUSTED without RetryInfo (a retryable one never gets here): a message over the server's size. */
+const GRPC_RESOURCE_EXHAUSTED = 8;
 
 /** Who is told when a span it offered leaves the queue for good. */
 export interface SpanOwner {
@@ -180,13 +182,15 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       wait(unsupportedRetryMs);
       return;
     }
-    if (outcome.kind === 'failure' && outcome.refused === 'too_large' && sent.length > 1) {
+    const tooLarge =
+      outcome.kind === 'failure' && (outcome.refused === 'too_large' || outcome.grpcCode === GRPC_RESOURCE_EXHAUSTED);
+    if (tooLarge && sent.length > 1) {
       // The request's size is what was refused: halves go out first, at once.
       const mid = sent.length >> 1;
       again.unshift(sent.slice(0, mid), sent.slice(mid));
       return;
     }
-    if (outcome.kind === 'failure' && outcome.refused !== undefined) {
+    if (outcome.kind === 'failure' && (outcome.refused !== undefined || tooLarge)) {
       // Refused for its content: the same bytes would be refused again.
       settle(sent);
       dropped(batch.length, 'refused', outcome.message);

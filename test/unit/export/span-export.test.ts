@@ -163,19 +163,24 @@ describe('span export', () => {
     expect(h.facts.at(-1)).toEqual({ f: 'spans_exported', count: 2 });
   });
 
-  it('a 413 sends the batch again in halves at once; a span refused alone is dropped', async () => {
-    const tooLarge: ExportOutcome = { kind: 'failure', status: 413, refused: 'too_large', message: 'HTTP 413' };
-    const h = harness([tooLarge, { kind: 'success', rejected: 0 }, tooLarge]);
-    h.exp.start();
-    h.exp.offer(spans(2));
-    await h.settle();
-    expect(h.sent).toEqual([2, 1, 1]);
-    expect(h.waits).toEqual([]);
-    expect(h.facts).toEqual([
-      { f: 'spans_exported', count: 1 },
-      { f: 'spans_dropped', count: 1, reason: 'refused', times: 1, error: 'HTTP 413' },
-    ]);
-  });
+  it.each([
+    { kind: 'failure', status: 413, refused: 'too_large', message: 'HTTP 413' },
+    { kind: 'failure', grpcCode: 8, message: 'RESOURCE_EXHAUSTED' },
+  ] satisfies ExportOutcome[])(
+    '$message sends the batch again in halves at once; a span refused alone is dropped',
+    async (tooLarge) => {
+      const h = harness([tooLarge, { kind: 'success', rejected: 0 }, tooLarge]);
+      h.exp.start();
+      h.exp.offer(spans(2));
+      await h.settle();
+      expect(h.sent).toEqual([2, 1, 1]);
+      expect(h.waits).toEqual([]);
+      expect(h.facts).toEqual([
+        { f: 'spans_exported', count: 1 },
+        { f: 'spans_dropped', count: 1, reason: 'refused', times: 1, error: tooLarge.message },
+      ]);
+    },
+  );
 
   it('a Retry-After of 0 (or a date in the past) waits the backoff, never zero: no busy loop', async () => {
     const h = harness([{ kind: 'retryable', status: 503, retryAfterMs: 0, message: 'HTTP 503' }]);
