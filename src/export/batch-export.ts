@@ -50,6 +50,8 @@ export class BatchExport {
   private acceptedRequests = 0;
   /** The partial-success answers carrying the last message, and that message (how often to say it). */
   private partial = { answers: 0, message: '' };
+  /** Records dropped after proof so far, by reason (how often the line is said). */
+  private drops: Partial<Record<string, number>> = {};
 
   constructor(private readonly o: BatchExportOptions) {}
 
@@ -309,6 +311,7 @@ export class BatchExport {
   private drop(r: Refused, segments: readonly Segment[]): void {
     const reason = r.reason ?? 'corrupt';
     const where = segments.map((s) => `${s.sessionId}:${s.firstSeq}-${s.lastSeq}`);
+    const times = (this.drops[reason] = (this.drops[reason] ?? 0) + 1);
     this.o.emit({
       f: 'records_rejected',
       reason,
@@ -316,6 +319,7 @@ export class BatchExport {
       endpoint: this.o.endpoint,
       segments: where,
       error: r.message,
+      times,
     });
   }
 }

@@ -178,13 +178,16 @@ export const LOG_LINES: FactTable<Logger> = {
           'collector rejected records in a partial-success answer',
         );
     } else
-      log.error(
+      // Every drop is counted and written, but at error level only the first of its reason and
+      // every 50th: a collector whose size limit is below a kind of record drops each one of them.
+      log[sayAgain(fact.times ?? 1) ? 'error' : 'debug'](
         {
           endpoint: fact.endpoint,
           segments: fact.segments,
           reason: fact.reason,
           count: fact.count,
           error: fact.error,
+          times: fact.times,
         },
         'collector refused a record it accepts neighbours of; it is dropped and counted as rejected',
       );

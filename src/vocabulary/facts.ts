@@ -114,6 +114,11 @@ export type Fact =
        * not write a line per request.
        */
       answers?: number;
+      /**
+       * A record dropped after proof: the drops of this reason so far. A collector whose size
+       * limit is below a kind of record (every screenshot) drops one at every such record.
+       */
+      times?: number;
     }
   | {
       f: 'export_failed';
