@@ -21,6 +21,7 @@ import {
   probeStateDir,
   type ServiceAnswer,
 } from './check-probes.js';
+import { probeTracesEndpoint } from './check-traces.js';
 import { answersLikeNoRoute, lacksErrorShape, notTheServiceText, wrongBasePathText } from './service-identity.js';
 import { formatCheckItem, formatChecklistFooter, type CheckItem } from './checklist.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -132,6 +133,7 @@ export async function main(argv: string[]): Promise<number> {
     await client.close();
   }
   emit(await probeCollector(config.exporter));
+  if (config.traces.enabled) emit(await probeTracesEndpoint(config));
   emit(config.store.kind === 'postgres' ? await probeSharedStore(config.store) : await stateDirItem(config));
   if (spoolItem) emit(spoolItem);
 
