@@ -48,6 +48,7 @@ the reason for each ✗:
                   exports OTLP itself
   collector       the OTLP endpoint accepts an empty export with the configured protocol,
                   headers and compression
+  traces          (when traces are enabled) the traces endpoint accepts an empty span export
   state dir       the state directory is writable (or can be created); when a running bridge holds
                   it, that bridge's /readyz (on BRIDGE_LISTEN) is asked how it is instead
   spool           which spool.mode runs, and whether the service's archive answers (asked for the
