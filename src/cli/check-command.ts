@@ -21,6 +21,7 @@ import {
   probeStateDir,
   type ServiceAnswer,
 } from './check-probes.js';
+import { probeTracesEndpoint } from './check-traces.js';
 import { answersLikeNoRoute, lacksErrorShape, notTheServiceText, wrongBasePathText } from './service-identity.js';
 import { formatCheckItem, formatChecklistFooter, type CheckItem } from './checklist.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -47,6 +48,7 @@ the reason for each ✗:
                   exports OTLP itself
   collector       the OTLP endpoint accepts an empty export with the configured protocol,
                   headers and compression
+  traces          (when traces are enabled) the traces endpoint accepts an empty span export
   state dir       the state directory is writable (or can be created); when a running bridge holds
                   it, that bridge's /readyz (on BRIDGE_LISTEN) is asked how it is instead
   spool           which spool.mode runs, and whether the service's archive answers (asked for the
@@ -132,6 +134,7 @@ export async function main(argv: string[]): Promise<number> {
     await client.close();
   }
   emit(await probeCollector(config.exporter));
+  if (config.traces.enabled) emit(await probeTracesEndpoint(config));
   emit(config.store.kind === 'postgres' ? await probeSharedStore(config.store) : await stateDirItem(config));
   if (spoolItem) emit(spoolItem);
 

@@ -7,6 +7,7 @@ import { createTransport, USER_AGENT } from '../export/create-transport.js';
 import { GRPC } from '../export/grpc-outcome.js';
 import type { ExportOutcome } from '../export/otlp-transport.js';
 import { displayUrl } from '../mapping/display-url.js';
+import { certificateProblem } from '../util/network-message.js';
 import type { CheckItem } from './checklist.js';
 
 export async function probeGrpcCollector(cfg: ExporterConfig): Promise<CheckItem> {
@@ -39,6 +40,9 @@ function grpcHint(o: Exclude<ExportOutcome, { kind: 'success' }>, cfg: ExporterC
     return 'this port does not speak gRPC (an OTLP/HTTP port? those are usually 4318: use OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf there)';
   if (/wrong version number/.test(m))
     return 'TLS against a plaintext port: write the endpoint with http:// (or set OTEL_EXPORTER_OTLP_INSECURE=true for an endpoint without a scheme)';
+  // Only an unknown signer is fixed by a CA setting: an expired certificate or another host's is not.
+  const certificate = certificateProblem(m);
+  if (certificate !== undefined && certificate.kind !== 'unknown_signer') return certificate.words;
   if (/certificate|CERT_|self.signed/i.test(m))
     return "the collector's certificate is not trusted: set OTEL_EXPORTER_OTLP_CERTIFICATE to the CA that signed it";
   if (/Failed to connect/.test(m) && cfg.url.startsWith('http:'))

@@ -7,11 +7,11 @@ import { rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { makeDirs } from '../util/make-dirs.js';
 import { STATUS_CODES } from '../util/node-http.js';
 import { join, resolve } from 'node:path';
-import { buffer } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
 import { decodeContentCoding } from '../util/content-coding.js';
 import type { ExporterConfig } from '../config/schema.js';
 import { isOtlpAnswer } from '../wire/partial-success.js';
+import { readPrefix } from '../util/read-prefix.js';
 import { HttpClient } from '../util/http-client.js';
 import { isHttpTimeout } from '../util/http-timeout.js';
 import { describeApiError, type ApiErrorBody } from '../upstream/api-error.js';
@@ -237,12 +237,14 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
       signal: AbortSignal.timeout(cfg.timeoutMs),
     });
     let cut: unknown;
-    const raw = await buffer(res.body).catch((err: unknown) => {
+    // As the exporter reads it (export/otlp-transport.ts): at most its first 64 KiB (a collector
+    // answering 100 MB had check hold all of it, several times over), decoded, and a cut 2xx is no
+    // acceptance.
+    const read = await readPrefix(res.body, MAX_ANSWER_BYTES).catch((err: unknown) => {
       cut = err;
-      return Buffer.alloc(0);
+      return { bytes: Buffer.alloc(0), cut: false };
     });
-    // As the exporter reads it (export/otlp-transport.ts): decoded, and a cut 2xx is no acceptance.
-    const body = decodeContentCoding(raw, res.headers['content-encoding'], MAX_ANSWER_BYTES);
+    const body = decodeContentCoding(read.bytes, res.headers['content-encoding'], MAX_ANSWER_BYTES);
     const said = body.toString('utf8');
     const answerType = String(res.headers['content-type'] ?? '');
     // A body that is only slow is an answer to the exporter too (export/otlp-transport.ts).
@@ -257,11 +259,11 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
     if (res.statusCode >= 200 && res.statusCode < 300) {
       // A catch-all route at a wrong path answers 200 too: the daemon would have every record
       // acknowledged and deleted, stored nowhere.
-      if (!isOtlpAnswer(body, answerType || headers['content-type']!))
+      if (!isOtlpAnswer(body, answerType || headers['content-type']!, read.cut))
         return {
           label,
           status: 'fail',
-          detail: `${where} answered ${res.statusCode} (${how}) with ${answerType || 'a body'} that is not an OTLP response (${body.length} bytes): this is not an OTLP logs endpoint, and the daemon would take its answers as deliveries (OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/logs appended; OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is used as is)`,
+          detail: `${where} answered ${res.statusCode} (${how}) with ${answerType || 'a body'} that is not an OTLP response (${read.cut ? `over ${MAX_ANSWER_BYTES}` : body.length} bytes): this is not an OTLP logs endpoint, and the daemon would take its answers as deliveries (OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/logs appended; OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is used as is)`,
         };
       return { label, status: 'ok', detail: `${where} accepted an empty export (${res.statusCode}, ${how})` };
     }

@@ -31,7 +31,7 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./validate-command.js'),
   },
   check: {
-    summary: 'check configuration, service, sessions, pools, collector and state dir; ✓/✗ list',
+    summary: 'check configuration, service, sessions, pools, collector (and traces endpoint), state dir; ✓/✗ list',
     load: () => import('./check-command.js'),
   },
   top: {

@@ -48,6 +48,10 @@ export class BatchExport {
   refusing: { status: number | undefined; message: string } | undefined;
   /** Requests the collector accepted since start: what proves that a refusal is about the records. */
   private acceptedRequests = 0;
+  /** The partial-success answers carrying the last message, and that message (how often to say it). */
+  private partial = { answers: 0, message: '' };
+  /** Records dropped after proof so far, by reason (how often the line is said). */
+  private drops: Partial<Record<string, number>> = {};
 
   constructor(private readonly o: BatchExportOptions) {}
 
@@ -217,14 +221,18 @@ export class BatchExport {
     const accepted = records - rejected;
     emit({ f: 'records_delivered', count: accepted });
     this.deliveredTotal += accepted;
-    if (rejected > 0)
+    if (rejected > 0) {
+      const error = outcome.message ?? '';
+      this.partial = { answers: this.partial.message === error ? this.partial.answers + 1 : 1, message: error };
       emit({
         f: 'records_rejected',
         reason: 'partial_success',
         count: rejected,
         endpoint,
-        error: outcome.message ?? '',
+        error,
+        answers: this.partial.answers,
       });
+    }
     if (this.failing) emit({ f: 'export_recovered', endpoint, records });
     this.failing = false;
     this.refusing = undefined;
@@ -303,6 +311,7 @@ export class BatchExport {
   private drop(r: Refused, segments: readonly Segment[]): void {
     const reason = r.reason ?? 'corrupt';
     const where = segments.map((s) => `${s.sessionId}:${s.firstSeq}-${s.lastSeq}`);
+    const times = (this.drops[reason] = (this.drops[reason] ?? 0) + 1);
     this.o.emit({
       f: 'records_rejected',
       reason,
@@ -310,6 +319,7 @@ export class BatchExport {
       endpoint: this.o.endpoint,
       segments: where,
       error: r.message,
+      times,
     });
   }
 }

@@ -15,12 +15,12 @@
 // ExportLogsServiceResponse is a collector's answer; anything else (an HTML page from a catch-all
 // route at a wrong path) is still success (the records are acknowledged: retrying them would not make
 // that endpoint store them) and reported as `export_answer_unrecognized`: a warning and a counter.
-import type { Readable } from 'node:stream';
 import type { TlsFiles } from '../config/tls.js';
 import { HttpClient, type HttpResponse } from '../util/http-client.js';
 import { BODY_TIMEOUT, HEADERS_TIMEOUT } from '../util/http-timeout.js';
 import { parseRetryAfter } from '../util/backoff.js';
 import { decodeContentCoding } from '../util/content-coding.js';
+import { readPrefix } from '../util/read-prefix.js';
 import { decodePartialSuccess, decodeStatusMessage, isOtlpAnswer } from '../wire/partial-success.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
 import { displayUrl } from '../mapping/display-url.js';
@@ -119,7 +119,7 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
       }
       let data: Buffer;
       try {
-        data = await readCapped(res.body);
+        data = (await readPrefix(res.body, MAX_RESPONSE_BYTES)).bytes;
       } catch (err) {
         const message = failureMessage(err);
         if (res.statusCode >= 200 && res.statusCode < 300) {
@@ -183,23 +183,6 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
       http.close();
     },
   };
-}
-
-async function readCapped(body: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const c = chunk as Buffer;
-    if (size + c.length > MAX_RESPONSE_BYTES) {
-      chunks.push(c.subarray(0, MAX_RESPONSE_BYTES - size));
-      size = MAX_RESPONSE_BYTES;
-      body.destroy();
-      break;
-    }
-    chunks.push(c);
-    size += c.length;
-  }
-  return Buffer.concat(chunks, size);
 }
 
 function isText(contentType: unknown): boolean {

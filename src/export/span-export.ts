@@ -7,21 +7,29 @@
 // (429, 5xx, network: the Retry-After or the exponential backoff), or to *unsupported* when the
 // collector has no traces pipeline (HTTP 404, gRPC UNIMPLEMENTED): said once (traces_unsupported),
 // the spans kept, and tried again after `unsupportedRetryMs`; the first success says so
-// (traces_supported). While backing off or unsupported no new request starts, and the batches
-// answered "later" go out first when the wait ends. A batch the collector refuses as invalid is
-// dropped and counted, as is the oldest span when the queue is over its bound.
+// (traces_supported). Any other failure that is not about the spans' content (401, 403, 500, a
+// gRPC UNAUTHENTICATED…: a collector or configuration problem an operator fixes) backs off like a
+// retryable answer, as records do (docs/operations.md "Collector answers"): dropping there would
+// lose every span for as long as a credential is wrong. While backing off or unsupported no new
+// request starts, and the batches answered "later" go out first when the wait ends. A batch the
+// collector refuses as too large (413, gRPC RESOURCE_EXHAUSTED without RetryInfo) is sent again in
+// halves, and a span refused alone is dropped; a batch refused as invalid (400, INVALID_ARGUMENT)
+// is dropped whole, since a collector that refuses everything would otherwise get one request per
+// span. Drops are counted, as is the oldest span when the queue is over its bound.
 //
 // Each span may come with its owner (the session's tap), told when the span leaves the queue for
 // good: acknowledged, refused or dropped. What the owner has not been told of is carried in the
 // session's stored span state, so a kill -9 loses no span (docs/traces.md "After a crash");
 // shutdown() tells nobody: spans left then stay in the state the final checkpoint writes.
-import type { Emit } from '../vocabulary/facts.js';
+import type { Emit, SpanDropReason } from '../vocabulary/facts.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
 import { rejectedWithin } from '../wire/partial-success.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
 
 /** gRPC UNIMPLEMENTED: the collector has no TraceService. */
 const GRPC_UNIMPLEMENTED = 12;
+/** gRPC RESOURCE_EXHAUSTED without RetryInfo (a retryable one never gets here): a message over the server's size. */
+const GRPC_RESOURCE_EXHAUSTED = 8;
 
 /** Who is told when a span it offered leaves the queue for good. */
 export interface SpanOwner {
@@ -96,6 +104,17 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   let running = false;
   let failures = 0;
   let unsupported = false;
+  /** Drops so far, by reason: how often a drop's line is said (fact-log-lines.ts). */
+  const drops: Partial<Record<SpanDropReason, number>> = {};
+
+  function dropped(count: number, reason: SpanDropReason, error?: string): void {
+    const times = (drops[reason] = (drops[reason] ?? 0) + 1);
+    o.emit(
+      error === undefined
+        ? { f: 'spans_dropped', count, reason, times }
+        : { f: 'spans_dropped', count, reason, times, error },
+    );
+  }
 
   /** The next batch to send: one answered "later" first, then spans no request has carried. */
   function nextBatch(): Queued[] | undefined {
@@ -140,6 +159,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       // While the request was out, the bound may have pushed some of these out already (and told
       // their owner): only what is left of them leaves now.
       settle(sent);
+      if (failures > 0) o.emit({ f: 'spans_export_recovered', endpoint: o.transport.url });
       failures = 0;
       if (unsupported) {
         unsupported = false;
@@ -147,7 +167,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       }
       const rejected = rejectedWithin(batch.length, outcome.rejected);
       o.emit({ f: 'spans_exported', count: batch.length - rejected });
-      if (rejected > 0) o.emit({ f: 'spans_dropped', count: rejected, reason: 'rejected' });
+      if (rejected > 0) dropped(rejected, 'rejected', outcome.message);
       return;
     }
     if (isNoTracesPipeline(outcome)) {
@@ -162,17 +182,38 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       wait(unsupportedRetryMs);
       return;
     }
-    if (outcome.kind === 'failure') {
-      // Refused for its content (400, 413, …): retrying the same bytes cannot succeed.
+    const tooLarge =
+      outcome.kind === 'failure' && (outcome.refused === 'too_large' || outcome.grpcCode === GRPC_RESOURCE_EXHAUSTED);
+    if (tooLarge && sent.length > 1) {
+      // The request's size is what was refused: halves go out first, at once.
+      const mid = sent.length >> 1;
+      again.unshift(sent.slice(0, mid), sent.slice(mid));
+      return;
+    }
+    if (outcome.kind === 'failure' && (outcome.refused !== undefined || tooLarge)) {
+      // Refused for its content: the same bytes would be refused again.
       settle(sent);
-      o.emit({ f: 'spans_dropped', count: batch.length, reason: 'refused' });
+      dropped(batch.length, 'refused', outcome.message);
       return;
     }
     again.push(sent);
     failures++;
     const backoff = Math.min(o.backoff.maxMs, o.backoff.initialMs * 2 ** Math.min(failures - 1, 20));
     // Never sooner than the backoff: a Retry-After of 0 or a date in the past must not become a busy loop.
-    wait(Math.max(outcome.retryAfterMs ?? 0, backoff));
+    const delayMs = Math.max(outcome.kind === 'retryable' ? (outcome.retryAfterMs ?? 0) : 0, backoff);
+    const said: { status?: number; grpcCode?: number } = {};
+    if (outcome.status !== undefined) said.status = outcome.status;
+    if (outcome.grpcCode !== undefined) said.grpcCode = outcome.grpcCode;
+    o.emit({
+      f: 'spans_export_failed',
+      endpoint: o.transport.url,
+      ...said,
+      spans: sent.length,
+      attempt: failures,
+      delayMs,
+      error: outcome.message,
+    });
+    wait(delayMs);
   }
 
   /** A span leaves the queue for good; its owner is told unless the bridge is shutting down. */
@@ -210,13 +251,13 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
         queuedBytes += span.length;
         live++;
       }
-      let dropped = 0;
+      let over = 0;
       while (queuedBytes > o.maxQueuedBytes && live > 1) {
         leave(queue[head]!);
         advance();
-        dropped++;
+        over++;
       }
-      if (dropped > 0) o.emit({ f: 'spans_dropped', count: dropped, reason: 'overflow' });
+      if (over > 0) dropped(over, 'overflow');
       kick();
     },
     start() {
@@ -230,7 +271,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       running = false;
       cancelWait?.();
       cancelWait = undefined;
-      if (live > 0) o.emit({ f: 'spans_dropped', count: live, reason: 'shutdown' });
+      if (live > 0) dropped(live, 'shutdown');
       for (let i = head; i < queue.length; i++) leave(queue[i]!, false);
       advance();
       again.length = 0;

@@ -169,19 +169,25 @@ export const LOG_LINES: FactTable<Logger> = {
   export_attempted: null,
   records_delivered: null,
   records_rejected: (log, fact) => {
-    if (fact.reason === 'partial_success')
-      log.error(
-        { endpoint: fact.endpoint, rejected: fact.count, error: fact.error },
-        'collector rejected records in a partial-success answer',
-      );
-    else
-      log.error(
+    // Each one is counted (bridge_events_rejected_total); a collector that rejects some records in
+    // every answer is said the first time, every 50th time, and when its message changes.
+    if (fact.reason === 'partial_success') {
+      if (sayAgain(fact.answers ?? 1))
+        log.error(
+          { endpoint: fact.endpoint, rejected: fact.count, error: fact.error, answers: fact.answers },
+          'collector rejected records in a partial-success answer',
+        );
+    } else
+      // Every drop is counted and written, but at error level only the first of its reason and
+      // every 50th: a collector whose size limit is below a kind of record drops each one of them.
+      log[sayAgain(fact.times ?? 1) ? 'error' : 'debug'](
         {
           endpoint: fact.endpoint,
           segments: fact.segments,
           reason: fact.reason,
           count: fact.count,
           error: fact.error,
+          times: fact.times,
         },
         'collector refused a record it accepts neighbours of; it is dropped and counted as rejected',
       );
@@ -327,7 +333,27 @@ export const LOG_LINES: FactTable<Logger> = {
   },
   spans_exported: null,
   spans_dropped: (log, fact) => {
-    log.warn({ count: fact.count, reason: fact.reason }, 'spans not delivered');
+    // A full queue drops at every offer while the traces endpoint is away: said now and then.
+    if (sayAgain(fact.times ?? 1))
+      log.warn({ count: fact.count, reason: fact.reason, times: fact.times, error: fact.error }, 'spans not delivered');
+  },
+  spans_export_failed: (log, fact) => {
+    if (fact.attempt % 20 === 1)
+      log.warn(
+        {
+          endpoint: fact.endpoint,
+          status: fact.status,
+          grpcCode: fact.grpcCode,
+          spans: fact.spans,
+          attempt: fact.attempt,
+          delayMs: fact.delayMs,
+          error: fact.error,
+        },
+        'span export failed; the spans wait in their queue and are sent again',
+      );
+  },
+  spans_export_recovered: (log, fact) => {
+    log.info({ endpoint: fact.endpoint }, 'the collector accepts spans again');
   },
   traces_unsupported: (log, fact) => {
     log.warn(

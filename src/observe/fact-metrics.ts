@@ -133,6 +133,9 @@ const METRICS: FactTable<BridgeMetrics> = {
   spans_dropped: (m, fact) => {
     m.spansDropped.inc({ reason: fact.reason }, fact.count);
   },
+  // The spans' fate is counted when they leave (spans_exported, spans_dropped); a failed try is a line.
+  spans_export_failed: null,
+  spans_export_recovered: null,
   traces_unsupported: (m) => {
     m.tracesUnsupported.set(1);
   },

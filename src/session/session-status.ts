@@ -121,6 +121,8 @@ const TALLY: FactTable<SessionStatus> = {
   export_answer_unrecognized: null,
   spans_exported: null,
   spans_dropped: null,
+  spans_export_failed: null,
+  spans_export_recovered: null,
   traces_unsupported: null,
   traces_supported: null,
   config_rejected: null,

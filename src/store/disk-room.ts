@@ -4,6 +4,8 @@
 // directory plus the pages SQLite can reuse) and is looked up once a second, or sooner when a burst
 // used a good part of what was free.
 
+import { steadyNow } from '../util/steady-clock.js';
+
 const EVERY_MS = 1000;
 
 /** Kept free for SQLite's own needs (WAL, deletes, checkpoints): a sixth of the volume, 8 to 64 MiB. */
@@ -27,7 +29,8 @@ export class DiskRoom {
    */
   limit(spooled: number, used: number, looked?: () => void): number {
     if (!this.freeSpace) return this.maxBytes;
-    const now = Date.now();
+    // The steady clock: a wall clock stepped back must not hold the last look for the step's length.
+    const now = steadyNow();
     const stale =
       this.free === undefined || used - this.usedAtCheck > (this.free.free - reserveFor(this.free.total)) / 4;
     if (now - this.checkedAt >= EVERY_MS || (stale && now !== this.checkedAt)) {

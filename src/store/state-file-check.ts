@@ -5,6 +5,7 @@
 // a removed inode never comes back.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { steadyNow } from '../util/steady-clock.js';
 
 /** How often a write looks at the file: a stat costs microseconds, a commit runs every few ms. */
 const CHECK_EVERY_MS = 1000;
@@ -30,7 +31,7 @@ export class StateFileCheck {
   }
 
   /** Throws (code STATE_FILE_GONE) once the file is removed or replaced; the caller's write fails with it. */
-  assertPresent(now = Date.now()): void {
+  assertPresent(now = steadyNow()): void {
     if (this.problem === undefined && now - this.checkedAt >= CHECK_EVERY_MS) {
       this.checkedAt = now;
       this.problem = this.look();

@@ -11,6 +11,11 @@ export interface SpanBuilderState {
   requests: ReqState[];
   /** Recently closed loaders, oldest first. */
   closed: string[];
+  /**
+   * Recently finished requests (key, last hop), oldest first: absent in a state an older bridge
+   * wrote, which then knows none.
+   */
+  closedRequests?: Array<[string, number]>;
 }
 
 /**
@@ -25,6 +30,7 @@ export function openStateJson(
   frames: ReadonlyMap<string, string>,
   requests: Iterable<ReqState>,
   closed: readonly string[],
+  closedRequests: ReadonlyMap<string, number>,
 ): string {
   let docsText = '';
   for (const doc of docs) {
@@ -37,5 +43,6 @@ export function openStateJson(
   }
   const frameList = JSON.stringify([...frames.entries()]);
   const requestList = JSON.stringify([...requests]);
-  return `{"v":1,"docs":[${docsText}],"frames":${frameList},"requests":${requestList},"closed":${JSON.stringify(closed)}}`;
+  const finished = JSON.stringify([...closedRequests.entries()]);
+  return `{"v":1,"docs":[${docsText}],"frames":${frameList},"requests":${requestList},"closed":${JSON.stringify(closed)},"closedRequests":${finished}}`;
 }

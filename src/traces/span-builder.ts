@@ -10,7 +10,10 @@
 // closed loader is remembered (bounded) so a late event cannot reopen it and emit a second span
 // under the same id. A request hop is *open* from network_request to network_response /
 // network_loading_failed, or to the next network_request with the same request id (a redirect:
-// each hop is its own span, `http.request.resend_count` counting the hops).
+// each hop is its own span, `http.request.resend_count` counting the hops). A finished request is
+// remembered too (bounded): its request or response seen again (the service sent them out of
+// order, or again in a new epoch) points at the span already emitted instead of opening one under
+// the same id, which left it open until the session's end and sent two spans with one id.
 //
 // Ids are a pure function of (session, loader, request id, hop), never of arrival order, so a
 // replay gives the same ids; the state (snapshot/restore) is plain JSON, saved beside the stream
@@ -59,6 +62,8 @@ export interface SpanBuilder {
 export const MAX_OPEN_DOCS = 64;
 export const MAX_OPEN_REQUESTS = 2048;
 export const MAX_CLOSED = 256;
+/** Finished requests remembered: a late or repeated event comes within a few requests of its pair. */
+export const MAX_CLOSED_REQUESTS = 128;
 
 /** Request attributes the CLIENT span takes from the record (already redacted there). */
 const REQUEST_ATTRS = [
@@ -81,6 +86,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
   const requests = new Map<string, ReqState>((restored?.requests ?? []).map((r) => [r.key, structuredClone(r)]));
   const closed: string[] = [...(restored?.closed ?? [])];
   const closedSet = new Set(closed);
+  const closedRequests = new Map<string, number>(restored?.closedRequests ?? []);
   let out: BridgeSpan[] = [];
   // Each open document's JSON as of the last snapshot, until it is touched again: the state is
   // serialized after every batch of the session (its checkpoint may move there), and the open
@@ -147,7 +153,22 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
 
   function closeRequest(req: ReqState, endMicros: number, end: RequestEnd): void {
     requests.delete(req.key);
+    // A redirect's next hop is opened under the same key at once.
+    if (end.kind !== 'redirected') {
+      closedRequests.delete(req.key);
+      closedRequests.set(req.key, req.hop);
+      if (closedRequests.size > MAX_CLOSED_REQUESTS) closedRequests.delete(closedRequests.keys().next().value!);
+    }
     out.push(finishRequest(sessionId, req, endMicros, end));
+  }
+
+  /** The span a finished request's last hop was emitted as. */
+  function finishedRef(key: string, loader: string | undefined, hop: number): SpanRef {
+    const kind = loader === undefined ? 'orphan' : 'request';
+    return {
+      traceId: loader === undefined ? traceIdOf('orphan', [sessionId, key]) : docRef(loader).traceId,
+      spanId: spanIdOf(kind, [sessionId, key, String(hop)]),
+    };
   }
 
   function openRequest(
@@ -192,6 +213,8 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     const target = str(data.target_id) ?? '';
     const key = loader === undefined ? `t:${target}:${requestId}` : `${loader}:${requestId}`;
     const open = requests.get(key);
+    const finished = open === undefined ? closedRequests.get(key) : undefined;
+    if (finished !== undefined) return finishedRef(key, loader, finished);
     if (type === 'network_request') {
       // Chrome's navigation request has the loader's id as its request id: that request is the page.
       if (doc !== undefined && doc.url === undefined && data.resource_type === 'Document' && requestId === loader) {
@@ -305,6 +328,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     frames: [...frames.entries()],
     requests: [...requests.values()],
     closed,
+    closedRequests: [...closedRequests.entries()],
   });
 
   return {
@@ -324,7 +348,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       return structuredClone(state());
     },
     snapshotJson() {
-      return openStateJson(docs.values(), docJson, frames, requests.values(), closed);
+      return openStateJson(docs.values(), docJson, frames, requests.values(), closed, closedRequests);
     },
   };
 }

@@ -27,6 +27,7 @@ import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 import { validateEnvelope, type Envelope } from './envelope.js';
 import type { UpstreamClient } from './client.js';
 import { semaphore, type Semaphore } from '../util/concurrency-limit.js';
+import { steadyNow } from '../util/steady-clock.js';
 
 export type ArchiveMode = 'auto' | 'off';
 
@@ -110,14 +111,14 @@ export class ArchiveReader {
 
   /** False while the archive is known not to exist (or is switched off). */
   get usable(): boolean {
-    return !this.off && Date.now() >= this.absentUntil;
+    return !this.off && steadyNow() >= this.absentUntil;
   }
 
   private absentFor(sessionId: string): boolean {
     if (!this.usable) return true;
     const until = this.unknown.get(sessionId);
     if (until === undefined) return false;
-    if (Date.now() < until) return true;
+    if (steadyNow() < until) return true;
     this.unknown.delete(sessionId);
     return false;
   }
@@ -203,7 +204,8 @@ export class ArchiveReader {
 
   /** A 404 on the archive: no route (for everyone) or no such session (for this one)? */
   private async notFound(sessionId: string, signal?: AbortSignal): Promise<Exclude<ArchiveRead, { kind: 'ok' }>> {
-    const reprobe = Date.now() + (this.opts.reprobeMs ?? REPROBE_MS);
+    // The steady clock: a wall clock stepped back must not keep a verdict for the step's length.
+    const reprobe = steadyNow() + (this.opts.reprobeMs ?? REPROBE_MS);
     let known: boolean;
     if (!this.client.getSession) {
       known = true;

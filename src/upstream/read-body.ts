@@ -3,6 +3,7 @@
 // and a deadline: readCapped() in stream-body.ts). Never throws: a body cut short is a value the
 // caller decides on.
 import type { Readable } from 'node:stream';
+import { steadyNow } from '../util/steady-clock.js';
 
 /** An error body or a probe's answer: anything larger is not an error message. */
 export const MAX_ERROR_BODY = 64 * 1024;
@@ -40,7 +41,9 @@ export async function readPaced(
   const chunks: Buffer[] = [];
   let size = 0;
   let cut: string | undefined;
-  let started = Date.now();
+  // The steady clock: stepped back, the wall clock would hold a stalled body (and its large-page
+  // permit) for as long as the step.
+  let started = steadyNow();
   const gate = o.gate;
   let gated = gate === undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -48,12 +51,12 @@ export async function readPaced(
   const arm = (): void => {
     timer = setTimeout(
       () => {
-        const elapsed = Date.now() - started;
+        const elapsed = steadyNow() - started;
         if (elapsed < allowedMs()) return arm();
         cut = `${size} bytes in ${elapsed} ms, below ${o.minBytesPerSecond} bytes/s after the first ${o.timeoutMs} ms`;
         discard(body);
       },
-      Math.max(1, started + allowedMs() - Date.now()),
+      Math.max(1, started + allowedMs() - steadyNow()),
     );
   };
   arm();
@@ -65,9 +68,9 @@ export async function readPaced(
       if (gate !== undefined && !gated && size > gate.aboveBytes) {
         gated = true;
         clearTimeout(timer);
-        const waitStart = Date.now();
+        const waitStart = steadyNow();
         await gate.enter();
-        started += Date.now() - waitStart;
+        started += steadyNow() - waitStart;
         arm();
       }
     }

@@ -108,6 +108,17 @@ export type Fact =
       endpoint: string;
       error: string;
       segments?: readonly string[];
+      /**
+       * Partial success: the answers carrying this message so far, 1 for the first (and again
+       * when the message changes). A collector that rejects a few records in every answer must
+       * not write a line per request.
+       */
+      answers?: number;
+      /**
+       * A record dropped after proof: the drops of this reason so far. A collector whose size
+       * limit is below a kind of record (every screenshot) drops one at every such record.
+       */
+      times?: number;
     }
   | {
       f: 'export_failed';
@@ -203,7 +214,23 @@ export type Fact =
   | { f: 'config_rejected'; reason: string; key: string; error: string }
   // --- spans (export/span-export.ts, docs/traces.md) ---
   | { f: 'spans_exported'; count: number }
-  | { f: 'spans_dropped'; count: number; reason: SpanDropReason }
+  /**
+   * `times`: the drops of this reason so far (a full queue drops at every offer: said now and then,
+   * not each time); `error`: what the collector said of a refused batch.
+   */
+  | { f: 'spans_dropped'; count: number; reason: SpanDropReason; times?: number; error?: string }
+  /** The traces endpoint failed a request (down, 5xx, 401…): the spans wait and go again after `delayMs`. */
+  | {
+      f: 'spans_export_failed';
+      endpoint: string;
+      status?: number;
+      grpcCode?: number;
+      spans: number;
+      attempt: number;
+      delayMs: number;
+      error: string;
+    }
+  | { f: 'spans_export_recovered'; endpoint: string }
   /** The collector has no traces pipeline (HTTP 404, gRPC UNIMPLEMENTED): said once, asked again later. */
   | { f: 'traces_unsupported'; endpoint: string; status?: number; grpcCode?: number; retryInMs: number }
   | { f: 'traces_supported'; endpoint: string };

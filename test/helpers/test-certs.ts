@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
 import type { ServerOptions } from 'node:https';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -95,6 +95,68 @@ export function signLeaf(dir: string, name: string, cn: string, ext: string): { 
     '2',
     '-extfile',
     `${name}.ext`,
+  );
+  return { cert: readFileSync(join(dir, `${name}.pem`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
+}
+
+/**
+ * Like signLeaf, but valid only in January 2020: an expired certificate (`openssl ca`, which alone
+ * takes dates in the past).
+ */
+export function signExpiredLeaf(dir: string, name: string, cn: string, ext: string): { cert: string; key: string } {
+  const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+  const db = join(dir, `${name}-ca`);
+  mkdirSync(db, { recursive: true });
+  writeFileSync(join(db, 'index.txt'), '');
+  writeFileSync(join(db, 'serial'), '1000\n');
+  writeFileSync(
+    join(dir, `${name}-ca.cnf`),
+    [
+      '[ca]',
+      'default_ca = d',
+      '[d]',
+      `database = ${join(db, 'index.txt')}`,
+      `new_certs_dir = ${db}`,
+      `serial = ${join(db, 'serial')}`,
+      'default_md = sha256',
+      'policy = p',
+      'copy_extensions = copy',
+      '[p]',
+      'commonName = supplied',
+      '',
+    ].join('\n'),
+  );
+  ssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/CN=${cn}`,
+    '-addext',
+    ext,
+  );
+  ssl(
+    'ca',
+    '-batch',
+    '-config',
+    `${name}-ca.cnf`,
+    '-cert',
+    'ca.pem',
+    '-keyfile',
+    'ca.key',
+    '-in',
+    `${name}.csr`,
+    '-out',
+    `${name}.pem`,
+    '-startdate',
+    '20200101000000Z',
+    '-enddate',
+    '20200201000000Z',
   );
   return { cert: readFileSync(join(dir, `${name}.pem`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
 }

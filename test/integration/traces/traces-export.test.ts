@@ -102,7 +102,7 @@ describe('spans to a collector', () => {
         protocol === 'grpc' ? { f: 'traces_unsupported', grpcCode: 12 } : { f: 'traces_unsupported', status: 404 },
       );
       expect(facts.filter((f) => f.f === 'traces_unsupported')).toHaveLength(1);
-      expect(facts.at(-1)).toEqual({ f: 'spans_dropped', count: 4, reason: 'shutdown' });
+      expect(facts.at(-1)).toEqual({ f: 'spans_dropped', count: 4, reason: 'shutdown', times: 1 });
       expect(without.spans).toHaveLength(0);
     });
   }

@@ -64,11 +64,23 @@ describe('span export', () => {
     h.exp.offer(spans(2));
     await h.settle();
     expect(h.sent).toEqual([2]);
-    expect(h.facts).toEqual([]);
+    expect(h.facts).toEqual([
+      {
+        f: 'spans_export_failed',
+        endpoint: 'http://c/v1/traces',
+        spans: 2,
+        attempt: 1,
+        delayMs: 100,
+        error: 'the transport failed: Channel has been shut down',
+      },
+    ]);
     expect(h.waits.map((w) => w.ms)).toEqual([100]);
     await h.fire();
     expect(h.sent).toEqual([2, 2]);
-    expect(h.facts).toEqual([{ f: 'spans_exported', count: 2 }]);
+    expect(h.facts.slice(1)).toEqual([
+      { f: 'spans_export_recovered', endpoint: 'http://c/v1/traces' },
+      { f: 'spans_exported', count: 2 },
+    ]);
   });
 
   it('a collector without a traces pipeline is said once, and the spans arrive when it has one', async () => {
@@ -111,7 +123,13 @@ describe('span export', () => {
     await h.fire();
     expect(h.waits.map((w) => w.ms)).toEqual([7000]);
     await h.fire();
-    expect(h.facts).toEqual([{ f: 'spans_exported', count: 1 }]);
+    expect(h.facts.map((f) => f.f)).toEqual([
+      'spans_export_failed',
+      'spans_export_failed',
+      'spans_export_recovered',
+      'spans_exported',
+    ]);
+    expect(h.facts[1]).toMatchObject({ status: 429, attempt: 2, delayMs: 7000, error: 'HTTP 429' });
   });
 
   it.each([-5, 1_000_000])(
@@ -124,7 +142,42 @@ describe('span export', () => {
       const r = Math.min(2, Math.max(0, rejected));
       expect(h.facts).toEqual([
         { f: 'spans_exported', count: 2 - r },
-        ...(r > 0 ? [{ f: 'spans_dropped', count: r, reason: 'rejected' }] : []),
+        ...(r > 0 ? [{ f: 'spans_dropped', count: r, reason: 'rejected', times: 1, error: 'odd' }] : []),
+      ]);
+    },
+  );
+
+  it.each([
+    { kind: 'failure', status: 500, message: 'HTTP 500' },
+    { kind: 'failure', status: 401, message: 'HTTP 401' },
+    { kind: 'failure', grpcCode: 16, message: 'UNAUTHENTICATED' },
+  ] satisfies ExportOutcome[])('a failure not about the spans ($message) keeps them and backs off', async (answer) => {
+    const h = harness([answer]);
+    h.exp.start();
+    h.exp.offer(spans(2));
+    await h.settle();
+    expect(h.facts).toEqual([expect.objectContaining({ f: 'spans_export_failed', spans: 2, error: answer.message })]);
+    expect(h.exp.queued).toBe(2);
+    await h.fire();
+    expect(h.sent).toEqual([2, 2]);
+    expect(h.facts.at(-1)).toEqual({ f: 'spans_exported', count: 2 });
+  });
+
+  it.each([
+    { kind: 'failure', status: 413, refused: 'too_large', message: 'HTTP 413' },
+    { kind: 'failure', grpcCode: 8, message: 'RESOURCE_EXHAUSTED' },
+  ] satisfies ExportOutcome[])(
+    '$message sends the batch again in halves at once; a span refused alone is dropped',
+    async (tooLarge) => {
+      const h = harness([tooLarge, { kind: 'success', rejected: 0 }, tooLarge]);
+      h.exp.start();
+      h.exp.offer(spans(2));
+      await h.settle();
+      expect(h.sent).toEqual([2, 1, 1]);
+      expect(h.waits).toEqual([]);
+      expect(h.facts).toEqual([
+        { f: 'spans_exported', count: 1 },
+        { f: 'spans_dropped', count: 1, reason: 'refused', times: 1, error: tooLarge.message },
       ]);
     },
   );
@@ -144,8 +197,8 @@ describe('span export', () => {
     h.exp.start();
     await h.settle();
     expect(h.facts).toEqual([
-      { f: 'spans_dropped', count: 2, reason: 'overflow' },
-      { f: 'spans_dropped', count: 2, reason: 'refused' },
+      { f: 'spans_dropped', count: 2, reason: 'overflow', times: 1 },
+      { f: 'spans_dropped', count: 2, reason: 'refused', times: 1, error: 'HTTP 400' },
       { f: 'spans_exported', count: 2 },
       { f: 'spans_exported', count: 1 },
     ]);
@@ -164,7 +217,7 @@ describe('span export', () => {
     expect(settled).toEqual([mine[0], mine[1]]);
     await h.exp.shutdown(Date.now());
     expect(settled).toEqual([mine[0], mine[1]]);
-    expect(h.facts.at(-1)).toEqual({ f: 'spans_dropped', count: 1, reason: 'shutdown' });
+    expect(h.facts.at(-1)).toEqual({ f: 'spans_dropped', count: 1, reason: 'shutdown', times: 1 });
   });
 
   it('an owner is told of spans dropped over the bound', () => {

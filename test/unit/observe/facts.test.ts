@@ -245,6 +245,25 @@ describe('facts → log lines', () => {
     expect(out[0]).toMatchObject({ endpoint: 'http://c/v1/logs', status: 200, contentType: 'text/html', bytes: 120 });
   });
 
+  it('spans dropped over a full queue (at every offer) and failed span exports are said now and then', () => {
+    const { log, lines } = capture();
+    for (let times = 1; times <= 100; times++) {
+      logFact(log, { f: 'spans_dropped', count: 3, reason: 'overflow', times });
+      logFact(log, {
+        f: 'spans_export_failed',
+        endpoint: 'http://c/v1/traces',
+        status: 401,
+        spans: 3,
+        attempt: times,
+        delayMs: 1000,
+        error: 'HTTP 401: bad token',
+      });
+    }
+    const out = lines();
+    expect(out.filter((l) => l.msg === 'spans not delivered').map((l) => l.times)).toEqual([1, 50, 100]);
+    expect(out.filter((l) => l.status === 401).map((l) => l.attempt)).toEqual([1, 21, 41, 61, 81]);
+  });
+
   it('a malformed frame is logged without its payload', () => {
     const { log, lines } = capture();
     logFact(log, { f: 'malformed_frame', session: S, frameId: '12', bytes: 99, reason: 'not JSON' });

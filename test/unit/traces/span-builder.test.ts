@@ -244,3 +244,56 @@ describe('scripted sequences', () => {
     expect(refs).toEqual([undefined]);
   });
 });
+
+describe('events of a finished request seen again', () => {
+  const PAGE: Step[] = [
+    ['network_request', 0, doc('L1', 'https://a.example/')],
+    ['network_response', 10, { ...doc('L1', 'https://a.example/'), status: 200 }],
+    ['page_navigation', 20, nav('L1', 'https://a.example/')],
+  ];
+  const script = (id: string, url: string) => req('L1', id, url);
+  /** The CLIENT spans of the scripts (the page's own document request is one too). */
+  const scripts = (spans: BridgeSpan[]) =>
+    spans.filter((s) => s.kind === 3 && String(s.attributes['url.full']).endsWith('.js'));
+
+  it('a response before its request: one span, marked start_unknown, nothing left open; both records point at it', () => {
+    const { spans, refs } = run([
+      ...PAGE,
+      ['network_response', 40, { ...script('9.1', 'https://a.example/app.js'), status: 200 }],
+      ['network_request', 30, script('9.1', 'https://a.example/app.js')],
+    ]);
+    const clients = scripts(spans);
+    expect(clients).toHaveLength(1);
+    expect(clients[0]!.attributes['browser.span.start_unknown']).toBe(true);
+    expect(clients[0]!.attributes['browser.span.end_reason']).toBeUndefined();
+    expect(refs[3]).toEqual(refs[4]);
+    expect(refs[4]!.spanId).toBe(clients[0]!.spanId);
+  });
+
+  it('a request and its response sent again (a new epoch): no second span under the same id', () => {
+    const once: Step[] = [
+      ['network_request', 50, script('9.2', 'https://a.example/b.js')],
+      ['network_response', 60, { ...script('9.2', 'https://a.example/b.js'), status: 200 }],
+    ];
+    const { spans } = run([...PAGE, ...once, ...once]);
+    const ids = spans.map((s) => s.spanId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(scripts(spans)).toHaveLength(1);
+  });
+
+  it('is remembered across a snapshot, as a restarted bridge continues', () => {
+    const first = run(
+      [
+        ...PAGE,
+        ['network_request', 50, script('9.3', 'https://a.example/c.js')],
+        ['network_response', 60, { ...script('9.3', 'https://a.example/c.js'), status: 200 }],
+      ],
+      false,
+    );
+    const restored = createSpanBuilder(SESSION, JSON.parse(first.builder.snapshotJson()) as never);
+    const [again] = envelopes([['network_request', 50, script('9.3', 'https://a.example/c.js')]]);
+    expect(restored.observe(again!, mapped(again!)).finished).toEqual([]);
+    expect(scripts(restored.end())).toEqual([]);
+    expect(first.builder.snapshot()).toEqual(JSON.parse(first.builder.snapshotJson()));
+  });
+});
