@@ -36,11 +36,11 @@ export function stackTrace(g: GenState, asyncDepth: number): CallStack {
 
 /**
  * Arguments that are no string nor number, as the service writes them: where CDP sends no value
- * (an object, an array, a function, undefined) it writes the argument's type, never JavaScript's
+ * (an object, an array, a function, a Symbol, undefined) it writes the argument's type, never JavaScript's
  * `String()` of it (`[object Object]`). Chromium's Runtime.consoleAPICalled is checked in
  * test/integration/devkit/simulator/chromium-urls.test.ts.
  */
-export const VALUELESS_ARGS: readonly string[] = ['object', 'undefined'];
+export const VALUELESS_ARGS: readonly string[] = ['object', 'undefined', 'symbol'];
 
 export function consoleLog(g: GenState): GenResult {
   const { rng } = g;
@@ -62,6 +62,24 @@ export function consoleLog(g: GenState): GenResult {
   return { data, source: cdpSource(g, 'Runtime.consoleAPICalled'), ...(truncated ? { truncated } : {}) };
 }
 
+/**
+ * exceptionDetails.text of an uncaught exception. Current Chromium writes the label alone
+ * (`Uncaught`, `Uncaught (in promise)` for a rejection nobody handled) and keeps the error in
+ * exceptionDetails.exception, which the service does not copy: checked by
+ * test/integration/devkit/chromium-session-shapes.test.ts. Older browsers wrote the error into the
+ * text; a few such texts stay, for the mapper's parsing of them.
+ */
+export const EXCEPTION_TEXTS: readonly string[] = [
+  'Uncaught',
+  'Uncaught',
+  'Uncaught',
+  'Uncaught (in promise)',
+  'Uncaught (in promise)',
+  "Uncaught TypeError: Cannot read properties of undefined (reading 'id')",
+  'Uncaught (in promise) Error: Request failed with status 503',
+  'Uncaught RangeError: Maximum call stack size exceeded — 再帰',
+];
+
 export function consoleError(g: GenState): GenResult {
   const { rng } = g;
   if (rng.chance(0.5)) {
@@ -77,15 +95,16 @@ export function consoleError(g: GenState): GenResult {
   // which is the throwing frame: the stack's first (innermost) one, zero-based like it.
   const stack = stackTrace(g, rng.int(1, 2));
   const top = stack.callFrames[0] as CallStack['callFrames'][number];
+  if (rng.chance(0.1)) {
+    // Code run by eval() or new Function() has no script URL: Chromium reports its frame with
+    // url "" and the exception without a url, which the service copies as source_url "".
+    top.functionName = 'eval';
+    top.url = '';
+  }
   return {
     data: {
       ...pageContext(g),
-      text: rng.pick([
-        "Uncaught TypeError: Cannot read properties of undefined (reading 'id')",
-        'Uncaught (in promise) Error: Request failed with status 503',
-        'Uncaught ReferenceError: gtag is not defined',
-        'Uncaught RangeError: Maximum call stack size exceeded — 再帰',
-      ]),
+      text: rng.pick(EXCEPTION_TEXTS),
       line: top.lineNumber,
       column: top.columnNumber,
       source_url: top.url,
