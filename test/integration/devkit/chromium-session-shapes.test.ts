@@ -175,11 +175,23 @@ describe.skipIf(chromium === undefined)(`an agent's session shapes against ${aga
         '/from-sw': () => has(requested('/from-sw')),
       });
       await visit(dataPage, 'the data: document', {
+        navigation: () =>
+          has(
+            (s) =>
+              s.method === 'Page.frameNavigated' &&
+              (s.params.frame as { url: string }).url.startsWith('data:text/html,'),
+          ),
         console: () => has(logged('page', 'in data doc')),
         request: () => has(requested('/from-data')),
         exception: () => exceptions('page').length >= 4,
       });
       await visit(base64Page, 'the base64 data: document', {
+        navigation: () =>
+          has(
+            (s) =>
+              s.method === 'Page.frameNavigated' &&
+              (s.params.frame as { url: string }).url.startsWith('data:text/html;base64,'),
+          ),
         console: () => has(logged('page', 'b64 doc')),
         request: () => has(requested('/from-b64')),
       });
