@@ -352,6 +352,26 @@ describe.skipIf(chromium === undefined)(`an agent's session shapes against ${aga
       const thrown = find((s) => s.method === 'Runtime.exceptionThrown' && s.targetType === type, `${type} exception`);
       expect(record(thrown).attributes['code.file.path']).toBe(frame.url);
     }
+    // The simulator's workers log as these do: their blob: frames (a service worker its script's),
+    // typed as Chromium types the target, and without a page's context, which the service keeps
+    // for pages only.
+    const reported = new Set(seen.filter((s) => s.method === 'Runtime.consoleAPICalled').map((s) => s.targetType));
+    const f = new EventFactory(createRng(5), 'shapes', CAPTURE_ALL);
+    const fromWorkers = Array.from({ length: 3000 }, () => f.next(['console_log'])!)
+      .map((e) => ({ data: e.data as Record<string, unknown>, metadata: e.source.metadata as Record<string, unknown> }))
+      .filter((e) => e.metadata.target_type !== undefined);
+    const types = new Set(fromWorkers.map((e) => e.metadata.target_type as string));
+    expect([...types].sort()).toEqual(['service_worker', 'shared_worker', 'worker']);
+    for (const type of types) expect(reported).toContain(type);
+    for (const { data, metadata } of fromWorkers) {
+      expect(data).not.toHaveProperty('url');
+      const url = (data.stack_trace as { callFrames: Array<{ url: string }> }).callFrames[0]!.url;
+      if (metadata.target_type === 'service_worker') expect(url).toMatch(/^https?:\/\/[^/]+\/sw\.js$/);
+      else
+        expect(url).toMatch(
+          /^blob:https?:\/\/[^/]+\/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+        );
+    }
     const fromShared = request('/from-shared');
     expect(fromShared.targetType).toBe('shared_worker');
     expect((fromShared.params.initiator as { type: string }).type).toBe('script');

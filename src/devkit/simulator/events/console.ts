@@ -1,6 +1,7 @@
 // console_log and console_error, with their call stacks (docs/service-api.md "Event types and categories").
 import type { GenResult, GenState } from './context.js';
 import { LONG_TEXT, UNICODE_TEXTS, cdpSource, pageContext, pageOrigin } from './context.js';
+import { uuid } from './network.js';
 
 const LEVELS = ['log', 'info', 'warning', 'debug', 'dir', 'table', 'trace', 'assert', 'count', 'timeEnd'];
 const FUNCTIONS = ['handleClick', 'render', 'fetchData', '', 'onMessage', 'Module.load', 'anonymous'];
@@ -42,8 +43,47 @@ export function stackTrace(g: GenState, asyncDepth: number): CallStack {
  */
 export const VALUELESS_ARGS: readonly string[] = ['object', 'undefined', 'symbol'];
 
+/** Workers' targets, as Chromium types them (and the service copies into source.metadata). */
+const WORKER_TYPES = ['worker', 'shared_worker', 'service_worker'];
+
+/**
+ * A console_log from one of the page's workers. The service attaches workers too but keeps a page's
+ * state (the event context) for pages only, so a worker's event has no `url` and no other context
+ * member: only source.metadata says which target it came from. A worker started from a blob: URL has
+ * that URL in its frames, a service worker its script's. Checked against Chromium by
+ * test/integration/devkit/chromium-session-shapes.test.ts.
+ */
+function workerConsoleLog(g: GenState): GenResult {
+  const { rng } = g;
+  const targetType = rng.pick(WORKER_TYPES);
+  const origin = pageOrigin(g);
+  const url = targetType === 'service_worker' ? origin + '/sw.js' : `blob:${origin}/${uuid(g)}`;
+  const text = rng.pick(UNICODE_TEXTS);
+  const frame = {
+    functionName: rng.pick(FUNCTIONS),
+    scriptId: String(rng.int(2, 40)),
+    url,
+    lineNumber: rng.int(0, 400),
+    columnNumber: rng.int(0, 120),
+  };
+  return {
+    data: { level: rng.pick(LEVELS), text, args: [text], stack_trace: { callFrames: [frame] } },
+    source: {
+      kind: 'cdp',
+      event: 'Runtime.consoleAPICalled',
+      metadata: {
+        cdp_session_id: rng.hex(32).toUpperCase(),
+        target_id: rng.hex(32).toUpperCase(),
+        target_type: targetType,
+      },
+    },
+  };
+}
+
 export function consoleLog(g: GenState): GenResult {
   const { rng } = g;
+  // Rarely: most of what a session logs is its pages'.
+  if (rng.chance(0.04)) return workerConsoleLog(g);
   const text = rng.pick(UNICODE_TEXTS);
   const data: Record<string, unknown> = {
     ...pageContext(g),
