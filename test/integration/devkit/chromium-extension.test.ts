@@ -14,14 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMappingOptions } from '../../../src/config/mapping-section.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import type { Envelope } from '../../../src/upstream/envelope.js';
-import { chromiumVersion, findChromium, startChromium, type ChromiumHandle } from './chromium.js';
+import { chromiumUnderTest, findChromium, startChromium, type ChromiumHandle } from './chromium.js';
 import { serviceEvent, type RemoteObject } from './service-events.js';
 
 const chromium = findChromium();
-const against =
-  chromium === undefined
-    ? 'Chromium (none found: CHROMIUM_PATH, chromium, chromium-browser; skipped)'
-    : chromiumVersion(chromium);
+const against = chromiumUnderTest(chromium);
 
 const WAIT_MS = 25_000;
 

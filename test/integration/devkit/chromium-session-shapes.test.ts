@@ -3,7 +3,8 @@
 // shared), a service worker, console calls with unusual arguments, and uncaught exceptions from an
 // inline script, from eval'd code and from promises nobody handled. Headless Chromium, attached to
 // every target as the service attaches (browser-wide auto-attach, and each page's for its dedicated
-// workers), loads a page from a loopback server that does all of it, then two data: documents.
+// workers), loads a page from a loopback server that does all of it, then four data: documents
+// (two of them the simulator's).
 // What CDP reports is compared with what the simulator sends, and mapped as the service would send
 // it (service-events.ts) through the bridge's mapper: what docs/mapping.md promises must hold.
 // Skipped where no Chromium is installed (CHROMIUM_PATH, or chromium / chromium-browser on PATH).
@@ -16,18 +17,16 @@ import { EXCEPTION_TEXTS, VALUELESS_ARGS } from '../../../src/devkit/simulator/e
 import { EventFactory } from '../../../src/devkit/simulator/events/event-factory.js';
 import { createRng } from '../../../src/devkit/simulator/events/rng.js';
 import { CAPTURE_ALL } from '../../../src/devkit/simulator/pools.js';
+import { DATA_DOCUMENTS } from '../../../src/devkit/simulator/events/context.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import type { Envelope } from '../../../src/upstream/envelope.js';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import { createRecordEncoder } from '../../../src/wire/encode-record.js';
-import { chromiumVersion, findChromium, openBlankPage, startChromium, type ChromiumHandle } from './chromium.js';
+import { chromiumUnderTest, findChromium, openBlankPage, startChromium, type ChromiumHandle } from './chromium.js';
 import { consoleArg, serviceEvent, type RemoteObject } from './service-events.js';
 
 const chromium = findChromium();
-const against =
-  chromium === undefined
-    ? 'Chromium (none found: CHROMIUM_PATH, chromium, chromium-browser; skipped)'
-    : chromiumVersion(chromium);
+const against = chromiumUnderTest(chromium);
 
 /** Longer than the service's 8,192-byte cut and than nothing else here: only the size limit bounds it. */
 const LONG = 'x'.repeat(20_000);
@@ -52,10 +51,7 @@ setTimeout(() => Promise.reject(new Error('rejected')), 0);
 throw new TypeError('inline throw');
 </script></body>`;
 
-const SW_JS = `self.addEventListener('install', () => {
-  console.log('sw install');
-  fetch('/from-sw?token=abc');
-});`;
+const SW_JS = `self.addEventListener('install', () => { console.log('sw install'); fetch('/from-sw?token=abc'); });`;
 
 interface Seen {
   method: string;
@@ -72,9 +68,7 @@ describe.skipIf(chromium === undefined)(`an agent's session shapes against ${aga
   let server: Server;
   let browser: ChromiumHandle | undefined;
   const seen: Seen[] = [];
-  let base = '';
-  let dataPage = '';
-  let base64Page = '';
+  let [base, dataPage, base64Page] = ['', '', ''];
 
   beforeAll(
     async () => {
@@ -162,6 +156,8 @@ describe.skipIf(chromium === undefined)(`an agent's session shapes against ${aga
         seen.filter((s) => s.method === 'Runtime.exceptionThrown' && s.targetType === type);
       const requested = (path: string) => (s: Seen) =>
         s.method === 'Network.requestWillBeSent' && (s.params.request as { url: string }).url.startsWith(base + path);
+      const navigatedTo = (prefix: string) => (s: Seen) =>
+        s.method === 'Page.frameNavigated' && (s.params.frame as { url: string }).url.startsWith(prefix);
       await visit(`${base}/shapes`, 'the page, its workers and its service worker', {
         'console.table': () => has((s) => s.method === 'Runtime.consoleAPICalled' && s.params.type === 'table'),
         'three page exceptions': () => exceptions('page').length >= 3,
@@ -175,28 +171,23 @@ describe.skipIf(chromium === undefined)(`an agent's session shapes against ${aga
         '/from-sw': () => has(requested('/from-sw')),
       });
       await visit(dataPage, 'the data: document', {
-        navigation: () =>
-          has(
-            (s) =>
-              s.method === 'Page.frameNavigated' &&
-              (s.params.frame as { url: string }).url.startsWith('data:text/html,'),
-          ),
+        navigation: () => has(navigatedTo('data:text/html,')),
         console: () => has(logged('page', 'in data doc')),
         request: () => has(requested('/from-data')),
         exception: () => exceptions('page').length >= 4,
       });
       await visit(base64Page, 'the base64 data: document', {
-        navigation: () =>
-          has(
-            (s) =>
-              s.method === 'Page.frameNavigated' &&
-              (s.params.frame as { url: string }).url.startsWith('data:text/html;base64,'),
-          ),
+        navigation: () => has(navigatedTo('data:text/html;base64,')),
         console: () => has(logged('page', 'b64 doc')),
         request: () => has(requested('/from-b64')),
       });
+      // The simulator's own data: documents.
+      for (const [i, text] of ['report', 'export'].entries())
+        await visit(DATA_DOCUMENTS[i]!, `the simulator's data: document ${i}`, {
+          console: () => has(logged('page', text)),
+        });
     },
-    3 * WAIT_MS + 15_000,
+    5 * WAIT_MS + 15_000,
   );
 
   afterAll(async () => {
@@ -221,11 +212,7 @@ describe.skipIf(chromium === undefined)(`an agent's session shapes against ${aga
     return mapper.map(envelope, { sessionId: 'shapes', attributes: {}, epoch: 0 }, 1)!;
   };
   const encode = createRecordEncoder();
-  const find = (pred: (s: Seen) => boolean, what: string): Seen => {
-    const s = seen.find(pred);
-    if (s === undefined) throw new Error(`not seen: ${what}`);
-    return s;
-  };
+  const find = (pred: (s: Seen) => boolean, what: string): Seen => seen.find(pred) ?? expect.fail(`not seen: ${what}`);
   const navigation = (prefix: string) =>
     find(
       (s) => s.method === 'Page.frameNavigated' && (s.params.frame as { url: string }).url.startsWith(prefix),
@@ -253,6 +240,22 @@ describe.skipIf(chromium === undefined)(`an agent's session shapes against ${aga
       (s) => s.method === 'Runtime.exceptionThrown' && s.pageUrl?.startsWith('data:text/html,') === true,
     );
     expect((thrown?.params.exceptionDetails as { url?: string }).url).toBeUndefined();
+  });
+
+  it("the simulator's data: documents are reported as it sends them, and so are their scripts' frames", () => {
+    for (const [i, text] of ['report', 'export'].entries()) {
+      const said = consoleCall(text);
+      expect(said.pageUrl).toBe(DATA_DOCUMENTS[i]);
+      expect((said.params.stackTrace as { callFrames: Array<{ url: string }> }).callFrames[0]!.url).toBe('');
+    }
+    const f = new EventFactory(createRng(9), 'shapes', CAPTURE_ALL, 'catalogue');
+    const onData = Array.from({ length: 60_000 }, () => f.next()!.data).filter(
+      (d) => typeof d?.url === 'string' && d.url.startsWith('data:text/html') && d.stack_trace !== undefined,
+    );
+    expect(onData.length).toBeGreaterThan(0);
+    for (const d of onData)
+      for (const frame of (d!.stack_trace as { callFrames: Array<{ url: string }> }).callFrames)
+        expect(frame.url).toBe('');
   });
 
   it('mapped, a data: document promotes its scheme only, and no record or attribute carries its payload unbounded', () => {

@@ -21,10 +21,12 @@ interface CallStack {
 export function stackTrace(g: GenState, asyncDepth: number): CallStack {
   const { rng } = g;
   const origin = pageOrigin(g);
+  // A data: document's scripts have no URL: Chromium reports their frames with url "".
+  const inData = g.page.url.startsWith('data:');
   const frames = Array.from({ length: rng.int(1, 4) }, () => ({
     functionName: rng.pick(FUNCTIONS),
     scriptId: String(rng.int(10, 400)),
-    url: origin + rng.pick(SCRIPTS),
+    url: inData ? '' : origin + rng.pick(SCRIPTS),
     lineNumber: rng.int(0, 5000),
     columnNumber: rng.int(0, 200),
   }));
