@@ -12,6 +12,9 @@ type Data = Record<string, unknown>;
  * "Uncaught TypeError: x is not a function" → type TypeError, message "x is not a function". The
  * `Uncaught` / `Uncaught (in promise)` prefix is how browsers label exceptions nobody caught.
  */
+/** exceptionDetails.text as current Chromium writes it for every uncaught exception. */
+const BARE_LABELS = new Set(['Uncaught', 'Uncaught (in promise)']);
+
 const EXCEPTION_TEXT = /^(?:Uncaught (?:\(in promise\) )?)?([A-Za-z_$][\w$.]{0,99}): ([\s\S]*)$/;
 
 function addLocation(attrs: Attrs, loc: SourceLocation | undefined): void {
@@ -53,7 +56,10 @@ export function promoteConsoleError(data: Data, attrs: Attrs): void {
     attrs[ATTR.exceptionType] = m[1] as string;
     attrs[ATTR.exceptionMessage] = m[2] as string;
   } else if (text !== '') {
-    attrs[ATTR.exceptionMessage] = text.startsWith('Uncaught ') ? text.slice(9) : text;
+    // Chromium's own text is the label alone (`Uncaught`, `Uncaught (in promise)`): the error's
+    // type and message are in exceptionDetails.exception, which the service does not copy. Cut,
+    // `(in promise)` would read as the message; whole, the label says at least how it escaped.
+    attrs[ATTR.exceptionMessage] = text.startsWith('Uncaught ') && !BARE_LABELS.has(text) ? text.slice(9) : text;
   }
   const stack = renderStackTrace(text === '' ? 'Uncaught exception' : text, data.stack_trace);
   if (stack !== undefined) attrs[ATTR.exceptionStacktrace] = stack;

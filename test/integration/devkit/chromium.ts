@@ -183,3 +183,10 @@ export async function openBlankPage(
   ])) as { sessionId: string };
   return { targetId, sessionId };
 }
+
+/** What a real-browser test is run against, for its name: the version, or why it is skipped. */
+export function chromiumUnderTest(executable: string | undefined): string {
+  return executable === undefined
+    ? 'Chromium (none found: CHROMIUM_PATH, chromium, chromium-browser; skipped)'
+    : chromiumVersion(executable);
+}

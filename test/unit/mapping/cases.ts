@@ -133,6 +133,18 @@ export const TYPE_CASES: MappingCase[] = [
       'code.column.number': 8,
     },
   }),
+  // What Chromium sends as exceptionDetails.text today: the label alone, the error's own type and
+  // message being in exceptionDetails.exception, which the service does not copy
+  // (test/integration/devkit/chromium-session-shapes.test.ts).
+  ...['Uncaught', 'Uncaught (in promise)'].map((text) =>
+    c('console_error', `uncaught exception whose text is Chromium's bare label "${text}"`, {
+      category: 'console',
+      data: { text, line: 0, column: 5, source_url: 'https://shop.example/app.js' },
+      severity: ERROR,
+      attributes: { 'exception.message': text },
+      absent: ['exception.type'],
+    }),
+  ),
   c('console_error', 'console.error call without level (older or cut event) is no exception', {
     category: 'console',
     data: { text: 'TypeError: shown, not thrown', args: ['TypeError: shown, not thrown'], stack_trace: STACK },

@@ -118,6 +118,21 @@ export const INLINE_IMAGES: readonly string[] = [
   'data:image/svg+xml,%3Csvg%20xmlns=%22http://www.w3.org/2000/svg%22%20viewBox=%220%200%2016%2016%22%3E%3Ccircle%20cx=%228%22%20cy=%228%22%20r=%228%22/%3E%3C/svg%3E',
 ];
 
+/**
+ * Documents an agent opens as data: URLs (Page.navigate to a page it wrote): Chromium reports the
+ * whole URL as the frame's url, every request's document URL and so the event context, and reports
+ * the frames of their scripts with the url "" (test/integration/devkit/chromium-session-shapes.test.ts
+ * navigates to these). One percent-encoded as typed (no space, `?` or `#`, which Chromium would
+ * encode), one base64 of a few KiB, as a generated report is.
+ */
+export const DATA_DOCUMENTS: readonly string[] = [
+  "data:text/html,<title>Report</title><h1>Report</h1><script>console.log('report')</script>",
+  'data:text/html;base64,' +
+    Buffer.from(
+      `<title>Export</title><script>console.log('export')</script><table>${'<tr><td>row</td><td>42</td></tr>'.repeat(80)}</table>`,
+    ).toString('base64'),
+];
+
 /** Whether a page has an origin of its own to fetch from (not an error page, not about:blank). */
 export function isWebPage(url: string): boolean {
   return url.startsWith('https://') || url.startsWith('http://');

@@ -124,7 +124,7 @@ function newRequest(g: GenState): PendingRequest {
 }
 
 /** A random UUID (version 4), as URL.createObjectURL names a blob. */
-function uuid(g: GenState): string {
+export function uuid(g: GenState): string {
   const h = g.rng.hex(32);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20)}`;
 }

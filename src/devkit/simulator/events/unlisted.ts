@@ -5,6 +5,7 @@
 import type { GenResult, GenState } from './context.js';
 import {
   BLANK_URL,
+  DATA_DOCUMENTS,
   ERROR_PAGE_URL,
   SECRET_URLS,
   SITES,
@@ -21,16 +22,19 @@ export function pageNavigation(g: GenState): GenResult {
   const { rng } = g;
   const subframe = rng.chance(0.2);
   // An iframe without src is about:blank; a main frame whose navigation failed shows Chromium's
-  // error page (the request's network_loading_failed names the URL that failed).
+  // error page (the request's network_loading_failed names the URL that failed). An agent opens
+  // a document it wrote now and then: a data: URL.
   const url = subframe
     ? rng.chance(0.3)
       ? BLANK_URL
       : rng.pick(SITES)
     : rng.chance(0.03)
       ? ERROR_PAGE_URL
-      : rng.chance(0.15)
-        ? rng.pick(SECRET_URLS)
-        : rng.pick(SITES);
+      : rng.chance(0.01)
+        ? rng.pick(DATA_DOCUMENTS)
+        : rng.chance(0.15)
+          ? rng.pick(SECRET_URLS)
+          : rng.pick(SITES);
   const data: Record<string, unknown> = {
     session_id: g.page.cdpSessionId,
     target_id: g.page.targetId,

@@ -229,7 +229,8 @@ describe.skipIf(chromium === undefined)(`the simulator's URLs against ${against}
       { type: 'undefined' },
       { type: 'number', value: 42 },
     ]);
-    expect(seen.consoleArgs?.slice(2, 4).map((a) => a.type)).toEqual([...VALUELESS_ARGS]);
+    // (A Symbol, the list's third, is checked by test/integration/devkit/chromium-session-shapes.test.ts.)
+    expect(seen.consoleArgs?.slice(2, 4).map((a) => a.type)).toEqual(VALUELESS_ARGS.slice(0, 2));
   });
 
   it('a same-document navigation is no Page.frameNavigated: the service, which maps that, sends no page_navigation', () => {
