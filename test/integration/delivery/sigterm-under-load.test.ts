@@ -47,7 +47,12 @@ describe('SIGTERM under load', () => {
       await until(() => h.receiver.requests.length > requests + 4, 'slow requests', 30_000);
       first.kill('SIGTERM');
       // A clean exit, not a kill: a stop that outlasts its grace period would be SIGKILLed by an
-      // orchestrator and its commits lost (the test's own timeout bounds the wait).
+      // orchestrator and its commits lost (30 s is far beyond the grace period even on a loaded machine).
+      await until(
+        () => first.exitCode !== null || first.signalCode !== null,
+        'the first daemon to exit after SIGTERM',
+        30_000,
+      );
       expect(await exited(first), first.output()).toBe(0);
       // Not vacuous: the grace period ended with records left, which only the next daemon can deliver.
       expect(first.output()).toMatch(/"drained":false.*"msg":"grace period over/);
@@ -59,5 +64,6 @@ describe('SIGTERM under load', () => {
       const second = spawnDaemon(env, ['run', '--until-ended']);
       daemons.push(second);
       await runToTheEnd(h, second, ids, { lag: 500, what: 'the second daemon to catch up', timeoutMs: 60_000 });
-    }, 120_000);
+      // Above the sum of its steps' own waits (30 + 30 + 30 + 60 s), so that a slow run fails naming its step.
+    }, 200_000);
 });

@@ -67,6 +67,11 @@ describe('the state directory deleted while the daemon runs', () => {
       expect(put.status).toBe(503);
       expect(((await put.json()) as { message: string }).message).toMatch(/was deleted while the bridge runs/);
       first.kill('SIGTERM');
+      await until(
+        () => first.exitCode !== null || first.signalCode !== null,
+        'the first daemon to exit after SIGTERM',
+        30_000,
+      );
       expect(await exited(first), first.output()).toBe(0);
       // Nothing stays spooled for the next start: the spool went with the file.
       expect(first.output()).not.toMatch(/stay spooled for the next start/);
@@ -78,5 +83,6 @@ describe('the state directory deleted while the daemon runs', () => {
       const second = spawnDaemon(env, ['run', '--until-ended']);
       daemons.push(second);
       await runToTheEnd(h, second, ids, { lag: 400, what: 'the second daemon to catch up', timeoutMs: 60_000 });
-    }, 120_000);
+      // Above the sum of its steps' own waits (30 + 30 + 30 + 60 s), so that a slow run fails naming its step.
+    }, 200_000);
 });
