@@ -47,6 +47,7 @@ export class SpoolWriter implements WriteLoop {
   private lastCommitError: string | undefined;
   closed = false;
   private readonly fencedWatchers: Array<(sessionIds: readonly string[]) => void> = [];
+  private readonly doneWatchers: Array<() => void> = [];
   private readonly emit: Emit;
   private readonly mode: SpoolMode;
   /** Overflow mode's seals, spills and checkpoint writes. */
@@ -89,6 +90,21 @@ export class SpoolWriter implements WriteLoop {
   /** Calls `watcher` whenever the store refuses a commit because another replica owns these sessions now. */
   watchFenced(watcher: (sessionIds: readonly string[]) => void): void {
     this.fencedWatchers.push(watcher);
+  }
+
+  /**
+   * Calls `watcher` whenever no commit is under way any more: the spool may have become idle then
+   * (its last deletes or checkpoints written) with nothing else settling after it.
+   */
+  watchCommitsDone(watcher: () => void): void {
+    this.doneWatchers.push(watcher);
+  }
+
+  /** The commit `tracked` finished: if no other was queued behind it, the writer is between commits. */
+  private finished(tracked: Promise<boolean>): void {
+    if (this.committing !== tracked) return;
+    this.committing = undefined;
+    for (const w of this.doneWatchers) w();
   }
 
   /** Appends one encoded record of a session, or with `record` null only moves its checkpoint. */
@@ -162,9 +178,7 @@ export class SpoolWriter implements WriteLoop {
     if (checkpoints) this.overflow.checkpointsNow = true;
     this.clearTimer();
     const run = (this.committing ?? Promise.resolve(true)).then(() => this.commitNow());
-    const tracked: Promise<boolean> = run.finally(() => {
-      if (this.committing === tracked) this.committing = undefined;
-    });
+    const tracked: Promise<boolean> = run.finally(() => this.finished(tracked));
     this.committing = tracked;
     return tracked;
   }
@@ -290,9 +304,7 @@ export class SpoolWriter implements WriteLoop {
         () => true,
         () => false,
       )
-      .finally(() => {
-        if (this.committing === tracked) this.committing = undefined;
-      });
+      .finally(() => this.finished(tracked));
     this.committing = tracked;
     return run;
   }

@@ -49,6 +49,11 @@ export class Spool {
     this.writer.watchFenced(watcher);
   }
 
+  /** Calls `watcher` whenever a commit finished: what makes `idle` true may have settled then. */
+  watchCommitsDone(watcher: () => void): void {
+    this.writer.watchCommitsDone(watcher);
+  }
+
   /** Opens the spool over a store; what the store already holds is the backlog. */
   static async open(o: SpoolOptions): Promise<Spool> {
     const s = new Spool(o);

@@ -24,7 +24,16 @@ export async function runToTheEnd(
   for (const id of ids) h.sim.session(id)!.produce(0);
   await until(() => ids.every((id) => h.received(id) >= lastSeq(id)), 'every event', o.timeoutMs);
   for (const id of ids) h.sim.session(id)!.end();
-  expect(await exited(daemon), daemon.output()).toBe(0);
+  // `--until-ended` exits once every session's end is recorded: seconds, even on a loaded machine.
+  const exit = exited(daemon);
+  const late = await Promise.race([
+    exit.then(() => false),
+    new Promise<boolean>((r) => setTimeout(() => r(true), 30_000).unref()),
+  ]);
+  expect(late, `the daemon did not exit within 30 s of the sessions' ends:\n${daemon.output().slice(-4000)}`).toBe(
+    false,
+  );
+  expect(await exit, daemon.output()).toBe(0);
   for (const t of h.tally([...ids])) {
     expect(t.missing, `missing seqs of ${t.sessionId}: ${t.missingSample.join(',')}`).toBe(0);
     expect(t.gapRecords).toBe(0);
