@@ -2,7 +2,7 @@
 // manifest-v3 extension (--load-extension, written to a temp dir) whose service worker logs, fetches
 // from a loopback server and throws, and a tab opens the extension's own page, which logs. What CDP
 // reports is mapped as the service would send it (service-events.ts): chrome-extension:// URLs
-// name no server (docs/mapping.md "URL promotion"), the requests they make do. Skipped where no
+// name no server (docs/mapping.md "Every record"), the requests they make do. Skipped where no
 // Chromium is installed (CHROMIUM_PATH, or chromium / chromium-browser on PATH). Re-run with
 // `npx vitest run test/integration/devkit/chromium-extension.test.ts`.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // What the service makes of Chromium's protocol events, for the real-browser tests that map them:
 // the data its browser monitor writes for Runtime.consoleAPICalled, Runtime.exceptionThrown,
 // Network.requestWillBeSent and Page.frameNavigated (docs/service-api.md "Event types and
-// categories", docs/upstream-differences.md "Event context"). Only the members the bridge reads are
+// categories", docs/mapping.md "The event context"). Only the members the bridge reads are
 // written; the event context is added by the caller, which knows the page the target shows.
 
 /** A console argument as CDP sends it (Runtime.RemoteObject, the members the service reads). */
