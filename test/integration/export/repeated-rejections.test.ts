@@ -6,12 +6,12 @@
 // at debug level). The bridge runs in this process with a logger of its own, on real sockets; a
 // loopback front answers each logs request itself after handing it to the real receiver, or
 // refuses it.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBridge } from '../../../src/daemon/bridge.js';
+import { collectorFront } from '../../helpers/collector-front.js';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -26,26 +26,11 @@ afterEach(async () => {
 
 /** Refuses every request larger than `limit` bytes with 413 and hands the others to the receiver. */
 async function limitedFront(receiverUrl: string, limit: number): Promise<string> {
-  front = createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const body = Buffer.concat(chunks);
-      if (body.length > limit) {
-        res.writeHead(413, { 'content-type': 'text/plain' });
-        return res.end('request entity too large');
-      }
-      const got = await fetch(`${receiverUrl}${req.url}`, {
-        method: 'POST',
-        headers: { 'content-type': String(req.headers['content-type']) },
-        body,
-      });
-      res.writeHead(got.status, { 'content-type': got.headers.get('content-type') ?? '' });
-      res.end(Buffer.from(await got.arrayBuffer()));
-    })();
-  });
-  await new Promise<void>((r) => front!.listen(0, '127.0.0.1', () => r()));
-  return `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  const f = await collectorFront(receiverUrl, (_n, body, forward) =>
+    body.length > limit ? { status: 413, contentType: 'text/plain', body: 'request entity too large' } : forward(),
+  );
+  front = f.server;
+  return f.url;
 }
 
 /** Forwards each request to the receiver and answers it with a partial success rejecting one record. */
@@ -54,22 +39,18 @@ async function rejectingFront(
   message: (n: number) => string,
 ): Promise<{ url: string; answers: () => number }> {
   let answers = 0;
-  front = createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      await fetch(`${receiverUrl}${req.url}`, {
-        method: 'POST',
-        headers: { 'content-type': String(req.headers['content-type']) },
-        body: Buffer.concat(chunks),
-      });
-      const n = answers++;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ partialSuccess: { rejectedLogRecords: '1', errorMessage: message(n) } }));
-    })();
+  const f = await collectorFront(receiverUrl, async (_n, _body, forward) => {
+    await forward();
+    // Counted once the receiver has the records, as a collector answers after storing them.
+    const n = answers++;
+    return {
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify({ partialSuccess: { rejectedLogRecords: '1', errorMessage: message(n) } }),
+    };
   });
-  await new Promise<void>((r) => front!.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(front.address() as AddressInfo).port}`, answers: () => answers };
+  front = f.server;
+  return { url: f.url, answers: () => answers };
 }
 
 function capturingLogger(): { log: pino.Logger; lines: () => Array<Record<string, unknown>> } {

@@ -3,9 +3,9 @@
 // must wait and arrive once it accepts them, as records do (docs/operations.md "Collector
 // answers"), not be dropped batch by batch. A loopback front stands before the real receiver's
 // /v1/traces; the bridge runs in this process on real sockets.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { collectorFront } from '../../helpers/collector-front.js';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness | undefined;
@@ -23,28 +23,14 @@ async function tracesFront(
   receiverUrl: string,
   answer: (n: number, bytes: number) => number | undefined,
 ): Promise<string> {
-  let n = 0;
-  front = createServer((req: IncomingMessage, res: ServerResponse) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const body = Buffer.concat(chunks);
-      const status = answer(n++, body.length);
-      if (status !== undefined) {
-        res.writeHead(status, { 'content-type': 'text/plain' });
-        return res.end(`refused by the front (${status})`);
-      }
-      const got = await fetch(`${receiverUrl}${req.url}`, {
-        method: 'POST',
-        headers: { 'content-type': String(req.headers['content-type']) },
-        body,
-      });
-      res.writeHead(got.status, { 'content-type': got.headers.get('content-type') ?? '' });
-      res.end(Buffer.from(await got.arrayBuffer()));
-    })();
+  const f = await collectorFront(receiverUrl, (n, body, forward) => {
+    const status = answer(n, body.length);
+    return status === undefined
+      ? forward()
+      : { status, contentType: 'text/plain', body: `refused by the front (${status})` };
   });
-  await new Promise<void>((r) => front!.listen(0, '127.0.0.1', () => r()));
-  return `http://127.0.0.1:${(front.address() as AddressInfo).port}/v1/traces`;
+  front = f.server;
+  return `${f.url}/v1/traces`;
 }
 
 async function spansThrough(answer: (n: number, bytes: number) => number | undefined) {
