@@ -49,7 +49,7 @@ export class BatchExport {
   /** Requests the collector accepted since start: what proves that a refusal is about the records. */
   private acceptedRequests = 0;
   /** The partial-success answers carrying the last message, and that message (how often to say it). */
-  private partial = { answers: 0, message: '' };
+  private partial = { times: 0, message: '' };
   /** Records dropped after proof so far, by reason (how often the line is said). */
   private drops: Partial<Record<string, number>> = {};
 
@@ -223,14 +223,14 @@ export class BatchExport {
     this.deliveredTotal += accepted;
     if (rejected > 0) {
       const error = outcome.message ?? '';
-      this.partial = { answers: this.partial.message === error ? this.partial.answers + 1 : 1, message: error };
+      this.partial = { times: this.partial.message === error ? this.partial.times + 1 : 1, message: error };
       emit({
         f: 'records_rejected',
         reason: 'partial_success',
         count: rejected,
         endpoint,
         error,
-        answers: this.partial.answers,
+        times: this.partial.times,
       });
     }
     if (this.failing) emit({ f: 'export_recovered', endpoint, records });

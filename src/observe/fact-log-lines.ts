@@ -172,9 +172,9 @@ export const LOG_LINES: FactTable<Logger> = {
     // Each one is counted (bridge_events_rejected_total); a collector that rejects some records in
     // every answer is said the first time, every 50th time, and when its message changes.
     if (fact.reason === 'partial_success') {
-      if (sayAgain(fact.answers ?? 1))
+      if (sayAgain(fact.times ?? 1))
         log.error(
-          { endpoint: fact.endpoint, rejected: fact.count, error: fact.error, answers: fact.answers },
+          { endpoint: fact.endpoint, rejected: fact.count, error: fact.error, times: fact.times },
           'collector rejected records in a partial-success answer',
         );
     } else

@@ -109,14 +109,11 @@ export type Fact =
       error: string;
       segments?: readonly string[];
       /**
-       * Partial success: the answers carrying this message so far, 1 for the first (and again
-       * when the message changes). A collector that rejects a few records in every answer must
-       * not write a line per request.
-       */
-      answers?: number;
-      /**
-       * A record dropped after proof: the drops of this reason so far. A collector whose size
-       * limit is below a kind of record (every screenshot) drops one at every such record.
+       * How many times this has happened so far, 1 the first time: for a partial success, the answers
+       * carrying this message (1 again when the message changes: a collector that rejects a few
+       * records in every answer must not write a line per request); for a record dropped after
+       * proof, the drops of this reason (a collector whose size limit is below a kind of record
+       * drops one at every such record).
        */
       times?: number;
     }

@@ -97,7 +97,7 @@ describe('a collector that rejects records in every answer', () => {
     expect(r.answers).toBeGreaterThanOrEqual(EVENTS / 10);
     expect(r.rejected).toBe(r.answers);
     expect(r.said).toHaveLength(1);
-    expect(r.said[0]).toMatchObject({ rejected: 1, error: 'timestamp too old', answers: 1 });
+    expect(r.said[0]).toMatchObject({ rejected: 1, error: 'timestamp too old', times: 1 });
   });
 
   it('a new message from the collector is said at once', async () => {
