@@ -245,6 +245,8 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
       return { bytes: Buffer.alloc(0), cut: false };
     });
     const body = decodeContentCoding(read.bytes, res.headers['content-encoding'], MAX_ANSWER_BYTES);
+    // Cut in the read, or in the decoding (a gzip that unpacks past the cap), as the exporter counts it.
+    const overCap = read.cut || body.length >= MAX_ANSWER_BYTES;
     const said = body.toString('utf8');
     const answerType = String(res.headers['content-type'] ?? '');
     // A body that is only slow is an answer to the exporter too (export/otlp-transport.ts).
@@ -259,11 +261,11 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
     if (res.statusCode >= 200 && res.statusCode < 300) {
       // A catch-all route at a wrong path answers 200 too: the daemon would have every record
       // acknowledged and deleted, stored nowhere.
-      if (!isOtlpAnswer(body, answerType || headers['content-type']!, read.cut))
+      if (!isOtlpAnswer(body, answerType || headers['content-type']!, overCap))
         return {
           label,
           status: 'fail',
-          detail: `${where} answered ${res.statusCode} (${how}) with ${answerType || 'a body'} that is not an OTLP response (${read.cut ? `over ${MAX_ANSWER_BYTES}` : body.length} bytes): this is not an OTLP logs endpoint, and the daemon would take its answers as deliveries (OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/logs appended; OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is used as is)`,
+          detail: `${where} answered ${res.statusCode} (${how}) with ${answerType || 'a body'} that is not an OTLP response (${overCap ? `over ${MAX_ANSWER_BYTES}` : body.length} bytes): this is not an OTLP logs endpoint, and the daemon would take its answers as deliveries (OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/logs appended; OTEL_EXPORTER_OTLP_LOGS_ENDPOINT is used as is)`,
         };
       return { label, status: 'ok', detail: `${where} accepted an empty export (${res.statusCode}, ${how})` };
     }
