@@ -33,6 +33,7 @@ import { SwappableMapper } from '../session/swappable-mapper.js';
 import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
 import { WorkerScaling } from './worker-scaling.js';
 import { once } from '../util/lifecycle.js';
+import { steadyNow } from '../util/steady-clock.js';
 import { lastKnown } from '../util/cached.js';
 import { containerMemoryLimit, HELD_SHARE, startMemoryGuard } from '../util/memory-budget.js';
 import { DiscoveryLoop } from '../discovery/discovery-loop.js';
@@ -305,7 +306,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     ingest,
     discovery,
     spoolFigures,
-    shutdown: once((deadline = Date.now() + config.shutdownGraceMs) =>
+    shutdown: once((deadline = steadyNow() + config.shutdownGraceMs) =>
       stopBridge(
         { discovery, pools, memory, supervisor, spool, delivery, spanExport, ingest, client, store },
         deadline,

@@ -18,6 +18,7 @@
 // log.record.uid for deduplication.
 import type { Emit } from '../vocabulary/facts.js';
 import { once } from '../util/lifecycle.js';
+import { steadyNow } from '../util/steady-clock.js';
 import type { Batch, Spool } from '../store/spool.js';
 import { splitRecords, type Segment } from '../wire/segment-framing.js';
 import type { BackoffPolicy } from '../util/backoff.js';
@@ -117,12 +118,12 @@ export class Delivery {
    * most until the deadline (at least a tenth of a second), so a collector that never answers cannot
    * hold shutdown past its grace period. Resolves with whether everything went out. Idempotent.
    */
-  readonly stop: (deadline?: number) => Promise<boolean> = once(async (deadline = Date.now()) => {
-    while (!this.o.spool.idle && Date.now() < deadline && !this.stopped) {
+  readonly stop: (deadline?: number) => Promise<boolean> = once(async (deadline = steadyNow()) => {
+    while (!this.o.spool.idle && steadyNow() < deadline && !this.stopped) {
       await new Promise((r) => setTimeout(r, 25));
     }
     const drained = this.o.spool.idle;
-    await this.halt(Math.max(deadline, Date.now() + 100));
+    await this.halt(Math.max(deadline, steadyNow() + 100));
     return drained;
   });
 
@@ -131,7 +132,7 @@ export class Delivery {
     this.signalStop();
     for (const s of this.sleepers) s();
     this.sleepers.clear();
-    const wait = deadline - Date.now();
+    const wait = deadline - steadyNow();
     if (!Number.isFinite(wait)) {
       await Promise.all(this.workers);
     } else {

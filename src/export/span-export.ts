@@ -22,6 +22,7 @@
 // session's stored span state, so a kill -9 loses no span (docs/traces.md "After a crash");
 // shutdown() tells nobody: spans left then stay in the state the final checkpoint writes.
 import type { Emit, SpanDropReason } from '../vocabulary/facts.js';
+import { steadyNow } from '../util/steady-clock.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
 import { rejectedWithin } from '../wire/partial-success.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
@@ -265,7 +266,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       kick();
     },
     async shutdown(deadline) {
-      const left = (): number => deadline - Date.now();
+      const left = (): number => deadline - steadyNow();
       while (inFlight.size > 0 && left() > 0)
         await Promise.race([...inFlight, new Promise((r) => setTimeout(r, Math.max(1, left())).unref())]);
       running = false;
