@@ -125,9 +125,9 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
       } catch (err) {
         return { kind: 'retryable', ...failure(err, o.timeoutMs) };
       }
-      let data: Buffer;
+      let read: { bytes: Buffer; cut: boolean };
       try {
-        data = (await readPrefix(res.body, MAX_RESPONSE_BYTES)).bytes;
+        read = await readPrefix(res.body, MAX_RESPONSE_BYTES);
       } catch (err) {
         const { message, timeoutMs } = failure(err, o.timeoutMs);
         if (res.statusCode >= 200 && res.statusCode < 300) {
@@ -142,18 +142,21 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
         }
         return { kind: 'retryable', status: res.statusCode, message: `HTTP ${res.statusCode}, then ${message}` };
       }
-      // A coded answer (gzip from a proxy) is read decoded: its partial success counts.
-      data = decodeContentCoding(data, res.headers['content-encoding'], MAX_RESPONSE_BYTES);
+      // A coded answer (gzip from a proxy) is read decoded: its partial success counts. Cut in the
+      // read or in the decoding (a small gzip can unpack past the cap), it is no answer.
+      const decoded = decodeContentCoding(read.bytes, res.headers['content-encoding'], MAX_RESPONSE_BYTES);
+      const data = decoded.bytes;
+      const cut = read.cut || decoded.cut;
       const status = res.statusCode;
       if (status >= 200 && status < 300) {
         const answerType = res.headers['content-type'] ?? contentType;
-        if (!isOtlpAnswer(data, answerType, data.length >= MAX_RESPONSE_BYTES))
+        if (!isOtlpAnswer(data, answerType, cut))
           emit({
             f: 'export_answer_unrecognized',
             endpoint: displayUrl(o.url),
             status,
             contentType: res.headers['content-type'] ?? '',
-            bytes: data.length,
+            bytes: cut ? MAX_RESPONSE_BYTES : data.length,
             count: ++unrecognized,
           });
         const partial = decodePartialSuccess(data, answerType);
