@@ -43,6 +43,10 @@ const STACK = {
     { functionName: 'main', scriptId: '7', url: 'https://shop.example/app.js', lineNumber: 40, columnNumber: 2 },
   ],
 };
+const NULL_BLOB = 'blob:null/83f934c7-b316-4329-9ec9-83db4943886e';
+const NULL_BLOB_STACK = {
+  callFrames: [{ functionName: '', scriptId: '3', url: NULL_BLOB, lineNumber: 0, columnNumber: 8 }],
+};
 const LOC = {
   'code.function.name': 'pay',
   'code.file.path': 'https://shop.example/app.js',
@@ -152,6 +156,29 @@ export const TYPE_CASES: MappingCase[] = [
     attributes: LOC,
     absent: ['exception.type', 'exception.message', 'exception.stacktrace'],
   }),
+  // A dedicated worker of a data: document (opaque origin) runs from blob:null/<uuid>, as headless
+  // Chromium reports it (test/integration/devkit/chromium-session-shapes.test.ts): the frame's URL is
+  // the code's file, and "null" names no server.
+  c('console_log', 'a blob:null/ worker of a data: document: its frame is the file, no server', {
+    category: 'console',
+    data: { level: 'log', text: 'w', args: ['w'], stack_trace: NULL_BLOB_STACK },
+    severity: INFO,
+    attributes: { 'code.file.path': NULL_BLOB, 'code.line.number': 1, 'code.column.number': 9 },
+    absent: ['url.full', 'server.address', 'server.port'],
+  }),
+  c('console_error', 'uncaught exception in a blob:null/ worker', {
+    category: 'console',
+    data: { text: 'Uncaught (in promise)', line: 0, column: 33, source_url: NULL_BLOB, stack_trace: NULL_BLOB_STACK },
+    severity: ERROR,
+    attributes: {
+      'exception.message': 'Uncaught (in promise)',
+      'exception.stacktrace': `Uncaught (in promise)\n    at ${NULL_BLOB}:1:9`,
+      'code.file.path': NULL_BLOB,
+      'code.line.number': 1,
+      'code.column.number': 34,
+    },
+    absent: ['server.address', 'server.port'],
+  }),
   c('network_request', 'GET with secrets', {
     category: 'network',
     data: {
@@ -178,6 +205,13 @@ export const TYPE_CASES: MappingCase[] = [
     data: { url: 'http://127.0.0.1:9000/', method: 'PROPFIND' },
     severity: INFO,
     attributes: { 'http.request.method': '_OTHER', 'http.request.method_original': 'PROPFIND', 'server.port': 9000 },
+  }),
+  c('network_request', "a data: document's request for its blob:null/ worker script", {
+    category: 'network',
+    data: { url: NULL_BLOB, document_url: NULL_BLOB, method: 'GET', resource_type: 'Script' },
+    severity: INFO,
+    attributes: { 'url.full': NULL_BLOB, 'url.scheme': 'blob', 'http.request.method': 'GET' },
+    absent: ['server.address', 'server.port'],
   }),
   ...[200, 304, 404, 503].map((status) =>
     c('network_response', `status ${status}`, {
