@@ -244,9 +244,10 @@ export async function probeCollector(cfg: ExporterConfig): Promise<CheckItem> {
       cut = err;
       return { bytes: Buffer.alloc(0), cut: false };
     });
-    const body = decodeContentCoding(read.bytes, res.headers['content-encoding'], MAX_ANSWER_BYTES);
+    const decoded = decodeContentCoding(read.bytes, res.headers['content-encoding'], MAX_ANSWER_BYTES);
+    const body = decoded.bytes;
     // Cut in the read, or in the decoding (a gzip that unpacks past the cap), as the exporter counts it.
-    const overCap = read.cut || body.length >= MAX_ANSWER_BYTES;
+    const overCap = read.cut || decoded.cut;
     const said = body.toString('utf8');
     const answerType = String(res.headers['content-type'] ?? '');
     // A body that is only slow is an answer to the exporter too (export/otlp-transport.ts).

@@ -123,8 +123,9 @@ export class Supervisor {
       delivered: (segments) => this.active.delivered(segments),
       settled: () => this.allEnded.check(),
     });
-    // The spool is idle only once its last commit (deletes, checkpoints) is done, which may come
-    // after the last delivery and the last end settled: without this a run over then never said so.
+    // The spool is idle only once its last commit (deletes, checkpoints) is done, or the last delete
+    // that failed and was retried in the background, which may come after the last delivery and the
+    // last end settled: without this a run over then never said so.
     d.spool.watchCommitsDone(() => this.allEnded.check());
     d.ingest?.watch({
       ended: (id) => this.changes.ended(id),

@@ -9,7 +9,7 @@ import { backoffDelay, type BackoffPolicy } from '../util/backoff.js';
 import type { RequestBody, RequestBuilder } from '../wire/otlp-request.js';
 import { rejectedWithin } from '../wire/partial-success.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
-import { outcomeLabel } from './outcome-label.js';
+import { failureText, outcomeLabel } from './outcome-label.js';
 
 /**
  * What must hold before anything is sent (the shared store: this replica still owns the sessions).
@@ -169,7 +169,7 @@ export class BatchExport {
         if (parts.length <= 1) return [{ ...refused, isolated: true }];
         return this.halves(parts, segments, isolate);
       }
-      this.lastError = `${outcomeLabel(outcome)}: ${outcome.message}`;
+      this.lastError = failureText(outcome);
       const backoff = backoffDelay(this.o.backoff, attempt++);
       const delay =
         outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined

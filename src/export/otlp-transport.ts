@@ -50,7 +50,15 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  */
 export type ExportOutcome =
   | { kind: 'success'; rejected: number; message?: string }
-  | { kind: 'retryable'; status?: number; grpcCode?: number; retryAfterMs?: number; message: string }
+  | {
+      kind: 'retryable';
+      status?: number;
+      grpcCode?: number;
+      retryAfterMs?: number;
+      /** Set when no answer came within the request's timeout (this long): the `timeout` outcome. */
+      timeoutMs?: number;
+      message: string;
+    }
   | { kind: 'failure'; status?: number; grpcCode?: number; refused?: 'invalid' | 'too_large'; message: string };
 
 export interface TransportOptions {
@@ -115,13 +123,13 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
           signal: AbortSignal.timeout(o.timeoutMs),
         });
       } catch (err) {
-        return { kind: 'retryable', message: failureMessage(err) };
+        return { kind: 'retryable', ...failure(err, o.timeoutMs) };
       }
-      let data: Buffer;
+      let read: { bytes: Buffer; cut: boolean };
       try {
-        data = (await readPrefix(res.body, MAX_RESPONSE_BYTES)).bytes;
+        read = await readPrefix(res.body, MAX_RESPONSE_BYTES);
       } catch (err) {
-        const message = failureMessage(err);
+        const { message, timeoutMs } = failure(err, o.timeoutMs);
         if (res.statusCode >= 200 && res.statusCode < 300) {
           // A 2xx whose body is slow is an answer: its body says at most how many were rejected,
           // and waiting on it again and again would hold delivery for good. One whose connection
@@ -129,23 +137,26 @@ export function createOtlpTransport(o: TransportOptions): OtlpTransport {
           // the request and then resets it has stored nothing, and sending the records again costs
           // at most a duplicate (log.record.uid), where taking the head for an answer loses them.
           // (Without the status: counted as the network failure it is, not as http_200.)
-          if (message === 'timeout') return { kind: 'success', rejected: 0 };
+          if (timeoutMs !== undefined) return { kind: 'success', rejected: 0 };
           return { kind: 'retryable', message: `HTTP ${res.statusCode}, then ${message}` };
         }
-        return { kind: 'retryable', status: res.statusCode, message };
+        return { kind: 'retryable', status: res.statusCode, message: `HTTP ${res.statusCode}, then ${message}` };
       }
-      // A coded answer (gzip from a proxy) is read decoded: its partial success counts.
-      data = decodeContentCoding(data, res.headers['content-encoding'], MAX_RESPONSE_BYTES);
+      // A coded answer (gzip from a proxy) is read decoded: its partial success counts. Cut in the
+      // read or in the decoding (a small gzip can unpack past the cap), it is no answer.
+      const decoded = decodeContentCoding(read.bytes, res.headers['content-encoding'], MAX_RESPONSE_BYTES);
+      const data = decoded.bytes;
+      const cut = read.cut || decoded.cut;
       const status = res.statusCode;
       if (status >= 200 && status < 300) {
         const answerType = res.headers['content-type'] ?? contentType;
-        if (!isOtlpAnswer(data, answerType, data.length >= MAX_RESPONSE_BYTES))
+        if (!isOtlpAnswer(data, answerType, cut))
           emit({
             f: 'export_answer_unrecognized',
             endpoint: displayUrl(o.url),
             status,
             contentType: res.headers['content-type'] ?? '',
-            bytes: data.length,
+            bytes: cut ? MAX_RESPONSE_BYTES : data.length,
             count: ++unrecognized,
           });
         const partial = decodePartialSuccess(data, answerType);
@@ -191,13 +202,14 @@ function isText(contentType: unknown): boolean {
 }
 
 /**
- * 'timeout' for every way a request can time out once it is on its way (its own signal, the
- * client's header and body timers), else the code. A connection that could not be opened in time
- * is a network failure (HTTP_CONNECT_TIMEOUT): the collector is unreachable, not slow.
+ * A timeout for every way a request can time out once it is on its way (its own signal, the
+ * client's header and body timers: each has the request's timeout), else the code. A connection that
+ * could not be opened in time is a network failure (HTTP_CONNECT_TIMEOUT): the collector is
+ * unreachable, not slow. The message says how long was waited, once: it is what lastError shows.
  */
-function failureMessage(err: unknown): string {
+function failure(err: unknown, timeoutMs: number): { message: string; timeoutMs?: number } {
   const code = networkCode(err);
   if ((err as { name?: string }).name === 'TimeoutError' || code === HEADERS_TIMEOUT || code === BODY_TIMEOUT)
-    return 'timeout';
-  return networkMessage(err);
+    return { message: `timeout after ${timeoutMs / 1000} s`, timeoutMs };
+  return { message: networkMessage(err) };
 }

@@ -69,6 +69,10 @@ export class SpoolWriter implements WriteLoop {
       (batch) => {
         contents.unstored(batch.records, batch.bytes);
         this.room.recheck();
+        // A delete retried in the background (it failed when delivery acknowledged the batch) can
+        // be the last thing to leave the spool, with no commit after it to tell the watchers; one
+        // retried inside a commit is told when that commit finishes.
+        if (this.committing === undefined) this.tellDone();
       },
       (err, streak) =>
         this.emit({ f: 'delete_failed', error: err.message, code: (err as { code?: string }).code, streak }),
@@ -93,8 +97,9 @@ export class SpoolWriter implements WriteLoop {
   }
 
   /**
-   * Calls `watcher` whenever no commit is under way any more: the spool may have become idle then
-   * (its last deletes or checkpoints written) with nothing else settling after it.
+   * Calls `watcher` whenever no commit is under way any more, and whenever a delete is done outside a
+   * commit: the spool may have become idle then (its last deletes or checkpoints written) with
+   * nothing else settling after it.
    */
   watchCommitsDone(watcher: () => void): void {
     this.doneWatchers.push(watcher);
@@ -104,6 +109,10 @@ export class SpoolWriter implements WriteLoop {
   private finished(tracked: Promise<boolean>): void {
     if (this.committing !== tracked) return;
     this.committing = undefined;
+    this.tellDone();
+  }
+
+  private tellDone(): void {
     for (const w of this.doneWatchers) w();
   }
 

@@ -49,7 +49,10 @@ export class Spool {
     this.writer.watchFenced(watcher);
   }
 
-  /** Calls `watcher` whenever a commit finished: what makes `idle` true may have settled then. */
+  /**
+   * Calls `watcher` whenever a commit finished, or a delete retried in the background is done: what
+   * makes `idle` true may have settled then.
+   */
   watchCommitsDone(watcher: () => void): void {
     this.writer.watchCommitsDone(watcher);
   }

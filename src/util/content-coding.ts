@@ -4,22 +4,31 @@
 // rejected count lost. node:zlib is taken only when an answer is coded (it costs RSS: see
 // export/otlp-transport.ts).
 
+/** An answer's bytes decoded; `cut` when they unpack past the cap (then `bytes` is empty: no prefix is kept). */
+export interface Decoded {
+  bytes: Buffer;
+  cut: boolean;
+}
+
 /**
- * Decodes gzip, deflate and br, never past `maxBytes`; bytes that do not decode, or decode past the
- * cap, or carry a coding not known here, are returned as they came (the caller reports them).
+ * Decodes gzip, deflate and br, never past `maxBytes`. Bytes that do not decode, or carry a coding not
+ * known here, are returned as they came (the caller reports them); bytes that decode past the cap are
+ * `cut`, as a read past it is: zlib throws at the cap without the output so far, and the packed
+ * bytes are no answer to show (a few hundred bytes of gzip can unpack past 64 KiB).
  */
-export function decodeContentCoding(data: Buffer, coding: string | undefined, maxBytes: number): Buffer {
+export function decodeContentCoding(data: Buffer, coding: string | undefined, maxBytes: number): Decoded {
   const c = coding?.trim().toLowerCase();
-  if (data.length === 0 || c === undefined || c === '' || c === 'identity') return data;
+  if (data.length === 0 || c === undefined || c === '' || c === 'identity') return { bytes: data, cut: false };
   const zlib = process.getBuiltinModule('node:zlib');
   // Z_SYNC_FLUSH: an answer cut at the read cap still gives what it holds.
   const opts = { maxOutputLength: maxBytes, finishFlush: zlib.constants.Z_SYNC_FLUSH };
   try {
-    if (c === 'gzip' || c === 'x-gzip') return zlib.gunzipSync(data, opts);
-    if (c === 'deflate') return zlib.inflateSync(data, opts);
-    if (c === 'br') return zlib.brotliDecompressSync(data, { maxOutputLength: maxBytes });
-  } catch {
-    // Not what it says it is, or larger than the cap.
+    if (c === 'gzip' || c === 'x-gzip') return { bytes: zlib.gunzipSync(data, opts), cut: false };
+    if (c === 'deflate') return { bytes: zlib.inflateSync(data, opts), cut: false };
+    if (c === 'br') return { bytes: zlib.brotliDecompressSync(data, { maxOutputLength: maxBytes }), cut: false };
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') return { bytes: Buffer.alloc(0), cut: true };
+    // Not what it says it is.
   }
-  return data;
+  return { bytes: data, cut: false };
 }

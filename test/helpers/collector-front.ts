@@ -8,6 +8,8 @@ export interface FrontAnswer {
   status: number;
   contentType: string;
   body: string | Buffer;
+  /** More response headers (a content-encoding from a proxy). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -44,7 +46,7 @@ export async function collectorFront(
         };
       };
       const answer = await handle(n++, body, forward);
-      res.writeHead(answer.status, { 'content-type': answer.contentType });
+      res.writeHead(answer.status, { ...answer.headers, 'content-type': answer.contentType });
       res.end(answer.body);
     })();
   });

@@ -79,7 +79,12 @@ describe.skipIf(chromium === undefined)(`an agent's session shapes against ${aga
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      dataPage = `data:text/html,<title>agent</title><script>console.log('in data doc'); fetch('${base}/from-data?token=abc'); throw new Error('data throw')</script>`;
+      // Its dedicated worker comes from a blob: URL of an opaque origin: blob:null/<uuid>.
+      dataPage =
+        `data:text/html,<title>agent</title><script>console.log('in data doc'); fetch('${base}/from-data?token=abc'); ` +
+        `new Worker(URL.createObjectURL(new Blob(["console.log('null worker says'); fetch('${base}/from-null-worker?token=abc')` +
+        `.then(() => { throw new TypeError('null worker boom'); });"], { type: 'text/javascript' }))); ` +
+        `throw new Error('data throw')</script>`;
       // Past the 64 KiB record limit on its own: only the size limit keeps a record of it in bounds.
       base64Page =
         'data:text/html;base64,' +
@@ -175,6 +180,10 @@ describe.skipIf(chromium === undefined)(`an agent's session shapes against ${aga
         console: () => has(logged('page', 'in data doc')),
         request: () => has(requested('/from-data')),
         exception: () => exceptions('page').length >= 4,
+        'its blob: worker console': () => has(logged('worker', 'null worker says')),
+        'its blob: worker exception': () =>
+          exceptions('worker').some((s) => JSON.stringify(s.params).includes('blob:null/')),
+        '/from-null-worker': () => has(requested('/from-null-worker')),
       });
       await visit(base64Page, 'the base64 data: document', {
         navigation: () => has(navigatedTo('data:text/html;base64,')),
@@ -379,6 +388,53 @@ describe.skipIf(chromium === undefined)(`an agent's session shapes against ${aga
     expect(fromShared.targetType).toBe('shared_worker');
     expect((fromShared.params.initiator as { type: string }).type).toBe('script');
     expect(fromShared.params.documentURL).toMatch(/^blob:/);
+  });
+
+  it("a data: document's blob: worker is blob:null/<uuid>: mapped, it names no server, and it is its frames' code.file.path", () => {
+    const NULL_BLOB = /^blob:null\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    // The page asks for the worker's script: the blob: URL is the request's URL and document.
+    const script = find(
+      (s) =>
+        s.method === 'Network.requestWillBeSent' && (s.params.request as { url: string }).url.startsWith('blob:null/'),
+      'the request for the blob:null/ script',
+    );
+    const url = (script.params.request as { url: string }).url;
+    expect(url).toMatch(NULL_BLOB);
+    expect(script.params.documentURL).toBe(url);
+    expect(record(script).attributes).toMatchObject({ 'url.full': url, 'url.scheme': 'blob' });
+    // Opaque origin: "null" is no host, and no other off-web URL names a server either.
+    const noServer = (attrs: Record<string, unknown>): void => {
+      expect(attrs).not.toHaveProperty('server.address');
+      expect(attrs).not.toHaveProperty('server.port');
+    };
+    noServer(record(script).attributes);
+    // The worker's console: its frame is the blob:null/ URL, the record's code.file.path as it is.
+    const said = consoleCall('null worker says');
+    expect(said.targetType).toBe('worker');
+    expect((said.params.stackTrace as { callFrames: Array<{ url: string }> }).callFrames[0]!.url).toBe(url);
+    const logged = record(said).attributes;
+    expect(logged['code.file.path']).toBe(url);
+    noServer(logged);
+    // Its uncaught exception: source_url and frames are the blob:null/ URL.
+    const thrown = find(
+      (s) =>
+        s.method === 'Runtime.exceptionThrown' &&
+        s.targetType === 'worker' &&
+        (s.params.exceptionDetails as { url?: string }).url === url,
+      'the blob:null/ worker exception',
+    );
+    const failed = record(thrown).attributes;
+    expect(failed['code.file.path']).toBe(url);
+    expect(failed['exception.stacktrace']).toContain(url);
+    noServer(failed);
+    // Its fetch: the document is the blob:null/ URL; the request names its server, token masked.
+    const fromWorker = request('/from-null-worker');
+    expect(fromWorker.targetType).toBe('worker');
+    expect(fromWorker.params.documentURL).toBe(url);
+    expect(record(fromWorker).attributes).toMatchObject({
+      'url.full': `${base}/from-null-worker?token=REDACTED`,
+      'server.address': '127.0.0.1',
+    });
   });
 
   it("a service worker's requests and console come from its own target, without a frame", () => {

@@ -5,6 +5,7 @@
 // the socket's buffers, a few MiB at most. Real sockets on loopback.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeCollector } from '../../../src/cli/check-probes.js';
 import { buildConfig } from '../../../src/config/load-config.js';
@@ -77,3 +78,40 @@ describe('a 100 MB answer', () => {
     await t.close();
   });
 });
+
+describe('a small gzip that unpacks past 64 KiB', () => {
+  it('the exporter takes it as the cut answer it is: success, reported as unrecognized at the cap', async () => {
+    // A well-formed OTLP answer (a partial success with a 100 KiB message), a few hundred bytes packed.
+    const message = Buffer.alloc(100 * 1024, 'x');
+    const partial = Buffer.concat([Buffer.from([0x12]), varint(message.length), message]);
+    const packed = gzipSync(Buffer.concat([Buffer.from([0x0a]), varint(partial.length), partial]));
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' });
+        res.end(packed);
+      });
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const facts: Fact[] = [];
+    const t = createOtlpTransport({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/logs`,
+      headers: {},
+      compression: 'none',
+      timeoutMs: 10_000,
+      connections: 1,
+      userAgent: 'test',
+      emit: (f) => facts.push(f),
+    });
+    expect(await t.send([Buffer.alloc(0)], 'application/x-protobuf')).toEqual({ kind: 'success', rejected: 0 });
+    expect(facts).toMatchObject([{ f: 'export_answer_unrecognized', bytes: 65536 }]);
+    await t.close();
+  });
+});
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
+  out.push(n);
+  return Buffer.from(out);
+}

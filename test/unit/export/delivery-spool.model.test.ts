@@ -53,7 +53,7 @@ class Collector {
       case 'throttle':
         return { kind: 'retryable', status: seqs.length % 2 ? 429 : 503, retryAfterMs: 2, message: 'HTTP 503' };
       case 'timeout':
-        return { kind: 'retryable', message: 'timeout' };
+        return { kind: 'retryable', timeoutMs: 10_000, message: 'timeout after 10 s' };
       case 'reset':
         return { kind: 'retryable', message: 'ECONNRESET' };
       default:

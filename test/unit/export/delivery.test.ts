@@ -327,3 +327,44 @@ describe('what delivery says about the collector', () => {
     expect(JSON.stringify(facts)).not.toContain('SECRET');
   });
 });
+
+describe('lastError, what an operator reads in /readyz and top', () => {
+  // A real loopback collector that accepts the request and never answers: the transport's timeout
+  // ends each try, and lastError says what happened once ("timeout: timeout" said it twice and not
+  // how long was waited).
+  it('a collector that never answers: "timeout after 0.2 s"', async () => {
+    const { createServer } = await import('node:http');
+    const { createOtlpTransport } = await import('../../../src/export/otlp-transport.js');
+    const held: import('node:http').ServerResponse[] = [];
+    const server = createServer((_req, res) => void held.push(res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    const store = await openSqliteStore(':memory:');
+    const spool = await openTestSpool(store);
+    appendSeq(spool, 1);
+    await spool.flush();
+    const transport = createOtlpTransport({
+      url: `http://127.0.0.1:${port}/v1/logs`,
+      headers: {},
+      compression: 'none',
+      timeoutMs: 200,
+      connections: 1,
+      userAgent: 't',
+    });
+    const delivery = testDelivery(spool, transport, {
+      backoff: { initialMs: 10_000, maxMs: 10_000 },
+      emit: () => {},
+    });
+    try {
+      delivery.start();
+      await until(() => delivery.lastError !== undefined);
+      expect(delivery.lastError).toBe('timeout after 0.2 s');
+    } finally {
+      await delivery.stop(Date.now());
+      await transport.close();
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

@@ -55,7 +55,7 @@ describe('gRPC status → export outcome (OTLP specification, "OTLP/gRPC Respons
     expect(outcomeLabel(grpcFailure(14, 'x'))).toBe('grpc_unavailable');
     expect(outcomeLabel(grpcFailure(8, 'x'))).toBe('grpc_resource_exhausted');
     expect(outcomeLabel({ kind: 'retryable', status: 503, message: 'HTTP 503' })).toBe('http_503');
-    expect(outcomeLabel({ kind: 'retryable', message: 'timeout' })).toBe('timeout');
+    expect(outcomeLabel({ kind: 'retryable', timeoutMs: 10_000, message: 'timeout after 10 s' })).toBe('timeout');
     expect(outcomeLabel({ kind: 'retryable', message: 'ECONNREFUSED' })).toBe('network');
     expect(outcomeLabel({ kind: 'success', rejected: 0 })).toBe('success');
   });

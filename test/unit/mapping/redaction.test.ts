@@ -13,6 +13,8 @@ import {
 import { addUrlAttributes, createUrlRedactor, URL_MEMO_CHARS } from '../../../src/mapping/redact-url.js';
 import { CTX, envelopeOf } from './helpers.js';
 
+/** A worker's URL in a data: document (an opaque origin), as Chromium gives it. */
+const NULL_BLOB = 'blob:null/83f934c7-b316-4329-9ec9-83db4943886e';
 const redactor = createUrlRedactor(compileNameMatcher(defaultMappingOptions.redaction.queryParams), true);
 
 describe('URL redaction', () => {
@@ -39,6 +41,8 @@ describe('URL redaction', () => {
     ['https://x.example/?keyboard=1&monkey=2', 'https://x.example/?keyboard=1&monkey=2'],
     ['/relative/path?api_key=1', '/relative/path?api_key=REDACTED'],
     ['data:text/plain,token=abc', 'data:text/plain,token=abc'],
+    [NULL_BLOB, NULL_BLOB],
+    [`${NULL_BLOB}#access_token=t`, `${NULL_BLOB}#access_token=REDACTED`],
     ['not a url', 'not a url'],
     ['', ''],
   ])('%s', (input, output) => expect(redactor.redact(input)).toBe(output));
@@ -79,6 +83,8 @@ describe('URL attributes', () => {
     ['chrome-extension://abcdefghijklmnopabcdefghijklmnop/popup.html', 'chrome-extension'],
     ['devtools://devtools/bundled/inspector.html', 'devtools'],
     ['blob:https://shop.example/1b4e28ba-2fa1-41d2-a8e3-0a2f6e3b1c7d', 'blob'],
+    // An opaque origin's (a data: document's worker): "null" is no host.
+    [NULL_BLOB, 'blob'],
   ])("%s: a browser's own URL names no server", (url, scheme) => {
     const attrs = {};
     addUrlAttributes(attrs, url);

@@ -60,4 +60,39 @@ describe('the spool tells when a commit is done', () => {
     expect(spool.idle).toBe(true);
     expect(idleWhenTold.at(-1)).toBe(true);
   });
+
+  it('the watcher hears of a failed delete done later in the background, with no commit after it', async () => {
+    store = new HeldStore(':memory:');
+    await store.putSession({ id: 'a', attributes: {} }, 'config');
+    const spool = await Spool.open({
+      store,
+      mode: 'always',
+      maxBytes: 1 << 30,
+      memoryMaxBytes: 1 << 20,
+      commitMaxRecords: 5000,
+      commitIntervalMs: 60_000,
+      now: () => Date.now(),
+    });
+    spool.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.from([0x12, 1, 0x61]) });
+    await spool.flush();
+    const deleteSegments = store.deleteSegments.bind(store);
+    let fail = true;
+    store.deleteSegments = async (ids, known) => {
+      if (fail) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      return deleteSegments(ids, known);
+    };
+    const idleWhenTold: boolean[] = [];
+    spool.watchCommitsDone(() => idleWhenTold.push(spool.idle));
+    // Delivered; its delete fails: the acknowledgement returns, the delete waits for its retry.
+    await spool.acknowledge((await spool.takeBatch(100))!);
+    expect(spool.undeletedBatches).toBe(1);
+    expect(spool.idle).toBe(false);
+    const told = idleWhenTold.length;
+    fail = false;
+    const end = Date.now() + 5000;
+    while (!spool.idle && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    expect(spool.idle).toBe(true);
+    expect(idleWhenTold.length).toBeGreaterThan(told);
+    expect(idleWhenTold.at(-1)).toBe(true);
+  });
 });
