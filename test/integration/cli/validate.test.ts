@@ -95,6 +95,15 @@ describe('validate', () => {
     expect(run.stderr).toBe(validate.stderr);
   });
 
+  it('an alias inside the node it names is one line naming where, exit 2 (it was a stack overflow, exit 1)', async () => {
+    const path = config('cycle.yaml', [...BASE, 'sessions: [a]', 'extra: &loop', '  again: *loop'].join('\n'));
+    const res = await runCli(['validate', '--config', path], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE });
+    expect(res).toMatchObject({
+      code: 2,
+      stderr: `invalid configuration: config: ${path} is not valid YAML: the alias at extra.again refers to a mapping or list that contains it\n`,
+    });
+  });
+
   it('a missing file and an unset variable are one line each', async () => {
     const missing = await runCli(['validate', '--config', join(dir, 'nope.yaml')], {});
     expect(missing).toMatchObject({
