@@ -31,6 +31,7 @@ import { DISCOVERY_DEFAULTS, parseDiscovery } from './discovery-section.js';
 
 export type { Env } from './env-substitution.js';
 import type { Env } from './env-substitution.js';
+import { headerValueProblem } from '../util/header-value.js';
 
 const MAX_WORKERS = 64;
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
@@ -202,7 +203,15 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
     return u;
   }, '');
   const [apiKey, apiKeyFile] = p.take(() => {
-    const key = optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.api_key, 'upstream.api_key');
+    const keyName = env.BROWSER_API_KEY ? 'BROWSER_API_KEY' : 'upstream.api_key';
+    // Trimmed as the key file is (api-key.ts): a Secret mounted as a variable often keeps the line
+    // end of the file it was made from, and node:http refuses a header with one (ERR_INVALID_CHAR),
+    // so every request failed as if the service were unreachable.
+    const key = (
+      optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.api_key, 'upstream.api_key')
+    )?.trim();
+    const keyProblem = key ? headerValueProblem(key) : undefined;
+    if (keyProblem) throw new ConfigError(keyName, `the key ${keyProblem} (the key is not shown)`);
     const file =
       optString(env.BROWSER_API_KEY_FILE, 'BROWSER_API_KEY_FILE') ??
       optString(up.api_key_file, 'upstream.api_key_file');
@@ -211,8 +220,9 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
     // Checked even when a key is also given: a file named and missing is a mistake (a key left in the
     // shell would otherwise hide it until the day that variable is gone).
     if (file) {
+      let text: string;
       try {
-        readFileSync(file, 'utf8');
+        text = readFileSync(file, 'utf8');
       } catch (err) {
         const named = env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file';
         const keyToo = key
@@ -220,6 +230,12 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
           : '';
         throw new ConfigError(named, readProblem(file, err) + keyToo);
       }
+      const fileProblem = headerValueProblem(text.trim());
+      if (fileProblem)
+        throw new ConfigError(
+          env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file',
+          `the key in ${file} ${fileProblem} (the key is not shown)`,
+        );
     }
     return [key, file];
   }, [undefined, undefined]);
