@@ -70,7 +70,8 @@ export async function main(argv: string[]): Promise<number> {
   const v = args.values;
   const url = (v.url ?? defaultUrl(process.env.BRIDGE_LISTEN)).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL (got "${url}")`);
-  const token = v.token ?? (process.env.BRIDGE_CONTROL_TOKEN || undefined);
+  // Trimmed as the daemon trims its own (config/load-config.ts): the same Secret's line end.
+  const token = (v.token ?? process.env.BRIDGE_CONTROL_TOKEN)?.trim() || undefined;
   const intervalMs = v.interval === undefined ? 2000 : parseDurationMs(v.interval);
   // A longer interval than a timer can wait would refresh every millisecond (config/readers.ts).
   if (intervalMs === undefined || intervalMs < 100 || intervalMs > MAX_DURATION_MS)

@@ -154,11 +154,7 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
     replicaId: replica.id,
     spool,
     listen,
-    controlToken: p.take(
-      () =>
-        optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.control_token, 'control_token'),
-      undefined,
-    ),
+    controlToken: p.take(() => controlToken(env.BRIDGE_CONTROL_TOKEN, raw.control_token), undefined),
     controlAllowedHosts: p.take(() => parseHostNames(env.BRIDGE_CONTROL_ALLOWED_HOSTS, raw.control_allowed_hosts), []),
     maxSessions: p.take(
       () =>
@@ -366,6 +362,23 @@ function parseListen(v: unknown, key: string): { host: string; port: number } | 
   const port = Number(m[3]);
   if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
   return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
+}
+
+/**
+ * BRIDGE_CONTROL_TOKEN / control_token, trimmed: a Secret made from a file keeps its final newline,
+ * and no client can present one (a header value loses its surrounding whitespace; node:http refuses
+ * a line break), so every control request answered 401. A token of whitespace only would be no
+ * token, which opens the control API on loopback: refused rather than read as unset.
+ */
+function controlToken(envValue: string | undefined, fileValue: unknown): string | undefined {
+  const key = envValue !== undefined ? 'BRIDGE_CONTROL_TOKEN' : 'control_token';
+  const raw = optString(envValue ?? fileValue, key);
+  if (raw === undefined || raw === '') return raw;
+  const token = raw.trim();
+  if (token === '') throw new ConfigError(key, 'is only whitespace: give a token, or leave it unset');
+  const problem = headerValueProblem(token);
+  if (problem) throw new ConfigError(key, `the token ${problem} (the token is not shown)`);
+  return token;
 }
 
 /** BRIDGE_MEMORY_LIMIT / memory_limit: a size, or "off"; unset means the container's limit, if any. */
