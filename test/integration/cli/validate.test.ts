@@ -104,6 +104,29 @@ describe('validate', () => {
     });
   });
 
+  it('a value with a line break or an escape sequence is quoted on one line, without them', async () => {
+    const res = await runCli(['validate'], {
+      BROWSER_API_URL: NOWHERE,
+      BROWSER_API_KEY: 'k',
+      OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
+      BRIDGE_SESSIONS: 'a\nb,c\u001b[2Jd',
+    });
+    expect(res).toMatchObject({
+      code: 2,
+      stderr: 'invalid configuration: BRIDGE_SESSIONS: "a⏎b" is not a valid session id\n',
+    });
+    const escape = await runCli(['validate'], {
+      BROWSER_API_URL: NOWHERE,
+      BROWSER_API_KEY: 'k',
+      OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
+      BRIDGE_SPOOL_MODE: 'x\u001b]0;title\u0007',
+    });
+    expect(escape.code).toBe(2);
+    expect(escape.stderr).toBe(
+      'invalid configuration: BRIDGE_SPOOL_MODE: must be one of overflow, always (got "x\ufffd]0;title\ufffd")\n',
+    );
+  });
+
   it('a missing file and an unset variable are one line each', async () => {
     const missing = await runCli(['validate', '--config', join(dir, 'nope.yaml')], {});
     expect(missing).toMatchObject({
