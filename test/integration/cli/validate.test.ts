@@ -127,6 +127,23 @@ describe('validate', () => {
     );
   });
 
+  it("LOG_LEVEL: empty is unset, any case is read, an unknown level is one line naming it for validate and run (it was pino's own error, exit 1)", async () => {
+    const env = {
+      BROWSER_API_URL: NOWHERE,
+      BROWSER_API_KEY: 'k',
+      OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
+      BRIDGE_LISTEN: 'off',
+    };
+    expect((await runCli(['validate'], { ...env, LOG_LEVEL: '' })).code).toBe(0);
+    expect((await runCli(['validate'], { ...env, LOG_LEVEL: 'Debug' })).code).toBe(0);
+    const said =
+      'invalid configuration: LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent (got "verbose")\n';
+    expect(await runCli(['validate'], { ...env, LOG_LEVEL: 'verbose' })).toMatchObject({ code: 2, stderr: said });
+    expect(
+      await runCli(['run'], { ...env, LOG_LEVEL: 'verbose', BRIDGE_STATE_DIR: join(dir, 'never-created-either') }),
+    ).toMatchObject({ code: 2, stderr: said });
+  });
+
   it('a missing file and an unset variable are one line each', async () => {
     const missing = await runCli(['validate', '--config', join(dir, 'nope.yaml')], {});
     expect(missing).toMatchObject({
