@@ -140,8 +140,14 @@ export function parseDurationMs(text: string): number | undefined {
   return Math.round(total);
 }
 
+/**
+ * A base URL that paths are appended to (the service's `/browsers/…`). Trimmed: the URL parser
+ * forgives surrounding spaces (an .env line's trailing blank) but the URLs built from it did not,
+ * and every request failed as ERR_INVALID_URL, "cannot reach". A query or a fragment would swallow
+ * the appended path (`http://h?x=1/browsers/…` asks for `/`), so neither is taken.
+ */
 export function optUrl(v: unknown, key: string): string | undefined {
-  const s = optString(v, key);
+  const s = optString(v, key)?.trim();
   if (s === undefined) return undefined;
   let u: URL;
   try {
@@ -151,6 +157,8 @@ export function optUrl(v: unknown, key: string): string | undefined {
     throw new ConfigError(key, `is not a valid URL (got "${maskUrlText(s)}")`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(key, 'must be an http or https URL');
+  if (s.includes('?') || s.includes('#'))
+    throw new ConfigError(key, 'must not have a query (?…) or fragment (#…): the API paths are appended to it');
   return s.replace(/\/+$/, '');
 }
 
