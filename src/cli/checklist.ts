@@ -1,6 +1,9 @@
 // The ✓/✗ list `check` prints: one line per check with the reason for each ✗, optional indented
-// notes (warnings that do not fail the check), and a closing count. Pure.
+// notes (warnings that do not fail the check), and a closing count. Pure. Details carry the
+// service's and the collector's own words (an error body's message), so their control characters
+// are not passed on to the terminal (util/printable.ts).
 import type { Paint } from './ansi.js';
+import { printable } from '../util/printable.js';
 
 export type CheckStatus = 'ok' | 'fail' | 'skip';
 
@@ -17,10 +20,11 @@ const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', skip: '–' 
 export function formatCheckItem(item: CheckItem, width: number, p: Paint): string {
   const color = item.status === 'ok' ? p.green : item.status === 'fail' ? p.red : p.dim;
   const lines = [
-    `${color(MARK[item.status])} ${item.label.padEnd(width)}  ${item.status === 'skip' ? p.dim(item.detail) : item.detail}`,
+    `${color(MARK[item.status])} ${printable(item.label).padEnd(width)}  ${item.status === 'skip' ? p.dim(printable(item.detail)) : printable(item.detail)}`,
   ];
   for (const n of item.notes ?? []) {
-    lines.push(`  ${' '.repeat(width)}  ${n.level === 'warn' ? p.yellow(`⚠ ${n.text}`) : p.dim(`· ${n.text}`)}`);
+    const text = printable(n.text);
+    lines.push(`  ${' '.repeat(width)}  ${n.level === 'warn' ? p.yellow(`⚠ ${text}`) : p.dim(`· ${text}`)}`);
   }
   return lines.join('\n');
 }

@@ -7,6 +7,7 @@ import { parsePool } from '../upstream/browser-pool.js';
 import { paint, useColor } from './ansi.js';
 import { formatPoolSummary } from './pool-summary.js';
 import { displayUrl } from '../mapping/display-url.js';
+import { printable, printableDeep } from '../util/printable.js';
 import { validPoolRef } from '../config/sessions.js';
 import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
 import { parseCommand, UsageError } from '../util/command-line.js';
@@ -71,7 +72,10 @@ export async function main(argv: string[]): Promise<number> {
     if (res.kind === 'error') {
       const hint =
         HINTS[res.status] ?? (res.status === 429 ? 'rate limited: try again later' : 'the service refused the lookup');
-      process.stderr.write(err.red(`✗ pool ${ref}: ${describeApiError(res.status, res.error)}`) + `\n  ${hint}\n`);
+      // The service's words reach a terminal: its control characters are not passed on (util/printable.ts).
+      process.stderr.write(
+        err.red(`✗ pool ${printable(ref)}: ${printable(describeApiError(res.status, res.error))}`) + `\n  ${hint}\n`,
+      );
       return 1;
     }
     if (output === 'json') {
@@ -81,14 +85,17 @@ export async function main(argv: string[]): Promise<number> {
     const parsed = parsePool(res.value);
     if (!parsed.ok) {
       process.stderr.write(
-        err.red(`✗ pool ${ref}: the service's answer is not a browser pool (${parsed.reason}); see -o json`) + '\n',
+        err.red(
+          `✗ pool ${printable(ref)}: the service's answer is not a browser pool (${printable(parsed.reason)}); see -o json`,
+        ) + '\n',
       );
       return 1;
     }
     const out = paint(
       useColor(process.stdout, { color: args.values.color === true, noColor: args.values['no-color'] === true }),
     );
-    process.stdout.write(formatPoolSummary(parsed.pool, out) + '\n');
+    // Every name, region and id in it is the service's text, shown without its control characters.
+    process.stdout.write(formatPoolSummary(printableDeep(parsed.pool), out) + '\n');
     return 0;
   } finally {
     await client.close();

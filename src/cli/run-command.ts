@@ -12,6 +12,8 @@ import { createReloader } from '../daemon/reload.js';
 import { describeControlAccess, INSECURE_ENV, parseInsecure } from '../server/control-access.js';
 import { listenHttp, type HttpSurface } from '../server/http-server.js';
 import { createLogger, type Logger } from '../util/logger.js';
+import { configuredLogLevel } from './log-level.js';
+import { openFileLimit, openFileWarning } from '../util/open-file-limit.js';
 import { dirAccessProblem } from '../util/make-dirs.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
@@ -51,8 +53,10 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     throw new ConfigError(INSECURE_ENV, (err as Error).message.replace(`${INSECURE_ENV}: `, ''));
   }
-  const log = createLogger();
+  const log = createLogger({ level: configuredLogLevel() });
   for (const warning of configWarnings(config)) log.warn(warning);
+  const tooFewFiles = openFileWarning(openFileLimit(), config.maxSessions);
+  if (tooFewFiles) log.warn(tooFewFiles);
 
   // Signals first: a SIGTERM that arrives while the store opens or the port binds must still mean
   // "shut down cleanly", not Node's default of dying mid-write.

@@ -8,7 +8,7 @@
 // frame and shows the error) → q / Ctrl-C / SIGTERM: restore the screen, exit 0.
 // Exit codes: 0 done; 1 the bridge cannot be read (once mode) or refused the token; 2 usage.
 import { text } from 'node:stream/consumers';
-import { parseDurationMs } from '../config/readers.js';
+import { MAX_DURATION_MS, parseDurationMs } from '../config/readers.js';
 import { HttpClient } from '../util/http-client.js';
 import { networkMessage } from '../util/network-message.js';
 import { paint, useColor } from './ansi.js';
@@ -70,10 +70,12 @@ export async function main(argv: string[]): Promise<number> {
   const v = args.values;
   const url = (v.url ?? defaultUrl(process.env.BRIDGE_LISTEN)).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL (got "${url}")`);
-  const token = v.token ?? (process.env.BRIDGE_CONTROL_TOKEN || undefined);
+  // Trimmed as the daemon trims its own (config/load-config.ts): the same Secret's line end.
+  const token = (v.token ?? process.env.BRIDGE_CONTROL_TOKEN)?.trim() || undefined;
   const intervalMs = v.interval === undefined ? 2000 : parseDurationMs(v.interval);
-  if (intervalMs === undefined || intervalMs < 100)
-    throw new UsageError(`--interval must be a duration of at least 100ms, e.g. 2s (got "${v.interval}")`);
+  // A longer interval than a timer can wait would refresh every millisecond (config/readers.ts).
+  if (intervalMs === undefined || intervalMs < 100 || intervalMs > MAX_DURATION_MS)
+    throw new UsageError(`--interval must be a duration between 100ms and 596h, e.g. 2s (got "${v.interval}")`);
   const sort = (v.sort ?? 'lag') as SortKey;
   if (!SORTS.includes(sort)) throw new UsageError(`--sort must be one of ${SORTS.join(', ')} (got "${v.sort}")`);
   // One client for every read, its connection kept between them; the bridge's own surface, which is

@@ -65,7 +65,7 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
     backoff: section('Waits between reconnects.', {
       initial: scalar('duration', 'First wait after a failed or closed stream (default 500ms).'),
       max: scalar('duration', 'Longest wait between reconnects (default 30s).'),
-      auth: scalar('duration', 'Wait after 401/403 (default 1m).'),
+      auth: scalar('duration', 'Wait after 401/403, each session between half of it and all of it (default 1m).'),
     }),
     pool_refresh: scalar('duration', 'How often pools are looked up again (default 5m).'),
     ca_file: scalar('string', "PEM file of a private CA for the service's certificate (env BROWSER_API_CA_FILE)."),

@@ -1,10 +1,15 @@
 import { closest } from '../util/closest-name.js';
+import { printable } from '../util/printable.js';
 
-/** A configuration problem, reported with the key that caused it; the CLI exits with code 2. */
+/**
+ * A configuration problem, reported with the key that caused it; the CLI exits with code 2. One
+ * line: a value quoted in it may hold a line break or an escape sequence (BRIDGE_SESSIONS="a\nb",
+ * a pasted value), which would split the report or steer the terminal it is printed on.
+ */
 export class ConfigError extends Error {
   readonly key: string;
   constructor(key: string, message: string) {
-    super(`${key}: ${message}`);
+    super(printable(`${key}: ${message}`));
     this.name = 'ConfigError';
     this.key = key;
   }

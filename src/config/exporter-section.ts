@@ -17,6 +17,7 @@ import {
   section,
   type Raw,
 } from './readers.js';
+import { headerValueProblem } from '../util/header-value.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -113,8 +114,6 @@ function headersFromEnv(env: Env, name: string): Record<string, string> {
 
 /** RFC 9110 field names: tokens. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** What node:http refuses in a field value (ERR_INVALID_CHAR): controls other than tab (CR, LF, NUL, …) and anything past U+00FF. */
-const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
 
 /**
  * Every request would fail with these (ERR_INVALID_HTTP_TOKEN, ERR_INVALID_CHAR), forever: a CR or
@@ -125,17 +124,8 @@ function checkHeaders(headers: Record<string, string>, source: string): Record<s
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name))
       throw new ConfigError(source, `"${name}" is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
-    const bad = BAD_VALUE_CHAR.exec(value);
-    if (bad) {
-      const code = bad[0].charCodeAt(0);
-      const what =
-        code === 13 || code === 10
-          ? 'a line break (CR or LF)'
-          : code < 32 || code === 127
-            ? `a control character (U+${code.toString(16).toUpperCase().padStart(4, '0')})`
-            : 'a character beyond U+00FF';
-      throw new ConfigError(source, `the value of "${name}" contains ${what}, which no HTTP header may carry`);
-    }
+    const problem = headerValueProblem(value);
+    if (problem) throw new ConfigError(source, `the value of "${name}" ${problem}`);
   }
   return headers;
 }

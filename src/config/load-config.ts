@@ -31,6 +31,7 @@ import { DISCOVERY_DEFAULTS, parseDiscovery } from './discovery-section.js';
 
 export type { Env } from './env-substitution.js';
 import type { Env } from './env-substitution.js';
+import { headerValueProblem } from '../util/header-value.js';
 
 const MAX_WORKERS = 64;
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
@@ -101,8 +102,11 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
   );
   const sessions: SessionSpec[] = p.take(() => parseSessions(raw.sessions, 'sessions'), []);
   if (env.BRIDGE_SESSIONS) {
+    // A set, not a search of the list per id: 40,000 ids took 5 s to load (and to reload).
+    const listed = new Set(sessions.map((x) => x.id));
     for (const s of p.take(() => parseSessionList(env.BRIDGE_SESSIONS!, 'BRIDGE_SESSIONS'), [])) {
-      if (!sessions.some((x) => x.id === s.id)) sessions.push(s);
+      if (!listed.has(s.id)) sessions.push(s);
+      listed.add(s.id);
     }
   }
 
@@ -153,11 +157,7 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
     replicaId: replica.id,
     spool,
     listen,
-    controlToken: p.take(
-      () =>
-        optString(env.BRIDGE_CONTROL_TOKEN, 'BRIDGE_CONTROL_TOKEN') ?? optString(raw.control_token, 'control_token'),
-      undefined,
-    ),
+    controlToken: p.take(() => controlToken(env.BRIDGE_CONTROL_TOKEN, raw.control_token), undefined),
     controlAllowedHosts: p.take(() => parseHostNames(env.BRIDGE_CONTROL_ALLOWED_HOSTS, raw.control_allowed_hosts), []),
     maxSessions: p.take(
       () =>
@@ -202,7 +202,15 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
     return u;
   }, '');
   const [apiKey, apiKeyFile] = p.take(() => {
-    const key = optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.api_key, 'upstream.api_key');
+    const keyName = env.BROWSER_API_KEY ? 'BROWSER_API_KEY' : 'upstream.api_key';
+    // Trimmed as the key file is (api-key.ts): a Secret mounted as a variable often keeps the line
+    // end of the file it was made from, and node:http refuses a header with one (ERR_INVALID_CHAR),
+    // so every request failed as if the service were unreachable.
+    const key = (
+      optString(env.BROWSER_API_KEY, 'BROWSER_API_KEY') ?? optString(up.api_key, 'upstream.api_key')
+    )?.trim();
+    const keyProblem = key ? headerValueProblem(key) : undefined;
+    if (keyProblem) throw new ConfigError(keyName, `the key ${keyProblem} (the key is not shown)`);
     const file =
       optString(env.BROWSER_API_KEY_FILE, 'BROWSER_API_KEY_FILE') ??
       optString(up.api_key_file, 'upstream.api_key_file');
@@ -211,8 +219,9 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
     // Checked even when a key is also given: a file named and missing is a mistake (a key left in the
     // shell would otherwise hide it until the day that variable is gone).
     if (file) {
+      let text: string;
       try {
-        readFileSync(file, 'utf8');
+        text = readFileSync(file, 'utf8');
       } catch (err) {
         const named = env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file';
         const keyToo = key
@@ -220,6 +229,12 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
           : '';
         throw new ConfigError(named, readProblem(file, err) + keyToo);
       }
+      const fileProblem = headerValueProblem(text.trim());
+      if (fileProblem)
+        throw new ConfigError(
+          env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file',
+          `the key in ${file} ${fileProblem} (the key is not shown)`,
+        );
     }
     return [key, file];
   }, [undefined, undefined]);
@@ -350,6 +365,23 @@ function parseListen(v: unknown, key: string): { host: string; port: number } | 
   const port = Number(m[3]);
   if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
   return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
+}
+
+/**
+ * BRIDGE_CONTROL_TOKEN / control_token, trimmed: a Secret made from a file keeps its final newline,
+ * and no client can present one (a header value loses its surrounding whitespace; node:http refuses
+ * a line break), so every control request answered 401. A token of whitespace only would be no
+ * token, which opens the control API on loopback: refused rather than read as unset.
+ */
+function controlToken(envValue: string | undefined, fileValue: unknown): string | undefined {
+  const key = envValue !== undefined ? 'BRIDGE_CONTROL_TOKEN' : 'control_token';
+  const raw = optString(envValue ?? fileValue, key);
+  if (raw === undefined || raw === '') return raw;
+  const token = raw.trim();
+  if (token === '') throw new ConfigError(key, 'is only whitespace: give a token, or leave it unset');
+  const problem = headerValueProblem(token);
+  if (problem) throw new ConfigError(key, `the token ${problem} (the token is not shown)`);
+  return token;
 }
 
 /** BRIDGE_MEMORY_LIMIT / memory_limit: a size, or "off"; unset means the container's limit, if any. */

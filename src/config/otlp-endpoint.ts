@@ -45,19 +45,24 @@ export function resolveEndpoint(protocol: OtlpProtocol, env: Env, ex: Raw, signa
           : file !== undefined
             ? [file, 'exporter.endpoint']
             : [undefined, ''];
-    return text === undefined ? GRPC_DEFAULT : grpcAddress(text, key, insecureFlag(env, ex, signal));
+    return text === undefined ? GRPC_DEFAULT : grpcAddress(text.trim(), key, insecureFlag(env, ex, signal));
   }
-  if (logs !== undefined) return httpUrl(logs, own);
-  if (base !== undefined) return `${httpUrl(base, 'OTEL_EXPORTER_OTLP_ENDPOINT')}${path}`;
+  if (logs !== undefined) return httpUrl(logs, own, false);
+  if (base !== undefined) return `${httpUrl(base, 'OTEL_EXPORTER_OTLP_ENDPOINT', true)}${path}`;
   if (file !== undefined) {
-    const url = httpUrl(file, 'exporter.endpoint');
+    const url = httpUrl(file, 'exporter.endpoint', true);
     return url.endsWith(LOGS_PATH) ? `${url.slice(0, -LOGS_PATH.length)}${path}` : `${url}${path}`;
   }
   return `${HTTP_BASE_DEFAULT}${path}`;
 }
 
-/** An http(s) URL without trailing slashes; a bare host:port gets a suggestion rather than "not a URL". */
-function httpUrl(text: string, key: string): string {
+/**
+ * An http(s) URL without surrounding blanks (an .env line's) or trailing slashes; a bare host:port
+ * gets a suggestion rather than "not a URL". `appended`: a base the signal's path is appended to,
+ * which a query or fragment would swallow (`http://c:4318?x=1/v1/logs` posts to `/`).
+ */
+function httpUrl(raw: string, key: string, appended: boolean): string {
+  const text = raw.trim();
   if (!HAS_SCHEME.test(text)) {
     // `127.0.0.1:4318` is no URL at all, and `localhost:4318` parses as a URL of scheme "localhost:".
     throw new ConfigError(
@@ -73,6 +78,8 @@ function httpUrl(text: string, key: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:')
     throw new ConfigError(key, `must be an http:// or https:// URL (got "${maskUrlText(text)}")`);
+  if (appended && (text.includes('?') || text.includes('#')))
+    throw new ConfigError(key, `must not have a query (?…) or fragment (#…): ${PATHS.logs} is appended to it`);
   return text.replace(/\/+$/, '');
 }
 

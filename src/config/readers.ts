@@ -92,6 +92,15 @@ const DURATION_UNITS: Record<string, number> = {
 const DURATION_PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
 
 /**
+ * The longest duration any key takes: 2^31-1 ms, about 24.8 days, the longest a Node timer waits.
+ * Beyond it setTimeout waits 1 ms instead (with a warning on stderr), so an `exporter.timeout` of
+ * 2147483648 aborted every export at once and an `upstream.idle_timeout` of 30 days would cut every
+ * stream as idle: a value meant as "practically never" did the opposite.
+ */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
+const MAX_DURATION_RULE = 'must be at most 596h (about 24 days, the longest a timer waits)';
+
+/**
  * A duration: milliseconds as a number (or a string of digits, as the OTEL_*_TIMEOUT variables are
  * documented), or a Go-style duration as Collector configurations write them: "45s", "500ms",
  * "1m30s", "1.5h".
@@ -102,6 +111,7 @@ export function optDurationMs(v: unknown, key: string, min: number): number | un
     // Not optInt's bounds: "between 1 and 9007199254740991" only puzzled the reader, and named no unit.
     const ms = optInt(v, key, -Infinity)!;
     if (ms < min) throw new ConfigError(key, `must be at least ${min} ms (got ${ms})`);
+    if (ms > MAX_DURATION_MS) throw new ConfigError(key, `${MAX_DURATION_RULE} (got ${ms})`);
     return ms;
   }
   if (typeof v !== 'string') throw new ConfigError(key, 'must be a duration such as "45s" or 45000');
@@ -112,6 +122,7 @@ export function optDurationMs(v: unknown, key: string, min: number): number | un
       `must be a duration such as "45s", "500ms", "1m30s" or a number of milliseconds (got "${v}")`,
     );
   if (ms < min) throw new ConfigError(key, `must be at least ${min} ms (got "${v}")`);
+  if (ms > MAX_DURATION_MS) throw new ConfigError(key, `${MAX_DURATION_RULE} (got "${v}")`);
   return ms;
 }
 
@@ -129,8 +140,14 @@ export function parseDurationMs(text: string): number | undefined {
   return Math.round(total);
 }
 
+/**
+ * A base URL that paths are appended to (the service's `/browsers/…`). Trimmed: the URL parser
+ * forgives surrounding spaces (an .env line's trailing blank) but the URLs built from it did not,
+ * and every request failed as ERR_INVALID_URL, "cannot reach". A query or a fragment would swallow
+ * the appended path (`http://h?x=1/browsers/…` asks for `/`), so neither is taken.
+ */
 export function optUrl(v: unknown, key: string): string | undefined {
-  const s = optString(v, key);
+  const s = optString(v, key)?.trim();
   if (s === undefined) return undefined;
   let u: URL;
   try {
@@ -140,6 +157,8 @@ export function optUrl(v: unknown, key: string): string | undefined {
     throw new ConfigError(key, `is not a valid URL (got "${maskUrlText(s)}")`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(key, 'must be an http or https URL');
+  if (s.includes('?') || s.includes('#'))
+    throw new ConfigError(key, 'must not have a query (?…) or fragment (#…): the API paths are appended to it');
   return s.replace(/\/+$/, '');
 }
 

@@ -26,10 +26,12 @@ export function parseSessions(v: unknown, key: string): SessionSpec[] {
   if (!Array.isArray(v))
     throw new ConfigError(key, 'must be a list of session ids or {id, pool, start, attributes} entries');
   const out: SessionSpec[] = [];
+  // A set, not a search of the list per entry: 40,000 sessions took 8 s to load (and to reload).
+  const seen = new Set<string>();
   v.forEach((item, i) => {
     const spec = parseSessionSpec(typeof item === 'string' ? { id: item } : item, `${key}[${i}]`);
-    if (out.some((s) => s.id === spec.id))
-      throw new ConfigError(`${key}[${i}].id`, `session "${spec.id}" is listed twice`);
+    if (seen.has(spec.id)) throw new ConfigError(`${key}[${i}].id`, `session "${spec.id}" is listed twice`);
+    seen.add(spec.id);
     out.push(spec);
   });
   return out;

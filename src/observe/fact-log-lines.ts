@@ -395,5 +395,7 @@ function commitFailureCause(code: string | undefined): string {
   if (code === 'STATE_FILE_GONE') return 'the state database is gone';
   if (code?.startsWith('SQLITE_IOERR') || code?.startsWith('SQLITE_READONLY'))
     return 'the state database is read-only or its volume fails';
+  // Its journal could not be opened: out of file descriptors (EMFILE) far more often than out of space.
+  if (code?.startsWith('SQLITE_CANTOPEN')) return 'a file of the state database cannot be opened (open-file limit?)';
   return 'disk full?';
 }

@@ -7,9 +7,9 @@
 //      │  ├─404 / 410────────────────────▶ ended   (the session does not exist: it ended)      │
 //      │  │   404 before any position: GET /browsers/{id}?include_deleted=true decides ended or │
 //      │  │   unknown (never existed); when it cannot be asked, backoff and ask again           │
-//      │  ├─401──▶ unauthorized (key re-read, long wait)                                        │
-//      │  ├─403──▶ forbidden    (long wait)                                                     │
-//      │  ├─429──▶ backoff for Retry-After                                                      │
+//      │  ├─401──▶ unauthorized (key re-read, long wait, jittered)                              │
+//      │  ├─403──▶ forbidden    (long wait, jittered)                                           │
+//      │  ├─429──▶ backoff for Retry-After (plus jitter, never less)                            │
 //      │  └─5xx, network error, wrong content type──▶ backoff (exponential, jittered)           │
 //      └─────────────────────────────────────────────────────────────────────────────────────────┘
 //   any state ──stop()──▶ stopped
@@ -30,7 +30,7 @@ import type { StreamBody } from '../upstream/stream-body.js';
 import type { BackoffConfig } from '../config/schema.js';
 import type { StreamPosition, UpstreamClient } from '../upstream/client.js';
 import { describeApiError } from '../upstream/api-error.js';
-import { backoffDelay } from '../util/backoff.js';
+import { afterRetryAfter, backoffDelay, spreadWait } from '../util/backoff.js';
 import { readConnection, type HoldSlot, type ReadOutcome } from './connection-reader.js';
 import type { SequencedStream, StreamItem } from './sequenced-stream.js';
 import { networkMessage } from '../util/network-message.js';
@@ -194,26 +194,32 @@ export class Subscriber {
           return;
         }
         case 401: {
-          // The key may have been rotated in its file: re-read it; retry soon once, then every
+          // The key may have been rotated in its file: re-read it; retry soon once, then within every
           // upstream.backoff.auth (a minute by default: a rotated file is picked up by then).
           this.client.invalidateKey();
           const hint = `${detail}: the service refuses the API key; check ${this.client.keySource ?? 'BROWSER_API_KEY or BROWSER_API_KEY_FILE'}`;
           await this.retry(
             'unauthorized',
-            this.attempt++ === 0 ? this.opts.backoff.initialMs : this.opts.backoff.authMs,
+            this.spread(this.attempt++ === 0 ? this.opts.backoff.initialMs : this.opts.backoff.authMs),
             hint,
             'unauthorized',
           );
           break;
         }
         case 403:
-          await this.retry('forbidden', this.opts.backoff.authMs, detail, 'forbidden');
+          await this.retry('forbidden', this.spread(this.opts.backoff.authMs), detail, 'forbidden');
           break;
         case 429:
           // Never below initial/2: a Retry-After of 0 or a date in the past must not become a busy loop.
+          // The service gives every session the same Retry-After; each comes back a little later.
           await this.retry(
             'rate_limited',
-            Math.max(result.retryAfterMs ?? this.nextDelay(), this.opts.backoff.initialMs / 2),
+            Math.max(
+              result.retryAfterMs === undefined
+                ? this.nextDelay()
+                : afterRetryAfter(result.retryAfterMs, this.opts.backoff.maxMs, this.opts.random),
+              this.opts.backoff.initialMs / 2,
+            ),
             detail,
           );
           break;
@@ -233,6 +239,11 @@ export class Subscriber {
     } catch (err) {
       return networkMessage(err);
     }
+  }
+
+  /** A fixed wait, spread (util/backoff.ts): the sessions a refusal hit together must not retry together. */
+  private spread(ms: number): number {
+    return spreadWait(ms, this.opts.random);
   }
 
   private nextDelay(): number {

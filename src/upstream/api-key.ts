@@ -1,6 +1,7 @@
 // Where the bearer token comes from: BROWSER_API_KEY, or BROWSER_API_KEY_FILE re-read after a 401
 // (a mounted Kubernetes secret is rotated in place; re-reading picks up the new key without a restart).
 import { readFileSync } from 'node:fs';
+import { headerValueProblem } from '../util/header-value.js';
 
 export interface ApiKeyProvider {
   get(): string;
@@ -30,6 +31,13 @@ export function createApiKeyProvider(opts: { apiKey?: string; apiKeyFile?: strin
             cause: err,
           });
         }
+      }
+      // A key rotated into the file with a line break inside it would fail every request as
+      // ERR_INVALID_CHAR, an unreachable service; it is named here instead (the key is not shown).
+      const problem = headerValueProblem(cached);
+      if (problem) {
+        cached = undefined;
+        throw new Error(`the key in API key file ${file} ${problem}`);
       }
       return cached;
     },

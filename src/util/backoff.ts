@@ -15,6 +15,24 @@ export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () 
 }
 
 /**
+ * A fixed wait (`upstream.backoff.auth`) as one of many: somewhere in [ms/2, ms]. Sessions refused
+ * together (a revoked key or an auth backend that is down refuses them all in the same second)
+ * would otherwise come back together at every retry, a thousand requests in one instant each time.
+ */
+export function spreadWait(ms: number, random: () => number = Math.random): number {
+  return Math.round(ms / 2 + (random() * ms) / 2);
+}
+
+/**
+ * A peer's Retry-After as one of many: never sooner than asked, and up to half again later (at most
+ * `maxExtraMs` more). A service that tells every session "1 s" would otherwise get them all back
+ * in the same millisecond, and answer 429 again.
+ */
+export function afterRetryAfter(ms: number, maxExtraMs: number, random: () => number = Math.random): number {
+  return Math.round(ms + random() * Math.min(ms / 2, maxExtraMs));
+}
+
+/**
  * The longest wait a peer's Retry-After (or gRPC RetryInfo) is honoured for. A longer one is a
  * misconfigured or hostile peer: trusting a day-long wait stops delivery without a word, and a
  * wait beyond setTimeout's 2^31-1 ms is turned by Node into 1 ms, a retry storm against the peer

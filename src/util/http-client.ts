@@ -143,13 +143,17 @@ export class HttpClient {
       let headersVerdict: NodeJS.Immediate | undefined;
       let abortVerdict: NodeJS.Immediate | undefined;
       let released = false;
+      // Declared before `done`, which the failure of http.request itself (ERR_INVALID_CHAR) reaches
+      // before any listener is added: a const declared below was still in its dead zone then, a
+      // ReferenceError instead of the error, and the connections slot never given back.
+      let onAbort: (() => void) | undefined;
       const done = (): void => {
         if (released) return;
         released = true;
         clearTimeout(headersTimer);
         clearImmediate(headersVerdict);
         clearImmediate(abortVerdict);
-        r.signal?.removeEventListener('abort', onAbort);
+        if (onAbort) r.signal?.removeEventListener('abort', onAbort);
         this.release();
       };
       let req: ClientRequest;
@@ -167,7 +171,7 @@ export class HttpClient {
         return;
       }
       // A deadline's verdict (the signal's, the headers timer's) waits one turn: see oneTurnLater.
-      const onAbort = (): void => {
+      onAbort = (): void => {
         abortVerdict ??= oneTurnLater(() => {
           if (res?.complete) return;
           const why = abortReason(r.signal!);

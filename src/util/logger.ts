@@ -5,8 +5,22 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/**
+ * LOG_LEVEL as pino names it: empty is unset (a compose file's `LOG_LEVEL: ${LOG_LEVEL}` with nothing
+ * exported), case does not matter. Anything else throws, saying what is allowed: pino's own
+ * "default level:verbose must be included in custom levels" stopped the daemon with exit 1.
+ */
+export function logLevel(text: string | undefined): string {
+  const level = (text ?? '').trim().toLowerCase();
+  if (level === '') return 'info';
+  if (!LEVELS.includes(level)) throw new Error(`must be one of ${LEVELS.join(', ')} (got "${text}")`);
+  return level;
+}
+
 export function createLogger(opts: { level?: string; pretty?: boolean; name?: string } = {}): Logger {
-  const level = opts.level ?? process.env.LOG_LEVEL ?? 'info';
+  const level = logLevel(opts.level ?? process.env.LOG_LEVEL);
   const pretty = opts.pretty ?? Boolean(process.stderr.isTTY);
   const base = {
     level,

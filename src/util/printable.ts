@@ -11,3 +11,12 @@ const NEWLINE = /\r?\n/g;
 export function printable(text: string): string {
   return text.replace(NEWLINE, '⏎').replace(/\t/g, ' ').replace(CONTROL, '\ufffd');
 }
+
+/** Every string inside `v` through printable(): a structure from outside (a pool), before it is shown. */
+export function printableDeep<T>(v: T): T {
+  if (typeof v === 'string') return printable(v) as T;
+  if (Array.isArray(v)) return v.map((item: unknown) => printableDeep(item)) as T;
+  if (typeof v === 'object' && v !== null)
+    return Object.fromEntries(Object.entries(v).map(([k, item]) => [printable(k), printableDeep(item)])) as T;
+  return v;
+}

@@ -1,11 +1,12 @@
 // `run` start-up as a child process: the HTTP port is bound before any session is followed, a
 // start-up failure is one line and exit 1, the first log lines say what the daemon is and where it
 // talks, and a signal during start-up is a clean shutdown.
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { harness, type Harness } from '../../helpers/harness.js';
+import { harness, REPO, sleep, type Harness } from '../../helpers/harness.js';
 import { runCli, startCli } from './cli-process.js';
 
 let h: Harness;
@@ -133,6 +134,29 @@ describe('run start-up', () => {
     expect(res.code).toBe(130);
     expect(res.stderr).toContain('second signal: exiting without waiting for delivery');
   });
+
+  // Under a limit too small for max_sessions streams every socket, export and spool file failed with
+  // EMFILE at once and nothing said why; the start now says so. prlimit (util-linux) sets the limit.
+  it.skipIf(spawnSync('prlimit', ['--version']).status !== 0)(
+    'an open-file limit below what max_sessions needs is a warning at start naming both',
+    async () => {
+      const child = spawn(
+        'prlimit',
+        ['--nofile=256:256', process.execPath, '--import', 'tsx', 'src/cli/main.ts', 'run'],
+        { cwd: REPO, env: { PATH: process.env.PATH ?? '', ...h.env({ BRIDGE_SESSIONS: 's1', LOG_LEVEL: 'warn' }) } },
+      );
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      try {
+        const t0 = Date.now();
+        while (!err.includes('open-file limit') && Date.now() - t0 < 20_000) await sleep(50);
+        expect(err).toContain('the open-file limit is 256, below the 1064 that max_sessions 1000 may need');
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+    30_000,
+  );
 
   it('a SIGTERM that arrives during start-up is a clean shutdown, not a kill', async () => {
     const p = startCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', LOG_LEVEL: 'info' }));

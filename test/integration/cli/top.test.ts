@@ -123,6 +123,11 @@ describe('top', () => {
     const usage = await runCli(['top', '--sort', 'colour'], {});
     expect(usage.code).toBe(2);
     expect(usage.stderr).toBe('--sort must be one of id, state, rate, lag, gaps, error (got "colour")\n');
+
+    // Longer than a timer waits, the refresh would come every millisecond (setTimeout's 1 ms).
+    const forever = await runCli(['top', '--interval', '1000h'], {});
+    expect(forever.code).toBe(2);
+    expect(forever.stderr).toBe('--interval must be a duration between 100ms and 596h, e.g. 2s (got "1000h")\n');
   });
 });
 

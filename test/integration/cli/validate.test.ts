@@ -95,6 +95,55 @@ describe('validate', () => {
     expect(run.stderr).toBe(validate.stderr);
   });
 
+  it('an alias inside the node it names is one line naming where, exit 2 (it was a stack overflow, exit 1)', async () => {
+    const path = config('cycle.yaml', [...BASE, 'sessions: [a]', 'extra: &loop', '  again: *loop'].join('\n'));
+    const res = await runCli(['validate', '--config', path], { SVC_URL: NOWHERE, COLLECTOR: NOWHERE });
+    expect(res).toMatchObject({
+      code: 2,
+      stderr: `invalid configuration: config: ${path} is not valid YAML: the alias at extra.again refers to a mapping or list that contains it\n`,
+    });
+  });
+
+  it('a value with a line break or an escape sequence is quoted on one line, without them', async () => {
+    const res = await runCli(['validate'], {
+      BROWSER_API_URL: NOWHERE,
+      BROWSER_API_KEY: 'k',
+      OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
+      BRIDGE_SESSIONS: 'a\nb,c\u001b[2Jd',
+    });
+    expect(res).toMatchObject({
+      code: 2,
+      stderr: 'invalid configuration: BRIDGE_SESSIONS: "a⏎b" is not a valid session id\n',
+    });
+    const escape = await runCli(['validate'], {
+      BROWSER_API_URL: NOWHERE,
+      BROWSER_API_KEY: 'k',
+      OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
+      BRIDGE_SPOOL_MODE: 'x\u001b]0;title\u0007',
+    });
+    expect(escape.code).toBe(2);
+    expect(escape.stderr).toBe(
+      'invalid configuration: BRIDGE_SPOOL_MODE: must be one of overflow, always (got "x\ufffd]0;title\ufffd")\n',
+    );
+  });
+
+  it("LOG_LEVEL: empty is unset, any case is read, an unknown level is one line naming it for validate and run (it was pino's own error, exit 1)", async () => {
+    const env = {
+      BROWSER_API_URL: NOWHERE,
+      BROWSER_API_KEY: 'k',
+      OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
+      BRIDGE_LISTEN: 'off',
+    };
+    expect((await runCli(['validate'], { ...env, LOG_LEVEL: '' })).code).toBe(0);
+    expect((await runCli(['validate'], { ...env, LOG_LEVEL: 'Debug' })).code).toBe(0);
+    const said =
+      'invalid configuration: LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent (got "verbose")\n';
+    expect(await runCli(['validate'], { ...env, LOG_LEVEL: 'verbose' })).toMatchObject({ code: 2, stderr: said });
+    expect(
+      await runCli(['run'], { ...env, LOG_LEVEL: 'verbose', BRIDGE_STATE_DIR: join(dir, 'never-created-either') }),
+    ).toMatchObject({ code: 2, stderr: said });
+  });
+
   it('a missing file and an unset variable are one line each', async () => {
     const missing = await runCli(['validate', '--config', join(dir, 'nope.yaml')], {});
     expect(missing).toMatchObject({

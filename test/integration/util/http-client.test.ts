@@ -151,6 +151,20 @@ describe('requests and connections', () => {
     expect(await text((await third).body)).toBe('three');
   });
 
+  it('a request node:http refuses before sending fails with its own error and gives its slot back', async () => {
+    // A header value with a line break (a token pasted with its line end) throws inside
+    // http.request. With a signal, the failure path read the abort listener before it was declared: a
+    // ReferenceError ("Cannot access 'onAbort' before initialization") instead of ERR_INVALID_CHAR,
+    // and the connections slot was never released, so with `connections: 1` nothing went out again.
+    const s = await httpServer((_req, res) => res.end('ok'));
+    const c = client({ connections: 1 });
+    const refused = await failure(
+      c.request(s.url, { headers: { authorization: 'Bearer tok\n' }, signal: AbortSignal.timeout(2000) }),
+    );
+    expect(refused.code).toBe('ERR_INVALID_CHAR');
+    expect(await text((await c.request(s.url, { signal: AbortSignal.timeout(2000) })).body)).toBe('ok');
+  });
+
   it('close() ends a request in flight and refuses later ones', async () => {
     const s = await httpServer(() => undefined);
     const c = client();

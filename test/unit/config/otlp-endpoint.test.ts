@@ -117,3 +117,26 @@ describe('OTLP/HTTP endpoint', () => {
     expect(exporter(base).batchMaxBytes).toBe(8 * 1024 * 1024);
   });
 });
+
+describe('an endpoint as an .env line or a YAML value writes it', () => {
+  // A leading blank read as a missing scheme ("needs a scheme: http:// http://c:4318"), and a query
+  // or fragment on a base swallowed the appended /v1/logs: every export posted to `/`.
+  it.each<[Record<string, string>, Record<string, unknown>, string]>([
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: ' http://c:4318 ' }, {}, 'http://c:4318/v1/logs'],
+    [{ OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: '\thttp://c:4318/v1/logs\n' }, {}, 'http://c:4318/v1/logs'],
+    [{}, { exporter: { endpoint: ' https://c:4318/v1/logs ' } }, 'https://c:4318/v1/logs'],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: ' http://c:4317 ' }, {}, 'http://c:4317'],
+    [{ OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'http://c:4318/v1/logs?tenant=a' }, {}, 'http://c:4318/v1/logs?tenant=a'],
+  ])('%j %j → %s', (env, raw, url) => {
+    expect(exporter({ ...base, ...env }, raw).url).toBe(url);
+  });
+
+  it.each<[Record<string, string>, Record<string, unknown>, string]>([
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318?tenant=a' }, {}, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    [{}, { exporter: { endpoint: 'http://c:4318/#x' } }, 'exporter.endpoint'],
+  ])('a query or fragment on a base: %j %j', (env, raw, key) => {
+    expect(problem({ ...base, ...env }, raw)).toBe(
+      `${key}: must not have a query (?…) or fragment (#…): /v1/logs is appended to it`,
+    );
+  });
+});

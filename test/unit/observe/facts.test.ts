@@ -218,6 +218,7 @@ describe('facts → log lines', () => {
     ['SQLITE_READONLY_DBMOVED', 'the state database is read-only or its volume fails'],
     ['SQLITE_IOERR_WRITE', 'the state database is read-only or its volume fails'],
     ['STATE_FILE_GONE', 'the state database is gone'],
+    ['SQLITE_CANTOPEN', 'a file of the state database cannot be opened (open-file limit?)'],
   ])('a spool delete that fails with %s says: %s', (code, cause) => {
     const { log, lines } = capture();
     logFact(log, { f: 'delete_failed', error: 'x', code, streak: 1 });

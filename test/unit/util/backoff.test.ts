@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, parseRetryAfter } from '../../../src/util/backoff.js';
+import { afterRetryAfter, backoffDelay, parseRetryAfter, spreadWait } from '../../../src/util/backoff.js';
 
 describe('backoffDelay', () => {
   const p = { initialMs: 100, maxMs: 2000 };
@@ -40,5 +40,27 @@ describe('parseRetryAfter', () => {
     [undefined, undefined],
   ])('%s → %s', (v, want) => {
     expect(parseRetryAfter(v, now)).toBe(want);
+  });
+});
+
+describe('spreadWait', () => {
+  it.each([
+    [60_000, 0, 30_000],
+    [60_000, 1, 60_000],
+    [1_000, 0.5, 750],
+  ])('%i ms with random %f → %i ms', (ms, r, want) => {
+    expect(spreadWait(ms, () => r)).toBe(want);
+  });
+});
+
+describe('afterRetryAfter', () => {
+  it.each([
+    // never sooner than asked; up to half again later, at most maxExtra more
+    [1_000, 30_000, 0, 1_000],
+    [1_000, 30_000, 1, 1_500],
+    [600_000, 30_000, 1, 630_000],
+    [0, 30_000, 1, 0],
+  ])('%i ms, extra ≤ %i, random %f → %i ms', (ms, maxExtra, r, want) => {
+    expect(afterRetryAfter(ms, maxExtra, () => r)).toBe(want);
   });
 });
