@@ -28,10 +28,11 @@ import { parseSessions, parseSessionList } from './sessions.js';
 import { parseStoreConfig, replicaId } from './store-config.js';
 import { defaultMappingOptions, parseMappingOptions } from './mapping-section.js';
 import { DISCOVERY_DEFAULTS, parseDiscovery } from './discovery-section.js';
+import { controlToken, parseHostNames, parseListen } from './http-surface-keys.js';
+import { headerValueProblem } from '../util/header-value.js';
 
 export type { Env } from './env-substitution.js';
 import type { Env } from './env-substitution.js';
-import { headerValueProblem } from '../util/header-value.js';
 
 const MAX_WORKERS = 64;
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
@@ -314,22 +315,6 @@ function readResource(
 }
 
 /**
- * control_allowed_hosts: names besides loopback literals and `localhost` that the HTTP surface
- * answers to (a Host header on a loopback listener, an Origin on control requests).
- */
-function parseHostNames(envValue: string | undefined, fileValue: unknown): string[] {
-  const key = envValue !== undefined ? 'BRIDGE_CONTROL_ALLOWED_HOSTS' : 'control_allowed_hosts';
-  const v: unknown = envValue !== undefined ? envValue.split(',') : fileValue;
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new ConfigError(key, 'must be a list of host names');
-  return v.map((n, i) => {
-    if (typeof n !== 'string' || !/^[A-Za-z0-9.:_-]+$/.test(n.trim()))
-      throw new ConfigError(`${key}[${i}]`, 'must be a host name or address without port or scheme');
-    return n.trim().toLowerCase();
-  });
-}
-
-/**
  * The read pacing's default: about four frames a read at 20 events/s a stream, at most 200 ms more
  * latency (the OpenTelemetry Collector's batch processor waits as long by default). The heavy mix's
  * bridge CPU an event: 47.9 unpaced, 40.1-40.3 at 100 ms, 34.5-37.4 at 200, 38.4 at 300 (p99 1 s).
@@ -355,33 +340,6 @@ function parseWorkers(envValue: string | undefined, fileValue: unknown): number 
   if (!Number.isInteger(n) || n < 0 || n > MAX_WORKERS)
     throw new ConfigError(key, `must be "auto" or a whole number from 0 to ${MAX_WORKERS} (got ${JSON.stringify(v)})`);
   return n;
-}
-
-function parseListen(v: unknown, key: string): { host: string; port: number } | null {
-  if (v === false || v === 'off' || v === 'none' || v === '') return null;
-  if (typeof v !== 'string') throw new ConfigError(key, 'must be host:port, or "off"');
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(v.trim());
-  if (!m) throw new ConfigError(key, `must be host:port, e.g. 127.0.0.1:9464 (got "${v}")`);
-  const port = Number(m[3]);
-  if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
-  return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
-}
-
-/**
- * BRIDGE_CONTROL_TOKEN / control_token, trimmed: a Secret made from a file keeps its final newline,
- * and no client can present one (a header value loses its surrounding whitespace; node:http refuses
- * a line break), so every control request answered 401. A token of whitespace only would be no
- * token, which opens the control API on loopback: refused rather than read as unset.
- */
-function controlToken(envValue: string | undefined, fileValue: unknown): string | undefined {
-  const key = envValue !== undefined ? 'BRIDGE_CONTROL_TOKEN' : 'control_token';
-  const raw = optString(envValue ?? fileValue, key);
-  if (raw === undefined || raw === '') return raw;
-  const token = raw.trim();
-  if (token === '') throw new ConfigError(key, 'is only whitespace: give a token, or leave it unset');
-  const problem = headerValueProblem(token);
-  if (problem) throw new ConfigError(key, `the token ${problem} (the token is not shown)`);
-  return token;
 }
 
 /** BRIDGE_MEMORY_LIMIT / memory_limit: a size, or "off"; unset means the container's limit, if any. */

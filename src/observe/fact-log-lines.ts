@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { sessionExportWarning } from '../upstream/session-export.js';
 import { sessionNameWarning } from '../upstream/session-ref.js';
 import type { FactTable } from '../vocabulary/facts.js';
-import { EPOCH_MESSAGES, logPoll, ROUTINE_RECONNECTS, sayAgain } from './fact-log-words.js';
+import { commitFailureCause, EPOCH_MESSAGES, logPoll, ROUTINE_RECONNECTS, sayAgain } from './fact-log-words.js';
 
 /** The line each fact writes; null: the metrics carry it, no line. */
 export const LOG_LINES: FactTable<Logger> = {
@@ -384,18 +384,3 @@ export const LOG_LINES: FactTable<Logger> = {
     );
   },
 };
-
-/**
- * Why a commit or a delete failed, as far as its code tells: SQLite says SQLITE_FULL for a full volume
- * (ENOSPC) and SQLITE_IOERR_* or SQLITE_READONLY_* for a write refused otherwise (a volume
- * remounted read-only, a failing disk, a file made unwritable); a deleted database is
- * store/state-file-check.ts's. "disk full?" sent operators looking for space they had.
- */
-function commitFailureCause(code: string | undefined): string {
-  if (code === 'STATE_FILE_GONE') return 'the state database is gone';
-  if (code?.startsWith('SQLITE_IOERR') || code?.startsWith('SQLITE_READONLY'))
-    return 'the state database is read-only or its volume fails';
-  // Its journal could not be opened: out of file descriptors (EMFILE) far more often than out of space.
-  if (code?.startsWith('SQLITE_CANTOPEN')) return 'a file of the state database cannot be opened (open-file limit?)';
-  return 'disk full?';
-}

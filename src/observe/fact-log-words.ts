@@ -1,5 +1,6 @@
 // The words and the repetition rules that several log lines share: why an epoch began, what a
-// failed poll of the session list means, and how often a failure that repeats is said again.
+// failed poll of the session list means, why a spool write failed, and how often a failure that
+// repeats is said again.
 import type { Logger } from 'pino';
 import type { DiscoveryOutcome, EpochReason, FactOf } from '../vocabulary/facts.js';
 
@@ -41,3 +42,18 @@ export function logPoll(log: Logger, fact: FactOf<'discovery_polled'>): void {
 
 /** Every 50th failure in a row is said again (and the first). */
 export const sayAgain = (streak: number): boolean => streak === 1 || streak % 50 === 0;
+
+/**
+ * Why a commit or a delete failed, as far as its code tells: SQLite says SQLITE_FULL for a full volume
+ * (ENOSPC) and SQLITE_IOERR_* or SQLITE_READONLY_* for a write refused otherwise (a volume
+ * remounted read-only, a failing disk, a file made unwritable); a deleted database is
+ * store/state-file-check.ts's. "disk full?" sent operators looking for space they had.
+ */
+export function commitFailureCause(code: string | undefined): string {
+  if (code === 'STATE_FILE_GONE') return 'the state database is gone';
+  if (code?.startsWith('SQLITE_IOERR') || code?.startsWith('SQLITE_READONLY'))
+    return 'the state database is read-only or its volume fails';
+  // Its journal could not be opened: out of file descriptors (EMFILE) far more often than out of space.
+  if (code?.startsWith('SQLITE_CANTOPEN')) return 'a file of the state database cannot be opened (open-file limit?)';
+  return 'disk full?';
+}
