@@ -17,6 +17,20 @@ class HeldStore extends SqliteStore {
   }
 }
 
+/** An always-mode spool over `store` with session `a`, committed only when flushed (its timer is a minute). */
+async function alwaysSpool(store: HeldStore): Promise<Spool> {
+  await store.putSession({ id: 'a', attributes: {} }, 'config');
+  return Spool.open({
+    store,
+    mode: 'always',
+    maxBytes: 1 << 30,
+    memoryMaxBytes: 1 << 20,
+    commitMaxRecords: 5000,
+    commitIntervalMs: 60_000,
+    now: () => Date.now(),
+  });
+}
+
 describe('the spool tells when a commit is done', () => {
   let store: HeldStore;
   afterEach(async () => {
@@ -25,16 +39,7 @@ describe('the spool tells when a commit is done', () => {
 
   it('the watcher hears of the commit that leaves the spool idle, not before it is idle', async () => {
     store = new HeldStore(':memory:');
-    await store.putSession({ id: 'a', attributes: {} }, 'config');
-    const spool = await Spool.open({
-      store,
-      mode: 'always',
-      maxBytes: 1 << 30,
-      memoryMaxBytes: 1 << 20,
-      commitMaxRecords: 5000,
-      commitIntervalMs: 60_000,
-      now: () => Date.now(),
-    });
+    const spool = await alwaysSpool(store);
     const idleWhenTold: boolean[] = [];
     spool.watchCommitsDone(() => idleWhenTold.push(spool.idle));
     spool.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.from([0x12, 1, 0x61]) });
@@ -63,16 +68,7 @@ describe('the spool tells when a commit is done', () => {
 
   it('the watcher hears of a failed delete done later in the background, with no commit after it', async () => {
     store = new HeldStore(':memory:');
-    await store.putSession({ id: 'a', attributes: {} }, 'config');
-    const spool = await Spool.open({
-      store,
-      mode: 'always',
-      maxBytes: 1 << 30,
-      memoryMaxBytes: 1 << 20,
-      commitMaxRecords: 5000,
-      commitIntervalMs: 60_000,
-      now: () => Date.now(),
-    });
+    const spool = await alwaysSpool(store);
     spool.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.from([0x12, 1, 0x61]) });
     await spool.flush();
     const deleteSegments = store.deleteSegments.bind(store);
