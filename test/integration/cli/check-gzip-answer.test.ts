@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../../../src/devkit/receiver/server.js';
 import { startSimulator, type Simulator } from '../../../src/devkit/simulator/index.js';
 import { collectorFront, type FrontAnswer } from '../../helpers/collector-front.js';
+import { gzippedOtlpAnswer } from '../../helpers/otlp-answer-bomb.js';
 import { runCli } from './cli-process.js';
 
 const KEY = 'sk-check-gzip';
@@ -71,10 +72,7 @@ describe('check and a gzipped answer', () => {
   it('a gzip that unpacks past 64 KiB is cut in the decoding: ✗ "over 65536 bytes", exit 1', async () => {
     // 100 KiB of a well-formed OTLP answer (a partial success whose message is long), packed into a
     // few hundred bytes: the read is not cut, the decoding is.
-    const message = Buffer.alloc(100 * 1024, 'x');
-    const partial = Buffer.concat([Buffer.from([0x12]), varint(message.length), message]);
-    const answer = Buffer.concat([Buffer.from([0x0a]), varint(partial.length), partial]);
-    const body = gzipSync(answer);
+    const body = gzippedOtlpAnswer(100 * 1024);
     expect(body.length).toBeLessThan(1024);
     const res = await checkBehind({
       status: 200,
@@ -88,13 +86,3 @@ describe('check and a gzipped answer', () => {
     expect(res.code).toBe(1);
   });
 });
-
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return Buffer.from(out);
-}

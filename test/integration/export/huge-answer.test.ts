@@ -5,12 +5,12 @@
 // the socket's buffers, a few MiB at most. Real sockets on loopback.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeCollector } from '../../../src/cli/check-probes.js';
 import { buildConfig } from '../../../src/config/load-config.js';
 import { createOtlpTransport } from '../../../src/export/otlp-transport.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
+import { gzippedOtlpAnswer } from '../../helpers/otlp-answer-bomb.js';
 
 const HUGE = 100 * 1024 * 1024;
 
@@ -22,6 +22,19 @@ afterEach(async () => {
 });
 
 /** Answers every POST with `status` and HUGE bytes of HTML; `written()` is what its sockets sent once they closed. */
+/** The exporter's transport to `base`/v1/logs, its facts into `facts`. */
+function exporterTo(base: string, facts: Fact[]) {
+  return createOtlpTransport({
+    url: `${base}/v1/logs`,
+    headers: {},
+    compression: 'none',
+    timeoutMs: 10_000,
+    connections: 1,
+    userAgent: 'test',
+    emit: (f) => facts.push(f),
+  });
+}
+
 async function flooding(status: number): Promise<{ url: string; written: () => Promise<number> }> {
   let done!: (bytes: number) => void;
   const closed = new Promise<number>((r) => (done = r));
@@ -62,15 +75,7 @@ describe('a 100 MB answer', () => {
   it.each([200, 500])('the exporter reads the beginning of a %i and lets go of the rest', async (status) => {
     const peer = await flooding(status);
     const facts: Fact[] = [];
-    const t = createOtlpTransport({
-      url: `${peer.url}/v1/logs`,
-      headers: {},
-      compression: 'none',
-      timeoutMs: 10_000,
-      connections: 1,
-      userAgent: 'test',
-      emit: (f) => facts.push(f),
-    });
+    const t = exporterTo(peer.url, facts);
     const outcome = await t.send([Buffer.alloc(0)], 'application/x-protobuf');
     expect(outcome.kind).toBe(status === 200 ? 'success' : 'failure');
     if (status === 200) expect(facts).toMatchObject([{ f: 'export_answer_unrecognized', bytes: 65536 }]);
@@ -81,10 +86,7 @@ describe('a 100 MB answer', () => {
 
 describe('a small gzip that unpacks past 64 KiB', () => {
   it('the exporter takes it as the cut answer it is: success, reported as unrecognized at the cap', async () => {
-    // A well-formed OTLP answer (a partial success with a 100 KiB message), a few hundred bytes packed.
-    const message = Buffer.alloc(100 * 1024, 'x');
-    const partial = Buffer.concat([Buffer.from([0x12]), varint(message.length), message]);
-    const packed = gzipSync(Buffer.concat([Buffer.from([0x0a]), varint(partial.length), partial]));
+    const packed = gzippedOtlpAnswer(100 * 1024);
     server = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
@@ -94,24 +96,9 @@ describe('a small gzip that unpacks past 64 KiB', () => {
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const facts: Fact[] = [];
-    const t = createOtlpTransport({
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/logs`,
-      headers: {},
-      compression: 'none',
-      timeoutMs: 10_000,
-      connections: 1,
-      userAgent: 'test',
-      emit: (f) => facts.push(f),
-    });
+    const t = exporterTo(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, facts);
     expect(await t.send([Buffer.alloc(0)], 'application/x-protobuf')).toEqual({ kind: 'success', rejected: 0 });
     expect(facts).toMatchObject([{ f: 'export_answer_unrecognized', bytes: 65536 }]);
     await t.close();
   });
 });
-
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
-  out.push(n);
-  return Buffer.from(out);
-}
