@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Spool } from '../../../src/store/spool.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
+import { openTestSpool } from '../../helpers/delivery-fixture.js';
 
 /** A store whose commits wait until the test lets them through. */
 class HeldStore extends SqliteStore {
@@ -17,19 +18,9 @@ class HeldStore extends SqliteStore {
   }
 }
 
-/** An always-mode spool over `store` with session `a`, committed only when flushed (its timer is a minute). */
-async function alwaysSpool(store: HeldStore): Promise<Spool> {
-  await store.putSession({ id: 'a', attributes: {} }, 'config');
-  return Spool.open({
-    store,
-    mode: 'always',
-    maxBytes: 1 << 30,
-    memoryMaxBytes: 1 << 20,
-    commitMaxRecords: 5000,
-    commitIntervalMs: 60_000,
-    now: () => Date.now(),
-  });
-}
+/** An always-mode spool over `store` (session "s"), committed only when flushed: its timer is a minute. */
+const alwaysSpool = (store: HeldStore): Promise<Spool> =>
+  openTestSpool(store, { maxBytes: 1 << 30, commitMaxRecords: 5000, commitIntervalMs: 60_000, now: () => Date.now() });
 
 describe('the spool tells when a commit is done', () => {
   let store: HeldStore;
@@ -42,7 +33,7 @@ describe('the spool tells when a commit is done', () => {
     const spool = await alwaysSpool(store);
     const idleWhenTold: boolean[] = [];
     spool.watchCommitsDone(() => idleWhenTold.push(spool.idle));
-    spool.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.from([0x12, 1, 0x61]) });
+    spool.append({ sessionId: 's', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.from([0x12, 1, 0x61]) });
     store.hold = true;
     const flushed = spool.flush();
     await new Promise((r) => setImmediate(r));
@@ -69,7 +60,7 @@ describe('the spool tells when a commit is done', () => {
   it('the watcher hears of a failed delete done later in the background, with no commit after it', async () => {
     store = new HeldStore(':memory:');
     const spool = await alwaysSpool(store);
-    spool.append({ sessionId: 'a', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.from([0x12, 1, 0x61]) });
+    spool.append({ sessionId: 's', seq: 1, epoch: 0, tsMicros: 1, record: Buffer.from([0x12, 1, 0x61]) });
     await spool.flush();
     const deleteSegments = store.deleteSegments.bind(store);
     let fail = true;
