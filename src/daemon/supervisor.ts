@@ -46,6 +46,10 @@ import type { WorkerScaling } from './worker-scaling.js';
 
 export type { OwnedSessions, OwnedStatus } from './shared-sessions.js';
 
+/** Said at start when there is nothing to follow and nothing will come unless someone adds it. */
+export const NOTHING_TO_FOLLOW =
+  'nothing to follow yet: no session is configured or was added earlier, and discovery is off; name sessions (BRIDGE_SESSIONS or sessions:), discover them (BRIDGE_DISCOVER=true), or add one through the control API (PUT /v1/sessions/<id>)';
+
 export interface SupervisorDeps {
   config: BridgeConfig;
   store: Store;
@@ -222,6 +226,10 @@ export class Supervisor {
     // Array.sort is stable: within a source, the store's order.
     this.followOrWait(active.sort((a, b) => START_ORDER[a.source] - START_ORDER[b.source]));
     this.d.log.info({ sessions: this.active.size, waiting: this.room.size }, 'following sessions');
+    // A daemon started with nothing to do said only "0 configured session(s)" and then nothing at
+    // all: a first run with the session variable misspelt looked like a bridge that hangs.
+    if (this.active.size === 0 && this.room.size === 0 && !this.d.config.discovery.enabled)
+      this.d.log.info(NOTHING_TO_FOLLOW);
   }
 
   /** Follows each row while there is room; the rest wait for it. */

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { harness, REPO, sleep, type Harness } from '../../helpers/harness.js';
 import { runCli, startCli } from './cli-process.js';
+import { NOTHING_TO_FOLLOW } from '../../../src/daemon/supervisor.js';
 
 let h: Harness;
 let blocker: Server | undefined;
@@ -112,6 +113,25 @@ describe('run start-up', () => {
     );
     p.child.kill('SIGTERM');
     expect((await p.done).code).toBe(0);
+  });
+
+  it('nothing configured and discovery off: says what would give it sessions; with a session it does not', async () => {
+    const p = startCli(['run'], h.env({ LOG_LEVEL: 'info' }));
+    await p.waitFor(/nothing to follow yet/);
+    const line = p
+      .stderr()
+      .split('\n')
+      .find((l) => l.includes('nothing to follow yet'));
+    expect(JSON.parse(line!)).toMatchObject({ level: 30, msg: NOTHING_TO_FOLLOW });
+    p.child.kill('SIGTERM');
+    expect((await p.done).code).toBe(0);
+
+    const q = startCli(['run'], h.env({ BRIDGE_SESSIONS: 's1', LOG_LEVEL: 'info' }));
+    await q.waitFor(/following sessions/);
+    q.child.kill('SIGTERM');
+    const res = await q.done;
+    expect(res.code).toBe(0);
+    expect(res.stderr).not.toContain('nothing to follow');
   });
 
   it('a signal with the collector down says how long delivery is tried and that a second signal exits at once; the second one does', async () => {
