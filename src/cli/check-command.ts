@@ -109,7 +109,7 @@ export async function main(argv: string[]): Promise<number> {
   };
 
   const source = config.configPath ? `${config.configPath} + environment` : 'environment';
-  const notes = configWarnings(config).map((text) => ({ level: 'warn' as const, text }));
+  const notes = configWarnings(config, process.env).map((text) => ({ level: 'warn' as const, text }));
   emit({
     label: 'configuration',
     status: 'ok',

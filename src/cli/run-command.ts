@@ -54,7 +54,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new ConfigError(INSECURE_ENV, (err as Error).message.replace(`${INSECURE_ENV}: `, ''));
   }
   const log = createLogger({ level: configuredLogLevel() });
-  for (const warning of configWarnings(config)) log.warn(warning);
+  for (const warning of configWarnings(config, process.env)) log.warn(warning);
   const tooFewFiles = openFileWarning(openFileLimit(), config.maxSessions);
   if (tooFewFiles) log.warn(tooFewFiles);
 

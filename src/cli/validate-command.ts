@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!args) return 0;
   const config = loadConfig(args.values.config);
   configuredLogLevel();
-  const warnings = [...configWarnings(config), ...followWarnings(config)];
+  const warnings = [...configWarnings(config, process.env), ...followWarnings(config)];
   const out: string[] = [summary(config), ...warnings.map((w) => `warning: ${w}`)];
   process.stdout.write(out.join('\n') + '\n');
   return 0;

@@ -1,13 +1,15 @@
 // Problems in a valid configuration that deserve a word but not a refusal: event types this bridge
 // does not know (maybe newer than it, maybe a typo), a collector port that belongs to the other OTLP
-// protocol, a key given twice. `run` logs them at start, `check` and `validate` print them. Pure.
+// protocol, a key given twice, a BRIDGE_* variable the bridge does not read (env-names.ts). `run` logs them at start, `check` and `validate` print them. Pure.
 import type { BridgeConfig } from './schema.js';
 import { typeWarnings } from './event-names.js';
 import { exporterWarnings } from './exporter-warnings.js';
+import { unknownVariableWarnings } from './env-names.js';
 
-export function configWarnings(config: BridgeConfig): string[] {
+export function configWarnings(config: BridgeConfig, env: Readonly<Record<string, string | undefined>> = {}): string[] {
   const f = config.mapping.filters;
   return [
+    ...unknownVariableWarnings(env),
     ...typeWarnings(f.includeTypes ?? [], 'mapping.filters.include_types'),
     ...typeWarnings(f.excludeTypes ?? [], 'mapping.filters.exclude_types'),
     ...exporterWarnings(config.exporter),

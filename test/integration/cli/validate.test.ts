@@ -158,6 +158,27 @@ describe('validate', () => {
     );
   });
 
+  it('a misspelt BRIDGE_* variable is a warning naming the closest one, from validate, check and run', async () => {
+    const env = {
+      BROWSER_API_URL: NOWHERE,
+      BROWSER_API_KEY: 'k',
+      BRIDGE_SESSION: 's1',
+      BRIDGE_STATE_DIR: join(dir, 's'),
+    };
+    const res = await runCli(['validate'], env);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(
+      'warning: BRIDGE_SESSION is set, but the bridge reads no such variable; did you mean BRIDGE_SESSIONS?\n',
+    );
+    const check = await runCli(['check'], env);
+    expect(check.stdout).toMatch(/^✓ configuration .*\n\s+⚠ BRIDGE_SESSION is set, but .*BRIDGE_SESSIONS\?/m);
+    const run = startCli(['run'], { ...env, BRIDGE_LISTEN: 'off', LOG_LEVEL: 'info' });
+    await run.waitFor(/"version"/);
+    expect(run.stderr()).toContain('BRIDGE_SESSION is set, but the bridge reads no such variable');
+    run.child.kill('SIGTERM');
+    expect((await run.done).code).toBe(0);
+  });
+
   it('a misspelt category is refused with the valid names; a misspelt type is a warning, refused when no type of the include list is known', async () => {
     const badCategory = config(
       'cat.yaml',
