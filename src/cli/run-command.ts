@@ -171,7 +171,12 @@ export async function main(argv: string[]): Promise<number> {
       resolveDone(0);
     });
   }
+  // A daemon runs until it is told to stop. With nothing to follow, no HTTP surface and no
+  // configuration file to watch, nothing else held the event loop, and `run` exited 0 at once
+  // without a word (a SIGHUP reload or the control API could still have given it sessions).
+  const keepAlive = setInterval(() => {}, 2 ** 30);
   const code = await done;
+  clearInterval(keepAlive);
   reloader.close();
   watcher?.close();
   reporter.stop();

@@ -134,6 +134,15 @@ describe('run start-up', () => {
     expect(res.stderr).not.toContain('nothing to follow');
   });
 
+  it('nothing to follow and no HTTP surface: runs until a signal (it exited 0 at once, without a word)', async () => {
+    const p = startCli(['run'], h.env({ BRIDGE_LISTEN: 'off', LOG_LEVEL: 'info' }));
+    await p.waitFor(/HTTP surface off/);
+    await sleep(1500);
+    expect(p.child.exitCode).toBeNull();
+    p.child.kill('SIGTERM');
+    expect((await p.done).code).toBe(0);
+  });
+
   it('a signal with the collector down says how long delivery is tried and that a second signal exits at once; the second one does', async () => {
     const p = startCli(
       ['run'],
