@@ -48,7 +48,7 @@ export type { OwnedSessions, OwnedStatus } from './shared-sessions.js';
 
 /** Said at start when there is nothing to follow and nothing will come unless someone adds it. */
 export const NOTHING_TO_FOLLOW =
-  'nothing to follow yet: no session is configured or was added earlier, and discovery is off; name sessions (BRIDGE_SESSIONS or sessions:), discover them (BRIDGE_DISCOVER=true), or add one through the control API (PUT /v1/sessions/<id>)';
+  'nothing to follow yet: no session is configured or was added earlier, and discovery is off; name sessions (BRIDGE_SESSIONS or sessions:), discover them (BRIDGE_DISCOVER=true), or add one through the control API (PUT /v1/sessions/{id})';
 
 export interface SupervisorDeps {
   config: BridgeConfig;
