@@ -28,7 +28,8 @@ const HELP = `Usage: browser-telemetry-bridge top [options]
 
 A live view of a running bridge: every session with its state, event rate, lag (received but not
 yet delivered), gaps, reconnects and last error; the exporter's delivery and failure rates; the
-spool's fill. Reads the bridge's HTTP surface (GET /v1/sessions and GET /metrics).
+spool's fill. Reads the bridge's HTTP surface (GET /v1/sessions, GET /metrics, and GET /readyz
+for why the exporter fails).
 
 Keys: i s r l g e sort by id, state, rate, lag, gaps, last error (the same key again reverses);
       / filter (Enter keeps, Esc clears); q quit.
