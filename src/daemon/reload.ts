@@ -13,8 +13,9 @@
 //      A session listed before and not followed now ended or was stopped through the API: it stays
 //      so, the same rule the supervisor applies at start.
 //   4. The default start position applies to sessions followed from now on.
-//   5. Everything else (upstream, state dir, spool, listen, control token, exporter, resource,
-//      shutdown grace) is built once at start: a change is logged as requiring a restart.
+//   5. Everything else (upstream, state dir, store, spool, listen, control settings, exporter,
+//      traces, resource, workers, memory limit, discovery, shutdown grace) is built once at start:
+//      a change is logged as requiring a restart.
 // Nothing already read is dropped: the spool writer, the exporter and the sessions that stay are
 // not touched, and a stopped session commits what it read before it is marked removed.
 //
@@ -64,21 +65,23 @@ export interface Reloader {
   close(): void;
 }
 
-// Settings read once while the bridge is built; keys one level deep so the log names what changed
-// (values are never logged: API keys and collector headers live here).
-const RESTART_ONLY = [
-  'upstream',
-  'stateDir',
-  'spool',
-  'listen',
-  'controlToken',
-  'controlAllowedHosts',
-  'maxSessions',
-  'exporter',
-  'resource',
-  'shutdownGraceMs',
-  'discovery',
-] as const;
+// What a reload applies; every other setting is read once while the bridge is built, and a change
+// to it is reported as needing a restart. Named by exclusion so that a setting added later is
+// reported too: a list of the restart-only ones missed traces, store, workers, memory_limit and
+// BRIDGE_REPLICA_ID, whose changes a reload then ignored without a word.
+const APPLIED: ReadonlySet<string> = new Set(['sessions', 'start', 'mapping', 'configPath']);
+
+/** Changed settings only a restart applies, one level deep so the log names what changed (never values). */
+function settingsNeedingRestart(current: BridgeConfig, next: BridgeConfig): string[] {
+  const a = current as unknown as Record<string, unknown>;
+  const b = next as unknown as Record<string, unknown>;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  const changed = [...keys].filter((k) => !APPLIED.has(k)).flatMap((k) => changedKeys(a[k], b[k], k));
+  // The traces' exporter follows the logs' one and traces.enabled, unless OTEL_EXPORTER_OTLP_TRACES_*
+  // set its own: named on its own only when it changed alone.
+  const derived = changed.some((k) => k.startsWith('exporter') || k === 'traces.enabled');
+  return derived ? changed.filter((k) => k !== 'traces.exporter') : changed;
+}
 
 /** `load` defaults to reading the file the bridge started with (or BRIDGE_CONFIG) and process.env. */
 export function createReloader(
@@ -109,7 +112,7 @@ export function createReloader(
     }
     await applySessions(current.sessions, next.sessions, outcome);
     outcome.startChanged = current.start !== next.start;
-    outcome.restartRequired = RESTART_ONLY.flatMap((k) => changedKeys(current[k], next[k], k)).map(fileKey);
+    outcome.restartRequired = settingsNeedingRestart(current, next).map(fileKey);
     current.sessions = next.sessions;
     current.start = next.start;
     current.mapping = next.mapping;
@@ -227,6 +230,9 @@ const FILE_KEYS: Readonly<Record<string, string>> = {
   'exporter.url': 'exporter.endpoint',
   'resource.serviceName': 'service.name',
   'resource.attributes': 'service.resource_attributes',
+  memoryLimitBytes: 'memory_limit',
+  replicaId: 'BRIDGE_REPLICA_ID',
+  'traces.exporter': 'OTEL_EXPORTER_OTLP_TRACES_*',
 };
 
 /** The key an operator edits for a BridgeConfig path: `spool.maxBytes` → `spool.max_bytes`. */

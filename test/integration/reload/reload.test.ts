@@ -33,7 +33,8 @@ function writeConfig(doc: Record<string, unknown>): void {
 
 async function start(doc: Record<string, unknown>): Promise<void> {
   file = join(world.stateDir, 'bridge.yaml');
-  env = worldEnv(world);
+  // As startInProcess builds the running configuration: sessions on this thread.
+  env = { BRIDGE_WORKERS: '0', ...worldEnv(world) };
   writeConfig(doc);
   running = await startInProcess(world, {}, { ...env, BRIDGE_CONFIG: file });
   // The reloader reads the same file with the test's environment instead of process.env.
@@ -152,6 +153,15 @@ describe('configuration reload', () => {
     expect(running.bridge.config.sessions.map((s) => s.id)).toEqual(['a']);
     const m = parsePrometheusText(await (await fetch(`${running.url}/metrics`)).text());
     expect(value(m, 'bridge_config_reloads_total', { outcome: 'rejected' })).toBe(4);
+  });
+
+  it('reports a change to traces, workers and memory_limit as needing a restart (a reload ignored them without a word)', async () => {
+    await start({ sessions: [] });
+    writeConfig({ traces: { enabled: true }, memory_limit: '1GiB' });
+    env.BRIDGE_WORKERS = '2';
+    const outcome = await reloader.reload('test');
+    expect(outcome.status).toBe('unchanged');
+    expect(outcome.restartRequired.sort()).toEqual(['memory_limit', 'traces.enabled', 'workers']);
   });
 
   it('reports settings that only a restart applies, without their values, and applies the rest', async () => {
