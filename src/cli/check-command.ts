@@ -7,6 +7,7 @@
 // configuration. Secrets never appear: no headers, no keys, URLs with credentials masked.
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/load-config.js';
+import { runEnvironment } from './run-environment.js';
 import { ConfigError } from '../config/errors.js';
 import type { BridgeConfig } from '../config/schema.js';
 import { configWarnings } from '../config/warnings.js';
@@ -89,6 +90,7 @@ export async function main(argv: string[]): Promise<number> {
   let config: BridgeConfig;
   try {
     config = loadConfig(args.values.config);
+    runEnvironment();
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     print(formatCheckItem({ label: 'configuration', status: 'fail', detail: err.message }, 13, p));

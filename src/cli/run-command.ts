@@ -2,17 +2,16 @@
 // reading, delivers the spool within the grace period and closes the store (docs/design.md "Delivery
 // semantics": clean shutdown). With --until-ended it exits 0 once every followed session ended and was delivered.
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load-config.js';
 import { configWarnings } from '../config/warnings.js';
 import type { BridgeConfig } from '../config/schema.js';
 import { startBridge, type Bridge } from '../daemon/bridge.js';
 import { watchConfigFile } from '../daemon/config-watcher.js';
 import { createReloader } from '../daemon/reload.js';
-import { describeControlAccess, INSECURE_ENV, parseInsecure } from '../server/control-access.js';
+import { describeControlAccess } from '../server/control-access.js';
 import { listenHttp, type HttpSurface } from '../server/http-server.js';
 import { createLogger, type Logger } from '../util/logger.js';
-import { configuredLogLevel } from './log-level.js';
+import { runEnvironment } from './run-environment.js';
 import { openFileLimit, openFileWarning } from '../util/open-file-limit.js';
 import { dirAccessProblem } from '../util/make-dirs.js';
 import { BRIDGE_VERSION } from '../util/version.js';
@@ -47,13 +46,8 @@ export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, { config: { type: 'string', short: 'c' }, 'until-ended': { type: 'boolean' } }, HELP);
   if (!args) return 0;
   const config = loadConfig(args.values.config);
-  let insecure: boolean;
-  try {
-    insecure = parseInsecure(process.env[INSECURE_ENV]);
-  } catch (err) {
-    throw new ConfigError(INSECURE_ENV, (err as Error).message.replace(`${INSECURE_ENV}: `, ''));
-  }
-  const log = createLogger({ level: configuredLogLevel() });
+  const { insecure, logLevel } = runEnvironment();
+  const log = createLogger({ level: logLevel });
   for (const warning of configWarnings(config, process.env)) log.warn(warning);
   const tooFewFiles = openFileWarning(openFileLimit(), config.maxSessions);
   if (tooFewFiles) log.warn(tooFewFiles);

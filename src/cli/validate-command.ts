@@ -9,7 +9,7 @@ import { configWarnings, followWarnings } from '../config/warnings.js';
 import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
 import { parseCommand } from '../util/command-line.js';
 import { describeSelector } from './discovery-probe.js';
-import { configuredLogLevel } from './log-level.js';
+import { runEnvironment } from './run-environment.js';
 
 const HELP = `Usage: browser-telemetry-bridge validate [--config FILE]
 
@@ -30,7 +30,7 @@ export async function main(argv: string[]): Promise<number> {
   const args = parseCommand(argv, { config: { type: 'string', short: 'c' } }, HELP);
   if (!args) return 0;
   const config = loadConfig(args.values.config);
-  configuredLogLevel();
+  runEnvironment();
   const warnings = [...configWarnings(config, process.env), ...followWarnings(config)];
   const out: string[] = [summary(config), ...warnings.map((w) => `warning: ${w}`)];
   process.stdout.write(out.join('\n') + '\n');

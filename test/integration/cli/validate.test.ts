@@ -144,6 +144,28 @@ describe('validate', () => {
     ).toMatchObject({ code: 2, stderr: said });
   });
 
+  it('BRIDGE_CONTROL_INSECURE and LOG_LEVEL that run refuses: validate and check refuse them too (they passed)', async () => {
+    const env = {
+      BROWSER_API_URL: NOWHERE,
+      BROWSER_API_KEY: 'k',
+      OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
+      BRIDGE_LISTEN: 'off',
+      BRIDGE_STATE_DIR: join(dir, 'never-created-3'),
+    };
+    const insecure = { ...env, BRIDGE_CONTROL_INSECURE: 'maybe' };
+    const ran = await runCli(['run'], insecure);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(/^invalid configuration: BRIDGE_CONTROL_INSECURE: /);
+    expect(await runCli(['validate'], insecure)).toMatchObject({ code: 2, stderr: ran.stderr });
+    const checked = await runCli(['check'], insecure);
+    expect(checked.code).toBe(2);
+    expect(checked.stdout).toMatch(/^✗ configuration +BRIDGE_CONTROL_INSECURE: /);
+    const loud = await runCli(['check'], { ...env, LOG_LEVEL: 'loud' });
+    expect(loud.code).toBe(2);
+    expect(loud.stdout).toMatch(/^✗ configuration +LOG_LEVEL: must be one of/);
+    expect(existsSync(join(dir, 'never-created-3'))).toBe(false);
+  });
+
   it('a missing file and an unset variable are one line each', async () => {
     const missing = await runCli(['validate', '--config', join(dir, 'nope.yaml')], {});
     expect(missing).toMatchObject({
