@@ -236,6 +236,8 @@ export class DiscoveryLoop {
     if (gone.length > 0) this.d.emit({ f: 'sessions_discovered', sessions: gone, deleted: true });
     // Said once per session, when it is first followed: the list already carries the setting.
     for (const s of page) {
+      if (s.poolProblem !== undefined && added.includes(s.id))
+        this.d.emit({ f: 'session_pool_refused', session: s.id, problem: s.poolProblem });
       if (s.otlpExport?.enabled !== true || !added.includes(s.id)) continue;
       const same = this.d.collectorUrl !== undefined && sameCollector(s.otlpExport, this.d.collectorUrl);
       this.d.emit({
@@ -248,7 +250,13 @@ export class DiscoveryLoop {
   }
   private specOf(s: ListedSession): SessionSpec {
     const pool = s.pool?.id ?? s.pool?.name;
-    return { id: s.id, start: this.d.config.start, attributes: {}, ...(pool !== undefined ? { pool } : {}) };
+    return {
+      id: s.id,
+      start: this.d.config.start,
+      attributes: {},
+      ...(pool !== undefined ? { pool } : {}),
+      ...(s.poolProblem !== undefined ? { poolProblem: s.poolProblem } : {}),
+    };
   }
 
   private walkFailed(r: Extract<WalkResult, { kind: 'error' }>, started: number, pages = r.pages): PollOutcome {

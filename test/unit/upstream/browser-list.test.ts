@@ -108,4 +108,13 @@ describe('a page of the session list', () => {
       pool: { id: 'p', name: 'agents' },
     });
   });
+
+  it('keeps only pool references a request can ask for: the name when the id cannot be, the reason when neither', () => {
+    expect(parseListedSession(item('s', { pool: { id: 'a/b', name: 'agents' } }))?.pool).toEqual({ name: 'agents' });
+    const refused = parseListedSession(item('s', { pool: { id: '..', name: '\u001b[2J' } }));
+    expect(refused?.pool).toBeUndefined();
+    expect(refused?.poolProblem).toBe(
+      'pool id ".." cannot be requested: it is dots only, which a URL reads as a path step; pool name "\ufffd[2J" cannot be requested: it contains a control character; its records go without pool attributes',
+    );
+  });
 });
