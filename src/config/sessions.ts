@@ -16,6 +16,17 @@ export function validSessionId(id: string): boolean {
   return ID_RE.test(id) && !DOTS_RE.test(id);
 }
 
+/** Why `id` breaks SESSION_ID_RULE, in words that name the first offending part; undefined when it does not. */
+export function sessionIdProblem(id: string): string | undefined {
+  if (validSessionId(id)) return undefined;
+  if (id.length === 0) return 'it is empty';
+  if (id.length > 128) return `it is longer than 128 characters (${id.length})`;
+  if (DOTS_RE.test(id)) return 'it is dots only, which a URL reads as a path step';
+  const bad = /[^A-Za-z0-9._~-]/.exec(id)![0];
+  const code = bad.charCodeAt(0);
+  return `it contains ${code < 0x20 || (code >= 0x7f && code <= 0x9f) ? 'a control character' : `"${bad}"`} (ids are letters, digits, ".", "_", "~" and "-")`;
+}
+
 /** The longest pool id or name the bridge asks the service for. */
 export const MAX_POOL_REF = 256;
 // `/` `\` `?` `#`: a proxy or the service's router may decode %2F or %5C and route elsewhere, and a

@@ -114,6 +114,7 @@ const TALLY: FactTable<SessionStatus> = {
   session_exports_otlp: null,
   session_is_name: null,
   session_pool_refused: null,
+  listed_session_refused: null,
   discovery_list_shape: null,
   lease_checked_after_pause: null,
   claim_disowned: null,

@@ -7,7 +7,7 @@
 // absolute start of that page (0 on the last page, and the route may omit it). The Node SDK computes
 // the next offset as X-Next-Offset + items, the Go SDK uses X-Next-Offset as is; the service's own
 // comment says absolute, so it is used as is, and a missing one falls back to offset + items.
-import { poolRefProblem, validSessionId } from '../config/sessions.js';
+import { poolRefProblem, sessionIdProblem, validSessionId } from '../config/sessions.js';
 import { quotedExcerpt } from '../util/printable.js';
 import { isRecord } from '../util/guards.js';
 import { parseSessionExport, type SessionExport } from './session-export.js';
@@ -49,10 +49,19 @@ export interface ListedSession {
   otlpExport?: SessionExport;
 }
 
+/** A listed session whose id no request can carry: never followed, said once (discovery-loop.ts). */
+export interface RefusedListing {
+  id: string;
+  /** One line naming the id (quoted printable, cut) and why. */
+  problem: string;
+}
+
 export interface ListPage {
   sessions: ListedSession[];
   /** Items dropped because they had no usable session id. */
   invalid: number;
+  /** Those of them that named an id, with why it cannot be requested. */
+  refused?: RefusedListing[];
   /** Absolute offset of the next page; undefined on the last one. */
   nextOffset: number | undefined;
 }
@@ -83,11 +92,19 @@ export function parseListPage(
 ): ListPage | { error: string } {
   if (!Array.isArray(body)) return { error: 'the session list is not a JSON array' };
   const sessions: ListedSession[] = [];
+  const refused: RefusedListing[] = [];
   let invalid = 0;
   for (const item of body) {
     const s = parseListedSession(item);
     if (s) sessions.push(s);
-    else invalid++;
+    else {
+      invalid++;
+      const id = isRecord(item) ? item.session_id : undefined;
+      // An empty id is no id at all: counted only.
+      const problem = typeof id === 'string' && id !== '' ? sessionIdProblem(id) : undefined;
+      if (typeof id === 'string' && problem !== undefined)
+        refused.push({ id, problem: `session id ${quotedExcerpt(id)} cannot be requested: ${problem}; not followed` });
+    }
   }
   const more = (hasMore ?? '').trim().toLowerCase() === 'true';
   let next: number | undefined;
@@ -96,7 +113,7 @@ export function parseListPage(
     next = Number.isSafeInteger(n) && n > 0 ? n : offset + body.length;
     if (next <= offset) next = undefined;
   }
-  return { sessions, invalid, nextOffset: next };
+  return { sessions, invalid, nextOffset: next, ...(refused.length > 0 ? { refused } : {}) };
 }
 
 export function parseListedSession(v: unknown): ListedSession | undefined {

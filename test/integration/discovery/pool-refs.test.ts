@@ -3,7 +3,8 @@
 // handed them to the pool resolver, whose client refused the path and which retried the lookup for
 // ever as a "network error". Now the list's parser refuses them where they enter: the session is
 // followed without pool attributes, its status says why, the warning is logged once, and the
-// sessions beside it are untouched.
+// sessions beside it are untouched. A listed session whose own id cannot be requested is never
+// followed, and said once too (it was skipped without a word).
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -34,6 +35,9 @@ describe('a pool reference from the session list that cannot be requested', () =
     h.sim.createSession('dots', { pool: '..', tags });
     h.sim.createSession('slash', { pool: 'a/b', tags });
     h.sim.createSession('ctl', { pool: LONG, tags });
+    // Sessions whose own id no request can carry: never followed, said once each.
+    h.sim.createSession('bad?id', { tags });
+    h.sim.createSession(`s${'x'.repeat(199)}`, { tags });
 
     const lines: Array<Record<string, unknown>> = [];
     const sink = new Writable({
@@ -75,10 +79,18 @@ describe('a pool reference from the session list that cannot be requested', () =
       `pool id "\ufffd[31mred" cannot be requested: it contains a control character; pool name "${'p'.repeat(64)}… (300 characters)" cannot be requested: it is longer than 256 characters (300); its records go without pool attributes`,
     );
 
-    const warned = lines.filter((l) => String(l.msg).includes('cannot be requested'));
+    const warned = lines.filter((l) => String(l.msg).startsWith('discovered session'));
     expect(warned.map((l) => l.session).sort()).toEqual(['ctl', 'dots', 'slash']);
     expect(warned.every((l) => l.level === 40)).toBe(true);
     expect(lines.some((l) => String(l.msg).startsWith('pool lookup failed'))).toBe(false);
     expect(b.metrics.poolRefsRefused.get()).toBe(3);
+
+    const refusedIds = lines.filter((l) => String(l.msg).startsWith('discovery: session id'));
+    expect(refusedIds.map((l) => l.msg).sort()).toEqual([
+      'discovery: session id "bad?id" cannot be requested: it contains "?" (ids are letters, digits, ".", "_", "~" and "-"); not followed',
+      `discovery: session id "s${'x'.repeat(63)}… (200 characters)" cannot be requested: it is longer than 128 characters (200); not followed`,
+    ]);
+    expect(b.metrics.listedSessionsRefused.get()).toBe(2);
+    expect(b.supervisor.followedCount).toBe(4);
   });
 });

@@ -58,7 +58,7 @@ describe('a page of the session list', () => {
     });
   });
 
-  it('skips and counts items without a usable session id; ignores mistyped members', () => {
+  it('skips and counts items without a usable session id, naming those whose id cannot be requested; ignores mistyped members', () => {
     const page = parseListPage(
       [
         item('ok', { tags: { team: 'a', n: 3 }, pool: { id: 'p1', name: 7 }, name: 5, deleted_at: 'not a time' }),
@@ -76,6 +76,13 @@ describe('a page of the session list', () => {
       sessions: [{ id: 'ok', createdAt: Date.parse('2026-08-01T10:00:00Z'), tags: { team: 'a' }, pool: { id: 'p1' } }],
       invalid: 5,
       nextOffset: undefined,
+      refused: [
+        {
+          id: 'a/b',
+          problem:
+            'session id "a/b" cannot be requested: it contains "/" (ids are letters, digits, ".", "_", "~" and "-"); not followed',
+        },
+      ],
     });
   });
 
