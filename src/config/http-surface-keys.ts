@@ -26,7 +26,7 @@ export function controlToken(envValue: string | undefined, fileValue: unknown): 
   // The exception to "blank is unset" (env-values.ts): unset, the file's token or none would apply,
   // and none leaves the control API open on loopback; a variable set empty meant a token.
   if (envValue !== undefined && envValue.trim() === '')
-    throw new ConfigError(key, 'is set but empty: give a token, or unset the variable');
+    throw new ConfigError(key, 'is empty or only whitespace: give a token, or leave it unset');
   const raw = optString(envValue ?? fileValue, key);
   if (raw === undefined || raw === '') return raw;
   const token = raw.trim();

@@ -119,7 +119,7 @@ describe('a blank environment variable counts as unset', () => {
       const attempt = (): unknown =>
         buildConfig({ control_token: 'file-token' }, { ...base, BRIDGE_CONTROL_TOKEN: blank });
       expect(attempt).toThrow(ConfigError);
-      expect(attempt).toThrow(/BRIDGE_CONTROL_TOKEN: is set but empty/);
+      expect(attempt).toThrow(/BRIDGE_CONTROL_TOKEN: is empty or only whitespace: give a token, or leave it unset/);
     }
   });
 
