@@ -12,6 +12,7 @@ interface Readiness {
   status?: string;
   problems?: string[];
   exporter?: { failing?: boolean; lastError?: string };
+  traces?: { failing?: boolean; lastError?: string; queued?: number };
   spool?: { records?: number };
 }
 
@@ -64,14 +65,24 @@ export async function probeRunningBridge(
     http.close();
   }
   if (statusCode === 200 && body.status === 'ready') {
-    const notes: CheckItem['notes'] = body.exporter?.failing
-      ? [
-          {
-            level: 'warn',
-            text: `the running bridge's exports are failing: ${body.exporter.lastError ?? 'unknown error'} (${body.spool?.records ?? '?'} records spooled)`,
-          },
-        ]
-      : [];
+    const notes: CheckItem['notes'] = [
+      ...(body.exporter?.failing
+        ? [
+            {
+              level: 'warn' as const,
+              text: `the running bridge's exports are failing: ${body.exporter.lastError ?? 'unknown error'} (${body.spool?.records ?? '?'} records spooled)`,
+            },
+          ]
+        : []),
+      ...(body.traces?.failing
+        ? [
+            {
+              level: 'warn' as const,
+              text: `the running bridge's span exports are failing: ${body.traces.lastError ?? 'unknown error'} (${body.traces.queued ?? '?'} spans waiting)`,
+            },
+          ]
+        : []),
+    ];
     return {
       label,
       status: 'ok',

@@ -7,13 +7,14 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { HttpClient } from '../util/http-client.js';
 import { networkMessage } from '../util/network-message.js';
+import { isBlank } from '../config/env-values.js';
 
 export type HealthTarget = { kind: 'url'; url: string } | { kind: 'off' } | { kind: 'invalid'; reason: string };
 
-/** Where to ask, from BRIDGE_LISTEN (default 127.0.0.1:9464, like `run`). */
+/** Where to ask, from BRIDGE_LISTEN (default 127.0.0.1:9464 when unset or blank, like `run`: config/env-values.ts). */
 export function healthTarget(listen: string | undefined): HealthTarget {
-  const v = (listen ?? '127.0.0.1:9464').trim();
-  if (v === 'off' || v === 'none' || v === '') return { kind: 'off' };
+  const v = isBlank(listen) ? '127.0.0.1:9464' : listen!.trim();
+  if (v === 'off' || v === 'none') return { kind: 'off' };
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(v);
   if (!m) return { kind: 'invalid', reason: `BRIDGE_LISTEN is not host:port: "${v}"` };
   const host = m[1] ?? (m[2] || '127.0.0.1');

@@ -7,8 +7,8 @@ import { parsePool } from '../upstream/browser-pool.js';
 import { paint, useColor } from './ansi.js';
 import { formatPoolSummary } from './pool-summary.js';
 import { displayUrl } from '../mapping/display-url.js';
-import { printable, printableDeep } from '../util/printable.js';
-import { validPoolRef } from '../config/sessions.js';
+import { printable, printableDeep, quotedExcerpt } from '../util/printable.js';
+import { poolRefProblem } from '../config/sessions.js';
 import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
 import { parseCommand, UsageError } from '../util/command-line.js';
 
@@ -50,8 +50,8 @@ export async function main(argv: string[]): Promise<number> {
   if (!args) return 0;
   const ref = args.positionals[0];
   if (ref === undefined || ref === '') throw new UsageError(`pool needs a pool id or name\n\n${HELP}`);
-  if (!validPoolRef(ref))
-    throw new UsageError(`"${ref}" is not a pool id or name: at most 256 characters, not dots only`);
+  const problem = poolRefProblem(ref);
+  if (problem !== undefined) throw new UsageError(`${quotedExcerpt(ref)} is not a pool id or name: ${problem}`);
   const output = args.values.output ?? 'summary';
   if (output !== 'summary' && output !== 'json') throw new UsageError(`-o must be summary or json (got "${output}")`);
   const config = loadUpstreamConfig(args.values.config);

@@ -15,6 +15,8 @@ export interface StatusSummary {
   exportFailing: boolean;
   /** The collector refuses every record (status and its message), when it does. */
   exportRefusing?: string;
+  /** Why the spans' export fails, when it does (traces.enabled): the words delivery's lastError uses. */
+  tracesFailing?: string;
 }
 
 export function summarize(bridge: Bridge): StatusSummary {
@@ -41,6 +43,7 @@ export function summarize(bridge: Bridge): StatusSummary {
     ...(bridge.delivery.refusing
       ? { exportRefusing: bridge.delivery.lastError ?? bridge.delivery.refusing.message }
       : {}),
+    ...(bridge.spans?.lastError !== undefined ? { tracesFailing: bridge.spans.lastError } : {}),
   };
 }
 
@@ -56,6 +59,7 @@ export function formatStatusLine(s: StatusSummary, previous: StatusSummary | und
   if (s.malformed > 0) parts.push(`malformed ${s.malformed}`);
   if (s.exportRefusing) parts.push(`EXPORT REFUSED: ${s.exportRefusing}`);
   else if (s.exportFailing) parts.push('EXPORT FAILING');
+  if (s.tracesFailing) parts.push(`TRACES FAILING: ${s.tracesFailing}`);
   return parts.join(' · ');
 }
 

@@ -136,10 +136,10 @@ async function readSnapshot(http: HttpClient, url: string, token: string | undef
     if (status !== 200) throw new ReadError(`GET ${url}${path} answered ${status}: ${body.slice(0, 200).trim()}`);
     return body;
   };
-  const [sessionsText, metricsText, exporterError] = await Promise.all([
+  const [sessionsText, metricsText, failing] = await Promise.all([
     get('/v1/sessions', true),
     get('/metrics', false),
-    readExporterError(http, url),
+    readExportErrors(http, url),
   ]);
   let list: { sessions: SessionStatusView[]; replica?: unknown; othersStale?: unknown };
   try {
@@ -153,22 +153,31 @@ async function readSnapshot(http: HttpClient, url: string, token: string | undef
     sessions: list.sessions,
     metrics: parseMetrics(metricsText),
     ...(typeof list.replica === 'string' ? { replica: list.replica } : {}),
-    ...(exporterError === undefined ? {} : { exporterError }),
+    ...failing,
     ...parseOthersStale(list.othersStale),
   };
 }
 
-/** Why the exporter fails, from /readyz (200 or 503 alike); nothing when it does not say. */
-async function readExporterError(http: HttpClient, url: string): Promise<string | undefined> {
+/** Why the records' exporter and the spans' fail, from /readyz (200 or 503 alike); nothing when it does not say. */
+async function readExportErrors(
+  http: HttpClient,
+  url: string,
+): Promise<Pick<Snapshot, 'exporterError' | 'tracesError'>> {
+  type Failing = { failing?: unknown; lastError?: unknown } | undefined;
+  const said = (f: Failing): string | undefined =>
+    f?.failing === true && typeof f.lastError === 'string' ? f.lastError : undefined;
   try {
     const res = await http.request(`${url}/readyz`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
-    const body = JSON.parse(await text(res.body)) as { exporter?: { failing?: unknown; lastError?: unknown } };
-    return body.exporter?.failing === true && typeof body.exporter.lastError === 'string'
-      ? body.exporter.lastError
-      : undefined;
+    const body = JSON.parse(await text(res.body)) as { exporter?: Failing; traces?: Failing };
+    const exporterError = said(body.exporter);
+    const tracesError = said(body.traces);
+    return {
+      ...(exporterError === undefined ? {} : { exporterError }),
+      ...(tracesError === undefined ? {} : { tracesError }),
+    };
   } catch {
     // An older bridge, or one that went away between reads: the other reads say so.
-    return undefined;
+    return {};
   }
 }
 

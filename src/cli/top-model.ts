@@ -40,6 +40,8 @@ export interface Snapshot {
   replica?: string;
   /** Why the exporter fails, when it does (GET /readyz `exporter.lastError`). */
   exporterError?: string;
+  /** Why the span exporter fails, when it does (GET /readyz `traces.lastError`). */
+  tracesError?: string;
   /**
    * The store did not answer in time, so the other replicas' sessions are its last answer, this old
    * (GET /v1/sessions `othersStale.ageMs`; null: it never answered, only this replica's are listed).
@@ -80,6 +82,8 @@ export interface TopModel {
     oldestAgeSeconds: number;
     /** Why it fails, when it does. */
     lastError: string | undefined;
+    /** Why the spans' export fails, when it does (traces.enabled). */
+    tracesError: string | undefined;
   };
   /** Whether the bridge shares its store with other replicas (the OWNER column is shown). */
   replicated: boolean;
@@ -155,6 +159,7 @@ export function buildModel(prev: Snapshot | undefined, cur: Snapshot): TopModel 
       spoolRecords: sum(m, 'bridge_spool_records') ?? 0,
       oldestAgeSeconds: sum(m, 'bridge_oldest_undelivered_age_seconds') ?? 0,
       lastError: cur.exporterError === undefined ? undefined : printable(cur.exporterError),
+      tracesError: cur.tracesError === undefined ? undefined : printable(cur.tracesError),
     },
     replicated: cur.replica !== undefined,
     othersStaleMs: cur.othersStaleMs,

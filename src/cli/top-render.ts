@@ -106,6 +106,7 @@ export function summaryLines(model: TopModel, url: string): string[] {
     `exporter delivered ${formatRate(e.deliveredRate)}/s, failed ${formatRate(e.failureRate)}/s (${e.failures} failed requests)   ` +
       `spool ${formatBytes(e.spoolBytes)}${fill}, ${e.spoolRecords} records, oldest ${formatAge(e.oldestAgeSeconds)}`,
     ...(e.lastError ? [`exporter failing: ${e.lastError}`] : []),
+    ...(e.tracesError ? [`traces failing: ${e.tracesError}`] : []),
     ...staleLine(model.othersStaleMs),
   ];
 }

@@ -23,6 +23,10 @@ export function parseListen(v: unknown, key: string): { host: string; port: numb
  */
 export function controlToken(envValue: string | undefined, fileValue: unknown): string | undefined {
   const key = envValue !== undefined ? 'BRIDGE_CONTROL_TOKEN' : 'control_token';
+  // The exception to "blank is unset" (env-values.ts): unset, the file's token or none would apply,
+  // and none leaves the control API open on loopback; a variable set empty meant a token.
+  if (envValue !== undefined && envValue.trim() === '')
+    throw new ConfigError(key, 'is empty or only whitespace: give a token, or leave it unset');
   const raw = optString(envValue ?? fileValue, key);
   if (raw === undefined || raw === '') return raw;
   const token = raw.trim();

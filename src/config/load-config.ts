@@ -30,6 +30,7 @@ import { defaultMappingOptions, parseMappingOptions } from './mapping-section.js
 import { DISCOVERY_DEFAULTS, parseDiscovery } from './discovery-section.js';
 import { controlToken, parseHostNames, parseListen } from './http-surface-keys.js';
 import { headerValueProblem } from '../util/header-value.js';
+import { setVariables } from './env-values.js';
 
 export type { Env } from './env-substitution.js';
 import type { Env } from './env-substitution.js';
@@ -38,8 +39,10 @@ const MAX_WORKERS = 64;
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
 /** Reads and validates the file named by `path` (or BRIDGE_CONFIG), then applies the environment. */
-export function loadConfig(path: string | undefined, env: Env = process.env): BridgeConfig {
-  const configPath = path ?? (env.BRIDGE_CONFIG || undefined);
+export function loadConfig(path: string | undefined, processEnv: Env = process.env): BridgeConfig {
+  // One rule for every variable (env-values.ts): blank is unset. Applied once, here, so no reader below decides again.
+  const env = setVariables(processEnv);
+  const configPath = path ?? env.BRIDGE_CONFIG?.trim();
   let raw: Raw = {};
   if (configPath) {
     // A file that cannot be read is named by what pointed at it; problems inside it by key.
@@ -85,7 +88,8 @@ export function loadConfig(path: string | undefined, env: Env = process.env): Br
  */
 // Unknown keys are the shape walk's (config-shape.ts), which reports all of them; the parts below
 // read values only.
-export function buildConfig(raw: Raw, env: Env, configPath?: string): BridgeConfig {
+export function buildConfig(raw: Raw, processEnv: Env, configPath?: string): BridgeConfig {
+  const env = setVariables(processEnv);
   const p = new ConfigProblems();
   p.add(...shapeProblems(raw, CONFIG_FILE, ''));
   const config = readConfig(raw, env, p, configPath);
@@ -113,7 +117,9 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
 
   const stateDir = p.take(() => {
     const state = section(raw, 'state', 'state');
-    return optString(env.BRIDGE_STATE_DIR, 'BRIDGE_STATE_DIR') ?? optString(state.dir, 'state.dir') ?? './state';
+    // Trimmed as the URLs are (readers.ts optUrl): an .env line's trailing blank named another directory.
+    const dir = (optString(env.BRIDGE_STATE_DIR, 'BRIDGE_STATE_DIR') ?? optString(state.dir, 'state.dir'))?.trim();
+    return dir || './state';
   }, './state');
 
   const spool = p.take(() => readSpool(raw, env), undefined);

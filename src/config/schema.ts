@@ -18,6 +18,11 @@ export interface SessionSpec {
   id: string;
   /** Pool id or name, for enrichment and telemetry-off warnings. */
   pool?: string;
+  /**
+   * Why the pool the service's list named is not looked up (upstream/browser-list.ts): the
+   * session's error in its status from the start.
+   */
+  poolProblem?: string;
   /** Where a session without a checkpoint starts; defaults to the global `start`. */
   start?: StartPosition | number;
   /** Extra attributes added to every record of the session. */

@@ -16,9 +16,41 @@ export function validSessionId(id: string): boolean {
   return ID_RE.test(id) && !DOTS_RE.test(id);
 }
 
-/** A pool id or name: any text but one that a URL parser would read as a dot-segment. */
+/** Why `id` breaks SESSION_ID_RULE, in words that name the first offending part; undefined when it does not. */
+export function sessionIdProblem(id: string): string | undefined {
+  if (validSessionId(id)) return undefined;
+  if (id.length === 0) return 'it is empty';
+  if (id.length > 128) return `it is longer than 128 characters (${id.length})`;
+  if (DOTS_RE.test(id)) return 'it is dots only, which a URL reads as a path step';
+  const bad = /[^A-Za-z0-9._~-]/.exec(id)![0];
+  const code = bad.charCodeAt(0);
+  return `it contains ${code < 0x20 || (code >= 0x7f && code <= 0x9f) ? 'a control character' : `"${bad}"`} (ids are letters, digits, ".", "_", "~" and "-")`;
+}
+
+/** The longest pool id or name the bridge asks the service for. */
+export const MAX_POOL_REF = 256;
+// `/` `\` `?` `#`: a proxy or the service's router may decode %2F or %5C and route elsewhere, and a
+// literal one ends the path; control characters have no business in a name and would reach log lines.
+// eslint-disable-next-line no-control-regex
+const UNREQUESTABLE = /[/\\?#\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Why a pool id or name cannot be asked for as GET /browser_pools/{ref}, or undefined when it can:
+ * the one rule for the configuration, the control API and the service's own session list.
+ */
+export function poolRefProblem(ref: string): string | undefined {
+  if (ref.length === 0) return 'it is empty';
+  if (ref.length > MAX_POOL_REF) return `it is longer than ${MAX_POOL_REF} characters (${ref.length})`;
+  if (DOTS_RE.test(ref)) return 'it is dots only, which a URL reads as a path step';
+  const bad = UNREQUESTABLE.exec(ref)?.[0];
+  if (bad !== undefined)
+    return `it contains ${bad.charCodeAt(0) < 0x20 || bad.charCodeAt(0) >= 0x7f ? 'a control character' : `"${bad}"`}`;
+  return undefined;
+}
+
+/** A pool id or name that can be requested (poolRefProblem). */
 export function validPoolRef(ref: string): boolean {
-  return ref.length > 0 && ref.length <= 256 && !DOTS_RE.test(ref);
+  return poolRefProblem(ref) === undefined;
 }
 
 export function parseSessions(v: unknown, key: string): SessionSpec[] {
@@ -45,8 +77,12 @@ export function parseSessionSpec(item: unknown, key: string): SessionSpec {
   if (!id || !validSessionId(id)) throw new ConfigError(`${key}.id`, SESSION_ID_RULE);
   const spec: SessionSpec = { id, attributes: optScalarMap(item.attributes, `${key}.attributes`) };
   const pool = optString(item.pool, `${key}.pool`);
-  if (pool !== undefined && pool !== '' && !validPoolRef(pool))
-    throw new ConfigError(`${key}.pool`, 'must be a pool id or name of at most 256 characters, not dots only');
+  const poolProblem = pool !== undefined && pool !== '' ? poolRefProblem(pool) : undefined;
+  if (poolProblem !== undefined)
+    throw new ConfigError(
+      `${key}.pool`,
+      `must be a pool id or name of at most ${MAX_POOL_REF} characters, not dots only, without / \\ ? # or control characters: ${poolProblem}`,
+    );
   if (pool) spec.pool = pool;
   if (item.start !== undefined) spec.start = parseStart(item.start, `${key}.start`);
   return spec;

@@ -38,9 +38,11 @@ export function replicaId(env: Env): { id: string; explicit: boolean } {
 export function parseStoreConfig(raw: Raw, env: Env): StoreConfig {
   const st = section(raw, 'store', 'store');
   onlyKeys(st, keysOf(CONFIG_FILE.keys.store), 'store');
+  // Trimmed as the other URLs are (readers.ts optUrl): a trailing blank became part of the database's
+  // name (postgres://…/bridge%20), where a trailing line end was dropped by the URL parser.
   const [urlText, urlKey] = env.BRIDGE_STORE_URL
-    ? [env.BRIDGE_STORE_URL, 'BRIDGE_STORE_URL']
-    : [optString(st.url, 'store.url'), 'store.url'];
+    ? [env.BRIDGE_STORE_URL.trim(), 'BRIDGE_STORE_URL']
+    : [optString(st.url, 'store.url')?.trim(), 'store.url'];
   const leaseKey = env.BRIDGE_STORE_LEASE ? 'BRIDGE_STORE_LEASE' : 'store.lease';
   const leaseMs = optDurationMs(env.BRIDGE_STORE_LEASE || st.lease, leaseKey, 1000) ?? 10_000;
   if (!urlText) return { kind: 'sqlite' };

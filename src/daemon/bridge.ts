@@ -28,6 +28,7 @@ import { Supervisor } from './supervisor.js';
 import { openStore } from './open-store.js';
 import { stopBridge } from './stop-bridge.js';
 import { startSpanExport } from './start-span-export.js';
+import type { SpanExport } from '../export/span-export.js';
 import { startPoolResolver, type PoolResolver } from './pool-resolver.js';
 import { SwappableMapper } from '../session/swappable-mapper.js';
 import { IngestWorkers, resolveWorkers } from '../ingest/worker-group.js';
@@ -51,6 +52,8 @@ export interface Bridge {
   /** The mapper every session uses; a configuration reload swaps its options. */
   mapper: SwappableMapper;
   delivery: Delivery;
+  /** The span exporter, when traces.enabled; its lastError for status surfaces, as delivery's. */
+  spans: Pick<SpanExport, 'lastError' | 'queued'> | undefined;
   store: Store;
   spool: Spool;
   metrics: BridgeMetrics;
@@ -297,6 +300,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     pools,
     mapper,
     delivery,
+    spans: spanExport,
     store,
     spool,
     metrics,

@@ -23,6 +23,8 @@ import type { UpstreamClient } from '../upstream/client.js';
 import { parsePool, poolAttributes, poolFindings, type BrowserPool } from '../upstream/browser-pool.js';
 import { backoffDelay } from '../util/backoff.js';
 import { networkMessage } from '../util/network-message.js';
+import { quotedExcerpt } from '../util/printable.js';
+import { poolRefProblem } from '../config/sessions.js';
 
 /** The part of the supervisor the resolver needs. */
 export interface PoolSessions {
@@ -121,7 +123,12 @@ export class PoolResolver {
       if (!entry) {
         entry = { ref, sessions: new Set(ids), failures: 0 };
         this.entries.set(ref, entry);
-        void this.lookup(entry);
+        // Refs are checked where they enter; a session stored by an older version may still carry
+        // one no request can ask for. Refused once here: the client's refusal read as a network
+        // error and was retried for ever.
+        const problem = poolRefProblem(ref);
+        if (problem === undefined) void this.lookup(entry);
+        else this.refused(entry, problem);
         continue;
       }
       entry.sessions = new Set(ids);
@@ -210,6 +217,18 @@ export class PoolResolver {
       entry.timer = setTimeout(() => void this.lookup(entry), nextMs);
       entry.timer.unref();
     }
+  }
+
+  private refused(entry: Entry, problem: string): void {
+    entry.lastError = {
+      code: 'invalid_reference',
+      message: `cannot be requested: ${problem}`,
+      at: new Date().toISOString(),
+    };
+    this.o.log.warn(
+      { pool: quotedExcerpt(entry.ref), sessions: entry.sessions.size },
+      `pool ${quotedExcerpt(entry.ref)} cannot be requested (${problem}): never looked up; delivery continues without pool attributes`,
+    );
   }
 
   private resolved(entry: Entry, pool: BrowserPool): void {

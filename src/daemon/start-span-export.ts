@@ -34,6 +34,9 @@ export async function startSpanExport(config: BridgeConfig, emit: Emit): Promise
     get queued() {
       return spans.queued;
     },
+    get lastError() {
+      return spans.lastError;
+    },
     shutdown: once(async (deadline: number) => {
       await spans.shutdown(deadline);
       await transport.close();

@@ -26,7 +26,7 @@
 import { sameCollector } from '../upstream/session-export.js';
 import type { BackoffConfig, DiscoveryConfig, SessionSpec } from '../config/schema.js';
 import type { Store } from '../store/store.js';
-import type { ListedSession } from '../upstream/browser-list.js';
+import type { ListedSession, RefusedListing } from '../upstream/browser-list.js';
 import { backoffDelay } from '../util/backoff.js';
 import { once } from '../util/lifecycle.js';
 import type { DiscoveryOutcome, Emit } from '../vocabulary/facts.js';
@@ -49,6 +49,8 @@ export const LIST_LAG_MS = 60_000;
 export const FULL_WALK_MS = 5 * 60_000;
 /** A service without the list is asked again this often at most (it may be upgraded). */
 const NO_ROUTE_RETRY_MS = 5 * 60_000;
+/** Refused listed ids remembered (and so not said again) at most. */
+const REFUSED_KEPT = 10_000;
 
 export interface DiscoveryHost {
   /** Follows the sessions the store does not know yet; resolves with the ids it added. */
@@ -86,6 +88,7 @@ export class DiscoveryLoop {
   private matched = 0;
   /** How the newest sessions are read, and what was said of the list. */
   private readonly shape: ListShape;
+  private readonly refusedIds = new Set<string>();
   /** Failed polls in a row (backoff attempt, and how often the log repeats itself). */
   private streak = 0;
   private markSettled: () => void = () => {};
@@ -186,7 +189,7 @@ export class DiscoveryLoop {
         this.d.client,
         cfg,
         cutoff,
-        (page) => this.add(page),
+        (page, refused) => this.add(page, refused),
         this.shape.mode,
         this.abort.signal,
       );
@@ -200,9 +203,9 @@ export class DiscoveryLoop {
         this.d.client,
         cfg,
         undefined,
-        (page) => {
+        (page, refused) => {
           for (const s of page) saw(s.createdAt);
-          return this.add(page);
+          return this.add(page, refused);
         },
         this.abort.signal,
       );
@@ -225,7 +228,8 @@ export class DiscoveryLoop {
     return { outcome: 'ok', delayMs: cfg.intervalMs };
   }
 
-  private async add(page: readonly ListedSession[]): Promise<void> {
+  private async add(page: readonly ListedSession[], refused: readonly RefusedListing[] = []): Promise<void> {
+    for (const r of refused) this.refuse(r);
     if (page.length === 0) return;
     const added = await this.d.host.discovered(page.map((s) => this.specOf(s)));
     if (added.length === 0) return;
@@ -236,6 +240,8 @@ export class DiscoveryLoop {
     if (gone.length > 0) this.d.emit({ f: 'sessions_discovered', sessions: gone, deleted: true });
     // Said once per session, when it is first followed: the list already carries the setting.
     for (const s of page) {
+      if (s.poolProblem !== undefined && added.includes(s.id))
+        this.d.emit({ f: 'session_pool_refused', session: s.id, problem: s.poolProblem });
       if (s.otlpExport?.enabled !== true || !added.includes(s.id)) continue;
       const same = this.d.collectorUrl !== undefined && sameCollector(s.otlpExport, this.d.collectorUrl);
       this.d.emit({
@@ -246,9 +252,27 @@ export class DiscoveryLoop {
       });
     }
   }
+  /**
+   * A listed id no request can carry is said once for the life of the process, not at every poll
+   * that lists it again. Bounded: past REFUSED_KEPT ids the set starts over (a list of ever new bad
+   * ids is said again rather than grow it).
+   */
+  private refuse(r: RefusedListing): void {
+    if (this.refusedIds.has(r.id)) return;
+    if (this.refusedIds.size >= REFUSED_KEPT) this.refusedIds.clear();
+    this.refusedIds.add(r.id);
+    this.d.emit({ f: 'listed_session_refused', problem: r.problem });
+  }
+
   private specOf(s: ListedSession): SessionSpec {
     const pool = s.pool?.id ?? s.pool?.name;
-    return { id: s.id, start: this.d.config.start, attributes: {}, ...(pool !== undefined ? { pool } : {}) };
+    return {
+      id: s.id,
+      start: this.d.config.start,
+      attributes: {},
+      ...(pool !== undefined ? { pool } : {}),
+      ...(s.poolProblem !== undefined ? { poolProblem: s.poolProblem } : {}),
+    };
   }
 
   private walkFailed(r: Extract<WalkResult, { kind: 'error' }>, started: number, pages = r.pages): PollOutcome {

@@ -12,7 +12,7 @@
 // the contract is "within two polls".
 import type { DiscoveryConfig } from '../config/schema.js';
 import type { ApiErrorBody } from '../upstream/api-error.js';
-import type { ListedSession, ListStatus } from '../upstream/browser-list.js';
+import type { ListedSession, ListStatus, RefusedListing } from '../upstream/browser-list.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { networkMessage } from '../util/network-message.js';
 
@@ -37,6 +37,9 @@ export type ListClient = Pick<UpstreamClient, 'listBrowsers'>;
 /** What the service filters the list by, and the project it is read in. */
 export type Selector = Pick<DiscoveryConfig, 'tags' | 'query' | 'region' | 'project'>;
 
+/** What a page hands on: its sessions, and the listed ones whose id cannot be requested. */
+export type OnPage = (sessions: ListedSession[], refused: readonly RefusedListing[]) => Promise<void>;
+
 /**
  * Reads the pages of the list for `status`, calling `onPage` with each page's sessions in order.
  * `readOn`, when given, sees every page before it is handed on and says whether the next one is
@@ -46,7 +49,7 @@ export async function walkList(
   client: ListClient,
   sel: Selector,
   status: ListStatus | undefined,
-  onPage: (sessions: ListedSession[]) => Promise<void>,
+  onPage: OnPage,
   signal?: AbortSignal,
   readOn?: (sessions: readonly ListedSession[]) => boolean,
 ): Promise<WalkResult> {
@@ -56,8 +59,8 @@ export async function walkList(
   // The page being handed on while the next one is read. A handler attached at once: a store that
   // fails mid-walk must surface at the next await, not as an unhandled rejection meanwhile.
   let handing: Promise<void> = Promise.resolve();
-  const handOn = (sessions: ListedSession[]): void => {
-    handing = onPage(sessions);
+  const handOn = (sessions: ListedSession[], refused: readonly RefusedListing[]): void => {
+    handing = onPage(sessions, refused);
     handing.catch(() => {});
   };
   for (let pages = 0; pages < MAX_PAGES;) {
@@ -94,7 +97,7 @@ export async function walkList(
     invalid += r.invalid;
     const next = r.nextOffset;
     const wanted = (readOn?.(r.sessions) ?? true) && next !== undefined;
-    if (r.sessions.length > 0) handOn(r.sessions);
+    if (r.sessions.length > 0 || r.refused !== undefined) handOn(r.sessions, r.refused ?? []);
     if (!wanted || next === undefined) {
       await handing;
       return { kind: 'ok', matched, pages, invalid };

@@ -18,7 +18,7 @@
 // session created and deleted between two polls is then missed). The mode only goes down, and the
 // loop says so once per step (discovery-loop.ts).
 import type { ListedSession, ListStatus } from '../upstream/browser-list.js';
-import { walkList, type ListClient, type Selector, type WalkResult } from './list-sessions.js';
+import { walkList, type ListClient, type OnPage, type Selector, type WalkResult } from './list-sessions.js';
 
 /** What the pages read so far say about the list's order. */
 export interface OrderState {
@@ -82,7 +82,7 @@ export async function walkRecent(
   client: ListClient,
   sel: Selector,
   cutoff: number,
-  onPage: (sessions: ListedSession[]) => Promise<void>,
+  onPage: OnPage,
   status: ListStatus | undefined,
   signal?: AbortSignal,
 ): Promise<RecentWalk> {
@@ -91,9 +91,9 @@ export async function walkRecent(
     client,
     sel,
     status,
-    async (page) => {
+    async (page, refused) => {
       const take = recentOf(page, cutoff);
-      if (take.length > 0) await onPage(take);
+      if (take.length > 0 || refused.length > 0) await onPage(take, refused);
     },
     signal,
     (page) => readOnPast(order, page, cutoff),
@@ -131,7 +131,7 @@ export async function walkNewest(
   client: ListClient,
   sel: Selector,
   cutoff: number,
-  onPage: (sessions: ListedSession[]) => Promise<void>,
+  onPage: OnPage,
   mode: ListMode,
   signal?: AbortSignal,
 ): Promise<NewestWalk> {

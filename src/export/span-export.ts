@@ -26,6 +26,7 @@ import { steadyNow } from '../util/steady-clock.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
 import { rejectedWithin } from '../wire/partial-success.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
+import { failureText } from './outcome-label.js';
 
 /** gRPC UNIMPLEMENTED: the collector has no TraceService. */
 const GRPC_UNIMPLEMENTED = 12;
@@ -73,6 +74,12 @@ export interface SpanExport {
   shutdown(deadline: number): Promise<void>;
   /** Spans waiting (for the status and tests). */
   readonly queued: number;
+  /**
+   * The last failed request in the words the records' delivery uses (outcome-label.ts failureText:
+   * `timeout after 10 s`, `HTTP 503: …`, `UNAVAILABLE: …`, `network: ECONNREFUSED`), for /readyz,
+   * `top` and `check`; undefined once a request succeeds again.
+   */
+  readonly lastError: string | undefined;
 }
 
 const defaultSchedule = (fn: () => void, ms: number): (() => void) => {
@@ -105,6 +112,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   let running = false;
   let failures = 0;
   let unsupported = false;
+  let lastError: string | undefined;
   /** Drops so far, by reason: how often a drop's line is said (fact-log-lines.ts). */
   const drops: Partial<Record<SpanDropReason, number>> = {};
 
@@ -157,6 +165,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     const batch = sent.map((q) => q.span);
     const outcome = await sendOutcome(o.transport, o.request.build(batch), o.request.contentType);
     if (outcome.kind === 'success') {
+      lastError = undefined;
       // While the request was out, the bound may have pushed some of these out already (and told
       // their owner): only what is left of them leaves now.
       settle(sent);
@@ -171,6 +180,8 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       if (rejected > 0) dropped(rejected, 'rejected', outcome.message);
       return;
     }
+    // Every other answer is a failure, said as the records' delivery says it (batch-export.ts).
+    lastError = failureText(outcome);
     if (isNoTracesPipeline(outcome)) {
       again.push(sent);
       if (!unsupported) {
@@ -279,6 +290,9 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     },
     get queued() {
       return live;
+    },
+    get lastError() {
+      return lastError;
     },
   };
 }

@@ -286,6 +286,9 @@ export const LOG_LINES: FactTable<Logger> = {
   },
   session_is_name: (log, fact) =>
     log.warn({ session: fact.session, id: fact.id }, sessionNameWarning(fact.session, fact.id)),
+  listed_session_refused: (log, fact) => log.warn(`discovery: ${fact.problem}`),
+  session_pool_refused: (log, fact) =>
+    log.warn({ session: fact.session }, `discovered session ${fact.session}: ${fact.problem}`),
   session_exports_otlp: (log, fact) => {
     const exp = { enabled: true, ...(fact.destination !== undefined ? { destination: fact.destination } : {}) };
     log.warn(

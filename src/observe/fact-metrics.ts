@@ -114,6 +114,12 @@ const METRICS: FactTable<BridgeMetrics> = {
   },
   session_exports_otlp: null,
   session_is_name: null,
+  listed_session_refused: (m) => {
+    m.listedSessionsRefused.inc();
+  },
+  session_pool_refused: (m) => {
+    m.poolRefsRefused.inc();
+  },
   discovery_list_shape: null,
   sessions_discovered: (m, fact) => {
     m.discoveredSessions.inc({ status: fact.deleted ? 'deleted' : 'active' }, fact.sessions.length);

@@ -294,6 +294,14 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
       help: 'Sessions discovery started following, by the status they were listed with (deleted: recovered after the bridge was down).',
       labelNames: ['status'],
     }),
+    listedSessionsRefused: registry.counter({
+      name: 'bridge_discovery_sessions_refused_total',
+      help: "Sessions of the service's list whose id no request can carry (dots only, characters beyond letters, digits and ._~-, over 128 characters): never followed, each said once.",
+    }),
+    poolRefsRefused: registry.counter({
+      name: 'bridge_discovery_pool_refs_refused_total',
+      help: "Discovered sessions whose pool, as the service's list names it, cannot be requested (dots only, / \\ ? #, control characters, over 256 characters): followed without pool attributes, the reason in the session's lastError.",
+    }),
     discoveryMatched: registry.gauge({
       name: 'bridge_discovery_matched_sessions',
       help: "Live sessions the discovery selector matched at this replica's last read of the whole live list (at start and every five minutes).",

@@ -78,8 +78,9 @@ export function decideControlAccess(host: string, token: string | undefined, ins
 
 /** Parses the opt-out's value; anything but a clear yes/no is a configuration error (thrown as a message). */
 export function parseInsecure(value: string | undefined): boolean {
-  if (value === undefined || value === '') return false;
-  const v = value.trim().toLowerCase();
+  const v = (value ?? '').trim().toLowerCase();
+  // Blank is unset (config/env-values.ts).
+  if (v === '') return false;
   if (v === 'true' || v === '1' || v === 'yes') return true;
   if (v === 'false' || v === '0' || v === 'no') return false;
   throw new Error(`${INSECURE_ENV}: must be true or false (got "${value}")`);

@@ -44,6 +44,16 @@ export async function ready(bridge: Bridge, res: ServerResponse): Promise<void> 
           ...(bridge.delivery.refusing ? { refusingAll: bridge.delivery.refusing } : {}),
         }
       : { failing: false },
+    // Spans travel beside the records on their own transport (docs/traces.md): their failure is
+    // said apart, in the same words, and does not make the bridge unready either.
+    ...(bridge.spans
+      ? {
+          traces:
+            bridge.spans.lastError !== undefined
+              ? { failing: true, lastError: bridge.spans.lastError, queued: bridge.spans.queued }
+              : { failing: false },
+        }
+      : {}),
     // The shared store may be the very thing that is unreachable.
     spool: await bridge.spoolFigures().then(
       (s) => {

@@ -7,7 +7,8 @@
 // absolute start of that page (0 on the last page, and the route may omit it). The Node SDK computes
 // the next offset as X-Next-Offset + items, the Go SDK uses X-Next-Offset as is; the service's own
 // comment says absolute, so it is used as is, and a missing one falls back to offset + items.
-import { validSessionId } from '../config/sessions.js';
+import { poolRefProblem, sessionIdProblem, validSessionId } from '../config/sessions.js';
+import { quotedExcerpt } from '../util/printable.js';
 import { isRecord } from '../util/guards.js';
 import { parseSessionExport, type SessionExport } from './session-export.js';
 
@@ -36,15 +37,31 @@ export interface ListedSession {
   /** Set on deleted sessions only. */
   deletedAt?: number;
   tags: Record<string, string>;
+  /** Only references that can be requested (config/sessions.ts poolRefProblem). */
   pool?: { id?: string; name?: string };
+  /**
+   * Why the pool the service named is not looked up: neither its id nor its name can be requested.
+   * Said once, as the session's error; before, the lookup was refused at the client and retried
+   * for ever as a network error.
+   */
+  poolProblem?: string;
   /** `telemetry.export.otlp`: the session delivering OTLP itself (session-export.ts). */
   otlpExport?: SessionExport;
+}
+
+/** A listed session whose id no request can carry: never followed, said once (discovery-loop.ts). */
+export interface RefusedListing {
+  id: string;
+  /** One line naming the id (quoted printable, cut) and why. */
+  problem: string;
 }
 
 export interface ListPage {
   sessions: ListedSession[];
   /** Items dropped because they had no usable session id. */
   invalid: number;
+  /** Those of them that named an id, with why it cannot be requested. */
+  refused?: RefusedListing[];
   /** Absolute offset of the next page; undefined on the last one. */
   nextOffset: number | undefined;
 }
@@ -75,11 +92,19 @@ export function parseListPage(
 ): ListPage | { error: string } {
   if (!Array.isArray(body)) return { error: 'the session list is not a JSON array' };
   const sessions: ListedSession[] = [];
+  const refused: RefusedListing[] = [];
   let invalid = 0;
   for (const item of body) {
     const s = parseListedSession(item);
     if (s) sessions.push(s);
-    else invalid++;
+    else {
+      invalid++;
+      const id = isRecord(item) ? item.session_id : undefined;
+      // An empty id is no id at all: counted only.
+      const problem = typeof id === 'string' && id !== '' ? sessionIdProblem(id) : undefined;
+      if (typeof id === 'string' && problem !== undefined)
+        refused.push({ id, problem: `session id ${quotedExcerpt(id)} cannot be requested: ${problem}; not followed` });
+    }
   }
   const more = (hasMore ?? '').trim().toLowerCase() === 'true';
   let next: number | undefined;
@@ -88,7 +113,7 @@ export function parseListPage(
     next = Number.isSafeInteger(n) && n > 0 ? n : offset + body.length;
     if (next <= offset) next = undefined;
   }
-  return { sessions, invalid, nextOffset: next };
+  return { sessions, invalid, nextOffset: next, ...(refused.length > 0 ? { refused } : {}) };
 }
 
 export function parseListedSession(v: unknown): ListedSession | undefined {
@@ -108,9 +133,16 @@ export function parseListedSession(v: unknown): ListedSession | undefined {
   }
   if (isRecord(v.pool)) {
     const pool: { id?: string; name?: string } = {};
-    if (typeof v.pool.id === 'string' && v.pool.id !== '') pool.id = v.pool.id;
-    if (typeof v.pool.name === 'string' && v.pool.name !== '') pool.name = v.pool.name;
+    const refused: string[] = [];
+    for (const member of ['id', 'name'] as const) {
+      const ref = v.pool[member];
+      if (typeof ref !== 'string' || ref === '') continue;
+      const problem = poolRefProblem(ref);
+      if (problem === undefined) pool[member] = ref;
+      else refused.push(`pool ${member} ${quotedExcerpt(ref)} cannot be requested: ${problem}`);
+    }
     if (pool.id !== undefined || pool.name !== undefined) out.pool = pool;
+    else if (refused.length > 0) out.poolProblem = `${refused.join('; ')}; its records go without pool attributes`;
   }
   const otlpExport = parseSessionExport(v);
   if (otlpExport !== undefined) out.otlpExport = otlpExport;

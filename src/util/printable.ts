@@ -12,6 +12,15 @@ export function printable(text: string): string {
   return text.replace(NEWLINE, '⏎').replace(/\t/g, ' ').replace(CONTROL, '\ufffd');
 }
 
+/**
+ * Text from outside named in one line (a log line, an error in the status): quoted, printable, and
+ * cut after `max` characters with the full length said, so a hostile value cannot flood the line.
+ */
+export function quotedExcerpt(text: string, max = 64): string {
+  const cut = text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+  return `"${printable(cut)}"`;
+}
+
 /** Every string inside `v` through printable(): a structure from outside (a pool), before it is shown. */
 export function printableDeep<T>(v: T): T {
   if (typeof v === 'string') return printable(v) as T;

@@ -178,6 +178,10 @@ export type Fact =
   | { f: 'session_exports_otlp'; session: string; destination: string | undefined; sameCollector: boolean }
   /** A configured session is a name, not an id: its position is kept under the name (said once at start). */
   | { f: 'session_is_name'; session: string; id: string }
+  /** The service's list shows a session whose id no request can carry: never followed (said once per id). */
+  | { f: 'listed_session_refused'; problem: string }
+  /** The service's list names a pool for a discovered session that cannot be requested: never looked up (said once). */
+  | { f: 'session_pool_refused'; session: string; problem: string }
   /** The monotonic clock showed a pause: the lease was checked before anything more was sent. */
   | { f: 'lease_checked_after_pause'; pausedMs: number; stillOwned: number }
   /** Claimed records of sessions lost meanwhile: not sent, left to the new owner (export/delivery.ts). */

@@ -109,7 +109,7 @@ describe('pool', () => {
     // A dot-segment would make the lookup another path of the service, with the key.
     const dots = await runCli(['pool', '..'], env);
     expect(dots.code).toBe(2);
-    expect(dots.stderr).toContain('not dots only');
+    expect(dots.stderr).toContain('".." is not a pool id or name: it is dots only, which a URL reads as a path step');
     const noKey = await runCli(['pool', 'x'], { BROWSER_API_URL: sim.url });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('invalid configuration: upstream.api_key');

@@ -166,6 +166,28 @@ describe('validate', () => {
     expect(existsSync(join(dir, 'never-created-3'))).toBe(false);
   });
 
+  it("blank variables are unset (config/env-values.ts): the file's listen and workers apply, a state directory loses its trailing blank", async () => {
+    // Before, BRIDGE_LISTEN="" silently turned the HTTP surface off and BRIDGE_WORKERS="" was exit 2.
+    const path = config(
+      'blank-env.yaml',
+      [...BASE, 'sessions: [a]', 'listen: 127.0.0.1:9555', 'workers: 2'].join('\n'),
+    );
+    const res = await runCli(['validate', '--config', path], {
+      SVC_URL: NOWHERE,
+      COLLECTOR: NOWHERE,
+      BRIDGE_LISTEN: '',
+      BRIDGE_WORKERS: '',
+      BRIDGE_MAX_SESSIONS: ' ',
+      OTEL_EXPORTER_OTLP_PROTOCOL: '',
+      BRIDGE_STATE_DIR: `${join(dir, 'blank-env-state')} `,
+    });
+    expect(res.stderr).toBe('');
+    expect(res.stdout).toBe(
+      `configuration is valid (${path} + environment): 1 session from ${NOWHERE}, collector ${NOWHERE}/v1/logs (http/protobuf), state ${join(dir, 'blank-env-state')}, listen 127.0.0.1:9555\n`,
+    );
+    expect(res.code).toBe(0);
+  });
+
   it('a missing file and an unset variable are one line each', async () => {
     const missing = await runCli(['validate', '--config', join(dir, 'nope.yaml')], {});
     expect(missing).toMatchObject({

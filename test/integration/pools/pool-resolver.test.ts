@@ -273,6 +273,36 @@ describe('pool resolver', () => {
     expect(resolver.poolStatus()[0]?.state).toBe('error');
   });
 
+  it('a stored reference no request can ask for is refused once, never requested nor retried; the other pools are looked up', async () => {
+    // A session stored by a version that took the list's pools unchecked: `..` was refused by the
+    // client and retried for ever as a network error.
+    const fault = await faultServer(404);
+    const { sessions, resolver, lines } = await setup({ url: fault.url });
+    sessions.add('s1', '..');
+    sessions.add('s2', 'x\u001b]0;title\u0007');
+    sessions.add('s3', 'fine');
+    resolver.start();
+    await until(() => fault.requests() === 1);
+    await new Promise((r) => setTimeout(r, 500));
+    resolver.sync();
+    expect(fault.requests()).toBe(1);
+    expect(resolver.poolStatus()).toMatchObject([
+      { ref: '..', state: 'error', sessions: ['s1'], lastError: { code: 'invalid_reference' } },
+      { ref: 'fine', state: 'error', lastError: { status: 404 } },
+      {
+        ref: 'x\u001b]0;title\u0007',
+        state: 'error',
+        lastError: { code: 'invalid_reference', message: 'cannot be requested: it contains a control character' },
+      },
+    ]);
+    const refused = lines.filter((l) => l.msg.includes('cannot be requested'));
+    expect(refused.map((l) => l.msg)).toEqual([
+      'pool ".." cannot be requested (it is dots only, which a URL reads as a path step): never looked up; delivery continues without pool attributes',
+      'pool "x\ufffd]0;title\ufffd" cannot be requested (it contains a control character): never looked up; delivery continues without pool attributes',
+    ]);
+    expect(lines.some((l) => l.code === 'network_error')).toBe(false);
+  });
+
   it('recovers: attributes appear once the lookup succeeds again', async () => {
     const { sim, sessions, resolver, lines } = await setup({ refreshMs: 100 });
     sessions.add('s1', 'late');

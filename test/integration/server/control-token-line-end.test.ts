@@ -23,7 +23,7 @@ describe('a control token with a line end', () => {
   it('only whitespace, or a line break inside: one line naming the variable, the token not shown', () => {
     const env = { BROWSER_API_URL: 'http://svc.test', BROWSER_API_KEY: 'k' };
     expect(() => buildConfig({}, { ...env, BRIDGE_CONTROL_TOKEN: ' \n' })).toThrow(
-      'BRIDGE_CONTROL_TOKEN: is only whitespace: give a token, or leave it unset',
+      'BRIDGE_CONTROL_TOKEN: is empty or only whitespace: give a token, or leave it unset',
     );
     expect(() => buildConfig({ control_token: 'tok\nmore' }, env)).toThrow(
       'control_token: the token contains a line break (CR or LF), which no HTTP header may carry (the token is not shown)',

@@ -3,7 +3,13 @@
 // request for another path of the service with the key.
 import { describe, expect, it } from 'vitest';
 import { buildConfig } from '../../../src/config/load-config.js';
-import { parseSessionList, parseSessionSpec, validPoolRef, validSessionId } from '../../../src/config/sessions.js';
+import {
+  parseSessionList,
+  parseSessionSpec,
+  poolRefProblem,
+  validPoolRef,
+  validSessionId,
+} from '../../../src/config/sessions.js';
 
 describe('validSessionId', () => {
   it.each([
@@ -33,6 +39,32 @@ describe('dot-only ids and pools are rejected everywhere they enter', () => {
   });
   it('an ordinary pool name passes', () => {
     expect(parseSessionSpec({ id: 'ok', pool: 'my pool.v2' }, 'body').pool).toBe('my pool.v2');
+  });
+});
+
+describe('a pool reference must be one a request can ask for (GET /browser_pools/{ref})', () => {
+  it.each([
+    ['scrapers', undefined],
+    ['my pool.v2', undefined],
+    ['p'.repeat(256), undefined],
+    ['', 'it is empty'],
+    ['..', 'it is dots only, which a URL reads as a path step'],
+    ['p'.repeat(257), 'it is longer than 256 characters (257)'],
+    ['a/b', 'it contains "/"'],
+    ['a\\b', 'it contains "\\"'],
+    ['a?b=1', 'it contains "?"'],
+    ['a#b', 'it contains "#"'],
+    ['a\nb', 'it contains a control character'],
+    ['\u001b[31m', 'it contains a control character'],
+    ['a\u0085b', 'it contains a control character'],
+  ])('%j → %s', (ref, problem) => {
+    expect(poolRefProblem(ref)).toBe(problem);
+    expect(validPoolRef(ref)).toBe(problem === undefined);
+  });
+  it('the configuration and the control API refuse it with the reason', () => {
+    expect(() => parseSessionSpec({ id: 'ok', pool: 'a/b' }, 'sessions[0]')).toThrow(
+      /sessions\[0\]\.pool: .*it contains "\/"/,
+    );
   });
 });
 

@@ -83,6 +83,30 @@ describe('span export', () => {
     ]);
   });
 
+  it.each<[ExportOutcome, string]>([
+    [{ kind: 'retryable', timeoutMs: 10_000, message: 'timeout after 10 s' }, 'timeout after 10 s'],
+    [{ kind: 'retryable', status: 503, message: 'HTTP 503: overloaded' }, 'HTTP 503: overloaded'],
+    [
+      { kind: 'retryable', grpcCode: 14, message: 'UNAVAILABLE: no healthy upstream' },
+      'UNAVAILABLE: no healthy upstream',
+    ],
+    [{ kind: 'retryable', message: 'ECONNREFUSED' }, 'network: ECONNREFUSED'],
+    [{ kind: 'failure', status: 401, message: 'HTTP 401: bad token' }, 'HTTP 401: bad token'],
+    [{ kind: 'failure', status: 404, message: 'HTTP 404: not found' }, 'HTTP 404: not found'],
+  ])(
+    'lastError says a failure as delivery does (outcome-label.ts): %j → %s, until a request succeeds',
+    async (answer, said) => {
+      const h = harness([answer]);
+      h.exp.start();
+      expect(h.exp.lastError).toBeUndefined();
+      h.exp.offer(spans(1));
+      await h.settle();
+      expect(h.exp.lastError).toBe(said);
+      await h.fire();
+      expect(h.exp.lastError).toBeUndefined();
+    },
+  );
+
   it('a collector without a traces pipeline is said once, and the spans arrive when it has one', async () => {
     const notFound: ExportOutcome = { kind: 'failure', status: 404, message: 'HTTP 404' };
     const h = harness([notFound, notFound]);

@@ -46,6 +46,7 @@ describe('parseInsecure', () => {
   it.each([
     [undefined, false],
     ['', false],
+    [' ', false],
     ['true', true],
     ['TRUE', true],
     ['1', true],

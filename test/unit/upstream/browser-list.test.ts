@@ -58,7 +58,7 @@ describe('a page of the session list', () => {
     });
   });
 
-  it('skips and counts items without a usable session id; ignores mistyped members', () => {
+  it('skips and counts items without a usable session id, naming those whose id cannot be requested; ignores mistyped members', () => {
     const page = parseListPage(
       [
         item('ok', { tags: { team: 'a', n: 3 }, pool: { id: 'p1', name: 7 }, name: 5, deleted_at: 'not a time' }),
@@ -76,6 +76,13 @@ describe('a page of the session list', () => {
       sessions: [{ id: 'ok', createdAt: Date.parse('2026-08-01T10:00:00Z'), tags: { team: 'a' }, pool: { id: 'p1' } }],
       invalid: 5,
       nextOffset: undefined,
+      refused: [
+        {
+          id: 'a/b',
+          problem:
+            'session id "a/b" cannot be requested: it contains "/" (ids are letters, digits, ".", "_", "~" and "-"); not followed',
+        },
+      ],
     });
   });
 
@@ -107,5 +114,14 @@ describe('a page of the session list', () => {
       tags: {},
       pool: { id: 'p', name: 'agents' },
     });
+  });
+
+  it('keeps only pool references a request can ask for: the name when the id cannot be, the reason when neither', () => {
+    expect(parseListedSession(item('s', { pool: { id: 'a/b', name: 'agents' } }))?.pool).toEqual({ name: 'agents' });
+    const refused = parseListedSession(item('s', { pool: { id: '..', name: '\u001b[2J' } }));
+    expect(refused?.pool).toBeUndefined();
+    expect(refused?.poolProblem).toBe(
+      'pool id ".." cannot be requested: it is dots only, which a URL reads as a path step; pool name "\ufffd[2J" cannot be requested: it contains a control character; its records go without pool attributes',
+    );
   });
 });
