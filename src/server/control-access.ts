@@ -11,7 +11,7 @@
 // and then talk to a loopback listener as if it were same-origin. The page cannot choose the Host
 // its browser sends (it is the page's own name), nor hide its Origin on a cross-site request. So:
 //   listening on loopback → a request must name a loopback literal or `localhost` in Host (or a name
-//                           the operator listed in control.allowed_hosts); anything else is 403
+//                           the operator listed in control_allowed_hosts); anything else is 403
 //   any address           → a control request that carries an Origin must come from such a name too
 // Tools (curl, the CLI, probes) send a loopback Host and no Origin, so nothing they do changes.
 // GET /v1/sessions is a control route too: it lists the session ids, pools and the service's error
@@ -65,7 +65,7 @@ export function originAllowed(origin: string | undefined, listed: ReadonlySet<st
   return host !== '' && nameAllowed(hostName(host), listed);
 }
 
-/** control.allowed_hosts as the set hostAllowed/originAllowed read (lower case, no trailing dot). */
+/** control_allowed_hosts as the set hostAllowed/originAllowed read (lower case, no trailing dot). */
 export function allowedHostSet(names: readonly string[] | undefined): ReadonlySet<string> {
   return new Set((names ?? []).map((n) => n.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean));
 }

@@ -60,7 +60,7 @@ export interface HttpOptions {
   token?: string | undefined;
   /** The opt-out: serve the control API beyond loopback without a token. */
   insecure?: boolean;
-  /** Names besides loopback literals and `localhost` that requests may use (control.allowed_hosts). */
+  /** Names besides loopback literals and `localhost` that requests may use (control_allowed_hosts). */
   allowedHosts?: readonly string[] | undefined;
 }
 
@@ -186,7 +186,7 @@ async function handle(
       throw new HttpError(
         403,
         'forbidden',
-        'this Host is not served: the bridge listens on loopback and answers only to loopback addresses, localhost or control.allowed_hosts',
+        'this Host is not served: the bridge listens on loopback and answers only to loopback addresses, localhost or the names in control_allowed_hosts (BRIDGE_CONTROL_ALLOWED_HOSTS)',
       );
     }
     if (path === '/healthz' && method === 'GET') return send(res, 200, { status: bridge ? 'ok' : 'starting' });
@@ -200,7 +200,7 @@ async function handle(
         throw new HttpError(
           403,
           'forbidden',
-          'cross-site requests are refused: the Origin is not a loopback address, localhost or in control.allowed_hosts',
+          'cross-site requests are refused: the Origin is not a loopback address, localhost or in control_allowed_hosts (BRIDGE_CONTROL_ALLOWED_HOSTS)',
         );
       }
       const refused = refusal(control, req);

@@ -112,6 +112,8 @@ describe('DNS rebinding on loopback', () => {
       const put = await raw('/v1/sessions/x', 'PUT', headers, '{}');
       expect(put.status, JSON.stringify(headers)).toBe(403);
       expect(JSON.parse(put.body).code).toBe('forbidden');
+      // The way in named by the keys an operator sets (it said control.allowed_hosts, which is no key).
+      expect(JSON.parse(put.body).message).toContain('control_allowed_hosts (BRIDGE_CONTROL_ALLOWED_HOSTS)');
       expect((await raw('/v1/sessions', 'GET', headers)).status).toBe(403);
     }
     expect((await raw('/metrics', 'GET', { host: `rebind.attacker.example:${port}` })).status).toBe(403);
