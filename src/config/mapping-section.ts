@@ -71,6 +71,10 @@ export const REDACTED = 'REDACTED';
 export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
   'authorization',
   'proxy-authorization',
+  // The same credential under a prefix: X-Authorization (APIs whose gateway keeps Authorization for
+  // itself), X-Forwarded-Authorization (Google's API Gateway and Cloud Endpoints). Not a bare
+  // `*authorization`: a body key such as `preauthorization` names a payment step, not a secret.
+  '*-authorization',
   'cookie',
   'set-cookie',
   '*api-key',
