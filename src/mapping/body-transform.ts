@@ -11,6 +11,7 @@ import type { NameMatcher } from './name-matcher.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { maskBodySecrets } from './body-secrets.js';
 import { redactUrlsInText } from './redact-free-text.js';
+import { maskJwts } from './mask-jwts.js';
 import { URL_MEMO_CHARS } from './redact-url.js';
 import { boundedMemo } from '../util/bounded-memo.js';
 
@@ -42,6 +43,7 @@ export interface WalkState {
   nodes: number;
   headersRedacted: boolean;
   urlsRedacted: boolean;
+  jwtsRedacted: boolean;
 }
 
 type JsonObject = { [key: string]: JsonValue };
@@ -113,30 +115,20 @@ export function createBodyTransformer(
   const redactUrl = (url: string, u: UrlRedactor): string =>
     remembered === undefined || url.length > URL_MEMO_CHARS ? u.redact(url) : remembered(url);
 
+  const jwts = redaction.enabled && redaction.maskJwts;
+
   /**
    * The masked form of one value under `key` (headers, URLs, URLs inside free text: a console
-   * message, an error text, a body), or the value itself.
+   * message, an error text, a body; JWTs in any string), or the value itself.
    */
   function maskOne(value: JsonValue, key: string, state: WalkState): JsonValue {
     if (typeof value === 'string') {
-      if (urls === undefined) return value;
-      let redacted: string;
-      if (isUrlKey(key)) redacted = redactUrl(value, urls);
-      // Every absolute URL holds `://`: one native search settles nearly every string. A body
-      // may be JSON text whose encoder escaped its slashes (`https:\/\/…`).
-      else if (!value.includes('://')) {
-        if (!(key === 'body' || key === 'post_data') || !value.includes(ESCAPED_SEPARATOR)) return value;
-        redacted = redactUrlsInText(value, urls, ESCAPED_SEPARATOR);
-      } else if (looksLikeUrl(value)) redacted = redactUrl(value, urls);
-      // A console event repeats its text as its first argument: mask it once.
-      else if (value === lastText) redacted = lastMasked;
-      else {
-        redacted = redactUrlsInText(value, urls);
-        lastText = value;
-        lastMasked = redacted;
-      }
-      if (redacted !== value) state.urlsRedacted = true;
-      return redacted;
+      const masked = urls === undefined ? value : maskUrls(value, key, urls, state);
+      // One native search settles nearly every string: every JWT begins with `eyJ`.
+      if (!jwts || !masked.includes('eyJ')) return masked;
+      const out = maskJwts(masked);
+      if (out !== masked) state.jwtsRedacted = true;
+      return out;
     }
     if (headers !== undefined && key === 'headers' && typeof value === 'object' && value !== null) {
       const redacted = headers.redact(value);
@@ -144,6 +136,27 @@ export function createBodyTransformer(
       return redacted;
     }
     return value;
+  }
+
+  /** `value` under `key` with its URLs masked (a URL-named value whole, absolute URLs inside text). */
+  function maskUrls(value: string, key: string, u: UrlRedactor, state: WalkState): string {
+    let redacted: string;
+    if (isUrlKey(key)) redacted = redactUrl(value, u);
+    // Every absolute URL holds `://`: one native search settles nearly every string. A body
+    // may be JSON text whose encoder escaped its slashes (`https:\/\/…`).
+    else if (!value.includes('://')) {
+      if (!(key === 'body' || key === 'post_data') || !value.includes(ESCAPED_SEPARATOR)) return value;
+      redacted = redactUrlsInText(value, u, ESCAPED_SEPARATOR);
+    } else if (looksLikeUrl(value)) redacted = redactUrl(value, u);
+    // A console event repeats its text as its first argument: mask it once.
+    else if (value === lastText) redacted = lastMasked;
+    else {
+      redacted = redactUrlsInText(value, u);
+      lastText = value;
+      lastMasked = redacted;
+    }
+    if (redacted !== value) state.urlsRedacted = true;
+    return redacted;
   }
 
   /**

@@ -41,6 +41,7 @@ export const LABEL_VALUES = {
     'api_call_code',
     'typed_key',
     'source_metadata',
+    'jwt',
   ] satisfies RedactionKind[],
   reloadOutcome: ['applied', 'rejected'],
   leaseOutcome: ['success', 'failure'],
