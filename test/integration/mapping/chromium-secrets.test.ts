@@ -51,6 +51,8 @@ const get = async (url, init) => (await fetch(url, init)).text();
   await get('/graphql', { method: 'POST', headers: json, body: JSON.stringify({
     query: 'mutation Login($input: LoginInput!) { login(input: $input) { ok } }',
     variables: { input: { user: 'alice', password: ${secret('GQLVAR')} } } }) });
+  await get('/graphql?query=' + encodeURIComponent('query Me($token: String!) { me(token: $token) { id } }') +
+    '&variables=' + encodeURIComponent(JSON.stringify({ token: ${secret('GQLGET')}, first: 10 })));
   await get('/redirect');
   await get('/cart;jsessionid=' + ${secret('JSESSION')} + '?tokenizer=bpe');
   const form = new FormData(); form.append('username', 'alice'); form.append('password', ${secret('MULTIPART')});
@@ -212,6 +214,7 @@ describe.skipIf(chromium === undefined)(
         'SECRET-XAUTH',
         'SECRET-PW',
         'SECRET-GQLVAR',
+        'SECRET-GQLGET',
         'SECRET-CODE',
         'SECRET-JSESSION',
         'SECRET-MULTIPART',
