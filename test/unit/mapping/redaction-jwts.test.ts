@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultMappingOptions, parseMappingOptions } from '../../../src/config/mapping-section.js';
 import { maskJwts } from '../../../src/mapping/mask-jwts.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
+import { createTailView } from '../../../src/cli/tail-view.js';
 import { CTX, envelopeOf } from './helpers.js';
 
 const b64url = (s: string): string => Buffer.from(s).toString('base64url');
@@ -86,6 +87,16 @@ describe('bare JWTs in records', () => {
     const text = JSON.stringify(record);
     expect(text).not.toMatch(/SECRET-/);
     expect(text).toContain('REDACTED');
+  });
+
+  it('source metadata, as attributes and as tail shows the envelope', () => {
+    const source = { kind: 'cdp', metadata: { note: `bearer ${JWT}`, nested: { t: JWT } } };
+    const env = { ...envelopeOf('console_log', 'console', { text: 'x' }) };
+    env.event = { ...env.event, source };
+    const record = mapper.map(env, CTX, 1)!;
+    expect(record.attributes['browser.event.source.metadata.note']).toBe('bearer REDACTED');
+    expect(JSON.stringify(record)).not.toMatch(/SECRET-/);
+    expect(createTailView(defaultMappingOptions.redaction, true).json(env, JSON.stringify(env))).not.toMatch(/SECRET-/);
   });
 
   it('masks url.full and keeps the rest of the URL', () => {
