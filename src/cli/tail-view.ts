@@ -40,7 +40,9 @@ export function createTailView(redaction: RedactionOptions, redact: boolean): Ta
     secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
   const bodyNames = r.enabled ? compileNameMatcher([...r.headers, ...r.queryParams]) : undefined;
   const transformer = createBodyTransformer(r, headers, urls, bodyNames);
-  const sourceMasks: SourceMasks | undefined = r.enabled ? { secretKeys: secretNames, urls } : undefined;
+  const sourceMasks: SourceMasks | undefined = r.enabled
+    ? { secretKeys: secretNames, urls, jwts: r.maskJwts }
+    : undefined;
   const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false, jwtsRedacted: false };
 
   const transform = (type: string, data: JsonObject): JsonObject => {

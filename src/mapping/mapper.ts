@@ -59,7 +59,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false, jwtsRedacted: false };
   // Made once, not per event: it reads the type of the event being mapped.
   let currentType = '';
-  const sourceMasks: SourceMasks = { secretKeys: secretNames, urls };
+  const sourceMasks: SourceMasks = { secretKeys: secretNames, urls, jwts: r.enabled && r.maskJwts };
   const onSourceMasked = (): void =>
     emit({ f: 'values_redacted', type: currentType, kind: 'source_metadata', count: 1 });
 
