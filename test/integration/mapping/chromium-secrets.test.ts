@@ -1,7 +1,7 @@
 // Secrets where a real web app puts them, through a real Chromium: a page on a loopback server
 // sends them in request headers, query strings, path parameters, redirects, JSON, GraphQL,
 // urlencoded and multipart bodies, gets them back in a token answer, prints them to the console,
-// and is finally navigated to a password-reset link that carries a JWT in its path. What CDP
+// and is finally navigated to a password-reset link that carries a JWT in its path (and user-info). What CDP
 // reports is turned into the events the service sends (service-events.ts), mapped with the default
 // options, and fed to the span builder: no secret may reach a log record or a span (name,
 // attributes, events), and what only looks like a secret (`tokenizer=`, `X-Token-Count`) stays.
@@ -162,12 +162,15 @@ describe.skipIf(chromium === undefined)(
         await Promise.race([failed, cdp.send('Page.navigate', { url: `${base}/` }, sessionId)]);
         await until("the page's last console line", () => signal.done);
         await Promise.all(bodies);
-        // A password-reset link: the token in the path, a fragment the single-page app reads.
+        // A password-reset link: the token in the path, a fragment the single-page app reads, and
+        // user-info an agent put in the address.
         await Promise.race([
           failed,
           cdp.send(
             'Page.navigate',
-            { url: `${base}/reset/${JWT}?tokenizer=bpe#access_token=SECRET-FRAGMENT` },
+            {
+              url: `${base.replace('//', '//alice:SECRET-USERINFO@')}/reset/${JWT}?tokenizer=bpe#access_token=SECRET-FRAGMENT`,
+            },
             sessionId,
           ),
         ]);
@@ -218,6 +221,7 @@ describe.skipIf(chromium === undefined)(
         'SECRET-CODE',
         'SECRET-JSESSION',
         'SECRET-MULTIPART',
+        'SECRET-USERINFO',
       ])
         expect(sent, s).toContain(s);
       expect(sent).toContain('SECRET-FORM');
