@@ -59,6 +59,11 @@ const get = async (url, init) => (await fetch(url, init)).text();
   await get('/upload', { method: 'POST', body: form });
   await get('/form', { method: 'POST', body: new URLSearchParams({ username: 'alice', 'user[password]': ${secret('FORM')} }) });
   await get('/token');
+  // A live feed whose token rides in the query, as EventSource cannot send headers.
+  await new Promise((resolve) => {
+    const feed = new EventSource('/events?access_token=' + ${secret('EVENTSOURCE')});
+    feed.onmessage = () => { feed.close(); resolve(); };
+  });
   console.log('signed in, id token ' + JWT);
   console.error('upload failed: ' + location.origin + '/files?api_key=' + ${secret('CONSOLEURL')});
   console.log('done');
@@ -78,6 +83,8 @@ describe.skipIf(chromium === undefined)(
         server = createServer((req, res) => {
           req.resume();
           if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+          else if (req.url?.startsWith('/events?') === true)
+            res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data: hello\n\n');
           else if (req.url === '/redirect') res.writeHead(302, { location: '/cb?code=SECRET-CODE&state=ok' }).end();
           else if (req.url === '/token')
             res
@@ -222,6 +229,7 @@ describe.skipIf(chromium === undefined)(
         'SECRET-JSESSION',
         'SECRET-MULTIPART',
         'SECRET-USERINFO',
+        'SECRET-EVENTSOURCE',
       ])
         expect(sent, s).toContain(s);
       expect(sent).toContain('SECRET-FORM');
