@@ -240,6 +240,14 @@ describe('headers named like API keys', () => {
     expect(JSON.stringify(record)).not.toMatch(/SECRET-/);
   });
 
+  it("HTTP/2's :path gets URL redaction, as Referer does", () => {
+    const headers = { ':path': '/api?tokenizer=bpe&access_token=SECRET-P', ':authority': 'api.example' };
+    const env = envelopeOf('network_request', 'network', { url: 'https://api.example/api', headers });
+    expect(mapper.map(env, CTX, 1)!.body).toMatchObject({
+      headers: { ':path': '/api?tokenizer=bpe&access_token=REDACTED', ':authority': 'api.example' },
+    });
+  });
+
   it('headers that only resemble them stay readable', () => {
     const headers = {
       'content-type': 'text/html',
