@@ -65,6 +65,10 @@ const get = async (url, init) => (await fetch(url, init)).text();
     feed.onmessage = () => { feed.close(); resolve(); };
   });
   console.log('signed in, id token ' + JWT);
+  // Debugging prints of a session object, whole and as the second argument.
+  const session = { user: 'alice', access_token: ${secret('CONSOLEJSON')}, expires_in: 3600 };
+  console.log(JSON.stringify(session));
+  console.log('session', JSON.stringify({ ...session, refresh_token: ${secret('CONSOLEARG')} }, null, 2));
   console.error('upload failed: ' + location.origin + '/files?api_key=' + ${secret('CONSOLEURL')});
   console.log('done');
 })();
@@ -230,6 +234,8 @@ describe.skipIf(chromium === undefined)(
         'SECRET-MULTIPART',
         'SECRET-USERINFO',
         'SECRET-EVENTSOURCE',
+        'SECRET-CONSOLEJSON',
+        'SECRET-CONSOLEARG',
       ])
         expect(sent, s).toContain(s);
       expect(sent).toContain('SECRET-FORM');
@@ -256,6 +262,7 @@ describe.skipIf(chromium === undefined)(
       expect(text).toContain('tokenizer=bpe');
       expect(text).toMatch(/"X-Token-Count":"42"/i);
       expect(text).toContain('username=alice');
+      expect(text).toContain('\\"expires_in\\":3600');
       expect(text).toMatch(/name=\\"username\\"\\r\\n\\r\\nalice/);
     });
   },
