@@ -12,6 +12,7 @@ import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { maskBodySecrets } from './body-secrets.js';
 import { redactUrlsInText } from './redact-free-text.js';
 import { maskJwts } from './mask-jwts.js';
+import { maskPrintedJson } from './mask-printed-json.js';
 import { URL_MEMO_CHARS } from './redact-url.js';
 import { boundedMemo } from '../util/bounded-memo.js';
 
@@ -82,10 +83,14 @@ export interface BodyTransformer {
   transform(type: string, data: JsonObject, state: WalkState): JsonObject;
   /**
    * The kind of the member masked by the last transform(), if any: dropped whole (a DropRule) or
-   * with secrets masked inside (post_data and response bodies, mask_body_secrets).
+   * with secrets masked inside (post_data and response bodies, JSON printed to the console:
+   * mask_body_secrets).
    */
-  lastDropped: DropRule['kind'] | undefined;
+  lastDropped: DropRule['kind'] | 'console_text' | undefined;
 }
+
+/** Events whose `text` and `args` are what a page printed (mask-printed-json.ts). */
+const CONSOLE_TYPES: ReadonlySet<string> = new Set(['console_log', 'console_error']);
 
 /** Members that carry a request or response body as text (or, from some producers, as JSON). */
 const BODY_MEMBERS: ReadonlyMap<string, { member: string; kind: 'post_data' | 'response_body' }> = new Map([
@@ -242,6 +247,14 @@ export function createBodyTransformer(
           body = body === data ? { ...data } : body;
           setOwn(body, carried.member, after);
           transformer.lastDropped = carried.kind;
+        }
+      }
+      // Secrets inside JSON a page printed (a debugging print of its session).
+      if (bodies !== undefined && CONSOLE_TYPES.has(type)) {
+        const printed = maskPrintedJson(body, bodyNames!);
+        if (printed !== body) {
+          body = printed;
+          transformer.lastDropped = 'console_text';
         }
       }
       return walk(body, '', 0, state) as JsonObject;

@@ -42,6 +42,7 @@ export const LABEL_VALUES = {
     'typed_key',
     'source_metadata',
     'jwt',
+    'console_text',
   ] satisfies RedactionKind[],
   reloadOutcome: ['applied', 'rejected'],
   leaseOutcome: ['success', 'failure'],
