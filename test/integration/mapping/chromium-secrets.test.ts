@@ -53,6 +53,9 @@ const get = async (url, init) => (await fetch(url, init)).text();
     variables: { input: { user: 'alice', password: ${secret('GQLVAR')} } } }) });
   await get('/graphql?query=' + encodeURIComponent('query Me($token: String!) { me(token: $token) { id } }') +
     '&variables=' + encodeURIComponent(JSON.stringify({ token: ${secret('GQLGET')}, first: 10 })));
+  // A mutation with its arguments written inline, as simple clients build it.
+  await get('/graphql', { method: 'POST', headers: json, body: JSON.stringify({
+    query: 'mutation { login(user: "alice", password: "' + ${secret('GQLINLINE')} + '") { ok } }' }) });
   await get('/redirect');
   await get('/cart;jsessionid=' + ${secret('JSESSION')} + '?tokenizer=bpe');
   const form = new FormData(); form.append('username', 'alice'); form.append('password', ${secret('MULTIPART')});
@@ -236,6 +239,7 @@ describe.skipIf(chromium === undefined)(
         'SECRET-EVENTSOURCE',
         'SECRET-CONSOLEJSON',
         'SECRET-CONSOLEARG',
+        'SECRET-GQLINLINE',
       ])
         expect(sent, s).toContain(s);
       expect(sent).toContain('SECRET-FORM');
@@ -262,6 +266,7 @@ describe.skipIf(chromium === undefined)(
       expect(text).toContain('tokenizer=bpe');
       expect(text).toMatch(/"X-Token-Count":"42"/i);
       expect(text).toContain('username=alice');
+      expect(text).toContain('login(user: \\\\\\"alice\\\\\\"');
       expect(text).toContain('\\"expires_in\\":3600');
       expect(text).toMatch(/name=\\"username\\"\\r\\n\\r\\nalice/);
     });
