@@ -14,6 +14,7 @@ import { REDACTED } from '../config/mapping-section.js';
 import { ATTR } from './attributes.js';
 import { boundedMemo } from '../util/bounded-memo.js';
 import { maskJsonText } from './mask-json-text.js';
+import { maskGraphqlArguments } from './mask-graphql.js';
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
@@ -60,7 +61,8 @@ export function redactParams(text: string, params: NameMatcher): string | null {
           last = end;
         }
       } else {
-        const json = maskJsonValue(text.slice(eq + 1, end), params);
+        const value = text.slice(eq + 1, end);
+        const json = name === 'query' ? maskGraphqlValue(value, params) : maskJsonValue(value, params);
         if (json !== null) {
           (out ??= []).push(text.slice(last, eq + 1), json);
           last = end;
@@ -93,6 +95,18 @@ function maskJsonValue(value: string, names: NameMatcher): string | null {
     }
   }
   const masked = maskJsonText(json, names);
+  return masked === null ? null : encodeURIComponent(masked);
+}
+
+/** A GraphQL GET's `query` parameter with its inline arguments masked (mask-graphql.ts), encoded again; null when none is. */
+function maskGraphqlValue(value: string, names: NameMatcher): string | null {
+  let document: string;
+  try {
+    document = decodeURIComponent(value.replaceAll('+', ' '));
+  } catch {
+    return null;
+  }
+  const masked = maskGraphqlArguments(document, names);
   return masked === null ? null : encodeURIComponent(masked);
 }
 
