@@ -40,14 +40,17 @@ export function createTailView(redaction: RedactionOptions, redact: boolean): Ta
     secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
   const bodyNames = r.enabled ? compileNameMatcher([...r.headers, ...r.queryParams]) : undefined;
   const transformer = createBodyTransformer(r, headers, urls, bodyNames);
-  const sourceMasks: SourceMasks | undefined = r.enabled ? { secretKeys: secretNames, urls } : undefined;
-  const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false };
+  const sourceMasks: SourceMasks | undefined = r.enabled
+    ? { secretKeys: secretNames, urls, jwts: r.maskJwts }
+    : undefined;
+  const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false, jwtsRedacted: false };
 
   const transform = (type: string, data: JsonObject): JsonObject => {
     state.chars = 0;
     state.nodes = 0;
     state.headersRedacted = false;
     state.urlsRedacted = false;
+    state.jwtsRedacted = false;
     return transformer.transform(type, data, state);
   };
 
@@ -65,7 +68,12 @@ export function createTailView(redaction: RedactionOptions, redact: boolean): Ta
       let data: JsonValue | undefined = raw;
       if (isJsonObject(raw)) {
         const masked = transform(ev.type, raw);
-        if (state.headersRedacted || state.urlsRedacted || transformer.lastDropped !== undefined) {
+        if (
+          state.headersRedacted ||
+          state.urlsRedacted ||
+          state.jwtsRedacted ||
+          transformer.lastDropped !== undefined
+        ) {
           // The transformer also renames the written specification's `true` member to `y`; JSON output keeps the wire name.
           data = Object.hasOwn(raw, 'true') && !Object.hasOwn(raw, 'y') ? renameKey(masked, 'y', 'true') : masked;
         }

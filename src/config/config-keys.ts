@@ -182,7 +182,11 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
       drop_response_body: scalar('boolean', 'Mask network_response.body (default false).'),
       drop_api_call_code: scalar('boolean', 'Mask api_call.code (default false).'),
       mask_typed_keys: scalar('boolean', 'Mask typed characters (default true).'),
-      mask_body_secrets: scalar('boolean', 'Mask secret-named keys inside bodies (default true).'),
+      mask_body_secrets: scalar(
+        'boolean',
+        'Mask secret-named keys inside bodies and JSON printed to the console (default true).',
+      ),
+      mask_jwts: scalar('boolean', 'Mask JSON Web Tokens wherever they appear (default true).'),
     }),
     screenshots: section('What happens to screenshot PNGs.', {
       policy: oneOf(['inline', 'drop', 'directory'], 'inline (default), drop, or directory.'),

@@ -35,6 +35,8 @@ export interface RedactionOptions {
    * secret by `headers` or `queryParams`.
    */
   maskBodySecrets: boolean;
+  /** Mask JSON Web Tokens wherever a string of the event holds one (mask-jwts.ts). */
+  maskJwts: boolean;
 }
 
 export interface ScreenshotOptions {
@@ -71,6 +73,10 @@ export const REDACTED = 'REDACTED';
 export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
   'authorization',
   'proxy-authorization',
+  // The same credential under a prefix: X-Authorization (APIs whose gateway keeps Authorization for
+  // itself), X-Forwarded-Authorization (Google's API Gateway and Cloud Endpoints). Not a bare
+  // `*authorization`: a body key such as `preauthorization` names a payment step, not a secret.
+  '*-authorization',
   'cookie',
   'set-cookie',
   '*api-key',
@@ -171,6 +177,7 @@ export const defaultMappingOptions: MappingOptions = Object.freeze({
     dropApiCallCode: false,
     maskTypedKeys: true,
     maskBodySecrets: true,
+    maskJwts: true,
   }),
   screenshots: Object.freeze({ policy: 'inline', maxRecordBytes: DEFAULT_SCREENSHOT_RECORD_BYTES }),
   maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
@@ -228,6 +235,7 @@ function parseRedaction(raw: unknown, key: string): RedactionOptions {
     dropApiCallCode: bool(s.drop_api_call_code, `${key}.drop_api_call_code`, d.dropApiCallCode),
     maskTypedKeys: bool(s.mask_typed_keys, `${key}.mask_typed_keys`, d.maskTypedKeys),
     maskBodySecrets: bool(s.mask_body_secrets, `${key}.mask_body_secrets`, d.maskBodySecrets),
+    maskJwts: bool(s.mask_jwts, `${key}.mask_jwts`, d.maskJwts),
   };
 }
 

@@ -9,11 +9,14 @@ import { REDACTED as MASK } from '../config/mapping-section.js';
 import { isRecord } from '../util/guards.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { redactUrlsInText } from './redact-free-text.js';
+import { maskJwts } from './mask-jwts.js';
 
 /** What masks `event.source`: secret-named keys (the header list) and URLs in values (the URL redactor). */
 export interface SourceMasks {
   secretKeys?: NameMatcher | undefined;
   urls?: { redact(url: string): string } | undefined;
+  /** Mask JWTs in every string (mask_jwts). */
+  jwts?: boolean;
 }
 
 export const ATTR = {
@@ -146,8 +149,8 @@ function addSource(
           setOwn(attrs, metadataName(mk), MASK);
           if (mv !== MASK) masked = true;
         } else if (isScalar(mv)) {
-          // Not named like a secret (asked above): only URLs in it remain to mask.
-          const out = typeof mv === 'string' && m.urls !== undefined ? maskSourceUrls(mk, mv, m.urls) : mv;
+          // Not named like a secret (asked above): only URLs and JWTs in it remain to mask.
+          const out = typeof mv === 'string' ? maskSourceString(mk, mv, m) : mv;
           if (out !== mv) masked = true;
           setOwn(attrs, metadataName(mk), out);
         } else {
@@ -184,8 +187,13 @@ export function maskSourceScalar<T extends string | number | boolean>(
   m: SourceMasks,
 ): T | string {
   if (m.secretKeys !== undefined && m.secretKeys.matches(key)) return MASK;
-  if (typeof value !== 'string' || m.urls === undefined) return value;
-  return maskSourceUrls(key, value, m.urls);
+  return typeof value === 'string' ? maskSourceString(key, value, m) : value;
+}
+
+/** A source string with its URLs and JWTs masked. */
+function maskSourceString(key: string, value: string, m: SourceMasks): string {
+  const out = m.urls === undefined ? value : maskSourceUrls(key, value, m.urls);
+  return m.jwts === true && out.includes('eyJ') ? maskJwts(out) : out;
 }
 
 /** A source string with its URLs masked: the whole value under a URL-named key or shaped like a URL, else URLs in its text. */
@@ -239,7 +247,8 @@ function maskOneSourceValue(key: string, v: unknown, m: SourceMasks): unknown {
 
 /** JSON text of a non-scalar source value with the same masks at any depth. */
 export function maskedJsonText(v: unknown, m: SourceMasks): { text: string; masked: boolean } {
-  if (m.secretKeys === undefined && m.urls === undefined) return { text: jsonText(v), masked: false };
+  if (m.secretKeys === undefined && m.urls === undefined && m.jwts !== true)
+    return { text: jsonText(v), masked: false };
   let masked = false;
   try {
     const text = JSON.stringify(v, (k: string, x: unknown) => {

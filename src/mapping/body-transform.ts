@@ -11,6 +11,8 @@ import type { NameMatcher } from './name-matcher.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { maskBodySecrets } from './body-secrets.js';
 import { redactUrlsInText } from './redact-free-text.js';
+import { maskJwts } from './mask-jwts.js';
+import { maskPrintedJson } from './mask-printed-json.js';
 import { URL_MEMO_CHARS } from './redact-url.js';
 import { boundedMemo } from '../util/bounded-memo.js';
 
@@ -42,6 +44,7 @@ export interface WalkState {
   nodes: number;
   headersRedacted: boolean;
   urlsRedacted: boolean;
+  jwtsRedacted: boolean;
 }
 
 type JsonObject = { [key: string]: JsonValue };
@@ -80,10 +83,14 @@ export interface BodyTransformer {
   transform(type: string, data: JsonObject, state: WalkState): JsonObject;
   /**
    * The kind of the member masked by the last transform(), if any: dropped whole (a DropRule) or
-   * with secrets masked inside (post_data and response bodies, mask_body_secrets).
+   * with secrets masked inside (post_data and response bodies, JSON printed to the console:
+   * mask_body_secrets).
    */
-  lastDropped: DropRule['kind'] | undefined;
+  lastDropped: DropRule['kind'] | 'console_text' | undefined;
 }
+
+/** Events whose `text` and `args` are what a page printed (mask-printed-json.ts). */
+const CONSOLE_TYPES: ReadonlySet<string> = new Set(['console_log', 'console_error']);
 
 /** Members that carry a request or response body as text (or, from some producers, as JSON). */
 const BODY_MEMBERS: ReadonlyMap<string, { member: string; kind: 'post_data' | 'response_body' }> = new Map([
@@ -113,30 +120,20 @@ export function createBodyTransformer(
   const redactUrl = (url: string, u: UrlRedactor): string =>
     remembered === undefined || url.length > URL_MEMO_CHARS ? u.redact(url) : remembered(url);
 
+  const jwts = redaction.enabled && redaction.maskJwts;
+
   /**
    * The masked form of one value under `key` (headers, URLs, URLs inside free text: a console
-   * message, an error text, a body), or the value itself.
+   * message, an error text, a body; JWTs in any string), or the value itself.
    */
   function maskOne(value: JsonValue, key: string, state: WalkState): JsonValue {
     if (typeof value === 'string') {
-      if (urls === undefined) return value;
-      let redacted: string;
-      if (isUrlKey(key)) redacted = redactUrl(value, urls);
-      // Every absolute URL holds `://`: one native search settles nearly every string. A body
-      // may be JSON text whose encoder escaped its slashes (`https:\/\/…`).
-      else if (!value.includes('://')) {
-        if (!(key === 'body' || key === 'post_data') || !value.includes(ESCAPED_SEPARATOR)) return value;
-        redacted = redactUrlsInText(value, urls, ESCAPED_SEPARATOR);
-      } else if (looksLikeUrl(value)) redacted = redactUrl(value, urls);
-      // A console event repeats its text as its first argument: mask it once.
-      else if (value === lastText) redacted = lastMasked;
-      else {
-        redacted = redactUrlsInText(value, urls);
-        lastText = value;
-        lastMasked = redacted;
-      }
-      if (redacted !== value) state.urlsRedacted = true;
-      return redacted;
+      const masked = urls === undefined ? value : maskUrls(value, key, urls, state);
+      // One native search settles nearly every string: every JWT begins with `eyJ`.
+      if (!jwts || !masked.includes('eyJ')) return masked;
+      const out = maskJwts(masked);
+      if (out !== masked) state.jwtsRedacted = true;
+      return out;
     }
     if (headers !== undefined && key === 'headers' && typeof value === 'object' && value !== null) {
       const redacted = headers.redact(value);
@@ -144,6 +141,27 @@ export function createBodyTransformer(
       return redacted;
     }
     return value;
+  }
+
+  /** `value` under `key` with its URLs masked (a URL-named value whole, absolute URLs inside text). */
+  function maskUrls(value: string, key: string, u: UrlRedactor, state: WalkState): string {
+    let redacted: string;
+    if (isUrlKey(key)) redacted = redactUrl(value, u);
+    // Every absolute URL holds `://`: one native search settles nearly every string. A body
+    // may be JSON text whose encoder escaped its slashes (`https:\/\/…`).
+    else if (!value.includes('://')) {
+      if (!(key === 'body' || key === 'post_data') || !value.includes(ESCAPED_SEPARATOR)) return value;
+      redacted = redactUrlsInText(value, u, ESCAPED_SEPARATOR);
+    } else if (looksLikeUrl(value)) redacted = redactUrl(value, u);
+    // A console event repeats its text as its first argument: mask it once.
+    else if (value === lastText) redacted = lastMasked;
+    else {
+      redacted = redactUrlsInText(value, u);
+      lastText = value;
+      lastMasked = redacted;
+    }
+    if (redacted !== value) state.urlsRedacted = true;
+    return redacted;
   }
 
   /**
@@ -229,6 +247,14 @@ export function createBodyTransformer(
           body = body === data ? { ...data } : body;
           setOwn(body, carried.member, after);
           transformer.lastDropped = carried.kind;
+        }
+      }
+      // Secrets inside JSON a page printed (a debugging print of its session).
+      if (bodies !== undefined && CONSOLE_TYPES.has(type)) {
+        const printed = maskPrintedJson(body, bodyNames!);
+        if (printed !== body) {
+          body = printed;
+          transformer.lastDropped = 'console_text';
         }
       }
       return walk(body, '', 0, state) as JsonObject;

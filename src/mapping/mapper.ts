@@ -56,10 +56,10 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const shotLimiter = shotLimit === options.maxRecordBytes ? limiter : createSizeLimiter(shotLimit);
   const asJson = options.bodyFormat === 'json';
   // map() is synchronous, so one scratch state serves every call.
-  const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false };
+  const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false, jwtsRedacted: false };
   // Made once, not per event: it reads the type of the event being mapped.
   let currentType = '';
-  const sourceMasks: SourceMasks = { secretKeys: secretNames, urls };
+  const sourceMasks: SourceMasks = { secretKeys: secretNames, urls, jwts: r.enabled && r.maskJwts };
   const onSourceMasked = (): void =>
     emit({ f: 'values_redacted', type: currentType, kind: 'source_metadata', count: 1 });
 
@@ -74,10 +74,12 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       state.nodes = 0;
       state.headersRedacted = false;
       state.urlsRedacted = false;
+      state.jwtsRedacted = false;
       const data = ev.data as JsonValue | undefined;
       let body: JsonValue | undefined = isJsonObject(data) ? transformer.transform(ev.type, data, state) : data;
       if (state.headersRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'header', count: 1 });
       if (state.urlsRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'url', count: 1 });
+      if (state.jwtsRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'jwt', count: 1 });
       if (transformer.lastDropped !== undefined && isJsonObject(data))
         emit({ f: 'values_redacted', type: ev.type, kind: transformer.lastDropped, count: 1 });
 

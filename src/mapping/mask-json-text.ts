@@ -14,6 +14,7 @@
 // decoded as far as it goes, so its secrets are masked too.
 import type { NameMatcher } from './name-matcher.js';
 import { REDACTED } from '../config/mapping-section.js';
+import { maskGraphqlArguments } from './mask-graphql.js';
 
 const MASKED = `"${REDACTED}"`;
 
@@ -132,6 +133,26 @@ function maskNested(text: string, open: number, close: number, names: NameMatche
   return close === -1 ? encoded.slice(0, -1) : encoded;
 }
 
+/**
+ * The string value after `from` (past white space) of a `query` member, decoded, its GraphQL
+ * arguments masked and encoded again, with where it starts and ends; null when it is no complete
+ * string or has nothing to mask.
+ */
+function maskQueryMember(
+  text: string,
+  from: number,
+  names: NameMatcher,
+): { start: number; end: number; literal: string } | null {
+  let v = from;
+  while (v < text.length && isSpace(text.charCodeAt(v))) v++;
+  if (text.charCodeAt(v) !== 34 /* " */) return null;
+  const close = stringEnd(text, v);
+  if (close === -1) return null;
+  const document = decode(text.slice(v, close + 1));
+  const masked = document === undefined ? null : maskGraphqlArguments(document, names);
+  return masked === null ? null : { start: v, end: close + 1, literal: JSON.stringify(masked) };
+}
+
 function decode(literal: string): string | undefined {
   try {
     const v: unknown = JSON.parse(literal);
@@ -167,7 +188,18 @@ function maskJsonTextAt(text: string, names: NameMatcher, from: number, depth: n
     }
     let colon = close + 1;
     while (colon < n && isSpace(text.charCodeAt(colon))) colon++;
-    if (text.charCodeAt(colon) !== 58 /* : */ || !names.matches(memberName(text, open, close))) {
+    const name = text.charCodeAt(colon) === 58 /* : */ ? memberName(text, open, close) : undefined;
+    if (name === 'query') {
+      // GraphQL over HTTP's document: its inline arguments (mask-graphql.ts).
+      const masked = maskQueryMember(text, colon + 1, names);
+      if (masked !== null) {
+        (out ??= []).push(text.slice(copied, masked.start), masked.literal);
+        copied = masked.end;
+        open = text.indexOf('"', masked.end);
+        continue;
+      }
+    }
+    if (name === undefined || !names.matches(name)) {
       const masked = nested && text.charCodeAt(colon) !== 58 ? maskNested(text, open, close, names, depth) : null;
       if (masked !== null) {
         (out ??= []).push(text.slice(copied, open), masked);

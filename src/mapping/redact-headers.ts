@@ -4,7 +4,8 @@
 // normalization", so both shapes a header list takes in the wild are handled: an object of
 // name → value (CDP's Network.Headers; any value type is masked) and an array of `{name, value}`
 // entries (HAR and fetch-style lists). Names compare case-insensitively. URL-carrying headers get
-// URL redaction, because a Referer or Location repeats the signed URL the body masks elsewhere.
+// URL redaction, because a Referer, a Location or HTTP/2's `:path` repeats the signed URL the body
+// masks elsewhere.
 import type { JsonValue } from '../vocabulary/log-record.js';
 import { compileNameMatcher, type NameMatcher } from './name-matcher.js';
 import { REDACTED } from '../config/mapping-section.js';
@@ -12,7 +13,9 @@ import type { UrlRedactor } from './redact-url.js';
 import { setOwn } from './attributes.js';
 import { isJsonObject } from '../util/guards.js';
 
-const URL_HEADERS = compileNameMatcher(['referer', 'location', 'content-location', 'origin']);
+// `:path` is HTTP/2's (and HTTP/3's) request target, query included (RFC 9113 §8.3.1): Chromium
+// reports it among the headers it sent (Network.requestWillBeSentExtraInfo).
+const URL_HEADERS = compileNameMatcher(['referer', 'location', 'content-location', 'origin', ':path']);
 
 type JsonObject = { [key: string]: JsonValue };
 

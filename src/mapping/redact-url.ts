@@ -13,6 +13,8 @@ import { matchesFieldName, type NameMatcher } from './name-matcher.js';
 import { REDACTED } from '../config/mapping-section.js';
 import { ATTR } from './attributes.js';
 import { boundedMemo } from '../util/bounded-memo.js';
+import { maskJsonText } from './mask-json-text.js';
+import { maskGraphqlArguments } from './mask-graphql.js';
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
@@ -53,9 +55,18 @@ export function redactParams(text: string, params: NameMatcher): string | null {
           // A malformed escape: match on the raw name.
         }
       }
-      if (matchesFieldName(params, name) && text.slice(eq + 1, end) !== REDACTED) {
-        (out ??= []).push(text.slice(last, eq + 1), REDACTED);
-        last = end;
+      if (matchesFieldName(params, name)) {
+        if (text.slice(eq + 1, end) !== REDACTED) {
+          (out ??= []).push(text.slice(last, eq + 1), REDACTED);
+          last = end;
+        }
+      } else {
+        const value = text.slice(eq + 1, end);
+        const json = name === 'query' ? maskGraphqlValue(value, params) : maskJsonValue(value, params);
+        if (json !== null) {
+          (out ??= []).push(text.slice(last, eq + 1), json);
+          last = end;
+        }
       }
     }
     start = end + 1;
@@ -63,6 +74,40 @@ export function redactParams(text: string, params: NameMatcher): string | null {
   if (out === null) return null;
   out.push(text.slice(last));
   return out.join('');
+}
+
+/**
+ * A parameter value that is a JSON object or array (`variables={"token":…}`: a GraphQL GET's
+ * variables, as Apollo's persisted queries send them), raw or percent-encoded, with its
+ * secret-named members masked and encoded again; null when it is no JSON or has nothing to mask,
+ * so the URL keeps its bytes.
+ */
+function maskJsonValue(value: string, names: NameMatcher): string | null {
+  const c = value.charCodeAt(0);
+  const encoded = c === 37 /* % */ && /^%(?:7b|5b)/i.test(value);
+  if (!encoded && c !== 123 /* { */ && c !== 91 /* [ */) return null;
+  let json = value;
+  if (encoded || value.includes('%')) {
+    try {
+      json = decodeURIComponent(value);
+    } catch {
+      return null;
+    }
+  }
+  const masked = maskJsonText(json, names);
+  return masked === null ? null : encodeURIComponent(masked);
+}
+
+/** A GraphQL GET's `query` parameter with its inline arguments masked (mask-graphql.ts), encoded again; null when none is. */
+function maskGraphqlValue(value: string, names: NameMatcher): string | null {
+  let document: string;
+  try {
+    document = decodeURIComponent(value.replaceAll('+', ' '));
+  } catch {
+    return null;
+  }
+  const masked = maskGraphqlArguments(document, names);
+  return masked === null ? null : encodeURIComponent(masked);
 }
 
 /**

@@ -41,6 +41,8 @@ export const LABEL_VALUES = {
     'api_call_code',
     'typed_key',
     'source_metadata',
+    'jwt',
+    'console_text',
   ] satisfies RedactionKind[],
   reloadOutcome: ['applied', 'rejected'],
   leaseOutcome: ['success', 'failure'],

@@ -16,7 +16,15 @@ export type OversizeAction = 'strings_truncated' | 'body_cut' | 'attributes_cut'
 
 /** What kind of value redaction masked. */
 export type RedactionKind =
-  'header' | 'url' | 'post_data' | 'response_body' | 'api_call_code' | 'typed_key' | 'source_metadata';
+  | 'header'
+  | 'url'
+  | 'post_data'
+  | 'response_body'
+  | 'api_call_code'
+  | 'typed_key'
+  | 'source_metadata'
+  | 'jwt'
+  | 'console_text';
 
 /** Why the service's numbering was taken as a new epoch (stream/sequencer.ts). */
 export type EpochReason = 'source_changed' | 'seq_backwards' | 'resume_ignored';

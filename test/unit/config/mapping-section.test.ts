@@ -48,6 +48,7 @@ describe('parseMappingOptions', () => {
           drop_api_call_code: true,
           mask_typed_keys: false,
           mask_body_secrets: false,
+          mask_jwts: false,
         },
         screenshots: { policy: 'directory', directory: '/tmp/shots', max_record_bytes: 2097152 },
         filters: {
@@ -72,6 +73,7 @@ describe('parseMappingOptions', () => {
         dropApiCallCode: true,
         maskTypedKeys: false,
         maskBodySecrets: false,
+        maskJwts: false,
       },
       screenshots: { policy: 'directory', directory: '/tmp/shots', maxRecordBytes: 2097152 },
       filters: {

@@ -221,21 +221,41 @@ describe('bracketed field names', () => {
 });
 
 describe('headers named like API keys', () => {
-  it.each(['X-Auth-Key', 'Ocp-Apim-Subscription-Key', 'x-functions-key', 'Authentication', 'Cf-Access-Jwt-Assertion'])(
-    '%s',
-    (name) => {
-      const env = envelopeOf('network_request', 'network', {
-        url: 'https://api.example/',
-        headers: { [name]: 'SECRET-H', accept: 'application/json' },
-      });
-      const record = mapper.map(env, CTX, 1)!;
-      expect(record.body).toMatchObject({ headers: { [name]: 'REDACTED', accept: 'application/json' } });
-      expect(JSON.stringify(record)).not.toMatch(/SECRET-/);
-    },
-  );
+  it.each([
+    'X-Auth-Key',
+    'Ocp-Apim-Subscription-Key',
+    'x-functions-key',
+    'Authentication',
+    'Cf-Access-Jwt-Assertion',
+    // Authorization under a prefix: APIs behind a gateway that keeps Authorization for itself.
+    'X-Authorization',
+    'X-Forwarded-Authorization',
+  ])('%s', (name) => {
+    const env = envelopeOf('network_request', 'network', {
+      url: 'https://api.example/',
+      headers: { [name]: 'SECRET-H', accept: 'application/json' },
+    });
+    const record = mapper.map(env, CTX, 1)!;
+    expect(record.body).toMatchObject({ headers: { [name]: 'REDACTED', accept: 'application/json' } });
+    expect(JSON.stringify(record)).not.toMatch(/SECRET-/);
+  });
+
+  it("HTTP/2's :path gets URL redaction, as Referer does", () => {
+    const headers = { ':path': '/api?tokenizer=bpe&access_token=SECRET-P', ':authority': 'api.example' };
+    const env = envelopeOf('network_request', 'network', { url: 'https://api.example/api', headers });
+    expect(mapper.map(env, CTX, 1)!.body).toMatchObject({
+      headers: { ':path': '/api?tokenizer=bpe&access_token=REDACTED', ':authority': 'api.example' },
+    });
+  });
 
   it('headers that only resemble them stay readable', () => {
-    const headers = { 'content-type': 'text/html', 'www-authenticate': 'Bearer realm="x"', 'x-request-id': 'r1' };
+    const headers = {
+      'content-type': 'text/html',
+      'www-authenticate': 'Bearer realm="x"',
+      'x-request-id': 'r1',
+      'x-token-count': '42',
+      'x-authorization-mode': 'oauth',
+    };
     const env = envelopeOf('network_response', 'network', { url: 'https://api.example/', status: 401, headers });
     expect(mapper.map(env, CTX, 1)!.body).toMatchObject({ headers });
   });

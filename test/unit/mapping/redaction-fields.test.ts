@@ -35,6 +35,21 @@ describe('URLs: hash-routed queries, nested URLs, path parameters', () => {
     // A data: URL's media-type parameters are no secrets, its payload is not touched.
     ['data:text/plain;charset=utf-8,token=abc', 'data:text/plain;charset=utf-8,token=abc'],
     ['data:image/png;base64,iVBORw0KGgo/AAAA+bb==', 'data:image/png;base64,iVBORw0KGgo/AAAA+bb=='],
+    // JSON in a parameter (a GraphQL GET's variables, Apollo's persisted queries): its secret-named
+    // members are masked and the value encoded again; without one it stays byte for byte.
+    [
+      `https://a.example/graphql?query=q&variables=${encodeURIComponent('{"input":{"password":"pw"},"first":10}')}&x=1`,
+      `https://a.example/graphql?query=q&variables=${encodeURIComponent('{"input":{"password":"REDACTED"},"first":10}')}&x=1`,
+    ],
+    [
+      'https://a.example/graphql?variables={"token":"t","id":7}',
+      `https://a.example/graphql?variables=${encodeURIComponent('{"token":"REDACTED","id":7}')}`,
+    ],
+    [
+      'https://a.example/graphql?variables=%7B%22first%22%3A10%7D',
+      'https://a.example/graphql?variables=%7B%22first%22%3A10%7D',
+    ],
+    ['https://a.example/s?q=%7Bnot%20json%7D', 'https://a.example/s?q=%7Bnot%20json%7D'],
   ])('%s', (input, output) => expect(urls.redact(input)).toBe(output));
 
   it('unchanged URLs come back as the very same string', () => {

@@ -1,0 +1,58 @@
+// GraphQL documents with their arguments inline (mask-graphql.ts): in a POST body's `query` member
+// and a GET's `query` parameter, a string argument named like a secret is masked, the rest of the
+// document kept. Variables are JSON and masked as bodies are (redaction-fields.test.ts for GET).
+import { describe, expect, it } from 'vitest';
+import { defaultMappingOptions } from '../../../src/config/mapping-section.js';
+import { maskGraphqlArguments } from '../../../src/mapping/mask-graphql.js';
+import { createMapper } from '../../../src/mapping/mapper.js';
+import { compileNameMatcher } from '../../../src/mapping/name-matcher.js';
+import { CTX, envelopeOf } from './helpers.js';
+
+const d = defaultMappingOptions.redaction;
+const names = compileNameMatcher([...d.headers, ...d.queryParams]);
+const mapper = createMapper(defaultMappingOptions);
+
+describe('maskGraphqlArguments', () => {
+  it.each<[string, string | null]>([
+    [
+      'mutation { login(user: "alice", password: "pw") { ok } }',
+      'mutation { login(user: "alice", password: "REDACTED") { ok } }',
+    ],
+    [
+      'mutation{refresh(input:{refreshToken:"r\\"t", n: 1}){ok}}',
+      'mutation{refresh(input:{refreshToken:"REDACTED", n: 1}){ok}}',
+    ],
+    ['query { me(apiKey : "k") { id } }', 'query { me(apiKey : "REDACTED") { id } }'],
+    ['query { search(text: "password: x", tokenizer: "bpe") { id } }', null],
+    ['mutation { login(password: $password) { ok } }', null],
+    ['query { me { id } }', null],
+  ])('%s', (doc, expected) => expect(maskGraphqlArguments(doc, names)).toBe(expected));
+});
+
+describe('in records', () => {
+  it('a POST body, other members and layout kept', () => {
+    const post = JSON.stringify(
+      { query: 'mutation { login(user: "alice", password: "SECRET-1") { ok } }', op: 'L' },
+      null,
+      1,
+    );
+    const record = mapper.map(
+      envelopeOf('network_request', 'network', { url: 'https://a.example/graphql', method: 'POST', post_data: post }),
+      CTX,
+      1,
+    )!;
+    expect((record.body as { post_data: string }).post_data).toBe(
+      JSON.stringify({ query: 'mutation { login(user: "alice", password: "REDACTED") { ok } }', op: 'L' }, null, 1),
+    );
+  });
+
+  it("a GET's query parameter", () => {
+    const q = (s: string): string => `https://a.example/graphql?query=${encodeURIComponent(s)}&op=L`;
+    const record = mapper.map(
+      envelopeOf('network_request', 'network', { url: q('{ me(token: "SECRET-2") { id } }'), method: 'GET' }),
+      CTX,
+      1,
+    )!;
+    expect(record.attributes['url.full']).toBe(q('{ me(token: "REDACTED") { id } }'));
+  });
+});
