@@ -14,6 +14,9 @@ const START = 'eyJ';
  */
 const MIN_HEADER = 16;
 
+/** No JWT is shorter: a header of MIN_HEADER characters and two dots. Shorter strings are not searched. */
+export const MIN_JWT_CHARS = MIN_HEADER + 2;
+
 /** `[A-Za-z0-9_-]`: the base64url alphabet (RFC 4648 §5), without padding (RFC 7515 §2). */
 function isB64url(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45;

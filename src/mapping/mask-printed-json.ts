@@ -34,7 +34,8 @@ export function maskPrintedJson(data: JsonObject, names: NameMatcher): JsonObjec
   if (Array.isArray(args)) {
     let list: JsonValue[] | undefined;
     for (let i = 0; i < args.length; i++) {
-      const next = maskOne(args[i] as JsonValue, names);
+      // A console event repeats its text as its first argument: scanned once.
+      const next = args[i] === text && maskedText !== undefined ? maskedText : maskOne(args[i] as JsonValue, names);
       if (next !== args[i]) (list ??= args.slice())[i] = next;
     }
     if (list !== undefined) setOwn((out ??= { ...data }), 'args', list);
