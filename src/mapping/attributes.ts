@@ -9,7 +9,7 @@ import { REDACTED as MASK } from '../config/mapping-section.js';
 import { isRecord } from '../util/guards.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { redactUrlsInText } from './redact-free-text.js';
-import { maskJwts, MIN_JWT_CHARS } from './mask-jwts.js';
+import { maskJwts } from './mask-jwts.js';
 
 /** What masks `event.source`: secret-named keys (the header list) and URLs in values (the URL redactor). */
 export interface SourceMasks {
@@ -193,7 +193,7 @@ export function maskSourceScalar<T extends string | number | boolean>(
 /** A source string with its URLs and JWTs masked. */
 function maskSourceString(key: string, value: string, m: SourceMasks): string {
   const out = m.urls === undefined ? value : maskSourceUrls(key, value, m.urls);
-  return m.jwts === true && out.length >= MIN_JWT_CHARS && out.includes('eyJ') ? maskJwts(out) : out;
+  return m.jwts === true ? maskJwts(out) : out;
 }
 
 /** A source string with its URLs masked: the whole value under a URL-named key or shaped like a URL, else URLs in its text. */

@@ -11,7 +11,7 @@ import type { NameMatcher } from './name-matcher.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { maskBodySecrets } from './body-secrets.js';
 import { redactUrlsInText } from './redact-free-text.js';
-import { maskJwts, MIN_JWT_CHARS } from './mask-jwts.js';
+import { maskJwts } from './mask-jwts.js';
 import { maskPrintedJson } from './mask-printed-json.js';
 import { URL_MEMO_CHARS } from './redact-url.js';
 import { boundedMemo } from '../util/bounded-memo.js';
@@ -129,9 +129,7 @@ export function createBodyTransformer(
   function maskOne(value: JsonValue, key: string, state: WalkState): JsonValue {
     if (typeof value === 'string') {
       const masked = urls === undefined ? value : maskUrls(value, key, urls, state);
-      // Most strings are ids and names too short to hold one; for the rest one native search
-      // settles nearly every string: every JWT begins with `eyJ`.
-      if (!jwts || masked.length < MIN_JWT_CHARS || !masked.includes('eyJ')) return masked;
+      if (!jwts) return masked;
       const out = maskJwts(masked);
       if (out !== masked) state.jwtsRedacted = true;
       return out;

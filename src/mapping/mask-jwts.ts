@@ -15,7 +15,26 @@ const START = 'eyJ';
 const MIN_HEADER = 16;
 
 /** No JWT is shorter: a header of MIN_HEADER characters and two dots. Shorter strings are not searched. */
-export const MIN_JWT_CHARS = MIN_HEADER + 2;
+const MIN_JWT_CHARS = MIN_HEADER + 2;
+
+const isHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/**
+ * Whether a token may start at `at`: no base64url character before it (it would be the middle of
+ * a longer word), unless that character ends an escape, whose letters are not the text's: a
+ * percent-escape (`%2Freset%2F<jwt>`, `Bearer%20<jwt>` in a URL) or a JSON one (`line\n<jwt>`).
+ */
+function startsToken(text: string, at: number): boolean {
+  if (at === 0 || !isB64url(text.charCodeAt(at - 1))) return true;
+  if (
+    at >= 3 &&
+    text.charCodeAt(at - 3) === 37 /* % */ &&
+    isHex(text.charCodeAt(at - 2)) &&
+    isHex(text.charCodeAt(at - 1))
+  )
+    return true;
+  return at >= 2 && text.charCodeAt(at - 2) === 92; /* \ */
+}
 
 /** `[A-Za-z0-9_-]`: the base64url alphabet (RFC 4648 §5), without padding (RFC 7515 §2). */
 function isB64url(c: number): boolean {
@@ -29,13 +48,16 @@ function isB64url(c: number): boolean {
  * least two dots; a dot that ends a sentence after it is kept.
  */
 export function maskJwts(text: string): string {
+  // Most strings are ids and names too short to hold one; for the rest one native search settles
+  // nearly every string.
+  if (text.length < MIN_JWT_CHARS) return text;
   let at = text.indexOf(START);
   if (at === -1) return text;
   let out: string[] | null = null;
   let copied = 0;
   while (at !== -1) {
     let end = at + START.length;
-    if (at > 0 && isB64url(text.charCodeAt(at - 1))) {
+    if (!startsToken(text, at)) {
       at = text.indexOf(START, end);
       continue;
     }

@@ -29,6 +29,11 @@ describe('maskJwts', () => {
     ['quoted in JSON text', `{"tokens":{"access":"${JWT}","n":1}}`, '{"tokens":{"access":"REDACTED","n":1}}'],
     ['two of them', `${JWT} ${JWT}`, 'REDACTED REDACTED'],
     ['an alg none token (no signature)', `t=${JWT.slice(0, JWT.lastIndexOf('.') + 1)}&x=1`, 't=REDACTED&x=1'],
+    // After an escape whose last letter is base64url: a hex digit of %2F, %20, %3D; a JSON \n.
+    ['after a percent-escaped slash', `next=%2Freset%2F${JWT}&a=1`, 'next=%2Freset%2FREDACTED&a=1'],
+    ['after a percent-escaped space', `Bearer%20${JWT}`, 'Bearer%20REDACTED'],
+    ['after a percent-escaped =', `%3Ftoken%3D${JWT}`, '%3Ftoken%3DREDACTED'],
+    ['after a JSON escape', `"line\\n${JWT}"`, '"line\\nREDACTED"'],
   ])('%s', (_, text, expected) => expect(maskJwts(text)).toBe(expected));
 
   it.each<[string, string]>([
