@@ -22,9 +22,20 @@ export function sessionIdProblem(id: string): string | undefined {
   if (id.length === 0) return 'it is empty';
   if (id.length > 128) return `it is longer than 128 characters (${id.length})`;
   if (DOTS_RE.test(id)) return 'it is dots only, which a URL reads as a path step';
-  const bad = /[^A-Za-z0-9._~-]/.exec(id)![0];
-  const code = bad.charCodeAt(0);
-  return `it contains ${code < 0x20 || (code >= 0x7f && code <= 0x9f) ? 'a control character' : `"${bad}"`} (ids are letters, digits, ".", "_", "~" and "-")`;
+  const at = /[^A-Za-z0-9._~-]/.exec(id)!.index;
+  return `it contains ${characterName(id, at)} (ids are letters, digits, ".", "_", "~" and "-")`;
+}
+
+/**
+ * The character of `text` at `at` as a problem names it: quoted when it is printable ASCII, else by
+ * its code point (U+202E), so that no control, bidirectional override or half of a pair reaches a
+ * log line or a terminal through the words that refuse it.
+ */
+function characterName(text: string, at: number): string {
+  const cp = text.codePointAt(at)!;
+  if (cp >= 0x20 && cp < 0x7f) return `"${String.fromCodePoint(cp)}"`;
+  const hex = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+  return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ? `a control character (${hex})` : hex;
 }
 
 /** The longest pool id or name the bridge asks the service for. */
@@ -42,10 +53,8 @@ export function poolRefProblem(ref: string): string | undefined {
   if (ref.length === 0) return 'it is empty';
   if (ref.length > MAX_POOL_REF) return `it is longer than ${MAX_POOL_REF} characters (${ref.length})`;
   if (DOTS_RE.test(ref)) return 'it is dots only, which a URL reads as a path step';
-  const bad = UNREQUESTABLE.exec(ref)?.[0];
-  if (bad !== undefined)
-    return `it contains ${bad.charCodeAt(0) < 0x20 || bad.charCodeAt(0) >= 0x7f ? 'a control character' : `"${bad}"`}`;
-  return undefined;
+  const bad = UNREQUESTABLE.exec(ref);
+  return bad === null ? undefined : `it contains ${characterName(ref, bad.index)}`;
 }
 
 /** A pool id or name that can be requested (poolRefProblem). */

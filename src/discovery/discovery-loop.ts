@@ -258,9 +258,12 @@ export class DiscoveryLoop {
    * ids is said again rather than grow it).
    */
   private refuse(r: RefusedListing): void {
-    if (this.refusedIds.has(r.id)) return;
+    // Kept by a bounded excerpt: a hostile list's ids may be megabytes each (two that share it are
+    // said once between them, which costs a log line, not a session).
+    const key = r.id.length > 256 ? `${r.id.slice(0, 256)}…${r.id.length}` : r.id;
+    if (this.refusedIds.has(key)) return;
     if (this.refusedIds.size >= REFUSED_KEPT) this.refusedIds.clear();
-    this.refusedIds.add(r.id);
+    this.refusedIds.add(key);
     this.d.emit({ f: 'listed_session_refused', problem: r.problem });
   }
 

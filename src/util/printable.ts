@@ -17,7 +17,9 @@ export function printable(text: string): string {
  * cut after `max` characters with the full length said, so a hostile value cannot flood the line.
  */
 export function quotedExcerpt(text: string, max = 64): string {
-  const cut = text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+  // Never between the halves of a pair (an emoji at the cut would leave a lone surrogate).
+  const end = max > 0 && text.length > max && /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
+  const cut = text.length > max ? `${text.slice(0, end)}… (${text.length} characters)` : text;
   return `"${printable(cut)}"`;
 }
 

@@ -76,7 +76,7 @@ describe('a pool reference from the session list that cannot be requested', () =
     );
     // Printable and cut: the escape character is not passed on, the long name not written whole.
     expect(error('ctl')).toBe(
-      `pool id "\ufffd[31mred" cannot be requested: it contains a control character; pool name "${'p'.repeat(64)}… (300 characters)" cannot be requested: it is longer than 256 characters (300); its records go without pool attributes`,
+      `pool id "\ufffd[31mred" cannot be requested: it contains a control character (U+001B); pool name "${'p'.repeat(64)}… (300 characters)" cannot be requested: it is longer than 256 characters (300); its records go without pool attributes`,
     );
 
     const warned = lines.filter((l) => String(l.msg).startsWith('discovered session'));

@@ -292,13 +292,13 @@ describe('pool resolver', () => {
       {
         ref: 'x\u001b]0;title\u0007',
         state: 'error',
-        lastError: { code: 'invalid_reference', message: 'cannot be requested: it contains a control character' },
+        lastError: { code: 'invalid_reference', message: 'cannot be requested: it contains a control character (U+001B)' },
       },
     ]);
     const refused = lines.filter((l) => l.msg.includes('cannot be requested'));
     expect(refused.map((l) => l.msg)).toEqual([
       'pool ".." cannot be requested (it is dots only, which a URL reads as a path step): never looked up; delivery continues without pool attributes',
-      'pool "x\ufffd]0;title\ufffd" cannot be requested (it contains a control character): never looked up; delivery continues without pool attributes',
+      'pool "x\ufffd]0;title\ufffd" cannot be requested (it contains a control character (U+001B)): never looked up; delivery continues without pool attributes',
     ]);
     expect(lines.some((l) => l.code === 'network_error')).toBe(false);
   });

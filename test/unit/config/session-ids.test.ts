@@ -7,6 +7,7 @@ import {
   parseSessionList,
   parseSessionSpec,
   poolRefProblem,
+  sessionIdProblem,
   validPoolRef,
   validSessionId,
 } from '../../../src/config/sessions.js';
@@ -54,13 +55,22 @@ describe('a pool reference must be one a request can ask for (GET /browser_pools
     ['a\\b', 'it contains "\\"'],
     ['a?b=1', 'it contains "?"'],
     ['a#b', 'it contains "#"'],
-    ['a\nb', 'it contains a control character'],
-    ['\u001b[31m', 'it contains a control character'],
-    ['a\u0085b', 'it contains a control character'],
+    ['a\nb', 'it contains a control character (U+000A)'],
+    ['\u001b[31m', 'it contains a control character (U+001B)'],
+    ['a\u0085b', 'it contains a control character (U+0085)'],
   ])('%j → %s', (ref, problem) => {
     expect(poolRefProblem(ref)).toBe(problem);
     expect(validPoolRef(ref)).toBe(problem === undefined);
   });
+  it('a session id with a character no request can carry names it by code point, never as itself', () => {
+    // A bidirectional override or half of a pair quoted raw would reach the log line that refuses it.
+    expect(sessionIdProblem('abc\u202edef')).toBe(
+      'it contains U+202E (ids are letters, digits, ".", "_", "~" and "-")',
+    );
+    expect(sessionIdProblem('a\u{1F600}')).toBe('it contains U+1F600 (ids are letters, digits, ".", "_", "~" and "-")');
+    expect(sessionIdProblem('a b')).toBe('it contains " " (ids are letters, digits, ".", "_", "~" and "-")');
+  });
+
   it('the configuration and the control API refuse it with the reason', () => {
     expect(() => parseSessionSpec({ id: 'ok', pool: 'a/b' }, 'sessions[0]')).toThrow(
       /sessions\[0\]\.pool: .*it contains "\/"/,

@@ -121,7 +121,7 @@ describe('a page of the session list', () => {
     const refused = parseListedSession(item('s', { pool: { id: '..', name: '\u001b[2J' } }));
     expect(refused?.pool).toBeUndefined();
     expect(refused?.poolProblem).toBe(
-      'pool id ".." cannot be requested: it is dots only, which a URL reads as a path step; pool name "\ufffd[2J" cannot be requested: it contains a control character; its records go without pool attributes',
+      'pool id ".." cannot be requested: it is dots only, which a URL reads as a path step; pool name "\ufffd[2J" cannot be requested: it contains a control character (U+001B); its records go without pool attributes',
     );
   });
 });
