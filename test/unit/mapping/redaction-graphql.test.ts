@@ -26,6 +26,21 @@ describe('maskGraphqlArguments', () => {
     ['query { search(text: "password: x", tokenizer: "bpe") { id } }', null],
     ['mutation { login(password: $password) { ok } }', null],
     ['query { me { id } }', null],
+    // Block strings (§2.9.4), with their escaped triple quote, and one the cut ends inside.
+    [
+      'mutation { login(user: "a", password: """hunter2""") { ok } }',
+      'mutation { login(user: "a", password: "REDACTED") { ok } }',
+    ],
+    [
+      'mutation { login(password: """a\\"""b""", x: "y") { ok } }',
+      'mutation { login(password: "REDACTED", x: "y") { ok } }',
+    ],
+    ['mutation { login(password: """hunter', 'mutation { login(password: "REDACTED"'],
+    ['mutation { login(password: "hunter', 'mutation { login(password: "REDACTED"'],
+    // Only a document is read: prose in a search API's `query` names no arguments.
+    ['author: "bob" secret: "plans"', null],
+    ['# c\n, { me(token: "t") { id } }', '# c\n, { me(token: "REDACTED") { id } }'],
+    ['queryX(token: "t")', null],
   ])('%s', (doc, expected) => expect(maskGraphqlArguments(doc, names)).toBe(expected));
 
   // A run of name characters before `":` was tried from each of its positions: 200,000 of them
