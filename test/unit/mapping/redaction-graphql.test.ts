@@ -85,6 +85,25 @@ describe('in records', () => {
     );
   });
 
+  it.each([
+    // The service's cut ends inside the document: masked as far as it goes.
+    [
+      '{"query":"mutation { login(password: \\"SECRET\\") { ok } xxx...[truncated]',
+      '{"query":"mutation { login(password: \\"REDACTED\\") { ok } xxx...[truncated]',
+    ],
+    [
+      '{"query":"mutation { login(password: \\"SECR...[truncated]',
+      '{"query":"mutation { login(password: \\"REDACTED\\"...[truncated]',
+    ],
+  ])('a POST body cut inside its query: %s', (post, expected) => {
+    const record = mapper.map(
+      envelopeOf('network_request', 'network', { url: 'https://a.example/graphql', method: 'POST', post_data: post }),
+      CTX,
+      1,
+    )!;
+    expect((record.body as { post_data: string }).post_data).toBe(expected);
+  });
+
   it("a GET's query parameter", () => {
     const q = (s: string): string => `https://a.example/graphql?query=${encodeURIComponent(s)}&op=L`;
     const record = mapper.map(
