@@ -118,14 +118,7 @@ function holdsJson(text: string, open: number): boolean {
  */
 function maskNested(text: string, open: number, close: number, names: NameMatcher, depth: number): string | null {
   const literal = close === -1 ? text.slice(open) : text.slice(open, close + 1);
-  let inner: string | undefined;
-  if (close !== -1) inner = decode(literal);
-  else {
-    // Cut inside: drop what may be half an escape (`\`, `\u00`) until the rest decodes.
-    for (let drop = 0; drop <= 6 && inner === undefined && drop < literal.length; drop++) {
-      inner = decode(literal.slice(0, literal.length - drop) + '"');
-    }
-  }
+  const inner = close === -1 ? decodeCut(literal) : decode(literal);
   if (inner === undefined) return null;
   const masked = maskJsonTextAt(inner, names, 0, depth + 1);
   if (masked === null) return null;
@@ -135,8 +128,8 @@ function maskNested(text: string, open: number, close: number, names: NameMatche
 
 /**
  * The string value after `from` (past white space) of a `query` member, decoded, its GraphQL
- * arguments masked and encoded again, with where it starts and ends; null when it is no complete
- * string or has nothing to mask.
+ * arguments masked and encoded again, with where it starts and ends; null when it is no string or
+ * has nothing to mask. A string the cut ends inside is decoded as far as it goes (as maskNested).
  */
 function maskQueryMember(
   text: string,
@@ -147,10 +140,22 @@ function maskQueryMember(
   while (v < text.length && isSpace(text.charCodeAt(v))) v++;
   if (text.charCodeAt(v) !== 34 /* " */) return null;
   const close = stringEnd(text, v);
-  if (close === -1) return null;
-  const document = decode(text.slice(v, close + 1));
+  const document = close === -1 ? decodeCut(text.slice(v)) : decode(text.slice(v, close + 1));
   const masked = document === undefined ? null : maskGraphqlArguments(document, names);
-  return masked === null ? null : { start: v, end: close + 1, literal: JSON.stringify(masked) };
+  if (masked === null) return null;
+  const literal = JSON.stringify(masked);
+  return close === -1
+    ? { start: v, end: text.length, literal: literal.slice(0, -1) }
+    : { start: v, end: close + 1, literal };
+}
+
+/** A string literal the cut ends inside, decoded: what may be half an escape (`\`, `\u00`) dropped until the rest decodes. */
+function decodeCut(literal: string): string | undefined {
+  let inner: string | undefined;
+  for (let drop = 0; drop <= 6 && inner === undefined && drop < literal.length; drop++) {
+    inner = decode(literal.slice(0, literal.length - drop) + '"');
+  }
+  return inner;
 }
 
 function decode(literal: string): string | undefined {

@@ -62,7 +62,9 @@ export function redactParams(text: string, params: NameMatcher): string | null {
         }
       } else {
         const value = text.slice(eq + 1, end);
-        const json = name === 'query' ? maskGraphqlValue(value, params) : maskJsonValue(value, params);
+        // JSON first for every parameter (a `query` may hold JSON too), then a `query`'s GraphQL.
+        let json = maskJsonParam(value, params);
+        if (name === 'query') json = maskGraphqlParam(json ?? value, params) ?? json;
         if (json !== null) {
           (out ??= []).push(text.slice(last, eq + 1), json);
           last = end;
@@ -76,39 +78,60 @@ export function redactParams(text: string, params: NameMatcher): string | null {
   return out.join('');
 }
 
-/**
- * A parameter value that is a JSON object or array (`variables={"token":…}`: a GraphQL GET's
- * variables, as Apollo's persisted queries send them), raw or percent-encoded, with its
- * secret-named members masked and encoded again; null when it is no JSON or has nothing to mask,
- * so the URL keeps its bytes.
- */
-function maskJsonValue(value: string, names: NameMatcher): string | null {
+/** A JSON parameter value (`variables={"token":…}`, Apollo's persisted queries) with its secret-named members masked. */
+function maskJsonParam(value: string, names: NameMatcher): string | null {
   const c = value.charCodeAt(0);
   const encoded = c === 37 /* % */ && /^%(?:7b|5b)/i.test(value);
   if (!encoded && c !== 123 /* { */ && c !== 91 /* [ */) return null;
-  let json = value;
-  if (encoded || value.includes('%')) {
-    try {
-      json = decodeURIComponent(value);
-    } catch {
-      return null;
-    }
-  }
-  const masked = maskJsonText(json, names);
-  return masked === null ? null : encodeURIComponent(masked);
+  return maskDecoded(value, false, (json) => maskJsonText(json, names));
 }
 
-/** A GraphQL GET's `query` parameter with its inline arguments masked (mask-graphql.ts), encoded again; null when none is. */
-function maskGraphqlValue(value: string, names: NameMatcher): string | null {
-  let document: string;
-  try {
-    document = decodeURIComponent(value.replaceAll('+', ' '));
-  } catch {
-    return null;
-  }
-  const masked = maskGraphqlArguments(document, names);
-  return masked === null ? null : encodeURIComponent(masked);
+/** A GraphQL GET's `query` parameter with its inline arguments masked (mask-graphql.ts). */
+const maskGraphqlParam = (value: string, names: NameMatcher): string | null =>
+  maskDecoded(value, true, (document) => maskGraphqlArguments(document, names));
+
+/**
+ * `mask` applied to a parameter value percent-decoded (`+` as a space when `plus`), its result
+ * encoded again; null when it masked nothing, so the URL keeps its bytes. Decoding never gives up:
+ * one bad escape (`%FF`) must not keep the secrets beside it, and a lone surrogate is made a
+ * U+FFFD before encoding, where it would throw.
+ */
+function maskDecoded(value: string, plus: boolean, mask: (text: string) => string | null): string | null {
+  const raw = plus ? value.replaceAll('+', ' ') : value;
+  const masked = mask(raw.includes('%') ? percentDecode(raw) : raw);
+  return masked === null ? null : encodeURIComponent(wellFormed(masked));
 }
+
+const utf8 = new TextDecoder('utf-8');
+const utf8Encoder = new TextEncoder();
+
+/** `text` percent-decoded as UTF-8, leniently: a malformed escape stays as written, a bad byte sequence becomes U+FFFD. */
+export function percentDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // Fall through to the byte-wise decoding below (rare: only malformed input gets here).
+  }
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 37 /* % */ && /^[0-9A-Fa-f]{2}$/.test(text.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else if (c < 0x80) bytes.push(c);
+    else {
+      const cp = text.codePointAt(i)!;
+      const ch = String.fromCodePoint(cp);
+      for (const b of utf8Encoder.encode(ch)) bytes.push(b);
+      i += ch.length - 1;
+    }
+  }
+  return utf8.decode(new Uint8Array(bytes));
+}
+
+/** `text` with each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, ES2024). */
+const wellFormed = (text: string): string =>
+  text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
 /**
  * Masks matching path parameters (RFC 3986 §3.3 `;name=value`, e.g. `/cart;jsessionid=…/item`) in

@@ -50,6 +50,32 @@ describe('URLs: hash-routed queries, nested URLs, path parameters', () => {
       'https://a.example/graphql?variables=%7B%22first%22%3A10%7D',
     ],
     ['https://a.example/s?q=%7Bnot%20json%7D', 'https://a.example/s?q=%7Bnot%20json%7D'],
+    // A `query` parameter holding JSON, not GraphQL: masked as JSON.
+    [
+      'https://api.example/search?query=%7B%22token%22%3A%22SECRET%22%7D',
+      `https://api.example/search?query=${encodeURIComponent('{"token":"REDACTED"}')}`,
+    ],
+    // One bad escape or a lone surrogate beside the secret: decoded leniently, masked all the same.
+    [
+      'https://a.example/graphql?variables=%7B%22token%22%3A%22SECRET%22%2C%22q%22%3A%22%FF%22%7D',
+      `https://a.example/graphql?variables=${encodeURIComponent('{"token":"REDACTED","q":"\uFFFD"}')}`,
+    ],
+    [
+      'https://a.example/graphql?variables=%7B%22token%22%3A%22SECRET%22%2C%22q%22%3A%22%E0%A4%A%22%7D',
+      `https://a.example/graphql?variables=${encodeURIComponent('{"token":"REDACTED","q":"\uFFFD%A"}')}`,
+    ],
+    [
+      'https://a.example/graphql?variables={"token":"SECRET","q":"\ud800"}',
+      `https://a.example/graphql?variables=${encodeURIComponent('{"token":"REDACTED","q":"\uFFFD"}')}`,
+    ],
+    [
+      'https://a.example/graphql?query=mutation{login(password:"SECRET",x:"\ud800")}',
+      `https://a.example/graphql?query=${encodeURIComponent('mutation{login(password:"REDACTED",x:"\uFFFD")}')}`,
+    ],
+    [
+      'https://a.example/graphql?query=mutation%7Blogin(password%3A%22SECRET%22%2Cx%3A%22%FF%22)%7D',
+      `https://a.example/graphql?query=${encodeURIComponent('mutation{login(password:"REDACTED",x:"\uFFFD")}')}`,
+    ],
   ])('%s', (input, output) => expect(urls.redact(input)).toBe(output));
 
   it('unchanged URLs come back as the very same string', () => {

@@ -26,7 +26,46 @@ describe('maskGraphqlArguments', () => {
     ['query { search(text: "password: x", tokenizer: "bpe") { id } }', null],
     ['mutation { login(password: $password) { ok } }', null],
     ['query { me { id } }', null],
+    // Block strings (§2.9.4), with their escaped triple quote, and one the cut ends inside.
+    [
+      'mutation { login(user: "a", password: """hunter2""") { ok } }',
+      'mutation { login(user: "a", password: "REDACTED") { ok } }',
+    ],
+    [
+      'mutation { login(password: """a\\"""b""", x: "y") { ok } }',
+      'mutation { login(password: "REDACTED", x: "y") { ok } }',
+    ],
+    ['mutation { login(password: """hunter', 'mutation { login(password: "REDACTED"'],
+    ['mutation { login(password: "hunter', 'mutation { login(password: "REDACTED"'],
+    // Only a document is read: prose in a search API's `query` names no arguments.
+    ['author: "bob" secret: "plans"', null],
+    ['# c\n, { me(token: "t") { id } }', '# c\n, { me(token: "REDACTED") { id } }'],
+    ['queryX(token: "t")', null],
   ])('%s', (doc, expected) => expect(maskGraphqlArguments(doc, names)).toBe(expected));
+
+  // A run of name characters before `":` was tried from each of its positions: 200,000 of them
+  // took over 60 s, past the test timeout; read once, it is a few milliseconds.
+  const RUN = 'a'.repeat(200_000);
+  it('a long run of name characters is read once (no quadratic retry)', () => {
+    expect(maskGraphqlArguments(`{ ${RUN}": x, password: "pw" }`, names)).toBe(`{ ${RUN}": x, password: "REDACTED" }`);
+  });
+
+  it('the same run in a POST body and a URL maps (the event loop is not frozen)', () => {
+    // The records are cut to the size limit: the masked argument comes first, the run after it.
+    const post = `{"query":"{ me(token: \\"SECRET\\") { ${RUN}\\":\\"x\\" } }"}`;
+    const body = mapper.map(
+      envelopeOf('network_request', 'network', { url: 'https://a.example/graphql', method: 'POST', post_data: post }),
+      CTX,
+      1,
+    )!.body as { post_data: string };
+    expect(body.post_data.slice(0, 40)).toBe('{"query":"{ me(token: \\"REDACTED\\") { aa');
+    const url = `https://a.example/graphql?query=%7B%20me(token%3A%22SECRET%22)%20%7B${RUN}%22%3A%22x%22%7D%7D`;
+    const full = mapper.map(envelopeOf('network_request', 'network', { url, method: 'GET' }), CTX, 1)!.attributes[
+      'url.full'
+    ];
+    const masked = `https://a.example/graphql?query=${encodeURIComponent('{ me(token:"REDACTED") {aa')}`;
+    expect(String(full).slice(0, masked.length)).toBe(masked);
+  });
 });
 
 describe('in records', () => {
@@ -44,6 +83,25 @@ describe('in records', () => {
     expect((record.body as { post_data: string }).post_data).toBe(
       JSON.stringify({ query: 'mutation { login(user: "alice", password: "REDACTED") { ok } }', op: 'L' }, null, 1),
     );
+  });
+
+  it.each([
+    // The service's cut ends inside the document: masked as far as it goes.
+    [
+      '{"query":"mutation { login(password: \\"SECRET\\") { ok } xxx...[truncated]',
+      '{"query":"mutation { login(password: \\"REDACTED\\") { ok } xxx...[truncated]',
+    ],
+    [
+      '{"query":"mutation { login(password: \\"SECR...[truncated]',
+      '{"query":"mutation { login(password: \\"REDACTED\\"...[truncated]',
+    ],
+  ])('a POST body cut inside its query: %s', (post, expected) => {
+    const record = mapper.map(
+      envelopeOf('network_request', 'network', { url: 'https://a.example/graphql', method: 'POST', post_data: post }),
+      CTX,
+      1,
+    )!;
+    expect((record.body as { post_data: string }).post_data).toBe(expected);
   });
 
   it("a GET's query parameter", () => {
