@@ -292,7 +292,10 @@ describe('pool resolver', () => {
       {
         ref: 'x\u001b]0;title\u0007',
         state: 'error',
-        lastError: { code: 'invalid_reference', message: 'cannot be requested: it contains a control character (U+001B)' },
+        lastError: {
+          code: 'invalid_reference',
+          message: 'cannot be requested: it contains a control character (U+001B)',
+        },
       },
     ]);
     const refused = lines.filter((l) => l.msg.includes('cannot be requested'));
