@@ -60,7 +60,8 @@ export function redactParams(text: string, params: NameMatcher): string | null {
           (out ??= []).push(text.slice(last, eq + 1), REDACTED);
           last = end;
         }
-      } else {
+      } else if (name === 'query' || mayHoldJson(text.charCodeAt(eq + 1))) {
+        // Most parameters are plain words: looked at by their first character, not copied out.
         const value = text.slice(eq + 1, end);
         // JSON first for every parameter (a `query` may hold JSON too), then a `query`'s GraphQL.
         let json = maskJsonParam(value, params);
@@ -78,11 +79,13 @@ export function redactParams(text: string, params: NameMatcher): string | null {
   return out.join('');
 }
 
+/** Whether a value starting with `c` may be JSON: `{`, `[`, or a percent-escape (of them, maskJsonParam asks). */
+const mayHoldJson = (c: number): boolean => c === 123 /* { */ || c === 91 /* [ */ || c === 37; /* % */
+
 /** A JSON parameter value (`variables={"token":…}`, Apollo's persisted queries) with its secret-named members masked. */
 function maskJsonParam(value: string, names: NameMatcher): string | null {
   const c = value.charCodeAt(0);
-  const encoded = c === 37 /* % */ && /^%(?:7b|5b)/i.test(value);
-  if (!encoded && c !== 123 /* { */ && c !== 91 /* [ */) return null;
+  if (!mayHoldJson(c) || (c === 37 /* % */ && !/^%(?:7b|5b)/i.test(value))) return null;
   return maskDecoded(value, false, (json) => maskJsonText(json, names));
 }
 
