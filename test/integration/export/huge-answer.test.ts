@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeCollector } from '../../../src/cli/check-probes.js';
 import { buildConfig } from '../../../src/config/load-config.js';
-import { createOtlpTransport } from '../../../src/export/otlp-transport.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
+import { logsTransportTo } from '../../helpers/logs-transport.js';
 import { gzippedOtlpAnswer } from '../../helpers/otlp-answer-bomb.js';
 
 const HUGE = 100 * 1024 * 1024;
@@ -22,19 +22,6 @@ afterEach(async () => {
 });
 
 /** Answers every POST with `status` and HUGE bytes of HTML; `written()` is what its sockets sent once they closed. */
-/** The exporter's transport to `base`/v1/logs, its facts into `facts`. */
-function exporterTo(base: string, facts: Fact[]) {
-  return createOtlpTransport({
-    url: `${base}/v1/logs`,
-    headers: {},
-    compression: 'none',
-    timeoutMs: 10_000,
-    connections: 1,
-    userAgent: 'test',
-    emit: (f) => facts.push(f),
-  });
-}
-
 async function flooding(status: number): Promise<{ url: string; written: () => Promise<number> }> {
   let done!: (bytes: number) => void;
   const closed = new Promise<number>((r) => (done = r));
@@ -75,7 +62,7 @@ describe('a 100 MB answer', () => {
   it.each([200, 500])('the exporter reads the beginning of a %i and lets go of the rest', async (status) => {
     const peer = await flooding(status);
     const facts: Fact[] = [];
-    const t = exporterTo(peer.url, facts);
+    const t = logsTransportTo(peer.url, facts);
     const outcome = await t.send([Buffer.alloc(0)], 'application/x-protobuf');
     expect(outcome.kind).toBe(status === 200 ? 'success' : 'failure');
     if (status === 200) expect(facts).toMatchObject([{ f: 'export_answer_unrecognized', bytes: 65536 }]);
@@ -96,7 +83,7 @@ describe('a small gzip that unpacks past 64 KiB', () => {
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const facts: Fact[] = [];
-    const t = exporterTo(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, facts);
+    const t = logsTransportTo(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, facts);
     expect(await t.send([Buffer.alloc(0)], 'application/x-protobuf')).toEqual({ kind: 'success', rejected: 0 });
     expect(facts).toMatchObject([{ f: 'export_answer_unrecognized', bytes: 65536 }]);
     await t.close();

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { probeCollector } from '../../../src/cli/check-probes.js';
 import { buildConfig } from '../../../src/config/load-config.js';
 import { encodeExportResponse } from '../../../src/devkit/receiver/response.js';
-import { createOtlpTransport } from '../../../src/export/otlp-transport.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
+import { logsTransportTo } from '../../helpers/logs-transport.js';
 
 const HTML = '<!doctype html><html><head><title>Welcome</title></head><body>It works!</body></html>';
 
@@ -32,22 +32,10 @@ async function answering(status: number, type: string | undefined, body: Uint8Ar
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function transport(url: string, facts: Fact[]) {
-  return createOtlpTransport({
-    url: `${url}/v1/logs`,
-    headers: {},
-    compression: 'none',
-    timeoutMs: 10_000,
-    connections: 1,
-    userAgent: 'test',
-    emit: (f) => facts.push(f),
-  });
-}
-
 describe('a 2xx answer that is not OTLP', () => {
   it('is still success, and reported each time with a running count', async () => {
     const facts: Fact[] = [];
-    const t = transport(await answering(200, 'text/html; charset=utf-8', HTML), facts);
+    const t = logsTransportTo(await answering(200, 'text/html; charset=utf-8', HTML), facts);
     for (let i = 0; i < 2; i++)
       expect(await t.send([], 'application/x-protobuf')).toEqual({ kind: 'success', rejected: 0 });
     await t.close();
@@ -71,7 +59,7 @@ describe('a 2xx answer that is not OTLP', () => {
     ['a 202 without a body', 202, undefined, ''],
   ])('%s is a collector answer: nothing reported', async (_name, status, type, body) => {
     const facts: Fact[] = [];
-    const t = transport(await answering(status, type, body), facts);
+    const t = logsTransportTo(await answering(status, type, body), facts);
     expect((await t.send([], 'application/x-protobuf')).kind).toBe('success');
     await t.close();
     expect(facts).toEqual([]);
