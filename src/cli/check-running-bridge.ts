@@ -65,22 +65,17 @@ export async function probeRunningBridge(
     http.close();
   }
   if (statusCode === 200 && body.status === 'ready') {
+    // Records and spans have transports of their own: either may fail while the bridge is ready.
+    const failing = (what: string, part: { lastError?: string } | undefined, waiting: string) => ({
+      level: 'warn' as const,
+      text: `the running bridge's ${what} are failing: ${part?.lastError ?? 'unknown error'} (${waiting})`,
+    });
     const notes: CheckItem['notes'] = [
       ...(body.exporter?.failing
-        ? [
-            {
-              level: 'warn' as const,
-              text: `the running bridge's exports are failing: ${body.exporter.lastError ?? 'unknown error'} (${body.spool?.records ?? '?'} records spooled)`,
-            },
-          ]
+        ? [failing('exports', body.exporter, `${body.spool?.records ?? '?'} records spooled`)]
         : []),
       ...(body.traces?.failing
-        ? [
-            {
-              level: 'warn' as const,
-              text: `the running bridge's span exports are failing: ${body.traces.lastError ?? 'unknown error'} (${body.traces.queued ?? '?'} spans waiting)`,
-            },
-          ]
+        ? [failing('span exports', body.traces, `${body.traces.queued ?? '?'} spans waiting`)]
         : []),
     ];
     return {
