@@ -30,6 +30,14 @@ const BASE = [
   '  timeout: 5s',
 ];
 
+/** A configuration from the environment alone, every peer at a closed port, no HTTP surface. */
+const ENV_ONLY = {
+  BROWSER_API_URL: NOWHERE,
+  BROWSER_API_KEY: 'k',
+  OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
+  BRIDGE_LISTEN: 'off',
+};
+
 describe('validate', () => {
   it('a valid configuration: exit 0 and a one-line summary, without any network', async () => {
     const path = config('ok.yaml', [...BASE, 'sessions: [a, b]', 'spool:', '  max_bytes: 64MiB'].join('\n'));
@@ -128,12 +136,7 @@ describe('validate', () => {
   });
 
   it("LOG_LEVEL: empty is unset, any case is read, an unknown level is one line naming it for validate and run (it was pino's own error, exit 1)", async () => {
-    const env = {
-      BROWSER_API_URL: NOWHERE,
-      BROWSER_API_KEY: 'k',
-      OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
-      BRIDGE_LISTEN: 'off',
-    };
+    const env = ENV_ONLY;
     expect((await runCli(['validate'], { ...env, LOG_LEVEL: '' })).code).toBe(0);
     expect((await runCli(['validate'], { ...env, LOG_LEVEL: 'Debug' })).code).toBe(0);
     const said =
@@ -145,13 +148,7 @@ describe('validate', () => {
   });
 
   it('BRIDGE_CONTROL_INSECURE and LOG_LEVEL that run refuses: validate and check refuse them too (they passed)', async () => {
-    const env = {
-      BROWSER_API_URL: NOWHERE,
-      BROWSER_API_KEY: 'k',
-      OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
-      BRIDGE_LISTEN: 'off',
-      BRIDGE_STATE_DIR: join(dir, 'never-created-3'),
-    };
+    const env = { ...ENV_ONLY, BRIDGE_STATE_DIR: join(dir, 'never-created-3') };
     const insecure = { ...env, BRIDGE_CONTROL_INSECURE: 'maybe' };
     const ran = await runCli(['run'], insecure);
     expect(ran.code).toBe(2);
