@@ -3,7 +3,7 @@
 // mapping's redaction (docs/mapping.md "Redaction"): headers, URLs, typed keys, secrets inside
 // bodies, the members the drop switches replace, and source metadata. `tail` shows what the
 // exporter would send; `--no-redact` shows what the service sent.
-import { createBodyTransformer, type WalkState } from '../mapping/body-transform.js';
+import { createBodyTransformer, newWalkState, resetWalkState } from '../mapping/body-transform.js';
 import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from '../mapping/catalogue.js';
 import type { JsonValue } from '../vocabulary/log-record.js';
 import { compileNameMatcher } from '../mapping/name-matcher.js';
@@ -43,14 +43,10 @@ export function createTailView(redaction: RedactionOptions, redact: boolean): Ta
   const sourceMasks: SourceMasks | undefined = r.enabled
     ? { secretKeys: secretNames, urls, jwts: r.maskJwts }
     : undefined;
-  const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false, jwtsRedacted: false };
+  const state = newWalkState();
 
   const transform = (type: string, data: JsonObject): JsonObject => {
-    state.chars = 0;
-    state.nodes = 0;
-    state.headersRedacted = false;
-    state.urlsRedacted = false;
-    state.jwtsRedacted = false;
+    resetWalkState(state);
     return transformer.transform(type, data, state);
   };
 

@@ -47,6 +47,20 @@ export interface WalkState {
   jwtsRedacted: boolean;
 }
 
+/** A walk's scratch state, zeroed: one per mapper (map() is synchronous) and reset per event. */
+export function newWalkState(): WalkState {
+  return { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false, jwtsRedacted: false };
+}
+
+/** Zeroes `s` for the next event. */
+export function resetWalkState(s: WalkState): void {
+  s.chars = 0;
+  s.nodes = 0;
+  s.headersRedacted = false;
+  s.urlsRedacted = false;
+  s.jwtsRedacted = false;
+}
+
 type JsonObject = { [key: string]: JsonValue };
 
 /**

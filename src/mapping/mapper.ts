@@ -6,7 +6,7 @@
 // record and what it changes (copy-on-write), and never modifies the envelope.
 import type { Envelope } from '../upstream/envelope.js';
 import { ATTR, baseAttributes, type SourceMasks } from './attributes.js';
-import { createBodyTransformer, type WalkState } from './body-transform.js';
+import { createBodyTransformer, newWalkState, resetWalkState } from './body-transform.js';
 import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from './catalogue.js';
 import { compileFilter } from './filters.js';
 import type { BridgeLogRecord, JsonValue, SessionContext } from '../vocabulary/log-record.js';
@@ -56,7 +56,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
   const shotLimiter = shotLimit === options.maxRecordBytes ? limiter : createSizeLimiter(shotLimit);
   const asJson = options.bodyFormat === 'json';
   // map() is synchronous, so one scratch state serves every call.
-  const state: WalkState = { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false, jwtsRedacted: false };
+  const state = newWalkState();
   // Made once, not per event: it reads the type of the event being mapped.
   let currentType = '';
   const sourceMasks: SourceMasks = { secretKeys: secretNames, urls, jwts: r.enabled && r.maskJwts };
@@ -70,11 +70,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       // Filtered: the session that asked reports it (it knows whose event it was).
       if (filter !== undefined && !filter.accepts(ev.type, ev.category, entry.category)) return null;
 
-      state.chars = 0;
-      state.nodes = 0;
-      state.headersRedacted = false;
-      state.urlsRedacted = false;
-      state.jwtsRedacted = false;
+      resetWalkState(state);
       const data = ev.data as JsonValue | undefined;
       let body: JsonValue | undefined = isJsonObject(data) ? transformer.transform(ev.type, data, state) : data;
       if (state.headersRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'header', count: 1 });
