@@ -143,6 +143,12 @@ export class Session implements SimSession, StreamSource {
       if (!event) break;
       out.push(this.append(event));
     }
+    // Asked for types this session does not capture, emit() used to return nothing, and a test
+    // waiting on the events it thought it sent passed or failed by timing alone.
+    if (opts?.types && count > 0 && out.length === 0)
+      throw new Error(
+        `session ${this.id} captures none of ${opts.types.join(', ')}: opt its category in (createSession(id, { categories: [...] }))`,
+      );
     this.notify();
     return out;
   }

@@ -12,7 +12,9 @@ describe('span state with the checkpoint', () => {
     it(`carries no span the collector acknowledged (${workers ? 'in a worker' : 'main thread'})`, async () => {
       h = await harness();
       const receiver = h.receiver;
-      const session = h.sim.createSession('st1');
+      // Console is opted in: a session's default capture leaves it out, and emit() with a type the
+      // session does not capture emits nothing, so the checkpoint would never move again.
+      const session = h.sim.createSession('st1', { categories: ['console'] });
       session.emit(400);
       // The state at every batch (traces.state_interval 0): this pins what a state carries, not how
       // often it is captured (span-tap-crash.property.test.ts does).
@@ -36,6 +38,7 @@ describe('span state with the checkpoint', () => {
         if (unsent !== -1) await new Promise((r) => setTimeout(r, 50));
         session.emit(1, { types: ['console_log'] });
         const seq = session.lastSeq;
+        expect(seq).toBeGreaterThan(400);
         await until(() => delivered(seq), `event ${seq} delivered`);
         await bridge.spool.flush();
         const row = (await bridge.store.sessions()).find((r) => r.spec.id === 'st1');

@@ -132,6 +132,12 @@ describe('control API', () => {
     expect(
       (await call(sim.url, 'POST', '/_sim/sessions/x/emit?count=3&types=network_request,cdp_command')).json,
     ).toMatchObject({ lastSeq: 10 });
+    // Types the session does not capture (console is opt-in) or that do not exist: said, not an empty success.
+    expect((await call(sim.url, 'POST', '/_sim/sessions/plain', {})).status).toBe(201);
+    const uncaptured = await call(sim.url, 'POST', '/_sim/sessions/plain/emit?count=2&types=console_log');
+    expect(uncaptured.status).toBe(400);
+    expect(JSON.stringify(uncaptured.json)).toContain('captures none of console_log');
+    expect((await call(sim.url, 'POST', '/_sim/sessions/x/emit?count=1&types=no_such_type')).status).toBe(400);
     expect((await call(sim.url, 'POST', '/_sim/sessions/x/malformed?kind=envelope')).json).toMatchObject({ seq: 11 });
     await call(sim.url, 'POST', '/_sim/sessions/x/produce?rate=500');
     await new Promise((r) => setTimeout(r, 200));
