@@ -147,6 +147,14 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
       mainThreadGc,
       exportRequests: stats.requests - sink0.requests,
       recordsPerRequest: Math.round((stats.records - sink0.records) / Math.max(1, stats.requests - sink0.requests)),
+      // Traces on: the span requests (/v1/traces) and their bytes; a request costs the main thread
+      // about what a log request does, whatever it carries.
+      ...(stats.traces.requests > 0
+        ? {
+            traceRequests: stats.traces.requests - sink0.traces.requests,
+            traceBytes: stats.traces.bytes - sink0.traces.bytes,
+          }
+        : {}),
       ...(cpuProfile ? { cpuProfile } : {}),
     };
   } finally {

@@ -9,6 +9,13 @@ import type { Emit } from '../vocabulary/facts.js';
 import { createRequestBuilder } from '../wire/otlp-request.js';
 import { resourceAttributes, SCOPE } from '../wire/resource.js';
 
+/**
+ * Spans short of a full request wait this long for more (the OpenTelemetry Collector batch
+ * processor's default timeout): a span is seldom urgent, and a request per span or two was most of
+ * what traces cost the main thread at 20,000 events a second (docs/benchmarks.md "Traces on").
+ */
+export const SPAN_LINGER_MS = 200;
+
 /** The span exporter of traces.enabled: its own transport to /v1/traces (TraceService/Export) and queue. */
 export async function startSpanExport(config: BridgeConfig, emit: Emit): Promise<SpanExport> {
   const ex = config.traces.exporter;
@@ -26,6 +33,7 @@ export async function startSpanExport(config: BridgeConfig, emit: Emit): Promise
     // Spans wait in memory only; 16 MiB is tens of thousands of spans (a span is 300-800 bytes).
     maxQueuedBytes: 16 * 1024 * 1024,
     backoff: ex.backoff,
+    lingerMs: SPAN_LINGER_MS,
   });
   spans.start();
   return {

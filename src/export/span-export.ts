@@ -62,6 +62,13 @@ export interface SpanExportOptions {
   backoff: { initialMs: number; maxMs: number };
   /** How long to wait before asking again a collector that has no traces pipeline. Default 5 min. */
   unsupportedRetryMs?: number;
+  /**
+   * How long spans no request has carried wait for more to fill a batch (0: sent as they come).
+   * Sent as they came, a busy bridge's spans went out one or two per request, about 300 requests a
+   * second beside the records' 25, and each request costs the main thread and the collector about
+   * what a full one does.
+   */
+  lingerMs?: number;
   /** Injected for tests; default setTimeout. Returns a cancel function. */
   schedule?: (fn: () => void, ms: number) => () => void;
 }
@@ -96,6 +103,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   const schedule = o.schedule ?? defaultSchedule;
   const unsupportedRetryMs = o.unsupportedRetryMs ?? 300_000;
   const concurrency = Math.max(1, o.concurrency ?? 1);
+  let lingerMs = Math.max(0, o.lingerMs ?? 0);
   // The queue is an array read from `head` (the oldest span not gone) and `next` (the first span no
   // request has carried yet): spans leave from the front when the bound pushes them out and, when
   // answers come back, wherever their request took them; Array#splice would move every span behind
@@ -109,6 +117,10 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   const again: Queued[][] = [];
   const inFlight = new Set<Promise<void>>();
   let cancelWait: (() => void) | undefined;
+  // Lingering: fresh spans short of a batch wait until the timer fires (then `flushDue` sends them
+  // whatever their number, until none is left unsent) or until shutdown, which flushes at once.
+  let cancelLinger: (() => void) | undefined;
+  let flushDue = false;
   let running = false;
   let failures = 0;
   let unsupported = false;
@@ -132,11 +144,24 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       if (batch.length > 0) return batch;
     }
     next = Math.max(next, head);
+    if (next === queue.length) {
+      flushDue = false;
+      return undefined;
+    }
+    if (!flushDue && lingerMs > 0 && queue.length - next < o.batchMaxSpans) {
+      cancelLinger ??= schedule(() => {
+        cancelLinger = undefined;
+        flushDue = true;
+        kick();
+      }, lingerMs);
+      return undefined;
+    }
     const batch: Queued[] = [];
     while (next < queue.length && batch.length < o.batchMaxSpans) {
       const q = queue[next++]!;
       if (!q.gone) batch.push(q);
     }
+    if (next === queue.length) flushDue = false;
     return batch.length > 0 ? batch : undefined;
   }
 
@@ -277,6 +302,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       kick();
     },
     async shutdown(deadline) {
+      // What lingers goes out now, with the rest.
+      cancelLinger?.();
+      cancelLinger = undefined;
+      flushDue = true;
+      lingerMs = 0;
+      kick();
       const left = (): number => deadline - steadyNow();
       while (inFlight.size > 0 && left() > 0)
         await Promise.race([...inFlight, new Promise((r) => setTimeout(r, Math.max(1, left())).unref())]);

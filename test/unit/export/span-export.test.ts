@@ -5,7 +5,7 @@ import { createSpanExport } from '../../../src/export/span-export.js';
 import type { ExportOutcome } from '../../../src/export/otlp-transport.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
 
-function harness(answers: Array<ExportOutcome | Error>) {
+function harness(answers: Array<ExportOutcome | Error>, lingerMs?: number) {
   const sent: number[] = [];
   const facts: Fact[] = [];
   const waits: Array<{ ms: number; fn: () => void }> = [];
@@ -28,6 +28,7 @@ function harness(answers: Array<ExportOutcome | Error>) {
     maxQueuedBytes: 5,
     backoff: { initialMs: 100, maxMs: 1000 },
     unsupportedRetryMs: 60_000,
+    ...(lingerMs !== undefined ? { lingerMs } : {}),
     schedule: (fn, ms) => {
       const w = { ms, fn };
       waits.push(w);
@@ -56,6 +57,45 @@ describe('span export', () => {
       { f: 'spans_exported', count: 2 },
       { f: 'spans_exported', count: 1 },
     ]);
+  });
+
+  it('lingering: spans short of a batch wait for the timer, a full batch goes at once, shutdown sends what waits', async () => {
+    const h = harness([], 200);
+    h.exp.start();
+    h.exp.offer(spans(1));
+    await h.settle();
+    expect(h.sent).toEqual([]);
+    expect(h.waits.map((w) => w.ms)).toEqual([200]);
+    // A second span makes a full batch: it goes without waiting, and the timer has nothing left to send.
+    h.exp.offer(spans(1));
+    await h.settle();
+    expect(h.sent).toEqual([2]);
+    h.exp.offer(spans(3));
+    await h.settle();
+    expect(h.sent).toEqual([2, 2]);
+    // One timer for whatever lingers: the one armed by the first span sends the fifth.
+    expect(h.waits.map((w) => w.ms)).toEqual([200]);
+    await h.fire();
+    expect(h.sent).toEqual([2, 2, 1]);
+    h.exp.offer(spans(1));
+    await h.settle();
+    expect(h.sent).toEqual([2, 2, 1]);
+    await h.exp.shutdown(Date.now() + 1000);
+    expect(h.sent).toEqual([2, 2, 1, 1]);
+    expect(h.facts.filter((f) => f.f === 'spans_dropped')).toEqual([]);
+  });
+
+  it('lingering: once the timer fired, everything unsent goes, in as many batches as it takes', async () => {
+    const h = harness([], 200);
+    h.exp.start();
+    h.exp.offer(spans(1));
+    await h.fire();
+    expect(h.sent).toEqual([1]);
+    // Nothing lingers now: the next span waits for a timer of its own.
+    h.exp.offer(spans(1));
+    await h.settle();
+    expect(h.sent).toEqual([1]);
+    expect(h.waits.map((w) => w.ms)).toEqual([200]);
   });
 
   it('a transport that throws is a retryable failure: the spans stay queued and go out after the backoff', async () => {
@@ -360,6 +400,8 @@ describe('span export', () => {
         concurrency: 3,
         batchMaxSpans: 3,
         maxQueuedBytes: 1000,
+        // Half the seeds linger: their timers fire in the same random order as the backoffs.
+        lingerMs: seed % 2 === 0 ? 200 : 0,
         backoff: { initialMs: 100, maxMs: 1000 },
         schedule: (fn) => {
           waits.push(fn);
