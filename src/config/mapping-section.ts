@@ -101,6 +101,19 @@ export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
   // Signed assertions that are credentials: OAuth's client_assertion (RFC 7521), Cloudflare Access's
   // Cf-Access-Jwt-Assertion, Google IAP's X-Goog-IAP-JWT-Assertion.
   '*assertion',
+  // Anti-forgery tokens under names without `token`: Express's and Spring's `_csrf`, Tornado's `_xsrf`.
+  '*csrf',
+  '*xsrf',
+  // A group of secrets under a plural name, its members named plainly
+  // (`{"tokens":{"access":"…","refresh":"…"}}`, `{"credentials":{"id":"…","value":"…"}}`): the
+  // group is masked whole, as any value under a secret name is, since its members' names say
+  // nothing. A number under one is a count, and kept (plain-codes.ts). `tokens` alone, not
+  // `*tokens`: `max_tokens`, `stop_tokens` name a language model's parameters.
+  'tokens',
+  '*secrets',
+  '*passwords',
+  '*credentials',
+  '*api_keys',
 ];
 
 /**
