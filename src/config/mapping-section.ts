@@ -31,8 +31,9 @@ export interface RedactionOptions {
   /** Replace interaction_key.key by the mask unless it is a named key (Enter, Tab, ArrowDown, …). */
   maskTypedKeys: boolean;
   /**
-   * Mask, inside post_data and response bodies (JSON or form), the values of keys named like a
-   * secret by `headers` or `queryParams`.
+   * Mask, inside post_data and response bodies (JSON, forms, HTML input and meta fields), the
+   * values of keys named like a secret by `headers` or `queryParams`, and the literals api_call.code
+   * types into fields so named.
    */
   maskBodySecrets: boolean;
   /** Mask JSON Web Tokens wherever a string of the event holds one (mask-jwts.ts). */
