@@ -220,8 +220,9 @@ function maskJsonTextAt(text: string, names: NameMatcher, from: number, depth: n
     if (v >= n) break;
     const end = valueEnd(text, v);
     const value = text.slice(v, end);
-    // An error code under `code` or `key`, a count under a plural, is kept (plain-codes.ts).
-    if (value !== 'null' && value !== MASKED && !keepsText(name, value)) {
+    // An error code under `code` or `key`, a count under a plural, is kept (plain-codes.ts); not a
+    // value the text ends with, which the cut may have shortened (`123` of an OTP `123456`).
+    if (value !== 'null' && value !== MASKED && !(end < n && keepsText(name, value))) {
       (out ??= []).push(text.slice(copied, v), MASKED);
       copied = end;
     }

@@ -480,6 +480,7 @@ describe('error codes under code and key', () => {
       '{"key":"REDACTED","k":{"key":"REDACTED"},"h":{"key":"REDACTED"}}',
     ],
     ['a code cut short', '{"code":"invalid_gr...[truncated]', '{"code":"REDACTED"...[truncated]'],
+    ['a numeric code cut short', '{"code":123...[truncated]', '{"code":"REDACTED"...[truncated]'],
     ['an object under code', '{"code":{"value":"x"}}', '{"code":"REDACTED"}'],
   ])('%s', (_name, input, expected) => {
     expect(maskBodySecrets(input, bodyNames)).toBe(expected);
