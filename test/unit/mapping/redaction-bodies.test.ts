@@ -550,6 +550,13 @@ describe("credentials in an agent's code", () => {
     expect(code(input)).toBe(input);
   });
 
+  it('is counted as api_call_code redaction', () => {
+    const facts: unknown[] = [];
+    const counting = createMapper(defaultMappingOptions, { emit: (f) => void facts.push(f) });
+    counting.map(envelopeOf('api_call', 'control', { code: "page.fill('#password', 'SECRET-C9')" }), CTX, 1);
+    expect(facts).toEqual([{ f: 'values_redacted', type: 'api_call', kind: 'api_call_code', count: 1 }]);
+  });
+
   it('drop_api_call_code still replaces the whole code', () => {
     const dropping = createMapper({ ...defaultMappingOptions, redaction: { ...d, dropApiCallCode: true } });
     const record = dropping.map(envelopeOf('api_call', 'control', { code: "page.fill('#q', 'x')" }), CTX, 1)!;
