@@ -84,10 +84,11 @@ RUN mkdir -p /var/lib/bridge && chown node:node /var/lib/bridge && chmod 700 /va
 USER node
 VOLUME ["/var/lib/bridge"]
 EXPOSE 9464
-# Slim images have no curl: a small Node script asks /healthz where BRIDGE_LISTEN says (a wildcard
-# on loopback). With BRIDGE_LISTEN=off there is nothing to ask and it passes: node is PID 1, so the
-# container's running state already is the daemon's liveness. Set BRIDGE_LISTEN even when a
-# configuration file also sets `listen:`; the health check reads only the variable.
+# Slim images have no curl: a small Node script asks /healthz where the daemon listens, read as
+# `run` reads it (BRIDGE_LISTEN, else `listen:` in the BRIDGE_CONFIG file; a wildcard on loopback).
+# With the HTTP surface off there is nothing to ask and it passes: node is PID 1, so the container's
+# running state already is the daemon's liveness. A daemon given `run --config FILE` instead of
+# BRIDGE_CONFIG hides its file from the check: use BRIDGE_CONFIG.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "bundle/healthcheck.js"]
 # SIGTERM goes straight to node (PID 1 is node itself, no shell): the daemon flushes its spool

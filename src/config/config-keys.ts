@@ -184,7 +184,7 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
       mask_typed_keys: scalar('boolean', 'Mask typed characters (default true).'),
       mask_body_secrets: scalar(
         'boolean',
-        'Mask secret-named keys inside bodies and JSON printed to the console (default true).',
+        'Mask secret-named keys inside bodies (JSON, forms, HTML fields) and JSON printed to the console, and values typed into secret fields in api_call.code (default true).',
       ),
       mask_jwts: scalar('boolean', 'Mask JSON Web Tokens wherever they appear (default true).'),
     }),

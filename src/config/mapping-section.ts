@@ -31,8 +31,9 @@ export interface RedactionOptions {
   /** Replace interaction_key.key by the mask unless it is a named key (Enter, Tab, ArrowDown, …). */
   maskTypedKeys: boolean;
   /**
-   * Mask, inside post_data and response bodies (JSON or form), the values of keys named like a
-   * secret by `headers` or `queryParams`.
+   * Mask, inside post_data and response bodies (JSON, forms, HTML input and meta fields), the
+   * values of keys named like a secret by `headers` or `queryParams`, and the literals api_call.code
+   * types into fields so named.
    */
   maskBodySecrets: boolean;
   /** Mask JSON Web Tokens wherever a string of the event holds one (mask-jwts.ts). */
@@ -101,6 +102,19 @@ export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
   // Signed assertions that are credentials: OAuth's client_assertion (RFC 7521), Cloudflare Access's
   // Cf-Access-Jwt-Assertion, Google IAP's X-Goog-IAP-JWT-Assertion.
   '*assertion',
+  // Anti-forgery tokens under names without `token`: Express's and Spring's `_csrf`, Tornado's `_xsrf`.
+  '*csrf',
+  '*xsrf',
+  // A group of secrets under a plural name, its members named plainly
+  // (`{"tokens":{"access":"…","refresh":"…"}}`, `{"credentials":{"id":"…","value":"…"}}`): the
+  // group is masked whole, as any value under a secret name is, since its members' names say
+  // nothing. A number under one is a count, and kept (plain-codes.ts). `tokens` alone, not
+  // `*tokens`: `max_tokens`, `stop_tokens` name a language model's parameters.
+  'tokens',
+  '*secrets',
+  '*passwords',
+  '*credentials',
+  '*api_keys',
 ];
 
 /**

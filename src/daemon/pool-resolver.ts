@@ -41,6 +41,8 @@ export interface PoolResolverOptions {
   syncMs?: number;
   /** Backoff for transient lookup failures; capped by refreshMs. */
   retry?: { initialMs: number; maxMs: number };
+  /** The local clock, epoch ms, for the times status shows (tests inject one). */
+  now?: () => number;
 }
 
 export interface PoolLookupError {
@@ -87,10 +89,16 @@ export class PoolResolver {
   private stopped = false;
   private readonly syncMs: number;
   private readonly retry: { initialMs: number; maxMs: number };
+  private readonly now: () => number;
 
   constructor(private readonly o: PoolResolverOptions) {
     this.syncMs = o.syncMs ?? Math.min(5000, o.refreshMs);
     this.retry = o.retry ?? { initialMs: 2000, maxMs: o.refreshMs };
+    this.now = o.now ?? ((): number => Date.now());
+  }
+
+  private stamp(): string {
+    return new Date(this.now()).toISOString();
   }
 
   /** Looks up every configured pool now and keeps them fresh until stop(). */
@@ -188,7 +196,7 @@ export class PoolResolver {
   }
 
   private async doLookup(entry: Entry): Promise<void> {
-    entry.lastLookupAt = new Date().toISOString();
+    entry.lastLookupAt = this.stamp();
     let nextMs = this.o.refreshMs;
     try {
       const res = await this.o.client.getPool(entry.ref, this.controller.signal);
@@ -223,7 +231,7 @@ export class PoolResolver {
     entry.lastError = {
       code: 'invalid_reference',
       message: `cannot be requested: ${problem}`,
-      at: new Date().toISOString(),
+      at: this.stamp(),
     };
     this.o.log.warn(
       { pool: quotedExcerpt(entry.ref), sessions: entry.sessions.size },
@@ -235,7 +243,7 @@ export class PoolResolver {
     const recovered = entry.lastError !== undefined;
     entry.pool = pool;
     entry.attrs = poolAttributes(pool);
-    entry.lastResolvedAt = new Date().toISOString();
+    entry.lastResolvedAt = this.stamp();
     entry.lastError = undefined;
     entry.failures = 0;
     for (const id of entry.sessions) this.o.sessions.setSessionAttributes(id, entry.attrs);
@@ -262,7 +270,7 @@ export class PoolResolver {
 
   /** Records and logs a failure; returns the delay before the next attempt. */
   private failed(entry: Entry, error: PoolLookupError, retryAfterMs?: number): number {
-    error.at = new Date().toISOString();
+    error.at = this.stamp();
     const previous = entry.lastError;
     entry.lastError = error;
     entry.failures++;

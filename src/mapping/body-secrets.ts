@@ -8,16 +8,20 @@
 //      scanner (mask-json-text.ts), so a body the service cut at 8,192 bytes is masked too;
 //   2. multipart/form-data (`--boundary`): secret-named parts masked (mask-multipart.ts);
 //   3. a urlencoded form (`a=1&password=…`): secret-named fields masked (redactParams).
-// Anything else (HTML, prose) is left to the walk, which masks the signed URLs inside it.
+//   4. anything else (HTML, prose): the value of a secret-named `<input>` and the content of a
+//      secret-named `<meta>` (a form's CSRF token, mask-html-fields.ts); the walk masks the signed
+//      URLs inside it.
 // A body the service cut keeps its `...[truncated]` suffix outside of what is masked, so a value
 // the cut ends inside is masked and the record still says the body was cut.
 import { setOwn } from './attributes.js';
 import type { JsonValue } from '../vocabulary/log-record.js';
 import { REDACTED } from '../config/mapping-section.js';
 import { maskJsonText } from './mask-json-text.js';
+import { maskHtmlFields } from './mask-html-fields.js';
 import { maskMultipart } from './mask-multipart.js';
 import type { NameMatcher } from './name-matcher.js';
 import { redactParams } from './redact-url.js';
+import { keepsValue } from './plain-codes.js';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -28,7 +32,7 @@ const MAX_BODY_SCAN = 1024 * 1024;
 const MAX_DEPTH = 48;
 
 /** What the service appends to a string it cut (docs/service-api.md "Envelope"). */
-const SERVICE_CUT = '...[truncated]';
+export const SERVICE_CUT = '...[truncated]';
 
 /** Anti-XSSI prefixes in use (Angular and Google `)]}'`, Facebook `for(;;);`, Google `while(1);`). */
 const XSSI_PREFIXES: readonly string[] = [")]}'", 'for(;;);', 'while(1);'];
@@ -59,7 +63,7 @@ function maskText(text: string, names: NameMatcher): string | null {
     const multipart = maskMultipart(text, names, (part) => maskPart(part, names));
     if (multipart !== null) return multipart;
   }
-  return looksLikeForm(text) ? redactParams(text, names) : null;
+  return looksLikeForm(text) ? redactParams(text, names) : maskHtmlFields(text, names);
 }
 
 /**
@@ -100,7 +104,7 @@ export function maskBodySecrets(body: JsonValue, names: NameMatcher): JsonValue 
 
 /**
  * A body that is JSON already: the value under a matching key masked whole (an array or object too),
- * null kept, and JSON text inside string values masked as text.
+ * null, an error code under `code` or `key` and a count under a plural (plain-codes.ts) kept, and JSON text inside string values masked as text.
  */
 function maskJsonKeys(v: JsonValue, names: NameMatcher, depth: number): JsonValue {
   // A string holding a serialized document: masked as JSON text.
@@ -119,7 +123,7 @@ function maskJsonKeys(v: JsonValue, names: NameMatcher, depth: number): JsonValu
   for (const k of Object.keys(v)) {
     const child = v[k] as JsonValue;
     let next: JsonValue;
-    if (names.matches(k)) next = child === null ? child : REDACTED;
+    if (names.matches(k)) next = child === null || keepsValue(k, child) ? child : REDACTED;
     else next = maskJsonKeys(child, names, depth + 1);
     if (next !== child) setOwn((out ??= { ...v }), k, next);
   }

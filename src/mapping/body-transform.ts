@@ -13,6 +13,7 @@ import { maskBodySecrets } from './body-secrets.js';
 import { redactUrlsInText } from './redact-free-text.js';
 import { maskJwts } from './mask-jwts.js';
 import { maskPrintedJson } from './mask-printed-json.js';
+import { maskAgentCode } from './mask-agent-code.js';
 import { URL_MEMO_CHARS } from './redact-url.js';
 import { boundedMemo } from '../util/bounded-memo.js';
 
@@ -97,8 +98,8 @@ export interface BodyTransformer {
   transform(type: string, data: JsonObject, state: WalkState): JsonObject;
   /**
    * The kind of the member masked by the last transform(), if any: dropped whole (a DropRule) or
-   * with secrets masked inside (post_data and response bodies, JSON printed to the console:
-   * mask_body_secrets).
+   * with secrets masked inside (post_data and response bodies, JSON printed to the console, values
+   * typed into secret fields in api_call.code: mask_body_secrets).
    */
   lastDropped: DropRule['kind'] | 'console_text' | undefined;
 }
@@ -250,6 +251,16 @@ export function createBodyTransformer(
         body = body === data ? { ...data } : body;
         body[rule.member] = REDACTED;
         transformer.lastDropped = rule.kind;
+      }
+      // Credentials an agent typed into a secret-named field in the code it submitted.
+      if (bodies !== undefined && type === 'api_call' && transformer.lastDropped === undefined) {
+        const code = body.code;
+        const masked = typeof code === 'string' ? maskAgentCode(code, bodyNames!) : null;
+        if (masked !== null) {
+          body = body === data ? { ...data } : body;
+          setOwn(body, 'code', masked);
+          transformer.lastDropped = 'api_call_code';
+        }
       }
       // Secrets inside a request or response body (a login form, a token response).
       const carried = bodies?.get(type);

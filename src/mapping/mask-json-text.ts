@@ -5,7 +5,7 @@
 // opens one, so pairing quotes from the start finds every string, and a string followed by `:` is
 // a member name. The value after a matching name is replaced by `"REDACTED"` whatever it is (a
 // string, a number, an array, an object: `{"password":["…"]}` hides as much as a string does),
-// except `null`; a value the cut ends inside is masked to the end of the text. Everything else
+// except `null`, an error code under `code` or `key` and a count under a plural (plain-codes.ts); a value the cut ends inside is masked to the end of the text. Everything else
 // stays byte for byte: the rest of a cut body is as readable as the service left it.
 //
 // A string value that holds JSON itself (`{"payload":"{\"password\":\"x\"}"}`, as APIs that
@@ -15,6 +15,7 @@
 import type { NameMatcher } from './name-matcher.js';
 import { REDACTED } from '../config/mapping-section.js';
 import { maskGraphqlArguments } from './mask-graphql.js';
+import { keepsText } from './plain-codes.js';
 
 const MASKED = `"${REDACTED}"`;
 
@@ -219,7 +220,9 @@ function maskJsonTextAt(text: string, names: NameMatcher, from: number, depth: n
     if (v >= n) break;
     const end = valueEnd(text, v);
     const value = text.slice(v, end);
-    if (value !== 'null' && value !== MASKED) {
+    // An error code under `code` or `key`, a count under a plural, is kept (plain-codes.ts); not a
+    // value the text ends with, which the cut may have shortened (`123` of an OTP `123456`).
+    if (value !== 'null' && value !== MASKED && !(end < n && keepsText(name, value))) {
       (out ??= []).push(text.slice(copied, v), MASKED);
       copied = end;
     }

@@ -37,7 +37,7 @@ const JWT = `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url('{"sub":"alice","
 const secret = (name: string): string => `(S + '${name}')`;
 
 // Each fetch waits for the one before (its body read, so the load finishes): a stable order.
-const PAGE = `<!doctype html><title>app</title><body><script>
+const PAGE = `<!doctype html><title>app</title><meta name="csrf-token" content="SECRET-META"><body><script>
 const S = 'SECRET' + '-';
 const JWT = ${JSON.stringify(JWT.slice(0, JWT.lastIndexOf('.') + 5))} + ${JSON.stringify(JWT.slice(JWT.lastIndexOf('.') + 5))};
 const json = { 'content-type': 'application/json' };
@@ -62,6 +62,11 @@ const get = async (url, init) => (await fetch(url, init)).text();
   await get('/upload', { method: 'POST', body: form });
   await get('/form', { method: 'POST', body: new URLSearchParams({ username: 'alice', 'user[password]': ${secret('FORM')} }) });
   await get('/token');
+  // A sign-in form with its anti-forgery token, an opaque token answer, an MFA step, an error answer.
+  await get('/signin');
+  await get('/session');
+  await get('/mfa', { method: 'POST', headers: json, body: JSON.stringify({ code: '48' + '1516', remember: true }) });
+  await get('/oauth/error');
   // A live feed whose token rides in the query, as EventSource cannot send headers.
   await new Promise((resolve) => {
     const feed = new EventSource('/events?access_token=' + ${secret('EVENTSOURCE')});
@@ -97,6 +102,25 @@ describe.skipIf(chromium === undefined)(
             res
               .writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'sid=SECRET-COOKIE; HttpOnly' })
               .end(JSON.stringify({ token_type: 'bearer', id_token: JWT, tokens: { access: JWT }, expires_in: 3600 }));
+          else if (req.url === '/signin')
+            res
+              .writeHead(200, { 'content-type': 'text/html' })
+              .end(
+                '<form method="post"><input type="hidden" name="authenticity_token" value="SECRET-HIDDEN">' +
+                  '<input name="user" value="alice"></form>',
+              );
+          else if (req.url === '/session')
+            res.writeHead(200, { 'content-type': 'application/json' }).end(
+              JSON.stringify({
+                tokens: { access: 'SECRET-OPAQUEA', refresh: 'SECRET-OPAQUER' },
+                credentials: { id: 'SECRET-CREDID', value: 'SECRET-CREDVALUE' },
+                session: { id: 'sess-visible-1' },
+              }),
+            );
+          else if (req.url === '/oauth/error')
+            res
+              .writeHead(400, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ error: { code: 'invalid_grant' }, code: 'RATE_LIMITED' }));
           else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>reset</title>ok');
         });
         await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -240,6 +264,11 @@ describe.skipIf(chromium === undefined)(
         'SECRET-CONSOLEJSON',
         'SECRET-CONSOLEARG',
         'SECRET-GQLINLINE',
+        'SECRET-META',
+        'SECRET-HIDDEN',
+        'SECRET-OPAQUEA',
+        'SECRET-CREDVALUE',
+        '481516',
       ])
         expect(sent, s).toContain(s);
       expect(sent).toContain('SECRET-FORM');
@@ -256,6 +285,8 @@ describe.skipIf(chromium === undefined)(
       ] as const) {
         const text = JSON.stringify(value);
         expect(text.match(/SECRET-[A-Z]+/g) ?? [], what).toEqual([]);
+        // The MFA step's one-time code.
+        expect(text, what).not.toContain('481516');
         // The JWT by its signature: a part of it left in place is still the credential.
         expect(text, what).not.toContain(SIGNATURE);
       }
@@ -269,6 +300,11 @@ describe.skipIf(chromium === undefined)(
       expect(text).toContain('login(user: \\\\\\"alice\\\\\\"');
       expect(text).toContain('\\"expires_in\\":3600');
       expect(text).toMatch(/name=\\"username\\"\\r\\n\\r\\nalice/);
+      // An error answer keeps its codes; a session object its id; a form its other fields.
+      expect(text).toContain('{\\"error\\":{\\"code\\":\\"invalid_grant\\"},\\"code\\":\\"RATE_LIMITED\\"}');
+      expect(text).toContain('sess-visible-1');
+      expect(text).toContain('<input name=\\"user\\" value=\\"alice\\">');
+      expect(text).toContain('<meta name=\\"csrf-token\\" content=\\"REDACTED\\">');
     });
   },
 );

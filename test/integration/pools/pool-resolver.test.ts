@@ -61,7 +61,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(opts: { url?: string; key?: string; refreshMs?: number; syncMs?: number } = {}) {
+async function setup(
+  opts: { url?: string; key?: string; refreshMs?: number; syncMs?: number; now?: () => number } = {},
+) {
   let url = opts.url;
   let sim: Simulator | undefined;
   if (!url) {
@@ -84,6 +86,7 @@ async function setup(opts: { url?: string; key?: string; refreshMs?: number; syn
     refreshMs: opts.refreshMs ?? 60_000,
     syncMs: opts.syncMs ?? 60_000,
     retry: { initialMs: 50, maxMs: 200 },
+    ...(opts.now ? { now: opts.now } : {}),
   });
   cleanups.push(() => resolver.stop());
   return { sim, client, sessions, resolver, ...logger };
@@ -316,5 +319,33 @@ describe('pool resolver', () => {
     expect(resolver.poolStatus()[0]).toMatchObject({ state: 'resolved', pool: { id: 'pool_late' } });
     expect(resolver.poolStatus()[0]?.lastError).toBeUndefined();
     expect(lines.some((l) => l.msg === 'pool lookup succeeds again')).toBe(true);
+  });
+
+  it('stamps lookups, resolutions and errors with the injected clock', async () => {
+    // A clock far from the wall's: a stamp taken from new Date() would not be this one.
+    let now = Date.parse('2001-02-03T04:05:06.000Z');
+    const { sim, sessions, resolver } = await setup({ refreshMs: 100, now: () => now });
+    sessions.add('s1', 'late');
+    sessions.add('s2', '..');
+    resolver.start();
+    await until(() =>
+      resolver.poolStatus().every((p) => (p.state === 'error' && p.lastLookupAt !== undefined) || p.ref === '..'),
+    );
+    expect(resolver.poolStatus()).toMatchObject([
+      { ref: '..', lastError: { code: 'invalid_reference', at: '2001-02-03T04:05:06.000Z' } },
+      {
+        ref: 'late',
+        lastLookupAt: '2001-02-03T04:05:06.000Z',
+        lastError: { status: 404, at: '2001-02-03T04:05:06.000Z' },
+      },
+    ]);
+    now += 60_000;
+    sim!.addPool(makePool({ id: 'pool_late', name: 'late' }));
+    await until(() => sessions.attrs.has('s1'));
+    expect(resolver.poolStatus()[1]).toMatchObject({
+      state: 'resolved',
+      lastLookupAt: '2001-02-03T04:06:06.000Z',
+      lastResolvedAt: '2001-02-03T04:06:06.000Z',
+    });
   });
 });

@@ -110,7 +110,7 @@ describe('a blank environment variable counts as unset', () => {
     for (const blank of BLANKS) {
       expect(parseInsecure(blank)).toBe(false);
       expect(configuredLogLevel({ LOG_LEVEL: blank })).toBe('info');
-      expect(healthTarget(blank)).toEqual(healthTarget(undefined));
+      expect(healthTarget({ BRIDGE_LISTEN: blank })).toEqual(healthTarget({}));
     }
   });
 

@@ -12,6 +12,7 @@ import { compileNameMatcher, matchesFieldName } from '../../../src/mapping/name-
 import { createUrlRedactor } from '../../../src/mapping/redact-url.js';
 import { redactUrlsInText } from '../../../src/mapping/redact-free-text.js';
 import { createTailView } from '../../../src/cli/tail-view.js';
+import type { JsonValue } from '../../../src/vocabulary/log-record.js';
 import { CTX, envelopeOf } from './helpers.js';
 
 const d = defaultMappingOptions.redaction;
@@ -341,5 +342,235 @@ describe('URLs in JSON text bodies', () => {
   ])('%s', (_name, body, expected) => {
     const record = mapper.map(envelopeOf('network_response', 'network', { body }), CTX, 1)!;
     expect(record.body).toMatchObject({ body: expected });
+  });
+});
+
+describe('anti-forgery tokens and secret fields in HTML bodies', () => {
+  it.each<[string, string, string]>([
+    [
+      'a hidden CSRF input',
+      '<form><input type="hidden" name="csrf_token" value="SECRET-H1"><input name="q" value="shoes"></form>',
+      '<form><input type="hidden" name="csrf_token" value="REDACTED"><input name="q" value="shoes"></form>',
+    ],
+    [
+      "Rails' authenticity_token, unquoted, value first",
+      '<INPUT value=SECRET-H2 type=hidden NAME=authenticity_token autocomplete=off>',
+      '<INPUT value=REDACTED type=hidden NAME=authenticity_token autocomplete=off>',
+    ],
+    [
+      "ASP.NET's, single quotes and a self-closing tag",
+      "<input name='__RequestVerificationToken' type='hidden' value='SECRET-H3' />",
+      "<input name='__RequestVerificationToken' type='hidden' value='REDACTED' />",
+    ],
+    [
+      "Django's, Express's _csrf and Tornado's _xsrf",
+      '<input name="csrfmiddlewaretoken" value="SECRET-H4"><input name="_csrf" value="SECRET-H5"><input name=_xsrf value=SECRET-H6>',
+      '<input name="csrfmiddlewaretoken" value="REDACTED"><input name="_csrf" value="REDACTED"><input name=_xsrf value=REDACTED>',
+    ],
+    [
+      'meta tags for scripts; csrf-param names the field, no secret',
+      '<head>\n<meta name="csrf-param" content="authenticity_token">\n<meta content="SECRET-H7" name="csrf-token">\n<meta name="_csrf" content="SECRET-H8"/>',
+      '<head>\n<meta name="csrf-param" content="authenticity_token">\n<meta content="REDACTED" name="csrf-token">\n<meta name="_csrf" content="REDACTED"/>',
+    ],
+    [
+      'a filled-in password field, a bracketed name, an id',
+      '<input type="PASSWORD" name="pw1" value="SECRET-H9"><input name="user[password]" value="SECRET-H10"><input id="api-key" value="SECRET-H11">',
+      '<input type="PASSWORD" name="pw1" value="REDACTED"><input name="user[password]" value="REDACTED"><input id="api-key" value="REDACTED">',
+    ],
+    [
+      'a page the service cut inside the token',
+      '<input name="csrf_token" value="SECRET-H12...[truncated]',
+      '<input name="csrf_token" value="REDACTED...[truncated]',
+    ],
+  ])('%s', (_name, html, expected) => {
+    expect(maskBodySecrets(html, bodyNames)).toBe(expected);
+    const env = envelopeOf('network_response', 'network', { url: 'https://a.example/login', status: 200, body: html });
+    const record = mapper.map(env, CTX, 1)!;
+    expect((record.body as { body: string }).body).toBe(expected);
+    expect(JSON.stringify(record)).not.toMatch(/SECRET-/);
+  });
+
+  it.each<[string, string]>([
+    [
+      'ordinary inputs and metas',
+      '<meta name="viewport" content="width=device-width"><input name="email" value="a@b.c">',
+    ],
+    ['tags that only begin alike', '<inputs name="csrf_token" value="v"><metadata name="csrf-token" content="c">'],
+    ['a token field left empty', '<input name="csrf_token" value=""><input name="csrf_token">'],
+    ['prose', 'Send your csrf_token with value="x" in the form'],
+  ])('%s stay exactly as sent', (_name, html) => {
+    expect(maskBodySecrets(html, bodyNames)).toBe(html);
+  });
+
+  it('hostile markup maps, and is masked where it names a secret', () => {
+    // Unclosed tags and quotes, 200,000 characters each: one pass reads them (run, not timed).
+    for (const html of [
+      '<input '.repeat(30_000),
+      '<input name=csrf_token value="' + 'a'.repeat(200_000),
+      '<meta name="csrf-token" content=x>'.repeat(6_000),
+      '<input name="'.repeat(15_000),
+    ]) {
+      const record = mapper.map(envelopeOf('network_response', 'network', { body: html }), CTX, 1)!;
+      expect(record).not.toBeNull();
+    }
+  });
+});
+
+describe('secrets grouped under a plural name', () => {
+  it.each<[string, string, string]>([
+    [
+      'opaque tokens under tokens',
+      '{"tokens":{"access":"SECRET-P1","refresh":"SECRET-P2"},"user":"bob"}',
+      '{"tokens":"REDACTED","user":"bob"}',
+    ],
+    [
+      'a credential object',
+      '{"credentials":{"id":"SECRET-P3","value":"SECRET-P4"},"aws_credentials":["SECRET-P5"]}',
+      '{"credentials":"REDACTED","aws_credentials":"REDACTED"}',
+    ],
+    [
+      'client_secrets and api_keys',
+      '{"client_secrets":{"web":"SECRET-P6"},"api_keys":["SECRET-P7"]}',
+      '{"client_secrets":"REDACTED","api_keys":"REDACTED"}',
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(maskBodySecrets(input, bodyNames)).toBe(expected);
+    expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(expected));
+  });
+
+  it.each<[string, string]>([
+    // A session object is ordinary data; its id is no credential by that name.
+    ['a session id', '{"session":{"id":"s_123","lang":"de"}}'],
+    ['counts', '{"tokens":1200,"num_secrets":3,"usage":{"max_tokens":5,"total_tokens":30}}'],
+  ])('%s stay exactly as sent', (_name, input) => {
+    expect(maskBodySecrets(input, bodyNames)).toBe(input);
+    expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(input));
+  });
+});
+
+describe('error codes under code and key', () => {
+  it.each<[string, string, string]>([
+    [
+      "OAuth's error answer keeps its code",
+      '{"error":{"code":"invalid_grant","message":"expired"}}',
+      '{"error":{"code":"invalid_grant","message":"expired"}}',
+    ],
+    [
+      'upper-case codes, numbers, JSON-RPC',
+      '{"code":"RATE_LIMITED","a":{"code":404},"b":{"code":-32600},"c":{"code":"ERR_429"}}',
+      '{"code":"RATE_LIMITED","a":{"code":404},"b":{"code":-32600},"c":{"code":"ERR_429"}}',
+    ],
+    [
+      'PascalCase and path-like codes, a field key',
+      '{"Code":"AccessDenied","d":{"code":"auth/invalid-email"},"errors":[{"key":"email"}]}',
+      '{"Code":"AccessDenied","d":{"code":"auth/invalid-email"},"errors":[{"key":"email"}]}',
+    ],
+    // What is no word is masked: when in doubt, mask.
+    ['an MFA code', '{"code":"123456","remember":true}', '{"code":"REDACTED","remember":true}'],
+    ['a numeric OTP', '{"code":123456}', '{"code":"REDACTED"}'],
+    [
+      "RFC 6749's authorization code",
+      '{"grant_type":"authorization_code","code":"SplxlOBeZQQYbYS6WxSbIA"}',
+      '{"grant_type":"authorization_code","code":"REDACTED"}',
+    ],
+    ['a grouped recovery code', '{"code":"ABCD-EFGH"}', '{"code":"REDACTED"}'],
+    [
+      'API keys',
+      '{"key":"AIzaSyD-SECRET","k":{"key":"sk_live_4eC39HqLyjWDarjtT1zdp7dc"},"h":{"key":"d41d8cd98f00b204e9800998ecf8427e"}}',
+      '{"key":"REDACTED","k":{"key":"REDACTED"},"h":{"key":"REDACTED"}}',
+    ],
+    ['a code cut short', '{"code":"invalid_gr...[truncated]', '{"code":"REDACTED"...[truncated]'],
+    ['a numeric code cut short', '{"code":123...[truncated]', '{"code":"REDACTED"...[truncated]'],
+    ['an object under code', '{"code":{"value":"x"}}', '{"code":"REDACTED"}'],
+  ])('%s', (_name, input, expected) => {
+    expect(maskBodySecrets(input, bodyNames)).toBe(expected);
+    if (!input.endsWith('...[truncated]'))
+      expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(expected));
+  });
+
+  it('a code in a query or a form stays masked whatever it reads as', () => {
+    expect(urls.redact('https://app.example/cb?code=invalid_grant&state=ok')).toBe(
+      'https://app.example/cb?code=REDACTED&state=ok',
+    );
+    expect(maskBodySecrets('grant_type=authorization_code&code=abc', bodyNames)).toBe(
+      'grant_type=authorization_code&code=REDACTED',
+    );
+  });
+});
+
+describe("credentials in an agent's code", () => {
+  const code = (c: string): string => {
+    const record = mapper.map(envelopeOf('api_call', 'control', { code: c, status: 200 }), CTX, 1)!;
+    return (record.body as { code: string }).code;
+  };
+  it.each<[string, string, string]>([
+    ['page.fill', "await page.fill('#password', 'SECRET-C1');", "await page.fill('#password', 'REDACTED');"],
+    [
+      'page.type with an OTP field',
+      'page.type("input[name=otp]", "SECRET-C2")',
+      'page.type("input[name=otp]", "REDACTED")',
+    ],
+    [
+      'a locator',
+      'await page.locator(\'#api-key\').fill("SECRET-C3")',
+      'await page.locator(\'#api-key\').fill("REDACTED")',
+    ],
+    [
+      'a chain over lines, a template literal and options',
+      "await page.getByLabel('Password')\n  .pressSequentially(`SECRET-C4`, { delay: 50 });",
+      "await page.getByLabel('Password')\n  .pressSequentially(`REDACTED`, { delay: 50 });",
+    ],
+    [
+      "Python's Playwright and Selenium",
+      'page.get_by_placeholder("Your passcode").fill("SECRET-C5")\ndriver.find_element(By.NAME, "pwd").send_keys("SECRET-C6")',
+      'page.get_by_placeholder("Your passcode").fill("REDACTED")\ndriver.find_element(By.NAME, "pwd").send_keys("REDACTED")',
+    ],
+    [
+      'the other fields of the same login stay readable',
+      "await page.fill('#email', 'bob@example.com');\nawait page.fill('#password', 'SECRET-C7');\nawait page.click('text=Sign in');",
+      "await page.fill('#email', 'bob@example.com');\nawait page.fill('#password', 'REDACTED');\nawait page.click('text=Sign in');",
+    ],
+    [
+      'code the service cut inside the value',
+      "page.fill('#password', 'SECRET-C8...[truncated]",
+      "page.fill('#password', 'REDACTED...[truncated]",
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(code(input)).toBe(expected);
+  });
+
+  it.each<[string, string]>([
+    [
+      'fields named plainly',
+      "await page.fill('#search', 'shoes'); await page.locator('#email').type('bob@example.com')",
+    ],
+    ['a value that is no literal', "await page.fill('#password', process.env.PASSWORD)"],
+    ['keystrokes without a field', "await page.keyboard.type('hello')"],
+  ])('%s stay exactly as sent', (_name, input) => {
+    expect(code(input)).toBe(input);
+  });
+
+  it('is counted as api_call_code redaction', () => {
+    const facts: unknown[] = [];
+    const counting = createMapper(defaultMappingOptions, { emit: (f) => void facts.push(f) });
+    counting.map(envelopeOf('api_call', 'control', { code: "page.fill('#password', 'SECRET-C9')" }), CTX, 1);
+    expect(facts).toEqual([{ f: 'values_redacted', type: 'api_call', kind: 'api_call_code', count: 1 }]);
+  });
+
+  it('drop_api_call_code still replaces the whole code', () => {
+    const dropping = createMapper({ ...defaultMappingOptions, redaction: { ...d, dropApiCallCode: true } });
+    const record = dropping.map(envelopeOf('api_call', 'control', { code: "page.fill('#q', 'x')" }), CTX, 1)!;
+    expect(record.body).toMatchObject({ code: 'REDACTED' });
+  });
+
+  it('hostile code maps (run, not timed)', () => {
+    for (const c of [
+      ".fill(\\'".repeat(25_000),
+      ".fill('#password', '".repeat(12_000),
+      '.fill(x,'.repeat(25_000),
+      '.fill(' + '('.repeat(200_000),
+      'a\n'.repeat(100_000) + ".fill('x')",
+    ])
+      expect(code(c)).toBeTypeOf('string');
   });
 });

@@ -1,0 +1,104 @@
+// Secrets an HTML page carries in its markup: the anti-forgery token of a form
+// (`<input type="hidden" name="csrf_token" value="…">`, Rails' `authenticity_token`, ASP.NET's
+// `__RequestVerificationToken`, Django's `csrfmiddlewaretoken`), the same token in a meta tag for
+// scripts (`<meta name="csrf-token" content="…">`), a password field a page filled in. The value
+// (`input`) or content (`meta`) of an element named like a secret by the body lists, or of a
+// `type=password` input (or one whose id is named like a secret), is masked; the rest of the page stays byte for byte.
+//
+// Attributes are read as HTML reads them: in any order, quoted with `"` or `'` or unquoted, names in
+// any case. A tag the cut ends inside is read to the end, so a value cut short is masked too. One
+// pass: the search for the next tag starts where the last one ended, and each tag is read once up
+// to its `>`, so a page of unclosed tags or quotes costs its length, not its square.
+import { REDACTED } from '../config/mapping-section.js';
+import { matchesFieldName, type NameMatcher } from './name-matcher.js';
+
+/** An `<input` or `<meta` tag's start; the name must end there (not `<inputs`, `<metadata`). */
+const TAG = /<(input|meta)(?=[\s/>])/gi;
+
+const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9 || c === 12;
+
+interface Attribute {
+  name: string;
+  /** The value's first and past-last index in the text; start -1 when the attribute has none. */
+  start: number;
+  end: number;
+}
+
+/** The attributes of the tag whose name ends at `i`, and the index past its `>` (the text's end when cut). */
+function readTag(text: string, i: number): { attributes: Attribute[]; end: number } {
+  const n = text.length;
+  const attributes: Attribute[] = [];
+  for (;;) {
+    while (i < n && (isSpace(text.charCodeAt(i)) || text.charCodeAt(i) === 47) /* / */) i++;
+    if (i >= n) return { attributes, end: n };
+    if (text.charCodeAt(i) === 62 /* > */) return { attributes, end: i + 1 };
+    const nameStart = i;
+    // A name may begin with `=` (HTML's rule); it ends at white space, `/`, `>` or `=`.
+    i++;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (isSpace(c) || c === 47 || c === 62 || c === 61 /* = */) break;
+    }
+    const name = text.slice(nameStart, i).toLowerCase();
+    let j = i;
+    while (j < n && isSpace(text.charCodeAt(j))) j++;
+    if (text.charCodeAt(j) !== 61) {
+      attributes.push({ name, start: -1, end: -1 });
+      continue;
+    }
+    j++;
+    while (j < n && isSpace(text.charCodeAt(j))) j++;
+    const q = text.charCodeAt(j);
+    if (q === 34 /* " */ || q === 39 /* ' */) {
+      const close = text.indexOf(q === 34 ? '"' : "'", j + 1);
+      const end = close === -1 ? n : close;
+      attributes.push({ name, start: j + 1, end });
+      i = close === -1 ? n : close + 1;
+    } else {
+      let k = j;
+      while (k < n && !isSpace(text.charCodeAt(k)) && text.charCodeAt(k) !== 62) k++;
+      attributes.push({ name, start: j, end: k });
+      i = k;
+    }
+  }
+}
+
+const valueOf = (text: string, attributes: Attribute[], name: string): string | undefined => {
+  const a = attributes.find((x) => x.name === name && x.start !== -1);
+  return a === undefined ? undefined : text.slice(a.start, a.end);
+};
+
+const namedLikeSecret = (name: string | undefined, names: NameMatcher): boolean =>
+  name !== undefined && name !== '' && matchesFieldName(names, name);
+
+/**
+ * `text` (an HTML page or part of one) with the value of every secret-named `input` and the content
+ * of every secret-named `meta` masked; null when nothing was.
+ */
+export function maskHtmlFields(text: string, names: NameMatcher): string | null {
+  // Most bodies that reach here hold no markup at all.
+  if (!text.includes('<')) return null;
+  let out: string[] | null = null;
+  let copied = 0;
+  TAG.lastIndex = 0;
+  for (let m = TAG.exec(text); m !== null; m = TAG.exec(text)) {
+    const { attributes, end } = readTag(text, m.index + m[0].length);
+    TAG.lastIndex = end;
+    const input = m[1]!.length === 5;
+    const secret =
+      namedLikeSecret(valueOf(text, attributes, 'name'), names) ||
+      // An input a script reads by its id (`#api-key`) rather than posts by name.
+      (input && namedLikeSecret(valueOf(text, attributes, 'id'), names)) ||
+      (input && valueOf(text, attributes, 'type')?.toLowerCase() === 'password');
+    if (!secret) continue;
+    const target = attributes.find((a) => a.name === (input ? 'value' : 'content') && a.start !== -1);
+    if (target === undefined || target.end === target.start) continue;
+    if (text.slice(target.start, target.end) === REDACTED) continue;
+    (out ??= []).push(text.slice(copied, target.start), REDACTED);
+    copied = target.end;
+    if (end >= text.length) break;
+  }
+  if (out === null) return null;
+  out.push(text.slice(copied));
+  return out.join('');
+}
