@@ -49,14 +49,22 @@ describe.skipIf(chromium === undefined)(`HTTP/2 request headers from ${chromiumU
     const { sessionId } = await openBlankPage(browser, cdp);
     const ids = new Map<string, string>();
     const sent = new Map<string, Record<string, unknown>>();
+    // Chromium's network service reports the sent headers (ExtraInfo) on its own schedule: they may
+    // come after the page's console line, so both are waited for.
+    let logged = false;
+    const apiHeaders = (): boolean => [...ids].some(([id, u]) => u.includes('/api?') && sent.has(id));
     const done = new Promise<void>((resolve, reject) => {
-      const bound = setTimeout(() => reject(new Error(`no console line after ${WAIT_MS / 1000} s`)), WAIT_MS);
+      const bound = setTimeout(
+        () => reject(new Error(`no console line and sent headers after ${WAIT_MS / 1000} s`)),
+        WAIT_MS,
+      );
       cdp.on(({ method, params: p, sessionId: from }) => {
         if (from !== sessionId) return;
         if (method === 'Network.requestWillBeSent') ids.set(p.requestId as string, (p.request as { url: string }).url);
         if (method === 'Network.requestWillBeSentExtraInfo')
           sent.set(p.requestId as string, p.headers as Record<string, unknown>);
-        if (method === 'Runtime.consoleAPICalled') {
+        if (method === 'Runtime.consoleAPICalled') logged = true;
+        if (logged && apiHeaders()) {
           clearTimeout(bound);
           resolve();
         }
