@@ -8,13 +8,16 @@
 // given a pass-through serializer, so nothing is decoded or encoded a second time. Unlike HTTP, the
 // body's chunks are joined here: grpc-js takes a message as one buffer (its serializer's result),
 // which it copies once more behind the 5-byte gRPC message prefix anyway. Every call has
-// its own deadline (the exporter timeout). Headers go as metadata; gzip is the channel's message
+// its own deadline (the exporter timeout), kept here rather than by grpc-js: its deadline timer ends
+// the call in the timers phase, so a process paused past it (SIGSTOP, a frozen VM) dropped the answer
+// that came in time and sent the records again; ours gives its verdict one turn later, once the
+// socket was read, as the HTTP client does (util/http-client.ts). Headers go as metadata; gzip is the channel's message
 // compression. The connection: plaintext for http://, TLS for https:// (config/otlp-endpoint.ts
 // resolved the scheme), with the collector's CA and client certificate when configured.
 import { Client, credentials, Metadata, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import type { TlsFiles } from '../config/tls.js';
 import { decodePartialSuccess } from '../wire/partial-success.js';
-import { grpcFailure } from './grpc-outcome.js';
+import { GRPC, grpcFailure } from './grpc-outcome.js';
 import type { ExportOutcome, OtlpTransport } from './otlp-transport.js';
 import { joinBody } from '../wire/otlp-request.js';
 
@@ -71,17 +74,27 @@ export function createGrpcTransport(o: GrpcTransportOptions): OtlpTransport {
     send(body) {
       if (closed) return Promise.resolve({ kind: 'retryable', message: 'transport closed' });
       return new Promise<ExportOutcome>((resolve) => {
+        let verdict: NodeJS.Immediate | undefined;
+        const deadline = setTimeout(() => {
+          verdict = setImmediate(() => {
+            settle(grpcFailure(GRPC.DEADLINE_EXCEEDED, `Deadline exceeded after ${o.timeoutMs} ms`));
+            call.cancel();
+          });
+        }, o.timeoutMs);
+        const settle = (outcome: ExportOutcome): void => {
+          if (!inFlight.delete(call)) return;
+          clearTimeout(deadline);
+          if (verdict) clearImmediate(verdict);
+          resolve(outcome);
+        };
         const call = client.makeUnaryRequest<Buffer, Buffer>(
           o.method ?? LOGS_EXPORT_METHOD,
           passThrough,
           passThrough,
           joinBody(body),
           metadata.clone(),
-          { deadline: Date.now() + o.timeoutMs },
-          (err, response) => {
-            inFlight.delete(call);
-            resolve(err ? fromError(err) : fromResponse(response));
-          },
+          {},
+          (err, response) => settle(err ? fromError(err) : fromResponse(response)),
         );
         inFlight.add(call);
       });

@@ -12,6 +12,7 @@ import type pg from 'pg';
 import { GEN_SHIFT, GENERATIONS, SEGMENT_COLUMNS } from './pg-schema.js';
 import { SESSION_COLUMNS, toRow, type RawSession } from './pg-sessions.js';
 import type { SessionRow } from './store.js';
+import { rollBack } from './pg-pool.js';
 
 /** Sessions a claim took over, and the backlog that moved with them. */
 export interface Claimed {
@@ -47,6 +48,7 @@ export class PgOwnership {
     const none: Claimed = { sessions: [], records: 0, bytes: 0, maxId: 0, specRevs: new Map() };
     if (ids.length === 0) return none;
     const c = await this.db.connect();
+    let broken: Error | undefined;
     try {
       await c.query('BEGIN');
       const free = await c.query<{ id: string }>(
@@ -90,10 +92,10 @@ export class PgOwnership {
         specRevs: new Map(rows.rows.map((r) => [r.id, Number(r.spec_rev)])),
       };
     } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
+      broken = await rollBack(c);
       throw err;
     } finally {
-      c.release();
+      c.release(broken);
     }
   }
 

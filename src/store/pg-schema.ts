@@ -7,6 +7,7 @@
 // (id >> GEN_SHIFT, modulo GENERATIONS), so a whole generation can be TRUNCATEd once it is drained:
 // steady insert + delete then leaves no dead tuples for autovacuum to chase (pg-spool-rotation.ts).
 import type pg from 'pg';
+import { rollBack } from './pg-pool.js';
 
 export const PG_SCHEMA_VERSION = 2;
 export const PG_APPLICATION = 'browser-telemetry-bridge';
@@ -91,6 +92,7 @@ export function generationOf(id: number): number {
 /** Creates or migrates the schema; returns the version found before (0 for a fresh database). */
 export async function migratePg(db: pg.Pool): Promise<number> {
   const c = await db.connect();
+  let broken: Error | undefined;
   try {
     await c.query('BEGIN');
     await c.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
@@ -150,10 +152,10 @@ export async function migratePg(db: pg.Pool): Promise<number> {
     await c.query('COMMIT');
     return found;
   } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
+    broken = await rollBack(c);
     throw err;
   } finally {
-    c.release();
+    c.release(broken);
   }
 }
 

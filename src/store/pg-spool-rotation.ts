@@ -11,6 +11,7 @@
 // backlog) is never truncated.
 import type pg from 'pg';
 import { GENERATIONS, generationOf } from './pg-schema.js';
+import { rollBack } from './pg-pool.js';
 
 const LOCK_TIMEOUT_MS = 100;
 
@@ -28,6 +29,7 @@ export async function truncateDrainedGenerations(db: pg.Pool): Promise<number[]>
     // empty generation has nothing to give back (a fresh table is 8 KiB of indexes at most).
     if (g === current || g === (current + 1) % GENERATIONS || Number(row.bytes) <= 32 * 1024) continue;
     const c = await db.connect();
+    let broken: Error | undefined;
     try {
       await c.query('BEGIN');
       await c.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT_MS}ms'`);
@@ -42,9 +44,9 @@ export async function truncateDrainedGenerations(db: pg.Pool): Promise<number[]>
       await c.query('COMMIT');
     } catch {
       // Busy (lock timeout) or unreachable: tried again at the next pass.
-      await c.query('ROLLBACK').catch(() => undefined);
+      broken = await rollBack(c);
     } finally {
-      c.release();
+      c.release(broken);
     }
   }
   return out;

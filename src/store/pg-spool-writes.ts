@@ -11,6 +11,7 @@ import { generationOf, SEGMENT_COLUMNS } from './pg-schema.js';
 import type { PgOwnership } from './pg-ownership.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import { FencedError, type CheckpointUpdate } from './store.js';
+import { rollBack } from './pg-pool.js';
 
 const READ_MAX_SEGMENTS = 256;
 /** Rows per multi-row INSERT (9 parameters each; PostgreSQL allows 65535 per statement). */
@@ -62,6 +63,7 @@ export async function commitSpool(
     return [];
   }
   const c = await db.connect();
+  let broken: Error | undefined;
   try {
     await c.query('BEGIN');
     const held = await c.query<{ id: string }>(
@@ -96,10 +98,10 @@ export async function commitSpool(
     await c.query('COMMIT');
     return out;
   } catch (err) {
-    if (!(err instanceof FencedError)) await c.query('ROLLBACK').catch(() => undefined);
+    if (!(err instanceof FencedError)) broken = await rollBack(c);
     throw err;
   } finally {
-    c.release();
+    c.release(broken);
   }
 }
 
