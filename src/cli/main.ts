@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry point of the `browser-telemetry-bridge` binary: dispatches to one command per file.
 // Exit codes: 0 success, 1 runtime failure, 2 invalid configuration or usage.
+import { existsSync } from 'node:fs';
 import { ConfigError } from '../config/errors.js';
 import { UsageError } from '../util/command-line.js';
 import { closest } from '../util/closest-name.js';
@@ -55,6 +56,14 @@ const COMMANDS: Record<string, Command> = {
 function help(): string {
   const names = Object.keys(COMMANDS);
   const width = Math.max(...names.map((n) => n.length));
+  // The image's daemon (the bundle, or dist/ without devkit/) leaves the devkit out; its help must not
+  // offer demo, simulate and receive as if they ran there. The devkit sits beside cli/ in src/ and
+  // dist/, and would beside bundle/ in /app.
+  const devkit = existsSync(new URL('../devkit/', import.meta.url));
+  const summary = (n: string): string =>
+    !devkit && DEVKIT_COMMANDS.includes(n)
+      ? 'not in this installation (the devkit); `' + n + '` says where to run it'
+      : COMMANDS[n]!.summary;
   return [
     `browser-telemetry-bridge ${BRIDGE_VERSION}`,
     'Delivers the telemetry of cloud browser sessions to an OpenTelemetry (OTLP) collector.',
@@ -62,7 +71,7 @@ function help(): string {
     'Usage: browser-telemetry-bridge <command> [options]',
     '',
     'Commands:',
-    ...names.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n]!.summary}`),
+    ...names.map((n) => `  ${n.padEnd(width)}  ${summary(n)}`),
     '',
     'Run `browser-telemetry-bridge <command> --help` for the options and examples of a command.',
     'Configuration: --config FILE or BRIDGE_CONFIG, plus environment variables (see README).',

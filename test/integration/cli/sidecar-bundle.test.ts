@@ -65,5 +65,12 @@ describe('the bundled daemon', () => {
     const demo = await runCli(['demo'], {}, 30_000, [main]);
     expect(demo.code).not.toBe(0);
     expect(demo.stderr).toMatch(/belongs to the devkit/);
+    // Its command list must not offer them as if they ran here (the image's `--help`).
+    const help = await runCli(['--help'], {}, 30_000, [main]);
+    expect(help.code).toBe(0);
+    for (const name of ['demo', 'simulate', 'receive']) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${name} +not in this installation \\(the devkit\\)`, 'm'));
+    }
+    expect(help.stdout).toMatch(/^ {2}run +follow the configured sessions/m);
   });
 });
