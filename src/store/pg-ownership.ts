@@ -12,7 +12,7 @@ import type pg from 'pg';
 import { GEN_SHIFT, GENERATIONS, SEGMENT_COLUMNS } from './pg-schema.js';
 import { SESSION_COLUMNS, toRow, type RawSession } from './pg-sessions.js';
 import type { SessionRow } from './store.js';
-import { rollBack } from './pg-pool.js';
+import { rollBack } from './pg-rollback.js';
 
 /** Sessions a claim took over, and the backlog that moved with them. */
 export interface Claimed {

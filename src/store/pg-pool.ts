@@ -1,22 +1,6 @@
 // The connection pools of the shared store: the store's own, and the lease's (cluster/lease.ts).
 import pg from 'pg';
 
-/**
- * Ends a failed transaction; returns what to give `release()`. A connection whose ROLLBACK fails too
- * (the server paused or cut off past the query timeout) is destroyed instead of pooled: pg gives up
- * on a timed-out query client-side, yet what the connection had sent still runs once the server
- * goes on, so pooled it would sit inside this transaction, holding its locks, and the next caller's
- * statement (a checkpoint write) would run in it and never be committed.
- */
-export async function rollBack(c: pg.PoolClient): Promise<Error | undefined> {
-  try {
-    await c.query('ROLLBACK');
-    return undefined;
-  } catch (err) {
-    return err instanceof Error ? err : new Error(String(err));
-  }
-}
-
 /** Creates the connection pool the store, the lease and the placement loop share. */
 export function createPgPool(
   url: string,

@@ -7,7 +7,7 @@
 // (id >> GEN_SHIFT, modulo GENERATIONS), so a whole generation can be TRUNCATEd once it is drained:
 // steady insert + delete then leaves no dead tuples for autovacuum to chase (pg-spool-rotation.ts).
 import type pg from 'pg';
-import { rollBack } from './pg-pool.js';
+import { rollBack } from './pg-rollback.js';
 
 export const PG_SCHEMA_VERSION = 2;
 export const PG_APPLICATION = 'browser-telemetry-bridge';

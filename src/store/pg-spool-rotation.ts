@@ -11,7 +11,7 @@
 // backlog) is never truncated.
 import type pg from 'pg';
 import { GENERATIONS, generationOf } from './pg-schema.js';
-import { rollBack } from './pg-pool.js';
+import { rollBack } from './pg-rollback.js';
 
 const LOCK_TIMEOUT_MS = 100;
 

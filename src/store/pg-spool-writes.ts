@@ -11,7 +11,7 @@ import { generationOf, SEGMENT_COLUMNS } from './pg-schema.js';
 import type { PgOwnership } from './pg-ownership.js';
 import type { NewSegment, Segment } from '../wire/segment-framing.js';
 import { FencedError, type CheckpointUpdate } from './store.js';
-import { rollBack } from './pg-pool.js';
+import { rollBack } from './pg-rollback.js';
 
 const READ_MAX_SEGMENTS = 256;
 /** Rows per multi-row INSERT (9 parameters each; PostgreSQL allows 65535 per statement). */
