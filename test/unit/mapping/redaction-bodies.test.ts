@@ -482,6 +482,23 @@ describe('error codes under code and key', () => {
     ['a code cut short', '{"code":"invalid_gr...[truncated]', '{"code":"REDACTED"...[truncated]'],
     ['a numeric code cut short', '{"code":123...[truncated]', '{"code":"REDACTED"...[truncated]'],
     ['an object under code', '{"code":{"value":"x"}}', '{"code":"REDACTED"}'],
+    // Random letters pass the shape of words: a letter-only key, a Steam Guard code, a key whose
+    // random part has no digit, a recovery code of a word and five digits.
+    [
+      'letters that are no words',
+      '{"key":"qwrtzpkbvnxlsdfg","a":{"code":"FKXPR"},"b":{"key":"live_abcdefghijklmnop"},"c":{"code":"abcde-12345"}}',
+      '{"key":"REDACTED","a":{"code":"REDACTED"},"b":{"key":"REDACTED"},"c":{"code":"REDACTED"}}',
+    ],
+    [
+      'a long random word',
+      '{"key":"pk_aeioubaeioubaeioubaeiou","code":"Xaeiouaeiouaeiouae"}',
+      '{"key":"REDACTED","code":"REDACTED"}',
+    ],
+    [
+      'long words of real codes are kept',
+      '{"a":{"code":"UNAUTHENTICATED"},"b":{"code":"ECONNRESET"},"c":{"code":"temporarily_unavailable"},"d":{"Code":"InvalidParameterCombination"},"e":{"code":"unsupported_grant_type"}}',
+      '{"a":{"code":"UNAUTHENTICATED"},"b":{"code":"ECONNRESET"},"c":{"code":"temporarily_unavailable"},"d":{"Code":"InvalidParameterCombination"},"e":{"code":"unsupported_grant_type"}}',
+    ],
   ])('%s', (_name, input, expected) => {
     expect(maskBodySecrets(input, bodyNames)).toBe(expected);
     if (!input.endsWith('...[truncated]'))
