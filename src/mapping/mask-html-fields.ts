@@ -1,9 +1,10 @@
 // Secrets an HTML page carries in its markup: the anti-forgery token of a form
 // (`<input type="hidden" name="csrf_token" value="…">`, Rails' `authenticity_token`, ASP.NET's
 // `__RequestVerificationToken`, Django's `csrfmiddlewaretoken`), the same token in a meta tag for
-// scripts (`<meta name="csrf-token" content="…">`), a password field a page filled in. The value
-// (`input`) or content (`meta`) of an element named like a secret by the body lists, or of a
-// `type=password` input (or one whose id is named like a secret), is masked; the rest of the page stays byte for byte.
+// scripts (`<meta name="csrf-token" content="…">`), a password field a page filled in, a key a
+// settings page shows in a `<textarea>`. The value (`input`), text (`textarea`) or content (`meta`)
+// of an element named like a secret by the body lists, or of a `type=password` input (or one whose
+// id is named like a secret), is masked; the rest of the page stays byte for byte.
 //
 // Attributes are read as HTML reads them: in any order, quoted with `"` or `'` or unquoted, names in
 // any case. A tag the cut ends inside is read to the end, so a value cut short is masked too. One
@@ -12,8 +13,10 @@
 import { REDACTED } from '../config/mapping-section.js';
 import { matchesFieldName, type NameMatcher } from './name-matcher.js';
 
-/** An `<input` or `<meta` tag's start; the name must end there (not `<inputs`, `<metadata`). */
-const TAG = /<(input|meta)(?=[\s/>])/gi;
+/** An `<input`, `<meta` or `<textarea` tag's start; the name must end there (not `<inputs`, `<metadata`). */
+const TAG = /<(input|meta|textarea)(?=[\s/>])/gi;
+/** A textarea's text is raw up to its end tag: no tag inside it is one. */
+const TEXTAREA_END = /<\/textarea/gi;
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9 || c === 12;
 
@@ -84,19 +87,27 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
   for (let m = TAG.exec(text); m !== null; m = TAG.exec(text)) {
     const { attributes, end } = readTag(text, m.index + m[0].length);
     TAG.lastIndex = end;
-    const input = m[1]!.length === 5;
+    const meta = m[1]!.length === 4;
+    let target: { start: number; end: number } | undefined;
+    if (m[1]!.length === 8) {
+      // A textarea's value is its text (a private key, a recovery code a settings page shows).
+      TEXTAREA_END.lastIndex = end;
+      const close = TEXTAREA_END.exec(text);
+      target = { start: end, end: close === null ? text.length : close.index };
+      TAG.lastIndex = target.end;
+    }
     const secret =
       namedLikeSecret(valueOf(text, attributes, 'name'), names) ||
-      // An input a script reads by its id (`#api-key`) rather than posts by name.
-      (input && namedLikeSecret(valueOf(text, attributes, 'id'), names)) ||
-      (input && valueOf(text, attributes, 'type')?.toLowerCase() === 'password');
+      // A field a script reads by its id (`#api-key`) rather than posts by name.
+      (!meta && namedLikeSecret(valueOf(text, attributes, 'id'), names)) ||
+      (!meta && valueOf(text, attributes, 'type')?.toLowerCase() === 'password');
     if (!secret) continue;
-    const target = attributes.find((a) => a.name === (input ? 'value' : 'content') && a.start !== -1);
+    target ??= attributes.find((a) => a.name === (meta ? 'content' : 'value') && a.start !== -1);
     if (target === undefined || target.end === target.start) continue;
     if (text.slice(target.start, target.end) === REDACTED) continue;
     (out ??= []).push(text.slice(copied, target.start), REDACTED);
     copied = target.end;
-    if (end >= text.length) break;
+    if (target.end >= text.length) break;
   }
   if (out === null) return null;
   out.push(text.slice(copied));

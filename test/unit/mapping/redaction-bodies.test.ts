@@ -379,6 +379,16 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<input type="PASSWORD" name="pw1" value="REDACTED"><input name="user[password]" value="REDACTED"><input id="api-key" value="REDACTED">',
     ],
     [
+      'a textarea holding a key, and one holding none',
+      '<textarea name="client_secret" rows=4>-----BEGIN PRIVATE KEY-----\nSECRET-H13\n</textarea><textarea name="bio">hi <input></textarea><TEXTAREA id=api-secret>SECRET-H14</TEXTAREA >',
+      '<textarea name="client_secret" rows=4>REDACTED</textarea><textarea name="bio">hi <input></textarea><TEXTAREA id=api-secret>REDACTED</TEXTAREA >',
+    ],
+    [
+      'a textarea the service cut',
+      '<textarea name="password">SECRET-H15...[truncated]',
+      '<textarea name="password">REDACTED...[truncated]',
+    ],
+    [
       'a page the service cut inside the token',
       '<input name="csrf_token" value="SECRET-H12...[truncated]',
       '<input name="csrf_token" value="REDACTED...[truncated]',
@@ -397,6 +407,7 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<meta name="viewport" content="width=device-width"><input name="email" value="a@b.c">',
     ],
     ['tags that only begin alike', '<inputs name="csrf_token" value="v"><metadata name="csrf-token" content="c">'],
+    ['an empty secret textarea', '<textarea name="password"></textarea>'],
     ['a token field left empty', '<input name="csrf_token" value=""><input name="csrf_token">'],
     ['prose', 'Send your csrf_token with value="x" in the form'],
   ])('%s stay exactly as sent', (_name, html) => {
@@ -410,6 +421,8 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<input name=csrf_token value="' + 'a'.repeat(200_000),
       '<meta name="csrf-token" content=x>'.repeat(6_000),
       '<input name="'.repeat(15_000),
+      '<textarea name=password>'.repeat(8_000),
+      '<textarea></textarea>'.repeat(9_000),
     ]) {
       const record = mapper.map(envelopeOf('network_response', 'network', { body: html }), CTX, 1)!;
       expect(record).not.toBeNull();
