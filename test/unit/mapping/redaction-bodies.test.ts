@@ -430,6 +430,35 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
   });
 });
 
+describe('keys named private, secret or access with an underscore or none', () => {
+  it.each<[string, string, string]>([
+    [
+      "a Google service account's key file",
+      '{"type":"service_account","private_key_id":"k1","private_key":"-----BEGIN PRIVATE KEY-----\\nSECRET-K1","client_email":"a@b.iam"}',
+      '{"type":"service_account","private_key_id":"k1","private_key":"REDACTED","client_email":"a@b.iam"}',
+    ],
+    [
+      "AWS's temporary credentials and a CLI profile",
+      '{"AccessKeyId":"ASIAEXAMPLE","SecretAccessKey":"SECRET-K2","p":{"aws_secret_access_key":"SECRET-K3"}}',
+      '{"AccessKeyId":"ASIAEXAMPLE","SecretAccessKey":"REDACTED","p":{"aws_secret_access_key":"REDACTED"}}',
+    ],
+    [
+      'camelCase keys of a client library',
+      '{"secretKey":"SECRET-K4","privateKey":"SECRET-K5","access_key":"SECRET-K6","publicKey":"pk"}',
+      '{"secretKey":"REDACTED","privateKey":"REDACTED","access_key":"REDACTED","publicKey":"pk"}',
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(maskBodySecrets(input, bodyNames)).toBe(expected);
+    expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(expected));
+  });
+
+  it('an access_key query parameter', () => {
+    expect(urls.redact('https://api.example/check?access_key=SECRET-K7&fields=ip')).toBe(
+      'https://api.example/check?access_key=REDACTED&fields=ip',
+    );
+  });
+});
+
 describe('secrets grouped under a plural name', () => {
   it.each<[string, string, string]>([
     [
