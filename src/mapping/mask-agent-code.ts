@@ -6,7 +6,8 @@
 //
 // A call that types is one of the methods below. Its value is its second argument when that is a
 // string literal (`page.fill(selector, value)`), else its first when the second is absent or an
-// options object (`locator.fill(value, { timeout })`). The field is named by the first argument in
+// options object (`locator.fill(value, { timeout })`); Python's keyword arguments
+// (`fill(selector="#pw", value="…")`, `fill(value="…", timeout=500)`) are read as the same places. The field is named by the first argument in
 // the two-argument form and by the statement before the call (`page.locator('#api-key')`, a
 // `getByLabel('Password')` on the line before a `.fill(` that continues it): the words in it
 // (`api-key`, `api`, `key`, `Password`; camelCase and `-`/`_` split too) are matched against the
@@ -49,19 +50,30 @@ interface Argument {
   end: number;
   literal: boolean;
   closed: boolean;
+  /** Python's keyword (`value` of `value="…"`), the argument being what follows its `=`. */
+  keyword: string | undefined;
 }
+
+/** A Python keyword argument's `name=` (not `==`, nor an arrow's `=>`). */
+const KEYWORD = /([A-Za-z_][A-Za-z0-9_]*)\s*=(?![=>])\s*/y;
 
 /** The argument at `i` (past white space): a literal, or anything up to the next `,` or `)` at its own depth. */
 function readArgument(code: string, i: number): Argument | undefined {
   while (i < code.length && isSpace(code.charCodeAt(i))) i++;
   if (i >= code.length) return undefined;
+  KEYWORD.lastIndex = i;
+  const keyword = KEYWORD.exec(code)?.[1];
+  if (keyword !== undefined) {
+    i = KEYWORD.lastIndex;
+    if (i >= code.length) return undefined;
+  }
   const c = code.charCodeAt(i);
   if (c === 41 /* ) */) return undefined;
   if (isQuote(c)) {
     const end = literalEnd(code, i);
     return end === -1
-      ? { start: i, end: code.length, literal: true, closed: false }
-      : { start: i, end, literal: true, closed: true };
+      ? { start: i, end: code.length, literal: true, closed: false, keyword }
+      : { start: i, end, literal: true, closed: true, keyword };
   }
   let depth = 0;
   const limit = Math.min(code.length, i + MAX_ARGUMENT);
@@ -72,7 +84,7 @@ function readArgument(code: string, i: number): Argument | undefined {
       // Bounded as the argument is: from every call of a long text, an escaped quote (`\'`) read
       // as an opening one would otherwise be searched to the text's end.
       const end = literalEnd(code, k, limit);
-      if (end === -1) return { start: i, end: limit, literal: false, closed: false };
+      if (end === -1) return { start: i, end: limit, literal: false, closed: false, keyword };
       k = end - 1;
     } else if (d === 40 || d === 91 || d === 123) depth++;
     else if (d === 41 || d === 93 || d === 125) {
@@ -80,7 +92,7 @@ function readArgument(code: string, i: number): Argument | undefined {
       depth--;
     } else if (d === 44 /* , */ && depth === 0) break;
   }
-  return { start: i, end: k, literal: false, closed: k < code.length };
+  return { start: i, end: k, literal: false, closed: k < code.length, keyword };
 }
 
 /** Past the `,` after an argument ending at `end`, or -1 when the call's list ends there. */
@@ -147,7 +159,13 @@ function maskCode(code: string, names: NameMatcher): string | null {
     if (second?.literal === true) {
       value = second;
       field += code.slice(first.start, first.end);
-    } else if (first.literal && (second === undefined || code.charCodeAt(second.start) === 123) /* { */) value = first;
+    } else if (
+      first.literal &&
+      first.keyword !== 'selector' &&
+      // Options after the value: `{ timeout }`, or Python's `timeout=500`.
+      (second === undefined || code.charCodeAt(second.start) === 123 /* { */ || second.keyword !== undefined)
+    )
+      value = first;
     if (value === undefined || value.start < copied || !namesSecret(field, names)) continue;
     const inner = code.slice(value.start + 1, value.closed ? value.end - 1 : value.end);
     if (inner === '' || inner === REDACTED) continue;

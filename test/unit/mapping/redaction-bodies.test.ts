@@ -586,6 +586,11 @@ describe("credentials in an agent's code", () => {
       'page.get_by_placeholder("Your passcode").fill("REDACTED")\ndriver.find_element(By.NAME, "pwd").send_keys("REDACTED")',
     ],
     [
+      "Python's keyword arguments",
+      'page.fill(selector="#password", value="SECRET-C10")\npage.locator("#otp").fill(value = \'SECRET-C11\', timeout=500)',
+      'page.fill(selector="#password", value="REDACTED")\npage.locator("#otp").fill(value = \'REDACTED\', timeout=500)',
+    ],
+    [
       'the other fields of the same login stay readable',
       "await page.fill('#email', 'bob@example.com');\nawait page.fill('#password', 'SECRET-C7');\nawait page.click('text=Sign in');",
       "await page.fill('#email', 'bob@example.com');\nawait page.fill('#password', 'REDACTED');\nawait page.click('text=Sign in');",
@@ -605,6 +610,7 @@ describe("credentials in an agent's code", () => {
       "await page.fill('#search', 'shoes'); await page.locator('#email').type('bob@example.com')",
     ],
     ['a value that is no literal', "await page.fill('#password', process.env.PASSWORD)"],
+    ['a keyword argument that is no literal', 'page.fill("#password", value=os.environ["PW"])'],
     ['keystrokes without a field', "await page.keyboard.type('hello')"],
   ])('%s stay exactly as sent', (_name, input) => {
     expect(code(input)).toBe(input);
@@ -628,6 +634,8 @@ describe("credentials in an agent's code", () => {
       ".fill(\\'".repeat(25_000),
       ".fill('#password', '".repeat(12_000),
       '.fill(x,'.repeat(25_000),
+      '.fill(a='.repeat(25_000),
+      '.fill(' + 'a'.repeat(200_000) + ' =',
       '.fill(' + '('.repeat(200_000),
       'a\n'.repeat(100_000) + ".fill('x')",
     ])
