@@ -4,19 +4,22 @@
 // scripts (`<meta name="csrf-token" content="…">`), a password field a page filled in, a key a
 // settings page shows in a `<textarea>`. The value (`input`), text (`textarea`) or content (`meta`)
 // of an element named like a secret by the body lists, or of a `type=password` input (or one whose
-// id is named like a secret), is masked; the rest of the page stays byte for byte.
+// id is named like a secret), is masked, and so are secret-named members of the JSON a page embeds
+// in a `<script type="application/json">`; the rest of the page stays byte for byte.
 //
 // Attributes are read as HTML reads them: in any order, quoted with `"` or `'` or unquoted, names in
 // any case. A tag the cut ends inside is read to the end, so a value cut short is masked too. One
 // pass: the search for the next tag starts where the last one ended, and each tag is read once up
 // to its `>`, so a page of unclosed tags or quotes costs its length, not its square.
 import { REDACTED } from '../config/mapping-section.js';
+import { maskJsonText } from './mask-json-text.js';
 import { matchesFieldName, type NameMatcher } from './name-matcher.js';
 
-/** An `<input`, `<meta` or `<textarea` tag's start; the name must end there (not `<inputs`, `<metadata`). */
-const TAG = /<(input|meta|textarea)(?=[\s/>])/gi;
-/** A textarea's text is raw up to its end tag: no tag inside it is one. */
+/** The start of a tag read here; the name must end there (not `<inputs`, `<metadata`). */
+const TAG = /<(input|meta|textarea|script)(?=[\s/>])/gi;
+/** A textarea's and a script's text is raw up to their end tag: no tag inside it is one. */
 const TEXTAREA_END = /<\/textarea/gi;
+const SCRIPT_END = /<\/script/gi;
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9 || c === 12;
 
@@ -75,6 +78,26 @@ const namedLikeSecret = (name: string | undefined, names: NameMatcher): boolean 
   name !== undefined && name !== '' && matchesFieldName(names, name);
 
 /**
+ * The JSON a page embeds for its scripts (`<script type="application/json">`: Next.js's
+ * `__NEXT_DATA__`, which carries NextAuth's `csrfToken`; state a server renders for the client),
+ * masked as a JSON body is; null when it is no JSON or nothing was masked. JavaScript is not read.
+ */
+function maskEmbeddedJson(
+  text: string,
+  attributes: Attribute[],
+  start: number,
+  stop: number,
+  names: NameMatcher,
+): string | null {
+  if (valueOf(text, attributes, 'type')?.toLowerCase().includes('json') !== true) return null;
+  let i = start;
+  while (i < stop && isSpace(text.charCodeAt(i))) i++;
+  const c = text.charCodeAt(i);
+  if (c !== 123 /* { */ && c !== 91 /* [ */) return null;
+  return maskJsonText(text.slice(start, stop), names, i - start);
+}
+
+/**
  * `text` (an HTML page or part of one) with the value of every secret-named `input` and the content
  * of every secret-named `meta` masked; null when nothing was.
  */
@@ -87,9 +110,22 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
   for (let m = TAG.exec(text); m !== null; m = TAG.exec(text)) {
     const { attributes, end } = readTag(text, m.index + m[0].length);
     TAG.lastIndex = end;
-    const meta = m[1]!.length === 4;
+    const tag = m[1]!.toLowerCase();
+    if (tag === 'script') {
+      SCRIPT_END.lastIndex = end;
+      const close = SCRIPT_END.exec(text);
+      const stop = close === null ? text.length : close.index;
+      TAG.lastIndex = stop;
+      const masked = maskEmbeddedJson(text, attributes, end, stop, names);
+      if (masked === null) continue;
+      (out ??= []).push(text.slice(copied, end), masked);
+      copied = stop;
+      if (stop >= text.length) break;
+      continue;
+    }
+    const meta = tag === 'meta';
     let target: { start: number; end: number } | undefined;
-    if (m[1]!.length === 8) {
+    if (tag === 'textarea') {
       // A textarea's value is its text (a private key, a recovery code a settings page shows).
       TEXTAREA_END.lastIndex = end;
       const close = TEXTAREA_END.exec(text);

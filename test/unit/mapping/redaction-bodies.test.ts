@@ -384,6 +384,16 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<textarea name="client_secret" rows=4>REDACTED</textarea><textarea name="bio">hi <input></textarea><TEXTAREA id=api-secret>REDACTED</TEXTAREA >',
     ],
     [
+      "JSON a page embeds for its scripts (Next.js's __NEXT_DATA__ with NextAuth's csrfToken)",
+      '<script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"csrfToken":"SECRET-H16","user":"bob"}}}</script><script type="application/ld+json">{"@type":"Product","name":"shoe"}</script>',
+      '<script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"csrfToken":"REDACTED","user":"bob"}}}</script><script type="application/ld+json">{"@type":"Product","name":"shoe"}</script>',
+    ],
+    [
+      'embedded JSON the service cut',
+      '<SCRIPT type=application/json>\n {"access_token":"SECRET-H17...[truncated]',
+      '<SCRIPT type=application/json>\n {"access_token":"REDACTED"...[truncated]',
+    ],
+    [
       'a textarea the service cut',
       '<textarea name="password">SECRET-H15...[truncated]',
       '<textarea name="password">REDACTED...[truncated]',
@@ -423,6 +433,8 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<input name="'.repeat(15_000),
       '<textarea name=password>'.repeat(8_000),
       '<textarea></textarea>'.repeat(9_000),
+      '<script type=application/json>{"a":'.repeat(6_000),
+      '<script type=application/json>{"token":"x"}</script>'.repeat(4_000),
     ]) {
       const record = mapper.map(envelopeOf('network_response', 'network', { body: html }), CTX, 1)!;
       expect(record).not.toBeNull();
