@@ -1,6 +1,7 @@
 // Credentials an agent writes into the code it submits (`api_call.code`): `page.fill('#password',
 // 'hunter2')`, `page.type('input[name=otp]', '123456')`, `await page.locator('#api-key').fill("…")`,
-// Selenium's `find_element(By.ID, "password").send_keys("…")`. When `drop_api_call_code` is off the
+// Selenium's `find_element(By.ID, "password").send_keys("…")`, a script's
+// `document.querySelector('#password').value = '…'`. When `drop_api_call_code` is off the
 // code is kept for what it shows of the agent's steps; the string literal typed into a field named
 // like a secret is masked (its quotes kept), and the rest stays byte for byte.
 //
@@ -18,8 +19,10 @@ import { REDACTED } from '../config/mapping-section.js';
 import type { NameMatcher } from './name-matcher.js';
 import { SERVICE_CUT } from './body-secrets.js';
 
+// `.value = '…'` is a field set from a script (`page.evaluate`, `$eval`): its literal is read as a
+// call's only argument is.
 const CALL =
-  /\.(?:fill|type|pressSequentially|press_sequentially|send_keys|sendKeys|setValue|set_value|insertText|insert_text)\s*\(/g;
+  /\.(?:(?:fill|type|pressSequentially|press_sequentially|send_keys|sendKeys|setValue|set_value|insertText|insert_text)\s*\(|value\s*=(?!=))/g;
 
 /** How far back the statement before a call is read for the field's name. */
 const MAX_LOOKBACK = 300;

@@ -598,6 +598,11 @@ describe("credentials in an agent's code", () => {
       'page.get_by_placeholder("Your passcode").fill("REDACTED")\ndriver.find_element(By.NAME, "pwd").send_keys("REDACTED")',
     ],
     [
+      'a value set from a script',
+      "await page.evaluate(() => { document.querySelector('#password').value = 'SECRET-C12'; });\nawait page.$eval('input[name=otp]', (el) => (el.value = \"SECRET-C13\"));",
+      "await page.evaluate(() => { document.querySelector('#password').value = 'REDACTED'; });\nawait page.$eval('input[name=otp]', (el) => (el.value = \"REDACTED\"));",
+    ],
+    [
       "Python's keyword arguments",
       'page.fill(selector="#password", value="SECRET-C10")\npage.locator("#otp").fill(value = \'SECRET-C11\', timeout=500)',
       'page.fill(selector="#password", value="REDACTED")\npage.locator("#otp").fill(value = \'REDACTED\', timeout=500)',
@@ -623,6 +628,10 @@ describe("credentials in an agent's code", () => {
     ],
     ['a value that is no literal', "await page.fill('#password', process.env.PASSWORD)"],
     ['a keyword argument that is no literal', 'page.fill("#password", value=os.environ["PW"])'],
+    [
+      'a value compared, or set from a variable',
+      "if (document.querySelector('#password').value === '') el.value = pw;",
+    ],
     ['keystrokes without a field', "await page.keyboard.type('hello')"],
   ])('%s stay exactly as sent', (_name, input) => {
     expect(code(input)).toBe(input);
