@@ -105,7 +105,8 @@ export function maskBodySecrets(body: JsonValue, names: NameMatcher): JsonValue 
 
 /**
  * A body that is JSON already: the value under a matching key masked whole (an array or object too),
- * null, an error code under `code` or `key` and a count under a plural (plain-codes.ts) kept, and JSON text inside string values masked as text.
+ * null, an error code under `code` or `key` and a count under a plural (plain-codes.ts) kept, and
+ * JSON text inside string values masked as text.
  */
 function maskJsonKeys(v: JsonValue, names: NameMatcher, depth: number): JsonValue {
   // A string holding a serialized document: masked as JSON text.
