@@ -12,9 +12,9 @@
 // The field is named by the first argument in the two-argument form and by the statement before
 // the call (`page.locator('#api-key')`, a `getByLabel('Password')` on the line before a `.fill(`
 // that continues it): the words in it (`api-key`, `api`, `key`, `Password`; camelCase and `-`/`_`
-// split too) are matched against the body lists, as a form field's name is. A value that is not a literal (`process.env.PW`) is no
-// secret of the code's; keystrokes without a field (`page.keyboard.type('…')` after a click on the
-// password field) name none, and are kept.
+// split too) are matched against the body lists, as a form field's name is. A value that is not a
+// literal (`process.env.PW`) is no secret of the code's; keystrokes without a field
+// (`page.keyboard.type('…')` after a click on the password field) name none, and are kept.
 import { REDACTED } from '../config/mapping-section.js';
 import type { NameMatcher } from './name-matcher.js';
 import { SERVICE_CUT } from './body-secrets.js';
