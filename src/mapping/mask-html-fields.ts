@@ -17,7 +17,7 @@ import { matchesFieldName, type NameMatcher } from './name-matcher.js';
 
 /** The start of a tag read here; the name must end there (not `<inputs`, `<metadata`). */
 const TAG = /<(input|meta|textarea|script)(?=[\s/>])/gi;
-/** A textarea's and a script's text is raw up to their end tag: no tag inside it is one. */
+/** Where a textarea's text and a JSON script's end. */
 const TEXTAREA_END = /<\/textarea/gi;
 const SCRIPT_END = /<\/script/gi;
 
@@ -82,14 +82,7 @@ const namedLikeSecret = (name: string | undefined, names: NameMatcher): boolean 
  * `__NEXT_DATA__`, which carries NextAuth's `csrfToken`; state a server renders for the client),
  * masked as a JSON body is; null when it is no JSON or nothing was masked. JavaScript is not read.
  */
-function maskEmbeddedJson(
-  text: string,
-  attributes: Attribute[],
-  start: number,
-  stop: number,
-  names: NameMatcher,
-): string | null {
-  if (valueOf(text, attributes, 'type')?.toLowerCase().includes('json') !== true) return null;
+function maskEmbeddedJson(text: string, start: number, stop: number, names: NameMatcher): string | null {
   let i = start;
   while (i < stop && isSpace(text.charCodeAt(i))) i++;
   const c = text.charCodeAt(i);
@@ -112,11 +105,14 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
     TAG.lastIndex = end;
     const tag = m[1]!.toLowerCase();
     if (tag === 'script') {
+      // Other scripts are read on as markup: what they write (`document.write('<input …>')`,
+      // a `text/template`) holds the same tokens.
+      if (valueOf(text, attributes, 'type')?.toLowerCase().includes('json') !== true) continue;
       SCRIPT_END.lastIndex = end;
       const close = SCRIPT_END.exec(text);
       const stop = close === null ? text.length : close.index;
       TAG.lastIndex = stop;
-      const masked = maskEmbeddedJson(text, attributes, end, stop, names);
+      const masked = maskEmbeddedJson(text, end, stop, names);
       if (masked === null) continue;
       (out ??= []).push(text.slice(copied, end), masked);
       copied = stop;
@@ -124,20 +120,22 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
       continue;
     }
     const meta = tag === 'meta';
-    let target: { start: number; end: number } | undefined;
-    if (tag === 'textarea') {
-      // A textarea's value is its text (a private key, a recovery code a settings page shows).
-      TEXTAREA_END.lastIndex = end;
-      const close = TEXTAREA_END.exec(text);
-      target = { start: end, end: close === null ? text.length : close.index };
-      TAG.lastIndex = target.end;
-    }
     const secret =
       namedLikeSecret(valueOf(text, attributes, 'name'), names) ||
       // A field a script reads by its id (`#api-key`) rather than posts by name.
       (!meta && namedLikeSecret(valueOf(text, attributes, 'id'), names)) ||
       (!meta && valueOf(text, attributes, 'type')?.toLowerCase() === 'password');
     if (!secret) continue;
+    let target: { start: number; end: number } | undefined;
+    if (tag === 'textarea') {
+      // A textarea's value is its text (a private key, a recovery code a settings page shows). Only
+      // a secret one's end is searched: from every textarea of a page with none, the search would
+      // run to the text's end.
+      TEXTAREA_END.lastIndex = end;
+      const close = TEXTAREA_END.exec(text);
+      target = { start: end, end: close === null ? text.length : close.index };
+      TAG.lastIndex = target.end;
+    }
     target ??= attributes.find((a) => a.name === (meta ? 'content' : 'value') && a.start !== -1);
     if (target === undefined || target.end === target.start) continue;
     if (text.slice(target.start, target.end) === REDACTED) continue;

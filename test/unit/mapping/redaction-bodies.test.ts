@@ -389,6 +389,11 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"csrfToken":"REDACTED","user":"bob"}}}</script><script type="application/ld+json">{"@type":"Product","name":"shoe"}</script>',
     ],
     [
+      'markup written by scripts and templates, and shown in a textarea',
+      '<script>document.write(\'<input name="csrf_token" value="SECRET-H18">\')</script><script type="text/template"><input name="_csrf" value="SECRET-H19"></script><textarea name="source"><input name=password value=SECRET-H20></textarea>',
+      '<script>document.write(\'<input name="csrf_token" value="REDACTED">\')</script><script type="text/template"><input name="_csrf" value="REDACTED"></script><textarea name="source"><input name=password value=REDACTED></textarea>',
+    ],
+    [
       'embedded JSON the service cut',
       '<SCRIPT type=application/json>\n {"access_token":"SECRET-H17...[truncated]',
       '<SCRIPT type=application/json>\n {"access_token":"REDACTED"...[truncated]',
@@ -433,6 +438,8 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<input name="'.repeat(15_000),
       '<textarea name=password>'.repeat(8_000),
       '<textarea></textarea>'.repeat(9_000),
+      '<textarea>'.repeat(20_000),
+      '<script>'.repeat(20_000),
       '<script type=application/json>{"a":'.repeat(6_000),
       '<script type=application/json>{"token":"x"}</script>'.repeat(4_000),
     ]) {
