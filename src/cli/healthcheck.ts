@@ -7,7 +7,7 @@
 //
 // It runs every few seconds: it reads the file and its one key, and loads nothing else of the
 // configuration (the rest is `run`'s to judge; a file the daemon refused leaves no daemon to ask).
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { HttpClient } from '../util/http-client.js';
 import { networkMessage } from '../util/network-message.js';
@@ -22,9 +22,16 @@ export type HealthTarget =
   { kind: 'url'; url: string } | { kind: 'off'; why: string } | { kind: 'invalid'; reason: string };
 
 /** The `listen` value `run` would read, and what it came from (for messages). */
-function listenSetting(env: Env, configPath: string | undefined): { value: unknown; from: string } {
+function listenSetting(env: Env, configPath: string | undefined, fileKey: string): { value: unknown; from: string } {
   if (env.BRIDGE_LISTEN !== undefined) return { value: env.BRIDGE_LISTEN, from: `BRIDGE_LISTEN=${env.BRIDGE_LISTEN}` };
   if (!configPath) return { value: '127.0.0.1:9464', from: 'default' };
+  // A pipe (`/dev/stdin`, a `<(…)` the daemon was given) would be read until the check is killed,
+  // and `run` has taken what it held.
+  const stat = statSync(configPath);
+  if (!stat.isFile())
+    throw new Error(
+      `${fileKey}: ${configPath} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}; the health check reads only a regular file (set BRIDGE_LISTEN instead)`,
+    );
   const doc = parseYaml(readFileSync(configPath, 'utf8'));
   if (!isRecord(doc) || doc.listen === undefined) return { value: '127.0.0.1:9464', from: 'default' };
   // `listen: ${BRIDGE_PORT_ADDR}` is substituted as `run` substitutes it.
@@ -43,7 +50,7 @@ export function healthTarget(processEnv: Env, configPath?: string): HealthTarget
   let setting: { value: unknown; from: string };
   let listen: { host: string; port: number } | null;
   try {
-    setting = listenSetting(env, path);
+    setting = listenSetting(env, path, configPath !== undefined ? '--config' : 'BRIDGE_CONFIG');
     listen = parseListen(setting.value, env.BRIDGE_LISTEN !== undefined ? 'BRIDGE_LISTEN' : 'listen');
   } catch (err) {
     return { kind: 'invalid', reason: err instanceof Error ? err.message : String(err) };

@@ -148,6 +148,15 @@ export const DEFAULT_REDACTED_QUERY_PARAMS: readonly string[] = [
   '*api_key',
   '*apikey',
   'api-key',
+  // Keys in JSON and query strings, where names take `_` or nothing where headers take `-`: a
+  // service account's `private_key`, AWS's `SecretAccessKey` and `aws_secret_access_key`, a client
+  // library's `secretKey`, ipstack-style `?access_key=`. Not `*_key`: `public_key`, `idempotency_key`.
+  '*private_key',
+  '*privatekey',
+  '*secret_key',
+  '*secretkey',
+  '*access_key',
+  '*accesskey',
   'key',
   'jwt',
   'code',

@@ -8,8 +8,9 @@
 //      scanner (mask-json-text.ts), so a body the service cut at 8,192 bytes is masked too;
 //   2. multipart/form-data (`--boundary`): secret-named parts masked (mask-multipart.ts);
 //   3. a urlencoded form (`a=1&password=…`): secret-named fields masked (redactParams).
-//   4. anything else (HTML, prose): the value of a secret-named `<input>` and the content of a
-//      secret-named `<meta>` (a form's CSRF token, mask-html-fields.ts); the walk masks the signed
+//   4. anything else (HTML, prose): the value of a secret-named `<input>` or `<textarea>`, the
+//      content of a secret-named `<meta>` (a form's CSRF token) and JSON embedded in a
+//      `<script type="application/json">` (mask-html-fields.ts); the walk masks the signed
 //      URLs inside it.
 // A body the service cut keeps its `...[truncated]` suffix outside of what is masked, so a value
 // the cut ends inside is masked and the record still says the body was cut.
@@ -104,7 +105,8 @@ export function maskBodySecrets(body: JsonValue, names: NameMatcher): JsonValue 
 
 /**
  * A body that is JSON already: the value under a matching key masked whole (an array or object too),
- * null, an error code under `code` or `key` and a count under a plural (plain-codes.ts) kept, and JSON text inside string values masked as text.
+ * null, an error code under `code` or `key` and a count under a plural (plain-codes.ts) kept, and
+ * JSON text inside string values masked as text.
  */
 function maskJsonKeys(v: JsonValue, names: NameMatcher, depth: number): JsonValue {
   // A string holding a serialized document: masked as JSON text.

@@ -1,24 +1,28 @@
 // Credentials an agent writes into the code it submits (`api_call.code`): `page.fill('#password',
 // 'hunter2')`, `page.type('input[name=otp]', '123456')`, `await page.locator('#api-key').fill("…")`,
-// Selenium's `find_element(By.ID, "password").send_keys("…")`. When `drop_api_call_code` is off the
+// Selenium's `find_element(By.ID, "password").send_keys("…")`, a script's
+// `document.querySelector('#password').value = '…'`. When `drop_api_call_code` is off the
 // code is kept for what it shows of the agent's steps; the string literal typed into a field named
 // like a secret is masked (its quotes kept), and the rest stays byte for byte.
 //
 // A call that types is one of the methods below. Its value is its second argument when that is a
 // string literal (`page.fill(selector, value)`), else its first when the second is absent or an
-// options object (`locator.fill(value, { timeout })`). The field is named by the first argument in
-// the two-argument form and by the statement before the call (`page.locator('#api-key')`, a
-// `getByLabel('Password')` on the line before a `.fill(` that continues it): the words in it
-// (`api-key`, `api`, `key`, `Password`; camelCase and `-`/`_` split too) are matched against the
-// body lists, as a form field's name is. A value that is not a literal (`process.env.PW`) is no
-// secret of the code's; keystrokes without a field (`page.keyboard.type('…')` after a click on the
-// password field) name none, and are kept.
+// options object (`locator.fill(value, { timeout })`); Python's keyword arguments
+// (`fill(selector="#pw", value="…")`, `fill(value="…", timeout=500)`) are read as the same places.
+// The field is named by the first argument in the two-argument form and by the statement before
+// the call (`page.locator('#api-key')`, a `getByLabel('Password')` on the line before a `.fill(`
+// that continues it): the words in it (`api-key`, `api`, `key`, `Password`; camelCase and `-`/`_`
+// split too) are matched against the body lists, as a form field's name is. A value that is not a
+// literal (`process.env.PW`) is no secret of the code's; keystrokes without a field
+// (`page.keyboard.type('…')` after a click on the password field) name none, and are kept.
 import { REDACTED } from '../config/mapping-section.js';
 import type { NameMatcher } from './name-matcher.js';
 import { SERVICE_CUT } from './body-secrets.js';
 
+// `.value = '…'` is a field set from a script (`page.evaluate`, `$eval`): its literal is read as a
+// call's only argument is.
 const CALL =
-  /\.(?:fill|type|pressSequentially|press_sequentially|send_keys|sendKeys|setValue|set_value|insertText|insert_text)\s*\(/g;
+  /\.(?:(?:fill|type|pressSequentially|press_sequentially|send_keys|sendKeys|setValue|set_value|insertText|insert_text)\s*\(|value\s*=(?!=))/g;
 
 /** How far back the statement before a call is read for the field's name. */
 const MAX_LOOKBACK = 300;
@@ -49,19 +53,30 @@ interface Argument {
   end: number;
   literal: boolean;
   closed: boolean;
+  /** Python's keyword (`value` of `value="…"`), the argument being what follows its `=`. */
+  keyword: string | undefined;
 }
+
+/** A Python keyword argument's `name=` (not `==`, nor an arrow's `=>`). */
+const KEYWORD = /([A-Za-z_][A-Za-z0-9_]*)\s*=(?![=>])\s*/y;
 
 /** The argument at `i` (past white space): a literal, or anything up to the next `,` or `)` at its own depth. */
 function readArgument(code: string, i: number): Argument | undefined {
   while (i < code.length && isSpace(code.charCodeAt(i))) i++;
   if (i >= code.length) return undefined;
+  KEYWORD.lastIndex = i;
+  const keyword = KEYWORD.exec(code)?.[1];
+  if (keyword !== undefined) {
+    i = KEYWORD.lastIndex;
+    if (i >= code.length) return undefined;
+  }
   const c = code.charCodeAt(i);
   if (c === 41 /* ) */) return undefined;
   if (isQuote(c)) {
     const end = literalEnd(code, i);
     return end === -1
-      ? { start: i, end: code.length, literal: true, closed: false }
-      : { start: i, end, literal: true, closed: true };
+      ? { start: i, end: code.length, literal: true, closed: false, keyword }
+      : { start: i, end, literal: true, closed: true, keyword };
   }
   let depth = 0;
   const limit = Math.min(code.length, i + MAX_ARGUMENT);
@@ -72,7 +87,7 @@ function readArgument(code: string, i: number): Argument | undefined {
       // Bounded as the argument is: from every call of a long text, an escaped quote (`\'`) read
       // as an opening one would otherwise be searched to the text's end.
       const end = literalEnd(code, k, limit);
-      if (end === -1) return { start: i, end: limit, literal: false, closed: false };
+      if (end === -1) return { start: i, end: limit, literal: false, closed: false, keyword };
       k = end - 1;
     } else if (d === 40 || d === 91 || d === 123) depth++;
     else if (d === 41 || d === 93 || d === 125) {
@@ -80,7 +95,7 @@ function readArgument(code: string, i: number): Argument | undefined {
       depth--;
     } else if (d === 44 /* , */ && depth === 0) break;
   }
-  return { start: i, end: k, literal: false, closed: k < code.length };
+  return { start: i, end: k, literal: false, closed: k < code.length, keyword };
 }
 
 /** Past the `,` after an argument ending at `end`, or -1 when the call's list ends there. */
@@ -92,10 +107,14 @@ function nextArgument(code: string, end: number): number {
 
 /**
  * Where the statement holding the call at `at` starts: after a `;`, or a line break whose next line
- * does not continue a chain (`.fill(` on its own line), at most MAX_LOOKBACK characters back.
+ * does not continue a chain (`.fill(` on its own line), at most MAX_LOOKBACK characters back and
+ * not before `previous`, the call before this one.
  */
-function statementStart(code: string, at: number): number {
-  const floor = Math.max(0, at - MAX_LOOKBACK);
+function statementStart(code: string, at: number, previous: number): number {
+  // Each part of the code is read for names by one call only: read 300 characters back from every
+  // call, 8 KB of short calls was read 40 times over (60 ms). A name before an earlier typing call
+  // of the same statement (`locator('#pw').fill('').type('x')`) is lost to the later one.
+  const floor = Math.max(0, previous, at - MAX_LOOKBACK);
   for (let i = at - 1; i >= floor; i--) {
     const c = code.charCodeAt(i);
     if (c === 59 /* ; */) return i + 1;
@@ -132,17 +151,24 @@ function maskCode(code: string, names: NameMatcher): string | null {
   let out: string[] | null = null;
   let copied = 0;
   CALL.lastIndex = 0;
-  for (let m = CALL.exec(code); m !== null; m = CALL.exec(code)) {
+  let previous = 0;
+  for (let m = CALL.exec(code); m !== null; previous = m.index, m = CALL.exec(code)) {
     const first = readArgument(code, CALL.lastIndex);
     if (first === undefined) continue;
     const after = first.closed ? nextArgument(code, first.end) : -1;
     const second = after === -1 ? undefined : readArgument(code, after);
     let value: Argument | undefined;
-    let field = code.slice(statementStart(code, m.index), m.index);
+    let field = code.slice(statementStart(code, m.index, previous), m.index);
     if (second?.literal === true) {
       value = second;
       field += code.slice(first.start, first.end);
-    } else if (first.literal && (second === undefined || code.charCodeAt(second.start) === 123) /* { */) value = first;
+    } else if (
+      first.literal &&
+      first.keyword !== 'selector' &&
+      // Options after the value: `{ timeout }`, or Python's `timeout=500`.
+      (second === undefined || code.charCodeAt(second.start) === 123 /* { */ || second.keyword !== undefined)
+    )
+      value = first;
     if (value === undefined || value.start < copied || !namesSecret(field, names)) continue;
     const inner = code.slice(value.start + 1, value.closed ? value.end - 1 : value.end);
     if (inner === '' || inner === REDACTED) continue;

@@ -1,19 +1,25 @@
 // Secrets an HTML page carries in its markup: the anti-forgery token of a form
 // (`<input type="hidden" name="csrf_token" value="…">`, Rails' `authenticity_token`, ASP.NET's
 // `__RequestVerificationToken`, Django's `csrfmiddlewaretoken`), the same token in a meta tag for
-// scripts (`<meta name="csrf-token" content="…">`), a password field a page filled in. The value
-// (`input`) or content (`meta`) of an element named like a secret by the body lists, or of a
-// `type=password` input (or one whose id is named like a secret), is masked; the rest of the page stays byte for byte.
+// scripts (`<meta name="csrf-token" content="…">`), a password field a page filled in, a key a
+// settings page shows in a `<textarea>`. The value (`input`), text (`textarea`) or content (`meta`)
+// of an element named like a secret by the body lists, or of a `type=password` input (or one whose
+// id is named like a secret), is masked, and so are secret-named members of the JSON a page embeds
+// in a `<script type="application/json">`; the rest of the page stays byte for byte.
 //
 // Attributes are read as HTML reads them: in any order, quoted with `"` or `'` or unquoted, names in
 // any case. A tag the cut ends inside is read to the end, so a value cut short is masked too. One
 // pass: the search for the next tag starts where the last one ended, and each tag is read once up
 // to its `>`, so a page of unclosed tags or quotes costs its length, not its square.
 import { REDACTED } from '../config/mapping-section.js';
+import { maskJsonText } from './mask-json-text.js';
 import { matchesFieldName, type NameMatcher } from './name-matcher.js';
 
-/** An `<input` or `<meta` tag's start; the name must end there (not `<inputs`, `<metadata`). */
-const TAG = /<(input|meta)(?=[\s/>])/gi;
+/** The start of a tag read here; the name must end there (not `<inputs`, `<metadata`). */
+const TAG = /<(input|meta|textarea|script)(?=[\s/>])/gi;
+/** Where a textarea's text and a JSON script's end. */
+const TEXTAREA_END = /<\/textarea/gi;
+const SCRIPT_END = /<\/script/gi;
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9 || c === 12;
 
@@ -72,6 +78,19 @@ const namedLikeSecret = (name: string | undefined, names: NameMatcher): boolean 
   name !== undefined && name !== '' && matchesFieldName(names, name);
 
 /**
+ * The JSON a page embeds for its scripts (`<script type="application/json">`: Next.js's
+ * `__NEXT_DATA__`, which carries NextAuth's `csrfToken`; state a server renders for the client),
+ * masked as a JSON body is; null when it is no JSON or nothing was masked. JavaScript is not read.
+ */
+function maskEmbeddedJson(text: string, start: number, stop: number, names: NameMatcher): string | null {
+  let i = start;
+  while (i < stop && isSpace(text.charCodeAt(i))) i++;
+  const c = text.charCodeAt(i);
+  if (c !== 123 /* { */ && c !== 91 /* [ */) return null;
+  return maskJsonText(text.slice(start, stop), names, i - start);
+}
+
+/**
  * `text` (an HTML page or part of one) with the value of every secret-named `input` and the content
  * of every secret-named `meta` masked; null when nothing was.
  */
@@ -84,19 +103,45 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
   for (let m = TAG.exec(text); m !== null; m = TAG.exec(text)) {
     const { attributes, end } = readTag(text, m.index + m[0].length);
     TAG.lastIndex = end;
-    const input = m[1]!.length === 5;
+    const tag = m[1]!.toLowerCase();
+    if (tag === 'script') {
+      // Other scripts are read on as markup: what they write (`document.write('<input …>')`,
+      // a `text/template`) holds the same tokens.
+      if (valueOf(text, attributes, 'type')?.toLowerCase().includes('json') !== true) continue;
+      SCRIPT_END.lastIndex = end;
+      const close = SCRIPT_END.exec(text);
+      const stop = close === null ? text.length : close.index;
+      TAG.lastIndex = stop;
+      const masked = maskEmbeddedJson(text, end, stop, names);
+      if (masked === null) continue;
+      (out ??= []).push(text.slice(copied, end), masked);
+      copied = stop;
+      if (stop >= text.length) break;
+      continue;
+    }
+    const meta = tag === 'meta';
     const secret =
       namedLikeSecret(valueOf(text, attributes, 'name'), names) ||
-      // An input a script reads by its id (`#api-key`) rather than posts by name.
-      (input && namedLikeSecret(valueOf(text, attributes, 'id'), names)) ||
-      (input && valueOf(text, attributes, 'type')?.toLowerCase() === 'password');
+      // A field a script reads by its id (`#api-key`) rather than posts by name.
+      (!meta && namedLikeSecret(valueOf(text, attributes, 'id'), names)) ||
+      (!meta && valueOf(text, attributes, 'type')?.toLowerCase() === 'password');
     if (!secret) continue;
-    const target = attributes.find((a) => a.name === (input ? 'value' : 'content') && a.start !== -1);
+    let target: { start: number; end: number } | undefined;
+    if (tag === 'textarea') {
+      // A textarea's value is its text (a private key, a recovery code a settings page shows). Only
+      // a secret one's end is searched: from every textarea of a page with none, the search would
+      // run to the text's end.
+      TEXTAREA_END.lastIndex = end;
+      const close = TEXTAREA_END.exec(text);
+      target = { start: end, end: close === null ? text.length : close.index };
+      TAG.lastIndex = target.end;
+    }
+    target ??= attributes.find((a) => a.name === (meta ? 'content' : 'value') && a.start !== -1);
     if (target === undefined || target.end === target.start) continue;
     if (text.slice(target.start, target.end) === REDACTED) continue;
     (out ??= []).push(text.slice(copied, target.start), REDACTED);
     copied = target.end;
-    if (end >= text.length) break;
+    if (target.end >= text.length) break;
   }
   if (out === null) return null;
   out.push(text.slice(copied));

@@ -5,8 +5,9 @@
 // opens one, so pairing quotes from the start finds every string, and a string followed by `:` is
 // a member name. The value after a matching name is replaced by `"REDACTED"` whatever it is (a
 // string, a number, an array, an object: `{"password":["…"]}` hides as much as a string does),
-// except `null`, an error code under `code` or `key` and a count under a plural (plain-codes.ts); a value the cut ends inside is masked to the end of the text. Everything else
-// stays byte for byte: the rest of a cut body is as readable as the service left it.
+// except `null`, an error code under `code` or `key` and a count under a plural (plain-codes.ts); a
+// value the cut ends inside is masked to the end of the text. Everything else stays byte for byte:
+// the rest of a cut body is as readable as the service left it.
 //
 // A string value that holds JSON itself (`{"payload":"{\"password\":\"x\"}"}`, as APIs that
 // wrap a serialized document send) is decoded, masked the same way and encoded again, a few

@@ -8,7 +8,11 @@
 //   - an integer of at most three digits (an HTTP status) or a negative one (JSON-RPC's -32600).
 // Everything else is masked: digits in a string (`"123456"`, an OTP), letters and digits mixed within
 // a word (`sk_live_4eC39H…`, hex), mixed case that is not PascalCase (`SplxlOBeZQQYbYS6WxSbIA`, RFC
-// 6749's example code), four digits or more (a numeric OTP), anything longer than 64 characters.
+// 6749's example code), four digits or more (a numeric OTP), anything longer than 64 characters,
+// and letters that have the shape of words without reading as words (readsAsWords): a word over 16
+// letters, five consonants in a row (`FKXPR`, a Steam Guard code; a key of random letters), a group
+// of four digits or more (`abcde-12345`). Short random letters can still pass (a fifth of 16-letter
+// strings, half of 8-letter ones): no credential format we know of is letters only.
 // Query and form parameters are not judged this way: `?code=` in an OAuth redirect is always masked.
 //
 // The plural names on the lists (`tokens`, `*credentials`, `*secrets`, `*passwords`, `*api_keys`)
@@ -60,7 +64,52 @@ const COUNT = /^-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
 /** Whether a string is an error code's word rather than a secret. */
 function isPlainWord(s: string): boolean {
-  return s.length <= MAX_CODE_CHARS && (LOWER_WORDS.test(s) || UPPER_WORDS.test(s) || PASCAL_WORDS.test(s));
+  return (
+    s.length <= MAX_CODE_CHARS &&
+    (LOWER_WORDS.test(s) || UPPER_WORDS.test(s) || PASCAL_WORDS.test(s)) &&
+    readsAsWords(s)
+  );
+}
+
+/** Longer than any word codes use (`unauthenticated` is 15); a random key's letters run on. */
+const MAX_WORD_CHARS = 16;
+/** `abcde-12345` is a recovery code, `ERR_429` a status. */
+const MAX_DIGITS = 3;
+/** `strength` has four; random letters (`FKXPR`, `qwrtzp…`) seldom go 16 without five. */
+const MAX_CONSONANTS = 4;
+
+/**
+ * Whether the words of a string that has their shape are pronounceable and short: random letters
+ * (a Steam Guard code, a key with no digit in it) have the shape too.
+ */
+function readsAsWords(s: string): boolean {
+  let word = 0;
+  let consonants = 0;
+  let digits = 0;
+  let previousLower = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const upper = c >= 65 && c <= 90;
+    const lower = c >= 97 && c <= 122;
+    if (!upper && !lower) {
+      word = consonants = 0;
+      previousLower = false;
+      if (c >= 48 && c <= 57 && ++digits > MAX_DIGITS) return false;
+      if (c < 48 || c > 57) digits = 0;
+      continue;
+    }
+    // A capital after a small letter starts PascalCase's next word.
+    if (upper && previousLower) word = consonants = 0;
+    previousLower = lower;
+    digits = 0;
+    if (++word > MAX_WORD_CHARS) return false;
+    const l = c | 32;
+    // a e i o u y
+    const vowel = l === 97 || l === 101 || l === 105 || l === 111 || l === 117 || l === 121;
+    consonants = vowel ? 0 : consonants + 1;
+    if (consonants > MAX_CONSONANTS) return false;
+  }
+  return true;
 }
 
 /** Whether `raw`, a JSON value as written in a document (`"invalid_grant"`, `404`), is a code to keep. */

@@ -1,5 +1,6 @@
 // The image's health check: where it asks, read as `run` reads it: BRIDGE_LISTEN (including "off"),
 // else the configuration file's `listen:`, else the default.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +79,19 @@ describe('healthTarget', () => {
       kind: 'invalid',
       reason: 'listen: must be host:port, or "off"',
     });
+  });
+
+  it('a directory or a pipe named as the file fails at once, saying so (a pipe was read until killed)', () => {
+    const fifo = join(dir, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    for (const [path, what] of [
+      [dir, 'a directory'],
+      [fifo, 'not a regular file'],
+    ] as const)
+      expect(healthTarget({ BRIDGE_CONFIG: path })).toEqual({
+        kind: 'invalid',
+        reason: `BRIDGE_CONFIG: ${path} is ${what}; the health check reads only a regular file (set BRIDGE_LISTEN instead)`,
+      });
   });
 });
 

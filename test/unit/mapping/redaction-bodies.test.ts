@@ -8,6 +8,7 @@ import { defaultMappingOptions } from '../../../src/config/mapping-section.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import { maskBodySecrets } from '../../../src/mapping/body-secrets.js';
 import { maskJsonText } from '../../../src/mapping/mask-json-text.js';
+import { maskAgentCode } from '../../../src/mapping/mask-agent-code.js';
 import { compileNameMatcher, matchesFieldName } from '../../../src/mapping/name-matcher.js';
 import { createUrlRedactor } from '../../../src/mapping/redact-url.js';
 import { redactUrlsInText } from '../../../src/mapping/redact-free-text.js';
@@ -378,6 +379,31 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<input type="PASSWORD" name="pw1" value="REDACTED"><input name="user[password]" value="REDACTED"><input id="api-key" value="REDACTED">',
     ],
     [
+      'a textarea holding a key, and one holding none',
+      '<textarea name="client_secret" rows=4>-----BEGIN PRIVATE KEY-----\nSECRET-H13\n</textarea><textarea name="bio">hi <input></textarea><TEXTAREA id=api-secret>SECRET-H14</TEXTAREA >',
+      '<textarea name="client_secret" rows=4>REDACTED</textarea><textarea name="bio">hi <input></textarea><TEXTAREA id=api-secret>REDACTED</TEXTAREA >',
+    ],
+    [
+      "JSON a page embeds for its scripts (Next.js's __NEXT_DATA__ with NextAuth's csrfToken)",
+      '<script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"csrfToken":"SECRET-H16","user":"bob"}}}</script><script type="application/ld+json">{"@type":"Product","name":"shoe"}</script>',
+      '<script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"csrfToken":"REDACTED","user":"bob"}}}</script><script type="application/ld+json">{"@type":"Product","name":"shoe"}</script>',
+    ],
+    [
+      'markup written by scripts and templates, and shown in a textarea',
+      '<script>document.write(\'<input name="csrf_token" value="SECRET-H18">\')</script><script type="text/template"><input name="_csrf" value="SECRET-H19"></script><textarea name="source"><input name=password value=SECRET-H20></textarea>',
+      '<script>document.write(\'<input name="csrf_token" value="REDACTED">\')</script><script type="text/template"><input name="_csrf" value="REDACTED"></script><textarea name="source"><input name=password value=REDACTED></textarea>',
+    ],
+    [
+      'embedded JSON the service cut',
+      '<SCRIPT type=application/json>\n {"access_token":"SECRET-H17...[truncated]',
+      '<SCRIPT type=application/json>\n {"access_token":"REDACTED"...[truncated]',
+    ],
+    [
+      'a textarea the service cut',
+      '<textarea name="password">SECRET-H15...[truncated]',
+      '<textarea name="password">REDACTED...[truncated]',
+    ],
+    [
       'a page the service cut inside the token',
       '<input name="csrf_token" value="SECRET-H12...[truncated]',
       '<input name="csrf_token" value="REDACTED...[truncated]',
@@ -396,6 +422,7 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<meta name="viewport" content="width=device-width"><input name="email" value="a@b.c">',
     ],
     ['tags that only begin alike', '<inputs name="csrf_token" value="v"><metadata name="csrf-token" content="c">'],
+    ['an empty secret textarea', '<textarea name="password"></textarea>'],
     ['a token field left empty', '<input name="csrf_token" value=""><input name="csrf_token">'],
     ['prose', 'Send your csrf_token with value="x" in the form'],
   ])('%s stay exactly as sent', (_name, html) => {
@@ -409,10 +436,45 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<input name=csrf_token value="' + 'a'.repeat(200_000),
       '<meta name="csrf-token" content=x>'.repeat(6_000),
       '<input name="'.repeat(15_000),
+      '<textarea name=password>'.repeat(8_000),
+      '<textarea></textarea>'.repeat(9_000),
+      '<textarea>'.repeat(20_000),
+      '<script>'.repeat(20_000),
+      '<script type=application/json>{"a":'.repeat(6_000),
+      '<script type=application/json>{"token":"x"}</script>'.repeat(4_000),
     ]) {
       const record = mapper.map(envelopeOf('network_response', 'network', { body: html }), CTX, 1)!;
       expect(record).not.toBeNull();
     }
+  });
+});
+
+describe('keys named private, secret or access with an underscore or none', () => {
+  it.each<[string, string, string]>([
+    [
+      "a Google service account's key file",
+      '{"type":"service_account","private_key_id":"k1","private_key":"-----BEGIN PRIVATE KEY-----\\nSECRET-K1","client_email":"a@b.iam"}',
+      '{"type":"service_account","private_key_id":"k1","private_key":"REDACTED","client_email":"a@b.iam"}',
+    ],
+    [
+      "AWS's temporary credentials and a CLI profile",
+      '{"AccessKeyId":"ASIAEXAMPLE","SecretAccessKey":"SECRET-K2","p":{"aws_secret_access_key":"SECRET-K3"}}',
+      '{"AccessKeyId":"ASIAEXAMPLE","SecretAccessKey":"REDACTED","p":{"aws_secret_access_key":"REDACTED"}}',
+    ],
+    [
+      'camelCase keys of a client library',
+      '{"secretKey":"SECRET-K4","privateKey":"SECRET-K5","access_key":"SECRET-K6","publicKey":"pk"}',
+      '{"secretKey":"REDACTED","privateKey":"REDACTED","access_key":"REDACTED","publicKey":"pk"}',
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(maskBodySecrets(input, bodyNames)).toBe(expected);
+    expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(expected));
+  });
+
+  it('an access_key query parameter', () => {
+    expect(urls.redact('https://api.example/check?access_key=SECRET-K7&fields=ip')).toBe(
+      'https://api.example/check?access_key=REDACTED&fields=ip',
+    );
   });
 });
 
@@ -482,6 +544,23 @@ describe('error codes under code and key', () => {
     ['a code cut short', '{"code":"invalid_gr...[truncated]', '{"code":"REDACTED"...[truncated]'],
     ['a numeric code cut short', '{"code":123...[truncated]', '{"code":"REDACTED"...[truncated]'],
     ['an object under code', '{"code":{"value":"x"}}', '{"code":"REDACTED"}'],
+    // Random letters pass the shape of words: a letter-only key, a Steam Guard code, a key whose
+    // random part has no digit, a recovery code of a word and five digits.
+    [
+      'letters that are no words',
+      '{"key":"qwrtzpkbvnxlsdfg","a":{"code":"FKXPR"},"b":{"key":"live_abcdefghijklmnop"},"c":{"code":"abcde-12345"}}',
+      '{"key":"REDACTED","a":{"code":"REDACTED"},"b":{"key":"REDACTED"},"c":{"code":"REDACTED"}}',
+    ],
+    [
+      'a long random word',
+      '{"key":"pk_aeioubaeioubaeioubaeiou","code":"Xaeiouaeiouaeiouae"}',
+      '{"key":"REDACTED","code":"REDACTED"}',
+    ],
+    [
+      'long words of real codes are kept',
+      '{"a":{"code":"UNAUTHENTICATED"},"b":{"code":"ECONNRESET"},"c":{"code":"temporarily_unavailable"},"d":{"Code":"InvalidParameterCombination"},"e":{"code":"unsupported_grant_type"}}',
+      '{"a":{"code":"UNAUTHENTICATED"},"b":{"code":"ECONNRESET"},"c":{"code":"temporarily_unavailable"},"d":{"Code":"InvalidParameterCombination"},"e":{"code":"unsupported_grant_type"}}',
+    ],
   ])('%s', (_name, input, expected) => {
     expect(maskBodySecrets(input, bodyNames)).toBe(expected);
     if (!input.endsWith('...[truncated]'))
@@ -526,6 +605,16 @@ describe("credentials in an agent's code", () => {
       'page.get_by_placeholder("Your passcode").fill("REDACTED")\ndriver.find_element(By.NAME, "pwd").send_keys("REDACTED")',
     ],
     [
+      'a value set from a script',
+      "await page.evaluate(() => { document.querySelector('#password').value = 'SECRET-C12'; });\nawait page.$eval('input[name=otp]', (el) => (el.value = \"SECRET-C13\"));",
+      "await page.evaluate(() => { document.querySelector('#password').value = 'REDACTED'; });\nawait page.$eval('input[name=otp]', (el) => (el.value = \"REDACTED\"));",
+    ],
+    [
+      "Python's keyword arguments",
+      'page.fill(selector="#password", value="SECRET-C10")\npage.locator("#otp").fill(value = \'SECRET-C11\', timeout=500)',
+      'page.fill(selector="#password", value="REDACTED")\npage.locator("#otp").fill(value = \'REDACTED\', timeout=500)',
+    ],
+    [
       'the other fields of the same login stay readable',
       "await page.fill('#email', 'bob@example.com');\nawait page.fill('#password', 'SECRET-C7');\nawait page.click('text=Sign in');",
       "await page.fill('#email', 'bob@example.com');\nawait page.fill('#password', 'REDACTED');\nawait page.click('text=Sign in');",
@@ -545,6 +634,11 @@ describe("credentials in an agent's code", () => {
       "await page.fill('#search', 'shoes'); await page.locator('#email').type('bob@example.com')",
     ],
     ['a value that is no literal', "await page.fill('#password', process.env.PASSWORD)"],
+    ['a keyword argument that is no literal', 'page.fill("#password", value=os.environ["PW"])'],
+    [
+      'a value compared, or set from a variable',
+      "if (document.querySelector('#password').value === '') el.value = pw;",
+    ],
     ['keystrokes without a field', "await page.keyboard.type('hello')"],
   ])('%s stay exactly as sent', (_name, input) => {
     expect(code(input)).toBe(input);
@@ -568,9 +662,27 @@ describe("credentials in an agent's code", () => {
       ".fill(\\'".repeat(25_000),
       ".fill('#password', '".repeat(12_000),
       '.fill(x,'.repeat(25_000),
+      '.fill(a='.repeat(25_000),
+      '.fill(' + 'a'.repeat(200_000) + ' =',
       '.fill(' + '('.repeat(200_000),
       'a\n'.repeat(100_000) + ".fill('x')",
     ])
       expect(code(c)).toBeTypeOf('string');
+  });
+
+  it('reads each part of the code for field names about once, however many calls it holds', () => {
+    // Each call's field was read from up to 300 characters back: 8 KB of short calls whose literal
+    // lies in a field with no secret name was 75,000 name lookups (60 ms of the main thread).
+    let lookups = 0;
+    const counting = { matches: (name: string): boolean => (lookups++, bodyNames.matches(name)) };
+    for (const c of ['a.fill(`'.repeat(1024), 'a.fill(x,`'.repeat(820), "p.fill('a', 'b')".repeat(512)]) {
+      lookups = 0;
+      expect(maskAgentCode(c, counting)).toBeNull();
+      expect(lookups).toBeLessThan(c.length);
+    }
+    // The field is still the whole statement when one call holds it.
+    expect(
+      maskAgentCode(`await page.getByLabel('Password', { exact: true })${' '.repeat(200)}.fill('x')`, counting),
+    ).toContain("'REDACTED'");
   });
 });
