@@ -8,10 +8,10 @@
 //      scanner (mask-json-text.ts), so a body the service cut at 8,192 bytes is masked too;
 //   2. multipart/form-data (`--boundary`): secret-named parts masked (mask-multipart.ts);
 //   3. a urlencoded form (`a=1&password=…`): secret-named fields masked (redactParams).
-//   4. anything else (HTML, prose): the value of a secret-named `<input>` or `<textarea>`, the
-//      content of a secret-named `<meta>` (a form's CSRF token) and JSON embedded in a
-//      `<script type="application/json">` (mask-html-fields.ts); the walk masks the signed
-//      URLs inside it.
+//   4. anything else (HTML, prose): the value of a secret-named `<input>`, `<textarea>` or
+//      `<select>`, the content of a secret-named `<meta>` (a form's CSRF token), JSON embedded in a
+//      `<script type="application/json">` and inline state (`window.__INITIAL_STATE__ = {…}`)
+//      (mask-html-fields.ts); the walk masks the signed URLs inside it.
 // A body the service cut keeps its `...[truncated]` suffix outside of what is masked, so a value
 // the cut ends inside is masked and the record still says the body was cut.
 import { setOwn } from './attributes.js';

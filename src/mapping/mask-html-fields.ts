@@ -4,8 +4,11 @@
 // scripts (`<meta name="csrf-token" content="…">`), a password field a page filled in, a key a
 // settings page shows in a `<textarea>`. The value (`input`), text (`textarea`) or content (`meta`)
 // of an element named like a secret by the body lists, or of a `type=password` input (or one whose
-// id is named like a secret), is masked, and so are secret-named members of the JSON a page embeds
-// in a `<script type="application/json">`; the rest of the page stays byte for byte.
+// id is named like a secret, or that a short word of its name or id such as `pin` or `pw` names, or
+// whose `autocomplete` says it holds a password, a one-time code or card data), is masked, as are
+// the options of a secret select, the secret-named members of the JSON a page embeds in a
+// `<script type="application/json">` and of the state it renders into an inline script
+// (mask-inline-state.ts); the rest of the page stays byte for byte.
 //
 // Attributes are read as HTML reads them: in any order, quoted with `"` or `'` or unquoted, names in
 // any case. A tag the cut ends inside is read to the end, so a value cut short is masked too. One
@@ -13,13 +16,29 @@
 // to its `>`, so a page of unclosed tags or quotes costs its length, not its square.
 import { REDACTED } from '../config/mapping-section.js';
 import { maskJsonText } from './mask-json-text.js';
-import { matchesFieldName, type NameMatcher } from './name-matcher.js';
+import { maskInlineState } from './mask-inline-state.js';
+import { hasSecretFieldWord, matchesFieldName, type NameMatcher } from './name-matcher.js';
 
 /** The start of a tag read here; the name must end there (not `<inputs`, `<metadata`). */
-const TAG = /<(input|meta|textarea|script)(?=[\s/>])/gi;
-/** Where a textarea's text and a JSON script's end. */
+const TAG = /<(input|meta|textarea|script|select)(?=[\s/>])/gi;
+/** Where a textarea's text, a JSON script's and a select's end. */
 const TEXTAREA_END = /<\/textarea/gi;
 const SCRIPT_END = /<\/script/gi;
+const SELECT_END = /<\/select/gi;
+/** An option of a secret select; only searched between the select's start and end. */
+const OPTION = /<option(?=[\s/>])/gi;
+
+/**
+ * The autofill field names (HTML's `autocomplete` attribute, WHATWG "Autofill") of credentials
+ * and card data: a field says what it holds even when its name says nothing (`name="f3"`).
+ */
+const SECRET_AUTOFILL: ReadonlySet<string> = new Set([
+  'current-password',
+  'new-password',
+  'one-time-code',
+  'cc-number',
+  'cc-csc',
+]);
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9 || c === 12;
 
@@ -77,6 +96,17 @@ const valueOf = (text: string, attributes: Attribute[], name: string): string | 
 const namedLikeSecret = (name: string | undefined, names: NameMatcher): boolean =>
   name !== undefined && name !== '' && matchesFieldName(names, name);
 
+/** A form control named like a secret by the lists, or by a word of its name or id (`#login-pw`, `user_pin`). */
+const fieldNamedLikeSecret = (name: string | undefined, names: NameMatcher): boolean =>
+  name !== undefined && name !== '' && (matchesFieldName(names, name) || hasSecretFieldWord(name));
+
+/** Whether an `autocomplete` value (tokens: a section, shipping/billing, the field name) names a credential. */
+function autofillsSecret(value: string | undefined): boolean {
+  if (value === undefined || value.length > 200) return false;
+  for (const token of value.toLowerCase().split(/[\s]+/)) if (SECRET_AUTOFILL.has(token)) return true;
+  return false;
+}
+
 /**
  * The JSON a page embeds for its scripts (`<script type="application/json">`: Next.js's
  * `__NEXT_DATA__`, which carries NextAuth's `csrfToken`; state a server renders for the client),
@@ -99,6 +129,12 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
   if (!text.includes('<')) return null;
   let out: string[] | null = null;
   let copied = 0;
+  const mask = (start: number, end: number): void => {
+    (out ??= []).push(text.slice(copied, start), REDACTED);
+    copied = end;
+  };
+  /** Where the first script that is no JSON starts: inline state is searched from there on. */
+  let script = -1;
   TAG.lastIndex = 0;
   for (let m = TAG.exec(text); m !== null; m = TAG.exec(text)) {
     const { attributes, end } = readTag(text, m.index + m[0].length);
@@ -107,7 +143,10 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
     if (tag === 'script') {
       // Other scripts are read on as markup: what they write (`document.write('<input …>')`,
       // a `text/template`) holds the same tokens.
-      if (valueOf(text, attributes, 'type')?.toLowerCase().includes('json') !== true) continue;
+      if (valueOf(text, attributes, 'type')?.toLowerCase().includes('json') !== true) {
+        if (script === -1) script = m.index;
+        continue;
+      }
       SCRIPT_END.lastIndex = end;
       const close = SCRIPT_END.exec(text);
       const stop = close === null ? text.length : close.index;
@@ -120,12 +159,25 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
       continue;
     }
     const meta = tag === 'meta';
-    const secret =
-      namedLikeSecret(valueOf(text, attributes, 'name'), names) ||
-      // A field a script reads by its id (`#api-key`) rather than posts by name.
-      (!meta && namedLikeSecret(valueOf(text, attributes, 'id'), names)) ||
-      (!meta && valueOf(text, attributes, 'type')?.toLowerCase() === 'password');
+    const secret = meta
+      ? namedLikeSecret(valueOf(text, attributes, 'name'), names)
+      : fieldNamedLikeSecret(valueOf(text, attributes, 'name'), names) ||
+        // A field a script reads by its id (`#api-key`) rather than posts by name.
+        fieldNamedLikeSecret(valueOf(text, attributes, 'id'), names) ||
+        valueOf(text, attributes, 'type')?.toLowerCase() === 'password' ||
+        autofillsSecret(valueOf(text, attributes, 'autocomplete'));
     if (!secret) continue;
+    if (tag === 'select') {
+      // Its value is the selected option's: every option's value and text are masked, as only a
+      // secret select's end is searched (see the textarea's below).
+      SELECT_END.lastIndex = end;
+      const close = SELECT_END.exec(text);
+      const stop = close === null ? text.length : close.index;
+      maskOptions(text, end, stop, mask);
+      TAG.lastIndex = stop;
+      if (copied >= text.length) break;
+      continue;
+    }
     let target: { start: number; end: number } | undefined;
     if (tag === 'textarea') {
       // A textarea's value is its text (a private key, a recovery code a settings page shows). Only
@@ -139,11 +191,35 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
     target ??= attributes.find((a) => a.name === (meta ? 'content' : 'value') && a.start !== -1);
     if (target === undefined || target.end === target.start) continue;
     if (text.slice(target.start, target.end) === REDACTED) continue;
-    (out ??= []).push(text.slice(copied, target.start), REDACTED);
-    copied = target.end;
+    mask(target.start, target.end);
     if (target.end >= text.length) break;
   }
-  if (out === null) return null;
-  out.push(text.slice(copied));
-  return out.join('');
+  let masked: string | null = null;
+  if (out !== null) {
+    out.push(text.slice(copied));
+    masked = out.join('');
+  }
+  if (script === -1) return masked;
+  // Masks before the first script shift it: then the state is searched from the start.
+  return maskInlineState(masked ?? text, names, masked === null ? script : 0) ?? masked;
+}
+
+/**
+ * The `value` of each `<option>` between `from` and `stop` (a secret select's content) and its text
+ * (up to the next tag) handed to `mask`, in order. Each option is read once: linear.
+ */
+function maskOptions(text: string, from: number, stop: number, mask: (start: number, end: number) => void): void {
+  OPTION.lastIndex = from;
+  for (let m = OPTION.exec(text); m !== null && m.index < stop; m = OPTION.exec(text)) {
+    const { attributes, end } = readTag(text, m.index + m[0].length);
+    const value = attributes.find((a) => a.name === 'value' && a.start !== -1);
+    if (value !== undefined && value.end > value.start && text.slice(value.start, value.end) !== REDACTED)
+      mask(value.start, value.end);
+    if (end >= stop) return;
+    OPTION.lastIndex = end;
+    const next = text.indexOf('<', end);
+    const label = next === -1 || next > stop ? stop : next;
+    const own = text.slice(end, label);
+    if (own.trim() !== '' && own !== REDACTED) mask(end, label);
+  }
 }

@@ -38,7 +38,7 @@ function stringEnd(text: string, open: number): number {
 }
 
 /** The end (exclusive) of the value starting at `v`: past its closing quote or bracket, or the text's end when cut. */
-function valueEnd(text: string, v: number): number {
+export function valueEnd(text: string, v: number): number {
   const n = text.length;
   const c = text.charCodeAt(v);
   if (c === 34 /* " */) {

@@ -69,3 +69,33 @@ export function matchesFieldName(names: NameMatcher, name: string): boolean {
   const open = name.lastIndexOf('[', end - 2);
   return open !== -1 && open + 1 < end - 1 && names.matches(name.slice(open + 1, end - 1));
 }
+
+/**
+ * Words that name a credential field when they stand as a whole word of a form field's name or id
+ * or of a selector (`#pin`, `#login-pw`, `user_pin`, `otpCode`, `password-confirm`), though the
+ * lists leave them out or match them only at the end of a name: `pin` or `pw` in a query or a JSON
+ * key names a pinned item or a progressive web app as often. Whole words only, so `pinned`,
+ * `spinner` and `pwa` stay plain.
+ */
+const FIELD_WORDS: ReadonlySet<string> = new Set([
+  'pw',
+  'pwd',
+  'pin',
+  'otp',
+  'passcode',
+  'password',
+  'passwd',
+  'passphrase',
+  'cvv',
+  'cvc',
+  'csc',
+]);
+
+/** The words of a name: runs of letters, split at camelCase (`otpCode`, `OTPCode`) too. */
+const WORD = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g;
+
+/** Whether a field name, id or selector holds one of FIELD_WORDS as a whole word. */
+export function hasSecretFieldWord(text: string): boolean {
+  for (const word of text.match(WORD) ?? []) if (FIELD_WORDS.has(word.toLowerCase())) return true;
+  return false;
+}

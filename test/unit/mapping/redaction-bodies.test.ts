@@ -9,6 +9,7 @@ import { createMapper } from '../../../src/mapping/mapper.js';
 import { maskBodySecrets } from '../../../src/mapping/body-secrets.js';
 import { maskJsonText } from '../../../src/mapping/mask-json-text.js';
 import { maskAgentCode } from '../../../src/mapping/mask-agent-code.js';
+import { maskHtmlFields } from '../../../src/mapping/mask-html-fields.js';
 import { compileNameMatcher, matchesFieldName } from '../../../src/mapping/name-matcher.js';
 import { createUrlRedactor } from '../../../src/mapping/redact-url.js';
 import { redactUrlsInText } from '../../../src/mapping/redact-free-text.js';
@@ -404,6 +405,36 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<textarea name="password">REDACTED...[truncated]',
     ],
     [
+      'fields named by a short word of their name or id: a PIN, a login-pw, an OTP',
+      '<input name="pin" value="SECRET-H21"><input id="login-pw" value="SECRET-H22"><input name="otpCode" value="SECRET-H23"><input name="user_PIN" value=SECRET-H24><input id="password-confirm" value="SECRET-H25">',
+      '<input name="pin" value="REDACTED"><input id="login-pw" value="REDACTED"><input name="otpCode" value="REDACTED"><input name="user_PIN" value=REDACTED><input id="password-confirm" value="REDACTED">',
+    ],
+    [
+      'fields that say what they hold by autocomplete',
+      '<input name="f1" autocomplete="current-password" value="SECRET-H26"><input name="f2" autocomplete="NEW-PASSWORD" value="SECRET-H27"><input name="f3" autocomplete="one-time-code" value="SECRET-H28"><input name="f4" autocomplete="section-pay billing cc-number" value="SECRET-H29"><input name="f5" autocomplete=cc-csc value=SECRET-H30><input name="email" autocomplete="username" value="bob@example.com">',
+      '<input name="f1" autocomplete="current-password" value="REDACTED"><input name="f2" autocomplete="NEW-PASSWORD" value="REDACTED"><input name="f3" autocomplete="one-time-code" value="REDACTED"><input name="f4" autocomplete="section-pay billing cc-number" value="REDACTED"><input name="f5" autocomplete=cc-csc value=REDACTED><input name="email" autocomplete="username" value="bob@example.com">',
+    ],
+    [
+      "a secret select's options, and a plain one's",
+      '<select name="pin"><option value="SECRET-H31">SECRET-H32</option><option selected value=\'SECRET-H33\'>SECRET-H34</select><select name="country"><option value="de" selected>Germany</option></select>',
+      '<select name="pin"><option value="REDACTED">REDACTED</option><option selected value=\'REDACTED\'>REDACTED</select><select name="country"><option value="de" selected>Germany</option></select>',
+    ],
+    [
+      'a secret select the service cut',
+      '<select id="api-key"><option selected>SECRET-H35...[truncated]',
+      '<select id="api-key"><option selected>REDACTED...[truncated]',
+    ],
+    [
+      "state a server renders into an inline script (Redux's __INITIAL_STATE__, Apollo's)",
+      '<script>window.__INITIAL_STATE__ = {"session":{"csrfToken":"SECRET-H36","user":"bob"}};var n=1;</script><script>window.__APOLLO_STATE__={"User:1":{"password":"SECRET-H37"}}</script><script>self.__STATE__ =\n [{"access_token":"SECRET-H38"}]</script>',
+      '<script>window.__INITIAL_STATE__ = {"session":{"csrfToken":"REDACTED","user":"bob"}};var n=1;</script><script>window.__APOLLO_STATE__={"User:1":{"password":"REDACTED"}}</script><script>self.__STATE__ =\n [{"access_token":"REDACTED"}]</script>',
+    ],
+    [
+      'inline state after a masked field, and one the service cut',
+      '<input name="_csrf" value="SECRET-H39"><script>window.__PRELOADED_STATE__={"session":{"refresh_token":"SECRET-H40...[truncated]',
+      '<input name="_csrf" value="REDACTED"><script>window.__PRELOADED_STATE__={"session":{"refresh_token":"REDACTED"...[truncated]',
+    ],
+    [
       'a page the service cut inside the token',
       '<input name="csrf_token" value="SECRET-H12...[truncated]',
       '<input name="csrf_token" value="REDACTED...[truncated]',
@@ -425,6 +456,14 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
     ['an empty secret textarea', '<textarea name="password"></textarea>'],
     ['a token field left empty', '<input name="csrf_token" value=""><input name="csrf_token">'],
     ['prose', 'Send your csrf_token with value="x" in the form'],
+    [
+      'fields whose name only contains a short secret word',
+      '<input name="pinned" value="1"><input id="spinner" value="3"><input name="pwa" value="yes"><input name="opinion" value="good"><select name="sort"><option value="new">New</option></select>',
+    ],
+    [
+      'inline state without secrets, a comparison, and state before any script',
+      '<p>__STATE__={"password":"shown"}</p><script>window.__STATE__={"user":"bob"}; if (window.__X__ == {"token":"t"}) f();</script>',
+    ],
   ])('%s stay exactly as sent', (_name, html) => {
     expect(maskBodySecrets(html, bodyNames)).toBe(html);
   });
@@ -442,9 +481,30 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>'.repeat(20_000),
       '<script type=application/json>{"a":'.repeat(6_000),
       '<script type=application/json>{"token":"x"}</script>'.repeat(4_000),
+      '<select name=password><option '.repeat(10_000),
+      '<select name=pin><option>x'.repeat(10_000),
+      '<select name=pin>'.repeat(20_000),
+      '<script>window.__S__={"a":'.repeat(8_000),
+      '<script>__S__='.repeat(15_000),
+      '_'.repeat(200_000) + '<script>',
     ]) {
       const record = mapper.map(envelopeOf('network_response', 'network', { body: html }), CTX, 1)!;
       expect(record).not.toBeNull();
+    }
+  });
+});
+
+describe('inline state in hostile markup', () => {
+  it('reads each part of a page once, however many states it holds', () => {
+    // Each state's value is read to its end: from every one of 10,000 unclosed ones, the rest of
+    // the page would be searched again (the member names counted here, about 50 million).
+    let lookups = 0;
+    const counting = { matches: (name: string): boolean => (lookups++, bodyNames.matches(name)) };
+    for (const html of ['<script>__S__={"a":1,"b":'.repeat(10_000), '<script>x.__S__=[{"password":'.repeat(10_000)]) {
+      lookups = 0;
+      maskHtmlFields(html, counting);
+      expect(lookups).toBeGreaterThan(0);
+      expect(lookups).toBeLessThan(3 * 10_000);
     }
   });
 });
