@@ -12,11 +12,14 @@
 // The field is named by the first argument in the two-argument form and by the statement before
 // the call (`page.locator('#api-key')`, a `getByLabel('Password')` on the line before a `.fill(`
 // that continues it): the words in it (`api-key`, `api`, `key`, `Password`; camelCase and `-`/`_`
-// split too) are matched against the body lists, as a form field's name is. A value that is not a
+// split too) are matched against the body lists, as a form field's name is, and so are the short
+// words the lists leave out (`#pin`, `#login-pw`: name-matcher.ts). A call on a variable bound to a
+// secret-named field (`const pw = page.locator('#password'); await pw.fill('…')`) types into that
+// field. A value that is not a
 // literal (`process.env.PW`) is no secret of the code's; keystrokes without a field
 // (`page.keyboard.type('…')` after a click on the password field) name none, and are kept.
 import { REDACTED } from '../config/mapping-section.js';
-import type { NameMatcher } from './name-matcher.js';
+import { hasSecretFieldWord, type NameMatcher } from './name-matcher.js';
 import { SERVICE_CUT } from './body-secrets.js';
 
 // `.value = '…'` is a field set from a script (`page.evaluate`, `$eval`): its literal is read as a
@@ -129,11 +132,54 @@ function statementStart(code: string, at: number, previous: number): number {
 
 /** Whether `text` (a selector, a locator chain) holds a word named like a secret. */
 function namesSecret(text: string, names: NameMatcher): boolean {
+  // `#pin`, `#login-pw`: short words the lists leave out of names (name-matcher.ts).
+  if (hasSecretFieldWord(text)) return true;
   for (const compound of text.match(/[A-Za-z0-9_-]+/g) ?? []) {
     if (names.matches(compound)) return true;
     for (const word of compound.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[\s_-]+/))
       if (word !== '' && names.matches(word)) return true;
   }
+  return false;
+}
+
+/** A binding's name and `=` (JavaScript's `const`/`let`/`var` or none, Python's); not a member's (`el.value =`). */
+const BINDING = /(?<![\w$.])([A-Za-z_$][\w$]*)\s*=(?![=>])/g;
+const IDENTIFIER = /[A-Za-z_$][\w$]*/g;
+
+/**
+ * The variables the code binds to something named like a secret (`const pw = page.locator('#password')`,
+ * Python's `box = page.locator("#password")`): a call on one types into that field. Each value is
+ * read to its statement's end (a `;`, a line break that no `.` line continues, at most
+ * MAX_LOOKBACK characters) and the search goes on from there, so each part of the code is read once.
+ */
+function secretBindings(code: string, names: NameMatcher): Set<string> {
+  const found = new Set<string>();
+  BINDING.lastIndex = 0;
+  for (let m = BINDING.exec(code); m !== null; m = BINDING.exec(code)) {
+    const start = BINDING.lastIndex;
+    const limit = Math.min(code.length, start + MAX_LOOKBACK);
+    let end = start;
+    for (; end < limit; end++) {
+      const c = code.charCodeAt(end);
+      if (c === 59 /* ; */) break;
+      if (c === 10) {
+        let j = end + 1;
+        while (j < limit && isSpace(code.charCodeAt(j))) j++;
+        if (code.charCodeAt(j) !== 46 /* . */) break;
+      }
+    }
+    // A locator is made by a call; a value without one (`n = 3`, `a = b`) is not looked at.
+    const value = code.slice(start, end);
+    if (value.includes('(') && namesSecret(value, names)) found.add(m[1]!);
+    BINDING.lastIndex = Math.max(end, start);
+  }
+  return found;
+}
+
+/** Whether the statement `field` uses one of the variables in `bindings`. */
+function usesBinding(field: string, bindings: Set<string>): boolean {
+  if (bindings.size === 0) return false;
+  for (const name of field.match(IDENTIFIER) ?? []) if (bindings.has(name)) return true;
   return false;
 }
 
@@ -152,6 +198,7 @@ function maskCode(code: string, names: NameMatcher): string | null {
   let copied = 0;
   CALL.lastIndex = 0;
   let previous = 0;
+  let bindings: Set<string> | undefined;
   for (let m = CALL.exec(code); m !== null; previous = m.index, m = CALL.exec(code)) {
     const first = readArgument(code, CALL.lastIndex);
     if (first === undefined) continue;
@@ -169,7 +216,9 @@ function maskCode(code: string, names: NameMatcher): string | null {
       (second === undefined || code.charCodeAt(second.start) === 123 /* { */ || second.keyword !== undefined)
     )
       value = first;
-    if (value === undefined || value.start < copied || !namesSecret(field, names)) continue;
+    if (value === undefined || value.start < copied) continue;
+    // The bindings are searched once, and only for code that types into a field it does not name.
+    if (!namesSecret(field, names) && !usesBinding(field, (bindings ??= secretBindings(code, names)))) continue;
     const inner = code.slice(value.start + 1, value.closed ? value.end - 1 : value.end);
     if (inner === '' || inner === REDACTED) continue;
     const quote = code[value.start]!;

@@ -680,6 +680,21 @@ describe("credentials in an agent's code", () => {
       "await page.fill('#email', 'bob@example.com');\nawait page.fill('#password', 'REDACTED');\nawait page.click('text=Sign in');",
     ],
     [
+      'a locator held in a variable',
+      "const input = page.locator('#password');\nawait input.fill('SECRET-C14');\nlet box = page.getByLabel('API key'); await box.first().pressSequentially(\"SECRET-C15\");",
+      "const input = page.locator('#password');\nawait input.fill('REDACTED');\nlet box = page.getByLabel('API key'); await box.first().pressSequentially(\"REDACTED\");",
+    ],
+    [
+      "Python's locator in a variable, a chain over lines",
+      'field = page\n    .locator("#passcode")\nfield.fill("SECRET-C16")\nemail = page.locator("#email")\nemail.fill("bob@example.com")',
+      'field = page\n    .locator("#passcode")\nfield.fill("REDACTED")\nemail = page.locator("#email")\nemail.fill("bob@example.com")',
+    ],
+    [
+      'fields named by a short word: a PIN, a login-pw',
+      "await page.fill('#pin', 'SECRET-C17');\nawait page.locator('#login-pw').fill('SECRET-C18');\npage.fill('input[name=\"user_pin\"]', 'SECRET-C19')",
+      "await page.fill('#pin', 'REDACTED');\nawait page.locator('#login-pw').fill('REDACTED');\npage.fill('input[name=\"user_pin\"]', 'REDACTED')",
+    ],
+    [
       'code the service cut inside the value',
       "page.fill('#password', 'SECRET-C8...[truncated]",
       "page.fill('#password', 'REDACTED...[truncated]",
@@ -700,6 +715,14 @@ describe("credentials in an agent's code", () => {
       "if (document.querySelector('#password').value === '') el.value = pw;",
     ],
     ['keystrokes without a field', "await page.keyboard.type('hello')"],
+    [
+      'fields whose name only contains a short secret word',
+      "await page.fill('#pinned-note', 'x'); await page.locator('.spinner input').fill('3'); await page.fill('#pwa-name', 'app')",
+    ],
+    [
+      'a variable bound to a plain field',
+      "const search = page.locator('#search');\nawait search.fill('shoes');\nconst token = 'x';",
+    ],
   ])('%s stay exactly as sent', (_name, input) => {
     expect(code(input)).toBe(input);
   });
@@ -726,6 +749,9 @@ describe("credentials in an agent's code", () => {
       '.fill(' + 'a'.repeat(200_000) + ' =',
       '.fill(' + '('.repeat(200_000),
       'a\n'.repeat(100_000) + ".fill('x')",
+      'a='.repeat(100_000) + ".fill('x')",
+      'a=\n.'.repeat(50_000) + ".fill('x')",
+      'a=('.repeat(66_000) + ".fill('x')",
     ])
       expect(code(c)).toBeTypeOf('string');
   });
@@ -735,7 +761,13 @@ describe("credentials in an agent's code", () => {
     // lies in a field with no secret name was 75,000 name lookups (60 ms of the main thread).
     let lookups = 0;
     const counting = { matches: (name: string): boolean => (lookups++, bodyNames.matches(name)) };
-    for (const c of ['a.fill(`'.repeat(1024), 'a.fill(x,`'.repeat(820), "p.fill('a', 'b')".repeat(512)]) {
+    for (const c of [
+      'a.fill(`'.repeat(1024),
+      'a.fill(x,`'.repeat(820),
+      "p.fill('a', 'b')".repeat(512),
+      // Bindings too: each is read once, not once per call.
+      "a = p.locator('#q'); a.fill('b');".repeat(256),
+    ]) {
       lookups = 0;
       expect(maskAgentCode(c, counting)).toBeNull();
       expect(lookups).toBeLessThan(c.length);
