@@ -108,8 +108,9 @@ export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
   // A group of secrets under a plural name, its members named plainly
   // (`{"tokens":{"access":"…","refresh":"…"}}`, `{"credentials":{"id":"…","value":"…"}}`): the
   // group is masked whole, as any value under a secret name is, since its members' names say
-  // nothing. A number under one is a count, and kept (plain-codes.ts). `tokens` alone, not
-  // `*tokens`: `max_tokens`, `stop_tokens` name a language model's parameters.
+  // nothing. A number under one is a count, and kept, unless it is long enough to be a password
+  // (plain-codes.ts). `tokens` alone, not `*tokens`: `max_tokens`, `stop_tokens` name a language
+  // model's parameters.
   'tokens',
   '*secrets',
   '*passwords',

@@ -17,7 +17,11 @@
 //
 // The plural names on the lists (`tokens`, `*credentials`, `*secrets`, `*passwords`, `*api_keys`)
 // hold a group of secrets whose members are named plainly (`{"tokens":{"access":"…"}}`), masked
-// whole; a number under one is a count (`{"tokens":1200}`, `{"num_secrets":3}`), and kept.
+// whole; a number under one is a count (`{"tokens":1200}`, `{"num_secrets":3}`), and kept. But a
+// value under `passwords` is as often a password that was put where a list was expected
+// (`{"passwords":12345678}`, a numeric password or PIN): under the plurals other than `tokens` an
+// integer of six digits or more is masked, as nobody keeps a hundred thousand secrets in one
+// account. Under `tokens` every number is kept: a language model's token counts run to millions.
 import type { JsonValue } from '../vocabulary/log-record.js';
 
 /** Words in one case; the first a word, later ones words or numbers. Each separator starts a new group: linear. */
@@ -31,8 +35,11 @@ const MAX_CODE_CHARS = 64;
 
 const PLURALS: readonly string[] = ['tokens', 'credentials', 'secrets', 'passwords', 'api_keys'];
 
-/** How a member's value may be kept although its name is on a list. */
-type Leniency = 'code' | 'count' | undefined;
+/**
+ * How a member's value may be kept although its name is on a list: an error code, any count (under
+ * `tokens`), or a count below SECRET_DIGITS digits.
+ */
+type Leniency = 'code' | 'count' | 'small-count' | undefined;
 
 function leniency(name: string): Leniency {
   if (name.length <= 4) {
@@ -40,8 +47,14 @@ function leniency(name: string): Leniency {
     return lower === 'code' || lower === 'key' ? 'code' : undefined;
   }
   const lower = name.toLowerCase();
-  return PLURALS.some((p) => lower.endsWith(p)) ? 'count' : undefined;
+  if (lower.endsWith('tokens')) return 'count';
+  return PLURALS.some((p) => lower.endsWith(p)) ? 'small-count' : undefined;
 }
+
+/** An integer this long under `passwords`, `secrets`, `credentials` or `api_keys` is taken for a secret. */
+const SECRET_DIGITS = 6;
+const SECRET_INTEGER = new RegExp(`^-?[0-9]{${SECRET_DIGITS},}$`);
+const SECRET_MAGNITUDE = 10 ** (SECRET_DIGITS - 1);
 
 /**
  * Whether the value `raw` (as written in a JSON document: `"invalid_grant"`, `404`) under the
@@ -50,14 +63,17 @@ function leniency(name: string): Leniency {
 export function keepsText(name: string, raw: string): boolean {
   const how = leniency(name);
   if (how === undefined) return false;
-  return how === 'code' ? isPlainCodeText(raw) : COUNT.test(raw);
+  if (how === 'code') return isPlainCodeText(raw);
+  return COUNT.test(raw) && !(how === 'small-count' && SECRET_INTEGER.test(raw));
 }
 
 /** keepsText for a parsed JSON value. */
 export function keepsValue(name: string, v: JsonValue): boolean {
   const how = leniency(name);
   if (how === undefined) return false;
-  return how === 'code' ? isPlainCodeValue(v) : typeof v === 'number';
+  if (how === 'code') return isPlainCodeValue(v);
+  if (typeof v !== 'number') return false;
+  return !(how === 'small-count' && Number.isInteger(v) && Math.abs(v) >= SECRET_MAGNITUDE);
 }
 
 const COUNT = /^-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;

@@ -555,6 +555,11 @@ describe('secrets grouped under a plural name', () => {
       '{"client_secrets":{"web":"SECRET-P6"},"api_keys":["SECRET-P7"]}',
       '{"client_secrets":"REDACTED","api_keys":"REDACTED"}',
     ],
+    [
+      'a number of six digits or more under a plural other than tokens: a numeric password',
+      '{"passwords":12345678,"a":{"client_secrets":-123456},"b":{"api_keys":100000},"tokens":12345678}',
+      '{"passwords":"REDACTED","a":{"client_secrets":"REDACTED"},"b":{"api_keys":"REDACTED"},"tokens":12345678}',
+    ],
   ])('%s', (_name, input, expected) => {
     expect(maskBodySecrets(input, bodyNames)).toBe(expected);
     expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(expected));
@@ -564,6 +569,10 @@ describe('secrets grouped under a plural name', () => {
     // A session object is ordinary data; its id is no credential by that name.
     ['a session id', '{"session":{"id":"s_123","lang":"de"}}'],
     ['counts', '{"tokens":1200,"num_secrets":3,"usage":{"max_tokens":5,"total_tokens":30}}'],
+    [
+      'counts up to five digits, and any under tokens',
+      '{"tokens":1048576,"num_secrets":99999,"passwords":-12,"credentials":2.5,"usage":{"max_tokens":128000}}',
+    ],
   ])('%s stay exactly as sent', (_name, input) => {
     expect(maskBodySecrets(input, bodyNames)).toBe(input);
     expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(input));
