@@ -23,6 +23,7 @@ import { maskMultipart } from './mask-multipart.js';
 import type { NameMatcher } from './name-matcher.js';
 import { redactParams } from './redact-url.js';
 import { keepsValue } from './plain-codes.js';
+import { isPrivateJwkMember } from './mask-jwk.js';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -122,10 +123,13 @@ function maskJsonKeys(v: JsonValue, names: NameMatcher, depth: number): JsonValu
     return out ?? v;
   }
   let out: JsonObject | undefined;
+  // A JSON Web Key: its private members have one- and two-letter names (mask-jwk.ts).
+  const jwk = typeof v.kty === 'string';
   for (const k of Object.keys(v)) {
     const child = v[k] as JsonValue;
     let next: JsonValue;
     if (names.matches(k)) next = child === null || keepsValue(k, child) ? child : REDACTED;
+    else if (jwk && isPrivateJwkMember(k)) next = child === null ? child : REDACTED;
     else next = maskJsonKeys(child, names, depth + 1);
     if (next !== child) setOwn((out ??= { ...v }), k, next);
   }

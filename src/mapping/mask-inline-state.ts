@@ -9,7 +9,8 @@
 // keys (`{csrfToken:"…"}`), a value built by a function (Nuxt's `__NUXT__=(function(a){…})`) or
 // passed through a string (`JSON.parse('…')`, Next.js's `self.__next_f.push`) is JavaScript, and is
 // not read. The search goes on past the value it masked, so each part of the text is read once.
-import { maskJsonText, valueEnd } from './mask-json-text.js';
+import { maskJsonText } from './mask-json-text.js';
+import { valueEnd } from './json-extent.js';
 import type { NameMatcher } from './name-matcher.js';
 
 /**

@@ -9,6 +9,9 @@
 // value the cut ends inside is masked to the end of the text. Everything else stays byte for byte:
 // the rest of a cut body is as readable as the service left it.
 //
+// The private members of a JSON Web Key, named by letters no list can hold, are masked by a second
+// pass (mask-jwk.ts) over text that has a `"kty"`.
+//
 // A string value that holds JSON itself (`{"payload":"{\"password\":\"x\"}"}`, as APIs that
 // wrap a serialized document send) is decoded, masked the same way and encoded again, a few
 // levels deep; only a string that changed is re-encoded. A nested string the cut ends inside is
@@ -17,6 +20,8 @@ import type { NameMatcher } from './name-matcher.js';
 import { REDACTED } from '../config/mapping-section.js';
 import { maskGraphqlArguments } from './mask-graphql.js';
 import { keepsText } from './plain-codes.js';
+import { maskJwkMembers } from './mask-jwk.js';
+import { stringEnd, valueEnd } from './json-extent.js';
 
 const MASKED = `"${REDACTED}"`;
 
@@ -24,51 +29,6 @@ const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c ==
 
 /** JSON inside JSON strings is followed this many levels down (each level re-escapes every quote). */
 const MAX_NESTING = 4;
-
-/** The index of the `"` closing the string opened at `open`, or -1 when the text ends first. */
-function stringEnd(text: string, open: number): number {
-  let q = text.indexOf('"', open + 1);
-  while (q !== -1) {
-    let backslashes = 0;
-    while (text.charCodeAt(q - 1 - backslashes) === 92 /* \ */) backslashes++;
-    if (backslashes % 2 === 0) return q;
-    q = text.indexOf('"', q + 1);
-  }
-  return -1;
-}
-
-/** The end (exclusive) of the value starting at `v`: past its closing quote or bracket, or the text's end when cut. */
-export function valueEnd(text: string, v: number): number {
-  const n = text.length;
-  const c = text.charCodeAt(v);
-  if (c === 34 /* " */) {
-    const q = stringEnd(text, v);
-    return q === -1 ? n : q + 1;
-  }
-  if (c === 123 /* { */ || c === 91 /* [ */) {
-    let depth = 0;
-    for (let i = v; i < n; i++) {
-      const k = text.charCodeAt(i);
-      if (k === 34) {
-        const q = stringEnd(text, i);
-        if (q === -1) return n;
-        i = q;
-      } else if (k === 123 || k === 91) depth++;
-      else if (k === 125 /* } */ || k === 93 /* ] */) {
-        if (--depth === 0) return i + 1;
-      }
-    }
-    return n;
-  }
-  // A number or a literal (or whatever a broken document has there): up to the next delimiter.
-  let i = v;
-  while (i < n) {
-    const k = text.charCodeAt(i);
-    if (k === 44 /* , */ || k === 125 || k === 93 || isSpace(k)) break;
-    i++;
-  }
-  return i;
-}
 
 /** The member name of the string between `open` and `close`, its escapes decoded when it has any. */
 function memberName(text: string, open: number, close: number): string {
@@ -178,6 +138,14 @@ export function maskJsonText(text: string, names: NameMatcher, from = 0): string
 }
 
 function maskJsonTextAt(text: string, names: NameMatcher, from: number, depth: number): string | null {
+  const masked = maskNamedMembers(text, names, from, depth);
+  // A JWK's private members have names no list can hold (mask-jwk.ts); one native search settles
+  // the text that has none. The masks above all lie past `from`, so it still points where it did.
+  if (!text.includes('"kty"', from)) return masked;
+  return maskJwkMembers(masked ?? text, from) ?? masked;
+}
+
+function maskNamedMembers(text: string, names: NameMatcher, from: number, depth: number): string | null {
   const n = text.length;
   let out: string[] | null = null;
   let copied = 0;

@@ -579,6 +579,56 @@ describe('secrets grouped under a plural name', () => {
   });
 });
 
+describe('private JSON Web Keys', () => {
+  it.each<[string, string, string]>([
+    [
+      "an RSA key set's private members",
+      '{"keys":[{"kty":"RSA","kid":"k1","n":"pub-n","e":"AQAB","d":"SECRET-J1","p":"SECRET-J2","q":"SECRET-J3","dp":"SECRET-J4","dq":"SECRET-J5","qi":"SECRET-J6"}]}',
+      '{"keys":[{"kty":"RSA","kid":"k1","n":"pub-n","e":"AQAB","d":"REDACTED","p":"REDACTED","q":"REDACTED","dp":"REDACTED","dq":"REDACTED","qi":"REDACTED"}]}',
+    ],
+    [
+      "WebCrypto's exports, kty after the private members: a symmetric key, an EC key",
+      '[{"alg":"HS256","ext":true,"k":"SECRET-J7","key_ops":["sign"],"kty":"oct"},{"crv":"P-256","d":"SECRET-J8","ext":true,"kty":"EC","x":"px","y":"py"}]',
+      '[{"alg":"HS256","ext":true,"k":"REDACTED","key_ops":["sign"],"kty":"oct"},{"crv":"P-256","d":"REDACTED","ext":true,"kty":"EC","x":"px","y":"py"}]',
+    ],
+    [
+      'a key among other objects whose d, p and q are data',
+      '{"d":"2024-01-01","q":"shoes","jwk":{"kty":"EC","d":"SECRET-J9","oth":[{"r":"SECRET-J10"}]},"p":{"d":"x"}}',
+      '{"d":"2024-01-01","q":"shoes","jwk":{"kty":"EC","d":"REDACTED","oth":"REDACTED"},"p":{"d":"x"}}',
+    ],
+    [
+      'a key the service cut',
+      '{"keys":[{"kty":"RSA","n":"pub","d":"SECRET-J11...[truncated]',
+      '{"keys":[{"kty":"RSA","n":"pub","d":"REDACTED"...[truncated]',
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(maskBodySecrets(input, bodyNames)).toBe(expected);
+    if (!input.endsWith('...[truncated]'))
+      expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(expected));
+  });
+
+  it.each<[string, string]>([
+    ['one-letter members of no key', '{"d":"2024-01-01","q":"shoes","k":3,"p":{"dp":1}}'],
+    ['a public key set', '{"keys":[{"kty":"RSA","use":"sig","kid":"k1","n":"pub-n","e":"AQAB"}]}'],
+  ])('%s stay exactly as sent', (_name, input) => {
+    expect(maskBodySecrets(input, bodyNames)).toBe(input);
+    expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(input));
+  });
+
+  it('hostile keys map (run, not timed)', () => {
+    // Unclosed objects and values, 200,000 characters each: one pass reads them.
+    for (const body of [
+      '{"kty":"x","d":"a",'.repeat(10_000),
+      '{"kty":"x","d":{'.repeat(12_000),
+      '[' + '{"kty":'.repeat(25_000),
+      '{"d":"' + '\\"'.repeat(60_000) + '","kty":"RSA"}',
+    ]) {
+      const masked = maskBodySecrets(body, bodyNames);
+      expect(masked).toBeTypeOf('string');
+    }
+  });
+});
+
 describe('error codes under code and key', () => {
   it.each<[string, string, string]>([
     [
