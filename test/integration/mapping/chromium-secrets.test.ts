@@ -1,6 +1,7 @@
 // Secrets where a real web app puts them, through a real Chromium: a page on a loopback server
 // sends them in request headers, query strings, path parameters, redirects, JSON, GraphQL,
-// urlencoded and multipart bodies, gets them back in a token answer, prints them to the console,
+// urlencoded and multipart bodies, gets them back in a token answer and a sign-in page (fields named
+// by autocomplete or a short word, a select, inline state) and a private key, prints them to the console,
 // and is finally navigated to a password-reset link that carries a JWT in its path (and user-info). What CDP
 // reports is turned into the events the service sends (service-events.ts), mapped with the default
 // options, and fed to the span builder: no secret may reach a log record or a span (name,
@@ -103,18 +104,25 @@ describe.skipIf(chromium === undefined)(
               .writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'sid=SECRET-COOKIE; HttpOnly' })
               .end(JSON.stringify({ token_type: 'bearer', id_token: JWT, tokens: { access: JWT }, expires_in: 3600 }));
           else if (req.url === '/signin')
-            res
-              .writeHead(200, { 'content-type': 'text/html' })
-              .end(
-                '<form method="post"><input type="hidden" name="authenticity_token" value="SECRET-HIDDEN">' +
-                  '<input name="user" value="alice"></form>',
-              );
+            res.writeHead(200, { 'content-type': 'text/html' }).end(
+              '<form method="post"><input type="hidden" name="authenticity_token" value="SECRET-HIDDEN">' +
+                '<input name="user" value="alice"><input name="pinned" value="visible-pinned">' +
+                // Fields that name their secret by autocomplete, by a short word, a select.
+                '<input name="f1" autocomplete="current-password" value="SECRET-AUTOFILL">' +
+                '<input id="login-pw" value="SECRET-LOGINPW"><select name="pin">' +
+                '<option selected value="SECRET-OPTION">SECRET-OPTIONTEXT</option></select></form>' +
+                // State the server rendered for the client to take over.
+                '<script>window.__INITIAL_STATE__ = {"session":{"csrfToken":"SECRET-STATE","user":"alice"}};</script>',
+            );
           else if (req.url === '/session')
             res.writeHead(200, { 'content-type': 'application/json' }).end(
               JSON.stringify({
                 tokens: { access: 'SECRET-OPAQUEA', refresh: 'SECRET-OPAQUER' },
                 credentials: { id: 'SECRET-CREDID', value: 'SECRET-CREDVALUE' },
                 session: { id: 'sess-visible-1' },
+                // A numeric password where a list was expected, and a private key a page exported.
+                passwords: 73194628,
+                jwk: { kty: 'RSA', n: 'pub-n-visible', e: 'AQAB', d: 'SECRET-JWKD', p: 'SECRET-JWKP' },
               }),
             );
           else if (req.url === '/oauth/error')
@@ -268,6 +276,12 @@ describe.skipIf(chromium === undefined)(
         'SECRET-HIDDEN',
         'SECRET-OPAQUEA',
         'SECRET-CREDVALUE',
+        'SECRET-AUTOFILL',
+        'SECRET-LOGINPW',
+        'SECRET-OPTIONTEXT',
+        'SECRET-STATE',
+        'SECRET-JWKD',
+        '73194628',
         '481516',
       ])
         expect(sent, s).toContain(s);
@@ -287,6 +301,7 @@ describe.skipIf(chromium === undefined)(
         expect(text.match(/SECRET-[A-Z]+/g) ?? [], what).toEqual([]);
         // The MFA step's one-time code.
         expect(text, what).not.toContain('481516');
+        expect(text, what).not.toContain('73194628');
         // The JWT by its signature: a part of it left in place is still the credential.
         expect(text, what).not.toContain(SIGNATURE);
       }
@@ -305,6 +320,9 @@ describe.skipIf(chromium === undefined)(
       expect(text).toContain('sess-visible-1');
       expect(text).toContain('<input name=\\"user\\" value=\\"alice\\">');
       expect(text).toContain('<meta name=\\"csrf-token\\" content=\\"REDACTED\\">');
+      expect(text).toContain('<input name=\\"pinned\\" value=\\"visible-pinned\\">');
+      expect(text).toContain('\\"user\\":\\"alice\\"}};</script>');
+      expect(text).toContain('\\"n\\":\\"pub-n-visible\\"');
     });
   },
 );
