@@ -3,21 +3,38 @@
 // `window.__APOLLO_STATE__=`, `window.__STATE__=`. The value is JSON.stringify's output written after
 // the assignment, and holds what the store held on the server: a session's `csrfToken`, an access
 // token. It is masked as a JSON body is (mask-json-text.ts); the rest of the script stays as sent.
+// Next.js's App Router sends its server components' props as `self.__next_f.push([1,"…"])`: a
+// string of `id:JSON` rows, decoded, masked the same way and encoded again when it changed.
 //
-// Only an assignment to a name written `__…__` whose value starts with `{` or `[` is read, to the end
-// of that value (or of the text, when the service cut it inside): an object literal with unquoted
-// keys (`{csrfToken:"…"}`), a value built by a function (Nuxt's `__NUXT__=(function(a){…})`) or
-// passed through a string (`JSON.parse('…')`, Next.js's `self.__next_f.push`) is JavaScript, and is
-// not read. The search goes on past the value it masked, so each part of the text is read once.
+// Only an assignment to a name written `__…__` whose value starts with `{` or `[` (and a complete
+// `__next_f.push([…])`) is read, to the end of that value (or of the text, when the service cut it
+// inside): an object literal with unquoted keys (`{csrfToken:"…"}`), a value built by a function
+// (Nuxt's `__NUXT__=(function(a){…})`) or passed through a string (`JSON.parse('…')`) is
+// JavaScript, and is not read. The search goes on past the value it masked, so each part of the
+// text is read once.
 import { maskJsonText } from './mask-json-text.js';
 import { valueEnd } from './json-extent.js';
 import type { NameMatcher } from './name-matcher.js';
 
 /**
- * `__NAME__ =` before a `{` or `[`. The name's characters are all word characters, so `\b` lets a
- * run of them start a match at its first character only: linear.
+ * `__NAME__ =` or `__next_f.push(` before a `{` or `[`. The name's characters are all word
+ * characters, so `\b` lets a run of them start a match at its first character only: linear.
  */
-const ASSIGNMENT = /\b__[A-Za-z0-9_]*__\s*=(?!=)\s*(?=[{[])/g;
+const ASSIGNMENT = /\b(?:__[A-Za-z0-9_]*__\s*=(?!=)|__next_f\.push\()\s*(?=[{[])/g;
+
+/** A Next.js flight chunk (`[1,"rows"]`, complete) with the JSON in its rows masked, encoded again; null when unchanged. */
+function maskFlightChunk(chunk: string, names: NameMatcher): string | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(chunk);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(value) || typeof value[1] !== 'string') return null;
+  const items = value as unknown[];
+  const masked = maskJsonText(items[1] as string, names);
+  return masked === null ? null : JSON.stringify([items[0], masked, ...items.slice(2)]);
+}
 
 /** `text` with the secret-named members of each inline state from `from` on masked; null when none was. */
 export function maskInlineState(text: string, names: NameMatcher, from: number): string | null {
@@ -28,7 +45,8 @@ export function maskInlineState(text: string, names: NameMatcher, from: number):
     const start = ASSIGNMENT.lastIndex;
     const end = valueEnd(text, start);
     ASSIGNMENT.lastIndex = end;
-    const masked = maskJsonText(text.slice(start, end), names);
+    const value = text.slice(start, end);
+    const masked = m[0].startsWith('__next_f') ? maskFlightChunk(value, names) : maskJsonText(value, names);
     if (masked !== null) {
       (out ??= []).push(text.slice(copied, start), masked);
       copied = end;

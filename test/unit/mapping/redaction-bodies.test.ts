@@ -430,6 +430,11 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>window.__INITIAL_STATE__ = {"session":{"csrfToken":"REDACTED","user":"bob"}};var n=1;</script><script>window.__APOLLO_STATE__={"User:1":{"password":"REDACTED"}}</script><script>self.__STATE__ =\n [{"access_token":"REDACTED"}]</script>',
     ],
     [
+      "Next.js's server component payload",
+      '<script>(self.__next_f=self.__next_f||[]).push([0])</script><script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"SECRET-H41\\",\\"user\\":\\"bob\\"}]\\n"])</script>',
+      '<script>(self.__next_f=self.__next_f||[]).push([0])</script><script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"REDACTED\\",\\"user\\":\\"bob\\"}]\\n"])</script>',
+    ],
+    [
       'inline state after a masked field, and one the service cut',
       '<input name="_csrf" value="SECRET-H39"><script>window.__PRELOADED_STATE__={"session":{"refresh_token":"SECRET-H40...[truncated]',
       '<input name="_csrf" value="REDACTED"><script>window.__PRELOADED_STATE__={"session":{"refresh_token":"REDACTED"...[truncated]',
@@ -486,6 +491,8 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<select name=pin>'.repeat(20_000),
       '<script>window.__S__={"a":'.repeat(8_000),
       '<script>__S__='.repeat(15_000),
+      '<script>self.__next_f.push(['.repeat(7_000),
+      '<script>self.__next_f.push([1,"{\\"a\\":1}"])</script>'.repeat(4_000),
       '_'.repeat(200_000) + '<script>',
     ]) {
       const record = mapper.map(envelopeOf('network_response', 'network', { body: html }), CTX, 1)!;
