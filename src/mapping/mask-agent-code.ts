@@ -142,8 +142,11 @@ function namesSecret(text: string, names: NameMatcher): boolean {
   return false;
 }
 
-/** A binding's name and `=` (JavaScript's `const`/`let`/`var` or none, Python's); not a member's (`el.value =`). */
-const BINDING = /(?<![\w$.])([A-Za-z_$][\w$]*)\s*=(?![=>])/g;
+/**
+ * A binding's name and `=`: JavaScript's `const`/`let`/`var` or none, Python's, or a member's as a
+ * page object sets it (`this.box = page.locator(…)`, `self.box =`), known by its last name.
+ */
+const BINDING = /(?<![\w$])([A-Za-z_$][\w$]*)\s*=(?![=>])/g;
 const IDENTIFIER = /[A-Za-z_$][\w$]*/g;
 
 /**

@@ -751,6 +751,11 @@ describe("credentials in an agent's code", () => {
       "const input = page.locator('#password');\nawait input.fill('REDACTED');\nlet box = page.getByLabel('API key'); await box.first().pressSequentially(\"REDACTED\");",
     ],
     [
+      'a page object holding the locator',
+      "this.box = page.locator('#password');\n}\nasync login() {\n  await this.box.fill('SECRET-C20');",
+      "this.box = page.locator('#password');\n}\nasync login() {\n  await this.box.fill('REDACTED');",
+    ],
+    [
       "Python's locator in a variable, a chain over lines",
       'field = page\n    .locator("#passcode")\nfield.fill("SECRET-C16")\nemail = page.locator("#email")\nemail.fill("bob@example.com")',
       'field = page\n    .locator("#passcode")\nfield.fill("REDACTED")\nemail = page.locator("#email")\nemail.fill("bob@example.com")',
