@@ -10,7 +10,7 @@ import { maskBodySecrets } from '../../../src/mapping/body-secrets.js';
 import { maskJsonText } from '../../../src/mapping/mask-json-text.js';
 import { maskAgentCode } from '../../../src/mapping/mask-agent-code.js';
 import { maskHtmlFields } from '../../../src/mapping/mask-html-fields.js';
-import { compileNameMatcher, matchesFieldName } from '../../../src/mapping/name-matcher.js';
+import { compileNameMatcher, hasSecretFieldWord, matchesFieldName } from '../../../src/mapping/name-matcher.js';
 import { createUrlRedactor } from '../../../src/mapping/redact-url.js';
 import { redactUrlsInText } from '../../../src/mapping/redact-free-text.js';
 import { createTailView } from '../../../src/cli/tail-view.js';
@@ -221,6 +221,28 @@ describe('bracketed field names', () => {
     ['user[]', false],
     ['user[name]', false],
   ])('%s', (name, expected) => expect(matchesFieldName(names, name)).toBe(expected));
+});
+
+describe('short secret words in field names and selectors', () => {
+  it.each<[string, boolean]>([
+    ['pin', true],
+    ['#login-pw', true],
+    ['user_PIN', true],
+    ['otpCode', true],
+    ['OTPCode', true],
+    ['pin1', true],
+    ['input[name=passcode]', true],
+    ['password-confirm', true],
+    ['cc-csc', true],
+    // Whole words only.
+    ['pinned', false],
+    ['.spinner', false],
+    ['#pwa-install', false],
+    ['opinion', false],
+    ['shipping', false],
+    ['passwordless', false],
+    ['typewriter', false],
+  ])('%s', (name, expected) => expect(hasSecretFieldWord(name)).toBe(expected));
 });
 
 describe('headers named like API keys', () => {
