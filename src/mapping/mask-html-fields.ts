@@ -206,20 +206,22 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
 
 /**
  * The `value` of each `<option>` between `from` and `stop` (a secret select's content) and its text
- * (up to the next tag) handed to `mask`, in order. Each option is read once: linear.
+ * (up to the next tag) handed to `mask`, in order. Only the select's content is searched: from every
+ * select without options, a search of the text would run to its end.
  */
 function maskOptions(text: string, from: number, stop: number, mask: (start: number, end: number) => void): void {
-  OPTION.lastIndex = from;
-  for (let m = OPTION.exec(text); m !== null && m.index < stop; m = OPTION.exec(text)) {
-    const { attributes, end } = readTag(text, m.index + m[0].length);
+  const inner = text.slice(from, stop);
+  OPTION.lastIndex = 0;
+  for (let m = OPTION.exec(inner); m !== null; m = OPTION.exec(inner)) {
+    const { attributes, end } = readTag(inner, m.index + m[0].length);
     const value = attributes.find((a) => a.name === 'value' && a.start !== -1);
-    if (value !== undefined && value.end > value.start && text.slice(value.start, value.end) !== REDACTED)
-      mask(value.start, value.end);
-    if (end >= stop) return;
+    if (value !== undefined && value.end > value.start && inner.slice(value.start, value.end) !== REDACTED)
+      mask(from + value.start, from + value.end);
+    if (end >= inner.length) return;
     OPTION.lastIndex = end;
-    const next = text.indexOf('<', end);
-    const label = next === -1 || next > stop ? stop : next;
-    const own = text.slice(end, label);
-    if (own.trim() !== '' && own !== REDACTED) mask(end, label);
+    const next = inner.indexOf('<', end);
+    const label = next === -1 ? inner.length : next;
+    const own = inner.slice(end, label);
+    if (own.trim() !== '' && own !== REDACTED) mask(from + end, from + label);
   }
 }

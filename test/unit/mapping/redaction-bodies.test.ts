@@ -511,6 +511,7 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<select name=password><option '.repeat(10_000),
       '<select name=pin><option>x'.repeat(10_000),
       '<select name=pin>'.repeat(20_000),
+      '<select name=pin></select>'.repeat(8_000),
       '<script>window.__S__={"a":'.repeat(8_000),
       '<script>__S__='.repeat(15_000),
       '<script>self.__next_f.push(['.repeat(7_000),
