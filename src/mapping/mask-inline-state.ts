@@ -31,9 +31,11 @@ function maskFlightChunk(chunk: string, names: NameMatcher): string | null {
     return null;
   }
   if (!Array.isArray(value) || typeof value[1] !== 'string') return null;
-  const items = value as unknown[];
+  const items = (value as unknown[]).slice();
   const masked = maskJsonText(items[1] as string, names);
-  return masked === null ? null : JSON.stringify([items[0], masked, ...items.slice(2)]);
+  if (masked === null) return null;
+  items[1] = masked;
+  return JSON.stringify(items);
 }
 
 /** `text` with the secret-named members of each inline state from `from` on masked; null when none was. */

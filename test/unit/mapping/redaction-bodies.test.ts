@@ -515,6 +515,7 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>window.__S__={"a":'.repeat(8_000),
       '<script>__S__='.repeat(15_000),
       '<script>self.__next_f.push(['.repeat(7_000),
+      '<script>self.__next_f.push([1,"{\\"token\\":1}"' + ',1'.repeat(100_000) + '])</script>',
       '<script>self.__next_f.push([1,"{\\"a\\":1}"])</script>'.repeat(4_000),
       '_'.repeat(200_000) + '<script>',
     ]) {
@@ -651,6 +652,7 @@ describe('private JSON Web Keys', () => {
       '{"kty":"x","d":"a",'.repeat(10_000),
       '{"kty":"x","d":{'.repeat(12_000),
       '[' + '{"kty":'.repeat(25_000),
+      '{"kty":"x"' + ',"d":1'.repeat(100_000) + '}',
       '{"d":"' + '\\"'.repeat(60_000) + '","kty":"RSA"}',
     ]) {
       const masked = maskBodySecrets(body, bodyNames);
