@@ -15,9 +15,9 @@
 // split too) are matched against the body lists, as a form field's name is, and so are the short
 // words the lists leave out (`#pin`, `#login-pw`: name-matcher.ts). A call on a variable bound to a
 // secret-named field (`const pw = page.locator('#password'); await pw.fill('…')`) types into that
-// field. A value that is not a
-// literal (`process.env.PW`) is no secret of the code's; keystrokes without a field
-// (`page.keyboard.type('…')` after a click on the password field) name none, and are kept.
+// field. A value that is not a literal (`process.env.PW`) is no secret of the code's; keystrokes
+// without a field (`page.keyboard.type('…')` after a click on the password field) name none, and
+// are kept.
 import { REDACTED } from '../config/mapping-section.js';
 import { hasSecretFieldWord, type NameMatcher } from './name-matcher.js';
 import { SERVICE_CUT } from './body-secrets.js';
