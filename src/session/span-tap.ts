@@ -11,11 +11,12 @@
 //
 // Capturing the open state costs a serialization and, once written, a row of the store, and every
 // session's state changes between two batches: so the tap captures it at most every
-// `captureEveryMs` (`traces.state_interval`, default SPAN_CAPTURE_INTERVAL_MS). A batch sealed in
-// between carries no state, and the spool does not move the session's checkpoint to it
-// (store/ledger.ts): the checkpoint moves only to captured positions. A session that stops or ends
-// is captured at its last position (SessionRecords.capture()), so a graceful restart reads nothing
-// twice; a kill -9 reads again at most that interval more of each session than without traces.
+// `captureEveryMs` (`traces.state_interval`, default SPAN_CAPTURE_INTERVAL_MS), and a large state
+// less often still (captureWaitMs). A batch sealed in between carries no state, and the spool does
+// not move the session's checkpoint to it (store/ledger.ts): the checkpoint moves only to captured
+// positions. A session that stops or ends is captured at its last position
+// (SessionRecords.capture()), so a graceful restart reads nothing twice; a kill -9 reads again at
+// most that wait more of each session than without traces.
 import type { Envelope } from '../upstream/envelope.js';
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { createSpanBuilder } from '../traces/span-builder.js';
@@ -63,6 +64,28 @@ export type SpanTapFactory = (sessionId: string, stored?: string) => SpanTap;
  */
 export const SPAN_CAPTURE_INTERVAL_MS = 5000;
 
+/**
+ * A session's open state grows with its open pages (each with up to MAX_EVENTS_PER_SPAN span
+ * events) and open requests, to a few hundred KiB for a long session with many tabs, and every
+ * capture serializes, copies, compresses and writes all of it: at 1,000 such sessions a capture
+ * every 5 s was more than the main thread's whole time. So a large state is captured less often:
+ * at most this many characters of state a second per session (a 20 KiB state every 5 s, 200 KiB
+ * every 50 s), never less often than STATE_WAIT_MAX_MS.
+ */
+export const STATE_CHARS_PER_SECOND = 4096;
+/** The longest wait between two captures that the state's size may set (a configured longer interval wins). */
+export const STATE_WAIT_MAX_MS = 60_000;
+
+/**
+ * How long after a capture whose open state was `stateChars` long the next one waits: the
+ * configured interval, longer for a large state (STATE_CHARS_PER_SECOND). 0 stays 0 (every batch).
+ */
+export function captureWaitMs(intervalMs: number, stateChars: number): number {
+  if (intervalMs === 0) return 0;
+  const bySize = Math.min((stateChars * 1000) / STATE_CHARS_PER_SECOND, STATE_WAIT_MAX_MS);
+  return Math.max(intervalMs, bySize);
+}
+
 export interface SpanTapOptions {
   /** false in an ingest worker (see spanTapFactory). */
   carry?: boolean;
@@ -89,6 +112,7 @@ export function spanTapFactory(
   return (sessionId, stored) => {
     // The first batch is captured: a session followed anew has a checkpoint within one batch.
     let capturedAt = Number.NEGATIVE_INFINITY;
+    let waitMs = captureEveryMs;
     let force = false;
     const restored = decodeSpanState(stored);
     const builder = createSpanBuilder(sessionId, restored?.open);
@@ -124,10 +148,11 @@ export function spanTapFactory(
       end: (reason = 'session_end') => offer(builder.end(reason)),
       checkpoint() {
         const t = now();
-        if (!force && t - capturedAt < captureEveryMs) return undefined;
+        if (!force && t - capturedAt < waitMs) return undefined;
         force = false;
         capturedAt = t;
         const open = builder.snapshotJson();
+        waitMs = captureWaitMs(captureEveryMs, open.length);
         if (!carry) return () => open;
         // The unsent spans as they are when the checkpoint is written: a superset of those finished
         // up to it and not acknowledged, which is what must not be lost.

@@ -1,13 +1,18 @@
 // The seam between a session's path and its spans: records are pointed at their span before they
 // are encoded, completed spans go to the sink encoded, a session end flushes the rest.
 import { describe, expect, it } from 'vitest';
-import { spanTapFactory } from '../../../src/session/span-tap.js';
+import {
+  STATE_CHARS_PER_SECOND,
+  STATE_WAIT_MAX_MS,
+  captureWaitMs,
+  spanTapFactory,
+} from '../../../src/session/span-tap.js';
 import { SpanMirror } from '../../../src/ingest/span-mirror.js';
 import { decodeTracesRequest } from '../../../src/devkit/receiver/decode-traces.js';
 import { createRecordEncoder } from '../../../src/wire/encode-record.js';
 import { joinBody, createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import { decodeProtobufLogsRequest } from '../../../src/devkit/receiver/decode.js';
-import { PAGE_LOAD, SESSION, envelopes, mapped } from '../traces/script.js';
+import { PAGE_LOAD, SESSION, envelopes, mapped, req, type Step } from '../traces/script.js';
 
 const rs = { resource: {}, scope: { name: 't', version: '1' } };
 
@@ -90,5 +95,37 @@ describe('span tap', () => {
     expect(tap.checkpoint()).toBeUndefined(); // the forced capture started the interval again
     clock.t += 1;
     expect(tap.checkpoint()?.()).toContain('"open"');
+  });
+
+  it.each([
+    // interval, state characters, wait
+    [5000, 0, 5000],
+    [5000, 20 * 1024, 5000],
+    [5000, 40 * 1024, 10_000],
+    [5000, 200 * 1024, 50_000],
+    [5000, 10 * 1024 * 1024, STATE_WAIT_MAX_MS],
+    [120_000, 10 * 1024 * 1024, 120_000], // a configured interval longer than the cap wins
+    [0, 10 * 1024 * 1024, 0], // 0: every batch, whatever the size
+  ])('captureWaitMs(%i, %i) = %i', (interval, chars, wait) => {
+    expect(captureWaitMs(interval, chars)).toBe(wait);
+  });
+
+  it('a large open state is captured less often: the wait after a capture grows with its size', () => {
+    // 400 requests that never finish: open spans, each kept in the state with its URL.
+    const steps: Step[] = Array.from({ length: 400 }, (_, i): Step => [
+      'network_request',
+      i,
+      req('L1', `r${i}`, `https://shop.example.com/api/items/${i}?page=${i}&sort=name`),
+    ]);
+    const clock = { t: 0 };
+    const tap = spanTapFactory({ offer: () => undefined }, { captureEveryMs: 500, now: () => clock.t })(SESSION);
+    for (const env of envelopes(steps)) tap.observe(env, mapped(env));
+    const chars = (JSON.stringify((JSON.parse(tap.checkpoint()!()) as { open: unknown }).open) ?? '').length;
+    const wait = (chars * 1000) / STATE_CHARS_PER_SECOND;
+    expect(wait).toBeGreaterThan(5000); // well past the 500 ms interval
+    clock.t += 4999;
+    expect(tap.checkpoint()).toBeUndefined();
+    clock.t = Math.ceil(wait);
+    expect(tap.checkpoint()).toBeDefined();
   });
 });
