@@ -3,7 +3,14 @@
 // mask-inline-state.ts) skip or replace. Both look at each character once; a string's end is
 // found by native search for the next `"`, and only the backslashes right before it are counted.
 
-const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
+/** JSON's whitespace: space, line feed, carriage return, tab. */
+export const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
+
+/** The first index at or after `i` that is not whitespace (the text's length when none is). */
+export function skipSpaces(text: string, i: number): number {
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
 
 /** The index of the `"` closing the string opened at `open`, or -1 when the text ends first. */
 export function stringEnd(text: string, open: number): number {

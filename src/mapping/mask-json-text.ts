@@ -21,11 +21,9 @@ import { REDACTED } from '../config/mapping-section.js';
 import { maskGraphqlArguments } from './mask-graphql.js';
 import { keepsText } from './plain-codes.js';
 import { maskJwkMembers } from './mask-jwk.js';
-import { stringEnd, valueEnd } from './json-extent.js';
+import { isSpace, skipSpaces, stringEnd, valueEnd } from './json-extent.js';
 
 const MASKED = `"${REDACTED}"`;
-
-const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
 
 /** JSON inside JSON strings is followed this many levels down (each level re-escapes every quote). */
 const MAX_NESTING = 4;
@@ -98,8 +96,7 @@ function maskQueryMember(
   from: number,
   names: NameMatcher,
 ): { start: number; end: number; literal: string } | null {
-  let v = from;
-  while (v < text.length && isSpace(text.charCodeAt(v))) v++;
+  const v = skipSpaces(text, from);
   if (text.charCodeAt(v) !== 34 /* " */) return null;
   const close = stringEnd(text, v);
   const document = close === -1 ? decodeCut(text.slice(v)) : decode(text.slice(v, close + 1));
@@ -161,8 +158,7 @@ function maskNamedMembers(text: string, names: NameMatcher, from: number, depth:
       }
       break;
     }
-    let colon = close + 1;
-    while (colon < n && isSpace(text.charCodeAt(colon))) colon++;
+    const colon = skipSpaces(text, close + 1);
     const name = text.charCodeAt(colon) === 58 /* : */ ? memberName(text, open, close) : undefined;
     if (name === 'query') {
       // GraphQL over HTTP's document: its inline arguments (mask-graphql.ts).
@@ -183,8 +179,7 @@ function maskNamedMembers(text: string, names: NameMatcher, from: number, depth:
       open = text.indexOf('"', close + 1);
       continue;
     }
-    let v = colon + 1;
-    while (v < n && isSpace(text.charCodeAt(v))) v++;
+    const v = skipSpaces(text, colon + 1);
     // Cut right after the name: no value to mask.
     if (v >= n) break;
     const end = valueEnd(text, v);

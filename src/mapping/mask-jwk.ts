@@ -8,7 +8,7 @@
 // before `kty`, so an object is settled when it closes (or the text ends: a body the service cut
 // still masks what it holds).
 import { REDACTED } from '../config/mapping-section.js';
-import { stringEnd, valueEnd } from './json-extent.js';
+import { skipSpaces, stringEnd, valueEnd } from './json-extent.js';
 
 const PRIVATE: ReadonlySet<string> = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']);
 
@@ -23,8 +23,6 @@ interface Frame {
   /** Start and end of each private member's value, in pairs. */
   values: number[];
 }
-
-const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
 
 /**
  * JSON text from `from` on (complete or cut short) with the private members of every object that
@@ -49,8 +47,7 @@ export function maskJwkMembers(text: string, from: number): string | null {
       const close = stringEnd(text, i);
       if (close === -1) break;
       const top = stack[stack.length - 1];
-      let colon = close + 1;
-      while (colon < n && isSpace(text.charCodeAt(colon))) colon++;
+      const colon = skipSpaces(text, close + 1);
       if (top?.object !== true || text.charCodeAt(colon) !== 58 /* : */) {
         i = close;
         continue;
@@ -61,8 +58,7 @@ export function maskJwkMembers(text: string, from: number): string | null {
         i = colon;
         continue;
       }
-      let v = colon + 1;
-      while (v < n && isSpace(text.charCodeAt(v))) v++;
+      const v = skipSpaces(text, colon + 1);
       if (v >= n) break;
       const end = valueEnd(text, v);
       const value = text.slice(v, end);
