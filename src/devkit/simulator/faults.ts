@@ -112,6 +112,7 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
       case 'crlf':
       case 'crOnly':
       case 'splitData':
+      case 'listHold':
         if (typeof value !== 'boolean') return `${key} must be a boolean`;
         next[key] = value;
         break;
