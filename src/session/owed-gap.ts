@@ -12,11 +12,11 @@
 //
 // Why the stream waits meanwhile, rather than the gap waiting aside: the session's checkpoint moves
 // only over what is delivered or durably spooled, and nothing after the gap is, so a crash or a
-// stop while the gap is owed resumes from before it; the service replays it, the gap is found again
-// and repaired or recorded, never silently skipped (docs/design.md "Gap-free resume"). Holding the
-// stream bounds the owed gaps to one per session without another store table; what the service
-// evicts meanwhile is a later gap, repaired the same way once the archive answers. The stream's
-// idle watchdog does not count the wait (stream/connection-reader.ts).
+// stop while the gap is owed resumes from before it; the service replays it, the gap is found
+// again and repaired or recorded, never silently skipped (docs/design.md "Delivery semantics",
+// gap-free resume). Holding the stream bounds the owed gaps to one per session without another
+// store table; what the service evicts meanwhile is a later gap, repaired the same way once the
+// archive answers. The stream's idle watchdog does not count the wait (stream/connection-reader.ts).
 import { backoffDelay, type BackoffPolicy } from '../util/backoff.js';
 import { steadyNow } from '../util/steady-clock.js';
 import type { ArchiveReader } from '../upstream/archive.js';
