@@ -2,7 +2,7 @@
 // paused or overloaded: the reader's three tries spent), not because it lacks the events. The
 // archive keeps a session's events about 30 days, so one failed read is no proof of loss: the gap is
 // owed, read again with backoff, and recorded as lost only when the archive stayed unreadable for
-// OWED_FOR_MS.
+// `upstream.archive_retry` (OWED_FOR_MS by default; 0: recorded at once, the session never waits).
 //
 //   read ──ok──▶ repaired (what the archive lacks stays a gap item, as in gap-repair.ts)
 //    │ ──absent (no archive, 404), or an answer that cannot be used──▶ given up at once
@@ -52,7 +52,8 @@ export async function repairOwedGap(
   let since: number | undefined;
   for (let attempt = 0; ; attempt++) {
     const r = await repairGap(archive, sessionId, gap, o.signal);
-    if (!r.readFailed || o.signal?.aborted) return r;
+    // forMs 0: reported at once, the session never waits.
+    if (!r.readFailed || o.signal?.aborted || forMs <= 0) return r;
     since ??= now();
     if (attempt === 0) o.owed?.(r.unavailable ?? '', forMs);
     const left = since + forMs - now();

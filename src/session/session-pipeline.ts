@@ -10,7 +10,8 @@
 // A gap switches to an asynchronous path only when the archive may repair it; reading the stream
 // pauses meanwhile (the promise returned to the subscriber), so records still reach the spool in
 // seq order. An archive that cannot be read holds the gap owed, and the stream with it, for up to
-// 10 minutes (owed-gap.ts): nothing after the gap is appended, so the checkpoint cannot pass it.
+// `upstream.archive_retry` (owed-gap.ts): nothing after the gap is appended, so the checkpoint
+// cannot pass it.
 import type { Logger } from 'pino';
 import type { SessionSpec, StartPosition } from '../config/schema.js';
 import type { BackoffConfig } from '../config/schema.js';
@@ -46,6 +47,8 @@ export interface SessionDeps {
   backoff: BackoffConfig;
   defaultStart: StartPosition;
   archive: ArchiveReader;
+  /** How long a gap whose archive read failed is owed before it is recorded (`upstream.archive_retry`; default OWED_FOR_MS). */
+  archiveRetryMs?: number;
   onEnded(sessionId: string): Promise<void>;
   /** Wall clock in ms (injectable for tests). */
   now?: () => number;
@@ -321,6 +324,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     // so the checkpoint stays before the gap until it is repaired or recorded.
     const r = await repairOwedGap(this.deps.archive, this.id, gap, {
       signal: this.aborter.signal,
+      ...(this.deps.archiveRetryMs !== undefined ? { forMs: this.deps.archiveRetryMs } : {}),
       owed: (detail, forMs) =>
         this.emit({ f: 'archive_repair_owed', session: this.id, first: gap.first, last: gap.last, detail, forMs }),
     }).catch((err: unknown) => ({
