@@ -70,6 +70,10 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
     pool_refresh: scalar('duration', 'How often pools are looked up again (default 5m).'),
     ca_file: scalar('string', "PEM file of a private CA for the service's certificate (env BROWSER_API_CA_FILE)."),
     archive: oneOf(['auto', 'off'], "auto: repair gaps from the service's archive; off: never read it."),
+    archive_retry: scalar(
+      'duration',
+      'A gap whose archive read fails is read again for this long, its session waiting, before it is recorded as lost (default 10m; 0: at once).',
+    ),
   }),
   sessions: {
     kind: 'list',

@@ -48,6 +48,8 @@ export interface UpstreamConfig {
   tls: TlsFiles;
   /** auto: repair gaps and unseen tails from the service's archive when it has one; off: never read it. */
   archive: 'auto' | 'off';
+  /** How long a gap whose archive read failed is read again before it is recorded as lost (0: at once). */
+  archiveRetryMs: number;
 }
 
 /** The `discovery:` section (config/discovery-section.ts). */

@@ -33,8 +33,13 @@ export interface BatchExportOptions {
   endpoint: string;
   /** Delivery is stopping: give up what is not settled. */
   stopped(): boolean;
-  /** A backoff that only stopping cuts short. */
-  sleep(ms: number): Promise<void>;
+  /**
+   * Waits `ms`. `wakeable`: a backoff of the bridge's own choosing, which another request's success
+   * may cut short (delivery.ts); a wait the collector asked for (Retry-After, RetryInfo) is not.
+   */
+  sleep(ms: number, wakeable: boolean): Promise<void>;
+  /** The collector accepted a request: what may wake a worker asleep in its backoff. */
+  succeeded(): void;
   gate(): SendGate | undefined;
 }
 
@@ -110,7 +115,8 @@ export class BatchExport {
         delayMs: delay,
         error: last.message,
       });
-      await this.o.sleep(delay);
+      // Not woken by others' successes: a collector that accepts other requests may still refuse these.
+      await this.o.sleep(delay, false);
     }
     return false;
   }
@@ -171,10 +177,8 @@ export class BatchExport {
       }
       this.lastError = failureText(outcome);
       const backoff = backoffDelay(this.o.backoff, attempt++);
-      const delay =
-        outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined
-          ? Math.max(outcome.retryAfterMs, backoff)
-          : backoff;
+      const asked = outcome.kind === 'retryable' ? outcome.retryAfterMs : undefined;
+      const delay = asked !== undefined ? Math.max(asked, backoff) : backoff;
       emit({
         f: 'export_failed',
         endpoint,
@@ -186,7 +190,8 @@ export class BatchExport {
         error: outcome.message,
       });
       this.failing = true;
-      await this.o.sleep(delay);
+      // `attempt` survives a wake: when the collector fails this worker again, it sleeps longer.
+      await this.o.sleep(delay, asked === undefined);
     }
     return 'stopped';
   }
@@ -217,6 +222,7 @@ export class BatchExport {
     const { emit } = this.o;
     const endpoint = this.o.endpoint;
     this.acceptedRequests++;
+    this.o.succeeded();
     const rejected = rejectedWithin(records, outcome.rejected);
     const accepted = records - rejected;
     emit({ f: 'records_delivered', count: accepted });

@@ -13,9 +13,18 @@
 //     off (see BatchExport.exportParts);
 //   - any other failure (401, 403, 404, 500, …): a configuration or collector problem the operator
 //     fixes while the spool holds the data: retried with backoff, forever.
-// A worker's backoff is its own: new data never cuts it short. After a crash, batches that were in
-// flight are sent again: duplicates are bounded by concurrency × batch size and carry
-// log.record.uid for deduplication.
+// A worker's backoff is its own: new data never cuts it short. Another worker's success does, one
+// sleeper at a time: after an outage, the workers that failed first sleep longest, and without the
+// wake their batches (the oldest undelivered records) would wait out up to `exporter.backoff.max`
+// while the rest already went out. Each accepted request wakes the worker that has slept longest in
+// a backoff of its own; it sends at once, and its success wakes the next, so the sleepers come back
+// in a chain paced by the collector's answers, not in a herd. A woken worker keeps its attempt count:
+// a collector that only half recovered fails it again, and it sleeps longer than before. A worker
+// waiting out the collector's own Retry-After (or gRPC RetryInfo) is never woken: the collector
+// asked for that quiet; nor is one backing off from a refusal (400/413): other requests' success
+// says nothing about its records.
+// After a crash, batches that were in flight are sent again: duplicates are bounded by concurrency ×
+// batch size and carry log.record.uid for deduplication.
 import type { Emit } from '../vocabulary/facts.js';
 import { once } from '../util/lifecycle.js';
 import { steadyNow } from '../util/steady-clock.js';
@@ -55,6 +64,8 @@ export class Delivery {
   private inFlight = 0;
   private workers: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
+  /** The workers asleep in a backoff of their own, longest asleep first: what a success wakes. */
+  private readonly backoffSleepers: (() => void)[] = [];
   private readonly watchers: DeliveryWatcher[] = [];
   private readonly exporter: BatchExport;
 
@@ -67,7 +78,8 @@ export class Delivery {
       // Facts and log lines name the collector with credentials and secret-named parameters masked.
       endpoint: displayUrl(o.transport.url),
       stopped: () => this.stopped,
-      sleep: (ms) => this.sleep(ms),
+      sleep: (ms, wakeable) => this.sleep(ms, wakeable),
+      succeeded: () => this.backoffSleepers.shift()?.(),
       gate: () => this.gate,
     });
   }
@@ -132,6 +144,7 @@ export class Delivery {
     this.signalStop();
     for (const s of this.sleepers) s();
     this.sleepers.clear();
+    this.backoffSleepers.length = 0;
     const wait = deadline - steadyNow();
     if (!Number.isFinite(wait)) {
       await Promise.all(this.workers);
@@ -146,16 +159,22 @@ export class Delivery {
     await this.o.transport.close();
   }
 
-  /** Sleeps `ms`; only shutdown cuts it short (a backoff must hold whatever else happens). */
-  private sleep(ms: number): Promise<void> {
+  /**
+   * Sleeps `ms`; shutdown cuts it short, and so does another request's success when `wakeable` (a
+   * backoff of the bridge's own, not a wait the collector asked for). New data never does.
+   */
+  private sleep(ms: number, wakeable = false): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(t);
         this.sleepers.delete(done);
+        const i = this.backoffSleepers.indexOf(done);
+        if (i >= 0) this.backoffSleepers.splice(i, 1);
         resolve();
       };
       const t = setTimeout(done, ms);
       this.sleepers.add(done);
+      if (wakeable) this.backoffSleepers.push(done);
     });
   }
 

@@ -84,6 +84,12 @@ export const LOG_LINES: FactTable<Logger> = {
       'the archive could not be read; the loss is reported instead',
     );
   },
+  archive_repair_owed: (log, fact) => {
+    log.warn(
+      { session: fact.session, firstSeq: fact.first, lastSeq: fact.last, detail: fact.detail, forMs: fact.forMs },
+      'the archive could not be read; the gap is owed: the session waits and the archive is read again before a loss is reported',
+    );
+  },
   mapping_failed: (log, fact) => {
     log.error(
       { session: fact.session, seq: fact.seq, type: fact.type, error: fact.error },

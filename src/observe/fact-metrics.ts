@@ -30,6 +30,7 @@ const METRICS: FactTable<BridgeMetrics> = {
   },
   archive_probed: null,
   archive_unreadable: null,
+  archive_repair_owed: null,
   mapping_failed: null,
   state_changed: null,
   reconnect_scheduled: (m, fact) => {

@@ -21,6 +21,8 @@ export interface RepairResult {
   repaired: number;
   /** Why the archive could not help, when it could not (absent, or a failed read). */
   unavailable?: string;
+  /** The archive exists but could not be read now: it may have the events later (owed-gap.ts). */
+  readFailed?: true;
 }
 
 export async function repairGap(
@@ -52,8 +54,8 @@ export async function repairGap(
     },
     signal,
   );
-  if (read.kind !== 'ok')
-    return { items: [gap], repaired: 0, unavailable: read.kind === 'absent' ? 'no archive' : read.detail };
+  if (read.kind === 'absent') return { items: [gap], repaired: 0, unavailable: 'no archive' };
+  if (read.kind === 'failed') return { items: [gap], repaired: 0, unavailable: read.detail, readFailed: true };
 
   const sourceId = gap.sourceId ?? ownSourceId(seen, gap);
   if (sourceId === null)

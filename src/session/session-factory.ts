@@ -37,6 +37,7 @@ export function sessionFactory(env: SessionEnvironment): SessionFactory {
     idleTimeoutMs: config.upstream.idleTimeoutMs,
     backoff: config.upstream.backoff,
     defaultStart: config.start,
+    archiveRetryMs: config.upstream.archiveRetryMs,
   };
   return (row, onEnded) => new SessionPipeline(row, { ...shared, ...settings, archive, onEnded });
 }

@@ -9,7 +9,9 @@
 // The per-event path is synchronous and allocation-light: map, encode, append (session-records.ts).
 // A gap switches to an asynchronous path only when the archive may repair it; reading the stream
 // pauses meanwhile (the promise returned to the subscriber), so records still reach the spool in
-// seq order.
+// seq order. An archive that cannot be read holds the gap owed, and the stream with it, for up to
+// `upstream.archive_retry` (owed-gap.ts): nothing after the gap is appended, so the checkpoint
+// cannot pass it.
 import type { Logger } from 'pino';
 import type { SessionSpec, StartPosition } from '../config/schema.js';
 import type { BackoffConfig } from '../config/schema.js';
@@ -20,7 +22,7 @@ import type { RecordEncoder } from '../wire/encode-record.js';
 import type { Spool } from '../store/spool.js';
 import type { SessionRow, SessionSource } from '../store/store.js';
 import { initialStatus, tallyFact, type SessionStatus } from './session-status.js';
-import { repairGap } from './gap-repair.js';
+import { repairOwedGap } from './owed-gap.js';
 import { latestBaseline } from './latest-baseline.js';
 import { SequencedStream, type GapItem, type StreamItem } from '../stream/sequenced-stream.js';
 import { Subscriber, type SubscriberEvent, type StreamSink } from '../stream/subscriber.js';
@@ -45,6 +47,8 @@ export interface SessionDeps {
   backoff: BackoffConfig;
   defaultStart: StartPosition;
   archive: ArchiveReader;
+  /** How long a gap whose archive read failed is owed before it is recorded (`upstream.archive_retry`; default OWED_FOR_MS). */
+  archiveRetryMs?: number;
   onEnded(sessionId: string): Promise<void>;
   /** Wall clock in ms (injectable for tests). */
   now?: () => number;
@@ -316,7 +320,14 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     next: number,
     observedMicros: number,
   ): Promise<void> {
-    const r = await repairGap(this.deps.archive, this.id, gap, this.aborter.signal).catch((err: unknown) => ({
+    // An archive that cannot be read now is read again for a while (owed-gap.ts): the stream waits,
+    // so the checkpoint stays before the gap until it is repaired or recorded.
+    const r = await repairOwedGap(this.deps.archive, this.id, gap, {
+      signal: this.aborter.signal,
+      ...(this.deps.archiveRetryMs !== undefined ? { forMs: this.deps.archiveRetryMs } : {}),
+      owed: (detail, forMs) =>
+        this.emit({ f: 'archive_repair_owed', session: this.id, first: gap.first, last: gap.last, detail, forMs }),
+    }).catch((err: unknown) => ({
       items: [gap] as StreamItem[],
       repaired: 0,
       unavailable: (err as Error).message,

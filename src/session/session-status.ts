@@ -59,6 +59,7 @@ const TALLY: FactTable<SessionStatus> = {
   },
   archive_probed: null,
   archive_unreadable: null,
+  archive_repair_owed: null,
   mapping_failed: null,
   state_changed: (s, fact) => {
     s.state = fact.state;

@@ -15,7 +15,8 @@
 // is absent for good. Per session: ──404 and the service does not know it──▶ that session alone is
 // absent, asked again after `reprobeMs`. When the lookup itself fails, that one read fails and the
 // verdict waits for the next one. Other failures (5xx, network, a page cut short, a page that is not
-// a list) fail that one read after a few tries; the caller then reports the loss as it would
+// a list) fail that one read after a few tries; the caller reads again later for a while (a gap is
+// owed, not lost, while the archive is only unreadable) before it reports the loss as it would
 // without an archive.
 //
 // Memory: a page may hold 100 screenshots (up to 128 MiB as read). Most pages are small (a tail of a

@@ -71,6 +71,15 @@ export type Fact =
   /** A 404 from the archive, told apart: the service has no archive route, or no such session. */
   | { f: 'archive_probed'; session: string; verdict: 'no_route' | 'no_session' | 'undecided'; detail: string }
   | { f: 'archive_unreadable'; session: string; first: number; last: number | undefined; detail: string }
+  /** The archive could not be read for a gap: it is read again for `forMs` before the loss is recorded. */
+  | {
+      f: 'archive_repair_owed';
+      session: string;
+      first: number;
+      last: number | undefined;
+      detail: string;
+      forMs: number;
+    }
   | { f: 'mapping_failed'; session: string; seq: number; type: string; error: string }
   | { f: 'state_changed'; session: string; state: SubscriberState; detail?: string; at: number }
   | {

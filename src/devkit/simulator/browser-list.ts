@@ -9,7 +9,8 @@
 //   - Newest first. Paging in headers: `X-Has-More`, and `X-Next-Offset` = the absolute start of
 //     the next page, "0" on the last page.
 //   - The body is a bare JSON array; deleted sessions carry `deleted_at`.
-// Faults: `listFailNext` answers the next list requests with an error (429 with Retry-After);
+// Faults: `listHold` leaves list requests unanswered while set (a paused service);
+// `listFailNext` answers the next list requests with an error (429 with Retry-After);
 // `listRefusedStatuses` answers those statuses 400, as a service that does not take them;
 // `listOrder: 'oldest'` serves the list oldest first. A simulator started with `listRoute: false`
 // has no such route (404), as an older service.
@@ -24,6 +25,8 @@ const MAX_LIMIT = 100;
 const DEFAULT_LIMIT = 20;
 
 export function listBrowsers(sessions: Map<string, Session>, faults: Faults, res: ServerResponse, url: URL): void {
+  // A paused service: the request is taken and never answered (the socket closes with the client's timeout).
+  if (faults.listHold === true) return;
   const fail = faults.listFailNext?.shift();
   if (fail) {
     const headers =

@@ -12,6 +12,7 @@ export function defaultFaults(): Faults {
     staleResume: 'wait',
     endedServerErrors: 1,
     listFailNext: [],
+    archiveFailNext: [],
   };
 }
 
@@ -23,7 +24,12 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isI
  */
 export function mergeFaults(faults: Faults, patch: unknown): string | undefined {
   if (!isRecord(patch)) return 'faults patch must be a JSON object';
-  const next: Faults = { ...faults, failNext: [...faults.failNext], listFailNext: [...(faults.listFailNext ?? [])] };
+  const next: Faults = {
+    ...faults,
+    failNext: [...faults.failNext],
+    listFailNext: [...(faults.listFailNext ?? [])],
+    archiveFailNext: [...(faults.archiveFailNext ?? [])],
+  };
   for (const [key, value] of Object.entries(patch)) {
     switch (key) {
       case 'failNext': {
@@ -50,8 +56,9 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
         next.failNext = list;
         break;
       }
-      case 'listFailNext': {
-        if (!Array.isArray(value)) return 'listFailNext must be an array';
+      case 'listFailNext':
+      case 'archiveFailNext': {
+        if (!Array.isArray(value)) return `${key} must be an array`;
         const list: NonNullable<Faults['listFailNext']> = [];
         for (const item of value) {
           if (
@@ -60,7 +67,7 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
             (item.status as number) < 100 ||
             (item.status as number) > 599
           ) {
-            return 'listFailNext items need an HTTP status';
+            return `${key} items need an HTTP status`;
           }
           if (item.retryAfterSeconds !== undefined && !isCount(item.retryAfterSeconds))
             return 'retryAfterSeconds must be a non-negative integer';
@@ -69,7 +76,7 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
             ...(item.retryAfterSeconds !== undefined ? { retryAfterSeconds: item.retryAfterSeconds } : {}),
           });
         }
-        next.listFailNext = list;
+        next[key] = list;
         break;
       }
       case 'listRefusedStatuses': {
@@ -105,6 +112,7 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
       case 'crlf':
       case 'crOnly':
       case 'splitData':
+      case 'listHold':
         if (typeof value !== 'boolean') return `${key} must be a boolean`;
         next[key] = value;
         break;

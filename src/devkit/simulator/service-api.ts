@@ -202,6 +202,15 @@ function getBrowser(ctx: ServiceContext, res: ServerResponse, url: URL, id: stri
  * A session that never existed is 404, as on the real service.
  */
 function listEvents(ctx: ServiceContext, res: ServerResponse, url: URL, id: string): void {
+  const fail = ctx.faults().archiveFailNext?.shift();
+  if (fail) {
+    const headers =
+      fail.status === 429 || fail.retryAfterSeconds !== undefined
+        ? { 'Retry-After': String(fail.retryAfterSeconds ?? 1) }
+        : {};
+    sendError(res, fail.status, `injected failure (${fail.status})`, undefined, headers);
+    return;
+  }
   const session = findSession(ctx.sessions, id);
   if (!session) {
     sendError(res, 404, `browser session ${id} not found`);

@@ -51,6 +51,10 @@ export interface Faults {
   endedServerErrors: number;
   /** Each GET /browsers request pops one and answers that status (429 carries Retry-After). */
   listFailNext?: Array<{ status: number; retryAfterSeconds?: number }>;
+  /** While true, GET /browsers requests are held and never answered, as by a paused service (SIGSTOP). */
+  listHold?: boolean;
+  /** Each archive request (GET /browsers/{id}/telemetry/events) pops one and answers that status (429 carries Retry-After). */
+  archiveFailNext?: Array<{ status: number; retryAfterSeconds?: number }>;
   /** GET /browsers statuses answered 400 invalid_input, as a service that does not take them (e.g. ['all']). */
   listRefusedStatuses?: Array<'active' | 'deleted' | 'all'>;
   /** The list's order: newest first (default, as observed) or oldest first. */

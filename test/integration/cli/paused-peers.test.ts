@@ -2,7 +2,8 @@
 // three real processes on loopback. The service is stopped with SIGSTOP past the bridge's idle
 // timeout (its streams fall silent, new connections are accepted by the kernel and never answered),
 // then the collector past the export timeout (requests hang); each is continued, and every event of
-// the session must arrive, with no gap record.
+// the session must arrive, with no gap record. An OTLP/gRPC collector stopped for less than the
+// export timeout costs no duplicate either: the calls in flight are answered when it continues.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,9 +31,10 @@ function start(args: string[], env: Record<string, string> = {}): CliProcess {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Seqs of session `id` among the receiver's JSON lines, and whether a gap record came. */
-function received(out: string, id: string): { seqs: Set<number>; gaps: number } {
+/** Seqs of session `id` among the receiver's JSON lines, how many came more than once, and the gap records. */
+function received(out: string, id: string): { seqs: Set<number>; twice: number; gaps: number } {
   const seqs = new Set<number>();
+  let twice = 0;
   let gaps = 0;
   // The receiver may be mid-write: the text after the last newline is a line not yet complete.
   for (const line of out.slice(0, out.lastIndexOf('\n') + 1).split('\n')) {
@@ -40,9 +42,13 @@ function received(out: string, id: string): { seqs: Set<number>; gaps: number } 
     const r = JSON.parse(line) as { eventName?: string; attributes?: Record<string, unknown> };
     if (r.attributes?.['browser.session.id'] !== id) continue;
     if (r.eventName === 'browser.telemetry_gap') gaps++;
-    else seqs.add(Number(r.attributes['browser.telemetry.seq']));
+    else {
+      const seq = Number(r.attributes['browser.telemetry.seq']);
+      if (seqs.has(seq)) twice++;
+      seqs.add(seq);
+    }
   }
-  return { seqs, gaps };
+  return { seqs, twice, gaps };
 }
 
 async function eventually(probe: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
@@ -105,4 +111,48 @@ describe('paused peers', () => {
     expect(missing.slice(0, 20), `${missing.length} missing of ${lastSeq}`).toEqual([]);
     expect(got.gaps).toBe(0);
   }, 120_000);
+
+  it('an OTLP/gRPC collector stopped for less than exporter.timeout: every event arrives, none twice', async () => {
+    const sim = start(['simulate', '--port', '0', '--sessions', 'pg-1', '--rate', '100']);
+    const recv = start(['receive', '--port', '0', '--grpc-port', '0']);
+    await sim.waitFor(/\{"url":"[^"]+"\}\n/, 'stdout');
+    await recv.waitFor(/OTLP\/gRPC logs receiver listening on \S+/);
+    const simUrl = (JSON.parse(sim.stdout()) as { url: string }).url;
+    const grpcUrl = /OTLP\/gRPC logs receiver listening on (\S+)/.exec(recv.stderr())![1]!;
+    dir = mkdtempSync(join(tmpdir(), 'paused-grpc-'));
+    const config = join(dir, 'bridge.yaml');
+    // The pause (2 s) is well inside the export timeout (20 s): the calls in flight get their answers
+    // once the collector continues, so nothing is sent again.
+    writeFileSync(config, 'exporter: { timeout: 20s, backoff: { initial: 50ms, max: 500ms } }\n');
+    const bridge = start(['run', '--until-ended'], {
+      BROWSER_API_URL: simUrl,
+      BROWSER_API_KEY: 'sim-key',
+      BRIDGE_SESSIONS: 'pg-1',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_ENDPOINT: grpcUrl,
+      BRIDGE_STATE_DIR: join(dir, 'state'),
+      BRIDGE_CONFIG: config,
+      BRIDGE_LISTEN: 'off',
+    });
+    const count = (): number => received(recv.stdout(), 'pg-1').seqs.size;
+    await eventually(() => count() > 50, 'the first events at the receiver');
+
+    recv.child.kill('SIGSTOP');
+    await sleep(2000);
+    recv.child.kill('SIGCONT');
+    const afterCollector = count();
+    await eventually(() => count() > afterCollector + 50, 'events again after the collector continued');
+
+    const ctl = async (path: string): Promise<{ lastSeq: number }> =>
+      (await (await fetch(`${simUrl}/_sim/sessions/pg-1${path}`, { method: 'POST' })).json()) as { lastSeq: number };
+    await ctl('/produce?rate=0');
+    const { lastSeq } = await ctl('/end');
+    await eventually(() => bridge.child.exitCode !== null, 'the bridge to exit once the session ended', 60_000);
+    expect(bridge.child.exitCode, bridge.stderr()).toBe(0);
+    const got = received(recv.stdout(), 'pg-1');
+    const missing = Array.from({ length: lastSeq }, (_, i) => i + 1).filter((s) => !got.seqs.has(s));
+    expect(missing.slice(0, 20), `${missing.length} missing of ${lastSeq}`).toEqual([]);
+    expect(got.twice).toBe(0);
+    expect(got.gaps).toBe(0);
+  }, 90_000);
 });

@@ -3,7 +3,7 @@
 // restart) are read from the service's archive; what it cannot supply (no archive, `archive: off`)
 // becomes an exact gap record that says why.
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
+import { FAST, exited, harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());
@@ -115,6 +115,49 @@ describe('gaps repaired from the archive', () => {
     expect(seqs(h, 'ev')).toEqual(Array.from({ length: 220 }, (_, i) => i + 1));
     expect(bridge.supervisor.status()[0]).toMatchObject({ repaired: 150, gaps: 0 });
   });
+
+  it("an archive that fails past the reader's three tries and then answers: the events arrive, no gap record", async () => {
+    h = await harness({ bufferSize: 50 });
+    const s = h.sim.createSession('ow');
+    s.emit(20);
+    let bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ow' });
+    await until(() => h.receiver.records.length >= 20, '20 records');
+    await bridge.shutdown(Date.now() + 5000);
+    s.emit(200); // seq 21..220; the service's buffer keeps only 171..220
+    // Five failed reads: the three tries of the first read, then two more; the gap is owed meanwhile.
+    h.sim.faults.archiveFailNext = Array.from({ length: 5 }, () => ({ status: 503 }));
+    bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ow' });
+    await until(() => h.receiver.records.length >= 220, 'all 220 events');
+    expect(h.sim.faults.archiveFailNext).toEqual([]);
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    expect(gaps(h, 'ow')).toEqual([]);
+    expect(seqs(h, 'ow')).toEqual(Array.from({ length: 220 }, (_, i) => i + 1));
+    expect(bridge.supervisor.status()[0]).toMatchObject({ repaired: 150, gaps: 0 });
+  });
+
+  it('kill -9 while a gap is owed: the next start repairs it (the checkpoint stayed before the gap)', async () => {
+    h = await harness({ bufferSize: 50 });
+    const s = h.sim.createSession('ok9');
+    s.emit(20);
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'ok9' });
+    await until(() => h.receiver.records.length >= 20, '20 records');
+    await bridge.shutdown(Date.now() + 5000);
+    s.emit(200);
+    h.sim.faults.archiveFailNext = Array.from({ length: 1000 }, () => ({ status: 503 }));
+    const env = h.env({ BRIDGE_SESSIONS: 'ok9' });
+    const first = spawnDaemon(env);
+    // A fourth failed read: the reader's three tries are spent and the gap is owed.
+    await until(() => h.sim.faults.archiveFailNext!.length <= 996, 'the gap to be owed', 30_000);
+    first.kill('SIGKILL');
+    await exited(first);
+    h.sim.faults.archiveFailNext = [];
+    s.end();
+    const second = spawnDaemon(env, ['run', '--until-ended']);
+    expect(await exited(second), second.output()).toBe(0);
+    expect(gaps(h, 'ok9')).toEqual([]);
+    expect(h.tally(['ok9'])[0]).toMatchObject({ unique: 220, missing: 0, gapRecords: 0 });
+  }, 60_000);
 
   it('history evicted before the first connection is read from the archive too', async () => {
     h = await harness({ bufferSize: 30 });

@@ -104,6 +104,27 @@ describe('discovery', () => {
     expect(await polls(b, 'server_error')).toBe(3);
   });
 
+  it('a list call the service never answers (paused): discovery times out, says so and retries; a followed session goes on', async () => {
+    const hh = await harness();
+    h = hh;
+    const f = hh.sim.createSession('f', { tags: { team: 'b' } });
+    hh.sim.faults.listHold = true;
+    const raw = { ...FAST, upstream: { ...(FAST.upstream as object), connect_timeout: '500ms' } };
+    const b = await hh.startBridge(raw, { ...DISCOVER, BRIDGE_SESSIONS: 'f' });
+    // Two list calls cut by the timeout and reported: discovery tries again after each.
+    await until(() => (b.metrics.discoveryPolls.get({ outcome: 'failed' }) ?? 0) >= 2, 'two timed-out polls', 10_000);
+    // Meanwhile (the list still held) the configured session streams and delivers.
+    f.emit(40);
+    await until(() => hh.received('f') >= 40, "the followed session's 40 events");
+    expect(b.supervisor.status().find((s) => s.id === 'f')).toMatchObject({ state: 'streaming' });
+    expect(hh.sim.faults.listHold).toBe(true);
+    hh.sim.createSession('late', { tags: { team: 'a' } });
+    hh.sim.faults.listHold = false;
+    await until(() => followed(b, 'late'), 'followed once the list answers again', 10_000);
+    f.emit(10);
+    await until(() => hh.received('f') >= 50, "the followed session's next 10 events");
+  });
+
   it('a service without the list: a clear message at start, and the configured sessions are served as before', async () => {
     h = await harness({ listRoute: false });
     const s = h.sim.createSession('cfg-1', { tags: { team: 'a' } });

@@ -2,6 +2,8 @@
 // to the simulator as it is, except the archive's pages, which it answers with garbage, an endless
 // cursor, a silence or a trickle. A gap the archive cannot fill must become a gap record that says
 // why, and the session must go on delivering what the stream brings: never wedged, never silent.
+// With `upstream.archive_retry: 0` the first failed read records the gap; by default the gap is
+// owed and the session waits while the archive is read again, for a bounded time (the last test).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -79,7 +81,7 @@ describe('an archive that misbehaves', () => {
       const bad = s.injectMalformed('json');
       s.emit(10);
       const bridge = await h.startBridge(
-        { ...FAST, upstream: { ...(FAST.upstream as object), connect_timeout: '500ms' } },
+        { ...FAST, upstream: { ...(FAST.upstream as object), connect_timeout: '500ms', archive_retry: '0s' } },
         { BRIDGE_SESSIONS: 'arch', BROWSER_API_URL: f.url },
       );
       await until(() => f.archiveRequests() > 0, 'a repair from the archive');
@@ -103,4 +105,32 @@ describe('an archive that misbehaves', () => {
     },
     90_000,
   );
+
+  it('an archive that never answers, owed for 2 s: the session waits, reads again, then records the gap and goes on', async () => {
+    const hh = await harness();
+    h = hh;
+    const f = await startFront(hh.sim.url, () => undefined);
+    const s = hh.sim.createSession('owe');
+    s.emit(10);
+    const bad = s.injectMalformed('json');
+    s.emit(10);
+    const bridge = await hh.startBridge(
+      { ...FAST, upstream: { ...(FAST.upstream as object), connect_timeout: '300ms', archive_retry: '2s' } },
+      { BRIDGE_SESSIONS: 'owe', BROWSER_API_URL: f.url },
+    );
+    // Three tries of the first read, then more: the gap was owed and read again.
+    await until(() => f.archiveRequests() > 3, 'the archive read again', 30_000);
+    s.emit(10);
+    await until(() => hh.receiver.records.length >= 31, '30 events and a gap record', 60_000);
+    s.end();
+    await bridge.supervisor.untilAllEnded();
+    const gapsOf = hh.receiver.records
+      .filter(
+        (r) =>
+          r.eventName === 'browser.telemetry_gap' && r.attributes['browser.telemetry.gap.reason'] !== 'tail_unknown',
+      )
+      .map((r) => r.attributes['browser.telemetry.gap.first_seq']);
+    expect(gapsOf).toEqual([bad]);
+    expect(hh.tally(['owe'])[0]).toMatchObject({ unique: 30, missing: 0 });
+  }, 90_000);
 });

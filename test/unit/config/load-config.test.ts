@@ -151,6 +151,13 @@ describe('configuration', () => {
     expect(buildConfig({ upstream: { read_pacing: '250ms' } }, env).upstream.readPacingMs).toBe(0);
   });
 
+  it('upstream.archive_retry: 10 minutes by default, 0 records a gap at the first failed archive read', () => {
+    expect(buildConfig({}, base).upstream.archiveRetryMs).toBe(600_000);
+    expect(buildConfig({ upstream: { archive_retry: 0 } }, base).upstream.archiveRetryMs).toBe(0);
+    expect(buildConfig({ upstream: { archive_retry: '30m' } }, base).upstream.archiveRetryMs).toBe(1_800_000);
+    expect(() => buildConfig({ upstream: { archive_retry: 'soon' } }, base)).toThrow(/upstream.archive_retry/);
+  });
+
   it('a key file named and missing is an error even with a key set, and says how to use the key alone', () => {
     const message = (raw: Record<string, unknown>, env: Record<string, string>): string =>
       configError(raw, env).message;

@@ -5,7 +5,10 @@
 //     named as rejected by the collector's own partial success;
 //   - a record is dropped as refused only when it is one the collector cannot take (a poison
 //     record): a collector that refuses everything for a while costs nothing;
-//   - after the last restart, with the collector healthy, the spool empties.
+//   - after the last restart, with the collector healthy, the spool empties;
+//   - with backoffs of ten minutes and more, it empties too once one request is accepted: the
+//     workers asleep in a backoff of their own are woken by that success, one after the other
+//     (only the wake can explain a delivery before the test ends).
 // The collector's answers (docs/operations.md "Collector answers"): 200, 200 with partial success,
 // 400 for everything, 400 for requests carrying a poison record, 413 above a size, 429/503 with
 // Retry-After, timeouts, connection resets.
@@ -19,7 +22,7 @@ import { openSqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
 import { appendSeq, openTestSpool, scriptedTransport, testDelivery } from '../../helpers/delivery-fixture.js';
 
-type Mode = 'ok' | 'partial' | 'refuse_all' | 'too_large' | 'throttle' | 'timeout' | 'reset';
+type Mode = 'ok' | 'partial' | 'refuse_all' | 'too_large' | 'throttle' | 'unavailable' | 'timeout' | 'reset';
 type Step =
   | { kind: 'collector'; mode: Mode }
   | { kind: 'commit'; records: number }
@@ -30,7 +33,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .constantFrom<Mode>('ok', 'partial', 'refuse_all', 'too_large', 'throttle', 'timeout', 'reset')
+      .constantFrom<Mode>('ok', 'partial', 'refuse_all', 'too_large', 'throttle', 'unavailable', 'timeout', 'reset')
       .map((mode) => ({ kind: 'collector' as const, mode })),
   },
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 12 }).map((records) => ({ kind: 'commit' as const, records })) },
@@ -52,6 +55,8 @@ class Collector {
         return { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400: wrong tenant' };
       case 'throttle':
         return { kind: 'retryable', status: seqs.length % 2 ? 429 : 503, retryAfterMs: 2, message: 'HTTP 503' };
+      case 'unavailable':
+        return { kind: 'retryable', status: 503, message: 'HTTP 503' };
       case 'timeout':
         return { kind: 'retryable', timeoutMs: 10_000, message: 'timeout after 10 s' };
       case 'reset':
@@ -76,7 +81,18 @@ class Collector {
   }
 }
 
-async function runScenario(steps: Step[], poison: ReadonlySet<number>): Promise<void> {
+/** How delivery is set up: the default is short backoffs; `long` backs off ten minutes and more. */
+interface Shape {
+  backoff: { initialMs: number; maxMs: number };
+  concurrency: number;
+  batchMaxRecords: number;
+}
+const SHORT: Shape = { backoff: { initialMs: 1, maxMs: 5 }, concurrency: 2, batchMaxRecords: 5 };
+// At most two commits before recovery, each one batch: one of the three workers is always free to
+// take the record committed after recovery, whose success starts the chain of wakes.
+const LONG: Shape = { backoff: { initialMs: 20 * 60_000, maxMs: 30 * 60_000 }, concurrency: 3, batchMaxRecords: 100 };
+
+async function runScenario(steps: Step[], poison: ReadonlySet<number>, shape: Shape = SHORT): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bridge-model-'));
   const collector = new Collector(poison);
   const facts: Fact[] = [];
@@ -88,10 +104,10 @@ async function runScenario(steps: Step[], poison: ReadonlySet<number>): Promise<
     const store = await openSqliteStore(join(dir, 'bridge.db'));
     const spool = await openTestSpool(store, { maxBytes: 1 << 26, memoryMaxBytes: 4096, commitIntervalMs: 1000 });
     const delivery = testDelivery(spool, transport, {
-      batchMaxRecords: 5,
+      batchMaxRecords: shape.batchMaxRecords,
       batchMaxBytes: 1 << 20,
-      concurrency: 2,
-      backoff: { initialMs: 1, maxMs: 5 },
+      concurrency: shape.concurrency,
+      backoff: shape.backoff,
       emit: (f) => facts.push(f),
     });
     delivery.start();
@@ -118,8 +134,12 @@ async function runScenario(steps: Step[], poison: ReadonlySet<number>): Promise<
         bridge = await open();
       }
     }
-    // The collector recovers (poison records stay poison); everything must go out.
+    // The collector recovers (poison records stay poison), one more record is committed; everything must go out.
     collector.mode = 'ok';
+    seq++;
+    appendSeq(bridge.spool, seq);
+    committed.push(seq);
+    expect(await bridge.spool.flush()).toBe(true);
     const end = Date.now() + 10_000;
     while (!bridge.spool.idle && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
     expect(bridge.spool.idle, `spool left ${JSON.stringify(bridge.spool.spooled)}`).toBe(true);
@@ -155,6 +175,30 @@ describe('delivery and spool against a model', () => {
       { numRuns: 40, endOnFailure: true },
     );
   }, 240_000);
+
+  it('backoffs of minutes: after recovery, the first success wakes the workers that hold batches', async () => {
+    // Failures that the bridge backs off from on its own (no Retry-After, no refusal): what a wake may cut short.
+    const failing = fc
+      .constantFrom<Mode>('ok', 'partial', 'unavailable', 'timeout', 'reset')
+      .map((mode) => ({ kind: 'collector' as const, mode }));
+    const longStep: fc.Arbitrary<Step> = fc.oneof(
+      { weight: 3, arbitrary: failing },
+      { weight: 3, arbitrary: fc.integer({ min: 1, max: 40 }).map((ms) => ({ kind: 'run' as const, ms })) },
+      { weight: 1, arbitrary: fc.constant({ kind: 'crash' as const }) },
+    );
+    const commit = fc.integer({ min: 1, max: 12 }).map((records) => ({ kind: 'commit' as const, records }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(longStep, { maxLength: 8 }),
+        commit,
+        fc.array(longStep, { maxLength: 8 }),
+        commit,
+        fc.array(longStep, { maxLength: 8 }),
+        async (a, c1, b, c2, c) => runScenario([...a, c1, ...b, c2, ...c], new Set(), LONG),
+      ),
+      { numRuns: 25, endOnFailure: true },
+    );
+  }, 120_000);
 
   it('a collector that refuses everything drops nothing, however long', async () => {
     await runScenario(

@@ -368,3 +368,96 @@ describe('lastError, what an operator reads in /readyz and top', () => {
     }
   });
 });
+
+describe('after an outage, against a real loopback collector', () => {
+  // One worker fails and sleeps in a backoff of ten minutes or more; the collector recovers; the
+  // other worker delivers a new batch. Only the wake by that success can bring the first batch
+  // back before the test ends: its own backoff would hold it for minutes.
+  async function outage(retryAfter: string | undefined) {
+    const { createServer } = await import('node:http');
+    const { createOtlpTransport } = await import('../../../src/export/otlp-transport.js');
+    const seen: { seqs: number[]; status: number }[] = [];
+    let refusing = true;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const status = refusing ? 503 : 200;
+        seen.push({ seqs: requestSeqs(Buffer.concat(chunks)), status });
+        res.writeHead(status, {
+          'content-type': 'application/x-protobuf',
+          ...(refusing && retryAfter !== undefined ? { 'retry-after': retryAfter } : {}),
+        });
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    const store = await openSqliteStore(':memory:');
+    const spool = await openTestSpool(store);
+    const transport = createOtlpTransport({
+      url: `http://127.0.0.1:${port}/v1/logs`,
+      headers: {},
+      compression: 'none',
+      timeoutMs: 5000,
+      connections: 2,
+      userAgent: 't',
+    });
+    const delivery = testDelivery(spool, transport, {
+      concurrency: 2,
+      backoff: { initialMs: 20 * 60_000, maxMs: 30 * 60_000 },
+      emit: () => {},
+    });
+    const close = async () => {
+      await delivery.stop(Date.now());
+      await transport.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await store.close();
+    };
+    delivery.start();
+    appendSeq(spool, 1);
+    await spool.flush();
+    await until(() => seen.length === 1);
+    refusing = false;
+    appendSeq(spool, 2);
+    await spool.flush();
+    return { seen, spool, close };
+  }
+
+  it('a batch held by a worker asleep in its backoff goes out right after another worker delivers', async () => {
+    const { seen, spool, close } = await outage(undefined);
+    try {
+      await until(() => spool.idle, 10_000);
+      expect(seen).toEqual([
+        { seqs: [1], status: 503 },
+        { seqs: [2], status: 200 },
+        { seqs: [1], status: 200 },
+      ]);
+    } finally {
+      await close();
+    }
+  });
+
+  it("a worker waiting out the collector's Retry-After is not woken: the collector asked for that quiet", async () => {
+    const { seen, spool, close } = await outage('600');
+    try {
+      await until(() => seen.length === 2);
+      // Later deliveries do not wake it either: record 1 stays held while 3 and 4 go out.
+      for (const seq of [3, 4]) {
+        appendSeq(spool, seq);
+        await spool.flush();
+        await until(() => seen.some((r) => r.seqs.includes(seq)));
+      }
+      expect(seen).toEqual([
+        { seqs: [1], status: 503 },
+        { seqs: [2], status: 200 },
+        { seqs: [3], status: 200 },
+        { seqs: [4], status: 200 },
+      ]);
+      expect(spool.idle).toBe(false);
+    } finally {
+      await close();
+    }
+  });
+});
