@@ -72,7 +72,7 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
     archive: oneOf(['auto', 'off'], "auto: repair gaps from the service's archive; off: never read it."),
     archive_retry: scalar(
       'duration',
-      'A gap whose archive read fails is read again for this long, its session waiting, before it is recorded as lost (default 10m; 0: at once).',
+      'A gap whose archive read fails is read again for this long, its session waiting, before it is recorded as lost (default 1m; 0: at once).',
     ),
   }),
   sessions: {

@@ -263,7 +263,7 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
     poolRefreshMs: duration(up.pool_refresh, 'upstream.pool_refresh', 1000, 300_000),
     tls: p.take(() => upstreamTls(env, up), {}),
     archive: p.take(() => optEnum(up.archive, ['auto', 'off'] as const, 'upstream.archive') ?? 'auto', 'auto'),
-    archiveRetryMs: duration(up.archive_retry, 'upstream.archive_retry', 0, 10 * 60_000),
+    archiveRetryMs: duration(up.archive_retry, 'upstream.archive_retry', 0, 60_000), // session/owed-gap.ts OWED_FOR_MS
   };
   p.throwIfAny();
   return upstream;

@@ -23,8 +23,15 @@ import type { ArchiveReader } from '../upstream/archive.js';
 import type { GapItem } from '../stream/sequenced-stream.js';
 import { repairGap, type RepairResult } from './gap-repair.js';
 
-/** How long a gap is owed before it is recorded as lost (the archive keeps events ~30 days). */
-export const OWED_FOR_MS = 10 * 60_000;
+/**
+ * How long a gap is owed before it is recorded as lost. The archive keeps events ~30 days, but the
+ * session's live records wait as long as the gap is owed, and the service's ring buffer (8,192
+ * events) moves on meanwhile: a wait of minutes would make the next gap itself (at 100 events/s
+ * the buffer holds 82 s), so a long archive outage would let the session's records through only in
+ * jumps of this length. A minute covers a hiccup (503s, a paused or restarted service) and keeps
+ * the session live through an outage; a longer one is for a deployment that prefers completeness.
+ */
+export const OWED_FOR_MS = 60_000;
 /** Waits between reads of an owed gap. */
 export const OWED_BACKOFF: BackoffPolicy = { initialMs: 2_000, maxMs: 60_000 };
 

@@ -151,8 +151,8 @@ describe('configuration', () => {
     expect(buildConfig({ upstream: { read_pacing: '250ms' } }, env).upstream.readPacingMs).toBe(0);
   });
 
-  it('upstream.archive_retry: 10 minutes by default, 0 records a gap at the first failed archive read', () => {
-    expect(buildConfig({}, base).upstream.archiveRetryMs).toBe(600_000);
+  it('upstream.archive_retry: a minute by default, 0 records a gap at the first failed archive read', () => {
+    expect(buildConfig({}, base).upstream.archiveRetryMs).toBe(60_000);
     expect(buildConfig({ upstream: { archive_retry: 0 } }, base).upstream.archiveRetryMs).toBe(0);
     expect(buildConfig({ upstream: { archive_retry: '30m' } }, base).upstream.archiveRetryMs).toBe(1_800_000);
     expect(() => buildConfig({ upstream: { archive_retry: 'soon' } }, base)).toThrow(/upstream.archive_retry/);
