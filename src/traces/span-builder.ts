@@ -119,6 +119,20 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     out.push(finishDoc(sessionId, doc, reason));
   }
 
+  /**
+   * Closes a document that was left, with the documents of the frames in it: the stream never says
+   * that an iframe went with its page (Chromium's Page.frameDetached is not forwarded), so an
+   * iframe's span would otherwise stay open until the session ends. An iframe linked to another
+   * document of that frame is not this one's.
+   */
+  function closeLeft(left: DocState): void {
+    closeDoc(left, 'navigated_away');
+    if (left.frameId === undefined) return;
+    for (const child of [...docs.values()])
+      if (child.parentFrameId === left.frameId && (child.link === undefined || child.link.spanId === left.spanId))
+        if (docs.has(child.loaderId)) closeLeft(child);
+  }
+
   /** The open document of `loader` (opened on first sight), or undefined once it was closed. */
   function touchDoc(loader: string, frame: string | undefined, ts: number): DocState | undefined {
     if (closedSet.has(loader)) return undefined;
@@ -269,7 +283,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
         if (doc.frameId !== undefined) {
           const previous = frames.get(doc.frameId);
           const prevDoc = previous === undefined ? undefined : docs.get(previous);
-          if (prevDoc !== undefined && prevDoc !== doc) closeDoc(prevDoc, 'navigated_away');
+          if (prevDoc !== undefined && prevDoc !== doc) closeLeft(prevDoc);
           frames.set(doc.frameId, doc.loaderId);
         }
         return;

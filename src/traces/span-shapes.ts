@@ -119,8 +119,10 @@ export function finishDoc(sessionId: string, doc: DocState, reason: EndReason | 
     events.push(vitalEvent('cls', doc.cls.max, doc.clsLastMicros, doc));
   }
   if (doc.droppedEvents > 0) attributes[SPAN_ATTR.droppedEvents] = doc.droppedEvents;
-  // Without a load event the page never finished loading while it was watched: say so, whatever closed it.
-  if (doc.loadMicros === undefined) attributes[SPAN_ATTR.incomplete] = true;
+  // Without a load event the page never finished loading while it was watched: say so, whatever
+  // closed it. Not of an iframe: Chromium's load event (Page.loadEventFired) is its target's top
+  // frame's only, so an iframe in its page's process never gets one, and every such iframe would be marked.
+  if (doc.loadMicros === undefined && doc.parentFrameId === undefined) attributes[SPAN_ATTR.incomplete] = true;
   if (reason !== undefined) attributes[SPAN_ATTR.endReason] = reason;
   const links: SpanLink[] = doc.link === undefined ? [] : [{ ...doc.link, attributes: {} }];
   const crashed = reason === 'page_crashed';

@@ -1,8 +1,10 @@
 // What the service makes of Chromium's protocol events, for the real-browser tests that map them:
 // the data its browser monitor writes for Runtime.consoleAPICalled, Runtime.exceptionThrown,
 // Network.requestWillBeSent and Page.frameNavigated (docs/service-api.md "Event types and
-// categories", docs/mapping.md "The event context"). Only the members the bridge reads are
-// written; the event context is added by the caller, which knows the page the target shows.
+// categories", docs/mapping.md "The event context"), and for the network's end and the page's
+// lifecycle (Network.responseReceived + loadingFinished, Network.loadingFailed, Page.loadEventFired,
+// Page.domContentEventFired) in serviceNetworkEnd and servicePageEvent. Only the members the bridge
+// reads are written; the event context is added by the caller, which knows the page the target shows.
 
 /** A console argument as CDP sends it (Runtime.RemoteObject, the members the service reads). */
 export interface RemoteObject {
@@ -66,6 +68,12 @@ export function serviceEvent(method: string, p: Record<string, unknown>): Servic
           headers: request.headers,
           initiator_type: (p.initiator as { type: string }).type,
           ...(typeof p.type === 'string' ? { resource_type: p.type } : {}),
+          // A redirect's next hop: CDP sends it under the same requestId, with the hop that answered
+          // the redirect as redirectResponse (which gets no network_response of its own: the service
+          // sends those at loadingFinished, which a redirect never reaches).
+          ...(p.redirectResponse === undefined
+            ? {}
+            : { is_redirect: true, redirect_url: (p.redirectResponse as { url: string }).url }),
         },
       };
     }
@@ -80,4 +88,53 @@ export function serviceEvent(method: string, p: Record<string, unknown>): Servic
     default:
       return undefined;
   }
+}
+
+/**
+ * The service's end of one request: `network_response` from its Network.responseReceived (`response`,
+ * written when loadingFinished follows: the service sends it once the body is received), or
+ * `network_loading_failed` from Network.loadingFailed (`failed`).
+ */
+export function serviceNetworkEnd(
+  how: { response: Record<string, unknown> } | { failed: Record<string, unknown> },
+): ServiceEvent {
+  if ('failed' in how) {
+    const p = how.failed;
+    return {
+      type: 'network_loading_failed',
+      category: 'network',
+      data: {
+        request_id: p.requestId,
+        error_text: p.errorText,
+        canceled: p.canceled === true,
+        ...(typeof p.type === 'string' ? { resource_type: p.type } : {}),
+      },
+    };
+  }
+  const p = how.response;
+  const r = p.response as { url: string; status: number; statusText: string; headers: unknown; mimeType: string };
+  return {
+    type: 'network_response',
+    category: 'network',
+    data: {
+      request_id: p.requestId,
+      url: r.url,
+      status: r.status,
+      status_text: r.statusText,
+      headers: r.headers,
+      mime_type: r.mimeType,
+      ...(typeof p.type === 'string' ? { resource_type: p.type } : {}),
+    },
+  };
+}
+
+/** The service's `page_load` / `page_dom_content_loaded` for Page.loadEventFired / domContentEventFired. */
+export function servicePageEvent(method: string, p: Record<string, unknown>): ServiceEvent | undefined {
+  const type =
+    method === 'Page.loadEventFired'
+      ? 'page_load'
+      : method === 'Page.domContentEventFired'
+        ? 'page_dom_content_loaded'
+        : undefined;
+  return type === undefined ? undefined : { type, category: 'page', data: { cdp_timestamp: p.timestamp } };
 }

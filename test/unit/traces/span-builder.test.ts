@@ -173,6 +173,35 @@ describe('scripted sequences', () => {
     expect(frameDoc.parentSpanId).toBe(frame.spanId);
   });
 
+  it("an iframe ends with the page it is in, without a load of its own (Chromium reports the top frame's only)", () => {
+    const { spans } = run(
+      [
+        ['network_request', 0, doc('L1', 'https://a.example/')],
+        ['page_navigation', 10, nav('L1', 'https://a.example/')],
+        ['network_request', 20, doc('LF', 'https://ads.example/frame', 'F2')],
+        ['page_navigation', 30, nav('LF', 'https://ads.example/frame', 'F2', { parent_frame_id: 'F1' })],
+        // An iframe in the iframe, and its request.
+        ['page_navigation', 40, nav('LG', 'https://ads.example/inner', 'F3', { parent_frame_id: 'F2' })],
+        ['network_request', 45, req('LG', '4.1', 'https://ads.example/pixel', { frame_id: 'F3' })],
+        ['network_response', 48, { ...req('LG', '4.1', 'https://ads.example/pixel', { frame_id: 'F3' }), status: 200 }],
+        ['page_load', 60, { frame_id: 'F1', loader_id: 'L1' }],
+        ['network_request', 100, doc('L2', 'https://a.example/next')],
+        ['page_navigation', 110, nav('L2', 'https://a.example/next')],
+        // The next page's own iframe stays open.
+        ['page_navigation', 120, nav('LH', 'https://ads.example/other', 'F4', { parent_frame_id: 'F1' })],
+      ],
+      false,
+    );
+    for (const loader of ['LF', 'LG']) {
+      const frame = only(spans, (s) => s.spanId === navOf(loader).spanId);
+      expect(frame.attributes['browser.span.end_reason'], loader).toBe('navigated_away');
+      expect(frame.attributes['browser.span.incomplete'], loader).toBeUndefined();
+    }
+    expect(only(spans, (s) => s.spanId === navOf('LG').spanId).endMicros).toBe(T0 + 48_000);
+    expect(spans.map((s) => s.spanId)).not.toContain(navOf('LH').spanId);
+    expect(spans.map((s) => s.spanId)).not.toContain(navOf('L2').spanId);
+  });
+
   it('a session ending mid-navigation flushes the open request and the page with a marker', () => {
     const { spans } = run([
       ['network_request', 0, doc('L1', 'https://a.example/')],
