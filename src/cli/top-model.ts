@@ -21,6 +21,8 @@ export interface SessionStatusView {
   missingEvents: number;
   reconnects: Record<string, number>;
   lastError?: string;
+  /** The gap it waits on while the archive cannot be read (absent from older bridges). */
+  owedGap?: { firstSeq: number; lastSeq?: number; detail: string; until: string };
   /** The replica that reads it (shared store only; null while nobody does). */
   owner?: string | null;
 }
@@ -140,7 +142,7 @@ export function buildModel(prev: Snapshot | undefined, cur: Snapshot): TopModel 
       m.find((s) => s.name === 'bridge_build_info')?.labels.version,
     ),
     // What the daemon reports may quote the service: never let it steer the terminal.
-    sessions: cur.sessions.map((s) => sessionRow(s, before.get(s.id), seconds, cur.replica)),
+    sessions: cur.sessions.map((s) => sessionRow(s, before.get(s.id), seconds, cur.replica, cur.atMs)),
     exporter: {
       deliveredRate: perSecond(
         sum(m, 'bridge_events_delivered_total'),
@@ -171,6 +173,7 @@ function sessionRow(
   before: SessionStatusView | undefined,
   seconds: number,
   replica: string | undefined,
+  atMs: number,
 ): SessionRow {
   const ended = s.state === 'ended';
   // Another replica's session is listed from the store alone: its numbers are that replica's to tell.
@@ -184,8 +187,24 @@ function sessionRow(
     gaps: s.gaps,
     missing: s.missingEvents,
     reconnects: Object.values(s.reconnects ?? {}).reduce((a, b) => a + b, 0),
-    lastError: ended ? '' : printable(String(s.lastError ?? '')),
+    lastError: ended ? '' : printable(s.owedGap ? owedGapNote(s.owedGap, atMs) : String(s.lastError ?? '')),
     owner: typeof s.owner === 'string' ? printable(s.owner) : '-',
     done: ended || s.state === 'unknown',
   };
+}
+
+/**
+ * A session waiting on an owed gap streams nothing and shows no error of its own: this says what
+ * it waits for, why, and how long before the gap is recorded as lost (session/owed-gap.ts).
+ */
+export function owedGapNote(g: NonNullable<SessionStatusView['owedGap']>, atMs: number): string {
+  const events =
+    g.lastSeq === undefined
+      ? `events after #${g.firstSeq - 1}`
+      : g.lastSeq === g.firstSeq
+        ? `event #${g.firstSeq}`
+        : `events #${g.firstSeq}-${g.lastSeq}`;
+  const left = Math.max(0, Math.ceil((Date.parse(g.until) - atMs) / 1000));
+  const when = Number.isFinite(left) ? `recorded as lost in ${left}s unless read` : 'recorded as lost unless read';
+  return `archive unreadable, waiting for ${events}: ${g.detail}; ${when}`;
 }

@@ -326,7 +326,15 @@ export class SessionPipeline implements StreamSink, FollowedSession {
       signal: this.aborter.signal,
       ...(this.deps.archiveRetryMs !== undefined ? { forMs: this.deps.archiveRetryMs } : {}),
       owed: (detail, forMs) =>
-        this.emit({ f: 'archive_repair_owed', session: this.id, first: gap.first, last: gap.last, detail, forMs }),
+        this.emit({
+          f: 'archive_repair_owed',
+          session: this.id,
+          first: gap.first,
+          last: gap.last,
+          detail,
+          forMs,
+          at: this.now(),
+        }),
     }).catch((err: unknown) => ({
       items: [gap] as StreamItem[],
       repaired: 0,

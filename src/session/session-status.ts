@@ -47,19 +47,33 @@ const TALLY: FactTable<SessionStatus> = {
   epoch_started: (s, fact) => {
     s.epoch = fact.epoch;
   },
+  // An owed gap ends as one of these (at most one is owed a session, its stream waiting meanwhile).
   gap_recorded: (s, fact) => {
     s.gaps++;
     s.missingEvents += fact.last - fact.first + 1;
+    delete s.owedGap;
   },
   tail_unknown: (s) => {
     s.gaps++;
+    delete s.owedGap;
   },
   archive_repaired: (s, fact) => {
     s.repaired += fact.repaired;
+    delete s.owedGap;
   },
   archive_probed: null,
-  archive_unreadable: null,
-  archive_repair_owed: null,
+  archive_unreadable: (s) => {
+    delete s.owedGap;
+  },
+  archive_repair_owed: (s, fact) => {
+    s.owedGap = {
+      firstSeq: fact.first,
+      ...(fact.last !== undefined ? { lastSeq: fact.last } : {}),
+      detail: fact.detail,
+      since: new Date(fact.at).toISOString(),
+      until: new Date(fact.at + fact.forMs).toISOString(),
+    };
+  },
   mapping_failed: null,
   state_changed: (s, fact) => {
     s.state = fact.state;
@@ -73,6 +87,8 @@ const TALLY: FactTable<SessionStatus> = {
       s.lastError = fact.detail;
     // An end is not an error: the reset and the 502 a stream gets as its session ends are not one.
     if (fact.state === 'ended') delete s.lastError;
+    // A stop abandons an owed gap (the next start reads it again from the checkpoint before it).
+    if (fact.state === 'stopped' || fact.state === 'ended') delete s.owedGap;
     if (fact.state !== 'streaming') delete s.connectedSince;
   },
   reconnect_scheduled: (s, fact) => {

@@ -79,6 +79,8 @@ export type Fact =
       last: number | undefined;
       detail: string;
       forMs: number;
+      /** When the first read failed (wall clock, ms): the gap is recorded as lost at `at + forMs` unless read. */
+      at: number;
     }
   | { f: 'mapping_failed'; session: string; seq: number; type: string; error: string }
   | { f: 'state_changed'; session: string; state: SubscriberState; detail?: string; at: number }

@@ -33,6 +33,17 @@ export type ReconnectReason = (typeof RECONNECT_REASONS)[number];
 /** Where a followed session came from: the configuration, the control API, or the service's session list (discovery). */
 export type SessionSource = 'config' | 'api' | 'discovery';
 
+/** The gap a session waits on while its archive cannot be read (GET /v1/sessions `owedGap`). */
+export interface OwedGap {
+  firstSeq: number;
+  /** Absent for the tail of a session that ended unseen (everything after `firstSeq − 1`). */
+  lastSeq?: number;
+  /** Why the archive read failed, as the service or the network said. */
+  detail: string;
+  since: string;
+  until: string;
+}
+
 /** What GET /v1/sessions shows for one session (docs/operations.md, "/v1/sessions"). */
 export interface SessionStatus {
   id: string;
@@ -52,6 +63,11 @@ export interface SessionStatus {
   repaired: number;
   reconnects: Partial<Record<ReconnectReason, number>>;
   lastError?: string;
+  /**
+   * A gap the archive could not be read for, while it is owed (session/owed-gap.ts): the session's
+   * stream waits, and the gap is recorded as lost at `until` unless the archive answers first.
+   */
+  owedGap?: OwedGap;
   lastEventAt?: string;
   connectedSince?: string;
 }

@@ -66,6 +66,27 @@ describe('top', () => {
     expect(lines.at(-1)).toMatch(/^sess_a\s+ended\s+config\s+\S+\s+\d+\s+0\s+0\s+\d+\s+-$/);
   });
 
+  it('says what a session waiting on an owed gap waits for, and how long before the gap is recorded as lost', async () => {
+    const a = t.world.sim.createSession('sess_a');
+    a.emit(5);
+    // Every archive read fails: the gap is owed for the minute of the default archive_retry.
+    t.world.sim.faults.archiveFailNext = Array.from({ length: 100 }, () => ({ status: 503 }));
+    const bad = a.injectMalformed('json');
+    a.emit(5);
+    t.running = await startInProcess(t.world, { sessions: ['sess_a'], upstream: { archive_retry: '1m' } });
+    const owed = await eventually(() => t.running!.bridge.supervisor.session('sess_a')?.owedGap, 'the gap owed');
+    expect(owed).toMatchObject({ firstSeq: bad, lastSeq: bad, detail: expect.stringMatching(/503/) as unknown });
+    expect(Date.parse(owed.until) - Date.parse(owed.since)).toBe(60_000);
+
+    const res = await runCli(['top', '--url', t.running.url], {});
+    expect(res.code).toBe(0);
+    expect(res.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      new RegExp(
+        `^sess_a\\s+streaming\\s+config\\s+\\S+\\s+\\d+\\s+0\\s+0\\s+0\\s+archive unreadable, waiting for event #${bad}: HTTP 503.*; recorded as lost in \\d+s unless read$`,
+      ),
+    );
+  });
+
   it("says when the shared store does not answer and the other replicas' sessions are not current", async () => {
     // A replica's surface as it answers while PostgreSQL is frozen (server/sessions-route.ts).
     const surface = createHttpServer((req, res) => {

@@ -97,6 +97,50 @@ describe('tallyFact', () => {
     expect(s).toEqual(expected);
   });
 
+  const OWED: Fact = {
+    f: 'archive_repair_owed',
+    session: 's1',
+    first: 8,
+    last: 9,
+    detail: 'HTTP 503: overloaded',
+    forMs: 60_000,
+    at: Date.UTC(2026, 0, 1),
+  };
+
+  it('an owed gap shows, with the time it is recorded as lost unless the archive answers', () => {
+    const s = initialStatus(row(0));
+    tallyFact(s, OWED);
+    expect(s.owedGap).toEqual({
+      firstSeq: 8,
+      lastSeq: 9,
+      detail: 'HTTP 503: overloaded',
+      since: '2026-01-01T00:00:00.000Z',
+      until: '2026-01-01T00:01:00.000Z',
+    });
+    tallyFact(s, { ...OWED, last: undefined });
+    expect(s.owedGap).not.toHaveProperty('lastSeq');
+  });
+
+  it.each<[string, Fact]>([
+    ['repaired', { f: 'archive_repaired', session: 's1', first: 8, last: 9, reason: 'malformed', repaired: 2 }],
+    [
+      'recorded as lost',
+      { f: 'archive_unreadable', session: 's1', first: 8, last: 9, detail: 'HTTP 503 (owed for 60 s)' },
+    ],
+    [
+      'a gap record (the archive answered without the events)',
+      { f: 'gap_recorded', session: 's1', first: 8, last: 9, reason: 'malformed' },
+    ],
+    ['an unknown tail', { f: 'tail_unknown', session: 's1', epoch: 0, afterSeq: 7 }],
+    ['stopped', { f: 'state_changed', session: 's1', state: 'stopped', at: 1 }],
+    ['ended', { f: 'state_changed', session: 's1', state: 'ended', at: 1 }],
+  ])('an owed gap is no longer shown once %s', (_name, fact) => {
+    const s = initialStatus(row(0));
+    tallyFact(s, OWED);
+    tallyFact(s, fact);
+    expect(s).not.toHaveProperty('owedGap');
+  });
+
   it('leaving streaming forgets since when it was connected', () => {
     const s = initialStatus(row(0));
     tallyFact(s, { f: 'connected', session: 's1', at: 0 });
