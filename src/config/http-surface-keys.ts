@@ -7,9 +7,22 @@ import { headerValueProblem } from '../util/header-value.js';
 /** `listen` / BRIDGE_LISTEN: host:port of the HTTP surface, or off (null). */
 export function parseListen(v: unknown, key: string): { host: string; port: number } | null {
   if (v === false || v === 'off' || v === 'none' || v === '') return null;
-  if (typeof v !== 'string') throw new ConfigError(key, 'must be host:port, or "off"');
+  // YAML reads `listen: 9464` as a number: the port alone, which says nothing of the address.
+  if (typeof v === 'number')
+    throw new ConfigError(
+      key,
+      `must be host:port, not a port alone (got ${v}): write "127.0.0.1:${v}", or "0.0.0.0:${v}" for every interface`,
+    );
+  if (typeof v !== 'string')
+    throw new ConfigError(key, `must be host:port, e.g. 127.0.0.1:9464, or "off" (got ${JSON.stringify(v)})`);
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(v.trim());
-  if (!m) throw new ConfigError(key, `must be host:port, e.g. 127.0.0.1:9464 (got "${v}")`);
+  if (!m)
+    throw new ConfigError(
+      key,
+      /^\d+$/.test(v.trim())
+        ? `must be host:port, not a port alone (got "${v}"): write "127.0.0.1:${v.trim()}", or "0.0.0.0:${v.trim()}" for every interface`
+        : `must be host:port, e.g. 127.0.0.1:9464 (got "${v}")`,
+    );
   const port = Number(m[3]);
   if (port > 65535) throw new ConfigError(key, `port ${port} is out of range`);
   return { host: m[1] ?? (m[2] || '127.0.0.1'), port };

@@ -114,7 +114,8 @@ export function optDurationMs(v: unknown, key: string, min: number): number | un
     if (ms > MAX_DURATION_MS) throw new ConfigError(key, `${MAX_DURATION_RULE} (got ${ms})`);
     return ms;
   }
-  if (typeof v !== 'string') throw new ConfigError(key, 'must be a duration such as "45s" or 45000');
+  if (typeof v !== 'string')
+    throw new ConfigError(key, `must be a duration such as "45s" or 45000 (got ${JSON.stringify(v)})`);
   const ms = parseDurationMs(v.trim());
   if (ms === undefined)
     throw new ConfigError(

@@ -30,7 +30,14 @@ describe('healthTarget', () => {
     // Blank is unset (config/env-values.ts), as `run` reads it: the default address, not off.
     ['', { kind: 'url', url: 'http://127.0.0.1:9464/healthz' }],
     [' ', { kind: 'url', url: 'http://127.0.0.1:9464/healthz' }],
-    ['9464', { kind: 'invalid', reason: 'BRIDGE_LISTEN: must be host:port, e.g. 127.0.0.1:9464 (got "9464")' }],
+    [
+      '9464',
+      {
+        kind: 'invalid',
+        reason:
+          'BRIDGE_LISTEN: must be host:port, not a port alone (got "9464"): write "127.0.0.1:9464", or "0.0.0.0:9464" for every interface',
+      },
+    ],
   ] as const)('BRIDGE_LISTEN=%s', (listen, target) => {
     expect(healthTarget({ BRIDGE_LISTEN: listen })).toEqual(target);
   });
@@ -77,7 +84,8 @@ describe('healthTarget', () => {
     expect(missing).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/ENOENT.*missing\.yaml/) });
     expect(healthTarget({ BRIDGE_CONFIG: file('bad.yaml', 'listen: 9464\n') })).toEqual({
       kind: 'invalid',
-      reason: 'listen: must be host:port, or "off"',
+      reason:
+        'listen: must be host:port, not a port alone (got 9464): write "127.0.0.1:9464", or "0.0.0.0:9464" for every interface',
     });
   });
 

@@ -212,6 +212,36 @@ describe('configuration', () => {
     expect(err(raw, env)).toBe(key);
   });
 
+  it.each<[string, Record<string, unknown>, Record<string, string>, string]>([
+    [
+      'a port alone in the file (YAML reads a number)',
+      { listen: 9464 },
+      base,
+      'listen: must be host:port, not a port alone (got 9464): write "127.0.0.1:9464", or "0.0.0.0:9464" for every interface',
+    ],
+    [
+      'a port alone in BRIDGE_LISTEN',
+      {},
+      { ...base, BRIDGE_LISTEN: '9464' },
+      'BRIDGE_LISTEN: must be host:port, not a port alone (got "9464"): write "127.0.0.1:9464", or "0.0.0.0:9464" for every interface',
+    ],
+    [
+      'a list as listen',
+      { listen: ['a'] },
+      base,
+      'listen: must be host:port, e.g. 127.0.0.1:9464, or "off" (got ["a"])',
+    ],
+    [
+      'a boolean as a duration',
+      { upstream: { idle_timeout: true } },
+      base,
+      'upstream.idle_timeout: must be a duration such as "45s" or 45000 (got true)',
+    ],
+  ])('says what it got and what to write: %s', (_name, raw, env, message) => {
+    // The whole message: one problem is thrown as itself.
+    expect(() => buildConfig(raw, env)).toThrow(expect.objectContaining({ message }) as Error);
+  });
+
   it('reports every problem at once, each naming its key: the shape of the file first, then the values', () => {
     const raw = {
       upstream: { urll: 'http://svc.test', idle_timeout: 'soon' },
