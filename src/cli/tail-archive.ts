@@ -8,9 +8,19 @@ import type { UpstreamClient } from '../upstream/client.js';
 import { createLogger } from '../util/logger.js';
 
 /**
+ * What reading an ended session from the archive came to: how many events were printed, and, when
+ * the archive could not be read (5xx, timeouts: its three tries spent), why. A failed read is not
+ * "the archive has no event": the events are likely there, the person should try again later.
+ */
+export interface EndedRead {
+  read: number;
+  failed?: string;
+}
+
+/**
  * Hands `print` the archived events of `sessionId` from seq `from` on, oldest first; resolves with
- * how many, or undefined when the archive has none of them (no archive, an unknown session, a read
- * that failed: the caller explains the 404 as before).
+ * how many (and why the read stopped, when it failed), or undefined when the archive has none of
+ * them (no archive, an unknown session: the caller explains the 404 as before).
  */
 export async function readEndedSession(
   client: Pick<UpstreamClient, 'listEvents' | 'getSession'>,
@@ -18,7 +28,7 @@ export async function readEndedSession(
   sessionId: string,
   from: number,
   print: (items: StreamItem[]) => unknown,
-): Promise<number | undefined> {
+): Promise<EndedRead | undefined> {
   const archive = new ArchiveReader(client, createLogger({ level: 'silent' }), { mode: config.upstream.archive });
   let read = 0;
   const res = await archive.scan(sessionId, {
@@ -32,5 +42,6 @@ export async function readEndedSession(
       return true;
     },
   });
-  return res.kind === 'ok' && read > 0 ? read : undefined;
+  if (res.kind === 'failed') return { read, failed: res.detail };
+  return res.kind === 'ok' && read > 0 ? { read } : undefined;
 }

@@ -38,8 +38,8 @@ type and essentials. Reconnects by itself and resumes where it left off (Last-Ev
 reconnects are shown as notes on stderr. Exits 0 when the session ends; Ctrl-C (or SIGTERM) stops
 it with a summary of what it showed (events, gaps, how long) and exit code 130 (143); a session
 that had already ended is read from the service's archive with --from oldest or N (without them
-it says the session ended, and exits 0 too). Exits 1 when the session does not exist (the
-service does not know it), and on 401/403 it prints the service's
+it says the session ended, and exits 0 too; 1 when the archive cannot be read now). Exits 1 when
+the session does not exist (the service does not know it), and on 401/403 it prints the service's
 message and exits 1 instead of retrying: a bad key or a missing permission does not fix itself
 while you wait. With --from N beyond the session's latest event it says so and waits for #N.
 
@@ -327,8 +327,19 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
               o.from === 'latest'
                 ? undefined
                 : await readEndedSession(client, config, o.sessionId, o.from === 'oldest' ? 1 : o.from, onItems);
+            if (archived?.failed !== undefined) {
+              note(
+                'error',
+                `session ${o.sessionId} had ended, and the service's archive could not be read${archived.read > 0 ? ` after ${archived.read} event(s)` : ''}: ${archived.failed}; try again later`,
+              );
+              finish(1);
+              return;
+            }
             if (archived !== undefined) {
-              note('info', `session ${o.sessionId} had ended: ${archived} event(s) read from the service's archive`);
+              note(
+                'info',
+                `session ${o.sessionId} had ended: ${archived.read} event(s) read from the service's archive`,
+              );
               finish(0);
               return;
             }

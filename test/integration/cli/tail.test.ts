@@ -244,7 +244,7 @@ describe('tail', () => {
     expect(lines(stopped.stderr).at(-1)).toMatch(/^· stopped by SIGTERM after \d+\.\d s: 0 events shown, no gaps$/);
   });
 
-  it('a session that had already ended: --from oldest or N reads it from the archive; new events only says it ended; all exit 0', async () => {
+  it('a session that had already ended: --from oldest or N reads it from the archive; new events only says it ended; all exit 0, an unreadable archive 1', async () => {
     const s = sim.createSession('s1');
     const sent = s.emit(10);
     // Ended a while ago: past the 502s of its last moments, its stream answers 404.
@@ -270,6 +270,17 @@ describe('tail', () => {
     expect(beyond.code).toBe(0);
     expect(lines(beyond.stderr)).toEqual([
       "· session s1 has ended; the service's archive has no event at or after #11",
+    ]);
+
+    // An archive that cannot be read now is not one without the events: say why, and fail.
+    sim.faults.archiveFailNext = Array.from({ length: 3 }, () => ({ status: 503 }));
+    const unreadable = await runCli(['tail', 's1', '--from', 'oldest'], env);
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.stdout).toBe('');
+    expect(lines(unreadable.stderr)).toEqual([
+      expect.stringMatching(
+        /^✗ session s1 had ended, and the service's archive could not be read: HTTP 503\b.*; try again later$/,
+      ),
     ]);
   });
 
