@@ -9,6 +9,8 @@ export interface StatusSummary {
   received: number;
   delivered: number;
   gaps: number;
+  /** Sessions waiting on a gap the archive cannot be read for now (owed, not yet lost); absent: none. */
+  owedGaps?: number;
   malformed: number;
   spoolRecords: number;
   spoolBytes: number;
@@ -24,7 +26,9 @@ export function summarize(bridge: Bridge): StatusSummary {
   let received = 0;
   let gaps = 0;
   let malformed = 0;
+  let owedGaps = 0;
   for (const s of bridge.supervisor.status()) {
+    if (s.owedGap) owedGaps++;
     sessions[s.state] = (sessions[s.state] ?? 0) + 1;
     received += s.received;
     gaps += s.gaps;
@@ -35,6 +39,7 @@ export function summarize(bridge: Bridge): StatusSummary {
     sessions,
     received,
     gaps,
+    ...(owedGaps > 0 ? { owedGaps } : {}),
     malformed,
     delivered: bridge.delivery.deliveredTotal,
     spoolRecords: spool.records + bridge.spool.pendingCount,
@@ -56,6 +61,7 @@ export function formatStatusLine(s: StatusSummary, previous: StatusSummary | und
   const rate = previous && seconds > 0 ? ` (+${Math.round((s.received - previous.received) / seconds)}/s)` : '';
   const parts = [states, `received ${s.received}${rate}`, `delivered ${s.delivered}`, `spool ${s.spoolRecords}`];
   if (s.gaps > 0) parts.push(`gaps ${s.gaps}`);
+  if (s.owedGaps) parts.push(`gaps owed ${s.owedGaps} (archive unreadable; see top)`);
   if (s.malformed > 0) parts.push(`malformed ${s.malformed}`);
   if (s.exportRefusing) parts.push(`EXPORT REFUSED: ${s.exportRefusing}`);
   else if (s.exportFailing) parts.push('EXPORT FAILING');
@@ -86,6 +92,8 @@ export function startStatusReporter(
         !previous ||
         s.received !== previous.received ||
         s.delivered !== previous.delivered ||
+        // A session held by an owed gap moves nothing: that it started or stopped waiting is news.
+        s.owedGaps !== previous.owedGaps ||
         s.exportFailing !== previous.exportFailing
       )
         log.info(line);

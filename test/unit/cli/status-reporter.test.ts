@@ -33,6 +33,11 @@ describe('formatStatusLine', () => {
       'no sessions · received 100 · delivered 90 · spool 10 · gaps 2 · malformed 1 · EXPORT FAILING',
     ],
     [
+      { ...base, gaps: 1, owedGaps: 1 },
+      undefined,
+      '2 streaming · received 100 · delivered 90 · spool 10 · gaps 1 · gaps owed 1 (archive unreadable; see top)',
+    ],
+    [
       { ...base, sessions: { streaming: 1, ended: 3 } },
       undefined,
       '1 streaming, 3 ended · received 100 · delivered 90 · spool 10',
@@ -43,6 +48,24 @@ describe('formatStatusLine', () => {
 });
 
 describe('startStatusReporter', () => {
+  it('on a terminal: a gap becoming owed, or no longer, is a line even when nothing else moves', () => {
+    const { log, calls } = fakeLog();
+    let s: StatusSummary = base;
+    const r = startStatusReporter(() => s, log, { tty: true, intervalMs: 5000 });
+    vi.advanceTimersByTime(5000);
+    s = { ...base, owedGaps: 1 };
+    vi.advanceTimersByTime(5000);
+    vi.advanceTimersByTime(5000);
+    s = base;
+    vi.advanceTimersByTime(5000);
+    r.stop();
+    expect(calls).toEqual([
+      ['2 streaming · received 100 · delivered 90 · spool 10'],
+      ['2 streaming · received 100 (+0/s) · delivered 90 · spool 10 · gaps owed 1 (archive unreadable; see top)'],
+      ['2 streaming · received 100 (+0/s) · delivered 90 · spool 10'],
+    ]);
+  });
+
   it('on a terminal: one string per tick, nothing while nothing moves', () => {
     const { log, calls } = fakeLog();
     let s = base;
