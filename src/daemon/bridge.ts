@@ -257,6 +257,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     spool: spoolFigures,
     pendingRecords: () => spool.pendingCount,
     sessionsByState: () => supervisor.sessionsByState(),
+    sessionsOwingGaps: () => supervisor.sessionsOwingGaps(),
     heldBytes: () => ({ ...spool.heldBytes, sending: delivery.inFlightBytes }),
   });
   delivery.start();

@@ -210,6 +210,13 @@ export class Supervisor {
     return out;
   }
 
+  /** Sessions waiting on an owed gap, as GET /v1/sessions shows them (the bridge_archive_owed_gaps gauge). */
+  sessionsOwingGaps(): number {
+    let n = 0;
+    for (const s of this.status()) if (s.owedGap) n++;
+    return n;
+  }
+
   /** Follows what the configuration lists now plus what was added in earlier runs (configured-sessions.ts). */
   async start(): Promise<void> {
     const { stored } = await reconcileConfigured(this.d.store, this.d.config.sessions);

@@ -62,6 +62,8 @@ export interface GaugeSources {
   /** `stale`: the store did not answer in time, and its part of the figures is the last it gave. */
   spool(): Promise<{ records: number; bytes: number; oldestTsMicros: number | null; stale?: boolean }>;
   sessionsByState(): Record<string, number>;
+  /** Sessions waiting on an owed gap (session/owed-gap.ts); absent: none counted. */
+  sessionsOwingGaps?(): number;
   pendingRecords(): number;
   /** Sessions this replica owns in the shared store; absent with the embedded store. */
   ownedSessions?(): number;
@@ -250,6 +252,13 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
         const counts = sources.sessionsByState();
         for (const state of new Set([...LABEL_VALUES.sessionState, ...Object.keys(counts)]))
           this.set({ state }, counts[state] ?? 0);
+      },
+    }),
+    owedGaps: registry.gauge({
+      name: 'bridge_archive_owed_gaps',
+      help: 'Sessions waiting on a gap the archive could not be read for: owed, read again for upstream.archive_retry before it is recorded as lost (GET /v1/sessions owedGap).',
+      collect() {
+        this.set(sources?.sessionsOwingGaps?.() ?? 0);
       },
     }),
     heldBytes: registry.gauge({

@@ -78,6 +78,9 @@ describe('top', () => {
     expect(owed).toMatchObject({ firstSeq: bad, lastSeq: bad, detail: expect.stringMatching(/503/) as unknown });
     expect(Date.parse(owed.until) - Date.parse(owed.since)).toBe(60_000);
 
+    const metrics = await (await fetch(`${t.running.url}/metrics`)).text();
+    expect(metrics).toMatch(/^bridge_archive_owed_gaps 1$/m);
+
     const res = await runCli(['top', '--url', t.running.url], {});
     expect(res.code).toBe(0);
     expect(res.stdout.trimEnd().split('\n').at(-1)).toMatch(

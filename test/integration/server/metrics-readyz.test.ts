@@ -52,6 +52,7 @@ describe('/metrics', () => {
       ['bridge_malformed_frames_total', 'counter'],
       ['bridge_tails_unknown_total', 'counter'],
       ['bridge_archive_repaired_events_total', 'counter'],
+      ['bridge_archive_owed_gaps', 'gauge'],
       ['bridge_reconnects_total', 'counter'],
       ['bridge_export_requests_total', 'counter'],
       ['bridge_export_duration_seconds', 'histogram'],
