@@ -2,10 +2,28 @@
 // the service's archive outlives the session, so the events asked for are read from there instead
 // of exiting 1 as for a session that never existed.
 import type { BridgeConfig } from '../config/schema.js';
-import type { StreamItem } from '../stream/sequenced-stream.js';
+import type { GapItem, StreamItem } from '../stream/sequenced-stream.js';
+import { repairGap } from '../session/gap-repair.js';
 import { ArchiveReader } from '../upstream/archive.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { createLogger } from '../util/logger.js';
+
+/**
+ * A live gap (events the stream no longer holds, or frames that did not decode) read from the
+ * archive before the events after it are shown: `--from oldest` means everything the service still
+ * keeps, and the archive keeps far more than the stream's replay buffer. What the archive lacks, or
+ * a read that failed, stays the gap item it was (the note then says the events were not received).
+ */
+export async function repairLiveGap(archive: ArchiveReader, sessionId: string, gap: GapItem): Promise<StreamItem[]> {
+  if (gap.last === undefined || gap.reason === 'frame_too_large') return [gap];
+  const r = await repairGap(archive, sessionId, gap).catch(() => undefined);
+  return r?.items ?? [gap];
+}
+
+/** The archive reader of `tail` (its log is silent: what matters is said as notes). */
+export function tailArchiveReader(client: Pick<UpstreamClient, 'listEvents' | 'getSession'>, config: BridgeConfig) {
+  return new ArchiveReader(client, createLogger({ level: 'silent' }), { mode: config.upstream.archive });
+}
 
 /**
  * What reading an ended session from the archive came to: how many events were printed, and, when
@@ -29,7 +47,7 @@ export async function readEndedSession(
   from: number,
   print: (items: StreamItem[]) => unknown,
 ): Promise<EndedRead | undefined> {
-  const archive = new ArchiveReader(client, createLogger({ level: 'silent' }), { mode: config.upstream.archive });
+  const archive = tailArchiveReader(client, config);
   let read = 0;
   const res = await archive.scan(sessionId, {
     sinceMicros: 0,

@@ -16,7 +16,7 @@ import { categoryProblem, typeWarnings } from '../config/event-names.js';
 import { validSessionId } from '../config/sessions.js';
 import { CATALOGUE_BY_TYPE } from '../mapping/catalogue.js';
 import { compileFilter, type EventFilter } from '../mapping/filters.js';
-import { SequencedStream, type StreamItem } from '../stream/sequenced-stream.js';
+import { SequencedStream, type GapItem, type StreamItem } from '../stream/sequenced-stream.js';
 import { Subscriber, type ReconnectReason, type SubscriberEvent } from '../stream/subscriber.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { paint, useColor, type Paint } from './ansi.js';
@@ -27,15 +27,16 @@ import { parseCommand, UsageError } from '../util/command-line.js';
 import { displayUrl } from '../mapping/display-url.js';
 import { explainSessionNotFound } from './session-not-found.js';
 import { ReconnectNotes } from './tail-reconnect-notes.js';
-import { readEndedSession } from './tail-archive.js';
+import { readEndedSession, repairLiveGap, tailArchiveReader } from './tail-archive.js';
 import { endedSession } from './check-probes.js';
 import { emptyTally, tailSummary } from './tail-summary.js';
 
 const HELP = `Usage: browser-telemetry-bridge tail <session> [options]
 
 Follows one browser session's telemetry live: one line per event with its local time, severity,
-type and essentials. Reconnects by itself and resumes where it left off (Last-Event-ID); gaps and
-reconnects are shown as notes on stderr. Exits 0 when the session ends; Ctrl-C (or SIGTERM) stops
+type and essentials. Reconnects by itself and resumes where it left off (Last-Event-ID); events the
+stream no longer holds or could not decode are read from the service's archive, and what that lacks
+too (gaps) and reconnects are shown as notes on stderr. Exits 0 when the session ends; Ctrl-C (or SIGTERM) stops
 it with a summary of what it showed (events, gaps, how long) and exit code 130 (143); a session
 that had already ended is read from the service's archive with --from oldest or N (without them
 it says the session ended, and exits 0 too; 1 when the archive cannot be read now). Exits 1 when
@@ -201,7 +202,20 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
     // `tail ... | head`: the reader went away; that is a normal way to stop.
     stdout.on('error', (err: NodeJS.ErrnoException) => finish(err.code === 'EPIPE' ? 0 : 1));
 
+    // A gap is read from the archive first, and what follows it waits, so events show in seq order.
+    const archive = tailArchiveReader(client, config);
     const onItems = (items: StreamItem[]): void | Promise<void> => {
+      const at = items.findIndex((i) => i.kind === 'gap' && i.last !== undefined && i.reason !== 'frame_too_large');
+      if (at < 0) return show(items);
+      return (async () => {
+        await show(items.slice(0, at));
+        if (done) return;
+        await show(await repairLiveGap(archive, o.sessionId, items[at] as GapItem));
+        await onItems(items.slice(at + 1));
+      })();
+    };
+
+    const show = (items: StreamItem[]): void | Promise<void> => {
       let text = '';
       let shown = 0;
       for (const item of items) {

@@ -36,6 +36,13 @@ function tail(args: string[], extraEnv: Record<string, string> = {}): CliProcess
 
 const lines = (text: string): string[] => text.split('\n').filter(Boolean);
 
+/** A service without an archive (an older one): what the stream did not deliver stays a gap. */
+async function withoutArchive(): Promise<void> {
+  await sim.close();
+  sim = await startSimulator({ seed: 11, keepaliveMs: 500, archiveSize: 0 });
+  env.BROWSER_API_URL = sim.url;
+}
+
 /** Waits for `n` lines on stdout, then ends the session; resolves with the finished process. */
 async function readThenEnd(p: CliProcess, session: SimSession, n: number) {
   // Count lines rather than match a repeated group: that regex grows slow on long lines (screenshots).
@@ -125,6 +132,7 @@ describe('tail', () => {
   });
 
   it('pretty output: one readable line per event, gaps and notes on stderr', async () => {
+    await withoutArchive();
     const s = sim.createSession('s1');
     fixedEvents(s);
     const res = await readThenEnd(tail(['s1', '--from', 'oldest']), s, 7);
@@ -222,6 +230,7 @@ describe('tail', () => {
   });
 
   it('Ctrl-C prints what it showed (events, filtered, gaps, how long) and exits 130; SIGTERM 143', async () => {
+    await withoutArchive();
     const s = sim.createSession('s1');
     fixedEvents(s);
     s.emitEvent({ type: 'console_log', ts: TS + 8000, data: { level: 'log', text: 'last', args: [] } });
@@ -242,6 +251,23 @@ describe('tail', () => {
     const stopped = await quiet.done;
     expect(stopped.code).toBe(143);
     expect(lines(stopped.stderr).at(-1)).toMatch(/^· stopped by SIGTERM after \d+\.\d s: 0 events shown, no gaps$/);
+  });
+
+  it('--from oldest reads what the stream no longer holds, and an undecodable frame, from the archive, in order', async () => {
+    await sim.close();
+    sim = await startSimulator({ seed: 11, keepaliveMs: 500, bufferSize: 5 });
+    env.BROWSER_API_URL = sim.url;
+    const s = sim.createSession('s1');
+    s.emit(20);
+    const bad = s.injectMalformed('json');
+    s.emit(3);
+    const res = await readThenEnd(tail(['s1', '--from', 'oldest', '-o', 'json']), s, 24);
+    expect(res.code).toBe(0);
+    expect(lines(res.stdout).map((l) => (JSON.parse(l) as Envelope).seq)).toEqual(
+      Array.from({ length: 24 }, (_, i) => i + 1),
+    );
+    expect(bad).toBe(21);
+    expect(res.stderr).not.toMatch(/gap/);
   });
 
   it('a session that had already ended: --from oldest or N reads it from the archive; new events only says it ended; all exit 0, an unreadable archive 1', async () => {
