@@ -12,12 +12,22 @@ import { createLogger } from '../util/logger.js';
  * A live gap (events the stream no longer holds, or frames that did not decode) read from the
  * archive before the events after it are shown: `--from oldest` means everything the service still
  * keeps, and the archive keeps far more than the stream's replay buffer. What the archive lacks, or
- * a read that failed, stays the gap item it was (the note then says the events were not received).
+ * a read that failed (`failed` says why), stays the gap item it was.
  */
-export async function repairLiveGap(archive: ArchiveReader, sessionId: string, gap: GapItem): Promise<StreamItem[]> {
-  if (gap.last === undefined || gap.reason === 'frame_too_large') return [gap];
-  const r = await repairGap(archive, sessionId, gap).catch(() => undefined);
-  return r?.items ?? [gap];
+export async function repairLiveGap(
+  archive: ArchiveReader,
+  sessionId: string,
+  gap: GapItem,
+): Promise<{ items: StreamItem[]; failed?: string }> {
+  if (gap.last === undefined || gap.reason === 'frame_too_large') return { items: [gap] };
+  const r = await repairGap(archive, sessionId, gap).catch((err: unknown) => ({
+    items: [gap],
+    readFailed: true as const,
+    unavailable: (err as Error).message,
+  }));
+  return r.readFailed
+    ? { items: r.items, failed: r.unavailable ?? 'the archive could not be read' }
+    : { items: r.items };
 }
 
 /** The archive reader of `tail` (its log is silent: what matters is said as notes). */

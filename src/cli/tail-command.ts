@@ -210,7 +210,11 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
       return (async () => {
         await show(items.slice(0, at));
         if (done) return;
-        await show(await repairLiveGap(archive, o.sessionId, items[at] as GapItem));
+        const gap = items[at] as GapItem;
+        const r = await repairLiveGap(archive, o.sessionId, gap);
+        if (r.failed !== undefined)
+          note('warn', `the service's archive could not be read for #${gap.first}–#${gap.last}: ${r.failed}`);
+        await show(r.items);
         await onItems(items.slice(at + 1));
       })();
     };

@@ -270,6 +270,22 @@ describe('tail', () => {
     expect(res.stderr).not.toMatch(/gap/);
   });
 
+  it('--from oldest with the archive unreadable: says why, then the gap, then the events after it', async () => {
+    await sim.close();
+    sim = await startSimulator({ seed: 11, keepaliveMs: 500, bufferSize: 5 });
+    env.BROWSER_API_URL = sim.url;
+    sim.faults.archiveFailNext = Array.from({ length: 3 }, () => ({ status: 503 }));
+    const s = sim.createSession('s1');
+    s.emit(20);
+    const res = await readThenEnd(tail(['s1', '--from', 'oldest', '-o', 'json']), s, 5);
+    expect(res.code).toBe(0);
+    expect(lines(res.stdout).map((l) => (JSON.parse(l) as Envelope).seq)).toEqual([16, 17, 18, 19, 20]);
+    expect(lines(res.stderr).slice(1, 3)).toEqual([
+      expect.stringMatching(/^⚠ the service's archive could not be read for #1–#15: HTTP 503\b/),
+      '⚠ gap: 15 events (#1–#15) were not received (evicted by the service or undecodable)',
+    ]);
+  });
+
   it('a session that had already ended: --from oldest or N reads it from the archive; new events only says it ended; all exit 0, an unreadable archive 1', async () => {
     const s = sim.createSession('s1');
     const sent = s.emit(10);
