@@ -33,7 +33,16 @@ const log = createLogger({ level: init.log.level, pretty: init.log.pretty }).chi
 const facts = new FactRelay();
 const client = createUpstreamClient(config.upstream);
 const mapper = new SwappableMapper((options) => createMapper(options, { emit: facts.emit }), config.mapping);
-const post = (msg: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(msg, transfer);
+// The facts counted so far go ahead of every batch: the main thread counts a record delivered as
+// soon as the collector takes it, and a batch delivered before the next report made
+// bridge_events_delivered_total run ahead of bridge_events_received_total (25 against 0).
+const post = (msg: FromWorker, transfer: ArrayBuffer[] = []): void => {
+  if (msg.t === 'batch') {
+    const counted = facts.take();
+    if (counted.length > 0) port.postMessage({ t: 'report', statuses: [], facts: counted } satisfies FromWorker);
+  }
+  port.postMessage(msg, transfer);
+};
 const outbox = new Outbox(post, init.inFlightBytes);
 // Records are encoded straight into the batch that carries them to the main thread.
 const encode = (record: BridgeLogRecord): Buffer => outbox.encode(record);

@@ -108,6 +108,35 @@ describe('ingest workers', () => {
     );
   }, 30_000);
 
+  it('never count a record delivered before its event received: the facts go ahead of the batch that carries its records', async () => {
+    h = await harness();
+    const s = h.sim.createSession('order');
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'order', BRIDGE_WORKERS: '1' });
+    await until(() => bridge.supervisor.session('order')?.state === 'streaming', 'streaming');
+    let samples = 0;
+    let ahead = '';
+    const sample = async (): Promise<void> => {
+      // Delivered first: a later read of the received counter can only be higher.
+      const delivered = await counter(bridge, 'bridge_events_delivered_total');
+      const received = await counter(bridge, 'bridge_events_received_total');
+      samples++;
+      if (delivered > received && ahead === '') ahead = `delivered ${delivered} > received ${received}`;
+    };
+    for (let round = 0; round < 20; round++) {
+      s.emit(25);
+      for (let i = 0; i < 5; i++) {
+        await sample();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    await eventually(
+      async () => ((await counter(bridge, 'bridge_events_delivered_total')) >= 500 ? true : undefined),
+      'all delivered',
+    );
+    expect(samples).toBeGreaterThan(50);
+    expect(ahead).toBe('');
+  }, 30_000);
+
   it('DELETE stops the session in its worker: what it read is delivered, nothing after', async () => {
     h = await harness();
     const s = h.sim.createSession('del');
