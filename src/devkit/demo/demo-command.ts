@@ -81,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
   const sessionOpts = { categories: 'all' as const, tags: { demo: 'true' } };
   for (const id of ids) sim.createSession(id, sessionOpts);
   out(
-    `simulator  ${sim.url}   (${nSessions} sessions${appear ? `, ${appear} more appearing while the daemon runs` : ''}, ${perSession} events each at ${rate}/s${ids[1] ? `; ${ids[1]} gets one more, a frame broken on the wire` : ''})`,
+    `simulator  ${sim.url}   (${nSessions} session${nSessions === 1 ? '' : 's'}${appear ? `, ${appear} more appearing while the daemon runs` : ''}, ${perSession} events each at ${rate}/s${ids[1] ? `; ${ids[1]} gets one more, a frame broken on the wire` : ''})`,
   );
   out(`receiver   ${protocol === 'grpc' ? endpoint : receiver.logsUrl}   (${protocol})`);
   out(`state      ${stateDir}`);
