@@ -225,6 +225,14 @@ describe('scripted sequences', () => {
     expect(refs[0]).toEqual({ traceId: call.traceId, spanId: call.spanId });
   });
 
+  it.each([
+    ['older than the epoch', 1e15],
+    ['beyond a double once in nanoseconds', 1e300],
+  ])('an api_call whose duration_ms is %s starts at the epoch, never at a negative time', (_, duration_ms) => {
+    const { spans } = run([['api_call', 100, { request_id: 'r-1', operation_id: 'Navigate', duration_ms }]]);
+    expect(only(spans, () => true)).toMatchObject({ startMicros: 0, endMicros: T0 + 100_000 });
+  });
+
   it('a renderer crash ends the target’s pages with status ERROR', () => {
     const { spans } = run(
       [
