@@ -29,7 +29,9 @@ export function apiCallSpan(
     spanId: spanIdOf('api_call', [sessionId, id]),
     name: operation,
     kind: SPAN_KIND.internal,
-    startMicros: ts - Math.max(0, Math.round(duration * 1000)),
+    // A duration longer than the call's age would start it before the epoch, and a negative time
+    // has no fixed64 encoding: the span is cut at the epoch rather than written as garbage.
+    startMicros: Math.max(0, ts - Math.max(0, Math.round(duration * 1000))),
     endMicros: ts,
     attributes,
     events: [],

@@ -1,7 +1,12 @@
 // The span builder on scripted event sequences (docs/traces.md): one trace per navigation, a CLIENT
 // span per request hop, records pointing at their span, and what closes a span.
 import { describe, expect, it } from 'vitest';
-import { createSpanBuilder, type SpanBuilder } from '../../../src/traces/span-builder.js';
+import {
+  MAX_OPEN_DOCS,
+  MAX_OPEN_REQUESTS,
+  createSpanBuilder,
+  type SpanBuilder,
+} from '../../../src/traces/span-builder.js';
 import { spanIdOf, traceIdOf } from '../../../src/traces/span-ids.js';
 import type { BridgeSpan, SpanRef } from '../../../src/vocabulary/span.js';
 import { PAGE_LOAD, SESSION, T0, doc, envelopes, mapped, nav, req, type Step } from './script.js';
@@ -254,6 +259,14 @@ describe('scripted sequences', () => {
     expect(refs[0]).toEqual({ traceId: call.traceId, spanId: call.spanId });
   });
 
+  it.each([
+    ['older than the epoch', 1e15],
+    ['beyond a double once in nanoseconds', 1e300],
+  ])('an api_call whose duration_ms is %s starts at the epoch, never at a negative time', (_, duration_ms) => {
+    const { spans } = run([['api_call', 100, { request_id: 'r-1', operation_id: 'Navigate', duration_ms }]]);
+    expect(only(spans, () => true)).toMatchObject({ startMicros: 0, endMicros: T0 + 100_000 });
+  });
+
   it('a renderer crash ends the target’s pages with status ERROR', () => {
     const { spans } = run(
       [
@@ -271,6 +284,31 @@ describe('scripted sequences', () => {
   it('session-level events belong to no span', () => {
     const { refs } = run([['monitor_disconnected', 0, { reason: 'x' }]]);
     expect(refs).toEqual([undefined]);
+  });
+});
+
+describe('a page that never finishes what it opens', () => {
+  // 20,000 requests without a response and 1,000 pages (each in its own frame, so none is left)
+  // without a load: the open state stays at its bounds, and each span cut is said to be cut.
+  const steps: Step[] = [];
+  for (let i = 0; i < 1000; i++) steps.push(['page_navigation', i, nav(`L${i}`, 'https://a.example/', `F${i}`)]);
+  for (let i = 0; i < 20_000; i++) steps.push(['network_request', 1000, req('L999', `r${i}`, 'https://a.example/x')]);
+  const { spans, builder } = run(steps, false);
+
+  it('keeps the open documents and requests at their bounds', () => {
+    const state = builder.snapshot();
+    expect(state.docs).toHaveLength(MAX_OPEN_DOCS);
+    expect(state.requests).toHaveLength(MAX_OPEN_REQUESTS);
+    expect(builder.snapshotJson().length).toBeLessThan(2_000_000);
+  });
+
+  it('emits every evicted span once, marked evicted', () => {
+    const pages = spans.filter((s) => s.kind === 1);
+    const requests = spans.filter((s) => s.kind === 3);
+    expect(pages).toHaveLength(1000 - MAX_OPEN_DOCS);
+    expect(requests).toHaveLength(20_000 - MAX_OPEN_REQUESTS);
+    expect(new Set(requests.map((s) => s.spanId)).size).toBe(requests.length);
+    for (const s of [...pages, ...requests]) expect(s.attributes['browser.span.end_reason']).toBe('evicted');
   });
 });
 
