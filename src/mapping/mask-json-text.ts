@@ -21,23 +21,12 @@ import { REDACTED } from '../config/mapping-section.js';
 import { maskGraphqlArguments } from './mask-graphql.js';
 import { keepsText } from './plain-codes.js';
 import { maskJwkMembers } from './mask-jwk.js';
-import { isSpace, skipSpaces, stringEnd, valueEnd } from './json-extent.js';
+import { isSpace, memberName, skipSpaces, stringEnd, valueEnd } from './json-extent.js';
 
 const MASKED = `"${REDACTED}"`;
 
 /** JSON inside JSON strings is followed this many levels down (each level re-escapes every quote). */
 const MAX_NESTING = 4;
-
-/** The member name of the string between `open` and `close`, its escapes decoded when it has any. */
-function memberName(text: string, open: number, close: number): string {
-  const raw = text.slice(open + 1, close);
-  if (!raw.includes('\\')) return raw;
-  try {
-    return JSON.parse(text.slice(open, close + 1)) as string;
-  } catch {
-    return raw;
-  }
-}
 
 /**
  * The character at `i` of a JSON string's raw text, its escape decoded when it is one a serialized

@@ -632,6 +632,11 @@ describe('private JSON Web Keys', () => {
       '{"keys":[{"kty":"RSA","n":"pub","d":"SECRET-J11...[truncated]',
       '{"keys":[{"kty":"RSA","n":"pub","d":"REDACTED"...[truncated]',
     ],
+    [
+      'member names written with escapes, as the JSON text masker reads them',
+      '{"keys":[{"k\\u0074y":"RSA","n":"pub","\\u0064":"SECRET-J12"},{"kty":"oct","\\u006b":"SECRET-J13"}]}',
+      '{"keys":[{"k\\u0074y":"RSA","n":"pub","\\u0064":"REDACTED"},{"kty":"oct","\\u006b":"REDACTED"}]}',
+    ],
   ])('%s', (_name, input, expected) => {
     expect(maskBodySecrets(input, bodyNames)).toBe(expected);
     if (!input.endsWith('...[truncated]'))
