@@ -591,6 +591,11 @@ describe('secrets grouped under a plural name', () => {
       '{"passwords":12345678,"a":{"client_secrets":-123456},"b":{"api_keys":100000},"tokens":12345678}',
       '{"passwords":"REDACTED","a":{"client_secrets":"REDACTED"},"b":{"api_keys":"REDACTED"},"tokens":12345678}',
     ],
+    [
+      'the same integer written with a fraction or an exponent, as a parser reads it',
+      '{"passwords":12345678.0,"a":{"credentials":1.2345678e7},"b":{"secrets":123456E0},"c":{"api_keys":99999.5}}',
+      '{"passwords":"REDACTED","a":{"credentials":"REDACTED"},"b":{"secrets":"REDACTED"},"c":{"api_keys":99999.5}}',
+    ],
   ])('%s', (_name, input, expected) => {
     expect(maskBodySecrets(input, bodyNames)).toBe(expected);
     expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(expected));
