@@ -6,8 +6,8 @@
 // Next.js's App Router sends its server components' props as `self.__next_f.push([1,"…"])`: a
 // string of `id:JSON` rows, decoded, masked the same way and encoded again when it changed.
 //
-// Only an assignment to a name written `__…__` whose value starts with `{` or `[` (and a complete
-// `__next_f.push([…])`) is read, to the end of that value (or of the text, when the service cut it
+// Only an assignment to a name that starts with `__` (`x.__…`, `x["__…"]`: Remix's `__remixContext`
+// has no trailing `__`) whose value starts with `{` or `[` (and a complete `__next_f.push([…])`) is read, to the end of that value (or of the text, when the service cut it
 // inside): an object literal with unquoted keys (`{csrfToken:"…"}`), a value built by a function
 // (Nuxt's `__NUXT__=(function(a){…})`) or passed through a string (`JSON.parse('…')`) is
 // JavaScript, and is not read. The search goes on past the value it masked, so each part of the
@@ -17,10 +17,12 @@ import { valueEnd } from './json-extent.js';
 import type { NameMatcher } from './name-matcher.js';
 
 /**
- * `__NAME__ =` or `__next_f.push(` before a `{` or `[`. The name's characters are all word
- * characters, so `\b` lets a run of them start a match at its first character only: linear.
+ * `__NAME =` (Redux's `__INITIAL_STATE__`, Remix's `__remixContext`), `["__NAME"] =` or
+ * `__next_f.push(` before a `{` or `[`. The name's characters are all word characters, so `\b`
+ * lets a run of them start a match at its first character only: linear.
  */
-const ASSIGNMENT = /\b(?:__[A-Za-z0-9_]*__\s*=(?!=)|__next_f\.push\()\s*(?=[{[])/g;
+const ASSIGNMENT =
+  /(?:\b__[A-Za-z0-9_]*|\[\s*(["'])__[A-Za-z0-9_]*\1\s*\])\s*=(?!=)\s*(?=[{[])|\b__next_f\.push\(\s*(?=[{[])/g;
 
 /** A Next.js flight chunk (`[1,"rows"]`, complete) with the JSON in its rows masked, encoded again; null when unchanged. */
 function maskFlightChunk(chunk: string, names: NameMatcher): string | null {
@@ -48,7 +50,7 @@ export function maskInlineState(text: string, names: NameMatcher, from: number):
     const end = valueEnd(text, start);
     ASSIGNMENT.lastIndex = end;
     const value = text.slice(start, end);
-    const masked = m[0].startsWith('__next_f') ? maskFlightChunk(value, names) : maskJsonText(value, names);
+    const masked = m[0].startsWith('__next_f.push') ? maskFlightChunk(value, names) : maskJsonText(value, names);
     if (masked !== null) {
       (out ??= []).push(text.slice(copied, start), masked);
       copied = end;

@@ -452,6 +452,11 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>window.__INITIAL_STATE__ = {"session":{"csrfToken":"REDACTED","user":"bob"}};var n=1;</script><script>window.__APOLLO_STATE__={"User:1":{"password":"REDACTED"}}</script><script>self.__STATE__ =\n [{"access_token":"REDACTED"}]</script>',
     ],
     [
+      "state under a name that only starts with __ (Remix's __remixContext), or assigned by a quoted name",
+      '<script>window.__remixContext = {"state":{"loaderData":{"root":{"csrfToken":"SECRET-H42"}}}};</script><script>window["__INITIAL_STATE__"] = {"user":{"accessToken":"SECRET-H43"}};window[\'__APOLLO_STATE__\']=[{"password":"SECRET-H44"}]</script>',
+      '<script>window.__remixContext = {"state":{"loaderData":{"root":{"csrfToken":"REDACTED"}}}};</script><script>window["__INITIAL_STATE__"] = {"user":{"accessToken":"REDACTED"}};window[\'__APOLLO_STATE__\']=[{"password":"REDACTED"}]</script>',
+    ],
+    [
       "Next.js's server component payload",
       '<script>(self.__next_f=self.__next_f||[]).push([0])</script><script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"SECRET-H41\\",\\"user\\":\\"bob\\"}]\\n"])</script>',
       '<script>(self.__next_f=self.__next_f||[]).push([0])</script><script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"REDACTED\\",\\"user\\":\\"bob\\"}]\\n"])</script>',
@@ -518,6 +523,9 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>self.__next_f.push([1,"{\\"token\\":1}"' + ',1'.repeat(100_000) + '])</script>',
       '<script>self.__next_f.push([1,"{\\"a\\":1}"])</script>'.repeat(4_000),
       '_'.repeat(200_000) + '<script>',
+      '<script>' + '[ '.repeat(100_000),
+      '<script>' + '["__a" '.repeat(30_000),
+      '<script>__' + 'a'.repeat(200_000) + ' =',
     ]) {
       const record = mapper.map(envelopeOf('network_response', 'network', { body: html }), CTX, 1)!;
       expect(record).not.toBeNull();
