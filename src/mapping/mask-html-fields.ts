@@ -11,7 +11,7 @@
 // (mask-inline-state.ts); the rest of the page stays byte for byte.
 //
 // Attributes are read as HTML reads them: in any order, quoted with `"` or `'` or unquoted, names in
-// any case. A tag the cut ends inside is read to the end, so a value cut short is masked too. One
+// any case, character references in the values that name a field decoded (`pass&#119;ord`). A tag the cut ends inside is read to the end, so a value cut short is masked too. One
 // pass: the search for the next tag starts where the last one ended, and each tag is read once up
 // to its `>`, so a page of unclosed tags or quotes costs its length, not its square.
 import { REDACTED } from '../config/mapping-section.js';
@@ -88,9 +88,36 @@ function readTag(text: string, i: number): { attributes: Attribute[]; end: numbe
   }
 }
 
+/** Character references in an attribute value: numeric ones, and the named ones of ASCII punctuation a name holds. */
+const CHAR_REF =
+  /&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(amp|quot|apos|lt|gt|lowbar|UnderBar|period|colon|lsqb|rsqb));?/g;
+const NAMED: Readonly<Record<string, string>> = {
+  amp: '&',
+  quot: '"',
+  apos: "'",
+  lt: '<',
+  gt: '>',
+  lowbar: '_',
+  UnderBar: '_',
+  period: '.',
+  colon: ':',
+  lsqb: '[',
+  rsqb: ']',
+};
+
+/** An attribute value as the browser reads it: `name="pass&#119;ord"` names a password field. */
+function decodeCharRefs(value: string): string {
+  if (!value.includes('&')) return value;
+  return value.replace(CHAR_REF, (ref, hex?: string, dec?: string, named?: string) => {
+    if (named !== undefined) return NAMED[named] ?? ref;
+    const code = hex !== undefined ? parseInt(hex, 16) : Number(dec);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+  });
+}
+
 const valueOf = (text: string, attributes: Attribute[], name: string): string | undefined => {
   const a = attributes.find((x) => x.name === name && x.start !== -1);
-  return a === undefined ? undefined : text.slice(a.start, a.end);
+  return a === undefined ? undefined : decodeCharRefs(text.slice(a.start, a.end));
 };
 
 const namedLikeSecret = (name: string | undefined, names: NameMatcher): boolean =>

@@ -442,6 +442,11 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<select name="pin"><option value="REDACTED">REDACTED</option><option selected value=\'REDACTED\'>REDACTED</select><select name="country"><option value="de" selected>Germany</option></select>',
     ],
     [
+      'names, types and autocomplete written with character references, as a browser reads them',
+      '<input name="pass&#119;ord" value="SECRET-H45"><input type="pass&#X77;ord" value="SECRET-H46"><meta name="csrf&lowbar;token" content="SECRET-H47"><input autocomplete="one&#x2d;time&#45code" value="SECRET-H48"><input name="q&amp;a" value="kept">',
+      '<input name="pass&#119;ord" value="REDACTED"><input type="pass&#X77;ord" value="REDACTED"><meta name="csrf&lowbar;token" content="REDACTED"><input autocomplete="one&#x2d;time&#45code" value="REDACTED"><input name="q&amp;a" value="kept">',
+    ],
+    [
       'a secret select the service cut',
       '<select id="api-key"><option selected>SECRET-H35...[truncated]',
       '<select id="api-key"><option selected>REDACTED...[truncated]',
@@ -524,6 +529,7 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>self.__next_f.push([1,"{\\"a\\":1}"])</script>'.repeat(4_000),
       '_'.repeat(200_000) + '<script>',
       '<script>' + '[ '.repeat(100_000),
+      '<input type=password name="' + '&#x7'.repeat(50_000),
       '<script>' + '["__a" '.repeat(30_000),
       '<script>__' + 'a'.repeat(200_000) + ' =',
     ]) {
