@@ -8,9 +8,9 @@
 //
 // Only an assignment to a name that starts with `__` (`x.__…`, `x["__…"]`: Remix's `__remixContext`
 // has no trailing `__`) whose value starts with `{` or `[` (and a complete `__next_f.push([…])`) is read, to the end of that value (or of the text, when the service cut it
-// inside): an object literal with unquoted keys (`{csrfToken:"…"}`), a value built by a function
-// (Nuxt's `__NUXT__=(function(a){…})`) or passed through a string (`JSON.parse('…')`) is
-// JavaScript, and is not read. The search goes on past the value it masked, so each part of the
+// inside), and so is a string literal passed straight to `JSON.parse` (`__S__ = JSON.parse('{…}')`,
+// V8's advice for large state); an object literal with unquoted keys (`{csrfToken:"…"}`) or a value
+// built by a function (Nuxt's `__NUXT__=(function(a){…})`) is JavaScript, and is not read. The search goes on past the value it masked, so each part of the
 // text is read once.
 import { maskJsonText } from './mask-json-text.js';
 import { valueEnd } from './json-extent.js';
@@ -22,7 +22,19 @@ import type { NameMatcher } from './name-matcher.js';
  * lets a run of them start a match at its first character only: linear.
  */
 const ASSIGNMENT =
-  /(?:\b__[A-Za-z0-9_]*|\[\s*(["'])__[A-Za-z0-9_]*\1\s*\])\s*=(?!=)\s*(?=[{[])|\b__next_f\.push\(\s*(?=[{[])/g;
+  /(?:\b__[A-Za-z0-9_]*|\[\s*(["'])__[A-Za-z0-9_]*\1\s*\])\s*=(?!=)\s*(?:(JSON\.parse\(\s*)(?=["'])|(?=[{[]))|\b__next_f\.push\(\s*(?=[{[])/g;
+
+/** The index of the `'` closing the JavaScript string opened at `open`, or -1 when the text ends first. */
+function singleQuotedEnd(text: string, open: number): number {
+  let q = text.indexOf("'", open + 1);
+  while (q !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(q - 1 - backslashes) === 92 /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return q;
+    q = text.indexOf("'", q + 1);
+  }
+  return -1;
+}
 
 /** A Next.js flight chunk (`[1,"rows"]`, complete) with the JSON in its rows masked, encoded again; null when unchanged. */
 function maskFlightChunk(chunk: string, names: NameMatcher): string | null {
@@ -46,8 +58,18 @@ export function maskInlineState(text: string, names: NameMatcher, from: number):
   let copied = 0;
   ASSIGNMENT.lastIndex = from;
   for (let m = ASSIGNMENT.exec(text); m !== null; m = ASSIGNMENT.exec(text)) {
-    const start = ASSIGNMENT.lastIndex;
-    const end = valueEnd(text, start);
+    let start = ASSIGNMENT.lastIndex;
+    let end: number;
+    if (m[2] !== undefined && text.charCodeAt(start) === 39 /* ' */) {
+      // `JSON.parse('{"csrfToken":"…"}')`: the JSON is the text between the quotes.
+      const close = singleQuotedEnd(text, start);
+      start++;
+      end = close === -1 ? text.length : close;
+    } else {
+      // A `"` string (`JSON.parse("{\"csrfToken\":…}")`) is JSON serialized in a JSON string,
+      // which maskJsonText decodes, masks and encodes again.
+      end = valueEnd(text, start);
+    }
     ASSIGNMENT.lastIndex = end;
     const value = text.slice(start, end);
     const masked = m[0].startsWith('__next_f.push') ? maskFlightChunk(value, names) : maskJsonText(value, names);

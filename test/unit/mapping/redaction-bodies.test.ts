@@ -462,6 +462,11 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>window.__remixContext = {"state":{"loaderData":{"root":{"csrfToken":"REDACTED"}}}};</script><script>window["__INITIAL_STATE__"] = {"user":{"accessToken":"REDACTED"}};window[\'__APOLLO_STATE__\']=[{"password":"REDACTED"}]</script>',
     ],
     [
+      'state passed through JSON.parse, in either quotes, and one the service cut',
+      '<script>window.__INITIAL_STATE__ = JSON.parse("{\\"session\\":{\\"csrfToken\\":\\"SECRET-H49\\",\\"user\\":\\"bob\\"}}");window.__APOLLO_STATE__=JSON.parse(\'{"User:1":{"password":"SECRET-H50","name":"It\\\'s me"}}\');</script><script>window.__S__ = JSON.parse(\'{"refresh_token":"SECRET-H51...[truncated]',
+      '<script>window.__INITIAL_STATE__ = JSON.parse("{\\"session\\":{\\"csrfToken\\":\\"REDACTED\\",\\"user\\":\\"bob\\"}}");window.__APOLLO_STATE__=JSON.parse(\'{"User:1":{"password":"REDACTED","name":"It\\\'s me"}}\');</script><script>window.__S__ = JSON.parse(\'{"refresh_token":"REDACTED"...[truncated]',
+    ],
+    [
       "Next.js's server component payload",
       '<script>(self.__next_f=self.__next_f||[]).push([0])</script><script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"SECRET-H41\\",\\"user\\":\\"bob\\"}]\\n"])</script>',
       '<script>(self.__next_f=self.__next_f||[]).push([0])</script><script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"REDACTED\\",\\"user\\":\\"bob\\"}]\\n"])</script>',
@@ -499,7 +504,7 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
     ],
     [
       'inline state without secrets, a comparison, and state before any script',
-      '<p>__STATE__={"password":"shown"}</p><script>window.__STATE__={"user":"bob"}; if (window.__X__ == {"token":"t"}) f();</script>',
+      '<p>__STATE__={"password":"shown"}</p><script>window.__STATE__={"user":"bob"}; if (window.__X__ == {"token":"t"}) f(); __Y__ = JSON.parse(text);</script>',
     ],
   ])('%s stay exactly as sent', (_name, html) => {
     expect(maskBodySecrets(html, bodyNames)).toBe(html);
@@ -529,6 +534,8 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>self.__next_f.push([1,"{\\"a\\":1}"])</script>'.repeat(4_000),
       '_'.repeat(200_000) + '<script>',
       '<script>' + '[ '.repeat(100_000),
+      "<script>__S__=JSON.parse('" + "\\'".repeat(60_000),
+      '<script>' + '__S__=JSON.parse("'.repeat(12_000),
       '<input type=password name="' + '&#x7'.repeat(50_000),
       '<script>' + '["__a" '.repeat(30_000),
       '<script>__' + 'a'.repeat(200_000) + ' =',
