@@ -477,6 +477,11 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<input name="_csrf" value="REDACTED"><script>window.__PRELOADED_STATE__={"session":{"refresh_token":"REDACTED"...[truncated]',
     ],
     [
+      "Next.js's server component payload as a response body (a client navigation's RSC rows), cut too",
+      '0:["$","div",null,{"csrfToken":"SECRET-H52","user":"bob"}]\n1:I["(app)/page",["static/chunks/1.js"],"default"]\n2:{"session":{"accessToken":"SECRET-H53...[truncated]',
+      '0:["$","div",null,{"csrfToken":"REDACTED","user":"bob"}]\n1:I["(app)/page",["static/chunks/1.js"],"default"]\n2:{"session":{"accessToken":"REDACTED"...[truncated]',
+    ],
+    [
       'a page the service cut inside the token',
       '<input name="csrf_token" value="SECRET-H12...[truncated]',
       '<input name="csrf_token" value="REDACTED...[truncated]',
