@@ -153,7 +153,8 @@ function maskEmbeddedJson(text: string, start: number, stop: number, names: Name
  */
 export function maskHtmlFields(text: string, names: NameMatcher): string | null {
   // Most bodies that reach here hold no markup at all.
-  if (!text.includes('<')) return null;
+  // No markup: a script served on its own (`window.__ENV__ = {…}`, a runtime configuration) is all script.
+  if (!text.includes('<')) return maskInlineState(text, names, 0);
   let out: string[] | null = null;
   let copied = 0;
   const mask = (start: number, end: number): void => {

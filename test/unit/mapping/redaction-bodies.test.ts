@@ -482,6 +482,11 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '0:["$","div",null,{"csrfToken":"REDACTED","user":"bob"}]\n1:I["(app)/page",["static/chunks/1.js"],"default"]\n2:{"session":{"accessToken":"REDACTED"...[truncated]',
     ],
     [
+      "a script served on its own (a runtime configuration's window.__ENV__), no markup in it",
+      'window.__ENV__ = {"API_URL":"https://api.example","API_KEY":"SECRET-H54"};\nwindow.__INITIAL_STATE__=JSON.parse(\'{"csrfToken":"SECRET-H55"}\')',
+      'window.__ENV__ = {"API_URL":"https://api.example","API_KEY":"REDACTED"};\nwindow.__INITIAL_STATE__=JSON.parse(\'{"csrfToken":"REDACTED"}\')',
+    ],
+    [
       'a page the service cut inside the token',
       '<input name="csrf_token" value="SECRET-H12...[truncated]',
       '<input name="csrf_token" value="REDACTED...[truncated]',
@@ -539,6 +544,7 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>self.__next_f.push([1,"{\\"a\\":1}"])</script>'.repeat(4_000),
       '_'.repeat(200_000) + '<script>',
       '<script>' + '[ '.repeat(100_000),
+      'x.__S__={"a":'.repeat(15_000),
       "<script>__S__=JSON.parse('" + "\\'".repeat(60_000),
       '<script>' + '__S__=JSON.parse("'.repeat(12_000),
       '<input type=password name="' + '&#x7'.repeat(50_000),
