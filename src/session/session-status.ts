@@ -58,8 +58,14 @@ const TALLY: FactTable<SessionStatus> = {
     s.repaired += fact.repaired;
   },
   archive_probed: null,
-  archive_unreadable: null,
-  archive_repair_owed: null,
+  // Held while a gap is owed, the session shows nothing new for up to upstream.archive_retry:
+  // its status says why (`top` shows lastError), and what became of the gap after.
+  archive_unreadable: (s, fact) => {
+    s.lastError = `archive unreadable: events ${fact.first}-${fact.last} recorded as a gap (${fact.detail})`;
+  },
+  archive_repair_owed: (s, fact) => {
+    s.lastError = `archive unreadable: events ${fact.first}-${fact.last} owed, the session waits up to ${Math.round(fact.forMs / 1000)} s (${fact.detail})`;
+  },
   mapping_failed: null,
   state_changed: (s, fact) => {
     s.state = fact.state;

@@ -77,6 +77,16 @@ const CASES: Array<[string, Fact, Record<string, unknown>]> = [
     { f: 'connected', session: 's1', at: Date.UTC(2026, 0, 1) },
     { connectedSince: '2026-01-01T00:00:00.000Z' },
   ],
+  [
+    'an owed gap: the session waits, and its status says why',
+    { f: 'archive_repair_owed', session: 's1', first: 3, last: 7, detail: '503 from the archive', forMs: 60_000 },
+    { lastError: 'archive unreadable: events 3-7 owed, the session waits up to 60 s (503 from the archive)' },
+  ],
+  [
+    'a gap the archive could not be read for',
+    { f: 'archive_unreadable', session: 's1', first: 3, last: 7, detail: '503 (owed for 60 s)' },
+    { lastError: 'archive unreadable: events 3-7 recorded as a gap (503 (owed for 60 s))' },
+  ],
   ['a delivery says nothing of one session', { f: 'records_delivered', count: 9 }, {}],
 ];
 
