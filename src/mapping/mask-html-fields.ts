@@ -233,7 +233,7 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
 }
 
 /**
- * The `value` of each `<option>` between `from` and `stop` (a secret select's content) and its text
+ * The `value` and `label` of each `<option>` between `from` and `stop` (a secret select's content) and its text
  * (up to the next tag) handed to `mask`, in order. Only the select's content is searched: from every
  * select without options, a search of the text would run to its end.
  */
@@ -242,14 +242,19 @@ function maskOptions(text: string, from: number, stop: number, mask: (start: num
   OPTION.lastIndex = 0;
   for (let m = OPTION.exec(inner); m !== null; m = OPTION.exec(inner)) {
     const { attributes, end } = readTag(inner, m.index + m[0].length);
+    // The value, and the label a browser shows instead of the text (`label="4242 …"`), in the tag's order.
     const value = attributes.find((a) => a.name === 'value' && a.start !== -1);
-    if (value !== undefined && value.end > value.start && inner.slice(value.start, value.end) !== REDACTED)
-      mask(from + value.start, from + value.end);
+    const label = attributes.find((a) => a.name === 'label' && a.start !== -1);
+    for (const a of value !== undefined && label !== undefined && label.start < value.start
+      ? [label, value]
+      : [value, label])
+      if (a !== undefined && a.end > a.start && inner.slice(a.start, a.end) !== REDACTED)
+        mask(from + a.start, from + a.end);
     if (end >= inner.length) return;
     OPTION.lastIndex = end;
     const next = inner.indexOf('<', end);
-    const label = next === -1 ? inner.length : next;
-    const own = inner.slice(end, label);
-    if (own.trim() !== '' && own !== REDACTED) mask(from + end, from + label);
+    const textEnd = next === -1 ? inner.length : next;
+    const own = inner.slice(end, textEnd);
+    if (own.trim() !== '' && own !== REDACTED) mask(from + end, from + textEnd);
   }
 }

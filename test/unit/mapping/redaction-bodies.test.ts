@@ -447,6 +447,11 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<input name="pass&#119;ord" value="REDACTED"><input type="pass&#X77;ord" value="REDACTED"><meta name="csrf&lowbar;token" content="REDACTED"><input autocomplete="one&#x2d;time&#45code" value="REDACTED"><input name="q&amp;a" value="kept">',
     ],
     [
+      "a secret select's option labels, before or after the value",
+      '<select name="pin"><option label="SECRET-H56" value="SECRET-H57"></option><option value=SECRET-H58 label=SECRET-H59>SECRET-H60</option></select>',
+      '<select name="pin"><option label="REDACTED" value="REDACTED"></option><option value=REDACTED label=REDACTED>REDACTED</option></select>',
+    ],
+    [
       'a secret select the service cut',
       '<select id="api-key"><option selected>SECRET-H35...[truncated]',
       '<select id="api-key"><option selected>REDACTED...[truncated]',
