@@ -76,6 +76,22 @@ function maskNested(text: string, open: number, close: number, names: NameMatche
 }
 
 /**
+ * The JSON string literal opened at `open` (complete or cut) read as JSON text, whatever it starts
+ * with (Next.js's `id:JSON` rows: mask-inline-state.ts), masked and encoded again: the literal's
+ * replacement and where the literal ends (past its `"`, or the text's end when cut); null when
+ * nothing in it matched.
+ */
+export function maskStringAsJson(
+  text: string,
+  open: number,
+  names: NameMatcher,
+): { literal: string; end: number } | null {
+  const close = stringEnd(text, open);
+  const literal = maskNested(text, open, close, names, 0);
+  return literal === null ? null : { literal, end: close === -1 ? text.length : close + 1 };
+}
+
+/**
  * The string value after `from` (past white space) of a `query` member, decoded, its GraphQL
  * arguments masked and encoded again, with where it starts and ends; null when it is no string or
  * has nothing to mask. A string the cut ends inside is decoded as far as it goes (as maskNested).

@@ -477,6 +477,16 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>(self.__next_f=self.__next_f||[]).push([0])</script><script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"REDACTED\\",\\"user\\":\\"bob\\"}]\\n"])</script>',
     ],
     [
+      "Next.js's payload in a page the service cut inside a chunk (the chunks close a page, where the cut lands)",
+      '<script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"SECRET-H61\\",\\"user\\":\\"bob\\"}]\\n6:{\\"refresh_token\\":\\"SECRET-H62...[truncated]',
+      '<script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"REDACTED\\",\\"user\\":\\"bob\\"}]\\n6:{\\"refresh_token\\":\\"REDACTED\\"...[truncated]',
+    ],
+    [
+      "Next.js's payload cut after a chunk's string",
+      '<script>self.__next_f.push([1,"5:{\\"csrfToken\\":\\"SECRET-H63\\"}\\n"...[truncated]',
+      '<script>self.__next_f.push([1,"5:{\\"csrfToken\\":\\"REDACTED\\"}\\n"...[truncated]',
+    ],
+    [
       'inline state after a masked field, and one the service cut',
       '<input name="_csrf" value="SECRET-H39"><script>window.__PRELOADED_STATE__={"session":{"refresh_token":"SECRET-H40...[truncated]',
       '<input name="_csrf" value="REDACTED"><script>window.__PRELOADED_STATE__={"session":{"refresh_token":"REDACTED"...[truncated]',
@@ -550,6 +560,8 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '_'.repeat(200_000) + '<script>',
       '<script>' + '[ '.repeat(100_000),
       'x.__S__={"a":'.repeat(15_000),
+      '<script>self.__next_f.push([1,"' + '\\u00{\\"token\\":'.repeat(15_000),
+      '<script>self.__next_f.push([1,"5:{}"'.repeat(7_000),
       "<script>__S__=JSON.parse('" + "\\'".repeat(60_000),
       '<script>' + '__S__=JSON.parse("'.repeat(12_000),
       '<input type=password name="' + '&#x7'.repeat(50_000),
