@@ -7,7 +7,8 @@
 //      before JSON answers so a <script> tag cannot run them): masked in place by the tolerant
 //      scanner (mask-json-text.ts), so a body the service cut at 8,192 bytes is masked too;
 //   2. multipart/form-data (`--boundary`): secret-named parts masked (mask-multipart.ts);
-//   3. a urlencoded form (`a=1&password=…`): secret-named fields masked (redactParams).
+//   3. a urlencoded form (`a=1&password=…`): secret-named fields masked (redactParams); a React
+//      server component payload (`0:[…]` rows, Next.js's client navigations): the rows' JSON as in 1.
 //   4. anything else (HTML, prose): the value of a secret-named `<input>`, `<textarea>` or
 //      `<select>`, the content of a secret-named `<meta>` (a form's CSRF token), JSON embedded in a
 //      `<script type="application/json">` and inline state (`window.__INITIAL_STATE__ = {…}`)
@@ -57,10 +58,20 @@ function jsonStart(text: string): number {
   return c === 123 /* { */ || c === 91 /* [ */ ? i : -1;
 }
 
+/**
+ * The first row of a React server component payload (`text/x-component`: `0:[…]`, `1:I[…]`,
+ * `2:{…}`), which a Next.js App Router page fetches on every client navigation: the same rows a
+ * page embeds in `self.__next_f.push` (mask-inline-state.ts), a hex id, a colon, an optional tag
+ * and JSON.
+ */
+const RSC_ROW = /^[0-9a-f]{1,8}:[A-Z]{0,2}[[{"]/;
+
 /** A text body (without the service's cut suffix) masked by its shape; null when unchanged. */
 function maskText(text: string, names: NameMatcher): string | null {
   const json = jsonStart(text);
   if (json !== -1) return maskJsonText(text, names, json);
+  // The scanner reads each row's JSON as it reads the rows inside a `__next_f` chunk.
+  if (RSC_ROW.test(text)) return maskJsonText(text, names, 0);
   if (text.startsWith('--')) {
     const multipart = maskMultipart(text, names, (part) => maskPart(part, names));
     if (multipart !== null) return multipart;

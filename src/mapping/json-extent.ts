@@ -1,7 +1,7 @@
-// Where a JSON string or value ends in JSON text that may be cut short (the service cuts captured
-// strings at 8,192 bytes): what the text maskers (mask-json-text.ts, mask-jwk.ts,
-// mask-inline-state.ts) skip or replace. Both look at each character once; a string's end is
-// found by native search for the next `"`, and only the backslashes right before it are counted.
+// Where a JSON string or value ends, and what a member name reads as, in JSON text that may be
+// cut short (the service cuts captured strings at 8,192 bytes): what the text maskers
+// (mask-json-text.ts, mask-jwk.ts, mask-inline-state.ts) skip, name or replace. Each looks at each
+// character once; a string's end is found by native search for the next `"`, and only the backslashes right before it are counted.
 
 /** JSON's whitespace: space, line feed, carriage return, tab. */
 export const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
@@ -22,6 +22,17 @@ export function stringEnd(text: string, open: number): number {
     q = text.indexOf('"', q + 1);
   }
   return -1;
+}
+
+/** The member name of the string between `open` and `close`, its escapes decoded when it has any. */
+export function memberName(text: string, open: number, close: number): string {
+  const raw = text.slice(open + 1, close);
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(text.slice(open, close + 1)) as string;
+  } catch {
+    return raw;
+  }
 }
 
 /** The end (exclusive) of the value starting at `v`: past its closing quote or bracket, or the text's end when cut. */

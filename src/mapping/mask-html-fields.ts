@@ -11,7 +11,7 @@
 // (mask-inline-state.ts); the rest of the page stays byte for byte.
 //
 // Attributes are read as HTML reads them: in any order, quoted with `"` or `'` or unquoted, names in
-// any case. A tag the cut ends inside is read to the end, so a value cut short is masked too. One
+// any case, character references in the values that name a field decoded (`pass&#119;ord`). A tag the cut ends inside is read to the end, so a value cut short is masked too. One
 // pass: the search for the next tag starts where the last one ended, and each tag is read once up
 // to its `>`, so a page of unclosed tags or quotes costs its length, not its square.
 import { REDACTED } from '../config/mapping-section.js';
@@ -88,9 +88,36 @@ function readTag(text: string, i: number): { attributes: Attribute[]; end: numbe
   }
 }
 
+/** Character references in an attribute value: numeric ones, and the named ones of ASCII punctuation a name holds. */
+const CHAR_REF =
+  /&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(amp|quot|apos|lt|gt|lowbar|UnderBar|period|colon|lsqb|rsqb));?/g;
+const NAMED: Readonly<Record<string, string>> = {
+  amp: '&',
+  quot: '"',
+  apos: "'",
+  lt: '<',
+  gt: '>',
+  lowbar: '_',
+  UnderBar: '_',
+  period: '.',
+  colon: ':',
+  lsqb: '[',
+  rsqb: ']',
+};
+
+/** An attribute value as the browser reads it: `name="pass&#119;ord"` names a password field. */
+function decodeCharRefs(value: string): string {
+  if (!value.includes('&')) return value;
+  return value.replace(CHAR_REF, (ref, hex?: string, dec?: string, named?: string) => {
+    if (named !== undefined) return NAMED[named] ?? ref;
+    const code = hex !== undefined ? parseInt(hex, 16) : Number(dec);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+  });
+}
+
 const valueOf = (text: string, attributes: Attribute[], name: string): string | undefined => {
   const a = attributes.find((x) => x.name === name && x.start !== -1);
-  return a === undefined ? undefined : text.slice(a.start, a.end);
+  return a === undefined ? undefined : decodeCharRefs(text.slice(a.start, a.end));
 };
 
 const namedLikeSecret = (name: string | undefined, names: NameMatcher): boolean =>
@@ -126,7 +153,8 @@ function maskEmbeddedJson(text: string, start: number, stop: number, names: Name
  */
 export function maskHtmlFields(text: string, names: NameMatcher): string | null {
   // Most bodies that reach here hold no markup at all.
-  if (!text.includes('<')) return null;
+  // No markup: a script served on its own (`window.__ENV__ = {…}`, a runtime configuration) is all script.
+  if (!text.includes('<')) return maskInlineState(text, names, 0);
   let out: string[] | null = null;
   let copied = 0;
   const mask = (start: number, end: number): void => {
@@ -205,7 +233,7 @@ export function maskHtmlFields(text: string, names: NameMatcher): string | null 
 }
 
 /**
- * The `value` of each `<option>` between `from` and `stop` (a secret select's content) and its text
+ * The `value` and `label` of each `<option>` between `from` and `stop` (a secret select's content) and its text
  * (up to the next tag) handed to `mask`, in order. Only the select's content is searched: from every
  * select without options, a search of the text would run to its end.
  */
@@ -214,14 +242,19 @@ function maskOptions(text: string, from: number, stop: number, mask: (start: num
   OPTION.lastIndex = 0;
   for (let m = OPTION.exec(inner); m !== null; m = OPTION.exec(inner)) {
     const { attributes, end } = readTag(inner, m.index + m[0].length);
+    // The value, and the label a browser shows instead of the text (`label="4242 …"`), in the tag's order.
     const value = attributes.find((a) => a.name === 'value' && a.start !== -1);
-    if (value !== undefined && value.end > value.start && inner.slice(value.start, value.end) !== REDACTED)
-      mask(from + value.start, from + value.end);
+    const label = attributes.find((a) => a.name === 'label' && a.start !== -1);
+    for (const a of value !== undefined && label !== undefined && label.start < value.start
+      ? [label, value]
+      : [value, label])
+      if (a !== undefined && a.end > a.start && inner.slice(a.start, a.end) !== REDACTED)
+        mask(from + a.start, from + a.end);
     if (end >= inner.length) return;
     OPTION.lastIndex = end;
     const next = inner.indexOf('<', end);
-    const label = next === -1 ? inner.length : next;
-    const own = inner.slice(end, label);
-    if (own.trim() !== '' && own !== REDACTED) mask(from + end, from + label);
+    const textEnd = next === -1 ? inner.length : next;
+    const own = inner.slice(end, textEnd);
+    if (own.trim() !== '' && own !== REDACTED) mask(from + end, from + textEnd);
   }
 }

@@ -21,23 +21,12 @@ import { REDACTED } from '../config/mapping-section.js';
 import { maskGraphqlArguments } from './mask-graphql.js';
 import { keepsText } from './plain-codes.js';
 import { maskJwkMembers } from './mask-jwk.js';
-import { isSpace, skipSpaces, stringEnd, valueEnd } from './json-extent.js';
+import { isSpace, memberName, skipSpaces, stringEnd, valueEnd } from './json-extent.js';
 
 const MASKED = `"${REDACTED}"`;
 
 /** JSON inside JSON strings is followed this many levels down (each level re-escapes every quote). */
 const MAX_NESTING = 4;
-
-/** The member name of the string between `open` and `close`, its escapes decoded when it has any. */
-function memberName(text: string, open: number, close: number): string {
-  const raw = text.slice(open + 1, close);
-  if (!raw.includes('\\')) return raw;
-  try {
-    return JSON.parse(text.slice(open, close + 1)) as string;
-  } catch {
-    return raw;
-  }
-}
 
 /**
  * The character at `i` of a JSON string's raw text, its escape decoded when it is one a serialized
@@ -84,6 +73,22 @@ function maskNested(text: string, open: number, close: number, names: NameMatche
   if (masked === null) return null;
   const encoded = JSON.stringify(masked);
   return close === -1 ? encoded.slice(0, -1) : encoded;
+}
+
+/**
+ * The JSON string literal opened at `open` (complete or cut) read as JSON text, whatever it starts
+ * with (Next.js's `id:JSON` rows: mask-inline-state.ts), masked and encoded again: the literal's
+ * replacement and where the literal ends (past its `"`, or the text's end when cut); null when
+ * nothing in it matched.
+ */
+export function maskStringAsJson(
+  text: string,
+  open: number,
+  names: NameMatcher,
+): { literal: string; end: number } | null {
+  const close = stringEnd(text, open);
+  const literal = maskNested(text, open, close, names, 0);
+  return literal === null ? null : { literal, end: close === -1 ? text.length : close + 1 };
 }
 
 /**

@@ -8,7 +8,7 @@
 // before `kty`, so an object is settled when it closes (or the text ends: a body the service cut
 // still masks what it holds).
 import { REDACTED } from '../config/mapping-section.js';
-import { skipSpaces, stringEnd, valueEnd } from './json-extent.js';
+import { memberName, skipSpaces, stringEnd, valueEnd } from './json-extent.js';
 
 const PRIVATE: ReadonlySet<string> = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']);
 
@@ -52,7 +52,8 @@ export function maskJwkMembers(text: string, from: number): string | null {
         i = close;
         continue;
       }
-      const name = text.slice(i + 1, close);
+      // Decoded as mask-json-text.ts decodes names: `"\\u0064"` is a `d` to whoever parses the body.
+      const name = memberName(text, i, close);
       if (name === 'kty') top.jwk = true;
       if (!PRIVATE.has(name)) {
         i = colon;

@@ -53,8 +53,10 @@ function leniency(name: string): Leniency {
 
 /** An integer this long under `passwords`, `secrets`, `credentials` or `api_keys` is taken for a secret. */
 const SECRET_DIGITS = 6;
-const SECRET_INTEGER = new RegExp(`^-?[0-9]{${SECRET_DIGITS},}$`);
 const SECRET_MAGNITUDE = 10 ** (SECRET_DIGITS - 1);
+
+/** A number that is an integer of SECRET_DIGITS digits or more, as keepsValue sees the parsed value. */
+const secretInteger = (v: number): boolean => Number.isInteger(v) && Math.abs(v) >= SECRET_MAGNITUDE;
 
 /**
  * Whether the value `raw` (as written in a JSON document: `"invalid_grant"`, `404`) under the
@@ -64,7 +66,8 @@ export function keepsText(name: string, raw: string): boolean {
   const how = leniency(name);
   if (how === undefined) return false;
   if (how === 'code') return isPlainCodeText(raw);
-  return COUNT.test(raw) && !(how === 'small-count' && SECRET_INTEGER.test(raw));
+  // Read as a number, as a parser reads it: `12345678.0` and `1.2345678e7` are the same integer.
+  return COUNT.test(raw) && !(how === 'small-count' && secretInteger(Number(raw)));
 }
 
 /** keepsText for a parsed JSON value. */
@@ -73,7 +76,7 @@ export function keepsValue(name: string, v: JsonValue): boolean {
   if (how === undefined) return false;
   if (how === 'code') return isPlainCodeValue(v);
   if (typeof v !== 'number') return false;
-  return !(how === 'small-count' && Number.isInteger(v) && Math.abs(v) >= SECRET_MAGNITUDE);
+  return !(how === 'small-count' && secretInteger(v));
 }
 
 const COUNT = /^-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;

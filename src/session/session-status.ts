@@ -62,8 +62,12 @@ const TALLY: FactTable<SessionStatus> = {
     delete s.owedGap;
   },
   archive_probed: null,
-  archive_unreadable: (s) => {
+  // A gap recorded lost after the archive stayed unreadable for upstream.archive_retry: while it was
+  // owed, owedGap said so (top shows it); after, the session's last error keeps what became of it.
+  archive_unreadable: (s, fact) => {
     delete s.owedGap;
+    const events = fact.last !== undefined ? `events ${fact.first}-${fact.last}` : `events from ${fact.first}`;
+    s.lastError = `archive unreadable: ${events} recorded as a gap (${fact.detail})`;
   },
   archive_repair_owed: (s, fact) => {
     s.owedGap = {

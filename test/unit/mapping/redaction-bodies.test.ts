@@ -442,6 +442,16 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<select name="pin"><option value="REDACTED">REDACTED</option><option selected value=\'REDACTED\'>REDACTED</select><select name="country"><option value="de" selected>Germany</option></select>',
     ],
     [
+      'names, types and autocomplete written with character references, as a browser reads them',
+      '<input name="pass&#119;ord" value="SECRET-H45"><input type="pass&#X77;ord" value="SECRET-H46"><meta name="csrf&lowbar;token" content="SECRET-H47"><input autocomplete="one&#x2d;time&#45code" value="SECRET-H48"><input name="q&amp;a" value="kept">',
+      '<input name="pass&#119;ord" value="REDACTED"><input type="pass&#X77;ord" value="REDACTED"><meta name="csrf&lowbar;token" content="REDACTED"><input autocomplete="one&#x2d;time&#45code" value="REDACTED"><input name="q&amp;a" value="kept">',
+    ],
+    [
+      "a secret select's option labels, before or after the value",
+      '<select name="pin"><option label="SECRET-H56" value="SECRET-H57"></option><option value=SECRET-H58 label=SECRET-H59>SECRET-H60</option></select>',
+      '<select name="pin"><option label="REDACTED" value="REDACTED"></option><option value=REDACTED label=REDACTED>REDACTED</option></select>',
+    ],
+    [
       'a secret select the service cut',
       '<select id="api-key"><option selected>SECRET-H35...[truncated]',
       '<select id="api-key"><option selected>REDACTED...[truncated]',
@@ -452,14 +462,44 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>window.__INITIAL_STATE__ = {"session":{"csrfToken":"REDACTED","user":"bob"}};var n=1;</script><script>window.__APOLLO_STATE__={"User:1":{"password":"REDACTED"}}</script><script>self.__STATE__ =\n [{"access_token":"REDACTED"}]</script>',
     ],
     [
+      "state under a name that only starts with __ (Remix's __remixContext), or assigned by a quoted name",
+      '<script>window.__remixContext = {"state":{"loaderData":{"root":{"csrfToken":"SECRET-H42"}}}};</script><script>window["__INITIAL_STATE__"] = {"user":{"accessToken":"SECRET-H43"}};window[\'__APOLLO_STATE__\']=[{"password":"SECRET-H44"}]</script>',
+      '<script>window.__remixContext = {"state":{"loaderData":{"root":{"csrfToken":"REDACTED"}}}};</script><script>window["__INITIAL_STATE__"] = {"user":{"accessToken":"REDACTED"}};window[\'__APOLLO_STATE__\']=[{"password":"REDACTED"}]</script>',
+    ],
+    [
+      'state passed through JSON.parse, in either quotes, and one the service cut',
+      '<script>window.__INITIAL_STATE__ = JSON.parse("{\\"session\\":{\\"csrfToken\\":\\"SECRET-H49\\",\\"user\\":\\"bob\\"}}");window.__APOLLO_STATE__=JSON.parse(\'{"User:1":{"password":"SECRET-H50","name":"It\\\'s me"}}\');</script><script>window.__S__ = JSON.parse(\'{"refresh_token":"SECRET-H51...[truncated]',
+      '<script>window.__INITIAL_STATE__ = JSON.parse("{\\"session\\":{\\"csrfToken\\":\\"REDACTED\\",\\"user\\":\\"bob\\"}}");window.__APOLLO_STATE__=JSON.parse(\'{"User:1":{"password":"REDACTED","name":"It\\\'s me"}}\');</script><script>window.__S__ = JSON.parse(\'{"refresh_token":"REDACTED"...[truncated]',
+    ],
+    [
       "Next.js's server component payload",
       '<script>(self.__next_f=self.__next_f||[]).push([0])</script><script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"SECRET-H41\\",\\"user\\":\\"bob\\"}]\\n"])</script>',
       '<script>(self.__next_f=self.__next_f||[]).push([0])</script><script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"REDACTED\\",\\"user\\":\\"bob\\"}]\\n"])</script>',
     ],
     [
+      "Next.js's payload in a page the service cut inside a chunk (the chunks close a page, where the cut lands)",
+      '<script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"SECRET-H61\\",\\"user\\":\\"bob\\"}]\\n6:{\\"refresh_token\\":\\"SECRET-H62...[truncated]',
+      '<script>self.__next_f.push([1,"5:[\\"$\\",\\"div\\",null,{\\"csrfToken\\":\\"REDACTED\\",\\"user\\":\\"bob\\"}]\\n6:{\\"refresh_token\\":\\"REDACTED\\"...[truncated]',
+    ],
+    [
+      "Next.js's payload cut after a chunk's string",
+      '<script>self.__next_f.push([1,"5:{\\"csrfToken\\":\\"SECRET-H63\\"}\\n"...[truncated]',
+      '<script>self.__next_f.push([1,"5:{\\"csrfToken\\":\\"REDACTED\\"}\\n"...[truncated]',
+    ],
+    [
       'inline state after a masked field, and one the service cut',
       '<input name="_csrf" value="SECRET-H39"><script>window.__PRELOADED_STATE__={"session":{"refresh_token":"SECRET-H40...[truncated]',
       '<input name="_csrf" value="REDACTED"><script>window.__PRELOADED_STATE__={"session":{"refresh_token":"REDACTED"...[truncated]',
+    ],
+    [
+      "Next.js's server component payload as a response body (a client navigation's RSC rows), cut too",
+      '0:["$","div",null,{"csrfToken":"SECRET-H52","user":"bob"}]\n1:I["(app)/page",["static/chunks/1.js"],"default"]\n2:{"session":{"accessToken":"SECRET-H53...[truncated]',
+      '0:["$","div",null,{"csrfToken":"REDACTED","user":"bob"}]\n1:I["(app)/page",["static/chunks/1.js"],"default"]\n2:{"session":{"accessToken":"REDACTED"...[truncated]',
+    ],
+    [
+      "a script served on its own (a runtime configuration's window.__ENV__), no markup in it",
+      'window.__ENV__ = {"API_URL":"https://api.example","API_KEY":"SECRET-H54"};\nwindow.__INITIAL_STATE__=JSON.parse(\'{"csrfToken":"SECRET-H55"}\')',
+      'window.__ENV__ = {"API_URL":"https://api.example","API_KEY":"REDACTED"};\nwindow.__INITIAL_STATE__=JSON.parse(\'{"csrfToken":"REDACTED"}\')',
     ],
     [
       'a page the service cut inside the token',
@@ -489,7 +529,7 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
     ],
     [
       'inline state without secrets, a comparison, and state before any script',
-      '<p>__STATE__={"password":"shown"}</p><script>window.__STATE__={"user":"bob"}; if (window.__X__ == {"token":"t"}) f();</script>',
+      '<p>__STATE__={"password":"shown"}</p><script>window.__STATE__={"user":"bob"}; if (window.__X__ == {"token":"t"}) f(); __Y__ = JSON.parse(text);</script>',
     ],
   ])('%s stay exactly as sent', (_name, html) => {
     expect(maskBodySecrets(html, bodyNames)).toBe(html);
@@ -518,6 +558,15 @@ describe('anti-forgery tokens and secret fields in HTML bodies', () => {
       '<script>self.__next_f.push([1,"{\\"token\\":1}"' + ',1'.repeat(100_000) + '])</script>',
       '<script>self.__next_f.push([1,"{\\"a\\":1}"])</script>'.repeat(4_000),
       '_'.repeat(200_000) + '<script>',
+      '<script>' + '[ '.repeat(100_000),
+      'x.__S__={"a":'.repeat(15_000),
+      '<script>self.__next_f.push([1,"' + '\\u00{\\"token\\":'.repeat(15_000),
+      '<script>self.__next_f.push([1,"5:{}"'.repeat(7_000),
+      "<script>__S__=JSON.parse('" + "\\'".repeat(60_000),
+      '<script>' + '__S__=JSON.parse("'.repeat(12_000),
+      '<input type=password name="' + '&#x7'.repeat(50_000),
+      '<script>' + '["__a" '.repeat(30_000),
+      '<script>__' + 'a'.repeat(200_000) + ' =',
     ]) {
       const record = mapper.map(envelopeOf('network_response', 'network', { body: html }), CTX, 1)!;
       expect(record).not.toBeNull();
@@ -591,6 +640,11 @@ describe('secrets grouped under a plural name', () => {
       '{"passwords":12345678,"a":{"client_secrets":-123456},"b":{"api_keys":100000},"tokens":12345678}',
       '{"passwords":"REDACTED","a":{"client_secrets":"REDACTED"},"b":{"api_keys":"REDACTED"},"tokens":12345678}',
     ],
+    [
+      'the same integer written with a fraction or an exponent, as a parser reads it',
+      '{"passwords":12345678.0,"a":{"credentials":1.2345678e7},"b":{"secrets":123456E0},"c":{"api_keys":99999.5}}',
+      '{"passwords":"REDACTED","a":{"credentials":"REDACTED"},"b":{"secrets":"REDACTED"},"c":{"api_keys":99999.5}}',
+    ],
   ])('%s', (_name, input, expected) => {
     expect(maskBodySecrets(input, bodyNames)).toBe(expected);
     expect(maskBodySecrets(JSON.parse(input) as JsonValue, bodyNames)).toEqual(JSON.parse(expected));
@@ -631,6 +685,11 @@ describe('private JSON Web Keys', () => {
       'a key the service cut',
       '{"keys":[{"kty":"RSA","n":"pub","d":"SECRET-J11...[truncated]',
       '{"keys":[{"kty":"RSA","n":"pub","d":"REDACTED"...[truncated]',
+    ],
+    [
+      'member names written with escapes, as the JSON text masker reads them',
+      '{"keys":[{"k\\u0074y":"RSA","n":"pub","\\u0064":"SECRET-J12"},{"kty":"oct","\\u006b":"SECRET-J13"}]}',
+      '{"keys":[{"k\\u0074y":"RSA","n":"pub","\\u0064":"REDACTED"},{"kty":"oct","\\u006b":"REDACTED"}]}',
     ],
   ])('%s', (_name, input, expected) => {
     expect(maskBodySecrets(input, bodyNames)).toBe(expected);

@@ -77,6 +77,37 @@ const CASES: Array<[string, Fact, Record<string, unknown>]> = [
     { f: 'connected', session: 's1', at: Date.UTC(2026, 0, 1) },
     { connectedSince: '2026-01-01T00:00:00.000Z' },
   ],
+  [
+    'an owed gap: the session waits, and its status says why',
+    {
+      f: 'archive_repair_owed',
+      session: 's1',
+      first: 3,
+      last: 7,
+      detail: '503 from the archive',
+      forMs: 60_000,
+      at: Date.UTC(2026, 0, 1),
+    },
+    {
+      owedGap: {
+        firstSeq: 3,
+        lastSeq: 7,
+        detail: '503 from the archive',
+        since: '2026-01-01T00:00:00.000Z',
+        until: '2026-01-01T00:01:00.000Z',
+      },
+    },
+  ],
+  [
+    'a gap the archive could not be read for',
+    { f: 'archive_unreadable', session: 's1', first: 3, last: 7, detail: '503 (owed for 60 s)' },
+    { lastError: 'archive unreadable: events 3-7 recorded as a gap (503 (owed for 60 s))' },
+  ],
+  [
+    'the tail of a session that ended unseen, recorded as a gap',
+    { f: 'archive_unreadable', session: 's1', first: 9, last: undefined, detail: 'timeout' },
+    { lastError: 'archive unreadable: events from 9 recorded as a gap (timeout)' },
+  ],
   ['a delivery says nothing of one session', { f: 'records_delivered', count: 9 }, {}],
 ];
 
