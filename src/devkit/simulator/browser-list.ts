@@ -15,7 +15,7 @@
 // `listOrder: 'oldest'` serves the list oldest first. A simulator started with `listRoute: false`
 // has no such route (404), as an older service.
 import type { ServerResponse } from 'node:http';
-import { sendError, sendJson } from './http-util.js';
+import { sendError, sendInjectedFailure, sendJson } from './http-util.js';
 import type { Session } from './session.js';
 import type { Faults } from './types.js';
 
@@ -28,14 +28,7 @@ export function listBrowsers(sessions: Map<string, Session>, faults: Faults, res
   // A paused service: the request is taken and never answered (the socket closes with the client's timeout).
   if (faults.listHold === true) return;
   const fail = faults.listFailNext?.shift();
-  if (fail) {
-    const headers =
-      fail.status === 429 || fail.retryAfterSeconds !== undefined
-        ? { 'Retry-After': String(fail.retryAfterSeconds ?? 1) }
-        : {};
-    sendError(res, fail.status, `injected failure (${fail.status})`, undefined, headers);
-    return;
-  }
+  if (fail) return sendInjectedFailure(res, fail);
   const q = url.searchParams;
   const status = q.get('status') ?? 'active';
   if (status !== 'active' && status !== 'deleted' && status !== 'all')

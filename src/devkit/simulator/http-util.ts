@@ -44,6 +44,15 @@ export function sendError(
   sendJson(res, status, { code: code ?? defaultErrorCode(status), message }, headers);
 }
 
+/** An answer the control API queued (listFailNext, archiveFailNext): a 429 says when to come back. */
+export function sendInjectedFailure(res: ServerResponse, fail: { status: number; retryAfterSeconds?: number }): void {
+  const headers =
+    fail.status === 429 || fail.retryAfterSeconds !== undefined
+      ? { 'Retry-After': String(fail.retryAfterSeconds ?? 1) }
+      : {};
+  sendError(res, fail.status, `injected failure (${fail.status})`, undefined, headers);
+}
+
 /** Reads a JSON body (empty body → undefined); rejects bodies over 1 MiB or that are not JSON. */
 export async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];

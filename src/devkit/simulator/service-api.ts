@@ -8,7 +8,7 @@
 // then injected faults, then the session lookup
 // (502 while an ended session's VM goes away, then 404), then the stream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendError, sendJson } from './http-util.js';
+import { sendError, sendInjectedFailure, sendJson } from './http-util.js';
 import type { SimPool } from './pools.js';
 import { findPool } from './pools.js';
 import type { Session } from './session.js';
@@ -203,14 +203,7 @@ function getBrowser(ctx: ServiceContext, res: ServerResponse, url: URL, id: stri
  */
 function listEvents(ctx: ServiceContext, res: ServerResponse, url: URL, id: string): void {
   const fail = ctx.faults().archiveFailNext?.shift();
-  if (fail) {
-    const headers =
-      fail.status === 429 || fail.retryAfterSeconds !== undefined
-        ? { 'Retry-After': String(fail.retryAfterSeconds ?? 1) }
-        : {};
-    sendError(res, fail.status, `injected failure (${fail.status})`, undefined, headers);
-    return;
-  }
+  if (fail) return sendInjectedFailure(res, fail);
   const session = findSession(ctx.sessions, id);
   if (!session) {
     sendError(res, 404, `browser session ${id} not found`);
