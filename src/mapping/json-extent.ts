@@ -12,14 +12,17 @@ export function skipSpaces(text: string, i: number): number {
   return i;
 }
 
-/** The index of the `"` closing the string opened at `open`, or -1 when the text ends first. */
-export function stringEnd(text: string, open: number): number {
-  let q = text.indexOf('"', open + 1);
+/**
+ * The index of the quote closing the string opened at `open`, or -1 when the text ends first: `"`
+ * for JSON, `'` for a JavaScript literal (mask-inline-state.ts).
+ */
+export function stringEnd(text: string, open: number, quote: '"' | "'" = '"'): number {
+  let q = text.indexOf(quote, open + 1);
   while (q !== -1) {
     let backslashes = 0;
     while (text.charCodeAt(q - 1 - backslashes) === 92 /* \ */) backslashes++;
     if (backslashes % 2 === 0) return q;
-    q = text.indexOf('"', q + 1);
+    q = text.indexOf(quote, q + 1);
   }
   return -1;
 }

@@ -14,7 +14,7 @@
 // built by a function (Nuxt's `__NUXT__=(function(a){…})`) is JavaScript, and is not read. The search goes on past the value it masked, so each part of the
 // text is read once.
 import { maskJsonText, maskStringAsJson } from './mask-json-text.js';
-import { valueEnd } from './json-extent.js';
+import { stringEnd, valueEnd } from './json-extent.js';
 import type { NameMatcher } from './name-matcher.js';
 
 /**
@@ -24,18 +24,6 @@ import type { NameMatcher } from './name-matcher.js';
  */
 const ASSIGNMENT =
   /(?:\b__[A-Za-z0-9_]*|\[\s*(["'])__[A-Za-z0-9_]*\1\s*\])\s*=(?!=)\s*(?:(JSON\.parse\(\s*)(?=["'])|(?=[{[]))|\b__next_f\.push\(\s*(?=[{[])/g;
-
-/** The index of the `'` closing the JavaScript string opened at `open`, or -1 when the text ends first. */
-function singleQuotedEnd(text: string, open: number): number {
-  let q = text.indexOf("'", open + 1);
-  while (q !== -1) {
-    let backslashes = 0;
-    while (text.charCodeAt(q - 1 - backslashes) === 92 /* \ */) backslashes++;
-    if (backslashes % 2 === 0) return q;
-    q = text.indexOf("'", q + 1);
-  }
-  return -1;
-}
 
 /** A Next.js flight chunk (`[1,"rows"]`, complete or cut) with the JSON in its rows masked, encoded again; null when unchanged. */
 function maskFlightChunk(chunk: string, names: NameMatcher): string | null {
@@ -80,7 +68,7 @@ export function maskInlineState(text: string, names: NameMatcher, from: number):
     let end: number;
     if (m[2] !== undefined && text.charCodeAt(start) === 39 /* ' */) {
       // `JSON.parse('{"csrfToken":"…"}')`: the JSON is the text between the quotes.
-      const close = singleQuotedEnd(text, start);
+      const close = stringEnd(text, start, "'");
       start++;
       end = close === -1 ? text.length : close;
     } else {
