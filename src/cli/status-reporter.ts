@@ -23,21 +23,21 @@ export interface StatusSummary {
 
 export function summarize(bridge: Bridge): StatusSummary {
   const sessions: Record<string, number> = {};
-  let received = 0;
   let gaps = 0;
   let malformed = 0;
   let owedGaps = 0;
   for (const s of bridge.supervisor.status()) {
     if (s.owedGap) owedGaps++;
     sessions[s.state] = (sessions[s.state] ?? 0) + 1;
-    received += s.received;
     gaps += s.gaps;
     malformed += s.malformedFrames;
   }
   const spool = bridge.spool.spooled;
   return {
     sessions,
-    received,
+    // The process's counter, as `delivered` is, not the sum of the sessions' statuses: an ingest
+    // worker's statuses are up to a second old, its counts reach the counter ahead of its records.
+    received: bridge.metrics.eventsReceived.get() ?? 0,
     gaps,
     ...(owedGaps > 0 ? { owedGaps } : {}),
     malformed,
