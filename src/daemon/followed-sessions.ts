@@ -79,7 +79,7 @@ export class FollowedSessions {
 
   /** Segments the collector acknowledged: advances per-session delivered seq. */
   delivered(segments: readonly Segment[]): void {
-    for (const s of segments) this.active.get(s.sessionId)?.delivered(s.lastSeq);
+    for (const s of segments) this.active.get(s.sessionId)?.delivered(s.lastSeq, s.epoch ?? 0);
   }
 
   /** Sets the enrichment attributes (pool) of every later record of a followed session. */

@@ -7,7 +7,7 @@ import type { SessionSpec } from '../config/schema.js';
 import type { AttributeValue } from '../vocabulary/log-record.js';
 import type { SessionRow, SessionSource } from '../store/store.js';
 import type { FollowedSession } from '../session/session-pipeline.js';
-import { initialStatus, type SessionStatus } from '../session/session-status.js';
+import { advance, initialStatus, seqIn, type SessionStatus, type StreamPosition } from '../session/session-status.js';
 import type { ToWorker } from './protocol.js';
 
 export interface WorkerLink {
@@ -26,7 +26,13 @@ export class RemoteSession implements FollowedSession {
   spec: SessionSpec;
   readonly source: SessionSource;
   private snapshot: SessionStatus;
-  private deliveredSeq: number;
+  /** What the collector acknowledged; only the main thread knows it. */
+  private readonly deliveredAt: StreamPosition;
+  /**
+   * The newest record of the session the main thread holds: newer than the worker's last report (up
+   * to a second old), and never behind what the collector acknowledged.
+   */
+  private readonly held: StreamPosition;
   private stopping: Promise<void> | undefined;
   /** Until start(): what the worker follows the session from. */
   private row: SessionRow | undefined;
@@ -40,7 +46,8 @@ export class RemoteSession implements FollowedSession {
     this.id = row.spec.id;
     this.spec = row.spec;
     this.source = row.source;
-    this.deliveredSeq = row.checkpoint;
+    this.deliveredAt = { epoch: row.epoch, seq: row.checkpoint };
+    this.held = { epoch: row.epoch, seq: row.checkpoint };
     this.snapshot = initialStatus(row);
   }
 
@@ -73,13 +80,26 @@ export class RemoteSession implements FollowedSession {
     this.snapshot = s;
   }
 
-  status(): SessionStatus {
-    const s = this.snapshot;
-    return { ...s, lastDeliveredSeq: Math.max(s.lastDeliveredSeq, this.deliveredSeq), reconnects: { ...s.reconnects } };
+  /** A record of the session reached the main thread (each record of a worker's batch). */
+  appended(epoch: number, seq: number): void {
+    advance(this.held, epoch, seq);
   }
 
-  delivered(seq: number): void {
-    if (seq > this.deliveredSeq) this.deliveredSeq = seq;
+  status(): SessionStatus {
+    const s = this.snapshot;
+    // A record delivered was received: the report may not say so yet, the records held here do.
+    const epoch = Math.max(s.epoch, this.held.epoch);
+    return {
+      ...s,
+      epoch,
+      lastReceivedSeq: Math.max(s.epoch === epoch ? s.lastReceivedSeq : 0, seqIn(this.held, epoch)),
+      lastDeliveredSeq: seqIn(this.deliveredAt, epoch),
+      reconnects: { ...s.reconnects },
+    };
+  }
+
+  delivered(seq: number, epoch: number): void {
+    advance(this.deliveredAt, epoch, seq);
   }
 
   spansSettled(): Promise<void> {

@@ -299,6 +299,7 @@ export class IngestWorkers {
             return;
           }
           a.sessionId = s.id;
+          s.appended(a.epoch, a.seq);
           const mirror = slot.mirrors.get(h);
           a.spans = mirror && (captured.has(h) ? mirror.source : UNCAPTURED);
           spool.append(a);

@@ -59,8 +59,8 @@ class CarriedSession implements FollowedSession {
   status(): SessionStatus {
     return addCounts(this.earlier, this.inner.status());
   }
-  delivered(seq: number): void {
-    this.inner.delivered(seq);
+  delivered(seq: number, epoch: number): void {
+    this.inner.delivered(seq, epoch);
   }
   spansSettled(): Promise<void> {
     return this.inner.spansSettled();

@@ -21,7 +21,7 @@ import type { Emit, Fact } from '../vocabulary/facts.js';
 import type { RecordEncoder } from '../wire/encode-record.js';
 import type { Spool } from '../store/spool.js';
 import type { SessionRow, SessionSource } from '../store/store.js';
-import { initialStatus, tallyFact, type SessionStatus } from './session-status.js';
+import { advance, initialStatus, seqIn, tallyFact, type SessionStatus, type StreamPosition } from './session-status.js';
 import { repairOwedGap } from './owed-gap.js';
 import { latestBaseline } from './latest-baseline.js';
 import { SequencedStream, type GapItem, type StreamItem } from '../stream/sequenced-stream.js';
@@ -67,7 +67,8 @@ export interface FollowedSession {
   /** Stops reading; `removed`: for good (its open spans are flushed), else it is followed again later. */
   stop(removed?: boolean): Promise<void>;
   status(): SessionStatus;
-  delivered(seq: number): void;
+  /** The collector acknowledged the session's records up to (epoch, seq). */
+  delivered(seq: number, epoch: number): void;
   /** Resolves once the spans it offered (its closing ones included) left the export queue for good. */
   spansSettled(): Promise<void>;
 }
@@ -83,6 +84,8 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   private readonly subscriber: Subscriber;
   private readonly startPos: StartPosition | number;
   private readonly stats: SessionStatus;
+  /** What the collector acknowledged, as (epoch, seq): a new epoch's seqs start again at 1. */
+  private readonly deliveredAt: StreamPosition;
   private lastEventMicros = 0;
   private readonly now: () => number;
   private starting: Promise<void> | undefined;
@@ -132,6 +135,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
       row,
     );
     this.stats = { ...initialStatus(row), lastReceivedSeq: initial };
+    this.deliveredAt = { epoch: row.epoch, seq: row.checkpoint };
     this.subscriber = new Subscriber(spec.id, deps.client, stream, this, {
       idleTimeoutMs: deps.idleTimeoutMs,
       backoff: deps.backoff,
@@ -191,6 +195,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
       ...lastEventAt,
       state: this.subscriber.currentState,
       lastReceivedSeq: this.subscriber.lastSeq,
+      lastDeliveredSeq: seqIn(this.deliveredAt, this.ctx.epoch),
       epoch: this.ctx.epoch,
       reconnects: { ...this.stats.reconnects },
     };
@@ -201,8 +206,8 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   }
 
   /** The exporter acknowledged a record of this session. */
-  delivered(seq: number): void {
-    if (seq > this.stats.lastDeliveredSeq) this.stats.lastDeliveredSeq = seq;
+  delivered(seq: number, epoch: number): void {
+    advance(this.deliveredAt, epoch, seq);
   }
 
   /**

@@ -33,6 +33,28 @@ export function initialStatus(row: SessionRow): SessionStatus {
   };
 }
 
+/** A place in a session's stream, as (epoch, seq): seqs start again at 1 when the service restarts. */
+export interface StreamPosition {
+  epoch: number;
+  seq: number;
+}
+
+/** Moves `p` to (epoch, seq) when that is further on; never back. */
+export function advance(p: StreamPosition, epoch: number, seq: number): void {
+  if (epoch > p.epoch) {
+    p.epoch = epoch;
+    p.seq = seq;
+  } else if (epoch === p.epoch && seq > p.seq) p.seq = seq;
+}
+
+/**
+ * How far `p` reached in `epoch`: 0 while it is still in an earlier one (a delivered seq of the old
+ * epoch is no position in the new one, whose seqs start again).
+ */
+export function seqIn(p: StreamPosition, epoch: number): number {
+  return p.epoch < epoch ? 0 : p.seq;
+}
+
 /** How each fact moves a session's status; null: the fact says nothing of a session's numbers. */
 const TALLY: FactTable<SessionStatus> = {
   events_received: (s, fact) => {

@@ -22,6 +22,8 @@ interface Pending {
   bytes: number;
   firstSeq: number;
   lastSeq: number;
+  /** The epoch of `lastSeq` (`epoch` is the checkpoint's, which may be a later record's). */
+  lastEpoch: number;
   oldestTsMicros: number;
   checkpoint: number;
   epoch: number;
@@ -111,6 +113,7 @@ export class PendingSegments {
         bytes: 0,
         firstSeq: seq,
         lastSeq: seq,
+        lastEpoch: epoch,
         oldestTsMicros: tsMicros,
         checkpoint: seq,
         epoch,
@@ -133,6 +136,7 @@ export class PendingSegments {
       p.oldestTsMicros = tsMicros;
     } else if (tsMicros < p.oldestTsMicros) p.oldestTsMicros = tsMicros;
     p.lastSeq = seq;
+    p.lastEpoch = epoch;
     if (p.run && p.parts.length > 0 && !adjacent(p.parts[p.parts.length - 1]!, record)) p.run = false;
     p.parts.push(record);
     p.records++;
@@ -180,6 +184,7 @@ export class PendingSegments {
         records: p.records,
         firstSeq: p.firstSeq,
         lastSeq: p.lastSeq,
+        ...(p.lastEpoch !== 0 ? { epoch: p.lastEpoch } : {}),
         oldestTsMicros: p.oldestTsMicros,
       });
     }
@@ -204,6 +209,7 @@ export class PendingSegments {
         newer.firstSeq = old.firstSeq;
         if (newer.records === 0) {
           newer.lastSeq = old.lastSeq;
+          newer.lastEpoch = old.lastEpoch;
           newer.oldestTsMicros = old.oldestTsMicros;
         } else newer.oldestTsMicros = Math.min(old.oldestTsMicros, newer.oldestTsMicros);
       }

@@ -73,7 +73,7 @@ export class PgOwnership {
       await c.query(
         `WITH moved AS (DELETE FROM bridge_segments WHERE session_id = ANY($1::text[]) RETURNING *)
          INSERT INTO bridge_segments ${SEGMENT_COLUMNS}
-         SELECT x.nid, ((x.nid >> ${GEN_SHIFT}) % ${GENERATIONS})::smallint, x.session_id, x.first_seq, x.last_seq, x.records, x.bytes, x.oldest_ts, x.payload
+         SELECT x.nid, ((x.nid >> ${GEN_SHIFT}) % ${GENERATIONS})::smallint, x.session_id, x.first_seq, x.last_seq, x.records, x.bytes, x.oldest_ts, x.payload, x.epoch
          FROM (SELECT nextval('bridge_segment_id') AS nid, m.* FROM (SELECT * FROM moved ORDER BY id) m) x`,
         [got],
       );

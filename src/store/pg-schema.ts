@@ -15,7 +15,7 @@ export const PG_APPLICATION = 'browser-telemetry-bridge';
 export const GEN_SHIFT = 14;
 export const GENERATIONS = 8;
 /** The columns of a segment row, in the order the spool's inserts and a claim's renumbering write them. */
-export const SEGMENT_COLUMNS = '(id, gen, session_id, first_seq, last_seq, records, bytes, oldest_ts, payload)';
+export const SEGMENT_COLUMNS = '(id, gen, session_id, first_seq, last_seq, records, bytes, oldest_ts, payload, epoch)';
 /** Arbitrary constant for pg_advisory_xact_lock: "bridge schema". */
 const SCHEMA_LOCK = 0x42544231;
 
@@ -62,7 +62,8 @@ CREATE TABLE IF NOT EXISTS bridge_segments (
   records integer NOT NULL,
   bytes integer NOT NULL,
   oldest_ts bigint NOT NULL,
-  payload bytea NOT NULL
+  payload bytea NOT NULL,
+  epoch integer NOT NULL DEFAULT 0
 ) PARTITION BY LIST (gen);
 ${partitions}
 CREATE INDEX IF NOT EXISTS bridge_segments_id ON bridge_segments (id);
@@ -145,6 +146,9 @@ export async function migratePg(db: pg.Pool): Promise<number> {
     // The replica that sends a finished session's owed spans (pg-owed-spans.ts), added in place too:
     // a replica of an older bridge ignores it, and sends them at each of its starts as it always did.
     await c.query('ALTER TABLE bridge_span_states ADD COLUMN IF NOT EXISTS sender text');
+    // The epoch of a segment's last seq (a session's status after a service restart), added in place
+    // too: an older replica writes and moves segments without it (0, right unless the service restarted).
+    await c.query('ALTER TABLE bridge_segments ADD COLUMN IF NOT EXISTS epoch integer NOT NULL DEFAULT 0');
     await c.query(
       "INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       [PG_APPLICATION, String(PG_SCHEMA_VERSION)],

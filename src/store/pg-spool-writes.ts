@@ -121,7 +121,9 @@ async function insertSegments(c: pg.PoolClient, segments: readonly NewSegment[])
     chunk.forEach((s, j) => {
       const id = out[i + j]!;
       const b = params.length;
-      rows.push(`($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9})`);
+      rows.push(
+        `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9}, $${b + 10})`,
+      );
       params.push(
         id,
         generationOf(id),
@@ -132,6 +134,7 @@ async function insertSegments(c: pg.PoolClient, segments: readonly NewSegment[])
         s.payload?.length ?? 0,
         s.oldestTsMicros,
         s.payload,
+        s.epoch ?? 0,
       );
     });
     await c.query(`INSERT INTO bridge_segments ${SEGMENT_COLUMNS} VALUES ${rows.join(', ')}`, params);
@@ -202,7 +205,7 @@ export async function readSegments(
   }
   if (ids.length === 0) return [];
   const r = await db.query<RawSegment>(
-    `SELECT id, session_id, first_seq, last_seq, records, oldest_ts, payload FROM bridge_segments WHERE id = ANY($1::bigint[]) ORDER BY id`,
+    `SELECT id, session_id, first_seq, last_seq, records, oldest_ts, payload, epoch FROM bridge_segments WHERE id = ANY($1::bigint[]) ORDER BY id`,
     [ids],
   );
   return r.rows.map((x) => ({
@@ -210,6 +213,7 @@ export async function readSegments(
     sessionId: x.session_id,
     firstSeq: Number(x.first_seq),
     lastSeq: Number(x.last_seq),
+    ...(x.epoch !== 0 ? { epoch: x.epoch } : {}),
     records: x.records,
     oldestTsMicros: Number(x.oldest_ts),
     payload: x.payload,
@@ -221,6 +225,7 @@ interface RawSegment {
   session_id: string;
   first_seq: string;
   last_seq: string;
+  epoch: number;
   records: number;
   oldest_ts: string;
   payload: Buffer;

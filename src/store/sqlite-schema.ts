@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS spool_segments (
   records INTEGER NOT NULL,
   bytes INTEGER NOT NULL,
   oldest_ts INTEGER NOT NULL,
-  payload BLOB NOT NULL
+  payload BLOB NOT NULL,
+  epoch INTEGER NOT NULL DEFAULT 0
 );
 `;
 
@@ -100,6 +101,13 @@ export function migrateSqlite(db: Database.Database, opts: MigrateOptions): void
     db.prepare("UPDATE sessions SET ended_at = ? WHERE lifecycle != 'active'").run((opts.now ?? Date.now)());
   }
   migrateSpanStates(db, columns);
+  // The epoch of a segment's last seq (the session's status after a service restart): 0 for what an
+  // older bridge spooled, which is right unless its service had restarted under it.
+  const segmentColumns = (db.prepare('PRAGMA table_info(spool_segments)').all() as Array<{ name: string }>).map(
+    (c) => c.name,
+  );
+  if (!segmentColumns.includes('epoch'))
+    db.exec('ALTER TABLE spool_segments ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0');
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
 }
 

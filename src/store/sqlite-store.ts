@@ -37,7 +37,7 @@ export const PAGE_SIZE = 65536;
 const WAL_CHECKPOINT_BYTES = 1000 * 4096;
 /** Rows per multi-row INSERT: with a thousand live sessions a commit holds a thousand small segments, and one statement per row costs more than the row. */
 const INSERT_ROWS = 32;
-const SEGMENT_COLUMNS = '(session_id, first_seq, last_seq, records, bytes, oldest_ts, payload)';
+const SEGMENT_COLUMNS = '(session_id, first_seq, last_seq, records, bytes, oldest_ts, payload, epoch)';
 
 export { PRUNE_FINISHED_AFTER_MS } from './store.js';
 
@@ -118,15 +118,15 @@ export class SqliteStore implements Store {
       lifecycle: db.prepare(
         "UPDATE sessions SET lifecycle = @lifecycle, ended_at = CASE WHEN @lifecycle = 'active' THEN NULL ELSE coalesce(ended_at, @now) END WHERE id = @id",
       ),
-      insert: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      insert: db.prepare(`INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       insertMany: db.prepare(
-        `INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        `INSERT INTO spool_segments ${SEGMENT_COLUMNS} VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
       ),
       delRange: db.prepare('DELETE FROM spool_segments WHERE id >= ? AND id <= ?'),
       checkpoint: db.prepare(
         'UPDATE sessions SET checkpoint = ?, epoch = ?, source_id = coalesce(?, source_id) WHERE id = ?',
       ),
-      read: db.prepare(`SELECT id, session_id AS sessionId, first_seq AS firstSeq, last_seq AS lastSeq, records, oldest_ts AS oldestTsMicros, payload
+      read: db.prepare(`SELECT id, session_id AS sessionId, first_seq AS firstSeq, last_seq AS lastSeq, records, oldest_ts AS oldestTsMicros, payload, epoch
         FROM spool_segments WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`),
       del: db.prepare('DELETE FROM spool_segments WHERE id = ? RETURNING records, bytes'),
       totals: db.prepare(
@@ -300,7 +300,10 @@ export class SqliteStore implements Store {
       records += rows[n]!.records;
       bytes += rows[n++]!.payload.length;
     }
-    return rows.slice(0, n);
+    const out = rows.slice(0, n);
+    // Absent is epoch 0, as the segment was written (NewSegment).
+    for (const r of out) if (r.epoch === 0) delete r.epoch;
+    return out;
   }
 
   async deleteSegments(ids: readonly number[], known?: { records: number; bytes: number }): Promise<void> {
@@ -373,7 +376,16 @@ export class SqliteStore implements Store {
 }
 
 function pushSegment(params: unknown[], s: NewSegment): void {
-  params.push(s.sessionId, s.firstSeq, s.lastSeq, s.records, s.payload.length, s.oldestTsMicros, s.payload);
+  params.push(
+    s.sessionId,
+    s.firstSeq,
+    s.lastSeq,
+    s.records,
+    s.payload.length,
+    s.oldestTsMicros,
+    s.payload,
+    s.epoch ?? 0,
+  );
 }
 
 function isAscending(ids: readonly number[]): boolean {

@@ -14,6 +14,11 @@ export interface NewSegment {
   /** Sequence numbers of the first and last event that produced a record in this segment. */
   firstSeq: number;
   lastSeq: number;
+  /**
+   * The service epoch `lastSeq` belongs to (seqs start again at 1 when the service restarts);
+   * absent: 0. Only the session's status reads it (its delivered position, docs/operations.md).
+   */
+  epoch?: number;
   /** Event time of the oldest record, Unix microseconds (for the oldest-undelivered-age metric). */
   oldestTsMicros: number;
 }

@@ -36,6 +36,28 @@ describe('service restart across a dropped connection', () => {
     expect(await bridge.metrics.registry.metricText('bridge_service_epochs_total')).toMatch(/ 1$/m);
   });
 
+  // The seqs of a new epoch start again at 1: a delivered seq of the old epoch is no position in
+  // it (lag = lastReceivedSeq − lastDeliveredSeq read 0 until the new epoch passed the old seq).
+  it.each([
+    ['in the main thread', '0'],
+    ['in an ingest worker', '1'],
+  ])("a new epoch's positions start again %s: the delivered seq is the new epoch's", async (_, workers) => {
+    h = await harness();
+    h.sim.faults.staleResume = 'replay';
+    const s = h.sim.createSession('pos');
+    s.emit(30);
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'pos', BRIDGE_WORKERS: workers });
+    await until(() => bridge.supervisor.session('pos')?.lastDeliveredSeq === 30, 'the first epoch delivered');
+    s.restartService();
+    s.emit(5);
+    await until(() => uids(h, 'pos').length >= 35, 'the new epoch');
+    await until(() => bridge.supervisor.session('pos')?.epoch === 1, 'the new epoch reported');
+    const st = bridge.supervisor.session('pos')!;
+    expect(st.lastDeliveredSeq).toBeLessThanOrEqual(st.lastReceivedSeq);
+    await until(() => bridge.supervisor.session('pos')?.lastDeliveredSeq === 5, 'the new epoch delivered');
+    expect(bridge.supervisor.session('pos')).toMatchObject({ epoch: 1, lastReceivedSeq: 5, lastDeliveredSeq: 5 });
+  });
+
   it('a service that answers Last-Event-ID N with seqs ≤ N and the same telemetry_session_id: a new epoch, delivered, no reconnect storm', async () => {
     h = await harness({ bufferSize: 10_000 });
     h.sim.faults.staleResume = 'replay';

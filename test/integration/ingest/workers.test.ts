@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseMappingOptions } from '../../../src/config/mapping-section.js';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
 import { eventually } from '../server/bridge-harness.js';
+import { summarize } from '../../../src/cli/status-reporter.js';
 
 let h: Harness;
 afterEach(async () => h?.close());
@@ -121,6 +122,14 @@ describe('ingest workers', () => {
       const received = await counter(bridge, 'bridge_events_received_total');
       samples++;
       if (delivered > received && ahead === '') ahead = `delivered ${delivered} > received ${received}`;
+      // The session's status and the status line read the same way (the worker's statuses are up to a
+      // second old: lastDeliveredSeq ran ahead of lastReceivedSeq, the line's delivered of its received).
+      const st = bridge.supervisor.session('order')!;
+      if (st.lastDeliveredSeq > st.lastReceivedSeq && ahead === '')
+        ahead = `lastDeliveredSeq ${st.lastDeliveredSeq} > lastReceivedSeq ${st.lastReceivedSeq}`;
+      const line = summarize(bridge);
+      if (line.delivered > line.received && ahead === '')
+        ahead = `status line: delivered ${line.delivered} > received ${line.received}`;
     };
     for (let round = 0; round < 20; round++) {
       s.emit(25);

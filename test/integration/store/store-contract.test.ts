@@ -121,7 +121,8 @@ for (const [name, make] of impls) {
       const s = await make().open();
       await s.putSession({ id: 'a', attributes: {} }, 'config');
       await s.putSession({ id: 'b', attributes: {} }, 'config');
-      const segs = [segment('a', 1, 3), segment('b', 1, 1), segment('a', 4, 5)];
+      // The third after a service restart: its seqs are of epoch 2 (the session's status reads it).
+      const segs = [segment('a', 1, 3), segment('b', 1, 1), { ...segment('a', 4, 5), epoch: 2 }];
       const ids = await s.commit(segs, [
         { sessionId: 'a', checkpoint: 5, epoch: 0 },
         { sessionId: 'b', checkpoint: 1, epoch: 0 },
@@ -129,11 +130,12 @@ for (const [name, make] of impls) {
       expect(ids).toHaveLength(3);
       expect(ids[0]! < ids[1]! && ids[1]! < ids[2]!).toBe(true);
       const all = await s.readSegments(0, ids[2]!, 100);
-      expect(all.map((r) => `${r.sessionId}:${r.firstSeq}-${r.lastSeq}/${r.records}`)).toEqual([
-        'a:1-3/3',
-        'b:1-1/1',
-        'a:4-5/2',
+      expect(all.map((r) => `${r.sessionId}:${r.firstSeq}-${r.lastSeq}/${r.records} e${r.epoch ?? 0}`)).toEqual([
+        'a:1-3/3 e0',
+        'b:1-1/1 e0',
+        'a:4-5/2 e2',
       ]);
+      expect(all[0]).not.toHaveProperty('epoch');
       expect(Buffer.compare(all[0]!.payload, segs[0]!.payload)).toBe(0);
       expect(splitRecords(all[2]!.payload).map((b) => b.subarray(2).toString())).toEqual(['a:4:ü', 'a:5:ü']);
       // After a cursor, up to a bound, and limited by records (but never fewer than one segment).
@@ -448,6 +450,23 @@ describe('SqliteStore state directory', () => {
     const raw = new Database(join(dir, 'bridge.db'), { readonly: true });
     expect(raw.prepare("SELECT span_state AS v FROM sessions WHERE id = 'a'").get()).toEqual({ v: null });
     raw.close();
+  });
+
+  it("adds the segments' epoch to a spool written without it: what was spooled is read back as epoch 0", async () => {
+    const dir = tmp();
+    const first = await openSqliteStore(dir);
+    await first.putSession({ id: 'a', attributes: {} }, 'config');
+    await first.commit([segment('a', 1, 2)], [{ sessionId: 'a', checkpoint: 2, epoch: 0 }]);
+    await first.close();
+    // The previous layout: spool_segments without the column (SQLite 3.35+ drops it in place).
+    const db = new Database(join(dir, 'bridge.db'));
+    db.exec('ALTER TABLE spool_segments DROP COLUMN epoch');
+    db.close();
+    const s = await openSqliteStore(dir);
+    await s.commit([{ ...segment('a', 1, 1), epoch: 1 }], [{ sessionId: 'a', checkpoint: 1, epoch: 1 }]);
+    const all = await s.readSegments(0, Number.MAX_SAFE_INTEGER, 100);
+    expect(all.map((r) => `${r.firstSeq}-${r.lastSeq} e${r.epoch ?? 0}`)).toEqual(['1-2 e0', '1-1 e1']);
+    await s.close();
   });
 
   it('keeps the span state compressed: fewer bytes in the file than the JSON, the same text read back', async () => {

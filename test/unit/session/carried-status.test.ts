@@ -66,12 +66,12 @@ describe('carryCounts', () => {
       start: () => calls.push('start'),
       stop: (removed) => (calls.push(`stop ${removed}`), Promise.resolve()),
       status: () => now,
-      delivered: (seq) => calls.push(`delivered ${seq}`),
+      delivered: (seq, epoch) => calls.push(`delivered ${seq} ${epoch}`),
       spansSettled: () => (calls.push('settled'), Promise.resolve()),
     };
     const s = carryCounts(status(0, { received: 125, lastReceivedSeq: 125 }), inner);
     s.start();
-    s.delivered(130);
+    s.delivered(130, 2);
     expect(s.status()).toMatchObject({ received: 135, lastReceivedSeq: 135 });
     now = status(125, { received: 175, lastReceivedSeq: 300 });
     expect(s.status()).toMatchObject({ received: 300, lastReceivedSeq: 300 });
@@ -79,6 +79,6 @@ describe('carryCounts', () => {
     // A removal for good reaches the follower as one (its open spans are flushed as removed).
     await s.stop(true);
     await s.spansSettled();
-    expect(calls).toEqual(['start', 'delivered 130', 'stop true', 'settled']);
+    expect(calls).toEqual(['start', 'delivered 130 2', 'stop true', 'settled']);
   });
 });

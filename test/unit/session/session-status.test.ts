@@ -1,7 +1,7 @@
 // A session's status moves only by facts (session/session-status.ts): the same facts the metrics
 // read, so GET /v1/sessions and /metrics cannot disagree.
 import { describe, expect, it } from 'vitest';
-import { initialStatus, tallyFact } from '../../../src/session/session-status.js';
+import { advance, initialStatus, seqIn, tallyFact } from '../../../src/session/session-status.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
 import type { SessionRow } from '../../../src/store/store.js';
 
@@ -177,5 +177,26 @@ describe('tallyFact', () => {
     tallyFact(s, { f: 'connected', session: 's1', at: 0 });
     tallyFact(s, { f: 'state_changed', session: 's1', state: 'backoff', at: 1 });
     expect(s).not.toHaveProperty('connectedSince');
+  });
+});
+
+describe('stream positions: seqs start again with each service epoch', () => {
+  it.each([
+    // from, to (epoch, seq), where it ends
+    [{ epoch: 0, seq: 30 }, [0, 31], { epoch: 0, seq: 31 }],
+    [{ epoch: 0, seq: 30 }, [0, 12], { epoch: 0, seq: 30 }], // acknowledged out of order: never back
+    [{ epoch: 0, seq: 30 }, [1, 3], { epoch: 1, seq: 3 }], // a new epoch: its seq, however low
+    [{ epoch: 1, seq: 3 }, [0, 30], { epoch: 1, seq: 3 }], // the old epoch's last ack after the new one's
+  ] as const)('advance(%o, %o) → %o', (from, [epoch, seq], to) => {
+    const p = { ...from };
+    advance(p, epoch, seq);
+    expect(p).toEqual(to);
+  });
+
+  it.each([
+    [{ epoch: 1, seq: 5 }, 1, 5],
+    [{ epoch: 0, seq: 30 }, 1, 0], // nothing of epoch 1 yet: not 30
+  ] as const)('seqIn(%o, %i) = %i', (p, epoch, seq) => {
+    expect(seqIn(p, epoch)).toBe(seq);
   });
 });
