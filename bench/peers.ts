@@ -149,6 +149,11 @@ export async function sinkFail(sinkUrl: string, status = 503): Promise<void> {
   await call('POST', `${sinkUrl}/_sink/fail?status=${status}`);
 }
 
+/** The sink times the events produced from now on apart too (SinkStats.steadyLatency). */
+export async function sinkSteady(sinkUrl: string): Promise<void> {
+  await call('POST', `${sinkUrl}/_sink/steady`);
+}
+
 export async function sinkOk(sinkUrl: string): Promise<void> {
   await call('POST', `${sinkUrl}/_sink/ok`);
 }

@@ -2,7 +2,7 @@
 // for a fixed time, then a drain. Measures event→collector latency (production → decoded by the
 // sink), peak RSS, CPU, and that every produced event arrived. When the bridge cannot keep up the
 // drain is cut off at a deadline and the shortfall is reported as missing, rather than waiting on.
-import { peerCpuSeconds, simControl, simProduced, sinkStats } from './peers.js';
+import { peerCpuSeconds, simControl, simProduced, sinkStats, sinkSteady } from './peers.js';
 import { produce, startLive } from './live-sessions.js';
 import { mib } from './rss-sampler.js';
 import { BENCH_SESSION, type ScenarioContext, type SessionKind } from './scenario-context.js';
@@ -82,6 +82,7 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
     let steadyFrom: CpuPoint | undefined;
     const steadyCpuTimer = setTimeout(() => {
       void cpuPoint(bridge, sink.url).then((p) => (steadyFrom = p));
+      void sinkSteady(sink.url);
     }, cpuWarmupMs);
     // A simulator that cannot keep the rate (two cores shared with the bridge) takes longer; after
     // twice the nominal time it is stopped and what it produced is what counts.
@@ -119,6 +120,8 @@ export async function runLive(ctx: ScenarioContext, o: LiveOptions): Promise<Sce
       duplicates: stats.duplicates,
       recordsWithoutUid: stats.withoutUid,
       latency: stats.latency,
+      // The latency of the events produced from the end of the warm-up on (null for a run too short).
+      steadyLatency: steadyFrom ? stats.steadyLatency : null,
       peakRssMiB: mib(bridge.rss.peak),
       rssConnectedMiB: mib(rssConnected),
       rssEndOfProductionMiB: mib(rssEndOfProduction),

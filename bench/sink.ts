@@ -7,6 +7,7 @@
 //
 //   POST /_sink/fail?status=503   refuse every export request with that status from now on
 //   POST /_sink/ok                accept again
+//   POST /_sink/steady            time the events produced from now on apart too (steadyLatency)
 //   GET  /_sink/stats             SinkStats as JSON
 //
 // The full receiver (src/devkit/receiver) decodes everything with protobufjs and would become the
@@ -30,6 +31,10 @@ function control(req: IncomingMessage, res: ServerResponse, url: URL): void {
       return reply(400, { error: 'status must be an HTTP error status (400..599)' });
     tally.failStatus = status;
     return reply(200, { failing: status });
+  }
+  if (req.method === 'POST' && url.pathname === '/_sink/steady') {
+    tally.markSteady();
+    return reply(200, { steady: true });
   }
   if (req.method === 'POST' && url.pathname === '/_sink/ok') {
     tally.failStatus = undefined;

@@ -3,7 +3,7 @@
 // on command for the outage scenario.
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sinkFail, sinkOk, sinkStats, startPeer, type Peer } from '../../../bench/peers.js';
+import { sinkFail, sinkOk, sinkStats, sinkSteady, startPeer, type Peer } from '../../../bench/peers.js';
 import { nowMicros } from '../../../bench/sink-tally.js';
 import { otlpSchema } from '../../../src/devkit/receiver/otlp-schema.js';
 
@@ -72,5 +72,15 @@ describe('bench sink', () => {
     expect(stats.latency.count).toBe(6);
     expect(stats.latency.p50Ms).toBeGreaterThanOrEqual(250);
     expect(stats.latency.maxMs).toBeLessThan(60_000);
+    expect(stats.steadyLatency).toBeNull();
+
+    // After the steady mark, only the events produced from then on are timed apart.
+    await sinkSteady(sink.url);
+    const later = Math.floor(nowMicros()) + 1_000;
+    expect(await post(protobuf(request(['u:1'], ts)), 'application/x-protobuf')).toBe(200);
+    expect(await post(protobuf(request(['u:2', 'u:3'], later)), 'application/x-protobuf')).toBe(200);
+    const after = await sinkStats(sink.url);
+    expect(after.latency.count).toBe(9);
+    expect(after.steadyLatency?.count).toBe(2);
   });
 });
