@@ -110,6 +110,34 @@ describe('control API without a token', () => {
     expect(await followedIds(t.running!.url)).toEqual([]);
   });
 
+  // RFC 9110: HEAD is GET without the body (a load balancer's or uptime checker's probe), and a
+  // method a route does not take is 405 with the methods it does take in Allow, not "no route" 404.
+  it('HEAD answers as GET without a body; another method on a route is 405 naming the allowed ones', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics', '/v1/sessions']) {
+      const get = await fetch(`${t.running!.url}${path}`);
+      const head = await fetch(`${t.running!.url}${path}`, { method: 'HEAD' });
+      expect([path, head.status, head.headers.get('content-type')]).toEqual([
+        path,
+        get.status,
+        get.headers.get('content-type'),
+      ]);
+      expect(await head.text()).toBe('');
+    }
+    for (const [method, path, allow] of [
+      ['POST', '/healthz', 'GET, HEAD'],
+      ['DELETE', '/readyz', 'GET, HEAD'],
+      ['PUT', '/metrics', 'GET, HEAD'],
+      ['POST', '/v1/sessions', 'GET, HEAD'],
+      ['PATCH', '/v1/sessions/s1', 'GET, HEAD, PUT, DELETE'],
+      ['POST', '/v1/sessions/s1', 'GET, HEAD, PUT, DELETE'],
+    ] as const) {
+      const r = await call(path, { method });
+      expect([method, path, r.status, r.headers.get('allow')]).toEqual([method, path, 405, allow]);
+      expectError(r.body, 'method_not_allowed');
+    }
+    expect(await followedIds(t.running!.url)).toEqual([]);
+  });
+
   it('PUT creates (201), PUT again updates in place (200), DELETE stops (204) and then 404', async () => {
     const s = t.world.sim.createSession('s1');
     const created = await call('/v1/sessions/s1', {
