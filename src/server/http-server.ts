@@ -136,10 +136,25 @@ export async function listenHttp(
   };
 }
 
-/** Which slots a request takes: none for /healthz, the control API's, or the probes'. */
+/**
+ * The path a request is routed by, its dot segments resolved (`/healthz/../v1/sessions` is the
+ * control API); undefined when the target is no URL (an absolute form such as `http://[::1/`,
+ * which Node's parser lets through).
+ */
+function routePath(url: string | undefined): string | undefined {
+  try {
+    return new URL(url ?? '/', 'http://bridge').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which slots a request takes: none for /healthz (or a target that is no URL), the control API's, or the probes'. */
 function requestKind(url: string | undefined): RequestKind | undefined {
-  const path = (url ?? '/').split('?', 1)[0]!;
-  if (path === '/healthz') return undefined;
+  // Decided on the path the router reads: slow PUTs sent to the control API by another spelling
+  // took the probes' slots, and /readyz answered busy.
+  const path = routePath(url);
+  if (path === undefined || path === '/healthz') return undefined;
   return path === '/v1/sessions' || path.startsWith('/v1/sessions/') ? 'control' : 'probe';
 }
 
@@ -181,11 +196,11 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://bridge');
-  const path = url.pathname;
+  const path = routePath(req.url);
   // HEAD is GET without the body (RFC 9110 9.3.2): node:http leaves the body of a HEAD answer out.
   const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
   try {
+    if (path === undefined) throw new HttpError(400, 'invalid_input', 'the request target is not a valid URL');
     // DNS rebinding: a page that renamed itself to 127.0.0.1 still sends its own name as Host.
     if (names.checkHost && !hostAllowed(req.headers.host, names.listed)) {
       throw new HttpError(

@@ -138,6 +138,30 @@ describe('control API without a token', () => {
     expect(await followedIds(t.running!.url)).toEqual([]);
   });
 
+  // An absolute-form target that is no URL (Node's parser lets it through) is the client's mistake:
+  // it was a 500 and an error log line per request, a flood any client could cause.
+  it('a request target that is not a URL is 400 invalid_input, not a 500', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(t.running!.url);
+    for (const target of ['http://[::1/healthz', 'http://x:99999/v1/sessions', 'http://%zz/metrics']) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const c = connect(Number(port), '127.0.0.1', () =>
+          c.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`),
+        );
+        let out = '';
+        c.on('data', (d: Buffer) => (out += d.toString()));
+        c.on('error', reject);
+        c.on('close', () => resolve(out));
+      });
+      expect([target, answer.split('\r\n')[0]]).toEqual([target, 'HTTP/1.1 400 Bad Request']);
+      expectError(
+        JSON.parse(answer.slice(answer.indexOf('{'), answer.lastIndexOf('}') + 1)),
+        'invalid_input',
+        /not a valid URL/,
+      );
+    }
+  });
+
   it('PUT creates (201), PUT again updates in place (200), DELETE stops (204) and then 404', async () => {
     const s = t.world.sim.createSession('s1');
     const created = await call('/v1/sessions/s1', {
