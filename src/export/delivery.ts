@@ -132,12 +132,17 @@ export class Delivery {
   }
 
   /**
-   * Delivers until the spool is idle or `deadline` passes, then stops: requests still in flight are
+   * Delivers until the spool is idle or `deadline` passes (workers asleep in a backoff of their own
+   * are woken for it), then stops: requests still in flight are
    * abandoned (their segments stay spooled for the next start), and the workers are waited for at
    * most until the deadline (at least a tenth of a second), so a collector that never answers cannot
    * hold shutdown past its grace period. Resolves with whether everything went out. Idempotent.
    */
   readonly stop: (deadline?: number) => Promise<boolean> = once(async (deadline = steadyNow()) => {
+    // The grace period is for emptying the spool: a worker asleep in a backoff of its own would
+    // sleep through it with the collector healthy again. One more try each; the collector's own
+    // Retry-After is still waited out.
+    for (const wake of this.backoffSleepers.splice(0)) wake();
     while (!this.o.spool.idle && steadyNow() < deadline && !this.stopped) {
       await new Promise((r) => setTimeout(r, 25));
     }
