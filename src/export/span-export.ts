@@ -324,6 +324,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       cancelLinger = undefined;
       flushDue = true;
       lingerMs = 0;
+      // A backoff of the bridge's own would sleep through the grace period with the collector back:
+      // one more try. A Retry-After (or the wait for a traces pipeline) still holds.
+      if (cancelWait !== undefined && waitIsBackoff) {
+        cancelWait();
+        cancelWait = undefined;
+      }
       kick();
       const left = (): number => deadline - steadyNow();
       while (inFlight.size > 0 && left() > 0)

@@ -284,6 +284,27 @@ describe('span export', () => {
     expect(h.facts.at(-1)).toEqual({ f: 'spans_dropped', count: 1, reason: 'shutdown', times: 1 });
   });
 
+  // As the records' delivery does: the grace period is for sending what waits, and a backoff of
+  // the bridge's own would sleep through it with the collector back. A Retry-After still holds.
+  it.each<[string, ExportOutcome, number[]]>([
+    ['a 503: one more try, and the spans go out', { kind: 'retryable', status: 503, message: 'HTTP 503' }, [2, 2]],
+    ['a Retry-After: no more try', { kind: 'retryable', status: 429, retryAfterMs: 7000, message: 'HTTP 429' }, [2]],
+  ])('shutdown while backing off after %s', async (_name, failure, sent) => {
+    const h = harness([failure]);
+    h.exp.offer(spans(2));
+    h.exp.start();
+    await h.settle();
+    expect(h.waits).toHaveLength(1);
+    await h.exp.shutdown(Date.now() + 1000);
+    expect(h.sent).toEqual(sent);
+    expect(h.exp.queued).toBe(0);
+    expect(h.facts.at(-1)).toEqual(
+      sent.length === 2
+        ? { f: 'spans_exported', count: 2 }
+        : { f: 'spans_dropped', count: 2, reason: 'shutdown', times: 1 },
+    );
+  });
+
   it('an owner is told of spans dropped over the bound', () => {
     const h = harness([]);
     const settled: Buffer[] = [];
