@@ -7,7 +7,7 @@ import { parsePool } from '../upstream/browser-pool.js';
 import { paint, useColor } from './ansi.js';
 import { formatPoolSummary } from './pool-summary.js';
 import { displayUrl } from '../mapping/display-url.js';
-import { printable, printableDeep, quotedExcerpt } from '../util/printable.js';
+import { printable, printableDeep, quotedExcerpt, terminalJson } from '../util/printable.js';
 import { poolRefProblem } from '../config/sessions.js';
 import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
 import { parseCommand, UsageError } from '../util/command-line.js';
@@ -79,7 +79,7 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     if (output === 'json') {
-      process.stdout.write(JSON.stringify(res.value, null, 2) + '\n');
+      process.stdout.write(terminalJson(JSON.stringify(res.value, null, 2)) + '\n');
       return 0;
     }
     const parsed = parsePool(res.value);

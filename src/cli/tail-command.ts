@@ -25,6 +25,7 @@ import { createTailView, type TailView } from './tail-view.js';
 import { createUpstreamClient, loadUpstreamConfig } from './upstream-config.js';
 import { parseCommand, UsageError } from '../util/command-line.js';
 import { displayUrl } from '../mapping/display-url.js';
+import { terminalJson } from '../util/printable.js';
 import { explainSessionNotFound } from './session-not-found.js';
 import { ReconnectNotes } from './tail-reconnect-notes.js';
 import { readEndedSession, repairLiveGap, tailArchiveReader } from './tail-archive.js';
@@ -259,7 +260,10 @@ export function runTail(client: UpstreamClient, config: BridgeConfig, o: TailOpt
           continue;
         }
         shown++;
-        text += (o.json ? o.view.json(env, JSON.stringify(env)) : formatEventLine(env, o.view.view(env), o.out)) + '\n';
+        text +=
+          (o.json
+            ? terminalJson(o.view.json(env, JSON.stringify(env)))
+            : formatEventLine(env, o.view.view(env), o.out)) + '\n';
       }
       if (text === '' || done) return;
       tally.shown += shown;

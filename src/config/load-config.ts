@@ -1,7 +1,7 @@
 // Builds the BridgeConfig from the YAML file and the environment, once, at start. The environment
 // overrides the file (docs/design.md "The operator contract"). Every problem is a ConfigError naming its key,
 // all of a configuration's problems are reported together; the CLI prints them and exits with code 2.
-import { readFileSync } from 'node:fs';
+import { FileTooLargeError, readTextFileBounded } from '../util/read-bounded.js';
 import { parseYaml } from './yaml.js';
 import { substituteEnv } from './env-substitution.js';
 import { ConfigError, ConfigErrors, ConfigProblems, UnknownKeyError } from './errors.js';
@@ -36,6 +36,13 @@ export type { Env } from './env-substitution.js';
 import type { Env } from './env-substitution.js';
 
 const MAX_WORKERS = 64;
+/** Far beyond any configuration (ten thousand sessions listed take about 400 KiB). */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+/** Far beyond any API key. */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
+
+const formatSize = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
 const STARTS: readonly StartPosition[] = ['oldest', 'latest'];
 
 /** Reads and validates the file named by `path` (or BRIDGE_CONFIG), then applies the environment. */
@@ -49,9 +56,9 @@ export function loadConfig(path: string | undefined, processEnv: Env = process.e
     const fileKey = path !== undefined ? '--config' : 'BRIDGE_CONFIG';
     let text: string;
     try {
-      text = readFileSync(configPath, 'utf8');
+      text = readTextFileBounded(configPath, MAX_CONFIG_BYTES);
     } catch (err) {
-      throw new ConfigError(fileKey, readProblem(configPath, err));
+      throw new ConfigError(fileKey, readProblem(configPath, err, 'a configuration file'));
     }
     let doc: unknown;
     try {
@@ -228,13 +235,13 @@ function readUpstream(raw: Raw, env: Env): BridgeConfig['upstream'] {
     if (file) {
       let text: string;
       try {
-        text = readFileSync(file, 'utf8');
+        text = readTextFileBounded(file, MAX_KEY_FILE_BYTES);
       } catch (err) {
         const named = env.BROWSER_API_KEY_FILE ? 'BROWSER_API_KEY_FILE' : 'upstream.api_key_file';
         const keyToo = key
           ? ` (${env.BROWSER_API_KEY ? 'BROWSER_API_KEY' : 'upstream.api_key'} is set too, but a key file that is named must exist: remove ${named} to use the key alone)`
           : '';
-        throw new ConfigError(named, readProblem(file, err) + keyToo);
+        throw new ConfigError(named, readProblem(file, err, 'a key file') + keyToo);
       }
       const fileProblem = headerValueProblem(text.trim());
       if (fileProblem)
@@ -358,7 +365,8 @@ function memoryLimit(envValue: string | undefined, fileValue: unknown): number |
 }
 
 /** A file that cannot be read, in words rather than an errno. */
-function readProblem(path: string, err: unknown): string {
+function readProblem(path: string, err: unknown, what: string): string {
+  if (err instanceof FileTooLargeError) return `${path} is larger than ${formatSize(err.maxBytes)}: not ${what}?`;
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return `${path} does not exist`;
   if (code === 'EISDIR') return `${path} is a directory, not a file`;

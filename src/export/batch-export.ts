@@ -38,8 +38,8 @@ export interface BatchExportOptions {
    * may cut short (delivery.ts); a wait the collector asked for (Retry-After, RetryInfo) is not.
    */
   sleep(ms: number, wakeable: boolean): Promise<void>;
-  /** The collector accepted a request: what may wake a worker asleep in its backoff. */
-  succeeded(): void;
+  /** The collector accepted a request: what may wake a worker asleep in its backoff; false when none was. */
+  succeeded(): boolean;
   gate(): SendGate | undefined;
 }
 
@@ -53,6 +53,11 @@ export class BatchExport {
   refusing: { status: number | undefined; message: string } | undefined;
   /** Requests the collector accepted since start: what proves that a refusal is about the records. */
   private acceptedRequests = 0;
+  /**
+   * The number of the last accepted request that found no worker asleep to wake: the wake is owed to
+   * a request in flight then that fails afterwards (sent during an outage, answered after its end).
+   */
+  private unclaimedWake: number | undefined;
   /** The partial-success answers carrying the last message, and that message (how often to say it). */
   private partial = { times: 0, message: '' };
   /** Records dropped after proof so far, by reason (how often the line is said). */
@@ -155,6 +160,7 @@ export class BatchExport {
         }
         return this.halves(parts, segments, true);
       }
+      const acceptedBefore = this.acceptedRequests;
       const outcome = await this.send(body, segments);
       if (outcome === 'stopped') return outcome;
       if (outcome.kind === 'success') {
@@ -178,7 +184,11 @@ export class BatchExport {
       this.lastError = failureText(outcome);
       const backoff = backoffDelay(this.o.backoff, attempt++);
       const asked = outcome.kind === 'retryable' ? outcome.retryAfterMs : undefined;
-      const delay = asked !== undefined ? Math.max(asked, backoff) : backoff;
+      // Had this failure landed before that success, the success would have woken it; landing after,
+      // it would sleep out its backoff while the collector is healthy and nobody else sends.
+      const owed = asked === undefined && this.unclaimedWake !== undefined && this.unclaimedWake > acceptedBefore;
+      if (owed) this.unclaimedWake = undefined;
+      const delay = owed ? 0 : asked !== undefined ? Math.max(asked, backoff) : backoff;
       emit({
         f: 'export_failed',
         endpoint,
@@ -191,7 +201,7 @@ export class BatchExport {
       });
       this.failing = true;
       // `attempt` survives a wake: when the collector fails this worker again, it sleeps longer.
-      await this.o.sleep(delay, asked === undefined);
+      if (!owed) await this.o.sleep(delay, asked === undefined);
     }
     return 'stopped';
   }
@@ -222,7 +232,7 @@ export class BatchExport {
     const { emit } = this.o;
     const endpoint = this.o.endpoint;
     this.acceptedRequests++;
-    this.o.succeeded();
+    if (!this.o.succeeded()) this.unclaimedWake = this.acceptedRequests;
     const rejected = rejectedWithin(records, outcome.rejected);
     const accepted = records - rejected;
     emit({ f: 'records_delivered', count: accepted });

@@ -19,7 +19,10 @@
 // while the rest already went out. Each accepted request wakes the worker that has slept longest in
 // a backoff of its own; it sends at once, and its success wakes the next, so the sleepers come back
 // in a chain paced by the collector's answers, not in a herd. A woken worker keeps its attempt count:
-// a collector that only half recovered fails it again, and it sleeps longer than before. A worker
+// a collector that only half recovered fails it again, and it sleeps longer than before. A success
+// that finds nobody asleep is owed to the next failure of a request that was in flight when it
+// landed (sent during the outage, answered after it): that worker goes again at once, where it
+// would otherwise sleep out its backoff with the collector healthy and nothing else sent. A worker
 // waiting out the collector's own Retry-After (or gRPC RetryInfo) is never woken: the collector
 // asked for that quiet; nor is one backing off from a refusal (400/413): other requests' success
 // says nothing about its records.
@@ -79,7 +82,11 @@ export class Delivery {
       endpoint: displayUrl(o.transport.url),
       stopped: () => this.stopped,
       sleep: (ms, wakeable) => this.sleep(ms, wakeable),
-      succeeded: () => this.backoffSleepers.shift()?.(),
+      succeeded: () => {
+        const wake = this.backoffSleepers.shift();
+        wake?.();
+        return wake !== undefined;
+      },
       gate: () => this.gate,
     });
   }
@@ -125,12 +132,17 @@ export class Delivery {
   }
 
   /**
-   * Delivers until the spool is idle or `deadline` passes, then stops: requests still in flight are
+   * Delivers until the spool is idle or `deadline` passes (workers asleep in a backoff of their own
+   * are woken for it), then stops: requests still in flight are
    * abandoned (their segments stay spooled for the next start), and the workers are waited for at
    * most until the deadline (at least a tenth of a second), so a collector that never answers cannot
    * hold shutdown past its grace period. Resolves with whether everything went out. Idempotent.
    */
   readonly stop: (deadline?: number) => Promise<boolean> = once(async (deadline = steadyNow()) => {
+    // The grace period is for emptying the spool: a worker asleep in a backoff of its own would
+    // sleep through it with the collector healthy again. One more try each; the collector's own
+    // Retry-After is still waited out.
+    for (const wake of this.backoffSleepers.splice(0)) wake();
     while (!this.o.spool.idle && steadyNow() < deadline && !this.stopped) {
       await new Promise((r) => setTimeout(r, 25));
     }

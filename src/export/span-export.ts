@@ -4,7 +4,7 @@
 //
 // States: *idle* (queue empty) → *sending* (up to `concurrency` requests in flight, each carrying
 // spans no other request carries) → back to idle, or to *backing off* after a retryable answer
-// (429, 5xx, network: the Retry-After or the exponential backoff), or to *unsupported* when the
+// (429, 5xx, network: the Retry-After, or the exponential backoff, which a later success ends), or to *unsupported* when the
 // collector has no traces pipeline (HTTP 404, gRPC UNIMPLEMENTED): said once (traces_unsupported),
 // the spans kept, and tried again after `unsupportedRetryMs`; the first success says so
 // (traces_supported). Any other failure that is not about the spans' content (401, 403, 500, a
@@ -117,6 +117,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   const again: Queued[][] = [];
   const inFlight = new Set<Promise<void>>();
   let cancelWait: (() => void) | undefined;
+  /**
+   * The wait is a backoff of the bridge's own, which a success ends: a request still out when
+   * another failed may come back accepted. Not a Retry-After (the collector asked for that quiet)
+   * nor the wait for a traces pipeline.
+   */
+  let waitIsBackoff = false;
   // Lingering: fresh spans short of a batch wait until the timer fires (then `flushDue` sends them
   // whatever their number, until none is left unsent) or until shutdown, which flushes at once.
   let cancelLinger: (() => void) | undefined;
@@ -177,9 +183,14 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     }
   }
 
-  function wait(ms: number): void {
-    // Several requests may come back "later": one wait stands for all of them.
-    if (cancelWait !== undefined) return;
+  function wait(ms: number, backoff = false): void {
+    // Several requests may come back "later": one wait stands for all of them, and is a backoff only
+    // if each of them was.
+    if (cancelWait !== undefined) {
+      if (!backoff) waitIsBackoff = false;
+      return;
+    }
+    waitIsBackoff = backoff;
     cancelWait = schedule(() => {
       cancelWait = undefined;
       kick();
@@ -196,6 +207,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       settle(sent);
       if (failures > 0) o.emit({ f: 'spans_export_recovered', endpoint: o.transport.url });
       failures = 0;
+      if (cancelWait !== undefined && waitIsBackoff) {
+        // Its answer came after another's failure started the backoff: the spans waiting go now
+        // (kick, once this request is off the books), not after up to exporter.backoff.max.
+        cancelWait();
+        cancelWait = undefined;
+      }
       if (unsupported) {
         unsupported = false;
         o.emit({ f: 'traces_supported', endpoint: o.transport.url });
@@ -250,7 +267,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       delayMs,
       error: outcome.message,
     });
-    wait(delayMs);
+    wait(delayMs, outcome.kind !== 'retryable' || outcome.retryAfterMs === undefined);
   }
 
   /** A span leaves the queue for good; its owner is told unless the bridge is shutting down. */
@@ -307,6 +324,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       cancelLinger = undefined;
       flushDue = true;
       lingerMs = 0;
+      // A backoff of the bridge's own would sleep through the grace period with the collector back:
+      // one more try. A Retry-After (or the wait for a traces pipeline) still holds.
+      if (cancelWait !== undefined && waitIsBackoff) {
+        cancelWait();
+        cancelWait = undefined;
+      }
       kick();
       const left = (): number => deadline - steadyNow();
       while (inFlight.size > 0 && left() > 0)

@@ -6,15 +6,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** The largest request body a route reads (a PUT's session settings are far smaller). */
 const MAX_BODY = 64 * 1024;
 
-/** Thrown by a route: answered with `status` and {code, message}. */
+/** Thrown by a route: answered with `status`, `headers` and {code, message}. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
+}
+
+/** 405 for `method` on a route that takes `allow` (RFC 9110 15.5.6: the answer names them in Allow). */
+export function methodNotAllowed(method: string, route: string, allow: readonly string[], hint = ''): HttpError {
+  const message = `${method} is not supported on ${route}; use ${allow.join(' or ')}${hint}`;
+  return new HttpError(405, 'method_not_allowed', message, { allow: allow.join(', ') });
 }
 
 /** Writes a JSON (or, with `type`, a text) answer that no cache keeps. */

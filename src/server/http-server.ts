@@ -7,6 +7,7 @@
 //   GET /v1/sessions/{id}   one session
 //   PUT /v1/sessions/{id}   follow a session (JSON body: {pool?, start?, attributes?}); survives restarts
 //   DELETE /v1/sessions/{id}
+// HEAD answers as GET without a body; another method on a route is 405 with Allow.
 // Who may use /v1/* is decided once at start (control-access.ts): the bearer token when one is set,
 // open on loopback, closed beyond loopback unless the documented opt-out is set. This file binds the
 // port and routes; the routes' answers are readiness.ts and sessions-route.ts, and every answer
@@ -31,7 +32,7 @@ import {
   tokenMatches,
   type ControlAccess,
 } from './control-access.js';
-import { HttpError, send } from './http-reply.js';
+import { HttpError, methodNotAllowed, send } from './http-reply.js';
 import { limitConnections, SERVER_TIMEOUTS } from './connection-limits.js';
 import { ready } from './readiness.js';
 import { sessions } from './sessions-route.js';
@@ -45,6 +46,9 @@ import { sessions } from './sessions-route.js';
  */
 const MAX_CONCURRENT_REQUESTS = { probe: 32, control: 16 } as const;
 type RequestKind = keyof typeof MAX_CONCURRENT_REQUESTS;
+
+/** The routes that only answer reads: GET and HEAD. */
+const READ_ONLY: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface HttpSurface {
   readonly url: string;
@@ -132,10 +136,25 @@ export async function listenHttp(
   };
 }
 
-/** Which slots a request takes: none for /healthz, the control API's, or the probes'. */
+/**
+ * The path a request is routed by, its dot segments resolved (`/healthz/../v1/sessions` is the
+ * control API); undefined when the target is no URL (an absolute form such as `http://[::1/`,
+ * which Node's parser lets through).
+ */
+function routePath(url: string | undefined): string | undefined {
+  try {
+    return new URL(url ?? '/', 'http://bridge').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which slots a request takes: none for /healthz (or a target that is no URL), the control API's, or the probes'. */
 function requestKind(url: string | undefined): RequestKind | undefined {
-  const path = (url ?? '/').split('?', 1)[0]!;
-  if (path === '/healthz') return undefined;
+  // Decided on the path the router reads: slow PUTs sent to the control API by another spelling
+  // took the probes' slots, and /readyz answered busy.
+  const path = routePath(url);
+  if (path === undefined || path === '/healthz') return undefined;
   return path === '/v1/sessions' || path.startsWith('/v1/sessions/') ? 'control' : 'probe';
 }
 
@@ -177,10 +196,11 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://bridge');
-  const path = url.pathname;
-  const method = req.method ?? 'GET';
+  const path = routePath(req.url);
+  // HEAD is GET without the body (RFC 9110 9.3.2): node:http leaves the body of a HEAD answer out.
+  const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
   try {
+    if (path === undefined) throw new HttpError(400, 'invalid_input', 'the request target is not a valid URL');
     // DNS rebinding: a page that renamed itself to 127.0.0.1 still sends its own name as Host.
     if (names.checkHost && !hostAllowed(req.headers.host, names.listed)) {
       throw new HttpError(
@@ -189,10 +209,11 @@ async function handle(
         'this Host is not served: the bridge listens on loopback and answers only to loopback addresses, localhost or the names in control_allowed_hosts (BRIDGE_CONTROL_ALLOWED_HOSTS)',
       );
     }
-    if (path === '/healthz' && method === 'GET') return send(res, 200, { status: bridge ? 'ok' : 'starting' });
+    if (READ_ONLY.has(path) && method !== 'GET') throw methodNotAllowed(req.method ?? method, path, ['GET', 'HEAD']);
+    if (path === '/healthz') return send(res, 200, { status: bridge ? 'ok' : 'starting' });
     if (!bridge) throw new HttpError(503, 'unavailable', 'the bridge is starting');
-    if (path === '/readyz' && method === 'GET') return await ready(bridge, res);
-    if (path === '/metrics' && method === 'GET') {
+    if (path === '/readyz') return await ready(bridge, res);
+    if (path === '/metrics') {
       return send(res, 200, await bridge.metrics.registry.metrics(), bridge.metrics.registry.contentType);
     }
     if (path === '/v1/sessions' || path.startsWith('/v1/sessions/')) {
@@ -216,9 +237,12 @@ async function handle(
       }
       return await sessions(bridge, req, res, method, path);
     }
-    return send(res, 404, { code: 'not_found', message: `no route for ${method} ${path}` });
+    return send(res, 404, { code: 'not_found', message: `no route for ${req.method ?? method} ${path}` });
   } catch (err) {
-    if (err instanceof HttpError) return send(res, err.status, { code: err.code, message: err.message });
+    if (err instanceof HttpError) {
+      for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+      return send(res, err.status, { code: err.code, message: err.message });
+    }
     if (err instanceof ConfigError) return send(res, 400, { code: 'invalid_input', message: err.message });
     throw err;
   }

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseSessionSpec, SESSION_ID_RULE, validSessionId } from '../config/sessions.js';
 import type { Bridge } from '../daemon/bridge.js';
 import { SessionLimitError } from '../daemon/session-room.js';
-import { HttpError, readJson, send } from './http-reply.js';
+import { HttpError, methodNotAllowed, readJson, send } from './http-reply.js';
 
 /** Answers a request to /v1/sessions or below it, once the caller was let through. */
 export async function sessions(
@@ -17,7 +17,7 @@ export async function sessions(
   const sup = bridge.supervisor;
   if (path === '/v1/sessions') {
     if (method !== 'GET')
-      throw new HttpError(405, 'method_not_allowed', 'use GET on /v1/sessions, PUT/DELETE on /v1/sessions/{id}');
+      throw methodNotAllowed(req.method ?? method, path, ['GET', 'HEAD'], ' (PUT and DELETE are on /v1/sessions/{id})');
     // Neither the owners nor the spool figures wait long for a store that does not answer: both
     // come back within a second, marked stale, with the last figures the store gave.
     const { sessions: list, othersStale } = await sup.statusWithOwners();
@@ -89,7 +89,7 @@ export async function sessions(
     res.writeHead(204).end();
     return;
   }
-  throw new HttpError(405, 'method_not_allowed', `${method} is not supported on /v1/sessions/{id}`);
+  throw methodNotAllowed(method, '/v1/sessions/{id}', ['GET', 'HEAD', 'PUT', 'DELETE']);
 }
 
 /** A PUT of one session more than max_sessions: 429, counted and logged (one fact). */

@@ -50,7 +50,7 @@ export interface ConnectionHost {
   /** Items of one chunk, in order; a returned promise holds reading until it settles. */
   push(items: StreamItem[], observedMicros: number): void | Promise<void>;
   stopped(): boolean;
-  /** The connection delivered frames: the backoff attempt counter starts over. */
+  /** The connection delivered frames or a keepalive: the backoff attempt counter starts over. */
   delivered(): void;
 }
 
@@ -145,9 +145,12 @@ export function readConnection(body: StreamBody, ac: AbortController, host: Conn
       try {
         noteRead(more);
         watchdog.touch();
+        const comments = decoder.comments;
         decoder.feed(chunk, frames);
+        // A keepalive is the service's own word that the stream works, as a frame is: an idle
+        // session whose connections a proxy cuts now and then must not climb to backoff.max.
+        if (frames.length > 0 || decoder.comments !== comments) host.delivered();
         if (frames.length > 0) {
-          host.delivered();
           const pause = deliver();
           if (pause) return hold(pause, resume, true);
         }

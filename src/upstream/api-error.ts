@@ -31,6 +31,31 @@ export function parseApiError(status: number, text: string): ApiErrorBody {
   return { code: `http_${status}`, message: snippet || `HTTP ${status} without a body` };
 }
 
+/**
+ * The error of a redirect (3xx with a Location), which nothing here follows: the API key goes only to
+ * the configured URL. Where it points is said without its query or user-info (a signed URL's token),
+ * relative to `requestUrl`; undefined for any other answer.
+ */
+export function redirectError(
+  status: number,
+  location: string | undefined,
+  requestUrl: string | URL,
+  e: ApiErrorBody,
+): ApiErrorBody | undefined {
+  if (status < 300 || status > 399 || location === undefined) return undefined;
+  let to: string;
+  try {
+    const u = new URL(location, requestUrl);
+    to = `${u.origin}${u.pathname}`;
+  } catch {
+    to = 'a Location that is not a URL';
+  }
+  return {
+    code: e.code,
+    message: `redirects to ${to}, which is not followed (the API key goes only to the configured URL): set BROWSER_API_URL (upstream.url) to where the service answers`,
+  };
+}
+
 function isDetail(v: unknown): v is { code: string; message: string } {
   return (
     typeof v === 'object' &&

@@ -11,7 +11,7 @@ import { HttpClient } from '../util/http-client.js';
 import { createApiKeyProvider, type ApiKeyProvider } from './api-key.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { BRIDGE_VERSION } from '../util/version.js';
-import { parseApiError, type ApiErrorBody } from './api-error.js';
+import { parseApiError, redirectError, type ApiErrorBody } from './api-error.js';
 import { parseRetryAfter } from '../util/backoff.js';
 import { listSearchParams, parseListPage, type BrowserListQuery, type ListPage } from './browser-list.js';
 import { limitConcurrency } from '../util/concurrency-limit.js';
@@ -140,7 +140,7 @@ export class UpstreamClient {
       const out: OpenStreamResult = {
         kind: 'error',
         status: res.statusCode,
-        error: parseApiError(res.statusCode, text),
+        error: answerError(res.statusCode, text, res.headers.location, url),
       };
       const ra = parseRetryAfter(res.headers['retry-after']);
       if (ra !== undefined) out.retryAfterMs = ra;
@@ -177,7 +177,7 @@ export class UpstreamClient {
       return {
         kind: 'error',
         status: res.statusCode,
-        error: parseApiError(res.statusCode, text),
+        error: answerError(res.statusCode, text, res.headers.location, url),
         ...(ra !== undefined ? { retryAfterMs: ra } : {}),
       };
     }
@@ -324,6 +324,17 @@ const MAX_POOL_BODY = 4 * 1024 * 1024;
 const MAX_LIST_BODY = 8 * 1024 * 1024;
 
 const header = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/** A non-2xx answer as the service's error; a redirect says where it points (nothing follows it). */
+function answerError(
+  status: number,
+  text: string,
+  location: string | string[] | undefined,
+  url: string | URL,
+): ApiErrorBody {
+  const e = parseApiError(status, text);
+  return redirectError(status, header(location), url, e) ?? e;
+}
 /** 100 events of up to ~1 MB each (screenshots). */
 const MAX_ARCHIVE_BODY = 128 * 1024 * 1024;
 

@@ -12,6 +12,16 @@ export function printable(text: string): string {
   return text.replace(NEWLINE, '⏎').replace(/\t/g, ' ').replace(CONTROL, '\ufffd');
 }
 
+// What JSON.stringify leaves raw inside a string although printable() would hide it: DEL, the C1
+// controls (U+009B is CSI and U+009D OSC to a terminal reading UTF-8, as ESC [ and ESC ] are) and
+// the bidi overrides. C0 controls never reach here raw: JSON writes them as escapes.
+const JSON_RAW_CONTROL = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A JSON text for a terminal: the controls JSON allows raw written as \u escapes (the same value for a parser). */
+export function terminalJson(json: string): string {
+  return json.replace(JSON_RAW_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /**
  * Text from outside named in one line (a log line, an error in the status): quoted, printable, and
  * cut after `max` characters with the full length said, so a hostile value cannot flood the line.

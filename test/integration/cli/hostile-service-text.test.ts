@@ -20,6 +20,7 @@ beforeAll(async () => {
   sim = await startSimulator();
   // The simulator's type knows its two regions; the service's answer may say anything.
   sim.addPool(makePool({ id: 'pool_evil', name: `name ${HOSTILE}`, region: `region ${HOSTILE}` as 'us-east' }));
+  sim.addPool(makePool({ id: 'pool_c1', name: C1 }));
   refusing = createServer((_req, res) => {
     res.writeHead(401, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ code: `unauthorized${HOSTILE}`, message: `bad key ${HOSTILE}` }));
@@ -35,6 +36,8 @@ afterAll(async () => {
 });
 
 const ESC = '\u001b';
+// C1 controls (CSI, OSC) and bidi overrides: JSON.stringify leaves them raw inside a string.
+const C1 = 'n\u009b2J\u009d0;owned\u009c\u202eb';
 
 describe("the service's text on a terminal", () => {
   it("pool: the pool's name and region without their control characters", async () => {
@@ -64,5 +67,15 @@ describe("the service's text on a terminal", () => {
     expect(check.code).toBe(1);
     expect(check.stdout + check.stderr).not.toContain(ESC);
     expect(check.stdout).toContain(`bad key ${SHOWN}`);
+  });
+
+  it('pool -o json: C1 controls and bidi overrides in the resource as \\u escapes, the same value for jq', async () => {
+    const res = await runCli(['pool', 'pool_c1', '-o', 'json'], {
+      BROWSER_API_URL: sim.url,
+      BROWSER_API_KEY: 'sim-key',
+    });
+    expect(res.code).toBe(0);
+    expect(res.stdout).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect((JSON.parse(res.stdout) as { name: string }).name).toBe(C1);
   });
 });

@@ -37,3 +37,44 @@ it('frame ids and upstream error texts are printed without control characters', 
   // eslint-disable-next-line no-control-regex
   expect(r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
 }, 30_000);
+
+// C1 controls (U+009B is CSI, U+009D OSC: terminals that read UTF-8 act on them as on ESC [ and
+// ESC ]) and bidi overrides are valid raw inside a JSON string: an envelope carrying them parses,
+// and `-o json` printed the frame as received. The JSON line keeps the value, written as \u escapes.
+it('-o json writes C1 controls and bidi overrides in event data as \\u escapes, and pretty output as U+FFFD', async () => {
+  const text = 'a\u009b2J\u009d0;owned\u0007\u202eb\u2066c';
+  const envelope = {
+    seq: 1,
+    event: {
+      type: 'console_log',
+      category: 'console',
+      ts: 1_700_000_000_000_000,
+      source: { kind: 'cdp', event: 'Runtime.consoleAPICalled', metadata: {} },
+      data: { level: 'log', text },
+    },
+  };
+  await new Promise<void>((r) => server.close(() => r()));
+  let streams = 0;
+  server = createServer((req, res) => {
+    // One stream per run of tail, then the session has ended (404).
+    if (req.url?.includes('/telemetry/stream') && streams++ % 2 === 0) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // The raw characters, as a service's encoder may leave them (JSON.stringify does; only \u0007 is escaped).
+      res.end(`id: 1\ndata: ${JSON.stringify(envelope)}\n\n`);
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ code: 'not_found', message: 'no such session' }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const env = { BROWSER_API_URL: url, BROWSER_API_KEY: 'k', BRIDGE_CONFIG: '' };
+  const json = await runCli(['tail', 'sess', '-o', 'json', '--from', '1'], env);
+  const line = json.stdout.split('\n')[0]!;
+  expect(line).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  expect((JSON.parse(line) as typeof envelope).event.data.text).toBe(text);
+  const pretty = await runCli(['tail', 'sess', '--from', '1', '--no-color'], env);
+  // eslint-disable-next-line no-control-regex
+  expect(pretty.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  expect(pretty.stdout).toContain('a\ufffd2J\ufffd0;owned\ufffd\ufffdb\ufffdc');
+}, 30_000);

@@ -110,6 +110,58 @@ describe('control API without a token', () => {
     expect(await followedIds(t.running!.url)).toEqual([]);
   });
 
+  // RFC 9110: HEAD is GET without the body (a load balancer's or uptime checker's probe), and a
+  // method a route does not take is 405 with the methods it does take in Allow, not "no route" 404.
+  it('HEAD answers as GET without a body; another method on a route is 405 naming the allowed ones', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics', '/v1/sessions']) {
+      const get = await fetch(`${t.running!.url}${path}`);
+      const head = await fetch(`${t.running!.url}${path}`, { method: 'HEAD' });
+      expect([path, head.status, head.headers.get('content-type')]).toEqual([
+        path,
+        get.status,
+        get.headers.get('content-type'),
+      ]);
+      expect(await head.text()).toBe('');
+    }
+    for (const [method, path, allow] of [
+      ['POST', '/healthz', 'GET, HEAD'],
+      ['DELETE', '/readyz', 'GET, HEAD'],
+      ['PUT', '/metrics', 'GET, HEAD'],
+      ['POST', '/v1/sessions', 'GET, HEAD'],
+      ['PATCH', '/v1/sessions/s1', 'GET, HEAD, PUT, DELETE'],
+      ['POST', '/v1/sessions/s1', 'GET, HEAD, PUT, DELETE'],
+    ] as const) {
+      const r = await call(path, { method });
+      expect([method, path, r.status, r.headers.get('allow')]).toEqual([method, path, 405, allow]);
+      expectError(r.body, 'method_not_allowed');
+    }
+    expect(await followedIds(t.running!.url)).toEqual([]);
+  });
+
+  // An absolute-form target that is no URL (Node's parser lets it through) is the client's mistake:
+  // it was a 500 and an error log line per request, a flood any client could cause.
+  it('a request target that is not a URL is 400 invalid_input, not a 500', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(t.running!.url);
+    for (const target of ['http://[::1/healthz', 'http://x:99999/v1/sessions', 'http://%zz/metrics']) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const c = connect(Number(port), '127.0.0.1', () =>
+          c.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`),
+        );
+        let out = '';
+        c.on('data', (d: Buffer) => (out += d.toString()));
+        c.on('error', reject);
+        c.on('close', () => resolve(out));
+      });
+      expect([target, answer.split('\r\n')[0]]).toEqual([target, 'HTTP/1.1 400 Bad Request']);
+      expectError(
+        JSON.parse(answer.slice(answer.indexOf('{'), answer.lastIndexOf('}') + 1)),
+        'invalid_input',
+        /not a valid URL/,
+      );
+    }
+  });
+
   it('PUT creates (201), PUT again updates in place (200), DELETE stops (204) and then 404', async () => {
     const s = t.world.sim.createSession('s1');
     const created = await call('/v1/sessions/s1', {

@@ -59,21 +59,29 @@ async function status(port: number, path: string): Promise<number> {
 }
 
 describe('slow clients of the HTTP surface', () => {
-  it('request bodies sent a byte a second fill the control slots, not the probes', async () => {
-    const port = await startDaemon();
-    trickle(
-      port,
-      40,
-      (i) =>
-        `PUT /v1/sessions/slow${i} HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`,
-      ' ',
-    );
-    // The slow PUTs hold every control slot once a control request is turned away as busy.
-    while ((await status(port, '/v1/sessions')) !== 503) await new Promise((r) => setTimeout(r, 50));
-    expect(await status(port, '/healthz')).toBe(200);
-    expect(await status(port, '/readyz')).toBe(200);
-    expect(await status(port, '/metrics')).toBe(200);
-  });
+  // The second path reaches the same route (the URL's dot segments are resolved): it must take
+  // the same slots, or the slow PUTs hold the probes'.
+  it.each(['/v1/sessions/slow', '/healthz/../v1/sessions/slow'])(
+    'request bodies sent a byte a second to %s… fill the control slots, not the probes',
+    async (path) => {
+      const port = await startDaemon();
+      trickle(
+        port,
+        40,
+        (i) =>
+          `PUT ${path}${i} HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`,
+        ' ',
+      );
+      // The slow PUTs hold every slot of a kind once a request of that kind is turned away as busy:
+      // the control API's, never the probes'.
+      while ((await status(port, '/v1/sessions')) !== 503 && (await status(port, '/readyz')) !== 503)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await status(port, '/v1/sessions')).toBe(503);
+      expect(await status(port, '/healthz')).toBe(200);
+      expect(await status(port, '/readyz')).toBe(200);
+      expect(await status(port, '/metrics')).toBe(200);
+    },
+  );
 
   it('connections that never finish their headers: one address holds a bounded number, the probes still answer', async () => {
     const port = await startDaemon();

@@ -355,4 +355,35 @@ describe('the stream GET on a socket of our own', () => {
       await client.close();
     }
   });
+
+  // An http:// URL for an https:// service, or a moved base path: the answer is a redirect, which
+  // the bridge does not follow (the API key goes only to the configured URL). "302 http_302: HTTP
+  // 302 without a body" did not say where it pointed; a query (a signed URL's token) stays out.
+  it('through the upstream client: a redirect names where it points, and that it is not followed', async () => {
+    const { url } = await serve((socket) =>
+      socket.end(
+        'HTTP/1.1 301 Moved Permanently\r\nlocation: https://api.example.com/v2/browsers/s1/telemetry/stream?token=secret\r\n' +
+          'content-type: text/html\r\ncontent-length: 14\r\n\r\n<html>moved</>',
+      ),
+    );
+    const client = new UpstreamClient({
+      baseUrl: url.origin,
+      apiKey: { get: () => 'k', invalidate: () => {}, source: 'test' },
+      connectTimeoutMs: 2000,
+    });
+    try {
+      const stream = await client.openStream('s1', { replayAll: true }, new AbortController().signal);
+      const session = await client.getSession('s1');
+      for (const r of [stream, session]) {
+        expect(r).toMatchObject({ kind: 'error', status: 301 });
+        const message = (r as { error: { message: string } }).error.message;
+        expect(message).toMatch(
+          /redirects to https:\/\/api\.example\.com\/v2\/browsers\/s1\/telemetry\/stream\b.*not followed/,
+        );
+        expect(message).not.toContain('secret');
+      }
+    } finally {
+      await client.close();
+    }
+  });
 });

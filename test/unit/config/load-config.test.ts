@@ -343,6 +343,40 @@ describe('a configuration file that is not valid YAML', () => {
   });
 });
 
+// A path that points at something else than a configuration: a log file, a disk image, /dev/zero
+// (which never ends: read whole, it hung start-up, and a SIGHUP reload blocked the running daemon).
+describe('a configuration or key file larger than any such file', () => {
+  it.each<[string, (file: string) => [string | undefined, Record<string, string>], RegExp]>([
+    [
+      'the configuration file',
+      (file) => [file, base],
+      /^--config: .*big is larger than 4 MiB: not a configuration file\?$/,
+    ],
+    [
+      'the API key file',
+      (file) => [undefined, { BROWSER_API_URL: 'http://x', BROWSER_API_KEY_FILE: file }],
+      /^BROWSER_API_KEY_FILE: .*big is larger than 64 KiB: not a key file\?$/,
+    ],
+  ])('%s: one line naming it, not read whole', (_what, args, expected) => {
+    const dir = mkdtempSync(join(tmpdir(), 'load-config-'));
+    try {
+      const file = join(dir, 'big');
+      // Comments only: read whole, this is a valid (empty) YAML document and a valid key.
+      writeFileSync(file, '#'.repeat(5 * 1024 * 1024));
+      const [path, env] = args(file);
+      let message = '';
+      try {
+        loadConfig(path, env);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(expected);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a configuration file with unset variables', () => {
   it('reports each unset variable and every other problem at once, the key of an unset one only once', () => {
     const dir = mkdtempSync(join(tmpdir(), 'load-config-'));

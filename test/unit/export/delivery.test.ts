@@ -439,6 +439,121 @@ describe('after an outage, against a real loopback collector', () => {
     }
   });
 
+  // The request of the outage lands last: sent while the collector hung, answered 503 only after
+  // another worker's request was accepted. That success found nobody asleep to wake, so without a
+  // wake of its own the failed worker would sleep out its backoff (here twenty minutes) while the
+  // collector is healthy and nothing else is sent.
+  it('a failure answered after another request was accepted goes again at once, not after its backoff', async () => {
+    const { createServer } = await import('node:http');
+    const { createOtlpTransport } = await import('../../../src/export/otlp-transport.js');
+    const seen: { seqs: number[]; status: number }[] = [];
+    let held: import('node:http').ServerResponse | undefined;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const seqs = requestSeqs(Buffer.concat(chunks));
+        if (seen.length === 0 && held === undefined) {
+          held = res;
+          return;
+        }
+        seen.push({ seqs, status: 200 });
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    const store = await openSqliteStore(':memory:');
+    const spool = await openTestSpool(store);
+    const transport = createOtlpTransport({
+      url: `http://127.0.0.1:${port}/v1/logs`,
+      headers: {},
+      compression: 'none',
+      timeoutMs: 5000,
+      connections: 2,
+      userAgent: 't',
+    });
+    const delivery = testDelivery(spool, transport, {
+      concurrency: 2,
+      backoff: { initialMs: 20 * 60_000, maxMs: 30 * 60_000 },
+      emit: () => {},
+    });
+    try {
+      delivery.start();
+      appendSeq(spool, 1);
+      await spool.flush();
+      await until(() => held !== undefined);
+      appendSeq(spool, 2);
+      await spool.flush();
+      await until(() => delivery.deliveredTotal === 1);
+      seen.push({ seqs: [1], status: 503 });
+      held!.writeHead(503, { 'content-type': 'application/x-protobuf' }).end();
+      await until(() => spool.idle, 10_000);
+      expect(seen).toEqual([
+        { seqs: [2], status: 200 },
+        { seqs: [1], status: 503 },
+        { seqs: [1], status: 200 },
+      ]);
+    } finally {
+      await delivery.stop(Date.now());
+      await transport.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await store.close();
+    }
+  });
+
+  // SIGTERM gives delivery a grace period to empty the spool. A worker asleep in a backoff of its
+  // own, the collector healthy again, slept through it: the batch stayed behind although one
+  // request would have taken it. Shutdown wakes it for a last try.
+  it('shutdown wakes a worker asleep in its backoff: its batch goes out within the grace period', async () => {
+    const { createServer } = await import('node:http');
+    const { createOtlpTransport } = await import('../../../src/export/otlp-transport.js');
+    const seen: { seqs: number[]; status: number }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const status = seen.length === 0 ? 503 : 200;
+        seen.push({ seqs: requestSeqs(Buffer.concat(chunks)), status });
+        res.writeHead(status, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    const store = await openSqliteStore(':memory:');
+    const spool = await openTestSpool(store);
+    const transport = createOtlpTransport({
+      url: `http://127.0.0.1:${port}/v1/logs`,
+      headers: {},
+      compression: 'none',
+      timeoutMs: 5000,
+      connections: 1,
+      userAgent: 't',
+    });
+    const delivery = testDelivery(spool, transport, {
+      backoff: { initialMs: 20 * 60_000, maxMs: 30 * 60_000 },
+      emit: () => {},
+    });
+    try {
+      delivery.start();
+      appendSeq(spool, 1);
+      await spool.flush();
+      await until(() => delivery.lastError !== undefined);
+      expect(await delivery.stop(Date.now() + 5000)).toBe(true);
+      expect(seen).toEqual([
+        { seqs: [1], status: 503 },
+        { seqs: [1], status: 200 },
+      ]);
+    } finally {
+      await delivery.stop(Date.now());
+      await transport.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await store.close();
+    }
+  });
+
   it("a worker waiting out the collector's Retry-After is not woken: the collector asked for that quiet", async () => {
     const { seen, spool, close } = await outage('600');
     try {

@@ -284,6 +284,27 @@ describe('span export', () => {
     expect(h.facts.at(-1)).toEqual({ f: 'spans_dropped', count: 1, reason: 'shutdown', times: 1 });
   });
 
+  // As the records' delivery does: the grace period is for sending what waits, and a backoff of
+  // the bridge's own would sleep through it with the collector back. A Retry-After still holds.
+  it.each<[string, ExportOutcome, number[]]>([
+    ['a 503: one more try, and the spans go out', { kind: 'retryable', status: 503, message: 'HTTP 503' }, [2, 2]],
+    ['a Retry-After: no more try', { kind: 'retryable', status: 429, retryAfterMs: 7000, message: 'HTTP 429' }, [2]],
+  ])('shutdown while backing off after %s', async (_name, failure, sent) => {
+    const h = harness([failure]);
+    h.exp.offer(spans(2));
+    h.exp.start();
+    await h.settle();
+    expect(h.waits).toHaveLength(1);
+    await h.exp.shutdown(Date.now() + 1000);
+    expect(h.sent).toEqual(sent);
+    expect(h.exp.queued).toBe(0);
+    expect(h.facts.at(-1)).toEqual(
+      sent.length === 2
+        ? { f: 'spans_exported', count: 2 }
+        : { f: 'spans_dropped', count: 2, reason: 'shutdown', times: 1 },
+    );
+  });
+
   it('an owner is told of spans dropped over the bound', () => {
     const h = harness([]);
     const settled: Buffer[] = [];
@@ -380,6 +401,53 @@ describe('span export', () => {
     expect(settled.sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(exp.queued).toBe(0);
     expect(out).toHaveLength(5);
+  });
+
+  // One request fails while another is still out; that one is then accepted. The backoff the
+  // failure started held every span (up to exporter.backoff.max, while the bounded queue fills and
+  // drops the oldest) with the collector healthy. A success ends a backoff of the bridge's own, not
+  // a wait the collector asked for (Retry-After) nor the wait for a traces pipeline (404).
+  it.each<[string, ExportOutcome, boolean]>([
+    ['a 503: the backoff ends', { kind: 'retryable', status: 503, message: 'HTTP 503' }, true],
+    ['a network failure: the backoff ends', { kind: 'retryable', message: 'network: ECONNRESET' }, true],
+    [
+      'a Retry-After: the wait stays',
+      { kind: 'retryable', status: 429, retryAfterMs: 7000, message: 'HTTP 429' },
+      false,
+    ],
+    ['no traces pipeline: the wait stays', { kind: 'failure', status: 404, message: 'HTTP 404' }, false],
+  ])('a success while a failure waits: %s', async (_name, failure, resent) => {
+    const out: Array<{ body: Buffer; release: (o: ExportOutcome) => void }> = [];
+    const waits: Array<{ ms: number; cancelled: boolean }> = [];
+    const exp = createSpanExport({
+      transport: {
+        url: 'http://c/v1/traces',
+        send: (body) => new Promise((release) => out.push({ body: Buffer.concat(body), release })),
+        close: () => Promise.resolve(),
+      },
+      request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
+      emit: () => undefined,
+      concurrency: 2,
+      batchMaxSpans: 2,
+      maxQueuedBytes: 100,
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+      schedule: (_fn, ms) => {
+        const w = { ms, cancelled: false };
+        waits.push(w);
+        return () => void (w.cancelled = true);
+      },
+    });
+    const tick = () => new Promise((r) => setImmediate(r));
+    exp.offer([0, 1, 2, 3].map((i) => Buffer.from([i])));
+    exp.start();
+    expect(out).toHaveLength(2);
+    out[0]!.release(failure);
+    await tick();
+    expect(waits).toHaveLength(1);
+    out[1]!.release({ kind: 'success', rejected: 0 });
+    await tick();
+    expect(waits[0]!.cancelled).toBe(resent);
+    expect(out.slice(2).map((r) => [...r.body])).toEqual(resent ? [[0, 1]] : []);
   });
 
   it('any order of answers, offers and waits: no span is in two requests at once, each settles once, none is lost', async () => {

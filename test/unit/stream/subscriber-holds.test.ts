@@ -19,6 +19,7 @@ type Answer = PassThrough | 404;
 
 function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Promise<void>) {
   const items: StreamItem[] = [];
+  const reconnects: number[] = [];
   let opened = 0;
   let ended = false;
   const client = {
@@ -40,14 +41,16 @@ function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Pro
       items.push(...owed);
       ended = true;
     },
-    report() {},
+    report(ev) {
+      if (ev.type === 'reconnect') reconnects.push(ev.attempt);
+    },
   };
   const sub = new Subscriber('s', client, new SequencedStream({ lastSeq: 0, epoch: 0 }, 'oldest'), sink, {
     idleTimeoutMs: 60_000,
     backoff: { initialMs: 1, maxMs: 2, authMs: 5 },
     start: 'oldest',
   });
-  return { sub, items, opened: () => opened, ended: () => ended };
+  return { sub, items, reconnects, opened: () => opened, ended: () => ended };
 }
 
 async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
@@ -108,5 +111,26 @@ describe('subscriber holds', () => {
       Promise.race([stopping!.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('hung'), 2000))]),
     ).resolves.toBe('stopped');
     expect(t.sub.currentState).toBe('stopped');
+  });
+
+  // An idle session (no events, the service's keepalive every 15 s) whose connections a proxy cuts
+  // now and then: each cut counted as one more failed attempt, so after a few the reconnect waited
+  // up to upstream.backoff.max, and the first events after the quiet came that late. A keepalive is
+  // the service's own word that the stream works, as a frame is; a connection that says nothing is not.
+  it.each<[string, (i: number) => string, number[]]>([
+    ['a frame', (i) => frame(i + 1), [1, 1, 1]],
+    ['a keepalive comment', () => ':keepalive\n\n', [1, 1, 1]],
+    ['nothing', () => '', [1, 2, 3]],
+  ])('connections cut after %s: the attempts counted before each reconnect', async (_what, said, attempts) => {
+    const bodies = [0, 1, 2].map((i) => {
+      const b = new PassThrough();
+      b.end(said(i));
+      return b;
+    });
+    const t = subscriber(bodies, () => undefined);
+    stops.push(() => t.sub.stop());
+    t.sub.start();
+    await until(t.ended, 'the end (404 after the three connections)');
+    expect(t.reconnects).toEqual(attempts);
   });
 });
