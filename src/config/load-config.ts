@@ -34,12 +34,9 @@ import { setVariables } from './env-values.js';
 
 export type { Env } from './env-substitution.js';
 import type { Env } from './env-substitution.js';
+import { MAX_CONFIG_BYTES, MAX_KEY_FILE_BYTES } from './file-limits.js';
 
 const MAX_WORKERS = 64;
-/** Far beyond any configuration (ten thousand sessions listed take about 400 KiB). */
-const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
-/** Far beyond any API key. */
-const MAX_KEY_FILE_BYTES = 64 * 1024;
 
 const formatSize = (bytes: number): string =>
   bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;

@@ -6,7 +6,9 @@
 // after the first save. Any event in the directory schedules one check after the debounce; the
 // check compares the file's content with what it last saw, so the burst of events one save makes,
 // or unrelated files in the same directory, trigger at most one reload and usually none.
-import { watch, readFileSync, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
+import { MAX_CONFIG_BYTES } from '../config/file-limits.js';
+import { FileTooLargeError, readTextFileBounded } from '../util/read-bounded.js';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 
@@ -68,11 +70,17 @@ export function watchConfigFile(path: string, onChange: () => void, opts: Config
   };
 }
 
+/** What a file too large to be a configuration digests to: its reload says so, once. */
+const TOO_LARGE = 'too large';
+
 function digest(file: string): string | undefined {
   try {
+    // Bounded as the reload's own read is: a file swapped for a huge one (or for /dev/zero) must not
+    // stop the running daemon's event loop while it is hashed.
+    const text = readTextFileBounded(file, MAX_CONFIG_BYTES);
     // node:crypto only once a configuration file is watched (about 3 MiB of RSS on Node 24).
-    return process.getBuiltinModule('node:crypto').createHash('sha256').update(readFileSync(file)).digest('hex');
-  } catch {
-    return undefined;
+    return process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('hex');
+  } catch (err) {
+    return err instanceof FileTooLargeError ? TOO_LARGE : undefined;
   }
 }

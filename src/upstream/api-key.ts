@@ -1,6 +1,7 @@
 // Where the bearer token comes from: BROWSER_API_KEY, or BROWSER_API_KEY_FILE re-read after a 401
 // (a mounted Kubernetes secret is rotated in place; re-reading picks up the new key without a restart).
-import { readFileSync } from 'node:fs';
+import { MAX_KEY_FILE_BYTES } from '../config/file-limits.js';
+import { readTextFileBounded } from '../util/read-bounded.js';
 import { headerValueProblem } from '../util/header-value.js';
 
 export interface ApiKeyProvider {
@@ -24,7 +25,8 @@ export function createApiKeyProvider(opts: { apiKey?: string; apiKeyFile?: strin
     get() {
       if (cached === undefined) {
         try {
-          cached = readFileSync(file, 'utf8').trim();
+          // Bounded as at start-up: a key file swapped for something else fails the same clear way.
+          cached = readTextFileBounded(file, MAX_KEY_FILE_BYTES).trim();
         } catch (err) {
           // Keep the error free of contents; the path is configuration, not a secret.
           throw new Error(`cannot read API key file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {

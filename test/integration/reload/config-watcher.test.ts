@@ -29,6 +29,24 @@ function watchFile(file: string): void {
 }
 
 describe('config file watch', () => {
+  it('hashes no more of a file than a reload reads: one change for a file that became too large, none after', async () => {
+    const file = join(dir, 'bridge.yaml');
+    writeFileSync(file, 'sessions: [a]\n');
+    watchFile(file);
+    // A log file written over it by mistake: the reload that follows says it is too large.
+    writeFileSync(file, 'x'.repeat(5 * 1024 * 1024));
+    await settle();
+    expect(calls).toBe(1);
+    // Still too large, other bytes, then swapped for a link to a file that never ends: nothing to reload,
+    // and the watch neither hashes gigabytes nor stops the event loop doing so.
+    writeFileSync(file, 'y'.repeat(5 * 1024 * 1024));
+    await settle();
+    rmSync(file);
+    symlinkSync('/dev/zero', file);
+    await settle();
+    expect(calls).toBe(1);
+  });
+
   it('sees rename-on-save and in-place writes, once per save, and only real changes', async () => {
     const file = join(dir, 'bridge.yaml');
     writeFileSync(file, 'sessions: [a]\n');
