@@ -61,8 +61,8 @@ export interface SpanTap {
 export type SpanTapFactory = (sessionId: string, stored?: string) => SpanTap;
 
 /**
- * A session's open span state is captured at most this often. Its durable checkpoint then moves at
- * most this often with traces on, so a kill -9 reads again up to this much more of each session
+ * A session's open span state is captured once per this interval. Its durable checkpoint then moves
+ * once per this interval with traces on, so a kill -9 reads again up to this much more of each session
  * (docs/design.md "Delivery semantics"); in exchange the state is serialized and written about five
  * times less than once per checkpoint write (CHECKPOINT_INTERVAL_MS).
  */
