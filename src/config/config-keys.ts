@@ -153,7 +153,7 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
     enabled: scalar('boolean', 'Builds and sends spans (env BRIDGE_TRACES; default false).'),
     state_interval: scalar(
       'duration',
-      "A session's open spans are saved with its checkpoint at most this often (a large state less often, up to 60s): a kill -9 reads that much more again (default 5s; 0: every batch).",
+      "A session's open spans are saved with its checkpoint once per this interval, the sessions in five phases spread over it (a large state less often, up to 60s): a kill -9 reads that much more again (default 5s; 0: every batch).",
     ),
   }),
   service: section('The resource of every record.', {

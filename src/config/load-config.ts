@@ -140,7 +140,7 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
       () => flag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? flag(tracesSection.enabled, 'traces.enabled') ?? false,
       false,
     );
-    // The open span state is captured at most this often (session/span-tap.ts); 0: at every batch.
+    // The open span state is captured once per this interval (session/span-tap.ts); 0: at every batch.
     const stateIntervalMs = p.take(
       () => optDurationMs(tracesSection.state_interval, 'traces.state_interval', 0) ?? 5000,
       5000,

@@ -142,7 +142,7 @@ export interface BridgeConfig {
   traces: {
     enabled: boolean;
     exporter: ExporterConfig;
-    /** `traces.state_interval`: a session's open span state is captured at most this often (session/span-tap.ts). */
+    /** `traces.state_interval`: a session's open span state is captured once per this interval, on its phase's lines (session/span-tap.ts). */
     stateIntervalMs: number;
   };
   resource: { serviceName: string; attributes: Record<string, string>; instanceId?: string };

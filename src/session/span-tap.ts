@@ -10,18 +10,22 @@
 // same, byte for byte, as if nothing had happened.
 //
 // Capturing the open state costs a serialization and, once written, a row of the store, and every
-// session's state changes between two batches: so the tap captures it at most every
-// `captureEveryMs` (`traces.state_interval`, default SPAN_CAPTURE_INTERVAL_MS), and a large state
-// less often still (captureWaitMs). A batch sealed in between carries no state, and the spool does
-// not move the session's checkpoint to it (store/ledger.ts): the checkpoint moves only to captured
-// positions. A session that stops or ends is captured at its last position
-// (SessionRecords.capture()), so a graceful restart reads nothing twice; a kill -9 reads again at
-// most that wait more of each session than without traces.
+// session's state changes between two batches: so the tap captures it once per `captureEveryMs`
+// (`traces.state_interval`, default SPAN_CAPTURE_INTERVAL_MS), and a large state less often still
+// (captureWaitMs, a whole number of intervals), at the first batch sealed after a line of its
+// session's phase (traces/capture-phase.ts): the sessions of one phase are captured together, so
+// their states go to the store in the same checkpoint write, where they share pages (the first
+// capture, at a session's first batch, is off its lines; the next comes at its next line). A batch
+// sealed in between carries no state, and the spool does not move the session's checkpoint to it
+// (store/ledger.ts): the checkpoint moves only to captured positions. A session that stops or ends
+// is captured at its last position (SessionRecords.capture()), so a graceful restart reads nothing
+// twice; a kill -9 reads again at most that wait more of each session than without traces.
 import type { Envelope } from '../upstream/envelope.js';
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import { createSpanBuilder } from '../traces/span-builder.js';
 import type { EndReason } from '../traces/span-shapes.js';
 import { decodeSpanState, encodeSpanState } from '../traces/span-state.js';
+import { capturePhase, CAPTURE_PHASES } from '../traces/capture-phase.js';
 import { createSpanEncoder } from '../wire/encode-span.js';
 import type { BridgeSpan } from '../vocabulary/span.js';
 import type { SpanStateWriter } from '../store/store.js';
@@ -57,8 +61,8 @@ export interface SpanTap {
 export type SpanTapFactory = (sessionId: string, stored?: string) => SpanTap;
 
 /**
- * A session's open span state is captured at most this often. Its durable checkpoint then moves at
- * most this often with traces on, so a kill -9 reads again up to this much more of each session
+ * A session's open span state is captured once per this interval. Its durable checkpoint then moves
+ * once per this interval with traces on, so a kill -9 reads again up to this much more of each session
  * (docs/design.md "Delivery semantics"); in exchange the state is serialized and written about five
  * times less than once per checkpoint write (CHECKPOINT_INTERVAL_MS).
  */
@@ -79,11 +83,23 @@ export const STATE_WAIT_MAX_MS = 60_000;
 /**
  * How long after a capture whose open state was `stateChars` long the next one waits: the
  * configured interval, longer for a large state (STATE_CHARS_PER_SECOND). 0 stays 0 (every batch).
+ * A whole number of intervals, so that a longer wait still ends on a line of the session's phase.
  */
 export function captureWaitMs(intervalMs: number, stateChars: number): number {
   if (intervalMs === 0) return 0;
   const bySize = Math.min((stateChars * 1000) / STATE_CHARS_PER_SECOND, STATE_WAIT_MAX_MS);
-  return Math.max(intervalMs, bySize);
+  const most = Math.max(1, Math.floor(STATE_WAIT_MAX_MS / intervalMs));
+  return Math.min(Math.max(1, Math.ceil(bySize / intervalMs)), most) * intervalMs;
+}
+
+/**
+ * The line of `sessionId`'s phase at or before `t` (ms), counted in waits of `waitMs`: the lines of
+ * one phase are `intervalMs` apart, shifted by the phase's share of the interval, and a wait of a
+ * whole number of intervals ends on one of them. A capture is due once the line moved on.
+ */
+export function captureLine(sessionId: string, intervalMs: number, waitMs: number, t: number): number {
+  const shift = (capturePhase(sessionId) * intervalMs) / CAPTURE_PHASES;
+  return Math.floor((t - shift) / waitMs);
 }
 
 export interface SpanTapOptions {
@@ -91,7 +107,10 @@ export interface SpanTapOptions {
   carry?: boolean;
   /** At most this often a state is captured (SPAN_CAPTURE_INTERVAL_MS); 0 captures at every batch. */
   captureEveryMs?: number;
-  /** The clock the interval is measured on (ms). */
+  /**
+   * The clock the interval is measured on (ms). The default is the same in every thread (the
+   * sessions of one phase are captured together whichever thread reads them) and never steps back.
+   */
   now?: () => number;
 }
 
@@ -105,13 +124,13 @@ export function spanTapFactory(
   {
     carry = true,
     captureEveryMs = SPAN_CAPTURE_INTERVAL_MS,
-    now = performance.now.bind(performance),
+    now = () => performance.timeOrigin + performance.now(),
   }: SpanTapOptions = {},
 ): SpanTapFactory {
   const encode = createSpanEncoder();
   return (sessionId, stored) => {
     // The first batch is captured: a session followed anew has a checkpoint within one batch.
-    let capturedAt = Number.NEGATIVE_INFINITY;
+    let capturedLine = Number.NEGATIVE_INFINITY;
     let waitMs = captureEveryMs;
     let force = false;
     const restored = decodeSpanState(stored);
@@ -148,11 +167,12 @@ export function spanTapFactory(
       end: (reason = 'session_end') => offer(builder.end(reason)),
       checkpoint() {
         const t = now();
-        if (!force && t - capturedAt < waitMs) return undefined;
+        if (!force && waitMs > 0 && captureLine(sessionId, captureEveryMs, waitMs, t) === capturedLine)
+          return undefined;
         force = false;
-        capturedAt = t;
         const open = builder.snapshotJson();
         waitMs = captureWaitMs(captureEveryMs, open.length);
+        capturedLine = waitMs > 0 ? captureLine(sessionId, captureEveryMs, waitMs, t) : 0;
         if (!carry) return () => open;
         // The unsent spans as they are when the checkpoint is written: a superset of those finished
         // up to it and not acknowledged, which is what must not be lost.

@@ -7,7 +7,7 @@
 // batch one transaction, so a crash mid-migration resumes where it stopped.
 import type Database from 'better-sqlite3';
 import type { NewSegment } from '../wire/segment-framing.js';
-import { migrateSpanStates } from './sqlite-span-states.js';
+import { migrateSpanStates, SPAN_STATES_TABLE } from './sqlite-span-states.js';
 
 const SCHEMA_VERSION = 2;
 /** "BTB1": marks the file as a browser-telemetry-bridge state database. */
@@ -43,7 +43,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   ended_at INTEGER,
   span_state TEXT
 );
-CREATE TABLE IF NOT EXISTS span_states (session_id TEXT PRIMARY KEY, state TEXT NOT NULL) WITHOUT ROWID;
+${SPAN_STATES_TABLE}
 CREATE TABLE IF NOT EXISTS spool_segments (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   session_id TEXT NOT NULL,

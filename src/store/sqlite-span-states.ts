@@ -2,6 +2,11 @@
 // when the state changed, compressed, and migrated from the `span_state` column of the sessions
 // row that held it before.
 //
+// The rows are ordered by the session's capture phase (traces/capture-phase.ts) before its id: the
+// sessions of one phase are captured together, so a checkpoint write rewrites the few pages that
+// hold their states side by side instead of every page of the table (each a 64 KiB page that
+// SQLite writes whole to the WAL and again to the database).
+//
 // The store reads it joined to the sessions row (sqlite-store.ts), and writes it in the same
 // transaction as the checkpoint it belongs to: a state is never ahead of, or behind, its checkpoint.
 //
@@ -11,6 +16,19 @@
 // mix. The set may name a session whose row is gone, never miss one that has a row: a deletion
 // leaves it only once its transaction committed (settle).
 import type Database from 'better-sqlite3';
+import { capturePhase } from '../traces/capture-phase.js';
+
+/**
+ * The table (sqlite-schema.ts). `phase` defaults to 0 and `session_id` is unique on its own so that
+ * an older bridge, which writes (session_id, state) and looks rows up by session, still works on it;
+ * the rows it adds are put in their phase when this bridge opens the file again.
+ */
+export const SPAN_STATES_TABLE = `CREATE TABLE IF NOT EXISTS span_states (
+  phase INTEGER NOT NULL DEFAULT 0,
+  session_id TEXT NOT NULL UNIQUE,
+  state TEXT NOT NULL,
+  PRIMARY KEY (phase, session_id)
+) WITHOUT ROWID;`;
 
 /** The span state's writes, prepared once on the store's database. */
 export interface SqliteSpanStates {
@@ -28,8 +46,10 @@ export interface SqliteSpanStates {
 
 export function prepareSpanStates(db: Database.Database): SqliteSpanStates {
   // Written only when it changed: an idle session's checkpoint moves without rewriting its state.
+  // The phase is never set by an update: SQLite makes an update that sets a key column a delete and
+  // an insert, which rewrote the unique index and the row's neighbouring pages at every write.
   const write = db.prepare(
-    'INSERT INTO span_states (session_id, state) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET state = excluded.state WHERE state IS NOT excluded.state',
+    'INSERT INTO span_states (phase, session_id, state) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET state = excluded.state WHERE state IS NOT excluded.state',
   );
   const drop = db.prepare('DELETE FROM span_states WHERE session_id = ?');
   const dropIfInactive = db.prepare(
@@ -43,7 +63,7 @@ export function prepareSpanStates(db: Database.Database): SqliteSpanStates {
     write: (sessionId, state) => {
       gone.delete(sessionId);
       has.add(sessionId);
-      write.run(sessionId, state);
+      write.run(capturePhase(sessionId), sessionId, state);
     },
     drop: (sessionId) => {
       if (!has.has(sessionId)) return;
@@ -68,14 +88,29 @@ export function prepareSpanStates(db: Database.Database): SqliteSpanStates {
  * The span state moved to a table of its own: in the sessions row, every checkpoint move rewrote
  * it (overflow pages included) even when the state had not changed. The column stays, empty, so a
  * file opened again by an older bridge still reads (its sessions then start with no open span).
- * `columns` are the sessions table's columns before this migration step.
+ * Then the table was ordered by session id alone; it is rebuilt in phase order (above), and an older
+ * bridge still reads and writes it. `columns` are the sessions table's columns before this migration step.
  */
 export function migrateSpanStates(db: Database.Database, columns: readonly string[]): void {
   // Files from before traces kept no span state: their sessions start with no open span.
   if (!columns.includes('span_state')) db.exec('ALTER TABLE sessions ADD COLUMN span_state TEXT');
+  db.function('capture_phase', { deterministic: true }, (id) => capturePhase(String(id)));
+  const phased = (db.prepare('PRAGMA table_info(span_states)').all() as Array<{ name: string }>).some(
+    (c) => c.name === 'phase',
+  );
   db.transaction(() => {
-    db.exec(`INSERT OR REPLACE INTO span_states (session_id, state)
-      SELECT id, span_state FROM sessions WHERE span_state IS NOT NULL`);
+    // The table before phases: ordered by session id alone. Rebuilt with every row in its phase.
+    if (!phased) {
+      db.exec('ALTER TABLE span_states RENAME TO span_states_by_id');
+      db.exec(SPAN_STATES_TABLE);
+      db.exec(`INSERT INTO span_states (phase, session_id, state)
+        SELECT capture_phase(session_id), session_id, state FROM span_states_by_id`);
+      db.exec('DROP TABLE span_states_by_id');
+    }
+    // Rows an older bridge wrote since (in phase 0) go to their phase.
+    db.exec('UPDATE span_states SET phase = capture_phase(session_id) WHERE phase <> capture_phase(session_id)');
+    db.exec(`INSERT OR REPLACE INTO span_states (phase, session_id, state)
+      SELECT capture_phase(id), id, span_state FROM sessions WHERE span_state IS NOT NULL`);
     db.exec('UPDATE sessions SET span_state = NULL WHERE span_state IS NOT NULL');
   })();
 }

@@ -80,37 +80,58 @@ describe('span tap', () => {
     expect(spans[0]!.attributes['browser.span.end_reason']).toBe('session_removed');
   });
 
-  it('captures the open state at most every interval of its clock, and at once when told (a stop)', () => {
+  it('captures the open state once per line of its phase on its clock, and at once when told (a stop)', () => {
+    // SESSION is of phase 2: with a 500 ms interval its lines are 200 ms past each half second.
     const clock = { t: 1000 };
     const tap = spanTapFactory({ offer: () => undefined }, { captureEveryMs: 500, now: () => clock.t })(SESSION);
     const [first, second] = envelopes(PAGE_LOAD);
     tap.observe(first!, mapped(first!));
     expect(tap.checkpoint()).toBeDefined(); // the first batch of a session
-    clock.t += 499;
+    clock.t = 1199;
     tap.observe(second!, mapped(second!));
     expect(tap.checkpoint()).toBeUndefined();
     tap.captureNext();
     expect(tap.checkpoint()).toBeDefined();
-    clock.t += 499;
-    expect(tap.checkpoint()).toBeUndefined(); // the forced capture started the interval again
-    clock.t += 1;
+    expect(tap.checkpoint()).toBeUndefined(); // a forced capture is once
+    clock.t = 1200;
     expect(tap.checkpoint()?.()).toContain('"open"');
+    clock.t = 1699;
+    expect(tap.checkpoint()).toBeUndefined();
   });
+
+  it.each([
+    // session (its phase), the clock when it began, the captures after its first (a batch every 100 ms)
+    ['a (0)', 'a', 0, [1000, 2000, 3000, 4000]],
+    ['s5 (0), begun later', 's5', 300, [1000, 2000, 3000, 4000]],
+    ['f (1)', 'f', 700, [1200, 2200, 3200, 4200]],
+    ['c (3)', 'c', 50, [650, 1650, 2650, 3650, 4650]],
+  ])(
+    'the sessions of one phase are captured together whenever each began, another phase its share of the interval later: %s',
+    (_name, id, began, captures) => {
+      const clock = { t: began };
+      const tap = spanTapFactory({ offer: () => undefined }, { captureEveryMs: 1000, now: () => clock.t })(id);
+      const at: number[] = [];
+      for (; clock.t < 5000; clock.t += 100) if (tap.checkpoint()) at.push(clock.t);
+      expect(at).toEqual([began, ...captures]);
+    },
+  );
 
   it.each([
     // interval, state characters, wait
     [5000, 0, 5000],
     [5000, 20 * 1024, 5000],
+    [5000, 30 * 1024, 10_000], // 7.5 s of state: a whole number of intervals
     [5000, 40 * 1024, 10_000],
     [5000, 200 * 1024, 50_000],
     [5000, 10 * 1024 * 1024, STATE_WAIT_MAX_MS],
     [120_000, 10 * 1024 * 1024, 120_000], // a configured interval longer than the cap wins
+    [7000, 10 * 1024 * 1024, 56_000], // the most intervals within the cap
     [0, 10 * 1024 * 1024, 0], // 0: every batch, whatever the size
   ])('captureWaitMs(%i, %i) = %i', (interval, chars, wait) => {
     expect(captureWaitMs(interval, chars)).toBe(wait);
   });
 
-  it('a large open state is captured less often: the wait after a capture grows with its size', () => {
+  it('a large open state is captured less often: a wait its size sets, from line to line of its phase', () => {
     // 400 requests that never finish: open spans, each kept in the state with its URL.
     const steps: Step[] = Array.from({ length: 400 }, (_, i): Step => [
       'network_request',
@@ -121,11 +142,12 @@ describe('span tap', () => {
     const tap = spanTapFactory({ offer: () => undefined }, { captureEveryMs: 500, now: () => clock.t })(SESSION);
     for (const env of envelopes(steps)) tap.observe(env, mapped(env));
     const chars = (JSON.stringify((JSON.parse(tap.checkpoint()!()) as { open: unknown }).open) ?? '').length;
-    const wait = (chars * 1000) / STATE_CHARS_PER_SECOND;
+    const wait = captureWaitMs(500, chars);
+    expect(wait).toBeGreaterThanOrEqual((chars * 1000) / STATE_CHARS_PER_SECOND);
     expect(wait).toBeGreaterThan(5000); // well past the 500 ms interval
-    clock.t += 4999;
-    expect(tap.checkpoint()).toBeUndefined();
-    clock.t = Math.ceil(wait);
-    expect(tap.checkpoint()).toBeDefined();
+    const at: number[] = [];
+    for (clock.t = 100; clock.t <= 3 * wait; clock.t += 100) if (tap.checkpoint()) at.push(clock.t);
+    // SESSION's lines are 200 ms past each half second: the next line, then one a wait apart.
+    expect(at).toEqual([200, 200 + wait, 200 + 2 * wait]);
   });
 });

@@ -3,11 +3,15 @@
 // spans, which are secondary to the records. The session is read without a state (its spans start
 // afresh), the operator is told which session, and its next state is written over the bad one.
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openSqliteStore } from '../../../src/store/sqlite-store.js';
+import { openSqliteStore, PAGE_SIZE } from '../../../src/store/sqlite-store.js';
+import { packSpans } from '../../../src/store/sqlite-span-states.js';
+import type { Store } from '../../../src/store/store.js';
+import { capturePhase } from '../../../src/traces/capture-phase.js';
 
 let dir: string;
 beforeEach(() => {
@@ -96,4 +100,79 @@ it('a drop whose transaction rolled back leaves the state known, and the next ch
   expect((await s.sessions())[0]).toMatchObject({ checkpoint: 4 });
   expect((await s.sessions())[0]!.spans).toBeUndefined();
   await s.close();
+});
+
+// The rows are kept in capture-phase order (sqlite-span-states.ts): the sessions of one phase are
+// captured together, and their states must sit on the same few pages, which SQLite rewrites whole.
+const SESSIONS = Array.from({ length: 200 }, (_, i) => `s${i}`);
+/** A state that does not compress, about 2 KiB as stored. */
+const noise = (): string => JSON.stringify({ v: 1, n: randomBytes(1536).toString('base64') });
+/** WAL frames (pages) the commit wrote, from an emptied WAL. */
+async function framesOf(s: Store, write: () => Promise<unknown>): Promise<number> {
+  const other = new Database(join(dir, 'bridge.db'));
+  other.pragma('wal_checkpoint(TRUNCATE)');
+  other.close();
+  await write();
+  return (statSync(join(dir, 'bridge.db-wal')).size - 32) / (PAGE_SIZE + 24);
+}
+
+it("a checkpoint write of one phase's states rewrites that phase's pages, not the whole table", async () => {
+  const s = await openSqliteStore(dir);
+  for (const id of SESSIONS) await s.putSession({ id, attributes: {} }, 'config');
+  const all = () => SESSIONS.map((id) => ({ sessionId: id, checkpoint: 1, epoch: 0, spans: noise }));
+  await s.commit([], all());
+  const phase0 = SESSIONS.filter((id) => capturePhase(id) === 0);
+  expect(phase0.length).toBeGreaterThan(20);
+  const one = await framesOf(s, () =>
+    s.commit(
+      [],
+      phase0.map((id) => ({ sessionId: id, checkpoint: 2, epoch: 0, spans: noise })),
+    ),
+  );
+  const whole = await framesOf(s, () => s.commit([], all()));
+  // A fifth of the rows: about a fifth of the pages, and the sessions table's and the tree's roots.
+  expect(whole).toBeGreaterThan(5);
+  expect(one).toBeLessThanOrEqual(Math.ceil(whole / 5) + 2);
+  await s.close();
+});
+
+it('a table of the previous layout (ordered by session id) is rebuilt in phase order, and an older bridge still writes it', async () => {
+  const first = await openSqliteStore(dir);
+  for (const id of ['a', 'b', 'c']) await first.putSession({ id, attributes: {} }, 'config');
+  await first.close();
+  const db = new Database(join(dir, 'bridge.db'));
+  db.exec('DROP TABLE span_states');
+  db.exec('CREATE TABLE span_states (session_id TEXT PRIMARY KEY, state TEXT NOT NULL) WITHOUT ROWID');
+  for (const id of ['a', 'b'])
+    db.prepare('INSERT INTO span_states VALUES (?, ?)').run(id, packSpans(`{"v":1,"s":"${id}"}`));
+  db.close();
+  const s = await openSqliteStore(dir);
+  expect((await s.sessions()).map((r) => [r.spec.id, r.spans])).toEqual([
+    ['a', '{"v":1,"s":"a"}'],
+    ['b', '{"v":1,"s":"b"}'],
+    ['c', undefined],
+  ]);
+  await s.close();
+  const raw = new Database(join(dir, 'bridge.db'));
+  const phases = () => raw.prepare('SELECT session_id AS id, phase FROM span_states ORDER BY session_id').all();
+  expect(phases()).toEqual(['a', 'b'].map((id) => ({ id, phase: capturePhase(id) })));
+  // An older bridge's write (without a phase) of a row it has and of one it adds.
+  const older = raw.prepare(
+    'INSERT INTO span_states (session_id, state) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET state = excluded.state WHERE state IS NOT excluded.state',
+  );
+  older.run('a', packSpans('{"v":1,"s":"a2"}'));
+  older.run('c', packSpans('{"v":1,"s":"c"}'));
+  raw.close();
+  const again = await openSqliteStore(dir);
+  expect((await again.sessions()).map((r) => r.spans)).toEqual([
+    '{"v":1,"s":"a2"}',
+    '{"v":1,"s":"b"}',
+    '{"v":1,"s":"c"}',
+  ]);
+  await again.close();
+  const check = new Database(join(dir, 'bridge.db'), { readonly: true });
+  expect(check.prepare('SELECT session_id AS id, phase FROM span_states ORDER BY session_id').all()).toEqual(
+    ['a', 'b', 'c'].map((id) => ({ id, phase: capturePhase(id) })),
+  );
+  check.close();
 });
