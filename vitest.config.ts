@@ -6,6 +6,8 @@ export default defineConfig({
     // Integration tests start real servers and child processes; two cores, so keep parallelism modest.
     pool: 'forks',
     maxWorkers: 2,
+    // src/ compiled once for the child processes the tests start (test/helpers/compiled-sources.ts).
+    globalSetup: ['test/helpers/compiled-sources.ts'],
     testTimeout: 60_000,
     hookTimeout: 30_000,
   },

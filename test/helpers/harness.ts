@@ -11,6 +11,7 @@ import { startReceiver, type Receiver, type ReceiverOptions } from '../../src/de
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/devkit/simulator/index.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { tallyDelivery, type SessionTally } from '../../src/devkit/demo/delivery-tally.js';
+import { sourceEntry } from './compiled-sources.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 
@@ -78,9 +79,9 @@ export async function harness(simOpts: SimulatorOptions = {}, receiverOpts: Rece
   return h;
 }
 
-/** Runs the real CLI (`run`) as a child process, from source through tsx. */
+/** Runs the real CLI (`run`) as a child process, from the sources (compiled-sources.ts). */
 export function spawnDaemon(env: Env, args: string[] = ['run']): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli/main.ts'), ...args], {
+  const child = spawn(process.execPath, [...sourceEntry('cli/main.ts'), ...args], {
     cwd: REPO,
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,11 +1,12 @@
-// A real PostgreSQL server for tests: initdb + pg_ctl into a temporary directory on a free port,
+// A real PostgreSQL server for tests: a data directory made by initdb (once: initdbTemplate) and
+// pg_ctl into a temporary directory on a free port,
 // started by the test file that needs it and stopped at its end (never a server left running).
 // Tests run as root here, and PostgreSQL refuses to run as root: the data directory belongs to an
 // unprivileged user (`nobody`) and the server runs as that user.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { binDirOthersCanRun, pgBinDir } from './pg-binaries.js';
 import { freePort } from './free-port.js';
@@ -41,6 +42,43 @@ function asUser(cmd: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr || r.stdout || r.error?.message}`);
 }
 
+/**
+ * A data directory as initdb leaves it, made once per PostgreSQL installation and copied for each
+ * server: initdb is most of a server's start (about 1.1 of 1.5 s), a copy a tenth of that. Named
+ * after the installation's initdb, as pg-binaries.ts names its copies, so a second test file or a
+ * second run finds it made; made under a temporary name and renamed into place, so test files
+ * starting at once never see half of one. It belongs to the server's user, as the copies must.
+ */
+function initdbTemplate(bin: string): string {
+  const mtime = Math.floor(statSync(join(bin, 'initdb')).mtimeMs);
+  const key = `${resolve(bin)}:${mtime}`.replace(/[^A-Za-z0-9]+/g, '-').slice(-120);
+  const target = join(tmpdir(), `bridge-test-pgdata-${key}`);
+  const data = join(target, 'data');
+  if (existsSync(join(data, 'PG_VERSION'))) return data;
+  const staging = mkdtempSync(`${target}-staging-`);
+  if (process.getuid?.() === 0) chownSync(staging, 65534, 65534);
+  try {
+    asUser(join(bin, 'initdb'), [
+      '-D',
+      join(staging, 'data'),
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+    ]);
+    renameSync(staging, target);
+  } catch (err) {
+    // Another test file made it meanwhile: use that one.
+    if (!existsSync(join(data, 'PG_VERSION'))) throw err;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return data;
+}
+
 /** `durable`: fsync on (a benchmark); tests run without it. */
 export async function startPostgres(opts: { durable?: boolean } = {}): Promise<PgServer> {
   const found = pgBinDir();
@@ -53,7 +91,8 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
   const dir = mkdtempSync(join(tmpdir(), 'bridge-pg-'));
   const data = join(dir, 'data');
   if (process.getuid?.() === 0) chownSync(dir, 65534, 65534);
-  asUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']);
+  // -a: the copy keeps the template's owner (the server's user) and modes (0700, as PostgreSQL requires).
+  asUser('cp', ['-a', initdbTemplate(bin), data]);
   const port = await freePort();
   // Durability is not what these tests measure; fsync off keeps them fast on a shared machine.
   const fast = opts.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';

@@ -1,8 +1,9 @@
-// Runs the real CLI as a person does: a child process (`node --import tsx src/cli/main.ts ...`) from
-// the repository root, configured only through the environment given here (the test runner's own
+// Runs the real CLI as a person does: a child process (`node <src/cli/main.ts compiled> ...`, see
+// test/helpers/compiled-sources.ts) from the repository root, configured only through the environment given here (the test runner's own
 // environment is not inherited, so a developer's BROWSER_API_KEY cannot leak into a test).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { resolve } from 'node:path';
+import { sourceEntry } from '../../helpers/compiled-sources.js';
 
 export const REPO = resolve(import.meta.dirname, '../../..');
 
@@ -27,11 +28,11 @@ export interface CliProcess {
   ): Promise<void>;
 }
 
-/** `entry`: node arguments that run the CLI; the sources under tsx unless given (e.g. the bundle's main.js). */
+/** `entry`: node arguments that run the CLI; the sources (compiled-sources.ts) unless given (e.g. the bundle's main.js). */
 export function startCli(
   args: string[],
   env: Record<string, string | undefined>,
-  entry: string[] = ['--import', 'tsx', 'src/cli/main.ts'],
+  entry: string[] = sourceEntry('cli/main.ts'),
   user?: { uid: number; gid: number },
 ): CliProcess {
   const child = spawn(process.execPath, [...entry, ...args], {

@@ -6,9 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sourceEntry } from '../../helpers/compiled-sources.js';
 import { startCli } from './cli-process.js';
 
-const ENTRY = ['--import', 'tsx', 'src/cli/healthcheck.ts'];
+const ENTRY = sourceEntry('cli/healthcheck.ts');
 const dir = mkdtempSync(join(tmpdir(), 'healthcheck-cli-'));
 let server: Server;
 let port: number;

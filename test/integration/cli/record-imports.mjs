@@ -10,7 +10,9 @@ registerHooks({
   resolve(specifier, context, next) {
     const parent = context.parentURL ?? '';
     const i = parent.indexOf('/src/');
-    if (i >= 0 || !specifier.startsWith('.')) imports.push({ specifier, from: i >= 0 ? parent.slice(i + 1) : parent });
+    // A compiled copy of src/ (test/helpers/compiled-sources.ts) is named by its source file.
+    const from = i >= 0 ? parent.slice(i + 1).replace(/\.js$/, '.ts') : parent;
+    if (i >= 0 || !specifier.startsWith('.')) imports.push({ specifier, from });
     return next(specifier, context);
   },
 });

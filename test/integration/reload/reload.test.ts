@@ -51,7 +51,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await running?.stop();
+  await running?.stop(Date.now());
   await world.close();
 });
 

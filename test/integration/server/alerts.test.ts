@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await running?.stop();
+  await running?.stop(Date.now());
   await world?.close();
 });
 

@@ -28,7 +28,7 @@ export function worldPerTest(): PerTest {
     t.world = await startWorld();
   });
   afterEach(async () => {
-    await t.running?.stop();
+    await t.running?.stop(Date.now());
     t.running = undefined;
     await t.world.close();
   });
@@ -45,8 +45,12 @@ export interface RunningBridge {
   http: HttpSurface;
   url: string;
   config: BridgeConfig;
-  /** Closes the HTTP surface, then shuts the bridge down (grace period of the configuration). */
-  stop(): Promise<void>;
+  /**
+   * Closes the HTTP surface, then shuts the bridge down by `deadline` (epoch ms; the configuration's
+   * grace period when not given). A test's teardown passes now: with the collector down or a backlog
+   * left, the grace period is seconds spent delivering what no test reads any more.
+   */
+  stop(deadline?: number): Promise<void>;
 }
 
 /** Starts from `raw` (FAST merged in) — or, when `env` names BRIDGE_CONFIG, from that file as `run` does. */
@@ -72,10 +76,10 @@ export async function startInProcess(
     http,
     url: http.url,
     config,
-    stop() {
+    stop(deadline) {
       stopped ??= (async () => {
         await http.close();
-        await bridge.shutdown();
+        await bridge.shutdown(deadline);
       })();
       return stopped;
     },

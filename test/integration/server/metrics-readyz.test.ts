@@ -12,7 +12,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await running?.stop();
+  await running?.stop(Date.now());
   await world.close();
 });
 

@@ -20,7 +20,7 @@ afterAll(() => {
 });
 afterEach(async () => {
   server.thaw();
-  await running?.stop();
+  await running?.stop(Date.now());
   running = undefined;
   await world?.close();
 });

@@ -16,7 +16,7 @@ let world: World | undefined;
 let running: RunningBridge | undefined;
 let endpoint: Server | undefined;
 afterEach(async () => {
-  await running?.stop();
+  await running?.stop(Date.now());
   await world?.close();
   endpoint?.closeAllConnections();
   await new Promise<void>((r) => (endpoint ? endpoint.close(() => r()) : r()));

@@ -13,7 +13,6 @@
 // 400 for everything, 400 for requests carrying a poison record, 413 above a size, 429/503 with
 // Retry-After, timeouts, connection resets.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +20,7 @@ import type { ExportOutcome } from '../../../src/export/otlp-transport.js';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
 import { appendSeq, openTestSpool, scriptedTransport, testDelivery } from '../../helpers/delivery-fixture.js';
+import { memoryTmpdir } from '../../helpers/memory-tmpdir.js';
 
 type Mode = 'ok' | 'partial' | 'refuse_all' | 'too_large' | 'throttle' | 'unavailable' | 'timeout' | 'reset';
 type Step =
@@ -93,7 +93,7 @@ const SHORT: Shape = { backoff: { initialMs: 1, maxMs: 5 }, concurrency: 2, batc
 const LONG: Shape = { backoff: { initialMs: 20 * 60_000, maxMs: 30 * 60_000 }, concurrency: 3, batchMaxRecords: 100 };
 
 async function runScenario(steps: Step[], poison: ReadonlySet<number>, shape: Shape = SHORT): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'bridge-model-'));
+  const dir = mkdtempSync(join(memoryTmpdir(), 'bridge-model-'));
   const collector = new Collector(poison);
   const facts: Fact[] = [];
   const transport = scriptedTransport('http://collector.model/v1/logs', async (seqs) => {

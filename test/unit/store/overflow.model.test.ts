@@ -19,7 +19,6 @@
 //   produced was delivered at least once, or (only without an archive) is covered by a delivered
 //   gap record.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -30,6 +29,7 @@ import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
 import type { SpanStateSource } from '../../../src/store/pending-segments.js';
 import { splitRecords, type Segment } from '../../../src/wire/segment-framing.js';
+import { memoryTmpdir } from '../../helpers/memory-tmpdir.js';
 
 const SESSIONS = ['a', 'b'] as const;
 const RING = 6;
@@ -472,7 +472,7 @@ describe('the overflow mode against a service with a ring buffer and an archive'
         fc.boolean(),
         async (cmds, archive, window, cutOffStart) => {
           // A tiny window spills almost every seal; a large one keeps everything in memory.
-          const dir = mkdtempSync(join(tmpdir(), 'overflow-model-'));
+          const dir = mkdtempSync(join(memoryTmpdir(), 'overflow-model-'));
           dirs.push(dir);
           const real: Real = { dir, window, ...(await open(dir, window)) };
           reals.push(real);

@@ -21,7 +21,6 @@
 // - Finally (at-least-once): after the last step, a restart and a full drain hand out every
 //   committed record that was not acknowledged with a durable delete.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -29,6 +28,7 @@ import { Spool, type Batch } from '../../../src/store/spool.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
 import { splitRecords, type Segment } from '../../../src/wire/segment-framing.js';
+import { memoryTmpdir } from '../../helpers/memory-tmpdir.js';
 
 const SESSIONS = ['a', 'b', 'c'] as const;
 const COMMIT_INTERVAL_MS = 1000;
@@ -392,7 +392,7 @@ describe('Spool against a model', () => {
         async (cmds, memoryMaxBytes) => {
           // A small memoryMaxBytes sends most commits to the backlog (read back from the store); a
           // large one keeps them in the ready queue.
-          const dir = mkdtempSync(join(tmpdir(), 'spool-model-'));
+          const dir = mkdtempSync(join(memoryTmpdir(), 'spool-model-'));
           dirs.push(dir);
           const real: Real = { dir, memoryMaxBytes, ...(await openReal(dir, memoryMaxBytes)) };
           reals.push(real);

@@ -7,12 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGrpcTransport } from '../../../../src/export/grpc-transport.js';
 import { createRecordEncoder } from '../../../../src/wire/encode-record.js';
 import { createRequestBuilder } from '../../../../src/wire/otlp-request.js';
+import { sourceEntry } from '../../../helpers/compiled-sources.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const children: ChildProcessWithoutNullStreams[] = [];
 
 function startStandalone(args: string[]): ChildProcessWithoutNullStreams {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/devkit/receiver/main.ts', ...args], { cwd: repoRoot });
+  const child = spawn(process.execPath, [...sourceEntry('devkit/receiver/main.ts'), ...args], { cwd: repoRoot });
   children.push(child);
   return child;
 }
