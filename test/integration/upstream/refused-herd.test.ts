@@ -71,6 +71,9 @@ describe('sessions refused all at once', () => {
       expect(b! - a!).toBeGreaterThanOrEqual(990);
       expect(c! - b!).toBeGreaterThanOrEqual(990);
     }
-    expect(spreadOf(asked, 2)).toBeGreaterThan(250);
+    // Each wait is the Retry-After and up to min(half of it, backoff.max = 200 ms) more, so a
+    // session's third request is 0-400 ms later than lockstep's (within a few ms). Over 30 sessions
+    // the spread was under 250 ms once in 24 (4 %, and once in CI); under 150 ms once in 200,000.
+    expect(spreadOf(asked, 2)).toBeGreaterThan(150);
   }, 30_000);
 });
