@@ -123,6 +123,8 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
    * nor the wait for a traces pipeline.
    */
   let waitIsBackoff = false;
+  /** When the standing wait ends (steady clock). */
+  let waitEnd = 0;
   // Lingering: fresh spans short of a batch wait until the timer fires (then `flushDue` sends them
   // whatever their number, until none is left unsent) or until shutdown, which flushes at once.
   let cancelLinger: (() => void) | undefined;
@@ -186,11 +188,16 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   function wait(ms: number, backoff = false): void {
     // Several requests may come back "later": one wait stands for all of them, and is a backoff only
     // if each of them was.
+    const end = steadyNow() + ms;
     if (cancelWait !== undefined) {
-      if (!backoff) waitIsBackoff = false;
-      return;
-    }
-    waitIsBackoff = backoff;
+      if (backoff) return;
+      waitIsBackoff = false;
+      // A Retry-After (or the wait for a traces pipeline) answered while a shorter backoff of the
+      // bridge's own stands: ending with the backoff would send into the quiet the collector asked for.
+      if (end <= waitEnd) return;
+      cancelWait();
+    } else waitIsBackoff = backoff;
+    waitEnd = end;
     cancelWait = schedule(() => {
       cancelWait = undefined;
       kick();

@@ -450,6 +450,43 @@ describe('span export', () => {
     expect(out.slice(2).map((r) => [...r.body])).toEqual(resent ? [[0, 1]] : []);
   });
 
+  // One request fails (the bridge's backoff starts, 100 ms) and another then answers 429 with a
+  // Retry-After of 7 s: the one wait that stands for both must last the 7 s the collector asked
+  // for, not end after the 100 ms and send into its quiet.
+  it('a Retry-After answered while a shorter backoff waits: the wait lasts as long as the collector asked', async () => {
+    const out: Array<{ release: (o: ExportOutcome) => void }> = [];
+    const waits: Array<{ ms: number; cancelled: boolean }> = [];
+    const exp = createSpanExport({
+      transport: {
+        url: 'http://c/v1/traces',
+        send: () => new Promise((release) => out.push({ release })),
+        close: () => Promise.resolve(),
+      },
+      request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
+      emit: () => undefined,
+      concurrency: 2,
+      batchMaxSpans: 2,
+      maxQueuedBytes: 100,
+      backoff: { initialMs: 100, maxMs: 1000 },
+      schedule: (_fn, ms) => {
+        const w = { ms, cancelled: false };
+        waits.push(w);
+        return () => void (w.cancelled = true);
+      },
+    });
+    const tick = () => new Promise((r) => setImmediate(r));
+    exp.offer([0, 1, 2, 3].map((i) => Buffer.from([i])));
+    exp.start();
+    expect(out).toHaveLength(2);
+    out[0]!.release({ kind: 'retryable', status: 503, message: 'HTTP 503' });
+    await tick();
+    out[1]!.release({ kind: 'retryable', status: 429, retryAfterMs: 7000, message: 'HTTP 429' });
+    await tick();
+    const standing = waits.filter((w) => !w.cancelled);
+    expect(standing).toHaveLength(1);
+    expect(standing[0]!.ms).toBeGreaterThanOrEqual(7000);
+  });
+
   it('any order of answers, offers and waits: no span is in two requests at once, each settles once, none is lost', async () => {
     for (let seed = 1; seed <= 30; seed++) {
       let x = seed;
