@@ -4,6 +4,10 @@
 // followed again on another thread, or after its worker died; its status is kept so the new
 // follower's counts add to it, carried-status.ts) → followed again; or → finished (ended or removed
 // during this run: its final status stays visible, bounded, oldest forgotten first).
+//
+// A moving session still counts as followed for "is the run over" (moving): between its stop and
+// its next follow no thread reads it, and a run taken as over there (`run --until-ended`) would stop
+// with the session neither read to its end nor ended, its open spans never closed.
 import type { SessionSpec } from '../config/schema.js';
 import type { AttributeValue } from '../vocabulary/log-record.js';
 import type { Segment, SessionSource } from '../store/store.js';
@@ -21,7 +25,9 @@ export class FollowedSessions {
   /** Final status of sessions that ended or were removed during this run. */
   private readonly finished = new Map<string, SessionStatus>();
   /** Status of sessions stopped to be followed again (moved between threads): their counts carry over. */
-  private readonly moving = new Map<string, SessionStatus>();
+  private readonly carried = new Map<string, SessionStatus>();
+  /** Sessions stopped by a move and not yet followed again (nor given up by it: moved()). */
+  private readonly between = new Set<string>();
 
   get size(): number {
     return this.active.size;
@@ -42,8 +48,9 @@ export class FollowedSessions {
 
   /** Records a new follower of a session; its counts start from what earlier followers counted. */
   add(id: string, session: FollowedSession, onWorker: boolean): FollowedSession {
-    const p = carryCounts(this.moving.get(id), session);
-    this.moving.delete(id);
+    const p = carryCounts(this.carried.get(id), session);
+    this.carried.delete(id);
+    this.between.delete(id);
     this.active.set(id, p);
     if (onWorker) this.onMain.delete(id);
     else this.onMain.add(id);
@@ -61,8 +68,20 @@ export class FollowedSessions {
   /** The session is followed no more, to be followed again: its counts carry over to the next follower. */
   move(id: string): void {
     const before = this.active.get(id)?.status();
-    if (before) this.moving.set(id, before);
+    if (!before) return;
+    this.carried.set(id, before);
+    this.between.add(id);
     this.active.delete(id);
+  }
+
+  /** The move of these sessions is over: those not followed again (ended meanwhile, or the stop began) move no more. */
+  moved(ids: readonly string[]): void {
+    for (const id of ids) this.between.delete(id);
+  }
+
+  /** Sessions between two followers (move() → add() or moved()): the run is not over while one is. */
+  get moving(): number {
+    return this.between.size;
   }
 
   /** Followed sessions read on this thread. */

@@ -168,7 +168,8 @@ export class Supervisor {
     }
     const ownership = this.ownership;
     this.allEnded = new AllEnded({
-      followed: () => this.active.size,
+      // A session between two threads is still followed: no thread reads it for that moment only.
+      followed: () => this.active.size + this.active.moving,
       settling: () => this.lifecycles.size,
       spoolIdle: () => d.spool.idle,
       ...(ownership ? { activeAnywhere: () => ownership.activeSessions } : {}),
@@ -198,6 +199,7 @@ export class Supervisor {
       stopping: () => this.stopping,
       owned: this.ownership !== undefined,
       followOrWait: (rows) => this.followOrWait(rows),
+      moved: () => this.allEnded.check(),
     });
   }
 

@@ -21,6 +21,8 @@ export interface MoveHost {
   owned: boolean;
   /** Follows each row while there is room; the rest wait for it. */
   followOrWait(rows: readonly SessionRow[]): void;
+  /** A move is over (its sessions followed again or given up): the run may be over now. */
+  moved(): void;
 }
 
 export class ThreadMoves {
@@ -32,13 +34,20 @@ export class ThreadMoves {
    */
   async refollow(ids: readonly string[]): Promise<void> {
     const h = this.h;
+    // Moving until followed again: the commit below ends with the spool idle, and with the sessions
+    // counted nowhere a run waiting for its sessions to end took that for its end.
     for (const id of ids) h.active.move(id);
-    await h.spool.flush();
-    // Shared store: the next ownership pass follows again whichever of them this replica still owns.
-    if (h.owned) return;
-    const rows = new Map((await h.store.sessions()).map((r) => [r.spec.id, r]));
-    const again = ids.map((id) => rows.get(id)).filter((r): r is SessionRow => r?.lifecycle === 'active');
-    if (!h.stopping()) h.followOrWait(again);
+    try {
+      await h.spool.flush();
+      // Shared store: the next ownership pass follows again whichever of them this replica still owns.
+      if (h.owned) return;
+      const rows = new Map((await h.store.sessions()).map((r) => [r.spec.id, r]));
+      const again = ids.map((id) => rows.get(id)).filter((r): r is SessionRow => r?.lifecycle === 'active');
+      if (!h.stopping()) h.followOrWait(again);
+    } finally {
+      h.active.moved(ids);
+      h.moved();
+    }
   }
 
   /**

@@ -4,7 +4,8 @@
 // position, the archive's newest event is taken as the baseline first and persisted) → following
 // (the subscriber's own state machine, see stream/subscriber.ts) → ended (404 or 410: what the stream
 // still owes — undecodable trailing frames, an unseen tail — is repaired from the archive or
-// reported, and the session is marked ended in the store) or stopped (shutdown / DELETE).
+// reported, and the session is marked ended in the store) or stopped (shutdown / DELETE / a move;
+// a stop while the end's archive read is under way stops it there, unended).
 //
 // The per-event path is synchronous and allocation-light: map, encode, append (session-records.ts).
 // A gap switches to an asynchronous path only when the archive may repair it; reading the stream
@@ -234,6 +235,10 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     const observed = this.now() * 1000;
     const rest = this.apply(items, 0, observed);
     if (rest) await rest;
+    // Stopped while the archive was read for what the stream still owed (a shutdown, a move): the
+    // end is not recorded without it, nor the spans closed before their last events. The stop
+    // captures what was applied, as any stop; the next follow meets the 404 again and reads the rest.
+    if (this.stopping) return;
     this.spans?.end();
     this.records.capture(true);
     this.finished = true;

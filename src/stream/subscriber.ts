@@ -191,6 +191,8 @@ export class Subscriber {
           const owed: StreamItem[] = [];
           this.stream.sessionEnded(owed);
           await this.sink.ended(owed, detail);
+          // Stopped while the sink read what was owed: it did not record the end (session-pipeline.ts).
+          if (this.stopped) break;
           this.setState('ended', detail);
           return;
         }

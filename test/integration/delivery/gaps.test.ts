@@ -159,6 +159,34 @@ describe('gaps repaired from the archive', () => {
     expect(h.tally(['ok9'])[0]).toMatchObject({ unique: 220, missing: 0, gapRecords: 0 });
   }, 60_000);
 
+  for (const workers of [0, 1])
+    it(`a stop while an ended session's tail is owed is no end: the next start reads the tail, then ends it (${workers ? 'in a worker' : 'main thread'})`, async () => {
+      h = await harness();
+      const s = h.sim.createSession('tail');
+      s.emit(300);
+      const env = { BRIDGE_SESSIONS: 'tail', BRIDGE_WORKERS: String(workers), BRIDGE_TRACES: 'true' };
+      let bridge = await h.startBridge(FAST, env);
+      await until(() => h.receiver.records.length >= 300, '300 records');
+      await bridge.shutdown(Date.now() + 5000);
+      // It ends while the bridge is down: its tail (301..350) is read from the archive, which fails.
+      s.emit(50);
+      s.end();
+      h.sim.faults.archiveFailNext = Array.from({ length: 1000 }, () => ({ status: 503 }));
+      bridge = await h.startBridge(FAST, env);
+      await until(() => h.sim.faults.archiveFailNext!.length <= 996, 'the tail owed', 30_000);
+      await bridge.shutdown(Date.now() + 5000);
+      // Recorded as ended there, the session was never read again: its tail lost, with no gap record
+      // to say so, and its page closed without its last events.
+      const ended = h.receiver.spans.filter((sp) => sp.attributes['browser.span.end_reason'] === 'session_end');
+      expect(ended).toEqual([]);
+      h.sim.faults.archiveFailNext = [];
+      bridge = await h.startBridge(FAST, env);
+      await bridge.supervisor.untilAllEnded();
+      await bridge.shutdown(Date.now() + 5000);
+      expect(h.tally(['tail'])[0]).toMatchObject({ unique: 350, missing: 0, gapRecords: 0 });
+      expect(h.receiver.spans.some((sp) => sp.attributes['browser.span.end_reason'] === 'session_end')).toBe(true);
+    });
+
   it('history evicted before the first connection is read from the archive too', async () => {
     h = await harness({ bufferSize: 30 });
     h.sim.createSession('old').emit(100);

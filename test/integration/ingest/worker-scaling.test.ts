@@ -1,6 +1,6 @@
 // `workers: auto` on real sockets: a single quiet session never starts a worker thread (the sidecar
 // pays for none), and sessions read on the main thread move to the workers once the workers start,
-// without losing or repeating an event, or a count.
+// without losing or repeating an event or a count, and without a run taking the move for its end.
 import { availableParallelism } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SESSIONS_ON_MAIN } from '../../../src/daemon/worker-scaling.js';
@@ -100,4 +100,33 @@ describe.skipIf(availableParallelism() < 2)('workers: auto', () => {
     for (const t of h.tally(first)) expect(t).toMatchObject({ unique: 200, missing: 0, duplicates: 0 });
     for (const t of h.tally(more)) expect(t).toMatchObject({ unique: 20, missing: 0, duplicates: 0 });
   }, 90_000);
+
+  it('a run waiting for its sessions to end is not over while they move to the workers, and a moved open page still ends with its session', async () => {
+    h = await harness({ bufferSize: 10_000 });
+    const page = h.sim.createSession('page');
+    page.emit(300);
+    const bridge = await h.startBridge(FAST, {
+      BRIDGE_SESSIONS: 'page',
+      BRIDGE_WORKERS: 'auto',
+      BRIDGE_TRACES: 'true',
+    });
+    await until(() => h.receiver.records.length >= 300, 'the 300 records, read on the main thread');
+    // Everything read is delivered: the move's own commit leaves the spool idle, as at the end of a run.
+    await until(() => bridge.spool.idle, 'the spool idle');
+    // What `run --until-ended` waits for.
+    let over = false;
+    const ended = bridge.supervisor.untilAllEnded().then(() => (over = true));
+    const more = Array.from({ length: SESSIONS_ON_MAIN }, (_, i) => `q${i}`);
+    for (const id of more) h.sim.createSession(id);
+    for (const id of more) await bridge.supervisor.add({ id, attributes: {} });
+    await until(() => bridge.ingest?.sessions === 1 + more.length, 'every session on the workers');
+    // Between its stop on the main thread and its follow on a worker the session was counted nowhere,
+    // and the run was over there: the bridge stopped with its navigation still open, never sent.
+    expect(over).toBe(false);
+    for (const id of ['page', ...more]) h.sim.session(id)!.end();
+    await ended;
+    await bridge.shutdown();
+    const spans = h.receiver.spans.filter((s) => s.attributes['browser.session.id'] === 'page');
+    expect(spans.filter((s) => s.attributes['browser.span.end_reason'] === 'session_end')).toHaveLength(1);
+  }, 30_000);
 });
