@@ -13,21 +13,22 @@
 // wrote per record byte (`wchar`: what it handed to the kernel; `dirtied`: /proc's write_bytes,
 // pages newly dirtied, what `live-heavy` reports) for the same checkpoints written: without states
 // (traces off), as the bridge writes them, without the unacknowledged spans, with every session's
-// capture held to a common 5 s grid, and off and on again in a database of 4 KiB pages. Not a test;
+// capture held to a common 5 s grid, and off and on again in a database of 64 KiB pages (the
+// always mode's, and every mode's before the overflow mode's pages became 4 KiB). Not a test;
 // Linux only.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { deflateRawSync } from 'node:zlib';
-import Database from 'better-sqlite3';
 import { defaultMappingOptions } from '../src/config/mapping-section.js';
 import { EventFactory } from '../src/devkit/simulator/events/event-factory.js';
 import { createRng } from '../src/devkit/simulator/events/rng.js';
 import { CAPTURE_ALL } from '../src/devkit/simulator/pools.js';
 import { createMapper } from '../src/mapping/mapper.js';
 import { spanTapFactory, type SpanSink } from '../src/session/span-tap.js';
-import { openSqliteStore, PAGE_SIZE } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { ALWAYS_PAGE_SIZE, OVERFLOW_PAGE_SIZE } from '../src/store/sqlite-page-size.js';
 import type { CheckpointUpdate } from '../src/store/store.js';
 import type { Envelope } from '../src/upstream/envelope.js';
 import { createRecordEncoder } from '../src/wire/encode-record.js';
@@ -122,11 +123,11 @@ function io(): { wchar: number; dirtied: number } {
   return { wchar: field('wchar'), dirtied: field('write_bytes') };
 }
 
-type Variant = 'off' | 'on' | 'withoutUnacknowledged' | 'grid5s' | 'off4k' | 'on4k';
+type Variant = 'off' | 'on' | 'withoutUnacknowledged' | 'grid5s' | 'off64k' | 'on64k';
 /** The checkpoints `variant` commits at second `i`; `held` keeps grid5s's captures until the grid's next line. */
 function movesOf(variant: Variant, i: number, held: Map<string, Move>): CheckpointUpdate[] {
   let moves = timeline[i]!;
-  if (variant === 'off' || variant === 'off4k')
+  if (variant === 'off' || variant === 'off64k')
     return moves.map((m) => ({ sessionId: m.id, checkpoint: m.seq, epoch: 0 }));
   if (variant === 'grid5s') {
     for (const m of moves) if (m.state !== undefined) held.set(m.id, m);
@@ -146,14 +147,8 @@ function movesOf(variant: Variant, i: number, held: Map<string, Move>): Checkpoi
 async function written(variant: Variant): Promise<{ wchar: number; dirtied: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'span-state-bytes-'));
   try {
-    if (variant.endsWith('4k')) {
-      // A database created before the store opens it keeps its page size (sqlite-store.ts).
-      const db = new Database(join(dir, 'bridge.db'));
-      db.pragma('page_size = 4096');
-      db.pragma('journal_mode = WAL');
-      db.close();
-    }
-    const store = await openSqliteStore(dir);
+    // The overflow mode's pages, or the always mode's (and every mode's before 2026-11-28).
+    const store = await openSqliteStore(dir, variant.endsWith('64k') ? { pageSize: ALWAYS_PAGE_SIZE } : {});
     for (const s of all) await store.putSession({ id: s.id, attributes: {} }, 'config');
     const held = new Map<string, Move>();
     const sum = { wchar: 0, dirtied: 0 };
@@ -173,7 +168,7 @@ async function written(variant: Variant): Promise<{ wchar: number; dirtied: numb
 
 const perRecordByte = (n: number): number => +(n / recordBytes).toFixed(4);
 const sqlite: Record<string, { wchar: number; dirtied: number }> = {};
-for (const v of ['off', 'on', 'withoutUnacknowledged', 'grid5s', 'off4k', 'on4k'] as const) {
+for (const v of ['off', 'on', 'withoutUnacknowledged', 'grid5s', 'off64k', 'on64k'] as const) {
   const w = await written(v);
   sqlite[v] = { wchar: perRecordByte(w.wchar), dirtied: perRecordByte(w.dirtied) };
 }
@@ -184,7 +179,7 @@ console.log(
     seconds,
     rate,
     ackMs,
-    pageSize: PAGE_SIZE,
+    pageSize: OVERFLOW_PAGE_SIZE,
     recordBytes,
     states,
     stateChars,

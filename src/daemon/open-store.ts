@@ -6,6 +6,7 @@ import type { BridgeConfig } from '../config/schema.js';
 import { displayStoreUrl } from '../mapping/display-url.js';
 import type { PgStore } from '../store/pg-store.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
+import { pageSizeFor } from '../store/sqlite-page-size.js';
 import type { Store } from '../store/store.js';
 import type { BridgeLogRecord } from '../vocabulary/log-record.js';
 import type { RecordEncoder } from '../wire/encode-record.js';
@@ -47,6 +48,17 @@ export async function openStore(
   const store: Store =
     shared ??
     (await openSqliteStore(config.stateDir, {
+      pageSize: pageSizeFor(config.spool.mode),
+      onPageSize: (o) =>
+        o.rebuilt
+          ? log.info(
+              { from: o.from, to: o.to, bytes: o.bytes, ms: o.ms },
+              `state database rebuilt with ${o.to}-byte pages for spool.mode ${config.spool.mode}`,
+            )
+          : log.warn(
+              { pageSize: o.pageSize, wanted: o.wanted, bytes: o.bytes, reason: o.reason },
+              `state database kept its ${o.pageSize}-byte pages (spool.mode ${config.spool.mode} writes less with ${o.wanted}); a later start rebuilds it once it is small`,
+            ),
       migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
       onMigrated: (r) =>
         log.info(r, 'state database upgraded: the spool of the previous version is kept and will be delivered'),

@@ -4,8 +4,8 @@
 //
 // The rows are ordered by the session's capture phase (traces/capture-phase.ts) before its id: the
 // sessions of one phase are captured together, so a checkpoint write rewrites the few pages that
-// hold their states side by side instead of every page of the table (each a 64 KiB page that
-// SQLite writes whole to the WAL and again to the database).
+// hold their states side by side instead of every page of the table (each page SQLite writes
+// whole to the WAL and again to the database: 4 KiB, or 64 KiB with `spool.mode: always`).
 //
 // The store reads it joined to the sessions row (sqlite-store.ts), and writes it in the same
 // transaction as the checkpoint it belongs to: a state is never ahead of, or behind, its checkpoint.

@@ -28,12 +28,11 @@ import { lockStateDir } from './sqlite-state-lock.js';
 import { StateFileCheck } from './state-file-check.js';
 import { packSpans, prepareSpanStates, type SqliteSpanStates } from './sqlite-span-states.js';
 import { toRow, type RawSession } from './sqlite-session-row.js';
+import { OVERFLOW_PAGE_SIZE, settlePageSize, type PageSizeOutcome } from './sqlite-page-size.js';
 
 export { StoreOpenError } from './sqlite-schema.js';
 
 const READ_MAX_SEGMENTS = 256;
-/** SQLite's largest page size (see the constructor). */
-export const PAGE_SIZE = 65536;
 const WAL_CHECKPOINT_BYTES = 1000 * 4096;
 /** Rows per multi-row INSERT: with a thousand live sessions a commit holds a thousand small segments, and one statement per row costs more than the row. */
 const INSERT_ROWS = 32;
@@ -46,6 +45,12 @@ export interface SqliteStoreOptions extends MigrateOptions {
   pruneFinishedAfterMs?: number;
   /** Told of a session whose stored span state cannot be read: it is read without one. */
   onSpanStateUnreadable?: (sessionId: string, error: string) => void;
+  /** The page size for `spool.mode` (sqlite-page-size.ts); the overflow mode's by default. */
+  pageSize?: number;
+  /** Overrides REBUILD_MAX_BYTES (tests). */
+  rebuildMaxBytes?: number;
+  /** Told when an existing file had other pages: rebuilt with these, or kept and why. */
+  onPageSize?: (outcome: PageSizeOutcome) => void;
 }
 
 /** Opens (creating if needed) `<dir>/bridge.db`; `:memory:` for tests. */
@@ -80,13 +85,15 @@ export class SqliteStore implements Store {
       throw new StoreOpenError(`cannot open the state database in ${dirOrMemory}: ${(err as Error).message}`);
     }
     try {
-      // Before anything writes the file's header (the page size is fixed then): the spool's rows are
-      // blobs of a few KiB to a few hundred, and with 4 KiB pages each spans an overflow chain that
-      // SQLite writes to the WAL one frame (two write calls) per page, and copies again at each
-      // checkpoint. 64 KiB pages halve the CPU of a live commit-and-delete cycle (measured: 1,000
-      // segments of 3–6.5 KiB per commit). A database that already exists keeps its page size.
-      this.db.pragma(`page_size = ${PAGE_SIZE}`);
+      // Before anything writes the file's header (the page size is fixed then); an existing file
+      // with other pages is rebuilt if it is small (sqlite-page-size.ts says which size, and why).
+      const wanted = opts.pageSize ?? OVERFLOW_PAGE_SIZE;
+      this.db.pragma(`page_size = ${wanted}`);
       adoptDatabase(this.db, file);
+      if (file !== ':memory:') {
+        const outcome = settlePageSize(this.db, wanted, opts.rebuildMaxBytes);
+        if (outcome) opts.onPageSize?.(outcome);
+      }
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('busy_timeout = 5000');
