@@ -107,6 +107,14 @@ const defaultSchedule = (fn: () => void, ms: number): (() => void) => {
   return () => clearTimeout(t);
 };
 
+/** The HTTP status and gRPC code a failed answer carried, for its fact: the ones it did not carry left out. */
+function answerCodes(o: Exclude<ExportOutcome, { kind: 'success' }>): { status?: number; grpcCode?: number } {
+  const said: { status?: number; grpcCode?: number } = {};
+  if (o.status !== undefined) said.status = o.status;
+  if (o.grpcCode !== undefined) said.grpcCode = o.grpcCode;
+  return said;
+}
+
 export function isNoTracesPipeline(o: ExportOutcome): boolean {
   return o.kind === 'failure' && (o.status === 404 || o.grpcCode === GRPC_UNIMPLEMENTED);
 }
@@ -246,10 +254,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       again.push(sent);
       if (!unsupported) {
         unsupported = true;
-        const said: { status?: number; grpcCode?: number } = {};
-        if (outcome.status !== undefined) said.status = outcome.status;
-        if (outcome.grpcCode !== undefined) said.grpcCode = outcome.grpcCode;
-        o.emit({ f: 'traces_unsupported', endpoint: o.transport.url, retryInMs: unsupportedRetryMs, ...said });
+        o.emit({
+          f: 'traces_unsupported',
+          endpoint: o.transport.url,
+          retryInMs: unsupportedRetryMs,
+          ...answerCodes(outcome),
+        });
       }
       wait(unsupportedRetryMs);
       return;
@@ -273,13 +283,10 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     const backoff = Math.min(o.backoff.maxMs, o.backoff.initialMs * 2 ** Math.min(failures - 1, 20));
     // Never sooner than the backoff: a Retry-After of 0 or a date in the past must not become a busy loop.
     const delayMs = Math.max(outcome.kind === 'retryable' ? (outcome.retryAfterMs ?? 0) : 0, backoff);
-    const said: { status?: number; grpcCode?: number } = {};
-    if (outcome.status !== undefined) said.status = outcome.status;
-    if (outcome.grpcCode !== undefined) said.grpcCode = outcome.grpcCode;
     o.emit({
       f: 'spans_export_failed',
       endpoint: o.transport.url,
-      ...said,
+      ...answerCodes(outcome),
       spans: sent.length,
       attempt: failures,
       delayMs,
