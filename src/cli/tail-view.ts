@@ -3,13 +3,11 @@
 // mapping's redaction (docs/mapping.md "Redaction"): headers, URLs, typed keys, secrets inside
 // bodies, the members the drop switches replace, and source metadata. `tail` shows what the
 // exporter would send; `--no-redact` shows what the service sent.
-import { createBodyTransformer, newWalkState, resetWalkState } from '../mapping/body-transform.js';
+import { newWalkState, resetWalkState } from '../mapping/body-transform.js';
 import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from '../mapping/catalogue.js';
 import type { JsonValue } from '../vocabulary/log-record.js';
-import { compileNameMatcher } from '../mapping/name-matcher.js';
 import type { RedactionOptions } from '../config/mapping-section.js';
-import { createHeaderRedactor } from '../mapping/redact-headers.js';
-import { createUrlRedactor, identityUrlRedactor } from '../mapping/redact-url.js';
+import { compileRedaction } from '../mapping/redaction.js';
 import type { Envelope } from '../upstream/envelope.js';
 import { maskSource, type SourceMasks } from '../mapping/attributes.js';
 import { isJsonObject } from '../util/guards.js';
@@ -32,14 +30,9 @@ export interface TailView {
 }
 
 export function createTailView(redaction: RedactionOptions, redact: boolean): TailView {
-  // The mapper's own construction (mapping/mapper.ts), so the two cannot drift apart.
+  // The mapper's own redaction (mapping/redaction.ts), so the two cannot drift apart.
   const r: RedactionOptions = { ...redaction, enabled: redact && redaction.enabled };
-  const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
-  const secretNames = r.enabled ? compileNameMatcher(r.headers) : undefined;
-  const headers =
-    secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
-  const bodyNames = r.enabled ? compileNameMatcher([...r.headers, ...r.queryParams]) : undefined;
-  const transformer = createBodyTransformer(r, headers, urls, bodyNames);
+  const { urls, secretNames, transformer } = compileRedaction(r);
   const sourceMasks: SourceMasks | undefined = r.enabled
     ? { secretKeys: secretNames, urls, jwts: r.maskJwts }
     : undefined;

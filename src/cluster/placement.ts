@@ -2,14 +2,14 @@
 // every replica scores hash(replica, session) and the highest wins, so when a replica joins or
 // leaves only the sessions it wins or held move — about 1/N of them — and every replica computes
 // the same answer from the same list with no coordination.
+import { fnv1a32 } from '../util/fnv1a.js';
 
-/** 32-bit FNV-1a over a string's UTF-16 units, finished with murmur3's avalanche step. */
+/**
+ * FNV-1a (util/fnv1a.ts), finished with murmur3's avalanche step: FNV-1a mixes the last units of a
+ * string poorly into the high bits, and the highest score wins.
+ */
 function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
+  let h = fnv1a32(text);
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -32,6 +32,7 @@ import type { Emit } from '../vocabulary/facts.js';
 import { once } from '../util/lifecycle.js';
 import { steadyNow } from '../util/steady-clock.js';
 import type { Batch, Spool } from '../store/spool.js';
+import { batchOf } from '../store/spool-reader.js';
 import { splitRecords, type Segment } from '../wire/segment-framing.js';
 import type { BackoffPolicy } from '../util/backoff.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
@@ -240,14 +241,7 @@ export class Delivery {
   }
 
   private owned(c: Batch): Batch {
-    const segments = c.segments.filter((s) => this.gate?.owns(s.sessionId) ?? true);
-    let records = 0;
-    let bytes = 0;
-    for (const s of segments) {
-      records += s.records;
-      bytes += s.payload.length;
-    }
-    return { segments, records, bytes };
+    return batchOf(c.segments.filter((s) => this.gate?.owns(s.sessionId) ?? true));
   }
 
   private signalStop!: () => void;

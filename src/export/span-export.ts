@@ -38,6 +38,18 @@ export interface SpanOwner {
   settled(span: Buffer): void;
 }
 
+/**
+ * The one wait that stands for every batch answered "later", until `end` (steady clock). `backoff`:
+ * a backoff of the bridge's own, which a success ends (a request still out when another failed may
+ * come back accepted); not a Retry-After (the collector asked for that quiet) nor the wait for a
+ * traces pipeline.
+ */
+interface Wait {
+  end: number;
+  backoff: boolean;
+  cancel: () => void;
+}
+
 interface Queued {
   span: Buffer;
   owner: SpanOwner | undefined;
@@ -95,6 +107,14 @@ const defaultSchedule = (fn: () => void, ms: number): (() => void) => {
   return () => clearTimeout(t);
 };
 
+/** The HTTP status and gRPC code a failed answer carried, for its fact: the ones it did not carry left out. */
+function answerCodes(o: Exclude<ExportOutcome, { kind: 'success' }>): { status?: number; grpcCode?: number } {
+  const said: { status?: number; grpcCode?: number } = {};
+  if (o.status !== undefined) said.status = o.status;
+  if (o.grpcCode !== undefined) said.grpcCode = o.grpcCode;
+  return said;
+}
+
 export function isNoTracesPipeline(o: ExportOutcome): boolean {
   return o.kind === 'failure' && (o.status === 404 || o.grpcCode === GRPC_UNIMPLEMENTED);
 }
@@ -116,15 +136,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   // Batches sent and answered with "later" (retryable, no traces pipeline): sent again first.
   const again: Queued[][] = [];
   const inFlight = new Set<Promise<void>>();
-  let cancelWait: (() => void) | undefined;
-  /**
-   * The wait is a backoff of the bridge's own, which a success ends: a request still out when
-   * another failed may come back accepted. Not a Retry-After (the collector asked for that quiet)
-   * nor the wait for a traces pipeline.
-   */
-  let waitIsBackoff = false;
-  /** When the standing wait ends (steady clock). */
-  let waitEnd = 0;
+  let waiting: Wait | undefined;
   // Lingering: fresh spans short of a batch wait until the timer fires (then `flushDue` sends them
   // whatever their number, until none is left unsent) or until shutdown, which flushes at once.
   let cancelLinger: (() => void) | undefined;
@@ -174,7 +186,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   }
 
   function kick(): void {
-    while (running && cancelWait === undefined && inFlight.size < concurrency) {
+    while (running && waiting === undefined && inFlight.size < concurrency) {
       const batch = nextBatch();
       if (batch === undefined) return;
       const p: Promise<void> = sendOne(batch).finally(() => {
@@ -189,19 +201,29 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     // Several requests may come back "later": one wait stands for all of them, and is a backoff only
     // if each of them was.
     const end = steadyNow() + ms;
-    if (cancelWait !== undefined) {
+    if (waiting !== undefined) {
       if (backoff) return;
-      waitIsBackoff = false;
+      waiting.backoff = false;
       // A Retry-After (or the wait for a traces pipeline) answered while a shorter backoff of the
       // bridge's own stands: ending with the backoff would send into the quiet the collector asked for.
-      if (end <= waitEnd) return;
-      cancelWait();
-    } else waitIsBackoff = backoff;
-    waitEnd = end;
-    cancelWait = schedule(() => {
-      cancelWait = undefined;
-      kick();
-    }, ms);
+      if (end <= waiting.end) return;
+      waiting.cancel();
+    }
+    waiting = {
+      end,
+      backoff,
+      cancel: schedule(() => {
+        waiting = undefined;
+        kick();
+      }, ms),
+    };
+  }
+
+  /** Ends the standing wait now if it is a backoff of the bridge's own; any other wait stands. */
+  function endBackoff(): void {
+    if (waiting?.backoff !== true) return;
+    waiting.cancel();
+    waiting = undefined;
   }
 
   async function sendOne(sent: Queued[]): Promise<void> {
@@ -214,12 +236,9 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       settle(sent);
       if (failures > 0) o.emit({ f: 'spans_export_recovered', endpoint: o.transport.url });
       failures = 0;
-      if (cancelWait !== undefined && waitIsBackoff) {
-        // Its answer came after another's failure started the backoff: the spans waiting go now
-        // (kick, once this request is off the books), not after up to exporter.backoff.max.
-        cancelWait();
-        cancelWait = undefined;
-      }
+      // Its answer came after another's failure started the backoff: the spans waiting go now
+      // (kick, once this request is off the books), not after up to exporter.backoff.max.
+      endBackoff();
       if (unsupported) {
         unsupported = false;
         o.emit({ f: 'traces_supported', endpoint: o.transport.url });
@@ -235,10 +254,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       again.push(sent);
       if (!unsupported) {
         unsupported = true;
-        const said: { status?: number; grpcCode?: number } = {};
-        if (outcome.status !== undefined) said.status = outcome.status;
-        if (outcome.grpcCode !== undefined) said.grpcCode = outcome.grpcCode;
-        o.emit({ f: 'traces_unsupported', endpoint: o.transport.url, retryInMs: unsupportedRetryMs, ...said });
+        o.emit({
+          f: 'traces_unsupported',
+          endpoint: o.transport.url,
+          retryInMs: unsupportedRetryMs,
+          ...answerCodes(outcome),
+        });
       }
       wait(unsupportedRetryMs);
       return;
@@ -262,13 +283,10 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     const backoff = Math.min(o.backoff.maxMs, o.backoff.initialMs * 2 ** Math.min(failures - 1, 20));
     // Never sooner than the backoff: a Retry-After of 0 or a date in the past must not become a busy loop.
     const delayMs = Math.max(outcome.kind === 'retryable' ? (outcome.retryAfterMs ?? 0) : 0, backoff);
-    const said: { status?: number; grpcCode?: number } = {};
-    if (outcome.status !== undefined) said.status = outcome.status;
-    if (outcome.grpcCode !== undefined) said.grpcCode = outcome.grpcCode;
     o.emit({
       f: 'spans_export_failed',
       endpoint: o.transport.url,
-      ...said,
+      ...answerCodes(outcome),
       spans: sent.length,
       attempt: failures,
       delayMs,
@@ -333,17 +351,14 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       lingerMs = 0;
       // A backoff of the bridge's own would sleep through the grace period with the collector back:
       // one more try. A Retry-After (or the wait for a traces pipeline) still holds.
-      if (cancelWait !== undefined && waitIsBackoff) {
-        cancelWait();
-        cancelWait = undefined;
-      }
+      endBackoff();
       kick();
       const left = (): number => deadline - steadyNow();
       while (inFlight.size > 0 && left() > 0)
         await Promise.race([...inFlight, new Promise((r) => setTimeout(r, Math.max(1, left())).unref())]);
       running = false;
-      cancelWait?.();
-      cancelWait = undefined;
+      waiting?.cancel();
+      waiting = undefined;
       if (live > 0) dropped(live, 'shutdown');
       for (let i = head; i < queue.length; i++) leave(queue[i]!, false);
       advance();

@@ -6,14 +6,12 @@
 // record and what it changes (copy-on-write), and never modifies the envelope.
 import type { Envelope } from '../upstream/envelope.js';
 import { ATTR, baseAttributes, type SourceMasks } from './attributes.js';
-import { createBodyTransformer, newWalkState, resetWalkState } from './body-transform.js';
+import { newWalkState, resetWalkState } from './body-transform.js';
 import { CATALOGUE_BY_TYPE, UNKNOWN_TYPE } from './catalogue.js';
 import { compileFilter } from './filters.js';
 import type { BridgeLogRecord, JsonValue, SessionContext } from '../vocabulary/log-record.js';
-import { compileNameMatcher } from './name-matcher.js';
 import { screenshotRecordBytes, type MappingOptions } from '../config/mapping-section.js';
-import { createHeaderRedactor } from './redact-headers.js';
-import { createUrlRedactor, identityUrlRedactor } from './redact-url.js';
+import { compileRedaction } from './redaction.js';
 import { createScreenshotHandler, type ScreenshotSink } from './screenshots.js';
 import { severityText } from './severity-levels.js';
 import { createSizeLimiter } from './size-limit.js';
@@ -41,13 +39,7 @@ const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
 export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Mapper {
   const emit = deps.emit ?? ignoreFacts;
   const r = options.redaction;
-  const urls = r.enabled ? createUrlRedactor(compileNameMatcher(r.queryParams), r.urlUserinfo) : undefined;
-  const secretNames = r.enabled ? compileNameMatcher(r.headers) : undefined;
-  const headers =
-    secretNames !== undefined ? createHeaderRedactor(secretNames, urls ?? identityUrlRedactor) : undefined;
-  // Body keys named like a secret by either list: `password` (header list), `code`, `client_secret`.
-  const bodyNames = r.enabled ? compileNameMatcher([...r.headers, ...r.queryParams]) : undefined;
-  const transformer = createBodyTransformer(r, headers, urls, bodyNames);
+  const { urls, secretNames, transformer } = compileRedaction(r);
   const filter = compileFilter(options.filters);
   const shotLimit = screenshotRecordBytes(options);
   const screenshots = createScreenshotHandler(options.screenshots, shotLimit, emit, deps.screenshots);

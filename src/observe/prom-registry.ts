@@ -111,25 +111,15 @@ function args<L extends string>(
   return typeof a === 'number' ? [undefined, a] : [a, b ?? dflt];
 }
 
-export class Counter<L extends string = never> extends Metric<L, number> {
-  readonly type = 'counter';
-
-  constructor(opts: MetricOptions<L, Counter<L>>) {
+/** A metric whose series are one number each: counters and gauges. */
+abstract class NumberMetric<L extends string> extends Metric<L, number> {
+  constructor(opts: MetricOptions<L, never>) {
     super(opts, []);
     if (this.labelNames.length === 0) this.at(undefined);
   }
 
   protected initial(): number {
     return 0;
-  }
-
-  /** Adds n (default 1, never negative) to a series; `inc(labels, 0)` creates it at zero. */
-  inc(n?: number): void;
-  inc(labels: Labels<L>, n?: number): void;
-  inc(a?: Labels<L> | number, b?: number): void {
-    const [labels, n] = args(a, b, 1);
-    if (!(n! >= 0)) throw new Error(`${this.name}: a counter only goes up (inc by ${n})`);
-    this.at(labels).v += n!;
   }
 
   /** The value of a series, undefined if it does not exist. */
@@ -147,16 +137,30 @@ export class Counter<L extends string = never> extends Metric<L, number> {
   }
 }
 
-export class Gauge<L extends string = never> extends Metric<L, number> {
-  readonly type = 'gauge';
+export class Counter<L extends string = never> extends NumberMetric<L> {
+  readonly type = 'counter';
 
-  constructor(opts: MetricOptions<L, Gauge<L>>) {
-    super(opts, []);
-    if (this.labelNames.length === 0) this.at(undefined);
+  // Typed for `collect`, whose `this` is the counter.
+  constructor(opts: MetricOptions<L, Counter<L>>) {
+    super(opts);
   }
 
-  protected initial(): number {
-    return 0;
+  /** Adds n (default 1, never negative) to a series; `inc(labels, 0)` creates it at zero. */
+  inc(n?: number): void;
+  inc(labels: Labels<L>, n?: number): void;
+  inc(a?: Labels<L> | number, b?: number): void {
+    const [labels, n] = args(a, b, 1);
+    if (!(n! >= 0)) throw new Error(`${this.name}: a counter only goes up (inc by ${n})`);
+    this.at(labels).v += n!;
+  }
+}
+
+export class Gauge<L extends string = never> extends NumberMetric<L> {
+  readonly type = 'gauge';
+
+  // Typed for `collect`, whose `this` is the gauge.
+  constructor(opts: MetricOptions<L, Gauge<L>>) {
+    super(opts);
   }
 
   set(value: number): void;
@@ -179,20 +183,6 @@ export class Gauge<L extends string = never> extends Metric<L, number> {
   dec(a?: Labels<L> | number, b?: number): void {
     const [labels, n] = args(a, b, 1);
     this.at(labels).v -= n!;
-  }
-
-  /** The value of a series, undefined if it does not exist. */
-  get(labels?: Labels<L>): number | undefined {
-    return this.find(labels);
-  }
-
-  snapshot(): FamilySnapshot {
-    return {
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      samples: [...this.series.values()].map((s) => ({ name: this.name, labels: s.labels, value: s.v })),
-    };
   }
 }
 

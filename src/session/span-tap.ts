@@ -92,14 +92,18 @@ export function captureWaitMs(intervalMs: number, stateChars: number): number {
   return Math.min(Math.max(1, Math.ceil(bySize / intervalMs)), most) * intervalMs;
 }
 
+/** How far the lines of `sessionId`'s phase are shifted: the phase's share of `intervalMs`. */
+function phaseShiftMs(sessionId: string, intervalMs: number): number {
+  return (capturePhase(sessionId) * intervalMs) / CAPTURE_PHASES;
+}
+
 /**
- * The line of `sessionId`'s phase at or before `t` (ms), counted in waits of `waitMs`: the lines of
- * one phase are `intervalMs` apart, shifted by the phase's share of the interval, and a wait of a
- * whole number of intervals ends on one of them. A capture is due once the line moved on.
+ * The line of a session's phase at or before `t` (ms), counted in waits of `waitMs`: the lines of
+ * one phase are an interval apart, shifted by `shiftMs` (phaseShiftMs), and a wait of a whole
+ * number of intervals ends on one of them. A capture is due once the line moved on.
  */
-export function captureLine(sessionId: string, intervalMs: number, waitMs: number, t: number): number {
-  const shift = (capturePhase(sessionId) * intervalMs) / CAPTURE_PHASES;
-  return Math.floor((t - shift) / waitMs);
+export function captureLine(shiftMs: number, waitMs: number, t: number): number {
+  return Math.floor((t - shiftMs) / waitMs);
 }
 
 export interface SpanTapOptions {
@@ -133,6 +137,8 @@ export function spanTapFactory(
     let capturedLine = Number.NEGATIVE_INFINITY;
     let waitMs = captureEveryMs;
     let force = false;
+    // Hashed once: checkpoint() asks for the line at every batch sealed.
+    const shiftMs = phaseShiftMs(sessionId, captureEveryMs);
     const restored = decodeSpanState(stored);
     const builder = createSpanBuilder(sessionId, restored?.open);
     // Offered and not yet settled, in offer order (a Set keeps insertion order).
@@ -167,12 +173,11 @@ export function spanTapFactory(
       end: (reason = 'session_end') => offer(builder.end(reason)),
       checkpoint() {
         const t = now();
-        if (!force && waitMs > 0 && captureLine(sessionId, captureEveryMs, waitMs, t) === capturedLine)
-          return undefined;
+        if (!force && waitMs > 0 && captureLine(shiftMs, waitMs, t) === capturedLine) return undefined;
         force = false;
         const open = builder.snapshotJson();
         waitMs = captureWaitMs(captureEveryMs, open.length);
-        capturedLine = waitMs > 0 ? captureLine(sessionId, captureEveryMs, waitMs, t) : 0;
+        capturedLine = waitMs > 0 ? captureLine(shiftMs, waitMs, t) : 0;
         if (!carry) return () => open;
         // The unsent spans as they are when the checkpoint is written: a superset of those finished
         // up to it and not acknowledged, which is what must not be lost.

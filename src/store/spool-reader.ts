@@ -25,6 +25,17 @@ export interface Batch {
   bytes: number;
 }
 
+/** The batch of `segments`, with their records and payload bytes counted. */
+export function batchOf(segments: Segment[]): Batch {
+  let records = 0;
+  let bytes = 0;
+  for (const s of segments) {
+    records += s.records;
+    bytes += s.payload.length;
+  }
+  return { segments, records, bytes };
+}
+
 export class SpoolReader {
   readonly ready = new ReadyQueue();
   /** Segments with id ≤ this exist only in the store; batches read them back first. */
@@ -85,14 +96,8 @@ export class SpoolReader {
     if (segments.length === 0) return null;
     // Memory segments (ids < 0) are not in the store: only store ids move the cursor.
     this.cursor = Math.max(this.cursor, segments[segments.length - 1]!.id);
-    let records = 0;
-    let bytes = 0;
-    for (const s of segments) {
-      records += s.records;
-      bytes += s.payload.length;
-    }
     this.inFlight++;
-    return { segments, records, bytes };
+    return batchOf(segments);
   }
 
   /** Resolves when segments were committed since, or at once when some are waiting to be taken. */

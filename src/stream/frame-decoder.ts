@@ -130,6 +130,16 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
     onOverflow();
   };
 
+  /** Forgets the frame read so far: at its blank line, and at a reset. */
+  const clearFrame = (): void => {
+    id = undefined;
+    dataLines = 0;
+    dataBytes = 0;
+    dataOwned.length = 0;
+    dataHeld = 0;
+    dataRanges.length = 0;
+  };
+
   /** The blank line: the frame read so far, if it had data; undefined otherwise (or on overflow). */
   const dispatch = (b: Buffer): Frame | undefined => {
     let frame: Frame | undefined;
@@ -159,12 +169,7 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
       }
       frame = { id, data };
     }
-    id = undefined;
-    dataLines = 0;
-    dataBytes = 0;
-    dataOwned.length = 0;
-    dataHeld = 0;
-    dataRanges.length = 0;
+    clearFrame();
     return frame;
   };
 
@@ -205,12 +210,7 @@ export function createFrameDecoder(onOverflow: () => void): FrameDecoder {
     skipLF = false;
     line.length = 0;
     lineBytes = 0;
-    id = undefined;
-    dataLines = 0;
-    dataBytes = 0;
-    dataOwned.length = 0;
-    dataHeld = 0;
-    dataRanges.length = 0;
+    clearFrame();
   };
 
   return {

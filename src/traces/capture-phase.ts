@@ -9,13 +9,12 @@
 // those 64 KiB pages whole, in the WAL and again in the database: five to eight bytes written per
 // byte of state (docs/benchmarks.md "Span states captured by phase"). Five phases a second apart at
 // the default interval keep the writes as even over time as before.
+import { fnv1a32 } from '../util/fnv1a.js';
 
 /** How many phases the sessions are spread over. */
 export const CAPTURE_PHASES = 5;
 
 /** The session's phase, 0 ≤ phase < CAPTURE_PHASES (FNV-1a over its UTF-16 code units). */
 export function capturePhase(sessionId: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < sessionId.length; i++) h = Math.imul(h ^ sessionId.charCodeAt(i), 0x01000193);
-  return (h >>> 0) % CAPTURE_PHASES;
+  return fnv1a32(sessionId) % CAPTURE_PHASES;
 }

@@ -91,8 +91,9 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
         next.listOrder = value;
         break;
       case 'wrongContentType':
-        if (!isCount(value)) return 'wrongContentType must be a non-negative integer';
-        next.wrongContentType = value;
+      case 'endedServerErrors':
+        if (!isCount(value)) return `${key} must be a non-negative integer`;
+        next[key] = value;
         break;
       case 'cutAfterFrames':
       case 'chunkSize':
@@ -104,10 +105,6 @@ export function mergeFaults(faults: Faults, patch: unknown): string | undefined 
       case 'staleResume':
         if (value !== 'wait' && value !== 'replay') return 'staleResume must be wait or replay';
         next.staleResume = value;
-        break;
-      case 'endedServerErrors':
-        if (!isCount(value)) return 'endedServerErrors must be a non-negative integer';
-        next.endedServerErrors = value;
         break;
       case 'crlf':
       case 'crOnly':

@@ -12,6 +12,21 @@ describe('rendezvous placement', () => {
     expect(preferredOwner('s', ['r'])).toBe('r');
   });
 
+  // Every replica, of whatever version, must compute the same owner: these are the owners the
+  // hash gave when they were pinned (non-ASCII ids hash by UTF-16 unit, as JavaScript holds them).
+  it.each([
+    ['', 'replica-2'],
+    ['a', 'replica-0'],
+    ['s1', 'replica-3'],
+    ['session-42', 'replica-4'],
+    ['f3b1c2d4-0000-4a5b-9c8d-123456789abc', 'replica-3'],
+    ['café', 'replica-2'],
+    ['会话-7', 'replica-2'],
+    ['emoji-😀', 'replica-0'],
+  ])('places %j on %s, as every version before', (session, owner) => {
+    expect(preferredOwner(session, names(5))).toBe(owner);
+  });
+
   it('does not depend on the order replicas are listed in', () => {
     for (const s of sessions.slice(0, 200))
       expect(preferredOwner(s, ['a', 'b', 'c'])).toBe(preferredOwner(s, ['c', 'a', 'b']));

@@ -1,4 +1,5 @@
 // The delivery loop against a scripted transport and a real SQLite spool whose deletes can fail.
+import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { ExportOutcome, OtlpTransport } from '../../../src/export/otlp-transport.js';
 import { createMetrics } from '../../../src/observe/metrics.js';
@@ -7,6 +8,7 @@ import { openSqliteStore } from '../../../src/store/sqlite-store.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { bodyBytes } from '../../../src/wire/otlp-request.js';
 import { appendSeq, openTestSpool, requestSeqs, testDelivery } from '../../helpers/delivery-fixture.js';
+import { loopbackDelivery } from '../../helpers/loopback-delivery.js';
 
 async function setup(
   records: number,
@@ -333,88 +335,44 @@ describe('lastError, what an operator reads in /readyz and top', () => {
   // ends each try, and lastError says what happened once ("timeout: timeout" said it twice and not
   // how long was waited).
   it('a collector that never answers: "timeout after 0.2 s"', async () => {
-    const { createServer } = await import('node:http');
-    const { createOtlpTransport } = await import('../../../src/export/otlp-transport.js');
-    const held: import('node:http').ServerResponse[] = [];
-    const server = createServer((_req, res) => void held.push(res));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as import('node:net').AddressInfo;
-    const store = await openSqliteStore(':memory:');
-    const spool = await openTestSpool(store);
+    const { spool, delivery, close } = await loopbackDelivery(() => {}, {
+      timeoutMs: 200,
+      delivery: { backoff: { initialMs: 10_000, maxMs: 10_000 } },
+    });
     appendSeq(spool, 1);
     await spool.flush();
-    const transport = createOtlpTransport({
-      url: `http://127.0.0.1:${port}/v1/logs`,
-      headers: {},
-      compression: 'none',
-      timeoutMs: 200,
-      connections: 1,
-      userAgent: 't',
-    });
-    const delivery = testDelivery(spool, transport, {
-      backoff: { initialMs: 10_000, maxMs: 10_000 },
-      emit: () => {},
-    });
     try {
       delivery.start();
       await until(() => delivery.lastError !== undefined);
       expect(delivery.lastError).toBe('timeout after 0.2 s');
     } finally {
-      await delivery.stop(Date.now());
-      await transport.close();
-      for (const res of held) res.destroy();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+      await close();
     }
   });
 });
 
 describe('after an outage, against a real loopback collector', () => {
+  // Backoffs of twenty minutes or more: only a wake can bring a batch back before the test ends.
+  const longBackoff = { backoff: { initialMs: 20 * 60_000, maxMs: 30 * 60_000 } };
+
   // One worker fails and sleeps in a backoff of ten minutes or more; the collector recovers; the
   // other worker delivers a new batch. Only the wake by that success can bring the first batch
   // back before the test ends: its own backoff would hold it for minutes.
   async function outage(retryAfter: string | undefined) {
-    const { createServer } = await import('node:http');
-    const { createOtlpTransport } = await import('../../../src/export/otlp-transport.js');
     const seen: { seqs: number[]; status: number }[] = [];
     let refusing = true;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
+    const { spool, delivery, close } = await loopbackDelivery(
+      (seqs, res) => {
         const status = refusing ? 503 : 200;
-        seen.push({ seqs: requestSeqs(Buffer.concat(chunks)), status });
+        seen.push({ seqs, status });
         res.writeHead(status, {
           'content-type': 'application/x-protobuf',
           ...(refusing && retryAfter !== undefined ? { 'retry-after': retryAfter } : {}),
         });
         res.end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as import('node:net').AddressInfo;
-    const store = await openSqliteStore(':memory:');
-    const spool = await openTestSpool(store);
-    const transport = createOtlpTransport({
-      url: `http://127.0.0.1:${port}/v1/logs`,
-      headers: {},
-      compression: 'none',
-      timeoutMs: 5000,
-      connections: 2,
-      userAgent: 't',
-    });
-    const delivery = testDelivery(spool, transport, {
-      concurrency: 2,
-      backoff: { initialMs: 20 * 60_000, maxMs: 30 * 60_000 },
-      emit: () => {},
-    });
-    const close = async () => {
-      await delivery.stop(Date.now());
-      await transport.close();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await store.close();
-    };
+      },
+      { connections: 2, delivery: { concurrency: 2, ...longBackoff } },
+    );
     delivery.start();
     appendSeq(spool, 1);
     await spool.flush();
@@ -444,40 +402,19 @@ describe('after an outage, against a real loopback collector', () => {
   // wake of its own the failed worker would sleep out its backoff (here twenty minutes) while the
   // collector is healthy and nothing else is sent.
   it('a failure answered after another request was accepted goes again at once, not after its backoff', async () => {
-    const { createServer } = await import('node:http');
-    const { createOtlpTransport } = await import('../../../src/export/otlp-transport.js');
     const seen: { seqs: number[]; status: number }[] = [];
-    let held: import('node:http').ServerResponse | undefined;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const seqs = requestSeqs(Buffer.concat(chunks));
+    let held: ServerResponse | undefined;
+    const { spool, delivery, close } = await loopbackDelivery(
+      (seqs, res) => {
         if (seen.length === 0 && held === undefined) {
           held = res;
           return;
         }
         seen.push({ seqs, status: 200 });
         res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as import('node:net').AddressInfo;
-    const store = await openSqliteStore(':memory:');
-    const spool = await openTestSpool(store);
-    const transport = createOtlpTransport({
-      url: `http://127.0.0.1:${port}/v1/logs`,
-      headers: {},
-      compression: 'none',
-      timeoutMs: 5000,
-      connections: 2,
-      userAgent: 't',
-    });
-    const delivery = testDelivery(spool, transport, {
-      concurrency: 2,
-      backoff: { initialMs: 20 * 60_000, maxMs: 30 * 60_000 },
-      emit: () => {},
-    });
+      },
+      { connections: 2, delivery: { concurrency: 2, ...longBackoff } },
+    );
     try {
       delivery.start();
       appendSeq(spool, 1);
@@ -495,11 +432,7 @@ describe('after an outage, against a real loopback collector', () => {
         { seqs: [1], status: 200 },
       ]);
     } finally {
-      await delivery.stop(Date.now());
-      await transport.close();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await store.close();
+      await close();
     }
   });
 
@@ -507,34 +440,15 @@ describe('after an outage, against a real loopback collector', () => {
   // own, the collector healthy again, slept through it: the batch stayed behind although one
   // request would have taken it. Shutdown wakes it for a last try.
   it('shutdown wakes a worker asleep in its backoff: its batch goes out within the grace period', async () => {
-    const { createServer } = await import('node:http');
-    const { createOtlpTransport } = await import('../../../src/export/otlp-transport.js');
     const seen: { seqs: number[]; status: number }[] = [];
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
+    const { spool, delivery, close } = await loopbackDelivery(
+      (seqs, res) => {
         const status = seen.length === 0 ? 503 : 200;
-        seen.push({ seqs: requestSeqs(Buffer.concat(chunks)), status });
+        seen.push({ seqs, status });
         res.writeHead(status, { 'content-type': 'application/x-protobuf' }).end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as import('node:net').AddressInfo;
-    const store = await openSqliteStore(':memory:');
-    const spool = await openTestSpool(store);
-    const transport = createOtlpTransport({
-      url: `http://127.0.0.1:${port}/v1/logs`,
-      headers: {},
-      compression: 'none',
-      timeoutMs: 5000,
-      connections: 1,
-      userAgent: 't',
-    });
-    const delivery = testDelivery(spool, transport, {
-      backoff: { initialMs: 20 * 60_000, maxMs: 30 * 60_000 },
-      emit: () => {},
-    });
+      },
+      { delivery: longBackoff },
+    );
     try {
       delivery.start();
       appendSeq(spool, 1);
@@ -546,11 +460,7 @@ describe('after an outage, against a real loopback collector', () => {
         { seqs: [1], status: 200 },
       ]);
     } finally {
-      await delivery.stop(Date.now());
-      await transport.close();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await store.close();
+      await close();
     }
   });
 

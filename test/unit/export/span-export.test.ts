@@ -1,9 +1,15 @@
 // Span delivery beside the records: batches, backoff, and a collector without a traces pipeline
 // (404 / UNIMPLEMENTED) said once, counted, and asked again later; time is the injected scheduler's.
 import { describe, expect, it } from 'vitest';
-import { createSpanExport } from '../../../src/export/span-export.js';
+import { createSpanExport, type SpanExportOptions } from '../../../src/export/span-export.js';
 import type { ExportOutcome } from '../../../src/export/otlp-transport.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
+
+// The body is the spans concatenated: its length says how many one-byte spans went out.
+const request: SpanExportOptions['request'] = {
+  contentType: 'application/x-protobuf',
+  build: (p) => [Buffer.concat(p)],
+};
 
 function harness(answers: Array<ExportOutcome | Error>, lingerMs?: number) {
   const sent: number[] = [];
@@ -21,8 +27,7 @@ function harness(answers: Array<ExportOutcome | Error>, lingerMs?: number) {
       },
       close: () => Promise.resolve(),
     },
-    // The body is the spans concatenated: its length says how many one-byte spans went out.
-    request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
+    request,
     emit: (f) => facts.push(f),
     batchMaxSpans: 2,
     maxQueuedBytes: 5,
@@ -45,6 +50,33 @@ function harness(answers: Array<ExportOutcome | Error>, lingerMs?: number) {
 }
 
 const spans = (n: number): Buffer[] => Array.from({ length: n }, () => Buffer.from([0]));
+
+/** Requests that stay out until the test releases them, one by one; `spans` are what each carried. */
+function heldRequests(opts: Omit<SpanExportOptions, 'transport' | 'request' | 'emit'>) {
+  const out: Array<{ spans: number[]; release: (o: ExportOutcome) => void }> = [];
+  const exp = createSpanExport({
+    transport: {
+      url: 'http://c/v1/traces',
+      send: (body) => new Promise((release) => out.push({ spans: [...Buffer.concat(body)], release })),
+      close: () => Promise.resolve(),
+    },
+    request,
+    emit: () => undefined,
+    ...opts,
+  });
+  return { exp, out };
+}
+
+/** A scheduler that never fires: it keeps each wait's length and whether it was cancelled. */
+function keptWaits() {
+  const waits: Array<{ ms: number; cancelled: boolean }> = [];
+  const schedule = (_fn: () => void, ms: number): (() => void) => {
+    const w = { ms, cancelled: false };
+    waits.push(w);
+    return () => void (w.cancelled = true);
+  };
+  return { waits, schedule };
+}
 
 describe('span export', () => {
   it('sends queued spans in batches', async () => {
@@ -314,21 +346,8 @@ describe('span export', () => {
   });
 
   it('spans pushed out by the bound while their request is out: the answer settles only what it carried', async () => {
-    // A request that stays out until released.
-    let release: (o: ExportOutcome) => void = () => undefined;
-    const bodies: Buffer[] = [];
     const settled: number[] = [];
-    const exp = createSpanExport({
-      transport: {
-        url: 'http://c/v1/traces',
-        send: (body) => {
-          bodies.push(Buffer.concat(body));
-          return new Promise((r) => (release = r));
-        },
-        close: () => Promise.resolve(),
-      },
-      request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
-      emit: () => undefined,
+    const { exp, out } = heldRequests({
       batchMaxSpans: 2,
       maxQueuedBytes: 5,
       backoff: { initialMs: 100, maxMs: 1000 },
@@ -336,34 +355,25 @@ describe('span export', () => {
     const owner = { settled: (b: Buffer) => settled.push(b[0]!) };
     exp.start();
     exp.offer([Buffer.from([0]), Buffer.from([1])], owner);
-    expect([...bodies[0]!]).toEqual([0, 1]);
+    expect(out[0]!.spans).toEqual([0, 1]);
     // Four more: the bound (5 bytes) pushes span 0 out while the request carrying 0 and 1 is out.
     exp.offer(
       [2, 3, 4, 5].map((i) => Buffer.from([i])),
       owner,
     );
     expect(settled).toEqual([0]);
-    release({ kind: 'success', rejected: 0 });
+    out[0]!.release({ kind: 'success', rejected: 0 });
     await new Promise((r) => setImmediate(r));
     // Span 1 is settled by the answer; 2 must not be (it was never sent), and it goes out next.
     expect(settled).toEqual([0, 1]);
-    expect([...bodies[1]!]).toEqual([2, 3]);
+    expect(out[1]!.spans).toEqual([2, 3]);
     expect(exp.queued).toBe(4);
   });
 
   it('several requests in flight: each answer settles the spans it carried, in whatever order they come', async () => {
-    // Requests that stay out until released, one by one.
-    const out: Array<{ body: Buffer; release: (o: ExportOutcome) => void }> = [];
     const settled: number[] = [];
     const waits: number[] = [];
-    const exp = createSpanExport({
-      transport: {
-        url: 'http://c/v1/traces',
-        send: (body) => new Promise((release) => out.push({ body: Buffer.concat(body), release })),
-        close: () => Promise.resolve(),
-      },
-      request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
-      emit: () => undefined,
+    const { exp, out } = heldRequests({
       concurrency: 3,
       batchMaxSpans: 2,
       maxQueuedBytes: 100,
@@ -381,7 +391,7 @@ describe('span export', () => {
     );
     exp.start();
     // Three requests at once, no span in two of them; the fourth batch waits for a free slot.
-    expect(out.map((r) => [...r.body])).toEqual([
+    expect(out.map((r) => r.spans)).toEqual([
       [0, 1],
       [2, 3],
       [4, 5],
@@ -390,12 +400,12 @@ describe('span export', () => {
     await tick();
     expect(settled).toEqual([2, 3]);
     expect(exp.queued).toBe(6);
-    expect([...out[3]!.body]).toEqual([6, 7]);
+    expect(out[3]!.spans).toEqual([6, 7]);
     // A retryable answer: those spans are not settled, and they go out again after the wait.
     out[0]!.release({ kind: 'retryable', status: 503, message: 'HTTP 503' });
     await tick();
     expect(waits).toEqual([100]);
-    expect([...out[4]!.body]).toEqual([0, 1]);
+    expect(out[4]!.spans).toEqual([0, 1]);
     for (const r of out.slice(2)) r.release({ kind: 'success', rejected: 0 });
     await tick();
     expect(settled.sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
@@ -417,25 +427,13 @@ describe('span export', () => {
     ],
     ['no traces pipeline: the wait stays', { kind: 'failure', status: 404, message: 'HTTP 404' }, false],
   ])('a success while a failure waits: %s', async (_name, failure, resent) => {
-    const out: Array<{ body: Buffer; release: (o: ExportOutcome) => void }> = [];
-    const waits: Array<{ ms: number; cancelled: boolean }> = [];
-    const exp = createSpanExport({
-      transport: {
-        url: 'http://c/v1/traces',
-        send: (body) => new Promise((release) => out.push({ body: Buffer.concat(body), release })),
-        close: () => Promise.resolve(),
-      },
-      request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
-      emit: () => undefined,
+    const { waits, schedule } = keptWaits();
+    const { exp, out } = heldRequests({
       concurrency: 2,
       batchMaxSpans: 2,
       maxQueuedBytes: 100,
       backoff: { initialMs: 60_000, maxMs: 60_000 },
-      schedule: (_fn, ms) => {
-        const w = { ms, cancelled: false };
-        waits.push(w);
-        return () => void (w.cancelled = true);
-      },
+      schedule,
     });
     const tick = () => new Promise((r) => setImmediate(r));
     exp.offer([0, 1, 2, 3].map((i) => Buffer.from([i])));
@@ -447,32 +445,20 @@ describe('span export', () => {
     out[1]!.release({ kind: 'success', rejected: 0 });
     await tick();
     expect(waits[0]!.cancelled).toBe(resent);
-    expect(out.slice(2).map((r) => [...r.body])).toEqual(resent ? [[0, 1]] : []);
+    expect(out.slice(2).map((r) => r.spans)).toEqual(resent ? [[0, 1]] : []);
   });
 
   // One request fails (the bridge's backoff starts, 100 ms) and another then answers 429 with a
   // Retry-After of 7 s: the one wait that stands for both must last the 7 s the collector asked
   // for, not end after the 100 ms and send into its quiet.
   it('a Retry-After answered while a shorter backoff waits: the wait lasts as long as the collector asked', async () => {
-    const out: Array<{ release: (o: ExportOutcome) => void }> = [];
-    const waits: Array<{ ms: number; cancelled: boolean }> = [];
-    const exp = createSpanExport({
-      transport: {
-        url: 'http://c/v1/traces',
-        send: () => new Promise((release) => out.push({ release })),
-        close: () => Promise.resolve(),
-      },
-      request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
-      emit: () => undefined,
+    const { waits, schedule } = keptWaits();
+    const { exp, out } = heldRequests({
       concurrency: 2,
       batchMaxSpans: 2,
       maxQueuedBytes: 100,
       backoff: { initialMs: 100, maxMs: 1000 },
-      schedule: (_fn, ms) => {
-        const w = { ms, cancelled: false };
-        waits.push(w);
-        return () => void (w.cancelled = true);
-      },
+      schedule,
     });
     const tick = () => new Promise((r) => setImmediate(r));
     exp.offer([0, 1, 2, 3].map((i) => Buffer.from([i])));
@@ -491,17 +477,9 @@ describe('span export', () => {
     for (let seed = 1; seed <= 30; seed++) {
       let x = seed;
       const rand = (n: number): number => ((x = (x * 1103515245 + 12345) % 2 ** 31), x % n);
-      const out: Array<{ spans: number[]; release: (o: ExportOutcome) => void }> = [];
       const waits: Array<() => void> = [];
       const settled: number[] = [];
-      const exp = createSpanExport({
-        transport: {
-          url: 'http://c/v1/traces',
-          send: (body) => new Promise((release) => out.push({ spans: [...Buffer.concat(body)], release })),
-          close: () => Promise.resolve(),
-        },
-        request: { contentType: 'application/x-protobuf', build: (p) => [Buffer.concat(p)] },
-        emit: () => undefined,
+      const { exp, out } = heldRequests({
         concurrency: 3,
         batchMaxSpans: 3,
         maxQueuedBytes: 1000,

@@ -1,5 +1,6 @@
 // A small seeded PRNG (mulberry32) so that a given seed and session id always generate the same
 // event contents; Math.random would make failures impossible to replay.
+import { FNV1A_OFFSET_BASIS, fnv1a32 } from '../../../util/fnv1a.js';
 
 export interface Rng {
   /** Uniform in [0, 1). */
@@ -15,13 +16,8 @@ export interface Rng {
 }
 
 /** FNV-1a, to derive a per-session seed from the simulator seed and the session id. */
-export function hashString(s: string, seed = 0x811c9dc5): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
+export function hashString(s: string, seed = FNV1A_OFFSET_BASIS): number {
+  return fnv1a32(s, seed);
 }
 
 export function createRng(seed: number): Rng {

@@ -26,11 +26,25 @@ describe('mergeFaults', () => {
       { chunkSize: 0 },
       { failNext: [{ status: 42 }] },
       { wrongContentType: -1 },
+      { endedServerErrors: 1.5 },
       { nope: true },
       { crlf: true, splitData: 1 },
     ]) {
       expect(mergeFaults(f, bad)).toEqual(expect.any(String));
     }
     expect(f).toEqual(defaultFaults());
+  });
+
+  it.each([
+    [{ wrongContentType: -1 }, 'wrongContentType must be a non-negative integer'],
+    [{ endedServerErrors: 'x' }, 'endedServerErrors must be a non-negative integer'],
+  ])('says which count is wrong: %j', (patch, message) => {
+    expect(mergeFaults(defaultFaults(), patch)).toBe(message);
+  });
+
+  it('takes both counts', () => {
+    const f = defaultFaults();
+    expect(mergeFaults(f, { wrongContentType: 2, endedServerErrors: 3 })).toBeUndefined();
+    expect(f).toMatchObject({ wrongContentType: 2, endedServerErrors: 3 });
   });
 });
