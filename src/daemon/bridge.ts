@@ -10,7 +10,7 @@ import type { BridgeConfig } from '../config/schema.js';
 import { createMapper } from '../mapping/mapper.js';
 import { createMetrics, type BridgeMetrics } from '../observe/metrics.js';
 import { SqliteStore } from '../store/sqlite-store.js';
-import { COMMIT_MAX_BYTES, Spool } from '../store/spool.js';
+import { CHECKPOINT_MIN_BYTES, COMMIT_MAX_BYTES, Spool } from '../store/spool.js';
 import type { SessionRow, SpoolStats, Store } from '../store/store.js';
 import { sendFinishedSessionSpans } from '../session/finished-session-spans.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
@@ -146,6 +146,9 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     // A successor resumes the sessions from the written checkpoints: what this replica delivers
     // while it cannot write them (cut off from the database) stays bounded.
     pauseOnUnwrittenCheckpoints: shared !== undefined,
+    // The embedded store writes a page per checkpoint write: a slow flow's wait for some bytes. Not
+    // the shared store, whose successors resume from the written checkpoints (and whose writes are rows).
+    checkpointMinBytes: shared === undefined ? CHECKPOINT_MIN_BYTES : 0,
     emit,
   });
   memory?.watch((over) => {

@@ -32,6 +32,17 @@ import type { Emit } from '../vocabulary/facts.js';
 export const CHECKPOINT_INTERVAL_MS = 1000;
 
 /**
+ * With `checkpointMinBytes` (the embedded store): the longest moved checkpoints wait for that many
+ * bytes to be acknowledged. SQLite writes a page (4 KiB) for each write however little moved, so a
+ * session or two at a few dozen KiB a second wrote a tenth of what they delivered at one write a
+ * second; waiting for 128 KiB (CHECKPOINT_MIN_BYTES) brings that under 0.05, and this bounds what a
+ * crash re-sends of a quiet session. A thousand sessions pass the bytes well within a second.
+ */
+export const CHECKPOINT_MAX_WAIT_MS = 10_000;
+/** The embedded store's `checkpointMinBytes`: a 4 KiB page written per 128 KiB delivered is 0.03. */
+export const CHECKPOINT_MIN_BYTES = 128 * 1024;
+
+/**
  * Shared store: delivery from memory pauses once an acknowledged checkpoint move has waited this
  * long for its write. Two intervals: a healthy write comes within one interval and a commit, so
  * only a write that fails or hangs pauses delivery. At most this long of acknowledgements (plus the
@@ -72,6 +83,8 @@ export class OverflowWriter {
   finishing = false;
   private checkpointFailStreak = 0;
   private checkpointsWrittenAt = 0;
+  /** The reader's acknowledged bytes at the last checkpoint write (checkpointMinBytes). */
+  private acknowledgedAtWrite = 0;
   /** Set by an explicit flush: the next commit writes the moved checkpoints whatever their interval. */
   checkpointsNow = false;
   private ageTimer: NodeJS.Timeout | undefined;
@@ -150,14 +163,21 @@ export class OverflowWriter {
   private async writeCheckpoints(): Promise<boolean> {
     if (this.ledger.dirtyCount === 0) return true;
     // One write a second at most: each is a page of the database and its log, whatever it carries;
-    // a crash then sends again at most that much more (what a second acknowledged).
+    // a crash then sends again at most that much more (what a second acknowledged). With a minimum
+    // of bytes, a slow flow's moves wait for it, up to CHECKPOINT_MAX_WAIT_MS.
     const interval = Math.max(this.o.commitIntervalMs, CHECKPOINT_INTERVAL_MS);
-    if (!this.checkpointsNow && this.now() - this.checkpointsWrittenAt < interval) {
+    const since = this.now() - this.checkpointsWrittenAt;
+    const few =
+      (this.o.checkpointMinBytes ?? 0) > 0 &&
+      since < Math.max(interval, CHECKPOINT_MAX_WAIT_MS) &&
+      this.reader.acknowledgedMemoryBytes - this.acknowledgedAtWrite < this.o.checkpointMinBytes!;
+    if (!this.checkpointsNow && (since < interval || few)) {
       this.loop.scheduleCheckpoints();
       return true;
     }
     this.checkpointsNow = false;
     this.checkpointsWrittenAt = this.now();
+    this.acknowledgedAtWrite = this.reader.acknowledgedMemoryBytes;
     // Deletes first: on a volume that was full, what was freed must go to them.
     if (this.loop.deletes.size > 0) await this.loop.deletes.retryNow();
     const takenAt = this.now();

@@ -25,6 +25,12 @@ export interface SpoolOptions {
    * the written checkpoint). Off by default: with the embedded store a full disk must not stop delivery.
    */
   pauseOnUnwrittenCheckpoints?: boolean;
+  /**
+   * overflow: moved checkpoints wait past their interval until this many bytes of records were
+   * acknowledged since the last write, or CHECKPOINT_MAX_WAIT_MS passed (overflow-writer.ts). For the
+   * embedded store, where every write costs a page whatever it carries. 0 (default): every interval.
+   */
+  checkpointMinBytes?: number;
   /** The clock for durations, epoch ms, never going back (util/steady-clock.ts); tests inject one. */
   now?: () => number;
   commitMaxRecords: number;

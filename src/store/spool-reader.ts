@@ -46,6 +46,8 @@ export class SpoolReader {
   private dataWaiters: Array<() => void> = [];
   /** Batches handed to delivery and not yet settled. */
   inFlight = 0;
+  /** Bytes of memory segments acknowledged in this process (overflow mode), never going back. */
+  acknowledgedMemoryBytes = 0;
 
   constructor(
     private readonly store: Store,
@@ -141,6 +143,7 @@ export class SpoolReader {
       if (s.id < 0) {
         this.contents.dropMemory(s);
         this.ledger.settle(s.id);
+        this.acknowledgedMemoryBytes += s.payload.length;
       } else {
         stored ??= { segments: [], records: 0, bytes: 0 };
         stored.segments.push(s);

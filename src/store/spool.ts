@@ -18,7 +18,7 @@ import { SpoolReader, type Batch } from './spool-reader.js';
 import { SpoolWriter } from './spool-writer.js';
 import { steadyNow } from '../util/steady-clock.js';
 
-export { CHECKPOINT_INTERVAL_MS } from './overflow-writer.js';
+export { CHECKPOINT_INTERVAL_MS, CHECKPOINT_MIN_BYTES } from './overflow-writer.js';
 export { COMMIT_MAX_BYTES, type SpoolOptions } from './spool-options.js';
 export type { Batch } from './spool-reader.js';
 
