@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { scriptArgs } from './compiled.js';
+import { storageWriteBytes } from './storage-writes.js';
 
 const PAGE_TICKS = 100; // USER_HZ on Linux: /proc/<pid>/stat counts CPU time in 1/100 s
 
@@ -92,6 +93,11 @@ export class BridgeProcess {
     } catch {
       return 0;
     }
+  }
+
+  /** Bytes the bridge's process caused to be written to storage so far (/proc/<pid>/io). */
+  writtenBytes(): number {
+    return this.child.pid === undefined ? 0 : storageWriteBytes(this.child.pid);
   }
 
   markCpu(): void {

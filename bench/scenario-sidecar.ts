@@ -56,6 +56,8 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
     }
     const rssConnected = bridge.sample();
     bridge.markCpu();
+    const written0 = bridge.writtenBytes();
+    const sinkBytes0 = (await sinkStats(sink.url)).bytes;
     const t0 = performance.now();
     // The first seconds (or the first half of a short run) are the start, not the steady state.
     const warmupMs = Math.min(5000, o.seconds * 500);
@@ -82,7 +84,9 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
     const produced = await simProduced(sim.url);
     await until(async () => (await sinkStats(sink.url)).unique >= produced, o.drainTimeoutS * 1000, 100);
     const cpuSeconds = bridge.cpuSeconds();
+    const written = bridge.writtenBytes() - written0;
     const stats = await sinkStats(sink.url);
+    const otlpBytes = stats.bytes - sinkBytes0;
     steady.sort((x, y) => x - y);
     return {
       scenario: ctx.name,
@@ -100,6 +104,10 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
       cpuSecondsBridge: +cpuSeconds.toFixed(2),
       cpuMicrosPerEvent: stats.unique > 0 ? Math.round((cpuSeconds * 1e6) / stats.unique) : null,
       wireBytesPerEvent: stats.unique > 0 ? Math.round(stats.bytes / stats.unique) : null,
+      // One session: where a write per checkpoint costs the most per byte delivered.
+      storageWriteBytes: written,
+      otlpBytes,
+      storageBytesPerOtlpByte: +(written / Math.max(1, otlpBytes)).toFixed(3),
       process: 'separate',
       bridgeRuns: [
         process.env.BENCH_BRIDGE_ENTRY ?? (entry !== undefined ? 'bundle' : RUNNING_COMPILED ? 'dist' : 'source (tsx)'),

@@ -12,7 +12,7 @@
 //               storage bytes written per OTLP byte delivered
 //   sidecar     one session × 5 events/s for 60 s, every category, the bridge as its own `run`
 //               process (bench/bridge-process.ts) as config/kubernetes/sidecar.yaml deploys it:
-//               steady and peak RSS, CPU per event
+//               steady and peak RSS, CPU per event, storage bytes written per OTLP byte
 //   outage      200 sessions × 20 events/s; the collector answers 503 for 60 s, then recovers: RSS
 //               and spool over time, everything delivered after recovery
 // Flags: --burst-events N (per session), --live-seconds S, --live-sessions N, --heavy-seconds S and
