@@ -70,6 +70,17 @@ export class SpoolRoom {
     return this.limitBytes() < this.maxBytes;
   }
 
+  /**
+   * What the volume had free at the last look (with the reserve kept of it) while the volume, not
+   * `maxBytes`, is what keeps the spool full: reading waits for room on it. Undefined otherwise.
+   */
+  get heldByDisk(): { free: number; reserve: number } | undefined {
+    if (!this.g.diskNeeded() || this.g.writeFailing() || this.g.undeleted() > 0) return undefined;
+    const limit = this.limitBytes();
+    if (limit >= this.maxBytes || this.g.mustStoreBytes() < limit) return undefined;
+    return this.disk.lastLook();
+  }
+
   /** Resolves once there is room (or the spool closed). */
   waitForRoom(): Promise<void> {
     if (!this.full || this.g.closed()) return Promise.resolve();
