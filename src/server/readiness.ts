@@ -36,8 +36,8 @@ export async function ready(bridge: Bridge, res: ServerResponse): Promise<void> 
   // (something else filled the volume, or it is smaller than the reserve): no spool figure moves, and
   // nothing changes until space is freed there. A collector outage that fills the spool to the
   // volume's limit is not this: its delivery frees the room.
-  const held = bridge.spool.heldByDisk;
-  if (held && held.free + bridge.spool.onDisk.bytes <= held.reserve)
+  const held = bridge.spool.volumeFull;
+  if (held)
     problems.push(
       `reading paused: the volume of the state directory ${bridge.config.stateDir} has ${mib(held.free)} free, within the ${mib(held.reserve)} the spool keeps free for SQLite; free space on it or give it a larger volume`,
     );

@@ -7,6 +7,7 @@
 // volume with a healthy collector costs nothing but checkpoint writes that are retried. Deletes that
 // cannot be written count too: reading more would take the room they need.
 import { DiskRoom, type FreeSpace } from './disk-room.js';
+import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 
 /** What the room is decided from, read from the writer and the spool's contents when asked. */
 export interface RoomGauges {
@@ -33,11 +34,15 @@ export interface RoomGauges {
 export class SpoolRoom {
   private readonly disk: DiskRoom;
   private waiters: Array<() => void> = [];
+  /** Times reading began to wait on a full volume; `saidFull` while that wait lasts. */
+  private fullTimes = 0;
+  private saidFull = false;
 
   constructor(
     private readonly maxBytes: number,
     freeBytes: FreeSpace | undefined,
     private readonly g: RoomGauges,
+    private readonly emit: Emit = ignoreFacts,
   ) {
     this.disk = new DiskRoom(maxBytes, freeBytes);
   }
@@ -81,9 +86,24 @@ export class SpoolRoom {
     return this.disk.lastLook();
   }
 
+  /**
+   * The volume holds reading back (heldByDisk) and delivering what is spooled would not free enough
+   * of it: something else filled the volume, or it is smaller than the reserve. Only freeing space
+   * there ends it, and no spool figure moves meanwhile.
+   */
+  get volumeFull(): { free: number; reserve: number } | undefined {
+    const held = this.heldByDisk;
+    return held && held.free + this.g.storedBytes() <= held.reserve ? held : undefined;
+  }
+
   /** Resolves once there is room (or the spool closed). */
   waitForRoom(): Promise<void> {
     if (!this.full || this.g.closed()) return Promise.resolve();
+    const full = this.saidFull ? undefined : this.volumeFull;
+    if (full) {
+      this.saidFull = true;
+      this.emit({ f: 'volume_full', freeBytes: full.free, reserveBytes: full.reserve, times: ++this.fullTimes });
+    }
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
@@ -97,6 +117,10 @@ export class SpoolRoom {
     if (this.waiters.length === 0 || (this.full && !this.g.closed())) return;
     const w = this.waiters;
     this.waiters = [];
+    if (this.saidFull) {
+      this.saidFull = false;
+      this.emit({ f: 'volume_room' });
+    }
     for (const resolve of w) resolve();
   }
 }

@@ -90,6 +90,11 @@ export class Spool {
     return this.writer.room.limitBytes();
   }
 
+  /** The volume's free space (and the reserve kept of it) while only freeing space there lets reading go on. */
+  get volumeFull(): { free: number; reserve: number } | undefined {
+    return this.writer.room.volumeFull;
+  }
+
   /** The volume's free space (and the reserve kept of it) while it is what keeps the spool full. */
   get heldByDisk(): { free: number; reserve: number } | undefined {
     return this.writer.room.heldByDisk;
