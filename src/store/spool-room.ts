@@ -89,11 +89,14 @@ export class SpoolRoom {
   /**
    * The volume holds reading back (heldByDisk) and delivering what is spooled would not free enough
    * of it: something else filled the volume, or it is smaller than the reserve. Only freeing space
-   * there ends it, and no spool figure moves meanwhile.
+   * there ends it, and no spool figure moves meanwhile. Not while records wait in memory to spill
+   * (overflow mode): delivering them ends the need for the disk, as a collector outage ends.
    */
   get volumeFull(): { free: number; reserve: number } | undefined {
+    const stored = this.g.storedBytes();
+    if (this.g.mustStoreBytes() > stored + this.g.pendingBytes()) return undefined;
     const held = this.heldByDisk;
-    return held && held.free + this.g.storedBytes() <= held.reserve ? held : undefined;
+    return held && held.free + stored <= held.reserve ? held : undefined;
   }
 
   /** Resolves once there is room (or the spool closed). */

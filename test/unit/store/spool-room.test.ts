@@ -11,6 +11,8 @@ interface World {
   free: number;
   stored: number;
   pending: number;
+  /** Overflow mode: records waiting in memory that a spill would write. */
+  waiting?: number;
 }
 
 function room(w: World, total = 4 * MiB): { room: SpoolRoom; facts: Fact[] } {
@@ -22,7 +24,7 @@ function room(w: World, total = 4 * MiB): { room: SpoolRoom; facts: Fact[] } {
     undeleted: () => 0,
     storedBytes: () => w.stored,
     pendingBytes: () => w.pending,
-    mustStoreBytes: () => w.stored + w.pending,
+    mustStoreBytes: () => w.stored + w.pending + (w.waiting ?? 0),
     closed: () => false,
   };
   return {
@@ -37,7 +39,7 @@ function room(w: World, total = 4 * MiB): { room: SpoolRoom; facts: Fact[] } {
 }
 
 describe('a spool held by its volume', () => {
-  it.each([
+  it.each<[string, number, number, number, number, boolean, number?]>([
     // free, stored, pending, total → volumeFull
     ['a 4 MiB volume with 1 MiB free and nothing spooled', 1 * MiB, 0, 1000, 4 * MiB, true],
     ['a 1 GiB volume with 100 MiB free beyond nothing spooled: room', 100 * MiB, 0, 1000, 1024 * MiB, false],
@@ -50,8 +52,17 @@ describe('a spool held by its volume', () => {
       false,
     ],
     ['a full volume whose spool would not free enough', 1 * MiB, 2 * MiB, 1000, 4 * MiB, true],
-  ])('%s', (_what, free, stored, pending, total, full) => {
-    const { room: r } = room({ free, stored, pending }, total);
+    [
+      'overflow mode, records waiting in memory to spill: delivering them ends it',
+      1 * MiB,
+      0,
+      1000,
+      4 * MiB,
+      false,
+      MiB,
+    ],
+  ])('%s', (_what, free, stored, pending, total, full, waiting) => {
+    const { room: r } = room({ free, stored, pending, ...(waiting !== undefined ? { waiting } : {}) }, total);
     expect(r.volumeFull !== undefined).toBe(full);
     if (full) expect(r.volumeFull).toEqual({ free, reserve: 8 * MiB });
   });
