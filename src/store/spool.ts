@@ -95,11 +95,6 @@ export class Spool {
     return this.writer.room.volumeFull;
   }
 
-  /** The volume's free space (and the reserve kept of it) while it is what keeps the spool full. */
-  get heldByDisk(): { free: number; reserve: number } | undefined {
-    return this.writer.room.heldByDisk;
-  }
-
   /** Resolves once there is room (or the spool closed). */
   waitForRoom(): Promise<void> {
     return this.writer.room.waitForRoom();
