@@ -122,7 +122,8 @@ export class SpoolRoom {
     this.waiters = [];
     if (this.saidFull) {
       this.saidFull = false;
-      this.emit({ f: 'volume_room' });
+      // Woken by the spool's close, reading does not go on: nothing to say.
+      if (!this.g.closed()) this.emit({ f: 'volume_room' });
     }
     for (const resolve of w) resolve();
   }

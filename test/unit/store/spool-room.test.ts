@@ -13,6 +13,7 @@ interface World {
   pending: number;
   /** Overflow mode: records waiting in memory that a spill would write. */
   waiting?: number;
+  closed?: boolean;
 }
 
 function room(w: World, total = 4 * MiB): { room: SpoolRoom; facts: Fact[] } {
@@ -25,7 +26,7 @@ function room(w: World, total = 4 * MiB): { room: SpoolRoom; facts: Fact[] } {
     storedBytes: () => w.stored,
     pendingBytes: () => w.pending,
     mustStoreBytes: () => w.stored + w.pending + (w.waiting ?? 0),
-    closed: () => false,
+    closed: () => w.closed === true,
   };
   return {
     room: new SpoolRoom(
@@ -84,5 +85,15 @@ describe('a spool held by its volume', () => {
     }
     await Promise.all(waits);
     expect(facts.map((f) => f.f)).toEqual(['volume_full', 'volume_room']);
+  });
+
+  it('a wait on a full volume ended by the spool closing says no resumption', async () => {
+    const w = { free: 1 * MiB, stored: 0, pending: 1000, closed: false };
+    const { room: r, facts } = room(w);
+    const wait = r.waitForRoom();
+    w.closed = true;
+    r.recheck();
+    await wait;
+    expect(facts.map((f) => f.f)).toEqual(['volume_full']);
   });
 });
