@@ -50,10 +50,12 @@ the reason for each ✗:
   collector       the OTLP endpoint accepts an empty export with the configured protocol,
                   headers and compression
   traces          (when traces are enabled) the traces endpoint accepts an empty span export
-  state dir       the state directory is writable (or can be created); when a running bridge holds
-                  it, that bridge's /readyz (on BRIDGE_LISTEN) is asked how it is instead
+  state dir       the state directory is writable (or can be created) and its volume has room for
+                  the state database; when a running bridge holds it, that bridge's /readyz (on
+                  BRIDGE_LISTEN) is asked how it is instead
   spool           which spool.mode runs, and whether the service's archive answers (asked for the
-                  first configured session): without it, overflow mode turns a crash into gap records
+                  first configured session, unless the service check failed): without it, overflow
+                  mode turns a crash into gap records
   discovery       (when enabled) how many live sessions the selector matches in the service's list now
 Exit codes: 0 all passed, 1 something failed, 2 invalid configuration. No secret is printed.
 
@@ -123,15 +125,15 @@ export async function main(argv: string[]): Promise<number> {
   let spoolItem: CheckItem | undefined;
   try {
     await checkService(client, config, targets, emit);
+    const serviceFailed = items.some((i) => i.label === 'service' && i.status === 'fail');
     if (config.discovery.enabled) {
-      const serviceFailed = items.some((i) => i.label === 'service' && i.status === 'fail');
       emit(
         serviceFailed
           ? { label: 'discovery', status: 'skip', detail: 'skipped: the service check failed' }
           : await probeDiscovery(client, config.discovery),
       );
     }
-    spoolItem = await probeSpoolMode(client, config);
+    spoolItem = await probeSpoolMode(client, config, serviceFailed ? 'the service check failed' : undefined);
   } finally {
     await client.close();
   }

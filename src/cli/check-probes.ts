@@ -21,7 +21,7 @@ import { BRIDGE_VERSION } from '../util/version.js';
 import type { CheckItem } from './checklist.js';
 import { displayUrl } from '../mapping/display-url.js';
 import type { RouteAnswer } from './service-identity.js';
-import { stateDirBusy, stateDirShapeProblem, stateFilesProblem, unusable } from './state-dir.js';
+import { stateDirBusy, stateDirRoomProblem, stateDirShapeProblem, stateFilesProblem, unusable } from './state-dir.js';
 import { networkCode, networkMessage } from '../util/network-message.js';
 
 /** Outcome of one request to the session service. */
@@ -337,6 +337,8 @@ export function probeStateDir(dir: string): CheckItem {
     unlinkSync(probe);
     const files = stateFilesProblem(abs);
     if (files) return { label, status: 'fail', detail: files.replace(/^the state file /, '') };
+    const room = stateDirRoomProblem(abs);
+    if (room) return { label, status: 'fail', detail: room.replace(/^the state directory /, '') };
     return {
       label,
       status: 'ok',

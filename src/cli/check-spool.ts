@@ -11,13 +11,23 @@ const MODE_TEXT = {
   always: 'always (every record on disk before its checkpoint moves)',
 } as const;
 
-/** Probes the archive with one page of one configured session (none configured: not probed). */
-export async function probeSpoolMode(client: UpstreamClient, config: BridgeConfig): Promise<CheckItem> {
+/**
+ * Probes the archive with one page of one configured session (none configured: not probed). With
+ * `serviceFailed` (why the service check failed) it is not asked either: an unreachable service
+ * would cost the probe its whole timeout again, to say what the service line already said.
+ */
+export async function probeSpoolMode(
+  client: UpstreamClient,
+  config: BridgeConfig,
+  serviceFailed?: string,
+): Promise<CheckItem> {
   const mode = MODE_TEXT[config.spool.mode];
   if (config.upstream.archive === 'off')
     return archiveNote(config, `mode ${mode}; archive: off (upstream.archive)`, false);
   const first = config.sessions[0];
   if (!first) return { label: 'spool', status: 'ok', detail: `mode ${mode}; archive not probed (no session named)` };
+  if (serviceFailed !== undefined)
+    return { label: 'spool', status: 'skip', detail: `mode ${mode}; archive not asked: ${serviceFailed}` };
   const page = await client.listEvents(first.id, { limit: 1 }).catch((err: Error) => ({
     kind: 'error' as const,
     status: 0,

@@ -16,7 +16,7 @@ import { openFileLimit, openFileWarning } from '../util/open-file-limit.js';
 import { dirAccessProblem } from '../util/make-dirs.js';
 import { BRIDGE_VERSION } from '../util/version.js';
 import { displayStoreUrl, displayUrl } from '../mapping/display-url.js';
-import { stateDirShapeProblem, stateDirWriteProblem } from './state-dir.js';
+import { stateDirShapeProblem, stateDirWriteProblem, unusable } from './state-dir.js';
 import { parseCommand } from '../util/command-line.js';
 import { startStatusReporter, summarize } from './status-reporter.js';
 import { untilEnded } from '../daemon/until-ended.js';
@@ -117,6 +117,9 @@ export async function main(argv: string[]): Promise<number> {
     bridge = await startBridge(config, log);
   } catch (err) {
     await http?.close();
+    // The volume filled between the check above and the store's first writes: the same sentence.
+    if ((err as { code?: string }).code === 'SQLITE_FULL' && config.store.kind !== 'postgres')
+      return fail(unusable(resolve(config.stateDir), err));
     throw err;
   }
   if (http) {

@@ -1,6 +1,6 @@
 // What `run` and `check` both say about the state directory before the store opens it, so the two
 // commands describe the same problem in the same words.
-import { accessSync, constants, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync, statfsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs } from '../util/make-dirs.js';
@@ -39,7 +39,38 @@ export function stateDirWriteProblem(dir: string): string | undefined {
   } catch (err) {
     return unusable(abs, err);
   }
-  return stateFilesProblem(abs);
+  return stateFilesProblem(abs) ?? stateDirRoomProblem(abs);
+}
+
+/**
+ * Bytes a new state database takes as SQLite creates it: its tables at 64 KiB pages and the
+ * write-ahead log that writes them, about 1.5 MiB (measured on a tmpfs), with a margin.
+ */
+const NEW_STORE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * A sentence when the volume of `dir` has no room for the store to open: an empty file (the write
+ * test) takes no space, so a full volume passed it, `check` showed ✓ and `run` stopped at SQLite's
+ * "database or disk is full". An existing database needs room only to be written.
+ */
+export function stateDirRoomProblem(dir: string): string | undefined {
+  const abs = resolve(dir);
+  let free: number;
+  try {
+    const s = statfsSync(abs);
+    free = s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
+  const isNew = !existsSync(join(abs, 'bridge.db'));
+  if (free >= (isNew ? NEW_STORE_BYTES : 1)) return undefined;
+  return fullVolume(abs, isNew ? `${kib(free)} free; a new state database needs about 2 MiB` : 'no byte free');
+}
+
+const kib = (bytes: number): string => `${Math.floor(bytes / 1024)} KiB`;
+
+function fullVolume(abs: string, why?: string): string {
+  return `the state directory ${abs} is on a full volume${why ? ` (${why})` : ''}; free space or choose another one`;
 }
 
 /** The files the store writes in the directory (store/sqlite-store.ts, sqlite-state-lock.ts). */
@@ -88,7 +119,8 @@ export function unusable(abs: string, err: unknown): string {
     case 'ENOTDIR':
       return `the state directory ${abs} cannot exist: a part of its path is a file, not a directory`;
     case 'ENOSPC':
-      return `the state directory ${abs} is on a full volume; free space or choose another one`;
+    case 'SQLITE_FULL':
+      return fullVolume(abs);
     default:
       return `the state directory ${abs} cannot be used: ${e.code ?? e.message}`;
   }

@@ -262,6 +262,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     sessionsByState: () => supervisor.sessionsByState(),
     sessionsOwingGaps: () => supervisor.sessionsOwingGaps(),
     heldBytes: () => ({ ...spool.heldBytes, sending: delivery.inFlightBytes }),
+    spoolLimitBytes: () => spool.limitBytes,
   });
   delivery.start();
   try {

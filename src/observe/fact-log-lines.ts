@@ -162,6 +162,17 @@ export const LOG_LINES: FactTable<Logger> = {
       'the shared store refused a write: another replica owns these sessions now',
     );
   },
+  // Nothing else moves while it lasts (writes succeed, the spool is empty): /readyz says it too.
+  volume_full: (log, fact) => {
+    if (sayAgain(fact.times))
+      log.warn(
+        { freeBytes: fact.freeBytes, reserveBytes: fact.reserveBytes, times: fact.times },
+        "reading paused: the state directory's volume has no room beyond what the spool keeps free for SQLite, and delivering would not free it; free space on it or give it a larger volume",
+      );
+  },
+  volume_room: (log) => {
+    log.info("room on the state directory's volume again: reading resumes");
+  },
   // Once per pause, at its start and at its end, with how long: the spool's own retries say why.
   delivery_paused: (log, fact) => {
     log.warn(

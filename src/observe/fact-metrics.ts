@@ -64,6 +64,8 @@ const METRICS: FactTable<BridgeMetrics> = {
   },
   commit_recovered: null,
   delete_failed: null,
+  volume_full: null,
+  volume_room: null,
   writes_fenced: (m, fact) => {
     m.fencedWrites.inc(fact.sessions.length);
   },

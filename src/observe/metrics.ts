@@ -69,6 +69,8 @@ export interface GaugeSources {
   ownedSessions?(): number;
   /** Bytes of records held in memory, by stage (what the memory budget counts besides RSS). */
   heldBytes?(): { pending: number; ready: number; sending: number };
+  /** What reading stops at now: spool.max_bytes, or less when the volume's free space says so. */
+  spoolLimitBytes?(): number;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityBytes?: number } = {}) {
@@ -324,7 +326,13 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     }),
     spoolCapacity: registry.gauge({
       name: 'bridge_spool_capacity_bytes',
-      help: 'spool.max_bytes: reading stops when bridge_spool_bytes reaches it (back-pressure).',
+      help: "What reading stops at when bridge_spool_bytes reaches it (back-pressure): spool.max_bytes, or less while the state directory's volume has less room.",
+      collect() {
+        // The volume's limit, not only the configured one: a spool stopped by a full volume at a
+        // fraction of max_bytes is as full as one at max_bytes, and the ratio alerts must say so.
+        const limit = sources?.spoolLimitBytes?.();
+        if (limit !== undefined) this.set(limit);
+      },
     }),
     setSources(s: GaugeSources): void {
       sources = s;

@@ -32,6 +32,15 @@ export async function ready(bridge: Bridge, res: ServerResponse): Promise<void> 
     problems.push(
       `spool cannot delete ${bridge.spool.undeletedBatches} delivered batches (the volume is full or refuses writes: the log says which); retrying`,
     );
+  // Reading waits for room on the volume, and delivering what is spooled would not free enough of it
+  // (something else filled the volume, or it is smaller than the reserve): no spool figure moves, and
+  // nothing changes until space is freed there. A collector outage that fills the spool to the
+  // volume's limit is not this: its delivery frees the room.
+  const held = bridge.spool.volumeFull;
+  if (held)
+    problems.push(
+      `reading paused: the volume of the state directory ${bridge.config.stateDir} has ${mib(held.free)} free, within the ${mib(held.reserve)} the spool keeps free for SQLite; free space on it or give it a larger volume`,
+    );
   // A failing collector does not make the bridge unready: it still reads and spools safely. It is
   // reported here (and in bridge_export_requests_total) so an operator sees it.
   const body = {
@@ -77,3 +86,5 @@ export async function ready(bridge: Bridge, res: ServerResponse): Promise<void> 
   };
   send(res, problems.length === 0 ? 200 : 503, body);
 }
+
+const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;

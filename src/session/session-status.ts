@@ -136,6 +136,8 @@ const TALLY: FactTable<SessionStatus> = {
   commit_failed: null,
   commit_recovered: null,
   delete_failed: null,
+  volume_full: null,
+  volume_room: null,
   writes_fenced: null,
   delivery_paused: null,
   delivery_resumed: null,

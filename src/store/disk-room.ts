@@ -45,4 +45,9 @@ export class DiskRoom {
     const usable = Math.max(0, this.free.free - reserveFor(this.free.total)) / 3;
     return Math.min(this.maxBytes, spooled + usable);
   }
+
+  /** The volume as the last look found it, with the reserve kept of it; undefined before a look or when unknown. */
+  lastLook(): { free: number; reserve: number } | undefined {
+    return this.free && { free: this.free.free, reserve: reserveFor(this.free.total) };
+  }
 }

@@ -7,6 +7,7 @@
 // volume with a healthy collector costs nothing but checkpoint writes that are retried. Deletes that
 // cannot be written count too: reading more would take the room they need.
 import { DiskRoom, type FreeSpace } from './disk-room.js';
+import { ignoreFacts, type Emit } from '../vocabulary/facts.js';
 
 /** What the room is decided from, read from the writer and the spool's contents when asked. */
 export interface RoomGauges {
@@ -33,11 +34,15 @@ export interface RoomGauges {
 export class SpoolRoom {
   private readonly disk: DiskRoom;
   private waiters: Array<() => void> = [];
+  /** Times reading began to wait on a full volume; `saidFull` while that wait lasts. */
+  private fullTimes = 0;
+  private saidFull = false;
 
   constructor(
     private readonly maxBytes: number,
     freeBytes: FreeSpace | undefined,
     private readonly g: RoomGauges,
+    private readonly emit: Emit = ignoreFacts,
   ) {
     this.disk = new DiskRoom(maxBytes, freeBytes);
   }
@@ -70,9 +75,38 @@ export class SpoolRoom {
     return this.limitBytes() < this.maxBytes;
   }
 
+  /**
+   * What the volume had free at the last look (with the reserve kept of it) while the volume, not
+   * `maxBytes`, is what keeps the spool full: reading waits for room on it. Undefined otherwise.
+   */
+  get heldByDisk(): { free: number; reserve: number } | undefined {
+    if (!this.g.diskNeeded() || this.g.writeFailing() || this.g.undeleted() > 0) return undefined;
+    const limit = this.limitBytes();
+    if (limit >= this.maxBytes || this.g.mustStoreBytes() < limit) return undefined;
+    return this.disk.lastLook();
+  }
+
+  /**
+   * The volume holds reading back (heldByDisk) and delivering what is spooled would not free enough
+   * of it: something else filled the volume, or it is smaller than the reserve. Only freeing space
+   * there ends it, and no spool figure moves meanwhile. Not while records wait in memory to spill
+   * (overflow mode): delivering them ends the need for the disk, as a collector outage ends.
+   */
+  get volumeFull(): { free: number; reserve: number } | undefined {
+    const stored = this.g.storedBytes();
+    if (this.g.mustStoreBytes() > stored + this.g.pendingBytes()) return undefined;
+    const held = this.heldByDisk;
+    return held && held.free + stored <= held.reserve ? held : undefined;
+  }
+
   /** Resolves once there is room (or the spool closed). */
   waitForRoom(): Promise<void> {
     if (!this.full || this.g.closed()) return Promise.resolve();
+    const full = this.saidFull ? undefined : this.volumeFull;
+    if (full) {
+      this.saidFull = true;
+      this.emit({ f: 'volume_full', freeBytes: full.free, reserveBytes: full.reserve, times: ++this.fullTimes });
+    }
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
@@ -86,6 +120,11 @@ export class SpoolRoom {
     if (this.waiters.length === 0 || (this.full && !this.g.closed())) return;
     const w = this.waiters;
     this.waiters = [];
+    if (this.saidFull) {
+      this.saidFull = false;
+      // Woken by the spool's close, reading does not go on: nothing to say.
+      if (!this.g.closed()) this.emit({ f: 'volume_room' });
+    }
     for (const resolve of w) resolve();
   }
 }

@@ -78,17 +78,22 @@ export class SpoolWriter implements WriteLoop {
         this.emit({ f: 'delete_failed', error: err.message, code: (err as { code?: string }).code, streak }),
     );
     const memoryFirst = this.mode === 'overflow';
-    this.room = new SpoolRoom(o.maxBytes, o.freeBytes, {
-      memoryPressure: o.memoryPressure,
-      commitDue: () => this.commitDue,
-      diskNeeded: () => !memoryFirst || this.overflow.spillDue(),
-      writeFailing: () => this.failStreak > 0,
-      undeleted: () => this.deletes.size,
-      storedBytes: () => contents.storedBytes,
-      pendingBytes: () => this.pending.bytes,
-      mustStoreBytes: () => contents.storedBytes + reader.ready.bytes * (memoryFirst ? 1 : 0) + this.pending.bytes,
-      closed: () => this.closed,
-    });
+    this.room = new SpoolRoom(
+      o.maxBytes,
+      o.freeBytes,
+      {
+        memoryPressure: o.memoryPressure,
+        commitDue: () => this.commitDue,
+        diskNeeded: () => !memoryFirst || this.overflow.spillDue(),
+        writeFailing: () => this.failStreak > 0,
+        undeleted: () => this.deletes.size,
+        storedBytes: () => contents.storedBytes,
+        pendingBytes: () => this.pending.bytes,
+        mustStoreBytes: () => contents.storedBytes + reader.ready.bytes * (memoryFirst ? 1 : 0) + this.pending.bytes,
+        closed: () => this.closed,
+      },
+      this.emit,
+    );
   }
 
   /** Calls `watcher` whenever the store refuses a commit because another replica owns these sessions now. */

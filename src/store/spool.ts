@@ -85,6 +85,16 @@ export class Spool {
     return this.writer.room.limitedByDisk;
   }
 
+  /** What the spool may hold now: maxBytes, or less when the volume's free space says so. */
+  get limitBytes(): number {
+    return this.writer.room.limitBytes();
+  }
+
+  /** The volume's free space (and the reserve kept of it) while only freeing space there lets reading go on. */
+  get volumeFull(): { free: number; reserve: number } | undefined {
+    return this.writer.room.volumeFull;
+  }
+
   /** Resolves once there is room (or the spool closed). */
   waitForRoom(): Promise<void> {
     return this.writer.room.waitForRoom();

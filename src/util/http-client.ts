@@ -147,14 +147,15 @@ export class HttpClient {
       // before any listener is added: a const declared below was still in its dead zone then, a
       // ReferenceError instead of the error, and the connections slot never given back.
       let onAbort: (() => void) | undefined;
-      const done = (): void => {
+      /** Ends this attempt; `keepSlot`: the slot passes to the attempt that sends the request again. */
+      const done = (keepSlot = false): void => {
         if (released) return;
         released = true;
         clearTimeout(headersTimer);
         clearImmediate(headersVerdict);
         clearImmediate(abortVerdict);
         if (onAbort) r.signal?.removeEventListener('abort', onAbort);
-        this.release();
+        if (!keepSlot) this.release();
       };
       let req: ClientRequest;
       try {
@@ -185,6 +186,16 @@ export class HttpClient {
       req.on('error', (err) => {
         if (res) {
           res.destroy(err);
+          return;
+        }
+        if (closedUnanswered(req, err) && !this.closed && !r.signal?.aborted) {
+          // A kept-alive connection the peer closed as this request came (an idle timeout it does not
+          // announce), unread: the request goes again at once on another connection, as browsers
+          // do, instead of failing as a network error that delivery backs off from and warns of
+          // (it would send the same bytes again after its backoff). Each such retry takes one stale connection out of
+          // the pool, so it ends at a new connection, whose failure is the request's.
+          done(true);
+          resolve(this.send(url, r));
           return;
         }
         done();
@@ -255,6 +266,12 @@ export class HttpClient {
     this.agents.set(key, agent);
     return agent;
   }
+}
+
+/** A kept-alive connection that ended (closed or reset) before any answer to this request came. */
+function closedUnanswered(req: ClientRequest, err: Error): boolean {
+  const code = (err as { code?: string }).code;
+  return req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE');
 }
 
 function byteLength(body: Buffer | readonly Buffer[]): number {

@@ -109,6 +109,13 @@ export type Fact =
   | { f: 'commit_failed'; error: string; code: string | undefined; streak: number; checkpointsOnly?: boolean }
   | { f: 'commit_recovered' }
   | { f: 'delete_failed'; error: string; code: string | undefined; streak: number }
+  /**
+   * Reading waits for room on the state directory's volume, and delivering what is spooled would not
+   * free enough of it (store/spool-room.ts `volumeFull`); `times`: how often so far.
+   */
+  | { f: 'volume_full'; freeBytes: number; reserveBytes: number; times: number }
+  /** Reading goes on after a `volume_full`. */
+  | { f: 'volume_room' }
   | { f: 'writes_fenced'; sessions: readonly string[] }
   /**
    * Shared store, overflow mode: an acknowledged checkpoint move has waited `waitedMs` for its write

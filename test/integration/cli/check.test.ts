@@ -187,6 +187,15 @@ describe('check', () => {
     );
     expect(res.stdout).toMatch(/^– session s1\s+skipped: the API key was rejected$/m);
     expect(res.stdout).not.toContain('wrong-key');
+    // The archive is not asked with the key the service refused: the spool line says so.
+    expect(res.stdout).toMatch(/^– spool\s+mode overflow .*; archive not asked: the service check failed$/m);
+  });
+
+  it('an unreachable service: neither the sessions nor the archive are asked (a silent one costs each its timeout)', async () => {
+    const res = await runCli(['check'], { ...env, BROWSER_API_URL: 'http://127.0.0.1:9' });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^– session s1\s+skipped: the service is unreachable$/m);
+    expect(res.stdout).toMatch(/^– spool\s+mode overflow .*; archive not asked: the service check failed$/m);
   });
 
   it('without sessions or pools, authentication is checked with a lookup', async () => {
@@ -282,7 +291,7 @@ describe('check', () => {
   it('the closing count counts every line shown, skipped ones too', async () => {
     const res = await runCli(['check'], { ...env, BROWSER_API_KEY: 'wrong' });
     const shown = res.stdout.split('\n').filter((l) => /^[✓✗–] /.test(l)).length;
-    expect(res.stdout).toMatch(new RegExp(`\\n1 of ${shown} checks failed, 2 skipped\\n$`));
+    expect(res.stdout).toMatch(new RegExp(`\\n1 of ${shown} checks failed, 3 skipped\\n$`));
   });
 
   it('invalid configuration: ✗ with the key, exit 2', async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, harness, until, type Harness } from '../../helpers/harness.js';
+import { eventually, startInProcess, type RunningBridge } from '../server/bridge-harness.js';
 
 function tryMount(dir: string, size: string): boolean {
   try {
@@ -25,7 +26,10 @@ rmSync(probe, { recursive: true, force: true });
 
 let h: Harness | undefined;
 let volume: string | undefined;
+let running: RunningBridge | undefined;
 afterEach(async () => {
+  await running?.stop(Date.now());
+  running = undefined;
   await h?.close();
   h = undefined;
   if (volume) {
@@ -188,6 +192,53 @@ describe.skipIf(!canMount)('a 16 MiB volume (needs root to mount a tmpfs)', () =
       );
       expect(h.tally(['two'])[0]).toMatchObject({ missing: 0 });
     }, 240_000);
+});
+
+describe.skipIf(!canMount)('a volume smaller than what the spool keeps free (needs root to mount a tmpfs)', () => {
+  it('always mode, collector up: reading waits for the volume, /readyz and the capacity gauge say so; a larger volume lets it go on', async () => {
+    volume = mkdtempSync(join(tmpdir(), 'bridge-4m-'));
+    // The spool keeps at least 8 MiB of a volume free for SQLite: on 4 MiB nothing may be spooled,
+    // and in always mode every record must be, so reading waits. No delivery can make room.
+    expect(tryMount(volume, '4m')).toBe(true);
+    h = await harness({ bufferSize: 100_000 });
+    const s = h.sim.createSession('small');
+    running = await startInProcess(
+      h,
+      {},
+      {
+        BRIDGE_SESSIONS: 'small',
+        BRIDGE_STATE_DIR: join(volume, 'state'),
+        BRIDGE_SPOOL_MODE: 'always',
+      },
+    );
+    const url = running.url;
+    s.emit(2000);
+    const ready = async (): Promise<{ status: number; problems: string[] }> => {
+      const res = await fetch(`${url}/readyz`);
+      return { status: res.status, problems: ((await res.json()) as { problems: string[] }).problems };
+    };
+    const unready = await eventually(
+      async () => {
+        const r = await ready();
+        return r.status === 503 ? r : undefined;
+      },
+      'readiness to say that reading waits for the volume',
+      20_000,
+    );
+    expect(unready.problems.join('\n')).toMatch(
+      /reading paused: the volume of the state directory .* MiB free, within the 8\.0 MiB/,
+    );
+    expect(h.received('small')).toBeLessThan(2000);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    const capacity = Number(/^bridge_spool_capacity_bytes (\S+)$/m.exec(metrics)?.[1]);
+    // What reading stops at on this volume, not the configured 256 MiB: the spool alerts divide by it.
+    expect(capacity).toBeLessThan(4 * 1024 * 1024);
+    // The operator gives the volume room: reading goes on by itself, nothing is missing.
+    execFileSync('mount', ['-o', 'remount,size=64m', volume]);
+    await until(() => h!.received('small') >= 2000, 'everything to arrive once the volume has room', 30_000);
+    expect(h.tally(['small'])[0]).toMatchObject({ missing: 0, gapRecords: 0 });
+    expect((await ready()).status).toBe(200);
+  }, 60_000);
 });
 
 function fillVolume(path: string): void {

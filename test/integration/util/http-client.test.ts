@@ -108,6 +108,35 @@ describe('requests and connections', () => {
     expect(s.connections()).toBe(2);
   });
 
+  it('a kept-alive connection the server closes as the next request comes: the request goes again on a new one', async () => {
+    // What a server or proxy with an idle timeout it does not announce (no `Keep-Alive: timeout=`)
+    // does when the timeout ends just as a request is written on the connection: it closes it unread.
+    const served: string[] = [];
+    const s = await httpServer((req, res) => {
+      const sock = req.socket as Socket & { answered?: boolean };
+      if (sock.answered) return void sock.destroy();
+      sock.answered = true;
+      void text(req).then((body) => {
+        served.push(body);
+        res.end('ok');
+      });
+    });
+    const c = client();
+    for (const n of [1, 2, 3]) {
+      const res = await c.request(s.url, { method: 'POST', body: Buffer.from(`b${n}`) });
+      expect(await text(res.body)).toBe('ok');
+    }
+    expect(served).toEqual(['b1', 'b2', 'b3']);
+    expect(s.connections()).toBe(3);
+  });
+
+  it('a new connection closed before any answer still fails the request: only a reused one is tried again', async () => {
+    const s = await httpServer((req) => req.socket.destroy());
+    const err = await failure(client().request(s.url, { method: 'POST', body: Buffer.from('x') }));
+    expect(err.code).toBe('ECONNRESET');
+    expect(s.connections()).toBe(1);
+  });
+
   it('a refused connection fails with its system code', async () => {
     const s = await httpServer(() => undefined);
     await new Promise((r) => s.server.close(r));

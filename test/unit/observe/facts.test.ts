@@ -226,6 +226,23 @@ describe('facts → log lines', () => {
     expect(lines()[0]!.code).toBe(code);
   });
 
+  it('a full volume holding reading back: a warning with the free bytes and the reserve (the first time and every 50th), then a line when reading resumes', () => {
+    const { log, lines } = capture();
+    for (let times = 1; times <= 50; times++)
+      logFact(log, { f: 'volume_full', freeBytes: 1_100_000, reserveBytes: 8 * 1024 * 1024, times });
+    logFact(log, { f: 'volume_room' });
+    expect(lines()).toMatchObject([
+      {
+        level: 40,
+        freeBytes: 1_100_000,
+        reserveBytes: 8 * 1024 * 1024,
+        msg: expect.stringContaining('reading paused'),
+      },
+      { level: 40, times: 50 },
+      { level: 30, msg: expect.stringContaining('reading resumes') },
+    ]);
+  });
+
   it('a 2xx that is not OTLP is a warning, the first time and every 50th', () => {
     const { log, lines } = capture();
     for (let count = 1; count <= 100; count++)
