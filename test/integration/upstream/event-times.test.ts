@@ -21,6 +21,9 @@ afterEach(async () => {
 });
 
 const nowMs = Date.now();
+/** A whole second an hour ago, written as RFC 3339 text in +01:00 with microseconds (near now, whatever the day). */
+const offsetBaseMs = Math.floor(nowMs / 1000) * 1000 - 3_600_000;
+const OFFSET_TEXT = `${new Date(offsetBaseMs + 3_600_000).toISOString().slice(0, 19)}.123456+01:00`;
 /** seq → the `ts` the frame carries, and how the bridge must read it (undefined: as microseconds). */
 const CASES: Array<[unknown, string | undefined]> = [
   [nowMs * 1000, undefined],
@@ -31,7 +34,7 @@ const CASES: Array<[unknown, string | undefined]> = [
   [String(nowMs * 1000), 'microseconds'],
   [`${String(nowMs)}000000`, 'nanoseconds'],
   [new Date(nowMs).toISOString(), 'rfc3339'],
-  ['2026-11-27T17:04:05.123456+01:00', 'rfc3339'],
+  [OFFSET_TEXT, 'rfc3339'],
   [-5, 'observed_time'],
   [0, 'observed_time'],
   [1e30, 'observed_time'],
@@ -87,6 +90,6 @@ describe('event times in unexpected units', () => {
     // Read as sent where the unit was clear: to the microsecond.
     expect(bySeq.get(2)!.timeUnixNano).toBe(BigInt(nowMs) * 1_000_000n);
     expect(bySeq.get(7)!.timeUnixNano).toBe(BigInt(nowMs) * 1_000_000n);
-    expect(bySeq.get(9)!.timeUnixNano).toBe(BigInt(Date.parse('2026-11-27T16:04:05.123Z')) * 1_000_000n + 456_000n);
+    expect(bySeq.get(9)!.timeUnixNano).toBe(BigInt(offsetBaseMs + 123) * 1_000_000n + 456_000n);
   });
 });
