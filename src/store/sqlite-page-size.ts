@@ -15,10 +15,10 @@
 // SQLite fixes the page size when it writes a new file's header; a VACUUM in rollback-journal mode
 // rebuilds an existing file with another. A file with the other size (made by an earlier version,
 // which used 64 KiB pages whatever the mode, or before a change of `spool.mode`) is rebuilt when the
-// store opens it if it is small. A large one (an outage's backlog) keeps its size, and works as it
-// is, until a start finds it small again. A rebuild that cannot run (another connection reading the
-// file, a full disk) leaves the file as it was: SQLite rolls a VACUUM back as a whole, even after a
-// kill -9 (from its journal, at the next open).
+// store opens it if it holds little. A full one (an outage's backlog) keeps its size, and works as
+// it is, until a start finds the backlog delivered. A rebuild that cannot run (another connection
+// reading the file, a full disk) leaves the file as it was: SQLite rolls a VACUUM back as a whole,
+// even after a kill -9 (from its journal, at the next open).
 import type Database from 'better-sqlite3';
 import type { SpoolMode } from '../config/schema.js';
 
@@ -26,7 +26,7 @@ import type { SpoolMode } from '../config/schema.js';
 export const OVERFLOW_PAGE_SIZE = 4096;
 /** Pages for the always mode: the healthy path writes and deletes every record's segment. */
 export const ALWAYS_PAGE_SIZE = 65536;
-/** Files up to this size are rebuilt at open (a VACUUM of a few MiB takes milliseconds). */
+/** Files whose pages in use hold up to this much are rebuilt at open (a VACUUM of a few MiB takes milliseconds). */
 export const REBUILD_MAX_BYTES = 64 * 1024 * 1024;
 
 export function pageSizeFor(mode: SpoolMode | undefined): number {
@@ -39,8 +39,8 @@ export type PageSizeOutcome =
 
 /**
  * Before the store sets its journal mode: rebuilds `db` with `wanted` pages if it has others and
- * is at most `maxBytes`. Undefined when the size is already right (every new file: the caller sets
- * `page_size` before anything writes the header).
+ * its pages in use hold at most `maxBytes`. Undefined when the size is already right (every new
+ * file: the caller sets `page_size` before anything writes the header).
  */
 export function settlePageSize(
   db: Database.Database,
@@ -49,7 +49,11 @@ export function settlePageSize(
 ): PageSizeOutcome | undefined {
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   if (pageSize === wanted) return undefined;
-  const bytes = pageSize * (db.pragma('page_count', { simple: true }) as number);
+  // What a VACUUM copies: the pages in use. The file never shrinks by itself (pages of delivered
+  // segments stay in it, free), so its size would keep a file that once held a backlog from ever
+  // being rebuilt, however little it holds now.
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  const bytes = pageSize * (pages - (db.pragma('freelist_count', { simple: true }) as number));
   if (bytes > maxBytes) {
     return { rebuilt: false, pageSize, wanted, bytes, reason: `the file holds ${bytes} bytes, over ${maxBytes}` };
   }

@@ -61,7 +61,7 @@ describe('kill -9 while the state database is rebuilt with other pages', () => {
     // A state directory of the always mode (64 KiB pages), big enough (about 48 MiB, under the
     // rebuild's limit) that its VACUUM takes long enough to be caught while it rewrites the file.
     const store = await openSqliteStore(state, { pageSize: ALWAYS_PAGE_SIZE });
-    await store.putSession({ id: 'k1' }, 'config');
+    await store.putSession({ id: 'k1', attributes: {} }, 'config');
     await store.close();
     const fill = new Database(file);
     fill.exec('CREATE TABLE filler (n INTEGER PRIMARY KEY, b BLOB)');
