@@ -28,6 +28,14 @@ export const OVERFLOW_PAGE_SIZE = 4096;
 export const ALWAYS_PAGE_SIZE = 65536;
 /** Files whose pages in use hold up to this much are rebuilt at open (a VACUUM of a few MiB takes milliseconds). */
 export const REBUILD_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Files holding up to this much are copied in memory: a VACUUM builds the new file as a temporary database,
+ * which SQLite writes, past its page cache (about 2 MiB), in /var/tmp or /tmp, not in the state
+ * directory. With a read-only root file system (config/kubernetes) it has none, and the rebuild
+ * failed with "disk I/O error" at every start. Fuller files keep the temporary file: their copy
+ * would cost up to REBUILD_MAX_BYTES of memory at start.
+ */
+export const IN_MEMORY_REBUILD_MAX_BYTES = 16 * 1024 * 1024;
 
 export function pageSizeFor(mode: SpoolMode | undefined): number {
   return mode === 'always' ? ALWAYS_PAGE_SIZE : OVERFLOW_PAGE_SIZE;
@@ -61,6 +69,7 @@ export function settlePageSize(
   // No wait for a lock: a reader of the file (a copy being taken) makes this start keep the size.
   const timeout = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma('busy_timeout = 0');
+  if (bytes <= IN_MEMORY_REBUILD_MAX_BYTES) db.pragma('temp_store = MEMORY');
   try {
     // A page size can change only outside WAL mode; leaving it checkpoints the WAL into the file.
     const mode = db.pragma('journal_mode = DELETE', { simple: true }) as string;
@@ -70,13 +79,21 @@ export function settlePageSize(
     db.pragma(`page_size = ${wanted}`);
     db.exec('VACUUM');
   } catch (err) {
-    return { rebuilt: false, pageSize, wanted, bytes, reason: (err as Error).message };
+    return { rebuilt: false, pageSize, wanted, bytes, reason: rebuildFailure(err) };
   } finally {
     db.pragma(`busy_timeout = ${timeout}`);
+    db.pragma('temp_store = DEFAULT');
   }
   const now = db.pragma('page_size', { simple: true }) as number;
   if (now !== wanted) {
     return { rebuilt: false, pageSize: now, wanted, bytes, reason: `SQLite kept ${now}-byte pages` };
   }
   return { rebuilt: true, from: pageSize, to: wanted, bytes, ms: Math.round(performance.now() - started) };
+}
+
+/** SQLite's words, except where they would blame the state volume for the temporary directory. */
+function rebuildFailure(err: unknown): string {
+  const e = err as { code?: string; message: string };
+  if (e.code !== 'SQLITE_IOERR_GETTEMPPATH') return e.message;
+  return 'no writable temporary directory for the copy (SQLite looks at SQLITE_TMPDIR, TMPDIR, /var/tmp, /tmp and the working directory)';
 }
