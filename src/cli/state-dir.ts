@@ -73,8 +73,19 @@ function fullVolume(abs: string, why?: string): string {
   return `the state directory ${abs} is on a full volume${why ? ` (${why})` : ''}; free space or choose another one`;
 }
 
-/** The files the store writes in the directory (store/sqlite-store.ts, sqlite-state-lock.ts). */
-const STATE_FILES = ['bridge.db', 'bridge.db-wal', 'bridge.db-shm', 'bridge.lock'];
+/**
+ * The files the store writes in the directory (store/sqlite-store.ts, sqlite-state-lock.ts). The
+ * rollback journals outlive a kill -9 in a write transaction (the page-size rebuild's VACUUM,
+ * sqlite-page-size.ts; the lock's): the next open must write them to roll it back.
+ */
+const STATE_FILES = [
+  'bridge.db',
+  'bridge.db-wal',
+  'bridge.db-shm',
+  'bridge.db-journal',
+  'bridge.lock',
+  'bridge.lock-journal',
+];
 
 /**
  * A sentence naming a file of the state directory that exists and that this user may not write

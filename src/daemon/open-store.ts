@@ -57,7 +57,7 @@ export async function openStore(
             )
           : log.warn(
               { pageSize: o.pageSize, wanted: o.wanted, bytes: o.bytes, reason: o.reason },
-              `state database kept its ${o.pageSize}-byte pages (spool.mode ${config.spool.mode} writes less with ${o.wanted}); a later start rebuilds it once it is small`,
+              `state database kept its ${o.pageSize}-byte pages (spool.mode ${config.spool.mode} writes less with ${o.wanted}); a later start tries again`,
             ),
       migrateRecord: (json) => encode(JSON.parse(json) as BridgeLogRecord),
       onMigrated: (r) =>

@@ -15,10 +15,10 @@
 // SQLite fixes the page size when it writes a new file's header; a VACUUM in rollback-journal mode
 // rebuilds an existing file with another. A file with the other size (made by an earlier version,
 // which used 64 KiB pages whatever the mode, or before a change of `spool.mode`) is rebuilt when the
-// store opens it if it is small. A large one (an outage's backlog) keeps its size, and works as it
-// is, until a start finds it small again. A rebuild that cannot run (another connection reading the
-// file, a full disk) leaves the file as it was: SQLite rolls a VACUUM back as a whole, even after a
-// kill -9 (from its journal, at the next open).
+// store opens it if it holds little. A full one (an outage's backlog) keeps its size, and works as
+// it is, until a start finds the backlog delivered. A rebuild that cannot run (another connection
+// reading the file, a full disk) leaves the file as it was: SQLite rolls a VACUUM back as a whole,
+// even after a kill -9 (from its journal, at the next open).
 import type Database from 'better-sqlite3';
 import type { SpoolMode } from '../config/schema.js';
 
@@ -26,8 +26,16 @@ import type { SpoolMode } from '../config/schema.js';
 export const OVERFLOW_PAGE_SIZE = 4096;
 /** Pages for the always mode: the healthy path writes and deletes every record's segment. */
 export const ALWAYS_PAGE_SIZE = 65536;
-/** Files up to this size are rebuilt at open (a VACUUM of a few MiB takes milliseconds). */
+/** Files whose pages in use hold up to this much are rebuilt at open (a VACUUM of a few MiB takes milliseconds). */
 export const REBUILD_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Files holding up to this much are copied in memory: a VACUUM builds the new file as a temporary database,
+ * which SQLite writes, past its page cache (about 2 MiB), in /var/tmp or /tmp, not in the state
+ * directory. With a read-only root file system (config/kubernetes) it has none, and the rebuild
+ * failed with "disk I/O error" at every start. Fuller files keep the temporary file: their copy
+ * would cost up to REBUILD_MAX_BYTES of memory at start.
+ */
+export const IN_MEMORY_REBUILD_MAX_BYTES = 16 * 1024 * 1024;
 
 export function pageSizeFor(mode: SpoolMode | undefined): number {
   return mode === 'always' ? ALWAYS_PAGE_SIZE : OVERFLOW_PAGE_SIZE;
@@ -39,8 +47,8 @@ export type PageSizeOutcome =
 
 /**
  * Before the store sets its journal mode: rebuilds `db` with `wanted` pages if it has others and
- * is at most `maxBytes`. Undefined when the size is already right (every new file: the caller sets
- * `page_size` before anything writes the header).
+ * its pages in use hold at most `maxBytes`. Undefined when the size is already right (every new
+ * file: the caller sets `page_size` before anything writes the header).
  */
 export function settlePageSize(
   db: Database.Database,
@@ -49,7 +57,11 @@ export function settlePageSize(
 ): PageSizeOutcome | undefined {
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   if (pageSize === wanted) return undefined;
-  const bytes = pageSize * (db.pragma('page_count', { simple: true }) as number);
+  // What a VACUUM copies: the pages in use. The file never shrinks by itself (pages of delivered
+  // segments stay in it, free), so its size would keep a file that once held a backlog from ever
+  // being rebuilt, however little it holds now.
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  const bytes = pageSize * (pages - (db.pragma('freelist_count', { simple: true }) as number));
   if (bytes > maxBytes) {
     return { rebuilt: false, pageSize, wanted, bytes, reason: `the file holds ${bytes} bytes, over ${maxBytes}` };
   }
@@ -57,6 +69,7 @@ export function settlePageSize(
   // No wait for a lock: a reader of the file (a copy being taken) makes this start keep the size.
   const timeout = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma('busy_timeout = 0');
+  if (bytes <= IN_MEMORY_REBUILD_MAX_BYTES) db.pragma('temp_store = MEMORY');
   try {
     // A page size can change only outside WAL mode; leaving it checkpoints the WAL into the file.
     const mode = db.pragma('journal_mode = DELETE', { simple: true }) as string;
@@ -66,13 +79,21 @@ export function settlePageSize(
     db.pragma(`page_size = ${wanted}`);
     db.exec('VACUUM');
   } catch (err) {
-    return { rebuilt: false, pageSize, wanted, bytes, reason: (err as Error).message };
+    return { rebuilt: false, pageSize, wanted, bytes, reason: rebuildFailure(err) };
   } finally {
     db.pragma(`busy_timeout = ${timeout}`);
+    db.pragma('temp_store = DEFAULT');
   }
   const now = db.pragma('page_size', { simple: true }) as number;
   if (now !== wanted) {
     return { rebuilt: false, pageSize: now, wanted, bytes, reason: `SQLite kept ${now}-byte pages` };
   }
   return { rebuilt: true, from: pageSize, to: wanted, bytes, ms: Math.round(performance.now() - started) };
+}
+
+/** SQLite's words, except where they would blame the state volume for the temporary directory. */
+function rebuildFailure(err: unknown): string {
+  const e = err as { code?: string; message: string };
+  if (e.code !== 'SQLITE_IOERR_GETTEMPPATH') return e.message;
+  return 'no writable temporary directory for the copy (SQLite looks at SQLITE_TMPDIR, TMPDIR, /var/tmp, /tmp and the working directory)';
 }

@@ -7,6 +7,7 @@ import { join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../../src/store/sqlite-store.js';
+import { ALWAYS_PAGE_SIZE, OVERFLOW_PAGE_SIZE, type PageSizeOutcome } from '../../../src/store/sqlite-page-size.js';
 import { splitRecords, type NewSegment } from '../../../src/wire/segment-framing.js';
 import type { Store } from '../../../src/store/store.js';
 import { openPgStore, type PgStore } from '../../../src/store/pg-store.js';
@@ -402,37 +403,48 @@ describe('SqliteStore state directory', () => {
     await expect(openSqliteStore(dir)).rejects.toThrow(/application_id 1234/);
   });
 
-  it('migrates a schema-1 state directory written by the previous version, keeping every record and checkpoint', async () => {
-    const dir = tmp();
-    copyFileSync(resolve(import.meta.dirname, '../../fixtures/state-v1/bridge.db'), join(dir, 'bridge.db'));
-    const converted: string[] = [];
-    let report: unknown;
-    const store = await openSqliteStore(dir, {
-      migrateRecord: (json) => {
-        const r = JSON.parse(json) as { attributes: Record<string, unknown> };
-        converted.push(String(r.attributes['log.record.uid']));
-        return framed(String(r.attributes['log.record.uid']));
-      },
-      onMigrated: (r) => (report = r),
-    });
-    expect(report).toEqual({ records: 300, segments: expect.any(Number), unreadable: 0 });
-    expect(converted).toHaveLength(300);
-    const sessions = await store.sessions();
-    expect(sessions.map((s) => [s.spec.id, s.checkpoint])).toEqual([
-      ['v1-a', 150],
-      ['v1-b', 150],
-    ]);
-    const totals = await store.spoolTotals();
-    expect(totals.records).toBe(300);
-    const segs = await store.readSegments(0, totals.maxId, 100_000);
-    const uids = segs.flatMap((s) => splitRecords(s.payload).map((b) => b.subarray(2).toString()));
-    expect(uids).toEqual(converted);
-    await store.close();
-    // Reopening finds schema 2: nothing to migrate again.
-    const again = await openSqliteStore(dir);
-    expect((await again.spoolTotals()).records).toBe(300);
-    await again.close();
-  });
+  // The fixture has 4 KiB pages: the always mode's 64 KiB rebuilds it (sqlite-page-size.ts) before the migration.
+  it.each([OVERFLOW_PAGE_SIZE, ALWAYS_PAGE_SIZE])(
+    'migrates a schema-1 state directory written by the previous version, keeping every record and checkpoint (%i-byte pages)',
+    async (pageSize) => {
+      const dir = tmp();
+      copyFileSync(resolve(import.meta.dirname, '../../fixtures/state-v1/bridge.db'), join(dir, 'bridge.db'));
+      const converted: string[] = [];
+      let report: unknown;
+      const outcomes: PageSizeOutcome[] = [];
+      const store = await openSqliteStore(dir, {
+        pageSize,
+        onPageSize: (o) => outcomes.push(o),
+        migrateRecord: (json) => {
+          const r = JSON.parse(json) as { attributes: Record<string, unknown> };
+          converted.push(String(r.attributes['log.record.uid']));
+          return framed(String(r.attributes['log.record.uid']));
+        },
+        onMigrated: (r) => (report = r),
+      });
+      expect(report).toEqual({ records: 300, segments: expect.any(Number), unreadable: 0 });
+      expect(converted).toHaveLength(300);
+      const sessions = await store.sessions();
+      expect(sessions.map((s) => [s.spec.id, s.checkpoint])).toEqual([
+        ['v1-a', 150],
+        ['v1-b', 150],
+      ]);
+      const totals = await store.spoolTotals();
+      expect(totals.records).toBe(300);
+      const segs = await store.readSegments(0, totals.maxId, 100_000);
+      const uids = segs.flatMap((s) => splitRecords(s.payload).map((b) => b.subarray(2).toString()));
+      expect(uids).toEqual(converted);
+      await store.close();
+      expect(outcomes).toEqual(
+        pageSize === OVERFLOW_PAGE_SIZE ? [] : [expect.objectContaining({ rebuilt: true, from: 4096, to: pageSize })],
+      );
+      // Reopening finds schema 2: nothing to migrate again.
+      const again = await openSqliteStore(dir, { pageSize, onPageSize: (o) => outcomes.push(o) });
+      expect((await again.spoolTotals()).records).toBe(300);
+      await again.close();
+      expect(outcomes.length).toBeLessThanOrEqual(1);
+    },
+  );
 
   it('moves span state kept in the sessions row (the previous layout) to its own table on open', async () => {
     const dir = tmp();

@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { stateDirWriteProblem } from '../../../src/cli/state-dir.js';
+import { stateDirWriteProblem, stateFilesProblem } from '../../../src/cli/state-dir.js';
 
 let dir: string;
 beforeEach(() => {
@@ -50,4 +51,53 @@ describe('stateDirWriteProblem', () => {
       /cannot be created or written by this user \(uid \d+\): permission denied/,
     );
   });
+});
+
+/** Makes `file` unwritable for this user: mode 0400, or for root (who writes any mode) the immutable flag. */
+function unwritable(file: string): boolean {
+  if (!asRoot) {
+    chmodSync(file, 0o400);
+    return true;
+  }
+  try {
+    execFileSync('chattr', ['+i', file], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+function writable(file: string): void {
+  if (asRoot) execFileSync('chattr', ['-i', file], { stdio: 'ignore' });
+  else chmodSync(file, 0o600);
+}
+const canMakeUnwritable = (() => {
+  const d = mkdtempSync(join(tmpdir(), 'state-dir-probe-'));
+  const f = join(d, 'f');
+  writeFileSync(f, '');
+  const ok = unwritable(f);
+  if (ok) writable(f);
+  rmSync(d, { recursive: true, force: true });
+  return ok;
+})();
+
+describe.skipIf(!canMakeUnwritable)('stateFilesProblem (as root: needs chattr)', () => {
+  // The rollback journals are left by a kill -9 in a write transaction (the page-size rebuild's
+  // VACUUM, the lock's transaction): SQLite must write them at the next open to roll it back, and
+  // said only "unable to open database file" when it could not.
+  it.each(['bridge.db', 'bridge.db-wal', 'bridge.db-shm', 'bridge.db-journal', 'bridge.lock', 'bridge.lock-journal'])(
+    '%s unwritable: named, with what to do',
+    (name) => {
+      const file = join(dir, name);
+      writeFileSync(file, '');
+      expect(stateFilesProblem(dir)).toBeUndefined();
+      expect(unwritable(file)).toBe(true);
+      try {
+        expect(stateFilesProblem(dir)).toMatch(
+          new RegExp(`^the state file ${file} is read-only for this user \\(uid \\d+\\) \\(mode 0[0-7]{3}`),
+        );
+      } finally {
+        writable(file);
+      }
+    },
+  );
 });

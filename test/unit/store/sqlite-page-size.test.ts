@@ -127,6 +127,40 @@ describe('an existing file with the other page size', () => {
     expect((outcomes[0] as { bytes: number }).bytes).toBeGreaterThanOrEqual(bytes - ALWAYS_PAGE_SIZE);
   });
 
+  it('over the rebuild limit in size but not in pages in use (a backlog delivered): rebuilt, and smaller', async () => {
+    const dir = tempDir();
+    const store = await openSqliteStore(dir, { pageSize: ALWAYS_PAGE_SIZE });
+    await store.putSession({ id: 's', attributes: {} }, 'config');
+    const ids = await store.commit(
+      Array.from({ length: 30 }, (_, i) => segment(i + 1)),
+      [{ sessionId: 's', checkpoint: 30, epoch: 1 }],
+    );
+    await store.deleteSegments(ids);
+    await store.close();
+    const before = statSync(join(dir, 'bridge.db')).size;
+    expect(before).toBeGreaterThan(3_000_000);
+    const outcomes: PageSizeOutcome[] = [];
+    const again = await openSqliteStore(dir, {
+      pageSize: OVERFLOW_PAGE_SIZE,
+      rebuildMaxBytes: 1_000_000,
+      onPageSize: (o) => outcomes.push(o),
+    });
+    expect((await again.sessions()).map((r) => [r.spec.id, r.checkpoint])).toEqual([['s', 30]]);
+    await again.close();
+    expect(outcomes).toEqual([
+      {
+        rebuilt: true,
+        from: ALWAYS_PAGE_SIZE,
+        to: OVERFLOW_PAGE_SIZE,
+        bytes: expect.any(Number),
+        ms: expect.any(Number),
+      },
+    ]);
+    expect((outcomes[0] as { bytes: number }).bytes).toBeLessThan(1_000_000);
+    expect(pageSize(dir)).toBe(OVERFLOW_PAGE_SIZE);
+    expect(statSync(join(dir, 'bridge.db')).size).toBeLessThan(before / 10);
+  });
+
   it('read by another connection: kept without waiting, rebuilt at a later start', async () => {
     const dir = await filled(ALWAYS_PAGE_SIZE);
     const reader = new Database(join(dir, 'bridge.db'), { readonly: true });
