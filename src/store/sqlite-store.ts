@@ -85,8 +85,7 @@ export class SqliteStore implements Store {
       throw new StoreOpenError(`cannot open the state database in ${dirOrMemory}: ${(err as Error).message}`);
     }
     try {
-      // Before anything writes the file's header (the page size is fixed then); an existing file
-      // with other pages is rebuilt if it is small (sqlite-page-size.ts says which size, and why).
+      // Before the header is written (it fixes the page size); a small file with others is rebuilt.
       const wanted = opts.pageSize ?? OVERFLOW_PAGE_SIZE;
       this.db.pragma(`page_size = ${wanted}`);
       adoptDatabase(this.db, file);
