@@ -36,12 +36,15 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
  * bytes to be acknowledged. SQLite writes a page for each write however little moved (a 4 KiB page
  * is a WAL frame of 4,120 bytes, two pages of the file dirtied), so a session or two at a few dozen
  * KiB a second wrote a tenth of what they delivered at one write a second. Waiting for 256 KiB
- * (CHECKPOINT_MIN_BYTES) brings that under 0.05 down to a session of about 5 KiB a second (a
- * sidecar's 5 events/s), and what a crash re-sends stays 256 KiB or a second of acknowledgements,
- * whichever is more. A thousand sessions pass the bytes well within a second. The wait ends after
- * this long anyway, so a stored checkpoint is never far behind.
+ * (CHECKPOINT_MIN_BYTES) brings that under 0.05 down to a session of about 3 KiB a second, and
+ * what a crash re-sends stays 256 KiB or a second of acknowledgements, whichever is more. A
+ * thousand sessions pass the bytes well within a second. The wait ends after this long anyway, so
+ * a stored checkpoint is never far behind: a flow under 256 KiB a minute re-sends at most a minute
+ * of events after a crash, a small part of the service's ring buffer (8,192 events), so the resume
+ * position is still replayable without the archive. At 30 s a sidecar's single session (5 events/s,
+ * about 9 KB/s) wrote 0.03–0.05 of what it delivered; a minute halves that.
  */
-export const CHECKPOINT_MAX_WAIT_MS = 30_000;
+export const CHECKPOINT_MAX_WAIT_MS = 60_000;
 /** The embedded store's `checkpointMinBytes`: 8 KiB dirtied per 256 KiB delivered is 0.03. */
 export const CHECKPOINT_MIN_BYTES = 256 * 1024;
 
