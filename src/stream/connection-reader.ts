@@ -50,9 +50,12 @@ export interface ConnectionHost {
   /** Items of one chunk, in order; a returned promise holds reading until it settles. */
   push(items: StreamItem[], observedMicros: number): void | Promise<void>;
   stopped(): boolean;
-  /** The connection delivered frames or a keepalive: the backoff attempt counter starts over. */
+  /** The connection delivered frames, or a keepalive once it lived a while: the backoff attempt counter starts over. */
   delivered(): void;
 }
+
+/** A comment on a connection younger than this does not reset the backoff attempts (see onData). */
+export const KEEPALIVE_TRUSTED_AFTER_MS = 5000;
 
 /**
  * Reads one connection's body until it ends, fails or the subscriber stops.
@@ -82,6 +85,7 @@ export function readConnection(body: StreamBody, ac: AbortController, host: Conn
     ac.abort();
   });
   const { stream, now } = host;
+  const openedAt = now();
   // One array for every chunk, emptied once its frames are delivered: nothing of a chunk stays
   // reachable from here until the next one.
   const frames: Frame[] = [];
@@ -148,8 +152,13 @@ export function readConnection(body: StreamBody, ac: AbortController, host: Conn
         const comments = decoder.comments;
         decoder.feed(chunk, frames);
         // A keepalive is the service's own word that the stream works, as a frame is: an idle
-        // session whose connections a proxy cuts now and then must not climb to backoff.max.
-        if (frames.length > 0 || decoder.comments !== comments) host.delivered();
+        // session whose connections a proxy cuts now and then must not climb to backoff.max. Only
+        // on a connection that lived a while: the service's first keepalive comes 15 s in, while a
+        // proxy that writes a comment as it opens a stream it then fails at once (some pad or
+        // greet every SSE response) would otherwise reconnect at the initial backoff for ever.
+        if (frames.length > 0 || (decoder.comments !== comments && now() - openedAt >= KEEPALIVE_TRUSTED_AFTER_MS)) {
+          host.delivered();
+        }
         if (frames.length > 0) {
           const pause = deliver();
           if (pause) return hold(pause, resume, true);

@@ -16,8 +16,8 @@
 //
 // A closed stream is not the end: the session may have ended, or a proxy cut the connection. The
 // subscriber reconnects with Last-Event-ID and lets the 404 confirm the end. The backoff attempt
-// counter resets once a connection delivered frames or a keepalive, so a healthy stream that is cut
-// (an idle one too) reconnects fast.
+// counter resets once a connection delivered frames, or a keepalive after its first seconds, so a
+// healthy stream that is cut (an idle one too) reconnects fast.
 // While the sink applies back-pressure (the spool is full) reading pauses and the idle watchdog
 // is off: silence we caused is not a dead connection (one connection's read is
 // stream/connection-reader.ts).

@@ -17,7 +17,7 @@ const frame = (seq: number) =>
 /** Each call of openStream takes the next answer: a body to stream, or 404 (the session ended). */
 type Answer = PassThrough | 404;
 
-function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Promise<void>) {
+function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Promise<void>, now?: () => number) {
   const items: StreamItem[] = [];
   const reconnects: number[] = [];
   let opened = 0;
@@ -49,6 +49,7 @@ function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Pro
     idleTimeoutMs: 60_000,
     backoff: { initialMs: 1, maxMs: 2, authMs: 5 },
     start: 'oldest',
+    ...(now ? { now } : {}),
   });
   return { sub, items, reconnects, opened: () => opened, ended: () => ended };
 }
@@ -117,17 +118,22 @@ describe('subscriber holds', () => {
   // now and then: each cut counted as one more failed attempt, so after a few the reconnect waited
   // up to upstream.backoff.max, and the first events after the quiet came that late. A keepalive is
   // the service's own word that the stream works, as a frame is; a connection that says nothing is not.
-  it.each<[string, (i: number) => string, number[]]>([
-    ['a frame', (i) => frame(i + 1), [1, 1, 1]],
-    ['a keepalive comment', () => ':keepalive\n\n', [1, 1, 1]],
-    ['nothing', () => '', [1, 2, 3]],
-  ])('connections cut after %s: the attempts counted before each reconnect', async (_what, said, attempts) => {
+  // Nor is a comment as the connection opens: the service's first keepalive comes 15 s in, and a
+  // proxy that greets every stream with a comment and then fails it reconnected at the initial
+  // backoff for ever. `aged`: the clock moves 15 s a reading, so every connection is old by its first chunk.
+  it.each<[string, (i: number) => string, boolean, number[]]>([
+    ['a frame', (i) => frame(i + 1), false, [1, 1, 1]],
+    ['a keepalive comment, 15 s in', () => ':keepalive\n\n', true, [1, 1, 1]],
+    ['a comment as it opened', () => ':ok\n\n', false, [1, 2, 3]],
+    ['nothing', () => '', true, [1, 2, 3]],
+  ])('connections cut after %s: the attempts counted before each reconnect', async (_what, said, aged, attempts) => {
     const bodies = [0, 1, 2].map((i) => {
       const b = new PassThrough();
       b.end(said(i));
       return b;
     });
-    const t = subscriber(bodies, () => undefined);
+    let clock = 0;
+    const t = subscriber(bodies, () => undefined, aged ? () => (clock += 15_000) : undefined);
     stops.push(() => t.sub.stop());
     t.sub.start();
     await until(t.ended, 'the end (404 after the three connections)');
