@@ -88,7 +88,12 @@ export class OverflowWriter {
   /** After delivery stopped: everything still in memory goes to the store. */
   finishing = false;
   private checkpointFailStreak = 0;
-  private checkpointsWrittenAt = 0;
+  /**
+   * When moved checkpoints were last written; the start counts as a write, so the first
+   * acknowledgements of a run wait for their bytes like any others (a start after a crash resumes
+   * from the stored checkpoints, which are as good as a fresh write).
+   */
+  private checkpointsWrittenAt: number;
   /** The reader's acknowledged bytes at the last checkpoint write (checkpointMinBytes). */
   private acknowledgedAtWrite = 0;
   /** Set by an explicit flush: the next commit writes the moved checkpoints whatever their interval. */
@@ -106,7 +111,9 @@ export class OverflowWriter {
     private readonly now: () => number,
     private readonly maxAgeMs: number,
     private readonly emit: Emit,
-  ) {}
+  ) {
+    this.checkpointsWrittenAt = now();
+  }
 
   /**
    * Overflow mode: what waits in memory must go to the store now: the collector does not take it
