@@ -104,6 +104,27 @@ export function parseStart(v: unknown, key: string): SessionSpec['start'] {
   throw new ConfigError(key, 'must be "oldest", "latest" or a sequence number to resume after');
 }
 
+/**
+ * BRIDGE_SESSIONS naming an id more than once: followed once, as it should be, but a list built by
+ * a script that repeats ids may also be missing the ones it meant. Warnings for configWarnings;
+ * an invalid list is load-config's error, not a warning.
+ */
+export function sessionListWarnings(text: string | undefined): string[] {
+  if (!text) return [];
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const id of text.split(',').map((s) => s.trim())) {
+    if (id === '') continue;
+    if (seen.has(id)) twice.add(id);
+    seen.add(id);
+  }
+  if (twice.size === 0) return [];
+  const named = [...twice].slice(0, 5).map((id) => `"${id}"`);
+  const more = twice.size > 5 ? ` and ${twice.size - 5} more` : '';
+  const ids = twice.size === 1 ? 'an id' : `${twice.size} ids`;
+  return [`BRIDGE_SESSIONS names ${ids} more than once (${named.join(', ')}${more}): each is followed once`];
+}
+
 /** BRIDGE_SESSIONS: a comma-separated list of ids. */
 export function parseSessionList(text: string, key: string): SessionSpec[] {
   return text

@@ -48,3 +48,59 @@ describe('followWarnings', () => {
     if (n > 0) expect(w[0]).toMatch(/only the sessions PUT \/v1\/sessions\/\{id\} adds$/);
   });
 });
+
+// A bare number is milliseconds: `timeout: 5` meant as five seconds made every export time out and
+// be retried for ever, with nothing said at start.
+describe('durations too short to be meant', () => {
+  const env = { ...base, BROWSER_API_KEY: 'k', BRIDGE_SESSIONS: 's1' };
+  it.each<[string, Record<string, unknown>, Record<string, string>, RegExp[]]>([
+    ['the defaults say nothing', {}, {}, []],
+    [
+      'exporter.timeout: 5',
+      { exporter: { timeout: 5 } },
+      {},
+      [
+        /^the export timeout \(exporter\.timeout.*\) is 5 ms \(a number without a unit is milliseconds; write "5s" for seconds\)/,
+      ],
+    ],
+    ['exporter.timeout: "5s"', { exporter: { timeout: '5s' } }, {}, []],
+    ['OTEL_EXPORTER_OTLP_TIMEOUT=30', {}, { OTEL_EXPORTER_OTLP_TIMEOUT: '30' }, [/^the export timeout .* is 30 ms/]],
+    ['OTEL_EXPORTER_OTLP_TIMEOUT=10000 (the spec default)', {}, { OTEL_EXPORTER_OTLP_TIMEOUT: '10000' }, []],
+    ['shutdown.grace: 0 (no grace, on purpose)', { shutdown: { grace: 0 } }, {}, []],
+    ['shutdown.grace: 10', { shutdown: { grace: 10 } }, {}, [/^shutdown\.grace is 10 ms .*goes to the spool/]],
+    ['spool.memory_max_age: 10', { spool: { memory_max_age: 10 } }, {}, [/^spool\.memory_max_age is 10 ms .*spill/]],
+    [
+      'a span timeout of its own, with traces on',
+      { traces: { enabled: true } },
+      { OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '20' },
+      [/^the span export timeout \(OTEL_EXPORTER_OTLP_TRACES_TIMEOUT\) is 20 ms/],
+    ],
+    [
+      'one short timeout for both signals: named once',
+      { traces: { enabled: true }, exporter: { timeout: 5 } },
+      {},
+      [/^the export timeout/],
+    ],
+  ])('%s', (_name, raw, more, want) => {
+    const w = configWarnings(buildConfig(raw, { ...env, ...more }));
+    expect(w).toHaveLength(want.length);
+    want.forEach((re, i) => expect(w[i]).toMatch(re));
+  });
+});
+
+describe('BRIDGE_SESSIONS naming an id twice', () => {
+  it.each<[string, string, string[]]>([
+    ['distinct ids say nothing', 's1,s2', []],
+    ['an id twice', 's1, s2,s1', ['BRIDGE_SESSIONS names an id more than once ("s1"): each is followed once']],
+    [
+      'many: five named, the rest counted',
+      'a,a,b,b,c,c,d,d,e,e,f,f,g,g',
+      ['BRIDGE_SESSIONS names 7 ids more than once ("a", "b", "c", "d", "e" and 2 more): each is followed once'],
+    ],
+  ])('%s', (_name, list, want) => {
+    const env = { ...base, BROWSER_API_KEY: 'k', BRIDGE_SESSIONS: list };
+    const config = buildConfig({}, env);
+    expect(new Set(config.sessions.map((s) => s.id)).size).toBe(config.sessions.length);
+    expect(configWarnings(config, env)).toEqual(want);
+  });
+});
