@@ -231,14 +231,14 @@ export class SessionPipeline implements StreamSink, FollowedSession {
     if (this.deps.spool.full) return this.deps.spool.waitForRoom();
   }
 
-  async ended(items: StreamItem[], detail: string, unknown = false): Promise<void> {
+  async ended(items: StreamItem[], detail: string, unknown = false): Promise<void | false> {
     const observed = this.now() * 1000;
     const rest = this.apply(items, 0, observed);
     if (rest) await rest;
     // Stopped while the archive was read for what the stream still owed (a shutdown, a move): the
     // end is not recorded without it, nor the spans closed before their last events. The stop
     // captures what was applied, as any stop; the next follow meets the 404 again and reads the rest.
-    if (this.stopping) return;
+    if (this.stopping) return false;
     this.spans?.end();
     this.records.capture(true);
     this.finished = true;
@@ -251,7 +251,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
         epoch: this.ctx.epoch,
         detail,
       });
-    return this.deps.onEnded(this.id);
+    await this.deps.onEnded(this.id);
   }
 
   report(ev: SubscriberEvent): void {

@@ -53,8 +53,10 @@ export interface StreamSink {
   /**
    * The session is over (404 or 410); `items` is what the stream still owes (gaps, an unknown tail).
    * `unknown`: the service does not know it at all (it never existed), which is an error, not an end.
+   * Resolves `false` when a stop came first and the end was not recorded (it is met again at the
+   * next follow): the subscriber then leaves its loop without taking the end as its state.
    */
-  ended(items: StreamItem[], detail: string, unknown?: boolean): Promise<void>;
+  ended(items: StreamItem[], detail: string, unknown?: boolean): Promise<void | false>;
   report(ev: SubscriberEvent): void;
 }
 
@@ -190,9 +192,9 @@ export class Subscriber {
           }
           const owed: StreamItem[] = [];
           this.stream.sessionEnded(owed);
-          await this.sink.ended(owed, detail);
-          // Stopped while the sink read what was owed: it did not record the end (session-pipeline.ts).
-          if (this.stopped) break;
+          // Stopped while the sink read what was owed: it did not record the end (session-pipeline.ts),
+          // and says so, whether or not stop() has reached this subscriber yet.
+          if ((await this.sink.ended(owed, detail)) === false || this.stopped) return;
           this.setState('ended', detail);
           return;
         }

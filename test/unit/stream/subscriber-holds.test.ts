@@ -17,7 +17,12 @@ const frame = (seq: number) =>
 /** Each call of openStream takes the next answer: a body to stream, or 404 (the session ended). */
 type Answer = PassThrough | 404;
 
-function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Promise<void>, now?: () => number) {
+function subscriber(
+  answers: Answer[],
+  push: (items: StreamItem[]) => void | Promise<void>,
+  now?: () => number,
+  endRecorded: void | false = undefined,
+) {
   const items: StreamItem[] = [];
   const reconnects: number[] = [];
   let opened = 0;
@@ -40,6 +45,7 @@ function subscriber(answers: Answer[], push: (items: StreamItem[]) => void | Pro
     ended: async (owed) => {
       items.push(...owed);
       ended = true;
+      return endRecorded;
     },
     report(ev) {
       if (ev.type === 'reconnect') reconnects.push(ev.attempt);
@@ -138,5 +144,23 @@ describe('subscriber holds', () => {
     t.sub.start();
     await until(t.ended, 'the end (404 after the three connections)');
     expect(t.reconnects).toEqual(attempts);
+  });
+
+  // A stop that reaches the pipeline while it records the end (its archive read under way) but not
+  // yet the subscriber: the pipeline says it did not record the end, and the subscriber must not
+  // take the end as its state (a follow after the stop meets the 404 again). It relied on stop()
+  // having set its own flag first, an order of microtasks no caller promised.
+  it("an end the sink did not record is not the subscriber's end", async () => {
+    const body = new PassThrough();
+    body.end(frame(1));
+    const t = subscriber([body, 404], () => undefined, undefined, false);
+    stops.push(() => t.sub.stop());
+    t.sub.start();
+    await until(t.ended, 'the sink asked to record the end');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(t.sub.currentState).not.toBe('ended');
+    expect(t.opened()).toBe(2);
+    await t.sub.stop();
+    expect(t.sub.currentState).toBe('stopped');
   });
 });
