@@ -4,9 +4,10 @@
 // flush (a session's end, shutdown) writes them at once. Fake timers and clock: no real sleeps.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHECKPOINT_INTERVAL_MS, CHECKPOINT_MAX_WAIT_MS } from '../../../src/store/overflow-writer.js';
-import { Spool } from '../../../src/store/spool.js';
+import type { Spool } from '../../../src/store/spool.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
+import { openOverflowSpool } from '../../helpers/overflow-spool.js';
 
 class CountingStore extends SqliteStore {
   /** Commits that wrote checkpoints and no segment. */
@@ -22,16 +23,7 @@ const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 let store: CountingStore;
 let seq = 0;
 async function open(checkpointMinBytes?: number): Promise<Spool> {
-  return Spool.open({
-    store,
-    mode: 'overflow',
-    maxBytes: 1 << 30,
-    memoryMaxBytes: 1 << 20,
-    commitMaxRecords: 5000,
-    commitIntervalMs: 200,
-    now: () => Date.now(),
-    ...(checkpointMinBytes === undefined ? {} : { checkpointMinBytes }),
-  });
+  return openOverflowSpool(store, checkpointMinBytes === undefined ? {} : { checkpointMinBytes });
 }
 /** One record of `bytes` read, sealed, delivered and acknowledged; then `ms` pass. */
 async function deliverOne(spool: Spool, bytes: number, ms: number): Promise<void> {

@@ -2,10 +2,11 @@
 // checkpoint writes batched. Fake timers and clock: no real sleeps.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DELIVERY_SEAL_SPACING_MS, deliverySealIn, type SealState } from '../../../src/store/delivery-seal.js';
-import { Spool } from '../../../src/store/spool.js';
+import type { Spool } from '../../../src/store/spool.js';
 import { CHECKPOINT_INTERVAL_MS } from '../../../src/store/overflow-writer.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
+import { openOverflowSpool } from '../../helpers/overflow-spool.js';
 
 const S = DELIVERY_SEAL_SPACING_MS;
 
@@ -50,15 +51,7 @@ describe('the seal for delivery in overflow mode', () => {
     store = new CountingStore(':memory:');
     await store.putSession({ id: 'a', attributes: {} }, 'config');
     await store.putSession({ id: 'b', attributes: {} }, 'config');
-    spool = await Spool.open({
-      store,
-      mode: 'overflow',
-      maxBytes: 1 << 30,
-      memoryMaxBytes: 1 << 20,
-      commitMaxRecords: 5000,
-      commitIntervalMs: 200,
-      now: () => Date.now(),
-    });
+    spool = await openOverflowSpool(store);
   });
   afterEach(async () => {
     vi.clearAllTimers();
