@@ -29,6 +29,13 @@ export class Ledger {
   /** The highest position each session's checkpoint reached in this process: it never moves back. */
   private readonly high = new Map<string, CheckpointUpdate>();
   private oldestUnwritten: number | undefined;
+  /**
+   * Sessions whose first position in this process came without a record (`start: latest`'s
+   * baseline, session-records.ts): written at the next commit, not after the embedded store's wait
+   * for bytes (overflow-writer.ts). Unwritten, a crash leaves the session unpositioned and the next
+   * start takes a new baseline, past whatever the service sent in between: a loss, not a duplicate.
+   */
+  private readonly firsts = new Set<string>();
 
   /** `now`: the clock (epoch ms) that dates moves not yet written. */
   constructor(private readonly now: () => number = Date.now) {}
@@ -38,6 +45,7 @@ export class Ledger {
     const q = this.bySession.get(update.sessionId);
     if (segmentId === null && !q) {
       const to = movableTo(update);
+      if (to && !this.high.has(update.sessionId)) this.firsts.add(update.sessionId);
       if (to) this.moveTo(to);
       return;
     }
@@ -113,6 +121,7 @@ export class Ledger {
     for (const u of updates) {
       const d = this.dirty.get(u.sessionId);
       if (d && d.epoch === u.epoch && d.checkpoint === u.checkpoint) this.dirty.delete(u.sessionId);
+      this.firsts.delete(u.sessionId);
     }
     if (this.dirty.size === 0) this.oldestUnwritten = undefined;
     else if (this.oldestUnwritten !== undefined) this.oldestUnwritten = Math.max(this.oldestUnwritten, takenAt);
@@ -121,6 +130,11 @@ export class Ledger {
   /** When the oldest move not yet written happened (epoch ms); undefined when every move is written. */
   get unwrittenSince(): number | undefined {
     return this.oldestUnwritten;
+  }
+
+  /** A dirty move is a session's first position, come without a record: to be written now. */
+  get firstPositions(): boolean {
+    return this.firsts.size > 0;
   }
 
   get dirtyCount(): number {
@@ -139,6 +153,7 @@ export class Ledger {
       this.bySession.delete(id);
       this.dirty.delete(id);
       this.high.delete(id);
+      this.firsts.delete(id);
     }
     if (this.dirty.size === 0) this.oldestUnwritten = undefined;
   }

@@ -180,8 +180,11 @@ export class OverflowWriter {
     // of bytes, a slow flow's moves wait for it, up to CHECKPOINT_MAX_WAIT_MS.
     const interval = Math.max(this.o.commitIntervalMs, CHECKPOINT_INTERVAL_MS);
     const since = this.now() - this.checkpointsWrittenAt;
+    // A session's first position without a record (`start: latest`'s baseline) does not wait for
+    // bytes: lost to a crash, the next start would take a new baseline past what came in between.
     const few =
       (this.o.checkpointMinBytes ?? 0) > 0 &&
+      !this.ledger.firstPositions &&
       since < Math.max(interval, CHECKPOINT_MAX_WAIT_MS) &&
       this.reader.acknowledgedMemoryBytes - this.acknowledgedAtWrite < this.o.checkpointMinBytes!;
     if (!this.checkpointsNow && (since < interval || few)) {

@@ -105,4 +105,21 @@ describe('checkpoint writes in overflow mode', () => {
     await spool.flush();
     expect(await stored()).toBe(2);
   });
+
+  // `start: latest`'s baseline (session-records.ts) is a position without a record. Held for the
+  // bytes, a crash in the wait left the session unpositioned, and the next start took a new
+  // baseline past the events of the crash window: lost, not sent twice. Failed before the fix
+  // (nothing stored after 5 s; the first write came at CHECKPOINT_MAX_WAIT_MS).
+  it("with a minimum: a session's first position without a record (a baseline) is written at the next commit", async () => {
+    const spool = await open(10_000);
+    spool.append({ sessionId: 'a', seq: 500, epoch: 0, tsMicros: 1, record: null });
+    await vi.advanceTimersByTimeAsync(5 * CHECKPOINT_INTERVAL_MS);
+    expect(await stored()).toBe(500);
+    expect(store.checkpointWrites).toBe(1);
+    // Its records after that wait for their bytes as any others.
+    seq = 500;
+    for (let i = 0; i < 10; i++) await deliverOne(spool, 10, 100);
+    expect(await stored()).toBe(500);
+    expect(store.checkpointWrites).toBe(1);
+  });
 });
