@@ -89,11 +89,12 @@ export class OverflowWriter {
   finishing = false;
   private checkpointFailStreak = 0;
   /**
-   * When moved checkpoints were last written; the start counts as a write, so the first
-   * acknowledgements of a run wait for their bytes like any others (a start after a crash resumes
-   * from the stored checkpoints, which are as good as a fresh write).
+   * When moved checkpoints were last written. Never, at the start: a run's first acknowledgements
+   * are written at once. Counting the start as a write saved a sidecar one write a minute, but a
+   * process that crashes sooner than CHECKPOINT_MAX_WAIT_MS after each start (a crash loop) then
+   * never moved its checkpoints, and every restart sent again all it had sent since the first.
    */
-  private checkpointsWrittenAt: number;
+  private checkpointsWrittenAt = 0;
   /** The reader's acknowledged bytes at the last checkpoint write (checkpointMinBytes). */
   private acknowledgedAtWrite = 0;
   /** Set by an explicit flush: the next commit writes the moved checkpoints whatever their interval. */
@@ -111,9 +112,7 @@ export class OverflowWriter {
     private readonly now: () => number,
     private readonly maxAgeMs: number,
     private readonly emit: Emit,
-  ) {
-    this.checkpointsWrittenAt = now();
-  }
+  ) {}
 
   /**
    * Overflow mode: what waits in memory must go to the store now: the collector does not take it
