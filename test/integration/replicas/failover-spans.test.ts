@@ -6,6 +6,7 @@
 // dead replica, then again from the state it left) is the same span both times.
 import { describe, expect, it } from 'vitest';
 import type { ReceivedSpan } from '../../../src/devkit/receiver/decode-traces.js';
+import { collectorFront } from '../../helpers/collector-front.js';
 import { exited, sleep, until } from '../../helpers/harness.js';
 import { pgBinDir } from '../../helpers/postgres.js';
 import { replicaWorld } from './replicas.js';
@@ -21,14 +22,34 @@ const content = ({ resource: _process, ...span }: ReceivedSpan): string =>
   JSON.stringify(span, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
 describe.skipIf(noPostgres)('replicas sharing a PostgreSQL store, traces on', () => {
-  it('a replica killed while the collector refuses records: every event and whole traces arrive', async () => {
+  // `spansToo`: the traces endpoint (a front before the receiver) refuses as well, so the spans the
+  // dead replica finished stay unsent and reach the survivor only through the span states.
+  it.each([
+    ['records', false],
+    ['records and spans', true],
+  ])('a replica killed while the collector refuses %s: every event and whole traces arrive', async (what, spansToo) => {
     const ids = Array.from({ length: 4 }, (_, i) => `ts${i + 1}`);
-    const { h, cl } = await world.setup('spans', ids, 40, {
+    const { h, cl } = await world.setup(spansToo ? 'spans_refused' : 'spans', ids, 40, {
       env: { BRIDGE_TRACES: 'true' },
       config: 'spool:\n  memory_max_age: 300ms\n',
     });
-    cl.start('r1');
-    cl.start('r2');
+    let refuseSpans = false;
+    let refused = 0;
+    const front = await collectorFront(h.receiver.url, (_n, _body, forward) => {
+      if (!refuseSpans) return forward();
+      refused++;
+      return { status: 503, contentType: 'text/plain', body: 'refused by the front' };
+    });
+    world.closeAfter({
+      close: () =>
+        new Promise<void>((r) => {
+          front.server.closeAllConnections();
+          front.server.close(() => r());
+        }),
+    });
+    const traces = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${front.url}/v1/traces` };
+    cl.start('r1', traces);
+    cl.start('r2', traces);
     await until(() => ids.every((id) => cl.count(id) > 0), 'every session to stream', 20_000);
     let owners = await cl.owners();
     const spread = (): boolean => ids.every((id) => owners.get(id)) && new Set(owners.values()).size === 2;
@@ -37,9 +58,12 @@ describe.skipIf(noPostgres)('replicas sharing a PostgreSQL store, traces on', ()
       await sleep(200);
     }
     await until(() => h.receiver.spans.length > 0, 'the first spans', 20_000);
-    // Records refused, spans still taken: what waits spills, and the span states go on moving.
+    // Records refused: what waits spills, and the span states go on moving with the checkpoints.
     h.receiver.behaviour.status = 503;
+    refuseSpans = spansToo;
     await sleep(2000);
+    // The variant means something only if spans were offered, and refused, before the kill.
+    if (spansToo) await until(() => refused > 0, 'a span request refused', 20_000);
     const victim = cl.replicas.get('r1')!;
     victim.kill('SIGKILL');
     await exited(victim);
@@ -53,6 +77,7 @@ describe.skipIf(noPostgres)('replicas sharing a PostgreSQL store, traces on', ()
     }
     await sleep(1000);
     delete h.receiver.behaviour.status;
+    refuseSpans = false;
     for (const id of ids) {
       h.sim.session(id)!.produce(0);
       h.sim.session(id)!.end();
@@ -89,8 +114,20 @@ describe.skipIf(noPostgres)('replicas sharing a PostgreSQL store, traces on', ()
       'spans whose parent never arrived',
     ).toEqual([]);
     console.log(
-      `failover with traces on: ${spans.length} spans received, ${copies.size} distinct, moved ${moved.join(',')}`,
+      `failover, ${what} refused (${refused} span requests refused): ${spans.length} spans received, ${copies.size} distinct, moved ${moved.join(',')}`,
     );
+    // Every span a record points at arrived: the records carry their span's ids, so what the
+    // survivor delivered names the spans it owes, the dead replica's unsent ones included.
+    const linked = new Set(
+      h.receiver.records
+        .filter((r) => ids.includes(String(r.attributes['browser.session.id'])) && r.spanId !== undefined)
+        .map((r) => `${r.traceId}/${r.spanId}`),
+    );
+    expect(linked.size).toBeGreaterThan(0);
+    expect(
+      [...linked].filter((k) => !ids2.has(k)),
+      'spans records point at that never arrived',
+    ).toEqual([]);
     const sessionsWithSpans = new Set(spans.map((s) => s.attributes['browser.session.id']));
     for (const id of moved) expect(sessionsWithSpans.has(id), `spans of ${id}`).toBe(true);
     await cl.stopAll();
