@@ -27,13 +27,16 @@ export function durationWarnings(config: BridgeConfig): string[] {
       floorMs: 100,
       effect: 'at a stop, what waits for the collector goes to the spool almost at once instead of being delivered',
     },
-    {
+  ];
+  // The memory window is the overflow mode's; `always` writes every record first anyway.
+  if (config.spool.mode === 'overflow') {
+    checks.push({
       key: 'spool.memory_max_age',
       ms: config.spool.memoryMaxAgeMs,
       floorMs: 100,
       effect: 'records spill to disk whenever the collector takes longer than that to answer',
-    },
-  ];
+    });
+  }
   // The span exporter reads the same keys unless OTEL_EXPORTER_OTLP_TRACES_TIMEOUT is set: named once.
   if (config.traces.enabled && config.traces.exporter.timeoutMs !== config.exporter.timeoutMs) {
     checks.push({

@@ -70,6 +70,12 @@ describe('durations too short to be meant', () => {
     ['shutdown.grace: 10', { shutdown: { grace: 10 } }, {}, [/^shutdown\.grace is 10 ms .*goes to the spool/]],
     ['spool.memory_max_age: 10', { spool: { memory_max_age: 10 } }, {}, [/^spool\.memory_max_age is 10 ms .*spill/]],
     [
+      'spool.memory_max_age: 10 in always mode (no memory window)',
+      { spool: { mode: 'always', memory_max_age: 10 } },
+      {},
+      [],
+    ],
+    [
       'a span timeout of its own, with traces on',
       { traces: { enabled: true } },
       { OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '20' },
