@@ -125,6 +125,46 @@ export function sessionListWarnings(text: string | undefined): string[] {
   return [`BRIDGE_SESSIONS names ${ids} more than once (${named.join(', ')}${more}): each is followed once`];
 }
 
+/**
+ * BRIDGE_SESSIONS naming an id the file's `sessions:` lists with options of its own (a start, a pool,
+ * attributes): the id is followed once, as the file's entry, so the variable's bare id (the global
+ * start, no pool, no attributes) is not what runs. An id BRIDGE_SESSIONS alone adds has no options,
+ * so a spec of an id the variable names that has some is the file's. A bare id in both is the same
+ * session either way, and says nothing.
+ */
+export function sessionOverlapWarnings(sessions: readonly SessionSpec[], text: string | undefined): string[] {
+  if (!text) return [];
+  const named = new Set(text.split(',').map((s) => s.trim()));
+  const overlaps: Array<{ id: string; options: string }> = [];
+  for (const spec of sessions) {
+    if (!named.has(spec.id)) continue;
+    const options = specOptions(spec);
+    if (options !== '') overlaps.push({ id: spec.id, options });
+  }
+  if (overlaps.length === 0) return [];
+  if (overlaps.length === 1) {
+    const { id, options } = overlaps[0]!;
+    return [
+      `session "${id}" is in BRIDGE_SESSIONS and in the file's sessions with ${options}: it is followed once, as the file's entry says`,
+    ];
+  }
+  const ids = overlaps.slice(0, 5).map((o) => `"${o.id}"`);
+  const more = overlaps.length > 5 ? ` and ${overlaps.length - 5} more` : '';
+  return [
+    `${overlaps.length} sessions are in BRIDGE_SESSIONS and in the file's sessions with options (${ids.join(', ')}${more}): each is followed once, as the file's entry says`,
+  ];
+}
+
+/** A spec's options as a warning names them: `start: latest, pool: p1, attributes: team, tier`; '' for none. */
+function specOptions(spec: SessionSpec): string {
+  const parts: string[] = [];
+  if (spec.start !== undefined) parts.push(`start: ${spec.start}`);
+  if (spec.pool !== undefined) parts.push(`pool: ${spec.pool}`);
+  const keys = Object.keys(spec.attributes);
+  if (keys.length > 0) parts.push(`attributes: ${keys.join(', ')}`);
+  return parts.join(', ');
+}
+
 /** BRIDGE_SESSIONS: a comma-separated list of ids. */
 export function parseSessionList(text: string, key: string): SessionSpec[] {
   return text

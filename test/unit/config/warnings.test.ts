@@ -110,3 +110,41 @@ describe('BRIDGE_SESSIONS naming an id twice', () => {
     expect(configWarnings(config, env)).toEqual(want);
   });
 });
+
+// An id in BRIDGE_SESSIONS that the file's `sessions:` also lists is followed once, as the file's
+// entry: with a start, a pool or attributes of its own, that is not what the bare id says, and the
+// operator who exported the variable is told which one runs.
+describe('BRIDGE_SESSIONS naming an id the file lists with options', () => {
+  it.each<[string, unknown[], string, string[]]>([
+    ['a bare id in both says nothing: the same session either way', ['s1'], 's1', []],
+    ['a file entry with no options says nothing', [{ id: 's1' }], 's1,s2', []],
+    [
+      'the file gives a start',
+      [{ id: 's1', start: 'latest' }],
+      's1',
+      [
+        'session "s1" is in BRIDGE_SESSIONS and in the file\'s sessions with start: latest: it is followed once, as the file\'s entry says',
+      ],
+    ],
+    [
+      'a pool and attributes',
+      [{ id: 's1', pool: 'p1', attributes: { team: 'a', tier: 2 } }, 's2'],
+      's2,s1',
+      [
+        'session "s1" is in BRIDGE_SESSIONS and in the file\'s sessions with pool: p1, attributes: team, tier: it is followed once, as the file\'s entry says',
+      ],
+    ],
+    [
+      'several: five named, the rest counted',
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id) => ({ id, start: 3 })),
+      'a,b,c,d,e,f,g,h',
+      [
+        '7 sessions are in BRIDGE_SESSIONS and in the file\'s sessions with options ("a", "b", "c", "d", "e" and 2 more): each is followed once, as the file\'s entry says',
+      ],
+    ],
+  ])('%s', (_name, sessions, list, want) => {
+    const env = { ...base, BROWSER_API_KEY: 'k', BRIDGE_SESSIONS: list };
+    const config = buildConfig({ sessions }, env);
+    expect(configWarnings(config, env)).toEqual(want);
+  });
+});
