@@ -145,9 +145,15 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
       () => optDurationMs(tracesSection.state_interval, 'traces.state_interval', 0) ?? 5000,
       5000,
     );
+    // A collector without a traces pipeline is asked again after this long (export/span-export.ts,
+    // UNSUPPORTED_RETRY_MS); not under a second, a request loop against a collector that said no.
+    const unsupportedRetryMs = p.take(
+      () => optDurationMs(tracesSection.unsupported_retry, 'traces.unsupported_retry', 1000) ?? 300_000,
+      300_000,
+    );
     // Built only when enabled, so a TRACES variable's mistake cannot stop a bridge that sends no spans.
     const tracesExporter = enabled ? buildExporter(section(raw, 'exporter', 'exporter'), env, 'traces') : exporter;
-    return { enabled, exporter: tracesExporter, stateIntervalMs };
+    return { enabled, exporter: tracesExporter, stateIntervalMs, unsupportedRetryMs };
   }, undefined);
   const store = p.take(() => parseStoreConfig(raw, env), { kind: 'sqlite' } as const);
   const replica = p.take(() => replicaId(env), { id: '', explicit: false });

@@ -144,6 +144,8 @@ export interface BridgeConfig {
     exporter: ExporterConfig;
     /** `traces.state_interval`: a session's open span state is captured once per this interval, on its phase's lines (session/span-tap.ts). */
     stateIntervalMs: number;
+    /** `traces.unsupported_retry`: how long spans wait before a collector without a traces pipeline is asked again. */
+    unsupportedRetryMs: number;
   };
   resource: { serviceName: string; attributes: Record<string, string>; instanceId?: string };
   shutdownGraceMs: number;

@@ -33,6 +33,7 @@ export async function startSpanExport(config: BridgeConfig, emit: Emit): Promise
     // Spans wait in memory only; 16 MiB is tens of thousands of spans (a span is 300-800 bytes).
     maxQueuedBytes: 16 * 1024 * 1024,
     backoff: ex.backoff,
+    unsupportedRetryMs: config.traces.unsupportedRetryMs,
     lingerMs: SPAN_LINGER_MS,
   });
   spans.start();

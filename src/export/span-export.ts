@@ -28,6 +28,9 @@ import { rejectedWithin } from '../wire/partial-success.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
 import { failureText } from './outcome-label.js';
 
+/** How long spans wait before a collector without a traces pipeline is asked again (`traces.unsupported_retry`). */
+export const UNSUPPORTED_RETRY_MS = 300_000;
+
 /** gRPC UNIMPLEMENTED: the collector has no TraceService. */
 const GRPC_UNIMPLEMENTED = 12;
 /** gRPC RESOURCE_EXHAUSTED without RetryInfo (a retryable one never gets here): a message over the server's size. */
@@ -72,7 +75,7 @@ export interface SpanExportOptions {
   batchMaxSpans: number;
   maxQueuedBytes: number;
   backoff: { initialMs: number; maxMs: number };
-  /** How long to wait before asking again a collector that has no traces pipeline. Default 5 min. */
+  /** How long to wait before asking again a collector that has no traces pipeline (`traces.unsupported_retry`). Default 5 min. */
   unsupportedRetryMs?: number;
   /**
    * How long spans no request has carried wait for more to fill a batch (0: sent as they come).
@@ -121,7 +124,7 @@ export function isNoTracesPipeline(o: ExportOutcome): boolean {
 
 export function createSpanExport(o: SpanExportOptions): SpanExport {
   const schedule = o.schedule ?? defaultSchedule;
-  const unsupportedRetryMs = o.unsupportedRetryMs ?? 300_000;
+  const unsupportedRetryMs = o.unsupportedRetryMs ?? UNSUPPORTED_RETRY_MS;
   const concurrency = Math.max(1, o.concurrency ?? 1);
   let lingerMs = Math.max(0, o.lingerMs ?? 0);
   // The queue is an array read from `head` (the oldest span not gone) and `next` (the first span no
