@@ -26,6 +26,7 @@ import { steadyNow } from '../util/steady-clock.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
 import { rejectedWithin } from '../wire/partial-success.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
+import { createOverflowNotice } from './overflow-notice.js';
 import { failureText } from './outcome-label.js';
 
 /** How long spans wait before a collector without a traces pipeline is asked again (`traces.unsupported_retry`). */
@@ -96,6 +97,8 @@ export interface SpanExport {
   shutdown(deadline: number): Promise<void>;
   /** Spans waiting (for the status and tests). */
   readonly queued: number;
+  /** Their bytes, which `maxQueuedBytes` bounds. */
+  readonly queuedBytes: number;
   /**
    * The last failed request in the words the records' delivery uses (outcome-label.ts failureText:
    * `timeout after 10 s`, `HTTP 503: …`, `UNAVAILABLE: …`, `network: ECONNREFUSED`), for /readyz,
@@ -150,6 +153,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   let lastError: string | undefined;
   /** Drops so far, by reason: how often a drop's line is said (fact-log-lines.ts). */
   const drops: Partial<Record<SpanDropReason, number>> = {};
+  const overflowFact = createOverflowNotice(o.maxQueuedBytes, steadyNow);
 
   function dropped(count: number, reason: SpanDropReason, error?: string): void {
     const times = (drops[reason] = (drops[reason] ?? 0) + 1);
@@ -339,7 +343,8 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
         advance();
         over++;
       }
-      if (over > 0) dropped(over, 'overflow');
+      // Said now and then (overflow-notice.ts), with why the queue is full: the last failure.
+      if (over > 0) o.emit(overflowFact(over, lastError));
       kick();
     },
     start() {
@@ -369,6 +374,9 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     },
     get queued() {
       return live;
+    },
+    get queuedBytes() {
+      return queuedBytes;
     },
     get lastError() {
       return lastError;

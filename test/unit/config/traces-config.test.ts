@@ -95,6 +95,19 @@ describe('traces configuration', () => {
     expect(traces(on, raw).unsupportedRetryMs).toBe(ms);
   });
 
+  it.each([
+    ['the default: 16 MiB', undefined, 16 * 1024 * 1024],
+    ['a size', '1MiB', 1024 * 1024],
+    ['the least: 64 KiB', '64KiB', 64 * 1024],
+  ])('traces.queue_max_bytes, %s', (_name, value, bytes) => {
+    const raw = value === undefined ? {} : { traces: { queue_max_bytes: value } };
+    expect(traces(on, raw).queueMaxBytes).toBe(bytes);
+  });
+
+  it.each(['1KiB', 'lots'])('refuses a queue_max_bytes of %s, naming the key', (value) => {
+    expect(() => buildConfig({ traces: { queue_max_bytes: value } }, on)).toThrow(/traces.queue_max_bytes/);
+  });
+
   it.each(['500ms', 'later'])('refuses an unsupported_retry of %s, naming the key', (value) => {
     expect(() => buildConfig({ traces: { unsupported_retry: value } }, on)).toThrow(/traces.unsupported_retry/);
   });

@@ -293,7 +293,7 @@ describe('span export', () => {
     h.exp.start();
     await h.settle();
     expect(h.facts).toEqual([
-      { f: 'spans_dropped', count: 2, reason: 'overflow', times: 1 },
+      { f: 'spans_dropped', count: 2, reason: 'overflow', times: 1, dropped: 2, since: 2, queueMaxBytes: 5 },
       { f: 'spans_dropped', count: 2, reason: 'refused', times: 1, error: 'HTTP 400' },
       { f: 'spans_exported', count: 2 },
       { f: 'spans_exported', count: 1 },
