@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startBridge, type Bridge } from '../../src/daemon/bridge.js';
 import { collectorFront, type FrontAnswer } from './collector-front.js';
+import { grpcTracesFront, type GrpcTracesAnswer } from './grpc-traces-front.js';
 import type { SimSession } from '../../src/devkit/simulator/index.js';
 import { FAST, harness, type Harness } from './harness.js';
 
@@ -43,6 +44,28 @@ export const text = (status: number, headers?: Record<string, string>): FrontAns
   ...(headers ? { headers } : {}),
 });
 
+/** The bridge's part: a harness, the session, a bridge whose log is kept, spans to `env`'s endpoint. */
+async function bridgeWith(
+  env: Record<string, string>,
+  traces: Record<string, unknown>,
+  raw: Record<string, unknown>,
+  h: Harness,
+): Promise<{ session: SimSession; bridge: Bridge; lines: LogLine[] }> {
+  const lines: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as LogLine);
+      cb();
+    },
+  });
+  const session = h.sim.createSession(SESSION);
+  const bridge = await startBridge(
+    h.config({ ...FAST, traces: { enabled: true, ...traces }, ...raw }, { BRIDGE_SESSIONS: SESSION, ...env }),
+    pino({ level: 'info' }, sink),
+  );
+  return { session, bridge, lines };
+}
+
 /** `traces`: the `traces:` section beside `enabled`; `raw`: more sections over FAST. */
 export async function tracesRefusal(
   first: TracesAnswer,
@@ -58,20 +81,11 @@ export async function tracesRefusal(
     return answer(n) ?? forward();
   });
   front = f.server;
-  const lines: LogLine[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as LogLine);
-      cb();
-    },
-  });
-  const session = h.sim.createSession(SESSION);
-  const bridge = await startBridge(
-    h.config(
-      { ...FAST, traces: { enabled: true, ...traces }, ...raw },
-      { BRIDGE_SESSIONS: SESSION, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${f.url}/v1/traces` },
-    ),
-    pino({ level: 'info' }, sink),
+  const { session, bridge, lines } = await bridgeWith(
+    { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${f.url}/v1/traces` },
+    traces,
+    raw,
+    h,
   );
   return {
     h,
@@ -87,6 +101,35 @@ export async function tracesRefusal(
       front?.closeAllConnections();
       await new Promise<void>((r) => (front ? front.close(() => r()) : r()));
       front = undefined;
+    },
+  };
+}
+
+/** As tracesRefusal, the spans over OTLP/gRPC to a TraceService the test steers; records over HTTP. */
+export async function grpcTracesRefusal(
+  first: GrpcTracesAnswer,
+  traces: Record<string, unknown> = {},
+): Promise<Omit<TracesRefusal, 'answer'> & { answer(a: GrpcTracesAnswer): void }> {
+  const h = await harness();
+  const front = await grpcTracesFront(first);
+  const { session, bridge, lines } = await bridgeWith(
+    { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: front.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' },
+    traces,
+    {},
+    h,
+  );
+  return {
+    h,
+    session,
+    bridge,
+    requests: () => front.requests(),
+    answer: (a) => front.answer(a),
+    lines,
+    spansReceived: () => new Set(front.spans.map((s) => s.spanId)).size,
+    async close() {
+      await bridge.shutdown(Date.now());
+      await h.close();
+      front.close();
     },
   };
 }
