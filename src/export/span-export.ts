@@ -54,6 +54,9 @@ interface Wait {
   cancel: () => void;
 }
 
+/** What a gone span's entry holds instead of its bytes. */
+const GONE = Buffer.alloc(0);
+
 interface Queued {
   span: Buffer;
   owner: SpanOwner | undefined;
@@ -309,6 +312,10 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     live--;
     queuedBytes -= q.span.length;
     if (tell) q.owner?.settled(q.span);
+    // The entry may stay a while (the array's gone prefix, a batch answered "later"): not its bytes,
+    // or a queue full under a long refusal keeps up to twice its bound alive.
+    q.span = GONE;
+    q.owner = undefined;
   }
 
   function settle(sent: readonly Queued[]): void {
