@@ -105,7 +105,8 @@ export interface SpanExport {
   /**
    * The last failed request in the words the records' delivery uses (outcome-label.ts failureText:
    * `timeout after 10 s`, `HTTP 503: …`, `UNAVAILABLE: …`, `network: ECONNREFUSED`), for /readyz,
-   * `top` and `check`; undefined once a request succeeds again.
+   * `top` and `check` (`no traces pipeline: HTTP 404: …` for a collector without one); undefined
+   * once a request succeeds again.
    */
   readonly lastError: string | undefined;
 }
@@ -258,9 +259,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       if (rejected > 0) dropped(rejected, 'rejected', outcome.message);
       return;
     }
-    // Every other answer is a failure, said as the records' delivery says it (batch-export.ts).
+    // Every other answer is a failure, said as the records' delivery says it (batch-export.ts); a
+    // missing traces pipeline with its cause first: a bare 404 on /readyz or in `top` sent
+    // operators looking for a wrong URL.
     lastError = failureText(outcome);
     if (isNoTracesPipeline(outcome)) {
+      lastError = `no traces pipeline: ${lastError}`;
       again.push(sent);
       if (!unsupported) {
         unsupported = true;

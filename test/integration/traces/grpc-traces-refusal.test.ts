@@ -26,7 +26,7 @@ describe('a gRPC collector that does not want spans', () => {
     await until(() => h.received(SESSION) === session.lastSeq, 'every record delivered');
     expect(h.tally([SESSION])[0]).toMatchObject({ missing: 0 });
     await until(() => bridge.metrics.tracesUnsupported.get() === 1, 'bridge_traces_unsupported 1');
-    expect(bridge.spans?.lastError).toMatch(/^UNIMPLEMENTED: /);
+    expect(bridge.spans?.lastError).toMatch(/^no traces pipeline: UNIMPLEMENTED: /);
     const said = t.lines.filter((l) => l.msg.startsWith('the collector has no traces pipeline'));
     expect(said).toHaveLength(1);
     expect(said[0]).toMatchObject({ grpcCode: UNIMPLEMENTED });

@@ -27,8 +27,9 @@ describe('a collector without a traces pipeline', () => {
     await until(() => bridge.metrics.tracesUnsupported.get() === 1, 'bridge_traces_unsupported 1');
     await until(() => (bridge.spans?.queued ?? 0) > 10, 'the spans queued');
 
-    // What /readyz, `top` and the status line show as traces.lastError (traces-status.test.ts).
-    expect(bridge.spans?.lastError).toBe('HTTP 404: refused by the front (404)');
+    // What /readyz, `top`, the status line and `check` show as traces.lastError (traces-status.test.ts):
+    // the cause in words, not a bare 404 an operator must decode.
+    expect(bridge.spans?.lastError).toBe('no traces pipeline: HTTP 404: refused by the front (404)');
 
     // Asked again once a second at most: a few requests, not a loop (each request carries a batch).
     const before = t.requests();

@@ -46,7 +46,7 @@ describe('the span queue under a long refusal', () => {
     expect(said[0]).toMatchObject({
       queueMaxBytes: BOUND,
       dropped: expect.any(Number),
-      error: 'HTTP 404: refused by the front (404)',
+      error: 'no traces pipeline: HTTP 404: refused by the front (404)',
     });
   });
 });
