@@ -10,6 +10,7 @@ import { displayUrl } from '../mapping/display-url.js';
 import { createRequestBuilder } from '../wire/otlp-request.js';
 import { resourceAttributes, SCOPE } from '../wire/resource.js';
 import type { CheckItem } from './checklist.js';
+import { formatElapsed } from './tail-summary.js';
 
 export async function probeTracesEndpoint(config: BridgeConfig): Promise<CheckItem> {
   const label = 'traces';
@@ -29,7 +30,7 @@ export async function probeTracesEndpoint(config: BridgeConfig): Promise<CheckIt
       return {
         label,
         status: 'fail',
-        detail: `${where} has no traces pipeline (${outcome.message}): spans would wait and be offered again every 5 minutes; records are not affected (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT names the traces URL)`,
+        detail: `${where} has no traces pipeline (${outcome.message}): spans would wait and be offered again every ${formatElapsed(config.traces.unsupportedRetryMs)} (traces.unsupported_retry); records are not affected (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT names the traces URL)`,
       };
     return {
       label,

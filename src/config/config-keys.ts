@@ -155,6 +155,14 @@ export const CONFIG_FILE = section('browser-telemetry-bridge configuration.', {
       'duration',
       "A session's open spans are saved with its checkpoint once per this interval, the sessions in five phases spread over it (a large state less often, up to 60s): a kill -9 reads that much more again (default 5s; 0: every batch).",
     ),
+    unsupported_retry: scalar(
+      'duration',
+      'How long spans wait before the collector is asked again when it has no traces pipeline (404, gRPC UNIMPLEMENTED); default 5m, at least 1s.',
+    ),
+    queue_max_bytes: scalar(
+      'size',
+      'Bytes of spans waiting in memory at most; beyond it the oldest are dropped and counted (default 16MiB, at least 64KiB).',
+    ),
   }),
   service: section('The resource of every record.', {
     name: scalar('string', 'service.name (default browser-telemetry-bridge; env OTEL_SERVICE_NAME).'),

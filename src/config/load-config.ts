@@ -145,9 +145,21 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
       () => optDurationMs(tracesSection.state_interval, 'traces.state_interval', 0) ?? 5000,
       5000,
     );
+    // A collector without a traces pipeline is asked again after this long (export/span-export.ts,
+    // UNSUPPORTED_RETRY_MS); not under a second, a request loop against a collector that said no.
+    const unsupportedRetryMs = p.take(
+      () => optDurationMs(tracesSection.unsupported_retry, 'traces.unsupported_retry', 1000) ?? 300_000,
+      300_000,
+    );
+    // Spans wait in memory only (export/span-export.ts); 16 MiB is tens of thousands of spans (a span
+    // is 300-800 bytes), and a bridge with a small memory budget may want fewer.
+    const queueMaxBytes = p.take(
+      () => optBytes(tracesSection.queue_max_bytes, 'traces.queue_max_bytes', 64 * 1024) ?? 16 * 1024 * 1024,
+      16 * 1024 * 1024,
+    );
     // Built only when enabled, so a TRACES variable's mistake cannot stop a bridge that sends no spans.
     const tracesExporter = enabled ? buildExporter(section(raw, 'exporter', 'exporter'), env, 'traces') : exporter;
-    return { enabled, exporter: tracesExporter, stateIntervalMs };
+    return { enabled, exporter: tracesExporter, stateIntervalMs, unsupportedRetryMs, queueMaxBytes };
   }, undefined);
   const store = p.take(() => parseStoreConfig(raw, env), { kind: 'sqlite' } as const);
   const replica = p.take(() => replicaId(env), { id: '', explicit: false });

@@ -144,6 +144,10 @@ export interface BridgeConfig {
     exporter: ExporterConfig;
     /** `traces.state_interval`: a session's open span state is captured once per this interval, on its phase's lines (session/span-tap.ts). */
     stateIntervalMs: number;
+    /** `traces.unsupported_retry`: how long spans wait before a collector without a traces pipeline is asked again. */
+    unsupportedRetryMs: number;
+    /** `traces.queue_max_bytes`: bytes of spans waiting in memory at most; the oldest are dropped beyond it. */
+    queueMaxBytes: number;
   };
   resource: { serviceName: string; attributes: Record<string, string>; instanceId?: string };
   shutdownGraceMs: number;

@@ -53,7 +53,7 @@ export interface Bridge {
   mapper: SwappableMapper;
   delivery: Delivery;
   /** The span exporter, when traces.enabled; its lastError for status surfaces, as delivery's. */
-  spans: Pick<SpanExport, 'lastError' | 'queued'> | undefined;
+  spans: Pick<SpanExport, 'lastError' | 'queued' | 'queuedBytes'> | undefined;
   store: Store;
   spool: Spool;
   metrics: BridgeMetrics;

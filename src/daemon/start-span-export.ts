@@ -30,9 +30,9 @@ export async function startSpanExport(config: BridgeConfig, emit: Emit): Promise
     emit,
     concurrency: ex.concurrency,
     batchMaxSpans: ex.batchMaxRecords,
-    // Spans wait in memory only; 16 MiB is tens of thousands of spans (a span is 300-800 bytes).
-    maxQueuedBytes: 16 * 1024 * 1024,
+    maxQueuedBytes: config.traces.queueMaxBytes,
     backoff: ex.backoff,
+    unsupportedRetryMs: config.traces.unsupportedRetryMs,
     lingerMs: SPAN_LINGER_MS,
   });
   spans.start();
@@ -41,6 +41,9 @@ export async function startSpanExport(config: BridgeConfig, emit: Emit): Promise
     start: () => spans.start(),
     get queued() {
       return spans.queued;
+    },
+    get queuedBytes() {
+      return spans.queuedBytes;
     },
     get lastError() {
       return spans.lastError;

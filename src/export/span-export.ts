@@ -26,7 +26,11 @@ import { steadyNow } from '../util/steady-clock.js';
 import type { RequestBuilder } from '../wire/otlp-request.js';
 import { rejectedWithin } from '../wire/partial-success.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
+import { createOverflowNotice } from './overflow-notice.js';
 import { failureText } from './outcome-label.js';
+
+/** How long spans wait before a collector without a traces pipeline is asked again (`traces.unsupported_retry`). */
+export const UNSUPPORTED_RETRY_MS = 300_000;
 
 /** gRPC UNIMPLEMENTED: the collector has no TraceService. */
 const GRPC_UNIMPLEMENTED = 12;
@@ -50,6 +54,9 @@ interface Wait {
   cancel: () => void;
 }
 
+/** What a gone span's entry holds instead of its bytes. */
+const GONE = Buffer.alloc(0);
+
 interface Queued {
   span: Buffer;
   owner: SpanOwner | undefined;
@@ -72,7 +79,7 @@ export interface SpanExportOptions {
   batchMaxSpans: number;
   maxQueuedBytes: number;
   backoff: { initialMs: number; maxMs: number };
-  /** How long to wait before asking again a collector that has no traces pipeline. Default 5 min. */
+  /** How long to wait before asking again a collector that has no traces pipeline (`traces.unsupported_retry`). Default 5 min. */
   unsupportedRetryMs?: number;
   /**
    * How long spans no request has carried wait for more to fill a batch (0: sent as they come).
@@ -93,10 +100,13 @@ export interface SpanExport {
   shutdown(deadline: number): Promise<void>;
   /** Spans waiting (for the status and tests). */
   readonly queued: number;
+  /** Their bytes, which `maxQueuedBytes` bounds. */
+  readonly queuedBytes: number;
   /**
    * The last failed request in the words the records' delivery uses (outcome-label.ts failureText:
    * `timeout after 10 s`, `HTTP 503: …`, `UNAVAILABLE: …`, `network: ECONNREFUSED`), for /readyz,
-   * `top` and `check`; undefined once a request succeeds again.
+   * `top` and `check` (`no traces pipeline: HTTP 404: …` for a collector without one); undefined
+   * once a request succeeds again.
    */
   readonly lastError: string | undefined;
 }
@@ -121,7 +131,7 @@ export function isNoTracesPipeline(o: ExportOutcome): boolean {
 
 export function createSpanExport(o: SpanExportOptions): SpanExport {
   const schedule = o.schedule ?? defaultSchedule;
-  const unsupportedRetryMs = o.unsupportedRetryMs ?? 300_000;
+  const unsupportedRetryMs = o.unsupportedRetryMs ?? UNSUPPORTED_RETRY_MS;
   const concurrency = Math.max(1, o.concurrency ?? 1);
   let lingerMs = Math.max(0, o.lingerMs ?? 0);
   // The queue is an array read from `head` (the oldest span not gone) and `next` (the first span no
@@ -147,6 +157,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   let lastError: string | undefined;
   /** Drops so far, by reason: how often a drop's line is said (fact-log-lines.ts). */
   const drops: Partial<Record<SpanDropReason, number>> = {};
+  const overflowFact = createOverflowNotice(o.maxQueuedBytes, steadyNow);
 
   function dropped(count: number, reason: SpanDropReason, error?: string): void {
     const times = (drops[reason] = (drops[reason] ?? 0) + 1);
@@ -248,9 +259,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       if (rejected > 0) dropped(rejected, 'rejected', outcome.message);
       return;
     }
-    // Every other answer is a failure, said as the records' delivery says it (batch-export.ts).
+    // Every other answer is a failure, said as the records' delivery says it (batch-export.ts); a
+    // missing traces pipeline with its cause first: a bare 404 on /readyz or in `top` sent
+    // operators looking for a wrong URL.
     lastError = failureText(outcome);
     if (isNoTracesPipeline(outcome)) {
+      lastError = `no traces pipeline: ${lastError}`;
       again.push(sent);
       if (!unsupported) {
         unsupported = true;
@@ -302,6 +316,10 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     live--;
     queuedBytes -= q.span.length;
     if (tell) q.owner?.settled(q.span);
+    // The entry may stay a while (the array's gone prefix, a batch answered "later"): not its bytes,
+    // or a queue full under a long refusal keeps up to twice its bound alive.
+    q.span = GONE;
+    q.owner = undefined;
   }
 
   function settle(sent: readonly Queued[]): void {
@@ -336,7 +354,8 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
         advance();
         over++;
       }
-      if (over > 0) dropped(over, 'overflow');
+      // Said now and then (overflow-notice.ts), with why the queue is full: the last failure.
+      if (over > 0) o.emit(overflowFact(over, lastError));
       kick();
     },
     start() {
@@ -366,6 +385,9 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     },
     get queued() {
       return live;
+    },
+    get queuedBytes() {
+      return queuedBytes;
     },
     get lastError() {
       return lastError;

@@ -260,7 +260,15 @@ export const LOG_LINES: FactTable<Logger> = {
   },
   spans_exported: null,
   spans_dropped: (log, fact) => {
-    // A full queue drops at every offer while the traces endpoint is away: said now and then.
+    if (fact.reason === 'overflow') {
+      // The span queue decides (export/overflow-notice.ts): the first drop, then once a minute at most.
+      if (fact.quiet !== true)
+        log.warn(
+          { dropped: fact.dropped, since: fact.since, queueMaxBytes: fact.queueMaxBytes, error: fact.error },
+          'the span queue is full (traces.queue_max_bytes) while the collector does not take spans: the oldest spans are dropped; records are not affected',
+        );
+      return;
+    }
     if (sayAgain(fact.times ?? 1))
       log.warn({ count: fact.count, reason: fact.reason, times: fact.times, error: fact.error }, 'spans not delivered');
   },

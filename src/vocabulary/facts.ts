@@ -243,9 +243,22 @@ export type Fact =
   | { f: 'spans_exported'; count: number }
   /**
    * `times`: the drops of this reason so far (a full queue drops at every offer: said now and then,
-   * not each time); `error`: what the collector said of a refused batch.
+   * not each time); `error`: what the collector said of a refused batch, or for `overflow` why the
+   * queue is full (the last failed request). `overflow` only (export/overflow-notice.ts): `dropped`
+   * over the bound in all, `since` the last line said, `queueMaxBytes` the bound, and `quiet` when
+   * no line is due.
    */
-  | { f: 'spans_dropped'; count: number; reason: SpanDropReason; times?: number; error?: string }
+  | {
+      f: 'spans_dropped';
+      count: number;
+      reason: SpanDropReason;
+      times?: number;
+      error?: string;
+      dropped?: number;
+      since?: number;
+      queueMaxBytes?: number;
+      quiet?: true;
+    }
   /** The traces endpoint failed a request (down, 5xx, 401…): the spans wait and go again after `delayMs`. */
   | {
       f: 'spans_export_failed';

@@ -2,7 +2,7 @@
 // endpoint, the daemon's way, and fails one without a traces pipeline (404) or that refuses the
 // request (a wrong credential), which before passed `check` while the daemon kept every span
 // waiting. The simulator and real OTLP receivers (one without a traces pipeline) on loopback.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,14 @@ describe('check with traces enabled', () => {
       expect(r.code).toBe(1);
     });
   }
+
+  it('without a traces pipeline, names the configured traces.unsupported_retry, not a fixed 5 minutes', async () => {
+    const config = join(dir, 'retry.yaml');
+    writeFileSync(config, 'traces:\n  unsupported_retry: 30s\n');
+    const r = await check(without, 'http/protobuf', { BRIDGE_CONFIG: config });
+    expect(line(r.stdout)).toMatch(/offered again every 30\.0 s \(traces\.unsupported_retry\);/);
+    expect(r.code).toBe(1);
+  });
 
   it('a traces endpoint at a wrong URL (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) fails', async () => {
     const r = await check(withTraces, 'http/protobuf', {

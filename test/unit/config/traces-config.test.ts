@@ -86,6 +86,32 @@ describe('traces configuration', () => {
     expect(traces(on, raw).stateIntervalMs).toBe(ms);
   });
 
+  it.each([
+    ['the default: 5 min', undefined, 300_000],
+    ['a duration', '30s', 30_000],
+    ['the least: 1 s', '1s', 1000],
+  ])('traces.unsupported_retry, %s', (_name, value, ms) => {
+    const raw = value === undefined ? {} : { traces: { unsupported_retry: value } };
+    expect(traces(on, raw).unsupportedRetryMs).toBe(ms);
+  });
+
+  it.each([
+    ['the default: 16 MiB', undefined, 16 * 1024 * 1024],
+    ['a size', '1MiB', 1024 * 1024],
+    ['the least: 64 KiB', '64KiB', 64 * 1024],
+  ])('traces.queue_max_bytes, %s', (_name, value, bytes) => {
+    const raw = value === undefined ? {} : { traces: { queue_max_bytes: value } };
+    expect(traces(on, raw).queueMaxBytes).toBe(bytes);
+  });
+
+  it.each(['1KiB', 'lots'])('refuses a queue_max_bytes of %s, naming the key', (value) => {
+    expect(() => buildConfig({ traces: { queue_max_bytes: value } }, on)).toThrow(/traces.queue_max_bytes/);
+  });
+
+  it.each(['500ms', 'later'])('refuses an unsupported_retry of %s, naming the key', (value) => {
+    expect(() => buildConfig({ traces: { unsupported_retry: value } }, on)).toThrow(/traces.unsupported_retry/);
+  });
+
   it('refuses a state_interval that is not a duration, naming the key', () => {
     expect(() => buildConfig({ traces: { state_interval: 'often' } }, on)).toThrow(/traces.state_interval/);
   });

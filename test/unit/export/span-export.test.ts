@@ -164,7 +164,7 @@ describe('span export', () => {
     ],
     [{ kind: 'retryable', message: 'ECONNREFUSED' }, 'network: ECONNREFUSED'],
     [{ kind: 'failure', status: 401, message: 'HTTP 401: bad token' }, 'HTTP 401: bad token'],
-    [{ kind: 'failure', status: 404, message: 'HTTP 404: not found' }, 'HTTP 404: not found'],
+    [{ kind: 'failure', status: 404, message: 'HTTP 404: not found' }, 'no traces pipeline: HTTP 404: not found'],
   ])(
     'lastError says a failure as delivery does (outcome-label.ts): %j → %s, until a request succeeds',
     async (answer, said) => {
@@ -293,7 +293,7 @@ describe('span export', () => {
     h.exp.start();
     await h.settle();
     expect(h.facts).toEqual([
-      { f: 'spans_dropped', count: 2, reason: 'overflow', times: 1 },
+      { f: 'spans_dropped', count: 2, reason: 'overflow', times: 1, dropped: 2, since: 2, queueMaxBytes: 5 },
       { f: 'spans_dropped', count: 2, reason: 'refused', times: 1, error: 'HTTP 400' },
       { f: 'spans_exported', count: 2 },
       { f: 'spans_exported', count: 1 },

@@ -263,10 +263,19 @@ describe('facts → log lines', () => {
     expect(out[0]).toMatchObject({ endpoint: 'http://c/v1/logs', status: 200, contentType: 'text/html', bytes: 120 });
   });
 
-  it('spans dropped over a full queue (at every offer) and failed span exports are said now and then', () => {
+  it('spans dropped over a full queue only when not quiet, failed span exports now and then', () => {
     const { log, lines } = capture();
     for (let times = 1; times <= 100; times++) {
-      logFact(log, { f: 'spans_dropped', count: 3, reason: 'overflow', times });
+      const quiet = times % 40 !== 1 ? { quiet: true as const } : {};
+      logFact(log, {
+        f: 'spans_dropped',
+        count: 3,
+        reason: 'overflow',
+        times,
+        dropped: 3 * times,
+        queueMaxBytes: 9,
+        ...quiet,
+      });
       logFact(log, {
         f: 'spans_export_failed',
         endpoint: 'http://c/v1/traces',
@@ -278,7 +287,7 @@ describe('facts → log lines', () => {
       });
     }
     const out = lines();
-    expect(out.filter((l) => l.msg === 'spans not delivered').map((l) => l.times)).toEqual([1, 50, 100]);
+    expect(out.filter((l) => l.queueMaxBytes === 9).map((l) => l.dropped)).toEqual([3, 123, 243]);
     expect(out.filter((l) => l.status === 401).map((l) => l.attempt)).toEqual([1, 21, 41, 61, 81]);
   });
 
