@@ -30,10 +30,15 @@ export class Ledger {
   private readonly high = new Map<string, CheckpointUpdate>();
   private oldestUnwritten: number | undefined;
   /**
-   * Sessions whose first position in this process came without a record (`start: latest`'s
-   * baseline, session-records.ts): written at the next commit, not after the embedded store's wait
-   * for bytes (overflow-writer.ts). Unwritten, a crash leaves the session unpositioned and the next
-   * start takes a new baseline, past whatever the service sent in between: a loss, not a duplicate.
+   * Sessions whose first move in this process came without a record: written at the next commit,
+   * not after the embedded store's wait for bytes (overflow-writer.ts). Two kinds arrive here:
+   * - `start: latest`'s baseline (session-records.ts), the one that needs it. Unwritten, a crash
+   *   leaves the session unpositioned and the next start takes a new baseline, past whatever the
+   *   service sent in between: a loss, not a duplicate (test/integration/delivery/baseline-kill-9).
+   * - a session resumed from its stored checkpoint whose first batch here carried no record (its
+   *   events filtered out by `mapping.filters`, say). Lost to a crash, it would only be
+   *   read again; it is written early because telling it from a baseline here would need the
+   *   session's start, and one early write per session and process costs a page.
    */
   private readonly firsts = new Set<string>();
 
