@@ -49,7 +49,7 @@ export function formatWaterfall(spans: readonly ReceivedSpan[], traceId: string)
   const lines = [`${fit('span', NAME_WIDTH)} ${'offset'.padStart(10)} ${'duration'.padStart(10)}  status  timeline`];
   const walk = (parent: string | undefined, depth: number): void => {
     for (const s of children.get(parent) ?? []) {
-      const url = typeof s.attributes['url.full'] === 'string' && s.kind === 3 ? ` ${s.attributes['url.full']}` : '';
+      const url = s.kind === 3 ? requestUrl(s.attributes) : '';
       const from = Math.min(BAR_WIDTH - 1, Number(((s.startTimeUnixNano - start) * BigInt(BAR_WIDTH)) / total));
       const width = Number(((s.endTimeUnixNano - s.startTimeUnixNano) * BigInt(BAR_WIDTH)) / total);
       const bar = ' '.repeat(from) + '█'.repeat(Math.max(1, Math.min(width, BAR_WIDTH - from)));
@@ -62,4 +62,15 @@ export function formatWaterfall(spans: readonly ReceivedSpan[], traceId: string)
   };
   walk(undefined, 0);
   return lines;
+}
+
+/**
+ * What a CLIENT span's line shows after its method: url.full, or for a `data:` URL (whose payload the
+ * mapping does not promote) its scheme, so the line does not read as a request that lost its URL.
+ */
+function requestUrl(attributes: Readonly<Record<string, unknown>>): string {
+  const full = attributes['url.full'];
+  if (typeof full === 'string') return ` ${full}`;
+  const scheme = attributes['url.scheme'];
+  return typeof scheme === 'string' ? ` ${scheme}:…` : '';
 }

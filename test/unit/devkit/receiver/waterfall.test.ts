@@ -56,4 +56,15 @@ describe('waterfall', () => {
     expect(lines[3]).toMatch(/^ {2}GET https:\/\/a\/x\.png +150\.0 ms +200\.0 ms {2}ERROR/);
     expect(lines[1]!.endsWith('█'.repeat(40))).toBe(true);
   });
+
+  // A `data:` URL's request carries url.scheme alone (its payload is no address): a bare "GET" read
+  // as a span that lost its URL.
+  it.each<[string, Record<string, string>, RegExp]>([
+    ['url.full', { 'url.full': 'https://a/x' }, /^ {2}GET https:\/\/a\/x /],
+    ['a data: URL: its scheme', { 'url.scheme': 'data' }, /^ {2}GET data:… /],
+    ['neither: the method alone', {}, /^ {2}GET {2,}/],
+  ])('a request span with %s', (_name, attributes, want) => {
+    const lines = formatWaterfall([spans[1]!, span('4', { parentSpanId: '1', attributes })], 'a'.repeat(32));
+    expect(lines[2]).toMatch(want);
+  });
 });
