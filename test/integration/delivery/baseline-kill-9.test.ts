@@ -2,8 +2,12 @@
 // behind it. That position must survive a kill -9 like any checkpoint: a daemon that loses it takes
 // a new baseline when it starts again, past the events in between, and those are lost without a gap
 // record saying so. The checkpoint writer batches the positions acknowledgements move (up to a
-// minute), but writes a first position at its next commit (store/ledger.ts `firsts`).
+// minute), but writes a first position at its next commit (store/ledger.ts `firsts`). A run's first
+// write goes at once, so a session listed from the start may ride on it; the sessions a PUT or a
+// reload adds later are the ones that need `firsts` (without it, those two cases fail: lb gets nothing).
 import type { ChildProcess } from 'node:child_process';
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../helpers/free-port.js';
 import { exited, harness, sleep, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
@@ -49,9 +53,10 @@ async function streaming(url: string, id: string): Promise<void> {
 }
 
 describe('a start: latest baseline and kill -9', () => {
-  it.each<[string, 'config' | 'put']>([
+  it.each<[string, 'config' | 'put' | 'reload']>([
     ['a session the configuration lists, killed before its first event', 'config'],
     ['a session PUT while another streams, killed before its first event', 'put'],
+    ['a session a reload adds while another streams, killed before its first event', 'reload'],
   ])('%s: the events after the baseline are delivered by the next daemon', async (_name, how) => {
     h = await harness();
     // Another session streams throughout, so the run's first checkpoint write is behind the
@@ -62,12 +67,19 @@ describe('a start: latest baseline and kill -9', () => {
     s.emit(10); // history: `latest` skips it
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
+    // The reload case lists its sessions in a file (a reload reads the file, not the environment).
+    const file = join(h.stateDir, 'bridge.yaml');
+    const save = (sessions: string[]): void => {
+      writeFileSync(`${file}.tmp`, `sessions: [${sessions.join(', ')}]\n`);
+      renameSync(`${file}.tmp`, file);
+    };
+    if (how === 'reload') save(['busy']);
     const env = h.env({
-      BRIDGE_SESSIONS: how === 'config' ? 'busy,lb' : 'busy',
+      ...(how === 'reload' ? {} : { BRIDGE_SESSIONS: how === 'config' ? 'busy,lb' : 'busy' }),
       BRIDGE_START: 'latest',
       BRIDGE_LISTEN: `127.0.0.1:${port}`,
       BRIDGE_CONTROL_TOKEN: TOKEN,
-      BRIDGE_CONFIG: '',
+      BRIDGE_CONFIG: how === 'reload' ? file : '',
     });
     daemon = spawnDaemon(env);
     await streaming(url, 'busy');
@@ -77,6 +89,11 @@ describe('a start: latest baseline and kill -9', () => {
       await sleep(1000);
       const res = await control(url, 'PUT', '/v1/sessions/lb', { start: 'latest' });
       expect(res.status).toBe(201);
+    }
+    if (how === 'reload') {
+      await sleep(1000); // as for the PUT: the run's first write is done
+      save(['busy', 'lb']);
+      daemon.kill('SIGHUP');
     }
     await streaming(url, 'lb');
     // A few commit intervals (200 ms): the baseline's write is due at the next one.
