@@ -273,6 +273,30 @@ describe('configuration', () => {
     expect(e.message).toContain('\n  spool.max_bytes: must be a size');
   });
 
+  // The shape walk and the parser both know a list written as one value: the operator reads one
+  // line for it, the parser's (it says what the list holds), not the same complaint twice.
+  it.each([
+    [{ sessions: 'sess_1' }, 'sessions', 'must be a list of session ids or {id, pool, start, attributes} entries'],
+    [{ control_allowed_hosts: 'bridge.local' }, 'control_allowed_hosts', 'must be a list of host names'],
+    [
+      { mapping: { filters: { include_categories: 'console' } } },
+      'mapping.filters.include_categories',
+      'must be a list of names',
+    ],
+  ])('a list written as one value is one problem: %j', (raw, key, message) => {
+    const e = configError(raw);
+    expect(e).not.toBeInstanceOf(ConfigErrors);
+    expect(e.message).toBe(`${key}: ${message}`);
+  });
+
+  it('a list written as one value is still reported beside the other problems', () => {
+    const caught = configErrorsOf(() => buildConfig({ sessions: 'sess_1', spool: { max_bytes: 'lots' } }, base));
+    expect(caught.problems.map((p) => p.message)).toEqual([
+      'sessions: must be a list of session ids or {id, pool, start, attributes} entries',
+      'spool.max_bytes: must be a size such as 268435456 or "256MiB" (got "lots")',
+    ]);
+  });
+
   it('every problem of the exporter section at once, from the file and the environment', () => {
     const raw = { exporter: { timeout: 'fast', batch_max_records: 'ten', concurrency: 1.5, backoff: { max: 'x' } } };
     const caught = configErrorsOf(() => {
