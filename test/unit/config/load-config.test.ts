@@ -297,6 +297,23 @@ describe('configuration', () => {
     ]);
   });
 
+  // `enabled: yes` (YAML 1.1's boolean, a string in YAML 1.2) or a quoted "true": the line names
+  // what was written, and for a quoted one what to drop, as every other key's message does.
+  it.each([
+    [{ discovery: { enabled: 'yes' } }, 'discovery.enabled', 'must be true or false (got "yes")'],
+    [{ discovery: { enabled: 'true' } }, 'discovery.enabled', 'must be true or false, without quotes (got "true")'],
+    [{ mapping: { redaction: { enabled: 'no' } } }, 'mapping.redaction.enabled', 'must be true or false (got "no")'],
+    [
+      { mapping: { filters: { allow_unknown_types: 1 } } },
+      'mapping.filters.allow_unknown_types',
+      'must be true or false (got 1)',
+    ],
+    [{ exporter: { insecure: 'on' } }, 'exporter.insecure', 'must be true or false (got "on")'],
+    [{ traces: { enabled: 'yes' } }, 'traces.enabled', 'must be true or false (got "yes")'],
+  ])('a boolean written otherwise says what was written: %j', (raw, key, message) => {
+    expect(configError(raw).message).toBe(`${key}: ${message}`);
+  });
+
   it('every problem of the exporter section at once, from the file and the environment', () => {
     const raw = { exporter: { timeout: 'fast', batch_max_records: 'ten', concurrency: 1.5, backoff: { max: 'x' } } };
     const caught = configErrorsOf(() => {
