@@ -6,13 +6,26 @@ import { ShapeError, UnknownKeyError, type ConfigError } from './errors.js';
 import type { KeyNode } from './config-keys.js';
 import { isRecord } from '../util/guards.js';
 
+/** A value that is not a mapping, as the line shows it. */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  return Array.isArray(value) ? 'a list' : String(value);
+}
+
 /** The problems of `value` at `key` against `node`; none when its shape fits. */
 export function shapeProblems(value: unknown, node: KeyNode, key: string): ConfigError[] {
   if (value === undefined || value === null) return [];
   switch (node.kind) {
     case 'section': {
-      if (!isRecord(value)) return [new ShapeError(key || 'config', 'must be a mapping')];
       const allowed = Object.keys(node.keys);
+      // `state: ./state` for `state: {dir: ./state}`: which keys go there is what to do about it.
+      if (!isRecord(value))
+        return [
+          new ShapeError(
+            key || 'config',
+            `must be a mapping with the keys ${allowed.join(', ')} (got ${shown(value)})`,
+          ),
+        ];
       return Object.entries(value).flatMap(([k, v]) => {
         const child = node.keys[k];
         const path = key ? `${key}.${k}` : k;

@@ -60,10 +60,11 @@ export class ConfigProblems {
   add(...problems: ConfigError[]): void {
     for (const p of problems) {
       if (this.list_.some((q) => q.message === p.message)) continue;
-      // One line per wrongly shaped key: the parser's wording, in the shape walk's place.
+      // One line per wrongly shaped key: the parser's wording in the shape walk's place, unless
+      // the shape walk's line already says it and more ("must be a mapping with the keys …").
       const shape = this.list_.findIndex((q) => q instanceof ShapeError && q.key === p.key);
-      if (shape >= 0 && !(p instanceof ShapeError)) this.list_[shape] = p;
-      else this.list_.push(p);
+      if (shape < 0 || p instanceof ShapeError) this.list_.push(p);
+      else if (!this.list_[shape]!.message.startsWith(p.message)) this.list_[shape] = p;
     }
   }
 

@@ -297,6 +297,17 @@ describe('configuration', () => {
     ]);
   });
 
+  // `state: ./state` for `state: {dir: ./state}`: the line says which keys the section holds.
+  it.each([
+    [{ state: './state' }, 'state: must be a mapping with the keys dir (got "./state")'],
+    [
+      { discovery: true },
+      'discovery: must be a mapping with the keys enabled, tags, query, region, interval, start, project (got true)',
+    ],
+  ])('a section written as one value names its keys: %j', (raw, message) => {
+    expect(configError(raw).message).toBe(message);
+  });
+
   // `enabled: yes` (YAML 1.1's boolean, a string in YAML 1.2) or a quoted "true": the line names
   // what was written, and for a quoted one what to drop, as every other key's message does.
   it.each([
