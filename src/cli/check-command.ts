@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/load-config.js';
 import { runEnvironment } from './run-environment.js';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError, ConfigErrors } from '../config/errors.js';
+import { printable } from '../util/printable.js';
 import type { BridgeConfig } from '../config/schema.js';
 import { configWarnings } from '../config/warnings.js';
 import { paint, useColor } from './ansi.js';
@@ -95,7 +96,11 @@ export async function main(argv: string[]): Promise<number> {
     runEnvironment();
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    print(formatCheckItem({ label: 'configuration', status: 'fail', detail: err.message }, 13, p));
+    // Several problems: the count on the ✗ line, then one line each below it, as run prints them.
+    const problems = err instanceof ConfigErrors ? err.problems : [];
+    const detail = problems.length > 0 ? `${problems.length} problems:` : err.message;
+    print(formatCheckItem({ label: 'configuration', status: 'fail', detail }, 13, p));
+    for (const q of problems) print(`${' '.repeat(17)}${printable(q.message)}`);
     return 2;
   }
 

@@ -11,6 +11,7 @@ import { text } from 'node:stream/consumers';
 import { MAX_DURATION_MS, parseDurationMs } from '../config/readers.js';
 import { HttpClient } from '../util/http-client.js';
 import { networkMessage } from '../util/network-message.js';
+import { printable } from '../util/printable.js';
 import { paint, useColor } from './ansi.js';
 import { buildModel, parseMetrics, parseOthersStale, type SessionStatusView, type Snapshot } from './top-model.js';
 import {
@@ -133,7 +134,7 @@ async function readSnapshot(http: HttpClient, url: string, token: string | undef
     }
     if (status === 401)
       throw new ReadError(`the bridge at ${url} refused the control token: pass --token or set BRIDGE_CONTROL_TOKEN`);
-    if (status !== 200) throw new ReadError(`GET ${url}${path} answered ${status}: ${body.slice(0, 200).trim()}`);
+    if (status !== 200) throw new ReadError(refusedRead(url, path, status, body));
     return body;
   };
   const [sessionsText, metricsText, failing] = await Promise.all([
@@ -156,6 +157,25 @@ async function readSnapshot(http: HttpClient, url: string, token: string | undef
     ...failing,
     ...parseOthersStale(list.othersStale),
   };
+}
+
+/**
+ * A read the surface answered with something else than 200, in one line. The bridge's answers are
+ * `{code, message}` (a 403 from a closed control API says what to set): its sentence, not the
+ * JSON cut at some length; what is not such an answer (another program at --url) is quoted short.
+ */
+function refusedRead(url: string, path: string, status: number, body: string): string {
+  let said: { code?: unknown; message?: unknown } | undefined;
+  try {
+    said = JSON.parse(body) as typeof said;
+  } catch {
+    said = undefined;
+  }
+  if (typeof said?.message === 'string') {
+    const code = typeof said.code === 'string' ? ` ${said.code}` : '';
+    return printable(`the bridge at ${url} refused GET ${path} (${status}${code}): ${said.message}`);
+  }
+  return printable(`GET ${url}${path} answered ${status}: ${body.slice(0, 200).trim()}`);
 }
 
 /** Why the records' exporter and the spans' fail, from /readyz (200 or 503 alike); nothing when it does not say. */

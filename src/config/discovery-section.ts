@@ -5,6 +5,7 @@
 import { ConfigError, ConfigProblems } from './errors.js';
 import { CONFIG_FILE, keysOf } from './config-keys.js';
 import {
+  notABoolean,
   onlyKeys,
   optDurationMs,
   optEnum,
@@ -118,6 +119,6 @@ function envBool(v: string | undefined, key: string): boolean | undefined {
 
 function fileBool(v: unknown, key: string): boolean | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'boolean') throw new ConfigError(key, 'must be true or false');
+  if (typeof v !== 'boolean') throw notABoolean(v, key);
   return v;
 }

@@ -29,6 +29,13 @@ export class UnknownKeyError extends ConfigError {
 }
 
 /**
+ * A value of the wrong shape (a list written as one value, a section as a scalar), found by the walk
+ * of the file against its declared keys before the parsers read it. The parser of that key, when it
+ * runs, says the same more precisely ("a list of host names"): its line replaces this one.
+ */
+export class ShapeError extends ConfigError {}
+
+/**
  * Several problems of one configuration, reported together so the operator fixes them in one go.
  * A ConfigError itself (the first problem's key), so every caller that handles one handles both.
  */
@@ -51,7 +58,14 @@ export class ConfigProblems {
   private readonly list_: ConfigError[] = [];
 
   add(...problems: ConfigError[]): void {
-    for (const p of problems) if (!this.list_.some((q) => q.message === p.message)) this.list_.push(p);
+    for (const p of problems) {
+      if (this.list_.some((q) => q.message === p.message)) continue;
+      // One line per wrongly shaped key: the parser's wording in the shape walk's place, unless
+      // the shape walk's line already says it and more ("must be a mapping with the keys …").
+      const shape = this.list_.findIndex((q) => q instanceof ShapeError && q.key === p.key);
+      if (shape < 0 || p instanceof ShapeError) this.list_.push(p);
+      else if (!this.list_[shape]!.message.startsWith(p.message)) this.list_[shape] = p;
+    }
   }
 
   take<T>(part: () => T, fallback: T): T {

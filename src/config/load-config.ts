@@ -13,6 +13,7 @@ import type { BridgeConfig, SessionSpec, StartPosition } from './schema.js';
 import { buildExporter } from './exporter-section.js';
 import {
   isRecord,
+  optFlag,
   optBytes,
   optDurationMs,
   optEnum,
@@ -137,7 +138,7 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
   const traces = p.take(() => {
     const tracesSection = section(raw, 'traces', 'traces');
     const enabled = p.take(
-      () => flag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? flag(tracesSection.enabled, 'traces.enabled') ?? false,
+      () => optFlag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? optFlag(tracesSection.enabled, 'traces.enabled') ?? false,
       false,
     );
     // The open span state is captured once per this interval (session/span-tap.ts); 0: at every batch.
@@ -381,15 +382,6 @@ function readProblem(path: string, err: unknown, what: string): string {
   if (code === 'EISDIR') return `${path} is a directory, not a file`;
   if (code === 'EACCES' || code === 'EPERM') return `${path} cannot be read: permission denied`;
   return `cannot read ${path}: ${code ?? (err as Error).message}`;
-}
-
-/** A boolean from YAML (true/false) or the environment (true/false, case-insensitive); undefined when unset. */
-function flag(v: unknown, key: string): boolean | undefined {
-  if (v === undefined || v === '') return undefined;
-  if (typeof v === 'boolean') return v;
-  const s = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
-  if (s === 'true' || s === 'false') return s === 'true';
-  throw new ConfigError(key, 'must be true or false');
 }
 
 /** The YAML parser's first line ("… at line 2, column 1:"), without the colon that led to its excerpt. */

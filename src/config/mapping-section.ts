@@ -5,7 +5,7 @@ import { ConfigError, ConfigProblems, UnknownKeyError } from './errors.js';
 import { CONFIG_FILE, keysOf } from './config-keys.js';
 
 import { checkCategories, checkIncludeTypes } from './event-names.js';
-import { optBytes } from './readers.js';
+import { notABoolean, optBytes } from './readers.js';
 import { isRecord } from '../util/guards.js';
 
 const KEYS = CONFIG_FILE.keys.mapping;
@@ -221,7 +221,7 @@ function section(raw: unknown, key: string, known: readonly string[]): Record<st
 
 function bool(raw: unknown, key: string, fallback: boolean): boolean {
   if (raw === undefined || raw === null) return fallback;
-  if (typeof raw !== 'boolean') throw new ConfigError(key, 'must be true or false');
+  if (typeof raw !== 'boolean') throw notABoolean(raw, key);
   return raw;
 }
 
@@ -322,7 +322,7 @@ function parseFilters(raw: unknown, key: string): FilterOptions {
   // Unknown types are kept (the service adds types), but a type-only include list that matches
   // nothing known would drop everything: that needs the operator's word (allow_unknown_types).
   const allowUnknown = s.allow_unknown_types ?? false;
-  if (typeof allowUnknown !== 'boolean') throw new ConfigError(`${key}.allow_unknown_types`, 'must be true or false');
+  if (typeof allowUnknown !== 'boolean') throw notABoolean(allowUnknown, `${key}.allow_unknown_types`);
   if (!ic || ic.length === 0)
     checkIncludeTypes(it ?? [], `${key}.include_types`, allowUnknown, `${key}.allow_unknown_types`);
   if (ic !== undefined) out.includeCategories = ic;

@@ -13,7 +13,7 @@
 // result always carries the scheme it resolved to, so the transport and every message read the
 // same decision.
 import { ConfigError } from './errors.js';
-import { optString, type Raw } from './readers.js';
+import { notABoolean, optString, type Raw } from './readers.js';
 import type { OtlpProtocol, OtlpSignal } from './schema.js';
 import { maskUrlText } from '../util/mask-url-text.js';
 
@@ -125,6 +125,6 @@ export function insecureFlag(env: Env, ex: Raw, signal: OtlpSignal = 'logs'): bo
     return v === 'true';
   }
   if (ex.insecure !== undefined && typeof ex.insecure !== 'boolean')
-    throw new ConfigError('exporter.insecure', 'must be true or false');
+    throw notABoolean(ex.insecure, 'exporter.insecure');
   return ex.insecure === true;
 }

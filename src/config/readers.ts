@@ -8,6 +8,34 @@ export { isRecord };
 
 export type Raw = Record<string, unknown>;
 
+/**
+ * The problem of a value that should be a boolean, naming what was written: `yes`/`on` (YAML 1.1's
+ * booleans, strings in YAML 1.2) and a quoted "true" look right to the person who wrote them.
+ */
+export function notABoolean(v: unknown, key: string): ConfigError {
+  const got =
+    typeof v === 'string'
+      ? `"${v}"`
+      : typeof v === 'number'
+        ? String(v)
+        : Array.isArray(v)
+          ? 'a list'
+          : isRecord(v)
+            ? 'a mapping'
+            : typeof v;
+  const quoted = typeof v === 'string' && /^(true|false)$/i.test(v.trim());
+  return new ConfigError(key, `must be true or false${quoted ? ', without quotes' : ''} (got ${got})`);
+}
+
+/** A boolean from YAML (true/false) or the environment (true/false, case-insensitive); undefined when unset. */
+export function optFlag(v: unknown, key: string): boolean | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (typeof v === 'boolean') return v;
+  const s = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
+  if (s === 'true' || s === 'false') return s === 'true';
+  throw notABoolean(v, key);
+}
+
 /** A section of the file; absent → empty. */
 export function section(parent: Raw, name: string, key: string): Raw {
   const v = parent[name];

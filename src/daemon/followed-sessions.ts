@@ -98,7 +98,19 @@ export class FollowedSessions {
 
   /** Segments the collector acknowledged: advances per-session delivered seq. */
   delivered(segments: readonly Segment[]): void {
-    for (const s of segments) this.active.get(s.sessionId)?.delivered(s.lastSeq, s.epoch ?? 0);
+    for (const s of segments) {
+      const epoch = s.epoch ?? 0;
+      const p = this.active.get(s.sessionId);
+      if (p) {
+        p.delivered(s.lastSeq, epoch);
+        continue;
+      }
+      // A session's last records are acknowledged after its end was recorded (the end comes with
+      // its stream, the acknowledgement with the collector): its final status moves with them, or
+      // it would show them undelivered for the rest of the run.
+      const done = this.finished.get(s.sessionId);
+      if (done && done.epoch === epoch && s.lastSeq > done.lastDeliveredSeq) done.lastDeliveredSeq = s.lastSeq;
+    }
   }
 
   /** Sets the enrichment attributes (pool) of every later record of a followed session. */

@@ -88,6 +88,8 @@ export class SessionPipeline implements StreamSink, FollowedSession {
   /** What the collector acknowledged, as (epoch, seq): a new epoch's seqs start again at 1. */
   private readonly deliveredAt: StreamPosition;
   private lastEventMicros = 0;
+  /** This epoch's highest seq applied, the archive's included: the stream's stays before a tail read there. */
+  private appliedSeq = 0;
   private readonly now: () => number;
   private starting: Promise<void> | undefined;
   private stopping = false;
@@ -195,7 +197,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
       ...this.stats,
       ...lastEventAt,
       state: this.subscriber.currentState,
-      lastReceivedSeq: this.subscriber.lastSeq,
+      lastReceivedSeq: this.lastSeq(),
       lastDeliveredSeq: seqIn(this.deliveredAt, this.ctx.epoch),
       epoch: this.ctx.epoch,
       reconnects: { ...this.stats.reconnects },
@@ -247,11 +249,16 @@ export class SessionPipeline implements StreamSink, FollowedSession {
       this.emit({
         f: 'session_ended',
         session: this.id,
-        lastSeq: this.subscriber.lastSeq,
+        lastSeq: this.lastSeq(),
         epoch: this.ctx.epoch,
         detail,
       });
     await this.deps.onEnded(this.id);
+  }
+
+  /** The last seq received in this epoch, by the stream or from the archive. */
+  private lastSeq(): number {
+    return Math.max(this.subscriber.lastSeq, this.appliedSeq);
   }
 
   report(ev: SubscriberEvent): void {
@@ -284,6 +291,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
         switch (item.kind) {
           case 'event':
             this.records.event(item.envelope, item.sourceId, observedMicros);
+            if (item.envelope.seq > this.appliedSeq) this.appliedSeq = item.envelope.seq;
             received++;
             break;
           case 'gap':
@@ -304,6 +312,7 @@ export class SessionPipeline implements StreamSink, FollowedSession {
             break;
           case 'epoch':
             this.ctx.epoch = item.epoch;
+            this.appliedSeq = 0;
             this.emit({
               f: 'epoch_started',
               session: this.id,

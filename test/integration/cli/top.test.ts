@@ -153,6 +153,21 @@ describe('top', () => {
     expect(forever.code).toBe(2);
     expect(forever.stderr).toBe('--interval must be a duration between 100ms and 596h, e.g. 2s (got "1000h")\n');
   });
+
+  // The image listens on 0.0.0.0 and, without a control token, keeps /v1/sessions closed: `top` in
+  // the container then has to say so in a sentence, not as a cut-off piece of the JSON answer.
+  it('a bridge whose control API is closed says why in one line, not as raw JSON', async () => {
+    t.running = await startInProcess(t.world, {}, { BRIDGE_LISTEN: '0.0.0.0:0' });
+    const port = new URL(t.running.url).port;
+    const res = await runCli(['top', '--once', '--url', `http://127.0.0.1:${port}`], {});
+    expect(res).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr:
+        `error: the bridge at http://127.0.0.1:${port} refused GET /v1/sessions (403 forbidden): the control API is disabled: ` +
+        'the bridge listens beyond loopback and no BRIDGE_CONTROL_TOKEN is set (set one, or BRIDGE_CONTROL_INSECURE=true to open it anyway)\n',
+    });
+  });
 });
 
 /** A loopback port nothing listens on (bound once, then released). */

@@ -260,4 +260,26 @@ describe('gaps repaired from the archive', () => {
     expect(gaps(h, 'tl')).toEqual([]);
     expect(seqs(h, 'tl')).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
+
+  // A session that ended before the bridge ever followed it is all archive: its status (GET
+  // /v1/sessions, `top`) and its "session ended" line must count what was read, not the 0 that the
+  // stream, which never delivered an event, holds.
+  it('a session read whole from the archive reports its last seq as received, as delivered', async () => {
+    h = await harness();
+    const s = h.sim.createSession('gone');
+    s.emit(12);
+    s.end();
+    const bridge = await h.startBridge(FAST, { BRIDGE_SESSIONS: 'gone' });
+    await bridge.supervisor.untilAllEnded();
+    // Acknowledged after the end was recorded: the ended session's status still moves with them.
+    await until(() => bridge.supervisor.status()[0]!.lastDeliveredSeq === 12, 'the acknowledgement in the status');
+    expect(seqs(h, 'gone')).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(bridge.supervisor.status()[0]).toMatchObject({
+      state: 'ended',
+      received: 12,
+      repaired: 12,
+      lastReceivedSeq: 12,
+      lastDeliveredSeq: 12,
+    });
+  });
 });

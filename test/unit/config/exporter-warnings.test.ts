@@ -25,6 +25,23 @@ describe('exporter warnings', () => {
     );
   });
 
+  // The specification appends /v1/logs to the generic endpoint, so a full URL there posts to
+  // /v1/logs/v1/logs and every export answers 404: valid, and almost certainly not what was meant.
+  it.each([
+    ['http://collector:4318/v1/logs', 'http://collector:4318/v1/logs/v1/logs'],
+    ['http://collector:4318/otlp/v1/logs/', 'http://collector:4318/otlp/v1/logs/v1/logs'],
+  ])('a generic endpoint that already ends in /v1/logs is named: %s', (endpoint, url) => {
+    expect(warnings({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).toEqual([
+      `the collector endpoint is ${url}: OTEL_EXPORTER_OTLP_ENDPOINT is a base URL that /v1/logs is appended to; drop /v1/logs from it, or set the full URL as OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`,
+    ]);
+  });
+
+  it('a full URL where it is used as is says nothing', () => {
+    expect(warnings({ OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: 'http://collector:4318/v1/logs' })).toEqual([]);
+    expect(warnings({}, { exporter: { endpoint: 'http://collector:4318/v1/logs' } })).toEqual([]);
+    expect(warnings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/otlp' })).toEqual([]);
+  });
+
   it('the matching ports and the defaults say nothing', () => {
     expect(warnings({})).toEqual([]);
     expect(warnings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual([]);

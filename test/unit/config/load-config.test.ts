@@ -273,6 +273,58 @@ describe('configuration', () => {
     expect(e.message).toContain('\n  spool.max_bytes: must be a size');
   });
 
+  // The shape walk and the parser both know a list written as one value: the operator reads one
+  // line for it, the parser's (it says what the list holds), not the same complaint twice.
+  it.each([
+    [{ sessions: 'sess_1' }, 'sessions', 'must be a list of session ids or {id, pool, start, attributes} entries'],
+    [{ control_allowed_hosts: 'bridge.local' }, 'control_allowed_hosts', 'must be a list of host names'],
+    [
+      { mapping: { filters: { include_categories: 'console' } } },
+      'mapping.filters.include_categories',
+      'must be a list of names',
+    ],
+  ])('a list written as one value is one problem: %j', (raw, key, message) => {
+    const e = configError(raw);
+    expect(e).not.toBeInstanceOf(ConfigErrors);
+    expect(e.message).toBe(`${key}: ${message}`);
+  });
+
+  it('a list written as one value is still reported beside the other problems', () => {
+    const caught = configErrorsOf(() => buildConfig({ sessions: 'sess_1', spool: { max_bytes: 'lots' } }, base));
+    expect(caught.problems.map((p) => p.message)).toEqual([
+      'sessions: must be a list of session ids or {id, pool, start, attributes} entries',
+      'spool.max_bytes: must be a size such as 268435456 or "256MiB" (got "lots")',
+    ]);
+  });
+
+  // `state: ./state` for `state: {dir: ./state}`: the line says which keys the section holds.
+  it.each([
+    [{ state: './state' }, 'state: must be a mapping with the keys dir (got "./state")'],
+    [
+      { discovery: true },
+      'discovery: must be a mapping with the keys enabled, tags, query, region, interval, start, project (got true)',
+    ],
+  ])('a section written as one value names its keys: %j', (raw, message) => {
+    expect(configError(raw).message).toBe(message);
+  });
+
+  // `enabled: yes` (YAML 1.1's boolean, a string in YAML 1.2) or a quoted "true": the line names
+  // what was written, and for a quoted one what to drop, as every other key's message does.
+  it.each([
+    [{ discovery: { enabled: 'yes' } }, 'discovery.enabled', 'must be true or false (got "yes")'],
+    [{ discovery: { enabled: 'true' } }, 'discovery.enabled', 'must be true or false, without quotes (got "true")'],
+    [{ mapping: { redaction: { enabled: 'no' } } }, 'mapping.redaction.enabled', 'must be true or false (got "no")'],
+    [
+      { mapping: { filters: { allow_unknown_types: 1 } } },
+      'mapping.filters.allow_unknown_types',
+      'must be true or false (got 1)',
+    ],
+    [{ exporter: { insecure: 'on' } }, 'exporter.insecure', 'must be true or false (got "on")'],
+    [{ traces: { enabled: 'yes' } }, 'traces.enabled', 'must be true or false (got "yes")'],
+  ])('a boolean written otherwise says what was written: %j', (raw, key, message) => {
+    expect(configError(raw).message).toBe(`${key}: ${message}`);
+  });
+
   it('every problem of the exporter section at once, from the file and the environment', () => {
     const raw = { exporter: { timeout: 'fast', batch_max_records: 'ten', concurrency: 1.5, backoff: { max: 'x' } } };
     const caught = configErrorsOf(() => {
