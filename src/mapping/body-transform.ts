@@ -10,6 +10,7 @@ import type { UrlRedactor } from './redact-url.js';
 import type { NameMatcher } from './name-matcher.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { maskBodySecrets } from './body-secrets.js';
+import { maskDataUrl } from './mask-data-url.js';
 import { redactUrlsInText } from './redact-free-text.js';
 import { maskJwts } from './mask-jwts.js';
 import { maskPrintedJson } from './mask-printed-json.js';
@@ -131,9 +132,13 @@ export function createBodyTransformer(
   // A URL value's masked form, remembered: a page's events all carry its URL, a response its
   // request's. Only whole values (copies JSON.parse made), never URLs cut out of a longer text,
   // which would keep that text alive.
-  const remembered = urls && boundedMemo(URL_MEMO_ENTRIES, (url) => urls.redact(url));
+  // A `data:` URL's payload is a body and masked as one (mask-data-url.ts) before the URL masking.
+  const dataNames = bodies === undefined ? undefined : bodyNames;
+  const redactWhole = (url: string, u: UrlRedactor): string =>
+    u.redact(dataNames === undefined ? url : maskDataUrl(url, dataNames));
+  const remembered = urls && boundedMemo(URL_MEMO_ENTRIES, (url) => redactWhole(url, urls));
   const redactUrl = (url: string, u: UrlRedactor): string =>
-    remembered === undefined || url.length > URL_MEMO_CHARS ? u.redact(url) : remembered(url);
+    remembered === undefined || url.length > URL_MEMO_CHARS ? redactWhole(url, u) : remembered(url);
 
   const jwts = redaction.enabled && redaction.maskJwts;
 
