@@ -10,8 +10,10 @@ import type { UrlRedactor } from './redact-url.js';
 import type { NameMatcher } from './name-matcher.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { maskBodySecrets } from './body-secrets.js';
+import { maskDataUrl } from './mask-data-url.js';
 import { redactUrlsInText } from './redact-free-text.js';
 import { maskJwts } from './mask-jwts.js';
+import { maskAuthSchemes } from './mask-auth-schemes.js';
 import { maskPrintedJson } from './mask-printed-json.js';
 import { maskAgentCode } from './mask-agent-code.js';
 import { URL_MEMO_CHARS } from './redact-url.js';
@@ -46,11 +48,13 @@ export interface WalkState {
   headersRedacted: boolean;
   urlsRedacted: boolean;
   jwtsRedacted: boolean;
+  /** A credential after `Bearer` or `Basic` in free text (mask-auth-schemes.ts). */
+  authRedacted: boolean;
 }
 
 /** A walk's scratch state, zeroed: one per mapper (map() is synchronous) and reset per event. */
 export function newWalkState(): WalkState {
-  return { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false, jwtsRedacted: false };
+  return { chars: 0, nodes: 0, headersRedacted: false, urlsRedacted: false, jwtsRedacted: false, authRedacted: false };
 }
 
 /** Zeroes `s` for the next event. */
@@ -60,6 +64,7 @@ export function resetWalkState(s: WalkState): void {
   s.headersRedacted = false;
   s.urlsRedacted = false;
   s.jwtsRedacted = false;
+  s.authRedacted = false;
 }
 
 type JsonObject = { [key: string]: JsonValue };
@@ -131,9 +136,13 @@ export function createBodyTransformer(
   // A URL value's masked form, remembered: a page's events all carry its URL, a response its
   // request's. Only whole values (copies JSON.parse made), never URLs cut out of a longer text,
   // which would keep that text alive.
-  const remembered = urls && boundedMemo(URL_MEMO_ENTRIES, (url) => urls.redact(url));
+  // A `data:` URL's payload is a body and masked as one (mask-data-url.ts) before the URL masking.
+  const dataNames = bodies === undefined ? undefined : bodyNames;
+  const redactWhole = (url: string, u: UrlRedactor): string =>
+    u.redact(dataNames === undefined ? url : maskDataUrl(url, dataNames));
+  const remembered = urls && boundedMemo(URL_MEMO_ENTRIES, (url) => redactWhole(url, urls));
   const redactUrl = (url: string, u: UrlRedactor): string =>
-    remembered === undefined || url.length > URL_MEMO_CHARS ? u.redact(url) : remembered(url);
+    remembered === undefined || url.length > URL_MEMO_CHARS ? redactWhole(url, u) : remembered(url);
 
   const jwts = redaction.enabled && redaction.maskJwts;
 
@@ -143,10 +152,13 @@ export function createBodyTransformer(
    */
   function maskOne(value: JsonValue, key: string, state: WalkState): JsonValue {
     if (typeof value === 'string') {
-      const masked = urls === undefined ? value : maskUrls(value, key, urls, state);
-      if (!jwts) return masked;
-      const out = maskJwts(masked);
-      if (out !== masked) state.jwtsRedacted = true;
+      if (urls === undefined) return value;
+      const masked = maskUrls(value, key, urls, state);
+      const schemes = maskAuthSchemes(masked);
+      if (schemes !== masked) state.authRedacted = true;
+      if (!jwts) return schemes;
+      const out = maskJwts(schemes);
+      if (out !== schemes) state.jwtsRedacted = true;
       return out;
     }
     if (headers !== undefined && key === 'headers' && typeof value === 'object' && value !== null) {

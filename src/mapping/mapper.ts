@@ -68,6 +68,7 @@ export function createMapper(options: MappingOptions, deps: MapperDeps = {}): Ma
       if (state.headersRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'header', count: 1 });
       if (state.urlsRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'url', count: 1 });
       if (state.jwtsRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'jwt', count: 1 });
+      if (state.authRedacted) emit({ f: 'values_redacted', type: ev.type, kind: 'auth_credential', count: 1 });
       if (transformer.lastDropped !== undefined && isJsonObject(data))
         emit({ f: 'values_redacted', type: ev.type, kind: transformer.lastDropped, count: 1 });
 

@@ -1,12 +1,14 @@
 // JSON a page printed to the console: a debugging print of a session or a token answer
 // (`console.log(JSON.stringify(session))`, or as a later argument) carries the same secret-named
 // members a response body does, and gets the same masking (mask-json-text.ts, scanned as text, so
-// a print the service cut at 8,192 bytes is masked too). Only JSON: prose such as `key=value` in a
+// a print the service cut at 8,192 bytes is masked too). Besides JSON, only an argument that is
+// nothing but a cookie list or a form (mask-printed-pairs.ts): prose such as `key=value` inside a
 // message is not read as a form, nor quoted words before a colon as members.
 import type { JsonValue } from '../vocabulary/log-record.js';
 import { maskJsonText } from './mask-json-text.js';
 import type { NameMatcher } from './name-matcher.js';
 import { setOwn } from './attributes.js';
+import { maskPrintedPairs } from './mask-printed-pairs.js';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -16,8 +18,9 @@ type JsonObject = { [key: string]: JsonValue };
  * not, and a message without either is prose, whose quotes (`the "code": field`) name nothing.
  */
 function maskOne(value: JsonValue, names: NameMatcher): JsonValue {
+  if (typeof value !== 'string') return value;
   // A JSON member is a quoted name and a colon: one native search settles most messages.
-  if (typeof value !== 'string' || !value.includes('":')) return value;
+  if (!value.includes('":')) return maskPrintedPairs(value, names);
   const brace = value.indexOf('{');
   const bracket = value.indexOf('[');
   const from = brace === -1 ? bracket : bracket === -1 ? brace : Math.min(brace, bracket);

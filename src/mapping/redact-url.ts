@@ -133,7 +133,7 @@ export function percentDecode(text: string): string {
 }
 
 /** `text` with each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, ES2024). */
-const wellFormed = (text: string): string =>
+export const wellFormed = (text: string): string =>
   text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
 /**

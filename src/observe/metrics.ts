@@ -42,6 +42,7 @@ export const LABEL_VALUES = {
     'typed_key',
     'source_metadata',
     'jwt',
+    'auth_credential',
     'console_text',
   ] satisfies RedactionKind[],
   reloadOutcome: ['applied', 'rejected'],
@@ -209,7 +210,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean; spoolCapacityByt
     }),
     redacted: registry.counter({
       name: 'bridge_records_redacted_total',
-      help: 'Events in which redaction masked values, by kind (header, url, post_data, response_body, api_call_code, typed_key, source_metadata).',
+      help: 'Events in which redaction masked values, by kind (header, url, post_data, response_body, api_call_code, typed_key, source_metadata, jwt, console_text, auth_credential).',
       labelNames: ['kind'],
     }),
     spoolRecords: registry.gauge({

@@ -24,6 +24,7 @@ export type RedactionKind =
   | 'typed_key'
   | 'source_metadata'
   | 'jwt'
+  | 'auth_credential'
   | 'console_text';
 
 /** Why the service's numbering was taken as a new epoch (stream/sequencer.ts). */
