@@ -25,6 +25,9 @@ describe('maskAuthSchemes', () => {
     ['Basic user:password', `Authorization: Basic ${basic('alice:s3cr3t-pw')}`, 'Authorization: Basic REDACTED'],
     ['Basic with padding', `basic ${basic('bob:pw12')}`, 'basic REDACTED'],
     ['in JSON text', `{"h":"Bearer 9f8e7d6c5b4a"}`, `{"h":"Bearer REDACTED"}`],
+    // The shortest text that can hold one, and a tab as its only blank (the blank is searched first).
+    ['the shortest', 'Basic ' + basic('ab:cd'), 'Basic REDACTED'],
+    ['a tab, no space', 'Bearer\tabc123DEF', 'Bearer\tREDACTED'],
   ])('%s', (_, text, expected) => expect(maskAuthSchemes(text)).toBe(expected));
 
   it.each<[string, string]>([
