@@ -121,7 +121,7 @@ export function insecureFlag(env: Env, ex: Raw, signal: OtlpSignal = 'logs'): bo
   for (const key of [signalVar(signal, 'INSECURE'), 'OTEL_EXPORTER_OTLP_INSECURE']) {
     const v = env[key]?.trim().toLowerCase();
     if (v === undefined || v === '') continue;
-    if (v !== 'true' && v !== 'false') throw new ConfigError(key, 'must be true or false');
+    if (v !== 'true' && v !== 'false') throw notABoolean(env[key], key);
     return v === 'true';
   }
   if (ex.insecure !== undefined && typeof ex.insecure !== 'boolean')

@@ -89,7 +89,7 @@ describe('OTLP/gRPC endpoint', () => {
       /must be http:\/\/host:port/,
     );
     expect(problem({ ...grpc, OTEL_EXPORTER_OTLP_INSECURE: 'yes' })).toBe(
-      'OTEL_EXPORTER_OTLP_INSECURE: must be true or false',
+      'OTEL_EXPORTER_OTLP_INSECURE: must be true or false (got "yes")',
     );
   });
 
