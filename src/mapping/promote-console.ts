@@ -16,6 +16,9 @@ type Data = Record<string, unknown>;
 const BARE_LABELS = new Set(['Uncaught', 'Uncaught (in promise)']);
 
 const EXCEPTION_TEXT = /^(?:Uncaught (?:\(in promise\) )?)?([A-Za-z_$][\w$.]{0,99}): ([\s\S]*)$/;
+// `throw new Error()` escapes as "Uncaught Error": a type with no message. Only names that read as
+// an error class count; "Uncaught oops" is a thrown string, whose text is its message.
+const EXCEPTION_TYPE_ONLY = /^Uncaught (?:\(in promise\) )?((?:[A-Z][\w$]{0,99})?(?:Error|Exception))$/;
 
 function addLocation(attrs: Attrs, loc: SourceLocation | undefined): void {
   if (loc === undefined) return;
@@ -51,10 +54,10 @@ export function promoteConsoleError(data: Data, attrs: Attrs): void {
   promoteConsoleLog(data, attrs);
   if (!isUncaughtException(data)) return;
   const text = typeof data.text === 'string' ? data.text : '';
-  const m = EXCEPTION_TEXT.exec(text);
+  const m = EXCEPTION_TEXT.exec(text) ?? EXCEPTION_TYPE_ONLY.exec(text);
   if (m !== null) {
     attrs[ATTR.exceptionType] = m[1] as string;
-    attrs[ATTR.exceptionMessage] = m[2] as string;
+    if (m[2] !== undefined) attrs[ATTR.exceptionMessage] = m[2];
   } else if (text !== '') {
     // Chromium's own text is the label alone (`Uncaught`, `Uncaught (in promise)`): the error's
     // type and message are in exceptionDetails.exception, which the service does not copy. Cut,

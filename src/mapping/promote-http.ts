@@ -24,9 +24,18 @@ export function promoteMethod(data: Data, attrs: Attrs): void {
   }
 }
 
+/**
+ * http.response.status_code only for a status an HTTP response can carry (100–599). Chromium
+ * reports 0 for a response it never had (an opaque or blocked one): as a status code it would
+ * group with real ones in every dashboard; the body keeps the value as the service sent it.
+ */
 export function promoteStatus(data: Data, attrs: Attrs): void {
   const status = data.status;
-  if (typeof status === 'number' && Number.isInteger(status)) attrs[ATTR.httpStatus] = status;
+  if (isHttpStatus(status)) attrs[ATTR.httpStatus] = status;
+}
+
+function isHttpStatus(status: unknown): status is number {
+  return typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599;
 }
 
 function promoteString(data: Data, member: string, attrs: Attrs, name: string): void {
@@ -89,7 +98,5 @@ export function promoteMonitorReason(data: Data, attrs: Attrs): void {
 export function promoteGeneric(data: Data, attrs: Attrs): void {
   promoteUrl(data, attrs);
   promoteMethod(data, attrs);
-  const status = data.status;
-  if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599)
-    attrs[ATTR.httpStatus] = status;
+  promoteStatus(data, attrs);
 }

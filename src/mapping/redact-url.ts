@@ -303,6 +303,7 @@ function parseUrlParts(url: string): UrlParts {
     }
   }
   if (host !== '') parts.host = host;
-  if (port !== undefined && /^\d{1,5}$/.test(port)) parts.port = Number(port);
+  // A port past 65535 names no server (a URL no browser would fetch): not promoted.
+  if (port !== undefined && /^\d{1,5}$/.test(port) && Number(port) <= 65535) parts.port = Number(port);
   return parts;
 }

@@ -99,6 +99,11 @@ describe('URL attributes', () => {
     addUrlAttributes(attrs, url);
     expect(attrs).toMatchObject(expected);
   });
+  it.each(['https://h.example:99999/', 'https://h.example:65536/'])('%s: a port past 65535 is none', (url) => {
+    const attrs = {};
+    addUrlAttributes(attrs, url);
+    expect(attrs).toEqual({ 'url.scheme': 'https', 'url.full': url, 'server.address': 'h.example' });
+  });
   it('the same URL again, past the memo bound, and longer than the memo takes: the same attributes', () => {
     const cases = [
       'https://Shop.Example:8443/a?b',

@@ -88,6 +88,26 @@ export const CONSOLE_CASES: MappingCase[] = [
       'code.column.number': 8,
     },
   }),
+  ...[
+    ['Uncaught Error', 'Error'],
+    ['Uncaught (in promise) TypeError', 'TypeError'],
+    ['Uncaught DOMException', 'DOMException'],
+  ].map(([text, type]) =>
+    c('console_error', `uncaught exception with a type and no message: "${text}"`, {
+      category: 'console',
+      data: { text, line: 0, column: 5, source_url: 'https://shop.example/app.js' },
+      severity: ERROR,
+      attributes: { 'exception.type': type },
+      absent: ['exception.message'],
+    }),
+  ),
+  c('console_error', 'a thrown string is a message, not a type: "Uncaught oops"', {
+    category: 'console',
+    data: { text: 'Uncaught oops', line: 0, column: 5, source_url: 'https://shop.example/app.js' },
+    severity: ERROR,
+    attributes: { 'exception.message': 'oops' },
+    absent: ['exception.type'],
+  }),
   // What Chromium sends as exceptionDetails.text today: the label alone, the error's own type and
   // message being in exceptionDetails.exception, which the service does not copy
   // (test/integration/devkit/chromium-session-shapes.test.ts).

@@ -36,6 +36,14 @@ export const NETWORK_CASES: MappingCase[] = [
     attributes: { 'url.full': NULL_BLOB, 'url.scheme': 'blob', 'http.request.method': 'GET' },
     absent: ['server.address', 'server.port'],
   }),
+  // Chromium's status for a response it never had (opaque, blocked): no HTTP status code.
+  c('network_response', 'status 0 is no status code', {
+    category: 'network',
+    data: { url: 'https://api.example/x', method: 'GET', status: 0, request_id: 'R0' },
+    severity: INFO,
+    attributes: { 'http.request.method': 'GET', 'browser.network.request.id': 'R0' },
+    absent: ['http.response.status_code'],
+  }),
   ...[200, 304, 404, 503].map((status) =>
     c('network_response', `status ${status}`, {
       category: 'network',
