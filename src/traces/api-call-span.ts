@@ -3,7 +3,7 @@
 // state, so it is never open at a checkpoint.
 import type { AttributeValue } from '../vocabulary/log-record.js';
 import { SPAN_KIND, type BridgeSpan } from '../vocabulary/span.js';
-import { num, str } from './event-fields.js';
+import { httpStatus, num, str } from './event-fields.js';
 import { spanIdOf, traceIdOf } from './span-ids.js';
 import { SPAN_ATTR } from './span-shapes.js';
 
@@ -20,7 +20,7 @@ export function apiCallSpan(
   const attributes: Record<string, AttributeValue> = { [SPAN_ATTR.sessionId]: sessionId };
   for (const name of ['http.response.status_code', 'browser.api_call.operation_id'] as const)
     if (attrs[name] !== undefined) attributes[name] = attrs[name];
-  const status = num(data.status);
+  const status = httpStatus(data.status);
   if (status !== undefined) attributes['http.response.status_code'] = status;
   const failed = status !== undefined && status >= 500;
   if (failed) attributes['error.type'] = String(status);

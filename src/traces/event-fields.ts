@@ -3,3 +3,6 @@
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+/** An HTTP status code (100–599); Chromium's 0 for a response it never had is none, as in the records. */
+export const httpStatus = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 100 && v <= 599 ? v : undefined;

@@ -34,7 +34,7 @@ import {
 import { emptyCls } from './web-vitals.js';
 import { openStateJson, type SpanBuilderState } from './open-state.js';
 import { apiCallSpan } from './api-call-span.js';
-import { num, str } from './event-fields.js';
+import { httpStatus, str } from './event-fields.js';
 import { addPageEvent } from './page-events.js';
 
 export type { SpanBuilderState } from './open-state.js';
@@ -246,7 +246,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     const req = open ?? openRequest(key, loader, 0, ts, attrs, true);
     for (const name of REQUEST_ATTRS) if (attrs[name] !== undefined) req.attributes[name] ??= attrs[name];
     const ref = { traceId: req.traceId, spanId: req.spanId };
-    if (type === 'network_response') closeRequest(req, ts, { kind: 'response', status: num(data.status) });
+    if (type === 'network_response') closeRequest(req, ts, { kind: 'response', status: httpStatus(data.status) });
     else closeRequest(req, ts, { kind: 'failed', errorType: str(data.error_text), canceled: data.canceled === true });
     return ref;
   }

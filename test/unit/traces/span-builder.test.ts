@@ -161,6 +161,20 @@ describe('scripted sequences', () => {
     expect(cancelled.attributes).toMatchObject({ 'error.type': 'net::ERR_ABORTED', 'browser.network.canceled': true });
   });
 
+  it("a response with Chromium's status 0 (none received) has no status code and is no error", () => {
+    const { spans } = run([
+      ['network_request', 0, req('L1', '1.1', 'https://opaque.example/x')],
+      ['network_response', 5, { ...req('L1', '1.1', 'https://opaque.example/x'), status: 0 }],
+      ['api_call', 9, { request_id: 'r-0', operation_id: 'Navigate', status: 0, duration_ms: 1 }],
+    ]);
+    for (const span of spans) {
+      expect(span.attributes).not.toHaveProperty('http.response.status_code');
+      expect(span.status.code).toBe(0);
+    }
+    only(spans, (s) => s.attributes['url.full'] === 'https://opaque.example/x');
+    only(spans, (s) => s.name === 'Navigate');
+  });
+
   it('an iframe is its own trace, linked to the page that embeds it', () => {
     const { spans } = run([
       ['network_request', 0, doc('L1', 'https://a.example/')],

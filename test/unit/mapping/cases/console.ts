@@ -88,11 +88,13 @@ export const CONSOLE_CASES: MappingCase[] = [
       'code.column.number': 8,
     },
   }),
-  ...[
-    ['Uncaught Error', 'Error'],
-    ['Uncaught (in promise) TypeError', 'TypeError'],
-    ['Uncaught DOMException', 'DOMException'],
-  ].map(([text, type]) =>
+  ...(
+    [
+      ['Uncaught Error', 'Error'],
+      ['Uncaught (in promise) TypeError', 'TypeError'],
+      ['Uncaught DOMException', 'DOMException'],
+    ] as const
+  ).map(([text, type]) =>
     c('console_error', `uncaught exception with a type and no message: "${text}"`, {
       category: 'console',
       data: { text, line: 0, column: 5, source_url: 'https://shop.example/app.js' },
