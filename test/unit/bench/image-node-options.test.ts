@@ -31,6 +31,6 @@ describe('dockerfileNodeOptions', () => {
 
   it("reads the image's own: the benchmark runs the bridge with the young generation the image gives it", () => {
     const dockerfile = readFileSync(new URL('../../../Dockerfile', import.meta.url), 'utf8');
-    expect(dockerfileNodeOptions(dockerfile)).toBe('--max-semi-space-size=8');
+    expect(dockerfileNodeOptions(dockerfile)).toBe('--max-semi-space-size=8 --heap-growing-percent=300');
   });
 });
