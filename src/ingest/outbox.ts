@@ -146,8 +146,11 @@ export class Outbox {
     const spans = this.takeSpans();
     const meta = Float64Array.from(this.meta);
     // The writer's buffer is its own ArrayBuffer (never a slice of Node's pool: it is larger than
-    // the pool's slices), so it is transferred, not copied; the next batch gets a new one.
-    const bytes = new Uint8Array(this.w.buf.buffer, this.w.buf.byteOffset, this.appended);
+    // the pool's slices), so it is transferred, not copied; the next batch gets a new one. Cut to
+    // the bytes appended first (a reallocation in place): the main thread's V8 counts every byte
+    // it receives against its old generation's limit, and a batch's buffer is sized for the last
+    // one, so on average a fifth of it was room no record used.
+    const bytes = new Uint8Array((this.w.buf.buffer as ArrayBuffer).transfer(this.appended));
     const size = this.appended + meta.byteLength + this.finishedBytes;
     this.finishedBytes = 0;
     const sourceIds = this.sourceIds;
@@ -162,7 +165,7 @@ export class Outbox {
     this.unacked += size;
     const msg: FromWorker = { t: 'batch', meta, bytes, sourceIds, size };
     if (spans !== undefined) msg.spans = spans;
-    this.post(msg, [meta.buffer, bytes.buffer as ArrayBuffer]);
+    this.post(msg, [meta.buffer, bytes.buffer]);
   }
 
   /** The batch's spans: per session, its open state after its last append (when it has one) and its finished spans. */
