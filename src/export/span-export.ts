@@ -6,8 +6,8 @@
 // spans no other request carries) → back to idle, or to *backing off* after a retryable answer
 // (429, 5xx, network: the Retry-After, or the exponential backoff, which a later success ends), or to *unsupported* when the
 // collector has no traces pipeline (HTTP 404, gRPC UNIMPLEMENTED): said once (traces_unsupported),
-// the spans kept, and tried again after `unsupportedRetryMs`; the first success says so
-// (traces_supported). Any other failure that is not about the spans' content (401, 403, 500, a
+// the spans kept, and tried again after `unsupportedRetryMs`, or at once when a request still out
+// comes back a success; the first success says so (traces_supported). Any other failure that is not about the spans' content (401, 403, 500, a
 // gRPC UNAUTHENTICATED…: a collector or configuration problem an operator fixes) backs off like a
 // retryable answer, as records do (docs/operations.md "Collector answers"): dropping there would
 // lose every span for as long as a credential is wrong. While backing off or unsupported no new
@@ -43,14 +43,15 @@ export interface SpanOwner {
 }
 
 /**
- * The one wait that stands for every batch answered "later", until `end` (steady clock). `backoff`:
- * a backoff of the bridge's own, which a success ends (a request still out when another failed may
- * come back accepted); not a Retry-After (the collector asked for that quiet) nor the wait for a
- * traces pipeline.
+ * The one wait that stands for every batch answered "later", until `end` (steady clock). A success
+ * (a request still out when another failed may come back accepted) ends a `backoff` of the bridge's
+ * own, and a wait for a traces `pipeline` (there is one now); never a Retry-After (the collector
+ * asked for that quiet).
  */
 interface Wait {
   end: number;
   backoff: boolean;
+  pipeline: boolean;
   cancel: () => void;
 }
 
@@ -208,13 +209,16 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     }
   }
 
-  function wait(ms: number, backoff = false): void {
-    // Several requests may come back "later": one wait stands for all of them, and is a backoff only
-    // if each of them was.
+  function wait(ms: number, backoff = false, pipeline = false): void {
+    // Several requests may come back "later": one wait stands for all of them, and is a backoff (or
+    // the wait for a pipeline) only if each of them was.
     const end = steadyNow() + ms;
     if (waiting !== undefined) {
       if (backoff) return;
+      // A success ends the wait for a pipeline only if nothing else it stands for is a Retry-After.
+      pipeline &&= waiting.backoff || waiting.pipeline;
       waiting.backoff = false;
+      waiting.pipeline = pipeline;
       // A Retry-After (or the wait for a traces pipeline) answered while a shorter backoff of the
       // bridge's own stands: ending with the backoff would send into the quiet the collector asked for.
       if (end <= waiting.end) return;
@@ -223,6 +227,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     waiting = {
       end,
       backoff,
+      pipeline,
       cancel: schedule(() => {
         waiting = undefined;
         kick();
@@ -230,9 +235,9 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     };
   }
 
-  /** Ends the standing wait now if it is a backoff of the bridge's own; any other wait stands. */
-  function endBackoff(): void {
-    if (waiting?.backoff !== true) return;
+  /** Ends a wait a success makes pointless: a backoff of the bridge's own, or (`pipeline`) the wait for a pipeline. */
+  function endWait(pipeline: boolean): void {
+    if (waiting === undefined || !(waiting.backoff || (pipeline && waiting.pipeline))) return;
     waiting.cancel();
     waiting = undefined;
   }
@@ -247,9 +252,10 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       settle(sent);
       if (failures > 0) o.emit({ f: 'spans_export_recovered', endpoint: o.transport.url });
       failures = 0;
-      // Its answer came after another's failure started the backoff: the spans waiting go now
-      // (kick, once this request is off the books), not after up to exporter.backoff.max.
-      endBackoff();
+      // Its answer came after another's failure started the backoff, or the wait for a traces
+      // pipeline that this answer shows is there now: the spans waiting go now (kick, once this
+      // request is off the books), not after up to exporter.backoff.max or traces.unsupported_retry.
+      endWait(unsupported);
       if (unsupported) {
         unsupported = false;
         o.emit({ f: 'traces_supported', endpoint: o.transport.url });
@@ -275,7 +281,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
           ...answerCodes(outcome),
         });
       }
-      wait(unsupportedRetryMs);
+      wait(unsupportedRetryMs, false, true);
       return;
     }
     const tooLarge =
@@ -363,14 +369,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       kick();
     },
     async shutdown(deadline) {
-      // What lingers goes out now, with the rest.
-      cancelLinger?.();
+      cancelLinger?.(); // what lingers goes out now, with the rest
       cancelLinger = undefined;
       flushDue = true;
       lingerMs = 0;
-      // A backoff of the bridge's own would sleep through the grace period with the collector back:
-      // one more try. A Retry-After (or the wait for a traces pipeline) still holds.
-      endBackoff();
+      // A backoff of the bridge's own would sleep through the grace period: one more try (a Retry-After, or the wait for a pipeline, holds).
+      endWait(false);
       kick();
       const left = (): number => deadline - steadyNow();
       while (inFlight.size > 0 && left() > 0)

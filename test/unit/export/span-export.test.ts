@@ -425,7 +425,13 @@ describe('span export', () => {
       { kind: 'retryable', status: 429, retryAfterMs: 7000, message: 'HTTP 429' },
       false,
     ],
-    ['no traces pipeline: the wait stays', { kind: 'failure', status: 404, message: 'HTTP 404' }, false],
+    // The success shows the collector takes spans now: waiting out traces.unsupported_retry with
+    // spans queued would only delay them.
+    [
+      'no traces pipeline: the success shows one, the wait ends',
+      { kind: 'failure', status: 404, message: 'HTTP 404' },
+      true,
+    ],
   ])('a success while a failure waits: %s', async (_name, failure, resent) => {
     const { waits, schedule } = keptWaits();
     const { exp, out } = heldRequests({
@@ -446,6 +452,30 @@ describe('span export', () => {
     await tick();
     expect(waits[0]!.cancelled).toBe(resent);
     expect(out.slice(2).map((r) => r.spans)).toEqual(resent ? [[0, 1]] : []);
+  });
+
+  it('a success ends the wait for a traces pipeline, not a Retry-After that stands with it', async () => {
+    const { waits, schedule } = keptWaits();
+    const { exp, out } = heldRequests({
+      concurrency: 3,
+      batchMaxSpans: 1,
+      maxQueuedBytes: 100,
+      backoff: { initialMs: 100, maxMs: 1000 },
+      unsupportedRetryMs: 60_000,
+      schedule,
+    });
+    const tick = () => new Promise((r) => setImmediate(r));
+    exp.offer([0, 1, 2].map((i) => Buffer.from([i])));
+    exp.start();
+    expect(out).toHaveLength(3);
+    out[0]!.release({ kind: 'retryable', status: 429, retryAfterMs: 70_000, message: 'HTTP 429' });
+    await tick();
+    out[1]!.release({ kind: 'failure', status: 404, message: 'HTTP 404' });
+    await tick();
+    out[2]!.release({ kind: 'success', rejected: 0 });
+    await tick();
+    expect(waits.filter((w) => !w.cancelled).map((w) => w.ms)).toEqual([70_000]);
+    expect(out).toHaveLength(3);
   });
 
   // One request fails (the bridge's backoff starts, 100 ms) and another then answers 429 with a
