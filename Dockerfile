@@ -70,7 +70,8 @@ FROM ${NODE_IMAGE} AS daemon
 # main thread's heap is small (~15 MiB) but receives ~40 MB/s of batches from the ingest workers,
 # and V8 counts that outside memory against the old generation's limit: with its smaller factors
 # the main thread ran two full collections a second. 4 pairs of 20 s heavy-mix runs: 3.6 µs less
-# bridge CPU an event (8 %), 12–25 MiB more peak RSS (docs/benchmarks.md, "The main thread's full
+# bridge CPU an event (8 %), 12–25 MiB more peak RSS; with traces on, where the ingest worker's
+# heap holds the span states, 45–70 MiB more (docs/benchmarks.md, "The main thread's full
 # collections: what starts them"). A deployment that sets NODE_OPTIONS replaces this (the sidecar
 # manifest sets its own).
 ENV NODE_ENV=production \
