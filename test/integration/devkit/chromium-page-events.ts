@@ -1,9 +1,12 @@
 // One page's telemetry from a real Chromium, for the mapping tests that check what the mapper makes
 // of it: the page is served from a local HTTP server, loaded in a fresh Chromium through CDP, and
 // its events are collected as the service converts them (service-events.ts) until the page prints
-// `done` on its console. A request's `postData` travels as the service's `post_data`.
+// `done` on its console. A request's `postData` travels as the service's `post_data`. A test file
+// loads its page once for its describe block (pageEventsForSuite) and asserts on the events and on
+// what mapServiceEvents makes of them.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { defaultMappingOptions, type MappingOptions } from '../../../src/config/mapping-section.js';
 import { createMapper } from '../../../src/mapping/mapper.js';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
@@ -71,6 +74,28 @@ export async function capturePageEvents(
     throw err;
   }
   return { events, close };
+}
+
+/**
+ * Registers the hooks that load `page` in `chromium` once before the enclosing describe block's tests
+ * (capturePageEvents) and stop the browser and the server after them; call it inside the block. The
+ * array it returns is empty until the hook ran: a block skipped where no Chromium is installed
+ * registers the hooks but never runs them.
+ */
+export function pageEventsForSuite(
+  chromium: string | undefined,
+  page: string,
+  headers: Record<string, string> = {},
+): readonly ServiceEvent[] {
+  const events: ServiceEvent[] = [];
+  let captured: CapturedPage | undefined;
+  beforeAll(async () => {
+    if (chromium === undefined) throw new Error('no Chromium to load the page in');
+    captured = await capturePageEvents(chromium, page, headers);
+    events.push(...captured.events);
+  }, PAGE_WAIT_MS + 15_000);
+  afterAll(async () => captured?.close());
+  return events;
 }
 
 /** The captured events as one session's log records, mapped with `options` (the defaults). */

@@ -4,16 +4,10 @@
 // the default options, no such credential may reach a log record, and prose that only names a
 // scheme (`Bearer token missing`, `Basic auth required`) stays.
 // Skipped where no Chromium is installed (CHROMIUM_PATH, or chromium / chromium-browser on PATH).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import { chromiumUnderTest, findChromium } from '../devkit/chromium.js';
-import {
-  capturePageEvents,
-  mapServiceEvents,
-  PAGE_WAIT_MS,
-  type CapturedPage,
-} from '../devkit/chromium-page-events.js';
-import type { ServiceEvent } from '../devkit/service-events.js';
+import { mapServiceEvents, pageEventsForSuite } from '../devkit/chromium-page-events.js';
 
 const chromium = findChromium();
 const BASIC = Buffer.from('alice:SECRET-BASIC').toString('base64');
@@ -34,15 +28,7 @@ const S = 'SECRET' + '-';
 describe.skipIf(chromium === undefined)(
   `credentials after an authentication scheme against ${chromiumUnderTest(chromium)}`,
   () => {
-    let page: CapturedPage | undefined;
-    let events: ServiceEvent[] = [];
-
-    beforeAll(async () => {
-      page = await capturePageEvents(chromium!, PAGE);
-      events = page.events;
-    }, PAGE_WAIT_MS + 15_000);
-
-    afterAll(async () => page?.close());
+    const events = pageEventsForSuite(chromium, PAGE);
 
     const mapAll = (): BridgeLogRecord[] => mapServiceEvents(events, 's-auth');
 

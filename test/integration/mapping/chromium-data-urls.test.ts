@@ -4,16 +4,10 @@
 // reports each as a request whose `url` is the whole `data:` URL; mapped with the default options,
 // no secret in such a payload may reach a log record, and the rest of the payload stays readable.
 // Skipped where no Chromium is installed (CHROMIUM_PATH, or chromium / chromium-browser on PATH).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import { chromiumUnderTest, findChromium } from '../devkit/chromium.js';
-import {
-  capturePageEvents,
-  mapServiceEvents,
-  PAGE_WAIT_MS,
-  type CapturedPage,
-} from '../devkit/chromium-page-events.js';
-import type { ServiceEvent } from '../devkit/service-events.js';
+import { mapServiceEvents, pageEventsForSuite } from '../devkit/chromium-page-events.js';
 
 const chromium = findChromium();
 
@@ -32,15 +26,7 @@ const S = 'SECRET' + '-';
 </script></body>`;
 
 describe.skipIf(chromium === undefined)(`credentials in data: URLs against ${chromiumUnderTest(chromium)}`, () => {
-  let page: CapturedPage | undefined;
-  let events: ServiceEvent[] = [];
-
-  beforeAll(async () => {
-    page = await capturePageEvents(chromium!, PAGE);
-    events = page.events;
-  }, PAGE_WAIT_MS + 15_000);
-
-  afterAll(async () => page?.close());
+  const events = pageEventsForSuite(chromium, PAGE);
 
   const mapAll = (): BridgeLogRecord[] => mapServiceEvents(events, 's-data');
 

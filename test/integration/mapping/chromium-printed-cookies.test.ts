@@ -3,16 +3,10 @@
 // argument, and a urlencoded form built with URLSearchParams. Mapped with the default options, no
 // cookie value and no secret-named form field may reach a log record; prose with `=` stays.
 // Skipped where no Chromium is installed (CHROMIUM_PATH, or chromium / chromium-browser on PATH).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import { chromiumUnderTest, findChromium } from '../devkit/chromium.js';
-import {
-  capturePageEvents,
-  mapServiceEvents,
-  PAGE_WAIT_MS,
-  type CapturedPage,
-} from '../devkit/chromium-page-events.js';
-import type { ServiceEvent } from '../devkit/service-events.js';
+import { mapServiceEvents, pageEventsForSuite } from '../devkit/chromium-page-events.js';
 
 const chromium = findChromium();
 
@@ -31,15 +25,7 @@ const S = 'SECRET' + '-';
 </script></body>`;
 
 describe.skipIf(chromium === undefined)(`printed cookies and forms against ${chromiumUnderTest(chromium)}`, () => {
-  let page: CapturedPage | undefined;
-  let events: ServiceEvent[] = [];
-
-  beforeAll(async () => {
-    page = await capturePageEvents(chromium!, PAGE, { 'set-cookie': 'sid=SECRET-SID; Path=/' });
-    events = page.events;
-  }, PAGE_WAIT_MS + 15_000);
-
-  afterAll(async () => page?.close());
+  const events = pageEventsForSuite(chromium, PAGE, { 'set-cookie': 'sid=SECRET-SID; Path=/' });
 
   const mapAll = (): BridgeLogRecord[] => mapServiceEvents(events, 's-printed');
 
