@@ -7,7 +7,8 @@
 // (429, 5xx, network: the Retry-After, or the exponential backoff, which a later success ends), or to *unsupported* when the
 // collector has no traces pipeline (HTTP 404, gRPC UNIMPLEMENTED): said once (traces_unsupported),
 // the spans kept, and tried again after `unsupportedRetryMs`, or at once when a request still out
-// comes back a success; the first success says so (traces_supported). Any other failure that is not about the spans' content (401, 403, 500, a
+// comes back a success (with no span left to ask with, an empty request asks, as `check` does);
+// the first success says so (traces_supported). Any other failure that is not about the spans' content (401, 403, 500, a
 // gRPC UNAUTHENTICATED…: a collector or configuration problem an operator fixes) backs off like a
 // retryable answer, as records do (docs/operations.md "Collector answers"): dropping there would
 // lose every span for as long as a credential is wrong. While backing off or unsupported no new
@@ -143,6 +144,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   let running = false;
   let failures = 0;
   let unsupported = false;
+  let stopping = false;
   let lastError: string | undefined;
   /** Drops so far, by reason: how often a drop's line is said (fact-log-lines.ts). */
   const drops: Partial<Record<SpanDropReason, number>> = {};
@@ -187,7 +189,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
 
   function kick(): void {
     while (running && !waiting.standing && inFlight.size < concurrency) {
-      const batch = nextBatch();
+      const batch = nextBatch() ?? probe();
       if (batch === undefined) return;
       const p: Promise<void> = sendOne(batch).finally(() => {
         inFlight.delete(p);
@@ -195,6 +197,15 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       });
       inFlight.add(p);
     }
+  }
+
+  /**
+   * No span left to ask with while the collector is taken to have no traces pipeline (the retry was
+   * refused and dropped): an empty request asks, as `check` does, or bridge_traces_unsupported would
+   * say 1 for as long as no span comes, pipeline added or not.
+   */
+  function probe(): Queued[] | undefined {
+    return unsupported && !stopping && live === 0 && inFlight.size === 0 ? [] : undefined;
   }
 
   async function sendOne(sent: Queued[]): Promise<void> {
@@ -215,6 +226,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
         unsupported = false;
         o.emit({ f: 'traces_supported', endpoint: o.transport.url });
       }
+      if (sent.length === 0) return; // the probe: no span to count
       const rejected = rejectedWithin(batch.length, outcome.rejected);
       o.emit({ f: 'spans_exported', count: batch.length - rejected });
       if (rejected > 0) dropped(rejected, 'rejected', outcome.message);
@@ -236,6 +248,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
           ...answerCodes(outcome),
         });
       }
+      waiting.start(unsupportedRetryMs, 'pipeline');
+      return;
+    }
+    if (sent.length === 0) {
+      // The probe's other failures say nothing of a pipeline and carry nothing to halve or drop: it
+      // asks again after the same wait, never at once (a collector refusing it would be a busy loop).
       waiting.start(unsupportedRetryMs, 'pipeline');
       return;
     }
@@ -327,6 +345,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       kick();
     },
     async shutdown(deadline) {
+      stopping = true; // no probe: it would hold the grace period for no span
       cancelLinger?.(); // what lingers goes out now, with the rest
       cancelLinger = undefined;
       flushDue = true;
