@@ -7,7 +7,8 @@
 // (429, 5xx, network: the Retry-After, or the exponential backoff, which a later success ends), or to *unsupported* when the
 // collector has no traces pipeline (HTTP 404, gRPC UNIMPLEMENTED): said once (traces_unsupported),
 // the spans kept, and tried again after `unsupportedRetryMs`, or at once when a request still out
-// comes back a success; the first success says so (traces_supported). Any other failure that is not about the spans' content (401, 403, 500, a
+// comes back a success (with no span left to ask with, an empty request asks, as `check` does);
+// the first success says so (traces_supported). Any other failure that is not about the spans' content (401, 403, 500, a
 // gRPC UNAUTHENTICATED…: a collector or configuration problem an operator fixes) backs off like a
 // retryable answer, as records do (docs/operations.md "Collector answers"): dropping there would
 // lose every span for as long as a credential is wrong. While backing off or unsupported no new
@@ -27,6 +28,7 @@ import type { RequestBuilder } from '../wire/otlp-request.js';
 import { rejectedWithin } from '../wire/partial-success.js';
 import { sendOutcome, type ExportOutcome, type OtlpTransport } from './otlp-transport.js';
 import { createOverflowNotice } from './overflow-notice.js';
+import { createSpanWait } from './span-wait.js';
 import { failureText } from './outcome-label.js';
 
 /** How long spans wait before a collector without a traces pipeline is asked again (`traces.unsupported_retry`). */
@@ -40,19 +42,6 @@ const GRPC_RESOURCE_EXHAUSTED = 8;
 /** Who is told when a span it offered leaves the queue for good. */
 export interface SpanOwner {
   settled(span: Buffer): void;
-}
-
-/**
- * The one wait that stands for every batch answered "later", until `end` (steady clock). A success
- * (a request still out when another failed may come back accepted) ends a `backoff` of the bridge's
- * own, and a wait for a traces `pipeline` (there is one now); never a Retry-After (the collector
- * asked for that quiet).
- */
-interface Wait {
-  end: number;
-  backoff: boolean;
-  pipeline: boolean;
-  cancel: () => void;
 }
 
 /** What a gone span's entry holds instead of its bytes. */
@@ -147,7 +136,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   // Batches sent and answered with "later" (retryable, no traces pipeline): sent again first.
   const again: Queued[][] = [];
   const inFlight = new Set<Promise<void>>();
-  let waiting: Wait | undefined;
+  const waiting = createSpanWait(schedule, kick);
   // Lingering: fresh spans short of a batch wait until the timer fires (then `flushDue` sends them
   // whatever their number, until none is left unsent) or until shutdown, which flushes at once.
   let cancelLinger: (() => void) | undefined;
@@ -155,6 +144,7 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   let running = false;
   let failures = 0;
   let unsupported = false;
+  let stopping = false;
   let lastError: string | undefined;
   /** Drops so far, by reason: how often a drop's line is said (fact-log-lines.ts). */
   const drops: Partial<Record<SpanDropReason, number>> = {};
@@ -198,8 +188,8 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
   }
 
   function kick(): void {
-    while (running && waiting === undefined && inFlight.size < concurrency) {
-      const batch = nextBatch();
+    while (running && !waiting.standing && inFlight.size < concurrency) {
+      const batch = nextBatch() ?? probe();
       if (batch === undefined) return;
       const p: Promise<void> = sendOne(batch).finally(() => {
         inFlight.delete(p);
@@ -209,37 +199,13 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
     }
   }
 
-  function wait(ms: number, backoff = false, pipeline = false): void {
-    // Several requests may come back "later": one wait stands for all of them, and is a backoff (or
-    // the wait for a pipeline) only if each of them was.
-    const end = steadyNow() + ms;
-    if (waiting !== undefined) {
-      if (backoff) return;
-      // A success ends the wait for a pipeline only if nothing else it stands for is a Retry-After.
-      pipeline &&= waiting.backoff || waiting.pipeline;
-      waiting.backoff = false;
-      waiting.pipeline = pipeline;
-      // A Retry-After (or the wait for a traces pipeline) answered while a shorter backoff of the
-      // bridge's own stands: ending with the backoff would send into the quiet the collector asked for.
-      if (end <= waiting.end) return;
-      waiting.cancel();
-    }
-    waiting = {
-      end,
-      backoff,
-      pipeline,
-      cancel: schedule(() => {
-        waiting = undefined;
-        kick();
-      }, ms),
-    };
-  }
-
-  /** Ends a wait a success makes pointless: a backoff of the bridge's own, or (`pipeline`) the wait for a pipeline. */
-  function endWait(pipeline: boolean): void {
-    if (waiting === undefined || !(waiting.backoff || (pipeline && waiting.pipeline))) return;
-    waiting.cancel();
-    waiting = undefined;
+  /**
+   * No span left to ask with while the collector is taken to have no traces pipeline (the retry was
+   * refused and dropped): an empty request asks, as `check` does, or bridge_traces_unsupported would
+   * say 1 for as long as no span comes, pipeline added or not.
+   */
+  function probe(): Queued[] | undefined {
+    return unsupported && !stopping && live === 0 && inFlight.size === 0 ? [] : undefined;
   }
 
   async function sendOne(sent: Queued[]): Promise<void> {
@@ -255,11 +221,12 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       // Its answer came after another's failure started the backoff, or the wait for a traces
       // pipeline that this answer shows is there now: the spans waiting go now (kick, once this
       // request is off the books), not after up to exporter.backoff.max or traces.unsupported_retry.
-      endWait(unsupported);
+      waiting.succeeded();
       if (unsupported) {
         unsupported = false;
         o.emit({ f: 'traces_supported', endpoint: o.transport.url });
       }
+      if (sent.length === 0) return; // the probe: no span to count
       const rejected = rejectedWithin(batch.length, outcome.rejected);
       o.emit({ f: 'spans_exported', count: batch.length - rejected });
       if (rejected > 0) dropped(rejected, 'rejected', outcome.message);
@@ -281,7 +248,13 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
           ...answerCodes(outcome),
         });
       }
-      wait(unsupportedRetryMs, false, true);
+      waiting.start(unsupportedRetryMs, 'pipeline');
+      return;
+    }
+    if (sent.length === 0) {
+      // The probe's other failures say nothing of a pipeline and carry nothing to halve or drop: it
+      // asks again after the same wait, never at once (a collector refusing it would be a busy loop).
+      waiting.start(unsupportedRetryMs, 'pipeline');
       return;
     }
     const tooLarge =
@@ -312,7 +285,10 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       delayMs,
       error: outcome.message,
     });
-    wait(delayMs, outcome.kind !== 'retryable' || outcome.retryAfterMs === undefined);
+    waiting.start(
+      delayMs,
+      outcome.kind === 'retryable' && outcome.retryAfterMs !== undefined ? 'retry_after' : 'backoff',
+    );
   }
 
   /** A span leaves the queue for good; its owner is told unless the bridge is shutting down. */
@@ -369,19 +345,19 @@ export function createSpanExport(o: SpanExportOptions): SpanExport {
       kick();
     },
     async shutdown(deadline) {
+      stopping = true; // no probe: it would hold the grace period for no span
       cancelLinger?.(); // what lingers goes out now, with the rest
       cancelLinger = undefined;
       flushDue = true;
       lingerMs = 0;
       // A backoff of the bridge's own would sleep through the grace period: one more try (a Retry-After, or the wait for a pipeline, holds).
-      endWait(false);
+      waiting.endBackoff();
       kick();
       const left = (): number => deadline - steadyNow();
       while (inFlight.size > 0 && left() > 0)
         await Promise.race([...inFlight, new Promise((r) => setTimeout(r, Math.max(1, left())).unref())]);
       running = false;
-      waiting?.cancel();
-      waiting = undefined;
+      waiting.cancel();
       if (live > 0) dropped(live, 'shutdown');
       for (let i = head; i < queue.length; i++) leave(queue[i]!, false);
       advance();

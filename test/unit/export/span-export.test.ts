@@ -199,6 +199,89 @@ describe('span export', () => {
     ]);
   });
 
+  // The retry after a 404 is refused as invalid and its spans dropped: nothing is queued, and
+  // bridge_traces_unsupported would say 1 for as long as no span comes, though the pipeline is added.
+  it('unsupported with no span left: an empty request asks every unsupported_retry, and its success clears the gauge', async () => {
+    const notFound: ExportOutcome = { kind: 'failure', status: 404, message: 'HTTP 404' };
+    const h = harness([notFound, { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' }, notFound]);
+    h.exp.start();
+    h.exp.offer(spans(2));
+    await h.settle();
+    await h.fire();
+    expect(h.exp.queued).toBe(0);
+    // The empty request went at once (no wait stood), was answered 404: asked again after the wait.
+    expect(h.sent).toEqual([2, 2, 0]);
+    expect(h.waits.map((w) => w.ms)).toEqual([60_000]);
+    await h.fire();
+    expect(h.sent).toEqual([2, 2, 0, 0]);
+    expect(h.facts.filter((f) => f.f.startsWith('traces_'))).toEqual([
+      { f: 'traces_unsupported', endpoint: 'http://c/v1/traces', status: 404, retryInMs: 60_000 },
+      { f: 'traces_supported', endpoint: 'http://c/v1/traces' },
+    ]);
+    // Supported again and nothing queued: nothing asks.
+    expect(h.waits).toEqual([]);
+    await h.settle();
+    expect(h.sent).toHaveLength(4);
+    expect(h.facts.filter((f) => f.f === 'spans_exported' || f.f === 'spans_dropped')).toEqual([
+      { f: 'spans_dropped', count: 2, reason: 'refused', times: 1, error: 'HTTP 400' },
+    ]);
+  });
+
+  // An empty request answered anything but a success or a 404 (down, a proxy refusing it) says
+  // nothing about the pipeline: the gauge keeps the last answer, and it asks again after the same
+  // wait, never at once (a refusal would otherwise be a busy loop), and counts no span.
+  it.each<[string, ExportOutcome]>([
+    ['503', { kind: 'retryable', status: 503, message: 'HTTP 503' }],
+    ['400', { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' }],
+    ['413', { kind: 'failure', status: 413, refused: 'too_large', message: 'HTTP 413' }],
+  ])('the empty request answered %s: asked again after traces.unsupported_retry', async (_name, answer) => {
+    const notFound: ExportOutcome = { kind: 'failure', status: 404, message: 'HTTP 404' };
+    const refused: ExportOutcome = { kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' };
+    const h = harness([notFound, refused, answer, answer]);
+    h.exp.start();
+    h.exp.offer(spans(1));
+    await h.settle();
+    await h.fire();
+    expect(h.sent).toEqual([1, 1, 0]);
+    expect(h.waits.map((w) => w.ms)).toEqual([60_000]);
+    await h.fire();
+    expect(h.sent).toEqual([1, 1, 0, 0]);
+    expect(h.waits.map((w) => w.ms)).toEqual([60_000]);
+    expect(h.facts.filter((f) => f.f === 'traces_supported')).toEqual([]);
+    expect(h.facts.filter((f) => f.f === 'spans_dropped')).toHaveLength(1);
+  });
+
+  it('no empty request once shutdown began: it would hold the grace period for no span', async () => {
+    const fire: Array<() => void> = [];
+    const { exp, out } = heldRequests({
+      batchMaxSpans: 2,
+      maxQueuedBytes: 100,
+      backoff: { initialMs: 100, maxMs: 1000 },
+      unsupportedRetryMs: 60_000,
+      schedule: (fn) => (fire.push(fn), () => undefined),
+    });
+    const tick = () => new Promise((r) => setImmediate(r));
+    exp.offer(spans(1));
+    exp.start();
+    out[0]!.release({ kind: 'failure', status: 404, message: 'HTTP 404' });
+    await tick();
+    fire.shift()!();
+    expect(out).toHaveLength(2);
+    const stopped = exp.shutdown(Date.now() + 1000);
+    out[1]!.release({ kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' });
+    await stopped;
+    expect(out).toHaveLength(2);
+  });
+
+  it('a collector that never said it has no pipeline gets no empty request', async () => {
+    const h = harness([{ kind: 'failure', status: 400, refused: 'invalid', message: 'HTTP 400' }]);
+    h.exp.start();
+    h.exp.offer(spans(1));
+    await h.settle();
+    expect(h.sent).toEqual([1]);
+    expect(h.waits).toEqual([]);
+  });
+
   it('gRPC UNIMPLEMENTED is the same answer', async () => {
     const h = harness([{ kind: 'failure', grpcCode: 12, message: 'UNIMPLEMENTED' }]);
     h.exp.start();
