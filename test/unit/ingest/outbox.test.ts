@@ -74,8 +74,10 @@ describe('outbox: spool appends packed for the main thread', () => {
     expect(unpack(batches[0]!)).toEqual(
       appends.map(([id, seq, epoch, ts, rec, src]) => [id === 'a' ? 1 : 2, seq, epoch, ts, rec, src]),
     );
-    // Both buffers travel by transfer, not by copy.
+    // Both buffers travel by transfer, not by copy; the records' buffer cut to them, without the
+    // writer's spare room (the main thread counts every byte it receives towards its collections).
     expect(transferred[0]).toEqual([batches[0]!.meta.buffer, batches[0]!.bytes.buffer]);
+    expect(batches[0]!.bytes.buffer.byteLength).toBe(batches[0]!.bytes.byteLength);
     expect(new Set(batches[0]!.sourceIds).size).toBe(batches[0]!.sourceIds.length);
   });
 
