@@ -5,12 +5,7 @@
 import { ShapeError, UnknownKeyError, type ConfigError } from './errors.js';
 import type { KeyNode } from './config-keys.js';
 import { isRecord } from '../util/guards.js';
-
-/** A value that is not a mapping, as the line shows it. */
-function shown(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  return Array.isArray(value) ? 'a list' : String(value);
-}
+import { writtenAs } from './readers.js';
 
 /** The problems of `value` at `key` against `node`; none when its shape fits. */
 export function shapeProblems(value: unknown, node: KeyNode, key: string): ConfigError[] {
@@ -23,7 +18,7 @@ export function shapeProblems(value: unknown, node: KeyNode, key: string): Confi
         return [
           new ShapeError(
             key || 'config',
-            `must be a mapping with the keys ${allowed.join(', ')} (got ${shown(value)})`,
+            `must be a mapping with the keys ${allowed.join(', ')} (got ${writtenAs(value)})`,
           ),
         ];
       return Object.entries(value).flatMap(([k, v]) => {

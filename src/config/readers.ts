@@ -8,21 +8,19 @@ export { isRecord };
 
 export type Raw = Record<string, unknown>;
 
+/** A value of the wrong kind as a problem's `(got …)` shows it: a string quoted, a list or a mapping named. */
+export function writtenAs(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return 'a list';
+  return isRecord(v) ? 'a mapping' : String(v);
+}
+
 /**
  * The problem of a value that should be a boolean, naming what was written: `yes`/`on` (YAML 1.1's
  * booleans, strings in YAML 1.2) and a quoted "true" look right to the person who wrote them.
  */
 export function notABoolean(v: unknown, key: string): ConfigError {
-  const got =
-    typeof v === 'string'
-      ? `"${v}"`
-      : typeof v === 'number'
-        ? String(v)
-        : Array.isArray(v)
-          ? 'a list'
-          : isRecord(v)
-            ? 'a mapping'
-            : typeof v;
+  const got = writtenAs(v);
   const quoted = typeof v === 'string' && /^(true|false)$/i.test(v.trim());
   return new ConfigError(key, `must be true or false${quoted ? ', without quotes' : ''} (got ${got})`);
 }
