@@ -2,8 +2,8 @@
 // BRIDGE_CONTROL_INSECURE. `validate` and `check` read them the same way, so that they refuse what
 // `run` refuses, with the same one line and exit code 2 (they accepted BRIDGE_CONTROL_INSECURE=maybe,
 // and check a LOG_LEVEL of "loud", that run then refused).
-import { ConfigError } from '../config/errors.js';
-import { INSECURE_ENV, parseInsecure } from '../server/control-access.js';
+import { envFlag } from '../config/readers.js';
+import { INSECURE_ENV } from '../server/control-access.js';
 import { configuredLogLevel } from './log-level.js';
 
 export interface RunEnvironment {
@@ -14,11 +14,6 @@ export interface RunEnvironment {
 
 /** Both settings, or the ConfigError of the first that is invalid. */
 export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnvironment {
-  let insecure: boolean;
-  try {
-    insecure = parseInsecure(env[INSECURE_ENV]);
-  } catch (err) {
-    throw new ConfigError(INSECURE_ENV, (err as Error).message.replace(`${INSECURE_ENV}: `, ''));
-  }
+  const insecure = envFlag(env[INSECURE_ENV], INSECURE_ENV) ?? false;
   return { logLevel: configuredLogLevel(env), insecure };
 }

@@ -5,7 +5,8 @@
 import { ConfigError, ConfigProblems } from './errors.js';
 import { CONFIG_FILE, keysOf } from './config-keys.js';
 import {
-  notABoolean,
+  envFlag,
+  fileFlag,
   onlyKeys,
   optDurationMs,
   optEnum,
@@ -30,7 +31,7 @@ export function parseDiscovery(raw: Raw, env: Env): DiscoveryConfig {
   const d = section(raw, 'discovery', 'discovery');
   p.take(() => onlyKeys(d, keysOf(CONFIG_FILE.keys.discovery), 'discovery'), undefined);
   const enabled = p.take(
-    () => envBool(env.BRIDGE_DISCOVER, 'BRIDGE_DISCOVER') ?? fileBool(d.enabled, 'discovery.enabled'),
+    () => envFlag(env.BRIDGE_DISCOVER, 'BRIDGE_DISCOVER') ?? fileFlag(d.enabled, 'discovery.enabled'),
     undefined,
   );
   const tags = p.take(
@@ -107,18 +108,4 @@ function tagsOf(tags: Record<string, string>, key: string): Record<string, strin
       throw new ConfigError(key, `tag name ${JSON.stringify(k)} cannot be sent as tags[name]=value`);
   }
   return tags;
-}
-
-function envBool(v: string | undefined, key: string): boolean | undefined {
-  if (v === undefined || v.trim() === '') return undefined;
-  const s = v.trim().toLowerCase();
-  if (s === 'true' || s === '1') return true;
-  if (s === 'false' || s === '0') return false;
-  throw new ConfigError(key, `must be true or false (got "${v}")`);
-}
-
-function fileBool(v: unknown, key: string): boolean | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'boolean') throw notABoolean(v, key);
-  return v;
 }

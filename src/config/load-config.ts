@@ -12,8 +12,9 @@ import { proxyVariableProblem } from '../util/proxy-env.js';
 import type { BridgeConfig, SessionSpec, StartPosition } from './schema.js';
 import { buildExporter } from './exporter-section.js';
 import {
+  envFlag,
+  fileFlag,
   isRecord,
-  optFlag,
   optBytes,
   optDurationMs,
   optEnum,
@@ -138,7 +139,7 @@ function readConfig(raw: Raw, env: Env, p: ConfigProblems, configPath: string | 
   const traces = p.take(() => {
     const tracesSection = section(raw, 'traces', 'traces');
     const enabled = p.take(
-      () => optFlag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? optFlag(tracesSection.enabled, 'traces.enabled') ?? false,
+      () => envFlag(env.BRIDGE_TRACES, 'BRIDGE_TRACES') ?? fileFlag(tracesSection.enabled, 'traces.enabled') ?? false,
       false,
     );
     // The open span state is captured once per this interval (session/span-tap.ts); 0: at every batch.

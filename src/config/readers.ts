@@ -25,13 +25,29 @@ export function notABoolean(v: unknown, key: string): ConfigError {
   return new ConfigError(key, `must be true or false${quoted ? ', without quotes' : ''} (got ${got})`);
 }
 
-/** A boolean from YAML (true/false) or the environment (true/false, case-insensitive); undefined when unset. */
-export function optFlag(v: unknown, key: string): boolean | undefined {
-  if (v === undefined || v === '') return undefined;
-  if (typeof v === 'boolean') return v;
-  const s = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
-  if (s === 'true' || s === 'false') return s === 'true';
-  throw notABoolean(v, key);
+/** A boolean of the file (YAML true/false); undefined when absent. */
+export function fileFlag(v: unknown, key: string): boolean | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw notABoolean(v, key);
+  return v;
+}
+
+const ENV_TRUE = new Set(['true', '1', 'yes']);
+const ENV_FALSE = new Set(['false', '0', 'no']);
+
+/**
+ * A boolean of a BRIDGE_* variable: true/false, 1/0 or yes/no, in any case; undefined when unset or
+ * blank. Every BRIDGE_* switch reads them alike, as a shell user writes them. The OpenTelemetry
+ * variables (OTEL_EXPORTER_OTLP_INSECURE…) keep to true and false (otlp-endpoint.ts): the
+ * specification reads any other value as false, so a `1` there would mean opposite things to the
+ * bridge and to the SDKs beside it.
+ */
+export function envFlag(v: string | undefined, key: string): boolean | undefined {
+  const s = v?.trim().toLowerCase();
+  if (s === undefined || s === '') return undefined;
+  if (ENV_TRUE.has(s)) return true;
+  if (ENV_FALSE.has(s)) return false;
+  throw new ConfigError(key, `must be true or false (got ${writtenAs(v)})`);
 }
 
 /** A section of the file; absent → empty. */

@@ -76,16 +76,6 @@ export function decideControlAccess(host: string, token: string | undefined, ins
   return insecure ? { mode: 'open-insecure' } : { mode: 'closed' };
 }
 
-/** Parses the opt-out's value; anything but a clear yes/no is a configuration error (thrown as a message). */
-export function parseInsecure(value: string | undefined): boolean {
-  const v = (value ?? '').trim().toLowerCase();
-  // Blank is unset (config/env-values.ts).
-  if (v === '') return false;
-  if (v === 'true' || v === '1' || v === 'yes') return true;
-  if (v === 'false' || v === '0' || v === 'no') return false;
-  throw new Error(`${INSECURE_ENV}: must be true or false (got "${value}")`);
-}
-
 /**
  * Compares a presented token with the configured one in constant time. Both sides are hashed first
  * so that neither the content nor the length of the secret shows in the comparison's timing.

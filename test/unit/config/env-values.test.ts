@@ -9,7 +9,7 @@ import { buildConfig, loadConfig } from '../../../src/config/load-config.js';
 import { ConfigError } from '../../../src/config/errors.js';
 import { healthTarget } from '../../../src/cli/healthcheck.js';
 import { configuredLogLevel } from '../../../src/cli/log-level.js';
-import { parseInsecure } from '../../../src/server/control-access.js';
+import { runEnvironment } from '../../../src/cli/run-environment.js';
 import { makeTestCerts } from '../../helpers/test-certs.js';
 
 const certs = makeTestCerts();
@@ -108,7 +108,7 @@ describe('a blank environment variable counts as unset', () => {
 
   it('BRIDGE_CONTROL_INSECURE and LOG_LEVEL (read by run) and BRIDGE_LISTEN (read by the health check)', () => {
     for (const blank of BLANKS) {
-      expect(parseInsecure(blank)).toBe(false);
+      expect(runEnvironment({ BRIDGE_CONTROL_INSECURE: blank }).insecure).toBe(false);
       expect(configuredLogLevel({ LOG_LEVEL: blank })).toBe('info');
       expect(healthTarget({ BRIDGE_LISTEN: blank })).toEqual(healthTarget({}));
     }

@@ -117,7 +117,7 @@ describe('traces configuration', () => {
   });
 
   it('refuses anything but true or false, naming the key', () => {
-    expect(() => buildConfig({}, { ...base, BRIDGE_TRACES: 'yes' })).toThrow(ConfigError);
+    expect(() => buildConfig({}, { ...base, BRIDGE_TRACES: 'maybe' })).toThrow(ConfigError);
     expect(() => buildConfig({ traces: { enabled: 'on' } }, base)).toThrow(/traces.enabled/);
     expect(() => buildConfig({ traces: { sample: 1 } }, base)).toThrow(ConfigError);
   });

@@ -1,12 +1,6 @@
 // Who may use the control API: a pure decision from the listen address, the token and the opt-out.
 import { describe, expect, it } from 'vitest';
-import {
-  bearerToken,
-  decideControlAccess,
-  isLoopback,
-  parseInsecure,
-  tokenMatches,
-} from '../../../src/server/control-access.js';
+import { bearerToken, decideControlAccess, isLoopback, tokenMatches } from '../../../src/server/control-access.js';
 
 describe('isLoopback', () => {
   it.each([
@@ -39,24 +33,6 @@ describe('decideControlAccess', () => {
     ['0.0.0.0', undefined, true, 'open-insecure'],
   ] as const)('listen %s, token %s, insecure %s → %s', (host, token, insecure, mode) => {
     expect(decideControlAccess(host, token, insecure).mode).toBe(mode);
-  });
-});
-
-describe('parseInsecure', () => {
-  it.each([
-    [undefined, false],
-    ['', false],
-    [' ', false],
-    ['true', true],
-    ['TRUE', true],
-    ['1', true],
-    ['yes', true],
-    ['false', false],
-    ['0', false],
-    ['no', false],
-  ])('%s → %s', (v, expected) => expect(parseInsecure(v)).toBe(expected));
-  it('refuses anything else with the variable name', () => {
-    expect(() => parseInsecure('maybe')).toThrow(/BRIDGE_CONTROL_INSECURE: must be true or false \(got "maybe"\)/);
   });
 });
 
