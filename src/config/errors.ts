@@ -54,6 +54,12 @@ export class ConfigErrors extends ConfigError {
  * Collects the problems of independent parts of a configuration: `take` runs one part and returns
  * its value, or records its ConfigError and returns the fallback so the next part is read too.
  */
+/** A problem's message without what it says was written (`… (got "x")`), which both wordings end with. */
+function withoutGot(message: string): string {
+  const at = message.lastIndexOf(' (got ');
+  return at < 0 ? message : message.slice(0, at);
+}
+
 export class ConfigProblems {
   private readonly list_: ConfigError[] = [];
 
@@ -64,7 +70,7 @@ export class ConfigProblems {
       // the shape walk's line already says it and more ("must be a mapping with the keys …").
       const shape = this.list_.findIndex((q) => q instanceof ShapeError && q.key === p.key);
       if (shape < 0 || p instanceof ShapeError) this.list_.push(p);
-      else if (!this.list_[shape]!.message.startsWith(p.message)) this.list_[shape] = p;
+      else if (!this.list_[shape]!.message.startsWith(withoutGot(p.message))) this.list_[shape] = p;
     }
   }
 

@@ -5,7 +5,7 @@ import { ConfigError, ConfigProblems, UnknownKeyError } from './errors.js';
 import { CONFIG_FILE, keysOf } from './config-keys.js';
 
 import { checkCategories, checkIncludeTypes } from './event-names.js';
-import { notABoolean, optBytes } from './readers.js';
+import { notABoolean, optBytes, writtenAs } from './readers.js';
 import { isRecord } from '../util/guards.js';
 
 const KEYS = CONFIG_FILE.keys.mapping;
@@ -212,7 +212,7 @@ export const defaultMappingOptions: MappingOptions = Object.freeze({
 /** Reads one YAML mapping section, rejecting keys it does not know (typos must not pass silently). */
 function section(raw: unknown, key: string, known: readonly string[]): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
-  if (!isRecord(raw)) throw new ConfigError(key, 'must be a mapping');
+  if (!isRecord(raw)) throw new ConfigError(key, `must be a mapping (got ${writtenAs(raw)})`);
   for (const k of Object.keys(raw)) {
     if (!known.includes(k)) throw new UnknownKeyError(`${key}.${k}`, known);
   }

@@ -54,7 +54,7 @@ export function envFlag(v: string | undefined, key: string): boolean | undefined
 export function section(parent: Raw, name: string, key: string): Raw {
   const v = parent[name];
   if (v === undefined || v === null) return {};
-  if (!isRecord(v)) throw new ConfigError(key, 'must be a mapping');
+  if (!isRecord(v)) throw new ConfigError(key, `must be a mapping (got ${writtenAs(v)})`);
   return v;
 }
 

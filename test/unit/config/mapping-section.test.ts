@@ -92,7 +92,7 @@ describe('parseMappingOptions', () => {
   });
 
   it.each([
-    ['not a mapping', 'mapping', 'must be a mapping'],
+    ['not a mapping', 'mapping', 'must be a mapping (got "not a mapping")'],
     [{ bogus: 1 }, 'mapping.bogus', 'unknown key'],
     [{ body_format: 'xml' }, 'mapping.body_format', 'one of: map, json'],
     [{ max_record_bytes: '64 bananas' }, 'mapping.max_record_bytes', 'size'],
@@ -108,7 +108,7 @@ describe('parseMappingOptions', () => {
     [{ screenshots: { max_record_bytes: 8 * 1024 * 1024 } }, 'mapping.screenshots.max_record_bytes', 'between'],
     [{ screenshots: { directory: 5 } }, 'mapping.screenshots.directory', 'path'],
     [{ filters: { include_types: [1] } }, 'mapping.filters.include_types[0]', 'non-empty'],
-    [{ filters: [] }, 'mapping.filters', 'must be a mapping'],
+    [{ filters: [] }, 'mapping.filters', 'must be a mapping (got a list)'],
   ])('%j → %s', (raw, key, message) => {
     let error: unknown;
     try {
