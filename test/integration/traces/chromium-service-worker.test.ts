@@ -1,0 +1,299 @@
+// The spans of a page whose fetches a service worker answers, against a real Chromium: the worker
+// passes one fetch on to the network (its own request, in its own target) and answers another
+// itself, without the network. Chromium reports the page's request in the page's target (its
+// response marked fromServiceWorker) and the worker's request in the worker's target, without a
+// loader. What CDP reports is turned into the service's events (service-events.ts, each target's
+// type stamped as the service stamps it), mapped with the default options and fed to the span
+// builder. docs/traces.md promises: the page's requests stay in the page's trace whoever answered
+// them, and a request without a loader (the worker's) is the root of a trace of its own.
+// Skipped where no Chromium is installed (CHROMIUM_PATH, or chromium / chromium-browser on PATH).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultMappingOptions } from '../../../src/config/mapping-section.js';
+import { createMapper } from '../../../src/mapping/mapper.js';
+import { createSpanBuilder } from '../../../src/traces/span-builder.js';
+import type { Envelope } from '../../../src/upstream/envelope.js';
+import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
+import type { BridgeSpan, SpanRef } from '../../../src/vocabulary/span.js';
+import { chromiumUnderTest, findChromium, startChromium, type ChromiumHandle } from '../devkit/chromium.js';
+import { serviceEvent, serviceNetworkEnd, servicePageEvent, type ServiceEvent } from '../devkit/service-events.js';
+
+const chromium = findChromium();
+const WAIT_MS = 20_000;
+const SESSION = 's-chromium-sw';
+
+// The worker answers /made-up itself and passes every other fetch of the page on to the network.
+const SW_JS = `self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
+self.addEventListener('fetch', (e) => {
+  const url = new URL(e.request.url);
+  if (url.pathname === '/made-up') e.respondWith(new Response('{"from":"worker"}', { headers: { 'content-type': 'application/json' } }));
+  else if (url.pathname === '/api') e.respondWith(fetch(e.request));
+});`;
+
+const PAGE = `<!doctype html><title>sw</title><script>
+(async () => {
+  await navigator.serviceWorker.register('/sw.js');
+  await navigator.serviceWorker.ready;
+  if (!navigator.serviceWorker.controller)
+    await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
+  await (await fetch('/api?token=SECRET-API')).text();
+  await (await fetch('/made-up?token=SECRET-MADE')).text();
+  console.log('sw done');
+})().catch((e) => console.log('sw failed ' + e));
+</script>`;
+
+/** One event as the service would send it, with the wall time it arrived at and its target's type. */
+interface Timed extends ServiceEvent {
+  ts: number;
+  targetType: string;
+}
+
+interface Target {
+  targetId: string;
+  type: string;
+  mainFrame?: string;
+  frames: Map<string, { loader: string; url: string }>;
+  requests: Map<string, Record<string, unknown>>;
+  responses: Map<string, Record<string, unknown>>;
+  ended: Set<string>;
+}
+
+const nowMicros = (): number => Math.round((performance.timeOrigin + performance.now()) * 1000);
+
+describe.skipIf(chromium === undefined)(`a service worker's fetches against ${chromiumUnderTest(chromium)}`, () => {
+  let server: Server;
+  let browser: ChromiumHandle | undefined;
+  let base = '';
+  const events: Timed[] = [];
+  /** What the browser reported of each request, for the assertions on what it is made of. */
+  const fromServiceWorker = new Set<string>();
+  let records: BridgeLogRecord[] = [];
+  let refs: Array<{ event: Timed; ref: SpanRef | undefined }> = [];
+  let spans: BridgeSpan[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      const path = (req.url ?? '/').split('?')[0];
+      if (path === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+      else if (path === '/sw.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(SW_JS);
+      else if (path === '/api') res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    browser = startChromium(chromium!);
+    const { failed } = browser;
+    const cdp = await browser.connect();
+    const targets = new Map<string, Target>();
+    const ready = new Map<string, Promise<unknown>>();
+    let wake: () => void = () => undefined;
+    const push = (t: Target, ev: ServiceEvent, context: Record<string, unknown>): void => {
+      const data = { ...context, target_id: t.targetId, target_type: t.type, ...ev.data };
+      events.push({ ...ev, data, ts: nowMicros(), targetType: t.type });
+    };
+    const pageContext = (t: Target): Record<string, unknown> => {
+      const main = t.mainFrame === undefined ? undefined : t.frames.get(t.mainFrame);
+      return main === undefined ? {} : { url: main.url, frame_id: t.mainFrame, loader_id: main.loader };
+    };
+    cdp.on(({ method, params: p, sessionId }) => {
+      if (method === 'Target.attachedToTarget') {
+        const { sessionId: child, targetInfo } = p as {
+          sessionId: string;
+          targetInfo: { targetId: string; type: string };
+        };
+        const t: Target = {
+          targetId: targetInfo.targetId,
+          type: targetInfo.type,
+          frames: new Map(),
+          requests: new Map(),
+          responses: new Map(),
+          ended: new Set(),
+        };
+        targets.set(child, t);
+        // As the service: Runtime and Network on every target, Page where there is a page.
+        const domains = targetInfo.type === 'page' ? ['Runtime', 'Network', 'Page'] : ['Runtime', 'Network'];
+        const commands = domains.map((d) => cdp.send(`${d}.enable`, {}, child));
+        commands.push(cdp.send('Runtime.runIfWaitingForDebugger', {}, child));
+        const all = Promise.all(commands);
+        all.catch(() => undefined);
+        ready.set(targetInfo.targetId, all);
+        return;
+      }
+      const t = sessionId === undefined ? undefined : targets.get(sessionId);
+      if (t === undefined) return;
+      if (method === 'Page.frameNavigated') {
+        const frame = p.frame as { id: string; url: string; loaderId: string; parentId?: string };
+        if (frame.parentId === undefined) t.mainFrame = frame.id;
+        t.frames.set(frame.id, { loader: frame.loaderId, url: frame.url });
+      }
+      const ev = serviceEvent(method, p);
+      if (ev !== undefined) {
+        if (method === 'Network.requestWillBeSent') {
+          t.requests.set(p.requestId as string, {
+            url: ev.data.url,
+            frame_id: ev.data.frame_id,
+            loader_id: ev.data.loader_id,
+          });
+          push(t, ev, {});
+        } else if (method === 'Page.frameNavigated') push(t, ev, {});
+        else push(t, ev, pageContext(t));
+      }
+      if (method === 'Network.responseReceived') {
+        t.responses.set(p.requestId as string, p);
+        if ((p.response as { fromServiceWorker?: boolean }).fromServiceWorker === true)
+          fromServiceWorker.add(String((p.response as { url: string }).url));
+      }
+      if (method === 'Network.loadingFinished' || method === 'Network.loadingFailed') {
+        const id = p.requestId as string;
+        const response = t.responses.get(id);
+        const end =
+          method === 'Network.loadingFailed'
+            ? serviceNetworkEnd({ failed: p })
+            : response === undefined
+              ? undefined
+              : serviceNetworkEnd({ response });
+        t.ended.add(id);
+        if (end !== undefined) push(t, end, t.requests.get(id) ?? {});
+      }
+      const page = servicePageEvent(method, p);
+      if (page !== undefined) push(t, page, pageContext(t));
+      wake();
+    });
+    const until = (what: string, ok: () => boolean): Promise<void> =>
+      Promise.race([
+        failed,
+        new Promise<void>((resolve, reject) => {
+          const bound = setTimeout(() => reject(new Error(`no ${what} after ${WAIT_MS / 1000} s`)), WAIT_MS);
+          wake = () => {
+            if (!ok()) return;
+            clearTimeout(bound);
+            wake = () => undefined;
+            resolve();
+          };
+        }),
+      ]);
+
+    await Promise.race([
+      failed,
+      cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
+    ]);
+    const { targetId } = (await Promise.race([failed, cdp.send('Target.createTarget', { url: 'about:blank' })])) as {
+      targetId: string;
+    };
+    await until('attach to the tab', () => ready.has(targetId));
+    await Promise.race([failed, ready.get(targetId)]);
+    const [tabSession] = [...targets.entries()].find(([, t]) => t.targetId === targetId)!;
+    await Promise.race([failed, cdp.send('Page.navigate', { url: `${base}/` }, tabSession)]);
+    const logged = (text: string): boolean =>
+      events.some((e) => e.type === 'console_log' && String(e.data.text).startsWith(text));
+    await until('the page done and its requests ended', () => {
+      if (logged('sw failed')) return true;
+      // Chromium's own pages (browser_ui targets: the omnibox popup) load resources of their own
+      // meanwhile; only the page's and the worker's requests are waited for.
+      const open = [...targets.values()]
+        .filter((t) => t.type === 'page' || t.type === 'service_worker')
+        .flatMap((t) => [...t.requests.keys()].filter((id) => !t.ended.has(id)));
+      return logged('sw done') && open.length === 0;
+    });
+    const failure = events.find((e) => e.type === 'console_log' && String(e.data.text).startsWith('sw failed'));
+    if (failure !== undefined) throw new Error(`the page says: ${String(failure.data.text)}`);
+
+    const mapper = createMapper(defaultMappingOptions);
+    const builder = createSpanBuilder(SESSION);
+    const ctx = { sessionId: SESSION, attributes: {}, epoch: 0 };
+    records = [];
+    refs = [];
+    spans = [];
+    events.forEach((e, i) => {
+      const envelope: Envelope = {
+        seq: i + 1,
+        event: { ts: e.ts, type: e.type, category: e.category, source: { kind: 'cdp' }, data: e.data },
+      };
+      const record = mapper.map(envelope, ctx, 1);
+      if (record !== null) records.push(record);
+      const observed = builder.observe(envelope, record);
+      refs.push({ event: e, ref: observed.ref });
+      spans.push(...observed.finished);
+    });
+    spans.push(...builder.end('session_end'));
+  }, WAIT_MS + 15_000);
+
+  afterAll(async () => {
+    await browser?.stop();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const client = (): BridgeSpan[] => spans.filter((s) => s.kind === 3);
+  const urlOf = (s: BridgeSpan): string => String(s.attributes['url.full'] ?? '');
+  const requestsOf = (targetType: string, path: string): Timed[] =>
+    events.filter(
+      (e) => e.type === 'network_request' && e.targetType === targetType && String(e.data.url).includes(path),
+    );
+
+  it('the browser reported the page asking, the worker fetching once and answering twice', () => {
+    expect(requestsOf('page', '/api?')).toHaveLength(1);
+    expect(requestsOf('page', '/made-up?')).toHaveLength(1);
+    // The worker's own request, without a loader: only the one it passed on reached the network.
+    const own = requestsOf('service_worker', '/api?');
+    expect(own).toHaveLength(1);
+    expect(own[0]!.data.loader_id ?? '').toBe('');
+    expect(requestsOf('service_worker', '/made-up')).toHaveLength(0);
+    expect([...fromServiceWorker].some((u) => u.includes('/made-up?'))).toBe(true);
+    expect([...fromServiceWorker].some((u) => u.includes('/api?'))).toBe(true);
+  });
+
+  it("keeps the page's requests under its navigation, in its trace, whoever answered them", () => {
+    const pages = spans.filter((s) => s.kind === 1 && s.name === `${base}/`);
+    expect(pages).toHaveLength(1);
+    const page = pages[0]!;
+    for (const path of ['/api?', '/made-up?']) {
+      const own = requestsOf('page', path)[0]!;
+      const span = client().filter((s) => s.attributes['browser.network.request.id'] === own.data.request_id);
+      expect(span, path).toHaveLength(1);
+      expect(span[0]!.traceId, path).toBe(page.traceId);
+      expect(span[0]!.parentSpanId, path).toBe(page.spanId);
+      expect(span[0]!.attributes['http.response.status_code'], path).toBe(200);
+    }
+  });
+
+  it("makes the worker's own request the root of a trace of its own", () => {
+    const own = requestsOf('service_worker', '/api?')[0]!;
+    const span = client().filter(
+      (s) => s.attributes['browser.network.request.id'] === own.data.request_id && urlOf(s) !== '',
+    );
+    const page = spans.find((s) => s.kind === 1)!;
+    // Request ids are the browser's, one space for every target: the page's and the worker's differ.
+    expect(own.data.request_id).not.toBe(requestsOf('page', '/api?')[0]!.data.request_id);
+    expect(span).toHaveLength(1);
+    expect(span[0]!.parentSpanId).toBeUndefined();
+    expect(span[0]!.traceId).not.toBe(page.traceId);
+    expect(span[0]!.attributes['http.response.status_code']).toBe(200);
+  });
+
+  it('points every record at a span that exists, and ends no span before it starts', () => {
+    const ids = new Set(spans.map((s) => s.spanId));
+    for (const { event, ref } of refs) if (ref !== undefined) expect(ids.has(ref.spanId), event.type).toBe(true);
+    for (const r of records) if (r.spanId !== undefined) expect(ids.has(r.spanId)).toBe(true);
+    for (const s of spans) expect(s.endMicros, s.name).toBeGreaterThanOrEqual(s.startMicros);
+    expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length);
+  });
+
+  it("keeps what Chromium's own pages load out of the page's trace", () => {
+    // Browser-wide auto-attach, as the service attaches, also reaches Chromium's own pages where the
+    // browser shows them as targets (Chromium 150 headless: the omnibox popup, a browser_ui target
+    // loading about a hundred chrome:// resources). Their requests are in traces of their own.
+    const page = spans.find((s) => s.kind === 1 && s.name === `${base}/`)!;
+    for (const s of spans.filter((x) => urlOf(x).startsWith('chrome:') || x.name.startsWith('chrome:')))
+      expect(s.traceId, s.name).not.toBe(page.traceId);
+  });
+
+  it('carries no secret a query string held', () => {
+    const text = JSON.stringify([spans, records]);
+    expect(text).not.toMatch(/SECRET-/);
+  });
+});
