@@ -40,6 +40,17 @@ const SEGMENT_COLUMNS = '(session_id, first_seq, last_seq, records, bytes, oldes
 
 export { PRUNE_FINISHED_AFTER_MS } from './store.js';
 
+/**
+ * How long a statement waits for a lock another process holds. Nothing of the bridge's own ever
+ * holds one against it (one connection, and the state lock keeps other bridges out); only another
+ * program does: a `sqlite3` shell left inside a transaction, a backup tool. The connection is
+ * synchronous on the main thread, so every millisecond of that wait stops delivery, the HTTP surface
+ * and the workers' messages with it: at SQLite's usual 5 s the main thread was frozen for 5 s a
+ * commit attempt, back to back. A short wait rides out a reader's moment; longer holds fail the
+ * commit, which is retried with backoff and reported as the lock it is (fact-log-words.ts).
+ */
+export const BUSY_TIMEOUT_MS = 100;
+
 export interface SqliteStoreOptions extends MigrateOptions {
   /** Overrides PRUNE_FINISHED_AFTER_MS (tests). */
   pruneFinishedAfterMs?: number;
@@ -79,7 +90,7 @@ export class SqliteStore implements Store {
           if (f === file || existsSync(f)) ensurePrivateFile(f);
         }
       }
-      this.db = new Database(file);
+      this.db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     } catch (err) {
       if (err instanceof StoreOpenError) throw err;
       throw new StoreOpenError(`cannot open the state database in ${dirOrMemory}: ${(err as Error).message}`);
@@ -95,7 +106,7 @@ export class SqliteStore implements Store {
       }
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
-      this.db.pragma('busy_timeout = 5000');
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       // The checkpoint threshold counts pages: keep it at SQLite's default in bytes (1,000 pages of
       // 4 KiB), so the WAL grows no larger on a small volume whatever the file's page size.
       const pageSize = this.db.pragma('page_size', { simple: true }) as number;
@@ -107,7 +118,10 @@ export class SqliteStore implements Store {
     } catch (err) {
       this.closeNow();
       if (err instanceof StoreOpenError) throw err;
-      throw new StoreOpenError(`cannot use the state database ${file}: ${(err as Error).message}`);
+      const locked = (err as { code?: string }).code === 'SQLITE_BUSY';
+      throw new StoreOpenError(
+        `cannot use the state database ${file}: ${(err as Error).message}${locked ? ': another program holds it inside a transaction (a sqlite3 shell, a backup?); end it and start again' : ''}`,
+      );
     }
     if (file !== ':memory:') this.stateFile = new StateFileCheck(file);
     const db = this.db;

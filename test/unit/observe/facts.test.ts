@@ -219,6 +219,14 @@ describe('facts → log lines', () => {
     ['SQLITE_IOERR_WRITE', 'the state database is read-only or its volume fails'],
     ['STATE_FILE_GONE', 'the state database is gone'],
     ['SQLITE_CANTOPEN', 'a file of the state database cannot be opened (open-file limit?)'],
+    [
+      'SQLITE_BUSY',
+      'another program holds the state database locked: a sqlite3 shell or a backup inside a transaction?',
+    ],
+    [
+      'SQLITE_LOCKED_SHAREDCACHE',
+      'another program holds the state database locked: a sqlite3 shell or a backup inside a transaction?',
+    ],
   ])('a spool delete that fails with %s says: %s', (code, cause) => {
     const { log, lines } = capture();
     logFact(log, { f: 'delete_failed', error: 'x', code, streak: 1 });
