@@ -50,16 +50,16 @@ export class ConfigErrors extends ConfigError {
   }
 }
 
-/**
- * Collects the problems of independent parts of a configuration: `take` runs one part and returns
- * its value, or records its ConfigError and returns the fallback so the next part is read too.
- */
 /** A problem's message without what it says was written (`… (got "x")`), which both wordings end with. */
 function withoutGot(message: string): string {
   const at = message.lastIndexOf(' (got ');
   return at < 0 ? message : message.slice(0, at);
 }
 
+/**
+ * Collects the problems of independent parts of a configuration: `take` runs one part and returns
+ * its value, or records its ConfigError and returns the fallback so the next part is read too.
+ */
 export class ConfigProblems {
   private readonly list_: ConfigError[] = [];
 
