@@ -10,14 +10,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultMappingOptions } from '../../../src/config/mapping-section.js';
-import { createMapper } from '../../../src/mapping/mapper.js';
-import { createSpanBuilder } from '../../../src/traces/span-builder.js';
-import type { Envelope } from '../../../src/upstream/envelope.js';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import type { BridgeSpan, SpanRef } from '../../../src/vocabulary/span.js';
 import { chromiumUnderTest, findChromium, startChromium, type ChromiumHandle } from '../devkit/chromium.js';
-import { serviceEvent, serviceNetworkEnd, servicePageEvent, type ServiceEvent } from '../devkit/service-events.js';
+import { browserWaits, serviceTarget, targetEvents, type ServiceTarget } from '../devkit/service-targets.js';
+import { sessionSpans, type TimedServiceEvent } from '../devkit/service-spans.js';
 
 const chromium = findChromium();
 const WAIT_MS = 20_000;
@@ -45,19 +42,8 @@ const PAGE = `<!doctype html><title>sw</title><script>
 </script>`;
 
 /** One event as the service would send it, with the wall time it arrived at and its target's type. */
-interface Timed extends ServiceEvent {
-  ts: number;
+interface Timed extends TimedServiceEvent {
   targetType: string;
-}
-
-interface Target {
-  targetId: string;
-  type: string;
-  mainFrame?: string;
-  frames: Map<string, { loader: string; url: string }>;
-  requests: Map<string, Record<string, unknown>>;
-  responses: Map<string, Record<string, unknown>>;
-  ended: Set<string>;
 }
 
 const nowMicros = (): number => Math.round((performance.timeOrigin + performance.now()) * 1000);
@@ -88,32 +74,16 @@ describe.skipIf(chromium === undefined)(`a service worker's fetches against ${ch
     browser = startChromium(chromium!);
     const { failed } = browser;
     const cdp = await browser.connect();
-    const targets = new Map<string, Target>();
+    const targets = new Map<string, ServiceTarget>();
     const ready = new Map<string, Promise<unknown>>();
-    let wake: () => void = () => undefined;
-    const push = (t: Target, ev: ServiceEvent, context: Record<string, unknown>): void => {
-      const data = { ...context, target_id: t.targetId, target_type: t.type, ...ev.data };
-      events.push({ ...ev, data, ts: nowMicros(), targetType: t.type });
-    };
-    const pageContext = (t: Target): Record<string, unknown> => {
-      const main = t.mainFrame === undefined ? undefined : t.frames.get(t.mainFrame);
-      return main === undefined ? {} : { url: main.url, frame_id: t.mainFrame, loader_id: main.loader };
-    };
+    const { until, wake } = browserWaits(failed, WAIT_MS);
     cdp.on(({ method, params: p, sessionId }) => {
       if (method === 'Target.attachedToTarget') {
         const { sessionId: child, targetInfo } = p as {
           sessionId: string;
           targetInfo: { targetId: string; type: string };
         };
-        const t: Target = {
-          targetId: targetInfo.targetId,
-          type: targetInfo.type,
-          frames: new Map(),
-          requests: new Map(),
-          responses: new Map(),
-          ended: new Set(),
-        };
-        targets.set(child, t);
+        targets.set(child, serviceTarget(targetInfo.targetId, targetInfo.type));
         // As the service: Runtime and Network on every target, Page where there is a page.
         const domains = targetInfo.type === 'page' ? ['Runtime', 'Network', 'Page'] : ['Runtime', 'Network'];
         const commands = domains.map((d) => cdp.send(`${d}.enable`, {}, child));
@@ -125,57 +95,13 @@ describe.skipIf(chromium === undefined)(`a service worker's fetches against ${ch
       }
       const t = sessionId === undefined ? undefined : targets.get(sessionId);
       if (t === undefined) return;
-      if (method === 'Page.frameNavigated') {
-        const frame = p.frame as { id: string; url: string; loaderId: string; parentId?: string };
-        if (frame.parentId === undefined) t.mainFrame = frame.id;
-        t.frames.set(frame.id, { loader: frame.loaderId, url: frame.url });
-      }
-      const ev = serviceEvent(method, p);
-      if (ev !== undefined) {
-        if (method === 'Network.requestWillBeSent') {
-          t.requests.set(p.requestId as string, {
-            url: ev.data.url,
-            frame_id: ev.data.frame_id,
-            loader_id: ev.data.loader_id,
-          });
-          push(t, ev, {});
-        } else if (method === 'Page.frameNavigated') push(t, ev, {});
-        else push(t, ev, pageContext(t));
-      }
+      for (const ev of targetEvents(t, method, p)) events.push({ ...ev, ts: nowMicros(), targetType: t.type });
       if (method === 'Network.responseReceived') {
-        t.responses.set(p.requestId as string, p);
-        if ((p.response as { fromServiceWorker?: boolean }).fromServiceWorker === true)
-          fromServiceWorker.add(String((p.response as { url: string }).url));
+        const response = p.response as { url: string; fromServiceWorker?: boolean };
+        if (response.fromServiceWorker === true) fromServiceWorker.add(response.url);
       }
-      if (method === 'Network.loadingFinished' || method === 'Network.loadingFailed') {
-        const id = p.requestId as string;
-        const response = t.responses.get(id);
-        const end =
-          method === 'Network.loadingFailed'
-            ? serviceNetworkEnd({ failed: p })
-            : response === undefined
-              ? undefined
-              : serviceNetworkEnd({ response });
-        t.ended.add(id);
-        if (end !== undefined) push(t, end, t.requests.get(id) ?? {});
-      }
-      const page = servicePageEvent(method, p);
-      if (page !== undefined) push(t, page, pageContext(t));
       wake();
     });
-    const until = (what: string, ok: () => boolean): Promise<void> =>
-      Promise.race([
-        failed,
-        new Promise<void>((resolve, reject) => {
-          const bound = setTimeout(() => reject(new Error(`no ${what} after ${WAIT_MS / 1000} s`)), WAIT_MS);
-          wake = () => {
-            if (!ok()) return;
-            clearTimeout(bound);
-            wake = () => undefined;
-            resolve();
-          };
-        }),
-      ]);
 
     await Promise.race([
       failed,
@@ -202,24 +128,7 @@ describe.skipIf(chromium === undefined)(`a service worker's fetches against ${ch
     const failure = events.find((e) => e.type === 'console_log' && String(e.data.text).startsWith('sw failed'));
     if (failure !== undefined) throw new Error(`the page says: ${String(failure.data.text)}`);
 
-    const mapper = createMapper(defaultMappingOptions);
-    const builder = createSpanBuilder(SESSION);
-    const ctx = { sessionId: SESSION, attributes: {}, epoch: 0 };
-    records = [];
-    refs = [];
-    spans = [];
-    events.forEach((e, i) => {
-      const envelope: Envelope = {
-        seq: i + 1,
-        event: { ts: e.ts, type: e.type, category: e.category, source: { kind: 'cdp' }, data: e.data },
-      };
-      const record = mapper.map(envelope, ctx, 1);
-      if (record !== null) records.push(record);
-      const observed = builder.observe(envelope, record);
-      refs.push({ event: e, ref: observed.ref });
-      spans.push(...observed.finished);
-    });
-    spans.push(...builder.end('session_end'));
+    ({ records, refs, spans } = sessionSpans(SESSION, events));
   }, WAIT_MS + 15_000);
 
   afterAll(async () => {

@@ -11,17 +11,20 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultMappingOptions } from '../../../src/config/mapping-section.js';
 import { decodeTracesRequest } from '../../../src/devkit/receiver/decode-traces.js';
-import { createMapper } from '../../../src/mapping/mapper.js';
-import { createSpanBuilder } from '../../../src/traces/span-builder.js';
-import type { Envelope } from '../../../src/upstream/envelope.js';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import type { BridgeSpan, SpanRef } from '../../../src/vocabulary/span.js';
 import { createSpanEncoder } from '../../../src/wire/encode-span.js';
 import { createRequestBuilder, joinBody } from '../../../src/wire/otlp-request.js';
 import { chromiumUnderTest, findChromium, startChromium, type ChromiumHandle } from '../devkit/chromium.js';
-import { serviceEvent, serviceNetworkEnd, servicePageEvent, type ServiceEvent } from '../devkit/service-events.js';
+import {
+  browserWaits,
+  pageContext,
+  serviceTarget,
+  targetEvents,
+  type ServiceTarget,
+} from '../devkit/service-targets.js';
+import { sessionSpans, type TimedServiceEvent } from '../devkit/service-spans.js';
 
 const chromium = findChromium();
 const WAIT_MS = 20_000;
@@ -52,21 +55,12 @@ console.log('page2 done');
 const TAB = `<!doctype html><title>tab</title><script>fetch('/hold?token=SECRET-HOLD');</script>`;
 
 /** One event as the service would send it, with the wall time it arrived at. */
-interface Timed extends ServiceEvent {
-  ts: number;
-}
+type Timed = TimedServiceEvent;
 
-interface Target {
-  targetId: string;
+interface Target extends ServiceTarget {
   /** The tab that opened this one (window.open). */
   openerId?: string;
-  mainFrame?: string;
-  /** frame → its committed loader and URL. */
-  frames: Map<string, { loader: string; url: string }>;
-  /** request → the context of its network_request (what the service stamps on its end too). */
-  requests: Map<string, Record<string, unknown>>;
-  responses: Map<string, Record<string, unknown>>;
-  ended: Set<string>;
+  /** The URL of each load the tab fired. */
   loads: string[];
 }
 
@@ -127,15 +121,9 @@ describe.skipIf(chromium === undefined)(`spans of a real session against ${chrom
       const { failed } = browser;
       const cdp = await browser.connect();
       const ready = new Map<string, Promise<unknown>>();
-      const push = (target: Target, ev: ServiceEvent, context: Record<string, unknown>): void => {
-        const data = { ...context, target_id: target.targetId, target_type: 'page', ...ev.data };
-        events.push({ ...ev, data, ts: nowMicros() });
-      };
-      /** The context the service stamps on a page or console event: the tab's main frame. */
-      const pageContext = (t: Target): Record<string, unknown> => {
-        const main = t.mainFrame === undefined ? undefined : t.frames.get(t.mainFrame);
-        return main === undefined ? {} : { url: main.url, frame_id: t.mainFrame, loader_id: main.loader };
-      };
+      const waits = browserWaits(failed, WAIT_MS);
+      wake = waits.wake;
+      const { until } = waits;
       cdp.on(({ method, params: p, sessionId }) => {
         if (method === 'Target.attachedToTarget') {
           const { sessionId: child, targetInfo } = p as {
@@ -147,12 +135,8 @@ describe.skipIf(chromium === undefined)(`spans of a real session against ${chrom
             return;
           }
           const t: Target = {
-            targetId: targetInfo.targetId,
+            ...serviceTarget(targetInfo.targetId, 'page'),
             ...(targetInfo.openerId === undefined ? {} : { openerId: targetInfo.openerId }),
-            frames: new Map(),
-            requests: new Map(),
-            responses: new Map(),
-            ended: new Set(),
             loads: [],
           };
           targets.set(child, t);
@@ -177,61 +161,10 @@ describe.skipIf(chromium === undefined)(`spans of a real session against ${chrom
         }
         const t = sessionId === undefined ? undefined : targets.get(sessionId);
         if (t === undefined) return;
-        if (method === 'Page.frameNavigated') {
-          const frame = p.frame as { id: string; url: string; loaderId: string; parentId?: string };
-          if (frame.parentId === undefined) t.mainFrame = frame.id;
-          t.frames.set(frame.id, { loader: frame.loaderId, url: frame.url });
-        }
-        if (method === 'Page.navigatedWithinDocument') {
-          // The tab's address changes (pushState, a fragment) without an event the service forwards.
-          const f = t.frames.get(p.frameId as string);
-          if (f !== undefined) f.url = p.url as string;
-        }
-        const ev = serviceEvent(method, p);
-        if (ev !== undefined) {
-          if (method === 'Network.requestWillBeSent') {
-            t.requests.set(p.requestId as string, {
-              url: ev.data.url,
-              frame_id: ev.data.frame_id,
-              loader_id: ev.data.loader_id,
-            });
-            push(t, ev, {});
-          } else if (method === 'Page.frameNavigated') push(t, ev, {});
-          else push(t, ev, pageContext(t));
-        }
-        if (method === 'Network.responseReceived') t.responses.set(p.requestId as string, p);
-        if (method === 'Network.loadingFinished' || method === 'Network.loadingFailed') {
-          const id = p.requestId as string;
-          const response = t.responses.get(id);
-          const end =
-            method === 'Network.loadingFailed'
-              ? serviceNetworkEnd({ failed: p })
-              : response === undefined
-                ? undefined
-                : serviceNetworkEnd({ response });
-          t.ended.add(id);
-          if (end !== undefined) push(t, end, t.requests.get(id) ?? {});
-        }
-        const page = servicePageEvent(method, p);
-        if (page !== undefined) {
-          push(t, page, pageContext(t));
-          if (method === 'Page.loadEventFired') t.loads.push(String(pageContext(t).url));
-        }
+        for (const ev of targetEvents(t, method, p)) events.push({ ...ev, ts: nowMicros() });
+        if (method === 'Page.loadEventFired') t.loads.push(String(pageContext(t).url));
         wake();
       });
-      const until = (what: string, ok: () => boolean): Promise<void> =>
-        Promise.race([
-          failed,
-          new Promise<void>((resolve, reject) => {
-            const bound = setTimeout(() => reject(new Error(`no ${what} after ${WAIT_MS / 1000} s`)), WAIT_MS);
-            wake = () => {
-              if (!ok()) return;
-              clearTimeout(bound);
-              wake = () => undefined;
-              resolve();
-            };
-          }),
-        ]);
       const logged = (text: string): boolean => events.some((e) => e.type === 'console_log' && e.data.text === text);
 
       await Promise.race([
@@ -273,24 +206,7 @@ describe.skipIf(chromium === undefined)(`spans of a real session against ${chrom
         );
       });
 
-      const mapper = createMapper(defaultMappingOptions);
-      const builder = createSpanBuilder(SESSION);
-      const ctx = { sessionId: SESSION, attributes: {}, epoch: 0 };
-      records = [];
-      refs = [];
-      spans = [];
-      events.forEach((e, i) => {
-        const envelope: Envelope = {
-          seq: i + 1,
-          event: { ts: e.ts, type: e.type, category: e.category, source: { kind: 'cdp' }, data: e.data },
-        };
-        const record = mapper.map(envelope, ctx, 1);
-        if (record !== null) records.push(record);
-        const observed = builder.observe(envelope, record);
-        refs.push({ event: e, ref: observed.ref });
-        spans.push(...observed.finished);
-      });
-      spans.push(...builder.end('session_end'));
+      ({ records, refs, spans } = sessionSpans(SESSION, events));
     },
     2 * WAIT_MS + 15_000,
   );
