@@ -1,5 +1,6 @@
 // The state directory's lock: one bridge process per directory, held by the OS for as long as the
-// process lives (released even by kill -9).
+// process lives (released even by kill -9). And the locks of other programs on the state database:
+// how long the store waits for one, and what a start that meets one says.
 import Database from 'better-sqlite3';
 import { join, resolve } from 'node:path';
 import { ensurePrivateFile } from '../util/make-dirs.js';
@@ -29,4 +30,22 @@ export function lockStateDir(dir: string): Database.Database {
     }
     throw err;
   }
+}
+
+/**
+ * How long a statement waits for a lock another process holds. Nothing of the bridge's own ever
+ * holds one against it (one connection, and the state lock keeps other bridges out); only another
+ * program does: a `sqlite3` shell left inside a transaction, a backup tool. The connection is
+ * synchronous on the main thread, so every millisecond of that wait stops delivery, the HTTP surface
+ * and the workers' messages with it: at SQLite's usual 5 s the main thread was frozen for 5 s a
+ * commit attempt, back to back. A short wait rides out a reader's moment; longer holds fail the
+ * commit, which is retried with backoff and reported as the lock it is (fact-log-words.ts).
+ */
+export const BUSY_TIMEOUT_MS = 100;
+
+/** What a start says after SQLite's own words when another program holds the state database. */
+export function heldBy(err: unknown): string {
+  return (err as { code?: string }).code === 'SQLITE_BUSY'
+    ? ': another program holds it inside a transaction (a sqlite3 shell, a backup?); end it and start again'
+    : '';
 }

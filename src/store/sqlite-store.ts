@@ -24,7 +24,7 @@ import {
   type Store,
 } from './store.js';
 import { adoptDatabase, migrateSqlite, SCHEMA, StoreOpenError, type MigrateOptions } from './sqlite-schema.js';
-import { lockStateDir } from './sqlite-state-lock.js';
+import { BUSY_TIMEOUT_MS, heldBy, lockStateDir } from './sqlite-state-lock.js';
 import { StateFileCheck } from './state-file-check.js';
 import { packSpans, prepareSpanStates, type SqliteSpanStates } from './sqlite-span-states.js';
 import { toRow, type RawSession } from './sqlite-session-row.js';
@@ -39,17 +39,6 @@ const INSERT_ROWS = 32;
 const SEGMENT_COLUMNS = '(session_id, first_seq, last_seq, records, bytes, oldest_ts, payload, epoch)';
 
 export { PRUNE_FINISHED_AFTER_MS } from './store.js';
-
-/**
- * How long a statement waits for a lock another process holds. Nothing of the bridge's own ever
- * holds one against it (one connection, and the state lock keeps other bridges out); only another
- * program does: a `sqlite3` shell left inside a transaction, a backup tool. The connection is
- * synchronous on the main thread, so every millisecond of that wait stops delivery, the HTTP surface
- * and the workers' messages with it: at SQLite's usual 5 s the main thread was frozen for 5 s a
- * commit attempt, back to back. A short wait rides out a reader's moment; longer holds fail the
- * commit, which is retried with backoff and reported as the lock it is (fact-log-words.ts).
- */
-export const BUSY_TIMEOUT_MS = 100;
 
 export interface SqliteStoreOptions extends MigrateOptions {
   /** Overrides PRUNE_FINISHED_AFTER_MS (tests). */
@@ -118,10 +107,7 @@ export class SqliteStore implements Store {
     } catch (err) {
       this.closeNow();
       if (err instanceof StoreOpenError) throw err;
-      const locked = (err as { code?: string }).code === 'SQLITE_BUSY';
-      throw new StoreOpenError(
-        `cannot use the state database ${file}: ${(err as Error).message}${locked ? ': another program holds it inside a transaction (a sqlite3 shell, a backup?); end it and start again' : ''}`,
-      );
+      throw new StoreOpenError(`cannot use the state database ${file}: ${(err as Error).message}${heldBy(err)}`);
     }
     if (file !== ':memory:') this.stateFile = new StateFileCheck(file);
     const db = this.db;
