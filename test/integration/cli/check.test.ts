@@ -300,12 +300,12 @@ describe('check', () => {
     expect(res.stdout).toBe('✗ configuration  BRIDGE_START: must be one of oldest, latest (got "yesterday")\n');
     // Several problems: one line each under the ✗, as run and validate print them, not one line
     // joined with ⏎ marks.
-    const two = await runCli(['check'], { ...env, BRIDGE_START: 'yesterday', BRIDGE_DISCOVER: 'yes' });
+    const two = await runCli(['check'], { ...env, BRIDGE_START: 'yesterday', BRIDGE_DISCOVER: 'maybe' });
     expect(two.code).toBe(2);
     expect(two.stdout).toBe(
       '✗ configuration  2 problems:\n' +
         '                 BRIDGE_START: must be one of oldest, latest (got "yesterday")\n' +
-        '                 BRIDGE_DISCOVER: must be true or false (got "yes")\n',
+        '                 BRIDGE_DISCOVER: must be true or false (got "maybe")\n',
     );
     const help = await runCli(['check', '--help'], {});
     expect(help.code).toBe(0);
