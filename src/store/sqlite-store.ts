@@ -79,6 +79,7 @@ export class SqliteStore implements Store {
           if (f === file || existsSync(f)) ensurePrivateFile(f);
         }
       }
+      // better-sqlite3's timeout is SQLite's busy timeout, for the open and every statement after.
       this.db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     } catch (err) {
       if (err instanceof StoreOpenError) throw err;
@@ -95,7 +96,6 @@ export class SqliteStore implements Store {
       }
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
-      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       // The checkpoint threshold counts pages: keep it at SQLite's default in bytes (1,000 pages of
       // 4 KiB), so the WAL grows no larger on a small volume whatever the file's page size.
       const pageSize = this.db.pragma('page_size', { simple: true }) as number;
