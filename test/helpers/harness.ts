@@ -99,6 +99,11 @@ export function exited(child: ChildProcess): Promise<number | null> {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** The daemon's HTTP surface, from its startup line in `output`; undefined before that line. */
+export function surfaceUrl(output: string): string | undefined {
+  return /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(output)?.[1];
+}
+
 /** Polls until `fn` is true; throws with `what` after `timeoutMs`. */
 export async function until(fn: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exited, harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { exited, harness, spawnDaemon, surfaceUrl, until, type Harness } from '../../helpers/harness.js';
 import { forward } from '../../helpers/forward.js';
 import { runToTheEnd } from '../../helpers/run-to-end.js';
 
@@ -35,8 +35,6 @@ async function keyedFront(target: string, key: () => string): Promise<string> {
   await new Promise<void>((r) => front!.listen(0, '127.0.0.1', () => r()));
   return `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
 }
-
-const surface = (out: string): string | undefined => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(out)?.[1];
 
 describe('the API key rotated while the daemon streams', () => {
   it('is reported as refused, and the new key in the key file resumes every session where it stopped', async () => {
@@ -70,7 +68,7 @@ describe('the API key rotated while the daemon streams', () => {
         'both sessions refused',
         30_000,
       );
-      const ready = await fetch(`${surface(d.output())!}/readyz`);
+      const ready = await fetch(`${surfaceUrl(d.output())!}/readyz`);
       expect(ready.status).toBe(503);
       expect(JSON.stringify(await ready.json())).toMatch(/refuses the API key for 2 session/);
       expect(d.output()).not.toContain('key-one');

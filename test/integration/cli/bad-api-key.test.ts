@@ -3,12 +3,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { harness, spawnDaemon, surfaceUrl, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());
 
-const surface = (out: string): string | undefined => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(out)?.[1];
 const reconnects = (out: string) =>
   out
     .split('\n')
@@ -28,7 +27,7 @@ describe('a bad API key', () => {
       expect(second!.delayMs).toBeLessThanOrEqual(60_000);
       expect(second!.detail).toMatch(/refuses the API key; check BROWSER_API_KEY/);
       expect(d.output()).not.toContain('wrong-key');
-      const ready = await fetch(`${surface(d.output())!}/readyz`);
+      const ready = await fetch(`${surfaceUrl(d.output())!}/readyz`);
       expect(ready.status).toBe(503);
       expect(((await ready.json()) as { problems: string[] }).problems.join(' ')).toMatch(
         /refuses the API key for 1 session\(s\) \(check BROWSER_API_KEY/,
@@ -60,7 +59,7 @@ describe('a bad API key', () => {
       expect(reconnects(d.output())[0]!.detail).toContain(`the key file ${keyFile}`);
       writeFileSync(keyFile, 'sim-key\n');
       await until(() => h.receiver.records.length >= 3, 'the events once the key is right', 30_000);
-      expect((await fetch(`${surface(d.output())!}/readyz`)).status).toBe(200);
+      expect((await fetch(`${surfaceUrl(d.output())!}/readyz`)).status).toBe(200);
     } finally {
       d.kill('SIGKILL');
     }

@@ -3,7 +3,7 @@
 // log warns; PUT /v1/sessions/<typo> answers 404 and follows nothing. A session that did exist and
 // ended (the service still finds it with include_deleted=true) ends as before.
 import { afterEach, describe, expect, it } from 'vitest';
-import { exited, harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { exited, harness, spawnDaemon, surfaceUrl, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());
@@ -39,8 +39,8 @@ describe('an unknown session', () => {
     h.sim.createSession('real-2').emit(3);
     const d = spawnDaemon(h.env({ BRIDGE_SESSIONS: 'typo-2', BRIDGE_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'info' }));
     try {
-      await until(() => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.test(d.output()), 'the HTTP surface');
-      const url = /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(d.output())![1]!;
+      await until(() => surfaceUrl(d.output()) !== undefined, 'the HTTP surface');
+      const url = surfaceUrl(d.output())!;
       let status: { state?: string; lastError?: string } = {};
       for (let i = 0; i < 200 && status.state !== 'unknown'; i++) {
         status = (await (await fetch(`${url}/v1/sessions/typo-2`)).json()) as typeof status;

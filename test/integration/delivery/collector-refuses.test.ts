@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exited, harness, sleep, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { exited, harness, sleep, spawnDaemon, surfaceUrl, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());
@@ -20,8 +20,8 @@ shutdown: { grace: 3s }
 `;
 
 async function httpUrl(output: () => string): Promise<string> {
-  await until(() => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.test(output()), 'the HTTP surface', 20_000);
-  return /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(output())![1]!;
+  await until(() => surfaceUrl(output()) !== undefined, 'the HTTP surface', 20_000);
+  return surfaceUrl(output())!;
 }
 
 describe('a collector that refuses everything', () => {

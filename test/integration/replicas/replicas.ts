@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { harness, spawnDaemon, exited, type Harness } from '../../helpers/harness.js';
+import { harness, spawnDaemon, exited, surfaceUrl, type Harness } from '../../helpers/harness.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 import type { Env } from '../../../src/config/load-config.js';
 import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
@@ -159,8 +159,8 @@ export function cluster(h: Harness, url: string, sessions: string[], base: Env =
       const r = replicas.get(id)!;
       const deadline = Date.now() + 20_000;
       for (;;) {
-        const m = /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(r.output());
-        if (m) return m[1]!;
+        const url = surfaceUrl(r.output());
+        if (url !== undefined) return url;
         if (Date.now() > deadline) throw new Error(`replica ${id} never listened:\n${r.output()}`);
         await new Promise((res) => setTimeout(res, 50));
       }

@@ -5,7 +5,7 @@
 // turned away at once with 503 and Retry-After.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harness, sleep, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { harness, sleep, spawnDaemon, surfaceUrl, until, type Harness } from '../../helpers/harness.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 
 let server: PgServer;
@@ -46,12 +46,8 @@ describe('a scrape flood', () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      await until(
-        () => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.test(d.output()),
-        'the HTTP surface',
-        20_000,
-      );
-      const base = /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(d.output())![1]!;
+      await until(() => surfaceUrl(d.output()) !== undefined, 'the HTTP surface', 20_000);
+      const base = surfaceUrl(d.output())!;
       await until(
         () => ids.every((id) => h.receiver.records.some((r) => r.attributes['browser.session.id'] === id)),
         'both sessions to stream',

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exited, harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { exited, harness, spawnDaemon, surfaceUrl, until, type Harness } from '../../helpers/harness.js';
 import { runToTheEnd } from '../../helpers/run-to-end.js';
 
 let h: Harness;
@@ -28,8 +28,6 @@ upstream: { idle_timeout: 3s, backoff: { initial: 20ms, max: 200ms } }
 exporter: { timeout: 2s, batch_max_records: 100, concurrency: 2, backoff: { initial: 20ms, max: 300ms } }
 shutdown: { grace: 2s }
 `;
-
-const surface = (out: string): string | undefined => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(out)?.[1];
 
 describe('the state directory deleted while the daemon runs', () => {
   for (const mode of ['overflow', 'always'] as const)
@@ -57,7 +55,7 @@ describe('the state directory deleted while the daemon runs', () => {
       // daemon goes on saying so until it is restarted (docs/operations.md "Faults").
       mkdirSync(state);
       expect(first.output()).toMatch(/"msg":"cannot write the (checkpoints|spool) \(the state database is gone\)/);
-      const url = surface(first.output())!;
+      const url = surfaceUrl(first.output())!;
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status).toBe(503);
       expect(JSON.stringify(await ready.json())).toMatch(/was deleted while the bridge runs/);

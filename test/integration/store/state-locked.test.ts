@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, expect, it } from 'vitest';
-import { harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { harness, sleep, spawnDaemon, surfaceUrl, until, type Harness } from '../../helpers/harness.js';
 import { runToTheEnd } from '../../helpers/run-to-end.js';
 
 let h: Harness | undefined;
@@ -36,8 +36,6 @@ upstream: { idle_timeout: 3s, backoff: { initial: 20ms, max: 200ms } }
 exporter: { timeout: 2s, batch_max_records: 100, concurrency: 2, backoff: { initial: 20ms, max: 300ms } }
 `;
 
-const surface = (out: string): string | undefined => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(out)?.[1];
-
 it('keeps answering while another program holds the state database, names the lock, and resumes without a loss', async () => {
   h = await harness({ bufferSize: 100_000 });
   state = mkdtempSync(join(tmpdir(), 'bridge-state-'));
@@ -57,7 +55,7 @@ it('keeps answering while another program holds the state database, names the lo
   );
   daemons.push(daemon);
   await until(() => h!.received('l1') > 100, 'the daemon to deliver', 30_000);
-  const url = surface(daemon.output())!;
+  const url = surfaceUrl(daemon.output())!;
 
   // The other program: a write transaction, held (its own wait for the lock is SQLite's 5 s).
   holder = new Database(join(state, 'bridge.db'), { timeout: 5000 });
@@ -73,7 +71,7 @@ it('keeps answering while another program holds the state database, names the lo
   for (let i = 0; i < 8; i++) {
     const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(3000) });
     expect(health.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
   }
   const ready = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(4000) });
   expect(ready.status).toBe(503);

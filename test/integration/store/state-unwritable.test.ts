@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
+import { harness, spawnDaemon, surfaceUrl, until, type Harness } from '../../helpers/harness.js';
 import { runToTheEnd } from '../../helpers/run-to-end.js';
 
 function chattr(flag: '+i' | '-i', files: string[]): boolean {
@@ -48,8 +48,6 @@ upstream: { idle_timeout: 3s, backoff: { initial: 20ms, max: 200ms } }
 exporter: { timeout: 2s, batch_max_records: 100, concurrency: 2, backoff: { initial: 20ms, max: 300ms } }
 `;
 
-const surface = (out: string): string | undefined => /HTTP surface listening on (http:\/\/[0-9.]+:\d+)/.exec(out)?.[1];
-
 describe.skipIf(!canFlag)('the state database unwritable while the daemon runs (needs root and chattr)', () => {
   it('pauses reading, says so, and resumes without a restart or a loss once it takes writes again', async () => {
     h = await harness({ bufferSize: 100_000 });
@@ -76,7 +74,7 @@ describe.skipIf(!canFlag)('the state database unwritable while the daemon runs (
     expect(daemon.output()).toMatch(
       /"msg":"cannot write the spool \(the state database is read-only or its volume fails\)/,
     );
-    const ready = await fetch(`${surface(daemon.output())!}/readyz`);
+    const ready = await fetch(`${surfaceUrl(daemon.output())!}/readyz`);
     expect(ready.status).toBe(503);
     expect(JSON.stringify(await ready.json())).toMatch(/store not writable/);
     const paused = h.received('u1');
