@@ -15,6 +15,7 @@ import {
   type PageSizeOutcome,
 } from '../../../src/store/sqlite-page-size.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../../../src/store/sqlite-store.js';
+import { storeConnection } from '../../helpers/store-connection.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -185,7 +186,7 @@ describe('the WAL checkpoint threshold', () => {
     'is about 4 MB with %i-byte pages, so the WAL grows no larger than with 4 KiB pages',
     async (size) => {
       const store = await openSqliteStore(tempDir(), { pageSize: size });
-      const db = (store as unknown as { db: Database.Database }).db;
+      const db = storeConnection(store);
       const pages = db.pragma('wal_autocheckpoint', { simple: true }) as number;
       expect(db.pragma('page_size', { simple: true })).toBe(size);
       expect(Math.abs(pages * size - 4096 * 1000)).toBeLessThanOrEqual(size);
