@@ -23,6 +23,7 @@
 import type { Logger } from 'pino';
 import type { Spool } from '../store/spool.js';
 import type { Store } from '../store/store.js';
+import { StopLatch } from '../util/stop-latch.js';
 
 export interface LifecycleRecorderDeps {
   spool: Pick<Spool, 'persist'>;
@@ -40,8 +41,8 @@ export class LifecycleRecorder {
   /** Sessions whose state waits for their spans to settle before it is dropped. */
   private readonly dropping = new Set<string>();
   private stopped = false;
-  private stop!: () => void;
-  private readonly stopping = new Promise<void>((resolve) => (this.stop = resolve));
+  /** Fired by drain(): ends the waits for spans to settle (one per finished session). */
+  private readonly stopping = new StopLatch();
 
   constructor(private readonly d: LifecycleRecorderDeps) {}
 
@@ -86,7 +87,7 @@ export class LifecycleRecorder {
    */
   async drain(): Promise<void> {
     this.stopped = true;
-    this.stop();
+    this.stopping.fire();
     await Promise.all([...this.runs]);
   }
 
@@ -110,7 +111,7 @@ export class LifecycleRecorder {
   private async dropWhenSettled(id: string, spansSettled: Promise<void>): Promise<void> {
     this.dropping.add(id);
     try {
-      await Promise.race([spansSettled, this.stopping]);
+      await this.stopping.race(spansSettled);
       if (this.stopped || this.d.isFollowed(id)) return;
       await this.d.store.dropSpanState(id);
     } catch (err) {

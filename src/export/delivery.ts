@@ -30,6 +30,7 @@
 // batch size and carry log.record.uid for deduplication.
 import type { Emit } from '../vocabulary/facts.js';
 import { once } from '../util/lifecycle.js';
+import { StopLatch } from '../util/stop-latch.js';
 import { steadyNow } from '../util/steady-clock.js';
 import type { Batch, Spool } from '../store/spool.js';
 import { batchOf } from '../store/spool-reader.js';
@@ -154,7 +155,7 @@ export class Delivery {
 
   private async halt(deadline: number): Promise<void> {
     this.stopped = true;
-    this.signalStop();
+    this.stopSignal.fire();
     for (const s of this.sleepers) s();
     this.sleepers.clear();
     this.backoffSleepers.length = 0;
@@ -203,7 +204,7 @@ export class Delivery {
         continue;
       }
       if (!batch) {
-        await Promise.race([spool.waitForData(), this.stopSignal]);
+        await this.stopSignal.race(spool.waitForData());
         continue;
       }
       let delivered = false;
@@ -244,9 +245,8 @@ export class Delivery {
     return batchOf(c.segments.filter((s) => this.gate?.owns(s.sessionId) ?? true));
   }
 
-  private signalStop!: () => void;
-  /** Resolves at shutdown: a worker waiting for data must not outlive it. */
-  private readonly stopSignal = new Promise<void>((resolve) => (this.signalStop = resolve));
+  /** Fired at shutdown: a worker waiting for data must not outlive it. */
+  private readonly stopSignal = new StopLatch();
 
   /** Exports a batch until it is settled; false only when shutdown interrupted it. */
   private async deliver(batch: Batch): Promise<boolean> {
