@@ -26,7 +26,7 @@ import type { Store } from '../store/store.js';
 import { StopLatch } from '../util/stop-latch.js';
 
 export interface LifecycleRecorderDeps {
-  spool: Pick<Spool, 'persist'>;
+  spool: Pick<Spool, 'persist' | 'ended'>;
   store: Pick<Store, 'setLifecycle' | 'dropSpanState'>;
   log: Logger;
   /** Followed again since (its lifecycle is then the new follow's, not this one's). */
@@ -94,6 +94,9 @@ export class LifecycleRecorder {
   private async write(id: string, lifecycle: 'ended' | 'removed', spansSettled?: Promise<void>): Promise<void> {
     await this.d.spool.persist(id);
     if (this.d.isFollowed(id)) return;
+    // Its records are delivered or on disk and its checkpoint written: whether the lifecycle's
+    // write below succeeds or not, the next follow starts from that checkpoint.
+    this.d.spool.ended(id);
     try {
       await this.d.store.setLifecycle(id, lifecycle, spansSettled !== undefined && !this.stopped);
     } catch (err) {

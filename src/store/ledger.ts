@@ -16,6 +16,12 @@
 // again is what was acknowledged since then, so the spool bounds it by that age (overflow-writer.ts).
 import { movableTo, type CheckpointUpdate } from './store.js';
 
+/** Where a checkpoint stands. */
+interface Position {
+  epoch: number;
+  checkpoint: number;
+}
+
 interface Entry {
   update: CheckpointUpdate;
   segmentId: number | null;
@@ -26,8 +32,13 @@ export class Ledger {
   private readonly bySession = new Map<string, Entry[]>();
   private readonly bySegment = new Map<number, Entry>();
   private readonly dirty = new Map<string, CheckpointUpdate>();
-  /** The highest position each session's checkpoint reached in this process: it never moves back. */
-  private readonly high = new Map<string, CheckpointUpdate>();
+  /**
+   * The highest position each session's checkpoint reached in this process: it never moves back.
+   * The position alone, not the update: an update carries the session's span state (with traces on,
+   * the worker's mirror of its spans), which would otherwise stay reachable for as long as the
+   * process runs. Dropped by release() once the session's end is recorded.
+   */
+  private readonly high = new Map<string, Position>();
   private oldestUnwritten: number | undefined;
   /**
    * Sessions whose first move in this process came without a record: written at the next commit,
@@ -89,7 +100,7 @@ export class Ledger {
     // session's end closed its spans after its last batch (session-records.ts capture).
     const same = h !== undefined && h.epoch === u.epoch && h.checkpoint === u.checkpoint;
     if (h && (h.epoch > u.epoch || (h.epoch === u.epoch && h.checkpoint > u.checkpoint) || (same && !u.spans))) return;
-    this.high.set(u.sessionId, u);
+    this.high.set(u.sessionId, { epoch: u.epoch, checkpoint: u.checkpoint });
     if (this.dirty.size === 0) this.oldestUnwritten = this.now();
     this.dirty.set(u.sessionId, u);
   }
@@ -149,6 +160,24 @@ export class Ledger {
   /** True while the session has records neither delivered nor on disk. */
   holds(sessionId: string): boolean {
     return this.bySession.has(sessionId);
+  }
+
+  /**
+   * The session's end is recorded (every record of it delivered or on disk, its checkpoint written):
+   * what the ledger still knows of it goes, so that a process following sessions that come and go
+   * does not keep one entry for every session it ever followed. Followed again, the session starts
+   * from its stored checkpoint, the position dropped here. Kept while anything of it is held or
+   * unwritten (it was followed again meanwhile).
+   */
+  release(sessionId: string): void {
+    if (this.bySession.has(sessionId) || this.dirty.has(sessionId)) return;
+    this.high.delete(sessionId);
+    this.firsts.delete(sessionId);
+  }
+
+  /** How many sessions the ledger knows anything of (for the tests: ended ones must not stay). */
+  get sessionsKnown(): number {
+    return new Set([...this.bySession.keys(), ...this.dirty.keys(), ...this.high.keys(), ...this.firsts]).size;
   }
 
   /** Drops sessions given up: their new owner (or the next follow) starts from the stored checkpoint. */

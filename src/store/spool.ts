@@ -254,6 +254,15 @@ export class Spool {
     return this.writer.persist(sessionId);
   }
 
+  /**
+   * The session's end or removal is recorded (after persist()): the spool forgets the position it
+   * remembered for it, so sessions that come and go leave nothing behind. Followed again, the
+   * session starts from its stored checkpoint.
+   */
+  ended(sessionId: string): void {
+    this.ledger.release(sessionId);
+  }
+
   /** Final commit; wakes every reader waiting for room so it can exit. Delivery may go on draining. Idempotent. */
   readonly close = (): Promise<boolean> => this.writer.close();
 

@@ -7,9 +7,13 @@ function world(opts: { followedAgain?: boolean; failWrite?: boolean; failDrop?: 
   const persists = new Map<string, () => void>();
   const written: Array<[string, string]> = [];
   const dropped: string[] = [];
+  const ended: string[] = [];
   let settled = 0;
   const recorder = new LifecycleRecorder({
-    spool: { persist: (id) => new Promise<void>((resolve) => persists.set(id, resolve)) },
+    spool: {
+      persist: (id) => new Promise<void>((resolve) => persists.set(id, resolve)),
+      ended: (id) => ended.push(id),
+    },
     store: {
       setLifecycle: async (id, lifecycle, sending) => {
         if (opts.failWrite) throw new Error('disk full');
@@ -25,7 +29,7 @@ function world(opts: { followedAgain?: boolean; failWrite?: boolean; failDrop?: 
     settled: () => settled++,
   });
   const flush = () => new Promise((r) => setImmediate(r));
-  return { recorder, persists, written, dropped, settled: () => settled, flush };
+  return { recorder, persists, written, dropped, ended, settled: () => settled, flush };
 }
 
 /** A session's spans in flight: settled() resolves when the test lets them settle. */
@@ -42,11 +46,14 @@ describe('LifecycleRecorder', () => {
     w.recorder.record('b', 'removed');
     await w.flush();
     expect(w.written).toEqual([]);
+    expect(w.ended).toEqual([]);
     expect([w.recorder.has('a'), w.recorder.has('b'), w.recorder.size]).toEqual([true, true, 2]);
 
     w.persists.get('b')!();
     await w.flush();
     expect(w.written).toEqual([['b', 'removed']]);
+    // The spool forgets the session once its records are safe (its position goes with it).
+    expect(w.ended).toEqual(['b']);
     expect([w.recorder.has('a'), w.recorder.has('b'), w.settled()]).toEqual([true, false, 1]);
 
     w.persists.get('a')!();
@@ -65,6 +72,8 @@ describe('LifecycleRecorder', () => {
     w.persists.get('a')!();
     await w.recorder.drain();
     expect(w.written).toEqual([]);
+    // Followed again: the spool keeps what it knows of the session for the new follow.
+    expect(w.ended).toEqual([]);
     expect(w.recorder.has('a')).toBe(false);
   });
 
