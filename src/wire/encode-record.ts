@@ -31,7 +31,7 @@ function keyField(key: string): Buffer | undefined {
     if (keyCache.size >= KEY_CACHE_MAX || key.length > 64) return undefined;
     keyWriter.reset();
     keyWriter.string(1, key);
-    field = keyWriter.copy();
+    field = keyWriter.copyAlone();
     keyCache.set(key, field);
   }
   return field;

@@ -54,6 +54,18 @@ export class ProtoWriter {
     return out;
   }
 
+  /**
+   * The bytes written, copied into memory of their own rather than Node's shared pool: for bytes
+   * kept for the life of the process. A small pooled copy shares its pool's slab (64 KiB since
+   * Node 24) with whatever was allocated around it and keeps all of it alive: a cache that gains
+   * an entry now and then kept a new slab each time.
+   */
+  copyAlone(): Buffer {
+    const out = Buffer.allocUnsafeSlow(this.pos);
+    this.buf.copy(out, 0, 0, this.pos);
+    return out;
+  }
+
   tag(field: number, wire: number): void {
     this.varint((field << 3) | wire);
   }
