@@ -32,9 +32,8 @@ export class StopLatch {
 
   /**
    * Settles as `wait` does (its value or its error), or resolves undefined when the latch fires
-   * first. `wait` should be the caller's own promise
-   * of this one wait (a per-call `waitForData()`), never a long-lived one: a reaction is attached to
-   * it, and it keeps it until it settles.
+   * first. `wait` should be the caller's own promise of this one wait (a per-call `waitForData()`),
+   * never a long-lived one: a reaction is attached to it, and it keeps it until it settles.
    */
   race<T>(wait: Promise<T>): Promise<T | undefined> {
     if (this.fired) return Promise.resolve(undefined);
