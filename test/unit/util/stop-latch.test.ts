@@ -1,10 +1,8 @@
 // The latch loops wait against until shutdown: it ends waits in progress, and it holds nothing of a
-// wait once that wait has ended (a promise raced at every wait leaked one reaction a wait).
-import { queryObjects } from 'node:v8';
+// wait once that wait has ended (a promise raced at every wait leaked one reaction a wait: the
+// Delivery test in test/unit/export/delivery-wait-memory.test.ts).
 import { describe, expect, it } from 'vitest';
 import { StopLatch } from '../../../src/util/stop-latch.js';
-import type { Spool } from '../../../src/store/spool.js';
-import { scriptedTransport, testDelivery } from '../../helpers/delivery-fixture.js';
 
 /** A promise and its resolving functions. */
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
@@ -56,36 +54,5 @@ describe('StopLatch', () => {
     latch.fire();
     late.resolve(3);
     await expect(raced).resolves.toBeUndefined();
-  });
-});
-
-describe("Delivery's wait for data", () => {
-  it('leaves no promise behind per wait: 20,000 waits of idle workers hold no more than 200', async () => {
-    // A spool that never has a batch and has "new data" after every turn: each worker waits, wakes,
-    // finds nothing and waits again, as delivery's workers do after nearly every record a quiet
-    // session sends. Racing each wait against a promise that resolves at shutdown kept every wait's
-    // reaction alive until shutdown: 20,000 promises here, 24 MB an hour in a sidecar.
-    let waits = 0;
-    const spool = {
-      idle: true,
-      takeBatch: async () => null,
-      waitForData: () => {
-        waits++;
-        return new Promise<void>((resolve) => setImmediate(resolve));
-      },
-    } as unknown as Spool;
-    const delivery = testDelivery(
-      spool,
-      scriptedTransport('http://collector.test/v1/logs', () => ({ kind: 'success', rejected: 0 })),
-      { concurrency: 4, emit: () => {} },
-    );
-    const livePromises = (): number => queryObjects(Promise, { format: 'count' });
-    delivery.start();
-    while (waits < 2_000) await new Promise((r) => setImmediate(r));
-    const before = livePromises();
-    while (waits < 22_000) await new Promise((r) => setImmediate(r));
-    const after = livePromises();
-    await delivery.stop();
-    expect(after - before).toBeLessThan(200);
   });
 });
