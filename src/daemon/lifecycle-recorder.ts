@@ -40,7 +40,6 @@ export class LifecycleRecorder {
   private readonly ids = new Set<string>();
   /** Sessions whose state waits for their spans to settle before it is dropped. */
   private readonly dropping = new Set<string>();
-  private stopped = false;
   /** Fired by drain(): ends the waits for spans to settle (one per finished session). */
   private readonly stopping = new StopLatch();
 
@@ -86,7 +85,6 @@ export class LifecycleRecorder {
    * through). States still waiting for their spans stay stored: the next start sends what is owed.
    */
   async drain(): Promise<void> {
-    this.stopped = true;
     this.stopping.fire();
     await Promise.all([...this.runs]);
   }
@@ -98,7 +96,7 @@ export class LifecycleRecorder {
     // write below succeeds or not, the next follow starts from that checkpoint.
     this.d.spool.ended(id);
     try {
-      await this.d.store.setLifecycle(id, lifecycle, spansSettled !== undefined && !this.stopped);
+      await this.d.store.setLifecycle(id, lifecycle, spansSettled !== undefined && !this.stopping.stopped);
     } catch (err) {
       // Harmless to lose: after a restart the session is followed again from its checkpoint.
       this.d.log.error(
@@ -107,7 +105,7 @@ export class LifecycleRecorder {
       );
       return;
     }
-    if (spansSettled !== undefined && !this.stopped) void this.dropWhenSettled(id, spansSettled);
+    if (spansSettled !== undefined && !this.stopping.stopped) void this.dropWhenSettled(id, spansSettled);
   }
 
   /** Drops the session's span state once its spans settled, unless the process stops first. */
@@ -115,7 +113,7 @@ export class LifecycleRecorder {
     this.dropping.add(id);
     try {
       await this.stopping.race(spansSettled);
-      if (this.stopped || this.d.isFollowed(id)) return;
+      if (this.stopping.stopped || this.d.isFollowed(id)) return;
       await this.d.store.dropSpanState(id);
     } catch (err) {
       // Harmless: the next start (or another replica) sends them again, the same bytes.

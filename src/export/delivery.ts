@@ -64,7 +64,8 @@ export interface DeliveryWatcher {
 }
 
 export class Delivery {
-  private stopped = false;
+  /** Fired at shutdown: a worker waiting for data must not outlive it. */
+  private readonly stopSignal = new StopLatch();
   /** Bytes of the batches being sent now (counted in the memory budget: bridge.ts). */
   private inFlight = 0;
   private workers: Promise<void>[] = [];
@@ -154,7 +155,6 @@ export class Delivery {
   });
 
   private async halt(deadline: number): Promise<void> {
-    this.stopped = true;
     this.stopSignal.fire();
     for (const s of this.sleepers) s();
     this.sleepers.clear();
@@ -245,8 +245,9 @@ export class Delivery {
     return batchOf(c.segments.filter((s) => this.gate?.owns(s.sessionId) ?? true));
   }
 
-  /** Fired at shutdown: a worker waiting for data must not outlive it. */
-  private readonly stopSignal = new StopLatch();
+  private get stopped(): boolean {
+    return this.stopSignal.stopped;
+  }
 
   /** Exports a batch until it is settled; false only when shutdown interrupted it. */
   private async deliver(batch: Batch): Promise<boolean> {

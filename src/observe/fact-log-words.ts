@@ -45,16 +45,15 @@ export const sayAgain = (streak: number): boolean => streak === 1 || streak % 50
 
 /**
  * Why a commit or a delete failed, as far as its code tells: SQLite says SQLITE_FULL for a full volume
- * (ENOSPC) and SQLITE_IOERR_* or SQLITE_READONLY_* for a write refused otherwise (a volume
- * remounted read-only, a failing disk, a file made unwritable), SQLITE_BUSY for a lock another
- * program holds; a deleted database is
- * store/state-file-check.ts's. "disk full?" sent operators looking for space they had.
+ * (ENOSPC), SQLITE_IOERR_* or SQLITE_READONLY_* for a write refused otherwise (a volume remounted
+ * read-only, a failing disk, a file made unwritable), SQLITE_BUSY_* or SQLITE_LOCKED_* for a lock:
+ * the bridge holds none against itself, so another program does (a sqlite3 shell inside a
+ * transaction, a backup). A deleted database is store/state-file-check.ts's. "disk full?" for the
+ * others sent operators looking for space they had.
  */
 export function commitFailureCause(code: string | undefined): string {
   if (code === 'STATE_FILE_GONE') return 'the state database is gone';
-  // The bridge holds no lock against itself: another program does (a sqlite3 shell inside a
-  // transaction, a backup). Not space: "disk full?" sent operators looking for space they had.
-  if (code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_LOCKED'))
+  if (code?.startsWith('SQLITE_BUSY') || code?.startsWith('SQLITE_LOCKED'))
     return 'another program holds the state database locked: a sqlite3 shell or a backup inside a transaction?';
   if (code?.startsWith('SQLITE_IOERR') || code?.startsWith('SQLITE_READONLY'))
     return 'the state database is read-only or its volume fails';

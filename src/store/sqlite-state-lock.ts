@@ -45,7 +45,8 @@ export const BUSY_TIMEOUT_MS = 100;
 
 /** What a start says after SQLite's own words when another program holds the state database. */
 export function heldBy(err: unknown): string {
-  return (err as { code?: string }).code === 'SQLITE_BUSY'
+  // SQLITE_BUSY and its extended codes (SQLITE_BUSY_RECOVERY: another process is recovering the WAL).
+  return (err as { code?: string }).code?.startsWith('SQLITE_BUSY')
     ? ': another program holds it inside a transaction (a sqlite3 shell, a backup?); end it and start again'
     : '';
 }

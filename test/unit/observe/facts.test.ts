@@ -224,6 +224,10 @@ describe('facts → log lines', () => {
       'another program holds the state database locked: a sqlite3 shell or a backup inside a transaction?',
     ],
     [
+      'SQLITE_BUSY_SNAPSHOT',
+      'another program holds the state database locked: a sqlite3 shell or a backup inside a transaction?',
+    ],
+    [
       'SQLITE_LOCKED_SHAREDCACHE',
       'another program holds the state database locked: a sqlite3 shell or a backup inside a transaction?',
     ],
