@@ -65,17 +65,11 @@ FROM ${NODE_IMAGE} AS daemon
 # 64 MiB, 128 MiB of new space, over a busy run; only a start flag sets it). 8 is also what the
 # ingest workers' own limit gives them, so the flag, which overrides it, leaves them as they are.
 # The heavy mix's 60 s peak RSS: 240 against 276 MiB (docs/benchmarks.md, "The 60 s peak: what
-# grows with the run"). --heap-growing-percent=300: every heap may grow to 4× its live size before
-# a full collection (V8's own largest factor, which it otherwise picks only for some heaps). The
-# main thread's heap is small (~15 MiB) but receives ~40 MB/s of batches from the ingest workers,
-# and V8 counts that outside memory against the old generation's limit: with its smaller factors
-# the main thread ran two full collections a second. 4 pairs of 20 s heavy-mix runs: 3.6 µs less
-# bridge CPU an event (8 %), 12–25 MiB more peak RSS; with traces on, where the ingest worker's
-# heap holds the span states, 45–70 MiB more (docs/benchmarks.md, "The main thread's full
-# collections: what starts them"). A deployment that sets NODE_OPTIONS replaces this (the sidecar
-# manifest sets its own).
+# grows with the run"). It is in NODE_OPTIONS so that every node the image starts (the healthcheck,
+# `docker exec … browser-telemetry-bridge top`) gets it; a deployment that sets NODE_OPTIONS
+# replaces it (the sidecar manifest sets its own).
 ENV NODE_ENV=production \
-    NODE_OPTIONS="--max-semi-space-size=8 --heap-growing-percent=300" \
+    NODE_OPTIONS="--max-semi-space-size=8" \
     BRIDGE_STATE_DIR=/var/lib/bridge \
     BRIDGE_LISTEN=0.0.0.0:9464
 WORKDIR /app
@@ -100,7 +94,17 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "bundle/healthcheck.js"]
 # SIGTERM goes straight to node (PID 1 is node itself, no shell): the daemon flushes its spool
 # within shutdown.grace — give `docker stop -t` / terminationGracePeriodSeconds more than that.
-ENTRYPOINT ["node", "bundle/main.js"]
+# --heap-growing-percent=300: every heap may grow to 4× its live size before a full collection
+# (V8's own largest factor, which it otherwise picks only for some heaps). The main thread's heap
+# is small (~15 MiB) but receives ~40 MB/s of batches from the ingest workers, and V8 counts that
+# outside memory against the old generation's limit: with its smaller factors the main thread ran
+# two full collections a second. 4 pairs of 20 s heavy-mix runs: 3.6 µs less bridge CPU an event
+# (8 %), 12–25 MiB more peak RSS; with traces on, where the ingest worker's heap holds the span
+# states, 45–70 MiB more (docs/benchmarks.md, "The main thread's full collections: what starts
+# them"). On node's command line, not in NODE_OPTIONS: Node refuses to start with this V8 flag
+# there ("not allowed in NODE_OPTIONS"). A deployment replaces it with the command (the sidecar
+# manifest runs `node bundle/main.js`: its heap is small and its memory budget tight).
+ENTRYPOINT ["node", "--heap-growing-percent=300", "bundle/main.js"]
 CMD ["run"]
 
 # ---- devkit: the daemon's image plus the simulator, the receiver (and its .proto files) and demo ----
@@ -112,8 +116,8 @@ COPY --from=build /app/devkit-dist ./dist/devkit
 COPY --from=build /app/proto ./proto
 RUN chmod 755 dist/cli/main.js && ln -sf /app/dist/cli/main.js /usr/local/bin/browser-telemetry-bridge
 USER node
-# A stage's ENTRYPOINT resets the CMD it inherits: `run` again.
-ENTRYPOINT ["node", "dist/cli/main.js"]
+# A stage's ENTRYPOINT resets the CMD it inherits: `run` again. The daemon's V8 flag as above.
+ENTRYPOINT ["node", "--heap-growing-percent=300", "dist/cli/main.js"]
 CMD ["run"]
 
 # ---- runtime (the default target, built last): the daemon alone ----

@@ -21,6 +21,8 @@ export interface BridgeProcessOptions {
   entry?: string;
   /** NODE_OPTIONS for the bridge's process, as a manifest sets it (default: none). */
   nodeOptions?: string;
+  /** Flags on node's command line before the script, as a manifest's command gives them (default: none). */
+  nodeFlags?: string[];
 }
 
 export class BridgeProcess {
@@ -43,8 +45,9 @@ export class BridgeProcess {
   static async start(o: BridgeProcessOptions): Promise<BridgeProcess> {
     const stateDir = mkdtempSync(join(o.tmpRoot, 'state-'));
     // BENCH_BRIDGE_NODE_FLAGS: V8/node flags for the bridge's process alone, to try one (e.g.
-    // "--max-semi-space-size=2") without touching the benchmark's own processes.
-    const flags = (process.env.BENCH_BRIDGE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    // "--max-semi-space-size=2") without touching the benchmark's own processes; after the
+    // manifest's, so that a flag named again there wins.
+    const flags = [...(o.nodeFlags ?? []), ...(process.env.BENCH_BRIDGE_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
     // BENCH_BRIDGE_NODE: another node binary for the bridge alone (Node 22 against 24);
     // BENCH_BRIDGE_ENTRY: another entry script, e.g. the bundle (`npm run bundle`: bundle/main.js).
     const node = process.env.BENCH_BRIDGE_NODE ?? process.execPath;

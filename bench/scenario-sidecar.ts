@@ -7,7 +7,7 @@
 import { BridgeProcess } from './bridge-process.js';
 import { bundleEntry, RUNNING_COMPILED } from './compiled.js';
 import { produce } from './live-sessions.js';
-import { sidecarNodeOptions } from './sidecar-manifest.js';
+import { sidecarCommandFlags, sidecarNodeOptions } from './sidecar-manifest.js';
 import { simControl, simGet, simProduced, sinkStats, startPeer, type Peer } from './peers.js';
 import { mib } from './rss-sampler.js';
 import { formatPeerArgs, REALISTIC_SESSION, type ScenarioContext } from './scenario-context.js';
@@ -37,6 +37,7 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
     await simControl(sim.url, '/sessions/sidecar-1', REALISTIC_SESSION);
     const entry = o.plain ? undefined : bundleEntry();
     const nodeOptions = o.plain ? '' : sidecarNodeOptions();
+    const nodeFlags = o.plain ? [] : sidecarCommandFlags();
     bridge = await BridgeProcess.start({
       simUrl: sim.url,
       sinkUrl: sink.url,
@@ -44,6 +45,7 @@ export async function runSidecar(ctx: ScenarioContext, o: SidecarOptions): Promi
       tmpRoot: ctx.tmpRoot,
       entry,
       nodeOptions,
+      nodeFlags,
     });
     if (
       !(await until(

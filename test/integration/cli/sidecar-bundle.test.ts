@@ -1,16 +1,18 @@
 // The container image runs the daemon from the esbuild bundle (tools/bundle.ts), not from dist/:
 // the bundle must run as config/kubernetes/sidecar.yaml deploys it (one session, no ingest worker,
-// the manifest's NODE_OPTIONS: V8 without its compilers, so no WebAssembly either) and as a bridge
-// with an ingest worker and V8's defaults (the worker's entry is found next to the chunk that starts
-// it), and must say that the devkit is absent rather than fail. Built into a temporary directory whose node_modules is the
+// the manifest's NODE_OPTIONS: V8 without its compilers, so no WebAssembly either), as the image's
+// own NODE_OPTIONS and entrypoint run it, and as a bridge with an ingest worker and V8's defaults
+// (the worker's entry is found next to the chunk that starts it), and must say that the devkit is
+// absent rather than fail. Built into a temporary directory whose node_modules is the
 // repository's, as the image's /app/bundle sits beside /app/node_modules.
-import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BRIDGE_VERSION } from '../../../src/util/version.js';
 import { bundle } from '../../../tools/bundle.js';
-import { sidecarNodeOptions } from '../../../bench/sidecar-manifest.js';
+import { sidecarCommandFlags, sidecarNodeOptions } from '../../../bench/sidecar-manifest.js';
+import { dockerfileEntrypointFlags, dockerfileNodeOptions } from '../../../bench/image-node-options.js';
 import { harness, until, type Harness } from '../../helpers/harness.js';
 import { REPO, runCli, startCli } from './cli-process.js';
 
@@ -41,15 +43,35 @@ afterEach(async () => {
 });
 
 describe('the bundled daemon', () => {
+  const dockerfile = readFileSync(join(REPO, 'Dockerfile'), 'utf8');
+  // NODE_OPTIONS as the environment variable, flags on the command line, as each runs node: Node
+  // refuses some V8 flags in NODE_OPTIONS and then does not start at all.
   const cases = [
-    { name: 'as the sidecar manifest runs it', workers: '0', nodeOptions: sidecarNodeOptions() },
-    { name: 'with an ingest worker', workers: '1', nodeOptions: '' },
+    {
+      name: 'as the sidecar manifest runs it',
+      workers: '0',
+      nodeOptions: sidecarNodeOptions(),
+      flags: sidecarCommandFlags(),
+    },
+    {
+      name: 'as the image runs it, with an ingest worker',
+      workers: '1',
+      nodeOptions: dockerfileNodeOptions(dockerfile),
+      flags: dockerfileEntrypointFlags(dockerfile),
+    },
+    { name: "with an ingest worker and V8's defaults", workers: '1', nodeOptions: '', flags: [] },
   ];
-  for (const { name, workers, nodeOptions } of cases) {
+  for (const { name, workers, nodeOptions, flags } of cases) {
     it(`delivers a session ${name} and stops cleanly`, async () => {
       const env = h.env({ BRIDGE_SESSIONS: 's1', BRIDGE_WORKERS: workers, NODE_OPTIONS: nodeOptions });
-      const bridge = startCli(['run'], env, [main]);
-      await until(() => h.receiver.records.length >= 20, 'the 20 events delivered');
+      const bridge = startCli(['run'], env, [...flags, main]);
+      // A node that refuses its options exits at once: say so with its stderr rather than time out.
+      let exited: { code: number | null; stderr: string } | undefined;
+      void bridge.done.then((d) => (exited = d));
+      await until(() => {
+        if (exited) throw new Error(`the bridge exited with ${exited.code}: ${exited.stderr}`);
+        return h.receiver.records.length >= 20;
+      }, 'the 20 events delivered');
       bridge.child.kill('SIGTERM');
       const done = await bridge.done;
       expect(done.code, done.stderr).toBe(0);

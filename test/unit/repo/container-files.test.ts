@@ -45,7 +45,7 @@ describe('the container image and the Kubernetes files', () => {
     expect(dockerfile).toMatch(
       /^RUN .*ln -sf \/app\/dist\/cli\/main\.js \/usr\/local\/bin\/browser-telemetry-bridge$/m,
     );
-    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bundle\/main\.js"\]$/m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", (?:"--[^"]+", )*"bundle\/main\.js"\]$/m);
     expect(read('src/cli/main.ts').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 
