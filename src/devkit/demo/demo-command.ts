@@ -111,16 +111,24 @@ export async function main(argv: string[]): Promise<number> {
   // everything at once.
   // The daemon runs in a process group of its own, so no signal of the terminal reaches it: a
   // closed terminal (SIGHUP) stops the demo as Ctrl-C does, Ctrl-\ (SIGQUIT) as a second Ctrl-C.
+  // One Ctrl-C can arrive more than once: under `npm run demo` the terminal signals npm and the
+  // demo alike, and npm passes its own on to the demo. Signals within SAME_CTRL_C_MS of the first
+  // are that one Ctrl-C; a person's second one comes later.
   let daemon: ChildProcess | undefined;
   let interrupted: NodeJS.Signals | undefined;
+  let interruptedAt = 0;
   const stopAtOnce = (): never => {
     daemon?.kill('SIGKILL');
     rmSync(stateDir, { recursive: true, force: true });
     process.exit(130);
   };
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (interrupted !== undefined) stopAtOnce();
+    if (interrupted !== undefined) {
+      if (Date.now() - interruptedAt >= SAME_CTRL_C_MS) stopAtOnce();
+      return;
+    }
     interrupted = signal;
+    interruptedAt = Date.now();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -246,6 +254,12 @@ export async function main(argv: string[]): Promise<number> {
           `${dup} duplicate(s)${crash ? ' after the kill -9' : ''} (same log.record.uid, removable by the backend)`
       : describeFailure(tallies, ended ? exitCode : undefined, elapsed, patience.stallMs / 1000),
   );
+  if (ok) {
+    out(
+      '\nNext: README.md, "Use it against a real service and a real collector": the same daemon with ' +
+        'your API key and collector, or by hand against the bundled simulator first (`simulate`, `receive`, `run`).',
+    );
+  }
 
   await sim.close();
   await receiver.close();
@@ -256,6 +270,9 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 const WATERFALL_LINES = 25;
+
+/** Signals this close after the first are copies of it (npm passing on the terminal's Ctrl-C). */
+const SAME_CTRL_C_MS = 500;
 
 /** One navigation's waterfall, and how many records point into traces. */
 function printTrace(out: (s: string) => void, receiver: Receiver): void {

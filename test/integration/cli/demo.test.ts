@@ -1,8 +1,10 @@
 // `demo` as a person runs it, small: the whole pipeline with its kill -9, over OTLP/gRPC, traces on.
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import { runCli, startCli } from './cli-process.js';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { REPO, runCli, startCli } from './cli-process.js';
+import { until } from '../../helpers/harness.js';
 
 describe('demo', () => {
   it('--protocol grpc delivers every event to the receiver over OTLP/gRPC, through the kill -9', async () => {
@@ -99,6 +101,75 @@ describe('demo', () => {
     120_000,
   );
 
+  it('two signals at once are one Ctrl-C; a second one later stops everything at once', async () => {
+    const p = startCli(['demo', '--events', '100000', '--rate', '200'], {});
+    try {
+      await p.waitFor(/^daemon {5}pid \d+ started/m, 'stdout', 60_000);
+      const daemonPid = Number(/^daemon {5}pid (\d+)/m.exec(p.stdout())![1]);
+      // Apart enough to be two deliveries (the kernel merges a signal still pending), well within
+      // the 500 ms that make them one Ctrl-C.
+      p.child.kill('SIGINT');
+      await new Promise((r) => setTimeout(r, 100));
+      p.child.kill('SIGINT');
+      const res = await p.done;
+      expect(res.code).toBe(130);
+      expect(res.stdout).toMatch(/^>>> SIGINT: the demo stops before its end/m);
+      expect(isAlive(daemonPid)).toBe(false);
+    } finally {
+      if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    }
+    const q = startCli(['demo', '--events', '100000', '--rate', '200'], {});
+    try {
+      await q.waitFor(/^daemon {5}pid \d+ started/m, 'stdout', 60_000);
+      const stateDir = /^state {6}(\S+)/m.exec(q.stdout())![1]!;
+      q.child.kill('SIGINT');
+      await new Promise((r) => setTimeout(r, 600));
+      q.child.kill('SIGINT');
+      const res = await q.done;
+      expect(res.code).toBe(130);
+      expect(existsSync(stateDir)).toBe(false);
+    } finally {
+      if (q.child.exitCode === null) q.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('Ctrl-C at the terminal under `npm run demo` (npm and the demo both signalled) is one Ctrl-C', async () => {
+    // The terminal signals its whole foreground process group: npm, which passes the signal on to
+    // its script, and the demo itself. The demo then sees SIGINT twice at once, and must still stop
+    // as after one Ctrl-C: the daemon stopped and waited for, the state directory removed.
+    const npm = spawn('npm', ['run', '--silent', 'demo', '--', '--events', '100000', '--rate', '200'], {
+      cwd: REPO,
+      detached: true,
+      env: { PATH: process.env.PATH ?? '', TZ: 'UTC', NO_COLOR: '1', LOG_LEVEL: 'warn', HOME: process.env.HOME },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    npm.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    npm.stderr.resume();
+    // npm ends the way its script did: re-raising the signal on itself, or with the script's 130.
+    const exited = new Promise<string>((resolve) =>
+      npm.once('exit', (code, signal) => resolve(signal ?? String(code))),
+    );
+    try {
+      await until(() => /^daemon {5}pid \d+ started/m.test(stdout), 'the demo starting its daemon', 60_000);
+      const daemonPid = Number(/^daemon {5}pid (\d+)/m.exec(stdout)![1]);
+      const stateDir = /^state {6}(\S+)/m.exec(stdout)![1]!;
+      process.kill(-npm.pid!, 'SIGINT');
+      expect(['SIGINT', '130']).toContain(await exited);
+      expect(stdout).toMatch(/^>>> SIGINT: the demo stops before its end/m);
+      expect(isAlive(daemonPid)).toBe(false);
+      expect(existsSync(stateDir)).toBe(false);
+    } finally {
+      if (npm.exitCode === null && npm.signalCode === null) {
+        try {
+          process.kill(-npm.pid!, 'SIGKILL');
+        } catch {
+          // the group ended meanwhile
+        }
+      }
+    }
+  }, 120_000);
+
   it('refuses a protocol it does not know, naming the three', async () => {
     const res = await runCli(['demo', '--protocol', 'thrift'], {});
     expect(res.code).toBe(2);
@@ -106,10 +177,17 @@ describe('demo', () => {
   });
 });
 
+/** Running: a process that exists and is not a zombie (an orphan's is reaped only if PID 1 reaps). */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/PID/stat: "pid (comm) state …"; comm may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
