@@ -16,6 +16,8 @@ export function devkitAbsentMessage(command: string): string {
   return (
     `"${command}" belongs to the devkit (simulator, receiver, demo), which this installation does not include: ` +
     'the container image carries only the daemon. Run it from a clone of the repository ' +
-    `(npm ci && npx tsx src/cli/main.ts ${command}) or from the npm package (npx browser-telemetry-bridge ${command}).`
+    `(npm ci && npx tsx src/cli/main.ts ${command}), from a package built there (npm pack, then ` +
+    `browser-telemetry-bridge ${command} once installed), or from the image's devkit target ` +
+    '(docker build --target devkit .).'
   );
 }

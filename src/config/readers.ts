@@ -47,7 +47,7 @@ export function envFlag(v: string | undefined, key: string): boolean | undefined
   if (s === undefined || s === '') return undefined;
   if (ENV_TRUE.has(s)) return true;
   if (ENV_FALSE.has(s)) return false;
-  throw new ConfigError(key, `must be true or false (got ${writtenAs(v)})`);
+  throw new ConfigError(key, `must be true or false (or 1/0, yes/no) (got ${writtenAs(v)})`);
 }
 
 /** A section of the file; absent → empty. */

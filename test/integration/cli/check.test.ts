@@ -305,7 +305,7 @@ describe('check', () => {
     expect(two.stdout).toBe(
       '✗ configuration  2 problems:\n' +
         '                 BRIDGE_START: must be one of oldest, latest (got "yesterday")\n' +
-        '                 BRIDGE_DISCOVER: must be true or false (got "maybe")\n',
+        '                 BRIDGE_DISCOVER: must be true or false (or 1/0, yes/no) (got "maybe")\n',
     );
     const help = await runCli(['check', '--help'], {});
     expect(help.code).toBe(0);

@@ -21,6 +21,9 @@ describe('the devkit where it is absent', () => {
     const m = devkitAbsentMessage('demo');
     expect(m).toContain('"demo" belongs to the devkit');
     expect(m).toContain('the container image carries only the daemon');
-    expect(m).toContain('npx browser-telemetry-bridge demo');
+    // Not `npx browser-telemetry-bridge`: the package is not on the registry, a tarball is built with npm pack.
+    expect(m).toContain('npm ci && npx tsx src/cli/main.ts demo');
+    expect(m).toContain('npm pack');
+    expect(m).toContain('docker build --target devkit .');
   });
 });

@@ -46,7 +46,7 @@ describe.each(SWITCHES)('%s', (name, read) => {
     }
     expect(problem).toBeInstanceOf(ConfigError);
     expect((problem as ConfigError).key).toBe(name);
-    expect((problem as Error).message).toContain(`must be true or false (got "${value}")`);
+    expect((problem as Error).message).toContain(`must be true or false (or 1/0, yes/no) (got "${value}")`);
   });
 });
 
