@@ -71,7 +71,12 @@ export function dockerfileEntrypointFlags(dockerfile: string): string[] {
     const line = [...code.matchAll(/^ENTRYPOINT\s+(\[.*\])\s*$/gm)].at(-1);
     return line ? (JSON.parse(line[1]!) as string[]) : undefined;
   });
-  if (argv === undefined || argv[0] !== 'node') return [];
+  return argv === undefined ? [] : nodeFlagsOf(argv);
+}
+
+/** The flags a command line `["node", flags…, script, args…]` gives node; [] for another program. */
+export function nodeFlagsOf(argv: readonly string[]): string[] {
+  if (argv[0] !== 'node') return [];
   const flags: string[] = [];
   for (const arg of argv.slice(1)) {
     if (!arg.startsWith('-')) break;

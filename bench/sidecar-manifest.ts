@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { REPO } from './compiled.js';
+import { nodeFlagsOf } from './image-node-options.js';
 
 interface Container {
   name: string;
@@ -35,10 +36,5 @@ export function sidecarNodeOptions(): string {
 export function sidecarCommandFlags(): string[] {
   const command = bridgeContainer().command;
   if (command?.[0] !== 'node') throw new Error('the sidecar manifest runs no `command: ["node", …]`');
-  const flags: string[] = [];
-  for (const arg of command.slice(1)) {
-    if (!arg.startsWith('-')) break;
-    flags.push(arg);
-  }
-  return flags;
+  return nodeFlagsOf(command);
 }

@@ -237,8 +237,9 @@ function spawnOne(name: string): Promise<ScenarioResult> {
         ? [import.meta.filename]
         : ['--import', 'tsx', import.meta.filename];
   // The process the bridge runs in (the scenario's own) gets the container image's node flags (its
-  // NODE_OPTIONS and its entrypoint's), so the figures are the shipped bridge's. BENCH_BRIDGE_NODE_FLAGS replaces them (empty: V8's defaults),
-  // e.g. "--max-semi-space-size=16"; it also reaches the sidecar's `run`, never the simulator or the sink.
+  // NODE_OPTIONS and its entrypoint's), so the figures are the shipped bridge's.
+  // BENCH_BRIDGE_NODE_FLAGS replaces them (empty: V8's defaults), e.g. "--max-semi-space-size=16";
+  // it also reaches the sidecar's `run`, never the simulator or the sink.
   const flagsFromEnv = process.env.BENCH_BRIDGE_NODE_FLAGS;
   const nodeFlags = flagsFromEnv !== undefined ? flagsFromEnv.split(' ').filter(Boolean) : imageNodeFlags();
   const child = spawn(process.execPath, [...nodeFlags, ...entry, name, ...passOn], {

@@ -111,9 +111,10 @@ export async function main(argv: string[]): Promise<number> {
   // everything at once.
   // The daemon runs in a process group of its own, so no signal of the terminal reaches it: a
   // closed terminal (SIGHUP) stops the demo as Ctrl-C does, Ctrl-\ (SIGQUIT) as a second Ctrl-C.
-  // One Ctrl-C can arrive more than once: under `npm run demo` the terminal signals npm and the
-  // demo alike, and npm passes its own on to the demo. Signals within SAME_CTRL_C_MS of the first
-  // are that one Ctrl-C; a person's second one comes later.
+  // One Ctrl-C can arrive more than once: the terminal signals every process of its foreground
+  // group, and a runner between it and the demo (npm, which passes signals on to the script it
+  // runs) may send its own too. Signals within SAME_CTRL_C_MS of the first are that one Ctrl-C; a
+  // person's second one comes later.
   let daemon: ChildProcess | undefined;
   let interrupted: NodeJS.Signals | undefined;
   let interruptedAt = 0;
