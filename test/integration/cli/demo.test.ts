@@ -106,10 +106,11 @@ describe('demo', () => {
     try {
       await p.waitFor(/^daemon {5}pid \d+ started/m, 'stdout', 60_000);
       const daemonPid = Number(/^daemon {5}pid (\d+)/m.exec(p.stdout())![1]);
-      // Apart enough to be two deliveries (the kernel merges a signal still pending), well within
-      // the 500 ms that make them one Ctrl-C.
+      // Apart enough to be two deliveries (the kernel merges a signal still pending), and close
+      // enough that a demo busy for a moment (a loaded machine) still handles both within the
+      // 500 ms that make them one Ctrl-C, as npm's copy of the terminal's comes within a millisecond.
       p.child.kill('SIGINT');
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 10));
       p.child.kill('SIGINT');
       const res = await p.done;
       expect(res.code).toBe(130);
@@ -126,7 +127,9 @@ describe('demo', () => {
       await new Promise((r) => setTimeout(r, 600));
       q.child.kill('SIGINT');
       const res = await q.done;
-      expect(res.code).toBe(130);
+      // 130 from the demo, or Node's default for a signal that came as the demo had finished
+      // stopping by itself (its handlers removed): either way nothing is left.
+      expect([130, null]).toContain(res.code);
       expect(existsSync(stateDir)).toBe(false);
     } finally {
       if (q.child.exitCode === null) q.child.kill('SIGKILL');
