@@ -227,23 +227,29 @@ async function handle(
       const refused = refusal(control, req);
       if (refused) {
         if (refused.status === 401) res.setHeader('www-authenticate', 'Bearer');
-        // A refused change is worth a line (who tried); a refused read is not (scanners, probes).
-        if (method === 'PUT' || method === 'DELETE')
-          bridge.log.warn(
-            { method, path, status: refused.status, remote: req.socket.remoteAddress },
-            'control API: change refused',
-          );
         throw refused;
       }
       return await sessions(bridge, req, res, method, path);
     }
     return send(res, 404, { code: 'not_found', message: `no route for ${req.method ?? method} ${path}` });
   } catch (err) {
-    if (err instanceof HttpError) {
-      for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-      return send(res, err.status, { code: err.code, message: err.message });
+    const answer =
+      err instanceof HttpError
+        ? err
+        : err instanceof ConfigError
+          ? new HttpError(400, 'invalid_input', err.message)
+          : undefined;
+    if (answer === undefined) throw err;
+    // A refused change is worth a line, whatever refused it (the token, the origin, an unknown
+    // session, an invalid body, the session cap): who tried, and why not. A refused read is not
+    // (scanners, probes). The socket is gone by now when the body was cut off at its limit (413).
+    if ((method === 'PUT' || method === 'DELETE') && (path === '/v1/sessions' || path?.startsWith('/v1/sessions/'))) {
+      bridge?.log.warn(
+        { method, path, status: answer.status, code: answer.code, remote: req.socket?.remoteAddress },
+        'control API: change refused',
+      );
     }
-    if (err instanceof ConfigError) return send(res, 400, { code: 'invalid_input', message: err.message });
-    throw err;
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    return send(res, answer.status, { code: answer.code, message: answer.message });
   }
 }

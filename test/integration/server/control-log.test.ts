@@ -22,7 +22,7 @@ afterEach(async () => {
 const TOKEN = 'control-token-never-logged';
 
 describe('control API log lines', () => {
-  it('PUT (added, then replaced), DELETE and a refused change each log one line; the token never', async () => {
+  it('PUT (added, then replaced), DELETE and every refused change each log one line; the token never', async () => {
     h.sim.createSession('c1');
     const port = await freePort();
     daemon = startCli(['run'], {
@@ -38,7 +38,16 @@ describe('control API log lines', () => {
     );
     expect((await fetch(url, { method: 'DELETE', headers: auth })).status).toBe(204);
     expect((await fetch(url, { method: 'DELETE' })).status).toBe(401);
-    await daemon.waitFor(/control API: change refused/);
+    // Refused for what it asks, not for who asks: a line too.
+    expect(
+      (await fetch(url, { method: 'PUT', headers: auth, body: JSON.stringify({ start: 'yesterday' }) })).status,
+    ).toBe(400);
+    expect((await fetch(`${url}-typo`, { method: 'DELETE', headers: auth })).status).toBe(404);
+    // Reads refused are not logged (scanners, probes).
+    expect((await fetch(url)).status).toBe(401);
+    await daemon.waitFor(
+      /control API: change refused.*\n(.|\n)*control API: change refused.*\n(.|\n)*control API: change refused/,
+    );
     const lines = daemon
       .stderr()
       .split('\n')
@@ -49,10 +58,14 @@ describe('control API log lines', () => {
       'control API: session settings replaced',
       'control API: session removed; no longer followed',
       'control API: change refused',
+      'control API: change refused',
+      'control API: change refused',
     ]);
     expect(lines[0]).toMatchObject({ level: 30, session: 'c1', pool: 'p1', remote: '127.0.0.1' });
     expect(lines[1]).toMatchObject({ session: 'c1', start: 'latest' });
-    expect(lines[3]).toMatchObject({ level: 40, method: 'DELETE', status: 401 });
+    expect(lines[3]).toMatchObject({ level: 40, method: 'DELETE', status: 401, code: 'unauthorized' });
+    expect(lines[4]).toMatchObject({ level: 40, method: 'PUT', status: 400, code: 'invalid_input' });
+    expect(lines[5]).toMatchObject({ level: 40, method: 'DELETE', status: 404, path: '/v1/sessions/c1-typo' });
     expect(daemon.stderr()).not.toContain(TOKEN);
   });
 });
