@@ -170,8 +170,11 @@ export const LOG_LINES: FactTable<Logger> = {
         "reading paused: the state directory's volume has no room beyond what the spool keeps free for SQLite, and delivering would not free it; free space on it or give it a larger volume",
       );
   },
-  volume_room: (log) => {
-    log.info("room on the state directory's volume again: reading resumes");
+  // Said for the pauses that were said (the first and every 50th): a volume hovering at its
+  // reserve pauses and resumes again and again, and a resume without its pause reads as noise.
+  volume_room: (log, fact) => {
+    if (sayAgain(fact.times))
+      log.info({ times: fact.times }, "room on the state directory's volume again: reading resumes");
   },
   // Once per pause, at its start and at its end, with how long: the spool's own retries say why.
   delivery_paused: (log, fact) => {

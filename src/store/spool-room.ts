@@ -123,7 +123,7 @@ export class SpoolRoom {
     if (this.saidFull) {
       this.saidFull = false;
       // Woken by the spool's close, reading does not go on: nothing to say.
-      if (!this.g.closed()) this.emit({ f: 'volume_room' });
+      if (!this.g.closed()) this.emit({ f: 'volume_room', times: this.fullTimes });
     }
     for (const resolve of w) resolve();
   }

@@ -115,8 +115,8 @@ export type Fact =
    * free enough of it (store/spool-room.ts `volumeFull`); `times`: how often so far.
    */
   | { f: 'volume_full'; freeBytes: number; reserveBytes: number; times: number }
-  /** Reading goes on after a `volume_full`. */
-  | { f: 'volume_room' }
+  /** Reading goes on after a `volume_full`; `times` is that pause's. */
+  | { f: 'volume_room'; times: number }
   | { f: 'writes_fenced'; sessions: readonly string[] }
   /**
    * Shared store, overflow mode: an acknowledged checkpoint move has waited `waitedMs` for its write

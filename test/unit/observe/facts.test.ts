@@ -238,11 +238,12 @@ describe('facts → log lines', () => {
     expect(lines()[0]!.code).toBe(code);
   });
 
-  it('a full volume holding reading back: a warning with the free bytes and the reserve (the first time and every 50th), then a line when reading resumes', () => {
+  it('a full volume holding reading back: a warning with the free bytes and the reserve, and a line when reading resumes, for the first pause and every 50th', () => {
     const { log, lines } = capture();
-    for (let times = 1; times <= 50; times++)
+    for (let times = 1; times <= 50; times++) {
       logFact(log, { f: 'volume_full', freeBytes: 1_100_000, reserveBytes: 8 * 1024 * 1024, times });
-    logFact(log, { f: 'volume_room' });
+      logFact(log, { f: 'volume_room', times });
+    }
     expect(lines()).toMatchObject([
       {
         level: 40,
@@ -250,8 +251,9 @@ describe('facts → log lines', () => {
         reserveBytes: 8 * 1024 * 1024,
         msg: expect.stringContaining('reading paused'),
       },
+      { level: 30, times: 1, msg: expect.stringContaining('reading resumes') },
       { level: 40, times: 50 },
-      { level: 30, msg: expect.stringContaining('reading resumes') },
+      { level: 30, times: 50, msg: expect.stringContaining('reading resumes') },
     ]);
   });
 
