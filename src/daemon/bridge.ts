@@ -26,6 +26,7 @@ import { createFactSink } from '../observe/facts.js';
 import type { Emit } from '../vocabulary/facts.js';
 import { Supervisor } from './supervisor.js';
 import { openStore } from './open-store.js';
+import { startFinishedRetention } from './finished-retention.js';
 import { stopBridge } from './stop-bridge.js';
 import { startSpanExport } from './start-span-export.js';
 import type { SpanExport } from '../export/span-export.js';
@@ -273,6 +274,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     throw err;
   }
   const pools = startPoolResolver({ client, sessions: supervisor, log, refreshMs: config.upstream.poolRefreshMs });
+  const retention = startFinishedRetention(store, log);
   void probeConfigured({
     client,
     sessions: config.sessions,
@@ -317,7 +319,7 @@ export async function startBridge(config: BridgeConfig, log: Logger, overrides: 
     spoolFigures,
     shutdown: once((deadline = steadyNow() + config.shutdownGraceMs) =>
       stopBridge(
-        { discovery, pools, memory, supervisor, spool, delivery, spanExport, ingest, client, store },
+        { discovery, pools, retention, memory, supervisor, spool, delivery, spanExport, ingest, client, store },
         deadline,
       ),
     ),

@@ -10,12 +10,14 @@ import type { Store } from '../store/store.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { MemoryGuard } from '../util/memory-budget.js';
 import type { PoolResolver } from './pool-resolver.js';
+import type { FinishedRetention } from './finished-retention.js';
 import type { Supervisor } from './supervisor.js';
 
 /** What stopBridge stops, each once. */
 export interface Running {
   discovery: DiscoveryLoop | undefined;
   pools: PoolResolver;
+  retention: FinishedRetention;
   memory: MemoryGuard | undefined;
   supervisor: Supervisor;
   spool: Spool;
@@ -37,9 +39,10 @@ export interface Running {
  * last, as every step before may write to it.
  */
 export async function stopBridge(r: Running, deadline: number): Promise<boolean> {
-  // 1. No new sessions, pool lookups or memory verdicts.
+  // 1. No new sessions, pool lookups, prunes of finished sessions or memory verdicts.
   await r.discovery?.stop();
   await r.pools.stop();
+  await r.retention.stop();
   r.memory?.stop();
   // 2. Every session stops reading (and claiming, with the shared store).
   await r.supervisor.stopReading();

@@ -37,7 +37,7 @@ export type { Claimed } from './pg-ownership.js';
 
 export interface PgStoreOptions {
   replicaId: string;
-  /** Rows of sessions finished longer ago are deleted at open; PRUNE_FINISHED_AFTER_MS by default. */
+  /** Rows of sessions finished longer ago are deleted at open and by pruneFinished(); PRUNE_FINISHED_AFTER_MS by default. */
   pruneFinishedAfterMs?: number;
 }
 
@@ -85,6 +85,7 @@ export class PgStore implements Store {
     leaseDb?: pg.Pool,
   ) {
     this.replicaId = opts.replicaId;
+    this.retentionMs = opts.pruneFinishedAfterMs ?? PRUNE_FINISHED_AFTER_MS;
     this.leaseDb = leaseDb ?? db;
     this.owners = new PgOwnership(db, opts.replicaId);
   }
@@ -94,8 +95,14 @@ export class PgStore implements Store {
     return this.owners.sessions;
   }
 
+  private readonly retentionMs: number;
+
   sessions(): Promise<SessionRow[]> {
     return sessionRows.listSessions(this.db);
+  }
+
+  pruneFinished(): Promise<number> {
+    return sessionRows.pruneFinished(this.db, this.retentionMs);
   }
 
   putSession(spec: SessionSpec, source: SessionSource): Promise<SessionRow> {

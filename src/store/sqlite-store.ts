@@ -152,8 +152,11 @@ export class SqliteStore implements Store {
     this.now = opts.now ?? Date.now;
     const unreadable = opts.onSpanStateUnreadable;
     this.toRow = (r) => toRow(r, (error) => unreadable?.(r.id, error));
-    this.pruned = this.pruneFinished(opts.pruneFinishedAfterMs ?? PRUNE_FINISHED_AFTER_MS);
+    this.retentionMs = opts.pruneFinishedAfterMs ?? PRUNE_FINISHED_AFTER_MS;
+    this.pruned = this.deleteFinished();
   }
+
+  private readonly retentionMs: number;
 
   private readonly now: () => number;
   private readonly toRow: (r: RawSession) => SessionRow;
@@ -163,19 +166,23 @@ export class SqliteStore implements Store {
   /**
    * Every PUT of a fresh id leaves a row that outlives the session: without pruning, a client (or
    * years of churn) grows the table, and the start-up reads all of it. A row goes once its session
-   * ended or was removed longer ago than `afterMs` and nothing of it waits in the spool; its
+   * ended or was removed longer ago than the retention and nothing of it waits in the spool; its
    * checkpoint goes with it (a session PUT again after that starts from `start`, and duplicates
    * carry the same log.record.uid).
    */
-  private pruneFinished(afterMs: number): number {
+  private deleteFinished(): number {
     const pruned = this.db
       .prepare(
         `DELETE FROM sessions WHERE lifecycle != 'active' AND ended_at IS NOT NULL AND ended_at < ?
       AND NOT EXISTS (SELECT 1 FROM spool_segments g WHERE g.session_id = sessions.id)`,
       )
-      .run(this.now() - afterMs).changes;
+      .run(this.now() - this.retentionMs).changes;
     if (pruned > 0) this.spanStates.dropOrphans();
     return pruned;
+  }
+
+  async pruneFinished(): Promise<number> {
+    return this.deleteFinished();
   }
 
   /** Running totals, kept exact without a table scan. */

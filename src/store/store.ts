@@ -9,8 +9,16 @@ export type { NewSegment, Segment } from '../wire/segment-framing.js';
 
 export type { SessionSource } from '../vocabulary/session-states.js';
 import type { SessionSource } from '../vocabulary/session-states.js';
-/** Rows of sessions that ended or were removed longer ago than this are deleted when a store opens. */
+/**
+ * Rows of sessions that ended or were removed longer ago than this are deleted when a store opens,
+ * and every PRUNE_EVERY_MS while the bridge runs (daemon/finished-retention.ts).
+ */
 export const PRUNE_FINISHED_AFTER_MS = 7 * 24 * 3600 * 1000;
+/**
+ * How often a running bridge prunes: a process that runs for weeks would otherwise keep a finished
+ * session's row (its spec, attributes and checkpoint) until its next start, past the retention.
+ */
+export const PRUNE_EVERY_MS = 3600 * 1000;
 
 /** active: followed; ended: the service answered 404; removed: stopped by DELETE /v1/sessions/{id}. */
 export type SessionLifecycle = 'active' | 'ended' | 'removed';
@@ -106,6 +114,13 @@ export interface DiscoveryClaim {
 
 export interface Store {
   sessions(): Promise<SessionRow[]>;
+  /**
+   * Deletes the rows (and span states) of sessions that ended or were removed longer ago than the
+   * store's retention (PRUNE_FINISHED_AFTER_MS unless its options say otherwise) and have nothing
+   * left in the spool; returns how many. Every store does it when it opens; idempotent, so any
+   * replica of a shared store may run it at any time.
+   */
+  pruneFinished(): Promise<number>;
   /**
    * Inserts the sessions the store does not know in any lifecycle (ended and removed ones included)
    * and returns the rows it inserted; a known session is left exactly as it is. Discovery's write:

@@ -65,3 +65,26 @@ it('deletes long-finished rows at open', async () => {
     await b.close();
   }
 }, 60_000);
+
+it('an open store prunes when asked, without a restart', async () => {
+  server ??= await startPostgres();
+  const url = await server.createDatabase('prune_open');
+  const a = await openPgStore({ url, replicaId: 'r1' });
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    for (const id of ['active', 'ended-old', 'ended-recent']) await a.putSession({ id, attributes: {} }, 'api');
+    await a.setLifecycle('ended-old', 'ended');
+    await a.setLifecycle('ended-recent', 'ended');
+    expect(await a.pruneFinished()).toBe(0);
+    await db.query(
+      "UPDATE bridge_sessions SET ended_at = now() - make_interval(secs => $1::double precision / 1000) WHERE id = 'ended-old'",
+      [PRUNE_FINISHED_AFTER_MS + HOUR_MS],
+    );
+    expect(await a.pruneFinished()).toBe(1);
+    expect((await a.sessions()).map((s) => s.spec.id).sort()).toEqual(['active', 'ended-recent']);
+  } finally {
+    await db.end();
+    await a.close();
+  }
+}, 60_000);

@@ -52,3 +52,35 @@ it('deletes long-finished rows at open, keeps active, recent and still-spooled o
   }
   expect(PRUNE_FINISHED_AFTER_MS).toBe(7 * DAY);
 });
+
+it('an open store prunes when asked, as time passes, without a restart', async () => {
+  const t0 = 1_800_000_000_000;
+  let now = t0;
+  const a = await openSqliteStore(dir, { now: () => now });
+  try {
+    for (const id of ['active', 'ended', 'ended-spooled']) await a.putSession({ id, attributes: {} }, 'api');
+    await a.setLifecycle('ended', 'ended');
+    await a.setLifecycle('ended-spooled', 'ended');
+    await a.commit(
+      [
+        {
+          sessionId: 'ended-spooled',
+          payload: Buffer.from('x'),
+          records: 1,
+          firstSeq: 1,
+          lastSeq: 1,
+          oldestTsMicros: 1,
+        },
+      ],
+      [],
+    );
+    now = t0 + 6 * DAY;
+    expect(await a.pruneFinished()).toBe(0);
+    now = t0 + 8 * DAY;
+    expect(await a.pruneFinished()).toBe(1);
+    expect((await a.sessions()).map((s) => s.spec.id).sort()).toEqual(['active', 'ended-spooled']);
+    expect(await a.pruneFinished()).toBe(0);
+  } finally {
+    await a.close();
+  }
+});
