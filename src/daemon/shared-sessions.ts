@@ -108,7 +108,7 @@ export class SharedSessions {
 
   /** PUT of a session not followed here: followed by whichever replica owns it; the owner (maybe this one) claims it at its next pass. */
   async put(spec: SessionSpec, source: SessionSource): Promise<{ created: boolean; status: OwnedStatus }> {
-    const before = (await readOwners(this.d.shared.store.db)).get(spec.id);
+    const before = (await readOwners(this.d.shared.store.db, [spec.id])).get(spec.id);
     const row = await this.d.store.putSession(spec, source);
     return {
       created: before?.lifecycle !== 'active',
@@ -118,7 +118,7 @@ export class SharedSessions {
 
   /** DELETE of a session not followed here: owned elsewhere (or by nobody yet), the owner stops at its next pass. */
   async remove(id: string): Promise<boolean> {
-    const row = (await readOwners(this.d.shared.store.db)).get(id);
+    const row = (await readOwners(this.d.shared.store.db, [id])).get(id);
     if (row?.lifecycle !== 'active') return false;
     await this.d.store.setLifecycle(id, 'removed');
     return true;
@@ -149,8 +149,9 @@ export class SharedSessions {
     owners: Awaited<ReturnType<typeof readOwners>>;
     rows: Map<string, SessionRow>;
   }> {
+    // Active rows only, each through the index of active rows: finished ones are most of the table.
     const owners = await readOwners(this.d.shared.store.db);
-    const rows = new Map((await this.d.store.sessions()).map((r) => [r.spec.id, r]));
+    const rows = new Map((await this.d.shared.store.activeSessions()).map((r) => [r.spec.id, r]));
     return { owners, rows };
   }
 }

@@ -149,6 +149,13 @@ export async function migratePg(db: pg.Pool): Promise<number> {
     // The epoch of a segment's last seq (a session's status after a service restart), added in place
     // too: an older replica writes and moves segments without it (0, right unless the service restarted).
     await c.query('ALTER TABLE bridge_segments ADD COLUMN IF NOT EXISTS epoch integer NOT NULL DEFAULT 0');
+    // The active rows, for the placement loop and GET /v1/sessions (cluster/ownership-view.ts): finished
+    // rows stay for the retention and are most of the table under churn. Added in place: an older
+    // replica neither needs nor minds it. Built once, inside this transaction: other replicas' writes
+    // to the table wait for it (seconds for a million rows, at the first start of this version).
+    await c.query(
+      "CREATE INDEX IF NOT EXISTS bridge_sessions_active ON bridge_sessions (id) WHERE lifecycle = 'active'",
+    );
     await c.query(
       "INSERT INTO bridge_meta (key, value) VALUES ('application', $1), ('schema_version', $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       [PG_APPLICATION, String(PG_SCHEMA_VERSION)],

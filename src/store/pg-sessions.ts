@@ -71,6 +71,14 @@ export async function addSessions(
   return r.rows.map(toRow);
 }
 
+/** The active sessions' rows (GET /v1/sessions), through the index of active rows. */
+export async function listActiveSessions(db: pg.Pool): Promise<SessionRow[]> {
+  const r = await db.query<RawSession>(
+    `SELECT ${SESSION_COLUMNS} FROM bridge_sessions WHERE lifecycle = 'active' ORDER BY added_order`,
+  );
+  return r.rows.map(toRow);
+}
+
 /** The current specs of some sessions (the owner re-reads them after a PUT elsewhere). */
 export async function sessionSpecs(db: pg.Pool, ids: readonly string[]): Promise<SessionRow[]> {
   const r = await db.query<RawSession>(`SELECT ${SESSION_COLUMNS} FROM bridge_sessions WHERE id = ANY($1::text[])`, [

@@ -101,6 +101,11 @@ export class PgStore implements Store {
     return sessionRows.listSessions(this.db);
   }
 
+  /** The active sessions' rows only (finished ones stay for the retention, and are most of the table under churn). */
+  activeSessions(): Promise<SessionRow[]> {
+    return sessionRows.listActiveSessions(this.db);
+  }
+
   pruneFinished(): Promise<number> {
     return sessionRows.pruneFinished(this.db, this.retentionMs);
   }
