@@ -8,7 +8,7 @@ import type { NameMatcher } from './name-matcher.js';
 import { REDACTED as MASK } from '../config/mapping-section.js';
 import { isRecord } from '../util/guards.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
-import { redactUrlsInText } from './redact-free-text.js';
+import { ESCAPED_SEPARATOR, redactUrlsInFreeText } from './redact-free-text.js';
 import { maskJwts } from './mask-jwts.js';
 
 /** What masks `event.source`: secret-named keys (the header list) and URLs in values (the URL redactor). */
@@ -199,10 +199,11 @@ function maskSourceString(key: string, value: string, m: SourceMasks): string {
 /** A source string with its URLs masked: the whole value under a URL-named key or shaped like a URL, else URLs in its text. */
 function maskSourceUrls(key: string, value: string, urls: NonNullable<SourceMasks['urls']>): string {
   if (isUrlKey(key)) return urls.redact(value);
-  // An absolute URL, alone or in text, holds `://`: one native search settles the ids most metadata
-  // values are, which looksLikeUrl would read up to 33 characters of, one by one, first.
-  if (!value.includes('://')) return value;
-  return looksLikeUrl(value) ? urls.redact(value) : redactUrlsInText(value, urls);
+  // An absolute URL, alone or in text, holds `://` (`:\/\/` in JSON text with escaped slashes): native
+  // searches settle the ids most metadata values are, which looksLikeUrl would read up to 33
+  // characters of, one by one, first.
+  if (!value.includes('://')) return value.includes(ESCAPED_SEPARATOR) ? redactUrlsInFreeText(value, urls) : value;
+  return looksLikeUrl(value) ? urls.redact(value) : redactUrlsInFreeText(value, urls);
 }
 
 /** Whether an object has an own enumerable key (a parsed object has no inherited ones). */

@@ -11,7 +11,7 @@ import type { NameMatcher } from './name-matcher.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
 import { maskBodySecrets } from './body-secrets.js';
 import { maskDataUrl } from './mask-data-url.js';
-import { redactUrlsInText } from './redact-free-text.js';
+import { ESCAPED_SEPARATOR, redactUrlsInFreeText, redactUrlsInText } from './redact-free-text.js';
 import { maskJwts } from './mask-jwts.js';
 import { maskAuthSchemes } from './mask-auth-schemes.js';
 import { maskPrintedJson } from './mask-printed-json.js';
@@ -32,9 +32,6 @@ export const MAX_BODY_DEPTH = 30;
 
 /** URL values remembered with their masked form (see URL_MEMO_CHARS). */
 const URL_MEMO_ENTRIES = 512;
-
-/** `://` as JSON text writes it when its encoder escapes `/`. */
-const ESCAPED_SEPARATOR = ':\\/\\/';
 
 /** Per-event scratch, reused by one mapper (map() is synchronous) to avoid an allocation per event. */
 export interface WalkState {
@@ -173,16 +170,16 @@ export function createBodyTransformer(
   function maskUrls(value: string, key: string, u: UrlRedactor, state: WalkState): string {
     let redacted: string;
     if (isUrlKey(key)) redacted = redactUrl(value, u);
-    // Every absolute URL holds `://`: one native search settles nearly every string. A body
-    // may be JSON text whose encoder escaped its slashes (`https:\/\/…`).
+    // Every absolute URL holds `://`, or `:\/\/` in JSON text whose encoder escaped its slashes
+    // (a body, or a console line that printed such JSON): native searches settle nearly every string.
     else if (!value.includes('://')) {
-      if (!(key === 'body' || key === 'post_data') || !value.includes(ESCAPED_SEPARATOR)) return value;
+      if (!value.includes(ESCAPED_SEPARATOR)) return value;
       redacted = redactUrlsInText(value, u, ESCAPED_SEPARATOR);
     } else if (looksLikeUrl(value)) redacted = redactUrl(value, u);
     // A console event repeats its text as its first argument: mask it once.
     else if (value === lastText) redacted = lastMasked;
     else {
-      redacted = redactUrlsInText(value, u);
+      redacted = redactUrlsInFreeText(value, u);
       lastText = value;
       lastMasked = redacted;
     }

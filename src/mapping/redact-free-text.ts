@@ -78,3 +78,17 @@ export function redactUrlsInText(text: string, urls: UrlMask, separator = '://')
   out.push(text.slice(copied));
   return out.join('');
 }
+
+/** `://` as JSON text writes it when its encoder escapes `/` (PHP's json_encode, many loggers). */
+export const ESCAPED_SEPARATOR = ':\\/\\/';
+
+/**
+ * `text` with the URLs of both forms masked: as written (`https://…`) and with escaped slashes
+ * (`https:\/\/…`). Either may stand in any free text: a body, a console line that printed such JSON,
+ * an error text, a metadata value; and one text may hold both. A text without `://` costs one
+ * search more than the plain form alone.
+ */
+export function redactUrlsInFreeText(text: string, urls: UrlMask): string {
+  const plain = text.includes('://') ? redactUrlsInText(text, urls) : text;
+  return plain.includes(ESCAPED_SEPARATOR) ? redactUrlsInText(plain, urls, ESCAPED_SEPARATOR) : plain;
+}

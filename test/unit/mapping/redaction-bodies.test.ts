@@ -363,9 +363,46 @@ describe('URLs in JSON text bodies', () => {
       '{"payload":"{\\"u\\":\\"https://a.example/?token=SECRET-E2\\"}"}',
       '{"payload":"{\\"u\\":\\"https://a.example/?token=REDACTED\\"}"}',
     ],
+    [
+      'a plain URL beside an escaped one: both masked',
+      '{"a":"https://a.example/?token=SECRET-E3","b":"https:\\/\\/b.example\\/?code=SECRET-E4"}',
+      '{"a":"https://a.example/?token=REDACTED","b":"https:\\/\\/b.example\\/?code=REDACTED"}',
+    ],
   ])('%s', (_name, body, expected) => {
     const record = mapper.map(envelopeOf('network_response', 'network', { body }), CTX, 1)!;
     expect(record.body).toMatchObject({ body: expected });
+  });
+
+  // What a page prints may be such JSON too (console.log(JSON.stringify(…)) after a PHP or a
+  // logger's encoder): the same masks as a body's, in every free text and in metadata.
+  const printed = '{"url":"https:\\/\\/x.example\\/cb?code=SECRET-E5"}';
+  const printedMasked = '{"url":"https:\\/\\/x.example\\/cb?code=REDACTED"}';
+  it.each<[string, string, string, Record<string, unknown>, Record<string, unknown>]>([
+    ['a console line', 'console_log', 'console', { text: printed, args: [printed] }, { text: printedMasked }],
+    [
+      'a console line with a plain URL too',
+      'console_log',
+      'console',
+      { text: `see https://a.example/?sig=SECRET-E6 ${printed}` },
+      { text: `see https://a.example/?sig=REDACTED ${printedMasked}` },
+    ],
+    [
+      'an error text',
+      'console_error',
+      'console',
+      { text: `Uncaught ${printed}` },
+      { text: `Uncaught ${printedMasked}` },
+    ],
+  ])('%s', (_name, type, category, data, expected) => {
+    const record = mapper.map(envelopeOf(type, category, data), CTX, 1)!;
+    expect(record.body).toMatchObject(expected);
+    expect(JSON.stringify(record)).not.toMatch(/SECRET-/);
+  });
+
+  it('metadata with escaped slashes', () => {
+    const env = envelopeOf('page_navigation', 'page', { url: 'https://a.example/' });
+    env.event.source = { kind: 'cdp', metadata: { note: printed } };
+    expect(mapper.map(env, CTX, 1)!.attributes['browser.event.source.metadata.note']).toBe(printedMasked);
   });
 });
 
