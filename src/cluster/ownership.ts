@@ -244,7 +244,16 @@ export class Ownership {
    * that is not active unless it has a spool, and then only to deliver it).
    */
   private async finished(ids: string[]): Promise<void> {
+    // Still read here: another replica recorded the end or removal (a DELETE there, a replica whose
+    // configuration no longer lists them). An end read here stopped the session before it was recorded.
+    const elsewhere = ids.filter((id) => this.o.host.isFollowed(id));
     await Promise.all(ids.map((id) => this.o.host.unfollow(id, true)));
+    if (elsewhere.length > 0) {
+      this.o.log.info(
+        { sessions: elsewhere.length, sample: elsewhere.slice(0, 10) },
+        'stopped following sessions another replica removed or recorded as ended',
+      );
+    }
     await this.o.spool.flush();
     const undelivered = await sessionsWithSpool(this.o.store.db, ids);
     const done = ids.filter((id) => !undelivered.has(id));

@@ -221,7 +221,22 @@ export class Supervisor {
 
   /** Follows what the configuration lists now plus what was added in earlier runs (configured-sessions.ts). */
   async start(): Promise<void> {
-    const { stored } = await reconcileConfigured(this.d.store, this.d.config.sessions);
+    const { stored, unlisted } = await reconcileConfigured(this.d.store, this.d.config.sessions);
+    if (unlisted.length > 0) {
+      const detail = { sessions: unlisted.length, sample: unlisted.slice(0, 10) };
+      // A replica started with another file than the others' (or before their reload) removes
+      // sessions they follow: said as a warning, since that is seldom what was meant.
+      if (this.shared)
+        this.d.log.warn(
+          detail,
+          'this configuration no longer lists sessions an earlier one did: removed for every replica of the shared store (their owners stop reading them); give every replica the same sessions',
+        );
+      else
+        this.d.log.info(
+          detail,
+          'this configuration no longer lists sessions an earlier one did: not followed any more',
+        );
+    }
     // Shared store: not every replica that starts, but the one that claims them after its lease is
     // renewed (owed-span-claims.ts), and not while the session's live owner still finishes it.
     if (!this.shared) this.d.finishedSpans?.(stored.values());

@@ -82,7 +82,37 @@ describe('replicas sharing a PostgreSQL store', () => {
     await until(() => othersReceived() >= mark + others.length * 40, 'the other sessions to stream on', 20_000);
     expect(cl.count(onR2)).toBe(before);
     expect(await ownedByR2()).toBe(false);
+    // The owner says why it stopped: the DELETE was answered by another replica.
+    expect(cl.replicas.get('r2')!.output()).toMatch(
+      /stopped following sessions another replica removed or recorded as ended/,
+    );
     expect((await json(`${u1}/v1/sessions/${onR2}`, { method: 'DELETE' })).status).toBe(404);
+    await cl.stopAll();
+  });
+
+  it('a replica started with a list lacking a configured session removes it for every replica, and both sides say so', async () => {
+    const ids = ['c1', 'c2'];
+    const { cl } = await world.setup('unlisted', ids, 20);
+    cl.start('r1');
+    await until(() => ids.every((id) => cl.count(id) > 0), 'both configured sessions to stream', 20_000);
+    // A second replica with an older (or mistyped) list: c2 is removed from the shared store.
+    cl.start('r2', { BRIDGE_SESSIONS: 'c1' });
+    await until(
+      () =>
+        /this configuration no longer lists sessions an earlier one did: removed for every replica/.test(
+          cl.replicas.get('r2')!.output(),
+        ),
+      'the starting replica to warn',
+      20_000,
+    );
+    expect(cl.replicas.get('r2')!.output()).toMatch(/"level":40[^\n]*"sample":\["c2"\]/);
+    // Its owner, r1, stops reading it and says why: nothing stops silently.
+    await until(
+      () =>
+        /stopped following sessions another replica removed or recorded as ended/.test(cl.replicas.get('r1')!.output()),
+      'the owner to say it stopped following c2',
+      20_000,
+    );
     await cl.stopAll();
   });
 

@@ -155,7 +155,7 @@ describe('a session unlisted from the configuration while the daemon was down', 
     const open = (stored?.open.docs.length ?? 0) + (stored?.open.requests.length ?? 0);
     expect(open).toBeGreaterThan(0);
 
-    const second = spawnDaemon(env('cfg-other'));
+    const second = spawnDaemon({ ...env('cfg-other'), LOG_LEVEL: 'info' });
     await until(
       () => h!.receiver.spans.filter((s) => endReason(s) === 'session_removed').length >= open,
       'the open spans closed',
@@ -169,6 +169,10 @@ describe('a session unlisted from the configuration while the daemon was down', 
     second.kill('SIGTERM');
     expect(await exited(second), second.output()).toBe(0);
     expect(storedState(h.stateDir, 'cfg-rm')).toBeUndefined();
+    // The start says what it stopped following, and why.
+    expect(second.output()).toMatch(
+      /"sample":\["cfg-rm"\].*this configuration no longer lists sessions an earlier one did: not followed any more/,
+    );
   });
 });
 
