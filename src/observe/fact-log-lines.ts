@@ -184,7 +184,18 @@ export const LOG_LINES: FactTable<Logger> = {
     );
   },
   delivery_resumed: (log, fact) => {
-    log.info({ pausedMs: fact.pausedMs }, 'delivery from memory resumes');
+    if (fact.why === 'written')
+      log.info({ pausedMs: fact.pausedMs }, 'checkpoints are written again: delivery from memory resumes');
+    else if (fact.why === 'closing')
+      log.info(
+        { pausedMs: fact.pausedMs },
+        "delivery from memory resumes for the stop's drain (checkpoints are written at its end)",
+      );
+    else
+      log.info(
+        { pausedMs: fact.pausedMs },
+        'delivery from memory no longer waits: the sessions whose checkpoints could not be written were given up (their next owner resumes them from their stored checkpoints)',
+      );
   },
   export_attempted: null,
   records_delivered: null,

@@ -49,7 +49,8 @@ export const sayAgain = (streak: number): boolean => streak === 1 || streak % 50
  * read-only, a failing disk, a file made unwritable), SQLITE_BUSY_* or SQLITE_LOCKED_* for a lock:
  * the bridge holds none against itself, so another program does (a sqlite3 shell inside a
  * transaction, a backup). A deleted database is store/state-file-check.ts's. "disk full?" for the
- * others sent operators looking for space they had.
+ * others sent operators looking for space they had. Errors without a code are timeouts (a shared
+ * store that does not answer); the shared store's own codes are read below.
  */
 export function commitFailureCause(code: string | undefined): string {
   if (code === 'STATE_FILE_GONE') return 'the state database is gone';
@@ -59,5 +60,14 @@ export function commitFailureCause(code: string | undefined): string {
     return 'the state database is read-only or its volume fails';
   // Its journal could not be opened: out of file descriptors (EMFILE) far more often than out of space.
   if (code?.startsWith('SQLITE_CANTOPEN')) return 'a file of the state database cannot be opened (open-file limit?)';
-  return 'disk full?';
+  if (code === undefined || code.startsWith('SQLITE_'))
+    return code === undefined ? 'the store failed or did not answer' : 'disk full?';
+  // The shared store (PostgreSQL): a socket error of node's, or an SQLSTATE. "disk full?" sent
+  // operators of a cluster looking at their own volumes while the database was down.
+  if (/^E[A-Z]+$/.test(code)) return 'the shared store cannot be reached';
+  if (code === '53100') return "the database server's disk is full";
+  if (code.startsWith('08')) return 'the shared store cannot be reached';
+  if (code.startsWith('57P')) return 'the database server is shutting down or restarting';
+  if (code.startsWith('53')) return 'the database server is out of resources (memory, connections)';
+  return `the shared store refused the write (SQLSTATE ${code})`;
 }

@@ -11,6 +11,14 @@ export async function ready(bridge: Bridge, res: ServerResponse): Promise<void> 
   const problems: string[] = [];
   const commitError = bridge.spool.commitError;
   if (commitError !== undefined) problems.push(`store not writable: ${commitError}`);
+  // The shared store in overflow mode: its commits are checkpoint writes, and once one has waited
+  // past the stall, delivery from memory pauses; the replica does no work until a write goes through.
+  // (The embedded store never pauses for them: a full disk must not stop a healthy delivery, nor make
+  // a sidecar's pod unready.)
+  else if (bridge.spool.memoryDeliveryPausedMs !== undefined)
+    problems.push(
+      `store not writable: ${bridge.spool.checkpointError ?? 'checkpoint writes do not complete'}; delivery from memory waits for one`,
+    );
   // In overflow mode a failed checkpoint write leaves no commit error (delivery goes on from
   // memory), but a state database deleted under the bridge is state lost at the next start.
   const stateProblem = bridge.store.stateProblem?.();

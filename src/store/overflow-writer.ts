@@ -95,6 +95,8 @@ export class OverflowWriter {
   /** After delivery stopped: everything still in memory goes to the store. */
   finishing = false;
   private checkpointFailStreak = 0;
+  /** The last checkpoint write's error, while they fail. */
+  private lastCheckpointError: string | undefined;
   /**
    * When moved checkpoints were last written. Never, at the start: a run's first acknowledgements
    * are written at once. Counting the start as a write saved a sidecar one write a minute, but a
@@ -212,6 +214,7 @@ export class OverflowWriter {
         return this.writeCheckpoints();
       }
       this.checkpointFailStreak++;
+      this.lastCheckpointError = (err as Error).message;
       this.emit({
         f: 'commit_failed',
         error: (err as Error).message,
@@ -287,10 +290,18 @@ export class OverflowWriter {
       this.pausedAt = now;
       this.emit({ f: 'delivery_paused', waitedMs: now - since });
     } else if (!paused && this.pausedAt !== undefined) {
-      this.emit({ f: 'delivery_resumed', pausedMs: now - this.pausedAt });
+      // Not always a write that went through: the stop's drain, or the waiting sessions given up (a
+      // lease that ran out, writes refused) leave nothing to wait for while the store is still down.
+      const why = this.loop.closed ? 'closing' : this.checkpointFailStreak > 0 ? 'given_up' : 'written';
+      this.emit({ f: 'delivery_resumed', pausedMs: now - this.pausedAt, why });
       this.pausedAt = undefined;
     }
     return paused;
+  }
+
+  /** The last checkpoint write's error while checkpoint writes fail (overflow mode), for readiness. */
+  get checkpointError(): string | undefined {
+    return this.checkpointFailStreak > 0 ? this.lastCheckpointError : undefined;
   }
 
   /** How long delivery from memory has been paused for stalled checkpoints (ms), for the status. */

@@ -204,6 +204,11 @@ export class Spool {
     return this.writer.commitError;
   }
 
+  /** Overflow mode: the last checkpoint write's error while they fail (commits of records may still succeed or not be due). */
+  get checkpointError(): string | undefined {
+    return this.writer.overflow.checkpointError;
+  }
+
   /** Delivered batches whose deletion still fails (disk full): readiness reports them. */
   get undeletedBatches(): number {
     return this.writer.deletes.size;

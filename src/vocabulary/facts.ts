@@ -124,7 +124,8 @@ export type Fact =
    */
   | { f: 'delivery_paused'; waitedMs: number }
   /** The pause is over (a checkpoint write went through, the sessions were given up, or the spool closed). */
-  | { f: 'delivery_resumed'; pausedMs: number }
+  /** `why`: a checkpoint write went through; the spool closed for the stop's drain; the sessions waited for were given up. */
+  | { f: 'delivery_resumed'; pausedMs: number; why: 'written' | 'closing' | 'given_up' }
   // --- delivery (export/delivery.ts) ---
   | { f: 'export_attempted'; outcome: string; success: boolean; seconds: number }
   | { f: 'records_delivered'; count: number }

@@ -79,4 +79,43 @@ describe("a replica's HTTP surface on the shared store", () => {
       await http.close();
     }
   });
+
+  it('is unready once checkpoint writes fail, before the lease is lost: delivery from memory waits for them', async () => {
+    // A lease long enough that the checkpoints' stall makes the replica unready first: a cut link
+    // fails a query after a third of the lease (5 s), a checkpoint waiting 2 s more pauses delivery.
+    const url = (await server.createDatabase('stall')).replace(`:${server.port}/`, `:${proxy.port}/`);
+    h.sim.createSession('hs2').produce(20);
+    const bridge = await h.startBridge(FAST, {
+      BRIDGE_SESSIONS: 'hs2',
+      BRIDGE_STORE_URL: url,
+      BRIDGE_REPLICA_ID: 'stalled',
+      BRIDGE_STORE_LEASE: '15s',
+    });
+    const http = await startHttpServer(bridge, { host: '127.0.0.1', port: 0 }, silentLogger());
+    try {
+      await until(
+        () => h.receiver.records.filter((r) => r.attributes['browser.session.id'] === 'hs2').length > 40,
+        'records of hs2',
+        15_000,
+      );
+      proxy.cut();
+      let body: { status: string; problems: string[] } | undefined;
+      for (let i = 0; i < 100 && body?.status !== 'not_ready'; i++) {
+        body = (await (await fetch(`${http.url}/readyz`)).json()) as typeof body;
+        if (body?.status !== 'not_ready') await new Promise((r) => setTimeout(r, 100));
+      }
+      proxy.restore();
+      expect(body?.problems).toContainEqual(expect.stringMatching(/^store not writable: .*delivery from memory waits/));
+      expect(body?.problems.join('\n')).not.toMatch(/lease not held/);
+      let ready = 0;
+      for (let i = 0; i < 100 && ready !== 200; i++) {
+        ready = (await fetch(`${http.url}/readyz`)).status;
+        if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(ready).toBe(200);
+    } finally {
+      proxy.restore();
+      await http.close();
+    }
+  }, 60_000);
 });

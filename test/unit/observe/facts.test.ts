@@ -214,7 +214,13 @@ describe('facts → log lines', () => {
 
   it.each([
     ['SQLITE_FULL', 'disk full?'],
-    [undefined, 'disk full?'],
+    [undefined, 'the store failed or did not answer'],
+    ['ECONNREFUSED', 'the shared store cannot be reached'],
+    ['08006', 'the shared store cannot be reached'],
+    ['53100', "the database server's disk is full"],
+    ['57P01', 'the database server is shutting down or restarting'],
+    ['53300', 'the database server is out of resources (memory, connections)'],
+    ['42P01', 'the shared store refused the write (SQLSTATE 42P01)'],
     ['SQLITE_READONLY_DBMOVED', 'the state database is read-only or its volume fails'],
     ['SQLITE_IOERR_WRITE', 'the state database is read-only or its volume fails'],
     ['STATE_FILE_GONE', 'the state database is gone'],
@@ -320,12 +326,23 @@ describe('facts → log lines', () => {
     expect(await gauge()).toBe(0);
     sink({ f: 'delivery_paused', waitedMs: 2100 });
     expect(await gauge()).toBe(1);
-    sink({ f: 'delivery_resumed', pausedMs: 5000 });
+    sink({ f: 'delivery_resumed', pausedMs: 5000, why: 'written' });
     expect(await gauge()).toBe(0);
     expect(lines()).toMatchObject([
       { level: 40, waitedMs: 2100 },
-      { level: 30, pausedMs: 5000 },
+      { level: 30, pausedMs: 5000, msg: 'checkpoints are written again: delivery from memory resumes' },
     ]);
+  });
+
+  it.each<['written' | 'closing' | 'given_up', RegExp]>([
+    ['written', /^checkpoints are written again/],
+    ['closing', /for the stop's drain/],
+    // Said while the store may still be down: the pause ended because nothing waits any more.
+    ['given_up', /no longer waits: the sessions whose checkpoints could not be written were given up/],
+  ])('the end of a pause says why it ended: %s', (why, words) => {
+    const { log, lines } = capture();
+    createFactSink(createMetrics({ defaultMetrics: false }), log)({ f: 'delivery_resumed', pausedMs: 10, why });
+    expect((lines()[0] as { msg: string }).msg).toMatch(words);
   });
 
   it('the sink sends one fact to both', async () => {

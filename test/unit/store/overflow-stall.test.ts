@@ -88,13 +88,18 @@ describe('overflow mode when checkpoints cannot be written', () => {
     expect(pauses).toEqual([{ f: 'delivery_paused', waitedMs: expect.any(Number) as number }]);
     expect((pauses[0] as { waitedMs: number }).waitedMs).toBeGreaterThan(CHECKPOINT_STALL_MS);
     expect(spool.memoryDeliveryPausedMs).toBeGreaterThanOrEqual(5 * CHECKPOINT_STALL_MS);
+    // Readiness says why (no commit of records failed: they stay in memory).
+    expect(spool.commitError).toBeUndefined();
+    expect(spool.checkpointError).toBe('Connection terminated due to connection timeout');
 
     // The link is back: the retried checkpoint write goes through and delivery resumes.
     store.cut = false;
     await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
     expect(woke).toBe(true);
     expect(pauses.map((p) => p.f)).toEqual(['delivery_paused', 'delivery_resumed']);
+    expect(pauses[1]).toMatchObject({ why: 'written' });
     expect(spool.memoryDeliveryPausedMs).toBeUndefined();
+    expect(spool.checkpointError).toBeUndefined();
     expect((await store.sessions())[0]!.checkpoint).toBe(1);
     expect((await spool.takeBatch(10))?.records).toBe(1);
   });
@@ -122,6 +127,18 @@ describe('overflow mode when checkpoints cannot be written', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(woke).toBe(true);
     expect(pauses.map((p) => p.f)).toEqual(['delivery_paused', 'delivery_resumed']);
+    expect(pauses[1]).toMatchObject({ why: 'closing' });
+  });
+
+  it('ends the pause as given up, not as resumed, when the sessions it waited for are forgotten (a lease ran out)', async () => {
+    const { spool } = await cutOffWithUnwrittenAck(true);
+    await vi.advanceTimersByTimeAsync(2 * CHECKPOINT_STALL_MS);
+    expect(await spool.takeBatch(10)).toBeNull();
+    spool.forget(['s']);
+    await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
+    expect(await spool.takeBatch(10)).toBeNull();
+    expect(pauses.map((p) => p.f)).toEqual(['delivery_paused', 'delivery_resumed']);
+    expect(pauses[1]).toMatchObject({ why: 'given_up' });
   });
 
   it('never pauses a healthy store whose commit interval is longer than the stall', async () => {
