@@ -133,11 +133,16 @@ export class Ownership {
     return run;
   }
 
-  /** The store refused writes for these sessions: another replica owns them now. */
+  /**
+   * The store refused writes for these sessions: another replica owns them now. A write already
+   * under way when this replica gave them up (its lease ran out) is refused too: those were lost
+   * then, and counted then; counted again here they were two losses of one session.
+   */
   fenced(ids: readonly string[]): void {
-    void this.serial(() => this.lost([...ids], 'the store refused a write: another replica owns them now')).catch(
-      () => undefined,
-    );
+    void this.serial(async () => {
+      const held = ids.filter((id) => this.o.store.ownedSessions().has(id));
+      if (held.length > 0) await this.lost(held, 'the store refused a write: another replica owns them now');
+    }).catch(() => undefined);
   }
 
   /** Live replicas at the last pass. */

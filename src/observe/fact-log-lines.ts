@@ -159,7 +159,7 @@ export const LOG_LINES: FactTable<Logger> = {
   writes_fenced: (log, fact) => {
     log.warn(
       { sessions: fact.sessions.length, sample: fact.sessions.slice(0, 5) },
-      'the shared store refused a write: another replica owns these sessions now',
+      'the shared store refused a write for sessions this replica no longer holds (another replica took them, or its lease ran out): what it read of them is dropped, and their owner reads it again from the stored checkpoint',
     );
   },
   // Nothing else moves while it lasts (writes succeed, the spool is empty): /readyz says it too.
