@@ -142,6 +142,13 @@ export class Ownership {
     void this.serial(async () => {
       const held = ids.filter((id) => this.o.store.ownedSessions().has(id));
       if (held.length > 0) await this.lost(held, 'the store refused a write: another replica owns them now');
+      // Given up before: the spool dropped what the refused write carried, so it is made to agree
+      // with the store again, as after a loss, without a second one.
+      const gone = ids.filter((id) => !held.includes(id));
+      if (gone.length > 0) {
+        this.o.spool.forget(gone);
+        await this.o.spool.resync().catch(() => undefined);
+      }
     }).catch(() => undefined);
   }
 
