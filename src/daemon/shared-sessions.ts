@@ -124,7 +124,10 @@ export class SharedSessions {
     return true;
   }
 
-  /** Every active session of every replica with its owner, the ones followed here included: GET /v1/sessions. */
+  /**
+   * Every active session of every replica with its owner, the ones followed here included, and the
+   * ones that finished while this replica read them: GET /v1/sessions.
+   */
   /** `settling`: sessions read no more whose end or removal waits to be recorded (still this replica's). */
   async statusWithOwners(followed: FollowedSessions, settling: ReadonlySet<string>): Promise<OwnedSessions> {
     const known = await this.others();
@@ -137,6 +140,12 @@ export class SharedSessions {
         const row = rows.get(id);
         if (row) out.push({ ...initialStatus(row), owner: o.owner });
       }
+    }
+    // The sessions that ended or were stopped while this replica read them, with their final status,
+    // as a single bridge lists them; not one that is active again (a PUT after a DELETE) elsewhere.
+    for (const s of followed.status()) {
+      if (followed.has(s.id) || known?.value.owners.get(s.id)?.lifecycle === 'active') continue;
+      out.push({ ...s, owner: me });
     }
     const sessions = out.sort((a, b) => a.id.localeCompare(b.id));
     // A value older than the wait predates the read still out: the store did not answer in time.

@@ -65,8 +65,8 @@ describe('replicas sharing a PostgreSQL store', () => {
     // Measured, not timed: r2 no longer lists it as its own; then, while every other session keeps
     // streaming (each produces all along), it receives nothing more.
     const ownedByR2 = async (): Promise<boolean> =>
-      ((await json(`${u2}/v1/sessions`)).body.sessions as Array<{ id: string; owner?: string }>).some(
-        (s) => s.id === onR2 && s.owner === 'r2',
+      ((await json(`${u2}/v1/sessions`)).body.sessions as Array<{ id: string; owner?: string; state: string }>).some(
+        (s) => s.id === onR2 && s.owner === 'r2' && s.state !== 'stopped',
       );
     for (const end = Date.now() + 20_000; await ownedByR2();) {
       if (Date.now() > end) throw new Error(`r2 still follows ${onR2} after the DELETE`);
@@ -82,6 +82,11 @@ describe('replicas sharing a PostgreSQL store', () => {
     await until(() => othersReceived() >= mark + others.length * 40, 'the other sessions to stream on', 20_000);
     expect(cl.count(onR2)).toBe(before);
     expect(await ownedByR2()).toBe(false);
+    // r2 still lists it, stopped, as a single bridge lists what it stopped; r1 never read it.
+    const onR2List = (await json(`${u2}/v1/sessions`)).body.sessions as Array<{ id: string; state: string }>;
+    expect(onR2List.find((s) => s.id === onR2)).toMatchObject({ state: 'stopped', owner: 'r2' });
+    const onR1List = (await json(`${u1}/v1/sessions`)).body.sessions as Array<{ id: string }>;
+    expect(onR1List.find((s) => s.id === onR2)).toBeUndefined();
     // The owner says why it stopped: the DELETE was answered by another replica.
     expect(cl.replicas.get('r2')!.output()).toMatch(
       /stopped following sessions another replica removed or recorded as ended/,
