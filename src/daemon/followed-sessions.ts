@@ -126,6 +126,11 @@ export class FollowedSessions {
     return [...this.active.values()].map((p) => ({ spec: p.spec, source: p.source }));
   }
 
+  /** The final status of the sessions that finished during this run (the last MAX_FINISHED). */
+  finishedStatus(): IterableIterator<SessionStatus> {
+    return this.finished.values();
+  }
+
   /** The followed sessions and those that finished during this run, by id. */
   status(): SessionStatus[] {
     const out = [...this.active.values()].map((p) => p.status());
