@@ -26,6 +26,7 @@ import {
 import { adoptDatabase, migrateSqlite, SCHEMA, StoreOpenError, type MigrateOptions } from './sqlite-schema.js';
 import { BUSY_TIMEOUT_MS, heldBy, lockStateDir } from './sqlite-state-lock.js';
 import { StateFileCheck } from './state-file-check.js';
+import { deleteFinishedSessions } from './sqlite-prune.js';
 import { packSpans, prepareSpanStates, type SqliteSpanStates } from './sqlite-span-states.js';
 import { toRow, type RawSession } from './sqlite-session-row.js';
 import { OVERFLOW_PAGE_SIZE, settlePageSize, type PageSizeOutcome } from './sqlite-page-size.js';
@@ -153,36 +154,18 @@ export class SqliteStore implements Store {
     const unreadable = opts.onSpanStateUnreadable;
     this.toRow = (r) => toRow(r, (error) => unreadable?.(r.id, error));
     this.retentionMs = opts.pruneFinishedAfterMs ?? PRUNE_FINISHED_AFTER_MS;
-    this.pruned = this.deleteFinished();
+    this.pruned = deleteFinishedSessions(db, this.spanStates, this.now() - this.retentionMs);
   }
 
+  /** How long finished sessions' rows are kept (sqlite-prune.ts). */
   private readonly retentionMs: number;
-
   private readonly now: () => number;
   private readonly toRow: (r: RawSession) => SessionRow;
   /** Rows of long-finished sessions deleted when the store opened. */
   readonly pruned: number;
 
-  /**
-   * Every PUT of a fresh id leaves a row that outlives the session: without pruning, a client (or
-   * years of churn) grows the table, and the start-up reads all of it. A row goes once its session
-   * ended or was removed longer ago than the retention and nothing of it waits in the spool; its
-   * checkpoint goes with it (a session PUT again after that starts from `start`, and duplicates
-   * carry the same log.record.uid).
-   */
-  private deleteFinished(): number {
-    const pruned = this.db
-      .prepare(
-        `DELETE FROM sessions WHERE lifecycle != 'active' AND ended_at IS NOT NULL AND ended_at < ?
-      AND NOT EXISTS (SELECT 1 FROM spool_segments g WHERE g.session_id = sessions.id)`,
-      )
-      .run(this.now() - this.retentionMs).changes;
-    if (pruned > 0) this.spanStates.dropOrphans();
-    return pruned;
-  }
-
   async pruneFinished(): Promise<number> {
-    return this.deleteFinished();
+    return deleteFinishedSessions(this.db, this.spanStates, this.now() - this.retentionMs);
   }
 
   /** Running totals, kept exact without a table scan. */
