@@ -144,7 +144,7 @@ export class SharedSessions {
     // The sessions that ended or were stopped while this replica read them, with their final status,
     // as a single bridge lists them; not one that is active again (a PUT after a DELETE) elsewhere.
     for (const s of followed.finishedStatus()) {
-      if (followed.has(s.id) || known?.value.owners.get(s.id)?.lifecycle === 'active') continue;
+      if (known?.value.owners.get(s.id)?.lifecycle === 'active') continue;
       out.push({ ...s, owner: me });
     }
     const sessions = out.sort((a, b) => a.id.localeCompare(b.id));

@@ -8,7 +8,7 @@ import type { NameMatcher } from './name-matcher.js';
 import { REDACTED as MASK } from '../config/mapping-section.js';
 import { isRecord } from '../util/guards.js';
 import { isUrlKey, looksLikeUrl } from './url-shape.js';
-import { ESCAPED_SEPARATOR, redactUrlsInFreeText } from './redact-free-text.js';
+import { ESCAPED_SEPARATOR, redactUrlsInFreeText, redactUrlsInText } from './redact-free-text.js';
 import { maskJwts } from './mask-jwts.js';
 
 /** What masks `event.source`: secret-named keys (the header list) and URLs in values (the URL redactor). */
@@ -202,8 +202,8 @@ function maskSourceUrls(key: string, value: string, urls: NonNullable<SourceMask
   // An absolute URL, alone or in text, holds `://` (`:\/\/` in JSON text with escaped slashes): native
   // searches settle the ids most metadata values are, which looksLikeUrl would read up to 33
   // characters of, one by one, first.
-  if (!value.includes('://')) return value.includes(ESCAPED_SEPARATOR) ? redactUrlsInFreeText(value, urls) : value;
-  return looksLikeUrl(value) ? urls.redact(value) : redactUrlsInFreeText(value, urls);
+  if (value.includes('://')) return looksLikeUrl(value) ? urls.redact(value) : redactUrlsInFreeText(value, urls);
+  return value.includes(ESCAPED_SEPARATOR) ? redactUrlsInText(value, urls, ESCAPED_SEPARATOR) : value;
 }
 
 /** Whether an object has an own enumerable key (a parsed object has no inherited ones). */

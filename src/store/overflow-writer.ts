@@ -97,6 +97,8 @@ export class OverflowWriter {
   private checkpointFailStreak = 0;
   /** The last checkpoint write's error, while they fail. */
   private lastCheckpointError: string | undefined;
+  /** When a checkpoint write last went through: whether a pause ended by one. */
+  private checkpointsOkAt = -Infinity;
   /**
    * When moved checkpoints were last written. Never, at the start: a run's first acknowledgements
    * are written at once. Counting the start as a write saved a sidecar one write a minute, but a
@@ -227,6 +229,7 @@ export class OverflowWriter {
     }
     if (this.checkpointFailStreak > 0) this.emit({ f: 'commit_recovered' });
     this.checkpointFailStreak = 0;
+    this.checkpointsOkAt = this.now();
     this.ledger.written(updates, takenAt);
     this.wakeLedger();
     // Delivery from memory may have paused for this write.
@@ -256,6 +259,7 @@ export class OverflowWriter {
       return false;
     }
     this.loop.writeSucceeded();
+    this.checkpointsOkAt = this.now();
     for (let i = 0; i < segments.length; i++) {
       const s = segments[i]!;
       this.contents.dropMemory(s);
@@ -291,8 +295,9 @@ export class OverflowWriter {
       this.emit({ f: 'delivery_paused', waitedMs: now - since });
     } else if (!paused && this.pausedAt !== undefined) {
       // Not always a write that went through: the stop's drain, or the waiting sessions given up (a
-      // lease that ran out, writes refused) leave nothing to wait for while the store is still down.
-      const why = this.loop.closed ? 'closing' : this.checkpointFailStreak > 0 ? 'given_up' : 'written';
+      // lease that ran out, writes refused) leave nothing to wait for while the store is still down,
+      // its writes failing or hanging.
+      const why = this.loop.closed ? 'closing' : this.checkpointsOkAt >= this.pausedAt ? 'written' : 'given_up';
       this.emit({ f: 'delivery_resumed', pausedMs: now - this.pausedAt, why });
       this.pausedAt = undefined;
     }

@@ -11,7 +11,10 @@ import type { Fact } from '../../../src/vocabulary/facts.js';
 
 class CutStore extends SqliteStore {
   cut = false;
+  /** Writes neither fail nor finish (a frozen database). */
+  hang = false;
   override async commit(...args: Parameters<Store['commit']>): Promise<number[]> {
+    if (this.hang) return new Promise<number[]>(() => undefined);
     if (this.cut) throw new Error('Connection terminated due to connection timeout');
     return super.commit(...args);
   }
@@ -133,6 +136,23 @@ describe('overflow mode when checkpoints cannot be written', () => {
   it('ends the pause as given up, not as resumed, when the sessions it waited for are forgotten (a lease ran out)', async () => {
     const { spool } = await cutOffWithUnwrittenAck(true);
     await vi.advanceTimersByTimeAsync(2 * CHECKPOINT_STALL_MS);
+    expect(await spool.takeBatch(10)).toBeNull();
+    spool.forget(['s']);
+    await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
+    expect(await spool.takeBatch(10)).toBeNull();
+    expect(pauses.map((p) => p.f)).toEqual(['delivery_paused', 'delivery_resumed']);
+    expect(pauses[1]).toMatchObject({ why: 'given_up' });
+  });
+
+  it('ends the pause as given up too when the write it waited for hangs (a frozen database) and the sessions are forgotten', async () => {
+    const { spool, store } = await openSpool(true);
+    spool.append({ sessionId: 's', seq: 1, epoch: 0, tsMicros: 1, record: record(1) });
+    await spool.flush();
+    store.hang = true;
+    const first = await spool.takeBatch(10);
+    await spool.acknowledge(first!);
+    spool.append({ sessionId: 's', seq: 2, epoch: 0, tsMicros: 2, record: record(2) });
+    await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
     expect(await spool.takeBatch(10)).toBeNull();
     spool.forget(['s']);
     await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
