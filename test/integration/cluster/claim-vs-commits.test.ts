@@ -9,6 +9,7 @@ import { Spool } from '../../../src/store/spool.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import type { NewSegment } from '../../../src/wire/segment-framing.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
+import { INERT_HOST } from './inert-host.js';
 
 let server: PgServer;
 const stores: PgStore[] = [];
@@ -78,12 +79,7 @@ describe('claim and concurrent commits', () => {
         leaseMs: 60_000,
         emit: () => undefined,
         log: silentLogger(),
-        host: {
-          follow: () => undefined,
-          unfollow: async () => undefined,
-          isFollowed: () => true,
-          respecify: () => undefined,
-        },
+        host: INERT_HOST,
       });
       ownership.start();
       const deadline = Date.now() + 15_000;

@@ -9,6 +9,7 @@ import { Spool } from '../../../src/store/spool.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
+import { INERT_HOST } from './inert-host.js';
 
 let server: PgServer;
 let store: PgStore | undefined;
@@ -40,12 +41,7 @@ it('a refused write for a session already given up is not a second loss', async 
     leaseMs: 60_000,
     emit: (f) => facts.push(f),
     log: silentLogger(),
-    host: {
-      follow: () => undefined,
-      unfollow: async () => undefined,
-      isFollowed: () => true,
-      respecify: () => undefined,
-    },
+    host: INERT_HOST,
   });
   await store.claim(['f1', 'f2']);
   expect([...store.ownedSessions().keys()].sort()).toEqual(['f1', 'f2']);

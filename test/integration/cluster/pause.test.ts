@@ -16,6 +16,7 @@ import { createRecordEncoder } from '../../../src/wire/encode-record.js';
 import { createRequestBuilder } from '../../../src/wire/otlp-request.js';
 import type { Fact } from '../../../src/vocabulary/facts.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
+import { INERT_HOST } from './inert-host.js';
 
 let server: PgServer;
 const stores: PgStore[] = [];
@@ -68,12 +69,7 @@ describe('a paused replica', () => {
       leaseMs: 1000,
       emit: (f) => facts.push(f),
       log: silentLogger(),
-      host: {
-        follow: () => undefined,
-        unfollow: async () => undefined,
-        isFollowed: () => true,
-        respecify: () => undefined,
-      },
+      host: INERT_HOST,
     });
     const delivery = new Delivery({
       spool,
