@@ -34,6 +34,12 @@ export interface BatchExportOptions {
   /** Delivery is stopping: give up what is not settled. */
   stopped(): boolean;
   /**
+   * Asked after each backoff: the spool wants these records on disk rather than retried from
+   * memory (Spool.belongsOnDisk); true gives the batch up for now, as a stop does, and delivery
+   * hands it back to the spool.
+   */
+  handBack(segments: readonly Segment[]): boolean;
+  /**
    * Waits `ms`. `wakeable`: a backoff of the bridge's own choosing, which another request's success
    * may cut short (delivery.ts); a wait the collector asked for (Retry-After, RetryInfo) is not.
    */
@@ -70,7 +76,8 @@ export class BatchExport {
   }
 
   /**
-   * Sends one request's records until they are settled; false only when shutdown interrupted it.
+   * Sends one request's records until they are settled; false when interrupted: shutdown, or the
+   * spool wanted them back after a backoff (handBack).
    *
    * A refusal (400/413) proves nothing by itself: a gateway with a wrong header or tenant refuses
    * every request. So the request is split until each refused record stands alone, and a record is
@@ -92,15 +99,15 @@ export class BatchExport {
       let mayIsolate = acceptedAfterLastRound === undefined || this.acceptedRequests > acceptedAfterLastRound;
       if (!mayIsolate) {
         const probe = await this.acceptsEmpty(segments);
-        if (probe === 'stopped') return false;
+        if (probe === 'interrupted') return false;
         mayIsolate = probe;
       }
       const refused = await this.attempt(todo.payloads, todo.records, segments, mayIsolate);
-      if (refused === 'stopped') return false;
+      if (refused === 'interrupted') return false;
       const kept: Refused[] = [];
       for (const part of refused) {
         const proof = part.isolated ? await this.prove(part, segments) : 'kept';
-        if (proof === 'stopped') return false;
+        if (proof === 'interrupted') return false;
         if (proof === 'kept') kept.push(part);
       }
       if (kept.length === 0) return true;
@@ -122,6 +129,7 @@ export class BatchExport {
       });
       // Not woken by others' successes: a collector that accepts other requests may still refuse these.
       await this.o.sleep(delay, false);
+      if (this.o.handBack(segments)) return false;
     }
     return false;
   }
@@ -135,7 +143,7 @@ export class BatchExport {
     records: number,
     segments: readonly Segment[],
     isolate: boolean,
-  ): Promise<Refused[] | 'stopped'> {
+  ): Promise<Refused[] | 'interrupted'> {
     const { emit } = this.o;
     const endpoint = this.o.endpoint;
     for (let attempt = 0; !this.o.stopped();) {
@@ -162,7 +170,7 @@ export class BatchExport {
       }
       const acceptedBefore = this.acceptedRequests;
       const outcome = await this.send(body, segments);
-      if (outcome === 'stopped') return outcome;
+      if (outcome === 'interrupted') return outcome;
       if (outcome.kind === 'success') {
         this.accepted(outcome, records);
         return [];
@@ -202,23 +210,24 @@ export class BatchExport {
       this.failing = true;
       // `attempt` survives a wake: when the collector fails this worker again, it sleeps longer.
       if (!owed) await this.o.sleep(delay, asked === undefined);
+      if (this.o.handBack(segments)) return 'interrupted';
     }
-    return 'stopped';
+    return 'interrupted';
   }
 
   /** One request, after the send gate; the attempt is reported. */
-  private async send(body: RequestBody, segments: readonly Segment[]): Promise<ExportOutcome | 'stopped'> {
+  private async send(body: RequestBody, segments: readonly Segment[]): Promise<ExportOutcome | 'interrupted'> {
     const gate = this.o.gate();
     if (gate) {
       // Checked before every send: a pause may have happened at any await before this one.
       await gate.ready();
-      if (this.o.stopped()) return 'stopped';
+      if (this.o.stopped()) return 'interrupted';
       for (const s of segments) if (!gate.owns(s.sessionId)) throw new Disowned();
     }
     const started = performance.now();
     const outcome = await sendOutcome(this.o.transport, body, this.o.requests.contentType);
     const seconds = (performance.now() - started) / 1000;
-    if (this.o.stopped() && outcome.kind !== 'success') return 'stopped';
+    if (this.o.stopped() && outcome.kind !== 'success') return 'interrupted';
     this.o.emit({
       f: 'export_attempted',
       outcome: outcomeLabel(outcome),
@@ -262,9 +271,9 @@ export class BatchExport {
   private async prove(
     part: Refused,
     segments: readonly Segment[],
-  ): Promise<'dropped' | 'delivered' | 'kept' | 'stopped'> {
+  ): Promise<'dropped' | 'delivered' | 'kept' | 'interrupted'> {
     const before = await this.acceptsEmpty(segments);
-    if (before !== true) return before === 'stopped' ? before : 'kept';
+    if (before !== true) return before === 'interrupted' ? before : 'kept';
     let body: RequestBody;
     try {
       body = this.o.requests.build(part.payloads);
@@ -272,14 +281,14 @@ export class BatchExport {
       return 'kept';
     }
     const again = await this.send(body, segments);
-    if (again === 'stopped') return again;
+    if (again === 'interrupted') return again;
     if (again.kind === 'success') {
       this.accepted(again, part.records);
       return 'delivered';
     }
     if (again.kind !== 'failure' || again.refused === undefined) return 'kept';
     const after = await this.acceptsEmpty(segments);
-    if (after !== true) return after === 'stopped' ? after : 'kept';
+    if (after !== true) return after === 'interrupted' ? after : 'kept';
     this.drop({ ...part, status: again.status, reason: again.refused, message: again.message }, segments);
     return 'dropped';
   }
@@ -289,7 +298,7 @@ export class BatchExport {
    * request: same endpoint, headers, compression, tenant): the control that tells "these records"
    * from "everything".
    */
-  private async acceptsEmpty(segments: readonly Segment[]): Promise<boolean | 'stopped'> {
+  private async acceptsEmpty(segments: readonly Segment[]): Promise<boolean | 'interrupted'> {
     let body: RequestBody;
     try {
       body = this.o.requests.build([]);
@@ -297,7 +306,7 @@ export class BatchExport {
       return false;
     }
     const outcome = await this.send(body, segments);
-    if (outcome === 'stopped') return outcome;
+    if (outcome === 'interrupted') return outcome;
     return outcome.kind === 'success';
   }
 
@@ -315,12 +324,12 @@ export class BatchExport {
     parts: Buffer[],
     segments: readonly Segment[],
     isolate: boolean,
-  ): Promise<Refused[] | 'stopped'> {
+  ): Promise<Refused[] | 'interrupted'> {
     const mid = parts.length >> 1;
     const a = await this.attempt(parts.slice(0, mid), mid, segments, isolate);
-    if (a === 'stopped') return a;
+    if (a === 'interrupted') return a;
     const b = await this.attempt(parts.slice(mid), parts.length - mid, segments, isolate);
-    if (b === 'stopped') return b;
+    if (b === 'interrupted') return b;
     return [...a, ...b];
   }
 

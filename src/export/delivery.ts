@@ -26,6 +26,11 @@
 // waiting out the collector's own Retry-After (or gRPC RetryInfo) is never woken: the collector
 // asked for that quiet; nor is one backing off from a refusal (400/413): other requests' success
 // says nothing about its records.
+// In overflow mode a batch still held in memory does not wait in flight for ever: once it is past
+// the spool's window (Spool.belongsOnDisk: a backlog formed behind it, or it is older than
+// spool.memory_max_age), the worker gives it back after a backoff and the spool spills it with what
+// waits behind it; the worker goes on with the backlog, which begins with these records. In flight,
+// it would hold its sessions' checkpoints back over everything spilled behind it.
 // After a crash, batches that were in flight are sent again: duplicates are bounded by concurrency ×
 // batch size and carry log.record.uid for deduplication.
 import type { Emit } from '../vocabulary/facts.js';
@@ -84,6 +89,7 @@ export class Delivery {
       // Facts and log lines name the collector with credentials and secret-named parameters masked.
       endpoint: displayUrl(o.transport.url),
       stopped: () => this.stopped,
+      handBack: (segments) => o.spool.belongsOnDisk(segments),
       sleep: (ms, wakeable) => this.sleep(ms, wakeable),
       succeeded: () => {
         const wake = this.backoffSleepers.shift();
@@ -232,6 +238,8 @@ export class Delivery {
       } finally {
         this.inFlight -= batch.bytes;
         if (delivered) await spool.acknowledge(current);
+        // Given up after a backoff (batch-export.ts handBack): to the store, with what waits behind it.
+        else if (!this.stopped && spool.belongsOnDisk(batch.segments)) await spool.handBack(batch);
         else spool.release(batch);
       }
       for (const w of this.watchers) {
@@ -249,7 +257,7 @@ export class Delivery {
     return this.stopSignal.stopped;
   }
 
-  /** Exports a batch until it is settled; false only when shutdown interrupted it. */
+  /** Exports a batch until it is settled; false when shutdown interrupted it or the spool wants it back. */
   private async deliver(batch: Batch): Promise<boolean> {
     const { batchMaxRecords, batchMaxBytes } = this.o;
     if (batch.records <= batchMaxRecords && batch.bytes <= batchMaxBytes) {

@@ -86,9 +86,13 @@ export interface WriteLoop {
   writeSucceeded(): void;
   /** The store refused a write: another replica owns these sessions now. */
   fenced(sessionIds: readonly string[]): void;
+  /** The last commit's error while commits fail. */
+  readonly commitError: string | undefined;
 }
 
 export class OverflowWriter {
+  /** Memory segments of batches delivery gave back for the store (handBack): spilled at the next commit. */
+  private handed: Segment[] = [];
   /** Sessions whose records must reach the disk at the next commit (their end is about to be recorded). */
   private readonly persisting = new Set<string>();
   private ledgerWaiters: Array<() => void> = [];
@@ -139,6 +143,44 @@ export class OverflowWriter {
   }
 
   /**
+   * Whether a batch whose request keeps failing should leave memory for the store (Spool.handBack)
+   * rather than wait in flight for the collector: it holds a memory segment that the window would
+   * spill by now were it waiting instead (a backlog formed behind it, memory is over its bytes, or
+   * the segment is older than the age). Held in flight, it holds its sessions' checkpoints back over
+   * everything spilled behind it, and a kill -9 would have all of that delivered from the store and
+   * read again from the service; on disk, the checkpoint moves over it with the rest. Not while
+   * writes fail or the store has no room for it (handing it back would only restart its backoff),
+   * nor once the spool is closing (finish() stores what memory holds).
+   */
+  belongsOnDisk(segments: readonly Segment[]): boolean {
+    if (this.finishing || this.loop.closed || this.loop.commitError !== undefined || this.checkpointFailStreak > 0)
+      return false;
+    let oldest: number | undefined;
+    let bytes = 0;
+    for (const s of segments) {
+      const at = s.id < 0 ? this.contents.sealedAt(s.id) : undefined;
+      if (at === undefined) continue;
+      bytes += s.payload.length;
+      if (oldest === undefined || at < oldest) oldest = at;
+    }
+    if (oldest === undefined) return false;
+    if (bytes > this.loop.room.limitBytes() - this.contents.storedBytes) return false;
+    return (
+      this.reader.readingBacklog ||
+      this.contents.memoryBytes + this.loop.pending.bytes > this.o.memoryMaxBytes ||
+      this.now() - oldest > this.maxAgeMs
+    );
+  }
+
+  /**
+   * Memory segments of a batch delivery gave up on after a backoff (belongsOnDisk): the next commit
+   * spills them. Meanwhile no batch takes them: they are in neither the ready queue nor in flight.
+   */
+  handBack(segments: readonly Segment[]): void {
+    this.handed.push(...segments);
+  }
+
+  /**
    * Overflow mode's commit: what is pending becomes memory segments (the ledger holds their
    * positions); then, when a spill is due, what waits in memory goes to the store with the
    * checkpoints it makes durable, else the checkpoints that acknowledgements moved are written.
@@ -157,6 +199,17 @@ export class OverflowWriter {
       for (const c of batch.checkpoints) this.ledger.hold(c, bySession.get(c.sessionId)?.id ?? null);
       if (batch.segments.length > 0) this.reader.wake();
       this.scheduleAgeCheck();
+    }
+    if (this.handed.length > 0) {
+      // Put back in their place and spilled with everything older still waiting, so each session's
+      // records reach the store in order; a backlog then exists, and what waits behind them follows.
+      const handed = this.handed.filter((s) => this.contents.inMemory(s.id));
+      this.handed = [];
+      if (handed.length > 0) {
+        this.reader.ready.unshift(handed);
+        const newest = handed.reduce((a, b) => (b.id < a.id ? b : a));
+        if (!(await this.spill(this.reader.ready.takeThrough(newest)))) return false;
+      }
     }
     if (this.spillDue()) {
       // In transactions of bounded size, and only as far as the disk has room: what does not fit

@@ -37,6 +37,19 @@ export class ReadyQueue {
     return out;
   }
 
+  /** Takes the segments waiting up to and including `last` in commit order (the queue is in that order). */
+  takeThrough(last: Segment): Segment[] {
+    const bound = order(last);
+    const out: Segment[] = [];
+    while (this.head < this.items.length && order(this.items[this.head]!) <= bound) {
+      const s = this.items[this.head]!;
+      out.push(s);
+      this.bytes -= s.payload.length;
+      this.items[this.head++] = undefined as unknown as Segment;
+    }
+    return out;
+  }
+
   /** Takes every segment waiting, oldest first. */
   takeAll(): Segment[] {
     const out = this.items.slice(this.head);
@@ -44,10 +57,24 @@ export class ReadyQueue {
     return out;
   }
 
-  /** Puts segments back in front of the queue (a spill that failed, a batch given back at shutdown). */
+  /**
+   * Puts segments back where they belong (a spill that failed, a batch given back at shutdown or
+   * handed back for the store): in the order they were committed or sealed, among those waiting. A
+   * batch is put back ahead of everything taken after it: two batches in flight handed back newer
+   * first must still leave the queue, and the store, older first.
+   */
   unshift(segments: readonly Segment[]): void {
     if (segments.length === 0) return;
-    this.items = [...segments, ...this.items.slice(this.head)];
+    const rest = this.items.slice(this.head);
+    const back = [...segments].sort((a, b) => order(a) - order(b));
+    const merged: Segment[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < back.length || j < rest.length) {
+      if (j >= rest.length || (i < back.length && order(back[i]!) < order(rest[j]!))) merged.push(back[i++]!);
+      else merged.push(rest[j++]!);
+    }
+    this.items = merged;
     this.head = 0;
     for (const s of segments) this.bytes += s.payload.length;
   }
@@ -100,4 +127,12 @@ export class ReadyQueue {
     this.head = 0;
     return dropped;
   }
+}
+
+/**
+ * Where a segment stands in commit order: store ids grow with each commit; memory segments (overflow
+ * mode, ids < 0) are numbered -1, -2, … as they are sealed. A queue holds one kind or the other.
+ */
+function order(s: Segment): number {
+  return s.id < 0 ? -s.id : s.id;
 }

@@ -164,6 +164,16 @@ export class SpoolReader {
     this.ready.unshift(batch.segments.filter((s) => s.id < 0 && this.contents.inMemory(s.id)));
   }
 
+  /**
+   * A batch delivery gives up on for the store (Spool.handBack): no longer in flight; returns its
+   * memory segments still held, which the writer spills instead of queueing them where the next
+   * batch would take them from memory again. A batch taken from memory holds nothing else.
+   */
+  giveBack(batch: Batch): Segment[] {
+    this.inFlight--;
+    return batch.segments.filter((s) => s.id < 0 && this.contents.inMemory(s.id));
+  }
+
   /** Drops the segments not yet taken of sessions given up; stored ones stop counting here (they move on). */
   forget(sessionIds: ReadonlySet<string>): void {
     for (const s of this.ready.drop(sessionIds)) {

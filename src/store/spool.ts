@@ -16,6 +16,7 @@ import { SpoolContents } from './spool-contents.js';
 import type { SpoolOptions } from './spool-options.js';
 import { SpoolReader, type Batch } from './spool-reader.js';
 import { SpoolWriter } from './spool-writer.js';
+import type { Segment } from '../wire/segment-framing.js';
 import { steadyNow } from '../util/steady-clock.js';
 
 export { CHECKPOINT_INTERVAL_MS, CHECKPOINT_MIN_BYTES } from './overflow-writer.js';
@@ -221,6 +222,27 @@ export class Spool {
    */
   release(batch: Batch): void {
     this.reader.release(batch);
+  }
+
+  /**
+   * Overflow mode: whether the segments of a batch whose request keeps failing should go to the store rather than
+   * wait in flight for the collector (overflow-writer.ts belongsOnDisk): its memory segments are past
+   * the window, and in flight they would hold back its sessions' checkpoints over all that spills
+   * behind them. Always false in `always` mode: every record there is on disk already.
+   */
+  belongsOnDisk(segments: readonly Segment[]): boolean {
+    return this.mode === 'overflow' && this.writer.overflow.belongsOnDisk(segments);
+  }
+
+  /**
+   * Takes back a batch that delivery gives up on for now (belongsOnDisk): released, then spilled to
+   * the store ahead of what waits behind it, with the checkpoints that moves. Delivery takes its
+   * records again from the store's backlog. Resolves false when the write failed (the records stay
+   * in memory, where delivery may take them again).
+   */
+  handBack(batch: Batch): Promise<boolean> {
+    this.writer.overflow.handBack(this.reader.giveBack(batch));
+    return this.writer.flush(false);
   }
 
   /**

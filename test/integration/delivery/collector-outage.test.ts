@@ -1,10 +1,30 @@
 // The collector answers 503, then refuses connections, then recovers: nothing is lost, and while
 // the spool is full the bridge stops reading instead of growing memory (docs/design.md "Delivery
 // semantics": at-least-once, back-pressure).
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAST, exited, harness, sleep, spawnDaemon, until, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
+
+/** The checkpoint a daemon wrote for `sessionId` in its state directory (0 before it wrote one). */
+function storedCheckpoint(stateDir: string, sessionId: string): number {
+  const file = join(stateDir, 'bridge.db');
+  if (!existsSync(file)) return 0;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare('SELECT checkpoint FROM sessions WHERE id = ?').get(sessionId) as
+      { checkpoint: number } | undefined;
+    return row?.checkpoint ?? 0;
+  } catch {
+    // Killed or caught while it created the database: no table yet, nothing stored.
+    return 0;
+  } finally {
+    db.close();
+  }
+}
 afterEach(async () => h?.close());
 
 describe('collector outage', () => {
@@ -47,6 +67,41 @@ describe('collector outage', () => {
     const second = spawnDaemon(env, ['run', '--until-ended']);
     expect(await exited(second), second.output()).toBe(0);
     expect(h.tally(['kd'])[0]).toMatchObject({ unique: 500, missing: 0, gapRecords: 0 });
+  }, 60_000);
+
+  it('kill -9 after an outage long enough to spill: the next start sends again at most the requests that were in flight', async () => {
+    h = await harness({ bufferSize: 100_000 });
+    const configFile = join(h.stateDir, 'bridge.yaml');
+    // Two requests of 50 in flight at most; what waits in memory spills after 300 ms.
+    writeFileSync(
+      configFile,
+      `spool: { commit_interval: 10ms, memory_max_age: 300ms }
+exporter: { timeout: 2s, batch_max_records: 50, concurrency: 2, backoff: { initial: 50ms, max: 200ms } }
+upstream: { idle_timeout: 3s, backoff: { initial: 20ms, max: 200ms } }`,
+    );
+    const s = h.sim.createSession('ks');
+    s.emit(300);
+    h.receiver.behaviour.status = 503;
+    const env = h.env({ BRIDGE_CONFIG: configFile, BRIDGE_SESSIONS: 'ks' });
+    const first = spawnDaemon(env);
+    await until(() => h.receiver.requests.length >= 2, 'requests failing against the collector', 30_000);
+    // Read behind the requests being retried: these spill to the store behind them.
+    s.emit(300);
+    // Everything read is durable once the stored checkpoint reaches the last event: the requests in
+    // flight were handed back to the store with what spilled behind them. Before, the checkpoint
+    // stayed below them for the whole outage.
+    await until(() => storedCheckpoint(h.stateDir, 'ks') >= 600, 'the checkpoint to pass every event read', 30_000);
+    first.kill('SIGKILL');
+    await exited(first);
+    delete h.receiver.behaviour.status;
+    s.end();
+    const second = spawnDaemon(env, ['run', '--until-ended']);
+    expect(await exited(second), second.output()).toBe(0);
+    const t = h.tally(['ks'])[0]!;
+    expect(t).toMatchObject({ unique: 600, missing: 0, gapRecords: 0 });
+    // No request was accepted before the kill: what came twice can only be what the store and the
+    // service both had, which is now nothing (before: every record spilled behind a request).
+    expect(t.duplicates).toBeLessThanOrEqual(2 * 50);
   }, 60_000);
 
   it('a full spool pauses reading (back-pressure) and resumes without loss', async () => {

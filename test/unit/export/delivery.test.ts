@@ -304,6 +304,7 @@ describe('what delivery says about the collector', () => {
       idle: false,
       acknowledge: async () => {},
       release: () => {},
+      belongsOnDisk: () => false,
     } as never;
     const transport = {
       url: 'https://user:SECRET-PW@collector.example/v1/logs?api_key=SECRET-K',
