@@ -4,8 +4,10 @@
 // session, and what that is in milliseconds of each session's events. With traces on a session's
 // checkpoint moves only where its span state was captured (`traces.state_interval`), so the figure
 // grows by up to that interval of events per session (docs/design.md "Delivery semantics").
+// `--outage S`: the collector answers 503 for the S seconds before the kill (and comes back with the
+// second daemon): what spilled to the store during the outage must not come twice.
 //
-//   npx tsx bench/kill-duplicates.ts [--sessions 40] [--rate 20] [--seconds 16] [--kill-at 8] [--traces]
+//   npx tsx bench/kill-duplicates.ts [--sessions 40] [--rate 20] [--seconds 16] [--kill-at 8] [--outage 0] [--traces]
 //
 // A measurement, not a test: the kill instant falls where it falls, so compare several runs.
 import { spawn } from 'node:child_process';
@@ -22,6 +24,7 @@ const { values: a } = parseArgs({
     rate: { type: 'string', default: '20' },
     seconds: { type: 'string', default: '16' },
     'kill-at': { type: 'string', default: '8' },
+    outage: { type: 'string', default: '0' },
     traces: { type: 'boolean', default: false },
   },
 });
@@ -29,6 +32,7 @@ const sessions = Number(a.sessions);
 const rate = Number(a.rate);
 const seconds = Number(a.seconds);
 const killAtMs = Number(a['kill-at']) * 1000;
+const outageMs = Math.min(killAtMs, Number(a.outage) * 1000);
 const REPO = resolve(import.meta.dirname, '..');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -71,9 +75,12 @@ const feeding = (async () => {
   }
 })();
 const first = daemon(['run']);
-await sleep(killAtMs);
+await sleep(killAtMs - outageMs);
+if (outageMs > 0) receiver.behaviour.status = 503;
+await sleep(outageMs);
 first.kill('SIGKILL');
 await exited(first);
+delete receiver.behaviour.status;
 const killedAtS = (performance.now() - t0) / 1000;
 const last = daemon(['run', '--until-ended']);
 await feeding;
@@ -95,6 +102,7 @@ console.log(
     sessions,
     ratePerSession: rate,
     killedAtS: +killedAtS.toFixed(1),
+    outageS: outageMs / 1000,
     received,
     duplicates,
     duplicatesPerSession: +(duplicates / sessions).toFixed(1),

@@ -42,8 +42,10 @@ export interface BatchExportOptions {
   /**
    * Waits `ms`. `wakeable`: a backoff of the bridge's own choosing, which another request's success
    * may cut short (delivery.ts); a wait the collector asked for (Retry-After, RetryInfo) is not.
+   * `segments`: the batch waiting, given for a backoff of the bridge's own: the spool may cut it
+   * short once it wants them on disk (handBack is asked next).
    */
-  sleep(ms: number, wakeable: boolean): Promise<void>;
+  sleep(ms: number, wakeable: boolean, segments?: readonly Segment[]): Promise<void>;
   /** The collector accepted a request: what may wake a worker asleep in its backoff; false when none was. */
   succeeded(): boolean;
   gate(): SendGate | undefined;
@@ -128,7 +130,7 @@ export class BatchExport {
         error: last.message,
       });
       // Not woken by others' successes: a collector that accepts other requests may still refuse these.
-      await this.o.sleep(delay, false);
+      await this.o.sleep(delay, false, segments);
       if (this.o.handBack(segments)) return false;
     }
     return false;
@@ -209,7 +211,7 @@ export class BatchExport {
       });
       this.failing = true;
       // `attempt` survives a wake: when the collector fails this worker again, it sleeps longer.
-      if (!owed) await this.o.sleep(delay, asked === undefined);
+      if (!owed) await this.o.sleep(delay, asked === undefined, asked === undefined ? segments : undefined);
       if (this.o.handBack(segments)) return 'interrupted';
     }
     return 'interrupted';

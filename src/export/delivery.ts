@@ -28,9 +28,11 @@
 // says nothing about its records.
 // In overflow mode a batch still held in memory does not wait in flight for ever: once it is past
 // the spool's window (Spool.belongsOnDisk: a backlog formed behind it, or it is older than
-// spool.memory_max_age), the worker gives it back after a backoff and the spool spills it with what
-// waits behind it; the worker goes on with the backlog, which begins with these records. In flight,
-// it would hold its sessions' checkpoints back over everything spilled behind it.
+// spool.memory_max_age), it is given back to the spool, which stores it ahead of what waits behind
+// it: by the spill itself when its worker is asleep in a backoff of its own (the worker wakes and
+// lets go of it), else by the worker after its next backoff (a Retry-After is waited out). The
+// worker goes on with the backlog, which begins with these records. In flight, it would hold its
+// sessions' checkpoints back over everything spilled behind it.
 // After a crash, batches that were in flight are sent again: duplicates are bounded by concurrency ×
 // batch size and carry log.record.uid for deduplication.
 import type { Emit } from '../vocabulary/facts.js';
@@ -75,6 +77,13 @@ export class Delivery {
   private inFlight = 0;
   private workers: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
+  /**
+   * The workers asleep in a backoff of their own, with the segments of their batch: a spill that
+   * finds them belonging on disk gives them back and wakes the worker (watchSpill).
+   */
+  private readonly holding = new Map<() => void, readonly Segment[]>();
+  /** Segments given back at a spill while their worker slept: it only lets go of them. */
+  private readonly given = new WeakSet<readonly Segment[]>();
   /** The workers asleep in a backoff of their own, longest asleep first: what a success wakes. */
   private readonly backoffSleepers: (() => void)[] = [];
   private readonly watchers: DeliveryWatcher[] = [];
@@ -89,14 +98,26 @@ export class Delivery {
       // Facts and log lines name the collector with credentials and secret-named parameters masked.
       endpoint: displayUrl(o.transport.url),
       stopped: () => this.stopped,
-      handBack: (segments) => o.spool.belongsOnDisk(segments),
-      sleep: (ms, wakeable) => this.sleep(ms, wakeable),
+      handBack: (segments) => this.given.has(segments) || this.mayHandBack(segments),
+      sleep: (ms, wakeable, segments) => this.sleep(ms, wakeable, segments),
       succeeded: () => {
         const wake = this.backoffSleepers.shift();
         wake?.();
         return wake !== undefined;
       },
       gate: () => this.gate,
+    });
+    // A spill is about to store what waits behind the batches asleep in their backoff: those that
+    // belong on disk go first, in the same commit. Left in flight until their backoff ends (up to
+    // exporter.backoff.max) they would hold back the checkpoints of all that, and reach the store
+    // after it.
+    o.spool.watchSpill(() => {
+      for (const [wake, segments] of this.holding) {
+        if (!this.mayHandBack(segments)) continue;
+        o.spool.giveBack(segments);
+        this.given.add(segments);
+        wake();
+      }
     });
   }
 
@@ -165,6 +186,7 @@ export class Delivery {
     for (const s of this.sleepers) s();
     this.sleepers.clear();
     this.backoffSleepers.length = 0;
+    this.holding.clear();
     const wait = deadline - steadyNow();
     if (!Number.isFinite(wait)) {
       await Promise.all(this.workers);
@@ -181,13 +203,15 @@ export class Delivery {
 
   /**
    * Sleeps `ms`; shutdown cuts it short, and so does another request's success when `wakeable` (a
-   * backoff of the bridge's own, not a wait the collector asked for). New data never does.
+   * backoff of the bridge's own, not a wait the collector asked for). New data never does; a spill
+   * does when it takes `segments` (the batch waiting) to the store.
    */
-  private sleep(ms: number, wakeable = false): Promise<void> {
+  private sleep(ms: number, wakeable = false, segments?: readonly Segment[]): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(t);
         this.sleepers.delete(done);
+        this.holding.delete(done);
         const i = this.backoffSleepers.indexOf(done);
         if (i >= 0) this.backoffSleepers.splice(i, 1);
         resolve();
@@ -195,6 +219,7 @@ export class Delivery {
       const t = setTimeout(done, ms);
       this.sleepers.add(done);
       if (wakeable) this.backoffSleepers.push(done);
+      if (segments !== undefined) this.holding.set(done, segments);
     });
   }
 
@@ -238,8 +263,10 @@ export class Delivery {
       } finally {
         this.inFlight -= batch.bytes;
         if (delivered) await spool.acknowledge(current);
+        // Given back at a spill while this worker slept: the spool has it already.
+        else if (this.given.has(current.segments)) this.given.delete(current.segments);
         // Given up after a backoff (batch-export.ts handBack): to the store, with what waits behind it.
-        else if (!this.stopped && spool.belongsOnDisk(batch.segments)) await spool.handBack(batch);
+        else if (!this.stopped && current === batch && this.mayHandBack(batch.segments)) await spool.handBack(batch);
         else spool.release(batch);
       }
       for (const w of this.watchers) {
@@ -247,6 +274,19 @@ export class Delivery {
         w.settled?.();
       }
     }
+  }
+
+  /**
+   * Whether these segments, held in flight, should go to the store instead (Spool.belongsOnDisk),
+   * and may: a session this replica no longer owns (its lease lapsed, or another replica took it)
+   * is left to whoever claims it next, from its stored checkpoint, which this replica must not
+   * move any more. Without this, the replicas' PostgreSQL-restart test lost records of a session
+   * handed back between its lease lapsing and this replica claiming it again.
+   */
+  private mayHandBack(segments: readonly Segment[]): boolean {
+    const gate = this.gate;
+    if (gate !== undefined && !segments.every((s) => gate.owns(s.sessionId))) return false;
+    return this.o.spool.belongsOnDisk(segments);
   }
 
   private owned(c: Batch): Batch {

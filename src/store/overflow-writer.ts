@@ -93,6 +93,8 @@ export interface WriteLoop {
 export class OverflowWriter {
   /** Memory segments of batches delivery gave back for the store (handBack): spilled at the next commit. */
   private handed: Segment[] = [];
+  /** Told just before a commit spills: delivery gives back the batches that belong on disk first. */
+  private readonly spillWatchers: Array<() => void> = [];
   /** Sessions whose records must reach the disk at the next commit (their end is about to be recorded). */
   private readonly persisting = new Set<string>();
   private ledgerWaiters: Array<() => void> = [];
@@ -181,6 +183,15 @@ export class OverflowWriter {
   }
 
   /**
+   * Calls `watcher` just before a commit spills what waits in memory, so that batches in flight
+   * that belong on disk can be given back (handBack, synchronously) and spilled first, ahead of
+   * what waits behind them.
+   */
+  watchSpill(watcher: () => void): void {
+    this.spillWatchers.push(watcher);
+  }
+
+  /**
    * Overflow mode's commit: what is pending becomes memory segments (the ledger holds their
    * positions); then, when a spill is due, what waits in memory goes to the store with the
    * checkpoints it makes durable, else the checkpoints that acknowledgements moved are written.
@@ -200,6 +211,7 @@ export class OverflowWriter {
       if (batch.segments.length > 0) this.reader.wake();
       this.scheduleAgeCheck();
     }
+    if (this.spillDue()) for (const w of this.spillWatchers) w();
     if (this.handed.length > 0) {
       // Put back in their place and spilled with everything older still waiting, so each session's
       // records reach the store in order; a backlog then exists, and what waits behind them follows.

@@ -165,13 +165,13 @@ export class SpoolReader {
   }
 
   /**
-   * A batch delivery gives up on for the store (Spool.handBack): no longer in flight; returns its
+   * The segments of a batch delivery gives up on for the store (Spool.giveBack): no longer in flight; returns its
    * memory segments still held, which the writer spills instead of queueing them where the next
    * batch would take them from memory again. A batch taken from memory holds nothing else.
    */
-  giveBack(batch: Batch): Segment[] {
+  giveBack(segments: readonly Segment[]): Segment[] {
     this.inFlight--;
-    return batch.segments.filter((s) => s.id < 0 && this.contents.inMemory(s.id));
+    return segments.filter((s) => s.id < 0 && this.contents.inMemory(s.id));
   }
 
   /** Drops the segments not yet taken of sessions given up; stored ones stop counting here (they move on). */

@@ -241,8 +241,26 @@ export class Spool {
    * in memory, where delivery may take them again).
    */
   handBack(batch: Batch): Promise<boolean> {
-    this.writer.overflow.handBack(this.reader.giveBack(batch));
+    this.giveBack(batch.segments);
     return this.writer.flush(false);
+  }
+
+  /**
+   * handBack's first half, for a spill under way (watchSpill): the batch of `segments` is no longer
+   * in flight, and the commit that is about to spill stores it ahead of what waits behind it.
+   */
+  giveBack(segments: readonly Segment[]): void {
+    this.writer.overflow.handBack(this.reader.giveBack(segments));
+  }
+
+  /**
+   * Overflow mode: calls `watcher` just before a commit spills what waits in memory. Delivery gives
+   * back then (giveBack) the batches asleep in their backoff that belong on disk: in flight, they
+   * would hold back the checkpoints of what spills behind them, and given back later they would
+   * reach the store after it.
+   */
+  watchSpill(watcher: () => void): void {
+    this.writer.overflow.watchSpill(watcher);
   }
 
   /**

@@ -15,6 +15,7 @@ describe("Delivery's wait for data", () => {
     const spool = {
       idle: true,
       takeBatch: async () => null,
+      watchSpill: () => {},
       waitForData: () => {
         waits++;
         return new Promise<void>((resolve) => setImmediate(resolve));

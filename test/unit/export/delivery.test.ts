@@ -305,6 +305,7 @@ describe('what delivery says about the collector', () => {
       acknowledge: async () => {},
       release: () => {},
       belongsOnDisk: () => false,
+      watchSpill: () => {},
     } as never;
     const transport = {
       url: 'https://user:SECRET-PW@collector.example/v1/logs?api_key=SECRET-K',

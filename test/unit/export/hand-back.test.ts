@@ -24,7 +24,13 @@ afterEach(async () => store.close());
 const checkpoint = async (): Promise<number | undefined> => (await store.sessions())[0]?.checkpoint;
 
 /** Delivery over `spool` against a collector answering `answers.now`; `sent` gets each request's seqs, `accepted` the accepted ones. */
-function deliver(spool: Spool, answers: { now: ExportOutcome }, sent: number[][], accepted: number[][]) {
+function deliver(
+  spool: Spool,
+  answers: { now: ExportOutcome },
+  sent: number[][],
+  accepted: number[][],
+  backoff = { initialMs: 20, maxMs: 40 },
+) {
   const delivery = testDelivery(
     spool,
     scriptedTransport('http://collector.test/v1/logs', (seqs) => {
@@ -32,7 +38,7 @@ function deliver(spool: Spool, answers: { now: ExportOutcome }, sent: number[][]
       if (answers.now.kind === 'success') accepted.push(seqs);
       return answers.now;
     }),
-    { emit: () => {}, batchMaxRecords: 5, backoff: { initialMs: 20, maxMs: 40 } },
+    { emit: () => {}, batchMaxRecords: 5, backoff },
   );
   delivery.start();
   return delivery;
@@ -63,6 +69,30 @@ describe('a failing request in overflow mode', () => {
     await delivery.stop();
     // Each record once, in order: the request given back went out from the store, ahead of the rest.
     expect(accepted.flat()).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    await spool.close();
+    await spool.finish();
+  });
+
+  it('does not wait out a long backoff: the spill behind it takes it first and wakes its worker', async () => {
+    const spool = await openOverflowSpool(store, { commitIntervalMs: 5, memoryMaxAgeMs: 100 });
+    const answers: { now: ExportOutcome } = { now: DOWN };
+    const sent: number[][] = [];
+    // A backoff of a minute: the hand-back below cannot be the one asked after it.
+    const delivery = deliver(spool, answers, sent, [], { initialMs: 60_000, maxMs: 60_000 });
+    for (let q = 1; q <= 5; q++) appendSeq(spool, q);
+    await spool.flush(false);
+    await until(() => sent.length >= 1, 'the first request to fail');
+    for (let q = 6; q <= 9; q++) appendSeq(spool, q);
+    await spool.flush(false);
+    await until(() => spool.onDisk.records === 9, 'the request asleep in its backoff handed back with the rest');
+    await spool.flush(true);
+    expect(await checkpoint()).toBe(9);
+    // After the hand-back its worker went on with the backlog at once: the same records first.
+    expect(sent.slice(0, 2)).toEqual([
+      [1, 2, 3, 4, 5],
+      [1, 2, 3, 4, 5],
+    ]);
+    await delivery.stop();
     await spool.close();
     await spool.finish();
   });

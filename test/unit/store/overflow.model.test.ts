@@ -83,8 +83,10 @@ interface World {
   /** Claims refused records from memory because checkpoints waited too long (over the whole run). */
   paused: { claims: number };
   /** Claims handed back to the spool for the store (over the whole run). */
-  handed: { claims: number };
+  handed: { claims: number; atSpill: number };
   gapsDelivered: number;
+  /** The deliverers holding claims are asleep in their backoff: a spill takes back those that belong on disk. */
+  asleep: boolean;
   claims: Batch[];
 }
 
@@ -108,8 +110,12 @@ async function open(dir: string, window: number): Promise<{ store: FlakyStore; s
     commitIntervalMs: INTERVAL_MS,
     now: () => Date.now(),
   });
+  spool.watchSpill(() => atSpill?.(spool));
   return { store, spool };
 }
+
+/** What the run does when a commit is about to spill (delivery gives back the claims asleep in their backoff). */
+let atSpill: ((spool: Spool) => void) | undefined;
 
 const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
 const key = (s: string, seq: number): string => `${s}:${seq}`;
@@ -380,6 +386,17 @@ class HandBack implements Cmd {
   toString = (): string => `hand back(#${this.pick})`;
 }
 
+/** The deliverers fall asleep in their backoff (a spill may take their claims back), or wake and send. */
+class Asleep implements Cmd {
+  constructor(readonly on: boolean) {}
+  check = (): boolean => true;
+  async run(w: World, r: Real): Promise<void> {
+    w.asleep = this.on;
+    await check(w, r);
+  }
+  toString = (): string => (this.on ? 'deliverers asleep' : 'deliverers awake');
+}
+
 /** The store refuses every write from now on (cut off), or takes them again. */
 class Cut implements Cmd {
   constructor(readonly on: boolean) {}
@@ -452,6 +469,7 @@ const commands = [
   fc.integer({ min: 1, max: 6 }).map((n) => new ClaimNext(n)),
   fc.tuple(fc.nat(), fc.constantFrom(true, true, true, false)).map(([p, ack]) => new Settle(p, ack)),
   fc.nat().map((p) => new HandBack(p)),
+  fc.boolean().map((on) => new Asleep(on)),
   fc.boolean().map((crash) => new Restart(crash)),
 ];
 
@@ -488,7 +506,15 @@ const HAND_BACK_START: readonly Cmd[] = [
   new HandBack(0),
 ];
 
-const STARTS: Record<string, readonly Cmd[]> = { plain: [], cutOff: CUT_OFF_START, handBack: HAND_BACK_START };
+/** The same with its deliverer asleep in a backoff: the spill by age takes the claim back first. */
+const ASLEEP_START: readonly Cmd[] = [new Asleep(true), ...HAND_BACK_START.slice(0, -1)];
+
+const STARTS: Record<string, readonly Cmd[]> = {
+  plain: [],
+  cutOff: CUT_OFF_START,
+  handBack: HAND_BACK_START,
+  asleep: ASLEEP_START,
+};
 
 describe('the overflow mode against a service with a ring buffer and an archive', () => {
   const dirs: string[] = [];
@@ -505,7 +531,7 @@ describe('the overflow mode against a service with a ring buffer and an archive'
 
   it('delivers every event at least once, no checkpoint passes what is neither delivered nor on disk, and nothing leaves memory while checkpoints wait too long', async () => {
     const paused = { claims: 0 };
-    const handed = { claims: 0 };
+    const handed = { claims: 0, atSpill: 0 };
     await fc.assert(
       fc.asyncProperty(
         fc.commands(commands, { maxCommands: 50, size: 'max' }),
@@ -534,10 +560,21 @@ describe('the overflow mode against a service with a ring buffer and an archive'
             step: 0,
             paused,
             handed,
+            asleep: false,
             gapsDelivered: 0,
             claims: [],
           };
+          atSpill = (spool) => {
+            if (!world.asleep) return;
+            world.claims = world.claims.filter((c) => {
+              if (!spool.belongsOnDisk(c.segments)) return true;
+              spool.giveBack(c.segments);
+              handed.atSpill++;
+              return false;
+            });
+          };
           await fc.asyncModelRun(() => ({ model: world, real }), [...STARTS[start]!, ...cmds]);
+          world.asleep = false;
 
           // Finally: the link back, a clean restart, everything read, a healthy collector takes it all.
           real.store.cut = false;
@@ -567,5 +604,6 @@ describe('the overflow mode against a service with a ring buffer and an archive'
     expect(paused.claims).toBeGreaterThan(0);
     // And claims were handed back for the store, not only acknowledged or released.
     expect(handed.claims).toBeGreaterThan(0);
+    expect(handed.atSpill).toBeGreaterThan(0);
   }, 120_000);
 });
