@@ -4,6 +4,7 @@
 import pg from 'pg';
 import type { StoreConfig } from '../config/schema.js';
 import { displayStoreUrl } from '../mapping/display-url.js';
+import { durabilityWarning, readSynchronousCommit } from '../store/pg-durability.js';
 import { PG_APPLICATION, PG_SCHEMA_VERSION, readPgSchemaVersion } from '../store/pg-schema.js';
 import type { CheckItem } from './checklist.js';
 
@@ -24,9 +25,16 @@ export async function probeSharedStore(store: Extract<StoreConfig, { kind: 'post
     return { label, status: 'fail', detail: `cannot connect: ${oneLine(err)}` };
   }
   try {
+    const lax = durabilityWarning(await readSynchronousCommit(client));
+    const durability: NonNullable<CheckItem['notes']> = lax === undefined ? [] : [{ level: 'warn', text: lax }];
     const version = await readPgSchemaVersion(client);
     if (version === null)
-      return { label, status: 'ok', detail: 'reachable; no bridge schema yet (the first replica to start creates it)' };
+      return {
+        label,
+        status: 'ok',
+        detail: 'reachable; no bridge schema yet (the first replica to start creates it)',
+        ...(durability.length > 0 ? { notes: durability } : {}),
+      };
     const app = (await client.query<{ value: string }>("SELECT value FROM bridge_meta WHERE key = 'application'"))
       .rows[0]?.value;
     if (app !== undefined && app !== PG_APPLICATION)
@@ -46,7 +54,7 @@ export async function probeSharedStore(store: Extract<StoreConfig, { kind: 'post
                 AND NOT EXISTS (SELECT 1 FROM bridge_replicas r WHERE r.id = s.owner AND r.lease_until > now())) AS orphans,
              (SELECT count(*) FROM bridge_replicas WHERE lease_until > now() + interval '1 hour') AS future`)
     ).rows[0]!;
-    const notes: CheckItem['notes'] = [];
+    const notes: CheckItem['notes'] = durability;
     if (Number(r.future) > 0)
       notes.push({
         level: 'warn',

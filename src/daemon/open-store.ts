@@ -44,6 +44,11 @@ export async function openStore(
       { store: displayStoreUrl(sc.url), replica: config.replicaId, leaseMs: sc.leaseMs },
       'using the shared PostgreSQL store',
     );
+    // Read once: a database that may lose acknowledged commits voids the delivery guarantees, and
+    // nothing else would say so before records go missing.
+    const { durabilityWarning, readSynchronousCommit } = await import('../store/pg-durability.js');
+    const lax = await readSynchronousCommit(shared.db).then(durabilityWarning, () => undefined);
+    if (lax !== undefined) log.warn({ store: displayStoreUrl(sc.url) }, lax);
   }
   const store: Store =
     shared ??

@@ -94,8 +94,10 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
   // -a: the copy keeps the template's owner (the server's user) and modes (0700, as PostgreSQL requires).
   asUser('cp', ['-a', initdbTemplate(bin), data]);
   const port = await freePort();
-  // Durability is not what these tests measure; fsync off keeps them fast on a shared machine.
-  const fast = opts.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  // fsync off keeps them fast on a shared machine, and only a crash of the machine would lose what it
+  // skips. synchronous_commit stays on: an immediate restart (outages.test.ts) must not forget
+  // commits it acknowledged, which it did with it off, and records went missing (store/pg-durability.ts).
+  const fast = opts.durable ? '' : ' -c fsync=off -c full_page_writes=off';
   const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
   const ctl = (args: string[]): void =>
     asUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), ...args]);

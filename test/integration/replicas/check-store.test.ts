@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../../../src/devkit/receiver/server.js';
 import { startSimulator, type Simulator } from '../../../src/devkit/simulator/index.js';
@@ -10,6 +11,7 @@ import { openPgStore } from '../../../src/store/pg-store.js';
 import { Lease } from '../../../src/cluster/lease.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 import { runCli } from '../cli/cli-process.js';
+import { exited, spawnDaemon, until } from '../../helpers/harness.js';
 
 let server: PgServer;
 let sim: Simulator;
@@ -55,6 +57,36 @@ describe('check with the shared store', () => {
     expect(res.stdout).toMatch(/^✓ store \S+\s+schema 2; 1 live replica\(s\), 0 expired; 1 active session\(s\)$/m);
     expect(res.stdout).toMatch(/1 active session\(s\) have no live owner/);
     await store.close();
+  });
+
+  it('warns when the database may lose acknowledged commits (synchronous_commit = off), and so does a replica at start', async () => {
+    const url = await server.createDatabase('check_lax');
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query('ALTER DATABASE check_lax SET synchronous_commit = off');
+    await admin.end();
+    const res = await runCli(['check'], env(url));
+    expect(res.stdout).toMatch(
+      /synchronous_commit = off: a crash or an immediate restart of the database loses commits/,
+    );
+    // The server's default in these tests is on: a database of its own stays quiet.
+    const quiet = await runCli(['check'], env(await server.createDatabase('check_durable')));
+    expect(quiet.stdout).not.toContain('synchronous_commit');
+
+    const replica = spawnDaemon(
+      env(url, { BRIDGE_STATE_DIR: join(dir, 'lax-state'), BRIDGE_LISTEN: 'off', BRIDGE_REPLICA_ID: 'lax' }),
+    );
+    try {
+      await until(() => /synchronous_commit = off/.test(replica.output()), 'the warning at start', 20_000);
+      const line = replica
+        .output()
+        .split('\n')
+        .find((l) => l.includes('synchronous_commit = off'))!;
+      expect(JSON.parse(line)).toMatchObject({ level: 40 });
+    } finally {
+      replica.kill('SIGTERM');
+      await exited(replica);
+    }
   });
 
   it('fails in one line when the database cannot be reached, and never prints the password', async () => {

@@ -85,7 +85,10 @@ describe('a scrape flood', () => {
         `scrape flood: ${scrapes} scrapes in ${Math.round(floodMs)} ms cost ${flood} store transactions (quiet as long: ${quiet}); statuses ${JSON.stringify([...statuses])}`,
       );
       expect(scrapes).toBeGreaterThan(SCRAPES / 2);
-      expect(flood - quiet).toBeLessThan(scrapes / 20);
+      // One transaction a scrape would be `scrapes` more; the replica's own background (checkpoint
+      // writes, ownership passes) varies by about 15 between two windows under a second long
+      // (measured 3 to 18 in each), which a bound of scrapes / 20 (about 15) did not leave room for.
+      expect(flood - quiet).toBeLessThan(scrapes / 10);
       expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
       expect(d.output()).not.toMatch(/lease_expired|lease not renewed|"msg":"[^"]*another replica owns/);
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
