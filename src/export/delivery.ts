@@ -280,8 +280,8 @@ export class Delivery {
    * Whether these segments, held in flight, should go to the store instead (Spool.belongsOnDisk),
    * and may: a session this replica no longer owns (its lease lapsed, or another replica took it)
    * is left to whoever claims it next, from its stored checkpoint, which this replica must not
-   * move any more. Without this, the replicas' PostgreSQL-restart test lost records of a session
-   * handed back between its lease lapsing and this replica claiming it again.
+   * move any more (its writes for the session would be refused as fenced anyway, or, with nobody
+   * else owning it yet, move a checkpoint the next owner reads on from).
    */
   private mayHandBack(segments: readonly Segment[]): boolean {
     const gate = this.gate;

@@ -6,8 +6,12 @@
 // holds passes `memoryMaxBytes`, or the oldest waiting segment is older than `memoryMaxAgeMs`), what
 // waits in memory spills to the store in one transaction with the checkpoints it makes durable, and
 // becomes the backlog; while a backlog exists new records spill too, so each session's records keep
-// their order. A kill -9 loses memory only: the service replays from the checkpoint (its ring
-// buffer, then the archive). The write loop (spool-writer.ts) runs seal() as its commit.
+// their order. A segment in flight whose request keeps failing follows the same window: in flight →
+// given back (`handBack`: by the spill itself while its worker sleeps in a backoff, or by the worker
+// after one) → spilled at the next commit, ahead of what waits behind it; in flight it would hold its
+// session's checkpoint back over all of that. A kill -9 loses memory only: the service replays from
+// the checkpoint (its ring buffer, then the archive). The write loop (spool-writer.ts) runs seal()
+// as its commit.
 //
 // What a kill -9 or a successor sends again is what was acknowledged and not yet checkpointed. With
 // a shared store (`pauseOnUnwrittenCheckpoints`) that is bounded even when checkpoints cannot be
@@ -175,8 +179,9 @@ export class OverflowWriter {
   }
 
   /**
-   * Memory segments of a batch delivery gave up on after a backoff (belongsOnDisk): the next commit
-   * spills them. Meanwhile no batch takes them: they are in neither the ready queue nor in flight.
+   * Memory segments of a batch delivery gave back (belongsOnDisk; after a backoff, or at a spill
+   * while its worker slept): the next commit spills them, or this one when a spill is under way.
+   * Meanwhile no batch takes them: they are in neither the ready queue nor in flight.
    */
   handBack(segments: readonly Segment[]): void {
     this.handed.push(...segments);

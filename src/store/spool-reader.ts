@@ -5,8 +5,10 @@
 // segments with ids < 0 in overflow mode). A batch is taken from the backlog first and from the ready
 // queue only once the backlog is read, so the two never overlap; batches are serialized. A taken
 // batch is in flight until delivery either acknowledges it (memory segments are dropped and their
-// ledger positions settled; stored ones are returned to be deleted) or releases it (memory segments
-// still held go back to the front of the ready queue; what is on disk stays there). In overflow mode
+// ledger positions settled; stored ones are returned to be deleted), releases it (memory segments
+// still held go back to the ready queue, in seal order; what is on disk stays there), or gives it
+// back for the store (overflow mode, a request that keeps failing: its memory segments go to the
+// writer, which spills them). In overflow mode
 // the ready queue may be paused (`memoryPaused`: checkpoints are not being written, see
 // overflow-writer.ts): batches then take nothing from it, and waiting for data waits for a wake().
 // A deliverer that starts waiting with the ready queue empty says so (`starved`): in overflow mode
@@ -165,9 +167,10 @@ export class SpoolReader {
   }
 
   /**
-   * The segments of a batch delivery gives up on for the store (Spool.giveBack): no longer in flight; returns its
-   * memory segments still held, which the writer spills instead of queueing them where the next
-   * batch would take them from memory again. A batch taken from memory holds nothing else.
+   * The segments of a batch delivery gives up on for the store (Spool.giveBack): no longer in
+   * flight; returns its memory segments still held, which the writer spills instead of queueing
+   * them where the next batch would take them from memory again. A batch taken from memory holds
+   * nothing else.
    */
   giveBack(segments: readonly Segment[]): Segment[] {
     this.inFlight--;

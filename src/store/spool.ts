@@ -225,20 +225,20 @@ export class Spool {
   }
 
   /**
-   * Overflow mode: whether the segments of a batch whose request keeps failing should go to the store rather than
-   * wait in flight for the collector (overflow-writer.ts belongsOnDisk): its memory segments are past
-   * the window, and in flight they would hold back its sessions' checkpoints over all that spills
-   * behind them. Always false in `always` mode: every record there is on disk already.
+   * Overflow mode: whether the segments of a batch whose request keeps failing should go to the
+   * store rather than wait in flight for the collector (overflow-writer.ts belongsOnDisk): they are
+   * past the memory window, and in flight they would hold back their sessions' checkpoints over all
+   * that spills behind them. Always false in `always` mode: every record there is on disk already.
    */
   belongsOnDisk(segments: readonly Segment[]): boolean {
     return this.mode === 'overflow' && this.writer.overflow.belongsOnDisk(segments);
   }
 
   /**
-   * Takes back a batch that delivery gives up on for now (belongsOnDisk): released, then spilled to
-   * the store ahead of what waits behind it, with the checkpoints that moves. Delivery takes its
-   * records again from the store's backlog. Resolves false when the write failed (the records stay
-   * in memory, where delivery may take them again).
+   * Takes back a batch that delivery gives up on for now (belongsOnDisk): given back, then spilled
+   * to the store at a commit now, ahead of what waits behind it, with the checkpoints that moves.
+   * Delivery takes its records again from the store's backlog. Resolves false when the write failed
+   * (the records go back to the ready queue, where delivery may take them again).
    */
   handBack(batch: Batch): Promise<boolean> {
     this.giveBack(batch.segments);
