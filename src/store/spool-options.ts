@@ -27,7 +27,7 @@ export interface SpoolOptions {
   pauseOnUnwrittenCheckpoints?: boolean;
   /**
    * overflow: moved checkpoints wait past their interval until this many bytes of records were
-   * acknowledged since the last write, or CHECKPOINT_MAX_WAIT_MS passed (overflow-writer.ts). For the
+   * acknowledged since the last write, or CHECKPOINT_MAX_WAIT_MS passed (checkpoint-timing.ts). For the
    * embedded store, where every write costs a page whatever it carries. 0 (default): every interval.
    */
   checkpointMinBytes?: number;

@@ -19,7 +19,7 @@ import { SpoolWriter } from './spool-writer.js';
 import type { Segment } from '../wire/segment-framing.js';
 import { steadyNow } from '../util/steady-clock.js';
 
-export { CHECKPOINT_INTERVAL_MS, CHECKPOINT_MIN_BYTES } from './overflow-writer.js';
+export { CHECKPOINT_INTERVAL_MS, CHECKPOINT_MIN_BYTES } from './checkpoint-timing.js';
 export { COMMIT_MAX_BYTES, type SpoolOptions } from './spool-options.js';
 export type { Batch } from './spool-reader.js';
 

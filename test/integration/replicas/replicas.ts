@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { harness, spawnDaemon, exited, surfaceUrl, type Harness } from '../../helpers/harness.js';
 import { startPostgres, type PgServer } from '../../helpers/postgres.js';
 import type { Env } from '../../../src/config/load-config.js';
-import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
+import { CHECKPOINT_STALL_MS } from '../../../src/store/checkpoint-timing.js';
 
 export type Replica = ReturnType<typeof spawnDaemon> & { id: string };
 

@@ -3,7 +3,7 @@
 // many bytes were acknowledged since the last write, or CHECKPOINT_MAX_WAIT_MS passed; an explicit
 // flush (a session's end, shutdown) writes them at once. Fake timers and clock: no real sleeps.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHECKPOINT_INTERVAL_MS, CHECKPOINT_MAX_WAIT_MS } from '../../../src/store/overflow-writer.js';
+import { CHECKPOINT_INTERVAL_MS, CHECKPOINT_MAX_WAIT_MS } from '../../../src/store/checkpoint-timing.js';
 import type { Spool } from '../../../src/store/spool.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DELIVERY_SEAL_SPACING_MS, deliverySealIn, type SealState } from '../../../src/store/delivery-seal.js';
 import type { Spool } from '../../../src/store/spool.js';
-import { CHECKPOINT_INTERVAL_MS } from '../../../src/store/overflow-writer.js';
+import { CHECKPOINT_INTERVAL_MS } from '../../../src/store/checkpoint-timing.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
 import { openOverflowSpool } from '../../helpers/overflow-spool.js';

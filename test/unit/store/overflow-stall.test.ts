@@ -3,7 +3,7 @@
 // waits without spinning, and resumes when a write goes through. With the embedded store's setting
 // (no pause) it goes on. Clock and timers are fake; the store is SQLite in memory, failing on demand.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
+import { CHECKPOINT_STALL_MS } from '../../../src/store/checkpoint-timing.js';
 import { Spool } from '../../../src/store/spool.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';

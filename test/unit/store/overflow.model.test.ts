@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Spool, type Batch } from '../../../src/store/spool.js';
-import { CHECKPOINT_STALL_MS } from '../../../src/store/overflow-writer.js';
+import { CHECKPOINT_STALL_MS } from '../../../src/store/checkpoint-timing.js';
 import { DELIVERY_SEAL_SPACING_MS } from '../../../src/store/delivery-seal.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
