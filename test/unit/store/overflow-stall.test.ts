@@ -133,15 +133,20 @@ describe('overflow mode when checkpoints cannot be written', () => {
     expect(pauses[1]).toMatchObject({ why: 'closing' });
   });
 
-  it('ends the pause as given up, not as resumed, when the sessions it waited for are forgotten (a lease ran out)', async () => {
-    const { spool } = await cutOffWithUnwrittenAck(true);
-    await vi.advanceTimersByTimeAsync(2 * CHECKPOINT_STALL_MS);
+  /** Paused now; the session forgotten (its lease ran out), the pause ends as given up, nothing taken meanwhile. */
+  async function expectGivenUpOnceForgotten(spool: Spool): Promise<void> {
     expect(await spool.takeBatch(10)).toBeNull();
     spool.forget(['s']);
     await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
     expect(await spool.takeBatch(10)).toBeNull();
     expect(pauses.map((p) => p.f)).toEqual(['delivery_paused', 'delivery_resumed']);
     expect(pauses[1]).toMatchObject({ why: 'given_up' });
+  }
+
+  it('ends the pause as given up, not as resumed, when the sessions it waited for are forgotten (a lease ran out)', async () => {
+    const { spool } = await cutOffWithUnwrittenAck(true);
+    await vi.advanceTimersByTimeAsync(2 * CHECKPOINT_STALL_MS);
+    await expectGivenUpOnceForgotten(spool);
   });
 
   it('ends the pause as given up too when the write it waited for hangs (a frozen database) and the sessions are forgotten', async () => {
@@ -153,12 +158,7 @@ describe('overflow mode when checkpoints cannot be written', () => {
     await spool.acknowledge(first!);
     spool.append({ sessionId: 's', seq: 2, epoch: 0, tsMicros: 2, record: record(2) });
     await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
-    expect(await spool.takeBatch(10)).toBeNull();
-    spool.forget(['s']);
-    await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
-    expect(await spool.takeBatch(10)).toBeNull();
-    expect(pauses.map((p) => p.f)).toEqual(['delivery_paused', 'delivery_resumed']);
-    expect(pauses[1]).toMatchObject({ why: 'given_up' });
+    await expectGivenUpOnceForgotten(spool);
   });
 
   it('never pauses a healthy store whose commit interval is longer than the stall', async () => {
