@@ -13,21 +13,21 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
  * dirtied again before the kernel wrote it back (within about 30 s) costs nothing more, so what a
  * flow writes is about those five pages per commit when commits are further apart than that, and
  * per 30 s when they are closer. A session or two at a few dozen KiB a second wrote a tenth of what
- * they delivered at one write a second. Waiting for 256 KiB (CHECKPOINT_MIN_BYTES) brings that
- * under 0.05 down to a session of about 7 KiB a second, and what a crash re-sends stays 256 KiB or
- * a second of acknowledgements, whichever is more. A thousand sessions pass the bytes well within
- * a second. The wait ends after this long anyway, so a stored checkpoint is never far behind: a
- * flow under 256 KiB a minute re-sends at most a minute of events after a crash, a small part of
- * the service's ring buffer (8,192 events), so the resume position is still replayable without the
- * archive. A sidecar's single session (5 events/s, about 7 KB/s) wrote 0.039–0.043 of what it
- * delivered over five minutes, with 512 KiB as with 256 KiB (the minute, not the bytes, then sets
- * the pace); at 20 events/s over a minute, 0.017–0.022 with 512 KiB and 0.023–0.026 with 256 KiB.
- * Too little to double what a crash re-sends. At 30 s a sidecar's session wrote 0.045–0.066 of
- * what it delivered in a 60 s run.
+ * they delivered at one write a second.
+ *
+ * The bytes are counted over all sessions, so a busy bridge passes them well within a second and
+ * writes once a second; they set the pace only for a quiet flow, above all a sidecar's single
+ * session (5 events/s, about 6–7 KB/s). With 256 KiB and a minute such a sidecar wrote a commit
+ * every 40 s: 0.043 of what it delivered over five minutes and 0.056 over ten, above the 0.05 the
+ * embedded store is held to. 512 KiB and two minutes space its commits about 80 s apart (half as
+ * many). What a crash re-sends stays bounded by bytes: 512 KiB or a second of acknowledgements,
+ * whichever is more. A flow under 512 KiB in two minutes re-sends at most two minutes of its events
+ * after a crash: at most a few thousand events of ~200 bytes and more, within the service's ring
+ * buffer (8,192 events), so the resume position stays replayable without the archive.
  */
-export const CHECKPOINT_MAX_WAIT_MS = 60_000;
-/** The embedded store's `checkpointMinBytes`: about 20 KiB dirtied per 256 KiB delivered is 0.08 at most, 0.02–0.04 measured. */
-export const CHECKPOINT_MIN_BYTES = 256 * 1024;
+export const CHECKPOINT_MAX_WAIT_MS = 120_000;
+/** The embedded store's `checkpointMinBytes`: about 20 KiB dirtied per 512 KiB delivered is 0.04 at most. */
+export const CHECKPOINT_MIN_BYTES = 512 * 1024;
 
 /**
  * Shared store: delivery from memory pauses once an acknowledged checkpoint move has waited this

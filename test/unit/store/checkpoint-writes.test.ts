@@ -60,7 +60,8 @@ describe('checkpoint writes in overflow mode', () => {
   });
 
   it('with a minimum, a slow flow: the first move written at once, the next held until the longest wait', async () => {
-    const spool = await open(10_000);
+    // More than the longest wait's 10-byte records add up to: time, not bytes, ends the wait.
+    const spool = await open(100_000);
     await deliverOne(spool, 10, 300);
     expect(store.checkpointWrites).toBe(1);
     expect(await stored()).toBe(1);
