@@ -9,8 +9,8 @@
 // open-document bound evicts it, or the session ends. Closing emits the navigation span once; a
 // closed loader is remembered (bounded) so a late event cannot reopen it and emit a second span
 // under the same id. A request hop is *open* from network_request to network_response /
-// network_loading_failed, or to the next network_request with the same request id (a redirect:
-// each hop is its own span, `http.request.resend_count` counting the hops). A finished request is
+// network_loading_failed, or to the next network_request with the same request id that says
+// `is_redirect` (a redirect: each hop is its own span, `http.request.resend_count` counting the hops). A finished request is
 // remembered too (bounded): its request or response seen again (the service sent them out of
 // order, or again in a new epoch) points at the span already emitted instead of opening one under
 // the same id, which left it open until the session's end and sent two spans with one id.
@@ -235,6 +235,12 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
         const url = attrs['url.full'];
         if (typeof url === 'string') doc.url = url;
       }
+      // The same request id again while its hop is open is the next hop only when the service says
+      // so: it sets `is_redirect` when a request of that id is still pending on the same CDP
+      // session. Without it the event is that request seen again (from another CDP session of the
+      // same target: a page and its worker, or a target attached more than once), and stays in
+      // its span; counting it as a hop ended the request early and sent a second span for one request.
+      if (open !== undefined && data.is_redirect !== true) return { traceId: open.traceId, spanId: open.spanId };
       let hop = 0;
       if (open !== undefined) {
         hop = open.hop + 1;

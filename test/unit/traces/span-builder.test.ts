@@ -104,8 +104,8 @@ describe('scripted sequences', () => {
   it('a redirect chain: one CLIENT span per hop, resend_count counting them', () => {
     const { spans } = run([
       ['network_request', 0, doc('L1', 'http://shop.example.com/')],
-      ['network_request', 50, doc('L1', 'https://shop.example.com/')],
-      ['network_request', 90, doc('L1', 'https://shop.example.com/home')],
+      ['network_request', 50, { ...doc('L1', 'https://shop.example.com/'), is_redirect: true }],
+      ['network_request', 90, { ...doc('L1', 'https://shop.example.com/home'), is_redirect: true }],
       ['network_response', 150, { ...doc('L1', 'https://shop.example.com/home'), status: 200 }],
       ['page_navigation', 160, nav('L1', 'https://shop.example.com/home')],
       ['page_load', 300, { frame_id: 'F1', loader_id: 'L1' }],
@@ -115,6 +115,22 @@ describe('scripted sequences', () => {
     expect(new Set(hops.map((h) => h.spanId)).size).toBe(3);
     expect(hops.map((h) => h.endMicros - T0)).toEqual([50_000, 90_000, 150_000]);
     expect(only(spans, (s) => s.kind === 1).name).toBe('https://shop.example.com/home');
+  });
+
+  it('the same request seen again without is_redirect (another CDP session of its target) stays one span', () => {
+    const { spans, refs } = run([
+      ['network_request', 0, doc('L1', 'https://a.example/')],
+      ['page_navigation', 10, nav('L1', 'https://a.example/')],
+      ['network_request', 20, req('L1', '7.1', 'https://a.example/app.js')],
+      ['network_request', 25, req('L1', '7.1', 'https://a.example/app.js')],
+      ['network_request', 26, { ...req('L1', '7.1', 'https://a.example/app.js'), is_redirect: false }],
+      ['network_response', 80, { ...req('L1', '7.1', 'https://a.example/app.js'), status: 200 }],
+    ]);
+    const script = only(spans, (s) => s.kind === 3 && s.attributes['url.full'] === 'https://a.example/app.js');
+    expect(script.attributes['http.request.resend_count']).toBeUndefined();
+    expect(script.attributes['http.response.status_code']).toBe(200);
+    expect(script.endMicros - script.startMicros).toBe(60_000);
+    expect(refs.slice(2).map((r) => r?.spanId)).toEqual([script.spanId, script.spanId, script.spanId, script.spanId]);
   });
 
   it('a request finishing after the next navigation stays in its own page’s trace', () => {
