@@ -16,6 +16,11 @@ export interface SpanBuilderState {
    * wrote, which then knows none.
    */
   closedRequests?: Array<[string, number]>;
+  /**
+   * Loaders committed again after they were left (a page restored from the back/forward cache),
+   * with their latest visit: absent in a state an older bridge wrote, and when there are none.
+   */
+  visits?: Array<[string, number]>;
 }
 
 /**
@@ -31,6 +36,7 @@ export function openStateJson(
   requests: Iterable<ReqState>,
   closed: readonly string[],
   closedRequests: ReadonlyMap<string, number>,
+  visits: ReadonlyMap<string, number>,
 ): string {
   let docsText = '';
   for (const doc of docs) {
@@ -44,5 +50,6 @@ export function openStateJson(
   const frameList = JSON.stringify([...frames.entries()]);
   const requestList = JSON.stringify([...requests]);
   const finished = JSON.stringify([...closedRequests.entries()]);
-  return `{"v":1,"docs":[${docsText}],"frames":${frameList},"requests":${requestList},"closed":${JSON.stringify(closed)},"closedRequests":${finished}}`;
+  const revisited = visits.size === 0 ? '' : `,"visits":${JSON.stringify([...visits.entries()])}`;
+  return `{"v":1,"docs":[${docsText}],"frames":${frameList},"requests":${requestList},"closed":${JSON.stringify(closed)},"closedRequests":${finished}${revisited}}`;
 }

@@ -8,7 +8,9 @@
 // left (a page_navigation commits another loader in the same frame), its target crashes, the
 // open-document bound evicts it, or the session ends. Closing emits the navigation span once; a
 // closed loader is remembered (bounded) so a late event cannot reopen it and emit a second span
-// under the same id. A request hop is *open* from network_request to network_response /
+// under the same id. Only a page_navigation committing it again (a page restored from the
+// back/forward cache keeps its loader) opens it anew: *open* as its next visit, a span of its own
+// whose ids count the visits (reopen). A request hop is *open* from network_request to network_response /
 // network_loading_failed, or to the next network_request with the same request id that says
 // `is_redirect` (a redirect: each hop is its own span, `http.request.resend_count` counting the hops). A finished request is
 // remembered too (bounded): its request or response seen again (the service sent them out of
@@ -87,6 +89,9 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
   const closed: string[] = [...(restored?.closed ?? [])];
   const closedSet = new Set(closed);
   const closedRequests = new Map<string, number>(restored?.closedRequests ?? []);
+  // Loaders committed again after they were left, with their latest visit (always an open or a
+  // closed loader's: forgotten with it).
+  const visits = new Map<string, number>(restored?.visits ?? []);
   let out: BridgeSpan[] = [];
   // Each open document's JSON as of the last snapshot, until it is touched again: the state is
   // serialized after every batch of the session (its checkpoint may move there), and the open
@@ -101,10 +106,9 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     let ref = docRefs.get(loader);
     if (ref === undefined) {
       if (docRefs.size >= MAX_OPEN_DOCS + MAX_CLOSED) docRefs.delete(docRefs.keys().next().value!);
-      ref = {
-        traceId: traceIdOf('navigation', [sessionId, loader]),
-        spanId: spanIdOf('navigation', [sessionId, loader]),
-      };
+      const visit = visits.get(loader);
+      const parts = visit === undefined ? [sessionId, loader] : [sessionId, loader, `visit:${visit}`];
+      ref = { traceId: traceIdOf('navigation', parts), spanId: spanIdOf('navigation', parts) };
       docRefs.set(loader, ref);
     }
     return ref;
@@ -115,8 +119,32 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     if (doc.frameId !== undefined && frames.get(doc.frameId) === doc.loaderId) frames.delete(doc.frameId);
     closed.push(doc.loaderId);
     closedSet.add(doc.loaderId);
-    if (closed.length > MAX_CLOSED) closedSet.delete(closed.shift()!);
+    if (closed.length > MAX_CLOSED) {
+      const forgotten = closed.shift()!;
+      closedSet.delete(forgotten);
+      visits.delete(forgotten);
+    }
     out.push(finishDoc(sessionId, doc, reason));
+  }
+
+  /**
+   * A document committed again after it was left: Chromium restores a page from the back/forward
+   * cache with its loader, and the service sends that restore as an ordinary page_navigation. The
+   * visit is a navigation span of its own (ids of the loader and the visit's number, so a replay
+   * gives the same), linked to the visit before; the requests the restored page makes go under it.
+   * Any other event of a left document still points at its last visit's span, never reopens it.
+   */
+  function reopen(loader: string, ts: number): void {
+    const previous = docRef(loader);
+    closed.splice(closed.indexOf(loader), 1);
+    closedSet.delete(loader);
+    const visit = (visits.get(loader) ?? 0) + 1;
+    visits.set(loader, visit);
+    docRefs.delete(loader);
+    const doc = touchDoc(loader, undefined, ts);
+    if (doc === undefined) return;
+    doc.visit = visit;
+    doc.link = previous;
   }
 
   /**
@@ -327,6 +355,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       return onNetwork(ev.type, ev.ts, data, loader, frame, attrs);
     }
     if (loader === undefined) return undefined;
+    if (ev.type === 'page_navigation' && closedSet.has(loader)) reopen(loader, ev.ts);
     const doc = touchDoc(loader, frame, ev.ts);
     if (doc === undefined) return docRef(loader);
     onPage(ev.type, ev.ts, data, doc, record);
@@ -349,6 +378,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     requests: [...requests.values()],
     closed,
     closedRequests: [...closedRequests.entries()],
+    ...(visits.size === 0 ? {} : { visits: [...visits.entries()] }),
   });
 
   return {
@@ -368,7 +398,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       return structuredClone(state());
     },
     snapshotJson() {
-      return openStateJson(docs.values(), docJson, frames, requests.values(), closed, closedRequests);
+      return openStateJson(docs.values(), docJson, frames, requests.values(), closed, closedRequests, visits);
     },
   };
 }

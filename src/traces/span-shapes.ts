@@ -15,6 +15,7 @@ export const SPAN_ATTR = {
   targetId: 'browser.target.id',
   frameKind: 'browser.frame.kind',
   sameDocument: 'browser.navigation.same_document_count',
+  restored: 'browser.navigation.restored_visit',
   lcp: 'browser.web_vital.lcp.value',
   cls: 'browser.web_vital.cls.value',
   consoleErrors: 'browser.console.error_count',
@@ -40,6 +41,11 @@ export interface DocState extends SpanRef {
   targetId?: string;
   parentFrameId?: string;
   link?: SpanRef;
+  /**
+   * The document's visit, from 1 on, when it was committed again after it had been left (a page
+   * restored from the back/forward cache keeps its loader); absent for its first visit.
+   */
+  visit?: number;
   /** Redacted url.full of the page (the navigation's, else the document request's). */
   url?: string;
   navigated: boolean;
@@ -108,6 +114,7 @@ export function finishDoc(sessionId: string, doc: DocState, reason: EndReason | 
   if (doc.parentFrameId !== undefined) attributes[SPAN_ATTR.parentFrameId] = doc.parentFrameId;
   attributes[SPAN_ATTR.frameKind] = doc.parentFrameId === undefined ? 'top' : 'iframe';
   if (doc.sameDocument > 0) attributes[SPAN_ATTR.sameDocument] = doc.sameDocument;
+  if (doc.visit !== undefined) attributes[SPAN_ATTR.restored] = doc.visit;
   if (doc.errors > 0) attributes[SPAN_ATTR.consoleErrors] = doc.errors;
   const events = doc.events.slice();
   if (doc.lcp !== undefined) {
@@ -122,7 +129,9 @@ export function finishDoc(sessionId: string, doc: DocState, reason: EndReason | 
   // Without a load event the page never finished loading while it was watched: say so, whatever
   // closed it. Not of an iframe: Chromium's load event (Page.loadEventFired) is its target's top
   // frame's only, so an iframe in its page's process never gets one, and every such iframe would be marked.
-  if (doc.loadMicros === undefined && doc.parentFrameId === undefined) attributes[SPAN_ATTR.incomplete] = true;
+  // Nor of a restored page: it loaded in its first visit, and a restore fires no load event.
+  if (doc.loadMicros === undefined && doc.parentFrameId === undefined && doc.visit === undefined)
+    attributes[SPAN_ATTR.incomplete] = true;
   if (reason !== undefined) attributes[SPAN_ATTR.endReason] = reason;
   const links: SpanLink[] = doc.link === undefined ? [] : [{ ...doc.link, attributes: {} }];
   const crashed = reason === 'page_crashed';

@@ -9,7 +9,7 @@ import {
 } from '../../../src/traces/span-builder.js';
 import { spanIdOf, traceIdOf } from '../../../src/traces/span-ids.js';
 import type { BridgeSpan, SpanRef } from '../../../src/vocabulary/span.js';
-import { PAGE_LOAD, SESSION, T0, doc, envelopes, mapped, nav, req, type Step } from './script.js';
+import { PAGE_LOAD, SESSION, T0, ctx, doc, envelopes, mapped, nav, req, type Step } from './script.js';
 
 interface Run {
   spans: BridgeSpan[];
@@ -392,5 +392,67 @@ describe('events of a finished request seen again', () => {
     expect(restored.observe(again!, mapped(again!)).finished).toEqual([]);
     expect(scripts(restored.end())).toEqual([]);
     expect(first.builder.snapshot()).toEqual(JSON.parse(first.builder.snapshotJson()));
+  });
+});
+
+describe('a page restored from the back/forward cache (its loader committed again)', () => {
+  const STEPS: Step[] = [
+    ['network_request', 0, doc('L1', 'https://a.example/')],
+    ['network_response', 10, { ...doc('L1', 'https://a.example/'), status: 200 }],
+    ['page_navigation', 20, nav('L1', 'https://a.example/')],
+    ['page_load', 40, { frame_id: 'F1', loader_id: 'L1' }],
+    ['network_request', 100, doc('L2', 'https://b.example/')],
+    ['page_navigation', 120, nav('L2', 'https://b.example/')],
+    // Back: Chromium restores the first page from its cache, with its loader; no document request.
+    ['page_navigation', 200, nav('L1', 'https://a.example/')],
+    ['network_request', 250, req('L1', '8.1', 'https://a.example/after-restore.js')],
+    ['network_response', 300, { ...req('L1', '8.1', 'https://a.example/after-restore.js'), status: 200 }],
+    ['console_log', 310, { ...ctx('L1'), level: 'log', text: 'restored' }],
+  ];
+  const visitOf = (loader: string, visit: number): SpanRef => ({
+    traceId: traceIdOf('navigation', [SESSION, loader, `visit:${visit}`]),
+    spanId: spanIdOf('navigation', [SESSION, loader, `visit:${visit}`]),
+  });
+
+  it('is a navigation span of its own, linked to the first visit, with what the restored page did under it', () => {
+    const { spans, refs } = run(STEPS);
+    const pages = byName(spans, 'https://a.example/').filter((s) => s.kind === 1);
+    expect(pages.map((s) => s.spanId)).toEqual([navOf('L1').spanId, visitOf('L1', 1).spanId]);
+    const [first, restored] = pages as [BridgeSpan, BridgeSpan];
+    expect(first.attributes['browser.span.end_reason']).toBe('navigated_away');
+    expect(first.attributes['browser.navigation.restored_visit']).toBeUndefined();
+    expect(restored).toMatchObject(visitOf('L1', 1));
+    expect(restored.attributes['browser.navigation.restored_visit']).toBe(1);
+    // It loaded in its first visit: a restore fires no load event and is not incomplete.
+    expect(restored.attributes['browser.span.incomplete']).toBeUndefined();
+    expect(restored.links.map((l) => l.spanId)).toEqual([first.spanId]);
+    expect(restored.startMicros - T0).toBe(200_000);
+    const left = only(spans, (s) => s.kind === 1 && s.name === 'https://b.example/');
+    expect(left.attributes['browser.span.end_reason']).toBe('navigated_away');
+    const after = only(spans, (s) => s.attributes['url.full'] === 'https://a.example/after-restore.js');
+    expect(after).toMatchObject({ traceId: restored.traceId, parentSpanId: restored.spanId });
+    expect(refs.slice(6).map((r) => r?.spanId)).toEqual([restored.spanId, after.spanId, after.spanId, restored.spanId]);
+  });
+
+  it('keeps its ids across a snapshot taken before or after the restore, as a restarted bridge continues', () => {
+    const whole = run(STEPS).spans;
+    for (const cut of [5, 6, 7, 8]) {
+      const first = run(STEPS.slice(0, cut), false);
+      expect(first.builder.snapshot(), `cut ${cut}`).toEqual(JSON.parse(first.builder.snapshotJson()));
+      const restored = createSpanBuilder(SESSION, JSON.parse(first.builder.snapshotJson()) as never);
+      const spans = [...first.spans];
+      for (const env of envelopes(STEPS).slice(cut)) spans.push(...restored.observe(env, mapped(env)).finished);
+      spans.push(...restored.end());
+      expect(spans, `cut ${cut}`).toEqual(whole);
+    }
+  });
+
+  it('an event of the left page other than its navigation still points at the first visit and reopens nothing', () => {
+    const { spans, refs } = run([
+      ...STEPS.slice(0, 6),
+      ['console_log', 150, { ...ctx('L1'), level: 'log', text: 'late' }],
+    ]);
+    expect(refs[6]).toEqual(navOf('L1'));
+    expect(spans.filter((s) => s.kind === 1 && s.name === 'https://a.example/')).toHaveLength(1);
   });
 });
