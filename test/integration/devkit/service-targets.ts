@@ -3,6 +3,7 @@
 // the service's events (each frame's committed loader and URL, each request's context for its end,
 // each response until its body is received), and the service's events for each CDP event of the
 // target, with the context the service stamps on them (service-events.ts writes their own data).
+import type { CdpClient } from './chromium.js';
 import { serviceEvent, serviceNetworkEnd, servicePageEvent, type ServiceEvent } from './service-events.js';
 
 export interface ServiceTarget {
@@ -102,4 +103,79 @@ export function browserWaits(failed: Promise<never>, waitMs: number): BrowserWai
         }),
       ]),
   };
+}
+
+/**
+ * What the service's monitor does on a target Chromium just attached (browser-wide auto-attach,
+ * paused until it is told to run): Runtime and Network on every target, Page where there is a page,
+ * then run. The promise settles once all of it was answered; it never rejects (a target may go away
+ * meanwhile).
+ */
+export function enableAsService(
+  cdp: CdpClient,
+  session: string,
+  type: string,
+  page = type === 'page',
+): Promise<unknown> {
+  const domains = page ? ['Runtime', 'Network', 'Page'] : ['Runtime', 'Network'];
+  const commands = domains.map((d) => cdp.send(`${d}.enable`, {}, session));
+  commands.push(cdp.send('Runtime.runIfWaitingForDebugger', {}, session));
+  const all = Promise.all(commands);
+  all.catch(() => undefined);
+  return all;
+}
+
+export interface FollowedTargets {
+  /** CDP session → the target it is attached to. */
+  targets: Map<string, ServiceTarget>;
+  /** Target id → enableAsService's promise for it (what openTabAsService waits on). */
+  enabled: Map<string, Promise<unknown>>;
+}
+
+/**
+ * Follows every target Chromium attaches as the service's monitor does: each enabled
+ * (enableAsService), and each of its later events handed to `onEvent` with its target.
+ */
+export function followAsService(
+  cdp: CdpClient,
+  onEvent: (t: ServiceTarget, method: string, p: Record<string, unknown>) => void,
+): FollowedTargets {
+  const followed: FollowedTargets = { targets: new Map(), enabled: new Map() };
+  cdp.on(({ method, params: p, sessionId }) => {
+    if (method === 'Target.attachedToTarget') {
+      const { sessionId: child, targetInfo } = p as {
+        sessionId: string;
+        targetInfo: { targetId: string; type: string };
+      };
+      followed.targets.set(child, serviceTarget(targetInfo.targetId, targetInfo.type));
+      followed.enabled.set(targetInfo.targetId, enableAsService(cdp, child, targetInfo.type));
+      return;
+    }
+    const t = sessionId === undefined ? undefined : followed.targets.get(sessionId);
+    if (t !== undefined) onEvent(t, method, p);
+  });
+  return followed;
+}
+
+/**
+ * Attaches browser-wide as the service does and opens a blank tab. `enabled` is filled by the
+ * caller's attach handler (target id → enableAsService's promise); resolves with the tab's target
+ * id once it is attached and enabled.
+ */
+export async function openTabAsService(
+  cdp: CdpClient,
+  failed: Promise<never>,
+  until: BrowserWaits['until'],
+  enabled: ReadonlyMap<string, Promise<unknown>>,
+): Promise<string> {
+  await Promise.race([
+    failed,
+    cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
+  ]);
+  const { targetId } = (await Promise.race([failed, cdp.send('Target.createTarget', { url: 'about:blank' })])) as {
+    targetId: string;
+  };
+  await until('attach to the tab', () => enabled.has(targetId));
+  await Promise.race([failed, enabled.get(targetId)]);
+  return targetId;
 }

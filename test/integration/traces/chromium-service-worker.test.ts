@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BridgeLogRecord } from '../../../src/vocabulary/log-record.js';
 import type { BridgeSpan, SpanRef } from '../../../src/vocabulary/span.js';
 import { chromiumUnderTest, findChromium, startChromium, type ChromiumHandle } from '../devkit/chromium.js';
-import { browserWaits, serviceTarget, targetEvents, type ServiceTarget } from '../devkit/service-targets.js';
+import { browserWaits, followAsService, openTabAsService, targetEvents } from '../devkit/service-targets.js';
 import { sessionSpans, type TimedServiceEvent } from '../devkit/service-spans.js';
 
 const chromium = findChromium();
@@ -74,27 +74,8 @@ describe.skipIf(chromium === undefined)(`a service worker's fetches against ${ch
     browser = startChromium(chromium!);
     const { failed } = browser;
     const cdp = await browser.connect();
-    const targets = new Map<string, ServiceTarget>();
-    const ready = new Map<string, Promise<unknown>>();
     const { until, wake } = browserWaits(failed, WAIT_MS);
-    cdp.on(({ method, params: p, sessionId }) => {
-      if (method === 'Target.attachedToTarget') {
-        const { sessionId: child, targetInfo } = p as {
-          sessionId: string;
-          targetInfo: { targetId: string; type: string };
-        };
-        targets.set(child, serviceTarget(targetInfo.targetId, targetInfo.type));
-        // As the service: Runtime and Network on every target, Page where there is a page.
-        const domains = targetInfo.type === 'page' ? ['Runtime', 'Network', 'Page'] : ['Runtime', 'Network'];
-        const commands = domains.map((d) => cdp.send(`${d}.enable`, {}, child));
-        commands.push(cdp.send('Runtime.runIfWaitingForDebugger', {}, child));
-        const all = Promise.all(commands);
-        all.catch(() => undefined);
-        ready.set(targetInfo.targetId, all);
-        return;
-      }
-      const t = sessionId === undefined ? undefined : targets.get(sessionId);
-      if (t === undefined) return;
+    const { targets, enabled } = followAsService(cdp, (t, method, p) => {
       for (const ev of targetEvents(t, method, p)) events.push({ ...ev, ts: nowMicros(), targetType: t.type });
       if (method === 'Network.responseReceived') {
         const response = p.response as { url: string; fromServiceWorker?: boolean };
@@ -102,16 +83,7 @@ describe.skipIf(chromium === undefined)(`a service worker's fetches against ${ch
       }
       wake();
     });
-
-    await Promise.race([
-      failed,
-      cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
-    ]);
-    const { targetId } = (await Promise.race([failed, cdp.send('Target.createTarget', { url: 'about:blank' })])) as {
-      targetId: string;
-    };
-    await until('attach to the tab', () => ready.has(targetId));
-    await Promise.race([failed, ready.get(targetId)]);
+    const targetId = await openTabAsService(cdp, failed, until, enabled);
     const [tabSession] = [...targets.entries()].find(([, t]) => t.targetId === targetId)!;
     await Promise.race([failed, cdp.send('Page.navigate', { url: `${base}/` }, tabSession)]);
     const logged = (text: string): boolean =>

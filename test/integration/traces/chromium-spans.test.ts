@@ -19,6 +19,8 @@ import { createRequestBuilder, joinBody } from '../../../src/wire/otlp-request.j
 import { chromiumUnderTest, findChromium, startChromium, type ChromiumHandle } from '../devkit/chromium.js';
 import {
   browserWaits,
+  enableAsService,
+  openTabAsService,
   pageContext,
   serviceTarget,
   targetEvents,
@@ -152,11 +154,7 @@ describe.skipIf(chromium === undefined)(`spans of a real session against ${chrom
               },
               ts: nowMicros(),
             });
-          const commands = ['Runtime', 'Network', 'Page'].map((d) => cdp.send(`${d}.enable`, {}, child));
-          commands.push(cdp.send('Runtime.runIfWaitingForDebugger', {}, child));
-          const all = Promise.all(commands);
-          all.catch(() => undefined);
-          ready.set(targetInfo.targetId, all);
+          ready.set(targetInfo.targetId, enableAsService(cdp, child, 'page'));
           return;
         }
         const t = sessionId === undefined ? undefined : targets.get(sessionId);
@@ -167,15 +165,7 @@ describe.skipIf(chromium === undefined)(`spans of a real session against ${chrom
       });
       const logged = (text: string): boolean => events.some((e) => e.type === 'console_log' && e.data.text === text);
 
-      await Promise.race([
-        failed,
-        cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
-      ]);
-      const { targetId } = (await Promise.race([failed, cdp.send('Target.createTarget', { url: 'about:blank' })])) as {
-        targetId: string;
-      };
-      await until('attach to the tab', () => ready.has(targetId));
-      await Promise.race([failed, ready.get(targetId)]);
+      const targetId = await openTabAsService(cdp, failed, until, ready);
       const tab = [...targets.entries()].find(([, t]) => t.targetId === targetId)!;
       const [tabSession, first] = tab;
 
