@@ -105,6 +105,8 @@ export class Ownership {
       lease: this.lease,
       intervalMs: Math.max(200, Math.floor(o.leaseMs / 5)),
       orphanGraceMs: o.leaseMs,
+      // A pass due at the thaw runs before the first send asks: the pause is said before what it finds.
+      beforePass: () => this.beat(),
       hooks: {
         acquired: (c) => this.serial(() => this.acquired(c)),
         lost: (ids) => this.serial(() => this.lost(ids, 'another replica owns them now')),
@@ -198,7 +200,14 @@ export class Ownership {
 
   private beat(): void {
     const now = performance.now();
-    if (now - this.lastBeat > this.pauseMs) this.pausedMs = Math.max(this.pausedMs, now - this.lastBeat);
+    const gap = now - this.lastBeat;
+    if (gap > this.pauseMs) {
+      // Said as the pause is first seen (a beat, a pass or a send, whichever runs first after the
+      // thaw), before the ownership pass logs what was lost meanwhile: said after those lines, it
+      // read as if the sessions were still this replica's.
+      if (this.pausedMs === 0) this.o.emit({ f: 'paused_checking_lease', pausedMs: gap });
+      this.pausedMs = Math.max(this.pausedMs, gap);
+    }
     this.lastBeat = now;
   }
 

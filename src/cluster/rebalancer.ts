@@ -40,6 +40,8 @@ export interface RebalancerOptions {
   /** Claims in the store and adopts the moved spool as one step (Spool.adoptClaimed); default: store.claim alone. */
   claim?: (ids: string[]) => Promise<Claimed>;
   onError?: (err: Error) => void;
+  /** Called as each pass starts, before the lease is renewed (Ownership: notices a pause first). */
+  beforePass?: () => void;
 }
 
 export class Rebalancer {
@@ -86,6 +88,7 @@ export class Rebalancer {
   /** One pass (exported for tests); never runs twice at once when started. */
   async tick(): Promise<void> {
     const { store, lease, hooks } = this.o;
+    this.o.beforePass?.();
     if (!(await lease.renew())) return;
     const me = store.replicaId;
     const live = await lease.liveReplicas();

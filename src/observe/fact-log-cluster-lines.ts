@@ -50,10 +50,18 @@ export const CLUSTER_LOG_LINES = {
         : 'discovered new sessions: following them',
     );
   },
-  lease_checked_after_pause: (log, fact) => {
+  // Said when the pause is seen, before the ownership pass: what the pass finds lost or taken back
+  // is logged after it, and a line about the pause after those read as if nothing had changed.
+  paused_checking_lease: (log, fact) => {
     log.warn(
+      { pausedMs: Math.round(fact.pausedMs) },
+      'the process was paused (GC, SIGSTOP, a frozen VM): checking the lease before sending anything more',
+    );
+  },
+  lease_checked_after_pause: (log, fact) => {
+    log.info(
       { pausedMs: Math.round(fact.pausedMs), stillOwned: fact.stillOwned },
-      'the process was paused (GC, SIGSTOP, a frozen VM): the lease was checked before sending anything more',
+      'the lease was checked after the pause: sending goes on for the sessions this replica still owns',
     );
   },
   claim_disowned: (log, fact) => {

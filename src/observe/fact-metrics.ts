@@ -127,6 +127,7 @@ const METRICS: FactTable<BridgeMetrics> = {
   sessions_discovered: (m, fact) => {
     m.discoveredSessions.inc({ status: fact.deleted ? 'deleted' : 'active' }, fact.sessions.length);
   },
+  paused_checking_lease: null,
   lease_checked_after_pause: null,
   claim_disowned: null,
   facts_dropped: null,

@@ -161,6 +161,7 @@ const TALLY: FactTable<SessionStatus> = {
   session_pool_refused: null,
   listed_session_refused: null,
   discovery_list_shape: null,
+  paused_checking_lease: null,
   lease_checked_after_pause: null,
   claim_disowned: null,
   facts_dropped: null,

@@ -210,7 +210,9 @@ export type Fact =
   | { f: 'listed_session_refused'; problem: string }
   /** The service's list names a pool for a discovered session that cannot be requested: never looked up (said once). */
   | { f: 'session_pool_refused'; session: string; problem: string }
-  /** The monotonic clock showed a pause: the lease was checked before anything more was sent. */
+  /** The monotonic clock showed a pause: the lease is checked before anything more is sent. */
+  | { f: 'paused_checking_lease'; pausedMs: number }
+  /** That check is done: what this replica still owns (what it lost was said before, sessions_lost). */
   | { f: 'lease_checked_after_pause'; pausedMs: number; stillOwned: number }
   /** Claimed records of sessions lost meanwhile: not sent, left to the new owner (export/delivery.ts). */
   | { f: 'claim_disowned'; records: number; sessions: readonly string[] }

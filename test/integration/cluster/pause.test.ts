@@ -134,6 +134,11 @@ describe('a paused replica', () => {
     await receiver.close();
     expect(a.ownedSessions().has('zs')).toBe(false);
     expect(sentAfterPause).toBe(0);
+    // Said in the order it happened: the pause, what the check found lost, then the check done.
+    const order = facts
+      .map((f) => f.f)
+      .filter((f) => f === 'paused_checking_lease' || f === 'sessions_lost' || f === 'lease_checked_after_pause');
+    expect(order.slice(0, 3)).toEqual(['paused_checking_lease', 'sessions_lost', 'lease_checked_after_pause']);
     expect(facts).toContainEqual(expect.objectContaining({ f: 'lease_checked_after_pause', stillOwned: 0 }));
     expect(facts.some((f) => f.f === 'claim_disowned')).toBe(true);
   }, 40_000);
