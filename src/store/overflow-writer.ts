@@ -18,10 +18,10 @@
 // written (a replica cut off from the database keeps its memory and its collector until its lease
 // runs out): once the oldest acknowledged move has waited CHECKPOINT_STALL_MS for its write, the
 // reader hands out no more memory segments until a checkpoint write goes through (or the sessions
-// are given up). Not during the drain at shutdown: the spool is closed then, and finish() writes the
-// checkpoints once delivery stopped (the grace period bounds that drain). With the embedded store delivery goes on: a full disk must not stop it, and no
-// other process takes the sessions over meanwhile.
-import { FencedError } from './store.js';
+// are given up): checkpoint-stall.ts. Until then a checkpoint write that hangs does not hold up
+// what the sessions read: it is sealed beside the write (sealBesideCheckpointWrite), as sealing
+// needs no database.
+import { FencedError, type CheckpointUpdate } from './store.js';
 import type { Segment } from '../wire/segment-framing.js';
 import type { DeferredDeletes } from './deferred-deletes.js';
 import type { PendingSegments } from './pending-segments.js';
@@ -31,7 +31,8 @@ import type { SpoolReader } from './spool-reader.js';
 import type { SpoolRoom } from './spool-room.js';
 import { COMMIT_MAX_BYTES, type SpoolOptions } from './spool-options.js';
 import type { Emit } from '../vocabulary/facts.js';
-import { CHECKPOINT_INTERVAL_MS, CHECKPOINT_MAX_WAIT_MS, checkpointStallMs } from './checkpoint-timing.js';
+import { CHECKPOINT_INTERVAL_MS, CHECKPOINT_MAX_WAIT_MS } from './checkpoint-timing.js';
+import { CheckpointStall } from './checkpoint-stall.js';
 
 /** What the overflow writes use of the write loop that runs them (spool-writer.ts). */
 export interface WriteLoop {
@@ -64,10 +65,10 @@ export class OverflowWriter {
   /** After delivery stopped: everything still in memory goes to the store. */
   finishing = false;
   private checkpointFailStreak = 0;
+  /** A checkpoints-only write waits on the store (sealBesideCheckpointWrite). */
+  private writingCheckpoints = false;
   /** The last checkpoint write's error, while they fail. */
   private lastCheckpointError: string | undefined;
-  /** When a checkpoint write last went through: whether a pause ended by one. */
-  private checkpointsOkAt = -Infinity;
   /**
    * When moved checkpoints were last written. Never, at the start: a run's first acknowledgements
    * are written at once. Counting the start as a write saved a sidecar one write a minute, but a
@@ -80,8 +81,7 @@ export class OverflowWriter {
   /** Set by an explicit flush: the next commit writes the moved checkpoints whatever their interval. */
   checkpointsNow = false;
   private ageTimer: NodeJS.Timeout | undefined;
-  /** Since when delivery from memory has been paused for stalled checkpoints (epoch ms). */
-  private pausedAt: number | undefined;
+  private readonly stall: CheckpointStall;
 
   constructor(
     private readonly o: SpoolOptions,
@@ -92,7 +92,9 @@ export class OverflowWriter {
     private readonly now: () => number,
     private readonly maxAgeMs: number,
     private readonly emit: Emit,
-  ) {}
+  ) {
+    this.stall = new CheckpointStall(o.pauseOnUnwrittenCheckpoints === true, o.commitIntervalMs, now, emit);
+  }
 
   /**
    * Overflow mode: what waits in memory must go to the store now: the collector does not take it
@@ -166,20 +168,7 @@ export class OverflowWriter {
    * checkpoints it makes durable, else the checkpoints that acknowledgements moved are written.
    */
   async seal(): Promise<boolean> {
-    if (this.loop.pending.sessions > 0) {
-      const batch = this.loop.pending.take();
-      this.loop.pending.committed(batch);
-      const bySession = new Map<string, Segment>();
-      const sealedAt = this.now();
-      for (const seg of batch.segments) {
-        const segment = this.contents.seal(seg, sealedAt);
-        bySession.set(seg.sessionId, segment);
-        this.reader.ready.push(segment);
-      }
-      for (const c of batch.checkpoints) this.ledger.hold(c, bySession.get(c.sessionId)?.id ?? null);
-      if (batch.segments.length > 0) this.reader.wake();
-      this.scheduleAgeCheck();
-    }
+    this.sealPending();
     if (this.spillDue()) for (const w of this.spillWatchers) w();
     if (this.handed.length > 0) {
       // Put back in their place and spilled with everything older still waiting, so each session's
@@ -216,6 +205,37 @@ export class OverflowWriter {
     return this.writeCheckpoints();
   }
 
+  /** What is pending becomes memory segments in the ready queue, their positions held by the ledger. */
+  private sealPending(): void {
+    if (this.loop.pending.sessions === 0) return;
+    const batch = this.loop.pending.take();
+    this.loop.pending.committed(batch);
+    const bySession = new Map<string, Segment>();
+    const sealedAt = this.now();
+    for (const seg of batch.segments) {
+      const segment = this.contents.seal(seg, sealedAt);
+      bySession.set(seg.sessionId, segment);
+      this.reader.ready.push(segment);
+    }
+    for (const c of batch.checkpoints) this.ledger.hold(c, bySession.get(c.sessionId)?.id ?? null);
+    if (batch.segments.length > 0) this.reader.wake();
+    this.scheduleAgeCheck();
+  }
+
+  /**
+   * Seals what is pending at once, outside the write loop's turn, while that turn waits on a
+   * checkpoints-only write: sealing touches memory only, and a database that hangs (paused, a link
+   * black-holed) held such a write until its query timed out (a third of the lease), with nothing
+   * read meanwhile handed to delivery. Delivery from memory then goes on until the stall's pause
+   * (CHECKPOINT_STALL_MS), as when the write fails at once. Not when a spill is due: what is read
+   * must then follow the backlog to the store, in the loop's order. True when it sealed.
+   */
+  sealBesideCheckpointWrite(): boolean {
+    if (!this.writingCheckpoints || this.loop.pending.sessions === 0 || this.finishing || this.spillDue()) return false;
+    this.sealPending();
+    return true;
+  }
+
   /** Writes the checkpoints acknowledgements moved. A failure only delays them (and is retried). */
   private async writeCheckpoints(): Promise<boolean> {
     if (this.ledger.dirtyCount === 0) return true;
@@ -238,16 +258,20 @@ export class OverflowWriter {
     this.checkpointsNow = false;
     this.checkpointsWrittenAt = this.now();
     this.acknowledgedAtWrite = this.reader.acknowledgedMemoryBytes;
-    // Deletes first: on a volume that was full, what was freed must go to them.
-    if (this.loop.deletes.size > 0) await this.loop.deletes.retryNow();
-    const takenAt = this.now();
-    const updates = this.ledger.pending();
+    // The loop's turn waits on the store from here: what sessions read meanwhile is sealed beside it.
+    this.writingCheckpoints = true;
+    let takenAt: number;
+    let updates: CheckpointUpdate[];
     try {
+      // Deletes first: on a volume that was full, what was freed must go to them.
+      if (this.loop.deletes.size > 0) await this.loop.deletes.retryNow();
+      takenAt = this.now();
+      updates = this.ledger.pending();
       await this.o.store.commit([], updates);
     } catch (err) {
       if (err instanceof FencedError) {
         this.loop.fenced(err.sessionIds);
-        return this.writeCheckpoints();
+        return await this.writeCheckpoints();
       }
       this.checkpointFailStreak++;
       this.lastCheckpointError = (err as Error).message;
@@ -260,10 +284,12 @@ export class OverflowWriter {
       });
       this.loop.scheduleCheckpoints();
       return false;
+    } finally {
+      this.writingCheckpoints = false;
     }
     if (this.checkpointFailStreak > 0) this.emit({ f: 'commit_recovered' });
     this.checkpointFailStreak = 0;
-    this.checkpointsOkAt = this.now();
+    this.stall.written();
     this.ledger.written(updates, takenAt);
     this.wakeLedger();
     // Delivery from memory may have paused for this write.
@@ -293,7 +319,7 @@ export class OverflowWriter {
       return false;
     }
     this.loop.writeSucceeded();
-    this.checkpointsOkAt = this.now();
+    this.stall.written();
     for (let i = 0; i < segments.length; i++) {
       const s = segments[i]!;
       this.contents.dropMemory(s);
@@ -309,33 +335,9 @@ export class OverflowWriter {
     return true;
   }
 
-  /**
-   * True while delivery must not take records from memory: a shared store, and an acknowledged
-   * move has waited longer than the stall (checkpointStallMs) for its checkpoint write (it fails or
-   * hangs).
-   */
+  /** True while delivery must not take records from memory (checkpoint-stall.ts). */
   memoryDeliveryPaused(): boolean {
-    const now = this.now();
-    const since = this.ledger.unwrittenSince;
-    const paused =
-      this.o.pauseOnUnwrittenCheckpoints === true &&
-      // Once the spool closed, delivery drains for the grace period and checkpoints wait for finish().
-      !this.loop.closed &&
-      since !== undefined &&
-      now - since > checkpointStallMs(this.o.commitIntervalMs);
-    // Said once per pause: its start (how long the oldest move waited), its end (how long it lasted).
-    if (paused && this.pausedAt === undefined) {
-      this.pausedAt = now;
-      this.emit({ f: 'delivery_paused', waitedMs: now - since });
-    } else if (!paused && this.pausedAt !== undefined) {
-      // Not always a write that went through: the stop's drain, or the waiting sessions given up (a
-      // lease that ran out, writes refused) leave nothing to wait for while the store is still down,
-      // its writes failing or hanging.
-      const why = this.loop.closed ? 'closing' : this.checkpointsOkAt >= this.pausedAt ? 'written' : 'given_up';
-      this.emit({ f: 'delivery_resumed', pausedMs: now - this.pausedAt, why });
-      this.pausedAt = undefined;
-    }
-    return paused;
+    return this.stall.paused(this.ledger.unwrittenSince, this.loop.closed);
   }
 
   /** The last checkpoint write's error while checkpoint writes fail (overflow mode), for readiness. */
@@ -345,7 +347,7 @@ export class OverflowWriter {
 
   /** How long delivery from memory has been paused for stalled checkpoints (ms), for the status. */
   get memoryPausedForMs(): number | undefined {
-    return this.pausedAt === undefined ? undefined : this.now() - this.pausedAt;
+    return this.stall.pausedForMs;
   }
 
   wakeLedger(): void {

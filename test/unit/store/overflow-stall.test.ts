@@ -161,6 +161,33 @@ describe('overflow mode when checkpoints cannot be written', () => {
     await expectGivenUpOnceForgotten(spool);
   });
 
+  it('goes on sealing and delivering what sessions read while a checkpoint write hangs, until the stall', async () => {
+    // A frozen database (SIGSTOP, a black-holed link) holds a checkpoint write until its query
+    // times out. What the sessions read meanwhile needs no database: it is delivered from memory
+    // as before, until the stall's pause.
+    const { spool, store } = await openSpool(true);
+    spool.append({ sessionId: 's', seq: 1, epoch: 0, tsMicros: 1, record: record(1) });
+    await spool.flush();
+    store.hang = true;
+    const first = await spool.takeBatch(10);
+    await spool.acknowledge(first!);
+    // The first acknowledgement is written at once: that write hangs.
+    await vi.advanceTimersByTimeAsync(150);
+    for (let seq = 2; seq <= 4; seq++) {
+      spool.append({ sessionId: 's', seq, epoch: 0, tsMicros: seq, record: record(seq) });
+      await vi.advanceTimersByTimeAsync(150);
+      const batch = await spool.takeBatch(10);
+      expect(batch?.records, `record ${seq}`).toBe(1);
+      await spool.acknowledge(batch!);
+    }
+    // Then the stall: the acknowledgements above are not written, and delivery from memory pauses.
+    spool.append({ sessionId: 's', seq: 5, epoch: 0, tsMicros: 5, record: record(5) });
+    await vi.advanceTimersByTimeAsync(CHECKPOINT_STALL_MS);
+    expect(await spool.takeBatch(10)).toBeNull();
+    expect(pauses.map((p) => p.f)).toEqual(['delivery_paused']);
+    await expectGivenUpOnceForgotten(spool);
+  });
+
   it('never pauses a healthy store whose commit interval is longer than the stall', async () => {
     // Checkpoints are written once per commit interval when that is longer than a second: a healthy
     // write then comes later than CHECKPOINT_STALL_MS, and must not be taken for a stalled one.
