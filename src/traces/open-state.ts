@@ -21,6 +21,8 @@ export interface SpanBuilderState {
    * with their latest visit: absent in a state an older bridge wrote, and when there are none.
    */
   visits?: Array<[string, number]>;
+  /** The visit (from 1 on) of recently finished requests made in a restored page's later visit. */
+  closedVisits?: Array<[string, number]>;
 }
 
 /**
@@ -37,6 +39,7 @@ export function openStateJson(
   closed: readonly string[],
   closedRequests: ReadonlyMap<string, number>,
   visits: ReadonlyMap<string, number>,
+  closedVisits: ReadonlyMap<string, number>,
 ): string {
   let docsText = '';
   for (const doc of docs) {
@@ -50,6 +53,7 @@ export function openStateJson(
   const frameList = JSON.stringify([...frames.entries()]);
   const requestList = JSON.stringify([...requests]);
   const finished = JSON.stringify([...closedRequests.entries()]);
-  const revisited = visits.size === 0 ? '' : `,"visits":${JSON.stringify([...visits.entries()])}`;
+  let revisited = visits.size === 0 ? '' : `,"visits":${JSON.stringify([...visits.entries()])}`;
+  if (closedVisits.size > 0) revisited += `,"closedVisits":${JSON.stringify([...closedVisits.entries()])}`;
   return `{"v":1,"docs":[${docsText}],"frames":${frameList},"requests":${requestList},"closed":${JSON.stringify(closed)},"closedRequests":${finished}${revisited}}`;
 }

@@ -89,6 +89,8 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
   const closed: string[] = [...(restored?.closed ?? [])];
   const closedSet = new Set(closed);
   const closedRequests = new Map<string, number>(restored?.closedRequests ?? []);
+  // The visit of those finished under a restored page's later visit (closedRequests' keys only).
+  const closedVisits = new Map<string, number>(restored?.closedVisits ?? []);
   // Loaders committed again after they were left, with their latest visit (always an open or a
   // closed loader's: forgotten with it).
   const visits = new Map<string, number>(restored?.visits ?? []);
@@ -102,13 +104,15 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
 
   // A page's ids are asked for by every request of the page: derived once per loader (bounded).
   const docRefs = new Map<string, SpanRef>();
+  const visitRef = (loader: string, visit: number | undefined): SpanRef => {
+    const parts = visit === undefined ? [sessionId, loader] : [sessionId, loader, `visit:${visit}`];
+    return { traceId: traceIdOf('navigation', parts), spanId: spanIdOf('navigation', parts) };
+  };
   const docRef = (loader: string): SpanRef => {
     let ref = docRefs.get(loader);
     if (ref === undefined) {
       if (docRefs.size >= MAX_OPEN_DOCS + MAX_CLOSED) docRefs.delete(docRefs.keys().next().value!);
-      const visit = visits.get(loader);
-      const parts = visit === undefined ? [sessionId, loader] : [sessionId, loader, `visit:${visit}`];
-      ref = { traceId: traceIdOf('navigation', parts), spanId: spanIdOf('navigation', parts) };
+      ref = visitRef(loader, visits.get(loader));
       docRefs.set(loader, ref);
     }
     return ref;
@@ -122,7 +126,8 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     if (closed.length > MAX_CLOSED) {
       const forgotten = closed.shift()!;
       closedSet.delete(forgotten);
-      visits.delete(forgotten);
+      // Its ids go with its visits: a later event of it gets the first visit's ids, as after a restart.
+      if (visits.delete(forgotten)) docRefs.delete(forgotten);
     }
     out.push(finishDoc(sessionId, doc, reason));
   }
@@ -134,6 +139,18 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
    * gives the same), linked to the visit before; the requests the restored page makes go under it.
    * Any other event of a left document still points at its last visit's span, never reopens it.
    */
+  /**
+   * Whether a page_navigation of a left document commits it again rather than repeating its first
+   * commit: the frame shows another document now, and the navigation came after that one began.
+   * A navigation the service sends again (a replay from 1 in a new epoch, a target attached twice)
+   * keeps its original time, before the page that followed; it reopens nothing.
+   */
+  function restores(loader: string, frame: string | undefined, ts: number): boolean {
+    const current = frame === undefined ? undefined : frames.get(frame);
+    const shown = current === undefined || current === loader ? undefined : docs.get(current);
+    return shown !== undefined && ts > shown.startMicros;
+  }
+
   function reopen(loader: string, ts: number): void {
     const previous = docRef(loader);
     closed.splice(closed.indexOf(loader), 1);
@@ -199,7 +216,13 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     if (end.kind !== 'redirected') {
       closedRequests.delete(req.key);
       closedRequests.set(req.key, req.hop);
-      if (closedRequests.size > MAX_CLOSED_REQUESTS) closedRequests.delete(closedRequests.keys().next().value!);
+      if (req.visit === undefined) closedVisits.delete(req.key);
+      else closedVisits.set(req.key, req.visit);
+      if (closedRequests.size > MAX_CLOSED_REQUESTS) {
+        const oldest = closedRequests.keys().next().value!;
+        closedRequests.delete(oldest);
+        closedVisits.delete(oldest);
+      }
     }
     out.push(finishRequest(sessionId, req, endMicros, end));
   }
@@ -207,8 +230,15 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
   /** The span a finished request's last hop was emitted as. */
   function finishedRef(key: string, loader: string | undefined, hop: number): SpanRef {
     const kind = loader === undefined ? 'orphan' : 'request';
+    // In the trace of the visit it was made in, which a restore since may have followed.
+    const visit = closedVisits.get(key);
     return {
-      traceId: loader === undefined ? traceIdOf('orphan', [sessionId, key]) : docRef(loader).traceId,
+      traceId:
+        loader === undefined
+          ? traceIdOf('orphan', [sessionId, key])
+          : visit === visits.get(loader)
+            ? docRef(loader).traceId
+            : visitRef(loader, visit).traceId,
       spanId: spanIdOf(kind, [sessionId, key, String(hop)]),
     };
   }
@@ -220,6 +250,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     ts: number,
     attrs: Readonly<Record<string, AttributeValue>>,
     startUnknown: boolean,
+    cdpSession: string | undefined,
   ): ReqState {
     if (requests.size >= MAX_OPEN_REQUESTS) {
       const oldest = requests.values().next().value!;
@@ -236,6 +267,9 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       attributes: {},
     };
     if (loader !== undefined) req.parentSpanId = docRef(loader).spanId;
+    const visit = loader === undefined ? undefined : visits.get(loader);
+    if (visit !== undefined) req.visit = visit;
+    if (cdpSession !== undefined) req.cdpSession = cdpSession;
     for (const name of REQUEST_ATTRS) if (attrs[name] !== undefined) req.attributes[name] = attrs[name];
     requests.set(key, req);
     return req;
@@ -253,6 +287,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     const doc = loader === undefined ? undefined : touchDoc(loader, frame, ts);
     if (requestId === undefined) return doc ?? (loader === undefined ? undefined : docRef(loader));
     const target = str(data.target_id) ?? '';
+    const cdpSession = str(data.session_id);
     const key = loader === undefined ? `t:${target}:${requestId}` : `${loader}:${requestId}`;
     const open = requests.get(key);
     const finished = open === undefined ? closedRequests.get(key) : undefined;
@@ -265,19 +300,21 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       }
       // The same request id again while its hop is open is the next hop only when the service says
       // so: it sets `is_redirect` when a request of that id is still pending on the same CDP
-      // session. Without it the event is that request seen again (from another CDP session of the
-      // same target: a page and its worker, or a target attached more than once), and stays in
-      // its span; counting it as a hop ended the request early and sent a second span for one request.
-      if (open !== undefined && data.is_redirect !== true) return { traceId: open.traceId, spanId: open.spanId };
+      // session. Without it, or from another CDP session than the hop's, the event is that request
+      // seen again (from another CDP session of the same target: a page and its worker, or a
+      // target attached more than once, whose copies of a redirect say `is_redirect` too), and
+      // stays in its span; counting it as a hop ended the request early and sent a second span.
+      if (open !== undefined && (data.is_redirect !== true || !sameCdpSession(open, cdpSession)))
+        return { traceId: open.traceId, spanId: open.spanId };
       let hop = 0;
       if (open !== undefined) {
         hop = open.hop + 1;
         closeRequest(open, ts, { kind: 'redirected' });
       }
-      return openRequest(key, loader, hop, ts, attrs, false);
+      return openRequest(key, loader, hop, ts, attrs, false, cdpSession);
     }
     if (type === 'proxy_error') return open ?? doc;
-    const req = open ?? openRequest(key, loader, 0, ts, attrs, true);
+    const req = open ?? openRequest(key, loader, 0, ts, attrs, true, cdpSession);
     for (const name of REQUEST_ATTRS) if (attrs[name] !== undefined) req.attributes[name] ??= attrs[name];
     const ref = { traceId: req.traceId, spanId: req.spanId };
     if (type === 'network_response') closeRequest(req, ts, { kind: 'response', status: httpStatus(data.status) });
@@ -355,7 +392,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       return onNetwork(ev.type, ev.ts, data, loader, frame, attrs);
     }
     if (loader === undefined) return undefined;
-    if (ev.type === 'page_navigation' && closedSet.has(loader)) reopen(loader, ev.ts);
+    if (ev.type === 'page_navigation' && closedSet.has(loader) && restores(loader, frame, ev.ts)) reopen(loader, ev.ts);
     const doc = touchDoc(loader, frame, ev.ts);
     if (doc === undefined) return docRef(loader);
     onPage(ev.type, ev.ts, data, doc, record);
@@ -379,6 +416,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     closed,
     closedRequests: [...closedRequests.entries()],
     ...(visits.size === 0 ? {} : { visits: [...visits.entries()] }),
+    ...(closedVisits.size === 0 ? {} : { closedVisits: [...closedVisits.entries()] }),
   });
 
   return {
@@ -398,7 +436,21 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
       return structuredClone(state());
     },
     snapshotJson() {
-      return openStateJson(docs.values(), docJson, frames, requests.values(), closed, closedRequests, visits);
+      return openStateJson(
+        docs.values(),
+        docJson,
+        frames,
+        requests.values(),
+        closed,
+        closedRequests,
+        visits,
+        closedVisits,
+      );
     },
   };
+}
+
+/** Whether an event from CDP session `session` is of the hop's session (unknown on either side: yes). */
+function sameCdpSession(hop: ReqState, session: string | undefined): boolean {
+  return hop.cdpSession === undefined || session === undefined || hop.cdpSession === session;
 }

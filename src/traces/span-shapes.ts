@@ -69,6 +69,10 @@ export interface ReqState extends SpanRef {
   startMicros: number;
   startUnknown: boolean;
   attributes: Attrs;
+  /** The visit of its page it was made in, from 1 on (a page restored from the back/forward cache). */
+  visit?: number;
+  /** The CDP session (`session_id`) that reported the hop: a redirect is that session's next hop. */
+  cdpSession?: string;
 }
 
 /** A span's events are bounded so one chatty page cannot grow the state without limit. */

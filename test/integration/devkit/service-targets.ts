@@ -1,8 +1,10 @@
 // One browser target as the service's monitor follows it, for the real-browser trace tests that
-// attach browser-wide (chromium-spans, chromium-service-worker): what it must remember to write
-// the service's events (each frame's committed loader and URL, each request's context for its end,
-// each response until its body is received), and the service's events for each CDP event of the
-// target, with the context the service stamps on them (service-events.ts writes their own data).
+// attach browser-wide (chromium-spans, chromium-service-worker, chromium-bfcache): what it must
+// remember to write the service's events (each frame's committed loader and URL, each request's
+// context for its end, each response until its body is received), and the service's events for
+// each CDP event of the target, with the context the service stamps on them (service-events.ts
+// writes their own data); and how such a test attaches as the service does (followAsService,
+// openTabAsService).
 import type { CdpClient } from './chromium.js';
 import { serviceEvent, serviceNetworkEnd, servicePageEvent, type ServiceEvent } from './service-events.js';
 

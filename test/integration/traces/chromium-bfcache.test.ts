@@ -84,7 +84,7 @@ describe.skipIf(chromium === undefined)(
         await Promise.race([failed, cdp.send('Page.navigate', { url: `${base}/a` }, tab)]);
         await until('page A shown', () => logged('a shown') && events.some((e) => e.type === 'page_load'));
         await Promise.race([failed, cdp.send('Page.navigate', { url: `${base}/b` }, tab)]);
-        await until('page B shown', () => shown('b shown') === 1);
+        await until('page B shown', () => shown('b shown') >= 1);
         // Back, as a user would: history.back() in B. Chromium may decline to cache a page (it says
         // why in Page.backForwardCacheNotUsed; a renderer too slow to freeze it in time is one
         // reason on a loaded machine) and load it again instead: then forward and back once more.
@@ -100,7 +100,7 @@ describe.skipIf(chromium === undefined)(
           if (navigationTypes.get(String(back.data.loader_id)) === 'BackForwardCacheRestore') break;
           if (tries === 3) throw new Error(`Chromium did not restore page A from its cache: ${notUsed.join('; ')}`);
           await Promise.race([failed, cdp.send('Page.navigate', { url: `${base}/b` }, tab)]);
-          await until('page B shown again', () => shown('b shown') === tries + 1);
+          await until('page B shown again', () => shown('b shown') >= tries + 1);
         }
         await until(
           "the restored page's fetch answered",
@@ -185,9 +185,10 @@ describe.skipIf(chromium === undefined)(
     });
 
     it('points every record at a span that exists, gives no two spans one id, and carries no secret', () => {
-      const ids = new Set(spans.map((s) => s.spanId));
-      for (const { event, ref } of refs) if (ref !== undefined) expect(ids.has(ref.spanId), event.type).toBe(true);
-      expect(ids.size).toBe(spans.length);
+      const traceOf = new Map(spans.map((s) => [s.spanId, s.traceId]));
+      for (const { event, ref } of refs)
+        if (ref !== undefined) expect(traceOf.get(ref.spanId), event.type).toBe(ref.traceId);
+      expect(traceOf.size).toBe(spans.length);
       expect(JSON.stringify(spans)).not.toMatch(/SECRET-/);
     });
   },

@@ -133,6 +133,28 @@ describe('scripted sequences', () => {
     expect(refs.slice(2).map((r) => r?.spanId)).toEqual([script.spanId, script.spanId, script.spanId, script.spanId]);
   });
 
+  it('copies of a redirect from another CDP session of the target (attached twice) count each hop once', () => {
+    const hop = (url: string, session: string, redirect: boolean) => ({
+      ...req('L1', '7.2', url),
+      session_id: session,
+      ...(redirect ? { is_redirect: true } : {}),
+    });
+    const { spans } = run([
+      ['network_request', 0, doc('L1', 'https://a.example/')],
+      ['page_navigation', 10, nav('L1', 'https://a.example/')],
+      ['network_request', 20, hop('http://a.example/go', 'S1', false)],
+      ['network_request', 21, hop('http://a.example/go', 'S2', false)],
+      ['network_request', 30, hop('https://a.example/went', 'S1', true)],
+      ['network_request', 31, hop('https://a.example/went', 'S2', true)],
+      ['network_response', 60, { ...hop('https://a.example/went', 'S1', false), status: 200 }],
+    ]);
+    const hops = spans
+      .filter((s) => s.kind === 3 && s.attributes['browser.network.request.id'] === '7.2')
+      .sort((a, b) => a.startMicros - b.startMicros);
+    expect(hops.map((h) => h.attributes['http.request.resend_count'])).toEqual([undefined, 1]);
+    expect(hops.map((h) => h.endMicros - T0)).toEqual([30_000, 60_000]);
+  });
+
   it('a request finishing after the next navigation stays in its own page’s trace', () => {
     const { spans } = run([
       ['network_request', 0, doc('L1', 'https://a.example/')],
@@ -445,6 +467,28 @@ describe('a page restored from the back/forward cache (its loader committed agai
       spans.push(...restored.end());
       expect(spans, `cut ${cut}`).toEqual(whole);
     }
+  });
+
+  it('a navigation the service sends again (its original time, before the page that followed) reopens nothing', () => {
+    const { spans, refs } = run([...STEPS.slice(0, 6), ['page_navigation', 20, nav('L1', 'https://a.example/')]]);
+    expect(refs[6]).toEqual(navOf('L1'));
+    expect(spans.filter((s) => s.kind === 1 && s.name === 'https://a.example/')).toHaveLength(1);
+    const b = only(spans, (s) => s.kind === 1 && s.name === 'https://b.example/');
+    expect(b.attributes['browser.span.end_reason']).toBe('session_end');
+  });
+
+  it('a finished request of the first visit seen again after the restore stays in the first visit’s trace', () => {
+    const script = req('L1', '9.1', 'https://a.example/app.js');
+    const { spans, refs } = run([
+      ...STEPS.slice(0, 3),
+      ['network_request', 30, script],
+      ['network_response', 35, { ...script, status: 200 }],
+      ...STEPS.slice(3, 7),
+      ['network_response', 210, { ...script, status: 200 }],
+    ]);
+    const app = only(spans, (s) => s.attributes['url.full'] === 'https://a.example/app.js');
+    expect(app.traceId).toBe(navOf('L1').traceId);
+    expect(refs.at(-1)).toEqual({ traceId: app.traceId, spanId: app.spanId });
   });
 
   it('an event of the left page other than its navigation still points at the first visit and reopens nothing', () => {
