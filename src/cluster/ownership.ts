@@ -204,9 +204,11 @@ export class Ownership {
     if (gap > this.pauseMs) {
       // Said as the pause is first seen (a beat, a pass or a send, whichever runs first after the
       // thaw), before the ownership pass logs what was lost meanwhile: said after those lines, it
-      // read as if the sessions were still this replica's.
+      // read as if the sessions were still this replica's. The check starts here too, so that a
+      // replica with nothing to send also says when it is done (and the next pause is said again).
       if (this.pausedMs === 0) this.o.emit({ f: 'paused_checking_lease', pausedMs: gap });
       this.pausedMs = Math.max(this.pausedMs, gap);
+      if (!this.stopped) this.checking ??= this.checkLease().finally(() => (this.checking = undefined));
     }
     this.lastBeat = now;
   }
@@ -220,8 +222,10 @@ export class Ownership {
   }
 
   private async checkLease(): Promise<void> {
-    const paused = this.pausedMs;
+    let paused = 0;
     for (;;) {
+      // A pause seen during the pass is checked by the next one, and reported with the longest.
+      paused = Math.max(paused, this.pausedMs);
       this.pausedMs = 0;
       // Renews the lease and reads who owns what: sessions taken meanwhile are forgotten here.
       await this.rebalancer.passNow().catch(() => undefined);

@@ -192,8 +192,10 @@ export class SpoolWriter implements WriteLoop {
     if (checkpoints) this.overflow.checkpointsNow = true;
     this.clearTimer();
     // Behind a checkpoint write that waits on the store, what is pending is sealed for delivery now.
-    if (this.committing !== undefined && this.mode === 'overflow' && this.overflow.sealBesideCheckpointWrite())
-      this.sealedAt = this.now();
+    const records = this.pending.records;
+    const sealed =
+      this.committing !== undefined && this.mode === 'overflow' && this.overflow.sealBesideCheckpointWrite();
+    if (sealed && records > 0) this.sealedAt = this.now();
     const run = (this.committing ?? Promise.resolve(true)).then(() => this.commitNow());
     const tracked: Promise<boolean> = run.finally(() => this.finished(tracked));
     this.committing = tracked;
