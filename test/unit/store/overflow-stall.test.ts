@@ -50,13 +50,19 @@ async function openSpool(
   return { spool, store };
 }
 
-async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; store: CutStore }> {
+/** A first record committed; then the store fails (`cut`) or hangs (`hang`), and the record is acknowledged. */
+async function acknowledgedThen(broken: 'cut' | 'hang', pause: boolean): Promise<{ spool: Spool; store: CutStore }> {
   const { spool, store } = await openSpool(pause);
   spool.append({ sessionId: 's', seq: 1, epoch: 0, tsMicros: 1, record: record(1) });
   await spool.flush();
-  store.cut = true;
+  store[broken] = true;
   const first = await spool.takeBatch(10);
   await spool.acknowledge(first!);
+  return { spool, store };
+}
+
+async function cutOffWithUnwrittenAck(pause: boolean): Promise<{ spool: Spool; store: CutStore }> {
+  const { spool, store } = await acknowledgedThen('cut', pause);
   // More records wait in memory; the acknowledgement above cannot be checkpointed.
   spool.append({ sessionId: 's', seq: 2, epoch: 0, tsMicros: 2, record: record(2) });
   await spool.flush();
@@ -150,12 +156,7 @@ describe('overflow mode when checkpoints cannot be written', () => {
   });
 
   it('ends the pause as given up too when the write it waited for hangs (a frozen database) and the sessions are forgotten', async () => {
-    const { spool, store } = await openSpool(true);
-    spool.append({ sessionId: 's', seq: 1, epoch: 0, tsMicros: 1, record: record(1) });
-    await spool.flush();
-    store.hang = true;
-    const first = await spool.takeBatch(10);
-    await spool.acknowledge(first!);
+    const { spool } = await acknowledgedThen('hang', true);
     spool.append({ sessionId: 's', seq: 2, epoch: 0, tsMicros: 2, record: record(2) });
     await vi.advanceTimersByTimeAsync(3 * CHECKPOINT_STALL_MS);
     await expectGivenUpOnceForgotten(spool);
@@ -165,12 +166,7 @@ describe('overflow mode when checkpoints cannot be written', () => {
     // A frozen database (SIGSTOP, a black-holed link) holds a checkpoint write until its query
     // times out. What the sessions read meanwhile needs no database: it is delivered from memory
     // as before, until the stall's pause.
-    const { spool, store } = await openSpool(true);
-    spool.append({ sessionId: 's', seq: 1, epoch: 0, tsMicros: 1, record: record(1) });
-    await spool.flush();
-    store.hang = true;
-    const first = await spool.takeBatch(10);
-    await spool.acknowledge(first!);
+    const { spool } = await acknowledgedThen('hang', true);
     // The first acknowledgement is written at once: that write hangs.
     await vi.advanceTimersByTimeAsync(150);
     for (let seq = 2; seq <= 4; seq++) {
