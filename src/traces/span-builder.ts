@@ -8,17 +8,18 @@
 // left (a page_navigation commits another loader in the same frame), its target crashes, the
 // open-document bound evicts it, or the session ends. Closing emits the navigation span once; a
 // closed loader is remembered (bounded) so a late event cannot reopen it and emit a second span
-// under the same id. Only a page_navigation committing it again (a page restored from the
-// back/forward cache keeps its loader) opens it anew: *open* as its next visit, a span of its own
-// whose ids count the visits (reopen). A request hop is *open* from network_request to network_response /
-// network_loading_failed, or to the next network_request with the same request id that says
-// `is_redirect` (a redirect: each hop is its own span, `http.request.resend_count` counting the hops). A finished request is
-// remembered too (bounded): its request or response seen again (the service sent them out of
-// order, or again in a new epoch) points at the span already emitted instead of opening one under
-// the same id, which left it open until the session's end and sent two spans with one id.
+// under the same id. Only a page_navigation committing it again after the page that followed it
+// (a page restored from the back/forward cache keeps its loader) opens it anew: *open* as its next
+// visit, a span of its own whose ids count the visits (restores, reopen). A request hop is *open*
+// from network_request to network_response / network_loading_failed, or to the next
+// network_request with the same request id that says `is_redirect`, from the same CDP session (a
+// redirect: each hop is its own span, `http.request.resend_count` counting the hops). A finished
+// request is remembered too (bounded): its request or response seen again (the service sent them
+// out of order, or again in a new epoch) points at the span already emitted instead of opening one
+// under the same id, which left it open until the session's end and sent two spans with one id.
 //
-// Ids are a pure function of (session, loader, request id, hop), never of arrival order, so a
-// replay gives the same ids; the state (snapshot/restore) is plain JSON, saved beside the stream
+// Ids are a pure function of (session, loader, its visit, request id, hop), never of arrival
+// order, so a replay gives the same ids; the state (snapshot/restore) is plain JSON, saved beside the stream
 // checkpoint, so a span open at kill -9 is completed after the restart as if nothing happened.
 import type { Envelope } from '../upstream/envelope.js';
 import type { AttributeValue, BridgeLogRecord } from '../vocabulary/log-record.js';
@@ -133,13 +134,6 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
   }
 
   /**
-   * A document committed again after it was left: Chromium restores a page from the back/forward
-   * cache with its loader, and the service sends that restore as an ordinary page_navigation. The
-   * visit is a navigation span of its own (ids of the loader and the visit's number, so a replay
-   * gives the same), linked to the visit before; the requests the restored page makes go under it.
-   * Any other event of a left document still points at its last visit's span, never reopens it.
-   */
-  /**
    * Whether a page_navigation of a left document commits it again rather than repeating its first
    * commit: the frame shows another document now, and the navigation came after that one began.
    * A navigation the service sends again (a replay from 1 in a new epoch, a target attached twice)
@@ -151,6 +145,13 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     return shown !== undefined && ts > shown.startMicros;
   }
 
+  /**
+   * A document committed again after it was left: Chromium restores a page from the back/forward
+   * cache with its loader, and the service sends that restore as an ordinary page_navigation. The
+   * visit is a navigation span of its own (ids of the loader and the visit's number, so a replay
+   * gives the same), linked to the visit before; the requests the restored page makes go under it.
+   * Any other event of a left document still points at its last visit's span, never reopens it.
+   */
   function reopen(loader: string, ts: number): void {
     const previous = docRef(loader);
     closed.splice(closed.indexOf(loader), 1);
