@@ -10,34 +10,23 @@
 // closed loader is remembered (bounded) so a late event cannot reopen it and emit a second span
 // under the same id. Only a page_navigation committing it again after the page that followed it
 // (a page restored from the back/forward cache keeps its loader) opens it anew: *open* as its next
-// visit, a span of its own whose ids count the visits (restores, reopen). A request hop is *open*
-// from network_request to network_response / network_loading_failed, or to the next
-// network_request with the same request id that says `is_redirect`, from the same CDP session (a
-// redirect: each hop is its own span, `http.request.resend_count` counting the hops). A finished
-// request is remembered too (bounded): its request or response seen again (the service sent them
-// out of order, or again in a new epoch) points at the span already emitted instead of opening one
-// under the same id, which left it open until the session's end and sent two spans with one id.
+// visit, a span of its own whose ids count the visits (restores, reopen). The requests' CLIENT
+// spans, their hops and redirects, are request-hops.ts's, under the page they name.
 //
 // Ids are a pure function of (session, loader, its visit, request id, hop), never of arrival
-// order, so a replay gives the same ids; the state (snapshot/restore) is plain JSON, saved beside the stream
-// checkpoint, so a span open at kill -9 is completed after the restart as if nothing happened.
+// order, so a replay gives the same ids; the state (snapshot/restore) is plain JSON, saved beside
+// the stream checkpoint, so a span open at kill -9 is completed after the restart as if nothing
+// happened.
 import type { Envelope } from '../upstream/envelope.js';
 import type { AttributeValue, BridgeLogRecord } from '../vocabulary/log-record.js';
 import type { BridgeSpan, SpanRef } from '../vocabulary/span.js';
 import { spanIdOf, traceIdOf } from './span-ids.js';
-import {
-  addEvent,
-  finishDoc,
-  finishRequest,
-  type DocState,
-  type EndReason,
-  type ReqState,
-  type RequestEnd,
-} from './span-shapes.js';
+import { addEvent, finishDoc, type DocState, type EndReason } from './span-shapes.js';
+import { RequestHops } from './request-hops.js';
 import { emptyCls } from './web-vitals.js';
 import { openStateJson, type SpanBuilderState } from './open-state.js';
 import { apiCallSpan } from './api-call-span.js';
-import { httpStatus, str } from './event-fields.js';
+import { str } from './event-fields.js';
 import { addPageEvent } from './page-events.js';
 
 export type { SpanBuilderState } from './open-state.js';
@@ -63,22 +52,8 @@ export interface SpanBuilder {
 }
 
 export const MAX_OPEN_DOCS = 64;
-export const MAX_OPEN_REQUESTS = 2048;
 export const MAX_CLOSED = 256;
-/** Finished requests remembered: a late or repeated event comes within a few requests of its pair. */
-export const MAX_CLOSED_REQUESTS = 128;
-
-/** Request attributes the CLIENT span takes from the record (already redacted there). */
-const REQUEST_ATTRS = [
-  'http.request.method',
-  'http.request.method_original',
-  'url.full',
-  'url.scheme',
-  'server.address',
-  'server.port',
-  'browser.network.request.id',
-  'browser.network.resource_type',
-] as const;
+export { MAX_CLOSED_REQUESTS, MAX_OPEN_REQUESTS } from './request-hops.js';
 
 const EMPTY: readonly BridgeSpan[] = Object.freeze([]);
 const NO_ATTRS: Readonly<Record<string, AttributeValue>> = Object.freeze({});
@@ -86,12 +61,8 @@ const NO_ATTRS: Readonly<Record<string, AttributeValue>> = Object.freeze({});
 export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState): SpanBuilder {
   const docs = new Map<string, DocState>((restored?.docs ?? []).map((d) => [d.loaderId, structuredClone(d)]));
   const frames = new Map<string, string>(restored?.frames ?? []);
-  const requests = new Map<string, ReqState>((restored?.requests ?? []).map((r) => [r.key, structuredClone(r)]));
   const closed: string[] = [...(restored?.closed ?? [])];
   const closedSet = new Set(closed);
-  const closedRequests = new Map<string, number>(restored?.closedRequests ?? []);
-  // The visit of those finished under a restored page's later visit (closedRequests' keys only).
-  const closedVisits = new Map<string, number>(restored?.closedVisits ?? []);
   // Loaders committed again after they were left, with their latest visit (always an open or a
   // closed loader's: forgotten with it).
   const visits = new Map<string, number>(restored?.visits ?? []);
@@ -118,6 +89,13 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     }
     return ref;
   };
+
+  const requests = new RequestHops(
+    sessionId,
+    { ref: docRef, visit: (loader) => visits.get(loader), refOf: visitRef },
+    (span) => out.push(span),
+    restored,
+  );
 
   function closeDoc(doc: DocState, reason: EndReason | undefined): void {
     docs.delete(doc.loaderId);
@@ -211,71 +189,6 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     return doc;
   }
 
-  function closeRequest(req: ReqState, endMicros: number, end: RequestEnd): void {
-    requests.delete(req.key);
-    // A redirect's next hop is opened under the same key at once.
-    if (end.kind !== 'redirected') {
-      closedRequests.delete(req.key);
-      closedRequests.set(req.key, req.hop);
-      if (req.visit === undefined) closedVisits.delete(req.key);
-      else closedVisits.set(req.key, req.visit);
-      if (closedRequests.size > MAX_CLOSED_REQUESTS) {
-        const oldest = closedRequests.keys().next().value!;
-        closedRequests.delete(oldest);
-        closedVisits.delete(oldest);
-      }
-    }
-    out.push(finishRequest(sessionId, req, endMicros, end));
-  }
-
-  /** The span a finished request's last hop was emitted as. */
-  function finishedRef(key: string, loader: string | undefined, hop: number): SpanRef {
-    const kind = loader === undefined ? 'orphan' : 'request';
-    // In the trace of the visit it was made in, which a restore since may have followed.
-    const visit = closedVisits.get(key);
-    return {
-      traceId:
-        loader === undefined
-          ? traceIdOf('orphan', [sessionId, key])
-          : visit === visits.get(loader)
-            ? docRef(loader).traceId
-            : visitRef(loader, visit).traceId,
-      spanId: spanIdOf(kind, [sessionId, key, String(hop)]),
-    };
-  }
-
-  function openRequest(
-    key: string,
-    loader: string | undefined,
-    hop: number,
-    ts: number,
-    attrs: Readonly<Record<string, AttributeValue>>,
-    startUnknown: boolean,
-    cdpSession: string | undefined,
-  ): ReqState {
-    if (requests.size >= MAX_OPEN_REQUESTS) {
-      const oldest = requests.values().next().value!;
-      closeRequest(oldest, oldest.startMicros, { kind: 'cut', reason: 'evicted' });
-    }
-    const kind = loader === undefined ? 'orphan' : 'request';
-    const req: ReqState = {
-      key,
-      traceId: loader === undefined ? traceIdOf('orphan', [sessionId, key]) : docRef(loader).traceId,
-      spanId: spanIdOf(kind, [sessionId, key, String(hop)]),
-      hop,
-      startMicros: ts,
-      startUnknown,
-      attributes: {},
-    };
-    if (loader !== undefined) req.parentSpanId = docRef(loader).spanId;
-    const visit = loader === undefined ? undefined : visits.get(loader);
-    if (visit !== undefined) req.visit = visit;
-    if (cdpSession !== undefined) req.cdpSession = cdpSession;
-    for (const name of REQUEST_ATTRS) if (attrs[name] !== undefined) req.attributes[name] = attrs[name];
-    requests.set(key, req);
-    return req;
-  }
-
   function onNetwork(
     type: string,
     ts: number,
@@ -287,40 +200,11 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     const requestId = str(data.request_id);
     const doc = loader === undefined ? undefined : touchDoc(loader, frame, ts);
     if (requestId === undefined) return doc ?? (loader === undefined ? undefined : docRef(loader));
-    const target = str(data.target_id) ?? '';
-    const cdpSession = str(data.session_id);
-    const key = loader === undefined ? `t:${target}:${requestId}` : `${loader}:${requestId}`;
-    const open = requests.get(key);
-    const finished = open === undefined ? closedRequests.get(key) : undefined;
-    if (finished !== undefined) return finishedRef(key, loader, finished);
-    if (type === 'network_request') {
-      // Chrome's navigation request has the loader's id as its request id: that request is the page.
-      if (doc !== undefined && doc.url === undefined && data.resource_type === 'Document' && requestId === loader) {
-        const url = attrs['url.full'];
-        if (typeof url === 'string') doc.url = url;
-      }
-      // The same request id again while its hop is open is the next hop only when the service says
-      // so: it sets `is_redirect` when a request of that id is still pending on the same CDP
-      // session. Without it, or from another CDP session than the hop's, the event is that request
-      // seen again (from another CDP session of the same target: a page and its worker, or a
-      // target attached more than once, whose copies of a redirect say `is_redirect` too), and
-      // stays in its span; counting it as a hop ended the request early and sent a second span.
-      if (open !== undefined && (data.is_redirect !== true || !sameCdpSession(open, cdpSession)))
-        return { traceId: open.traceId, spanId: open.spanId };
-      let hop = 0;
-      if (open !== undefined) {
-        hop = open.hop + 1;
-        closeRequest(open, ts, { kind: 'redirected' });
-      }
-      return openRequest(key, loader, hop, ts, attrs, false, cdpSession);
-    }
-    if (type === 'proxy_error') return open ?? doc;
-    const req = open ?? openRequest(key, loader, 0, ts, attrs, true, cdpSession);
-    for (const name of REQUEST_ATTRS) if (attrs[name] !== undefined) req.attributes[name] ??= attrs[name];
-    const ref = { traceId: req.traceId, spanId: req.spanId };
-    if (type === 'network_response') closeRequest(req, ts, { kind: 'response', status: httpStatus(data.status) });
-    else closeRequest(req, ts, { kind: 'failed', errorType: str(data.error_text), canceled: data.canceled === true });
-    return ref;
+    // Chrome's navigation request has the loader's id as its request id: that request is the page.
+    const url = attrs['url.full'];
+    const isPage = type === 'network_request' && requestId === loader && data.resource_type === 'Document';
+    if (isPage && doc !== undefined && doc.url === undefined && typeof url === 'string') doc.url = url;
+    return requests.observe(type, ts, data, requestId, loader, attrs) ?? doc;
   }
 
   function onPage(
@@ -413,11 +297,11 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     v: 1,
     docs: [...docs.values()],
     frames: [...frames.entries()],
-    requests: [...requests.values()],
+    requests: [...requests.open.values()],
     closed,
-    closedRequests: [...closedRequests.entries()],
+    closedRequests: [...requests.closed.entries()],
     ...(visits.size === 0 ? {} : { visits: [...visits.entries()] }),
-    ...(closedVisits.size === 0 ? {} : { closedVisits: [...closedVisits.entries()] }),
+    ...(requests.closedVisits.size === 0 ? {} : { closedVisits: [...requests.closedVisits.entries()] }),
   });
 
   return {
@@ -429,7 +313,7 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
     },
     end(reason = 'session_end') {
       out = [];
-      for (const req of [...requests.values()]) closeRequest(req, req.startMicros, { kind: 'cut', reason });
+      requests.end(reason);
       for (const doc of [...docs.values()]) closeDoc(doc, reason);
       return out;
     },
@@ -441,17 +325,12 @@ export function createSpanBuilder(sessionId: string, restored?: SpanBuilderState
         docs.values(),
         docJson,
         frames,
-        requests.values(),
+        requests.open.values(),
         closed,
-        closedRequests,
+        requests.closed,
         visits,
-        closedVisits,
+        requests.closedVisits,
       );
     },
   };
-}
-
-/** Whether an event from CDP session `session` is of the hop's session (unknown on either side: yes). */
-function sameCdpSession(hop: ReqState, session: string | undefined): boolean {
-  return hop.cdpSession === undefined || session === undefined || hop.cdpSession === session;
 }
